@@ -1,0 +1,136 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// Protocol is the orcr socket protocol version this build speaks.
+const Protocol = 1
+
+// Request is a decoded request envelope. ID is the raw JSON id (null when absent).
+type Request struct {
+	// Protocol is the declared version; 0 when absent, non-integer or negative.
+	Protocol int64
+	// HasProtocol reports whether the frame carried an integer "protocol" field.
+	HasProtocol bool
+	ID          json.RawMessage
+	Method      string
+	// Params is the raw params value; "{}" when absent.
+	Params json.RawMessage
+}
+
+var nullID = json.RawMessage("null")
+
+// NullID is the id used for replies to frames whose id could not be read.
+func NullID() json.RawMessage { return nullID }
+
+// DecodeRequest parses one frame into a Request. A frame that is not a JSON object is
+// bad_json; a missing or non-string method is missing_method. Both errors carry no id.
+// Unknown top-level fields are ignored.
+func DecodeRequest(frame []byte) (*Request, *Error) {
+	var raw map[string]json.RawMessage
+	d := json.NewDecoder(bytes.NewReader(frame))
+	d.UseNumber()
+	if err := d.Decode(&raw); err != nil || raw == nil {
+		return nil, Invalid("bad_json", "request is not a JSON object")
+	}
+	if d.More() {
+		return nil, Invalid("bad_json", "request frame holds more than one JSON value")
+	}
+	var tok json.RawMessage
+	if err := d.Decode(&tok); err == nil {
+		return nil, Invalid("bad_json", "request frame holds more than one JSON value")
+	}
+	req := &Request{ID: nullID, Params: json.RawMessage("{}")}
+	m, ok := raw["method"]
+	if !ok || json.Unmarshal(m, &req.Method) != nil {
+		return nil, Invalid("missing_method", "request has no string \"method\"")
+	}
+	if id, ok := raw["id"]; ok {
+		req.ID = id
+	}
+	if p, ok := raw["protocol"]; ok {
+		var n json.Number
+		if json.Unmarshal(p, &n) == nil {
+			if v, err := n.Int64(); err == nil {
+				req.HasProtocol = true
+				if v > 0 {
+					req.Protocol = v
+				}
+			}
+		}
+	}
+	if p, ok := raw["params"]; ok && !bytes.Equal(bytes.TrimSpace(p), []byte("null")) {
+		req.Params = p
+	}
+	return req, nil
+}
+
+// Response is a response envelope as written on the wire.
+type Response struct {
+	ID     json.RawMessage `json:"id"`
+	OK     bool            `json:"ok"`
+	Result any             `json:"result,omitempty"`
+	Error  *Error          `json:"error,omitempty"`
+}
+
+// okResponse keeps "result" even when it is null.
+type okResponse struct {
+	ID     json.RawMessage `json:"id"`
+	OK     bool            `json:"ok"`
+	Result any             `json:"result"`
+}
+
+// EncodeResponse renders a response frame (without the trailing newline). A nil err
+// makes a success envelope.
+func EncodeResponse(id json.RawMessage, result any, err *Error) ([]byte, error) {
+	if len(id) == 0 {
+		id = nullID
+	}
+	if err != nil {
+		return json.Marshal(Response{ID: id, OK: false, Error: err})
+	}
+	return json.Marshal(okResponse{ID: id, OK: true, Result: result})
+}
+
+// EventFrame is a subscription frame. Seq is 0 for control frames.
+type EventFrame struct {
+	Subscription int64           `json:"subscription"`
+	Seq          int64           `json:"seq"`
+	Event        json.RawMessage `json:"event"`
+}
+
+// ReplyFrame is what a client reads: either a response (ID/OK set) or an event frame
+// (Subscription set).
+type ReplyFrame struct {
+	ID           json.RawMessage `json:"id,omitempty"`
+	OK           *bool           `json:"ok,omitempty"`
+	Result       json.RawMessage `json:"result,omitempty"`
+	Error        *Error          `json:"error,omitempty"`
+	Subscription *int64          `json:"subscription,omitempty"`
+	Seq          int64           `json:"seq,omitempty"`
+	Event        json.RawMessage `json:"event,omitempty"`
+}
+
+// IsEvent reports whether the frame is a subscription event frame.
+func (f *ReplyFrame) IsEvent() bool { return f.Subscription != nil && f.OK == nil }
+
+// Err returns the frame's error as a Go error (nil for success). Unknown codes map to
+// server_error; a missing message becomes "server error" (the reference client rule).
+func (f *ReplyFrame) Err() *Error {
+	if f.OK != nil && *f.OK {
+		return nil
+	}
+	e := f.Error
+	if e == nil {
+		return New(ServerError, "server error")
+	}
+	if !e.Code.Known() {
+		e.Code = ServerError
+	}
+	if e.Message == "" {
+		e.Message = "server error"
+	}
+	return e
+}

@@ -1,0 +1,70 @@
+package wire
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+)
+
+// MaxFrame is the largest frame accepted, counted without the newline: 16 MiB.
+const MaxFrame = 16 << 20
+
+// ErrFrameTooLarge is returned by [FrameReader.Next] when a line exceeds the limit.
+// The rest of the oversized line is not consumed; callers close the connection.
+var ErrFrameTooLarge = errors.New("wire: frame too large")
+
+// ErrTruncatedFrame is returned when the stream ends inside a frame.
+var ErrTruncatedFrame = errors.New("wire: truncated frame")
+
+// FrameReader reads newline-delimited frames, enforcing a size cap while reading so an
+// oversized line is never buffered whole. Lines of only ASCII whitespace are skipped.
+type FrameReader struct {
+	r   *bufio.Reader
+	max int
+	buf []byte
+}
+
+// NewFrameReader returns a reader with the given cap (MaxFrame when max <= 0).
+func NewFrameReader(r io.Reader, max int) *FrameReader {
+	if max <= 0 {
+		max = MaxFrame
+	}
+	return &FrameReader{r: bufio.NewReaderSize(r, 64<<10), max: max}
+}
+
+// Next returns the next non-blank frame without its newline. The slice is valid until
+// the next call. io.EOF means a clean end of stream.
+func (fr *FrameReader) Next() ([]byte, error) {
+	for {
+		fr.buf = fr.buf[:0]
+		for {
+			chunk, err := fr.r.ReadSlice('\n')
+			n := len(chunk)
+			if n > 0 && chunk[n-1] == '\n' {
+				n--
+			}
+			if len(fr.buf)+n > fr.max {
+				return nil, ErrFrameTooLarge
+			}
+			fr.buf = append(fr.buf, chunk[:n]...)
+			if err == nil {
+				break
+			}
+			if err == bufio.ErrBufferFull {
+				continue
+			}
+			if err == io.EOF {
+				if len(bytes.TrimSpace(fr.buf)) == 0 {
+					return nil, io.EOF
+				}
+				return nil, ErrTruncatedFrame
+			}
+			return nil, err
+		}
+		if len(bytes.TrimLeft(fr.buf, " \t\r\n\v\f")) == 0 {
+			continue
+		}
+		return fr.buf, nil
+	}
+}
