@@ -1,0 +1,95 @@
+package socketapi
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"sync"
+
+	"github.com/orcr-go/orcr/socketapi/wire"
+)
+
+// Stream is a subscription on its own connection: the initial result of
+// events.subscribe or watch.open, then event frames until the server ends it.
+type Stream struct {
+	// ID is the subscription id the server assigned.
+	ID int64
+	// Result is the raw initial result (from_seq, or snapshot_seq + snapshot).
+	Result json.RawMessage
+
+	conn      net.Conn
+	fr        *wire.FrameReader
+	closeOnce sync.Once
+}
+
+// Subscribe opens a dedicated connection, sends method (events.subscribe or
+// watch.open) and returns the stream once the initial response arrived.
+func (c *Client) Subscribe(ctx context.Context, method string, params any) (*Stream, error) {
+	conn, err := c.dial(ctx)
+	if err != nil {
+		return nil, err
+	}
+	stop := context.AfterFunc(ctx, func() { conn.Close() })
+	defer stop()
+	frame, err := encodeRequest(c.ids.Add(1), method, params)
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
+	if _, err := conn.Write(frame); err != nil {
+		conn.Close()
+		return nil, ioError(ctx, err)
+	}
+	s := &Stream{conn: conn, fr: wire.NewFrameReader(conn, wire.MaxFrame)}
+	for {
+		line, err := s.fr.Next()
+		if err != nil {
+			conn.Close()
+			return nil, ioError(ctx, err)
+		}
+		var rf wire.ReplyFrame
+		if err := json.Unmarshal(line, &rf); err != nil {
+			conn.Close()
+			return nil, wire.Internal("decode", err.Error())
+		}
+		if rf.IsEvent() {
+			continue // cannot happen before the response; ignore defensively
+		}
+		if e := rf.Err(); e != nil {
+			conn.Close()
+			return nil, e
+		}
+		var head struct {
+			Subscription int64 `json:"subscription"`
+		}
+		_ = json.Unmarshal(rf.Result, &head)
+		s.ID, s.Result = head.Subscription, rf.Result
+		return s, nil
+	}
+}
+
+// Next blocks for the next event frame. Control frames (seq 0: server_stopping,
+// cursor_expired) are returned like any other; io.EOF-like errors end the stream.
+func (s *Stream) Next() (*wire.EventFrame, error) {
+	for {
+		line, err := s.fr.Next()
+		if err != nil {
+			return nil, err
+		}
+		var ef wire.EventFrame
+		if err := json.Unmarshal(line, &ef); err != nil {
+			return nil, wire.Internal("decode", err.Error())
+		}
+		if ef.Event == nil {
+			continue
+		}
+		return &ef, nil
+	}
+}
+
+// Close ends the subscription by closing its connection.
+func (s *Stream) Close() error {
+	var err error
+	s.closeOnce.Do(func() { err = s.conn.Close() })
+	return err
+}
