@@ -12,7 +12,8 @@ const Protocol = 1
 type Request struct {
 	// Protocol is the declared version; 0 when absent, non-integer or negative.
 	Protocol int64
-	// HasProtocol reports whether the frame carried an integer "protocol" field.
+	// HasProtocol reports whether the frame carried a "protocol" field at all (a
+	// non-integer value still declares protocol 0).
 	HasProtocol bool
 	ID          json.RawMessage
 	Method      string
@@ -51,13 +52,11 @@ func DecodeRequest(frame []byte) (*Request, *Error) {
 		req.ID = id
 	}
 	if p, ok := raw["protocol"]; ok {
+		req.HasProtocol = true
 		var n json.Number
-		if json.Unmarshal(p, &n) == nil {
-			if v, err := n.Int64(); err == nil {
-				req.HasProtocol = true
-				if v > 0 {
-					req.Protocol = v
-				}
+		if len(p) > 0 && p[0] != '"' && json.Unmarshal(p, &n) == nil {
+			if v, err := n.Int64(); err == nil && v > 0 {
+				req.Protocol = v
 			}
 		}
 	}
