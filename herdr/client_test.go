@@ -1,0 +1,232 @@
+package herdr
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/orcr-go/orcr/socketapi/wire"
+)
+
+func TestClientPing(t *testing.T) {
+	s := newScripted(t, func(req map[string]any) string {
+		return ok(req, `{"type":"pong","version":"0.8.0","protocol":20,"extra":1}`)
+	})
+	r := NewRemote(s.path)
+	p, err := r.Handshake(context.Background())
+	if err != nil {
+		t.Fatalf("Handshake: %v", err)
+	}
+	if p.Protocol != 20 || p.Version != "0.8.0" {
+		t.Errorf("Handshake: got %+v, want protocol 20 version 0.8.0", p)
+	}
+	req := s.requests()[0]
+	if id, _ := req["id"].(string); !strings.HasPrefix(id, "orcr:") {
+		t.Errorf("request id: got %q, want orcr:<n>", id)
+	}
+	if params, ok := req["params"].(map[string]any); !ok || len(params) != 0 {
+		t.Errorf("request params: got %v, want {}", req["params"])
+	}
+}
+
+func TestHandshakeOldProtocol(t *testing.T) {
+	s := newScripted(t, func(req map[string]any) string {
+		return ok(req, `{"type":"pong","version":"0.5.0","protocol":15}`)
+	})
+	_, err := NewRemote(s.path).Handshake(context.Background())
+	we, isWire := wire.As(err)
+	if !isWire || we.Cause() != CauseVersionSkew {
+		t.Fatalf("Handshake(15): got %v, want herdr_version_skew", err)
+	}
+	if we.Details["reported_protocol"] != 15 || we.Details["required_protocol"] != 16 || we.Details["herdr_version"] != "0.5.0" {
+		t.Errorf("details: got %v", we.Details)
+	}
+}
+
+func TestClientErrorWithEmptyID(t *testing.T) {
+	s := newScripted(t, func(req map[string]any) string {
+		return `{"id":"","error":{"code":"invalid_request","message":"invalid request: missing field kind"}}`
+	})
+	_, err := NewRemote(s.path).PaneGet(context.Background(), "w1:p1")
+	var he *Error
+	if !errors.As(err, &he) || he.Code != "invalid_request" || !strings.Contains(he.Message, "missing field kind") {
+		t.Fatalf("PaneGet: got %v, want herdr invalid_request", err)
+	}
+	if !IsCode(err, "invalid_request") {
+		t.Errorf("IsCode: false")
+	}
+	if we := WireError(err); we.Cause() != CauseHerdrError || we.Details["herdr_code"] != "invalid_request" {
+		t.Errorf("WireError: got %v %v", we, we.Details)
+	}
+}
+
+func TestClientWrongTag(t *testing.T) {
+	s := newScripted(t, func(req map[string]any) string {
+		return ok(req, `{"type":"pane_info_v2","pane":{}}`)
+	})
+	_, err := NewRemote(s.path).PaneGet(context.Background(), "w1:p1")
+	if !wire.Is(err, wire.EnvironmentError, CauseVersionSkew) {
+		t.Fatalf("PaneGet: got %v, want herdr_version_skew", err)
+	}
+}
+
+func TestClientUnreachableRetries(t *testing.T) {
+	tries := 0
+	c := Client{Socket: filepath.Join(shortDir(t), "none.sock"), Dial: func(ctx context.Context, n, a string) (net.Conn, error) {
+		tries++
+		var d net.Dialer
+		return d.DialContext(ctx, n, a)
+	}}
+	start := time.Now()
+	_, err := c.Call(context.Background(), "ping", nil, "pong")
+	if !IsUnreachable(err) {
+		t.Fatalf("Call: got %v, want herdr_unreachable", err)
+	}
+	if tries != 4 {
+		t.Errorf("dial tries: got %d, want 4", tries)
+	}
+	if el := time.Since(start); el < 700*time.Millisecond || el > 5*time.Second {
+		t.Errorf("elapsed: got %s, want about 700ms of backoff", el)
+	}
+}
+
+func TestClientRequestTooLarge(t *testing.T) {
+	dialed := false
+	c := Client{Socket: "/nonexistent", Dial: func(context.Context, string, string) (net.Conn, error) {
+		dialed = true
+		return nil, errors.New("no")
+	}}
+	_, err := c.Call(context.Background(), "pane.send_text", map[string]any{"text": strings.Repeat("x", MaxRequest)}, "ok")
+	if !errors.Is(err, ErrRequestTooLarge) || dialed {
+		t.Fatalf("Call: got %v dialed=%v, want ErrRequestTooLarge without dialing", err, dialed)
+	}
+}
+
+func TestClientTimeout(t *testing.T) {
+	s := newScripted(t, func(req map[string]any) string { time.Sleep(300 * time.Millisecond); return "" })
+	c := Client{Socket: s.path, Timeout: 100 * time.Millisecond}
+	_, err := c.Call(context.Background(), "ping", nil, "pong")
+	if !IsUnreachable(err) {
+		t.Fatalf("Call: got %v, want herdr_unreachable (timeout)", err)
+	}
+}
+
+// TestClientCancelClosesWithoutExtraBytes checks that cancelling a long wait closes the
+// connection and writes nothing after the request line.
+func TestClientCancelClosesWithoutExtraBytes(t *testing.T) {
+	path := filepath.Join(shortDir(t), "w.sock")
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	got := make(chan string, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			got <- "accept: " + err.Error()
+			return
+		}
+		defer c.Close()
+		br := bufio.NewReader(c)
+		if _, err := br.ReadBytes('\n'); err != nil {
+			got <- "read: " + err.Error()
+			return
+		}
+		rest, err := io.ReadAll(br)
+		got <- string(rest) + "|" + errString(err)
+	}()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		c := Client{Socket: path, Timeout: -1}
+		_, err := c.Call(ctx, "agent.wait", map[string]any{"target": "w1:p1"}, "agent_info")
+		done <- err
+	}()
+	time.AfterFunc(50*time.Millisecond, cancel)
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("Call: got %v, want context.Canceled", err)
+	}
+	if r := <-got; r != "|" {
+		t.Errorf("server saw after the request: %q, want nothing then EOF", r)
+	}
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+func TestChunkText(t *testing.T) {
+	text := strings.Repeat("añb€", 100000) // multi-byte runes
+	chunks := chunkText(text, sendTextChunk)
+	if len(chunks) < 2 {
+		t.Fatalf("chunks: got %d, want several", len(chunks))
+	}
+	if strings.Join(chunks, "") != text {
+		t.Fatal("chunks do not reassemble the text")
+	}
+	for i, c := range chunks {
+		if len(c) > sendTextChunk || !strings.HasPrefix(c, "a") && !isValidStart(c) {
+			t.Errorf("chunk %d: len %d or split rune", i, len(c))
+		}
+	}
+}
+
+func isValidStart(s string) bool { return len(s) > 0 && (s[0]&0xC0) != 0x80 }
+
+func TestDeliverTwoCalls(t *testing.T) {
+	s := newScripted(t, func(req map[string]any) string {
+		switch req["method"] {
+		case "pane.list":
+			return ok(req, `{"type":"pane_list","panes":[{"pane_id":"w2:p1","terminal_id":"term_1","workspace_id":"w2","tab_id":"w2:t1","focused":false,"agent_status":"done","revision":0}]}`)
+		default:
+			return ok(req, `{"type":"ok"}`)
+		}
+	})
+	r := NewRemote(s.path)
+	big := strings.Repeat("z", 300<<10)
+	start := time.Now()
+	if err := r.Deliver(context.Background(), "term_1", big, 50*time.Millisecond); err != nil {
+		t.Fatalf("Deliver: %v", err)
+	}
+	if time.Since(start) < 50*time.Millisecond {
+		t.Errorf("Deliver returned before the pause")
+	}
+	var methods []string
+	var text strings.Builder
+	for _, q := range s.requests() {
+		methods = append(methods, q["method"].(string))
+		p := q["params"].(map[string]any)
+		if q["method"] == "pane.send_text" {
+			text.WriteString(p["text"].(string))
+			if p["pane_id"] != "w2:p1" {
+				t.Errorf("send_text pane: got %v", p["pane_id"])
+			}
+		}
+		if q["method"] == "pane.send_keys" {
+			if k := p["keys"].([]any); len(k) != 1 || k[0] != "Enter" {
+				t.Errorf("send_keys keys: got %v, want [Enter]", k)
+			}
+		}
+	}
+	want := "pane.list,pane.send_text,pane.send_text,pane.send_text,pane.send_keys"
+	if got := strings.Join(methods, ","); got != want {
+		t.Errorf("calls: got %s, want %s", got, want)
+	}
+	if text.String() != big {
+		t.Errorf("text: got %d bytes, want %d", text.Len(), len(big))
+	}
+	panes, _ := r.PaneList(context.Background(), "")
+	if panes[0].AgentStatus != StatusIdle {
+		t.Errorf("done normalised: got %q, want idle", panes[0].AgentStatus)
+	}
+}

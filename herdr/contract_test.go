@@ -1,0 +1,153 @@
+package herdr
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/orcr-go/orcr/herdr/herdrschema"
+	"github.com/orcr-go/orcr/socketapi/wire"
+)
+
+func TestContractPassesPublishedSchemas(t *testing.T) {
+	for name, s := range map[string][]byte{"20": herdrschema.Protocol20, "16": herdrschema.Protocol16} {
+		if err := CheckContract(s); err != nil {
+			t.Errorf("CheckContract(protocol %s): %v", name, err)
+		}
+	}
+}
+
+// alter decodes the protocol-20 schema, lets edit change it and re-encodes it.
+func alter(t *testing.T, edit func(doc map[string]any)) []byte {
+	t.Helper()
+	var doc map[string]any
+	if err := json.Unmarshal(herdrschema.Protocol20, &doc); err != nil {
+		t.Fatal(err)
+	}
+	edit(doc)
+	out, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func path(doc map[string]any, keys ...string) map[string]any {
+	cur := doc
+	for _, k := range keys {
+		cur = cur[k].(map[string]any)
+	}
+	return cur
+}
+
+func requestVariant(doc map[string]any, method string) map[string]any {
+	for _, v := range path(doc, "schemas", "request")["oneOf"].([]any) {
+		props := v.(map[string]any)["properties"].(map[string]any)
+		if props["method"].(map[string]any)["const"] == method {
+			return props
+		}
+	}
+	panic("no method " + method)
+}
+
+func resultVariant(doc map[string]any, tag string) map[string]any {
+	for _, v := range path(doc, "schemas", "success_response", "$defs", "ResponseResult")["oneOf"].([]any) {
+		props := v.(map[string]any)["properties"].(map[string]any)
+		if props["type"].(map[string]any)["const"] == tag {
+			return props
+		}
+	}
+	panic("no tag " + tag)
+}
+
+func TestContractNamesDifferences(t *testing.T) {
+	cases := []struct {
+		name                   string
+		edit                   func(doc map[string]any)
+		method, field, problem string
+	}{
+		{"renamed method", func(doc map[string]any) {
+			requestVariant(doc, "pane.send_keys")["method"].(map[string]any)["const"] = "pane.send_key_list"
+		}, "pane.send_keys", "", ProblemMethodMissing},
+		{"removed result field", func(doc map[string]any) {
+			delete(path(doc, "schemas", "success_response", "$defs", "PaneInfo", "properties"), "terminal_id")
+		}, "workspace.create", "result.root_pane.terminal_id", ProblemFieldMissing},
+		{"changed tag", func(doc map[string]any) {
+			resultVariant(doc, "pane_move")["type"].(map[string]any)["const"] = "pane_moved"
+		}, "pane.move", "result.type=pane_move", ProblemTagMissing},
+		{"renamed param", func(doc map[string]any) {
+			p := path(doc, "schemas", "request", "$defs", "LayoutApplyParams", "properties")
+			p["tab_name"] = p["tab_label"]
+			delete(p, "tab_label")
+		}, "layout.apply", "params.tab_label", ProblemParamMissing},
+		{"nested param removed", func(doc map[string]any) {
+			for _, v := range path(doc, "schemas", "request", "$defs", "LayoutNode")["oneOf"].([]any) {
+				delete(v.(map[string]any)["properties"].(map[string]any), "env")
+			}
+		}, "layout.apply", "params.root[pane].env", ProblemParamMissing},
+		{"new required param", func(doc map[string]any) {
+			d := path(doc, "schemas", "request", "$defs", "PaneSendTextParams")
+			d["required"] = append(d["required"].([]any), "mode")
+		}, "pane.send_text", "params.mode", ProblemParamRequired},
+		{"removed variant field", func(doc map[string]any) {
+			for _, v := range path(doc, "schemas", "request", "$defs", "PaneMoveDestination")["oneOf"].([]any) {
+				props := v.(map[string]any)["properties"].(map[string]any)
+				if props["type"].(map[string]any)["const"] == "new_tab" {
+					delete(props, "label")
+				}
+			}
+		}, "pane.move", "params.destination[new_tab].label", ProblemParamMissing},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := CheckContract(alter(t, c.edit))
+			we, ok := wire.As(err)
+			if !ok || we.Code != wire.EnvironmentError || we.Cause() != CauseVersionSkew {
+				t.Fatalf("CheckContract: got %v, want herdr_version_skew", err)
+			}
+			if we.Details["method"] != c.method || we.Details["problem"] != c.problem {
+				t.Errorf("details: got %v, want method %s problem %s", we.Details, c.method, c.problem)
+			}
+			if f, _ := we.Details["field"].(string); f != c.field {
+				t.Errorf("details.field: got %q, want %q", f, c.field)
+			}
+			if c.problem == ProblemFieldMissing {
+				all := strings.Join(we.Details["differences"].([]string), "\n")
+				if !strings.Contains(all, "pane.get result.pane.terminal_id: result field missing") {
+					t.Errorf("differences lack pane.get: %s", all)
+				}
+			}
+			if !strings.Contains(we.Message, c.method) || (c.field != "" && !strings.Contains(we.Message, c.field)) {
+				t.Errorf("message does not name the difference: %s", we.Message)
+			}
+		})
+	}
+}
+
+func TestContractGarbage(t *testing.T) {
+	for _, in := range [][]byte{nil, []byte("{"), []byte(`{"schemas":{}}`)} {
+		if err := CheckContract(in); !wire.Is(err, wire.EnvironmentError, CauseVersionSkew) {
+			t.Errorf("CheckContract(%q): got %v, want herdr_version_skew", in, err)
+		}
+	}
+}
+
+func FuzzDecodeResponse(f *testing.F) {
+	f.Add([]byte(`{"id":"orcr:1","result":{"type":"pong","version":"x","protocol":20}}`), "pong")
+	f.Add([]byte(`{"id":"","error":{"code":"invalid_request","message":"m"}}`), "")
+	f.Add([]byte(`{"id":"x","result":null}`), "ok")
+	f.Add([]byte(`[]`), "")
+	f.Fuzz(func(t *testing.T, line []byte, tag string) {
+		res, err := DecodeResponse("pane.get", line, tag)
+		if err == nil && (len(res) == 0 || !bytes.HasPrefix(bytes.TrimSpace(res), []byte("{"))) {
+			t.Fatalf("DecodeResponse(%q): no error but result %q", line, res)
+		}
+		if err == nil {
+			var p struct {
+				Pane PaneInfo `json:"pane"`
+			}
+			_ = json.Unmarshal(res, &p)
+		}
+	})
+}
