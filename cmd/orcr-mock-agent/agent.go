@@ -1,0 +1,347 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// minGapWorkMS is the least work simulated before each tool gap.
+const minGapWorkMS = 150
+
+// start draws the first screen, creates the transcript and reports idle.
+func (a *agent) start() {
+	path := os.Getenv("ORCR_PATH")
+	if path == "" {
+		path = "-"
+	}
+	a.scr.mu.Lock()
+	a.scr.status = "idle"
+	a.scr.mu.Unlock()
+	a.scr.setHeader(a.cfg.banner, "mock agent "+a.cfg.agentName+"  path "+path)
+	a.tr.create()
+	a.rep.report("idle")
+}
+
+// ui reads key events until input ends or the agent quits. It owns the input
+// box.
+func (a *agent) ui(d *decoder) {
+	for {
+		ev := d.next()
+		switch ev.kind {
+		case keyText:
+			a.input = append(a.input, []rune(ev.text)...)
+			a.scr.setInput(string(a.input))
+		case keyBackspace:
+			if len(a.input) > 0 {
+				a.input = a.input[:len(a.input)-1]
+				a.scr.setInput(string(a.input))
+			}
+		case keyCtrlU:
+			a.input = a.input[:0]
+			a.scr.setInput("")
+		case keyEnter:
+			if a.submit() {
+				return
+			}
+		case keyEsc:
+			a.interrupt()
+		case keyCtrlC:
+			if len(a.input) > 0 {
+				a.input = a.input[:0]
+				a.scr.setInput("")
+			} else {
+				a.interrupt()
+			}
+		case keyCtrlD:
+			if len(a.input) == 0 {
+				a.enqueue(workItem{kind: itemEOF})
+				return
+			}
+		case keyEOF:
+			if ev.err != nil && !errors.Is(ev.err, io.EOF) {
+				a.shutdown("input error: " + ev.err.Error())
+			} else {
+				a.enqueue(workItem{kind: itemEOF})
+			}
+			return
+		}
+	}
+}
+
+// submit handles Enter. It reports whether the input side should stop.
+func (a *agent) submit() bool {
+	text := strings.TrimSpace(string(a.input))
+	a.input = a.input[:0]
+	a.scr.setInput("")
+	switch {
+	case text == "":
+		return false
+	case text == "/quit":
+		a.shutdown("/quit")
+		return true
+	case a.dropped < a.cfg.dropFirst:
+		a.dropped++
+		a.log.Printf("dropped send %d/%d: %q", a.dropped, a.cfg.dropFirst, text)
+		return false
+	}
+	a.enqueue(workItem{kind: itemPrompt, text: text})
+	return false
+}
+
+// enqueue hands an item to the worker; if the queue is full it is dropped.
+func (a *agent) enqueue(it workItem) {
+	select {
+	case a.queue <- it:
+	default:
+		a.log.Printf("queue full, dropping %q", it.text)
+	}
+}
+
+// interrupt stops the running turn, or leaves a blocked state.
+func (a *agent) interrupt() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	switch {
+	case a.cancel != nil:
+		a.log.Printf("interrupt")
+		a.cancel()
+	case a.blocked:
+		a.enqueue(workItem{kind: itemUnblock})
+	}
+}
+
+// shutdown makes the worker stop after interrupting any running turn.
+func (a *agent) shutdown(reason string) {
+	a.quitOnce.Do(func() {
+		a.log.Printf("shutdown: %s", reason)
+		close(a.quit)
+	})
+	a.mu.Lock()
+	if a.cancel != nil {
+		a.cancel()
+	}
+	a.mu.Unlock()
+}
+
+// quitting reports whether shutdown was called.
+func (a *agent) quitting() bool {
+	select {
+	case <-a.quit:
+		return true
+	default:
+		return false
+	}
+}
+
+// work runs queued turns one at a time until shutdown, end of input or the
+// exit-after limit.
+func (a *agent) work() {
+	turns := 0
+	for {
+		select {
+		case <-a.quit:
+			return
+		case it := <-a.queue:
+			if a.quitting() {
+				return
+			}
+			switch it.kind {
+			case itemEOF:
+				a.log.Printf("end of input")
+				return
+			case itemUnblock:
+				a.mu.Lock()
+				wasBlocked := a.blocked
+				a.blocked = false
+				a.mu.Unlock()
+				if wasBlocked {
+					a.scr.setStatus("idle")
+					a.rep.report("idle")
+				}
+			case itemPrompt:
+				a.turn(it.text)
+				turns++
+				if a.cfg.exitAfter > 0 && turns >= a.cfg.exitAfter {
+					a.log.Printf("exit after %d turns", turns)
+					return
+				}
+			}
+		}
+	}
+}
+
+// finish flushes the transcript and releases the pane's agent state.
+func (a *agent) finish() {
+	a.tr.close()
+	a.rep.release()
+	a.log.Printf("exit")
+}
+
+// turnParams are the effective settings of one turn.
+type turnParams struct {
+	turnMS, toolGaps, gapMS int
+	block                   bool
+	say, write              string
+}
+
+// params merges the prompt's directives over the knobs.
+func (a *agent) params(prompt string) turnParams {
+	d := parseDirectives(prompt)
+	p := turnParams{
+		turnMS:   a.cfg.turnMS,
+		toolGaps: a.cfg.toolGaps,
+		gapMS:    a.cfg.gapMS,
+		block:    a.cfg.block || d.block,
+		say:      d.say,
+		write:    d.write,
+	}
+	if d.turnMS.ok {
+		p.turnMS = d.turnMS.v
+	}
+	if d.toolGaps.ok {
+		p.toolGaps = d.toolGaps.v
+	}
+	if d.gapMS.ok {
+		p.gapMS = d.gapMS.v
+	}
+	return p
+}
+
+// response is the assistant's answer to prompt.
+func response(prompt string, p turnParams) string {
+	if p.say != "" {
+		return p.say + "\nDONE"
+	}
+	return "RESPONSE: " + prompt + "\nDONE"
+}
+
+// turn runs one prompt to completion or interruption.
+func (a *agent) turn(prompt string) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	a.mu.Lock()
+	a.cancel = cancel
+	a.blocked = false
+	a.mu.Unlock()
+	defer func() {
+		a.mu.Lock()
+		a.cancel = nil
+		a.mu.Unlock()
+	}()
+	if a.quitting() {
+		cancel()
+	}
+
+	p := a.params(prompt)
+	resp := response(prompt, p)
+	a.log.Printf("turn %q: %+v", prompt, p)
+	a.scr.addLines(quote(prompt))
+
+	if !sleep(ctx, a.cfg.delayWorkingMS) {
+		a.interrupted(prompt, resp)
+		return
+	}
+	a.setState("working")
+	for i := 0; i < p.toolGaps; i++ {
+		if !sleep(ctx, max(p.turnMS, minGapWorkMS)) {
+			a.interrupted(prompt, resp)
+			return
+		}
+		a.setState("idle")
+		if !sleep(ctx, p.gapMS) {
+			a.interrupted(prompt, resp)
+			return
+		}
+		a.setState("working")
+	}
+	if !sleep(ctx, p.turnMS) {
+		a.interrupted(prompt, resp)
+		return
+	}
+
+	user := newTranscriptLine("user", prompt, a.cfg.sessionID, false)
+	asst := newTranscriptLine("assistant", resp, a.cfg.sessionID, false)
+	late := a.cfg.lateTranscriptMS
+	if late == 0 {
+		a.tr.append(user, asst)
+	}
+	if p.write != "" {
+		a.writeResponse(p.write, resp)
+	}
+	a.scr.addLines(resp)
+	final := "idle"
+	if p.block {
+		final = "blocked"
+	}
+	a.mu.Lock()
+	a.blocked = p.block
+	a.mu.Unlock()
+	a.setState(final)
+	if late > 0 {
+		a.tr.appendLater(time.Duration(late)*time.Millisecond, user, asst)
+	}
+}
+
+// interrupted finishes an interrupted turn: what it has goes to the
+// transcript at once, then idle is reported.
+func (a *agent) interrupted(prompt, resp string) {
+	partial := strings.TrimSuffix(resp, "\nDONE") + "\nINTERRUPTED"
+	a.tr.append(
+		newTranscriptLine("user", prompt, a.cfg.sessionID, false),
+		newTranscriptLine("assistant", partial, a.cfg.sessionID, true),
+	)
+	a.scr.addLines(partial)
+	a.setState("idle")
+}
+
+// setState shows and reports state.
+func (a *agent) setState(state string) {
+	a.scr.setStatus(state)
+	a.rep.report(state)
+}
+
+// writeResponse writes resp to rel inside the data dir, refusing paths that
+// would leave it.
+func (a *agent) writeResponse(rel, resp string) {
+	if !filepath.IsLocal(rel) {
+		a.log.Printf("write=%q refused: not a local relative path", rel)
+		return
+	}
+	path := filepath.Join(a.cfg.dataDir, rel)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		a.log.Printf("write=%q: %v", rel, err)
+		return
+	}
+	if err := os.WriteFile(path, []byte(resp), 0o644); err != nil {
+		a.log.Printf("write=%q: %v", rel, err)
+	}
+}
+
+// quote renders a prompt for the conversation area: "> " before the first
+// line, two spaces before the others.
+func quote(prompt string) string {
+	return "> " + strings.ReplaceAll(prompt, "\n", "\n  ")
+}
+
+// sleep waits ms milliseconds; it returns false if ctx ended first.
+func sleep(ctx context.Context, ms int) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	if ms <= 0 {
+		return true
+	}
+	t := time.NewTimer(time.Duration(ms) * time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"strconv"
+	"strings"
+)
+
+// maxDirectiveMS caps millisecond directives and knobs (one day) so that
+// conversion to a time.Duration can never overflow.
+const maxDirectiveMS = 24 * 60 * 60 * 1000
+
+// maxToolGaps caps the tool_gaps directive and knob.
+const maxToolGaps = 10000
+
+// optInt is an integer that may be absent.
+type optInt struct {
+	v  int
+	ok bool
+}
+
+// directives holds the per-prompt directives found in one prompt. Fields a
+// prompt did not mention are zero (absent).
+type directives struct {
+	turnMS   optInt
+	toolGaps optInt
+	gapMS    optInt
+	block    bool
+	say      string // non-empty when say=<word> was given
+	write    string // non-empty when write=<relpath> was given
+}
+
+// parseDirectives scans prompt for whitespace-separated directive tokens:
+// turn_ms=<n>, tool_gaps=<n>, gap_ms=<n>, block, say=<word> and
+// write=<relpath>, each optionally prefixed with one '@'. Tokens that are not
+// directives, and directives with an empty, negative or non-numeric value, are
+// ignored. A later token overrides an earlier one. Numbers are clamped to
+// [maxDirectiveMS] (milliseconds) and [maxToolGaps] (gaps). It never panics.
+func parseDirectives(prompt string) directives {
+	var d directives
+	for _, tok := range strings.Fields(prompt) {
+		tok = strings.TrimPrefix(tok, "@")
+		if tok == "block" {
+			d.block = true
+			continue
+		}
+		key, val, ok := strings.Cut(tok, "=")
+		if !ok || val == "" {
+			continue
+		}
+		switch key {
+		case "turn_ms":
+			if n, ok := parseCount(val, maxDirectiveMS); ok {
+				d.turnMS = optInt{n, true}
+			}
+		case "gap_ms":
+			if n, ok := parseCount(val, maxDirectiveMS); ok {
+				d.gapMS = optInt{n, true}
+			}
+		case "tool_gaps":
+			if n, ok := parseCount(val, maxToolGaps); ok {
+				d.toolGaps = optInt{n, true}
+			}
+		case "say":
+			d.say = val
+		case "write":
+			d.write = val
+		}
+	}
+	return d
+}
+
+// parseCount parses a non-negative decimal integer, clamping it to max.
+// Values too large for an int are clamped too.
+func parseCount(s string, max int) (int, bool) {
+	if s == "" || strings.TrimLeft(s, "0123456789") != "" {
+		return 0, false
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n > max {
+		// Only digits, so the one possible error is a range error.
+		return max, true
+	}
+	return n, true
+}

@@ -1,0 +1,351 @@
+// Command orcr-mock-agent is the fake interactive coding agent behind orcr's
+// test-only "mock" provider. herdr runs it in a pane's PTY like claude or
+// codex; it draws a small TUI, takes prompts typed into it, pretends to work,
+// writes a transcript and reports its state to herdr. See providers.md §8.
+//
+// # Input
+//
+// stdin is put in raw mode when it is a terminal (echo off) and bracketed
+// paste is enabled. A prompt is the text typed (or pasted) into the input box,
+// submitted by Enter (\r or \n); text and Enter may arrive in separate writes
+// (orcr's two-call delivery). Inside a bracketed paste, newlines are part of
+// the prompt. Backspace deletes, ^U clears the input box. Blank prompts are
+// ignored; "/quit", ^D on an empty input box and the end of input stop the
+// program (end of input and ^D first finish the prompts already queued;
+// "/quit" interrupts the running turn). Prompts submitted while a turn runs
+// are queued. A lone ESC byte (not the start of an escape sequence), or ^C
+// with an empty input box, interrupts the running turn: the prompt and a
+// partial response ending in the line "INTERRUPTED" (never "DONE") are
+// written to the transcript at once and idle is reported. ESC while blocked
+// reports idle.
+//
+// # Start-up
+//
+// The data directory is $ORCR_AGENT_DATA_DIR (created if missing), else the
+// current directory. At start the program writes mock_env.json there (a JSON
+// object of every ORCR_* and HERDR_* variable in its environment), creates
+// transcript.jsonl, opens mock.log (its only log; herdr errors go there),
+// draws the banner and reports idle.
+//
+// # Environment knobs
+//
+//	ORCR_MOCK_TURN_MS              simulated work per turn, ms (default 0)
+//	ORCR_MOCK_TOOL_GAPS            idle gaps per turn (default 0)
+//	ORCR_MOCK_GAP_MS               length of one idle gap, ms (default 600)
+//	ORCR_MOCK_BLOCK                report blocked instead of idle after each turn
+//	ORCR_MOCK_NO_TRANSCRIPT        neither create nor write transcript.jsonl
+//	ORCR_MOCK_ONCE                 exit after one turn
+//	ORCR_MOCK_EXIT_AFTER           exit after N turns (0 = never)
+//	ORCR_MOCK_BANNER               banner text (default "orcr-mock-agent ready")
+//	ORCR_MOCK_DROP_FIRST_SENDS     silently discard the first N non-blank prompts
+//	ORCR_MOCK_DELAY_WORKING_MS     stay idle this long after a prompt before reporting working
+//	ORCR_MOCK_LATE_TRANSCRIPT_MS   write the turn's transcript lines this long after reporting its final state
+//	ORCR_MOCK_NO_REPORT            never contact herdr
+//	ORCR_MOCK_HERDR_SOCKET         herdr socket (default $HERDR_SOCKET_PATH)
+//	ORCR_MOCK_PANE_ID              pane id (default $HERDR_PANE_ID)
+//	ORCR_MOCK_SESSION_ID           agent_session_id sent with reports (default "mock_session")
+//	ORCR_MOCK_AGENT                agent label sent with reports (default "mock")
+//	ORCR_MOCK_SOURCE               report source (default "orcr:mock"; an extension)
+//
+// Boolean knobs are on when set to anything but "", "0", "false" or "no".
+// Numeric knobs that do not parse are logged and use their default.
+//
+// # Per-prompt directives
+//
+// Whitespace-separated tokens anywhere in a prompt, each with an optional
+// leading '@', override the knobs for that turn: turn_ms=<n>, tool_gaps=<n>,
+// gap_ms=<n>, block, say=<word> and write=<relpath>. The whole prompt,
+// directives included, is what the transcript records.
+//
+// # A turn
+//
+// For each accepted prompt: show "> <prompt>"; wait ORCR_MOCK_DELAY_WORKING_MS
+// (still idle); report working; tool_gaps times: sleep max(turn_ms, 150) ms,
+// report idle, sleep gap_ms, report working; sleep turn_ms; build the response
+// "<say>\nDONE" or "RESPONSE: <prompt>\nDONE"; append the user and assistant
+// lines to the transcript (unless late); write the response to
+// <data dir>/<relpath> for write= (a relpath that is absolute or leaves the
+// data dir is refused and logged); show the response; report blocked (block)
+// or idle; for a late transcript, append the lines ORCR_MOCK_LATE_TRANSCRIPT_MS
+// later (or as soon as anything else is appended or the program exits).
+//
+// # Transcript format
+//
+// transcript.jsonl holds one JSON object per line, readable both by the claude
+// transcript adapter (providers.md §3.6) and directly as a §6.1 entry:
+//
+//	{"type":"user","role":"user","kind":"text","text":"say=hi",
+//	 "timestamp":"2026-01-02T03:04:05.123456789Z","session_id":"mock_session",
+//	 "message":{"role":"user","content":"say=hi"}}
+//	{"type":"assistant","role":"assistant","kind":"text","text":"hi\nDONE",
+//	 "timestamp":"…","session_id":"mock_session",
+//	 "message":{"role":"assistant","content":"hi\nDONE"}}
+//
+// type and role are "user" or "assistant"; kind is always "text"; text and
+// message.content are the same string; timestamp is RFC 3339 UTC with
+// nanoseconds; session_id is omitted when empty; an interrupted turn's
+// assistant line also has "interrupted":true.
+//
+// # herdr calls
+//
+// One request per Unix-socket connection with a 2 s deadline:
+// pane.report_agent {pane_id, source, agent, state, agent_session_id} with
+// state idle, working or blocked, and pane.release_agent {pane_id, source,
+// agent} when the program exits. Reporting needs both a socket and a pane id.
+// Failures are logged to mock.log and never stop the program.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+
+	"golang.org/x/term"
+)
+
+// defaultBanner is printed at start unless ORCR_MOCK_BANNER is set.
+const defaultBanner = "orcr-mock-agent ready"
+
+// config is the knob set read from the environment.
+type config struct {
+	dataDir          string
+	banner           string
+	turnMS           int
+	toolGaps         int
+	gapMS            int
+	block            bool
+	noTranscript     bool
+	exitAfter        int // 0 = never; ORCR_MOCK_ONCE makes it 1
+	dropFirst        int
+	delayWorkingMS   int
+	lateTranscriptMS int
+	noReport         bool
+	socket           string
+	paneID           string
+	sessionID        string
+	agentName        string
+	source           string
+}
+
+// loadConfig reads the knobs through getenv, logging values it rejects.
+func loadConfig(getenv func(string) string, logf func(string, ...any)) config {
+	intKnob := func(name string, def, max int) int {
+		v := getenv(name)
+		if v == "" {
+			return def
+		}
+		n, ok := parseCount(strings.TrimSpace(v), max)
+		if !ok {
+			logf("ignoring %s=%q: not a non-negative integer", name, v)
+			return def
+		}
+		return n
+	}
+	boolKnob := func(name string) bool {
+		switch strings.ToLower(strings.TrimSpace(getenv(name))) {
+		case "", "0", "false", "no":
+			return false
+		}
+		return true
+	}
+	orDefault := func(v, def string) string {
+		if v == "" {
+			return def
+		}
+		return v
+	}
+	c := config{
+		dataDir:          getenv("ORCR_AGENT_DATA_DIR"),
+		banner:           orDefault(getenv("ORCR_MOCK_BANNER"), defaultBanner),
+		turnMS:           intKnob("ORCR_MOCK_TURN_MS", 0, maxDirectiveMS),
+		toolGaps:         intKnob("ORCR_MOCK_TOOL_GAPS", 0, maxToolGaps),
+		gapMS:            intKnob("ORCR_MOCK_GAP_MS", 600, maxDirectiveMS),
+		block:            boolKnob("ORCR_MOCK_BLOCK"),
+		noTranscript:     boolKnob("ORCR_MOCK_NO_TRANSCRIPT"),
+		exitAfter:        intKnob("ORCR_MOCK_EXIT_AFTER", 0, 1<<31-1),
+		dropFirst:        intKnob("ORCR_MOCK_DROP_FIRST_SENDS", 0, 1<<31-1),
+		delayWorkingMS:   intKnob("ORCR_MOCK_DELAY_WORKING_MS", 0, maxDirectiveMS),
+		lateTranscriptMS: intKnob("ORCR_MOCK_LATE_TRANSCRIPT_MS", 0, maxDirectiveMS),
+		noReport:         boolKnob("ORCR_MOCK_NO_REPORT"),
+		socket:           orDefault(getenv("ORCR_MOCK_HERDR_SOCKET"), getenv("HERDR_SOCKET_PATH")),
+		paneID:           orDefault(getenv("ORCR_MOCK_PANE_ID"), getenv("HERDR_PANE_ID")),
+		sessionID:        orDefault(getenv("ORCR_MOCK_SESSION_ID"), "mock_session"),
+		agentName:        orDefault(getenv("ORCR_MOCK_AGENT"), "mock"),
+		source:           orDefault(getenv("ORCR_MOCK_SOURCE"), "orcr:mock"),
+	}
+	if boolKnob("ORCR_MOCK_ONCE") && (c.exitAfter == 0 || c.exitAfter > 1) {
+		c.exitAfter = 1
+	}
+	return c
+}
+
+// envDump returns every ORCR_* and HERDR_* variable of environ.
+func envDump(environ []string) map[string]string {
+	m := map[string]string{}
+	for _, kv := range environ {
+		k, v, ok := strings.Cut(kv, "=")
+		if ok && (strings.HasPrefix(k, "ORCR_") || strings.HasPrefix(k, "HERDR_")) {
+			m[k] = v
+		}
+	}
+	return m
+}
+
+// main runs the mock agent and exits with its status.
+func main() {
+	os.Exit(run())
+}
+
+// run is the whole program; it returns the exit code.
+func run() int {
+	logger := log.New(io.Discard, "", log.LstdFlags|log.Lmicroseconds)
+	dataDir := os.Getenv("ORCR_AGENT_DATA_DIR")
+	if dataDir == "" {
+		dataDir = "."
+	}
+	if err := os.MkdirAll(dataDir, 0o755); err == nil {
+		if f, err := os.OpenFile(filepath.Join(dataDir, "mock.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644); err == nil {
+			defer f.Close()
+			logger.SetOutput(f)
+		}
+	}
+	cfg := loadConfig(os.Getenv, logger.Printf)
+	cfg.dataDir = dataDir
+	logger.Printf("start pid=%d data_dir=%s", os.Getpid(), dataDir)
+
+	if b, err := json.MarshalIndent(envDump(os.Environ()), "", "  "); err == nil {
+		if err := os.WriteFile(filepath.Join(dataDir, "mock_env.json"), append(b, '\n'), 0o644); err != nil {
+			logger.Printf("mock_env.json: %v", err)
+		}
+	}
+
+	stdinFD := int(os.Stdin.Fd())
+	if term.IsTerminal(stdinFD) {
+		if old, err := term.MakeRaw(stdinFD); err != nil {
+			logger.Printf("raw mode: %v", err)
+		} else {
+			defer term.Restore(stdinFD, old)
+		}
+	}
+	stdoutFD := int(os.Stdout.Fd())
+	io.WriteString(os.Stdout, "\x1b[?2004h") // enable bracketed paste
+	defer io.WriteString(os.Stdout, "\x1b[?2004l\r\n")
+
+	a := newAgent(cfg, logger, os.Stdout, func() (int, int) {
+		c, r, err := term.GetSize(stdoutFD)
+		if err != nil {
+			return 0, 0
+		}
+		return c, r
+	})
+	a.start()
+
+	chunks := make(chan inputChunk, 16)
+	go readInput(os.Stdin, chunks)
+	go a.ui(&decoder{in: chunks})
+
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT, syscall.SIGWINCH)
+	go func() {
+		for s := range sigs {
+			if s == syscall.SIGWINCH {
+				a.scr.redraw()
+				continue
+			}
+			a.shutdown("signal " + s.String())
+		}
+	}()
+
+	a.work()
+	a.finish()
+	return 0
+}
+
+// readInput forwards reads from r as chunks; the last chunk carries the
+// error that ended reading.
+func readInput(r io.Reader, out chan<- inputChunk) {
+	for {
+		buf := make([]byte, 4096)
+		n, err := r.Read(buf)
+		if n > 0 || err != nil {
+			out <- inputChunk{data: buf[:n], err: err}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// itemKind is the kind of a work-queue item.
+type itemKind int
+
+const (
+	itemPrompt  itemKind = iota // run a turn
+	itemEOF                     // input ended: stop after the items before it
+	itemUnblock                 // ESC while blocked: report idle
+)
+
+// workItem is what the input side hands to the worker.
+type workItem struct {
+	kind itemKind
+	text string
+}
+
+// agent is the running mock: the input side (ui) feeds prompts to a single
+// worker (work) that runs turns one at a time; all herdr reports after start
+// come from the worker, so they are sent in order.
+type agent struct {
+	cfg config
+	log *log.Logger
+	scr *screen
+	rep *reporter
+	tr  *transcript
+
+	queue    chan workItem
+	quit     chan struct{}
+	quitOnce sync.Once
+
+	mu      sync.Mutex
+	cancel  context.CancelFunc // cancels the running turn; nil between turns
+	blocked bool               // last reported state was blocked
+
+	// Input-side state, touched only by ui.
+	input   []rune
+	dropped int
+}
+
+// newAgent builds the agent; it writes the screen to out.
+func newAgent(cfg config, logger *log.Logger, out io.Writer, size func() (int, int)) *agent {
+	a := &agent{
+		cfg:   cfg,
+		log:   logger,
+		scr:   &screen{out: out, size: size},
+		queue: make(chan workItem, 1024),
+		quit:  make(chan struct{}),
+	}
+	if !cfg.noReport && cfg.socket != "" && cfg.paneID != "" {
+		a.rep = &reporter{
+			socket:    cfg.socket,
+			paneID:    cfg.paneID,
+			source:    cfg.source,
+			agent:     cfg.agentName,
+			sessionID: cfg.sessionID,
+			logf:      logger,
+		}
+	} else {
+		logger.Printf("herdr reporting disabled (no_report=%v socket=%q pane=%q)", cfg.noReport, cfg.socket, cfg.paneID)
+	}
+	tpath := ""
+	if !cfg.noTranscript {
+		tpath = filepath.Join(cfg.dataDir, "transcript.jsonl")
+	}
+	a.tr = &transcript{path: tpath, logf: logger.Printf}
+	return a
+}

@@ -1,0 +1,143 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"sync"
+	"time"
+)
+
+// transcriptMessage is the claude-style "message" object of a transcript line.
+type transcriptMessage struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// transcriptLine is one line of transcript.jsonl; see the package comment for
+// the format.
+type transcriptLine struct {
+	Type        string            `json:"type"`
+	Role        string            `json:"role"`
+	Kind        string            `json:"kind"`
+	Text        string            `json:"text"`
+	Timestamp   string            `json:"timestamp"`
+	SessionID   string            `json:"session_id,omitempty"`
+	Interrupted bool              `json:"interrupted,omitempty"`
+	Message     transcriptMessage `json:"message"`
+}
+
+// newTranscriptLine builds a text entry for role ("user" or "assistant").
+func newTranscriptLine(role, text, sessionID string, interrupted bool) transcriptLine {
+	return transcriptLine{
+		Type:        role,
+		Role:        role,
+		Kind:        "text",
+		Text:        text,
+		Timestamp:   time.Now().UTC().Format(time.RFC3339Nano),
+		SessionID:   sessionID,
+		Interrupted: interrupted,
+		Message:     transcriptMessage{Role: role, Content: text},
+	}
+}
+
+// transcript appends entries to the transcript file. Delayed appends (the
+// late-transcript knob) are kept in order: any append, and close, first
+// writes whatever delayed entries are still pending. A transcript with an
+// empty path writes nothing.
+type transcript struct {
+	path string
+	logf func(format string, args ...any)
+
+	mu      sync.Mutex
+	pending []pendingWrite
+}
+
+// pendingWrite is a delayed append.
+type pendingWrite struct {
+	due   time.Time
+	lines []transcriptLine
+	timer *time.Timer
+}
+
+// create makes sure the transcript file exists.
+func (t *transcript) create() {
+	if t.path == "" {
+		return
+	}
+	f, err := os.OpenFile(t.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		t.logf("transcript create: %v", err)
+		return
+	}
+	f.Close()
+}
+
+// append writes lines now, after any pending delayed lines.
+func (t *transcript) append(lines ...transcriptLine) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.flushLocked()
+	t.writeLocked(lines)
+}
+
+// appendLater writes lines after delay (or earlier, when another append or
+// close comes first).
+func (t *transcript) appendLater(delay time.Duration, lines ...transcriptLine) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	pw := pendingWrite{due: time.Now().Add(delay), lines: lines}
+	pw.timer = time.AfterFunc(delay, t.flushDue)
+	t.pending = append(t.pending, pw)
+}
+
+// flushDue writes, in order, the pending lines whose time has come.
+func (t *transcript) flushDue() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	now := time.Now()
+	for len(t.pending) > 0 && !t.pending[0].due.After(now) {
+		t.writeLocked(t.pending[0].lines)
+		t.pending = t.pending[1:]
+	}
+}
+
+// close writes all pending delayed lines.
+func (t *transcript) close() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.flushLocked()
+}
+
+// flushLocked writes pending lines and stops their timers. t.mu is held.
+func (t *transcript) flushLocked() {
+	for _, pw := range t.pending {
+		pw.timer.Stop()
+		t.writeLocked(pw.lines)
+	}
+	t.pending = nil
+}
+
+// writeLocked appends lines to the file in one write. t.mu is held.
+func (t *transcript) writeLocked(lines []transcriptLine) {
+	if t.path == "" || len(lines) == 0 {
+		return
+	}
+	var buf []byte
+	for _, l := range lines {
+		b, err := json.Marshal(l)
+		if err != nil {
+			t.logf("transcript encode: %v", err)
+			return
+		}
+		buf = append(append(buf, b...), '\n')
+	}
+	f, err := os.OpenFile(t.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		t.logf("transcript open: %v", err)
+		return
+	}
+	defer f.Close()
+	if _, err := f.Write(buf); err != nil {
+		t.logf("transcript write: %v", err)
+	}
+}
