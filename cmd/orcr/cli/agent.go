@@ -1,0 +1,404 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/orcr-go/orcr/socketapi/wire"
+)
+
+// createFlags are the creation flags shared by `agent run` and `agent ask`
+// (cli.md §5.1–§5.2).
+type createFlags struct {
+	Name    *string `help:"Agent name (one segment), created in the caller's scope."`
+	Path    *string `help:"Agent path relative to the caller's scope; a leading / is absolute."`
+	Agent   string  `short:"a" help:"Provider (default: config defaults.agent)."`
+	Prompt  *string `short:"p" help:"First prompt; - reads all of stdin."`
+	Model   string  `help:"Model (default: config defaults.providers.<provider>.model)."`
+	Effort  string  `help:"Reasoning effort (default: config defaults.providers.<provider>.effort)."`
+	Cwd     string  `help:"Working directory (default: the current directory)."`
+	Timeout string  `help:"Kill the agent after this duration (e.g. 30m)."`
+}
+
+// params builds the shared agent.run/agent.ask params, including caller identity.
+func (f *createFlags) params(a *app) (map[string]any, error) {
+	if (f.Name == nil) == (f.Path == nil) {
+		return nil, wire.Invalid("name_required", "exactly one of --name or --path is required")
+	}
+	p := map[string]any{}
+	if f.Name != nil {
+		p["name"] = *f.Name
+	} else {
+		p["path"] = *f.Path
+	}
+	if f.Prompt != nil {
+		prompt, err := a.promptText(*f.Prompt)
+		if err != nil {
+			return nil, err
+		}
+		p["prompt"] = prompt
+	}
+	for k, v := range map[string]string{"agent": f.Agent, "model": f.Model, "effort": f.Effort, "timeout": f.Timeout} {
+		if v != "" {
+			p[k] = v
+		}
+	}
+	cwd, err := a.absDir(f.Cwd)
+	if err != nil {
+		return nil, err
+	}
+	p["cwd"] = cwd
+	return a.withCaller(p), nil
+}
+
+// promptText returns s, or all of stdin when s is "-" (cli.md §1.5, no trimming).
+func (a *app) promptText(s string) (string, error) {
+	if s != "-" {
+		return s, nil
+	}
+	b, err := io.ReadAll(a.env.Stdin)
+	if err != nil {
+		return "", wire.Invalid("stdin", "cannot read the prompt from stdin: "+err.Error())
+	}
+	return string(b), nil
+}
+
+// absDir returns dir made absolute against the CLI's working directory; "" means the
+// working directory itself.
+func (a *app) absDir(dir string) (string, error) {
+	if filepath.IsAbs(dir) {
+		return filepath.Clean(dir), nil
+	}
+	wd, err := a.env.Getwd()
+	if err != nil {
+		return "", wire.Env("cwd_unavailable", "cannot read the current directory: "+err.Error())
+	}
+	return filepath.Join(wd, dir), nil
+}
+
+type agentRunCmd struct {
+	createFlags `embed:""`
+	GC          string `name:"gc" enum:"auto,immediate,never" default:"auto" help:"When to reap the agent: auto, immediate or never."`
+}
+
+// Run implements `orcr agent run` (cli.md §5.1).
+func (c *agentRunCmd) Run(a *app) error {
+	p, err := c.params(a)
+	if err != nil {
+		return err
+	}
+	p["gc"] = c.GC
+	return a.request("agent.run", p, func(raw json.RawMessage) error {
+		var r struct {
+			Agent struct {
+				UUID string `json:"uuid"`
+				Path string `json:"path"`
+			} `json:"agent"`
+		}
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return a.pretty(raw)
+		}
+		a.stdout("%s %s", r.Agent.Path, r.Agent.UUID)
+		if a.env.IsTTY() {
+			a.stderr("wait: orcr agent wait %[1]s · response: orcr agent logs %[1]s --last-response · attach: orcr agent attach %[1]s", r.Agent.Path)
+		}
+		return nil
+	})
+}
+
+type agentAskCmd struct {
+	createFlags `embed:""`
+}
+
+// Run implements `orcr agent ask` (cli.md §5.2). A target that died is state_conflict
+// with an exit_reason and exits 5 (decisions.md D6).
+func (c *agentAskCmd) Run(a *app) error {
+	p, err := c.params(a)
+	if err != nil {
+		return err
+	}
+	err = a.request("agent.ask", p, func(raw json.RawMessage) error {
+		var r struct {
+			Response struct {
+				Text string `json:"text"`
+			} `json:"response"`
+		}
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return a.pretty(raw)
+		}
+		a.stdout("%s", r.Response.Text)
+		return nil
+	})
+	if pe, ok := wire.As(err); ok && pe.Code == wire.StateConflict {
+		if _, died := pe.Details["exit_reason"]; died {
+			a.printError(pe)
+			return &ExitError{Code: 5}
+		}
+	}
+	return err
+}
+
+type agentSendCmd struct {
+	Target     string  `arg:"" help:"Agent path or uuid."`
+	PromptArg  *string `arg:"" optional:"" name:"prompt" help:"Prompt; - reads all of stdin."`
+	PromptFlag *string `name:"prompt" short:"p" help:"Prompt (wins over the positional); - reads all of stdin."`
+}
+
+// Run implements `orcr agent send` (cli.md §5.3).
+func (c *agentSendCmd) Run(a *app) error {
+	src := c.PromptFlag
+	if src == nil {
+		src = c.PromptArg
+	}
+	if src == nil {
+		return wire.Invalid("prompt_required", "a prompt is required (positional, -p, or - for stdin)")
+	}
+	prompt, err := a.promptText(*src)
+	if err != nil {
+		return err
+	}
+	p := a.withCaller(map[string]any{"target": c.Target, "prompt": prompt})
+	return a.request("agent.send", p, func(raw json.RawMessage) error {
+		var r struct {
+			Path           string          `json:"path"`
+			DeliveredWhile string          `json:"delivered_while"`
+			InputSeq       json.RawMessage `json:"input_seq"`
+		}
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return a.pretty(raw)
+		}
+		a.stdout("%s delivered (while %s) input_seq=%s", r.Path, r.DeliveredWhile, literal(r.InputSeq))
+		return nil
+	})
+}
+
+type agentLogsCmd struct {
+	Target       string `arg:"" help:"Agent path or uuid."`
+	LastResponse bool   `help:"Only the final assistant message."`
+	Tail         *uint  `help:"Only the last N entries."`
+	Follow       bool   `help:"Keep printing new entries until the agent ends."`
+}
+
+// Run implements `orcr agent logs` (cli.md §5.4). Entry formatting and --follow polling
+// land with the transcript issue; today the first request is sent and its result shown.
+func (c *agentLogsCmd) Run(a *app) error {
+	p := map[string]any{"target": c.Target, "last_response": c.LastResponse}
+	if c.Tail != nil {
+		p["tail"] = *c.Tail
+	}
+	return a.request("agent.logs", a.withCaller(p), nil)
+}
+
+type agentWaitCmd struct {
+	Targets []string `arg:"" required:"" help:"Patterns, paths or uuids."`
+	Timeout string   `help:"Give up after this duration (exit 3, not an error)."`
+}
+
+// Run implements `orcr agent wait` (cli.md §5.5): prints the success result, then
+// exits with the code of the wait rule (cli.md §1.6).
+func (c *agentWaitCmd) Run(a *app) error {
+	p := map[string]any{"targets": c.Targets}
+	if c.Timeout != "" {
+		p["timeout"] = c.Timeout
+	}
+	raw, err := a.call("agent.wait", a.withCaller(p))
+	if err != nil {
+		return err
+	}
+	var r waitResult
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return wire.Internal("decode", "cannot decode agent.wait result: "+err.Error())
+	}
+	if a.json {
+		a.printOK(raw)
+	} else {
+		targets := append([]waitTarget(nil), r.Targets...)
+		sort.SliceStable(targets, func(i, j int) bool { return targets[i].Path < targets[j].Path })
+		for _, t := range targets {
+			a.stdout("%s  %s", t.Path, t.Reason)
+		}
+	}
+	if code := r.exitCode(); code != 0 {
+		return &ExitError{Code: code}
+	}
+	return nil
+}
+
+type waitTarget struct {
+	Path   string `json:"path"`
+	OK     bool   `json:"ok"`
+	Reason string `json:"reason"`
+}
+
+type waitResult struct {
+	Targets  []waitTarget `json:"targets"`
+	AllOK    bool         `json:"all_ok"`
+	TimedOut bool         `json:"timed_out"`
+}
+
+// exitCode applies the agent wait rule of cli.md §1.6 (first match wins).
+func (r *waitResult) exitCode() int {
+	if r.AllOK {
+		return 0
+	}
+	for _, t := range r.Targets {
+		if strings.HasPrefix(t.Reason, "blocked") {
+			return 4
+		}
+	}
+	for _, t := range r.Targets {
+		if !t.OK && t.Reason != "wait_timeout" {
+			return 5
+		}
+	}
+	if r.TimedOut {
+		return 3
+	}
+	return 5
+}
+
+type agentAttachCmd struct {
+	Target   string `arg:"" help:"Agent path or uuid."`
+	Takeover bool   `help:"Take over input instead of observing."`
+}
+
+// Run implements `orcr agent attach` (cli.md §5.6) up to the lease: the herdr exec part
+// has not landed, so a granted lease is released again and not_implemented reported.
+func (c *agentAttachCmd) Run(a *app) error {
+	p := a.withCaller(map[string]any{"target": c.Target, "takeover": c.Takeover, "client_pid": a.env.PID})
+	cl, err := a.connect()
+	if err != nil {
+		return err
+	}
+	var lease struct {
+		LeaseID string `json:"lease_id"`
+	}
+	if err := cl.Call(a.ctx, "agent.attach.prepare", p, &lease); err != nil {
+		return err
+	}
+	if lease.LeaseID != "" {
+		_ = cl.Call(a.ctx, "agent.attach.release", map[string]any{"lease_id": lease.LeaseID}, nil)
+	}
+	return notImplemented("agent attach")
+}
+
+type agentKillCmd struct {
+	Targets []string `arg:"" required:"" help:"Patterns, paths or uuids."`
+	Force   bool     `help:"Also kill unmanaged agents."`
+	Yes     bool     `short:"y" help:"Do not ask for confirmation."`
+}
+
+// Run implements `orcr agent kill` (cli.md §5.7), with the TTY confirmation of §1.4.
+func (c *agentKillCmd) Run(a *app) error {
+	if a.confirms(c.Yes) {
+		raw, err := a.call("agent.kill", a.withCaller(map[string]any{"targets": c.Targets, "force": c.Force, "preview": true}))
+		if err != nil {
+			return err
+		}
+		var pv struct {
+			Targets []struct {
+				Path   string `json:"path"`
+				Status string `json:"status"`
+			} `json:"targets"`
+		}
+		_ = json.Unmarshal(raw, &pv)
+		a.stderr("Matched %d agent(s):", len(pv.Targets))
+		for _, t := range pv.Targets {
+			a.stderr("  %s [%s]", t.Path, t.Status)
+		}
+		if !a.ask(fmt.Sprintf("Kill these %d agent(s)?", len(pv.Targets))) {
+			return nil
+		}
+	}
+	raw, err := a.call("agent.kill", a.withCaller(map[string]any{"targets": c.Targets, "force": c.Force}))
+	if err != nil {
+		return err
+	}
+	var r struct {
+		Killed  []struct{ Path string } `json:"killed"`
+		Skipped []struct {
+			Path   string `json:"path"`
+			Reason string `json:"reason"`
+		} `json:"skipped"`
+	}
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return wire.Internal("decode", "cannot decode agent.kill result: "+err.Error())
+	}
+	if a.json {
+		a.printOK(raw)
+	} else {
+		for _, k := range r.Killed {
+			a.stdout("killed %s", k.Path)
+		}
+		for _, s := range r.Skipped {
+			a.stdout("skipped %s (%s)", s.Path, s.Reason)
+		}
+		if len(r.Killed) == 0 && len(r.Skipped) == 0 {
+			a.stdout("no agents killed")
+		}
+	}
+	if len(r.Killed) == 0 && len(r.Skipped) > 0 {
+		return &ExitError{Code: 7}
+	}
+	return nil
+}
+
+type agentLsCmd struct {
+	Pattern   string `arg:"" optional:"" help:"Pattern, path or uuid."`
+	Agent     string `short:"a" help:"Only this provider."`
+	Status    string `help:"Only this status (exact)."`
+	Managed   bool   `help:"Only managed agents."`
+	Unmanaged bool   `help:"Only unmanaged agents."`
+	All       bool   `help:"Include ended agents."`
+}
+
+// Run implements `orcr agent ls` (cli.md §5.8). The table rendering lands with the
+// listing issue; today the result is shown as JSON.
+func (c *agentLsCmd) Run(a *app) error {
+	if c.Managed && c.Unmanaged {
+		return wire.Invalid("conflicting_flags", "--managed and --unmanaged are mutually exclusive")
+	}
+	p := map[string]any{"managed": c.Managed, "unmanaged": c.Unmanaged, "all": c.All}
+	for k, v := range map[string]string{"pattern": c.Pattern, "agent": c.Agent, "status": c.Status} {
+		if v != "" {
+			p[k] = v
+		}
+	}
+	return a.request("agent.ls", a.withCaller(p), nil)
+}
+
+// confirms reports whether a destructive verb must ask first (cli.md §1.4): stdout is
+// a TTY, --json is absent and -y was not given.
+func (a *app) confirms(yes bool) bool {
+	return !yes && !a.json && a.env.IsTTY()
+}
+
+// ask writes question + " [y/N]" to stderr and reads one line from stdin; anything but
+// y/Y/yes prints "aborted".
+func (a *app) ask(question string) bool {
+	fmt.Fprintf(a.env.Stderr, "%s [y/N] ", question)
+	var line strings.Builder
+	buf := make([]byte, 1)
+	for {
+		n, err := a.env.Stdin.Read(buf)
+		if n > 0 {
+			if buf[0] == '\n' {
+				break
+			}
+			line.WriteByte(buf[0])
+		}
+		if err != nil {
+			break
+		}
+	}
+	switch strings.TrimSpace(line.String()) {
+	case "y", "Y", "yes":
+		return true
+	}
+	a.stderr("aborted")
+	return false
+}

@@ -1,0 +1,331 @@
+// Package cli is the orcr command line: a kong command tree that is a thin layer over
+// the socket client ([socketapi.Client]). Everything runs in-process against injected
+// writers and environment, so tests drive it with buffers; cmd/orcr/main.go only wires
+// the real process (os.Args, os.Stdout, the server entry point) into [Run].
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/alecthomas/kong"
+	"golang.org/x/term"
+
+	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/wire"
+)
+
+// Version is what `orcr -V` prints after "orcr ".
+const Version = socketapi.Version
+
+// ServeOptions is what `server start --foreground` hands to [Env.Serve].
+type ServeOptions struct {
+	// Home is the resolved orcr home.
+	Home string
+	// Getenv reads the CLI's environment.
+	Getenv func(string) string
+	// Warnf prints one config warning ("warning: <text>") on the CLI's stderr.
+	Warnf func(format string, args ...any)
+}
+
+// Env is the process the CLI runs in. Every field has a usable default except Serve:
+// nil Stdin reads nothing, nil writers discard, nil Getenv means os.Getenv and so on.
+// Fields must not change while [Run] executes.
+type Env struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	// Getenv reads one variable; nil means os.Getenv.
+	Getenv func(string) string
+	// Environ is the full environment handed to an auto-started server; nil means
+	// os.Environ.
+	Environ func() []string
+	// Getwd is the working directory sent as cwd; nil means os.Getwd.
+	Getwd func() (string, error)
+	// IsTTY reports whether stdout is a terminal (cli.md §1.4); nil checks whether
+	// Stdout is an *os.File on a terminal.
+	IsTTY func() bool
+	// Spawn starts a detached `orcr server start --foreground` for home and returns
+	// without waiting for it; nil re-executes os.Executable (see [SpawnDetached]).
+	Spawn func(home string) error
+	// Serve makes this process the server (`server start --foreground`); main wires it to
+	// socketapi/server.Run. It returns server.OutcomeStarted or
+	// server.OutcomeAlreadyRunning. nil → not_implemented.
+	Serve func(ctx context.Context, opts ServeOptions) (outcome string, err error)
+	// PID is the client_pid sent by `agent attach`; 0 means os.Getpid().
+	PID int
+}
+
+func (e *Env) defaults() {
+	if e.Stdin == nil {
+		e.Stdin = strings.NewReader("")
+	}
+	if e.Stdout == nil {
+		e.Stdout = io.Discard
+	}
+	if e.Stderr == nil {
+		e.Stderr = io.Discard
+	}
+	if e.Getenv == nil {
+		e.Getenv = os.Getenv
+	}
+	if e.Environ == nil {
+		e.Environ = os.Environ
+	}
+	if e.Getwd == nil {
+		e.Getwd = os.Getwd
+	}
+	if e.IsTTY == nil {
+		out := e.Stdout
+		e.IsTTY = func() bool {
+			f, ok := out.(*os.File)
+			return ok && term.IsTerminal(int(f.Fd()))
+		}
+	}
+	if e.Spawn == nil {
+		environ := e.Environ
+		e.Spawn = func(home string) error { return SpawnDetached(home, environ()) }
+	}
+	if e.PID == 0 {
+		e.PID = os.Getpid()
+	}
+}
+
+// exitRequest is panicked by kong's Exit hook (help, version) and recovered by Run, so
+// tests never terminate the process.
+type exitRequest struct{ code int }
+
+// ExitError is returned by a command that printed its (successful) output but must exit
+// with a non-zero code: `agent wait` (3/4/5) and `agent kill` (7).
+type ExitError struct{ Code int }
+
+func (e *ExitError) Error() string { return fmt.Sprintf("exit status %d", e.Code) }
+
+// app is bound into every command's Run method.
+type app struct {
+	ctx  context.Context
+	env  *Env
+	json bool
+	// passthrough is the argv after "--" of `loop create`.
+	passthrough []string
+	// hasDashDash reports whether argv contained the "--" of loop create.
+	hasDashDash bool
+}
+
+// Run executes one orcr invocation with args (without the program name) and returns
+// the process exit code (cli.md §1.6). It never calls os.Exit.
+func Run(ctx context.Context, args []string, env Env) (code int) {
+	env.defaults()
+	a := &app{ctx: ctx, env: &env, json: jsonRequested(args)}
+	args, a.passthrough, a.hasDashDash = splitLoopCreate(args)
+
+	var root rootCmd
+	parser, err := kong.New(&root,
+		kong.Name("orcr"),
+		kong.Description("Run AI coding agents inside herdr."),
+		kong.Writers(env.Stdout, env.Stderr),
+		kong.Exit(func(c int) { panic(exitRequest{c}) }),
+		kong.Vars{"version": "orcr " + Version},
+		kong.Bind(a),
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+	)
+	if err != nil {
+		return a.fail(wire.Internal("cli", "cannot build the command line: "+err.Error()))
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			er, ok := r.(exitRequest)
+			if !ok {
+				panic(r)
+			}
+			code = er.code
+		}
+	}()
+	kctx, err := parser.Parse(args)
+	if err != nil {
+		return a.parseError(parser, args, err)
+	}
+	a.json = a.json || root.JSON
+	if err := kctx.Run(); err != nil {
+		return a.fail(err)
+	}
+	return 0
+}
+
+// jsonRequested reports whether an argv element is exactly "--json" (cli.md §1.1), the
+// rule that decides how parse errors are printed.
+func jsonRequested(args []string) bool {
+	for _, s := range args {
+		if s == "--" {
+			return false
+		}
+		if s == "--json" {
+			return true
+		}
+	}
+	return false
+}
+
+// splitLoopCreate cuts the command argv of `loop create … -- <command…>` off args, so
+// kong never sees it (the cron positional would otherwise swallow its first word).
+func splitLoopCreate(args []string) (rest, command []string, found bool) {
+	var words []string
+	for i, s := range args {
+		if s == "--" {
+			if len(words) >= 2 && words[0] == "loop" && words[1] == "create" {
+				return args[:i:i], append([]string(nil), args[i+1:]...), true
+			}
+			return args, nil, false
+		}
+		if !strings.HasPrefix(s, "-") {
+			words = append(words, s)
+		}
+	}
+	return args, nil, false
+}
+
+// parseError maps a kong error: a branch command without its subcommand prints help
+// and exits 0; anything else is invalid_request cli_parse (exit 1).
+func (a *app) parseError(parser *kong.Kong, args []string, err error) int {
+	var pe *kong.ParseError
+	errors.As(err, &pe)
+	if tctx, terr := kong.Trace(parser, args); terr == nil && tctx.Error == nil && missingSubcommand(tctx) {
+		_ = tctx.PrintUsage(false)
+		return 0
+	}
+	e := wire.Invalid("cli_parse", err.Error())
+	if a.json {
+		a.printError(e)
+		return e.Code.Exit()
+	}
+	a.printError(e)
+	if pe != nil && pe.Context != nil {
+		pe.Context.Stdout = a.env.Stderr
+		_ = pe.Context.PrintUsage(true)
+	}
+	return e.Code.Exit()
+}
+
+// missingSubcommand reports whether a cleanly traced argv stopped at the root or at a
+// noun (a node whose children are commands), i.e. `orcr`, `orcr agent`, `orcr loop run`.
+func missingSubcommand(ctx *kong.Context) bool {
+	node := ctx.Selected()
+	if node == nil {
+		node = ctx.Model.Node
+	}
+	if node.Type != kong.ApplicationNode && node.Type != kong.CommandNode {
+		return false
+	}
+	for _, c := range node.Children {
+		if c.Type == kong.CommandNode {
+			return true
+		}
+	}
+	return false
+}
+
+// fail prints err (as an envelope with --json, else as an "error:" line on stderr) and
+// returns its exit code.
+func (a *app) fail(err error) int {
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		return ee.Code
+	}
+	pe, ok := wire.As(err)
+	if !ok {
+		pe = wire.Internal("cli", err.Error())
+	}
+	a.printError(pe)
+	return pe.Code.Exit()
+}
+
+func (a *app) printError(e *wire.Error) {
+	if a.json {
+		env := struct {
+			OK    bool        `json:"ok"`
+			Error *wire.Error `json:"error"`
+		}{false, e}
+		a.writeJSONLine(env)
+		return
+	}
+	details := ""
+	if len(e.Details) > 0 {
+		details = strings.TrimSuffix(string(marshal(e.Details)), "\n")
+	}
+	fmt.Fprintln(a.env.Stderr, e.HumanLine(details))
+}
+
+// marshal encodes v compactly without HTML escaping, with a trailing newline.
+func marshal(v any) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		panic(fmt.Sprintf("cli: cannot encode %T: %v", v, err))
+	}
+	return b.Bytes()
+}
+
+func (a *app) writeJSONLine(v any) {
+	_, _ = a.env.Stdout.Write(marshal(v))
+}
+
+// printOK prints the success envelope {"ok":true,"result":<raw>} on one line.
+func (a *app) printOK(raw json.RawMessage) {
+	var b bytes.Buffer
+	b.WriteString(`{"ok":true,"result":`)
+	if len(bytes.TrimSpace(raw)) == 0 {
+		b.WriteString("null")
+	} else if err := json.Compact(&b, raw); err != nil {
+		b.Write(bytes.TrimSpace(raw))
+	}
+	b.WriteString("}\n")
+	_, _ = a.env.Stdout.Write(b.Bytes())
+}
+
+// printOKValue is printOK for a locally built result.
+func (a *app) printOKValue(v any) {
+	a.printOK(bytes.TrimSuffix(marshal(v), []byte("\n")))
+}
+
+// stdout prints one human line.
+func (a *app) stdout(format string, args ...any) { fmt.Fprintf(a.env.Stdout, format+"\n", args...) }
+
+// stderr prints one line of hints, notes or warnings.
+func (a *app) stderr(format string, args ...any) { fmt.Fprintf(a.env.Stderr, format+"\n", args...) }
+
+// emit prints raw as the envelope with --json; otherwise human renders it (nil human
+// prints the result as indented JSON).
+func (a *app) emit(raw json.RawMessage, human func(json.RawMessage) error) error {
+	if a.json {
+		a.printOK(raw)
+		return nil
+	}
+	if human == nil {
+		return a.pretty(raw)
+	}
+	return human(raw)
+}
+
+// pretty prints raw indented with two spaces.
+func (a *app) pretty(raw json.RawMessage) error {
+	var b bytes.Buffer
+	if err := json.Indent(&b, raw, "", "  "); err != nil {
+		b.Reset()
+		b.Write(raw)
+	}
+	b.WriteByte('\n')
+	_, err := a.env.Stdout.Write(b.Bytes())
+	return err
+}
+
+// notImplemented is the error of verbs whose feature has not landed yet.
+func notImplemented(verb string) error {
+	return wire.Invalid("not_implemented", "orcr "+verb+" is not implemented yet", "verb", verb)
+}

@@ -1,0 +1,143 @@
+package cli
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/alecthomas/kong"
+)
+
+// rootCmd is the command tree of cli.md §1.1.
+type rootCmd struct {
+	JSON    bool             `name:"json" help:"Print exactly one JSON envelope line on stdout."`
+	Version kong.VersionFlag `short:"V" help:"Print the version and exit."`
+
+	Agent    agentCmd    `cmd:"" help:"Run, talk to, wait for and kill agents."`
+	Loop     loopCmd     `cmd:"" help:"Durable cron and one-shot loops."`
+	Server   serverCmd   `cmd:"" help:"Start, stop and inspect the orcr server."`
+	API      apiCmd      `cmd:"" name:"api" help:"The socket API: schema and snapshot."`
+	Scaffold scaffoldCmd `cmd:"" help:"Create a TypeScript workflow project."`
+	Top      topCmd      `cmd:"" help:"Full-screen live view of agents and loops."`
+}
+
+type agentCmd struct {
+	Run    agentRunCmd    `cmd:"" help:"Start a managed agent (asynchronous)."`
+	Ask    agentAskCmd    `cmd:"" help:"Start an agent, wait, and print its final response."`
+	Send   agentSendCmd   `cmd:"" help:"Deliver a prompt to an existing agent."`
+	Logs   agentLogsCmd   `cmd:"" help:"Read an agent's transcript or last response."`
+	Wait   agentWaitCmd   `cmd:"" help:"Block until every target settles."`
+	Attach agentAttachCmd `cmd:"" help:"Attach the terminal to an agent's pane."`
+	Kill   agentKillCmd   `cmd:"" help:"Kill agents."`
+	Ls     agentLsCmd     `cmd:"" help:"List agents."`
+}
+
+type loopCmd struct {
+	Create loopCreateCmd `cmd:"" help:"Create a loop: loop create <name> \"<cron>\"|--once-at <time> -- <command…>."`
+	Pause  loopPauseCmd  `cmd:"" help:"Pause loops."`
+	Resume loopResumeCmd `cmd:"" help:"Resume loops."`
+	Rm     loopRmCmd     `cmd:"" help:"Remove loops."`
+	Ls     loopLsCmd     `cmd:"" help:"List loops."`
+	Logs   loopLogsCmd   `cmd:"" help:"Read a loop's run output and orcr events."`
+	Run    loopRunCmd    `cmd:"" help:"Manual runs of a loop."`
+}
+
+type loopRunCmd struct {
+	Start loopRunStartCmd `cmd:"" help:"Start a manual run."`
+	Stop  loopRunStopCmd  `cmd:"" help:"Stop runs."`
+	Ls    loopRunLsCmd    `cmd:"" help:"List runs."`
+}
+
+type serverCmd struct {
+	Start   serverStartCmd   `cmd:"" help:"Start the server (detached unless --foreground)."`
+	Stop    serverStopCmd    `cmd:"" help:"Stop the server (never auto-starts)."`
+	Status  serverStatusCmd  `cmd:"" help:"Show server health."`
+	Logs    serverLogsCmd    `cmd:"" help:"Print the server log."`
+	Enable  serverEnableCmd  `cmd:"" help:"Start the server at login (systemd/launchd)."`
+	Disable serverDisableCmd `cmd:"" help:"Remove the start-at-login unit."`
+}
+
+type apiCmd struct {
+	Schema   apiSchemaCmd   `cmd:"" help:"Print the socket API schema (generated locally)."`
+	Snapshot apiSnapshotCmd `cmd:"" help:"Print a consistent snapshot of agents, loops and queue."`
+}
+
+// verbMethods maps every CLI verb that talks to the server to the socket methods it
+// sends (the CLI coverage test checks it against socketapi.Catalogue and the kong tree).
+var verbMethods = map[string][]string{
+	"agent run":      {"agent.run"},
+	"agent ask":      {"agent.ask"},
+	"agent send":     {"agent.send"},
+	"agent logs":     {"agent.logs"},
+	"agent wait":     {"agent.wait"},
+	"agent attach":   {"agent.attach.prepare", "agent.attach.heartbeat", "agent.attach.release"},
+	"agent kill":     {"agent.kill"},
+	"agent ls":       {"agent.ls"},
+	"loop create":    {"loop.create"},
+	"loop pause":     {"loop.pause"},
+	"loop resume":    {"loop.resume"},
+	"loop rm":        {"loop.rm", "loop.run.ls"},
+	"loop ls":        {"loop.ls"},
+	"loop logs":      {"loop.logs"},
+	"loop run start": {"loop.run.start"},
+	"loop run stop":  {"loop.run.stop", "loop.run.ls"},
+	"loop run ls":    {"loop.run.ls"},
+	"server start":   {"server.handshake"},
+	"server stop":    {"server.handshake", "server.stop"},
+	"server status":  {"server.status"},
+	"api snapshot":   {"api.snapshot"},
+	"top":            {"watch.open", "events.subscribe", "agent.ls"},
+}
+
+// localVerbs never talk to the server (cli.md §1.3). `api schema` is generated locally
+// although the server also answers api.schema.
+var localVerbs = map[string]bool{
+	"server logs":    true,
+	"server enable":  true,
+	"server disable": true,
+	"api schema":     true,
+	"scaffold":       true,
+}
+
+// VerbMethods returns a copy of the verb → socket methods table.
+func VerbMethods() map[string][]string {
+	out := make(map[string][]string, len(verbMethods))
+	for k, v := range verbMethods {
+		out[k] = append([]string(nil), v...)
+	}
+	return out
+}
+
+// LocalVerbs returns the verbs that never contact the server, sorted.
+func LocalVerbs() []string {
+	out := make([]string, 0, len(localVerbs))
+	for k := range localVerbs {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Verbs returns every leaf command of the kong tree as its space-separated path
+// ("agent run", "loop run stop", "top"), sorted.
+func Verbs() []string {
+	var root rootCmd
+	k, err := kong.New(&root, kong.Name("orcr"), kong.Vars{"version": "orcr " + Version})
+	if err != nil {
+		panic(err)
+	}
+	var out []string
+	for _, n := range k.Model.Leaves(false) {
+		out = append(out, verbOf(n))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// verbOf is the space-separated command path of n below the root.
+func verbOf(n *kong.Node) string {
+	var parts []string
+	for ; n != nil && n.Type == kong.CommandNode; n = n.Parent {
+		parts = append([]string{n.Name}, parts...)
+	}
+	return strings.Join(parts, " ")
+}

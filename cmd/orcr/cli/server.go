@@ -1,0 +1,221 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/orcr-go/orcr/socketapi"
+)
+
+type serverStartCmd struct {
+	Foreground bool `help:"Become the server in this process and block until it stops."`
+}
+
+// Run implements `orcr server start` (cli.md §5.17).
+func (c *serverStartCmd) Run(a *app) error {
+	if c.Foreground {
+		return a.serveForeground()
+	}
+	home, err := a.prepareHome()
+	if err != nil {
+		return err
+	}
+	_, outcome, err := a.ensureRunning(home)
+	if err != nil {
+		return err
+	}
+	a.serverStatusLine(outcome)
+	return nil
+}
+
+// serveForeground makes this process the server via Env.Serve (socketapi/server.Run),
+// which performs the ensure step and config load itself (protocol.md §1.5).
+func (a *app) serveForeground() error {
+	if a.env.Serve == nil {
+		return notImplemented("server start --foreground")
+	}
+	home, err := a.resolveHome()
+	if err != nil {
+		return err
+	}
+	outcome, err := a.env.Serve(a.ctx, ServeOptions{
+		Home:   home,
+		Getenv: a.env.Getenv,
+		Warnf: func(format string, args ...any) {
+			a.stderr("warning: "+format, args...)
+		},
+	})
+	if err != nil {
+		return err
+	}
+	a.serverStatusLine(outcome)
+	return nil
+}
+
+// serverStatusLine prints `server <status>` or {"status":<status>}.
+func (a *app) serverStatusLine(status string) {
+	if a.json {
+		a.printOKValue(map[string]string{"status": status})
+		return
+	}
+	a.stdout("server %s", status)
+}
+
+type serverStopCmd struct{}
+
+// Run implements `orcr server stop` (cli.md §5.18): handshake only, never auto-starts.
+func (c *serverStopCmd) Run(a *app) error {
+	home, err := a.resolveHome()
+	if err != nil {
+		return err
+	}
+	cl := clientFor(home)
+	if _, err := cl.Handshake(a.ctx); err != nil {
+		a.serverStatusLine("not_running")
+		return nil
+	}
+	if err := cl.Call(a.ctx, "server.stop", nil, nil); err != nil {
+		return err
+	}
+	a.serverStatusLine("stopped")
+	return nil
+}
+
+type serverStatusCmd struct{}
+
+// Run implements `orcr server status` (cli.md §5.19).
+func (c *serverStatusCmd) Run(a *app) error {
+	return a.request("server.status", nil, func(raw json.RawMessage) error {
+		text, err := renderServerStatus(raw)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprint(a.env.Stdout, text)
+		return err
+	})
+}
+
+// literal renders a JSON value compactly, "null" when absent.
+func literal(v json.RawMessage) string {
+	if len(bytes.TrimSpace(v)) == 0 {
+		return "null"
+	}
+	var b bytes.Buffer
+	if err := json.Compact(&b, v); err != nil {
+		return string(v)
+	}
+	return b.String()
+}
+
+// renderServerStatus is the human summary of server.status (cli.md §5.19); values are
+// printed as JSON literals.
+func renderServerStatus(raw json.RawMessage) (string, error) {
+	var st struct {
+		Version      json.RawMessage            `json:"version"`
+		Protocol     json.RawMessage            `json:"protocol"`
+		Socket       json.RawMessage            `json:"socket"`
+		Store        json.RawMessage            `json:"store"`
+		Herdr        map[string]json.RawMessage `json:"herdr"`
+		Counts       map[string]json.RawMessage `json:"counts"`
+		Drift        map[string]json.RawMessage `json:"drift"`
+		Integrations map[string]struct {
+			Orcr  bool `json:"orcr"`
+			Herdr bool `json:"herdr"`
+		} `json:"integrations"`
+		LoopsFiring json.RawMessage `json:"loops_firing"`
+		Loops       []struct {
+			Name       string          `json:"name"`
+			Status     string          `json:"status"`
+			NextFireAt json.RawMessage `json:"next_fire_at"`
+		} `json:"loops"`
+	}
+	if err := json.Unmarshal(raw, &st); err != nil {
+		return "", fmt.Errorf("cannot decode server.status: %w", err)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "orcr server\n")
+	fmt.Fprintf(&b, "  version   %s\n", literal(st.Version))
+	fmt.Fprintf(&b, "  protocol  %s\n", literal(st.Protocol))
+	fmt.Fprintf(&b, "  socket    %s\n", literal(st.Socket))
+	fmt.Fprintf(&b, "  store     %s\n", literal(st.Store))
+	fmt.Fprintf(&b, "  herdr     reachable=%s session=%s running=%s\n",
+		literal(st.Herdr["reachable"]), literal(st.Herdr["session"]), literal(st.Herdr["session_running"]))
+	fmt.Fprintf(&b, "  counts    live=%s queued=%s blocked=%s unmanaged=%s unmarked_panes=%s unknown_marked_panes=%s\n",
+		literal(st.Counts["live"]), literal(st.Counts["queued"]), literal(st.Counts["blocked"]),
+		literal(st.Counts["unmanaged"]), literal(st.Counts["unmarked_panes"]), literal(st.Counts["unknown_marked_panes"]))
+	fmt.Fprintf(&b, "  drift     lost=%s repaired=%s\n", literal(st.Drift["lost"]), literal(st.Drift["repaired"]))
+	if len(st.Integrations) == 0 {
+		b.WriteString("  integrations (none)\n")
+	} else {
+		b.WriteString("  integrations\n")
+		providers := make([]string, 0, len(st.Integrations))
+		for p := range st.Integrations {
+			providers = append(providers, p)
+		}
+		sort.Strings(providers)
+		for _, p := range providers {
+			in := st.Integrations[p]
+			fmt.Fprintf(&b, "    %-8s orcr=%s herdr=%s\n", p, okMissing(in.Orcr), okMissing(in.Herdr))
+		}
+	}
+	fmt.Fprintf(&b, "  loops     firing_durable=%s\n", literal(st.LoopsFiring))
+	for _, l := range st.Loops {
+		next := "-"
+		if s := literal(l.NextFireAt); s != "null" {
+			next = s
+		}
+		fmt.Fprintf(&b, "    %-16s status=%s next_fire_at=%s\n", l.Name, l.Status, next)
+	}
+	return b.String(), nil
+}
+
+func okMissing(ok bool) string {
+	if ok {
+		return "ok"
+	}
+	return "missing"
+}
+
+type serverEnableCmd struct{}
+
+// Run implements `orcr server enable`; the unit writer has not landed yet.
+func (c *serverEnableCmd) Run(a *app) error { return notImplemented("server enable") }
+
+type serverDisableCmd struct{}
+
+// Run implements `orcr server disable`; the unit writer has not landed yet.
+func (c *serverDisableCmd) Run(a *app) error { return notImplemented("server disable") }
+
+type apiSchemaCmd struct {
+	Output string `help:"Write the pretty schema to this file instead of stdout."`
+}
+
+// Run implements `orcr api schema` (cli.md §5.22): generated locally, no server, no home.
+func (c *apiSchemaCmd) Run(a *app) error {
+	doc := socketapi.SchemaJSON()
+	if c.Output != "" {
+		if err := writeFile(c.Output, doc); err != nil {
+			return err
+		}
+		if a.json {
+			a.printOKValue(map[string]string{"written": c.Output})
+		} else {
+			a.stderr("wrote schema to %s", c.Output)
+		}
+		return nil
+	}
+	if a.json {
+		a.printOK(doc)
+		return nil
+	}
+	_, err := a.env.Stdout.Write(doc)
+	return err
+}
+
+type apiSnapshotCmd struct{}
+
+// Run implements `orcr api snapshot` (cli.md §5.23).
+func (c *apiSnapshotCmd) Run(a *app) error { return a.request("api.snapshot", nil, nil) }

@@ -1,0 +1,120 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+
+	"github.com/orcr-go/orcr/config"
+	"github.com/orcr-go/orcr/socketapi"
+)
+
+// resolveHome resolves the home without touching it (server stop, server logs).
+func (a *app) resolveHome() (string, error) {
+	return config.ResolveHome(a.env.Getenv)
+}
+
+// prepareHome is the ensure step of cli.md §1.3: resolve, create + safety-check the
+// home, load the config (warnings to stderr). A config or home error aborts before the
+// server is contacted (environment_error, exit 2).
+func (a *app) prepareHome() (string, error) {
+	home, err := a.resolveHome()
+	if err != nil {
+		return "", err
+	}
+	if err := config.EnsureHome(home); err != nil {
+		return "", err
+	}
+	_, warnings, err := config.Load(home, a.env.Getenv)
+	if err != nil {
+		return "", err
+	}
+	for _, w := range warnings {
+		a.stderr("warning: %s", w)
+	}
+	return home, nil
+}
+
+func clientFor(home string) *socketapi.Client {
+	return &socketapi.Client{Socket: config.NewPaths(home).Socket}
+}
+
+// ensureRunning auto-starts the server of home (protocol.md §1.7) and returns the
+// client and the outcome (socketapi.Started or socketapi.AlreadyRunning).
+func (a *app) ensureRunning(home string) (*socketapi.Client, string, error) {
+	c := clientFor(home)
+	outcome, err := c.EnsureRunning(a.ctx, func() error { return a.env.Spawn(home) })
+	if err != nil {
+		return nil, "", err
+	}
+	return c, outcome, nil
+}
+
+// connect is the full preamble of every verb in the first row of cli.md §1.3.
+func (a *app) connect() (*socketapi.Client, error) {
+	home, err := a.prepareHome()
+	if err != nil {
+		return nil, err
+	}
+	c, _, err := a.ensureRunning(home)
+	return c, err
+}
+
+// call connects (auto-starting) and sends one request, returning the raw result.
+func (a *app) call(method string, params any) (json.RawMessage, error) {
+	c, err := a.connect()
+	if err != nil {
+		return nil, err
+	}
+	var raw json.RawMessage
+	if err := c.Call(a.ctx, method, params, &raw); err != nil {
+		return nil, err
+	}
+	return raw, nil
+}
+
+// request sends method with params and prints the result via human (see [app.emit]).
+func (a *app) request(method string, params any, human func(json.RawMessage) error) error {
+	raw, err := a.call(method, params)
+	if err != nil {
+		return err
+	}
+	return a.emit(raw, human)
+}
+
+// withCaller adds caller_id/caller_path from ORCR_ID/ORCR_PATH (cli.md §2.1); empty
+// values count as unset.
+func (a *app) withCaller(p map[string]any) map[string]any {
+	if id := a.env.Getenv("ORCR_ID"); id != "" {
+		p["caller_id"] = id
+	}
+	if path := a.env.Getenv("ORCR_PATH"); path != "" {
+		p["caller_path"] = path
+	}
+	return p
+}
+
+// SpawnDetached starts `<os.Executable()> server start --foreground` in a new session
+// (setsid) with stdio on /dev/null and environ plus ORCR_HOME=home, and returns without
+// waiting; a goroutine reaps the child should it exit while this process lives.
+func SpawnDetached(home string, environ []string) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("cannot locate the orcr executable: %w", err)
+	}
+	if abs, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = abs
+	}
+	cmd := exec.Command(exe, "server", "start", "--foreground")
+	cmd.Env = append(append([]string(nil), environ...), "ORCR_HOME="+home)
+	// nil Stdin/Stdout/Stderr are connected to the null device by os/exec.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	go func() { _ = cmd.Wait() }()
+	return nil
+}
