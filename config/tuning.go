@@ -1,0 +1,104 @@
+package config
+
+import (
+	"math"
+	"time"
+)
+
+// MockProvider is the test provider whose built-in tuning differs from the others.
+const MockProvider = "mock"
+
+// Tuning is a provider's resolved completion/submit tuning (providers.md §2.1): the
+// built-in values with any integrations.<provider> overrides applied.
+type Tuning struct {
+	FastTurnGrace              time.Duration // fast_turn_grace_ms
+	IdleStable                 time.Duration // idle_stable_ms
+	TranscriptSettle           time.Duration // transcript_settle_ms; 0 disables the transcript condition
+	TranscriptFreshnessTimeout time.Duration // transcript_freshness_timeout_ms
+	ShutdownGrace              time.Duration // shutdown_grace_ms
+	SubmitReady                time.Duration // submit_ready_ms; 0 skips the readiness wait
+	SubmitConfirm              time.Duration // submit_confirm_ms; 0 = no verification
+	SubmitAttempts             int           // submit_attempts
+}
+
+// TuningOverride is one integrations.<provider> object of config.json. A nil field was
+// absent from the file; a set field holds the non-negative integer given (milliseconds,
+// or a count for SubmitAttempts).
+type TuningOverride struct {
+	FastTurnGraceMS              *int64
+	IdleStableMS                 *int64
+	TranscriptSettleMS           *int64
+	TranscriptFreshnessTimeoutMS *int64
+	ShutdownGraceMS              *int64
+	SubmitReadyMS                *int64
+	SubmitConfirmMS              *int64
+	SubmitAttempts               *int64
+}
+
+// fields returns pointers to o's fields in integrationKeys order.
+func (o *TuningOverride) fields() []**int64 {
+	return []**int64{
+		&o.FastTurnGraceMS, &o.IdleStableMS, &o.TranscriptSettleMS, &o.TranscriptFreshnessTimeoutMS,
+		&o.ShutdownGraceMS, &o.SubmitReadyMS, &o.SubmitConfirmMS, &o.SubmitAttempts,
+	}
+}
+
+// BuiltinTuning returns the built-in tuning of provider: the mock values for "mock",
+// the claude/codex values for every other name (including unknown providers).
+func BuiltinTuning(provider string) Tuning {
+	if provider == MockProvider {
+		return Tuning{
+			FastTurnGrace:              1500 * time.Millisecond,
+			IdleStable:                 1200 * time.Millisecond,
+			TranscriptSettle:           0,
+			TranscriptFreshnessTimeout: 3000 * time.Millisecond,
+			ShutdownGrace:              400 * time.Millisecond,
+			SubmitReady:                0,
+			SubmitConfirm:              0,
+			SubmitAttempts:             0,
+		}
+	}
+	return Tuning{
+		FastTurnGrace:              2500 * time.Millisecond,
+		IdleStable:                 2500 * time.Millisecond,
+		TranscriptSettle:           1500 * time.Millisecond,
+		TranscriptFreshnessTimeout: 15000 * time.Millisecond,
+		ShutdownGrace:              5000 * time.Millisecond,
+		SubmitReady:                8000 * time.Millisecond,
+		SubmitConfirm:              20000 * time.Millisecond,
+		SubmitAttempts:             6,
+	}
+}
+
+// Apply returns t with the fields set in o replaced. Millisecond values too large for a
+// time.Duration saturate at the maximum duration; SubmitAttempts is truncated to 32 bits
+// as the reference does (config.md §1.3).
+func (o TuningOverride) Apply(t Tuning) Tuning {
+	ms := func(p *int64, d *time.Duration) {
+		if p == nil {
+			return
+		}
+		if *p > math.MaxInt64/int64(time.Millisecond) {
+			*d = time.Duration(math.MaxInt64)
+			return
+		}
+		*d = time.Duration(*p) * time.Millisecond
+	}
+	ms(o.FastTurnGraceMS, &t.FastTurnGrace)
+	ms(o.IdleStableMS, &t.IdleStable)
+	ms(o.TranscriptSettleMS, &t.TranscriptSettle)
+	ms(o.TranscriptFreshnessTimeoutMS, &t.TranscriptFreshnessTimeout)
+	ms(o.ShutdownGraceMS, &t.ShutdownGrace)
+	ms(o.SubmitReadyMS, &t.SubmitReady)
+	ms(o.SubmitConfirmMS, &t.SubmitConfirm)
+	if o.SubmitAttempts != nil {
+		t.SubmitAttempts = int(uint32(*o.SubmitAttempts))
+	}
+	return t
+}
+
+// TuningFor returns the tuning of provider: [BuiltinTuning] with the
+// integrations.<provider> overrides of c applied.
+func (c *Config) TuningFor(provider string) Tuning {
+	return c.Integrations[provider].Apply(BuiltinTuning(provider))
+}

@@ -1,0 +1,89 @@
+package config_test
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/orcr-go/orcr/config"
+)
+
+var standardTuning = config.Tuning{
+	FastTurnGrace:              2500 * time.Millisecond,
+	IdleStable:                 2500 * time.Millisecond,
+	TranscriptSettle:           1500 * time.Millisecond,
+	TranscriptFreshnessTimeout: 15000 * time.Millisecond,
+	ShutdownGrace:              5000 * time.Millisecond,
+	SubmitReady:                8000 * time.Millisecond,
+	SubmitConfirm:              20000 * time.Millisecond,
+	SubmitAttempts:             6,
+}
+
+var mockTuning = config.Tuning{
+	FastTurnGrace:              1500 * time.Millisecond,
+	IdleStable:                 1200 * time.Millisecond,
+	TranscriptFreshnessTimeout: 3000 * time.Millisecond,
+	ShutdownGrace:              400 * time.Millisecond,
+}
+
+func TestBuiltinTuning(t *testing.T) {
+	tests := []struct {
+		provider string
+		want     config.Tuning
+	}{
+		{"claude", standardTuning},
+		{"codex", standardTuning},
+		{"gemini", standardTuning},
+		{"", standardTuning},
+		{"Mock", standardTuning},
+		{"mock", mockTuning},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, config.BuiltinTuning(tt.provider)); diff != "" {
+			t.Errorf("BuiltinTuning(%q) mismatch (-want +got):\n%s", tt.provider, diff)
+		}
+	}
+}
+
+func TestTuningFor(t *testing.T) {
+	src := `{"integrations":{
+		"claude":{"idle_stable_ms":100,"submit_attempts":0},
+		"mock":{"transcript_settle_ms":50,"submit_attempts":4294967297},
+		"codex":{"fast_turn_grace_ms":9223372036854775807},
+		"gemini":{"fast_turn_grace_ms":1,"idle_stable_ms":2,"transcript_settle_ms":3,"transcript_freshness_timeout_ms":4,"shutdown_grace_ms":5,"submit_ready_ms":6,"submit_confirm_ms":7,"submit_attempts":8}
+	}}`
+	cfg, _, err := parse(t, src, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	claude := standardTuning
+	claude.IdleStable, claude.SubmitAttempts = 100*time.Millisecond, 0
+	mock := mockTuning
+	mock.TranscriptSettle, mock.SubmitAttempts = 50*time.Millisecond, 1 // truncated to 32 bits
+	codex := standardTuning
+	codex.FastTurnGrace = time.Duration(math.MaxInt64) // saturates
+	gemini := config.Tuning{
+		FastTurnGrace: 1 * time.Millisecond, IdleStable: 2 * time.Millisecond, TranscriptSettle: 3 * time.Millisecond,
+		TranscriptFreshnessTimeout: 4 * time.Millisecond, ShutdownGrace: 5 * time.Millisecond,
+		SubmitReady: 6 * time.Millisecond, SubmitConfirm: 7 * time.Millisecond, SubmitAttempts: 8,
+	}
+	tests := []struct {
+		provider string
+		want     config.Tuning
+	}{
+		{"claude", claude},
+		{"mock", mock},
+		{"codex", codex},
+		{"gemini", gemini},
+		{"other", standardTuning},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, cfg.TuningFor(tt.provider)); diff != "" {
+			t.Errorf("TuningFor(%q) mismatch (-want +got):\n%s", tt.provider, diff)
+		}
+	}
+	if diff := cmp.Diff(mockTuning, config.Default().TuningFor("mock")); diff != "" {
+		t.Errorf("Default().TuningFor(mock) mismatch (-want +got):\n%s", diff)
+	}
+}
