@@ -1,0 +1,58 @@
+// Package herdrtest is an in-process, herdr-compatible session server for tests: a
+// stand-in for herdr's protocol-20 socket API (see the herdr PROTOCOL.md reference,
+// §12 "Fake server") with real PTYs running real child processes.
+//
+// A [Session] binds herdr's API socket for one session under a config dir C
+// (C/herdr.sock for "default", C/sessions/N/herdr.sock for a named one; mode 0600;
+// a stale socket is removed, a live one refused) and serves the wire protocol exactly:
+// one request line (≤ [MaxRequestBytes], within [FirstLineTimeout]) in, one response
+// line out, close; id "" with invalid_request on envelope/params parse failures.
+// [Start] builds a [Fixture] with a short temporary config dir for tests.
+//
+// Implemented methods: ping, session.snapshot, notification.show (always
+// {shown:false, reason:"disabled"}, herdr's default config), server.stop,
+// workspace.create|list|get|focus|rename|close, tab.create|list|get|focus|rename|close,
+// layout.apply, pane.list|get|focus|rename|send_text|send_keys|send_input|read|move|
+// close, pane.report_agent|report_agent_session|release_agent|clear_agent_authority,
+// agent.list|get. Every other schema method answers internal_error "method X is not
+// implemented by the herdr stand-in"; names outside the schema answer
+// invalid_request (id ""), as herdr does. Events (events.subscribe, events.wait) and
+// long waits (agent.wait, pane.wait_for_output, agent.prompt) are not implemented.
+//
+// Agent status follows PROTOCOL.md §5: pane.report_agent from a custom source makes
+// the pane an agent pane with the reported state; official session-only sources
+// (herdr:claude, herdr:codex, …) never change the state and are the only ones whose
+// session ids become agent_session; idle reads as done until the pane's tab is
+// focused, unless the working/blocked → idle transition happened in the visible tab.
+// [Session.SetAgentStatus] and [Session.SetAgentSession] stand in for process and
+// screen detection, which the stand-in does not do.
+//
+// Pane output goes through the package's own VT emulator (80×24, text only, 10 000
+// scrollback rows; cursor movement, erase, insert/delete, scroll regions, alternate
+// screen, DSR/DA replies, bracketed-paste and application-cursor modes, OSC titles).
+//
+// Stand-in choices that only a real herdr can confirm:
+//   - pane.read: visible returns every screen row right-trimmed (trailing blank rows
+//     kept); recent/recent_unwrapped drop blank rows below the last non-blank row;
+//     detection is the visible screen without trailing blank rows; format "ansi"
+//     returns the same text as "text" (attributes are not kept); wide characters take
+//     one cell.
+//   - Error messages other than "pane X not found", "unsupported key X" and the
+//     "invalid request: " prefix are the stand-in's own wording.
+//   - A request line ended by EOF instead of "\n" is answered.
+//   - A pane's status starts seen; unknown → idle stays idle (not done).
+//   - pane.release_agent / clear_agent_authority clear the agent label, status and
+//     agent_session when the releasing source is the one that set them.
+//   - A session-only official report on a pane with no agent label sets the label
+//     (standing in for process detection); on a pane labelled with another agent it
+//     is ignored.
+//   - pane.move's focused_pane_id is the target tab's focused pane; layout rectangles
+//     assume an 80×24 area; split ids are "split" plus a 0/1 path.
+//   - layout.apply without workspace_id and with no active workspace answers
+//     workspace_not_found "no active workspace"; the stand-in's limits are 16 panes
+//     and depth 8; an argv that cannot be started answers layout_apply_failed.
+//   - Removing the active workspace activates its neighbour without marking panes seen.
+//   - Legacy id spellings (w_1, p_<ws>_<n>, …) are not accepted.
+//   - Pane processes are killed with SIGHUP to their process group, then SIGKILL
+//     after one second.
+package herdrtest

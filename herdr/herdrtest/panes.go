@@ -1,0 +1,465 @@
+package herdrtest
+
+import (
+	"encoding/json"
+)
+
+// Layout limits of the stand-in (herdr has limits too; these values are the
+// stand-in's own).
+const (
+	maxLayoutPanes = 16
+	maxLayoutDepth = 8
+)
+
+// layoutNodeIn is a request LayoutNode.
+type layoutNodeIn struct {
+	Type      string            `json:"type" req:"1" enum:"pane|split"`
+	PaneID    *string           `json:"pane_id"`
+	Label     *string           `json:"label"`
+	Cwd       *string           `json:"cwd"`
+	Command   *[]string         `json:"command"`
+	Env       map[string]string `json:"env"`
+	Direction string            `json:"direction" enum:"right|down"`
+	Ratio     *float64          `json:"ratio"`
+	First     *layoutNodeIn     `json:"first"`
+	Second    *layoutNodeIn     `json:"second"`
+}
+
+func (n *layoutNodeIn) UnmarshalJSON(b []byte) error {
+	if jsonKind(b) != "object" {
+		return &paramsError{msg: "invalid type: expected LayoutNode"}
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	if err := decodeFields(m, reflectValue(n), ""); err != nil {
+		return err
+	}
+	if n.Type == "split" {
+		for _, k := range []string{"direction", "ratio", "first", "second"} {
+			if _, ok := m[k]; !ok {
+				return &paramsError{msg: "missing field `" + k + "`"}
+			}
+		}
+	}
+	return nil
+}
+
+type layoutApplyParams struct {
+	WorkspaceID *string       `json:"workspace_id"`
+	TabID       *string       `json:"tab_id"`
+	TabLabel    *string       `json:"tab_label"`
+	Focus       bool          `json:"focus"`
+	Root        *layoutNodeIn `json:"root" req:"1"`
+}
+
+type layoutApplyResult struct {
+	Type   string            `json:"type"`
+	Layout layoutDescription `json:"layout"`
+}
+
+func checkLayout(n *layoutNodeIn, depth int, count *int) *apiError {
+	if depth > maxLayoutDepth {
+		return errf("invalid_layout", "layout is nested too deeply")
+	}
+	if n.Type == "pane" {
+		*count++
+		if *count > maxLayoutPanes {
+			return errf("invalid_layout", "layout has too many panes")
+		}
+		if n.Command != nil && len(*n.Command) == 0 {
+			return errf("invalid_layout", "pane command must not be empty")
+		}
+		if n.Command != nil && (*n.Command)[0] == "" {
+			return errf("invalid_layout", "pane command must not be empty")
+		}
+		return validateEnv(n.Env)
+	}
+	if n.Ratio == nil || *n.Ratio <= 0 || *n.Ratio >= 1 {
+		return errf("invalid_ratio", "split ratio must be between 0 and 1")
+	}
+	if n.First == nil || n.Second == nil {
+		return errf("invalid_layout", "split needs two children")
+	}
+	if e := checkLayout(n.First, depth+1, count); e != nil {
+		return e
+	}
+	return checkLayout(n.Second, depth+1, count)
+}
+
+func (s *Session) hLayoutApply(raw json.RawMessage) (any, error) {
+	var p layoutApplyParams
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	if p.TabID != nil && p.WorkspaceID != nil {
+		return nil, errf("invalid_target", "tab_id and workspace_id are mutually exclusive")
+	}
+	count := 0
+	if e := checkLayout(p.Root, 0, &count); e != nil {
+		return nil, e
+	}
+	s.mu.Lock()
+	var old *tab
+	var w *workspace
+	var err error
+	if p.TabID != nil {
+		old, err = s.tabLocked(*p.TabID)
+		if err == nil {
+			w = old.ws
+		}
+	} else {
+		w, err = s.targetWorkspaceLocked(p.WorkspaceID)
+	}
+	if err != nil {
+		s.mu.Unlock()
+		return nil, err
+	}
+	at := -1
+	if old != nil {
+		at = w.tabIndex(old) + 1
+	}
+	label := deref(p.TabLabel)
+	if label == "" && old != nil {
+		label = old.label
+	}
+	t := s.newTabLocked(w, label, at)
+	var spawned []*pane
+	var build func(n *layoutNodeIn, parent *node) (*node, error)
+	build = func(n *layoutNodeIn, parent *node) (*node, error) {
+		if n.Type == "pane" {
+			spec := spawnSpec{cwd: deref(n.Cwd), env: n.Env}
+			if n.Command != nil {
+				spec.argv = *n.Command
+			}
+			pn, err := s.newPaneLocked(w, t, spec, deref(n.Label))
+			if err != nil {
+				return nil, err
+			}
+			spawned = append(spawned, pn)
+			return &node{pane: pn, parent: parent}, nil
+		}
+		nd := &node{direction: n.Direction, ratio: *n.Ratio, parent: parent}
+		if nd.first, err = build(n.First, nd); err != nil {
+			return nil, err
+		}
+		if nd.second, err = build(n.Second, nd); err != nil {
+			return nil, err
+		}
+		return nd, nil
+	}
+	root, berr := build(p.Root, nil)
+	if berr != nil {
+		w.tabs = append(w.tabs[:w.tabIndex(t)], w.tabs[w.tabIndex(t)+1:]...)
+		if w.activeTab == t {
+			w.activeTab = old
+		}
+		s.mu.Unlock()
+		for _, pn := range spawned {
+			pn.kill()
+		}
+		return nil, errf("layout_apply_failed", "failed to apply layout: %v", berr)
+	}
+	t.root = root
+	t.focused = spawned[0]
+	var killed []*pane
+	if old != nil {
+		wasActive := w.activeTab == old
+		killed = old.panes()
+		i := w.tabIndex(old)
+		w.tabs = append(w.tabs[:i], w.tabs[i+1:]...)
+		if wasActive {
+			w.activeTab = t
+		}
+	}
+	if p.Focus || s.active == nil {
+		s.focusLocked(w, t, t.focused)
+	}
+	res := layoutApplyResult{Type: "layout_apply", Layout: s.layoutDescription(t)}
+	s.mu.Unlock()
+	for _, pn := range killed {
+		pn.kill()
+	}
+	return res, nil
+}
+
+// ---- pane reads ----
+
+type paneListParams struct {
+	WorkspaceID *string `json:"workspace_id"`
+}
+
+type paneListResult struct {
+	Type  string     `json:"type"`
+	Panes []PaneInfo `json:"panes"`
+}
+
+func (s *Session) hPaneList(raw json.RawMessage) (any, error) {
+	var p paneListParams
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ps := s.allPanes()
+	if p.WorkspaceID != nil {
+		w, err := s.workspaceLocked(*p.WorkspaceID)
+		if err != nil {
+			return nil, err
+		}
+		ps = w.panes()
+	}
+	out := []PaneInfo{}
+	for _, pn := range ps {
+		out = append(out, s.paneInfo(pn))
+	}
+	return paneListResult{Type: "pane_list", Panes: out}, nil
+}
+
+type paneTarget struct {
+	PaneID string `json:"pane_id" req:"1"`
+}
+
+type paneInfoResult struct {
+	Type string   `json:"type"`
+	Pane PaneInfo `json:"pane"`
+}
+
+func (s *Session) hPaneGet(raw json.RawMessage) (any, error) {
+	var p paneTarget
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	pn, err := s.resolvePaneLocked(p.PaneID)
+	if err != nil {
+		return nil, err
+	}
+	return paneInfoResult{Type: "pane_info", Pane: s.paneInfo(pn)}, nil
+}
+
+func (s *Session) hPaneFocus(raw json.RawMessage) (any, error) {
+	var p paneTarget
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	pn, err := s.resolvePaneLocked(p.PaneID)
+	if err != nil {
+		return nil, err
+	}
+	s.focusLocked(pn.ws, pn.tab, pn)
+	return paneInfoResult{Type: "pane_info", Pane: s.paneInfo(pn)}, nil
+}
+
+type paneRenameParams struct {
+	PaneID string  `json:"pane_id" req:"1"`
+	Label  *string `json:"label"`
+}
+
+func (s *Session) hPaneRename(raw json.RawMessage) (any, error) {
+	var p paneRenameParams
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	pn, err := s.resolvePaneLocked(p.PaneID)
+	if err != nil {
+		return nil, err
+	}
+	pn.label = deref(p.Label)
+	pn.revision++
+	return paneInfoResult{Type: "pane_info", Pane: s.paneInfo(pn)}, nil
+}
+
+// ---- input ----
+
+func (s *Session) paneForIO(id string) (*pane, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.resolvePaneLocked(id)
+}
+
+type sendTextParams struct {
+	PaneID string `json:"pane_id" req:"1"`
+	Text   string `json:"text" req:"1"`
+}
+
+func (s *Session) hPaneSendText(raw json.RawMessage) (any, error) {
+	var p sendTextParams
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	pn, err := s.paneForIO(p.PaneID)
+	if err != nil {
+		return nil, err
+	}
+	if err := pn.write([]byte(p.Text)); err != nil {
+		return nil, errf("pane_send_failed", "failed to send text to pane %s: %v", p.PaneID, err)
+	}
+	return resultOK, nil
+}
+
+type sendKeysParams struct {
+	PaneID string   `json:"pane_id" req:"1"`
+	Keys   []string `json:"keys" req:"1"`
+}
+
+func (s *Session) hPaneSendKeys(raw json.RawMessage) (any, error) {
+	var p sendKeysParams
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	pn, err := s.paneForIO(p.PaneID)
+	if err != nil {
+		return nil, err
+	}
+	_, app := pn.vt.modes()
+	b, kerr := encodeKeys(p.Keys, app)
+	if kerr != nil {
+		return nil, errf("invalid_key", "%s", kerr.Error())
+	}
+	if err := pn.write(b); err != nil {
+		return nil, errf("pane_send_failed", "failed to send keys to pane %s: %v", p.PaneID, err)
+	}
+	return resultOK, nil
+}
+
+type sendInputParams struct {
+	PaneID string   `json:"pane_id" req:"1"`
+	Text   string   `json:"text"`
+	Keys   []string `json:"keys"`
+}
+
+func (s *Session) hPaneSendInput(raw json.RawMessage) (any, error) {
+	var p sendInputParams
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	pn, err := s.paneForIO(p.PaneID)
+	if err != nil {
+		return nil, err
+	}
+	bracketed, app := pn.vt.modes()
+	keys, kerr := encodeKeys(p.Keys, app)
+	if kerr != nil {
+		return nil, errf("invalid_key", "%s", kerr.Error())
+	}
+	var b []byte
+	if p.Text != "" {
+		if bracketed {
+			b = append(b, "\x1b[200~"...)
+		}
+		b = append(b, p.Text...)
+		if bracketed {
+			b = append(b, "\x1b[201~"...)
+		}
+	}
+	b = append(b, keys...)
+	if err := pn.write(b); err != nil {
+		return nil, errf("pane_send_failed", "failed to send input to pane %s: %v", p.PaneID, err)
+	}
+	return resultOK, nil
+}
+
+// ---- output ----
+
+type paneReadParams struct {
+	PaneID    string  `json:"pane_id" req:"1"`
+	Source    string  `json:"source" req:"1" enum:"visible|recent|recent_unwrapped|detection"`
+	Lines     *uint32 `json:"lines"`
+	Format    string  `json:"format" enum:"text|ansi"`
+	StripANSI *bool   `json:"strip_ansi"`
+}
+
+type paneReadResult struct {
+	PaneID      string `json:"pane_id"`
+	WorkspaceID string `json:"workspace_id"`
+	TabID       string `json:"tab_id"`
+	Source      string `json:"source"`
+	Format      string `json:"format"`
+	Text        string `json:"text"`
+	Revision    uint64 `json:"revision"`
+	Truncated   bool   `json:"truncated"`
+}
+
+type paneReadEnvelope struct {
+	Type string         `json:"type"`
+	Read paneReadResult `json:"read"`
+}
+
+func (s *Session) hPaneRead(raw json.RawMessage) (any, error) {
+	var p paneReadParams
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	if p.Format == "" {
+		p.Format = "text"
+	}
+	s.mu.Lock()
+	pn, err := s.resolvePaneLocked(p.PaneID)
+	if err != nil {
+		s.mu.Unlock()
+		return nil, err
+	}
+	res := paneReadResult{PaneID: pn.id, WorkspaceID: pn.ws.id, TabID: pn.tab.id, Source: p.Source, Format: p.Format}
+	s.mu.Unlock()
+	res.Text, res.Truncated = readPane(pn.vt.snapshot(), p.Source, p.Lines)
+	return paneReadEnvelope{Type: "pane_read", Read: res}, nil
+}
+
+// readPane renders a terminal snapshot for pane.read.
+func readPane(snap termSnapshot, source string, lines *uint32) (string, bool) {
+	last := func(rs []vtRow, n int) ([]vtRow, bool) {
+		if n < len(rs) {
+			return rs[len(rs)-n:], true
+		}
+		return rs, false
+	}
+	switch source {
+	case "visible":
+		rows := snap.screen
+		trunc := false
+		if lines != nil {
+			rows, trunc = last(rows, int(*lines))
+		}
+		return joinRows(rows), trunc
+	case "detection":
+		return joinRows(trimTrailingBlank(snap.screen)), false
+	default: // recent, recent_unwrapped
+		n := 80
+		if lines != nil {
+			n = int(*lines)
+		}
+		n = min(n, 1000)
+		rows := trimTrailingBlank(snap.history)
+		if source == "recent_unwrapped" {
+			rows = unwrap(rows)
+		}
+		rows, trunc := last(rows, n)
+		return joinRows(rows), trunc
+	}
+}
+
+// ---- close ----
+
+func (s *Session) hPaneClose(raw json.RawMessage) (any, error) {
+	var p paneTarget
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	pn, err := s.resolvePaneLocked(p.PaneID)
+	if err != nil {
+		s.mu.Unlock()
+		return nil, err
+	}
+	s.detachPaneLocked(pn)
+	s.mu.Unlock()
+	pn.kill()
+	return resultOK, nil
+}
