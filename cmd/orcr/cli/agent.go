@@ -1,12 +1,14 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/orcr-go/orcr/socketapi/wire"
 )
@@ -183,14 +185,110 @@ type agentLogsCmd struct {
 	Follow       bool   `help:"Keep printing new entries until the agent ends."`
 }
 
-// Run implements `orcr agent logs` (cli.md §5.4). Entry formatting and --follow polling
-// land with the transcript issue; today the first request is sent and its result shown.
+// Run implements `orcr agent logs` (cli.md §5.4). --follow polls every 500 ms and
+// prints new entries; it composes with --tail (the first batch is the last n entries)
+// and stops after the poll that finds the agent ended (issue override). --follow is
+// ignored with --last-response.
 func (c *agentLogsCmd) Run(a *app) error {
-	p := map[string]any{"target": c.Target, "last_response": c.LastResponse}
-	if c.Tail != nil {
+	p := a.withCaller(map[string]any{"target": c.Target, "last_response": c.LastResponse})
+	follow := c.Follow && !c.LastResponse
+	if c.Tail != nil && !follow {
 		p["tail"] = *c.Tail
 	}
-	return a.request("agent.logs", a.withCaller(p), nil)
+	cl, err := a.connect()
+	if err != nil {
+		return err
+	}
+	var raw json.RawMessage
+	if err := cl.Call(a.ctx, "agent.logs", p, &raw); err != nil {
+		return err
+	}
+	var r logsResult
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return wire.Internal("decode", "cannot decode agent.logs result: "+err.Error())
+	}
+	printed := len(r.Entries)
+	if follow && c.Tail != nil && uint(len(r.Entries)) > *c.Tail {
+		// The first batch is the last n entries; rebuild the result around them.
+		r.Entries = r.Entries[uint(len(r.Entries))-*c.Tail:]
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &m); err == nil {
+			m["entries"] = bytes.TrimSuffix(marshal(r.Entries), []byte("\n"))
+			raw = bytes.TrimSuffix(marshal(m), []byte("\n"))
+		}
+	}
+	if a.json {
+		a.printOK(raw)
+	} else {
+		a.printLogs(&r)
+	}
+	if !follow {
+		return nil
+	}
+	t := time.NewTicker(agentLogsPoll)
+	defer t.Stop()
+	for r.Resolved != "latest_ended" {
+		select {
+		case <-a.ctx.Done():
+			return nil
+		case <-t.C:
+		}
+		var next logsResult
+		if err := cl.Call(a.ctx, "agent.logs", p, &next); err != nil {
+			continue // transient errors are skipped
+		}
+		r.Resolved = next.Resolved
+		if len(next.Entries) <= printed {
+			continue
+		}
+		fresh := next.Entries[printed:]
+		printed = len(next.Entries)
+		if a.json {
+			a.printOKValue(map[string]any{"entries": fresh})
+		} else {
+			a.printLogs(&logsResult{Entries: fresh})
+		}
+	}
+	return nil
+}
+
+// agentLogsPoll is the `agent logs --follow` polling interval.
+const agentLogsPoll = 500 * time.Millisecond
+
+type logsResult struct {
+	Path      string            `json:"path"`
+	Resolved  string            `json:"resolved"`
+	CreatedAt int64             `json:"created_at"`
+	Entries   []json.RawMessage `json:"entries"`
+	Response  *struct {
+		Text string `json:"text"`
+	} `json:"response"`
+}
+
+// printLogs renders an agent.logs result for humans (cli.md §5.4).
+func (a *app) printLogs(r *logsResult) {
+	if r.Resolved == "latest_ended" && a.env.IsTTY() {
+		created := time.UnixMilli(r.CreatedAt).Local().Format("15:04")
+		a.stderr("note: %s resolved to an ended agent created %s — use the uuid for a specific one", r.Path, created)
+	}
+	if r.Response != nil {
+		a.stdout("%s", r.Response.Text)
+		return
+	}
+	for _, raw := range r.Entries {
+		var e struct {
+			Role string `json:"role"`
+			Kind string `json:"kind"`
+			Text string `json:"text"`
+			Tool string `json:"tool"`
+		}
+		_ = json.Unmarshal(raw, &e)
+		if e.Tool != "" {
+			a.stdout("%s [%s] %s", e.Role, e.Kind, e.Tool)
+		} else {
+			a.stdout("%s [%s] %s", e.Role, e.Kind, e.Text)
+		}
+	}
 }
 
 type agentWaitCmd struct {

@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/orcr-go/orcr/socketapi/wire"
 )
@@ -140,8 +141,9 @@ type loopLogsCmd struct {
 	Follow bool   `help:"Keep printing new lines until interrupted."`
 }
 
-// Run implements `orcr loop logs` (cli.md §5.13); --follow polling lands with the loop
-// issue.
+// Run implements `orcr loop logs` (cli.md §5.13). --follow re-sends the same request
+// every 500 ms and prints the lines beyond the count already printed, until
+// interrupted; as in the reference, follow output is human lines even with --json.
 func (c *loopLogsCmd) Run(a *app) error {
 	p := map[string]any{"name": c.Name}
 	if c.RunSel != "" {
@@ -153,7 +155,63 @@ func (c *loopLogsCmd) Run(a *app) error {
 	if c.Tail != nil {
 		p["tail"] = *c.Tail
 	}
-	return a.request("loop.logs", p, nil)
+	cl, err := a.connect()
+	if err != nil {
+		return err
+	}
+	var raw json.RawMessage
+	if err := cl.Call(a.ctx, "loop.logs", p, &raw); err != nil {
+		return err
+	}
+	var r loopLines
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return wire.Internal("decode", "cannot decode loop.logs result: "+err.Error())
+	}
+	if a.json {
+		a.printOK(raw)
+	} else {
+		a.printLoopLines(r.Lines)
+	}
+	if !c.Follow {
+		return nil
+	}
+	printed := len(r.Lines)
+	t := time.NewTicker(loopLogsPoll)
+	defer t.Stop()
+	for {
+		select {
+		case <-a.ctx.Done():
+			return nil
+		case <-t.C:
+		}
+		var next loopLines
+		if err := cl.Call(a.ctx, "loop.logs", p, &next); err != nil {
+			continue
+		}
+		if len(next.Lines) > printed {
+			a.printLoopLines(next.Lines[printed:])
+			printed = len(next.Lines)
+		}
+	}
+}
+
+// loopLogsPoll is the `loop logs --follow` polling interval.
+const loopLogsPoll = 500 * time.Millisecond
+
+type loopLines struct {
+	Lines []loopLine `json:"lines"`
+}
+
+type loopLine struct {
+	Run  string `json:"run"`
+	Text string `json:"text"`
+}
+
+// printLoopLines renders loop.logs lines as `[<run>] <text>`.
+func (a *app) printLoopLines(lines []loopLine) {
+	for _, l := range lines {
+		a.stdout("[%s] %s", l.Run, l.Text)
+	}
 }
 
 type loopRunStartCmd struct {

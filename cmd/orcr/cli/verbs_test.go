@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -270,5 +271,36 @@ func TestNotImplementedServerAnswer(t *testing.T) {
 	got := h.run(t, "agent", "attach", "w1")
 	if got.code != 1 || got.stderr != "error: invalid_request: agent.attach.prepare is not implemented yet ({\"reason\":\"not_implemented\"})\n" {
 		t.Errorf("got %+v", got)
+	}
+}
+
+func TestAgentLogsFollow(t *testing.T) {
+	h := newHarness(t)
+	var calls atomic.Int32
+	f := startFake(t, h.home, func(_ string, p map[string]any) (any, *wire.Error) {
+		entries := `{"role":"user","kind":"text","text":"hi"},{"role":"assistant","kind":"tool_use","text":"x","tool":"Bash"}`
+		resolved := "active"
+		if calls.Add(1) > 1 {
+			entries += `,{"role":"assistant","kind":"text","text":"done"}`
+			resolved = "latest_ended"
+		}
+		return json.RawMessage(`{"uuid":"u","path":"w1","resolved":"` + resolved + `","created_at":1,"entries":[` + entries + `]}`), nil
+	})
+	got := h.run(t, "agent", "logs", "w1", "--follow", "--tail", "1")
+	if want := "assistant [tool_use] Bash\nassistant [text] done\n"; got.code != 0 || got.stdout != want {
+		t.Errorf("got exit %d %q, want 0 %q (stderr %q)", got.code, got.stdout, want, got.stderr)
+	}
+	for _, r := range f.requests() {
+		if _, ok := r.Params["tail"]; ok {
+			t.Errorf("follow request carried tail: %v", r.Params)
+		}
+	}
+
+	calls.Store(0)
+	got = h.run(t, "--json", "agent", "logs", "w1", "--follow", "--tail", "1")
+	lines := strings.Split(strings.TrimSuffix(got.stdout, "\n"), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], `"entries":[{"role":"assistant","kind":"tool_use","text":"x","tool":"Bash"}]`) ||
+		lines[1] != `{"ok":true,"result":{"entries":[{"role":"assistant","kind":"text","text":"done"}]}}` {
+		t.Errorf("--json follow: got %q", got.stdout)
 	}
 }
