@@ -1,0 +1,137 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+)
+
+// DefaultEventsBatch is the page size [DB.EventsAfter] uses when given limit <= 0; the
+// same 256 rows per batch the subscription pump reads (protocol.md §7.2).
+const DefaultEventsBatch = 256
+
+// Event is one stored event row. Ref is "" when ref_uuid is NULL. Payload is the stored
+// JSON object.
+type Event struct {
+	Seq     int64
+	TS      int64
+	Kind    string
+	Ref     string
+	Payload json.RawMessage
+}
+
+// Frame returns the frame's "event" object (protocol.md §2.4): the payload's fields (a
+// payload that is not an object is wrapped as {"data": payload}), then "kind" set to the
+// event kind and, when the row has a ref, "ref_uuid" set — both overwriting payload keys
+// of the same name. Keys come out sorted; ts is not included.
+func (e Event) Frame() json.RawMessage {
+	obj := map[string]json.RawMessage{}
+	if err := json.Unmarshal(e.Payload, &obj); err != nil || obj == nil {
+		obj = map[string]json.RawMessage{}
+		if len(e.Payload) > 0 && json.Valid(e.Payload) {
+			obj["data"] = e.Payload
+		} else {
+			obj["data"] = json.RawMessage("null")
+		}
+	}
+	obj["kind"], _ = json.Marshal(e.Kind)
+	if e.Ref != "" {
+		obj["ref_uuid"], _ = json.Marshal(e.Ref)
+	}
+	b, err := json.Marshal(obj)
+	if err != nil { // unreachable: every value is valid JSON
+		panic(fmt.Sprintf("store: event %d frame: %v", e.Seq, err))
+	}
+	return b
+}
+
+// EventsAfter returns up to limit events with seq > after, oldest first, from the read
+// pool (limit <= 0 means [DefaultEventsBatch]). Because there is a single writer and seqs
+// are assigned in commit order, the result never skips a committed seq that is still
+// retained.
+func (db *DB) EventsAfter(ctx context.Context, after int64, limit int) ([]Event, error) {
+	if limit <= 0 {
+		limit = DefaultEventsBatch
+	}
+	rows, err := db.r.QueryContext(ctx, `SELECT seq, ts, kind, ref_uuid, payload_json FROM events
+		WHERE seq > ? ORDER BY seq LIMIT ?`, after, limit)
+	if err != nil {
+		return nil, sqliteErr("read events", err)
+	}
+	defer rows.Close()
+	out := make([]Event, 0, min(limit, 64))
+	for rows.Next() {
+		var e Event
+		var ref sql.NullString
+		var p string
+		if err := rows.Scan(&e.Seq, &e.TS, &e.Kind, &ref, &p); err != nil {
+			return nil, sqliteErr("read events", err)
+		}
+		e.Ref = ref.String
+		e.Payload = json.RawMessage(p)
+		out = append(out, e)
+	}
+	return out, sqliteErr("read events", rows.Err())
+}
+
+// boundsQuery returns (latest, oldest) per protocol.md §7.1: latest is the highest stored
+// seq, or, when the table is empty, the last seq ever allocated (0 on a fresh store);
+// oldest is the lowest stored seq, or latest+1 when the table is empty; always >= 1.
+const boundsQuery = `SELECT
+	COALESCE((SELECT max(seq) FROM events), (SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0),
+	(SELECT min(seq) FROM events)`
+
+func bounds(ctx context.Context, q Querier) (latest, oldest int64, err error) {
+	var minSeq sql.NullInt64
+	if err := q.QueryRowContext(ctx, boundsQuery).Scan(&latest, &minSeq); err != nil {
+		return 0, 0, sqliteErr("read event bounds", err)
+	}
+	oldest = latest + 1
+	if minSeq.Valid {
+		oldest = minSeq.Int64
+	}
+	return latest, max(oldest, 1), nil
+}
+
+// Bounds returns latest_seq and oldest_retained_seq as defined in protocol.md §7.1. The
+// store actor calls it once at start and then tracks both in memory.
+func (db *DB) Bounds() (latest, oldest int64, err error) {
+	return bounds(context.Background(), db.r)
+}
+
+// Trim applies retention in its own write transaction: it deletes every event with
+// seq <= min(latest-keep, floor), so the newest keep rows always stay and no row with
+// seq > floor is ever deleted (floor is the lowest pinned delivered cursor: a pinned
+// subscriber has consumed up to floor and still needs floor+1 onward; pass
+// math.MaxInt64 when nothing is pinned). It returns the new oldest_retained_seq. keep
+// must be >= 1. Only the store actor may call Trim.
+func (db *DB) Trim(keep int, floor int64) (oldest int64, err error) {
+	if keep < 1 {
+		return 0, fmt.Errorf("store: Trim keep %d < 1", keep)
+	}
+	ctx := context.Background()
+	tx, err := db.w.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, sqliteErr("begin", err)
+	}
+	defer tx.Rollback()
+	latest, oldest, err := bounds(ctx, tx)
+	if err != nil {
+		return 0, err
+	}
+	cutoff := min(latest-int64(keep), floor)
+	if cutoff < oldest {
+		return oldest, nil
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM events WHERE seq <= ?`, cutoff); err != nil {
+		return 0, sqliteErr("trim events", err)
+	}
+	if _, oldest, err = bounds(ctx, tx); err != nil {
+		return 0, err
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, sqliteErr("commit", err)
+	}
+	return oldest, nil
+}

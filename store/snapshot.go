@@ -1,0 +1,98 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+)
+
+// Snapshot is the SnapshotDoc of protocol.md §4.3 (api.snapshot, watch.open). Slices are
+// never nil, so they serialise as [].
+type Snapshot struct {
+	SnapshotSeq int64          `json:"snapshot_seq"`
+	Agents      []AgentRow     `json:"agents"` // every non-ended agent (incl. lost), by path then created_at
+	Loops       []SnapshotLoop `json:"loops"`  // active and paused loops, by created_at
+	Queue       []QueueEntry   `json:"queue"`  // the queued subset of Agents, in path order
+}
+
+// SnapshotLoop is a [LoopRow] extended with its running and stopping runs.
+type SnapshotLoop struct {
+	LoopRow
+	Runs []SnapshotRun `json:"runs"`
+}
+
+// SnapshotRun is the short run shape inside a snapshot loop.
+type SnapshotRun struct {
+	UUID      string `json:"uuid"`
+	RunID     string `json:"run_id"`
+	Kind      string `json:"kind"`
+	Status    string `json:"status"`
+	DueAt     *int64 `json:"due_at"`
+	StartedAt *int64 `json:"started_at"`
+}
+
+// QueueEntry is one entry of the snapshot's queue.
+type QueueEntry struct {
+	UUID  string  `json:"uuid"`
+	Path  string  `json:"path"`
+	Agent *string `json:"agent"`
+}
+
+// Snapshot builds the SnapshotDoc inside one read transaction on the read pool, so
+// SnapshotSeq (the highest event seq, 0 if none) is consistent with the rows: every
+// change up to SnapshotSeq is included and nothing after it.
+func (db *DB) Snapshot(ctx context.Context) (*Snapshot, error) {
+	tx, err := db.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, sqliteErr("begin snapshot", err)
+	}
+	defer tx.Rollback()
+	return snapshot(ctx, tx)
+}
+
+func snapshot(ctx context.Context, q Querier) (*Snapshot, error) {
+	s := &Snapshot{Queue: []QueueEntry{}, Loops: []SnapshotLoop{}}
+	var err error
+	// The first statement starts the read transaction's snapshot.
+	if s.SnapshotSeq, _, err = bounds(ctx, q); err != nil {
+		return nil, err
+	}
+	if s.Agents, err = QueryAgents(ctx, q, `WHERE a.status <> 'ended' ORDER BY a.path, a.created_at, a.uuid`); err != nil {
+		return nil, err
+	}
+	for _, a := range s.Agents {
+		if a.Status == "queued" {
+			s.Queue = append(s.Queue, QueueEntry{UUID: a.UUID, Path: a.Path, Agent: a.Agent})
+		}
+	}
+	loops, err := QueryLoops(ctx, q, `WHERE l.status IN ('active', 'paused') ORDER BY l.created_at, l.uuid`)
+	if err != nil {
+		return nil, err
+	}
+	idx := make(map[string]int, len(loops))
+	for i, l := range loops {
+		idx[l.UUID] = i
+		s.Loops = append(s.Loops, SnapshotLoop{LoopRow: l, Runs: []SnapshotRun{}})
+	}
+	rows, err := q.QueryContext(ctx, `SELECT r.loop_uuid, r.uuid, r.run_id, r.kind, r.status, r.due_at, r.started_at
+		FROM loop_runs r JOIN loops l ON l.uuid = r.loop_uuid
+		WHERE l.status IN ('active', 'paused') AND r.status IN ('running', 'stopping')
+		ORDER BY r.created_at, r.uuid`)
+	if err != nil {
+		return nil, sqliteErr("read runs", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var loop string
+		var r SnapshotRun
+		if err := rows.Scan(&loop, &r.UUID, &r.RunID, &r.Kind, &r.Status, &r.DueAt, &r.StartedAt); err != nil {
+			return nil, sqliteErr("read runs", err)
+		}
+		if i, ok := idx[loop]; ok {
+			s.Loops[i].Runs = append(s.Loops[i].Runs, r)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, sqliteErr("read runs", err)
+	}
+	return s, nil
+}

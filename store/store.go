@@ -1,0 +1,136 @@
+// Package store is orcr's SQLite store: schema and migrations, the write transaction
+// used by the store actor (the only writer), event numbering and retention, and the read
+// side (event replay, snapshots, row shapes) usable from any goroutine.
+//
+// A [DB] holds two handles on one file: a writer pool limited to a single connection,
+// whose transactions all start with BEGIN IMMEDIATE, and a read-only pool. Only the store
+// actor may call the write methods ([DB.Apply], [DB.Trim]); everything else reads through
+// [DB.Reader] or the read helpers ([DB.EventsAfter], [DB.Snapshot], [AgentByUUID], …).
+// Times are INTEGER milliseconds since the Unix epoch throughout.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/orcr-go/orcr/socketapi/wire"
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// Error causes used in protocol errors returned by this package.
+const (
+	CauseOpenFailed      = "store_open_failed"
+	CauseVersionMismatch = "store_version_mismatch"
+	CauseSQLite          = "sqlite"
+)
+
+// ErrNotFound is returned by the single-row helpers ([AgentByUUID], [LoopByUUID],
+// [RunByUUID]) when no row matches.
+var ErrNotFound = errors.New("store: not found")
+
+// DB is an open store. Its methods are safe for concurrent use, but the write methods
+// ([DB.Apply], [DB.Trim]) are meant for the store actor alone.
+type DB struct {
+	path   string
+	w      *sql.DB // single writer connection
+	r      *sql.DB // read-only pool
+	insEvt *sql.Stmt
+}
+
+// writerDSN is the DSN of the writer pool (LIBRARIES.md §3).
+func writerDSN(path string) string {
+	return "file:" + escapePath(path) +
+		"?_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+}
+
+// readerDSN is the DSN of the read-only pool.
+func readerDSN(path string) string {
+	return "file:" + escapePath(path) + "?mode=ro&_pragma=busy_timeout(5000)"
+}
+
+// escapePath escapes the characters that would end the path part of a file: URI.
+func escapePath(p string) string {
+	return strings.NewReplacer("%", "%25", "?", "%3F", "#", "%23").Replace(p)
+}
+
+// Open opens (creating if needed) the store at path, migrates it to [SchemaVersion] in
+// one transaction and opens the read pool. A store stamped with a newer version than this
+// binary knows is refused with environment_error cause store_version_mismatch; any other
+// failure is environment_error cause store_open_failed. The caller must [DB.Close] it
+// after the store actor has stopped.
+func Open(path string) (*DB, error) {
+	w, err := sql.Open("sqlite", writerDSN(path))
+	if err != nil {
+		return nil, openErr(path, err)
+	}
+	w.SetMaxOpenConns(1)
+	w.SetMaxIdleConns(1)
+	w.SetConnMaxLifetime(0)
+	w.SetConnMaxIdleTime(0)
+	if err := migrate(w); err != nil {
+		w.Close()
+		if pe, ok := wire.As(err); ok {
+			return nil, pe
+		}
+		return nil, openErr(path, err)
+	}
+	r, err := sql.Open("sqlite", readerDSN(path))
+	if err != nil {
+		w.Close()
+		return nil, openErr(path, err)
+	}
+	r.SetMaxIdleConns(4)
+	if err := r.Ping(); err != nil {
+		w.Close()
+		r.Close()
+		return nil, openErr(path, err)
+	}
+	ins, err := w.Prepare(`INSERT INTO events (ts, kind, ref_uuid, payload_json) VALUES (?, ?, ?, ?)`)
+	if err != nil {
+		w.Close()
+		r.Close()
+		return nil, openErr(path, err)
+	}
+	return &DB{path: path, w: w, r: r, insEvt: ins}, nil
+}
+
+func openErr(path string, err error) error {
+	return wire.Env(CauseOpenFailed, fmt.Sprintf("cannot open store %s: %v", path, err), "path", path).Wrap(err)
+}
+
+// sqliteErr wraps a SQL failure after open as server_error cause sqlite.
+func sqliteErr(what string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if _, ok := wire.As(err); ok {
+		return err
+	}
+	return wire.Internal(CauseSQLite, what+": "+err.Error()).Wrap(err)
+}
+
+// Close closes both pools. It must not be called while the store actor still runs.
+func (db *DB) Close() error {
+	return errors.Join(db.insEvt.Close(), db.r.Close(), db.w.Close())
+}
+
+// Path returns the file the store was opened on.
+func (db *DB) Path() string { return db.path }
+
+// Reader returns the read-only pool. Writes through it fail ("attempt to write a readonly
+// database"). It satisfies [Querier].
+func (db *DB) Reader() *sql.DB { return db.r }
+
+// Querier is what the row helpers need: satisfied by *sql.DB (the read pool, see
+// [DB.Reader]), *sql.Tx and *[Tx].
+type Querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// nowMS returns the current time in ms since the Unix epoch.
+func nowMS() int64 { return time.Now().UnixMilli() }

@@ -1,0 +1,334 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/orcr-go/orcr/socketapi/wire"
+)
+
+// ErrInvalidEvent is wrapped by [Tx.Emit] when the kind is not storable or the payload is
+// not a JSON object.
+var ErrInvalidEvent = errors.New("store: invalid event")
+
+// ErrUnknownIntent is wrapped by [Tx.Intent] for a kind that is not a *_requested kind and
+// by [Tx.Applied] for an op id with no open intent.
+var ErrUnknownIntent = errors.New("store: unknown intent")
+
+// Op is one unit of work inside a write transaction. It runs inside its own SAVEPOINT:
+// when it returns an error or panics, everything it wrote (rows and events) is rolled back
+// and the other ops of the batch still commit. An Op must not keep the *Tx after it
+// returns.
+type Op func(*Tx) (any, error)
+
+// OpResult is what one [Op] produced: its value, its error (nil on success), and the
+// events it emitted (committed only when the whole [DB.Apply] committed).
+type OpResult struct {
+	Value  any
+	Err    error
+	Events []Event
+}
+
+// PanicError is the [OpResult.Err] of an op that panicked.
+type PanicError struct {
+	Value any
+	Stack []byte
+}
+
+func (e *PanicError) Error() string { return fmt.Sprintf("store: op panicked: %v", e.Value) }
+
+// Tx is the write transaction handed to each [Op]. Its clock ([Tx.Now]) is fixed for the
+// whole transaction. It satisfies [Querier].
+type Tx struct {
+	tx     *sql.Tx
+	ctx    context.Context
+	now    int64
+	ins    *sql.Stmt
+	events []Event // events emitted by the op currently running
+}
+
+// Now returns the transaction's time in ms since the Unix epoch; the same value for every
+// op of one [DB.Apply].
+func (t *Tx) Now() int64 { return t.now }
+
+// Context returns the context the transaction runs under.
+func (t *Tx) Context() context.Context { return t.ctx }
+
+// Exec runs a statement in the transaction.
+func (t *Tx) Exec(query string, args ...any) (sql.Result, error) {
+	return t.tx.ExecContext(t.ctx, query, args...)
+}
+
+// Query runs a query in the transaction. Close the rows before the op returns.
+func (t *Tx) Query(query string, args ...any) (*sql.Rows, error) {
+	return t.tx.QueryContext(t.ctx, query, args...)
+}
+
+// QueryRow runs a single-row query in the transaction.
+func (t *Tx) QueryRow(query string, args ...any) *sql.Row {
+	return t.tx.QueryRowContext(t.ctx, query, args...)
+}
+
+// ExecContext is [Tx.Exec] with an explicit context.
+func (t *Tx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return t.tx.ExecContext(ctx, query, args...)
+}
+
+// QueryContext is [Tx.Query] with an explicit context; part of [Querier].
+func (t *Tx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return t.tx.QueryContext(ctx, query, args...)
+}
+
+// QueryRowContext is [Tx.QueryRow] with an explicit context; part of [Querier].
+func (t *Tx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	return t.tx.QueryRowContext(ctx, query, args...)
+}
+
+// Storable reports whether kind may be stored as an event: a kind registered in
+// [wire.EventKinds] other than the control kind server_stopping, or any "debug." kind.
+func Storable(kind string) bool {
+	if kind == wire.KindServerStopping || kind == wire.KindCursorExpired {
+		return false
+	}
+	return wire.KnownEventKind(kind) || (strings.HasPrefix(kind, "debug.") && len(kind) > len("debug."))
+}
+
+// Emit inserts an event row in the transaction and returns its seq. ref is the row's
+// ref_uuid ("" stores NULL). payload must marshal to a JSON object; nil stores {}. The
+// event is delivered only if the op and the transaction commit; a rolled-back op leaves no
+// gap in the numbering.
+func (t *Tx) Emit(kind, ref string, payload any) (int64, error) {
+	if !Storable(kind) {
+		return 0, fmt.Errorf("%w: kind %q is not registered", ErrInvalidEvent, kind)
+	}
+	b, err := marshalObject(payload)
+	if err != nil {
+		return 0, fmt.Errorf("%w: %s payload: %v", ErrInvalidEvent, kind, err)
+	}
+	var refArg any
+	if ref != "" {
+		refArg = ref
+	}
+	res, err := t.ins.ExecContext(t.ctx, t.now, kind, refArg, string(b))
+	if err != nil {
+		return 0, sqliteErr("insert event", err)
+	}
+	seq, err := res.LastInsertId()
+	if err != nil {
+		return 0, sqliteErr("insert event", err)
+	}
+	t.events = append(t.events, Event{Seq: seq, TS: t.now, Kind: kind, Ref: ref, Payload: b})
+	return seq, nil
+}
+
+// marshalObject marshals v and checks that it is a JSON object. nil and JSON null become {}.
+func marshalObject(v any) (json.RawMessage, error) {
+	if v == nil {
+		return json.RawMessage("{}"), nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	if string(b) == "null" {
+		return json.RawMessage("{}"), nil
+	}
+	if len(b) == 0 || b[0] != '{' {
+		return nil, fmt.Errorf("not a JSON object: %.40s", b)
+	}
+	return b, nil
+}
+
+// refKey is the payload key naming the ref of an intent/applied event: run_uuid for
+// loop_run.* kinds, uuid otherwise.
+func refKey(kind string) string {
+	if strings.HasPrefix(kind, "loop_run.") {
+		return "run_uuid"
+	}
+	return "uuid"
+}
+
+// Intent records an intent (decisions.md D1): it allocates a UUIDv7 op id, emits kind
+// (which must be a *_requested kind of [wire.IntentPairs]) with payload
+// {uuid|run_uuid: ref, op_id, …params} (ref and op_id win over params keys of the same
+// name) and inserts the open-intent row that [Tx.Applied] closes.
+func (t *Tx) Intent(kind, ref string, params map[string]any) (opID string, seq int64, err error) {
+	if _, ok := wire.IntentPairs[kind]; !ok {
+		return "", 0, fmt.Errorf("%w: %q is not a *_requested kind", ErrUnknownIntent, kind)
+	}
+	id, err := uuid.NewV7()
+	if err != nil {
+		return "", 0, err
+	}
+	opID = id.String()
+	pj, err := marshalObject(params)
+	if err != nil {
+		return "", 0, fmt.Errorf("%w: %s params: %v", ErrInvalidEvent, kind, err)
+	}
+	payload := make(map[string]any, len(params)+2)
+	for k, v := range params {
+		payload[k] = v
+	}
+	payload[refKey(kind)] = ref
+	payload["op_id"] = opID
+	seq, err = t.Emit(kind, ref, payload)
+	if err != nil {
+		return "", 0, err
+	}
+	var refArg any
+	if ref != "" {
+		refArg = ref
+	}
+	if _, err := t.Exec(`INSERT INTO intents (op_id, kind, ref_uuid, requested_seq, params_json, created_at)
+		VALUES (?, ?, ?, ?, ?, ?)`, opID, kind, refArg, seq, string(pj), t.now); err != nil {
+		return "", 0, sqliteErr("insert intent", err)
+	}
+	return opID, seq, nil
+}
+
+// Applied closes the open intent opID: it emits the matching *_applied kind with payload
+// {uuid|run_uuid: ref, op_id, ok, error?, …result} (error only when errText is not empty;
+// the fixed keys win over result keys) and deletes the intent row. Recovery passes
+// result {"repaired": true}. An unknown op id wraps [ErrUnknownIntent].
+func (t *Tx) Applied(opID string, ok bool, errText string, result map[string]any) (int64, error) {
+	var kind string
+	var ref sql.NullString
+	err := t.QueryRow(`SELECT kind, ref_uuid FROM intents WHERE op_id = ?`, opID).Scan(&kind, &ref)
+	if err == sql.ErrNoRows {
+		return 0, fmt.Errorf("%w: no open intent with op_id %q", ErrUnknownIntent, opID)
+	}
+	if err != nil {
+		return 0, sqliteErr("read intent", err)
+	}
+	applied := wire.IntentPairs[kind]
+	if applied == "" {
+		return 0, fmt.Errorf("%w: stored intent kind %q has no applied pair", ErrUnknownIntent, kind)
+	}
+	payload := make(map[string]any, len(result)+4)
+	for k, v := range result {
+		payload[k] = v
+	}
+	payload[refKey(kind)] = ref.String
+	payload["op_id"] = opID
+	payload["ok"] = ok
+	if errText != "" {
+		payload["error"] = errText
+	} else {
+		delete(payload, "error")
+	}
+	seq, err := t.Emit(applied, ref.String, payload)
+	if err != nil {
+		return 0, err
+	}
+	if _, err := t.Exec(`DELETE FROM intents WHERE op_id = ?`, opID); err != nil {
+		return 0, sqliteErr("delete intent", err)
+	}
+	return seq, nil
+}
+
+// Apply runs ops in ONE write transaction (BEGIN IMMEDIATE), each inside its own
+// SAVEPOINT: an op that returns an error or panics is rolled back alone (its rows and
+// events vanish, and event seqs stay gapless because the AUTOINCREMENT counter rolls back
+// with it) while the others commit. results[i] belongs to ops[i]; events are all committed
+// events in seq order. When the transaction itself fails (begin, savepoint bookkeeping or
+// commit), nothing commits, err is a server_error cause sqlite, every result carries it
+// and events is nil. Only the store actor may call Apply.
+func (db *DB) Apply(ops []Op) (results []OpResult, events []Event, err error) {
+	results = make([]OpResult, len(ops))
+	failAll := func(e error) ([]OpResult, []Event, error) {
+		for i := range results {
+			results[i] = OpResult{Err: e}
+		}
+		return results, nil, e
+	}
+	if len(ops) == 0 {
+		return results, nil, nil
+	}
+	ctx := context.Background()
+	stx, err := db.w.BeginTx(ctx, nil)
+	if err != nil {
+		return failAll(sqliteErr("begin", err))
+	}
+	t := &Tx{tx: stx, ctx: ctx, now: nowMS(), ins: stx.StmtContext(ctx, db.insEvt)}
+	defer t.ins.Close()
+	for i, op := range ops {
+		if _, err := stx.ExecContext(ctx, `SAVEPOINT orcr_op`); err != nil {
+			stx.Rollback()
+			return failAll(sqliteErr("savepoint", err))
+		}
+		t.events = nil
+		v, opErr := runOp(t, op)
+		if opErr != nil {
+			if _, err := stx.ExecContext(ctx, `ROLLBACK TO orcr_op`); err != nil {
+				stx.Rollback()
+				return failAll(sqliteErr("rollback to savepoint", err))
+			}
+			if _, err := stx.ExecContext(ctx, `RELEASE orcr_op`); err != nil {
+				stx.Rollback()
+				return failAll(sqliteErr("release savepoint", err))
+			}
+			results[i] = OpResult{Err: opErr}
+			continue
+		}
+		if _, err := stx.ExecContext(ctx, `RELEASE orcr_op`); err != nil {
+			stx.Rollback()
+			return failAll(sqliteErr("release savepoint", err))
+		}
+		results[i] = OpResult{Value: v, Events: t.events}
+		events = append(events, t.events...)
+	}
+	if err := stx.Commit(); err != nil {
+		return failAll(sqliteErr("commit", err))
+	}
+	return results, events, nil
+}
+
+// runOp calls op, turning a panic into a *PanicError.
+func runOp(t *Tx, op Op) (v any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			v, err = nil, &PanicError{Value: r, Stack: debug.Stack()}
+		}
+	}()
+	return op(t)
+}
+
+// Intent is an open intent: a *_requested event whose *_applied has not been written.
+type Intent struct {
+	OpID         string
+	Kind         string
+	Ref          string
+	RequestedSeq int64
+	Params       json.RawMessage // the params given to [Tx.Intent], as a JSON object
+	CreatedAt    int64
+}
+
+// OpenIntents lists the open intents, oldest first, from the read pool. Recovery closes
+// each one with [Tx.Applied] (result {"repaired": true}) once it knows what happened.
+func (db *DB) OpenIntents() ([]Intent, error) {
+	rows, err := db.r.Query(`SELECT op_id, kind, ref_uuid, requested_seq, params_json, created_at
+		FROM intents ORDER BY requested_seq`)
+	if err != nil {
+		return nil, sqliteErr("read intents", err)
+	}
+	defer rows.Close()
+	var out []Intent
+	for rows.Next() {
+		var in Intent
+		var ref sql.NullString
+		var params string
+		if err := rows.Scan(&in.OpID, &in.Kind, &ref, &in.RequestedSeq, &params, &in.CreatedAt); err != nil {
+			return nil, sqliteErr("read intents", err)
+		}
+		in.Ref = ref.String
+		in.Params = json.RawMessage(params)
+		out = append(out, in)
+	}
+	return out, sqliteErr("read intents", rows.Err())
+}
