@@ -98,8 +98,8 @@ var localVerbs = map[string]bool{
 	"scaffold":       true,
 }
 
-// VerbMethods returns a copy of the verb → socket methods table.
-func VerbMethods() map[string][]string {
+// verbMethodsCopy returns a copy of the verb → socket methods table.
+func verbMethodsCopy() map[string][]string {
 	out := make(map[string][]string, len(verbMethods))
 	for k, v := range verbMethods {
 		out[k] = append([]string(nil), v...)
@@ -107,8 +107,8 @@ func VerbMethods() map[string][]string {
 	return out
 }
 
-// LocalVerbs returns the verbs that never contact the server, sorted.
-func LocalVerbs() []string {
+// localVerbList returns the verbs that never contact the server, sorted.
+func localVerbList() []string {
 	out := make([]string, 0, len(localVerbs))
 	for k := range localVerbs {
 		out = append(out, k)
@@ -117,9 +117,9 @@ func LocalVerbs() []string {
 	return out
 }
 
-// Verbs returns every leaf command of the kong tree as its space-separated path
+// verbs returns every leaf command of the kong tree as its space-separated path
 // ("agent run", "loop run stop", "top"), sorted.
-func Verbs() []string {
+func verbs() []string {
 	var root rootCmd
 	k, err := kong.New(&root, kong.Name("orcr"), kong.Vars{"version": "orcr " + Version})
 	if err != nil {
