@@ -1,0 +1,128 @@
+// Command herdr-standin answers the herdr CLI subcommands orcr runs, backed by the
+// in-process server of package herdrtest. It is a test double for the real `herdr`
+// binary, which cannot be installed on development machines.
+//
+// Supported invocations (global flags may appear before the subcommand):
+//
+//	herdr-standin --version | -V            prints "herdr <version>"
+//	herdr-standin [--session N] server      runs session N ("default" without
+//	                                         --session) in the foreground until
+//	                                         SIGTERM/SIGINT or server.stop
+//	herdr-standin session list [--json]
+//	herdr-standin session stop N [--json]
+//	herdr-standin session delete N [--json]
+//	herdr-standin integration status
+//	herdr-standin api schema [--json]       prints the protocol-20 schema
+//	herdr-standin terminal attach <id>      stub: prints that attach is not
+//	                                         available and exits 2
+//
+// The config dir is $XDG_CONFIG_HOME/herdr, else $HOME/.config/herdr. Panes get
+// HERDR_BIN_PATH = this binary's absolute path. HERDR_STANDIN_VERSION overrides the
+// reported version (default 0.8.0).
+//
+// `integration status` prints one line per target in herdr's IntegrationTarget
+// order, targets spelled with dashes:
+//
+//	<target>: current (v<N>) (<path>)
+//	<target>: outdated (v<N> < v<M>) (<path>)      version word "legacy" when the
+//	                                               file carries no marker
+//	<target>: not installed (<path>)
+//
+// A target counts as installed when its hook/plugin file exists at the path herdr's
+// installer writes (honouring the same override variables, e.g. CLAUDE_CONFIG_DIR,
+// CODEX_HOME); the installed version is the N of a "HERDR_INTEGRATION_VERSION=N"
+// marker in that file. The "current" versions are the stand-in's assumption (see
+// integration.go) and only a real herdr can confirm them.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+const usage = `usage: herdr-standin [--session NAME] <server | session list|stop|delete | integration status | api schema | terminal attach ID> [--json]`
+
+func run(args []string, stdout, stderr io.Writer) int {
+	session := ""
+	var rest []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--version" || a == "-V":
+			fmt.Fprintf(stdout, "herdr %s\n", version())
+			return 0
+		case a == "--session":
+			if i+1 >= len(args) {
+				fmt.Fprintln(stderr, "error: --session needs a value")
+				return 2
+			}
+			i++
+			session = args[i]
+		case len(a) > len("--session=") && a[:len("--session=")] == "--session=":
+			session = a[len("--session="):]
+		default:
+			rest = append(rest, a)
+		}
+	}
+	jsonOut := false
+	var words []string
+	for _, a := range rest {
+		if a == "--json" {
+			jsonOut = true
+			continue
+		}
+		words = append(words, a)
+	}
+	if len(words) == 0 {
+		fmt.Fprintln(stderr, usage)
+		return 2
+	}
+	switch words[0] {
+	case "server":
+		return cmdServer(session, stderr)
+	case "session":
+		if len(words) < 2 {
+			break
+		}
+		switch words[1] {
+		case "list":
+			return cmdSessionList(jsonOut, stdout)
+		case "stop", "delete":
+			if len(words) < 3 {
+				fmt.Fprintf(stderr, "error: session %s needs a session name\n", words[1])
+				return 2
+			}
+			if words[1] == "stop" {
+				return cmdSessionStop(words[2], jsonOut, stdout, stderr)
+			}
+			return cmdSessionDelete(words[2], jsonOut, stdout, stderr)
+		}
+	case "integration":
+		if len(words) >= 2 && words[1] == "status" {
+			return cmdIntegrationStatus(stdout)
+		}
+	case "api":
+		if len(words) >= 2 && words[1] == "schema" {
+			return cmdAPISchema(stdout)
+		}
+	case "terminal":
+		if len(words) >= 3 && words[1] == "attach" {
+			fmt.Fprintf(stderr, "herdr-standin: terminal attach %s: interactive attach is not available in the herdr stand-in (no client protocol)\n", words[2])
+			return 2
+		}
+	}
+	fmt.Fprintln(stderr, usage)
+	return 2
+}
+
+func version() string {
+	if v := os.Getenv("HERDR_STANDIN_VERSION"); v != "" {
+		return v
+	}
+	return "0.8.0"
+}

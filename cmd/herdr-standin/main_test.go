@@ -1,0 +1,325 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/orcr-go/orcr/herdr/herdrschema"
+	"github.com/orcr-go/orcr/herdr/herdrtest"
+)
+
+var standinBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "hbin")
+	if err != nil {
+		panic(err)
+	}
+	standinBin = filepath.Join(dir, "herdr")
+	out, err := exec.Command("go", "build", "-o", standinBin, ".").CombinedOutput()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "build herdr-standin: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// herdrCmd runs the stand-in with the given extra environment.
+func herdrCmd(env []string, args ...string) *exec.Cmd {
+	cmd := exec.Command(standinBin, args...)
+	cmd.Env = append(os.Environ(), env...)
+	return cmd
+}
+
+func runHerdr(t *testing.T, env []string, args ...string) (string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	cmd := herdrCmd(env, args...)
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String() + errb.String(), code
+}
+
+type listOut struct {
+	Sessions []herdrtest.SessionRow `json:"sessions"`
+}
+
+func sessionList(t *testing.T, env []string) listOut {
+	t.Helper()
+	out, code := runHerdr(t, env, "session", "list", "--json")
+	if code != 0 || strings.Count(out, "\n") != 1 {
+		t.Fatalf("session list: %d %q", code, out)
+	}
+	var l listOut
+	dec := json.NewDecoder(strings.NewReader(out))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&l); err != nil {
+		t.Fatalf("session list json: %v: %s", err, out)
+	}
+	return l
+}
+
+func TestSessionListInProcess(t *testing.T) {
+	f := herdrtest.Start(t, herdrtest.Options{}, "orcr", "b")
+	// A session directory with no server, and a stale socket file.
+	os.MkdirAll(herdrtest.SessionDir(f.ConfigDir, "a"), 0o700)
+	ln, err := net.Listen("unix", herdrtest.SocketPath(f.ConfigDir, "a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln.(*net.UnixListener).SetUnlinkOnClose(false)
+	ln.Close()
+	os.MkdirAll(filepath.Join(f.ConfigDir, "sessions", "bad name"), 0o700)
+
+	l := sessionList(t, f.Env())
+	var got []string
+	for _, r := range l.Sessions {
+		got = append(got, fmt.Sprintf("%s:%v:%v", r.Name, r.Default, r.Running))
+	}
+	if want := "default:true:false a:false:false b:false:true orcr:false:true"; strings.Join(got, " ") != want {
+		t.Fatalf("rows %v, want %s", got, want)
+	}
+	if l.Sessions[0].SocketPath != f.ConfigDir+"/herdr.sock" || l.Sessions[0].SessionDir != f.ConfigDir ||
+		l.Sessions[3].SocketPath != f.ConfigDir+"/sessions/orcr/herdr.sock" || l.Sessions[3].SessionDir != f.ConfigDir+"/sessions/orcr" {
+		t.Fatalf("paths: %+v", l.Sessions)
+	}
+}
+
+func rawCall(sock, line string) (map[string]any, error) {
+	c, err := net.Dial("unix", sock)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	c.Write([]byte(line + "\n"))
+	b, err := bufio.NewReader(c).ReadBytes('\n')
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	return m, json.Unmarshal(b, &m)
+}
+
+func TestServerSubprocessLifecycle(t *testing.T) {
+	xdg, err := os.MkdirTemp("", "h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(xdg)
+	env := []string{"XDG_CONFIG_HOME=" + xdg, "HERDR_SESSION=", "HERDR_SOCKET_PATH="}
+	cdir := filepath.Join(xdg, "herdr")
+
+	srv := herdrCmd(env, "--session", "orcr", "server")
+	var srvErr bytes.Buffer
+	srv.Stderr = &srvErr
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- srv.Wait() }()
+	defer func() {
+		srv.Process.Kill()
+	}()
+
+	deadline := time.Now().Add(10 * time.Second)
+	var row herdrtest.SessionRow
+	for {
+		l := sessionList(t, env)
+		if len(l.Sessions) == 2 && l.Sessions[1].Running {
+			row = l.Sessions[1]
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("server never running: %+v; stderr %s", l, srvErr.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if row.Name != "orcr" || row.SocketPath != filepath.Join(cdir, "sessions/orcr/herdr.sock") {
+		t.Fatalf("row %+v", row)
+	}
+	m, err := rawCall(row.SocketPath, `{"id":"p","method":"ping","params":{}}`)
+	if err != nil || m["id"] != "p" {
+		t.Fatalf("ping: %v %v", m, err)
+	}
+	// Panes see the stand-in as HERDR_BIN_PATH and the session name.
+	m, err = rawCall(row.SocketPath, `{"id":"w","method":"workspace.create","params":{"label":"x"}}`)
+	if err != nil || m["error"] != nil {
+		t.Fatalf("workspace.create: %v %v", m, err)
+	}
+	ws := m["result"].(map[string]any)["workspace"].(map[string]any)["workspace_id"].(string)
+	line := fmt.Sprintf(`{"id":"l","method":"layout.apply","params":{"workspace_id":%q,"root":{"type":"pane","command":["/bin/sh","-c","echo \"bin=$HERDR_BIN_PATH\"; echo \"ses=$HERDR_SESSION\"; exec cat"]}}}`, ws)
+	m, err = rawCall(row.SocketPath, line)
+	if err != nil || m["error"] != nil {
+		t.Fatalf("layout.apply: %v %v", m, err)
+	}
+	pane := m["result"].(map[string]any)["layout"].(map[string]any)["root"].(map[string]any)["pane_id"].(string)
+	deadline = time.Now().Add(10 * time.Second)
+	for {
+		m, err = rawCall(row.SocketPath, fmt.Sprintf(`{"id":"r","method":"pane.read","params":{"pane_id":%q,"source":"recent_unwrapped"}}`, pane))
+		text, _ := m["result"].(map[string]any)["read"].(map[string]any)["text"].(string)
+		if strings.Contains(text, "bin="+standinBin) && strings.Contains(text, "ses=orcr") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("pane env: %q %v", text, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// A second server on the same session refuses to start.
+	if out, code := runHerdr(t, env, "--session", "orcr", "server"); code == 0 {
+		t.Fatalf("second server started: %s", out)
+	}
+
+	out, code := runHerdr(t, env, "session", "stop", "orcr", "--json")
+	if code != 0 {
+		t.Fatalf("session stop: %d %s", code, out)
+	}
+	var stopped struct {
+		Stopped bool                 `json:"stopped"`
+		Session herdrtest.SessionRow `json:"session"`
+	}
+	if err := json.Unmarshal([]byte(out), &stopped); err != nil || !stopped.Stopped || stopped.Session.Name != "orcr" || stopped.Session.Running {
+		t.Fatalf("stop output %q: %v", out, err)
+	}
+	select {
+	case <-exited:
+	case <-time.After(10 * time.Second):
+		t.Fatal("server process did not exit after session stop")
+	}
+	if _, err := os.Stat(row.SocketPath); !os.IsNotExist(err) {
+		t.Fatalf("socket left behind: %v", err)
+	}
+	if out, code := runHerdr(t, env, "session", "stop", "orcr"); code == 0 {
+		t.Fatalf("stopping a stopped session succeeded: %s", out)
+	}
+	if out, code := runHerdr(t, env, "session", "delete", "default", "--json"); code == 0 {
+		t.Fatalf("default deleted: %s", out)
+	}
+	out, code = runHerdr(t, env, "session", "delete", "orcr", "--json")
+	if code != 0 || !strings.Contains(out, `"deleted":true`) || !strings.Contains(out, `"name":"orcr"`) {
+		t.Fatalf("delete: %d %s", code, out)
+	}
+	if l := sessionList(t, env); len(l.Sessions) != 1 {
+		t.Fatalf("deleted session still listed: %+v", l)
+	}
+}
+
+func TestDeleteRefusesRunning(t *testing.T) {
+	f := herdrtest.Start(t, herdrtest.Options{}, "live")
+	if out, code := runHerdr(t, f.Env(), "session", "delete", "live"); code == 0 {
+		t.Fatalf("running session deleted: %s", out)
+	}
+	if _, err := os.Stat(herdrtest.SessionDir(f.ConfigDir, "live")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestServerStopsOnSIGTERM(t *testing.T) {
+	xdg, err := os.MkdirTemp("", "h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(xdg)
+	env := []string{"XDG_CONFIG_HOME=" + xdg, "HERDR_SESSION=", "HERDR_SOCKET_PATH="}
+	srv := herdrCmd(env, "server")
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(xdg, "herdr", "herdr.sock")
+	deadline := time.Now().Add(10 * time.Second)
+	for !herdrtest.SocketAnswers(sock) {
+		if time.Now().After(deadline) {
+			srv.Process.Kill()
+			t.Fatal("default session never came up")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	srv.Process.Signal(os.Interrupt)
+	done := make(chan error, 1)
+	go func() { done <- srv.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("exit: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		srv.Process.Kill()
+		t.Fatal("server ignored SIGINT")
+	}
+	if _, err := os.Stat(sock); !os.IsNotExist(err) {
+		t.Fatalf("socket left: %v", err)
+	}
+}
+
+func TestAPISchemaAndVersion(t *testing.T) {
+	out, code := runHerdr(t, nil, "api", "schema", "--json")
+	if code != 0 || strings.TrimSpace(out) != strings.TrimSpace(string(herdrschema.Protocol20)) {
+		t.Fatalf("api schema: code %d, %d bytes", code, len(out))
+	}
+	out, code = runHerdr(t, nil, "--version")
+	if code != 0 || out != "herdr 0.8.0\n" {
+		t.Fatalf("version: %q", out)
+	}
+	out, code = runHerdr(t, nil, "terminal", "attach", "term_1")
+	if code == 0 || !strings.Contains(out, "stand-in") {
+		t.Fatalf("attach stub: %d %q", code, out)
+	}
+}
+
+func TestIntegrationStatus(t *testing.T) {
+	home := t.TempDir()
+	hook := filepath.Join(home, ".claude", "hooks", "herdr-agent-state.sh")
+	os.MkdirAll(filepath.Dir(hook), 0o755)
+	os.WriteFile(hook, []byte("#!/bin/sh\n# HERDR_INTEGRATION_ID=claude\n# HERDR_INTEGRATION_VERSION=11\n"), 0o755)
+	codexHome := filepath.Join(home, "cx")
+	os.MkdirAll(codexHome, 0o755)
+	os.WriteFile(filepath.Join(codexHome, "herdr-agent-state.sh"), []byte("#!/bin/sh\n# HERDR_INTEGRATION_VERSION=3\n"), 0o755)
+	os.MkdirAll(filepath.Join(home, ".pi/agent/extensions"), 0o755)
+	os.WriteFile(filepath.Join(home, ".pi/agent/extensions/herdr-agent-state.ts"), []byte("// old\n"), 0o644)
+	env := []string{"HOME=" + home, "CODEX_HOME=" + codexHome, "CLAUDE_CONFIG_DIR=", "PI_CODING_AGENT_DIR=", "XDG_CONFIG_HOME="}
+	out, code := runHerdr(t, env, "integration", "status")
+	if code != 0 {
+		t.Fatalf("integration status: %d %s", code, out)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 16 {
+		t.Fatalf("%d lines: %s", len(lines), out)
+	}
+	want := map[string]string{
+		"claude": "claude: current (v11) (" + hook + ")",
+		"codex":  "codex: outdated (v3 < v9) (" + filepath.Join(codexHome, "herdr-agent-state.sh") + ")",
+		"pi":     "pi: outdated (legacy < v10) (" + filepath.Join(home, ".pi/agent/extensions/herdr-agent-state.ts") + ")",
+		"droid":  "droid: not installed (" + filepath.Join(home, ".factory/hooks/herdr-agent-state.sh") + ")",
+	}
+	found := 0
+	for _, l := range lines {
+		name, _, _ := strings.Cut(l, ":")
+		if w, ok := want[name]; ok {
+			found++
+			if l != w {
+				t.Errorf("got %q, want %q", l, w)
+			}
+		}
+	}
+	if found != len(want) || !strings.HasPrefix(lines[14], "antigravity-cli: ") {
+		t.Fatalf("lines: %s", out)
+	}
+}
