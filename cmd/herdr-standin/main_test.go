@@ -77,7 +77,7 @@ func sessionList(t *testing.T, env []string) listOut {
 }
 
 func TestSessionListInProcess(t *testing.T) {
-	f := herdrtest.Start(t, herdrtest.Options{}, "orcr", "b")
+	f := herdrtest.Start(t, validatingOpts(t), "orcr", "b")
 	// A session directory with no server, and a stale socket file.
 	os.MkdirAll(herdrtest.SessionDir(f.ConfigDir, "a"), 0o700)
 	ln, err := net.Listen("unix", herdrtest.SocketPath(f.ConfigDir, "a"))
@@ -112,6 +112,12 @@ func rawCall(sock, line string) (map[string]any, error) {
 	c.Write([]byte(line + "\n"))
 	b, err := bufio.NewReader(c).ReadBytes('\n')
 	if err != nil {
+		return nil, err
+	}
+	if err := herdrtest.ValidateRequest([]byte(line)); err != nil {
+		return nil, err
+	}
+	if err := herdrtest.ValidateResponse(b[:len(b)-1]); err != nil {
 		return nil, err
 	}
 	var m map[string]any
@@ -223,7 +229,7 @@ func TestServerSubprocessLifecycle(t *testing.T) {
 }
 
 func TestDeleteRefusesRunning(t *testing.T) {
-	f := herdrtest.Start(t, herdrtest.Options{}, "live")
+	f := herdrtest.Start(t, validatingOpts(t), "live")
 	if out, code := runHerdr(t, f.Env(), "session", "delete", "live"); code == 0 {
 		t.Fatalf("running session deleted: %s", out)
 	}
@@ -322,4 +328,12 @@ func TestIntegrationStatus(t *testing.T) {
 	if found != len(want) || !strings.HasPrefix(lines[14], "antigravity-cli: ") {
 		t.Fatalf("lines: %s", out)
 	}
+}
+
+func validatingOpts(t *testing.T) herdrtest.Options {
+	return herdrtest.Options{OnResponse: func(method string, raw []byte) {
+		if err := herdrtest.ValidateResponse(raw); err != nil {
+			t.Errorf("%s: %v", method, err)
+		}
+	}}
 }

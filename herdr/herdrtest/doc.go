@@ -8,6 +8,10 @@
 // one request line (≤ [MaxRequestBytes], within [FirstLineTimeout]) in, one response
 // line out, close; id "" with invalid_request on envelope/params parse failures.
 // [Start] builds a [Fixture] with a short temporary config dir for tests.
+// [ValidateResponse] and [ValidateRequest] check lines against the embedded
+// protocol-20 schema (pass ValidateResponse as [Options].OnResponse to check every
+// answer). [ListSessions] reproduces `herdr session list`. Fault hooks:
+// [Session.Freeze], [Session.Unfreeze], [Session.DropSocket], [Session.Restore].
 //
 // Implemented methods: ping, session.snapshot, notification.show (always
 // {shown:false, reason:"disabled"}, herdr's default config), server.stop,

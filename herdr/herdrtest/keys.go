@@ -41,11 +41,11 @@ func encodeKey(name string, appCursor bool) ([]byte, error) {
 		}
 		for _, m := range parts {
 			switch strings.ToLower(m) {
-			case "ctrl", "control", "c":
+			case "ctrl", "control":
 				ctrl = true
-			case "alt", "meta", "option", "opt", "m":
+			case "alt", "meta", "option":
 				alt = true
-			case "shift", "s":
+			case "shift":
 				shift = true
 			default:
 				return nil, bad
@@ -96,7 +96,7 @@ func encodeKey(name string, appCursor bool) ([]byte, error) {
 			ctrl = false
 		}
 	case "up":
-		return altPrefix(csiKey('A'), false), nil
+		return csiKey('A'), nil
 	case "down":
 		return csiKey('B'), nil
 	case "right":

@@ -461,3 +461,23 @@ func TestServerStop(t *testing.T) {
 func itoa(i int) string { return strings.TrimSpace(strings.Repeat(" ", 0) + jsonNum(i)) }
 
 func jsonNum(i int) string { b, _ := json.Marshal(i); return string(b) }
+
+func TestFirstLineDeadline(t *testing.T) {
+	t.Parallel()
+	f := start(t)
+	c, err := net.Dial("unix", f.Sessions["default"].SocketPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.Write([]byte(`{"id":"slow","method":"ping",`))
+	_ = c.SetReadDeadline(time.Now().Add(herdrtest.FirstLineTimeout + 5*time.Second))
+	began := time.Now()
+	n, err := c.Read(make([]byte, 64))
+	if n != 0 || err == nil || os.IsTimeout(err) {
+		t.Fatalf("slow request: n=%d err=%v", n, err)
+	}
+	if d := time.Since(began); d < herdrtest.FirstLineTimeout-time.Second {
+		t.Fatalf("dropped after %v", d)
+	}
+}
