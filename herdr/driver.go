@@ -1,0 +1,429 @@
+package herdr
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/orcr-go/orcr/socketapi/wire"
+)
+
+// Defaults of [Config].
+const (
+	DefaultOwnedSession   = "orcr"
+	DefaultBackoffInitial = 200 * time.Millisecond
+	DefaultBackoffMax     = 10 * time.Second
+	DefaultCallTimeout    = 2 * time.Minute
+)
+
+// Config configures a [Driver]. The zero value plus Bin works. Fields must not change
+// after NewDriver.
+type Config struct {
+	// Bin is the resolved herdr binary ([FindBinary]); "" when none was found.
+	Bin string
+	// Owned is the session that holds orcr's managed agents ("orcr" when empty).
+	Owned string
+	// Sessions lists herdr sessions; nil means [ListSessions] with Bin. Tests (and a
+	// setup without a binary) may use [DirSessions].
+	Sessions func(ctx context.Context) ([]SessionInfo, error)
+	// DeliverPause is the text→Enter pause of Deliver (default 1 s).
+	DeliverPause time.Duration
+	// Timeout is the per-call socket deadline (default 15 s).
+	Timeout time.Duration
+	// BackoffInitial and BackoffMax bound the reconnect backoff (200 ms doubling to 10 s,
+	// ±25 % jitter).
+	BackoffInitial, BackoffMax time.Duration
+	// CallTimeout bounds one blocking Session call when ctx has no deadline (2 min).
+	CallTimeout time.Duration
+}
+
+func (c *Config) timeout() time.Duration        { return or(c.Timeout, DefaultTimeout) }
+func (c *Config) pause() time.Duration          { return or(c.DeliverPause, DefaultDeliverPause) }
+func (c *Config) backoffInitial() time.Duration { return or(c.BackoffInitial, DefaultBackoffInitial) }
+func (c *Config) backoffMax() time.Duration     { return or(c.BackoffMax, DefaultBackoffMax) }
+func (c *Config) callTimeout() time.Duration    { return or(c.CallTimeout, DefaultCallTimeout) }
+
+func (c *Config) owned() string {
+	if c.Owned == "" {
+		return DefaultOwnedSession
+	}
+	return c.Owned
+}
+
+func (c *Config) sessions(ctx context.Context) ([]SessionInfo, error) {
+	if c.Sessions != nil {
+		return c.Sessions(ctx)
+	}
+	if c.Bin == "" {
+		return nil, wire.Env(CauseMissing, "no herdr binary; "+InstallHint)
+	}
+	return ListSessions(ctx, c.Bin)
+}
+
+func or(d, def time.Duration) time.Duration {
+	if d <= 0 {
+		return def
+	}
+	return d
+}
+
+// Driver is orcr's herdr driver: a supervisor actor with one connection actor per herdr
+// session, and blocking [Session] handles for edge code (socket handlers, the
+// reconciler's edge goroutines, tests). See the package doc for the actor tree.
+type Driver struct {
+	cfg  Config
+	sys  *actor.ActorSystem
+	log  *slog.Logger
+	sup  *actor.PID
+	wg   *sync.WaitGroup
+	once sync.Once
+}
+
+// NewDriver spawns the driver's supervisor (named "herdr") in sys. Connection actors
+// are spawned lazily, on a session's first call.
+func NewDriver(sys *actor.ActorSystem, cfg Config, log *slog.Logger) (*Driver, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	d := &Driver{cfg: cfg, sys: sys, log: log, wg: &sync.WaitGroup{}}
+	pid, err := sys.Root.SpawnNamed(newSupervisorProps(&d.cfg, log, d.wg), "herdr")
+	if err != nil {
+		return nil, err
+	}
+	d.sup = pid
+	return d, nil
+}
+
+// Close stops the supervisor and its connection actors (waiting for them), then waits
+// for in-flight op goroutines, whose sockets are closed by the cancellation.
+func (d *Driver) Close() {
+	d.once.Do(func() {
+		_ = d.sys.Root.PoisonFuture(d.sup).Wait()
+		d.wg.Wait()
+	})
+}
+
+// Config returns the driver's configuration.
+func (d *Driver) Config() Config { return d.cfg }
+
+// Session returns the handle of herdr session name (cheap; no I/O).
+func (d *Driver) Session(name string) *Session { return &Session{d: d, name: name} }
+
+// Owned returns the handle of the owned session.
+func (d *Driver) Owned() *Session { return d.Session(d.cfg.owned()) }
+
+// Sessions lists herdr's sessions (`herdr session list --json` or the configured lister).
+func (d *Driver) Sessions(ctx context.Context) ([]SessionInfo, error) { return d.cfg.sessions(ctx) }
+
+// EnsureOwned starts the owned session's server when it is not running (needs Bin).
+func (d *Driver) EnsureOwned(ctx context.Context) (SessionInfo, error) {
+	if d.cfg.Bin == "" {
+		return SessionInfo{}, wire.Env(CauseMissing, "no herdr binary; "+InstallHint)
+	}
+	return EnsureSession(ctx, d.cfg.Bin, d.cfg.owned())
+}
+
+// Conformance checks orcr's contract against the live `herdr api schema --json`.
+func (d *Driver) Conformance(ctx context.Context) error {
+	if d.cfg.Bin == "" {
+		return wire.Env(CauseMissing, "no herdr binary; "+InstallHint)
+	}
+	return CheckLive(ctx, d.cfg.Bin)
+}
+
+// Health reports every session connection the supervisor knows, with restart counts.
+func (d *Driver) Health() ([]SessionHealth, error) {
+	res, err := d.sys.Root.RequestFuture(d.sup, &healthQuery{}, 5*time.Second).Result()
+	if err != nil {
+		return nil, err
+	}
+	return res.([]SessionHealth), nil
+}
+
+// Restarts returns how often the connection to session name was restarted.
+func (d *Driver) Restarts(name string) int {
+	hs, _ := d.Health()
+	for _, h := range hs {
+		if h.Session == name {
+			return h.Restarts
+		}
+	}
+	return 0
+}
+
+// StatusInfo is the `herdr` object of server.status (protocol.md §5.2). Nil pointers
+// encode as JSON null.
+type StatusInfo struct {
+	Bin            *string `json:"bin"`
+	Reachable      bool    `json:"reachable"`
+	Version        *string `json:"version"`
+	Protocol       *int    `json:"protocol"`
+	Socket         *string `json:"socket"`
+	Session        string  `json:"session"`
+	SessionRunning bool    `json:"session_running"`
+}
+
+// Status builds server.status's herdr object: reachable means the binary was found;
+// socket, version and protocol are filled only when the owned session is listed as
+// running (version/protocol from a direct ping, null on failure). It never starts a
+// session.
+func (d *Driver) Status(ctx context.Context) StatusInfo {
+	st := StatusInfo{Session: d.cfg.owned()}
+	if d.cfg.Bin == "" && d.cfg.Sessions == nil {
+		return st
+	}
+	if d.cfg.Bin != "" {
+		bin := d.cfg.Bin
+		st.Bin, st.Reachable = &bin, true
+	}
+	rows, err := d.cfg.sessions(ctx)
+	if err != nil {
+		return st
+	}
+	row, ok := FindSession(rows, st.Session)
+	if !ok || !row.Running {
+		return st
+	}
+	st.SessionRunning = true
+	sock := row.SocketPath
+	st.Socket = &sock
+	r := &Remote{Client: Client{Socket: sock, Timeout: d.cfg.timeout()}}
+	if p, err := r.Ping(ctx); err == nil {
+		v, pr := p.Version, p.Protocol
+		st.Version, st.Protocol = &v, &pr
+	}
+	return st
+}
+
+// Session is a blocking handle on one herdr session for edge code; every method
+// sends one request to the supervisor and waits for the connection actor's answer.
+// While the session is down, calls fail at once with herdr_unreachable. Targets may
+// be a terminal id (term_…, stable across moves; resolved through pane.list) or a
+// pane id.
+type Session struct {
+	d    *Driver
+	name string
+}
+
+// Name returns the herdr session name.
+func (s *Session) Name() string { return s.name }
+
+func (s *Session) do(ctx context.Context, o op) (any, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	timeout := s.d.cfg.callTimeout()
+	if dl, ok := ctx.Deadline(); ok {
+		timeout = time.Until(dl) + time.Second
+	}
+	f := s.d.sys.Root.RequestFuture(s.d.sup, &opRequest{session: s.name, op: o, ctx: ctx}, max(timeout, time.Millisecond))
+	res, err := f.Result()
+	if err != nil {
+		if errors.Is(err, actor.ErrDeadLetter) {
+			return nil, wire.Env(CauseUnreachable, "herdr session "+s.name+" is unreachable (driver stopped)", "session", s.name)
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, wire.Env(CauseUnreachable, "herdr session "+s.name+": "+o.name+" did not finish: "+err.Error(), "session", s.name)
+	}
+	rep := res.(*opReply)
+	return rep.value, rep.err
+}
+
+func doTyped[T any](ctx context.Context, s *Session, o op) (T, error) {
+	v, err := s.do(ctx, o)
+	t, _ := v.(T)
+	return t, err
+}
+
+// Ping pings the session (the handshake already happened on connect).
+func (s *Session) Ping(ctx context.Context) (Pong, error) {
+	return doTyped[Pong](ctx, s, op{name: "ping", run: func(ctx context.Context, e *opEnv) (any, error) {
+		return e.r.Ping(ctx)
+	}})
+}
+
+// WorkspaceList lists workspaces.
+func (s *Session) WorkspaceList(ctx context.Context) ([]WorkspaceInfo, error) {
+	return doTyped[[]WorkspaceInfo](ctx, s, op{name: "workspace.list", run: func(ctx context.Context, e *opEnv) (any, error) {
+		return e.r.WorkspaceList(ctx)
+	}})
+}
+
+// PaneList lists panes (of one workspace when workspaceID is not empty).
+func (s *Session) PaneList(ctx context.Context, workspaceID string) ([]PaneInfo, error) {
+	return doTyped[[]PaneInfo](ctx, s, op{name: "pane.list", run: func(ctx context.Context, e *opEnv) (any, error) {
+		return e.r.PaneList(ctx, workspaceID)
+	}})
+}
+
+// PaneGet returns the pane holding target (terminal id or pane id).
+func (s *Session) PaneGet(ctx context.Context, target string) (PaneInfo, error) {
+	return doTyped[PaneInfo](ctx, s, op{name: "pane.get", run: func(ctx context.Context, e *opEnv) (any, error) {
+		return e.r.ResolvePane(ctx, target)
+	}})
+}
+
+// AgentList lists the session's agent panes (done normalised to idle).
+func (s *Session) AgentList(ctx context.Context) ([]AgentInfo, error) {
+	return doTyped[[]AgentInfo](ctx, s, op{name: "agent.list", run: func(ctx context.Context, e *opEnv) (any, error) {
+		return e.r.AgentList(ctx)
+	}})
+}
+
+// Read reads target's visible screen (its last lines lines when lines > 0).
+func (s *Session) Read(ctx context.Context, target string, lines int) (PaneRead, error) {
+	return doTyped[PaneRead](ctx, s, op{name: "pane.read", run: func(ctx context.Context, e *opEnv) (any, error) {
+		pane, err := paneID(ctx, e.r, target)
+		if err != nil {
+			return nil, err
+		}
+		return e.r.Read(ctx, pane, ReadVisible, lines)
+	}})
+}
+
+// Deliver types text into target, pauses (Config.DeliverPause) and presses Enter.
+func (s *Session) Deliver(ctx context.Context, target, text string) error {
+	_, err := s.do(ctx, op{name: "deliver", run: func(ctx context.Context, e *opEnv) (any, error) {
+		return nil, e.r.Deliver(ctx, target, text, e.pause)
+	}})
+	return err
+}
+
+// SendKeys sends named keys to target.
+func (s *Session) SendKeys(ctx context.Context, target string, keys ...string) error {
+	_, err := s.do(ctx, op{name: "pane.send_keys", run: func(ctx context.Context, e *opEnv) (any, error) {
+		pane, err := paneID(ctx, e.r, target)
+		if err != nil {
+			return nil, err
+		}
+		return nil, e.r.SendKeys(ctx, pane, keys...)
+	}})
+	return err
+}
+
+// Notify shows a herdr notification.
+func (s *Session) Notify(ctx context.Context, title, body string) (Notification, error) {
+	return doTyped[Notification](ctx, s, op{name: "notification.show", run: func(ctx context.Context, e *opEnv) (any, error) {
+		return e.r.Notify(ctx, title, body)
+	}})
+}
+
+// EnsureWorkspace returns the workspace labelled label, creating it when missing; a
+// created workspace's root shell is closed once an agent pane is placed in it.
+func (s *Session) EnsureWorkspace(ctx context.Context, label string) (WorkspaceInfo, error) {
+	return doTyped[WorkspaceInfo](ctx, s, op{name: "ensure_workspace", structural: true,
+		run: func(ctx context.Context, e *opEnv) (any, error) { return ensureWorkspace(ctx, e, label) }})
+}
+
+// Spawn creates the agent pane of spec: a new tab labelled spec.Label in workspace
+// spec.Workspace (created if needed) running spec.Argv via layout.apply, then pane.get
+// for the terminal id; a fresh workspace's root shell is closed afterwards.
+func (s *Session) Spawn(ctx context.Context, spec SpawnSpec) (Placement, error) {
+	return doTyped[Placement](ctx, s, op{name: "spawn", structural: true,
+		run: func(ctx context.Context, e *opEnv) (any, error) {
+			if len(spec.Argv) == 0 {
+				return nil, errors.New("herdr: spawn needs an argv")
+			}
+			ws, err := ensureWorkspace(ctx, e, spec.Workspace)
+			if err != nil {
+				return nil, err
+			}
+			_, pane, err := e.r.LayoutApply(ctx, ws.WorkspaceID, spec.Label, spec.Argv, spec.Cwd, spec.Label, spec.Env)
+			if err != nil {
+				return nil, err
+			}
+			p, err := e.r.PaneGet(ctx, pane)
+			if err != nil {
+				return nil, err
+			}
+			closeRoot(ctx, e, ws.WorkspaceID)
+			return Placement{Workspace: spec.Workspace, WorkspaceID: p.WorkspaceID, TabID: p.TabID,
+				PaneID: p.PaneID, TerminalID: p.TerminalID}, nil
+		}})
+}
+
+// Move moves target into a new tab labelled label in the workspace labelled
+// workspace (created if needed; park = "idle", un-park = the home workspace) and
+// returns the new ids. The terminal id is unchanged; an emptied source workspace
+// disappears (herdr removes it).
+func (s *Session) Move(ctx context.Context, target, workspace, label string) (MoveResult, error) {
+	return doTyped[MoveResult](ctx, s, op{name: "move", structural: true,
+		run: func(ctx context.Context, e *opEnv) (any, error) {
+			p, err := e.r.ResolvePane(ctx, target)
+			if err != nil {
+				return nil, err
+			}
+			ws, err := ensureWorkspace(ctx, e, workspace)
+			if err != nil {
+				return nil, err
+			}
+			if p.WorkspaceID == ws.WorkspaceID {
+				return MoveResult{Placement: Placement{Workspace: workspace, WorkspaceID: p.WorkspaceID,
+					TabID: p.TabID, PaneID: p.PaneID, TerminalID: p.TerminalID}, PreviousPaneID: p.PaneID}, nil
+			}
+			m, err := e.r.MoveToNewTab(ctx, p.PaneID, ws.WorkspaceID, label)
+			if err != nil {
+				return nil, err
+			}
+			m.Workspace = workspace
+			closeRoot(ctx, e, ws.WorkspaceID)
+			return m, nil
+		}})
+}
+
+// Close closes target's pane (its process is killed; empty tabs/workspaces vanish).
+func (s *Session) Close(ctx context.Context, target string) error {
+	_, err := s.do(ctx, op{name: "pane.close", structural: true, run: func(ctx context.Context, e *opEnv) (any, error) {
+		pane, err := paneID(ctx, e.r, target)
+		if err != nil {
+			return nil, err
+		}
+		return nil, e.r.Close(ctx, pane)
+	}})
+	return err
+}
+
+// paneID resolves a terminal id to its current pane id; pane ids pass through (herdr
+// accepts moved panes' old ids as aliases for pane.* methods).
+func paneID(ctx context.Context, r *Remote, target string) (string, error) {
+	if !isTerminalID(target) {
+		return target, nil
+	}
+	p, err := r.ResolvePane(ctx, target)
+	return p.PaneID, err
+}
+
+func ensureWorkspace(ctx context.Context, e *opEnv, label string) (WorkspaceInfo, error) {
+	wss, err := e.r.WorkspaceList(ctx)
+	if err != nil {
+		return WorkspaceInfo{}, err
+	}
+	for _, ws := range wss {
+		if ws.Label == label {
+			return ws, nil
+		}
+	}
+	created, err := e.r.WorkspaceCreate(ctx, label, "")
+	if err != nil {
+		return WorkspaceInfo{}, err
+	}
+	if e.roots != nil && created.RootPane.PaneID != "" {
+		e.roots[created.Workspace.WorkspaceID] = created.RootPane.PaneID
+	}
+	return created.Workspace, nil
+}
+
+// closeRoot closes the root shell of a workspace orcr created, once it holds an agent.
+func closeRoot(ctx context.Context, e *opEnv, workspaceID string) {
+	root, ok := e.roots[workspaceID]
+	if !ok {
+		return
+	}
+	delete(e.roots, workspaceID)
+	_ = e.r.Close(ctx, root) // pane_not_found: already gone, which is what we want
+}

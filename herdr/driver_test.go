@@ -1,0 +1,111 @@
+package herdr
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/orcr-go/orcr/actors/actorkit"
+)
+
+// newTestDriver starts an actor system and a driver with fast backoff.
+func newTestDriver(t *testing.T, cfg Config) *Driver {
+	t.Helper()
+	sys := actorkit.NewSystem(nil, 10*time.Millisecond)
+	if cfg.BackoffInitial == 0 {
+		cfg.BackoffInitial, cfg.BackoffMax = 20*time.Millisecond, 200*time.Millisecond
+	}
+	if cfg.DeliverPause == 0 {
+		cfg.DeliverPause = 20 * time.Millisecond
+	}
+	d, err := NewDriver(sys, cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		d.Close()
+		sys.Shutdown()
+	})
+	return d
+}
+
+func staticSessions(rows ...SessionInfo) func(context.Context) ([]SessionInfo, error) {
+	return func(context.Context) ([]SessionInfo, error) {
+		out := make([]SessionInfo, len(rows))
+		for i, r := range rows {
+			r.Running = true
+			if _, err := os.Stat(r.SocketPath); err != nil {
+				r.Running = false
+			}
+			out[i] = r
+		}
+		return out, nil
+	}
+}
+
+func TestDriverReconnectsScripted(t *testing.T) {
+	s := newScripted(t, func(req map[string]any) string {
+		switch req["method"] {
+		case "ping":
+			return ok(req, `{"type":"pong","version":"0.8.0","protocol":20}`)
+		default:
+			return ok(req, `{"type":"agent_list","agents":[{"terminal_id":"term_1","pane_id":"w1:p1","workspace_id":"w1","tab_id":"w1:t1","agent_status":"done","focused":false,"revision":0,"state_change_seq":0}]}`)
+		}
+	})
+	d := newTestDriver(t, Config{Sessions: staticSessions(SessionInfo{Name: "orcr", SocketPath: s.path})})
+	ctx := context.Background()
+	agents, err := d.Owned().AgentList(ctx)
+	if err != nil || len(agents) != 1 || agents[0].AgentStatus != StatusIdle {
+		t.Fatalf("AgentList: got %+v %v", agents, err)
+	}
+
+	s.close() // the listener goes away and its socket file with it
+	_, err = d.Owned().AgentList(ctx)
+	if !IsUnreachable(err) {
+		t.Fatalf("AgentList while down: got %v, want herdr_unreachable", err)
+	}
+	start := time.Now()
+	_, err = d.Owned().AgentList(ctx)
+	if !IsUnreachable(err) || time.Since(start) > 2*time.Second {
+		t.Fatalf("AgentList while down: got %v after %s, want herdr_unreachable fast", err, time.Since(start))
+	}
+	eventually(t, 5*time.Second, "a restart", func() bool { return d.Restarts("orcr") >= 1 })
+
+	s.listen(t)
+	eventually(t, 10*time.Second, "reconnect", func() bool {
+		_, err := d.Owned().AgentList(ctx)
+		return err == nil
+	})
+	hs, _ := d.Health()
+	if len(hs) != 1 || hs[0].State != "up" || hs[0].Protocol != 20 {
+		t.Errorf("Health: got %+v", hs)
+	}
+}
+
+func TestDriverVersionSkewHandshake(t *testing.T) {
+	s := newScripted(t, func(req map[string]any) string {
+		return ok(req, `{"type":"pong","version":"0.1.0","protocol":12}`)
+	})
+	d := newTestDriver(t, Config{Sessions: staticSessions(SessionInfo{Name: "orcr", SocketPath: s.path})})
+	_, err := d.Owned().AgentList(context.Background())
+	we := WireError(err)
+	if we.Cause() != CauseVersionSkew || we.Details["reported_protocol"] != 12 {
+		t.Fatalf("AgentList: got %v, want herdr_version_skew", err)
+	}
+}
+
+func TestDriverStatus(t *testing.T) {
+	s := newScripted(t, func(req map[string]any) string {
+		return ok(req, `{"type":"pong","version":"0.8.0","protocol":20}`)
+	})
+	d := newTestDriver(t, Config{Sessions: staticSessions(SessionInfo{Name: "orcr", SocketPath: s.path})})
+	st := d.Status(context.Background())
+	if !st.SessionRunning || st.Socket == nil || *st.Socket != s.path || st.Protocol == nil || *st.Protocol != 20 {
+		t.Errorf("Status: got %+v", st)
+	}
+	none := newTestDriver(t, Config{Owned: "x"})
+	if st := none.Status(context.Background()); st.Bin != nil || st.Reachable || st.Session != "x" {
+		t.Errorf("Status without bin: got %+v", st)
+	}
+}
