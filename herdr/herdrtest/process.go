@@ -32,6 +32,9 @@ func validateEnv(env map[string]string) *apiError {
 // newPaneLocked allocates a pane in tab t (ids from t's workspace) and starts its
 // process on a fresh PTY. Requires s.mu.
 func (s *Session) newPaneLocked(w *workspace, t *tab, spec spawnSpec, label string) (*pane, error) {
+	if s.closed {
+		return nil, errors.New("server is shutting down")
+	}
 	w.paneCounter++
 	s.termCounter++
 	p := &pane{
