@@ -1,0 +1,214 @@
+package server_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"net"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/orcr-go/orcr/socketapi/sockettest"
+	"github.com/orcr-go/orcr/socketapi/wire"
+)
+
+// rawConn is a test client that speaks raw frames on one connection.
+type rawConn struct {
+	t  *testing.T
+	c  net.Conn
+	br *bufio.Reader
+}
+
+func dialRaw(t *testing.T, socket string) *rawConn {
+	t.Helper()
+	c, err := net.Dial("unix", socket)
+	if err != nil {
+		t.Fatalf("dial: %v", err)
+	}
+	t.Cleanup(func() { c.Close() })
+	v, err := sockettest.SchemaValidator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	vc := sockettest.NewValidatingConn(t, v, c)
+	return &rawConn{t: t, c: vc, br: bufio.NewReaderSize(vc, 1<<20)}
+}
+
+func (r *rawConn) send(frame string) {
+	r.t.Helper()
+	if _, err := r.c.Write([]byte(frame + "\n")); err != nil {
+		r.t.Fatalf("write: %v", err)
+	}
+}
+
+// read returns the next frame as a map, failing after 10 s.
+func (r *rawConn) read() map[string]any {
+	r.t.Helper()
+	r.c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	line, err := r.br.ReadBytes('\n')
+	if err != nil {
+		r.t.Fatalf("read: %v (partial %q)", err, line)
+	}
+	var m map[string]any
+	d := json.NewDecoder(bytes.NewReader(line))
+	d.UseNumber()
+	if err := d.Decode(&m); err != nil {
+		r.t.Fatalf("reply %q is not a JSON object: %v", line, err)
+	}
+	return m
+}
+
+// closed reports whether the server closed the connection (EOF within 5 s).
+func (r *rawConn) closed() bool {
+	r.c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	_, err := r.br.ReadByte()
+	return err != nil && !isTimeout(err)
+}
+
+func isTimeout(err error) bool {
+	ne, ok := err.(net.Error)
+	return ok && ne.Timeout()
+}
+
+func errOf(t *testing.T, m map[string]any) (code, reasonOrCause string) {
+	t.Helper()
+	if m["ok"] != false {
+		t.Fatalf("want an error reply, got %v", m)
+	}
+	e := m["error"].(map[string]any)
+	d, _ := e["details"].(map[string]any)
+	if r, ok := d["reason"].(string); ok {
+		return e["code"].(string), r
+	}
+	c, _ := d["cause"].(string)
+	return e["code"].(string), c
+}
+
+func TestProtocolErrors(t *testing.T) {
+	srv := sockettest.NewServer(t)
+	rc := dialRaw(t, srv.Socket())
+
+	// Each bad frame gets its documented error; the connection survives every one of
+	// them and a valid request afterwards still works.
+	tests := []struct {
+		name       string
+		frame      string
+		wantCode   string
+		wantDetail string
+		wantID     any
+	}{
+		{"malformed json", `{"protocol":1,"id":1,"method"`, "invalid_request", "bad_json", nil},
+		{"not an object", `[1,2,3]`, "invalid_request", "bad_json", nil},
+		{"missing method", `{"protocol":1,"id":2}`, "invalid_request", "missing_method", nil},
+		{"wrong protocol before negotiation", `{"protocol":2,"id":3,"method":"server.handshake"}`, "environment_error", "unsupported_version", json.Number("3")},
+		{"absent protocol before negotiation", `{"id":4,"method":"server.handshake"}`, "environment_error", "unsupported_version", json.Number("4")},
+		{"unknown method", `{"protocol":1,"id":"u","method":"agent.fly"}`, "invalid_request", "unknown_method", "u"},
+		{"not implemented yet", `{"protocol":1,"id":6,"method":"loop.ls"}`, "invalid_request", "not_implemented", json.Number("6")},
+		{"wrong protocol after negotiation", `{"protocol":7,"id":8,"method":"server.handshake"}`, "environment_error", "unsupported_version", json.Number("8")},
+		{"debug method hidden from the schema still unknown by name", `{"protocol":1,"id":9,"method":"__debug.delete_agent"}`, "invalid_request", "unknown_method", json.Number("9")},
+	}
+	for _, tc := range tests {
+		rc.send(tc.frame)
+		m := rc.read()
+		code, detail := errOf(t, m)
+		if code != tc.wantCode || detail != tc.wantDetail {
+			t.Errorf("%s: got %s/%s, want %s/%s", tc.name, code, detail, tc.wantCode, tc.wantDetail)
+		}
+		if m["id"] != tc.wantID {
+			t.Errorf("%s: id got %v (%T), want %v", tc.name, m["id"], m["id"], tc.wantID)
+		}
+	}
+	// Negotiated: a request may now omit protocol.
+	rc.send(`{"id":"h","method":"server.handshake"}`)
+	if m := rc.read(); m["ok"] != true || m["id"] != "h" {
+		t.Errorf("handshake after negotiation without protocol: got %v", m)
+	}
+	// Params of the wrong type are read as absent (protocol.md §2.2): since_seq "x" → 0.
+	rc.send(`{"protocol":1,"id":"s","method":"events.subscribe","params":{"since_seq":"x"}}`)
+	m := rc.read()
+	res, _ := m["result"].(map[string]any)
+	if m["ok"] != true || res["from_seq"] != json.Number("0") {
+		t.Errorf("events.subscribe with a string since_seq: got %v, want from_seq 0", m)
+	}
+	// A non-object params value is not rejected either.
+	rc.send(`{"protocol":1,"id":"p","method":"server.handshake","params":[1]}`)
+	if m := rc.read(); m["ok"] != true {
+		t.Errorf("handshake with array params: got %v", m)
+	}
+}
+
+func TestOversizedFrameClosesConnection(t *testing.T) {
+	srv := sockettest.NewServer(t)
+	rc := dialRaw(t, srv.Socket())
+	big := `{"protocol":1,"id":1,"method":"server.handshake","params":{"pad":"` + strings.Repeat("x", wire.MaxFrame) + `"}}`
+	go rc.c.Write([]byte(big + "\n")) // the server stops reading at the cap
+	m := rc.read()
+	if code, reason := errOf(t, m); code != "invalid_request" || reason != "frame_too_large" || m["id"] != nil {
+		t.Errorf("oversized frame: got %v", m)
+	}
+	if !rc.closed() {
+		t.Errorf("connection still open after frame_too_large")
+	}
+	// The server is fine: a new connection works.
+	rc2 := dialRaw(t, srv.Socket())
+	rc2.send(`{"protocol":1,"id":1,"method":"server.handshake"}`)
+	if m := rc2.read(); m["ok"] != true {
+		t.Errorf("handshake after oversized frame on another connection: %v", m)
+	}
+}
+
+func TestFrameAtExactCapIsAccepted(t *testing.T) {
+	srv := sockettest.NewServer(t)
+	rc := dialRaw(t, srv.Socket())
+	head := `{"protocol":1,"id":1,"method":"server.handshake","params":{"pad":"`
+	tail := `"}}`
+	frame := head + strings.Repeat("x", wire.MaxFrame-len(head)-len(tail)) + tail
+	if len(frame) != wire.MaxFrame {
+		t.Fatalf("frame length %d", len(frame))
+	}
+	go rc.c.Write([]byte(frame + "\n"))
+	if m := rc.read(); m["ok"] != true {
+		t.Errorf("16 MiB frame: got %v", m)
+	}
+}
+
+func TestTruncatedFrame(t *testing.T) {
+	srv := sockettest.NewServer(t)
+	rc := dialRaw(t, srv.Socket())
+	rc.c.Write([]byte(`{"protocol":1,"id":1,"method":"server.hand`))
+	rc.c.(*sockettest.ValidatingConn).Conn.(*net.UnixConn).CloseWrite()
+	m := rc.read()
+	if code, reason := errOf(t, m); code != "invalid_request" || reason != "truncated_frame" {
+		t.Errorf("truncated frame: got %v", m)
+	}
+}
+
+func TestConcurrentRequestsOnOneConnection(t *testing.T) {
+	srv := sockettest.NewServer(t)
+	rc := dialRaw(t, srv.Socket())
+	const n = 50
+	var b strings.Builder
+	for i := range n {
+		method := "server.handshake"
+		if i%2 == 1 {
+			method = "api.snapshot"
+		}
+		b.WriteString(`{"protocol":1,"id":` + itoa(i) + `,"method":"` + method + `"}` + "\n")
+	}
+	rc.c.Write([]byte(b.String()))
+	seen := map[string]bool{}
+	for range n {
+		m := rc.read()
+		if m["ok"] != true {
+			t.Fatalf("reply %v", m)
+		}
+		seen[string(m["id"].(json.Number))] = true
+	}
+	if len(seen) != n {
+		t.Errorf("got %d distinct ids, want %d", len(seen), n)
+	}
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }

@@ -1,0 +1,366 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/gofrs/flock"
+
+	"github.com/orcr-go/orcr/actors"
+	"github.com/orcr-go/orcr/actors/actorkit"
+	"github.com/orcr-go/orcr/config"
+	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/store"
+)
+
+// Fixed timings (config.md §1.8).
+const (
+	lockWaitDeadline = 15 * time.Second
+	stopFlushGrace   = 150 * time.Millisecond
+)
+
+// Server is a running orcr server. Start returns one; Wait blocks until it stopped.
+type Server struct {
+	opts    Options
+	getenv  func(string) string
+	paths   config.Paths
+	cfg     *config.Config
+	log     *slog.Logger
+	logFile *rotatingFile
+	started time.Time
+
+	lock     *flock.Flock
+	db       *store.DB
+	sys      *actor.ActorSystem
+	storePID *actor.PID
+	ln       *net.UnixListener
+	maxFrame int
+
+	handlers map[string]handler
+	debug    bool
+
+	ctx      context.Context // canceled when shutdown begins
+	cancel   context.CancelFunc
+	inflight sync.WaitGroup // request goroutines
+	accept   sync.WaitGroup
+
+	mu      sync.Mutex
+	conns   map[int64]*connEntry
+	connSeq atomic.Int64
+	subSeq  atomic.Int64
+
+	stopOnce sync.Once
+	stopReq  chan struct{}
+	done     chan struct{}
+	waitErr  error
+}
+
+type connEntry struct {
+	pid *actor.PID
+	nc  net.Conn
+	w   *connWriter
+}
+
+// Start performs the start sequence of protocol.md §1.5 and returns a serving server.
+// It returns (nil, OutcomeAlreadyRunning, nil) when another healthy server answers.
+func Start(ctx context.Context, opts Options) (*Server, string, error) {
+	s := &Server{opts: opts, getenv: opts.Getenv, started: time.Now(), maxFrame: wire.MaxFrame,
+		conns: map[int64]*connEntry{}, stopReq: make(chan struct{}), done: make(chan struct{})}
+	if s.getenv == nil {
+		s.getenv = os.Getenv
+	}
+	s.paths = config.NewPaths(opts.Home)
+
+	// 1. Home, then config.
+	if err := config.EnsureHome(opts.Home); err != nil {
+		return nil, "", err
+	}
+	cfg, warnings, err := config.Load(opts.Home, s.getenv)
+	if err != nil {
+		return nil, "", err
+	}
+	s.cfg = cfg
+	for _, w := range warnings {
+		if opts.Warnf != nil {
+			opts.Warnf("%s", w)
+		}
+	}
+
+	// 2. Fast path: a healthy server already answers.
+	client := &socketapi.Client{Socket: s.paths.Socket}
+	if alreadyRunning(ctx, client) {
+		return nil, OutcomeAlreadyRunning, nil
+	}
+
+	// 3. Instance lock.
+	s.lock = flock.New(s.paths.Lock)
+	ok, err := s.lock.TryLock()
+	if err != nil {
+		return nil, "", wire.Env("store_locked", "cannot take the instance lock "+s.paths.Lock+": "+err.Error()).Wrap(err)
+	}
+	if !ok {
+		if err := client.WaitReady(ctx, lockWaitDeadline); err != nil {
+			return nil, "", wire.Env("server_start_failed", "another process holds the instance lock but no server became ready",
+				"last_error", err.Error())
+		}
+		return nil, OutcomeAlreadyRunning, nil
+	}
+	fail := func(err error) (*Server, string, error) {
+		s.closeResources()
+		return nil, "", err
+	}
+
+	// 4–6. Store, retention, log.
+	if err := s.openLog(); err != nil {
+		return fail(err)
+	}
+	db, err := store.Open(s.paths.DB)
+	if err != nil {
+		return fail(err)
+	}
+	s.db = db
+	s.debug = s.getenv("ORCR_DEBUG_METHODS") == "1"
+	s.handlers = s.methodTable()
+
+	// 7. Socket.
+	if err := s.bind(); err != nil {
+		return fail(err)
+	}
+
+	// Actor tree (actors/doc.go).
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.sys = actorkit.NewSystem(s.log, opts.DeadLetterThrottle)
+	s.storePID, err = s.sys.Root.SpawnNamed(actors.NewStoreProps(db, s.log, actors.StoreOptions{
+		Retention: config.EventRetention(s.getenv),
+	}), "store")
+	if err != nil {
+		s.cancel()
+		return fail(wire.Internal("actor", "cannot start the store actor: "+err.Error()))
+	}
+
+	// 8. Signals.
+	if !opts.NoSignals {
+		sigs := make(chan os.Signal, 1)
+		signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
+		go func() {
+			select {
+			case sig := <-sigs:
+				s.log.Info("signal received; stopping", "signal", sig.String())
+				s.Stop()
+			case <-s.done:
+			}
+			signal.Stop(sigs)
+		}()
+	}
+
+	// 10. Accept loop.
+	s.accept.Add(1)
+	go s.acceptLoop()
+	go s.run(ctx)
+	s.log.Info("server started", "pid", os.Getpid(), "socket", s.paths.Socket, "store", s.paths.DB, "version", socketapi.Version)
+	return s, OutcomeStarted, nil
+}
+
+func alreadyRunning(ctx context.Context, c *socketapi.Client) bool {
+	if _, err := os.Lstat(c.Socket); err != nil {
+		return false
+	}
+	hctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	_, err := c.Handshake(hctx)
+	return err == nil
+}
+
+func (s *Server) openLog() error {
+	if s.opts.Log != nil {
+		s.log = s.opts.Log
+		return nil
+	}
+	f, err := openRotating(s.paths.ServerLog, s.cfg.Logs.MaxBytes, s.cfg.Logs.MaxFiles)
+	if err != nil {
+		return wire.Env("home_create_failed", "cannot open "+s.paths.ServerLog+": "+err.Error()).Wrap(err)
+	}
+	s.logFile = f
+	s.log = slog.New(slog.NewJSONHandler(f, &slog.HandlerOptions{ReplaceAttr: logAttr}))
+	return nil
+}
+
+// logAttr shapes records as config.md §2.4: {"ts": RFC 3339 UTC, "level": lower, "msg"}.
+func logAttr(groups []string, a slog.Attr) slog.Attr {
+	if len(groups) > 0 {
+		return a
+	}
+	switch a.Key {
+	case slog.TimeKey:
+		return slog.String("ts", a.Value.Time().UTC().Format(time.RFC3339Nano))
+	case slog.LevelKey:
+		return slog.String("level", strings.ToLower(a.Value.String()))
+	}
+	return a
+}
+
+// bind validates the socket path, removes a stale same-uid socket (safe: we hold the
+// instance lock, so no live server owns it), and binds under umask 077.
+func (s *Server) bind() error {
+	exists, err := config.CheckSocketPath(s.paths.Socket)
+	if err != nil {
+		return err
+	}
+	if exists {
+		if err := os.Remove(s.paths.Socket); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return wire.Env("server_start_failed", "cannot remove stale socket "+s.paths.Socket+": "+err.Error()).Wrap(err)
+		}
+	}
+	old := syscall.Umask(0o077)
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: s.paths.Socket, Net: "unix"})
+	syscall.Umask(old)
+	if err != nil {
+		return wire.Env("server_start_failed", "cannot bind "+s.paths.Socket+": "+err.Error()).Wrap(err)
+	}
+	ln.SetUnlinkOnClose(false)
+	os.Chmod(s.paths.Socket, 0o600)
+	s.ln = ln
+	return nil
+}
+
+func (s *Server) acceptLoop() {
+	defer s.accept.Done()
+	for {
+		nc, err := s.ln.Accept()
+		if err != nil {
+			if s.ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
+				return
+			}
+			s.log.Warn("accept failed", "err", err)
+			continue
+		}
+		id := s.connSeq.Add(1)
+		s.mu.Lock()
+		if s.ctx.Err() != nil {
+			s.mu.Unlock()
+			nc.Close()
+			return
+		}
+		w := newConnWriter(nc)
+		pid, err := s.sys.Root.SpawnNamed(s.connProps(id, nc, w), "conn/"+strconv.FormatInt(id, 10))
+		if err != nil {
+			s.mu.Unlock()
+			w.Close()
+			continue
+		}
+		s.conns[id] = &connEntry{pid: pid, nc: nc, w: w}
+		s.mu.Unlock()
+	}
+}
+
+func (s *Server) connGone(id int64) {
+	s.mu.Lock()
+	delete(s.conns, id)
+	s.mu.Unlock()
+}
+
+// Stop begins a graceful stop; it does not wait (see Wait).
+func (s *Server) Stop() {
+	s.stopOnce.Do(func() { close(s.stopReq) })
+}
+
+// Wait blocks until the server has stopped and returns the shutdown error, if any.
+func (s *Server) Wait() error {
+	<-s.done
+	return s.waitErr
+}
+
+// Socket returns the socket path.
+func (s *Server) Socket() string { return s.paths.Socket }
+
+func (s *Server) run(ctx context.Context) {
+	select {
+	case <-s.stopReq:
+	case <-ctx.Done():
+	}
+	s.shutdown()
+}
+
+// shutdown follows protocol.md §1.8 and the order written in actors/doc.go:
+// stop accepting; every subscription writes server_stopping; a 150 ms grace lets the
+// frames flush; connections close; request goroutines end; the store actor stops last
+// (after everything that could write through it); then the database, the socket, the
+// lock. Agent panes are never touched.
+func (s *Server) shutdown() {
+	s.log.Info("server stopping")
+	s.mu.Lock()
+	s.cancel()
+	conns := make([]*connEntry, 0, len(s.conns))
+	for _, c := range s.conns {
+		conns = append(conns, c)
+	}
+	s.mu.Unlock()
+	s.ln.Close()
+	s.accept.Wait()
+
+	for _, c := range conns {
+		s.sys.Root.Send(c.pid, stopConn{})
+	}
+	// Final frames get up to the spec's 150 ms flush grace, all connections together.
+	grace := time.NewTimer(stopFlushGrace)
+	for _, c := range conns {
+		select {
+		case <-c.w.Done():
+		case <-grace.C:
+		}
+	}
+	grace.Stop()
+	for _, c := range conns {
+		c.w.Close()
+		s.sys.Root.StopFuture(c.pid).Wait()
+	}
+	s.inflight.Wait()
+	s.sys.Root.PoisonFuture(s.storePID).Wait()
+	s.sys.Shutdown()
+	s.closeResources()
+	s.log.Info("server stopped")
+	if s.logFile != nil {
+		s.logFile.Close()
+	}
+	close(s.done)
+}
+
+func (s *Server) closeResources() {
+	if s.db != nil {
+		s.db.Close()
+		s.db = nil
+	}
+	if s.ln != nil {
+		os.Remove(s.paths.Socket)
+	}
+	if s.lock != nil {
+		s.lock.Unlock()
+	}
+}
+
+// writeResponse encodes and queues one response frame.
+func (s *Server) writeResponse(w *connWriter, id json.RawMessage, result any, perr *wire.Error, after func()) {
+	frame, err := wire.EncodeResponse(id, result, perr)
+	if err != nil {
+		frame, _ = wire.EncodeResponse(id, nil, wire.Internal("encode", "cannot encode result: "+err.Error()))
+	}
+	w.Enqueue(frame, after)
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+var _ = fmt.Sprintf

@@ -1,0 +1,90 @@
+// Package sockettest starts in-process orcr servers for tests: a short temporary home,
+// no signal handling, a discard logger unless asked otherwise, and cleanup that stops
+// the server and checks it stopped.
+package sockettest
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/server"
+)
+
+// Server is a started in-process orcr server.
+type Server struct {
+	*server.Server
+	Home string
+	Env  map[string]string
+}
+
+// Option adjusts a test server before it starts.
+type Option func(*config)
+
+type config struct {
+	env  map[string]string
+	log  *slog.Logger
+	home string
+}
+
+// WithEnv sets an environment variable seen by the server (ORCR_EVENT_RETENTION,
+// ORCR_DEBUG_METHODS, …).
+func WithEnv(k, v string) Option { return func(c *config) { c.env[k] = v } }
+
+// WithHome uses an existing home instead of a fresh temporary one.
+func WithHome(home string) Option { return func(c *config) { c.home = home } }
+
+// WithLog sends the server log to l.
+func WithLog(l *slog.Logger) Option { return func(c *config) { c.log = l } }
+
+// TempHome returns a fresh short home directory (Unix socket paths must stay under
+// ~104 bytes, so t.TempDir's long names are avoided), removed at cleanup.
+func TempHome(tb testing.TB) string {
+	tb.Helper()
+	dir, err := os.MkdirTemp("", "o")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { os.RemoveAll(dir) })
+	home := dir + "/h"
+	return home
+}
+
+// NewServer starts a server on a fresh home (debug methods on) and stops it at cleanup.
+func NewServer(tb testing.TB, opts ...Option) *Server {
+	tb.Helper()
+	c := &config{env: map[string]string{"ORCR_DEBUG_METHODS": "1"}, log: slog.New(slog.DiscardHandler)}
+	for _, o := range opts {
+		o(c)
+	}
+	if c.home == "" {
+		c.home = TempHome(tb)
+	}
+	getenv := func(k string) string { return c.env[k] }
+	s, outcome, err := server.Start(context.Background(), server.Options{
+		Home: c.home, Getenv: getenv, Log: c.log, NoSignals: true,
+		DeadLetterThrottle: 10 * time.Millisecond,
+	})
+	if err != nil {
+		tb.Fatalf("server.Start: %v", err)
+	}
+	if s == nil {
+		tb.Fatalf("server.Start: outcome %s, want a started server", outcome)
+	}
+	tb.Cleanup(func() {
+		s.Stop()
+		if err := s.Wait(); err != nil {
+			tb.Errorf("server stop: %v", err)
+		}
+	})
+	return &Server{Server: s, Home: c.home, Env: c.env}
+}
+
+// Client returns a client of s whose every received frame is validated against the
+// schema document (failures are reported on tb).
+func (s *Server) Client(tb testing.TB) *socketapi.Client {
+	return &socketapi.Client{Socket: s.Socket(), Dial: ValidatingDial(tb)}
+}
