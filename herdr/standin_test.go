@@ -1,0 +1,391 @@
+package herdr
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/orcr-go/orcr/herdr/herdrschema"
+	"github.com/orcr-go/orcr/herdr/herdrtest"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// wireLog records every request and response line a herdrtest session sees.
+type wireLog struct {
+	mu        sync.Mutex
+	requests  [][]byte
+	responses map[string][][]byte // method → response lines
+}
+
+func (l *wireLog) options() herdrtest.Options {
+	l.responses = map[string][][]byte{}
+	return herdrtest.Options{
+		Shell: "/bin/sh",
+		OnRequest: func(raw []byte) {
+			l.mu.Lock()
+			defer l.mu.Unlock()
+			l.requests = append(l.requests, bytes.Clone(raw))
+		},
+		OnResponse: func(method string, raw []byte) {
+			l.mu.Lock()
+			defer l.mu.Unlock()
+			l.responses[method] = append(l.responses[method], bytes.Clone(raw))
+		},
+	}
+}
+
+// schemas compiles herdrschema.Protocol20's request, success and error schemas.
+func schemas(t *testing.T) (req, success, failure *jsonschema.Schema) {
+	t.Helper()
+	const url = "https://herdr.invalid/schema.json"
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(herdrschema.Protocol20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource(url, doc); err != nil {
+		t.Fatal(err)
+	}
+	compile := func(name string) *jsonschema.Schema {
+		s, err := c.Compile(url + "#/schemas/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	return compile("request"), compile("success_response"), compile("error_response")
+}
+
+func validate(t *testing.T, s *jsonschema.Schema, raw []byte) error {
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return err
+	}
+	return s.Validate(inst)
+}
+
+func fixtureDriver(t *testing.T, f *herdrtest.Fixture, owned string) *Driver {
+	t.Helper()
+	return newTestDriver(t, Config{Owned: owned, Sessions: func(context.Context) ([]SessionInfo, error) {
+		return DirSessions(f.ConfigDir)
+	}})
+}
+
+func shellAgent(name string) []string {
+	return []string{"/bin/sh", "-c", "echo ready-" + name + "; exec cat"}
+}
+
+func waitScreen(t *testing.T, s *Session, target, want string) PaneRead {
+	t.Helper()
+	var last PaneRead
+	eventually(t, 10*time.Second, fmt.Sprintf("%q on %s's screen", want, target), func() bool {
+		r, err := s.Read(context.Background(), target, 0)
+		last = r
+		return err == nil && strings.Contains(r.Text, want)
+	})
+	return last
+}
+
+// TestConformance runs every contract operation against the stand-in and validates
+// every request orcr sent and every response it got against the protocol-20 schema.
+func TestConformance(t *testing.T) {
+	var log wireLog
+	f := herdrtest.Start(t, log.options(), "orcr")
+	d := fixtureDriver(t, f, "orcr")
+	s := d.Owned()
+	ctx := context.Background()
+
+	if _, err := s.Ping(ctx); err != nil {
+		t.Fatalf("Ping: %v", err)
+	}
+	pl, err := s.Spawn(ctx, SpawnSpec{Workspace: "conf", Label: "conf/a", Argv: shellAgent("a"), Cwd: "/tmp",
+		Env: map[string]string{"ORCR_ID": "x1"}})
+	if err != nil {
+		t.Fatalf("Spawn: %v", err)
+	}
+	waitScreen(t, s, pl.TerminalID, "ready-a")
+	if err := s.Deliver(ctx, pl.TerminalID, "hi"); err != nil {
+		t.Fatalf("Deliver: %v", err)
+	}
+	if err := s.SendKeys(ctx, pl.TerminalID, "Escape"); err != nil {
+		t.Fatalf("SendKeys: %v", err)
+	}
+	r := &Remote{Client: Client{Socket: f.Sessions["orcr"].SocketPath()}}
+	if err := r.ReportAgent(ctx, pl.PaneID, "orcr:mock", "mock", "working", "busy"); err != nil {
+		t.Fatalf("ReportAgent: %v", err)
+	}
+	if _, err := s.AgentList(ctx); err != nil {
+		t.Fatalf("AgentList: %v", err)
+	}
+	if _, err := s.PaneList(ctx, pl.WorkspaceID); err != nil {
+		t.Fatalf("PaneList: %v", err)
+	}
+	if _, err := s.PaneGet(ctx, pl.PaneID); err != nil {
+		t.Fatalf("PaneGet: %v", err)
+	}
+	if _, err := s.Notify(ctx, "title", "body"); err != nil {
+		t.Fatalf("Notify: %v", err)
+	}
+	if _, err := s.Move(ctx, pl.TerminalID, "idle", "conf/a"); err != nil {
+		t.Fatalf("Move: %v", err)
+	}
+	if err := s.Close(ctx, pl.TerminalID); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if _, err := s.PaneGet(ctx, "w9:p9"); !IsCode(err, "pane_not_found") {
+		t.Errorf("PaneGet(missing): got %v, want pane_not_found", err)
+	}
+
+	reqSchema, okSchema, errSchema := schemas(t)
+	log.mu.Lock()
+	defer log.mu.Unlock()
+	for _, raw := range log.requests {
+		if err := validate(t, reqSchema, raw); err != nil {
+			t.Errorf("request %s does not validate: %v", raw, err)
+		}
+	}
+	for _, op := range Contract {
+		if len(log.responses[op.Method]) == 0 {
+			t.Errorf("contract method %s was never exercised", op.Method)
+		}
+	}
+	for method, lines := range log.responses {
+		for _, raw := range lines {
+			sch := okSchema
+			if bytes.Contains(raw, []byte(`"error":`)) {
+				sch = errSchema
+			}
+			if err := validate(t, sch, raw); err != nil {
+				t.Errorf("%s response %s does not validate: %v", method, raw, err)
+			}
+		}
+	}
+}
+
+// TestSpawnMoveRoundTrip spawns three agents in two workspaces, reads, delivers, parks
+// one in "idle" and brings it back.
+func TestSpawnMoveRoundTrip(t *testing.T) {
+	var log wireLog
+	f := herdrtest.Start(t, log.options(), "orcr")
+	d := fixtureDriver(t, f, "orcr")
+	s := d.Owned()
+	ctx := context.Background()
+
+	specs := []SpawnSpec{
+		{Workspace: "alpha", Label: "alpha/one", Argv: shellAgent("one")},
+		{Workspace: "alpha", Label: "alpha/two", Argv: shellAgent("two")},
+		{Workspace: "beta", Label: "beta/three", Argv: shellAgent("three")},
+	}
+	placed := map[string]Placement{}
+	for _, sp := range specs {
+		pl, err := s.Spawn(ctx, sp)
+		if err != nil {
+			t.Fatalf("Spawn(%s): %v", sp.Label, err)
+		}
+		placed[sp.Label] = pl
+	}
+	checkIDs := func(when string) {
+		t.Helper()
+		panes, err := s.PaneList(ctx, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(panes) != len(placed) {
+			t.Errorf("%s: pane.list has %d panes, want %d (root shells must be closed): %+v", when, len(panes), len(placed), panes)
+		}
+		for label, pl := range placed {
+			i := slices.IndexFunc(panes, func(p PaneInfo) bool { return p.TerminalID == pl.TerminalID })
+			if i < 0 {
+				t.Errorf("%s: %s (%s) not in pane.list", when, label, pl.TerminalID)
+				continue
+			}
+			p := panes[i]
+			if p.PaneID != pl.PaneID || p.TabID != pl.TabID || p.WorkspaceID != pl.WorkspaceID || p.Label != label {
+				t.Errorf("%s: %s: driver says %+v, pane.list says %+v", when, label, pl, p)
+			}
+		}
+	}
+	checkIDs("after spawn")
+	for label := range placed {
+		waitScreen(t, s, placed[label].TerminalID, "ready-"+strings.Split(label, "/")[1])
+	}
+	if err := s.Deliver(ctx, placed["alpha/two"].TerminalID, "ping-two"); err != nil {
+		t.Fatalf("Deliver: %v", err)
+	}
+	scr := waitScreen(t, s, placed["alpha/two"].TerminalID, "ping-two")
+	if strings.Count(scr.Text, "ping-two") < 2 {
+		// the PTY echoes the typed line and cat prints it again after Enter
+		eventually(t, 5*time.Second, "cat's echo", func() bool {
+			r, _ := s.Read(ctx, placed["alpha/two"].TerminalID, 0)
+			return strings.Count(r.Text, "ping-two") >= 2
+		})
+	}
+
+	three := placed["beta/three"]
+	wsLabels := func() []string {
+		wss, err := s.WorkspaceList(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, w := range wss {
+			out = append(out, w.Label)
+		}
+		return out
+	}
+	parked, err := s.Move(ctx, three.TerminalID, "idle", "beta/three")
+	if err != nil {
+		t.Fatalf("Move(park): %v", err)
+	}
+	if parked.TerminalID != three.TerminalID || parked.PaneID == three.PaneID || parked.PreviousPaneID != three.PaneID {
+		t.Errorf("park: got %+v from %+v", parked, three)
+	}
+	placed["beta/three"] = parked.Placement
+	checkIDs("after park")
+	if got := wsLabels(); slices.Contains(got, "beta") || !slices.Contains(got, "idle") {
+		t.Errorf("after park: workspaces %v, want idle and no beta", got)
+	}
+	back, err := s.Move(ctx, three.TerminalID, "beta", "beta/three")
+	if err != nil {
+		t.Fatalf("Move(unpark): %v", err)
+	}
+	if back.TerminalID != three.TerminalID {
+		t.Errorf("unpark: terminal changed %s → %s", three.TerminalID, back.TerminalID)
+	}
+	placed["beta/three"] = back.Placement
+	checkIDs("after unpark")
+	if got := wsLabels(); slices.Contains(got, "idle") || !slices.Contains(got, "beta") {
+		t.Errorf("after unpark: workspaces %v, want beta and no idle", got)
+	}
+	if err := s.Deliver(ctx, three.TerminalID, "after-move"); err != nil {
+		t.Fatalf("Deliver after move: %v", err)
+	}
+	waitScreen(t, s, three.TerminalID, "after-move")
+}
+
+// TestDropSocketReconnect drops the stand-in's socket mid-operation and restores it.
+func TestDropSocketReconnect(t *testing.T) {
+	f := herdrtest.Start(t, herdrtest.Options{Shell: "/bin/sh"}, "orcr")
+	d := fixtureDriver(t, f, "orcr")
+	s := d.Owned()
+	ctx := context.Background()
+	pl, err := s.Spawn(ctx, SpawnSpec{Workspace: "w", Label: "w/a", Argv: shellAgent("a")})
+	if err != nil {
+		t.Fatalf("Spawn: %v", err)
+	}
+	hs := f.Sessions["orcr"]
+
+	// Mid-operation: a Deliver is in its text→Enter pause when the socket goes.
+	slow := newTestDriver(t, Config{Owned: "orcr", DeliverPause: 300 * time.Millisecond,
+		Sessions: func(context.Context) ([]SessionInfo, error) { return DirSessions(f.ConfigDir) }})
+	if _, err := slow.Owned().Ping(ctx); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- slow.Owned().Deliver(ctx, pl.TerminalID, "lost") }()
+	time.Sleep(100 * time.Millisecond) // let the first call land; not an assertion
+	if err := hs.DropSocket(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; !IsUnreachable(err) {
+		t.Errorf("Deliver across DropSocket: got %v, want herdr_unreachable", err)
+	}
+
+	before := d.Restarts("orcr")
+	for i := 0; i < 3; i++ {
+		start := time.Now()
+		_, err := s.AgentList(ctx)
+		if !IsUnreachable(err) {
+			t.Fatalf("AgentList while dropped: got %v, want herdr_unreachable", err)
+		}
+		if el := time.Since(start); el > 3*time.Second {
+			t.Errorf("AgentList while dropped took %s", el)
+		}
+	}
+	eventually(t, 5*time.Second, "restarts while down", func() bool { return d.Restarts("orcr") >= before+2 })
+
+	if err := hs.Restore(); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 10*time.Second, "reconnect after Restore", func() bool {
+		p, err := s.PaneGet(ctx, pl.TerminalID)
+		return err == nil && p.TerminalID == pl.TerminalID
+	})
+	h, _ := d.Health()
+	if h[0].State != "up" || h[0].Restarts < 2 {
+		t.Errorf("Health after reconnect: %+v", h)
+	}
+	t.Logf("restarts: %d", h[0].Restarts)
+}
+
+// TestFrozenServerTimesOut checks that a server that stops answering yields
+// herdr_unreachable after the socket deadline, not a hang.
+func TestFrozenServerTimesOut(t *testing.T) {
+	f := herdrtest.Start(t, herdrtest.Options{Shell: "/bin/sh"}, "orcr")
+	d := newTestDriver(t, Config{Owned: "orcr", Timeout: 300 * time.Millisecond,
+		Sessions: func(context.Context) ([]SessionInfo, error) { return DirSessions(f.ConfigDir) }})
+	ctx := context.Background()
+	if _, err := d.Owned().Ping(ctx); err != nil {
+		t.Fatal(err)
+	}
+	f.Sessions["orcr"].Freeze()
+	_, err := d.Owned().AgentList(ctx)
+	f.Sessions["orcr"].Unfreeze()
+	if !IsUnreachable(err) {
+		t.Fatalf("AgentList on a frozen server: got %v, want herdr_unreachable", err)
+	}
+	eventually(t, 10*time.Second, "recovery after Unfreeze", func() bool {
+		_, err := d.Owned().AgentList(ctx)
+		return err == nil
+	})
+}
+
+// TestTwoSessions enumerates two sessions and lists agents per session.
+func TestTwoSessions(t *testing.T) {
+	f := herdrtest.Start(t, herdrtest.Options{Shell: "/bin/sh"}, "orcr", "work")
+	d := fixtureDriver(t, f, "orcr")
+	ctx := context.Background()
+	rows, err := d.Sessions(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var running []string
+	for _, r := range rows {
+		if r.Running {
+			running = append(running, r.Name)
+		}
+	}
+	if !slices.Equal(running, []string{"orcr", "work"}) {
+		t.Fatalf("running sessions: got %v, want [orcr work]", running)
+	}
+	want := map[string]string{}
+	for _, name := range running {
+		s := d.Session(name)
+		pl, err := s.Spawn(ctx, SpawnSpec{Workspace: "w", Label: "w/" + name, Argv: shellAgent(name)})
+		if err != nil {
+			t.Fatalf("Spawn in %s: %v", name, err)
+		}
+		if err := f.Sessions[name].SetAgentStatus(pl.TerminalID, "claude", "done"); err != nil {
+			t.Fatal(err)
+		}
+		want[name] = pl.TerminalID
+	}
+	for _, name := range running {
+		agents, err := d.Session(name).AgentList(ctx)
+		if err != nil {
+			t.Fatalf("AgentList(%s): %v", name, err)
+		}
+		if len(agents) != 1 || agents[0].TerminalID != want[name] || agents[0].AgentStatus != StatusIdle || agents[0].Agent != "claude" {
+			t.Errorf("AgentList(%s): got %+v, want one idle claude on %s", name, agents, want[name])
+		}
+	}
+	hs, _ := d.Health()
+	if len(hs) != 2 {
+		t.Errorf("Health: got %+v, want two sessions", hs)
+	}
+}
