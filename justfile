@@ -1,0 +1,22 @@
+# orcr tasks. `just` is optional: every recipe is a plain go command (see README).
+
+# build the orcr binary, the herdr stand-in and the mock agent into ./bin
+build:
+    go build -o bin/ ./cmd/...
+
+# the test suite, as CI runs it
+test:
+    go test -race ./...
+
+# vet and formatting
+lint:
+    go vet ./...
+    test -z "$(gofmt -l .)"
+
+# benchmarks (ratios against raw baselines measured in the same run)
+bench:
+    go test -run '^$' -bench . -benchtime 2s ./actors/ ./socketapi/server/
+
+# the self-contained demo (no herdr or provider needed)
+demo:
+    go run ./cmd/orcr-demo

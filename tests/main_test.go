@@ -1,0 +1,174 @@
+// Package tests holds orcr's end-to-end suites: they build the real binaries, run the
+// real CLI against real servers in throwaway homes, and check what a user relies on.
+package tests
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// bins holds the binaries built once for the whole package.
+var bins struct {
+	dir  string
+	orcr string
+}
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "ob")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	bins.dir = dir
+	bins.orcr = filepath.Join(dir, "orcr")
+	build := exec.Command("go", "build", "-o", dir+"/", "../cmd/orcr")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building binaries:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// home is a throwaway orcr home for one test, with a server that is stopped (or
+// killed) at cleanup.
+type home struct {
+	t    *testing.T
+	dir  string
+	env  []string
+	pids map[int]bool
+}
+
+func newHome(t *testing.T, extraEnv ...string) *home {
+	t.Helper()
+	base, err := os.MkdirTemp("", "oe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &home{t: t, dir: filepath.Join(base, "h"), pids: map[int]bool{}}
+	h.env = append(os.Environ(), "ORCR_HOME="+h.dir, "ORCR_DEBUG_METHODS=1")
+	h.env = append(h.env, extraEnv...)
+	t.Cleanup(func() {
+		h.run("server", "stop", "--json")
+		for pid := range h.serverPIDs() {
+			h.pids[pid] = true
+		}
+		for pid := range h.pids {
+			waitGone(t, pid)
+		}
+		os.RemoveAll(base)
+	})
+	return h
+}
+
+// result is one CLI run.
+type result struct {
+	exit   int
+	stdout string
+	stderr string
+}
+
+// envelope decodes the single JSON envelope a --json run prints.
+func (r result) envelope(t *testing.T) (ok bool, res map[string]any, errObj map[string]any) {
+	t.Helper()
+	var env struct {
+		OK     bool           `json:"ok"`
+		Result map[string]any `json:"result"`
+		Error  map[string]any `json:"error"`
+	}
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if len(lines) != 1 {
+		t.Fatalf("--json printed %d lines, want exactly 1: %q (stderr %q)", len(lines), r.stdout, r.stderr)
+	}
+	if err := json.Unmarshal([]byte(lines[0]), &env); err != nil {
+		t.Fatalf("stdout %q is not an envelope: %v", r.stdout, err)
+	}
+	return env.OK, env.Result, env.Error
+}
+
+func (h *home) run(args ...string) result {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bins.orcr, args...)
+	cmd.Env = h.env
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	exit := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		exit = ee.ExitCode()
+	} else if err != nil {
+		h.t.Fatalf("orcr %v: %v", args, err)
+	}
+	return result{exit: exit, stdout: out.String(), stderr: errb.String()}
+}
+
+// serverPIDs lists live processes that are `orcr server start --foreground` for this
+// home (found through /proc: cmdline and environment).
+func (h *home) serverPIDs() map[int]bool {
+	found := map[int]bool{}
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || !bytes.Contains(cmdline, []byte("server\x00start\x00--foreground")) {
+			continue
+		}
+		environ, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err != nil || !bytes.Contains(append(environ, 0), []byte("ORCR_HOME="+h.dir+"\x00")) {
+			continue
+		}
+		if st, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil && isZombie(st) {
+			continue
+		}
+		found[pid] = true
+	}
+	return found
+}
+
+func isZombie(stat []byte) bool {
+	i := bytes.LastIndexByte(stat, ')')
+	return i > 0 && len(stat) > i+2 && stat[i+2] == 'Z'
+}
+
+// waitGone waits up to 20 s for pid to exit.
+func waitGone(t *testing.T, pid int) {
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if err := syscall.Kill(pid, 0); err != nil {
+			return
+		}
+		if st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil && isZombie(st) {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Errorf("process %d still alive 20 s after stop", pid)
+}
+
+// eventually polls cond every 20 ms until it holds or d passes.
+func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", d, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -1,0 +1,233 @@
+package tests
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/wire"
+)
+
+// Acceptance 1: 20 concurrent `orcr server status --json` on a fresh home all succeed,
+// all talk to the same server, and exactly one server process exists afterwards.
+func TestConcurrentAutoStartElectsOneServer(t *testing.T) {
+	h := newHome(t)
+	const n = 20
+	results := make([]result, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = h.run("server", "status", "--json")
+		}()
+	}
+	wg.Wait()
+	pids := map[float64]bool{}
+	for i, r := range results {
+		if r.exit != 0 {
+			t.Fatalf("caller %d: exit %d, stdout %q, stderr %q", i, r.exit, r.stdout, r.stderr)
+		}
+		ok, res, _ := r.envelope(t)
+		if !ok {
+			t.Fatalf("caller %d: %s", i, r.stdout)
+		}
+		pids[res["pid"].(float64)] = true
+	}
+	if len(pids) != 1 {
+		t.Errorf("callers saw %d different server pids, want 1: %v", len(pids), pids)
+	}
+	// Losing servers exit once the winner answers; only one may remain.
+	eventually(t, 20*time.Second, "exactly one server process", func() bool { return len(h.serverPIDs()) == 1 })
+	for pid := range h.serverPIDs() {
+		if !pids[float64(pid)] {
+			t.Errorf("the surviving server %d is not the one callers talked to (%v)", pid, pids)
+		}
+	}
+}
+
+// Acceptance 2: kill -9 of the server, then any verb: a new server starts, the store
+// opens, and no event seq is lost or duplicated.
+func TestKill9ThenAnyVerbRecovers(t *testing.T) {
+	h := newHome(t)
+	r := h.run("server", "status", "--json")
+	if r.exit != 0 {
+		t.Fatalf("status: %d %s %s", r.exit, r.stdout, r.stderr)
+	}
+	_, res, _ := r.envelope(t)
+	pid := int(res["pid"].(float64))
+	c := &socketapi.Client{Socket: filepath.Join(h.dir, "orcr.sock")}
+
+	// Acknowledged writes from several connections at once, and the kill while more
+	// are in flight.
+	acked := map[int64]bool{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				var out struct{ Seq int64 }
+				err := c.Call(context.Background(), "__debug.emit_event", map[string]any{"payload": map[string]any{"w": w, "i": i}}, &out)
+				if err != nil {
+					return // the server died under us: not acknowledged
+				}
+				mu.Lock()
+				acked[out.Seq] = true
+				mu.Unlock()
+			}
+		}()
+	}
+	eventually(t, 10*time.Second, "some acknowledged events", func() bool { mu.Lock(); defer mu.Unlock(); return len(acked) >= 200 })
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	close(stop)
+	wg.Wait()
+	waitGone(t, pid)
+
+	r = h.run("server", "status", "--json")
+	if r.exit != 0 {
+		t.Fatalf("status after kill -9: exit %d %s %s", r.exit, r.stdout, r.stderr)
+	}
+	_, res, _ = r.envelope(t)
+	if int(res["pid"].(float64)) == pid {
+		t.Fatalf("status answered by the killed pid %d", pid)
+	}
+	// One more write after the restart: its seq must follow the recovered head.
+	var after struct{ Seq int64 }
+	if err := c.Call(context.Background(), "__debug.emit_event", nil, &after); err != nil {
+		t.Fatalf("emit after restart: %v", err)
+	}
+	seqs := readAll(t, c, after.Seq)
+	for i, s := range seqs {
+		if s != int64(i+1) {
+			t.Fatalf("event stream after recovery: position %d has seq %d (gap or duplicate)", i, s)
+		}
+	}
+	for s := range acked {
+		if s > int64(len(seqs)) {
+			t.Errorf("acknowledged seq %d lost (head %d)", s, len(seqs))
+		}
+	}
+	if after.Seq != int64(len(seqs)) {
+		t.Errorf("post-restart seq %d, stream head %d", after.Seq, len(seqs))
+	}
+}
+
+// readAll subscribes from 0 and returns every seq up to and including upTo.
+func readAll(t *testing.T, c *socketapi.Client, upTo int64) []int64 {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	st, err := c.Subscribe(ctx, "events.subscribe", map[string]any{"since_seq": 0})
+	if err != nil {
+		t.Fatalf("subscribe: %v", err)
+	}
+	defer st.Close()
+	context.AfterFunc(ctx, func() { st.Close() })
+	var seqs []int64
+	for len(seqs) == 0 || seqs[len(seqs)-1] < upTo {
+		f, err := st.Next()
+		if err != nil {
+			t.Fatalf("stream ended after %d events: %v", len(seqs), err)
+		}
+		if f.Seq == 0 {
+			t.Fatalf("control frame %s", f.Event)
+		}
+		seqs = append(seqs, f.Seq)
+	}
+	return seqs
+}
+
+// Acceptance 3: unsafe homes and socket paths are refused with the documented cause,
+// and nothing is deleted.
+func TestUnsafeHomesAreRefused(t *testing.T) {
+	t.Run("group-writable home", func(t *testing.T) {
+		h := newHome(t)
+		mustMkdir(t, h.dir, 0o770)
+		os.Chmod(h.dir, 0o770)
+		keep := filepath.Join(h.dir, "keep")
+		os.WriteFile(keep, []byte("x"), 0o600)
+		expectRefused(t, h, "unsafe_home", "server", "status", "--json")
+		mustExist(t, keep)
+	})
+	t.Run("foreign owner", func(t *testing.T) {
+		if os.Geteuid() != 0 {
+			t.Skip("needs root to chown the home to another uid")
+		}
+		h := newHome(t)
+		mustMkdir(t, h.dir, 0o700)
+		if err := os.Chown(h.dir, 12345, 12345); err != nil {
+			t.Fatal(err)
+		}
+		expectRefused(t, h, "unsafe_home", "server", "status", "--json")
+	})
+	t.Run("symlinked socket", func(t *testing.T) {
+		h := newHome(t)
+		mustMkdir(t, h.dir, 0o700)
+		target := filepath.Join(h.dir, "elsewhere")
+		os.WriteFile(target, nil, 0o600)
+		sock := filepath.Join(h.dir, "orcr.sock")
+		if err := os.Symlink(target, sock); err != nil {
+			t.Fatal(err)
+		}
+		expectRefused(t, h, "unsafe_home", "server", "start", "--foreground", "--json")
+		if fi, err := os.Lstat(sock); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			t.Errorf("the symlink at the socket path was removed or replaced")
+		}
+		mustExist(t, target)
+	})
+	t.Run("regular file at the socket path", func(t *testing.T) {
+		h := newHome(t)
+		mustMkdir(t, h.dir, 0o700)
+		sock := filepath.Join(h.dir, "orcr.sock")
+		os.WriteFile(sock, []byte("precious"), 0o600)
+		expectRefused(t, h, "unsafe_home", "server", "start", "--foreground", "--json")
+		if b, err := os.ReadFile(sock); err != nil || string(b) != "precious" {
+			t.Errorf("the file at the socket path was touched: %q %v", b, err)
+		}
+	})
+}
+
+func expectRefused(t *testing.T, h *home, cause string, args ...string) {
+	t.Helper()
+	r := h.run(args...)
+	if r.exit != 2 {
+		t.Fatalf("orcr %v: exit %d, want 2 (stdout %q stderr %q)", args, r.exit, r.stdout, r.stderr)
+	}
+	ok, _, e := r.envelope(t)
+	d, _ := e["details"].(map[string]any)
+	if ok || e["code"] != string(wire.EnvironmentError) || d["cause"] != cause {
+		t.Errorf("orcr %v: got %v, want environment_error/%s", args, e, cause)
+	}
+	if len(h.serverPIDs()) != 0 {
+		t.Errorf("a server is running for a refused home")
+	}
+}
+
+func mustMkdir(t *testing.T, dir string, mode os.FileMode) {
+	t.Helper()
+	if err := os.MkdirAll(dir, mode); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mustExist(t *testing.T, path string) {
+	t.Helper()
+	if _, err := os.Lstat(path); err != nil {
+		t.Errorf("%s was deleted: %v", path, err)
+	}
+}
