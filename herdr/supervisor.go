@@ -159,8 +159,8 @@ func (s *supervisor) downError(e *sessionEntry) error {
 	if e.lastErr != nil {
 		msg += ": " + e.lastErr.Error()
 	}
-	if we, ok := wire.As(e.lastErr); ok && we.Cause() == CauseVersionSkew {
-		return we
+	if we, ok := wire.As(e.lastErr); ok && (we.Cause() == CauseVersionSkew || we.Cause() == CauseMissing) {
+		return we // a persistent cause stays visible while the supervisor keeps retrying
 	}
 	return wire.Env(CauseUnreachable, msg, "session", e.name)
 }
