@@ -16,10 +16,14 @@
 //	└── herdr supervisor           (herdr driver; see herdr/doc.go)
 //	    └── herdr/<session>        one session-connection actor per herdr session
 //
-// Request handlers that may block (api.snapshot, server.status, and later the agent
-// verbs) do not run in an actor: the connection actor starts each on a request goroutine
-// (edge code), which may block on a future's Result(). Inline handlers (handshake,
-// schema, stop) answer from the connection actor's Receive without blocking.
+// Each connection also has two goroutines of edge code beside its actor: the reader,
+// which decodes frames in arrival order, negotiates the protocol version and dispatches
+// (inline handlers such as handshake, schema and stop answer right there; handlers that
+// may block — api.snapshot, server.status, later the agent verbs — run on a request
+// goroutine, which may block on a future's Result(); streaming methods are sent to the
+// connection actor as openStream and become its children), and the writer, which
+// writes queued frames whole. Responses are written by the edge goroutines; actors only
+// ever enqueue (Enqueue never blocks), so a slow client cannot stall an actor.
 //
 // # Messages and who may Request whom
 //
@@ -53,7 +57,8 @@
 //     subscriptions, marks its writer closing (later frames are dropped) and stops;
 //     stopping a connection stops its subscription children first.
 //  3. Up to 150 ms for those frames to flush, then every connection is closed.
-//  4. Request goroutines see their context canceled and are waited for.
+//  4. Reader goroutines end with their sockets; request goroutines see their context
+//     canceled and are waited for.
 //  5. The herdr supervisor and its session actors stop (they write nothing to the store
 //     during shutdown).
 //  6. The store actor is poisoned last, so every Write queued before it is applied,

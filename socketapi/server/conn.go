@@ -10,43 +10,42 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/orcr-go/orcr/actors/actorkit"
-	"github.com/orcr-go/orcr/socketapi"
 	"github.com/orcr-go/orcr/socketapi/wire"
 )
 
 // Messages of the connection actor.
 type (
-	// inbound is one decoded request (or an envelope error) read from the socket.
-	inbound struct {
-		req *wire.Request
-		err *wire.Error // bad_json / missing_method: answered with id null
+	// openStream asks the connection actor to start a subscription child for call.
+	openStream struct {
+		call  *Call
+		start func(actor.Context, *Call)
 	}
 	// readEnded reports the end of the read side: EOF, a framing error or an I/O error.
-	readEnded struct{ err error }
-	// stopConn asks the connection to end: subscriptions write server_stopping first.
+	readEnded struct{}
+	// stopConn asks the connection to end: subscriptions get server_stopping first.
 	stopConn struct{}
 )
 
-// connActor serves one client connection. A reader goroutine decodes frames and sends
-// them here in arrival order; this actor negotiates the protocol version, dispatches by
-// the method table and starts each request in arrival order. Inline handlers answer
-// from Receive; blocking handlers run on a request goroutine (edge code, allowed to
-// block on futures) and answer through the writer; streaming methods become child
-// subscription actors. Responses may therefore leave out of request order.
+// connActor is one client connection. It parents the connection's subscription actors
+// and owns the connection's lifecycle. Frames are read, the protocol version negotiated
+// and requests dispatched by the connection's reader goroutine ([connReader]), which sees
+// frames in arrival order: inline handlers answer right there, blocking handlers run on
+// request goroutines, and streaming methods come here as openStream to become children.
+// Responses may therefore leave out of request order; frames are written whole by the
+// connection writer.
 type connActor struct {
-	s          *Server
-	id         int64
-	netConn    net.Conn
-	w          *connWriter
-	negotiated bool
-	ctx        context.Context
-	cancel     context.CancelFunc
-	subs       map[int64]*actor.PID // open subscriptions (children)
+	s      *Server
+	id     int64
+	nc     net.Conn
+	w      *connWriter
+	ctx    context.Context
+	cancel context.CancelFunc
+	subs   map[int64]*actor.PID // open subscriptions (children)
 }
 
 func (s *Server) connProps(id int64, nc net.Conn, w *connWriter) *actor.Props {
 	return actorkit.Props(s.log, func() actor.Actor {
-		return &connActor{s: s, id: id, netConn: nc, w: w, subs: map[int64]*actor.PID{}}
+		return &connActor{s: s, id: id, nc: nc, w: w, subs: map[int64]*actor.PID{}}
 	})
 }
 
@@ -54,11 +53,12 @@ func (a *connActor) Receive(c actor.Context) {
 	switch m := c.Message().(type) {
 	case *actor.Started:
 		a.ctx, a.cancel = context.WithCancel(a.s.ctx)
-		go a.readLoop(c.ActorSystem().Root, c.Self())
-	case inbound:
-		a.handle(c, m)
+		r := &connReader{s: a.s, w: a.w, ctx: a.ctx, root: c.ActorSystem().Root, self: c.Self()}
+		go r.loop(a.nc)
+	case openStream:
+		m.start(c, m.call)
 	case readEnded:
-		a.readEnded(c, m.err)
+		c.Stop(c.Self())
 	case stopConn:
 		// The final frame of every open subscription, written here rather than by the
 		// children: a stop is a system message and would overtake their mailboxes.
@@ -82,71 +82,72 @@ func (a *connActor) Receive(c actor.Context) {
 	}
 }
 
-func (a *connActor) readLoop(root *actor.RootContext, self *actor.PID) {
-	fr := wire.NewFrameReader(a.netConn, a.s.maxFrame)
+// connReader is the read side of one connection: edge code on its own goroutine.
+type connReader struct {
+	s          *Server
+	w          *connWriter
+	ctx        context.Context
+	root       *actor.RootContext
+	self       *actor.PID
+	negotiated bool
+}
+
+func (r *connReader) loop(nc net.Conn) {
+	defer r.s.readers.Done()
+	defer r.root.Send(r.self, readEnded{})
+	fr := wire.NewFrameReader(nc, r.s.maxFrame)
 	for {
 		line, err := fr.Next()
-		if err != nil {
-			root.Send(self, readEnded{err: err})
-			return
+		switch {
+		case err == nil:
+			r.handle(line)
+			continue
+		case errors.Is(err, wire.ErrFrameTooLarge):
+			r.reply(nil, nil, wire.Invalid("frame_too_large", "request frame exceeds 16 MiB"))
+		case errors.Is(err, wire.ErrTruncatedFrame):
+			r.reply(nil, nil, wire.Invalid("truncated_frame", "connection ended inside a frame"))
+		case errors.Is(err, io.EOF), errors.Is(err, net.ErrClosed):
+		default:
+			r.reply(nil, nil, wire.Internal("socket_io", "socket read failed: "+err.Error()))
 		}
-		req, perr := wire.DecodeRequest(line)
-		root.Send(self, inbound{req: req, err: perr})
-	}
-}
-
-func (a *connActor) readEnded(c actor.Context, err error) {
-	switch {
-	case errors.Is(err, wire.ErrFrameTooLarge):
-		a.reply(nil, nil, wire.Invalid("frame_too_large", "request frame exceeds 16 MiB"))
-	case errors.Is(err, wire.ErrTruncatedFrame):
-		a.reply(nil, nil, wire.Invalid("truncated_frame", "connection ended inside a frame"))
-	case err == nil || errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed):
-	default:
-		a.reply(nil, nil, wire.Internal("socket_io", "socket read failed: "+err.Error()))
-	}
-	c.Stop(c.Self())
-}
-
-// reply writes a response frame. id nil means null.
-func (a *connActor) reply(id json.RawMessage, result any, perr *wire.Error) {
-	a.s.writeResponse(a.w, id, result, perr, nil)
-}
-
-func (a *connActor) handle(c actor.Context, in inbound) {
-	if in.err != nil {
-		a.reply(nil, nil, in.err)
 		return
 	}
-	req := in.req
-	if (!a.negotiated || req.HasProtocol) && req.Protocol != wire.Protocol {
-		a.reply(req.ID, nil, unsupportedVersion(req.Protocol))
+}
+
+func (r *connReader) reply(id json.RawMessage, result any, perr *wire.Error) {
+	r.s.writeResponse(r.w, id, result, perr, nil)
+}
+
+// handle negotiates and dispatches one frame (protocol.md §2.5, §3, §5.28).
+func (r *connReader) handle(line []byte) {
+	req, perr := wire.DecodeRequest(line)
+	if perr != nil {
+		r.reply(nil, nil, perr)
 		return
 	}
-	a.negotiated = true
+	if (!r.negotiated || req.HasProtocol) && req.Protocol != wire.Protocol {
+		r.reply(req.ID, nil, unsupportedVersion(req.Protocol))
+		return
+	}
+	r.negotiated = true
 
-	h, ok := a.s.handlers[req.Method]
+	h, ok := r.s.handlers[req.Method]
 	if !ok {
-		a.reply(req.ID, nil, wire.Invalid("unknown_method", "unknown method `"+req.Method+"`", "method", req.Method))
+		r.reply(req.ID, nil, wire.Invalid("unknown_method", "unknown method `"+req.Method+"`", "method", req.Method))
 		return
 	}
-	if m, _ := socketapi.Lookup(req.Method); !h.debug && !m.Implemented {
-		a.reply(req.ID, nil, wire.Invalid("not_implemented", "method `"+req.Method+"` is not implemented yet", "method", req.Method))
-		return
-	}
-	call := &Call{s: a.s, Req: req, w: a.w, conn: c.Self()}
+	call := &Call{s: r.s, Req: req, w: r.w}
 	switch {
 	case h.stream != nil:
-		h.stream(c, call)
+		r.root.Send(r.self, openStream{call: call, start: h.stream})
 	case h.inline != nil:
 		res, err := h.inline(call)
 		call.finish(res, err)
 	default:
-		a.s.inflight.Add(1)
-		ctx := a.ctx
+		r.s.inflight.Add(1)
 		go func() {
-			defer a.s.inflight.Done()
-			res, err := h.async(ctx, call)
+			defer r.s.inflight.Done()
+			res, err := h.async(r.ctx, call)
 			call.finish(res, err)
 		}()
 	}
@@ -165,16 +166,16 @@ func unsupportedVersion(declared int64) *wire.Error {
 
 // Call is one request being handled.
 type Call struct {
-	s    *Server
-	Req  *wire.Request
-	w    *connWriter
-	conn *actor.PID
+	s   *Server
+	Req *wire.Request
+	w   *connWriter
 	// after, if set, runs once the response has been written (server.stop).
 	after func()
 }
 
-// Params decodes the request params into v. A params value that is not an object
-// leaves v untouched (handlers then find no keys, protocol.md §2.2).
+// Params decodes the request params into v. Fields of the wrong type are left at their
+// zero value (read as absent), and a params value that is not an object leaves v
+// untouched: handlers then find no keys (protocol.md §2.2).
 func (c *Call) Params(v any) {
 	_ = json.Unmarshal(c.Req.Params, v)
 }

@@ -56,6 +56,7 @@ type Server struct {
 	ctx      context.Context // canceled when shutdown begins
 	cancel   context.CancelFunc
 	inflight sync.WaitGroup // request goroutines
+	readers  sync.WaitGroup // connection reader goroutines
 	accept   sync.WaitGroup
 
 	mu      sync.Mutex
@@ -256,8 +257,10 @@ func (s *Server) acceptLoop() {
 			return
 		}
 		w := newConnWriter(nc)
+		s.readers.Add(1) // Done when the connection's reader goroutine exits
 		pid, err := s.sys.Root.SpawnNamed(s.connProps(id, nc, w), "conn/"+strconv.FormatInt(id, 10))
 		if err != nil {
+			s.readers.Done()
 			s.mu.Unlock()
 			w.Close()
 			continue
@@ -328,6 +331,8 @@ func (s *Server) shutdown() {
 		c.w.Close()
 		s.sys.Root.StopFuture(c.pid).Wait()
 	}
+	// Readers end once their socket is closed; only then can no request goroutine start.
+	s.readers.Wait()
 	s.inflight.Wait()
 	s.sys.Root.PoisonFuture(s.storePID).Wait()
 	s.sys.Shutdown()
@@ -358,7 +363,7 @@ func (s *Server) writeResponse(w *connWriter, id json.RawMessage, result any, pe
 	if err != nil {
 		frame, _ = wire.EncodeResponse(id, nil, wire.Internal("encode", "cannot encode result: "+err.Error()))
 	}
-	w.Enqueue(frame, after)
+	w.WriteNow(frame, after)
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }

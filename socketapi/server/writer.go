@@ -3,7 +3,6 @@ package server
 import (
 	"net"
 	"sync"
-	"time"
 )
 
 // connWriter owns the write side of one client connection. Frames are queued without
@@ -13,6 +12,7 @@ import (
 // the onWritten callbacks); responses are bounded by the requests a client sends.
 type connWriter struct {
 	conn net.Conn
+	wmu  sync.Mutex // held while writing to conn, so frames never interleave
 
 	mu      sync.Mutex
 	cond    *sync.Cond
@@ -48,6 +48,28 @@ func (w *connWriter) Enqueue(frame []byte, onWritten func()) {
 	w.queue = append(w.queue, queued{frame: frame, onWritten: onWritten})
 	w.mu.Unlock()
 	w.cond.Signal()
+}
+
+// WriteNow writes frame on the caller's goroutine, blocking until the socket took it
+// (or failed). Edge code only — request goroutines and the connection reader — never an
+// actor. after, if not nil, runs once the frame was written or dropped.
+func (w *connWriter) WriteNow(frame []byte, after func()) {
+	w.mu.Lock()
+	gone := w.closing || w.closed
+	w.mu.Unlock()
+	if !gone {
+		buf := make([]byte, 0, len(frame)+1)
+		buf = append(append(buf, frame...), '\n')
+		w.wmu.Lock()
+		_, err := w.conn.Write(buf)
+		w.wmu.Unlock()
+		if err != nil {
+			w.Close()
+		}
+	}
+	if after != nil {
+		after()
+	}
 }
 
 // CloseAfterFlush stops accepting frames, writes what is queued, then closes the socket.
@@ -90,8 +112,10 @@ func (w *connWriter) loop() {
 				buf = append(buf, '\n')
 			}
 			if len(buf) > 0 {
-				w.conn.SetWriteDeadline(time.Time{})
-				if _, err := w.conn.Write(buf); err != nil {
+				w.wmu.Lock()
+				_, err := w.conn.Write(buf)
+				w.wmu.Unlock()
+				if err != nil {
 					w.mu.Lock()
 					w.closing, w.closed = true, true
 					w.mu.Unlock()
