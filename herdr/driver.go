@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -80,6 +81,9 @@ type Driver struct {
 	sup  *actor.PID
 	wg   *sync.WaitGroup
 	once sync.Once
+	// closed is set when Close starts; later calls fail at once instead of racing the
+	// stopping actors (protoactor drops a stopped actor's unprocessed mailbox).
+	closed atomic.Bool
 }
 
 // NewDriver spawns the driver's supervisor (named "herdr") in sys. Connection actors
@@ -101,6 +105,7 @@ func NewDriver(sys *actor.ActorSystem, cfg Config, log *slog.Logger) (*Driver, e
 // for in-flight op goroutines, whose sockets are closed by the cancellation.
 func (d *Driver) Close() {
 	d.once.Do(func() {
+		d.closed.Store(true)
 		_ = d.sys.Root.PoisonFuture(d.sup).Wait()
 		d.wg.Wait()
 	})
@@ -214,6 +219,9 @@ func (s *Session) Name() string { return s.name }
 func (s *Session) do(ctx context.Context, o op) (any, error) {
 	if ctx == nil {
 		ctx = context.Background()
+	}
+	if s.d.closed.Load() {
+		return nil, wire.Env(CauseUnreachable, "herdr session "+s.name+" is unreachable (driver closed)", "session", s.name)
 	}
 	timeout := s.d.cfg.callTimeout()
 	if dl, ok := ctx.Deadline(); ok {

@@ -109,3 +109,39 @@ func TestDriverStatus(t *testing.T) {
 		t.Errorf("Status without bin: got %+v", st)
 	}
 }
+
+// TestDriverCloseAnswersInFlight checks that Close answers a call in flight (here a
+// Deliver in its pause) instead of leaving it to time out, and that later calls fail
+// fast.
+func TestDriverCloseAnswersInFlight(t *testing.T) {
+	s := newScripted(t, func(req map[string]any) string {
+		switch req["method"] {
+		case "ping":
+			return ok(req, `{"type":"pong","version":"0.8.0","protocol":20}`)
+		default:
+			return ok(req, `{"type":"ok"}`)
+		}
+	})
+	d := newTestDriver(t, Config{DeliverPause: time.Minute, Sessions: staticSessions(SessionInfo{Name: "orcr", SocketPath: s.path})})
+	if _, err := d.Owned().Ping(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- d.Owned().Deliver(context.Background(), "w1:p1", "x") }()
+	eventually(t, 5*time.Second, "send_text", func() bool { return len(s.requests()) >= 3 }) // ping, ping, send_text
+	start := time.Now()
+	closed := make(chan struct{})
+	go func() { d.Close(); close(closed) }()
+	select {
+	case err := <-done:
+		if !IsUnreachable(err) {
+			t.Errorf("Deliver across Close: got %v, want herdr_unreachable", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Deliver still blocked 5s after Close")
+	}
+	<-closed
+	if _, err := d.Owned().Ping(context.Background()); !IsUnreachable(err) || time.Since(start) > 5*time.Second {
+		t.Errorf("Ping after Close: got %v", err)
+	}
+}

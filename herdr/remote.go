@@ -308,11 +308,11 @@ func (r *Remote) ResolvePane(ctx context.Context, target string) (PaneInfo, erro
 // Deliver is orcr's two-call input: the text (chunked), a pause, then Enter. target is
 // a terminal id or a pane id. The pause is cut short (with ctx's error) when ctx ends.
 func (r *Remote) Deliver(ctx context.Context, target, text string, pause time.Duration) error {
-	p, err := r.ResolvePane(ctx, target)
+	pane, err := paneID(ctx, r, target)
 	if err != nil {
 		return err
 	}
-	if err := r.SendText(ctx, p.PaneID, text); err != nil {
+	if err := r.SendText(ctx, pane, text); err != nil {
 		return err
 	}
 	if pause > 0 {
@@ -324,5 +324,5 @@ func (r *Remote) Deliver(ctx context.Context, target, text string, pause time.Du
 		case <-t.C:
 		}
 	}
-	return r.SendKeys(ctx, p.PaneID, "Enter")
+	return r.SendKeys(ctx, pane, "Enter")
 }
