@@ -71,7 +71,8 @@
 // timers in Stopping; protoactor stops the sessionActors, whose Stopping cancels
 // their base context (closing in-flight sockets) and answers in-flight and queued
 // callers with herdr_unreachable; the supervisor terminates after its children. Then
-// Close waits for the op goroutines. Callers of the driver (socket handlers,
+// Close waits for the op goroutines. Calls made after Close starts fail at once with
+// herdr_unreachable. Callers of the driver (socket handlers,
 // reconciler) stop before it; the actor system is shut down after it. A request that
 // is still in a stopping sessionActor's mailbox is dropped by protoactor and its
 // caller gets the future's timeout, so callers stop first.
