@@ -1,0 +1,75 @@
+package provider
+
+import (
+	"os"
+	"strings"
+
+	"github.com/orcr-go/orcr/config"
+	"github.com/orcr-go/orcr/socketapi/wire"
+)
+
+// Default route of the mock when config has none (providers.md §8).
+const (
+	MockDefaultModel  = "mock"
+	MockDefaultEffort = "medium"
+)
+
+// MockShutdownLine is the line typed (then Enter) to stop the mock agent.
+const MockShutdownLine = "/quit"
+
+// mock is the test-only provider (providers.md §8). It exists only when the server's
+// environment has ORCR_ALLOW_MOCK_PROVIDER=1 (see [Options]).
+type mock struct {
+	common
+	bin string // $ORCR_MOCK_AGENT_BIN
+}
+
+// Transcript is always <data dir>/transcript.jsonl in claude format.
+func (mock) Transcript() Transcript {
+	return Transcript{Format: FormatClaude, DataDirFile: MockTranscriptFile}
+}
+
+// Route bypasses validation: the request's values, else config's
+// defaults.providers.mock, else mock/medium. It never fails.
+func (mock) Route(cfg *config.Config, model, effort string) (Route, error) {
+	def := cfgOrDefault(cfg).Defaults.Providers[Mock]
+	pick := func(req, conf, builtin string) string {
+		switch {
+		case req != "":
+			return req
+		case conf != "":
+			return conf
+		}
+		return builtin
+	}
+	return Route{
+		Provider: Mock,
+		Model:    pick(model, def.Model, MockDefaultModel),
+		Effort:   pick(effort, def.Effort, MockDefaultEffort),
+	}, nil
+}
+
+// LaunchArgv is [$ORCR_MOCK_AGENT_BIN]; the route is not passed to the program. Unset
+// is server_error mock_bin_unset.
+func (m mock) LaunchArgv(Route) ([]string, error) {
+	if m.bin == "" {
+		return nil, wire.Internal(CauseMockBinUnset,
+			"the mock provider needs "+EnvMockBin+" (the orcr-mock-agent binary) in the server's environment")
+	}
+	return []string{m.bin}, nil
+}
+
+// Env copies every ORCR_MOCK_* variable of the server's environment.
+func (mock) Env(serverEnv []string) map[string]string {
+	if serverEnv == nil {
+		serverEnv = os.Environ()
+	}
+	return envMap(serverEnv, func(k string) bool { return strings.HasPrefix(k, MockEnvPrefix) })
+}
+
+// Shutdown types /quit, presses Enter and waits the tuning's shutdown_grace_ms (400 ms
+// built in) before the close (lifecycle.md §15.2: our decision replaces the
+// reference's fixed 200 ms).
+func (m mock) Shutdown(cfg *config.Config) Shutdown {
+	return Shutdown{Line: MockShutdownLine, Keys: []string{KeyEnter}, Grace: m.Tuning(cfg).ShutdownGrace}
+}

@@ -1,0 +1,131 @@
+package provider
+
+import (
+	"time"
+
+	"github.com/orcr-go/orcr/config"
+)
+
+// Fixed timings of the shared startup and delivery recipe (providers.md §5,
+// lifecycle.md §8.1 step 7 and §9, config.md §1.8). They are not configurable.
+const (
+	SessionPollInterval = 150 * time.Millisecond  // pane.get poll for agent_session after the spawn
+	SessionPollTimeout  = 3 * time.Second         // how long that poll runs
+	ReadyPollInterval   = 400 * time.Millisecond  // readiness poll
+	EnterDelay          = 1000 * time.Millisecond // send_text → Enter pause of a delivery
+	ConfirmPollInterval = 400 * time.Millisecond  // confirmation poll
+	RetypeEnterDelay    = 300 * time.Millisecond  // send_text → Enter pause of a re-delivery
+	PromptProbeMaxChars = 60                      // the on-screen prompt probe is capped at this many characters
+)
+
+// Key names sent through herdr's pane.send_keys.
+const (
+	KeyEnter  = "Enter"
+	KeyEscape = "Escape"
+)
+
+// Startup is the shared startup recipe of one provider (providers.md §5): what the spawn
+// pipeline waits for before typing the first input, and how every managed delivery is
+// made and confirmed.
+type Startup struct {
+	// SessionPoll and SessionWait: poll pane.get every SessionPoll for up to
+	// SessionWait for agent_session after the pane was recorded; absence is fine.
+	SessionPoll time.Duration
+	SessionWait time.Duration
+
+	// ReadyBudget (submit_ready_ms) bounds the readiness wait before the first text is
+	// typed; 0 skips it. Every ReadyPoll the pane is ready when herdr's agent.list
+	// reports it with a status other than "unknown", or when two consecutive
+	// visible-screen reads are non-empty and identical. On expiry deliver anyway.
+	ReadyBudget time.Duration
+	ReadyPoll   time.Duration
+
+	// EnterDelay is the pause between send_text and send_keys([SubmitKey]).
+	EnterDelay time.Duration
+	// SubmitKey is the key that submits typed text.
+	SubmitKey string
+
+	// Confirm is the confirmation loop after the first two calls.
+	Confirm SubmitConfirm
+}
+
+// SubmitConfirm holds the parameters of the submit-confirmation loop (providers.md
+// §5 step 5c, lifecycle.md §9.2).
+type SubmitConfirm struct {
+	// Budget (submit_confirm_ms) is the total time for verifying and re-driving a
+	// delivery; 0 means plain two-call delivery without verification.
+	Budget time.Duration
+	// Attempts (submit_attempts) is the most full re-deliveries (text, RetypeDelay,
+	// Enter) made within Budget; never after the prompt was seen on screen once.
+	Attempts int
+	// Poll is the interval of the loop.
+	Poll time.Duration
+	// RetypeDelay is the text → Enter pause of a re-delivery.
+	RetypeDelay time.Duration
+	// ProbeMaxChars caps the first non-empty prompt line looked for on screen.
+	ProbeMaxChars int
+}
+
+// Enabled reports whether confirmation runs at all (Budget > 0).
+func (s SubmitConfirm) Enabled() bool { return s.Budget > 0 }
+
+// Shutdown is the graceful shutdown recipe of one pane (lifecycle.md §15.2), used by
+// kill, reap, timeout and immediate teardown. When Line is empty the pane is closed at
+// once. Otherwise send_text(Line), send_keys(Keys), wait Grace, then pane.close.
+// Errors of the first steps are ignored; the close is the hard guarantee.
+type Shutdown struct {
+	Line  string
+	Keys  []string
+	Grace time.Duration
+}
+
+// HasLine reports whether the recipe types anything before the close.
+func (s Shutdown) HasLine() bool { return s.Line != "" }
+
+// submitConfirmFor builds the confirmation parameters from a tuning.
+func submitConfirmFor(t config.Tuning) SubmitConfirm {
+	return SubmitConfirm{
+		Budget:        t.SubmitConfirm,
+		Attempts:      t.SubmitAttempts,
+		Poll:          ConfirmPollInterval,
+		RetypeDelay:   RetypeEnterDelay,
+		ProbeMaxChars: PromptProbeMaxChars,
+	}
+}
+
+// startupFor builds the shared startup recipe from a tuning.
+func startupFor(t config.Tuning) Startup {
+	return Startup{
+		SessionPoll: SessionPollInterval,
+		SessionWait: SessionPollTimeout,
+		ReadyBudget: t.SubmitReady,
+		ReadyPoll:   ReadyPollInterval,
+		EnterDelay:  EnterDelay,
+		SubmitKey:   KeyEnter,
+		Confirm:     submitConfirmFor(t),
+	}
+}
+
+// common implements the tuning-derived members shared by every provider.
+type common struct{ name string }
+
+func (c common) Name() string { return c.name }
+
+func (c common) Tuning(cfg *config.Config) config.Tuning {
+	return cfgOrDefault(cfg).TuningFor(c.name)
+}
+
+func (c common) Startup(cfg *config.Config) Startup { return startupFor(c.Tuning(cfg)) }
+
+func (c common) SubmitConfirm(cfg *config.Config) SubmitConfirm {
+	return submitConfirmFor(c.Tuning(cfg))
+}
+
+// InterruptKeys is ["Escape"] for every provider (decisions.md D6).
+func (common) InterruptKeys() []string { return []string{KeyEscape} }
+
+// Shutdown without a line: close the pane at once (claude §3.5, codex §4.5).
+func (common) Shutdown(*config.Config) Shutdown { return Shutdown{} }
+
+// Env has no extras by default.
+func (common) Env([]string) map[string]string { return map[string]string{} }
