@@ -38,6 +38,10 @@ func (s *Server) methodTable() map[string]handler {
 		"api.snapshot":     {async: s.snapshot},
 		"events.subscribe": {stream: s.subscribe},
 		"watch.open":       {stream: s.watchOpen},
+		"agent.run":        {async: s.agentRun},
+		"agent.send":       {async: s.agentSend},
+		"agent.kill":       {async: s.agentKill},
+		"agent.ls":         {async: s.agentLs},
 	}
 	table := map[string]handler{}
 	for _, m := range socketapi.Catalogue {

@@ -22,6 +22,7 @@ import (
 	"github.com/orcr-go/orcr/actors"
 	"github.com/orcr-go/orcr/actors/actorkit"
 	"github.com/orcr-go/orcr/config"
+	"github.com/orcr-go/orcr/herdr"
 	"github.com/orcr-go/orcr/socketapi"
 	"github.com/orcr-go/orcr/socketapi/wire"
 	"github.com/orcr-go/orcr/store"
@@ -43,10 +44,17 @@ type Server struct {
 	logFile *rotatingFile
 	started time.Time
 
-	lock     *flock.Flock
-	db       *store.DB
-	sys      *actor.ActorSystem
-	storePID *actor.PID
+	lock      *flock.Flock
+	db        *store.DB
+	sys       *actor.ActorSystem
+	storePID  *actor.PID
+	queuePID  *actor.PID
+	agentsPID *actor.PID
+	driver    *herdr.Driver
+	herdrBin  string
+	agentEnv  *actors.AgentEnv
+	barriers  *actors.Barriers
+	integ     herdrIntegrations
 	ln       *net.UnixListener
 	maxFrame int
 
@@ -151,6 +159,11 @@ func Start(ctx context.Context, opts Options) (*Server, string, error) {
 	if err != nil {
 		s.cancel()
 		return fail(wire.Internal("actor", "cannot start the store actor: "+err.Error()))
+	}
+	if err := s.startAgentCore(); err != nil {
+		s.cancel()
+		s.sys.Root.PoisonFuture(s.storePID).Wait()
+		return fail(err)
 	}
 
 	// 8. Signals.
@@ -334,6 +347,7 @@ func (s *Server) shutdown() {
 	// Readers end once their socket is closed; only then can no request goroutine start.
 	s.readers.Wait()
 	s.inflight.Wait()
+	s.stopAgentCore()
 	s.sys.Root.PoisonFuture(s.storePID).Wait()
 	s.sys.Shutdown()
 	s.closeResources()

@@ -1,0 +1,78 @@
+package actors
+
+import (
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/orcr-go/orcr/actors/actorkit"
+)
+
+// agentsActor parents one agent actor per managed agent that has work to do, and routes
+// messages to them by UUID. It holds no state of its own worth losing (a restart
+// rebuilds it from the store), so a failing child is restarted alone.
+//
+// At start it runs restart recovery: every managed row that is live (starting, working,
+// idle, blocked, parked, lost) gets an actor and a recoverAgent op; queued rows are left
+// to the queue actor (they survive restarts and stay queued).
+type agentsActor struct {
+	env      *AgentEnv
+	children map[string]*actor.PID
+}
+
+// NewAgentsProps returns the props of the agents actor.
+func NewAgentsProps(env *AgentEnv) *actor.Props {
+	return actorkit.Props(env.Log, func() actor.Actor {
+		return &agentsActor{env: env, children: map[string]*actor.PID{}}
+	})
+}
+
+func (a *agentsActor) Receive(c actor.Context) {
+	switch m := c.Message().(type) {
+	case *actor.Started:
+		a.recoverAll(c)
+	case StartAgent:
+		c.Forward(a.child(c, m.UUID))
+	case SendInput:
+		c.Forward(a.child(c, m.UUID))
+	case KillAgent:
+		c.Forward(a.child(c, m.UUID))
+	case CancelSpawn:
+		if pid, ok := a.children[m.UUID]; ok {
+			c.Send(pid, m)
+		}
+	case *actor.Terminated:
+		for u, pid := range a.children {
+			if pid.Equal(m.Who) {
+				delete(a.children, u)
+			}
+		}
+	}
+}
+
+func (a *agentsActor) child(c actor.Context, uuid string) *actor.PID {
+	if pid, ok := a.children[uuid]; ok {
+		return pid
+	}
+	pid := c.Spawn(newAgentProps(a.env, uuid))
+	a.children[uuid] = pid
+	return pid
+}
+
+func (a *agentsActor) recoverAll(c actor.Context) {
+	rows, err := a.env.DB.Reader().QueryContext(contextBG, `SELECT uuid FROM agents WHERE managed = 1
+		AND status IN ('starting','working','idle','blocked','parked','lost') ORDER BY created_at`)
+	if err != nil {
+		a.env.Log.Error("agent recovery: cannot list live agents", "err", err)
+		return
+	}
+	var uuids []string
+	for rows.Next() {
+		var u string
+		if rows.Scan(&u) == nil {
+			uuids = append(uuids, u)
+		}
+	}
+	rows.Close()
+	for _, u := range uuids {
+		c.Send(a.child(c, u), recoverAgent{UUID: u})
+	}
+}

@@ -1,0 +1,77 @@
+package actors
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/orcr-go/orcr/socketapi/wire"
+)
+
+// Launch is the launch payload written to <data dir>/launch.json before the agent row
+// exists (config.md §2.1). The spawn pipeline reads argv, env, cwd and prompt from this
+// file, never from the store.
+type Launch struct {
+	Version       int               `json:"version"`
+	UUID          string            `json:"uuid"`
+	Path          string            `json:"path"`
+	Provider      string            `json:"provider"`
+	Argv          []string          `json:"argv"`
+	Prompt        *string           `json:"prompt"`
+	Model         string            `json:"model"`
+	Effort        string            `json:"effort"`
+	Cwd           *string           `json:"cwd"`
+	GCMode        string            `json:"gc_mode"`
+	Timeout       *string           `json:"timeout"`
+	LaunchToken   string            `json:"launch_token"`
+	EffectivePath string            `json:"effective_path"`
+	Scope         *string           `json:"scope"`
+	Env           map[string]string `json:"env"`
+	CreatedAt     int64             `json:"created_at"`
+}
+
+// AgentDataDir is <home>/data/<path segments…>/<uuid> (config.md §3.9).
+func AgentDataDir(home, path, uuid string) string {
+	parts := append([]string{home, "data"}, strings.Split(path, "/")...)
+	return filepath.Join(append(parts, uuid)...)
+}
+
+// WriteLaunch creates dir and writes launch.json (pretty-printed).
+func WriteLaunch(dir string, l *Launch) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return wire.Internal("data_dir", "cannot create "+dir+": "+err.Error()).Wrap(err)
+	}
+	b, err := json.MarshalIndent(l, "", "  ")
+	if err != nil {
+		return wire.Internal("encode", err.Error())
+	}
+	if err := os.WriteFile(filepath.Join(dir, "launch.json"), append(b, '\n'), 0o600); err != nil {
+		return wire.Internal("data_dir", "cannot write launch.json: "+err.Error()).Wrap(err)
+	}
+	return nil
+}
+
+// ReadLaunch reads dir/launch.json: missing → server_error launch_missing, unparsable
+// → launch_decode.
+func ReadLaunch(dir string) (*Launch, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "launch.json"))
+	if err != nil {
+		return nil, wire.Internal("launch_missing", fmt.Sprintf("cannot read %s/launch.json: %v", dir, err)).Wrap(err)
+	}
+	var l Launch
+	if err := json.Unmarshal(b, &l); err != nil {
+		return nil, wire.Internal("launch_decode", fmt.Sprintf("cannot decode %s/launch.json: %v", dir, err)).Wrap(err)
+	}
+	return &l, nil
+}
+
+// HomeWorkspace is the herdr workspace of a path: its first segment when it has two or
+// more, else "default".
+func HomeWorkspace(path string) string {
+	if i := strings.IndexByte(path, '/'); i > 0 {
+		return path[:i]
+	}
+	return "default"
+}

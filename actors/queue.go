@@ -1,0 +1,109 @@
+package actors
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/orcr-go/orcr/actors/actorkit"
+)
+
+// QueueTick is the queue worker period (config.md §1.8).
+const QueueTick = 200 * time.Millisecond
+
+// PokeQueue asks the queue actor for a promotion pass now (after an enqueue or a slot
+// was freed) instead of at the next tick.
+type PokeQueue struct{}
+
+type queueTick struct{ gen int64 }
+
+// QueueSpec configures the queue actor.
+type QueueSpec struct {
+	Store       *actor.PID
+	Agents      *actor.PID // receives StartAgent for every promoted row
+	Caps        Caps
+	MaxStarting time.Duration
+	Barriers    *Barriers
+	Log         *slog.Logger
+	Tick        time.Duration // default QueueTick
+}
+
+// StartAgent tells the agents actor that a row was promoted and its spawn pipeline must
+// run.
+type StartAgent struct{ UUID string }
+
+// queueActor promotes queued rows in FIFO order under the caps (lifecycle.md §7). It
+// runs one promotion transaction per tick or poke through the store actor (Request, the
+// reply arrives as a WriteResult message; at most one pass in flight), and hands every
+// promoted uuid to the agents actor. Ticks use time.AfterFunc with a generation, never
+// SetReceiveTimeout (racy, LIBRARIES.md §2.8).
+type queueActor struct {
+	spec     QueueSpec
+	gen      int64
+	inflight bool
+	again    bool
+	timer    *time.Timer
+}
+
+// NewQueueProps returns the queue actor's props.
+func NewQueueProps(spec QueueSpec) *actor.Props {
+	if spec.Tick <= 0 {
+		spec.Tick = QueueTick
+	}
+	return actorkit.Props(spec.Log, func() actor.Actor { return &queueActor{spec: spec} })
+}
+
+func (q *queueActor) Receive(c actor.Context) {
+	switch m := c.Message().(type) {
+	case *actor.Started:
+		q.pass(c)
+	case PokeQueue:
+		q.pass(c)
+	case queueTick:
+		if m.gen == q.gen {
+			q.pass(c)
+		}
+	case WriteResult:
+		q.inflight = false
+		if m.Err != nil {
+			q.spec.Log.Error("queue promotion failed", "err", m.Err)
+		} else if r, ok := m.Value.(promoteResult); ok {
+			for _, u := range r.promoted {
+				c.Send(q.spec.Agents, StartAgent{UUID: u})
+			}
+			if len(r.failed) > 0 {
+				q.spec.Log.Warn("stuck-start guard ended agents", "uuids", r.failed)
+			}
+		}
+		if q.again {
+			q.again = false
+			q.pass(c)
+		} else {
+			q.arm(c)
+		}
+	case *actor.Stopping:
+		q.gen++
+		if q.timer != nil {
+			q.timer.Stop()
+		}
+	}
+}
+
+func (q *queueActor) pass(c actor.Context) {
+	if q.inflight {
+		q.again = true
+		return
+	}
+	q.inflight = true
+	c.Request(q.spec.Store, Write{Op: opPromote(q.spec.Caps, q.spec.MaxStarting.Milliseconds(), q.spec.Barriers)})
+}
+
+func (q *queueActor) arm(c actor.Context) {
+	q.gen++
+	gen, self, root := q.gen, c.Self(), c.ActorSystem().Root
+	if q.timer != nil {
+		q.timer.Stop()
+	}
+	q.timer = time.AfterFunc(q.spec.Tick, func() { root.Send(self, queueTick{gen: gen}) })
+}

@@ -1,0 +1,69 @@
+package server
+
+import (
+	"time"
+
+	"github.com/orcr-go/orcr/actors"
+	"github.com/orcr-go/orcr/actors/provider"
+	"github.com/orcr-go/orcr/herdr"
+	"github.com/orcr-go/orcr/socketapi/wire"
+)
+
+// startAgentCore starts the herdr driver, the agents actor (which runs restart
+// recovery) and the queue actor, in that order (actors/doc.go).
+func (s *Server) startAgentCore() error {
+	bin, err := herdr.FindBinary(s.cfg.Herdr.Bin, s.getenv)
+	if err != nil {
+		s.log.Warn("no herdr binary; agents cannot be spawned until one is configured", "err", err)
+		bin = ""
+	}
+	s.herdrBin = bin
+	s.driver, err = herdr.NewDriver(s.sys, herdr.Config{Bin: bin, Owned: s.cfg.Herdr.Session}, s.log)
+	if err != nil {
+		return wire.Internal("actor", "cannot start the herdr driver: "+err.Error())
+	}
+	s.barriers = actors.NewBarriers()
+	s.agentEnv = &actors.AgentEnv{
+		Store: s.storePID, DB: s.db, Herdr: s.driver, Home: s.opts.Home, Log: s.log,
+		Shutdown:         s.shutdownPlan,
+		AgentSessionWait: 3 * time.Second,
+	}
+	if s.agentsPID, err = s.sys.Root.SpawnNamed(actors.NewAgentsProps(s.agentEnv), "agents"); err != nil {
+		return wire.Internal("actor", "cannot start the agents actor: "+err.Error())
+	}
+	caps := actors.Caps{Max: s.cfg.Concurrency.Max, Provider: s.cfg.ProviderCap}
+	if s.queuePID, err = s.sys.Root.SpawnNamed(actors.NewQueueProps(actors.QueueSpec{
+		Store: s.storePID, Agents: s.agentsPID, Caps: caps, MaxStarting: s.cfg.Timings.MaxStarting,
+		Barriers: s.barriers, Log: s.log,
+	}), "queue"); err != nil {
+		return wire.Internal("actor", "cannot start the queue actor: "+err.Error())
+	}
+	return nil
+}
+
+// stopAgentCore stops the queue (no more promotions), then the agents (running ops are
+// canceled at their next checkpoint and waited for: they may still be writing), then
+// the herdr driver. The store actor stops after this returns.
+func (s *Server) stopAgentCore() {
+	if s.queuePID != nil {
+		s.sys.Root.PoisonFuture(s.queuePID).Wait()
+	}
+	if s.agentsPID != nil {
+		s.sys.Root.PoisonFuture(s.agentsPID).Wait()
+		s.agentEnv.Ops.Wait()
+	}
+	if s.driver != nil {
+		s.driver.Close()
+	}
+}
+
+// shutdownPlan is the provider's graceful-shutdown recipe (lifecycle.md §15.2): a line
+// to type (claude and codex have none; the mock's is /quit) and the grace before close.
+func (s *Server) shutdownPlan(name string) (string, time.Duration) {
+	prov, err := provider.Lookup(name, s.providerOptions())
+	if err != nil {
+		return "", 0
+	}
+	sd := prov.Shutdown(s.cfg)
+	return sd.Line, sd.Grace
+}

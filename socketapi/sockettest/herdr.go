@@ -1,0 +1,94 @@
+package sockettest
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Binaries are the helper programs a full-stack test needs, built once per test process.
+type Binaries struct {
+	Dir       string
+	Orcr      string
+	HerdrBin  string // cmd/herdr-standin
+	MockAgent string // cmd/orcr-mock-agent
+}
+
+var (
+	binsOnce sync.Once
+	bins     Binaries
+	binsErr  error
+)
+
+// moduleRoot finds the repository root from this source file's location.
+func moduleRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
+}
+
+// BuildBinaries builds orcr, the herdr stand-in and the mock agent into a temporary
+// directory (once per process; removed when the process exits through TestMain's
+// cleanup is not needed: the directory is under the OS temp dir and small).
+func BuildBinaries(tb testing.TB) Binaries {
+	tb.Helper()
+	binsOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "ob")
+		if err != nil {
+			binsErr = err
+			return
+		}
+		cmd := exec.Command("go", "build", "-o", dir+"/", "./cmd/orcr", "./cmd/herdr-standin", "./cmd/orcr-mock-agent")
+		cmd.Dir = moduleRoot()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			binsErr = fmt.Errorf("go build: %v\n%s", err, out)
+			return
+		}
+		bins = Binaries{Dir: dir, Orcr: filepath.Join(dir, "orcr"),
+			HerdrBin: filepath.Join(dir, "herdr-standin"), MockAgent: filepath.Join(dir, "orcr-mock-agent")}
+	})
+	if binsErr != nil {
+		tb.Fatalf("building test binaries: %v", binsErr)
+	}
+	return bins
+}
+
+// WithHerdr gives the server the herdr stand-in binary (a herdr config dir private to
+// the test, set through XDG_CONFIG_HOME with tb.Setenv, so such tests cannot run in
+// parallel) and the mock provider. At cleanup the owned herdr session is stopped, which
+// ends every pane process.
+func WithHerdr(tb testing.TB) Option {
+	b := BuildBinaries(tb)
+	xdg, err := os.MkdirTemp("", "x")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Setenv("XDG_CONFIG_HOME", xdg)
+	tb.Cleanup(func() {
+		stop := exec.Command(b.HerdrBin, "session", "stop", "orcr")
+		stop.Env = append(os.Environ(), "XDG_CONFIG_HOME="+xdg)
+		stop.Run()
+		// The stand-in's session server exits once stopped; give its socket a moment
+		// to disappear before the directory goes.
+		deadline := time.Now().Add(5 * time.Second)
+		for time.Now().Before(deadline) {
+			if _, err := os.Stat(filepath.Join(xdg, "herdr", "sessions", "orcr", "herdr.sock")); err != nil {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		os.RemoveAll(xdg)
+	})
+	return func(c *config) {
+		c.env["ORCR_HERDR_BIN"] = b.HerdrBin
+		c.env["ORCR_ALLOW_MOCK_PROVIDER"] = "1"
+		c.env["ORCR_MOCK_AGENT_BIN"] = b.MockAgent
+		c.env["PATH"] = os.Getenv("PATH")
+		c.env["HOME"] = os.Getenv("HOME")
+		c.env["XDG_CONFIG_HOME"] = xdg
+	}
+}
