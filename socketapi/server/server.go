@@ -55,8 +55,8 @@ type Server struct {
 	agentEnv  *actors.AgentEnv
 	barriers  *actors.Barriers
 	integ     herdrIntegrations
-	ln       *net.UnixListener
-	maxFrame int
+	ln        *net.UnixListener
+	maxFrame  int
 
 	handlers map[string]handler
 	debug    bool
