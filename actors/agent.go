@@ -33,6 +33,9 @@ type AgentEnv struct {
 	PaneTimeout time.Duration
 	// AgentSessionWait bounds the post-spawn poll for herdr's transcript pointer (3 s).
 	AgentSessionWait time.Duration
+	// HerdrGate, if set, runs before the first herdr call of a spawn: the contract
+	// check against the live herdr schema (herdr_version_skew on drift).
+	HerdrGate func(ctx context.Context) error
 	// Ops counts running op goroutines; the server waits for it before stopping the
 	// store actor, so no op is cut off between its writes.
 	Ops sync.WaitGroup
@@ -298,7 +301,12 @@ func (w *agentWork) spawn() (ended bool) {
 		return true
 	}
 	ctx, cancel := w.herdrCtx()
-	_, err = w.env.Herdr.EnsureOwned(ctx)
+	if w.env.HerdrGate != nil {
+		err = w.env.HerdrGate(ctx)
+	}
+	if err == nil {
+		_, err = w.env.Herdr.EnsureOwned(ctx)
+	}
 	cancel()
 	if err != nil {
 		w.fail(err)

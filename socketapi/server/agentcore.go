@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"time"
 
 	"github.com/orcr-go/orcr/actors"
@@ -26,6 +27,7 @@ func (s *Server) startAgentCore() error {
 	s.agentEnv = &actors.AgentEnv{
 		Store: s.storePID, DB: s.db, Herdr: s.driver, Home: s.opts.Home, Log: s.log,
 		Shutdown:         s.shutdownPlan,
+		HerdrGate:        s.herdrGate,
 		AgentSessionWait: 3 * time.Second,
 	}
 	if s.agentsPID, err = s.sys.Root.SpawnNamed(actors.NewAgentsProps(s.agentEnv), "agents"); err != nil {
@@ -66,4 +68,21 @@ func (s *Server) shutdownPlan(name string) (string, time.Duration) {
 	}
 	sd := prov.Shutdown(s.cfg)
 	return sd.Line, sd.Grace
+}
+
+// herdrGate runs the contract check against the live `herdr api schema --json` once;
+// a passing check is remembered, a failing one is retried at the next spawn (herdr may
+// be upgraded meanwhile).
+func (s *Server) herdrGate(ctx context.Context) error {
+	s.gateMu.Lock()
+	defer s.gateMu.Unlock()
+	if s.gateOK {
+		return nil
+	}
+	if err := s.driver.Conformance(ctx); err != nil {
+		s.log.Error("herdr contract check failed", "err", err)
+		return err
+	}
+	s.gateOK = true
+	return nil
 }

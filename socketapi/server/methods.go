@@ -10,6 +10,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/orcr-go/orcr/actors"
+	"github.com/orcr-go/orcr/actors/provider"
 	"github.com/orcr-go/orcr/socketapi"
 	"github.com/orcr-go/orcr/socketapi/wire"
 	"github.com/orcr-go/orcr/store"
@@ -106,8 +107,8 @@ func (s *Server) spawnSubscription(c actor.Context, call *Call, kind actors.Subs
 	c.Actor().(*connActor).subs[id] = pid
 }
 
-// status answers server.status (protocol.md §5.2). herdr fields say "not connected"
-// until the herdr driver is wired in.
+// status answers server.status (protocol.md §5.2): herdr as the driver sees it (binary,
+// owned session, ping), per-provider integration layers, counts, loops and drift.
 func (s *Server) status(ctx context.Context, _ *Call) (any, error) {
 	counts := map[string]int64{"live": 0, "queued": 0, "blocked": 0, "unmanaged": 0,
 		"unmarked_panes": 0, "unknown_marked_panes": 0}
@@ -134,20 +135,18 @@ func (s *Server) status(ctx context.Context, _ *Call) (any, error) {
 		}
 		rows.Close()
 	}
-	integrations := map[string]any{}
-	for _, p := range []string{"claude", "codex"} {
-		integrations[p] = map[string]bool{"orcr": true, "herdr": false}
-	}
+	hctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	herdrStatus := s.driver.Status(hctx)
+	cancel()
+	integrations := provider.Integrations(s.herdrInstalled(ctx))
 	return map[string]any{
-		"version":   socketapi.Version,
-		"protocol":  wire.Protocol,
-		"pid":       os.Getpid(),
-		"uptime_ms": time.Since(s.started).Milliseconds(),
-		"socket":    s.paths.Socket,
-		"store":     s.paths.DB,
-		"herdr": map[string]any{"bin": nil, "reachable": false, "version": nil, "protocol": nil,
-			"socket": nil, "session": s.cfg.Herdr.Session, "session_running": false,
-			"state": "not connected"},
+		"version":      socketapi.Version,
+		"protocol":     wire.Protocol,
+		"pid":          os.Getpid(),
+		"uptime_ms":    time.Since(s.started).Milliseconds(),
+		"socket":       s.paths.Socket,
+		"store":        s.paths.DB,
+		"herdr":        herdrStatus,
 		"integrations": integrations,
 		"counts":       counts,
 		"loops_firing": unitFileExists(s.getenv),

@@ -55,6 +55,8 @@ type Server struct {
 	agentEnv  *actors.AgentEnv
 	barriers  *actors.Barriers
 	integ     herdrIntegrations
+	gateMu    sync.Mutex
+	gateOK    bool
 	ln        *net.UnixListener
 	maxFrame  int
 
