@@ -11,10 +11,14 @@
 //
 //	root (the system's root context; no actor of ours)
 //	├── store                      the store actor: the only writer of the SQLite store
+//	├── herdr                      the herdr driver's supervisor (see herdr/doc.go)
+//	│   └── herdr-session-<name>-<n>  one connection actor per herdr session
+//	├── agents                     routes by uuid; runs restart recovery at start
+//	│   └── <agent>                one per managed agent with work to do: spawn pipeline,
+//	│                              input delivery, kill, recovery — one op at a time
+//	├── queue                      FIFO promotion under the caps, stuck-start guard
 //	├── conn/<n>                   one per accepted client connection (socketapi/server)
 //	│   └── <subscription>         one per events.subscribe / watch.open on that connection
-//	└── herdr supervisor           (herdr driver; see herdr/doc.go)
-//	    └── herdr/<session>        one session-connection actor per herdr session
 //
 // Each connection also has two goroutines of edge code beside its actor: the reader,
 // which decodes frames in arrival order, negotiates the protocol version and dispatches
@@ -30,13 +34,26 @@
 // Requests (a reply is expected) only ever go down this list, so no cycle can form:
 //
 //	request goroutines  → store            Write → WriteResult
+//	request goroutines  → agents → <agent> SendInput → SendResult, KillAgent → KillResult
+//	                                       (agents Forwards, so the reply goes straight back)
+//	queue               → store            Write(promotion) → WriteResult
 //	subscription        → store            Bounds → BoundsResult, WatchOpen → WatchOpenResult
-//	request goroutines  → herdr/<session>  driver operations (herdr/doc.go)
+//	op goroutines       → store, herdr     (edge code of an agent actor, see below)
+//	request goroutines  → herdr supervisor driver operations (herdr/doc.go)
 //
 // Plain sends (no reply): subscription → store (Subscribe, Unsubscribe, Pin, Unpin);
 // store → subscription (EventsCommitted after every commit, PinDropped); connection
-// writer callbacks → subscription (credit for written frames); server → conn (stopConn).
-// The store actor never sends a Request to anyone. Nothing blocks on Result() inside a
+// writer callbacks → subscription (credit for written frames); server → conn (stopConn);
+// queue → agents (StartAgent per promoted row); request goroutines → queue (PokeQueue)
+// and → agents (CancelSpawn); op goroutines → their agent actor (opDone). The store
+// actor and the agent actors never send a Request to anyone.
+//
+// An agent actor never blocks: each operation runs on an op goroutine (edge code) that
+// may block on herdr calls and on store futures, and reports back with opDone; requests
+// that arrive meanwhile wait in the actor's queue, which makes the actor the agent's
+// move lock. A kill of a starting row does not queue behind the spawn: the handler sets
+// the cancel interlock through the store and sends CancelSpawn, and the pipeline closes
+// any pane it made at its next checkpoint. Nothing blocks on Result() inside a
 // Receive; an actor that needs an answer uses Request (the reply arrives as a message)
 // or RequestFuture with ReenterAfter.
 //
@@ -59,8 +76,10 @@
 //  3. Up to 150 ms for those frames to flush, then every connection is closed.
 //  4. Reader goroutines end with their sockets; request goroutines see their context
 //     canceled and are waited for.
-//  5. The herdr supervisor and its session actors stop (they write nothing to the store
-//     during shutdown).
+//  5. The queue stops (no more promotions); the agents actor stops its children, whose
+//     op goroutines see their context canceled at the next checkpoint and are waited for
+//     (they may still be writing); then the herdr supervisor and its session actors
+//     stop. A spawn cut off here is finished or failed by restart recovery.
 //  6. The store actor is poisoned last, so every Write queued before it is applied,
 //     and waited for; then the system shuts down, the database closes, the socket is
 //     unlinked and the instance lock released.
