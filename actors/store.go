@@ -310,8 +310,9 @@ func (s *storeActor) scheduleFlush(c actor.Context) {
 	c.Send(c.Self(), flush{})
 }
 
-// flush applies up to MaxBatch pending writes in one transaction, replies to each writer,
-// notifies subscribers and runs retention.
+// flush applies up to MaxBatch pending writes in one transaction, followed by the
+// retention pass in the same transaction, then replies to each writer and notifies
+// subscribers.
 func (s *storeActor) flush(c actor.Context) {
 	if len(s.pending) == 0 {
 		return
@@ -321,10 +322,11 @@ func (s *storeActor) flush(c actor.Context) {
 	// Take the batch out first: if anything below panics, the restarted actor must not
 	// apply it a second time.
 	s.pending = append([]pendingWrite(nil), s.pending[n:]...)
-	ops := make([]store.Op, n)
+	ops := make([]store.Op, n+1)
 	for i, w := range batch {
 		ops[i] = w.op
 	}
+	ops[n] = s.retention
 	results, events, err := s.db.Apply(ops)
 	s.stats.Transactions++
 	if err != nil {
@@ -342,54 +344,77 @@ func (s *storeActor) flush(c actor.Context) {
 	if len(s.pending) > 0 && !s.flushScheduled {
 		s.scheduleFlush(c)
 	}
-	if len(events) == 0 {
+	if err != nil {
 		return
 	}
-	s.latest = events[len(events)-1].Seq
-	head := EventsCommitted{Head: s.latest}
-	for _, pid := range s.subs {
-		c.Send(pid, head)
+	if len(events) > 0 {
+		s.latest = events[len(events)-1].Seq
+		head := EventsCommitted{Head: s.latest}
+		for _, pid := range s.subs {
+			c.Send(pid, head)
+		}
 	}
-	s.retain(c)
+	if r := results[n]; r.Err != nil {
+		s.log.Error("store actor: retention failed", "err", r.Err)
+	} else {
+		s.retained(c, r.Value.(retentionResult))
+	}
 }
 
-// retain drops pins that fell too far behind, then trims the event table to the newest
-// Retention rows, never past the lowest remaining pin (protocol.md §7.4, §7.5; D5).
-func (s *storeActor) retain(c actor.Context) {
-	var dropped []int64
+// retentionResult is what the retention op decided.
+type retentionResult struct {
+	oldest  int64
+	trimmed bool
+	dropped []int64
+}
+
+// retention is the op appended to every batch (protocol.md §7.4, §7.5; D5): it drops
+// pins more than PinMaxLag behind the tip, then trims the event table to the newest
+// Retention rows, never past the lowest remaining pin. It runs inside Apply on the actor's
+// goroutine, so reading the pins is safe; the decisions are applied to the actor's state
+// by [storeActor.retained] only once the transaction has committed.
+func (s *storeActor) retention(tx *store.Tx) (any, error) {
+	// The bounds are known without a query: latest from this transaction's events (or
+	// memory), oldest from memory; seqs between them are gapless.
+	latest := max(tx.LastSeq(), s.latest)
+	r := retentionResult{oldest: s.oldest}
 	floor := int64(math.MaxInt64)
 	for id, p := range s.pins {
-		if s.latest-p.seq > s.opts.PinMaxLag {
-			dropped = append(dropped, id)
+		if latest-p.seq > s.opts.PinMaxLag {
+			r.dropped = append(r.dropped, id)
 			continue
 		}
 		floor = min(floor, p.seq)
 	}
-	var owners []*actor.PID
-	for _, id := range dropped {
-		owner := s.pins[id].owner
-		owners = append(owners, owner)
+	keep := int64(s.opts.Retention)
+	if cutoff := min(latest-keep, floor); latest-s.oldest+1 > keep && cutoff >= s.oldest {
+		if err := tx.TrimThrough(cutoff); err != nil {
+			return nil, err
+		}
+		r.oldest, r.trimmed = cutoff+1, true
+	}
+	return r, nil
+}
+
+// retained applies a committed retention pass: the new oldest seq and the dropped pins,
+// whose owners are told with [PinDropped].
+func (s *storeActor) retained(c actor.Context, r retentionResult) {
+	s.oldest = r.oldest
+	if r.trimmed {
+		s.stats.Trims++
+	}
+	for _, id := range r.dropped {
+		p, ok := s.pins[id]
+		if !ok {
+			continue
+		}
 		delete(s.pins, id)
 		s.dropped[id] = ""
-		if owner != nil {
-			s.dropped[id] = owner.String()
-		}
-	}
-	keep := int64(s.opts.Retention)
-	if s.latest-s.oldest+1 > keep && min(s.latest-keep, floor) >= s.oldest {
-		oldest, err := s.db.Trim(s.opts.Retention, floor)
-		if err != nil {
-			s.log.Error("store actor: retention failed", "err", err)
-		} else {
-			s.oldest = oldest
-			s.stats.Trims++
-		}
-	}
-	for i, id := range dropped {
 		s.log.Warn("store actor: pin dropped, subscriber too far behind", "pin", id, "max_lag", s.opts.PinMaxLag)
-		if owners[i] != nil {
-			// Still watched, so a tombstone is cleared if the owner dies without Unpin.
-			c.Send(owners[i], PinDropped{ID: id, OldestSeq: s.oldest})
+		if p.owner != nil {
+			// Still watched, so the tombstone is cleared if the owner dies without Unpin.
+			s.dropped[id] = p.owner.String()
+			c.Send(p.owner, PinDropped{ID: id, OldestSeq: s.oldest})
 		}
 	}
 }

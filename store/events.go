@@ -100,23 +100,47 @@ func (db *DB) Bounds() (latest, oldest int64, err error) {
 	return bounds(context.Background(), db.r)
 }
 
-// Trim applies retention in its own write transaction: it deletes every event with
+// Trim applies retention in its own write transaction; see [Tx.Trim]. Only the store
+// actor may call it.
+func (db *DB) Trim(keep int, floor int64) (oldest int64, err error) {
+	res, _, err := db.Apply([]Op{func(tx *Tx) (any, error) { return tx.Trim(keep, floor) }})
+	if err != nil {
+		return 0, err
+	}
+	if res[0].Err != nil {
+		return 0, res[0].Err
+	}
+	return res[0].Value.(int64), nil
+}
+
+// Trim applies retention inside the transaction: it deletes every event with
 // seq <= min(latest-keep, floor), so the newest keep rows always stay and no row with
 // seq > floor is ever deleted (floor is the lowest pinned delivered cursor: a pinned
 // subscriber has consumed up to floor and still needs floor+1 onward; pass
-// math.MaxInt64 when nothing is pinned). It returns the new oldest_retained_seq. keep
-// must be >= 1. Only the store actor may call Trim.
-func (db *DB) Trim(keep int, floor int64) (oldest int64, err error) {
+// math.MaxInt64 when nothing is pinned). It returns the new oldest_retained_seq
+// (protocol.md §7.1). keep must be >= 1.
+func (t *Tx) Trim(keep int, floor int64) (oldest int64, err error) {
 	if keep < 1 {
 		return 0, fmt.Errorf("store: Trim keep %d < 1", keep)
 	}
-	ctx := context.Background()
-	tx, err := db.w.BeginTx(ctx, nil)
-	if err != nil {
-		return 0, sqliteErr("begin", err)
-	}
-	defer tx.Rollback()
-	latest, oldest, err := bounds(ctx, tx)
+	return trim(t.ctx, t, keep, floor)
+}
+
+// TrimThrough deletes every event with seq <= cutoff: the cheap form of [Tx.Trim] for a
+// caller that tracks the bounds itself (the store actor). It does not check retention or
+// pins; that is the caller's job.
+func (t *Tx) TrimThrough(cutoff int64) error {
+	_, err := t.Exec(`DELETE FROM events WHERE seq <= ?`, cutoff)
+	return sqliteErr("trim events", err)
+}
+
+// Bounds returns latest_seq and oldest_retained_seq as the transaction sees them.
+func (t *Tx) Bounds() (latest, oldest int64, err error) {
+	return bounds(t.ctx, t)
+}
+
+func trim(ctx context.Context, q *Tx, keep int, floor int64) (int64, error) {
+	latest, oldest, err := bounds(ctx, q)
 	if err != nil {
 		return 0, err
 	}
@@ -124,14 +148,9 @@ func (db *DB) Trim(keep int, floor int64) (oldest int64, err error) {
 	if cutoff < oldest {
 		return oldest, nil
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM events WHERE seq <= ?`, cutoff); err != nil {
+	if _, err := q.ExecContext(ctx, `DELETE FROM events WHERE seq <= ?`, cutoff); err != nil {
 		return 0, sqliteErr("trim events", err)
 	}
-	if _, oldest, err = bounds(ctx, tx); err != nil {
-		return 0, err
-	}
-	if err := tx.Commit(); err != nil {
-		return 0, sqliteErr("commit", err)
-	}
-	return oldest, nil
+	_, oldest, err = bounds(ctx, q)
+	return oldest, err
 }

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/orcr-go/orcr/socketapi/wire"
@@ -39,6 +40,40 @@ type DB struct {
 	w      *sql.DB // single writer connection
 	r      *sql.DB // read-only pool
 	insEvt *sql.Stmt
+
+	// Savepoint statements, prepared once; see [DB.Apply].
+	spSave, spRelease, spRollback *sql.Stmt
+
+	// stmts caches writer statements by query text (SQLite parses a statement on every
+	// un-prepared Exec, which dominates small writes); see [Tx.stmt].
+	stmtMu sync.Mutex
+	stmts  map[string]*sql.Stmt
+}
+
+// maxCachedStmts bounds the writer statement cache; further queries are prepared per
+// transaction only.
+const maxCachedStmts = 512
+
+// cachedStmt returns the cached writer statement for query, or nil.
+func (db *DB) cachedStmt(query string) *sql.Stmt {
+	db.stmtMu.Lock()
+	defer db.stmtMu.Unlock()
+	return db.stmts[query]
+}
+
+// cacheStmts prepares queries on the writer pool and caches them. It must run while no
+// write transaction is open (the pool's only connection would be busy).
+func (db *DB) cacheStmts(queries []string) {
+	db.stmtMu.Lock()
+	defer db.stmtMu.Unlock()
+	for _, q := range queries {
+		if _, ok := db.stmts[q]; ok || db.stmts == nil || len(db.stmts) >= maxCachedStmts {
+			continue
+		}
+		if st, err := db.w.Prepare(q); err == nil {
+			db.stmts[q] = st
+		}
+	}
 }
 
 // writerDSN is the DSN of the writer pool (LIBRARIES.md §3).
@@ -89,13 +124,22 @@ func Open(path string) (*DB, error) {
 		r.Close()
 		return nil, openErr(path, err)
 	}
-	ins, err := w.Prepare(`INSERT INTO events (ts, kind, ref_uuid, payload_json) VALUES (?, ?, ?, ?)`)
-	if err != nil {
-		w.Close()
-		r.Close()
-		return nil, openErr(path, err)
+	db := &DB{path: path, w: w, r: r, stmts: map[string]*sql.Stmt{}}
+	for _, p := range []struct {
+		dst *(*sql.Stmt)
+		sql string
+	}{
+		{&db.insEvt, `INSERT INTO events (ts, kind, ref_uuid, payload_json) VALUES (?, ?, ?, ?)`},
+		{&db.spSave, `SAVEPOINT orcr_op`},
+		{&db.spRelease, `RELEASE orcr_op`},
+		{&db.spRollback, `ROLLBACK TO orcr_op`},
+	} {
+		if *p.dst, err = w.Prepare(p.sql); err != nil {
+			db.Close()
+			return nil, openErr(path, err)
+		}
 	}
-	return &DB{path: path, w: w, r: r, insEvt: ins}, nil
+	return db, nil
 }
 
 func openErr(path string, err error) error {
@@ -115,7 +159,19 @@ func sqliteErr(what string, err error) error {
 
 // Close closes both pools. It must not be called while the store actor still runs.
 func (db *DB) Close() error {
-	return errors.Join(db.insEvt.Close(), db.r.Close(), db.w.Close())
+	var errs []error
+	db.stmtMu.Lock()
+	for _, st := range db.stmts {
+		errs = append(errs, st.Close())
+	}
+	db.stmts = nil
+	db.stmtMu.Unlock()
+	for _, st := range []*sql.Stmt{db.insEvt, db.spSave, db.spRelease, db.spRollback} {
+		if st != nil {
+			errs = append(errs, st.Close())
+		}
+	}
+	return errors.Join(append(errs, db.r.Close(), db.w.Close())...)
 }
 
 // Path returns the file the store was opened on.

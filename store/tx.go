@@ -1,12 +1,14 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"strings"
 
 	"github.com/google/uuid"
@@ -44,13 +46,19 @@ type PanicError struct {
 func (e *PanicError) Error() string { return fmt.Sprintf("store: op panicked: %v", e.Value) }
 
 // Tx is the write transaction handed to each [Op]. Its clock ([Tx.Now]) is fixed for the
-// whole transaction. It satisfies [Querier].
+// whole transaction. Its query methods run statements prepared once per [DB] and cached by
+// query text, so ops should use constant query strings with ? arguments. It satisfies
+// [Querier].
 type Tx struct {
-	tx     *sql.Tx
-	ctx    context.Context
-	now    int64
-	ins    *sql.Stmt
-	events []Event // events emitted by the op currently running
+	tx      *sql.Tx
+	db      *DB
+	ctx     context.Context
+	now     int64
+	ins     *sql.Stmt
+	stmts   map[string]*sql.Stmt // transaction-bound statements, closed by Apply
+	missed  []string             // queries to add to the DB's statement cache after the transaction
+	lastSeq int64                // highest seq emitted by the ops already released
+	events  []Event              // events emitted by the op currently running
 }
 
 // Now returns the transaction's time in ms since the Unix epoch; the same value for every
@@ -60,35 +68,77 @@ func (t *Tx) Now() int64 { return t.now }
 // Context returns the context the transaction runs under.
 func (t *Tx) Context() context.Context { return t.ctx }
 
+// stmt returns a transaction-bound prepared statement for query, or nil (run it
+// unprepared). A query seen for the first time is prepared for this transaction and
+// remembered; [DB.Apply] prepares it on the writer pool once the transaction is over, so
+// later transactions reuse it.
+func (t *Tx) stmt(ctx context.Context, query string) *sql.Stmt {
+	if st, ok := t.stmts[query]; ok {
+		return st
+	}
+	var st *sql.Stmt
+	if ps := t.db.cachedStmt(query); ps != nil {
+		st = t.tx.StmtContext(ctx, ps)
+	} else {
+		var err error
+		if st, err = t.tx.PrepareContext(ctx, query); err != nil {
+			return nil
+		}
+		t.missed = append(t.missed, query)
+	}
+	t.stmts[query] = st
+	return st
+}
+
+func (t *Tx) close() {
+	for _, st := range t.stmts {
+		st.Close()
+	}
+	t.stmts = nil
+}
+
 // Exec runs a statement in the transaction.
 func (t *Tx) Exec(query string, args ...any) (sql.Result, error) {
-	return t.tx.ExecContext(t.ctx, query, args...)
+	return t.ExecContext(t.ctx, query, args...)
 }
 
 // Query runs a query in the transaction. Close the rows before the op returns.
 func (t *Tx) Query(query string, args ...any) (*sql.Rows, error) {
-	return t.tx.QueryContext(t.ctx, query, args...)
+	return t.QueryContext(t.ctx, query, args...)
 }
 
 // QueryRow runs a single-row query in the transaction.
 func (t *Tx) QueryRow(query string, args ...any) *sql.Row {
-	return t.tx.QueryRowContext(t.ctx, query, args...)
+	return t.QueryRowContext(t.ctx, query, args...)
 }
 
 // ExecContext is [Tx.Exec] with an explicit context.
 func (t *Tx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	if st := t.stmt(ctx, query); st != nil {
+		return st.ExecContext(ctx, args...)
+	}
 	return t.tx.ExecContext(ctx, query, args...)
 }
 
 // QueryContext is [Tx.Query] with an explicit context; part of [Querier].
 func (t *Tx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if st := t.stmt(ctx, query); st != nil {
+		return st.QueryContext(ctx, args...)
+	}
 	return t.tx.QueryContext(ctx, query, args...)
 }
 
 // QueryRowContext is [Tx.QueryRow] with an explicit context; part of [Querier].
 func (t *Tx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	if st := t.stmt(ctx, query); st != nil {
+		return st.QueryRowContext(ctx, args...)
+	}
 	return t.tx.QueryRowContext(ctx, query, args...)
 }
+
+// LastSeq returns the highest event seq committed-to-be by the earlier ops of this
+// transaction (ops that returned an error do not count), or 0 if none emitted an event.
+func (t *Tx) LastSeq() int64 { return t.lastSeq }
 
 // Storable reports whether kind may be stored as an event: a kind registered in
 // [wire.EventKinds] other than the control kind server_stopping, or any "debug." kind.
@@ -131,6 +181,20 @@ func (t *Tx) Emit(kind, ref string, payload any) (int64, error) {
 func marshalObject(v any) (json.RawMessage, error) {
 	if v == nil {
 		return json.RawMessage("{}"), nil
+	}
+	if raw, ok := v.(json.RawMessage); ok {
+		// Pre-encoded payloads are validated, not re-encoded.
+		raw = bytes.TrimSpace(raw)
+		if !json.Valid(raw) {
+			return nil, errors.New("invalid JSON")
+		}
+		if len(raw) > 0 && raw[0] == '{' {
+			return slices.Clone(raw), nil
+		}
+		if string(raw) == "null" {
+			return json.RawMessage("{}"), nil
+		}
+		return nil, fmt.Errorf("not a JSON object: %.40s", raw)
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -255,33 +319,46 @@ func (db *DB) Apply(ops []Op) (results []OpResult, events []Event, err error) {
 	if err != nil {
 		return failAll(sqliteErr("begin", err))
 	}
-	t := &Tx{tx: stx, ctx: ctx, now: nowMS(), ins: stx.StmtContext(ctx, db.insEvt)}
-	defer t.ins.Close()
+	t := &Tx{tx: stx, db: db, ctx: ctx, now: nowMS(), ins: stx.StmtContext(ctx, db.insEvt), stmts: map[string]*sql.Stmt{}}
+	save, release, rollback := stx.StmtContext(ctx, db.spSave), stx.StmtContext(ctx, db.spRelease), stx.StmtContext(ctx, db.spRollback)
+	defer func() {
+		t.close()
+		t.ins.Close()
+		save.Close()
+		release.Close()
+		rollback.Close()
+		if len(t.missed) > 0 {
+			db.cacheStmts(t.missed)
+		}
+	}()
 	for i, op := range ops {
-		if _, err := stx.ExecContext(ctx, `SAVEPOINT orcr_op`); err != nil {
+		if _, err := save.ExecContext(ctx); err != nil {
 			stx.Rollback()
 			return failAll(sqliteErr("savepoint", err))
 		}
 		t.events = nil
 		v, opErr := runOp(t, op)
 		if opErr != nil {
-			if _, err := stx.ExecContext(ctx, `ROLLBACK TO orcr_op`); err != nil {
+			if _, err := rollback.ExecContext(ctx); err != nil {
 				stx.Rollback()
 				return failAll(sqliteErr("rollback to savepoint", err))
 			}
-			if _, err := stx.ExecContext(ctx, `RELEASE orcr_op`); err != nil {
+			if _, err := release.ExecContext(ctx); err != nil {
 				stx.Rollback()
 				return failAll(sqliteErr("release savepoint", err))
 			}
 			results[i] = OpResult{Err: opErr}
 			continue
 		}
-		if _, err := stx.ExecContext(ctx, `RELEASE orcr_op`); err != nil {
+		if _, err := release.ExecContext(ctx); err != nil {
 			stx.Rollback()
 			return failAll(sqliteErr("release savepoint", err))
 		}
 		results[i] = OpResult{Value: v, Events: t.events}
 		events = append(events, t.events...)
+		if len(t.events) > 0 {
+			t.lastSeq = t.events[len(t.events)-1].Seq
+		}
 	}
 	if err := stx.Commit(); err != nil {
 		return failAll(sqliteErr("commit", err))
