@@ -454,8 +454,8 @@ type agentLsCmd struct {
 	All       bool   `help:"Include ended agents."`
 }
 
-// Run implements `orcr agent ls` (cli.md §5.8). The table rendering lands with the
-// listing issue; today the result is shown as JSON.
+// Run implements `orcr agent ls` (cli.md §5.8): a table sorted by path (the server's
+// order), or the result envelope with --json.
 func (c *agentLsCmd) Run(a *app) error {
 	if c.Managed && c.Unmanaged {
 		return wire.Invalid("conflicting_flags", "--managed and --unmanaged are mutually exclusive")
@@ -466,7 +466,72 @@ func (c *agentLsCmd) Run(a *app) error {
 			p[k] = v
 		}
 	}
-	return a.request("agent.ls", a.withCaller(p), nil)
+	return a.request("agent.ls", a.withCaller(p), func(raw json.RawMessage) error {
+		var r struct{ Agents []lsRow }
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return err
+		}
+		_, err := io.WriteString(a.env.Stdout, renderLs(r.Agents, time.Now()))
+		return err
+	})
+}
+
+// lsRow is the part of an agent row the table shows.
+type lsRow struct {
+	UUID               string  `json:"uuid"`
+	Path               string  `json:"path"`
+	Status             string  `json:"status"`
+	Agent              *string `json:"agent"`
+	CreatedAt          int64   `json:"created_at"`
+	LastStatusChangeAt *int64  `json:"last_status_change_at"`
+}
+
+// renderLs renders the human `agent ls` table: PATH (40), UUID (first 8), STATUS (9),
+// AGENT (8, "-" if none), AGE right-aligned (5); "no agents" when empty.
+func renderLs(rows []lsRow, now time.Time) string {
+	if len(rows) == 0 {
+		return "no agents\n"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-40s %-8s %-9s %-8s %5s\n", "PATH", "UUID", "STATUS", "AGENT", "AGE")
+	for _, r := range rows {
+		agent := "-"
+		if r.Agent != nil && *r.Agent != "" {
+			agent = *r.Agent
+		}
+		basis := r.CreatedAt
+		if r.Status != "queued" && r.Status != "starting" && r.LastStatusChangeAt != nil {
+			basis = *r.LastStatusChangeAt
+		}
+		id := r.UUID
+		if len(id) > 8 {
+			id = id[:8]
+		}
+		age := now.Sub(time.UnixMilli(basis))
+		fmt.Fprintf(&b, "%-40s %-8s %-9s %-8s %5s\n", r.Path, id, r.Status, agent, formatAge(age))
+	}
+	return b.String()
+}
+
+// formatAge renders an age as Ns, Nm or NmSSs, Nh, Nd.
+func formatAge(d time.Duration) string {
+	if d < 0 {
+		d = 0
+	}
+	s := int64(d / time.Second)
+	switch {
+	case s < 60:
+		return fmt.Sprintf("%ds", s)
+	case s < 3600:
+		if s%60 == 0 {
+			return fmt.Sprintf("%dm", s/60)
+		}
+		return fmt.Sprintf("%dm%02ds", s/60, s%60)
+	case s < 86400:
+		return fmt.Sprintf("%dh", s/3600)
+	default:
+		return fmt.Sprintf("%dd", s/86400)
+	}
 }
 
 // confirms reports whether a destructive verb must ask first (cli.md §1.4): stdout is

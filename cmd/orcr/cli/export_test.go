@@ -6,3 +6,11 @@ var (
 	VerbMethods = verbMethodsCopy
 	LocalVerbs  = localVerbList
 )
+
+// Table rendering of agent ls.
+type LsRow = lsRow
+
+var (
+	RenderLs  = renderLs
+	FormatAge = formatAge
+)
