@@ -1,0 +1,248 @@
+// Command orcr-demo is the README's main job: a self-contained tour of orcr on a machine
+// with no herdr and no provider installed. It builds the real binaries (orcr, the herdr
+// stand-in, the mock provider) into a temporary directory, points a throwaway ORCR_HOME
+// and herdr config dir at them, and drives everything through the real CLI — the same
+// code paths a user's run takes: auto-start, a fan-out of agents under one scope with
+// admission control, `agent ls` while they work, a send, a pattern kill, and a stop.
+//
+// Run it from the repository: go run ./cmd/orcr-demo
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+const agents = 6
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	d, err := newDemo()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "demo:", err)
+		os.Exit(1)
+	}
+	err = d.run(ctx)
+	d.cleanup()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "demo failed:", err)
+		os.Exit(1)
+	}
+	fmt.Println("\ndemo finished: every step above ran through the real orcr CLI and server.")
+}
+
+type demo struct {
+	tmp, bin, home, xdg string
+	env                 []string
+}
+
+func newDemo() (*demo, error) {
+	tmp, err := os.MkdirTemp("", "orcr-demo")
+	if err != nil {
+		return nil, err
+	}
+	d := &demo{tmp: tmp, bin: filepath.Join(tmp, "bin"), home: filepath.Join(tmp, "home"), xdg: filepath.Join(tmp, "xdg")}
+	return d, nil
+}
+
+func (d *demo) step(format string, args ...any) {
+	fmt.Printf("\n\033[1m==> "+format+"\033[0m\n", args...)
+}
+
+func (d *demo) run(ctx context.Context) error {
+	d.step("building orcr, the herdr stand-in and the mock provider")
+	root, err := moduleRoot()
+	if err != nil {
+		return err
+	}
+	build := exec.CommandContext(ctx, "go", "build", "-o", d.bin+"/", "./cmd/orcr", "./cmd/herdr-standin", "./cmd/orcr-mock-agent")
+	build.Dir, build.Stdout, build.Stderr = root, os.Stdout, os.Stderr
+	if err := build.Run(); err != nil {
+		return fmt.Errorf("go build: %w", err)
+	}
+	for _, dir := range []string{d.home, d.xdg} {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return err
+		}
+	}
+	// At most 3 agents hold a slot at once: the rest wait in the admission queue.
+	if err := os.WriteFile(filepath.Join(d.home, "config.json"), []byte(`{"concurrency": {"max": 3}}`), 0o600); err != nil {
+		return err
+	}
+	d.env = append(os.Environ(),
+		"ORCR_HOME="+d.home,
+		"XDG_CONFIG_HOME="+d.xdg,
+		"ORCR_HERDR_BIN="+filepath.Join(d.bin, "herdr-standin"),
+		"ORCR_ALLOW_MOCK_PROVIDER=1",
+		"ORCR_MOCK_AGENT_BIN="+filepath.Join(d.bin, "orcr-mock-agent"),
+		"ORCR_MOCK_TURN_MS=4000", // each mock turn "works" for 4 s
+	)
+	fmt.Printf("throwaway home: %s (config: concurrency.max = 3)\n", d.home)
+
+	d.step("orcr server status   (auto-starts the server)")
+	if err := d.orcr(ctx, os.Stdout, "server", "status"); err != nil {
+		return err
+	}
+
+	d.step("fan-out: %d mock agents under demo/ through `orcr agent run`", agents)
+	var wg sync.WaitGroup
+	errs := make([]error, agents)
+	outs := make([]bytes.Buffer, agents)
+	for i := range agents {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = d.orcr(ctx, &outs[i], "agent", "run", "--path", fmt.Sprintf("demo/worker_%d", i+1),
+				"-a", "mock", "-p", fmt.Sprintf("say=hello_from_%d", i+1))
+		}()
+	}
+	wg.Wait()
+	for i := range agents {
+		if errs[i] != nil {
+			return errs[i]
+		}
+		fmt.Print(outs[i].String())
+	}
+
+	d.step("orcr agent ls   (while they work: 3 hold slots, the rest are queued)")
+	if err := d.orcr(ctx, os.Stdout, "agent", "ls"); err != nil {
+		return err
+	}
+	d.step("waiting until the 3 admitted agents have their panes in herdr")
+	live, err := d.waitPanes(ctx, 3)
+	if err != nil {
+		return err
+	}
+	if err := d.orcr(ctx, os.Stdout, "agent", "ls"); err != nil {
+		return err
+	}
+
+	d.step("orcr agent send %s 'say=second_turn'   (the agent actor opens the next turn, then types)", live[0])
+	if err := d.orcr(ctx, os.Stdout, "agent", "send", live[0], "say=second_turn"); err != nil {
+		return err
+	}
+
+	d.step("orcr agent kill 'demo/*' -y   (a pattern kill: live agents are killed, queued ones canceled)")
+	if err := d.orcr(ctx, os.Stdout, "agent", "kill", "demo/*", "-y"); err != nil {
+		return err
+	}
+	d.step("orcr agent ls --all")
+	if err := d.orcr(ctx, os.Stdout, "agent", "ls", "--all"); err != nil {
+		return err
+	}
+
+	d.step("what the mock agents wrote (transcripts in each agent's data dir)")
+	files, _ := filepath.Glob(filepath.Join(d.home, "data", "demo", "*", "*", "transcript.jsonl"))
+	for _, f := range files {
+		rel, _ := filepath.Rel(d.home, f)
+		fmt.Printf("%s: %d lines\n", rel, countLines(f))
+	}
+
+	d.step("orcr server stop   (agent panes are never touched by a stop)")
+	return d.orcr(ctx, os.Stdout, "server", "stop")
+}
+
+// waitPanes polls `orcr agent ls --json` until want agents have a pane and none is
+// still starting, printing progress.
+func (d *demo) waitPanes(ctx context.Context, want int) ([]string, error) {
+	deadline := time.Now().Add(90 * time.Second)
+	last := ""
+	for {
+		var out bytes.Buffer
+		if err := d.orcr(ctx, &out, "agent", "ls", "--json"); err != nil {
+			return nil, err
+		}
+		var env struct {
+			Result struct {
+				Agents []struct {
+					Path   string  `json:"path"`
+					Status string  `json:"status"`
+					PaneID *string `json:"pane_id"`
+				} `json:"agents"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal(out.Bytes(), &env); err != nil {
+			return nil, err
+		}
+		counts := map[string]int{}
+		var withPane []string
+		for _, a := range env.Result.Agents {
+			counts[a.Status]++
+			if a.PaneID != nil {
+				withPane = append(withPane, a.Path)
+			}
+		}
+		line := fmt.Sprintf("  %d/%d agents have a pane  %v", len(withPane), agents, counts)
+		if line != last {
+			fmt.Println(line)
+			last = line
+		}
+		if len(withPane) >= want && counts["starting"] == 0 {
+			return withPane, nil
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("%d agents did not get a pane within 90 s", want)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(300 * time.Millisecond):
+		}
+	}
+}
+
+func (d *demo) orcr(ctx context.Context, out io.Writer, args ...string) error {
+	cmd := exec.CommandContext(ctx, filepath.Join(d.bin, "orcr"), args...)
+	cmd.Env, cmd.Stdout, cmd.Stderr = d.env, out, os.Stderr
+	if out == os.Stdout {
+		fmt.Printf("$ orcr %s\n", strings.Join(args, " "))
+	}
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("orcr %s: %w", strings.Join(args, " "), err)
+	}
+	return nil
+}
+
+// cleanup stops the server (if still up) and the herdr stand-in session, which ends
+// the agent processes, then removes the temporary tree.
+func (d *demo) cleanup() {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if d.env != nil {
+		stopSrv := exec.CommandContext(ctx, filepath.Join(d.bin, "orcr"), "server", "stop")
+		stopSrv.Env = d.env
+		stopSrv.Run()
+		stopHerdr := exec.CommandContext(ctx, filepath.Join(d.bin, "herdr-standin"), "session", "stop", "orcr")
+		stopHerdr.Env = d.env
+		stopHerdr.Run()
+	}
+	os.RemoveAll(d.tmp)
+}
+
+func moduleRoot() (string, error) {
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}").Output()
+	if err != nil {
+		return "", fmt.Errorf("run the demo from the orcr repository (go list -m: %w)", err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+func countLines(path string) int {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	return bytes.Count(b, []byte("\n"))
+}
