@@ -11,6 +11,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/orcr-go/orcr/actors/actorkit"
+	"github.com/orcr-go/orcr/config"
 	"github.com/orcr-go/orcr/herdr"
 	"github.com/orcr-go/orcr/socketapi/wire"
 	"github.com/orcr-go/orcr/store"
@@ -33,6 +34,11 @@ type AgentEnv struct {
 	PaneTimeout time.Duration
 	// AgentSessionWait bounds the post-spawn poll for herdr's transcript pointer (3 s).
 	AgentSessionWait time.Duration
+	// Tuning returns a provider's completion tuning (nil: built-ins).
+	Tuning func(provider string) config.Tuning
+	// Transcripts reaches providers' native transcripts (nil: completion cannot check
+	// settledness or gc-immediate readability, so such turns never complete).
+	Transcripts Transcripts
 	// HerdrGate, if set, runs before the first herdr call of a spawn: the contract
 	// check against the live herdr schema (herdr_version_skew on drift).
 	HerdrGate func(ctx context.Context) error
@@ -107,6 +113,19 @@ func (a *agentActor) Receive(c actor.Context) {
 		}
 		a.queue = append(a.queue, queuedOp{msg: m, sender: c.Sender()})
 		a.next(c)
+	case StatusReport:
+		if a.ended {
+			return
+		}
+		// Reports coalesce: only the newest waiting one matters.
+		for i := range a.queue {
+			if _, ok := a.queue[i].msg.(StatusReport); ok {
+				a.queue[i].msg = m
+				return
+			}
+		}
+		a.queue = append(a.queue, queuedOp{msg: m})
+		a.next(c)
 	case CancelSpawn:
 		if a.cancel != nil {
 			a.cancel()
@@ -168,6 +187,8 @@ func (a *agentActor) next(c actor.Context) {
 			done.ended = w.spawn()
 		case recoverAgent:
 			done.ended = w.recover()
+		case StatusReport:
+			done.ended = w.evaluate(m)
 		case SendInput:
 			res := w.send(m.Prompt)
 			done.result = res
@@ -529,17 +550,8 @@ func (w *agentWork) kill() KillResult {
 		}
 		return KillResult{Killed: err == nil, Err: ignoreStale(err)}
 	}
-	if st.TerminalID != "" && st.Status != "lost" && w.env.Herdr != nil {
-		if w.env.Shutdown != nil {
-			if line, grace := w.env.Shutdown(st.Provider); line != "" {
-				ctx, cancel := w.herdrCtx()
-				if err := w.env.Herdr.Owned().Deliver(ctx, st.TerminalID, line); err == nil && grace > 0 {
-					time.Sleep(grace) // the provider's documented shutdown grace (§15.2)
-				}
-				cancel()
-			}
-		}
-		w.closePane(st.TerminalID, "killed")
+	if st.Status != "lost" {
+		w.shutdownPane(st, "killed")
 	}
 	reason := "killed"
 	if st.Status == "lost" {

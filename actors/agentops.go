@@ -222,3 +222,16 @@ func readAgentState(q store.Querier, tx *store.Tx, uuid string) (agentState, err
 	s.CancelRequested, s.Managed = cancel == 1, managed == 1
 	return s, nil
 }
+
+// OpRearm is the restart re-arm of lifecycle.md §10.5: working and blocked rows lose
+// their idle streak (completion must see a fresh one), idle rows restart the park
+// clock; parked rows keep parked_at. No event: clocks are not part of the stream.
+func OpRearm() store.Op {
+	return func(tx *store.Tx) (any, error) {
+		if _, err := tx.Exec(`UPDATE agents SET idle_since = NULL WHERE managed = 1 AND status IN ('working','blocked')`); err != nil {
+			return nil, err
+		}
+		_, err := tx.Exec(`UPDATE agents SET idle_since = ? WHERE managed = 1 AND status = 'idle'`, tx.Now())
+		return nil, err
+	}
+}

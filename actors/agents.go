@@ -35,6 +35,8 @@ func (a *agentsActor) Receive(c actor.Context) {
 		c.Forward(a.child(c, m.UUID))
 	case KillAgent:
 		c.Forward(a.child(c, m.UUID))
+	case StatusReport:
+		c.Send(a.child(c, m.UUID), m)
 	case CancelSpawn:
 		if pid, ok := a.children[m.UUID]; ok {
 			c.Send(pid, m)

@@ -218,3 +218,31 @@ func TestConcurrentRunsOnOnePath(t *testing.T) {
 	}
 	_ = fmt.Sprint
 }
+
+// A turn completes at a stable idle after working was seen; a send opens the next
+// turn, which completes in turn (lifecycle.md §10).
+func TestTurnsComplete(t *testing.T) {
+	srv := sockettest.NewServer(t, sockettest.WithHerdr(t))
+	c := srv.Client(t)
+	a, err := run(t, c, map[string]any{"path": "t/one", "prompt": "say=first turn_ms=300"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitStatus(t, c, a.UUID, "idle")
+	var sent struct {
+		InputSeq       int64  `json:"input_seq"`
+		DeliveredWhile string `json:"delivered_while"`
+	}
+	if err := c.Call(context.Background(), "agent.send", map[string]any{"target": "t/one", "prompt": "say=second turn_ms=300"}, &sent); err != nil {
+		t.Fatal(err)
+	}
+	if sent.InputSeq != 2 || sent.DeliveredWhile != "idle" {
+		t.Errorf("send: got %+v, want input_seq 2 delivered while idle", sent)
+	}
+	// The send flipped the row to working before typing, so an immediate ls never
+	// shows the old idle.
+	if rows := ls(t, c, map[string]any{"pattern": a.UUID}); rows[0].Status != "working" {
+		t.Errorf("right after send: status %s, want working", rows[0].Status)
+	}
+	waitStatus(t, c, a.UUID, "idle")
+}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/asynkron/protoactor-go/actor"
+
 	"github.com/orcr-go/orcr/actors"
 	"github.com/orcr-go/orcr/actors/provider"
 	"github.com/orcr-go/orcr/herdr"
@@ -24,10 +26,16 @@ func (s *Server) startAgentCore() error {
 		return wire.Internal("actor", "cannot start the herdr driver: "+err.Error())
 	}
 	s.barriers = actors.NewBarriers()
+	// Restart re-arm (lifecycle.md §10.5): completion must observe a fresh idle streak;
+	// the park clock of idle rows restarts.
+	if _, err := actors.WriteSync(s.sys.Root, s.storePID, actors.OpRearm()); err != nil {
+		return err
+	}
 	s.agentEnv = &actors.AgentEnv{
 		Store: s.storePID, DB: s.db, Herdr: s.driver, Home: s.opts.Home, Log: s.log,
 		Shutdown:         s.shutdownPlan,
 		HerdrGate:        s.herdrGate,
+		Tuning:           s.cfg.TuningFor,
 		AgentSessionWait: 3 * time.Second,
 	}
 	if s.agentsPID, err = s.sys.Root.SpawnNamed(actors.NewAgentsProps(s.agentEnv), "agents"); err != nil {
@@ -40,6 +48,11 @@ func (s *Server) startAgentCore() error {
 	}), "queue"); err != nil {
 		return wire.Internal("actor", "cannot start the queue actor: "+err.Error())
 	}
+	if s.monitorPID, err = s.sys.Root.SpawnNamed(actors.NewMonitorProps(actors.MonitorSpec{
+		Env: s.agentEnv, Agents: s.agentsPID,
+	}), "monitor"); err != nil {
+		return wire.Internal("actor", "cannot start the completion monitor: "+err.Error())
+	}
 	return nil
 }
 
@@ -47,8 +60,10 @@ func (s *Server) startAgentCore() error {
 // canceled at their next checkpoint and waited for: they may still be writing), then
 // the herdr driver. The store actor stops after this returns.
 func (s *Server) stopAgentCore() {
-	if s.queuePID != nil {
-		s.sys.Root.PoisonFuture(s.queuePID).Wait()
+	for _, pid := range []*actor.PID{s.monitorPID, s.queuePID} {
+		if pid != nil {
+			s.sys.Root.PoisonFuture(pid).Wait()
+		}
 	}
 	if s.agentsPID != nil {
 		s.sys.Root.PoisonFuture(s.agentsPID).Wait()

@@ -44,21 +44,22 @@ type Server struct {
 	logFile *rotatingFile
 	started time.Time
 
-	lock      *flock.Flock
-	db        *store.DB
-	sys       *actor.ActorSystem
-	storePID  *actor.PID
-	queuePID  *actor.PID
-	agentsPID *actor.PID
-	driver    *herdr.Driver
-	herdrBin  string
-	agentEnv  *actors.AgentEnv
-	barriers  *actors.Barriers
-	integ     herdrIntegrations
-	gateMu    sync.Mutex
-	gateOK    bool
-	ln        *net.UnixListener
-	maxFrame  int
+	lock       *flock.Flock
+	db         *store.DB
+	sys        *actor.ActorSystem
+	storePID   *actor.PID
+	queuePID   *actor.PID
+	monitorPID *actor.PID
+	agentsPID  *actor.PID
+	driver     *herdr.Driver
+	herdrBin   string
+	agentEnv   *actors.AgentEnv
+	barriers   *actors.Barriers
+	integ      herdrIntegrations
+	gateMu     sync.Mutex
+	gateOK     bool
+	ln         *net.UnixListener
+	maxFrame   int
 
 	handlers map[string]handler
 	debug    bool
