@@ -29,9 +29,9 @@ type Transcripts interface {
 // TranscriptTarget identifies an agent's transcript.
 type TranscriptTarget struct {
 	UUID, Path, Provider, DataDir string
-	SessionKind, SessionValue      string
-	Cwd                            string
-	CreatedAt                      time.Time
+	SessionKind, SessionValue     string
+	Cwd                           string
+	CreatedAt                     time.Time
 }
 
 // turnState is what the state machine reads for one agent.
