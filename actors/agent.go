@@ -61,8 +61,12 @@ type (
 		Err                        error
 	}
 	// KillAgent shuts a live agent's pane down and ends its row (agent.kill of a
-	// working/idle/blocked/parked/lost row). Reply: KillResult.
-	KillAgent struct{ UUID string }
+	// working/idle/blocked/parked/lost row; the deadline sweep with Reason "timeout").
+	// Reply: KillResult.
+	KillAgent struct {
+		UUID   string
+		Reason string // exit_reason; "" = killed
+	}
 	// KillResult answers KillAgent. Killed is false when the row had already ended.
 	KillResult struct {
 		Killed bool
@@ -194,7 +198,7 @@ func (a *agentActor) next(c actor.Context) {
 			done.result = res
 			done.ended = wire.Is(res.Err, wire.NotFound, "")
 		case KillAgent:
-			res := w.kill()
+			res := w.kill(m.Reason)
 			done.result, done.ended = res, true
 		}
 		root.Send(self, done)
@@ -522,7 +526,7 @@ func (w *agentWork) send(prompt string) SendResult {
 
 // kill shuts a live row down: the provider's shutdown line (if any) and grace, then
 // pane.close, then the row ends killed (lost for a lost row). Ended rows are left alone.
-func (w *agentWork) kill() KillResult {
+func (w *agentWork) kill(reason string) KillResult {
 	st, err := w.state()
 	if err != nil {
 		return KillResult{Err: err}
@@ -550,12 +554,13 @@ func (w *agentWork) kill() KillResult {
 		}
 		return KillResult{Killed: err == nil, Err: ignoreStale(err)}
 	}
-	if st.Status != "lost" {
-		w.shutdownPane(st, "killed")
+	if reason == "" {
+		reason = "killed"
 	}
-	reason := "killed"
 	if st.Status == "lost" {
 		reason = "lost"
+	} else {
+		w.shutdownPane(st, reason)
 	}
 	_, err = w.write(OpEnd(w.uuid, []string{"working", "idle", "blocked", "parked", "lost", "starting"}, reason))
 	return KillResult{Killed: err == nil, Err: ignoreStale(err)}

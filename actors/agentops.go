@@ -99,6 +99,8 @@ type Caps struct {
 type promoteResult struct {
 	promoted []string
 	failed   []string // stuck-start guard victims
+	canceled []string // starting rows ended by their deadline: their pipeline must stop
+	timedOut []string // live rows past their deadline: the agent actor shuts them down
 }
 
 // opPromote is one queue tick (lifecycle.md §7.2–§7.3): the stuck-start sweep, then FIFO
@@ -125,6 +127,9 @@ func opPromote(caps Caps, maxStartingMS int64, barriers *Barriers) store.Op {
 					res.failed = append(res.failed, u)
 				}
 			}
+		}
+		if err := deadlineSweep(tx, &res); err != nil {
+			return nil, err
 		}
 		used := map[string]int{}
 		global := 0
@@ -234,4 +239,43 @@ func OpRearm() store.Op {
 		_, err := tx.Exec(`UPDATE agents SET idle_since = ? WHERE managed = 1 AND status = 'idle'`, tx.Now())
 		return nil, err
 	}
+}
+
+// deadlineSweep applies --timeout (lifecycle.md M4, M23): a queued row past its
+// deadline ends timeout at once; a starting row gets the cancel interlock and ends
+// timeout (its pipeline closes any pane it made); a live row is handed to its agent
+// actor for a graceful shutdown. Rows with a move in flight wait for the next tick.
+func deadlineSweep(tx *store.Tx, res *promoteResult) error {
+	rows, err := tx.Query(`SELECT uuid, status FROM agents WHERE managed = 1 AND deadline_at IS NOT NULL
+		AND deadline_at <= ? AND status NOT IN ('ended','lost') AND move_state = 'none'`, tx.Now())
+	if err != nil {
+		return err
+	}
+	type due struct{ uuid, status string }
+	var all []due
+	for rows.Next() {
+		var d due
+		rows.Scan(&d.uuid, &d.status)
+		all = append(all, d)
+	}
+	rows.Close()
+	for _, d := range all {
+		switch d.status {
+		case "queued":
+			if err := endAgentTx(tx, d.uuid, []string{"queued"}, "timeout"); err != nil && !errors.Is(err, ErrStale) {
+				return err
+			}
+		case "starting":
+			if _, err := tx.Exec(`UPDATE agents SET cancel_requested = 1 WHERE uuid = ?`, d.uuid); err != nil {
+				return err
+			}
+			if err := endAgentTx(tx, d.uuid, []string{"starting"}, "timeout"); err != nil && !errors.Is(err, ErrStale) {
+				return err
+			}
+			res.canceled = append(res.canceled, d.uuid)
+		default:
+			res.timedOut = append(res.timedOut, d.uuid)
+		}
+	}
+	return nil
 }

@@ -72,6 +72,13 @@ func (q *queueActor) Receive(c actor.Context) {
 			for _, u := range r.promoted {
 				c.Send(q.spec.Agents, StartAgent{UUID: u})
 			}
+			for _, u := range r.canceled {
+				c.Send(q.spec.Agents, CancelSpawn{UUID: u})
+				c.Send(q.spec.Agents, KillAgent{UUID: u}) // closes a pane the pipeline left
+			}
+			for _, u := range r.timedOut {
+				c.Send(q.spec.Agents, KillAgent{UUID: u, Reason: "timeout"})
+			}
 			if len(r.failed) > 0 {
 				q.spec.Log.Warn("stuck-start guard ended agents", "uuids", r.failed)
 			}

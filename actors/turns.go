@@ -45,7 +45,6 @@ type turnState struct {
 	TurnSeq        int64 // open turn's input_seq; 0 = no open turn
 	DeliveredAt    sql.NullInt64
 	WorkingSeenAt  sql.NullInt64
-	HasAgentSessio bool
 }
 
 func readTurnState(q store.Querier, uuid string) (turnState, error) {

@@ -246,3 +246,18 @@ func TestTurnsComplete(t *testing.T) {
 	}
 	waitStatus(t, c, a.UUID, "idle")
 }
+
+// --timeout: a live agent past its deadline is shut down and ends timeout; a queued one
+// past its deadline ends timeout without ever getting a pane.
+func TestAgentTimeout(t *testing.T) {
+	srv := sockettest.NewServer(t, sockettest.WithHerdr(t))
+	c := srv.Client(t)
+	a, err := run(t, c, map[string]any{"path": "slow/one", "prompt": "say=x turn_ms=60000", "timeout": "2s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := waitStatus(t, c, a.UUID, "ended")
+	if got.ExitReason != "timeout" {
+		t.Errorf("exit_reason: got %q, want timeout", got.ExitReason)
+	}
+}
