@@ -37,14 +37,14 @@ type TranscriptTarget struct {
 // turnState is what the state machine reads for one agent.
 type turnState struct {
 	agentState
-	IdleSince      sql.NullInt64
-	CreatedAt      int64
-	Cwd            string
-	SessionKind    string
-	SessionValue   string
-	TurnSeq        int64 // open turn's input_seq; 0 = no open turn
-	DeliveredAt    sql.NullInt64
-	WorkingSeenAt  sql.NullInt64
+	IdleSince     sql.NullInt64
+	CreatedAt     int64
+	Cwd           string
+	SessionKind   string
+	SessionValue  string
+	TurnSeq       int64 // open turn's input_seq; 0 = no open turn
+	DeliveredAt   sql.NullInt64
+	WorkingSeenAt sql.NullInt64
 }
 
 func readTurnState(q store.Querier, uuid string) (turnState, error) {
