@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 
 	"github.com/orcr-go/orcr/actors"
@@ -20,6 +21,9 @@ type killParams struct {
 
 // maxKillRounds bounds a barrier kill (decisions.md D4).
 const maxKillRounds = 100
+
+// killParallelism bounds the agents one kill call shuts down at once.
+const killParallelism = 16
 
 type killRef struct {
 	UUID   string `json:"uuid"`
@@ -76,24 +80,47 @@ func (s *Server) agentKill(ctx context.Context, c *Call) (any, error) {
 	defer s.barriers.Remove(ids...)
 
 	killed, skipped := []killRef{}, []killRef{}
-	done := map[string]bool{}
+	killedSet := map[string]bool{}
+	skip := map[string]bool{} // unmanaged rows without force: reported once, left alone
+	tries := map[string]int{} // a row still active after a kill (it changed state under us) is tried again
+	const maxTries = 3
 	for round := 0; round < maxKillRounds && len(rows) > 0; round++ {
-		progress := false
+		var todo []store.AgentRow
 		for _, r := range rows {
-			if done[r.UUID] {
+			if skip[r.UUID] || tries[r.UUID] >= maxTries {
 				continue
 			}
-			done[r.UUID] = true
-			progress = true
 			if !r.Managed && !p.Force {
+				skip[r.UUID] = true
 				skipped = append(skipped, killRef{UUID: r.UUID, Path: r.Path, Reason: "force_required"})
 				continue
 			}
-			ok, err := s.killOne(ctx, r)
-			if err != nil {
-				return nil, err
+			tries[r.UUID]++
+			todo = append(todo, r)
+		}
+		progress := len(todo) > 0
+		// Each agent's shutdown waits on its own pane (a shutdown line, a grace, a
+		// close); they run side by side, results kept in match order.
+		ok := make([]bool, len(todo))
+		errs := make([]error, len(todo))
+		var wg sync.WaitGroup
+		sem := make(chan struct{}, killParallelism)
+		for i, r := range todo {
+			wg.Add(1)
+			sem <- struct{}{}
+			go func() {
+				defer wg.Done()
+				defer func() { <-sem }()
+				ok[i], errs[i] = s.killOne(ctx, r)
+			}()
+		}
+		wg.Wait()
+		for i, r := range todo {
+			if errs[i] != nil {
+				return nil, errs[i]
 			}
-			if ok {
+			if ok[i] && !killedSet[r.UUID] {
+				killedSet[r.UUID] = true
 				killed = append(killed, killRef{UUID: r.UUID, Path: r.Path})
 			}
 		}
@@ -105,7 +132,7 @@ func (s *Server) agentKill(ctx context.Context, c *Call) (any, error) {
 			return nil, err
 		}
 		if !progress {
-			// Everything still matching was already handled (skipped rows): done.
+			// Everything still matching is skipped or out of tries: done.
 			break
 		}
 	}
