@@ -1,0 +1,29 @@
+package transcript
+
+import "github.com/orcr-go/orcr/socketapi/wire"
+
+// Cause values of transcript_unavailable errors (protocol.md §9.3).
+const (
+	// CauseNoSession: no transcript pointer (herdr's agent_session, or the mock's data
+	// dir) is known for the agent.
+	CauseNoSession = "no_session"
+	// CauseNotFound: the pointer names no existing file (rotated or deleted).
+	CauseNotFound = "not_found"
+	// CauseNoFinalResponse: the transcript holds no assistant text entry.
+	CauseNoFinalResponse = "no_final_response"
+	// CauseStale: the file did not reach the cursor recorded at completion in time.
+	CauseStale = "stale"
+	// CauseAmbiguous: several files match and created_at does not single one out;
+	// details.candidates lists them all.
+	CauseAmbiguous = "ambiguous"
+	// CauseReadError: the file (or the directory holding the candidates) could not be
+	// read.
+	CauseReadError = "read_error"
+)
+
+// Unavailable returns a transcript_unavailable error with details.cause set to cause
+// and further details from the key/value pairs kv (as [wire.New]). The caller adds uuid
+// and status.
+func Unavailable(cause, msg string, kv ...any) *wire.Error {
+	return wire.New(wire.TranscriptUnavailable, msg, append([]any{"cause", cause}, kv...)...)
+}
