@@ -19,6 +19,7 @@ type StatusReport struct {
 	UUID         string
 	Status       herdr.Status // done already normalised to idle
 	AgentSession *herdr.AgentSession
+	Title, Name  string // herdr's pane title and agent name (blocked classification)
 	At           time.Time
 }
 
@@ -139,7 +140,8 @@ func poll(env *AgentEnv) []StatusReport {
 				continue // not listed: lost handling belongs to reconciliation
 			}
 		}
-		out = append(out, StatusReport{UUID: t.uuid, Status: a.AgentStatus.Normalise(), AgentSession: a.AgentSession, At: now})
+		out = append(out, StatusReport{UUID: t.uuid, Status: a.AgentStatus.Normalise(), AgentSession: a.AgentSession,
+			Title: a.Title, Name: a.Name, At: now})
 	}
 	return out
 }

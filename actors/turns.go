@@ -22,8 +22,9 @@ type Transcripts interface {
 	Settled(path string, settle time.Duration, now time.Time) bool
 	// Cursor is the file's mtime in ms as a decimal string.
 	Cursor(path string) (string, bool)
-	// ClassifyBlocked guesses why a pane is blocked from its visible text.
-	ClassifyBlocked(screen string) string
+	// ClassifyBlocked guesses why a pane is blocked (question, limit, login, unknown)
+	// from herdr's title and name of the pane (providers.md §7).
+	ClassifyBlocked(parts ...string) string
 }
 
 // TranscriptTarget identifies an agent's transcript.
@@ -99,7 +100,7 @@ func (w *agentWork) evaluate(r StatusReport) (ended bool) {
 			now-st.DeliveredAt.Int64 < tun.FastTurnGrace.Milliseconds() {
 			return false // not armed: the report belongs to the previous turn
 		}
-		w.markBlocked(st)
+		w.markBlocked(st, r)
 	case herdr.StatusIdle:
 		if st.TurnSeq == 0 {
 			return false
@@ -159,17 +160,13 @@ func (w *agentWork) sawWorking(st turnState, now int64) {
 }
 
 // markBlocked classifies and marks the agent blocked against its open turn (M16).
-func (w *agentWork) markBlocked(st turnState) {
+func (w *agentWork) markBlocked(st turnState, r StatusReport) {
 	if st.Status == "blocked" {
 		return
 	}
 	kind := "unknown"
-	if w.env.Transcripts != nil && st.TerminalID != "" {
-		ctx, cancel := w.herdrCtx()
-		if rd, err := w.env.Herdr.Owned().Read(ctx, st.TerminalID, 0); err == nil {
-			kind = w.env.Transcripts.ClassifyBlocked(rd.Text)
-		}
-		cancel()
+	if w.env.Transcripts != nil {
+		kind = w.env.Transcripts.ClassifyBlocked(r.Title, r.Name)
 	}
 	w.write(func(tx *store.Tx) (any, error) {
 		if err := casStatus(tx, w.uuid, []string{"working", "idle", "parked"}, "blocked",

@@ -36,6 +36,7 @@ func (s *Server) startAgentCore() error {
 		Shutdown:         s.shutdownPlan,
 		HerdrGate:        s.herdrGate,
 		Tuning:           s.cfg.TuningFor,
+		Transcripts:      transcripts{s: s},
 		AgentSessionWait: 3 * time.Second,
 	}
 	if s.agentsPID, err = s.sys.Root.SpawnNamed(actors.NewAgentsProps(s.agentEnv), "agents"); err != nil {
