@@ -75,6 +75,11 @@ type (
 	// CancelSpawn tells the agent actor that its starting row was canceled: the running
 	// pipeline stops at its next checkpoint and closes any pane it made.
 	CancelSpawn struct{ UUID string }
+	// agentEnded tells the agents actor that an agent actor's row ended.
+	agentEnded struct {
+		UUID string
+		PID  *actor.PID
+	}
 	// recoverAgent runs restart recovery for a row found live at start.
 	recoverAgent struct{ UUID string }
 )
@@ -145,7 +150,12 @@ func (a *agentActor) Receive(c actor.Context) {
 				a.reject(c, q.sender, q.msg)
 			}
 			a.queue = nil
-			c.Stop(c.Self())
+			// The agents actor removes us from its routing table and then poisons us:
+			// messages it routed here before that are answered (rejected) in order,
+			// later ones reach a fresh actor. Stopping ourselves instead would drop
+			// the ones already on their way to dead letters, leaving their askers
+			// waiting for their full timeout.
+			c.Send(c.Parent(), agentEnded{UUID: a.uuid, PID: c.Self()})
 			return
 		}
 		a.next(c)

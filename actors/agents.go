@@ -41,6 +41,11 @@ func (a *agentsActor) Receive(c actor.Context) {
 		if pid, ok := a.children[m.UUID]; ok {
 			c.Send(pid, m)
 		}
+	case agentEnded:
+		if pid, ok := a.children[m.UUID]; ok && pid.Equal(m.PID) {
+			delete(a.children, m.UUID)
+		}
+		c.Poison(m.PID)
 	case *actor.Terminated:
 		for u, pid := range a.children {
 			if pid.Equal(m.Who) {
