@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/google/uuid"
 
 	"github.com/orcr-go/orcr/actors"
 	"github.com/orcr-go/orcr/actors/provider"
@@ -61,6 +62,7 @@ func (s *Server) methodTable() map[string]handler {
 	if s.debug {
 		table["__debug.emit_event"] = handler{async: s.debugEmit, debug: true}
 		table["__debug.set_agent"] = handler{async: s.debugSetAgent, debug: true}
+		table["__debug.insert_loop_run"] = handler{async: s.debugInsertLoopRun, debug: true}
 	}
 	return table
 }
@@ -259,5 +261,50 @@ func (s *Server) debugSetAgent(ctx context.Context, c *Call) (any, error) {
 			}
 		}
 		return map[string]any{"seq": seq}, nil
+	})
+}
+
+// debugInsertLoopRun is a hidden test method (ORCR_DEBUG_METHODS=1) standing in for
+// loop.create until loops land: it inserts an active loop named loop (unless one is
+// already active) and a loop run run_id of it with status (default running), and returns
+// the run's uuid, so tests can call agent verbs with a loop-run caller.
+func (s *Server) debugInsertLoopRun(ctx context.Context, c *Call) (any, error) {
+	var p struct {
+		Loop   string `json:"loop"`
+		RunID  string `json:"run_id"`
+		Status string `json:"status"`
+	}
+	c.Params(&p)
+	if p.Loop == "" || p.RunID == "" {
+		return nil, wire.Invalid("target_required", "loop and run_id are required")
+	}
+	if p.Status == "" {
+		p.Status = "running"
+	}
+	return s.write(ctx, func(tx *store.Tx) (any, error) {
+		now := tx.Now()
+		var loopUUID string
+		tx.QueryRow(`SELECT uuid FROM loops WHERE name = ? AND status IN ('active','paused')`, p.Loop).Scan(&loopUUID)
+		if loopUUID == "" {
+			id, err := uuid.NewV7()
+			if err != nil {
+				return nil, err
+			}
+			loopUUID = id.String()
+			if _, err := tx.Exec(`INSERT INTO loops (uuid, name, cadence_kind, cadence_value, tz, cwd,
+				max_concurrency, overlap, status, created_at, updated_at)
+				VALUES (?, ?, 'cron', '*/5 * * * *', 'UTC', '/tmp', 1, 'queue', 'active', ?, ?)`, loopUUID, p.Loop, now, now); err != nil {
+				return nil, err
+			}
+		}
+		id, err := uuid.NewV7()
+		if err != nil {
+			return nil, err
+		}
+		if _, err := tx.Exec(`INSERT INTO loop_runs (uuid, loop_uuid, run_id, kind, status, started_at, created_at,
+			updated_at) VALUES (?, ?, ?, 'manual', ?, ?, ?, ?)`, id.String(), loopUUID, p.RunID, p.Status, now, now, now); err != nil {
+			return nil, err
+		}
+		return map[string]any{"loop_uuid": loopUUID, "run_uuid": id.String()}, nil
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"context"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -25,9 +26,10 @@ type Server struct {
 type Option func(*config)
 
 type config struct {
-	env  map[string]string
-	log  *slog.Logger
-	home string
+	env    map[string]string
+	log    *slog.Logger
+	home   string
+	config string
 }
 
 // WithEnv sets an environment variable seen by the server (ORCR_EVENT_RETENTION,
@@ -36,6 +38,10 @@ func WithEnv(k, v string) Option { return func(c *config) { c.env[k] = v } }
 
 // WithHome uses an existing home instead of a fresh temporary one.
 func WithHome(home string) Option { return func(c *config) { c.home = home } }
+
+// WithConfig writes doc as <home>/config.json (creating the home, mode 0700) before
+// the server starts.
+func WithConfig(doc string) Option { return func(c *config) { c.config = doc } }
 
 // WithLog sends the server log to l.
 func WithLog(l *slog.Logger) Option { return func(c *config) { c.log = l } }
@@ -62,6 +68,14 @@ func NewServer(tb testing.TB, opts ...Option) *Server {
 	}
 	if c.home == "" {
 		c.home = TempHome(tb)
+	}
+	if c.config != "" {
+		if err := os.MkdirAll(c.home, 0o700); err != nil {
+			tb.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(c.home, "config.json"), []byte(c.config), 0o600); err != nil {
+			tb.Fatal(err)
+		}
 	}
 	getenv := func(k string) string { return c.env[k] }
 	s, outcome, err := server.Start(context.Background(), server.Options{

@@ -130,6 +130,58 @@ func (v *Validator) Frame(frame []byte, method string) error {
 	return nil
 }
 
+// Result validates result, the result object of a successful response to method,
+// against the method's result schema (methods[method].result).
+func (v *Validator) Result(method string, result []byte) error {
+	rs, ok := v.results[method]
+	if !ok {
+		return fmt.Errorf("unknown method %q", method)
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(result))
+	if err != nil {
+		return fmt.Errorf("result is not JSON: %w", err)
+	}
+	if err := rs.Validate(inst); err != nil {
+		return fmt.Errorf("result of %s %s: %w", method, result, err)
+	}
+	return nil
+}
+
+// Envelope validates one CLI --json envelope line (cli.md §1.2: the socket response
+// envelope without its id): the envelope shape, then for ok:true the result against
+// methods[method].result.
+func (v *Validator) Envelope(method string, line []byte) error {
+	var m map[string]any
+	if err := json.Unmarshal(line, &m); err != nil {
+		return fmt.Errorf("envelope %q is not a JSON object: %w", line, err)
+	}
+	if _, ok := m["id"]; ok {
+		return fmt.Errorf("envelope %s carries an id", line)
+	}
+	m["id"] = nil
+	withID, _ := json.Marshal(m)
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(withID))
+	if err != nil {
+		return err
+	}
+	if err := v.responses.Validate(inst); err != nil {
+		return fmt.Errorf("envelope %s: %w", line, err)
+	}
+	ok, _ := m["ok"].(bool)
+	if !ok {
+		if _, has := m["error"]; !has {
+			return fmt.Errorf("envelope %s: ok:false without error", line)
+		}
+		return nil
+	}
+	res, has := m["result"]
+	if !has {
+		return fmt.Errorf("envelope %s: ok:true without result", line)
+	}
+	b, _ := json.Marshal(res)
+	return v.Result(method, b)
+}
+
 // ValidatingDial returns a Dial func for socketapi.Client whose connections validate
 // every frame the server sends against the schema, reporting failures on tb.
 func ValidatingDial(tb testing.TB) func(ctx context.Context, network, addr string) (net.Conn, error) {
