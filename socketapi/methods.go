@@ -37,7 +37,7 @@ var Catalogue = []Method{
 	{Name: "agent.ask", Summary: "run with gc immediate, wait, and return the final response", Params: "name:s path:s agent:s prompt:s model:s effort:s cwd:s timeout:s caller_id:s caller_path:s", Result: "uuid:s path:s response:o", CLI: "agent ask"},
 	{Name: "agent.send", Implemented: true, Summary: "deliver a prompt to an existing agent", Params: "target:s prompt:s caller_id:s caller_path:s", Result: "uuid:s path:s delivered_while:s input_seq:i", CLI: "agent send"},
 	{Name: "agent.logs", Summary: "read an agent's native transcript or last response", Params: "target:s last_response:b tail:i follow:b caller_id:s caller_path:s", Result: "uuid:s path:s resolved:s entries:[o] response:o", CLI: "agent logs"},
-	{Name: "agent.wait", Summary: "block until every target settles", Params: "targets:[s] timeout:s caller_id:s caller_path:s", Result: "targets:[waittarget] all_ok:b timed_out:b decision_seq:i", CLI: "agent wait"},
+	{Name: "agent.wait", Implemented: true, Summary: "block until every target settles", Params: "targets:[s] timeout:s caller_id:s caller_path:s", Result: "targets:[waittarget] all_ok:b timed_out:b decision_seq:i", CLI: "agent wait"},
 	{Name: "agent.attach.prepare", Summary: "take an attach lease and return the herdr attach command", Params: "target:s takeover:b client_pid:i caller_id:s caller_path:s", Result: "uuid:s path:s lease_id:s takeover:b ttl_ms:i command:[s]", CLI: "agent attach"},
 	{Name: "agent.attach.heartbeat", Summary: "extend an attach lease", Params: "lease_id:s", Result: "ok:b", CLI: "agent attach"},
 	{Name: "agent.attach.release", Summary: "release an attach lease", Params: "lease_id:s", Result: "released:b", CLI: "agent attach"},

@@ -44,6 +44,7 @@ func (s *Server) methodTable() map[string]handler {
 		"agent.send":       {async: s.agentSend},
 		"agent.kill":       {async: s.agentKill},
 		"agent.ls":         {async: s.agentLs},
+		"agent.wait":       {async: s.agentWait},
 	}
 	table := map[string]handler{}
 	for _, m := range socketapi.Catalogue {
@@ -213,12 +214,17 @@ func (s *Server) write(ctx context.Context, op store.Op) (any, error) {
 // debugSetAgent is a hidden test method (ORCR_DEBUG_METHODS=1): it creates or updates a
 // managed agent row with the given status and emits the events a real transition would
 // (agent.created, agent.status_changed, agent.ended), each embedding the row after the
-// change (decisions.md D2). Tests use it to churn state without herdr.
+// change (decisions.md D2). Optional blocked_kind sets the column (cleared when absent);
+// optional exit_reason replaces the default "killed" of an ended row ("" stores none).
+// Tests use it to churn state without herdr.
 func (s *Server) debugSetAgent(ctx context.Context, c *Call) (any, error) {
 	var p struct {
 		UUID   string `json:"uuid"`
 		Path   string `json:"path"`
 		Status string `json:"status"`
+
+		BlockedKind string  `json:"blocked_kind"`
+		ExitReason  *string `json:"exit_reason"`
 	}
 	c.Params(&p)
 	if p.UUID == "" || p.Status == "" {
@@ -232,15 +238,19 @@ func (s *Server) debugSetAgent(ctx context.Context, c *Call) (any, error) {
 		var ended any
 		if p.Status == "ended" {
 			exit, ended = "killed", now
+			if p.ExitReason != nil {
+				exit = nullable(*p.ExitReason)
+			}
 		}
 		if exists == 0 {
 			if _, err := tx.Exec(`INSERT INTO agents (uuid, path, managed, origin, agent, status, created_at,
-				updated_at, last_status_change_at, exit_reason, ended_at) VALUES (?, ?, 1, 'run', 'mock', ?, ?, ?, ?, ?, ?)`,
-				p.UUID, p.Path, p.Status, now, now, now, exit, ended); err != nil {
+				updated_at, last_status_change_at, exit_reason, ended_at, blocked_kind) VALUES (?, ?, 1, 'run', 'mock', ?, ?, ?, ?, ?, ?, ?)`,
+				p.UUID, p.Path, p.Status, now, now, now, exit, ended, nullable(p.BlockedKind)); err != nil {
 				return nil, err
 			}
 		} else if _, err := tx.Exec(`UPDATE agents SET status = ?, updated_at = ?, last_status_change_at = ?,
-				exit_reason = ?, ended_at = ? WHERE uuid = ?`, p.Status, now, now, exit, ended, p.UUID); err != nil {
+				exit_reason = ?, ended_at = ?, blocked_kind = ? WHERE uuid = ?`, p.Status, now, now, exit, ended,
+			nullable(p.BlockedKind), p.UUID); err != nil {
 			return nil, err
 		}
 		row, err := store.AgentByUUID(tx.Context(), tx, p.UUID)
@@ -256,7 +266,7 @@ func (s *Server) debugSetAgent(ctx context.Context, c *Call) (any, error) {
 			return nil, err
 		}
 		if p.Status == "ended" {
-			if seq, err = tx.Emit("agent.ended", p.UUID, map[string]any{"uuid": p.UUID, "exit_reason": "killed", "agent": row}); err != nil {
+			if seq, err = tx.Emit("agent.ended", p.UUID, map[string]any{"uuid": p.UUID, "exit_reason": exit, "agent": row}); err != nil {
 				return nil, err
 			}
 		}
