@@ -44,6 +44,8 @@ func (s *Server) methodTable() map[string]handler {
 		"agent.send":       {async: s.agentSend},
 		"agent.kill":       {async: s.agentKill},
 		"agent.ls":         {async: s.agentLs},
+		"agent.ask":        {async: s.agentAsk},
+		"agent.logs":       {async: s.agentLogs},
 		"agent.wait":       {async: s.agentWait},
 	}
 	table := map[string]handler{}
