@@ -70,12 +70,15 @@
 // # Shutdown order (server.stop, SIGTERM, SIGINT)
 //
 //  1. The listener closes; the accept loop ends (no new connections).
-//  2. Every connection actor writes a final server_stopping frame for each of its open
+//  2. New requests are refused; requests in flight see their context canceled and get
+//     up to 2 s to write their answers (a blocked agent.wait answers with the current
+//     state).
+//  3. Every connection actor writes a final server_stopping frame for each of its open
 //     subscriptions, marks its writer closing (later frames are dropped) and stops;
-//     stopping a connection stops its subscription children first.
-//  3. Up to 150 ms for those frames to flush, then every connection is closed.
-//  4. Reader goroutines end with their sockets; request goroutines see their context
-//     canceled and are waited for.
+//     stopping a connection stops its subscription children first. Up to 150 ms for
+//     those frames to flush, then every connection is closed.
+//  4. Reader goroutines end with their sockets; the remaining request goroutines are
+//     waited for.
 //  5. The queue stops (no more promotions); the agents actor stops its children, whose
 //     op goroutines see their context canceled at the next checkpoint and are waited for
 //     (they may still be writing); then the herdr supervisor and its session actors

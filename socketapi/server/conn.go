@@ -144,9 +144,12 @@ func (r *connReader) handle(line []byte) {
 		res, err := h.inline(call)
 		call.finish(res, err)
 	default:
-		r.s.inflight.Add(1)
+		if !r.s.inflight.start() {
+			call.finish(nil, wire.Internal("stopping", "the server is stopping"))
+			return
+		}
 		go func() {
-			defer r.s.inflight.Done()
+			defer r.s.inflight.done()
 			res, err := h.async(r.ctx, call)
 			call.finish(res, err)
 		}()

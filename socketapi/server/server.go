@@ -32,6 +32,9 @@ import (
 const (
 	lockWaitDeadline = 15 * time.Second
 	stopFlushGrace   = 150 * time.Millisecond
+	// inflightGrace bounds how long a stop waits for canceled requests to answer
+	// before connections close (requests stuck on herdr are cut off after it).
+	inflightGrace = 2 * time.Second
 )
 
 // Server is a running orcr server. Start returns one; Wait blocks until it stopped.
@@ -66,7 +69,7 @@ type Server struct {
 
 	ctx      context.Context // canceled when shutdown begins
 	cancel   context.CancelFunc
-	inflight sync.WaitGroup // request goroutines
+	inflight tracker        // request goroutines
 	readers  sync.WaitGroup // connection reader goroutines
 	accept   sync.WaitGroup
 
@@ -331,6 +334,10 @@ func (s *Server) shutdown() {
 	s.ln.Close()
 	s.accept.Wait()
 
+	// Requests in flight saw the cancel: a blocked agent.wait answers with the current
+	// state. Give their replies a moment to leave before connections close.
+	idle := s.inflight.close()
+	waitFor(idle, inflightGrace)
 	for _, c := range conns {
 		s.sys.Root.Send(c.pid, stopConn{})
 	}
@@ -349,7 +356,7 @@ func (s *Server) shutdown() {
 	}
 	// Readers end once their socket is closed; only then can no request goroutine start.
 	s.readers.Wait()
-	s.inflight.Wait()
+	waitFor(idle, 0)
 	s.stopAgentCore()
 	s.sys.Root.PoisonFuture(s.storePID).Wait()
 	s.sys.Shutdown()
