@@ -341,12 +341,16 @@ func (s *Session) Spawn(ctx context.Context, spec SpawnSpec) (Placement, error) 
 			if err != nil {
 				return nil, err
 			}
+			// On error the fresh workspace's root shell is closed too (lifecycle.md §8.1
+			// step 4), so a failed spawn leaves no pane behind.
 			_, pane, err := e.r.LayoutApply(ctx, ws.WorkspaceID, spec.Label, spec.Argv, spec.Cwd, spec.Label, spec.Env)
 			if err != nil {
+				closeRoot(ctx, e, ws.WorkspaceID)
 				return nil, err
 			}
 			p, err := e.r.PaneGet(ctx, pane)
 			if err != nil {
+				closeRoot(ctx, e, ws.WorkspaceID)
 				return nil, err
 			}
 			closeRoot(ctx, e, ws.WorkspaceID)
