@@ -571,6 +571,12 @@ func TestHerdrFailureMidSpawnFailsRow(t *testing.T) {
 	if p := panesUnder(t, "broken"); len(p) != 0 {
 		t.Errorf("panes after a failed spawn: %+v", p)
 	}
+	// Nor the root shell of the workspace the spawn created (lifecycle.md §8.1 step 4).
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if all, err := herdr.NewRemote(herdrSocket()).PaneList(ctx, ""); err != nil || len(all) != 0 {
+		t.Errorf("owned session panes after a failed spawn: %+v %v, want none", all, err)
+	}
 }
 
 // Acceptance 5 (loop half): an agent.run whose caller is a loop run lands inside the
