@@ -39,6 +39,10 @@ type AgentEnv struct {
 	// Transcripts reaches providers' native transcripts (nil: completion cannot check
 	// settledness or gc-immediate readability, so such turns never complete).
 	Transcripts Transcripts
+	// NeedsAgentSession reports whether a provider's transcript is found through
+	// herdr's agent_session pointer (nil: always). Providers whose transcript lives in
+	// the agent's data dir (the mock) skip the post-spawn pointer poll.
+	NeedsAgentSession func(provider string) bool
 	// HerdrGate, if set, runs before the first herdr call of a spawn: the contract
 	// check against the live herdr schema (herdr_version_skew on drift).
 	HerdrGate func(ctx context.Context) error
@@ -418,7 +422,9 @@ func (w *agentWork) spawn() (ended bool) {
 		}
 		return true
 	}
-	w.pollAgentSession(pl.TerminalID)
+	if w.env.NeedsAgentSession == nil || w.env.NeedsAgentSession(st.Provider) {
+		w.pollAgentSession(pl.TerminalID)
+	}
 	if w.canceled() {
 		if st2, _ := w.state(); st2.Status == "ended" {
 			w.closePane(pl.TerminalID, "canceled")
@@ -513,6 +519,15 @@ func (w *agentWork) deliver(prompt string, from []string, target string) SendRes
 	derr := w.env.Herdr.Owned().Deliver(ctx, target, prompt)
 	cancel()
 	w.write(func(tx *store.Tx) (any, error) {
+		if derr == nil {
+			// Our decision: the turn counts as delivered when Enter reached the pane,
+			// not when it was opened before the text→Enter pause, so the fast-turn grace
+			// window starts when the provider actually has the input.
+			if _, err := tx.Exec(`UPDATE turns SET delivered_at = ? WHERE agent_uuid = ? AND input_seq = ?`,
+				tx.Now(), w.uuid, o.seq); err != nil {
+				return nil, err
+			}
+		}
 		return tx.Applied(o.opID, derr == nil, errText(derr), map[string]any{"input_seq": o.seq})
 	})
 	return SendResult{UUID: w.uuid, Path: o.path, DeliveredWhile: o.while, InputSeq: o.seq, Err: derr}

@@ -33,10 +33,13 @@ func (s *Server) startAgentCore() error {
 	}
 	s.agentEnv = &actors.AgentEnv{
 		Store: s.storePID, DB: s.db, Herdr: s.driver, Home: s.opts.Home, Log: s.log,
-		Shutdown:         s.shutdownPlan,
-		HerdrGate:        s.herdrGate,
-		Tuning:           s.cfg.TuningFor,
-		Transcripts:      transcripts{s: s},
+		Shutdown:    s.shutdownPlan,
+		HerdrGate:   s.herdrGate,
+		Tuning:      s.cfg.TuningFor,
+		Transcripts: transcripts{s: s},
+		NeedsAgentSession: func(name string) bool {
+			return transcripts{s: s}.spec(name).DataDirFile == ""
+		},
 		AgentSessionWait: 3 * time.Second,
 	}
 	if s.agentsPID, err = s.sys.Root.SpawnNamed(actors.NewAgentsProps(s.agentEnv), "agents"); err != nil {
