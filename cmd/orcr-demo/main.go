@@ -11,7 +11,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -87,7 +86,7 @@ func (d *demo) run(ctx context.Context) error {
 		"ORCR_HERDR_BIN="+filepath.Join(d.bin, "herdr-standin"),
 		"ORCR_ALLOW_MOCK_PROVIDER=1",
 		"ORCR_MOCK_AGENT_BIN="+filepath.Join(d.bin, "orcr-mock-agent"),
-		"ORCR_MOCK_TURN_MS=4000", // each mock turn "works" for 4 s
+		"ORCR_MOCK_TURN_MS=1500", // each mock turn "works" for 1.5 s
 	)
 	fmt.Printf("throwaway home: %s (config: concurrency.max = 3)\n", d.home)
 
@@ -96,7 +95,7 @@ func (d *demo) run(ctx context.Context) error {
 		return err
 	}
 
-	d.step("fan-out: %d mock agents under demo/ through `orcr agent run`", agents)
+	d.step("fan-out: %d mock agents under demo/ (--gc immediate: each frees its slot when its turn is done)", agents)
 	var wg sync.WaitGroup
 	errs := make([]error, agents)
 	outs := make([]bytes.Buffer, agents)
@@ -105,7 +104,7 @@ func (d *demo) run(ctx context.Context) error {
 		go func() {
 			defer wg.Done()
 			errs[i] = d.orcr(ctx, &outs[i], "agent", "run", "--path", fmt.Sprintf("demo/worker_%d", i+1),
-				"-a", "mock", "-p", fmt.Sprintf("say=hello_from_%d", i+1))
+				"-a", "mock", "--gc", "immediate", "-p", fmt.Sprintf("say=hello_from_%d", i+1))
 		}()
 	}
 	wg.Wait()
@@ -116,25 +115,46 @@ func (d *demo) run(ctx context.Context) error {
 		fmt.Print(outs[i].String())
 	}
 
-	d.step("orcr agent ls   (while they work: 3 hold slots, the rest are queued)")
+	d.step("orcr agent ls   (3 hold slots and work, the rest wait in the admission queue)")
 	if err := d.orcr(ctx, os.Stdout, "agent", "ls"); err != nil {
 		return err
 	}
-	d.step("waiting until the 3 admitted agents have their panes in herdr")
-	live, err := d.waitPanes(ctx, 3)
-	if err != nil {
+	d.step("orcr agent wait 'demo/*'   (blocks until every agent's turn is complete)")
+	if err := d.orcr(ctx, os.Stdout, "agent", "wait", "demo/*"); err != nil {
+		return err
+	}
+	d.step("each agent's answer: orcr agent logs <path> --last-response")
+	for i := range agents {
+		path := fmt.Sprintf("demo/worker_%d", i+1)
+		var out bytes.Buffer
+		if err := d.orcr(ctx, &out, "agent", "logs", path, "--last-response"); err != nil {
+			return err
+		}
+		fmt.Printf("%-14s %s\n", path, strings.ReplaceAll(strings.TrimSpace(out.String()), "\n", " / "))
+	}
+
+	d.step("a conversation: run, wait, send, wait, read the answer")
+	for _, args := range [][]string{
+		{"agent", "run", "--path", "demo/chat", "-a", "mock", "-p", "say=first_answer"},
+		{"agent", "wait", "demo/chat"},
+		{"agent", "send", "demo/chat", "say=second_answer"},
+		{"agent", "wait", "demo/chat"},
+		{"agent", "logs", "demo/chat", "--last-response"},
+	} {
+		if err := d.orcr(ctx, os.Stdout, args...); err != nil {
+			return err
+		}
+	}
+
+	d.step("orcr agent ask   (run + wait + answer in one call)")
+	if err := d.orcr(ctx, os.Stdout, "agent", "ask", "--path", "demo/asker", "-a", "mock", "-p", "say=asked_and_answered"); err != nil {
 		return err
 	}
 	if err := d.orcr(ctx, os.Stdout, "agent", "ls"); err != nil {
 		return err
 	}
 
-	d.step("orcr agent send %s 'say=second_turn'   (the agent actor opens the next turn, then types)", live[0])
-	if err := d.orcr(ctx, os.Stdout, "agent", "send", live[0], "say=second_turn"); err != nil {
-		return err
-	}
-
-	d.step("orcr agent kill 'demo/*' -y   (a pattern kill: live agents are killed, queued ones canceled)")
+	d.step("orcr agent kill 'demo/*' -y   (a pattern kill: whatever still runs under demo/)")
 	if err := d.orcr(ctx, os.Stdout, "agent", "kill", "demo/*", "-y"); err != nil {
 		return err
 	}
@@ -152,55 +172,6 @@ func (d *demo) run(ctx context.Context) error {
 
 	d.step("orcr server stop   (agent panes are never touched by a stop)")
 	return d.orcr(ctx, os.Stdout, "server", "stop")
-}
-
-// waitPanes polls `orcr agent ls --json` until want agents have a pane and none is
-// still starting, printing progress.
-func (d *demo) waitPanes(ctx context.Context, want int) ([]string, error) {
-	deadline := time.Now().Add(90 * time.Second)
-	last := ""
-	for {
-		var out bytes.Buffer
-		if err := d.orcr(ctx, &out, "agent", "ls", "--json"); err != nil {
-			return nil, err
-		}
-		var env struct {
-			Result struct {
-				Agents []struct {
-					Path   string  `json:"path"`
-					Status string  `json:"status"`
-					PaneID *string `json:"pane_id"`
-				} `json:"agents"`
-			} `json:"result"`
-		}
-		if err := json.Unmarshal(out.Bytes(), &env); err != nil {
-			return nil, err
-		}
-		counts := map[string]int{}
-		var withPane []string
-		for _, a := range env.Result.Agents {
-			counts[a.Status]++
-			if a.PaneID != nil {
-				withPane = append(withPane, a.Path)
-			}
-		}
-		line := fmt.Sprintf("  %d/%d agents have a pane  %v", len(withPane), agents, counts)
-		if line != last {
-			fmt.Println(line)
-			last = line
-		}
-		if len(withPane) >= want && counts["starting"] == 0 {
-			return withPane, nil
-		}
-		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("%d agents did not get a pane within 90 s", want)
-		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(300 * time.Millisecond):
-		}
-	}
 }
 
 func (d *demo) orcr(ctx context.Context, out io.Writer, args ...string) error {
