@@ -30,6 +30,34 @@ func (s *Server) caller(ctx context.Context, p callerParams) (agentpath.Caller, 
 	return agentpath.ResolveCaller(ctx, s.db.Reader(), p.CallerID, p.CallerPath)
 }
 
+// exactTarget resolves the target of an exact-target verb (send, logs) in the
+// caller's scope: target_required when empty, then agentpath.ResolveExact.
+func (s *Server) exactTarget(ctx context.Context, p callerParams, target string) (store.AgentRow, string, error) {
+	if target == "" {
+		return store.AgentRow{}, "", wire.Invalid("target_required", "a target is required")
+	}
+	caller, err := s.caller(ctx, p)
+	if err != nil {
+		return store.AgentRow{}, "", err
+	}
+	return agentpath.ResolveExact(ctx, s.db.Reader(), caller, target)
+}
+
+// bulkTargets drops empty targets of a bulk verb (wait, kill): none left is
+// target_required.
+func bulkTargets(raw []string) ([]string, error) {
+	var targets []string
+	for _, t := range raw {
+		if t != "" {
+			targets = append(targets, t)
+		}
+	}
+	if len(targets) == 0 {
+		return nil, wire.Invalid("target_required", "at least one target is required")
+	}
+	return targets, nil
+}
+
 // herdrIntegrations caches `herdr integration status` (the herdr layer of the support
 // gate, providers.md §1.1) for a short while.
 type herdrIntegrations struct {
@@ -287,14 +315,7 @@ type sendParams struct {
 func (s *Server) agentSend(ctx context.Context, c *Call) (any, error) {
 	var p sendParams
 	c.Params(&p)
-	if p.Target == "" {
-		return nil, wire.Invalid("target_required", "a target is required")
-	}
-	caller, err := s.caller(ctx, p.callerParams)
-	if err != nil {
-		return nil, err
-	}
-	row, _, err := agentpath.ResolveExact(ctx, s.db.Reader(), caller, p.Target)
+	row, _, err := s.exactTarget(ctx, p.callerParams, p.Target)
 	if err != nil {
 		return nil, err
 	}

@@ -38,14 +38,9 @@ type killRef struct {
 func (s *Server) agentKill(ctx context.Context, c *Call) (any, error) {
 	var p killParams
 	c.Params(&p)
-	var targets []string
-	for _, t := range p.Targets {
-		if t != "" {
-			targets = append(targets, t)
-		}
-	}
-	if len(targets) == 0 {
-		return nil, wire.Invalid("target_required", "at least one target is required")
+	targets, err := bulkTargets(p.Targets)
+	if err != nil {
+		return nil, err
 	}
 	caller, err := s.caller(ctx, p.callerParams)
 	if err != nil {

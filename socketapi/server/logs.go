@@ -11,7 +11,6 @@ import (
 	"github.com/orcr-go/orcr/actors/transcript"
 	"github.com/orcr-go/orcr/socketapi/wire"
 	"github.com/orcr-go/orcr/store"
-	"github.com/orcr-go/orcr/store/agentpath"
 )
 
 type logsParams struct {
@@ -27,14 +26,7 @@ type logsParams struct {
 func (s *Server) agentLogs(ctx context.Context, c *Call) (any, error) {
 	var p logsParams
 	c.Params(&p)
-	if p.Target == "" {
-		return nil, wire.Invalid("target_required", "a target is required")
-	}
-	caller, err := s.caller(ctx, p.callerParams)
-	if err != nil {
-		return nil, err
-	}
-	row, resolved, err := agentpath.ResolveExact(ctx, s.db.Reader(), caller, p.Target)
+	row, resolved, err := s.exactTarget(ctx, p.callerParams, p.Target)
 	if err != nil {
 		return nil, err
 	}

@@ -81,14 +81,9 @@ func (s *Server) agentWait(ctx context.Context, c *Call) (any, error) {
 	start := time.Now()
 	var p waitParams
 	c.Params(&p)
-	var targets []string
-	for _, t := range p.Targets {
-		if t != "" {
-			targets = append(targets, t)
-		}
-	}
-	if len(targets) == 0 {
-		return nil, wire.Invalid("target_required", "at least one target is required")
+	targets, err := bulkTargets(p.Targets)
+	if err != nil {
+		return nil, err
 	}
 	var deadline time.Time
 	if p.Timeout != "" {
