@@ -43,6 +43,8 @@ type AgentEnv struct {
 	// herdr's agent_session pointer (nil: always). Providers whose transcript lives in
 	// the agent's data dir (the mock) skip the post-spawn pointer poll.
 	NeedsAgentSession func(provider string) bool
+	// Submit returns a provider's input-delivery recipe (nil: plain two-call).
+	Submit func(provider string) SubmitPlan
 	// HerdrGate, if set, runs before the first herdr call of a spawn: the contract
 	// check against the live herdr schema (herdr_version_skew on drift).
 	HerdrGate func(ctx context.Context) error
@@ -483,10 +485,11 @@ func (w *agentWork) pollAgentSession(terminal string) {
 // applied fact (lifecycle.md §9, M6/M13).
 func (w *agentWork) deliver(prompt string, from []string, target string) SendResult {
 	type opened struct {
-		seq   int64
-		opID  string
-		path  string
-		while string
+		seq      int64
+		opID     string
+		path     string
+		while    string
+		provider string
 	}
 	v, err := w.write(func(tx *store.Tx) (any, error) {
 		s, err := readAgentState(nil, tx, w.uuid)
@@ -509,15 +512,13 @@ func (w *agentWork) deliver(prompt string, from []string, target string) SendRes
 			return nil, err
 		}
 		id, _, err := tx.Intent("agent.input_requested", w.uuid, map[string]any{"input_seq": seq, "target": target, "bytes": len(prompt)})
-		return opened{seq: seq, opID: id, path: s.Path, while: s.Status}, err
+		return opened{seq: seq, opID: id, path: s.Path, while: s.Status, provider: s.Provider}, err
 	})
 	if err != nil {
 		return SendResult{UUID: w.uuid, Err: err}
 	}
 	o := v.(opened)
-	ctx, cancel := w.herdrCtx()
-	derr := w.env.Herdr.Owned().Deliver(ctx, target, prompt)
-	cancel()
+	derr := w.submit(target, prompt, w.plan(o.provider))
 	w.write(func(tx *store.Tx) (any, error) {
 		if derr == nil {
 			// Our decision: the turn counts as delivered when Enter reached the pane,

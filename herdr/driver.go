@@ -302,6 +302,26 @@ func (s *Session) Deliver(ctx context.Context, target, text string) error {
 	return err
 }
 
+// SendText types text into target without pressing Enter (long text is chunked).
+func (s *Session) SendText(ctx context.Context, target, text string) error {
+	_, err := s.do(ctx, op{name: "pane.send_text", run: func(ctx context.Context, e *opEnv) (any, error) {
+		pane, err := paneID(ctx, e.r, target)
+		if err != nil {
+			return nil, err
+		}
+		return nil, e.r.SendText(ctx, pane, text)
+	}})
+	return err
+}
+
+// DeliverWith is Deliver with an explicit text→Enter pause (re-deliveries use 300 ms).
+func (s *Session) DeliverWith(ctx context.Context, target, text string, pause time.Duration) error {
+	_, err := s.do(ctx, op{name: "deliver", run: func(ctx context.Context, e *opEnv) (any, error) {
+		return nil, e.r.Deliver(ctx, target, text, pause)
+	}})
+	return err
+}
+
 // SendKeys sends named keys to target.
 func (s *Session) SendKeys(ctx context.Context, target string, keys ...string) error {
 	_, err := s.do(ctx, op{name: "pane.send_keys", run: func(ctx context.Context, e *opEnv) (any, error) {

@@ -37,6 +37,7 @@ func (s *Server) startAgentCore() error {
 		HerdrGate:   s.herdrGate,
 		Tuning:      s.cfg.TuningFor,
 		Transcripts: transcripts{s: s},
+		Submit:      s.submitPlan,
 		NeedsAgentSession: func(name string) bool {
 			return transcripts{s: s}.spec(name).DataDirFile == ""
 		},
@@ -104,4 +105,18 @@ func (s *Server) herdrGate(ctx context.Context) error {
 	}
 	s.gateOK = true
 	return nil
+}
+
+// submitPlan maps a provider's startup recipe to the agent actor's delivery plan.
+func (s *Server) submitPlan(name string) actors.SubmitPlan {
+	prov, err := provider.Lookup(name, s.providerOptions())
+	if err != nil {
+		return actors.SubmitPlan{}
+	}
+	st := prov.Startup(s.cfg)
+	return actors.SubmitPlan{
+		ReadyBudget: st.ReadyBudget, ReadyPoll: st.ReadyPoll, EnterDelay: st.EnterDelay,
+		ConfirmBudget: st.Confirm.Budget, ConfirmPoll: st.Confirm.Poll, RetypeDelay: st.Confirm.RetypeDelay,
+		Attempts: st.Confirm.Attempts, ProbeMaxChars: st.Confirm.ProbeMaxChars,
+	}
 }
