@@ -16,7 +16,10 @@
 //	├── agents                     routes by uuid; runs restart recovery at start
 //	│   └── <agent>                one per managed agent with work to do: spawn pipeline,
 //	│                              input delivery, kill, recovery — one op at a time
-//	├── queue                      FIFO promotion under the caps, stuck-start guard
+//	├── queue                      FIFO promotion under the caps, stuck-start guard,
+//	│                              --timeout deadline sweep
+//	├── monitor                    completion monitor: one agent.list per tick for all
+//	│                              managed agents, StatusReport fanned out per agent
 //	├── conn/<n>                   one per accepted client connection (socketapi/server)
 //	│   └── <subscription>         one per events.subscribe / watch.open on that connection
 //
@@ -44,7 +47,9 @@
 // Plain sends (no reply): subscription → store (Subscribe, Unsubscribe, Pin, Unpin);
 // store → subscription (EventsCommitted after every commit, PinDropped); connection
 // writer callbacks → subscription (credit for written frames); server → conn (stopConn);
-// queue → agents (StartAgent per promoted row); request goroutines → queue (PokeQueue)
+// queue → agents (StartAgent per promoted row, CancelSpawn/KillAgent for deadlines);
+// monitor → agents → <agent> (StatusReport; reports waiting behind an op coalesce to the
+// newest); request goroutines → queue (PokeQueue)
 // and → agents (CancelSpawn); op goroutines → their agent actor (opDone). The store
 // actor and the agent actors never send a Request to anyone.
 //
@@ -79,7 +84,7 @@
 //     those frames to flush, then every connection is closed.
 //  4. Reader goroutines end with their sockets; the remaining request goroutines are
 //     waited for.
-//  5. The queue stops (no more promotions); the agents actor stops its children, whose
+//  5. The monitor and the queue stop (no more polls or promotions); the agents actor stops its children, whose
 //     op goroutines see their context canceled at the next checkpoint and are waited for
 //     (they may still be writing); then the herdr supervisor and its session actors
 //     stop. A spawn cut off here is finished or failed by restart recovery.
