@@ -1,9 +1,13 @@
 package tests
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -229,5 +233,52 @@ func mustExist(t *testing.T, path string) {
 	t.Helper()
 	if _, err := os.Lstat(path); err != nil {
 		t.Errorf("%s was deleted: %v", path, err)
+	}
+}
+
+// CLI stdout carries only the result: a foreground server prints nothing but its final
+// envelope, and protoactor's own startup line goes to <home>/logs/server.log.
+func TestForegroundServerStdoutAndLog(t *testing.T) {
+	h := newHome(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bins.orcr, "server", "start", "--foreground", "--json")
+	cmd.Env = h.env
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	c := &socketapi.Client{Socket: filepath.Join(h.dir, "orcr.sock")}
+	if err := c.WaitReady(ctx, 15*time.Second); err != nil {
+		t.Fatalf("foreground server not ready: %v (stderr %q)", err, errb.String())
+	}
+	if r := h.run("server", "stop", "--json"); r.exit != 0 {
+		t.Fatalf("server stop: %d %s", r.exit, r.stderr)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("foreground server exit: %v (stderr %q)", err, errb.String())
+	}
+	if got := strings.TrimSpace(out.String()); got != `{"ok":true,"result":{"status":"started"}}` {
+		t.Errorf("foreground stdout: got %q, want only the final envelope", got)
+	}
+	logb, err := os.ReadFile(filepath.Join(h.dir, "logs", "server.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sawActor, sawStarted bool
+	for _, line := range strings.Split(strings.TrimSpace(string(logb)), "\n") {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("server.log line %q is not JSON", line)
+		}
+		if rec["ts"] == nil || rec["level"] == nil || rec["msg"] == nil {
+			t.Errorf("server.log line %q lacks ts/level/msg", line)
+		}
+		sawActor = sawActor || (rec["msg"] == "actor system started" && rec["lib"] == "protoactor")
+		sawStarted = sawStarted || rec["msg"] == "server started"
+	}
+	if !sawActor || !sawStarted {
+		t.Errorf("server.log: protoactor startup line %v, server started %v:\n%s", sawActor, sawStarted, logb)
 	}
 }

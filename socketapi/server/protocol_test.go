@@ -212,3 +212,31 @@ func TestConcurrentRequestsOnOneConnection(t *testing.T) {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// Seed override (protocol.md §2.6): a blocking method holds up nothing else on its
+// connection — a handshake sent after a pending agent.wait is answered first.
+func TestBlockingRequestDoesNotHoldUpTheConnection(t *testing.T) {
+	srv := sockettest.NewServer(t)
+	rc := dialRaw(t, srv.Socket())
+	rc.send(`{"protocol":1,"id":"set","method":"__debug.set_agent","params":{"uuid":"0190a000-0000-7000-8000-000000000001","path":"b/one","status":"working"}}`)
+	if m := rc.read(); m["ok"] != true {
+		t.Fatalf("set_agent: %v", m)
+	}
+	rc.send(`{"protocol":1,"id":"w","method":"agent.wait","params":{"targets":["b/one"]}}`)
+	rc.send(`{"protocol":1,"id":"h","method":"server.handshake"}`)
+	if m := rc.read(); m["id"] != "h" || m["ok"] != true {
+		t.Fatalf("first reply: got %v, want the handshake while the wait blocks", m)
+	}
+	rc.send(`{"protocol":1,"id":"set2","method":"__debug.set_agent","params":{"uuid":"0190a000-0000-7000-8000-000000000001","path":"b/one","status":"idle"}}`)
+	got := map[any]bool{}
+	for range 2 {
+		m := rc.read()
+		if m["ok"] != true {
+			t.Fatalf("reply %v", m)
+		}
+		got[m["id"]] = true
+	}
+	if !got["w"] || !got["set2"] {
+		t.Errorf("replies after the settle: got %v, want the wait and the set", got)
+	}
+}
