@@ -384,18 +384,17 @@ type workspaceInfoResult struct {
 	Workspace workspaceInfo `json:"workspace"`
 }
 
+// answerWorkspace is the workspace_info answer for w (s.mu held).
+func (s *Session) answerWorkspace(w *workspace) (any, error) {
+	return workspaceInfoResult{Type: "workspace_info", Workspace: s.workspaceInfo(w)}, nil
+}
+
 func (s *Session) hWorkspaceGet(raw json.RawMessage) (any, error) {
 	var p workspaceTarget
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	w, err := s.workspaceLocked(p.WorkspaceID)
-	if err != nil {
-		return nil, err
-	}
-	return workspaceInfoResult{Type: "workspace_info", Workspace: s.workspaceInfo(w)}, nil
+	return onTarget(s, p.WorkspaceID, s.workspaceLocked, s.answerWorkspace)
 }
 
 func (s *Session) hWorkspaceFocus(raw json.RawMessage) (any, error) {
@@ -403,14 +402,10 @@ func (s *Session) hWorkspaceFocus(raw json.RawMessage) (any, error) {
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	w, err := s.workspaceLocked(p.WorkspaceID)
-	if err != nil {
-		return nil, err
-	}
-	s.focusLocked(w, nil, nil)
-	return workspaceInfoResult{Type: "workspace_info", Workspace: s.workspaceInfo(w)}, nil
+	return onTarget(s, p.WorkspaceID, s.workspaceLocked, func(w *workspace) (any, error) {
+		s.focusLocked(w, nil, nil)
+		return s.answerWorkspace(w)
+	})
 }
 
 type workspaceRenameParams struct {
@@ -423,14 +418,10 @@ func (s *Session) hWorkspaceRename(raw json.RawMessage) (any, error) {
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	w, err := s.workspaceLocked(p.WorkspaceID)
-	if err != nil {
-		return nil, err
-	}
-	w.label = p.Label
-	return workspaceInfoResult{Type: "workspace_info", Workspace: s.workspaceInfo(w)}, nil
+	return onTarget(s, p.WorkspaceID, s.workspaceLocked, func(w *workspace) (any, error) {
+		w.label = p.Label
+		return s.answerWorkspace(w)
+	})
 }
 
 func (s *Session) hWorkspaceClose(raw json.RawMessage) (any, error) {
@@ -438,19 +429,11 @@ func (s *Session) hWorkspaceClose(raw json.RawMessage) (any, error) {
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	w, err := s.workspaceLocked(p.WorkspaceID)
-	if err != nil {
-		s.mu.Unlock()
-		return nil, err
-	}
-	panes := w.panes()
-	s.removeWorkspaceLocked(w)
-	s.mu.Unlock()
-	for _, pn := range panes {
-		pn.kill()
-	}
-	return resultOK, nil
+	return closeTarget(s, p.WorkspaceID, s.workspaceLocked, func(w *workspace) []*pane {
+		panes := w.panes()
+		s.removeWorkspaceLocked(w)
+		return panes
+	})
 }
 
 // ---- tabs ----
@@ -497,18 +480,17 @@ type tabInfoResult struct {
 	Tab  tabInfo `json:"tab"`
 }
 
+// answerTab is the tab_info answer for t (s.mu held).
+func (s *Session) answerTab(t *tab) (any, error) {
+	return tabInfoResult{Type: "tab_info", Tab: s.tabInfo(t)}, nil
+}
+
 func (s *Session) hTabGet(raw json.RawMessage) (any, error) {
 	var p tabTarget
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	t, err := s.tabLocked(p.TabID)
-	if err != nil {
-		return nil, err
-	}
-	return tabInfoResult{Type: "tab_info", Tab: s.tabInfo(t)}, nil
+	return onTarget(s, p.TabID, s.tabLocked, s.answerTab)
 }
 
 func (s *Session) hTabFocus(raw json.RawMessage) (any, error) {
@@ -516,14 +498,10 @@ func (s *Session) hTabFocus(raw json.RawMessage) (any, error) {
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	t, err := s.tabLocked(p.TabID)
-	if err != nil {
-		return nil, err
-	}
-	s.focusLocked(t.ws, t, nil)
-	return tabInfoResult{Type: "tab_info", Tab: s.tabInfo(t)}, nil
+	return onTarget(s, p.TabID, s.tabLocked, func(t *tab) (any, error) {
+		s.focusLocked(t.ws, t, nil)
+		return s.answerTab(t)
+	})
 }
 
 type tabRenameParams struct {
@@ -536,14 +514,10 @@ func (s *Session) hTabRename(raw json.RawMessage) (any, error) {
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	t, err := s.tabLocked(p.TabID)
-	if err != nil {
-		return nil, err
-	}
-	t.label = p.Label
-	return tabInfoResult{Type: "tab_info", Tab: s.tabInfo(t)}, nil
+	return onTarget(s, p.TabID, s.tabLocked, func(t *tab) (any, error) {
+		t.label = p.Label
+		return s.answerTab(t)
+	})
 }
 
 func (s *Session) hTabClose(raw json.RawMessage) (any, error) {
@@ -551,21 +525,13 @@ func (s *Session) hTabClose(raw json.RawMessage) (any, error) {
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	t, err := s.tabLocked(p.TabID)
-	if err != nil {
-		s.mu.Unlock()
-		return nil, err
-	}
-	panes := t.panes()
-	for _, pn := range panes {
-		s.detachPaneLocked(pn)
-	}
-	s.mu.Unlock()
-	for _, pn := range panes {
-		pn.kill()
-	}
-	return resultOK, nil
+	return closeTarget(s, p.TabID, s.tabLocked, func(t *tab) []*pane {
+		panes := t.panes()
+		for _, pn := range panes {
+			s.detachPaneLocked(pn)
+		}
+		return panes
+	})
 }
 
 type tabCreateParams struct {

@@ -226,18 +226,17 @@ type paneInfoResult struct {
 	Pane PaneInfo `json:"pane"`
 }
 
+// answerPane is the pane_info answer for pn (s.mu held).
+func (s *Session) answerPane(pn *pane) (any, error) {
+	return paneInfoResult{Type: "pane_info", Pane: s.paneInfo(pn)}, nil
+}
+
 func (s *Session) hPaneGet(raw json.RawMessage) (any, error) {
 	var p paneTarget
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	pn, err := s.resolvePaneLocked(p.PaneID)
-	if err != nil {
-		return nil, err
-	}
-	return paneInfoResult{Type: "pane_info", Pane: s.paneInfo(pn)}, nil
+	return onTarget(s, p.PaneID, s.resolvePaneLocked, s.answerPane)
 }
 
 func (s *Session) hPaneFocus(raw json.RawMessage) (any, error) {
@@ -245,14 +244,10 @@ func (s *Session) hPaneFocus(raw json.RawMessage) (any, error) {
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	pn, err := s.resolvePaneLocked(p.PaneID)
-	if err != nil {
-		return nil, err
-	}
-	s.focusLocked(pn.ws, pn.tab, pn)
-	return paneInfoResult{Type: "pane_info", Pane: s.paneInfo(pn)}, nil
+	return onTarget(s, p.PaneID, s.resolvePaneLocked, func(pn *pane) (any, error) {
+		s.focusLocked(pn.ws, pn.tab, pn)
+		return s.answerPane(pn)
+	})
 }
 
 type paneRenameParams struct {
@@ -265,15 +260,11 @@ func (s *Session) hPaneRename(raw json.RawMessage) (any, error) {
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	pn, err := s.resolvePaneLocked(p.PaneID)
-	if err != nil {
-		return nil, err
-	}
-	pn.label = deref(p.Label)
-	pn.revision++
-	return paneInfoResult{Type: "pane_info", Pane: s.paneInfo(pn)}, nil
+	return onTarget(s, p.PaneID, s.resolvePaneLocked, func(pn *pane) (any, error) {
+		pn.label = deref(p.Label)
+		pn.revision++
+		return s.answerPane(pn)
+	})
 }
 
 // ---- input ----
@@ -452,14 +443,8 @@ func (s *Session) hPaneClose(raw json.RawMessage) (any, error) {
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	pn, err := s.resolvePaneLocked(p.PaneID)
-	if err != nil {
-		s.mu.Unlock()
-		return nil, err
-	}
-	s.detachPaneLocked(pn)
-	s.mu.Unlock()
-	pn.kill()
-	return resultOK, nil
+	return closeTarget(s, p.PaneID, s.resolvePaneLocked, func(pn *pane) []*pane {
+		s.detachPaneLocked(pn)
+		return []*pane{pn}
+	})
 }
