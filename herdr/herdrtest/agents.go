@@ -60,6 +60,18 @@ func acceptSeqLocked(p *pane, source string, seq *uint64) bool {
 	return true
 }
 
+// onReport applies a report from source to the pane it names, with s.mu held, once
+// the report passes the per-source seq rule; a stale report changes nothing. The
+// answer is ok, or pane_not_found.
+func (s *Session) onReport(paneID, source string, seq *uint64, apply func(pn *pane)) (any, error) {
+	return onTarget(s, paneID, s.resolvePaneLocked, func(pn *pane) (any, error) {
+		if acceptSeqLocked(pn, source, seq) {
+			apply(pn)
+		}
+		return resultOK, nil
+	})
+}
+
 func (s *Session) recordSessionLocked(p *pane, source, agent string, id, path *string) {
 	if !officialSource(source, agent) {
 		return
@@ -88,36 +100,28 @@ func (s *Session) hReportAgent(raw json.RawMessage) (any, error) {
 	if agent == "" {
 		return nil, errf("invalid_agent", "agent must not be empty")
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	pn, err := s.resolvePaneLocked(p.PaneID)
-	if err != nil {
-		return nil, err
-	}
-	if !acceptSeqLocked(pn, p.Source, p.Seq) {
-		return resultOK, nil
-	}
-	if sessionOnlySources[p.Source] {
-		if pn.agent == "" {
-			pn.agent = agent // stands in for process detection of the official agent
-			pn.revision++
+	return s.onReport(p.PaneID, p.Source, p.Seq, func(pn *pane) {
+		if sessionOnlySources[p.Source] {
+			if pn.agent == "" {
+				pn.agent = agent // stands in for process detection of the official agent
+				pn.revision++
+			}
+			if pn.agent != agent {
+				return // the pane hosts another agent
+			}
+			s.recordSessionLocked(pn, p.Source, agent, p.AgentSessionID, p.AgentSessionPath)
+			return
 		}
 		if pn.agent != agent {
-			return resultOK, nil // the pane hosts another agent
+			pn.agent = agent
+			pn.session = nil
+			pn.revision++
 		}
+		pn.authority = p.Source
+		pn.skipsScreen = officialSource(p.Source, agent) && lifecycleAgents[agent]
+		s.setStatusLocked(pn, p.State)
 		s.recordSessionLocked(pn, p.Source, agent, p.AgentSessionID, p.AgentSessionPath)
-		return resultOK, nil
-	}
-	if pn.agent != agent {
-		pn.agent = agent
-		pn.session = nil
-		pn.revision++
-	}
-	pn.authority = p.Source
-	pn.skipsScreen = officialSource(p.Source, agent) && lifecycleAgents[agent]
-	s.setStatusLocked(pn, p.State)
-	s.recordSessionLocked(pn, p.Source, agent, p.AgentSessionID, p.AgentSessionPath)
-	return resultOK, nil
+	})
 }
 
 type reportAgentSessionParams struct {
@@ -139,20 +143,12 @@ func (s *Session) hReportAgentSession(raw json.RawMessage) (any, error) {
 	if agent == "" {
 		return nil, errf("invalid_agent", "agent must not be empty")
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	pn, err := s.resolvePaneLocked(p.PaneID)
-	if err != nil {
-		return nil, err
-	}
-	if !acceptSeqLocked(pn, p.Source, p.Seq) {
-		return resultOK, nil
-	}
-	if pn.agent == "" && officialSource(p.Source, agent) {
-		pn.agent = agent
-	}
-	s.recordSessionLocked(pn, p.Source, agent, p.AgentSessionID, p.AgentSessionPath)
-	return resultOK, nil
+	return s.onReport(p.PaneID, p.Source, p.Seq, func(pn *pane) {
+		if pn.agent == "" && officialSource(p.Source, agent) {
+			pn.agent = agent
+		}
+		s.recordSessionLocked(pn, p.Source, agent, p.AgentSessionID, p.AgentSessionPath)
+	})
 }
 
 type releaseAgentParams struct {
@@ -174,19 +170,11 @@ func (s *Session) hReleaseAgent(raw json.RawMessage) (any, error) {
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	pn, err := s.resolvePaneLocked(p.PaneID)
-	if err != nil {
-		return nil, err
-	}
-	if !acceptSeqLocked(pn, p.Source, p.Seq) {
-		return resultOK, nil
-	}
-	if pn.authority == p.Source && pn.agent == canonicalAgent(p.Agent) {
-		s.clearAgentLocked(pn)
-	}
-	return resultOK, nil
+	return s.onReport(p.PaneID, p.Source, p.Seq, func(pn *pane) {
+		if pn.authority == p.Source && pn.agent == canonicalAgent(p.Agent) {
+			s.clearAgentLocked(pn)
+		}
+	})
 }
 
 type clearAuthorityParams struct {
@@ -200,19 +188,15 @@ func (s *Session) hClearAgentAuthority(raw json.RawMessage) (any, error) {
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	pn, err := s.resolvePaneLocked(p.PaneID)
-	if err != nil {
-		return nil, err
-	}
-	if p.Source != nil && !acceptSeqLocked(pn, *p.Source, p.Seq) {
+	return onTarget(s, p.PaneID, s.resolvePaneLocked, func(pn *pane) (any, error) {
+		if p.Source != nil && !acceptSeqLocked(pn, *p.Source, p.Seq) {
+			return resultOK, nil
+		}
+		if pn.authority != "" && (p.Source == nil || *p.Source == pn.authority) {
+			s.clearAgentLocked(pn)
+		}
 		return resultOK, nil
-	}
-	if pn.authority != "" && (p.Source == nil || *p.Source == pn.authority) {
-		s.clearAgentLocked(pn)
-	}
-	return resultOK, nil
+	})
 }
 
 type agentListResult struct {
