@@ -16,22 +16,12 @@ type moveDestination struct {
 }
 
 func (d *moveDestination) UnmarshalJSON(b []byte) error {
-	if jsonKind(b) != "object" {
-		return &paramsError{msg: "invalid type: expected PaneMoveDestination"}
-	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(b, &m); err != nil {
-		return err
-	}
-	if err := decodeFields(m, reflectValue(d), ""); err != nil {
+	m, err := decodeNested(b, d, "PaneMoveDestination")
+	if err != nil {
 		return err
 	}
 	if d.Type == "tab" {
-		for _, k := range []string{"tab_id", "split"} {
-			if _, ok := m[k]; !ok {
-				return &paramsError{msg: "missing field `" + k + "`"}
-			}
-		}
+		return requireKeys(m, "tab_id", "split")
 	}
 	return nil
 }

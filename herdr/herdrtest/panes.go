@@ -26,22 +26,12 @@ type layoutNodeIn struct {
 }
 
 func (n *layoutNodeIn) UnmarshalJSON(b []byte) error {
-	if jsonKind(b) != "object" {
-		return &paramsError{msg: "invalid type: expected LayoutNode"}
-	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(b, &m); err != nil {
-		return err
-	}
-	if err := decodeFields(m, reflectValue(n), ""); err != nil {
+	m, err := decodeNested(b, n, "LayoutNode")
+	if err != nil {
 		return err
 	}
 	if n.Type == "split" {
-		for _, k := range []string{"direction", "ratio", "first", "second"} {
-			if _, ok := m[k]; !ok {
-				return &paramsError{msg: "missing field `" + k + "`"}
-			}
-		}
+		return requireKeys(m, "direction", "ratio", "first", "second")
 	}
 	return nil
 }
