@@ -265,6 +265,33 @@ func (s *Session) paneForIO(id string) (*pane, error) {
 	return s.resolvePaneLocked(id)
 }
 
+// sendToPane writes to the pane id names the bytes encode makes for it (outside
+// s.mu, like every pane.send_* method); what names the input in a
+// pane_send_failed error.
+func (s *Session) sendToPane(id, what string, encode func(pn *pane) ([]byte, error)) (any, error) {
+	pn, err := s.paneForIO(id)
+	if err != nil {
+		return nil, err
+	}
+	b, err := encode(pn)
+	if err != nil {
+		return nil, err
+	}
+	if err := pn.write(b); err != nil {
+		return nil, errf("pane_send_failed", "failed to send %s to pane %s: %v", what, id, err)
+	}
+	return resultOK, nil
+}
+
+// keyInput is encodeKeys for a send method: an unknown key is invalid_key.
+func keyInput(keys []string, appCursor bool) ([]byte, error) {
+	b, err := encodeKeys(keys, appCursor)
+	if err != nil {
+		return nil, errf("invalid_key", "%s", err.Error())
+	}
+	return b, nil
+}
+
 type sendTextParams struct {
 	PaneID string `json:"pane_id" req:"1"`
 	Text   string `json:"text" req:"1"`
@@ -275,14 +302,9 @@ func (s *Session) hPaneSendText(raw json.RawMessage) (any, error) {
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
-	pn, err := s.paneForIO(p.PaneID)
-	if err != nil {
-		return nil, err
-	}
-	if err := pn.write([]byte(p.Text)); err != nil {
-		return nil, errf("pane_send_failed", "failed to send text to pane %s: %v", p.PaneID, err)
-	}
-	return resultOK, nil
+	return s.sendToPane(p.PaneID, "text", func(*pane) ([]byte, error) {
+		return []byte(p.Text), nil
+	})
 }
 
 type sendKeysParams struct {
@@ -295,19 +317,10 @@ func (s *Session) hPaneSendKeys(raw json.RawMessage) (any, error) {
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
-	pn, err := s.paneForIO(p.PaneID)
-	if err != nil {
-		return nil, err
-	}
-	_, app := pn.vt.modes()
-	b, kerr := encodeKeys(p.Keys, app)
-	if kerr != nil {
-		return nil, errf("invalid_key", "%s", kerr.Error())
-	}
-	if err := pn.write(b); err != nil {
-		return nil, errf("pane_send_failed", "failed to send keys to pane %s: %v", p.PaneID, err)
-	}
-	return resultOK, nil
+	return s.sendToPane(p.PaneID, "keys", func(pn *pane) ([]byte, error) {
+		_, app := pn.vt.modes()
+		return keyInput(p.Keys, app)
+	})
 }
 
 type sendInputParams struct {
@@ -321,30 +334,24 @@ func (s *Session) hPaneSendInput(raw json.RawMessage) (any, error) {
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
-	pn, err := s.paneForIO(p.PaneID)
-	if err != nil {
-		return nil, err
-	}
-	bracketed, app := pn.vt.modes()
-	keys, kerr := encodeKeys(p.Keys, app)
-	if kerr != nil {
-		return nil, errf("invalid_key", "%s", kerr.Error())
-	}
-	var b []byte
-	if p.Text != "" {
-		if bracketed {
-			b = append(b, "\x1b[200~"...)
+	return s.sendToPane(p.PaneID, "input", func(pn *pane) ([]byte, error) {
+		bracketed, app := pn.vt.modes()
+		keys, err := keyInput(p.Keys, app)
+		if err != nil {
+			return nil, err
 		}
-		b = append(b, p.Text...)
-		if bracketed {
-			b = append(b, "\x1b[201~"...)
+		var b []byte
+		if p.Text != "" {
+			if bracketed {
+				b = append(b, "\x1b[200~"...)
+			}
+			b = append(b, p.Text...)
+			if bracketed {
+				b = append(b, "\x1b[201~"...)
+			}
 		}
-	}
-	b = append(b, keys...)
-	if err := pn.write(b); err != nil {
-		return nil, errf("pane_send_failed", "failed to send input to pane %s: %v", p.PaneID, err)
-	}
-	return resultOK, nil
+		return append(b, keys...), nil
+	})
 }
 
 // ---- output ----
