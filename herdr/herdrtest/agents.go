@@ -28,6 +28,15 @@ func canonicalAgent(a string) string {
 	return a
 }
 
+// reportedAgent is the canonical name of the agent a report names; an empty one is
+// invalid_agent.
+func reportedAgent(a string) (string, error) {
+	if agent := canonicalAgent(a); agent != "" {
+		return agent, nil
+	}
+	return "", errf("invalid_agent", "agent must not be empty")
+}
+
 // officialSource reports whether source is herdr's own integration for agent.
 func officialSource(source, agent string) bool {
 	if agent == "agy" {
@@ -96,9 +105,9 @@ func (s *Session) hReportAgent(raw json.RawMessage) (any, error) {
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
-	agent := canonicalAgent(p.Agent)
-	if agent == "" {
-		return nil, errf("invalid_agent", "agent must not be empty")
+	agent, err := reportedAgent(p.Agent)
+	if err != nil {
+		return nil, err
 	}
 	return s.onReport(p.PaneID, p.Source, p.Seq, func(pn *pane) {
 		if sessionOnlySources[p.Source] {
@@ -139,9 +148,9 @@ func (s *Session) hReportAgentSession(raw json.RawMessage) (any, error) {
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
-	agent := canonicalAgent(p.Agent)
-	if agent == "" {
-		return nil, errf("invalid_agent", "agent must not be empty")
+	agent, err := reportedAgent(p.Agent)
+	if err != nil {
+		return nil, err
 	}
 	return s.onReport(p.PaneID, p.Source, p.Seq, func(pn *pane) {
 		if pn.agent == "" && officialSource(p.Source, agent) {
