@@ -204,8 +204,8 @@ func (c *agentLogsCmd) Run(a *app) error {
 		return err
 	}
 	var r logsResult
-	if err := json.Unmarshal(raw, &r); err != nil {
-		return wire.Internal("decode", "cannot decode agent.logs result: "+err.Error())
+	if err := decodeResult("agent.logs", raw, &r); err != nil {
+		return err
 	}
 	printed := len(r.Entries)
 	if follow && c.Tail != nil && uint(len(r.Entries)) > *c.Tail {
@@ -308,8 +308,8 @@ func (c *agentWaitCmd) Run(a *app) error {
 		return err
 	}
 	var r waitResult
-	if err := json.Unmarshal(raw, &r); err != nil {
-		return wire.Internal("decode", "cannot decode agent.wait result: "+err.Error())
+	if err := decodeResult("agent.wait", raw, &r); err != nil {
+		return err
 	}
 	if a.json {
 		a.printOK(raw)
@@ -423,8 +423,8 @@ func (c *agentKillCmd) Run(a *app) error {
 			Reason string `json:"reason"`
 		} `json:"skipped"`
 	}
-	if err := json.Unmarshal(raw, &r); err != nil {
-		return wire.Internal("decode", "cannot decode agent.kill result: "+err.Error())
+	if err := decodeResult("agent.kill", raw, &r); err != nil {
+		return err
 	}
 	if a.json {
 		a.printOK(raw)

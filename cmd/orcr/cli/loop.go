@@ -112,8 +112,8 @@ func (a *app) activeRuns(name string) ([]runRow, error) {
 	var r struct {
 		Runs []runRow `json:"runs"`
 	}
-	if err := json.Unmarshal(raw, &r); err != nil {
-		return nil, wire.Internal("decode", "cannot decode loop.run.ls result: "+err.Error())
+	if err := decodeResult("loop.run.ls", raw, &r); err != nil {
+		return nil, err
 	}
 	return r.Runs, nil
 }
@@ -164,8 +164,8 @@ func (c *loopLogsCmd) Run(a *app) error {
 		return err
 	}
 	var r loopLines
-	if err := json.Unmarshal(raw, &r); err != nil {
-		return wire.Internal("decode", "cannot decode loop.logs result: "+err.Error())
+	if err := decodeResult("loop.logs", raw, &r); err != nil {
+		return err
 	}
 	if a.json {
 		a.printOK(raw)

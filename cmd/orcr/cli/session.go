@@ -10,6 +10,7 @@ import (
 
 	"github.com/orcr-go/orcr/config"
 	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/wire"
 )
 
 // resolveHome resolves the home without touching it (server stop, server logs).
@@ -74,6 +75,15 @@ func (a *app) call(method string, params any) (json.RawMessage, error) {
 		return nil, err
 	}
 	return raw, nil
+}
+
+// decodeResult decodes the raw result of method into v; a result that does not
+// decode is an internal "decode" error naming the method.
+func decodeResult(method string, raw json.RawMessage, v any) error {
+	if err := json.Unmarshal(raw, v); err != nil {
+		return wire.Internal("decode", "cannot decode "+method+" result: "+err.Error())
+	}
+	return nil
 }
 
 // request sends method with params and prints the result via human (see [app.emit]).
