@@ -222,34 +222,25 @@ func (c *agentLogsCmd) Run(a *app) error {
 	} else {
 		a.printLogs(&r)
 	}
-	if !follow {
+	if !follow || r.Resolved == "latest_ended" {
 		return nil
 	}
-	t := time.NewTicker(agentLogsPoll)
-	defer t.Stop()
-	for r.Resolved != "latest_ended" {
-		select {
-		case <-a.ctx.Done():
-			return nil
-		case <-t.C:
-		}
+	return a.poll(agentLogsPoll, func() (bool, error) {
 		var next logsResult
 		if err := cl.Call(a.ctx, "agent.logs", p, &next); err != nil {
-			continue // transient errors are skipped
+			return false, nil // transient errors are skipped
 		}
-		r.Resolved = next.Resolved
-		if len(next.Entries) <= printed {
-			continue
+		if len(next.Entries) > printed {
+			fresh := next.Entries[printed:]
+			printed = len(next.Entries)
+			if a.json {
+				a.printOKValue(map[string]any{"entries": fresh})
+			} else {
+				a.printLogs(&logsResult{Entries: fresh})
+			}
 		}
-		fresh := next.Entries[printed:]
-		printed = len(next.Entries)
-		if a.json {
-			a.printOKValue(map[string]any{"entries": fresh})
-		} else {
-			a.printLogs(&logsResult{Entries: fresh})
-		}
-	}
-	return nil
+		return next.Resolved == "latest_ended", nil
+	})
 }
 
 // agentLogsPoll is the `agent logs --follow` polling interval.

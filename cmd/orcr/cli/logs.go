@@ -77,37 +77,31 @@ func (c *serverLogsCmd) Run(a *app) error {
 // lines; a file shorter than offset (rotated or truncated) is read again from the
 // start. It returns nil when the context ends.
 func (a *app) followLog(path string, offset int64, emitLine func([]byte)) error {
-	t := time.NewTicker(serverLogPoll)
-	defer t.Stop()
-	for {
-		select {
-		case <-a.ctx.Done():
-			return nil
-		case <-t.C:
-		}
+	return a.poll(serverLogPoll, func() (bool, error) {
 		fi, err := os.Stat(path)
 		if errors.Is(err, fs.ErrNotExist) {
-			continue
+			return false, nil
 		}
 		if err != nil {
-			return logReadError(path, err)
+			return false, logReadError(path, err)
 		}
 		if fi.Size() < offset {
 			offset = 0
 		}
 		if fi.Size() == offset {
-			continue
+			return false, nil
 		}
 		data, err := readLog(path, offset)
 		if err != nil {
-			return err
+			return false, err
 		}
 		complete := data[:bytes.LastIndexByte(data, '\n')+1]
 		for _, l := range splitLines(complete) {
 			emitLine(l)
 		}
 		offset += int64(len(complete))
-	}
+		return false, nil
+	})
 }
 
 // readLog reads path from offset to its end; a missing file reads as empty.

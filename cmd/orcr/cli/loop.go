@@ -176,23 +176,17 @@ func (c *loopLogsCmd) Run(a *app) error {
 		return nil
 	}
 	printed := len(r.Lines)
-	t := time.NewTicker(loopLogsPoll)
-	defer t.Stop()
-	for {
-		select {
-		case <-a.ctx.Done():
-			return nil
-		case <-t.C:
-		}
+	return a.poll(loopLogsPoll, func() (bool, error) {
 		var next loopLines
 		if err := cl.Call(a.ctx, "loop.logs", p, &next); err != nil {
-			continue
+			return false, nil // transient errors are skipped
 		}
 		if len(next.Lines) > printed {
 			a.printLoopLines(next.Lines[printed:])
 			printed = len(next.Lines)
 		}
-	}
+		return false, nil
+	})
 }
 
 // loopLogsPoll is the `loop logs --follow` polling interval.
