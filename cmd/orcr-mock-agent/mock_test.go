@@ -57,6 +57,18 @@ func waitFor(t *testing.T, d time.Duration, cond func() bool, msg string, args .
 	}
 }
 
+// shortDir makes a temporary directory with a short path, removed when the test
+// ends: a socket path under t.TempDir() can pass the Unix limit of 104-108 bytes.
+func shortDir(t testing.TB) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
+
 // herdrCallRecord is one request received by the fake herdr.
 type herdrCallRecord struct {
 	Method string
@@ -176,11 +188,7 @@ type mockProc struct {
 // environment ("K=V").
 func startMock(t *testing.T, env ...string) *mockProc {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "m")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
+	dir := shortDir(t)
 	m := &mockProc{t: t, dir: dir, dataDir: filepath.Join(dir, "d"), exited: make(chan struct{})}
 	socket := filepath.Join(dir, "h.sock")
 	m.herdr = newFakeHerdr(t, socket, filepath.Join(m.dataDir, "transcript.jsonl"))
@@ -196,6 +204,7 @@ func startMock(t *testing.T, env ...string) *mockProc {
 		"ORCR_AGENT_DATA_DIR=" + m.dataDir,
 		"ORCR_PATH=/team/worker",
 	}, env...)
+	var err error
 	m.pty, err = pty.StartWithSize(m.cmd, &pty.Winsize{Rows: 40, Cols: 120})
 	if err != nil {
 		t.Fatal(err)
@@ -597,11 +606,7 @@ func TestNoReportNoTranscript(t *testing.T) {
 
 func TestMockSocketOverrides(t *testing.T) {
 	t.Parallel()
-	dir, err := os.MkdirTemp("", "m")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
+	dir := shortDir(t)
 	other := newFakeHerdr(t, filepath.Join(dir, "o.sock"), "")
 	m := startMock(t, "ORCR_MOCK_HERDR_SOCKET="+filepath.Join(dir, "o.sock"), "ORCR_MOCK_PANE_ID=w9:p9",
 		"ORCR_MOCK_AGENT=claude", "ORCR_MOCK_SESSION_ID=s-1")
@@ -635,11 +640,7 @@ func TestHerdrUnreachable(t *testing.T) {
 // of input exits after the queued turns.
 func TestPipedStdin(t *testing.T) {
 	t.Parallel()
-	dir, err := os.MkdirTemp("", "m")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
+	dir := shortDir(t)
 	cmd := exec.Command(mockBin)
 	cmd.Env = []string{"ORCR_AGENT_DATA_DIR=" + dir}
 	cmd.Stdin = strings.NewReader("say=one turn_ms=50\n\nsecond\n")
