@@ -298,6 +298,20 @@ func (s *Session) findLeaf(p *pane) *node {
 	return found
 }
 
+// replaceNode puts nw where old stands in t's layout: in old's parent, or as the
+// root. old keeps its parent link; the caller relinks it if it stays in the tree.
+func (t *tab) replaceNode(old, nw *node) {
+	nw.parent = old.parent
+	switch {
+	case old.parent == nil:
+		t.root = nw
+	case old.parent.first == old:
+		old.parent.first = nw
+	default:
+		old.parent.second = nw
+	}
+}
+
 // tabVisible reports whether t is the active tab of the active workspace.
 func (s *Session) tabVisible(t *tab) bool {
 	return t != nil && s.active == t.ws && t.ws.activeTab == t

@@ -126,14 +126,8 @@ func (s *Session) hPaneMove(raw json.RawMessage) (any, error) {
 		if d.Ratio != nil {
 			ratio = *d.Ratio
 		}
-		split := &node{direction: d.Split, ratio: ratio, parent: targetLeaf.parent}
-		if targetLeaf.parent == nil {
-			dstTab.root = split
-		} else if targetLeaf.parent.first == targetLeaf {
-			targetLeaf.parent.first = split
-		} else {
-			targetLeaf.parent.second = split
-		}
+		split := &node{direction: d.Split, ratio: ratio}
+		dstTab.replaceNode(targetLeaf, split)
 		split.first, split.second = targetLeaf, leaf
 		targetLeaf.parent, leaf.parent = split, split
 	} else {

@@ -191,14 +191,7 @@ func (s *Session) detachPaneLocked(p *pane) (closedTab, closedWS string) {
 		if sib == leaf {
 			sib = par.second
 		}
-		sib.parent = par.parent
-		if par.parent == nil {
-			t.root = sib
-		} else if par.parent.first == par {
-			par.parent.first = sib
-		} else {
-			par.parent.second = sib
-		}
+		t.replaceNode(par, sib)
 	}
 	if t.focused == p {
 		t.focused = nil
