@@ -35,13 +35,16 @@ func cmdServer(session string, stderr io.Writer) int {
 		// A named-session server has HERDR_SESSION in its own environment.
 		opts.Env = append(os.Environ(), "HERDR_SESSION="+session)
 	}
+	// Catch the signals before the socket answers: a client that sees the socket and
+	// stops the server at once must get a clean stop, not the default signal death.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
+	defer signal.Stop(sig)
 	s, err := herdrtest.NewSession(opts, session)
 	if err != nil {
 		fmt.Fprintf(stderr, "error: %v\n", err)
 		return 1
 	}
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
 	select {
 	case <-sig:
 		_ = s.Close()
