@@ -88,6 +88,24 @@ type (
 	}
 	// recoverAgent runs restart recovery for a row found live at start.
 	recoverAgent struct{ UUID string }
+	// ParkAgent (GC park sweep, no reply) moves an idle gc-auto agent whose idle
+	// streak began at or before IdleBefore (unix ms) to workspace idle (M17).
+	ParkAgent struct {
+		UUID       string
+		IdleBefore int64
+	}
+	// ReapAgent (GC reap sweep) ends a parked agent whose parked_at is at or before
+	// ParkedBefore (unix ms) reaped, closing its pane (M19). Reply: ReapResult.
+	ReapAgent struct {
+		UUID         string
+		ParkedBefore int64
+	}
+	// ReapResult answers ReapAgent. Reaped is true when the row ended reaped (its slot
+	// is free).
+	ReapResult struct {
+		Reaped bool
+		Err    error
+	}
 )
 
 type opDone struct {
@@ -121,10 +139,20 @@ func newAgentProps(env *AgentEnv, uuid string) *actor.Props {
 
 func (a *agentActor) Receive(c actor.Context) {
 	switch m := c.Message().(type) {
-	case StartAgent, SendInput, KillAgent, recoverAgent:
+	case StartAgent, SendInput, KillAgent, recoverAgent, ParkAgent, ReapAgent:
 		if a.ended {
 			a.reject(c, c.Sender(), m)
 			return
+		}
+		// GC sweeps repeat every tick: one waiting park or reap is enough.
+		switch m.(type) {
+		case ParkAgent, ReapAgent:
+			for i := range a.queue {
+				if fmt.Sprintf("%T", a.queue[i].msg) == fmt.Sprintf("%T", m) {
+					a.reject(c, c.Sender(), m)
+					return
+				}
+			}
 		}
 		a.queue = append(a.queue, queuedOp{msg: m, sender: c.Sender()})
 		a.next(c)
@@ -183,6 +211,8 @@ func (a *agentActor) reject(c actor.Context, to *actor.PID, m any) {
 		c.Send(to, SendResult{Err: gone})
 	case KillAgent:
 		c.Send(to, KillResult{})
+	case ReapAgent:
+		c.Send(to, ReapResult{})
 	}
 }
 
@@ -216,6 +246,11 @@ func (a *agentActor) next(c actor.Context) {
 		case KillAgent:
 			res := w.kill(m.Reason)
 			done.result, done.ended = res, true
+		case ParkAgent:
+			w.park(m.IdleBefore)
+		case ReapAgent:
+			res := w.reap(m.ParkedBefore)
+			done.result, done.ended = res, res.Reaped
 		}
 		root.Send(self, done)
 	}()
@@ -445,7 +480,7 @@ func (w *agentWork) spawn() (ended bool) {
 		}
 		return false
 	}
-	res := w.deliver(*l.Prompt, []string{"starting"}, pl.TerminalID)
+	res := w.deliver(*l.Prompt, []string{"starting"}, pl.TerminalID, "")
 	if res.Err != nil && !wire.Is(res.Err, wire.NotFound, "") {
 		w.fail(res.Err)
 		return true
@@ -483,7 +518,7 @@ func (w *agentWork) pollAgentSession(terminal string) {
 // deliver opens the next turn (status → working, input_seq+1, turn row, input intent)
 // before typing, then types the text and Enter (the two-call rule) and records the
 // applied fact (lifecycle.md §9, M6/M13).
-func (w *agentWork) deliver(prompt string, from []string, target string) SendResult {
+func (w *agentWork) deliver(prompt string, from []string, target, while string) SendResult {
 	type opened struct {
 		seq      int64
 		opID     string
@@ -512,7 +547,10 @@ func (w *agentWork) deliver(prompt string, from []string, target string) SendRes
 			return nil, err
 		}
 		id, _, err := tx.Intent("agent.input_requested", w.uuid, map[string]any{"input_seq": seq, "target": target, "bytes": len(prompt)})
-		return opened{seq: seq, opID: id, path: s.Path, while: s.Status, provider: s.Provider}, err
+		if while == "" {
+			while = s.Status
+		}
+		return opened{seq: seq, opID: id, path: s.Path, while: while, provider: s.Provider}, err
 	})
 	if err != nil {
 		return SendResult{UUID: w.uuid, Err: err}
@@ -547,7 +585,22 @@ func (w *agentWork) send(prompt string) SendResult {
 		return SendResult{Err: wire.Conflict(fmt.Sprintf("agent %s has no pane yet (status %s)", st.Path, st.Status),
 			"current_status", st.Status)}
 	}
-	return w.deliver(prompt, []string{"starting", "working", "idle", "blocked", "parked"}, st.TerminalID)
+	// A parked agent (or one with a move left in flight) is moved home first (M18);
+	// the delivery then reports the status the send found.
+	while := st.Status
+	if st.Status == "parked" || st.MoveState != "none" {
+		if st, err = w.unpark(st); err != nil {
+			return SendResult{Err: err}
+		}
+		if st.Status == "ended" || st.Status == "lost" {
+			return SendResult{Err: wire.New(wire.NotFound, "agent "+st.Path+" is "+st.Status, "target", st.Path)}
+		}
+		if st.Status == "parked" {
+			return SendResult{Err: wire.Conflict(fmt.Sprintf("agent %s could not be un-parked", st.Path),
+				"current_status", st.Status)}
+		}
+	}
+	return w.deliver(prompt, []string{"starting", "working", "idle", "blocked"}, st.TerminalID, while)
 }
 
 // kill shuts a live row down: the provider's shutdown line (if any) and grace, then
@@ -620,8 +673,26 @@ func (w *agentWork) recover() (ended bool) {
 		return true
 	}
 	intents, _ := w.env.DB.OpenIntents()
+	if st.MoveState != "none" {
+		// A move cut off by a restart: finish or roll it back by token, closing its
+		// intent as repaired (lifecycle.md §13.3). herdr unreachable: the lease stays
+		// and the next send (or restart) retries.
+		moveOp := ""
+		for _, in := range intents {
+			if in.Ref == w.uuid && in.Kind == "agent.move_requested" {
+				moveOp = in.OpID
+			}
+		}
+		if err := w.recoverMove(st, moveOp); err != nil {
+			w.log().Warn("move recovery deferred", "err", err)
+		}
+		intents, _ = w.env.DB.OpenIntents()
+		if st, err = w.state(); err != nil {
+			return true
+		}
+	}
 	for _, in := range intents {
-		if in.Ref != w.uuid {
+		if in.Ref != w.uuid || (in.Kind == "agent.move_requested" && st.MoveState != "none") {
 			continue
 		}
 		opID := in.OpID
@@ -668,7 +739,7 @@ func (w *agentWork) recover() (ended bool) {
 		})
 		return false
 	}
-	res := w.deliver(*l.Prompt, []string{"starting"}, st.TerminalID)
+	res := w.deliver(*l.Prompt, []string{"starting"}, st.TerminalID, "")
 	if res.Err != nil {
 		w.fail(res.Err)
 		return true

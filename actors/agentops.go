@@ -199,6 +199,7 @@ func opPromote(caps Caps, maxStartingMS int64, barriers *Barriers) store.Op {
 type agentState struct {
 	UUID, Path, Status, Provider, GCMode string
 	TerminalID, PaneID, Session          string
+	MoveState, MoveToken                 string // move_state ("none" when idle) and its lease
 	CancelRequested                      bool
 	InputSeq                             int64
 	Managed                              bool
@@ -206,17 +207,17 @@ type agentState struct {
 
 func readAgentState(q store.Querier, tx *store.Tx, uuid string) (agentState, error) {
 	var s agentState
-	var provider, gc, term, pane, sess sql.NullString
+	var provider, gc, term, pane, sess, token sql.NullString
 	var managed, cancel int
 	query := `SELECT uuid, path, status, agent, gc_mode, terminal_id, pane_id, herdr_session,
-		cancel_requested, input_seq, managed FROM agents WHERE uuid = ?`
+		cancel_requested, input_seq, managed, move_state, move_token FROM agents WHERE uuid = ?`
 	var row interface{ Scan(...any) error }
 	if tx != nil {
 		row = tx.QueryRow(query, uuid)
 	} else {
 		row = q.QueryRowContext(contextBG, query, uuid)
 	}
-	err := row.Scan(&s.UUID, &s.Path, &s.Status, &provider, &gc, &term, &pane, &sess, &cancel, &s.InputSeq, &managed)
+	err := row.Scan(&s.UUID, &s.Path, &s.Status, &provider, &gc, &term, &pane, &sess, &cancel, &s.InputSeq, &managed, &s.MoveState, &token)
 	if err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return s, wire.New(wire.NotFound, fmt.Sprintf("no agent %s", uuid), "target", uuid)
@@ -225,6 +226,7 @@ func readAgentState(q store.Querier, tx *store.Tx, uuid string) (agentState, err
 	}
 	s.Provider, s.GCMode, s.TerminalID, s.PaneID, s.Session = provider.String, gc.String, term.String, pane.String, sess.String
 	s.CancelRequested, s.Managed = cancel == 1, managed == 1
+	s.MoveToken = token.String
 	return s, nil
 }
 

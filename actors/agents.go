@@ -35,6 +35,10 @@ func (a *agentsActor) Receive(c actor.Context) {
 		c.Forward(a.child(c, m.UUID))
 	case KillAgent:
 		c.Forward(a.child(c, m.UUID))
+	case ParkAgent:
+		c.Send(a.child(c, m.UUID), m)
+	case ReapAgent:
+		c.Forward(a.child(c, m.UUID))
 	case StatusReport:
 		c.Send(a.child(c, m.UUID), m)
 	case CancelSpawn:

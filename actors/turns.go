@@ -92,6 +92,16 @@ func (w *agentWork) evaluate(r StatusReport) (ended bool) {
 	}
 	tun := w.tuning(st.Provider)
 	now := r.At.UnixMilli()
+	if st.Status == "parked" && (r.Status == herdr.StatusWorking || r.Status == herdr.StatusBlocked) {
+		// A parked agent that works again (or asks something) is moved home first
+		// (lifecycle.md §10.2, M18; quirk Q3: our decision for blocked too).
+		cur, err := w.unpark(st.agentState)
+		if err != nil {
+			w.log().Warn("un-park on herdr activity failed", "err", err)
+			return false
+		}
+		st.agentState = cur
+	}
 	switch r.Status {
 	case herdr.StatusWorking:
 		w.sawWorking(st, now)

@@ -13,7 +13,8 @@ import (
 )
 
 // startAgentCore starts the herdr driver, the agents actor (which runs restart
-// recovery) and the queue actor, in that order (actors/doc.go).
+// recovery), the queue actor, the completion monitor and the GC actor, in that order
+// (actors/doc.go).
 func (s *Server) startAgentCore() error {
 	bin, err := herdr.FindBinary(s.cfg.Herdr.Bin, s.getenv)
 	if err != nil {
@@ -58,14 +59,21 @@ func (s *Server) startAgentCore() error {
 	}), "monitor"); err != nil {
 		return wire.Internal("actor", "cannot start the completion monitor: "+err.Error())
 	}
+	if s.gcPID, err = s.sys.Root.SpawnNamed(actors.NewGCProps(actors.GCSpec{
+		Env: s.agentEnv, Agents: s.agentsPID, Queue: s.queuePID,
+		IdleAfter: s.cfg.Timings.IdleAfter, KillAfter: s.cfg.Timings.KillAfter, Tick: s.cfg.Timings.GCTick,
+	}), "gc"); err != nil {
+		return wire.Internal("actor", "cannot start the gc actor: "+err.Error())
+	}
 	return nil
 }
 
-// stopAgentCore stops the queue (no more promotions), then the agents (running ops are
+// stopAgentCore stops the GC, the monitor and the queue (no more sweeps, polls or
+// promotions), then the agents (running ops are
 // canceled at their next checkpoint and waited for: they may still be writing), then
 // the herdr driver. The store actor stops after this returns.
 func (s *Server) stopAgentCore() {
-	for _, pid := range []*actor.PID{s.monitorPID, s.queuePID} {
+	for _, pid := range []*actor.PID{s.gcPID, s.monitorPID, s.queuePID} {
 		if pid != nil {
 			s.sys.Root.PoisonFuture(pid).Wait()
 		}

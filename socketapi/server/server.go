@@ -53,6 +53,7 @@ type Server struct {
 	storePID   *actor.PID
 	queuePID   *actor.PID
 	monitorPID *actor.PID
+	gcPID      *actor.PID
 	agentsPID  *actor.PID
 	driver     *herdr.Driver
 	herdrBin   string

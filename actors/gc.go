@@ -1,0 +1,126 @@
+package actors
+
+import (
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/orcr-go/orcr/actors/actorkit"
+)
+
+// GCSpec configures the GC actor (lifecycle.md §12.2, config.md timings).
+type GCSpec struct {
+	Env       *AgentEnv
+	Agents    *actor.PID // receives ParkAgent and ReapAgent
+	Queue     *actor.PID // poked after a reap freed a slot
+	IdleAfter time.Duration
+	KillAfter time.Duration
+	Tick      time.Duration
+}
+
+type gcTick struct{ gen int64 }
+
+// gcSwept is one sweep's candidates, read on the sweep goroutine.
+type gcSwept struct {
+	park, reap             []string
+	idleBefore, parkBefore int64
+}
+
+// gcActor runs the park and reap sweeps every Tick. It only selects candidates (a
+// read on a goroutine, at most one in flight) and hands each to its agent actor:
+// ParkAgent (a plain send) and ReapAgent (a Request; the ReapResult comes back as a
+// message and a reap that freed a slot pokes the queue). The agent actor re-checks
+// every condition under its move lock, so a stale candidate is harmless. Ticks use
+// time.AfterFunc with a generation, like the queue.
+type gcActor struct {
+	spec  GCSpec
+	gen   int64
+	timer *time.Timer
+	busy  bool
+}
+
+// NewGCProps returns the GC actor's props.
+func NewGCProps(spec GCSpec) *actor.Props {
+	return actorkit.Props(spec.Env.Log, func() actor.Actor { return &gcActor{spec: spec} })
+}
+
+func (g *gcActor) Receive(c actor.Context) {
+	switch m := c.Message().(type) {
+	case *actor.Started:
+		g.arm(c)
+	case gcTick:
+		if m.gen != g.gen || g.busy {
+			return
+		}
+		g.busy = true
+		self, root, env := c.Self(), c.ActorSystem().Root, g.spec.Env
+		idleAfter, killAfter := g.spec.IdleAfter, g.spec.KillAfter
+		env.Ops.Add(1)
+		go func() {
+			defer env.Ops.Done()
+			root.Send(self, sweep(env, idleAfter, killAfter))
+		}()
+	case gcSwept:
+		g.busy = false
+		for _, u := range m.park {
+			c.Send(g.spec.Agents, ParkAgent{UUID: u, IdleBefore: m.idleBefore})
+		}
+		for _, u := range m.reap {
+			c.Request(g.spec.Agents, ReapAgent{UUID: u, ParkedBefore: m.parkBefore})
+		}
+		g.arm(c)
+	case ReapResult:
+		if m.Err != nil {
+			g.spec.Env.Log.Warn("gc: reap failed", "err", m.Err)
+		}
+		if m.Reaped && g.spec.Queue != nil {
+			c.Send(g.spec.Queue, PokeQueue{})
+		}
+	case *actor.Stopping:
+		g.gen++
+		if g.timer != nil {
+			g.timer.Stop()
+		}
+	}
+}
+
+func (g *gcActor) arm(c actor.Context) {
+	g.gen++
+	gen, self, root := g.gen, c.Self(), c.ActorSystem().Root
+	if g.timer != nil {
+		g.timer.Stop()
+	}
+	g.timer = time.AfterFunc(g.spec.Tick, func() { root.Send(self, gcTick{gen: gen}) })
+}
+
+// sweep selects the park candidates (managed, gc auto, idle, no move in flight, idle
+// streak at least idleAfter old) and the reap candidates (parked at least killAfter).
+func sweep(env *AgentEnv, idleAfter, killAfter time.Duration) gcSwept {
+	now := time.Now()
+	s := gcSwept{idleBefore: now.Add(-idleAfter).UnixMilli(), parkBefore: now.Add(-killAfter).UnixMilli()}
+	if env.Herdr == nil {
+		return s
+	}
+	s.park = selectUUIDs(env, `SELECT uuid FROM agents WHERE managed = 1 AND gc_mode = 'auto' AND status = 'idle'
+		AND move_state = 'none' AND idle_since IS NOT NULL AND idle_since <= ? ORDER BY idle_since`, s.idleBefore)
+	s.reap = selectUUIDs(env, `SELECT uuid FROM agents WHERE managed = 1 AND status = 'parked'
+		AND parked_at IS NOT NULL AND parked_at <= ? ORDER BY parked_at`, s.parkBefore)
+	return s
+}
+
+func selectUUIDs(env *AgentEnv, q string, args ...any) []string {
+	rows, err := env.DB.Reader().QueryContext(contextBG, q, args...)
+	if err != nil {
+		env.Log.Warn("gc: cannot read agents", "err", err)
+		return nil
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var u string
+		if rows.Scan(&u) == nil {
+			out = append(out, u)
+		}
+	}
+	return out
+}
