@@ -145,10 +145,9 @@ func (a *agentActor) Receive(c actor.Context) {
 			return
 		}
 		// GC sweeps repeat every tick: one waiting park or reap is enough.
-		switch m.(type) {
-		case ParkAgent, ReapAgent:
+		if gcOp(m) != "" {
 			for i := range a.queue {
-				if fmt.Sprintf("%T", a.queue[i].msg) == fmt.Sprintf("%T", m) {
+				if gcOp(a.queue[i].msg) == gcOp(m) {
 					a.reject(c, c.Sender(), m)
 					return
 				}
@@ -198,6 +197,17 @@ func (a *agentActor) Receive(c actor.Context) {
 			a.cancel()
 		}
 	}
+}
+
+// gcOp names a GC sweep op ("" for any other message).
+func gcOp(m any) string {
+	switch m.(type) {
+	case ParkAgent:
+		return "park"
+	case ReapAgent:
+		return "reap"
+	}
+	return ""
 }
 
 // reject answers an op that can no longer run because the row ended.

@@ -15,11 +15,15 @@
 //	│   └── herdr-session-<name>-<n>  one connection actor per herdr session
 //	├── agents                     routes by uuid; runs restart recovery at start
 //	│   └── <agent>                one per managed agent with work to do: spawn pipeline,
-//	│                              input delivery, kill, recovery — one op at a time
+//	│                              input delivery, kill, park, un-park, reap, recovery —
+//	│                              one op at a time
 //	├── queue                      FIFO promotion under the caps, stuck-start guard,
 //	│                              --timeout deadline sweep
 //	├── monitor                    completion monitor: one agent.list per tick for all
 //	│                              managed agents, StatusReport fanned out per agent
+//	├── gc                         every timings.gc_tick: park sweep (idle gc-auto rows
+//	│                              idle for idle_after) and reap sweep (parked rows parked
+//	│                              for kill_after); selects only, the agent actors act
 //	├── conn/<n>                   one per accepted client connection (socketapi/server)
 //	│   └── <subscription>         one per events.subscribe / watch.open on that connection
 //
@@ -39,6 +43,8 @@
 //	request goroutines  → store            Write → WriteResult
 //	request goroutines  → agents → <agent> SendInput → SendResult, KillAgent → KillResult
 //	                                       (agents Forwards, so the reply goes straight back)
+//	gc                  → agents → <agent> ReapAgent → ReapResult (Forwarded; the reply
+//	                                       arrives at gc as a message)
 //	queue               → store            Write(promotion) → WriteResult
 //	subscription        → store            Bounds → BoundsResult, WatchOpen → WatchOpenResult
 //	op goroutines       → store, herdr     (edge code of an agent actor, see below)
@@ -48,6 +54,8 @@
 // store → subscription (EventsCommitted after every commit, PinDropped); connection
 // writer callbacks → subscription (credit for written frames); server → conn (stopConn);
 // queue → agents (StartAgent per promoted row, CancelSpawn/KillAgent for deadlines);
+// gc → agents → <agent> (ParkAgent; a park or reap already waiting behind an op absorbs
+// a repeat); gc → queue (PokeQueue after a reap freed a slot);
 // monitor → agents → <agent> (StatusReport; reports waiting behind an op coalesce to the
 // newest); request goroutines → queue (PokeQueue)
 // and → agents (CancelSpawn); op goroutines → their agent actor (opDone). The store
@@ -56,8 +64,17 @@
 // An agent actor never blocks: each operation runs on an op goroutine (edge code) that
 // may block on herdr calls and on store futures, and reports back with opDone; requests
 // that arrive meanwhile wait in the actor's queue, which makes the actor the agent's
-// move lock. A kill of a starting row does not queue behind the spawn: the handler sets
-// the cancel interlock through the store and sends CancelSpawn, and the pipeline closes
+// move lock: park, un-park (inside a send, or inside a StatusReport when herdr reports a
+// parked agent working or blocked), reap and move recovery never overlap a send or a
+// kill of the same agent. Moves are two-phase (actors/move.go): a compare-and-set takes
+// the move_state/move_token lease with agent.move_requested in one transaction, then
+// Session.Move, then a compare-and-set on the token applies status, location and
+// agent.move_applied (or rolls the lease back with move_applied ok:false). A move a
+// crash left in flight is finished or rolled back by the recoverAgent op at restart
+// (by the pane's workspace), or by the next send.
+//
+// A kill of a starting row does not queue behind the spawn: the handler sets the
+// cancel interlock through the store and sends CancelSpawn, and the pipeline closes
 // any pane it made at its next checkpoint. Nothing blocks on Result() inside a
 // Receive; an actor that needs an answer uses Request (the reply arrives as a message)
 // or RequestFuture with ReenterAfter.
@@ -84,7 +101,10 @@
 //     those frames to flush, then every connection is closed.
 //  4. Reader goroutines end with their sockets; the remaining request goroutines are
 //     waited for.
-//  5. The monitor and the queue stop (no more polls or promotions); the agents actor stops its children, whose
+//  5. The gc, the monitor and the queue stop, in that order (no more sweeps, polls or
+//     promotions; a ReapResult arriving after gc stopped goes to dead letters, and
+//     the next start's queue pass promotes into the freed slot); the agents actor
+//     stops its children, whose
 //     op goroutines see their context canceled at the next checkpoint and are waited for
 //     (they may still be writing); then the herdr supervisor and its session actors
 //     stop. A spawn cut off here is finished or failed by restart recovery.
