@@ -14,6 +14,7 @@ import (
 	"github.com/orcr-go/orcr/herdr"
 	"github.com/orcr-go/orcr/socketapi"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
+	"github.com/orcr-go/orcr/store"
 )
 
 // gcConfig is a config document with fast GC timings.
@@ -305,5 +306,126 @@ func TestGCWaitOnParkedSettles(t *testing.T) {
 	}
 	if e := res.Targets[0]; e.Status != "parked" || e.Reason != "turn_complete" || !e.OK {
 		t.Errorf("wait on parked: got %+v, want parked ok turn_complete", e)
+	}
+}
+
+// A move cut off by a server stop is settled at restart (lifecycle.md §13.3): a park
+// whose pane already reached workspace idle is finished (parked), one whose pane never
+// moved is rolled back (still idle); both intents are closed, and the recovered parked
+// agent un-parks on send as usual.
+func TestGCMoveRecoveryAtRestart(t *testing.T) {
+	withHerdr := sockettest.WithHerdr(t)
+	home := sockettest.TempHome(t)
+	cfg := sockettest.WithConfig(gcConfig("", "1h"))
+	srv1 := sockettest.NewServer(t, withHerdr, sockettest.WithHome(home), cfg)
+	c1 := srv1.Client(t)
+	moved := runOK(t, c1, map[string]any{"path": "gcm/moved", "prompt": "say=hi turn_ms=100", "gc": "never"})
+	stayed := runOK(t, c1, map[string]any{"path": "gcm/stayed", "prompt": "say=hi turn_ms=100", "gc": "never"})
+	waitStatus(t, c1, moved.UUID, "idle")
+	waitStatus(t, c1, stayed.UUID, "idle")
+	var status struct {
+		Store string `json:"store"`
+	}
+	if err := c1.Call(context.Background(), "server.status", map[string]any{}, &status); err != nil || status.Store == "" {
+		t.Fatalf("server.status: %+v %v", status, err)
+	}
+	pane, _ := paneOf(t, "gcm/moved")
+	srv1.Stop()
+	if err := srv1.Wait(); err != nil {
+		t.Fatalf("first server stop: %v", err)
+	}
+
+	// Forge the crash: both rows hold a park lease with an open move intent; only the
+	// first pane reached workspace idle before the "crash".
+	db, err := store.Open(status.Store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops := []store.Op{}
+	for _, u := range []string{moved.UUID, stayed.UUID} {
+		ops = append(ops, func(tx *store.Tx) (any, error) {
+			if _, err := tx.Exec(`UPDATE agents SET move_state = 'parking', move_token = ? WHERE uuid = ?`, "tok-"+u, u); err != nil {
+				return nil, err
+			}
+			_, _, err := tx.Intent("agent.move_requested", u, map[string]any{"move": "park"})
+			return nil, err
+		})
+	}
+	if res, _, err := db.Apply(ops); err != nil {
+		t.Fatalf("forge leases: %v", err)
+	} else {
+		for _, r := range res {
+			if r.Err != nil {
+				t.Fatalf("forge leases: %v", r.Err)
+			}
+		}
+	}
+	db.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	remote := herdr.NewRemote(herdrSocket())
+	ws, err := remote.WorkspaceCreate(ctx, "idle", "")
+	if err != nil {
+		t.Fatalf("workspace.create idle: %v", err)
+	}
+	if _, err := remote.MoveToNewTab(ctx, pane.PaneID, ws.Workspace.WorkspaceID, "gcm/moved"); err != nil {
+		t.Fatalf("pane.move: %v", err)
+	}
+
+	srv2 := sockettest.NewServer(t, withHerdr, sockettest.WithHome(home), cfg)
+	c := srv2.Client(t)
+	rec := record(t, c)
+	waitStatus(t, c, moved.UUID, "parked")
+	evs := rec.waitFor(t, 20*time.Second, "both move intents closed", func(evs []ev) bool {
+		p1, p2 := movePairs(t, evs, moved.UUID), movePairs(t, evs, stayed.UUID)
+		return len(p1) == 1 && len(p2) == 1 &&
+			func() bool {
+				for _, ok := range p1 {
+					if ok == nil {
+						return false
+					}
+				}
+				for _, ok := range p2 {
+					if ok == nil {
+						return false
+					}
+				}
+				return true
+			}()
+	})
+	for _, ok := range movePairs(t, evs, moved.UUID) {
+		if !*ok {
+			t.Errorf("finished park: applied ok false")
+		}
+	}
+	for _, ok := range movePairs(t, evs, stayed.UUID) {
+		if *ok {
+			t.Errorf("rolled-back park: applied ok true")
+		}
+	}
+	if row := ls(t, c, map[string]any{"pattern": stayed.UUID})[0]; row.Status != "idle" {
+		t.Errorf("rolled-back park: status %s, want idle", row.Status)
+	}
+	if after, label := paneOf(t, "gcm/moved"); label != "idle" || after.TerminalID != pane.TerminalID {
+		t.Errorf("recovered parked pane: workspace %q terminal %s, want idle %s", label, after.TerminalID, pane.TerminalID)
+	}
+	if row := ls(t, c, map[string]any{"pattern": moved.UUID})[0]; row.PaneID == nil {
+		t.Errorf("recovered parked row has no pane: %+v", row)
+	}
+	// Both leases are gone: a send to each goes through (the parked one un-parks).
+	for _, a := range []agentRow{moved, stayed} {
+		var sent struct {
+			DeliveredWhile string `json:"delivered_while"`
+		}
+		if err := c.Call(context.Background(), "agent.send", map[string]any{"target": a.Path, "prompt": "say=again turn_ms=100"}, &sent); err != nil {
+			t.Fatalf("send to %s: %v", a.Path, err)
+		}
+		want := map[string]string{moved.UUID: "parked", stayed.UUID: "idle"}[a.UUID]
+		if sent.DeliveredWhile != want {
+			t.Errorf("send to %s: delivered while %q, want %q", a.Path, sent.DeliveredWhile, want)
+		}
+	}
+	if _, label := paneOf(t, "gcm/moved"); label != "gcm" {
+		t.Errorf("after the send the pane is in workspace %q, want gcm", label)
 	}
 }
