@@ -231,7 +231,12 @@ func TestGCReapsParkedAgentAndPromotes(t *testing.T) {
 	if got.ExitReason != "reaped" {
 		t.Errorf("exit_reason: got %q, want reaped", got.ExitReason)
 	}
-	if st := statusEvents(rec.events(), a.UUID); len(st) < 2 || st[len(st)-2] != "parked" {
+	// The stream may trail agent.ls: wait for the ended event itself.
+	evsEnded := rec.waitFor(t, 10*time.Second, "status_changed(ended)", func(evs []ev) bool {
+		st := statusEvents(evs, a.UUID)
+		return len(st) > 0 && st[len(st)-1] == "ended"
+	})
+	if st := statusEvents(evsEnded, a.UUID); len(st) < 2 || st[len(st)-2] != "parked" {
 		t.Errorf("statuses %v: want parked right before ended", st)
 	}
 	waitStatus(t, c, b.UUID, "working", "idle")
@@ -276,7 +281,11 @@ func TestGCNeverAndImmediateNotParked(t *testing.T) {
 	if got := waitStatus(t, c, imm.UUID, "ended"); got.ExitReason != "completed" {
 		t.Errorf("gc immediate agent: exit_reason %q, want completed", got.ExitReason)
 	}
-	evs := rec.events()
+	// Everything up to the control agent's end (and the immediate one's) is in the
+	// stream before it is checked.
+	evs := rec.waitFor(t, 10*time.Second, "both ended events", func(evs []ev) bool {
+		return countEvents(evs, "agent.ended", auto.UUID) == 1 && countEvents(evs, "agent.ended", imm.UUID) == 1
+	})
 	for _, u := range []string{never.UUID, immIdle.UUID, imm.UUID} {
 		for _, s := range statusEvents(evs, u) {
 			if s == "parked" {
