@@ -7,6 +7,7 @@ package server_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -183,20 +184,23 @@ func TestGCSendUnparks(t *testing.T) {
 	if sent.InputSeq != 2 || sent.DeliveredWhile != "parked" {
 		t.Errorf("send: got %+v, want input_seq 2 delivered while parked", sent)
 	}
-	evs := rec.waitFor(t, 20*time.Second, "turn 2 completed", func(evs []ev) bool {
-		return countEvents(evs, "agent.turn_completed", a.UUID) >= 2
-	})
-	st := statusEvents(evs, a.UUID)
+	// The un-park finished before the send answered; the agent works at home now (it
+	// can park again only after another idle_after).
+	if _, ws := paneOf(t, "gcs/one"); ws != "gcs" {
+		t.Errorf("un-parked agent's pane in workspace %q, want gcs", ws)
+	}
 	// …parked, idle (un-park), working (the send), idle (turn complete)…
-	found := false
-	for i := 0; i+3 < len(st); i++ {
-		if st[i] == "parked" && st[i+1] == "idle" && st[i+2] == "working" && st[i+3] == "idle" {
-			found = true
+	unparked := func(st []string) bool {
+		for i := 0; i+3 < len(st); i++ {
+			if st[i] == "parked" && st[i+1] == "idle" && st[i+2] == "working" && st[i+3] == "idle" {
+				return true
+			}
 		}
+		return false
 	}
-	if !found {
-		t.Errorf("status sequence %v lacks parked → idle → working → idle", st)
-	}
+	evs := rec.waitForD(t, 20*time.Second, "turn 2 completed after the un-park", func(evs []ev) bool {
+		return countEvents(evs, "agent.turn_completed", a.UUID) >= 2 && unparked(statusEvents(evs, a.UUID))
+	}, func(evs []ev) string { return fmt.Sprint(statusEvents(evs, a.UUID)) })
 	pairs := movePairs(t, evs, a.UUID)
 	if len(pairs) < 2 {
 		t.Errorf("move pairs: got %v, want park and un-park", pairs)
@@ -204,12 +208,6 @@ func TestGCSendUnparks(t *testing.T) {
 	for op, ok := range pairs {
 		if ok == nil || !*ok {
 			t.Errorf("move %s: applied ok = %v, want true", op, ok)
-		}
-	}
-	// Right after the turn the pane is home (it parks again only after idle_after).
-	if row := ls(t, c, map[string]any{"pattern": a.UUID})[0]; row.Status == "idle" {
-		if _, ws := paneOf(t, "gcs/one"); ws != "gcs" && ls(t, c, map[string]any{"pattern": a.UUID})[0].Status == "idle" {
-			t.Errorf("un-parked idle agent's pane in workspace %q, want gcs", ws)
 		}
 	}
 }
