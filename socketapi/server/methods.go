@@ -198,19 +198,14 @@ func (s *Server) debugEmit(ctx context.Context, c *Call) (any, error) {
 	return map[string]any{"seq": res}, nil
 }
 
-// write runs op through the store actor (the only writer) and waits for its result.
-// Only request goroutines (edge code) call it.
+// write runs op through the store actor (the only writer) and waits for its result,
+// as a protocol error. Only request goroutines (edge code) call it.
 func (s *Server) write(ctx context.Context, op store.Op) (any, error) {
-	f := s.sys.Root.RequestFuture(s.storePID, actors.Write{Op: op}, 30*time.Second)
-	res, err := f.Result()
+	v, err := actors.WriteSync(s.sys.Root, s.storePID, op)
 	if err != nil {
-		return nil, wire.Internal("store", "store actor did not answer: "+err.Error())
+		return nil, wire.From(err, "sqlite")
 	}
-	wr := res.(actors.WriteResult)
-	if wr.Err != nil {
-		return nil, wire.From(wr.Err, "sqlite")
-	}
-	return wr.Value, nil
+	return v, nil
 }
 
 // debugSetAgent is a hidden test method (ORCR_DEBUG_METHODS=1): it creates or updates a
