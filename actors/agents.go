@@ -63,26 +63,17 @@ func (a *agentsActor) child(c actor.Context, uuid string) *actor.PID {
 	if pid, ok := a.children[uuid]; ok {
 		return pid
 	}
-	pid := c.Spawn(newAgentProps(a.env, uuid))
+	pid := c.SpawnPrefix(newAgentProps(a.env, uuid), uuid+"-")
 	a.children[uuid] = pid
 	return pid
 }
 
 func (a *agentsActor) recoverAll(c actor.Context) {
-	rows, err := a.env.DB.Reader().QueryContext(contextBG, `SELECT uuid FROM agents WHERE managed = 1
-		AND status IN ('starting','working','idle','blocked','parked','lost') ORDER BY created_at`)
+	uuids, err := a.env.DB.LiveManagedUUIDs(contextBG)
 	if err != nil {
 		a.env.Log.Error("agent recovery: cannot list live agents", "err", err)
 		return
 	}
-	var uuids []string
-	for rows.Next() {
-		var u string
-		if rows.Scan(&u) == nil {
-			uuids = append(uuids, u)
-		}
-	}
-	rows.Close()
 	for _, u := range uuids {
 		c.Send(a.child(c, u), recoverAgent{UUID: u})
 	}

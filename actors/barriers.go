@@ -2,7 +2,6 @@ package actors
 
 import (
 	"context"
-	"sync"
 )
 
 var contextBG = context.Background()
@@ -12,60 +11,82 @@ type Matcher interface {
 	Match(path string) bool
 }
 
-// Barriers are the kill barriers of decisions.md D4: while one stands, agent.run /
+// Barrier is one kill barrier (docs/decisions.md D4): while it stands, agent.run and
 // agent.ask onto a matching path fail kill_in_progress and queued rows under it are not
-// promoted. They are installed and lifted through store ops (so they take effect in the
-// same order as the writes they guard) and live in memory only: a server restart ends
-// the kill call and its barriers with it.
-type Barriers struct {
-	mu   sync.Mutex
-	next int64
-	set  map[int64]barrier
+// promoted.
+type Barrier struct {
+	Target string // what the kill named, for the error message
+	M      Matcher
 }
 
-type barrier struct {
-	target string
-	m      Matcher
+// AddBarriers installs a kill call's barriers in the store actor. Key identifies the
+// call (see [System.Kill]); the reply is [BarriersAdded]. Because the store actor
+// applies writes in mailbox order, every write that reaches it after this message sees
+// the barriers.
+type AddBarriers struct {
+	Key      int64
+	Barriers []Barrier
 }
 
-// NewBarriers returns an empty set.
-func NewBarriers() *Barriers { return &Barriers{set: map[int64]barrier{}} }
+// BarriersAdded answers [AddBarriers].
+type BarriersAdded struct{}
 
-// Add installs a barrier for target and returns its id.
-func (b *Barriers) Add(target string, m Matcher) int64 {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.next++
-	b.set[b.next] = barrier{target: target, m: m}
-	return b.next
+// LiftBarriers removes every barrier a kill call installed (a plain send). It may
+// arrive before the barriers were added — the call gave up waiting — and then cancels
+// them: a key once lifted is never installed.
+type LiftBarriers struct{ Key int64 }
+
+// BarrierView is what store ops see of the kill barriers: read-only, and only on the
+// store actor's goroutine (inside the op), so the set needs no lock.
+type BarrierView interface {
+	// Covering returns the target of a barrier covering path.
+	Covering(path string) (target string, ok bool)
 }
 
-// Remove lifts the barriers ids.
-func (b *Barriers) Remove(ids ...int64) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for _, id := range ids {
-		delete(b.set, id)
+// barrierSet is the store actor's barrier state: installed and removed only in the
+// store actor's Receive, read only by ops the store actor runs. No write can leave a
+// barrier standing: they are not written by ops at all.
+type barrierSet struct {
+	byKey  map[int64][]Barrier
+	lifted map[int64]bool // lifted before they were added
+}
+
+func newBarrierSet() *barrierSet {
+	return &barrierSet{byKey: map[int64][]Barrier{}, lifted: map[int64]bool{}}
+}
+
+func (b *barrierSet) add(key int64, bs []Barrier) {
+	if b.lifted[key] {
+		delete(b.lifted, key)
+		return
 	}
+	b.byKey[key] = append(b.byKey[key], bs...)
 }
 
-// Matches reports whether any barrier covers path.
-func (b *Barriers) Matches(path string) bool {
-	_, ok := b.Match(path)
-	return ok
-}
-
-// Match returns the target of a barrier covering path.
-func (b *Barriers) Match(path string) (string, bool) {
-	if b == nil {
-		return "", false
+func (b *barrierSet) lift(key int64) {
+	if _, ok := b.byKey[key]; !ok {
+		b.lifted[key] = true
+		return
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for _, br := range b.set {
-		if br.m.Match(path) {
-			return br.target, true
+	delete(b.byKey, key)
+}
+
+// Covering implements [BarrierView].
+func (b *barrierSet) Covering(path string) (string, bool) {
+	for _, bs := range b.byKey {
+		for _, br := range bs {
+			if br.M.Match(path) {
+				return br.Target, true
+			}
 		}
 	}
 	return "", false
+}
+
+func (b *barrierSet) count() int {
+	n := 0
+	for _, bs := range b.byKey {
+		n += len(bs)
+	}
+	return n
 }

@@ -1,85 +1,101 @@
-// Package actors holds orcr's actors and the concurrency invariants of the server.
-// Keep this comment true: every change to the tree, a Request direction or the
-// shutdown order is written down here in the same commit.
+// Package actors holds orcr's use cases and the actors that carry them out, and the
+// concurrency invariants of the server. Keep this comment true: every change to the
+// tree, a Request direction or the shutdown order is written down here in the same
+// commit (TestActorTreeMatchesDoc in socketapi/server compares the running actors
+// with the tree below).
+//
+// # The facade
+//
+// [System] is the one facade every face of the server calls: the Unix socket today
+// (socketapi/server decodes params, calls a System method and encodes the result), the
+// WebSocket stream, `orcr top` and an MCP face later. Its methods (Run, Ask, Send, Kill,
+// Wait, Logs, Ls, Snapshot, Status) take typed requests and return typed results and
+// *wire.Error values. They are edge code: they run on the caller's goroutine and may
+// block on futures. All SQL lives in package store, behind named operations; this
+// package holds the rules and the order of side effects.
 //
 // # Actor tree
 //
 // All actors live in one protoactor-go system built by [actorkit.NewSystem], whose
 // library logger (including its "actor system started" line) writes to the server log,
 // never to stdout. Every Props is built by actorkit.Props, which logs a panic's stack and
-// re-panics so supervision still applies.
+// re-panics so supervision still applies. The names are the actors' ids in the process
+// registry (<...> is a variable part; a child's id is its parent's id, "/", its name).
 //
-//	root (the system's root context; no actor of ours)
-//	├── store                      the store actor: the only writer of the SQLite store
-//	├── herdr                      the herdr driver's supervisor (see herdr/doc.go)
-//	│   └── herdr-session-<name>-<n>  one connection actor per herdr session
-//	├── agents                     routes by uuid; runs restart recovery at start
-//	│   └── <agent>                one per managed agent with work to do: spawn pipeline,
-//	│                              input delivery, kill, park, un-park, reap, recovery —
-//	│                              one op at a time
-//	├── queue                      FIFO promotion under the caps, stuck-start guard,
-//	│                              --timeout deadline sweep
-//	├── monitor                    completion monitor: one agent.list per tick for all
-//	│                              managed agents, StatusReport fanned out per agent
-//	├── gc                         every timings.gc_tick: park sweep (idle gc-auto rows
-//	│                              idle for idle_after) and reap sweep (parked rows parked
-//	│                              for kill_after); selects only, the agent actors act
-//	├── conn/<n>                   one per accepted client connection (socketapi/server)
-//	│   └── <subscription>         one per events.subscribe / watch.open on that connection
+//	root
+//	├── store                        the store actor: the only writer of the SQLite store; holds the kill barriers
+//	├── herdr                        the herdr driver's supervisor (see herdr/doc.go)
+//	│   └── herdr-session-<name>-<n> one connection actor per herdr session
+//	├── monitor                      completion monitor: one agent.list per tick, reports only changes
+//	├── agents                       routes by uuid; runs restart recovery at start
+//	│   └── <uuid>-<n>               one per managed agent with work to do; keeps its row in memory
+//	├── queue                        FIFO promotion under the caps, stuck-start guard, --timeout sweep
+//	├── gc                           park and reap sweeps every timings.gc_tick (selects only)
+//	├── conn/<n>                     one per accepted client connection (socketapi/server)
+//	│   └── <subscription>           one per events.subscribe / watch.open on that connection
+//	└── wait-<n>                     one per blocked agent.wait / agent.ask: forwards commit notifications
 //
 // Each connection also has two goroutines of edge code beside its actor: the reader,
 // which decodes frames in arrival order, negotiates the protocol version and dispatches
 // (inline handlers such as handshake, schema and stop answer right there; handlers that
-// may block — api.snapshot, server.status, later the agent verbs — run on a request
-// goroutine, which may block on a future's Result(); streaming methods are sent to the
-// connection actor as openStream and become its children), and the writer, which
-// writes queued frames whole. Responses are written by the edge goroutines; actors only
-// ever enqueue (Enqueue never blocks), so a slow client cannot stall an actor.
+// may block — every facade call — run on a request goroutine, which may block on a
+// future's Result(); streaming methods are sent to the connection actor as openStream
+// and become its children), and the writer, which writes queued frames whole.
+// Responses are written by the edge goroutines; actors only ever enqueue (Enqueue never
+// blocks), so a slow client cannot stall an actor.
 //
 // # Messages and who may Request whom
 //
 // Requests (a reply is expected) only ever go down this list, so no cycle can form:
 //
-//	request goroutines  → store            Write → WriteResult
-//	request goroutines  → agents → <agent> SendInput → SendResult, KillAgent → KillResult
+//	request goroutines  → store            Write → WriteResult, AddBarriers → BarriersAdded,
+//	                                       StoreStats → StoreStatsResult
+//	request goroutines  → agents → <agent> SendInput → SendOutcome, KillAgent → KillOutcome
 //	                                       (agents Forwards, so the reply goes straight back)
 //	gc                  → agents → <agent> ReapAgent → ReapResult (Forwarded; the reply
 //	                                       arrives at gc as a message)
 //	queue               → store            Write(promotion) → WriteResult
 //	subscription        → store            Bounds → BoundsResult, WatchOpen → WatchOpenResult
+//	wait-<n>            → store            Bounds → BoundsResult (confirms its Subscribe)
 //	op goroutines       → store, herdr     (edge code of an agent actor, see below)
 //	request goroutines  → herdr supervisor driver operations (herdr/doc.go)
 //
-// Plain sends (no reply): subscription → store (Subscribe, Unsubscribe, Pin, Unpin);
-// store → subscription (EventsCommitted after every commit, PinDropped); connection
-// writer callbacks → subscription (credit for written frames); server → conn (stopConn);
-// queue → agents (StartAgent per promoted row, CancelSpawn/KillAgent for deadlines);
-// gc → agents → <agent> (ParkAgent; a park or reap already waiting behind an op absorbs
-// a repeat); gc → queue (PokeQueue after a reap freed a slot);
-// monitor → agents → <agent> (StatusReport; reports waiting behind an op coalesce to the
-// newest); request goroutines → queue (PokeQueue)
-// and → agents (CancelSpawn); op goroutines → their agent actor (opDone). The store
-// actor and the agent actors never send a Request to anyone.
+// Plain sends (no reply): subscription and wait-<n> → store (Subscribe, Unsubscribe,
+// Pin, Unpin); store → subscription and wait-<n> (EventsCommitted after every commit,
+// PinDropped); request goroutines → store (LiftBarriers, on every way out of a kill);
+// connection writer callbacks → subscription (credit for written frames); server → conn
+// (stopConn); queue → agents (StartAgent per promoted row, CancelSpawn/KillAgent for
+// deadlines); gc → agents → <agent> (ParkAgent; a park or reap already waiting behind
+// an op absorbs a repeat); gc → queue (PokeQueue after a reap freed a slot); <agent> →
+// monitor (TrackPane when the pane to watch changes); the facade → monitor (SetAgents,
+// once at start); monitor → agents → <agent> (StatusReport, only when herdr's view of the
+// pane changed); request goroutines → queue (PokeQueue) and → agents (CancelSpawn); op
+// goroutines → their agent actor (opDone); timers → <agent> (recheck), → monitor, queue,
+// gc (their ticks). The store actor, the monitor and the agent actors never send a
+// Request to anyone.
 //
-// An agent actor never blocks: each operation runs on an op goroutine (edge code) that
-// may block on herdr calls and on store futures, and reports back with opDone; requests
-// that arrive meanwhile wait in the actor's queue, which makes the actor the agent's
-// move lock: park, un-park (inside a send, or inside a StatusReport when herdr reports a
-// parked agent working or blocked), reap and move recovery never overlap a send or a
-// kill of the same agent. Moves are two-phase (actors/move.go): a compare-and-set takes
-// the move_state/move_token lease with agent.move_requested in one transaction, then
-// Session.Move, then a compare-and-set on the token applies status, location and
-// agent.move_applied (or rolls the lease back with move_applied ok:false). A move a
-// crash left in flight is finished or rolled back by the recoverAgent op at restart
-// (by the pane's workspace), or by the next send.
+// An agent actor never blocks: it loads its row once when it starts and keeps it
+// current from the results of its own ops. herdr's reports are decided in memory by
+// decideTurn (a pure function of the row, the observation and the tuning); a report
+// that changes nothing costs no SQL, no write and no goroutine, and a timing threshold
+// (stable idle, the end of the fast-turn grace window) re-decides from a timer. Work
+// that does I/O runs as an op on an op goroutine (edge code) that may block on herdr and
+// on store futures, and reports back with opDone; requests that arrive meanwhile wait
+// in the actor's queue, which makes the actor the agent's move lock: park, un-park
+// (inside a send, or a turn step when herdr reports a parked agent working or blocked),
+// reap and move recovery never overlap a send or a kill of the same agent. Moves are
+// two-phase (actors/move.go): a compare-and-set takes the move_state/move_token lease
+// with agent.move_requested in one transaction, then Session.Move, then a compare-and-set
+// on the token applies status, location and agent.move_applied (or rolls the lease back
+// with move_applied ok:false). A move a crash left in flight is finished or rolled back
+// by the recoverAgent op at restart (by the pane's workspace), or by the next send.
 //
-// A kill of a starting row does not queue behind the spawn: the handler sets the
-// cancel interlock through the store and sends CancelSpawn, and the pipeline closes
-// any pane it made at its next checkpoint. Nothing blocks on Result() inside a
-// Receive; an actor that needs an answer uses Request (the reply arrives as a message)
-// or RequestFuture with ReenterAfter.
+// A kill of a starting row does not queue behind the spawn: the facade sets the cancel
+// interlock through the store and sends CancelSpawn, and the pipeline closes any pane
+// it made at its next checkpoint. Nothing blocks on Result() inside a Receive; an actor
+// that needs an answer uses Request (the reply arrives as a message).
 //
-// # Writes and events
+// # Writes, events and kill barriers
 //
 // Every state change is a store.Op run by the store actor. Ops that queue up are
 // applied in one transaction (the actor appends each Write to a batch and sends itself
@@ -88,6 +104,12 @@
 // op that makes the change, so events.seq is gapless and a committed change always has
 // its events. After a commit the store actor sends EventsCommitted to every subscriber
 // and trims retention, never past the lowest pin held by an open watch.open.
+//
+// Kill barriers (docs/decisions.md D4) are store-actor state: AddBarriers and
+// LiftBarriers are handled in its Receive, never inside an op, and the ops that must
+// respect them (agent.run's insert, the promotion pass) read them through a
+// BarrierView on the store actor's goroutine. A kill lifts its barriers on every way
+// out, so no failed or timed-out write can leave one standing.
 //
 // # Shutdown order (server.stop, SIGTERM, SIGINT)
 //
@@ -101,13 +123,14 @@
 //     those frames to flush, then every connection is closed.
 //  4. Reader goroutines end with their sockets; the remaining request goroutines are
 //     waited for.
-//  5. The gc, the monitor and the queue stop, in that order (no more sweeps, polls or
-//     promotions; a ReapResult arriving after gc stopped goes to dead letters, and
-//     the next start's queue pass promotes into the freed slot); the agents actor
-//     stops its children, whose
-//     op goroutines see their context canceled at the next checkpoint and are waited for
-//     (they may still be writing); then the herdr supervisor and its session actors
-//     stop. A spawn cut off here is finished or failed by restart recovery.
+//  5. [System.Stop]: the gc, the monitor and the queue stop, in that order (no more
+//     sweeps, polls or promotions; a ReapResult arriving after gc stopped goes to dead
+//     letters, and the next start's queue pass promotes into the freed slot); the agents
+//     actor stops its children, whose op goroutines see their context canceled at the
+//     next checkpoint and are waited for (they may still be writing; an op cut off by
+//     the stop never ends its row failed); then the herdr supervisor and its session
+//     actors stop. A spawn cut off here is resumed (pane recorded) or put back at its
+//     place in the queue (no pane) by restart recovery.
 //  6. The store actor is poisoned last, so every Write queued before it is applied,
 //     and waited for; then the system shuts down, the database closes, the socket is
 //     unlinked and the instance lock released.

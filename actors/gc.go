@@ -101,26 +101,12 @@ func sweep(env *AgentEnv, idleAfter, killAfter time.Duration) gcSwept {
 	if env.Herdr == nil {
 		return s
 	}
-	s.park = selectUUIDs(env, `SELECT uuid FROM agents WHERE managed = 1 AND gc_mode = 'auto' AND status = 'idle'
-		AND move_state = 'none' AND idle_since IS NOT NULL AND idle_since <= ? ORDER BY idle_since`, s.idleBefore)
-	s.reap = selectUUIDs(env, `SELECT uuid FROM agents WHERE managed = 1 AND status = 'parked'
-		AND parked_at IS NOT NULL AND parked_at <= ? ORDER BY parked_at`, s.parkBefore)
+	var err error
+	if s.park, err = env.DB.ParkCandidates(contextBG, s.idleBefore); err != nil {
+		env.Log.Warn("gc: cannot read park candidates", "err", err)
+	}
+	if s.reap, err = env.DB.ReapCandidates(contextBG, s.parkBefore); err != nil {
+		env.Log.Warn("gc: cannot read reap candidates", "err", err)
+	}
 	return s
-}
-
-func selectUUIDs(env *AgentEnv, q string, args ...any) []string {
-	rows, err := env.DB.Reader().QueryContext(contextBG, q, args...)
-	if err != nil {
-		env.Log.Warn("gc: cannot read agents", "err", err)
-		return nil
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var u string
-		if rows.Scan(&u) == nil {
-			out = append(out, u)
-		}
-	}
-	return out
 }

@@ -10,11 +10,11 @@ import (
 	"github.com/orcr-go/orcr/herdr"
 )
 
-// MonitorTick is the completion monitor's period (lifecycle.md §10.2).
+// MonitorTick is the completion monitor's period (docs/lifecycle.md §10.2).
 const MonitorTick = 200 * time.Millisecond
 
-// StatusReport is herdr's view of one managed agent's pane at one poll: the agents
-// actor routes it to the agent's actor, which runs the turn state machine on it.
+// StatusReport is herdr's view of one managed agent's pane, sent to the agent's actor
+// (through the agents actor) when it differs from the view sent before.
 type StatusReport struct {
 	UUID         string
 	Status       herdr.Status // done already normalised to idle
@@ -23,25 +23,118 @@ type StatusReport struct {
 	At           time.Time
 }
 
+// TrackPane tells the monitor which pane to watch for an agent (an agent actor sends
+// it whenever that changes). An empty Terminal stops watching. A new TrackPane for an
+// agent forgets what was reported for it, so its next poll reports the pane afresh.
+type TrackPane struct {
+	UUID, Terminal, Pane string
+}
+
+// SetAgents gives the monitor the agents actor it reports to (the monitor is spawned
+// first, so the agent actors can reach it from their first message).
+type SetAgents struct{ PID *actor.PID }
+
 type monitorTick struct{ gen int64 }
-type monitorPolled struct{ reports []StatusReport }
+
+type monitorPolled struct {
+	agents []herdr.AgentInfo
+	at     time.Time
+	err    error
+}
 
 // MonitorSpec configures the completion monitor.
 type MonitorSpec struct {
-	Env    *AgentEnv
-	Agents *actor.PID
-	Tick   time.Duration // default MonitorTick
+	Env  *AgentEnv
+	Tick time.Duration // default MonitorTick
+}
+
+// seen is what the monitor last reported for one agent.
+type seen struct {
+	status  herdr.Status
+	session string // agent_session value
+	valid   bool
+}
+
+type watched struct {
+	terminal, pane string
+	last           seen
 }
 
 // monitorActor polls herdr once per tick for the owned session — one agent.list for
-// every managed agent, never one call per agent — and fans the statuses out to the
-// agent actors through the agents actor. The poll (a DB read and a herdr call) runs on
-// a goroutine; at most one is in flight, and the next tick is armed when it reports.
+// every watched agent, never one call per agent — and sends an agent's actor a
+// StatusReport only when herdr's view of its pane changed. What to watch comes from
+// the agent actors (TrackPane), kept in memory: a tick reads no SQL, and its cost in
+// the actor is one map lookup per listed pane. The herdr call runs on a goroutine; at
+// most one is in flight, and the next tick is armed when it reports.
 type monitorActor struct {
-	spec  MonitorSpec
-	gen   int64
-	timer *time.Timer
-	busy  bool
+	spec   MonitorSpec
+	agents *actor.PID
+	gen    int64
+	timer  *time.Timer
+	busy   bool
+	w      monitorState
+}
+
+// monitorState is the monitor's bookkeeping, separate from the actor so the diff can be
+// measured on its own.
+type monitorState struct {
+	byUUID map[string]*watched
+	byTerm map[string]string // terminal id → uuid
+	byPane map[string]string // pane id → uuid (fallback when herdr lists a new terminal id)
+}
+
+func newMonitorState() monitorState {
+	return monitorState{byUUID: map[string]*watched{}, byTerm: map[string]string{}, byPane: map[string]string{}}
+}
+
+// track applies one TrackPane.
+func (m *monitorState) track(t TrackPane) {
+	if old, ok := m.byUUID[t.UUID]; ok {
+		if m.byTerm[old.terminal] == t.UUID {
+			delete(m.byTerm, old.terminal)
+		}
+		if m.byPane[old.pane] == t.UUID {
+			delete(m.byPane, old.pane)
+		}
+		delete(m.byUUID, t.UUID)
+	}
+	if t.Terminal == "" {
+		return
+	}
+	m.byUUID[t.UUID] = &watched{terminal: t.Terminal, pane: t.Pane}
+	m.byTerm[t.Terminal] = t.UUID
+	if t.Pane != "" {
+		m.byPane[t.Pane] = t.UUID
+	}
+}
+
+// diff pairs herdr's agent list with the watched agents (by terminal id, stable across
+// moves, falling back to the pane id) and returns a report for each agent whose
+// status or transcript pointer changed since the last report. Agents herdr does not
+// list are left alone (lost handling belongs to reconciliation).
+func (m *monitorState) diff(list []herdr.AgentInfo, at time.Time) []StatusReport {
+	var out []StatusReport
+	for i := range list {
+		a := &list[i]
+		u, ok := m.byTerm[a.TerminalID]
+		if !ok {
+			if u, ok = m.byPane[a.PaneID]; !ok {
+				continue
+			}
+		}
+		w := m.byUUID[u]
+		now := seen{status: a.AgentStatus.Normalise(), valid: true}
+		if a.AgentSession != nil {
+			now.session = a.AgentSession.Value
+		}
+		if now == w.last {
+			continue
+		}
+		w.last = now
+		out = append(out, StatusReport{UUID: u, Status: now.status, AgentSession: a.AgentSession,
+			Title: a.Title, Name: a.Name, At: at})
+	}
+	return out
 }
 
 // NewMonitorProps returns the completion monitor's props.
@@ -49,15 +142,23 @@ func NewMonitorProps(spec MonitorSpec) *actor.Props {
 	if spec.Tick <= 0 {
 		spec.Tick = MonitorTick
 	}
-	return actorkit.Props(spec.Env.Log, func() actor.Actor { return &monitorActor{spec: spec} })
+	return actorkit.Props(spec.Env.Log, func() actor.Actor { return &monitorActor{spec: spec, w: newMonitorState()} })
 }
 
 func (m *monitorActor) Receive(c actor.Context) {
 	switch msg := c.Message().(type) {
 	case *actor.Started:
 		m.arm(c)
+	case SetAgents:
+		m.agents = msg.PID
+	case TrackPane:
+		m.w.track(msg)
 	case monitorTick:
 		if msg.gen != m.gen || m.busy {
+			return
+		}
+		if len(m.w.byUUID) == 0 || m.agents == nil || m.spec.Env.Herdr == nil {
+			m.arm(c)
 			return
 		}
 		m.busy = true
@@ -65,12 +166,19 @@ func (m *monitorActor) Receive(c actor.Context) {
 		env.Ops.Add(1)
 		go func() {
 			defer env.Ops.Done()
-			root.Send(self, monitorPolled{reports: poll(env)})
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			list, err := env.Herdr.Owned().AgentList(ctx)
+			root.Send(self, monitorPolled{agents: list, at: time.Now(), err: err})
 		}()
 	case monitorPolled:
 		m.busy = false
-		for _, r := range msg.reports {
-			c.Send(m.spec.Agents, r)
+		if msg.err != nil {
+			m.spec.Env.Log.Debug("monitor: agent.list failed; skipping this tick", "err", msg.err)
+		} else {
+			for _, r := range m.w.diff(msg.agents, msg.at) {
+				c.Send(m.agents, r)
+			}
 		}
 		m.arm(c)
 	case *actor.Stopping:
@@ -88,60 +196,4 @@ func (m *monitorActor) arm(c actor.Context) {
 		m.timer.Stop()
 	}
 	m.timer = time.AfterFunc(m.spec.Tick, func() { root.Send(self, monitorTick{gen: gen}) })
-}
-
-// poll reads the managed rows that can have a turn in flight and herdr's agent list,
-// and pairs them by terminal id (stable across moves), falling back to the pane id.
-func poll(env *AgentEnv) []StatusReport {
-	if env.Herdr == nil {
-		return nil
-	}
-	rows, err := env.DB.Reader().QueryContext(contextBG, `SELECT uuid, terminal_id, pane_id FROM agents
-		WHERE managed = 1 AND status IN ('working','idle','blocked','parked') AND terminal_id IS NOT NULL`)
-	if err != nil {
-		env.Log.Warn("monitor: cannot read agents", "err", err)
-		return nil
-	}
-	type target struct{ uuid, term, pane string }
-	var targets []target
-	for rows.Next() {
-		var t target
-		var pane *string
-		if rows.Scan(&t.uuid, &t.term, &pane) == nil {
-			if pane != nil {
-				t.pane = *pane
-			}
-			targets = append(targets, t)
-		}
-	}
-	rows.Close()
-	if len(targets) == 0 {
-		return nil
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	agents, err := env.Herdr.Owned().AgentList(ctx)
-	if err != nil {
-		env.Log.Debug("monitor: agent.list failed; skipping this tick", "err", err)
-		return nil
-	}
-	byTerm := make(map[string]herdr.AgentInfo, len(agents))
-	byPane := make(map[string]herdr.AgentInfo, len(agents))
-	for _, a := range agents {
-		byTerm[a.TerminalID] = a
-		byPane[a.PaneID] = a
-	}
-	now := time.Now()
-	var out []StatusReport
-	for _, t := range targets {
-		a, ok := byTerm[t.term]
-		if !ok {
-			if a, ok = byPane[t.pane]; !ok {
-				continue // not listed: lost handling belongs to reconciliation
-			}
-		}
-		out = append(out, StatusReport{UUID: t.uuid, Status: a.AgentStatus.Normalise(), AgentSession: a.AgentSession,
-			Title: a.Title, Name: a.Name, At: now})
-	}
-	return out
 }

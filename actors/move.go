@@ -31,18 +31,18 @@ const IdleWorkspace = "idle"
 
 // moveKind is one direction of a pane move.
 type moveKind struct {
-	state     string // move_state while in flight
-	from, to  string // status before and after
+	state     store.MoveState // move_state while in flight
+	from, to  store.Status    // status before and after
 	workspace func(path string) string
 }
 
 var (
-	parkMove   = moveKind{state: "parking", from: "idle", to: "parked", workspace: func(string) string { return IdleWorkspace }}
-	unparkMove = moveKind{state: "unparking", from: "parked", to: "idle", workspace: HomeWorkspace}
+	parkMove   = moveKind{state: store.MoveParking, from: store.StatusIdle, to: store.StatusParked, workspace: func(string) string { return IdleWorkspace }}
+	unparkMove = moveKind{state: store.MoveUnparking, from: store.StatusParked, to: store.StatusIdle, workspace: HomeWorkspace}
 )
 
 func (k moveKind) dir() string {
-	if k.state == "parking" {
+	if k.state == store.MoveParking {
 		return "park"
 	}
 	return "unpark"
@@ -54,31 +54,24 @@ func newToken() string {
 	return hex.EncodeToString(b[:])
 }
 
-// beginMove takes the move lease on uuid when its status is k.from and no move is in
-// flight (extra: more SQL conditions with args), and records the intent. ErrStale when
-// the row is in another state.
-func (w *agentWork) beginMove(k moveKind, st agentState, token, extra string, args ...any) (string, error) {
+// beginMove takes the move lease when the row is in k.from with no move in flight
+// (idleBefore: the GC park condition, 0 for none) and records the intent. ErrStale
+// when the row is in another state.
+func (w *agentWork) beginMove(k moveKind, token string, idleBefore int64) (string, error) {
+	target := w.st.TerminalID
 	v, err := w.write(func(tx *store.Tx) (any, error) {
-		q := `UPDATE agents SET move_state = ?, move_token = ?, updated_at = ?
-			WHERE uuid = ? AND status = ? AND move_state = 'none'`
-		all := []any{k.state, token, tx.Now(), w.uuid, k.from}
-		if extra != "" {
-			q += " AND " + extra
-			all = append(all, args...)
-		}
-		res, err := tx.Exec(q, all...)
-		if err != nil {
+		if err := tx.BeginMove(store.MoveStart{UUID: w.uuid, State: k.state, Token: token, From: k.from, IdleBefore: idleBefore}); err != nil {
 			return nil, err
 		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return nil, ErrStale
-		}
 		id, _, err := tx.Intent("agent.move_requested", w.uuid, map[string]any{
-			"move": k.dir(), "target": st.TerminalID, "workspace": k.workspace(st.Path), "label": st.Path,
+			"move": k.dir(), "target": target, "workspace": k.workspace(w.st.Path), "label": w.st.Path,
 			"move_token": token})
 		return id, err
 	})
 	if err != nil {
+		if errors.Is(err, store.ErrStale) {
+			w.reload()
+		}
 		return "", err
 	}
 	return v.(string), nil
@@ -88,21 +81,7 @@ func (w *agentWork) beginMove(k moveKind, st agentState, token, extra string, ar
 // cleared; then agent.move_applied, agent.location_changed, agent.status_changed.
 // ErrStale when the token no longer matches. opID "" records no applied event.
 func (w *agentWork) finishMove(k moveKind, token, opID string, p herdr.Placement, repaired bool) error {
-	_, err := w.write(func(tx *store.Tx) (any, error) {
-		clocks := "parked_at = ?, idle_since = NULL"
-		if k.to == "idle" {
-			clocks = "parked_at = NULL, idle_since = ?"
-		}
-		res, err := tx.Exec(`UPDATE agents SET status = ?, move_state = 'none', move_token = NULL,
-			terminal_id = ?, pane_id = ?, updated_at = ?, last_status_change_at = ?, `+clocks+`
-			WHERE uuid = ? AND move_state = ? AND move_token = ?`,
-			k.to, p.TerminalID, p.PaneID, tx.Now(), tx.Now(), tx.Now(), w.uuid, k.state, token)
-		if err != nil {
-			return nil, err
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return nil, ErrStale
-		}
+	return w.apply(func(tx *store.Tx) error {
 		if opID != "" {
 			result := map[string]any{"pane_id": p.PaneID, "terminal_id": p.TerminalID,
 				"workspace_id": p.WorkspaceID, "tab_id": p.TabID}
@@ -110,57 +89,52 @@ func (w *agentWork) finishMove(k moveKind, token, opID string, p herdr.Placement
 				result["repaired"] = true
 			}
 			if _, err := tx.Applied(opID, true, "", result); err != nil {
-				return nil, err
+				return err
 			}
 		}
-		if _, err := emitAgent(tx, "agent.location_changed", w.uuid, map[string]any{
-			"pane_id": p.PaneID, "terminal_id": p.TerminalID}); err != nil {
-			return nil, err
-		}
-		return emitAgent(tx, "agent.status_changed", w.uuid, map[string]any{"status": k.to})
+		return tx.FinishMove(w.uuid, k.state, token, k.to, p.TerminalID, p.PaneID)
 	})
-	return err
 }
 
 // rollbackMove clears the lease without a status change and closes the intent with
-// ok:false (cause) — or ok:true/repaired when recovery found the move never happened.
+// ok:false (cause), or ok:false with repaired and rolled_back when recovery found the
+// move never happened.
 func (w *agentWork) rollbackMove(token, opID string, cause error, repaired bool) {
-	_, err := w.write(func(tx *store.Tx) (any, error) {
-		if _, err := tx.Exec(`UPDATE agents SET move_state = 'none', move_token = NULL, updated_at = ?
-			WHERE uuid = ? AND move_token = ?`, tx.Now(), w.uuid, token); err != nil {
-			return nil, err
+	err := w.apply(func(tx *store.Tx) error {
+		if err := tx.RollbackMove(w.uuid, token); err != nil {
+			return err
 		}
 		if opID == "" {
-			return nil, nil
+			return nil
 		}
 		var result map[string]any
 		if repaired {
 			result = map[string]any{"repaired": true, "rolled_back": true}
 		}
-		return tx.Applied(opID, false, errText(cause), result)
+		_, err := tx.Applied(opID, false, errText(cause), result)
+		return err
 	})
-	if err != nil {
-		w.log().Error("move roll-back", "err", err)
-	}
+	w.logErr("move roll-back", err)
 }
 
 // move runs both phases of k. It returns ErrStale when the lease could not be taken.
-func (w *agentWork) move(k moveKind, st agentState, extra string, args ...any) error {
+func (w *agentWork) move(k moveKind, idleBefore int64) error {
 	if w.env.Herdr == nil {
 		return wire.Env(herdr.CauseMissing, "no herdr binary; "+herdr.InstallHint)
 	}
 	token := newToken()
-	opID, err := w.beginMove(k, st, token, extra, args...)
+	target := w.st.TerminalID
+	opID, err := w.beginMove(k, token, idleBefore)
 	if err != nil {
 		return err
 	}
-	if st.TerminalID == "" {
+	if target == "" {
 		cause := errors.New("no pane recorded")
 		w.rollbackMove(token, opID, cause, false)
 		return cause
 	}
 	ctx, cancel := w.herdrCtx()
-	res, merr := w.env.Herdr.Owned().Move(ctx, st.TerminalID, k.workspace(st.Path), st.Path)
+	res, merr := w.env.Herdr.Owned().Move(ctx, target, k.workspace(w.st.Path), w.st.Path)
 	cancel()
 	if merr != nil {
 		w.log().Warn("pane move failed", "move", k.dir(), "err", merr)
@@ -168,7 +142,7 @@ func (w *agentWork) move(k moveKind, st agentState, extra string, args ...any) e
 		return merr
 	}
 	if res.TerminalID == "" {
-		res.TerminalID = st.TerminalID
+		res.TerminalID = target
 	}
 	if err := w.finishMove(k, token, opID, res.Placement, false); err != nil {
 		w.log().Error("move finish", "move", k.dir(), "err", err)
@@ -180,69 +154,61 @@ func (w *agentWork) move(k moveKind, st agentState, extra string, args ...any) e
 // park is the GC park of an idle gc-auto agent whose idle streak began at or before
 // idleBefore (M17). It gives up quietly when the row changed meanwhile.
 func (w *agentWork) park(idleBefore int64) {
-	st, err := w.state()
-	if err != nil || st.Status != "idle" || st.MoveState != "none" {
+	if w.st.Status != store.StatusIdle || w.st.MoveState != store.MoveNone {
 		return
 	}
-	err = w.move(parkMove, st, `gc_mode = 'auto' AND idle_since IS NOT NULL AND idle_since <= ?`, idleBefore)
-	if err != nil && !errors.Is(err, ErrStale) {
+	if err := w.move(parkMove, idleBefore); err != nil && !errors.Is(err, store.ErrStale) {
 		w.log().Warn("park failed; the agent stays idle", "err", err)
 	}
 }
 
-// unpark moves a parked agent home (M18) and returns the row after it. A move left in
-// flight (a crash) is recovered first. A row that is not parked is returned as is.
-func (w *agentWork) unpark(st agentState) (agentState, error) {
-	if st.MoveState != "none" {
-		if err := w.recoverMove(st, ""); err != nil {
-			return st, err
-		}
-		var err error
-		if st, err = w.state(); err != nil {
-			return st, err
+// unpark moves a parked agent home (M18). A move left in flight (a crash) is
+// recovered first. A row that is not parked is left as it is.
+func (w *agentWork) unpark() error {
+	if w.st.MoveState != store.MoveNone {
+		if err := w.recoverMove(""); err != nil {
+			return err
 		}
 	}
-	if st.Status != "parked" {
-		return st, nil
+	if w.st.Status != store.StatusParked {
+		return nil
 	}
-	if err := w.move(unparkMove, st, ""); err != nil && !errors.Is(err, ErrStale) {
-		return st, fmt.Errorf("un-park %s: %w", st.Path, err)
+	if err := w.move(unparkMove, 0); err != nil && !errors.Is(err, store.ErrStale) {
+		return fmt.Errorf("un-park %s: %w", w.st.Path, err)
 	}
-	return w.state()
+	return nil
 }
 
 // reap ends a parked agent whose parked_at is at or before parkedBefore (M19): only if
 // it is still parked with no move in flight; the pane is shut down gracefully first,
 // then the row ends reaped with a compare-and-set on status parked.
 func (w *agentWork) reap(parkedBefore int64) ReapResult {
-	st, err := w.state()
-	if err != nil {
-		return ReapResult{Err: err}
-	}
-	if st.Status != "parked" || st.MoveState != "none" {
+	if w.st.Status != store.StatusParked || w.st.MoveState != store.MoveNone ||
+		w.st.ParkedAt == 0 || w.st.ParkedAt > parkedBefore {
 		return ReapResult{}
 	}
-	var parkedAt *int64
-	if err := w.env.DB.Reader().QueryRowContext(contextBG, `SELECT parked_at FROM agents WHERE uuid = ?`,
-		w.uuid).Scan(&parkedAt); err != nil {
-		return ReapResult{Err: err}
-	}
-	if parkedAt == nil || *parkedAt > parkedBefore {
-		return ReapResult{}
-	}
-	w.shutdownPane(st, "reaped")
-	_, err = w.write(OpEnd(w.uuid, []string{"parked"}, "reaped"))
+	w.shutdownPane("reaped")
+	err := w.apply(func(tx *store.Tx) error {
+		return tx.EndAgent(w.uuid, []store.Status{store.StatusParked}, store.ExitReaped)
+	})
 	return ReapResult{Reaped: err == nil, Err: ignoreStale(err)}
 }
 
-// recoverMove settles a move a crash left in flight (lifecycle.md §13.3): find the pane
-// by terminal id; in the move's destination workspace → finish, elsewhere → roll back
-// (the status stays). A pane that is gone clears the lease and marks the row lost. The
-// open intent opID (if known) is closed with repaired:true. herdr unreachable: the row
-// is left as is and the error returned.
-func (w *agentWork) recoverMove(st agentState, opID string) error {
+func ignoreStale(err error) error {
+	if errors.Is(err, store.ErrStale) {
+		return nil
+	}
+	return err
+}
+
+// recoverMove settles a move a crash left in flight (docs/lifecycle.md §13.3): find
+// the pane by terminal id; in the move's destination workspace it is finished,
+// elsewhere rolled back (the status stays). A pane that is gone clears the lease and
+// marks the row lost. The open intent opID (if known) is closed with repaired:true.
+// herdr unreachable: the row is left as is and the error returned.
+func (w *agentWork) recoverMove(opID string) error {
 	k := parkMove
-	if st.MoveState == "unparking" {
+	if w.st.MoveState == store.MoveUnparking {
 		k = unparkMove
 	}
 	if w.env.Herdr == nil {
@@ -250,16 +216,11 @@ func (w *agentWork) recoverMove(st agentState, opID string) error {
 	}
 	ctx, cancel := w.herdrCtx()
 	defer cancel()
-	p, err := w.env.Herdr.Owned().PaneGet(ctx, st.TerminalID)
-	if herdr.IsCode(err, "pane_not_found") || (err == nil && st.TerminalID == "") {
-		w.rollbackMove(st.MoveToken, opID, errors.New("pane gone"), true)
-		_, lerr := w.write(func(tx *store.Tx) (any, error) {
-			if err := casStatus(tx, w.uuid, []string{"working", "idle", "blocked", "parked"}, "lost", ""); err != nil {
-				return nil, ignoreStale(err)
-			}
-			return emitAgent(tx, "agent.status_changed", w.uuid, map[string]any{"status": "lost"})
-		})
-		return lerr
+	token := w.st.MoveToken
+	p, err := w.env.Herdr.Owned().PaneGet(ctx, w.st.TerminalID)
+	if herdr.IsCode(err, "pane_not_found") || (err == nil && w.st.TerminalID == "") {
+		w.rollbackMove(token, opID, errors.New("pane gone"), true)
+		return w.apply(func(tx *store.Tx) error { return tx.MarkLost(w.uuid) })
 	}
 	if err != nil {
 		return err
@@ -274,11 +235,10 @@ func (w *agentWork) recoverMove(st agentState, opID string) error {
 			label = ws.Label
 		}
 	}
-	if label == k.workspace(st.Path) {
-		err := w.finishMove(k, st.MoveToken, opID, herdr.Placement{Workspace: label, WorkspaceID: p.WorkspaceID,
-			TabID: p.TabID, PaneID: p.PaneID, TerminalID: p.TerminalID}, true)
-		return ignoreStale(err)
+	if label == k.workspace(w.st.Path) {
+		return ignoreStale(w.finishMove(k, token, opID, herdr.Placement{Workspace: label, WorkspaceID: p.WorkspaceID,
+			TabID: p.TabID, PaneID: p.PaneID, TerminalID: p.TerminalID}, true))
 	}
-	w.rollbackMove(st.MoveToken, opID, nil, true)
+	w.rollbackMove(token, opID, nil, true)
 	return nil
 }

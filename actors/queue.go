@@ -7,6 +7,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/orcr-go/orcr/actors/actorkit"
+	"github.com/orcr-go/orcr/store"
 )
 
 // QueueTick is the queue worker period (config.md §1.8).
@@ -24,14 +25,15 @@ type QueueSpec struct {
 	Agents      *actor.PID // receives StartAgent for every promoted row
 	Caps        Caps
 	MaxStarting time.Duration
-	Barriers    *Barriers
 	Log         *slog.Logger
 	Tick        time.Duration // default QueueTick
 }
 
-// StartAgent tells the agents actor that a row was promoted and its spawn pipeline must
-// run.
-type StartAgent struct{ UUID string }
+// Caps are the admission limits (config concurrency).
+type Caps struct {
+	Max      int
+	Provider func(name string) (int, bool)
+}
 
 // queueActor promotes queued rows in FIFO order under the caps (lifecycle.md §7). It
 // runs one promotion transaction per tick or poke through the store actor (Request, the
@@ -68,19 +70,19 @@ func (q *queueActor) Receive(c actor.Context) {
 		q.inflight = false
 		if m.Err != nil {
 			q.spec.Log.Error("queue promotion failed", "err", m.Err)
-		} else if r, ok := m.Value.(promoteResult); ok {
-			for _, u := range r.promoted {
+		} else if r, ok := m.Value.(store.Promotion); ok {
+			for _, u := range r.Promoted {
 				c.Send(q.spec.Agents, StartAgent{UUID: u})
 			}
-			for _, u := range r.canceled {
+			for _, u := range r.Canceled {
 				c.Send(q.spec.Agents, CancelSpawn{UUID: u})
 				c.Send(q.spec.Agents, KillAgent{UUID: u}) // closes a pane the pipeline left
 			}
-			for _, u := range r.timedOut {
-				c.Send(q.spec.Agents, KillAgent{UUID: u, Reason: "timeout"})
+			for _, u := range r.TimedOut {
+				c.Send(q.spec.Agents, KillAgent{UUID: u, Reason: store.ExitTimeout})
 			}
-			if len(r.failed) > 0 {
-				q.spec.Log.Warn("stuck-start guard ended agents", "uuids", r.failed)
+			if len(r.Failed) > 0 {
+				q.spec.Log.Warn("stuck-start guard ended agents", "uuids", r.Failed)
 			}
 		}
 		if q.again {
@@ -103,7 +105,11 @@ func (q *queueActor) pass(c actor.Context) {
 		return
 	}
 	q.inflight = true
-	c.Request(q.spec.Store, Write{Op: opPromote(q.spec.Caps, q.spec.MaxStarting.Milliseconds(), q.spec.Barriers)})
+	caps, maxStarting := q.spec.Caps, q.spec.MaxStarting.Milliseconds()
+	c.Request(q.spec.Store, Write{Guarded: func(tx *store.Tx, b BarrierView) (any, error) {
+		return tx.Promote(store.Admission{Max: caps.Max, ProviderCap: caps.Provider, MaxStartingMS: maxStarting,
+			Blocked: func(path string) bool { _, ok := b.Covering(path); return ok }})
+	}})
 }
 
 func (q *queueActor) arm(c actor.Context) {

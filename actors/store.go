@@ -52,6 +52,9 @@ func (o StoreOptions) withDefaults() StoreOptions {
 // savepoint (see [store.DB.Apply]).
 type Write struct {
 	Op store.Op
+	// Guarded, when set instead of Op, is an op that also reads the kill barriers (the
+	// store actor's own state, see [AddBarriers]).
+	Guarded func(*store.Tx, BarrierView) (any, error)
 }
 
 // WriteResult is the reply to a [Write]: the op's value and error, and the events it
@@ -144,6 +147,7 @@ type StoreStatsResult struct {
 	Trims        int64
 	Subscribers  int
 	Pins         int
+	Barriers     int // kill barriers standing
 }
 
 // flush is the store actor's private "apply the pending batch" message.
@@ -177,6 +181,8 @@ type storeState struct {
 	dropped map[int64]string // pins dropped for lag (id → owner key), ignored until Unpin
 	watched map[string]*actor.PID
 
+	barriers *barrierSet
+
 	stats StoreStatsResult
 }
 
@@ -200,13 +206,14 @@ func NewStoreProps(db *store.DB, log *slog.Logger, opts StoreOptions) *actor.Pro
 		log = slog.New(slog.DiscardHandler)
 	}
 	st := &storeState{
-		db:      db,
-		log:     log,
-		opts:    opts.withDefaults(),
-		subs:    map[string]*actor.PID{},
-		pins:    map[int64]*pin{},
-		dropped: map[int64]string{},
-		watched: map[string]*actor.PID{},
+		db:       db,
+		log:      log,
+		opts:     opts.withDefaults(),
+		subs:     map[string]*actor.PID{},
+		pins:     map[int64]*pin{},
+		dropped:  map[int64]string{},
+		watched:  map[string]*actor.PID{},
+		barriers: newBarrierSet(),
 	}
 	return actorkit.Props(log, func() actor.Actor { return &storeActor{st} })
 }
@@ -226,6 +233,10 @@ func (s *storeActor) Receive(c actor.Context) {
 			s.scheduleFlush(c)
 		}
 	case Write:
+		if m.Op == nil && m.Guarded != nil {
+			g, view := m.Guarded, s.barriers
+			m.Op = func(tx *store.Tx) (any, error) { return g(tx, view) }
+		}
 		if m.Op == nil {
 			if c.Sender() != nil {
 				c.Send(c.Sender(), WriteResult{Err: ErrNilOp})
@@ -241,6 +252,11 @@ func (s *storeActor) Receive(c actor.Context) {
 	case flush:
 		s.flushScheduled = false
 		s.flush(c)
+	case AddBarriers:
+		s.barriers.add(m.Key, m.Barriers)
+		c.Respond(BarriersAdded{})
+	case LiftBarriers:
+		s.barriers.lift(m.Key)
 	case Bounds:
 		c.Respond(BoundsResult{Latest: s.latest, Oldest: s.oldest})
 	case WatchOpen:
@@ -296,7 +312,7 @@ func (s *storeActor) Receive(c actor.Context) {
 		}
 	case StoreStats:
 		r := s.stats
-		r.Subscribers, r.Pins = len(s.subs), len(s.pins)
+		r.Subscribers, r.Pins, r.Barriers = len(s.subs), len(s.pins), s.barriers.count()
 		c.Respond(r)
 	case *actor.Stopping:
 		for len(s.pending) > 0 {

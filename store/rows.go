@@ -18,7 +18,7 @@ type Scanner interface {
 type AgentRow struct {
 	UUID               string  `json:"uuid"`
 	Path               string  `json:"path"`
-	Status             string  `json:"status"`
+	Status             Status  `json:"status"`
 	Managed            bool    `json:"managed"`
 	Agent              *string `json:"agent"`
 	Model              *string `json:"model"`

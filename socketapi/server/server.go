@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net"
 	"os"
@@ -20,9 +19,7 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/orcr-go/orcr/actors"
-	"github.com/orcr-go/orcr/actors/actorkit"
 	"github.com/orcr-go/orcr/config"
-	"github.com/orcr-go/orcr/herdr"
 	"github.com/orcr-go/orcr/socketapi"
 	"github.com/orcr-go/orcr/socketapi/wire"
 	"github.com/orcr-go/orcr/store"
@@ -47,23 +44,12 @@ type Server struct {
 	logFile *rotatingFile
 	started time.Time
 
-	lock       *flock.Flock
-	db         *store.DB
-	sys        *actor.ActorSystem
-	storePID   *actor.PID
-	queuePID   *actor.PID
-	monitorPID *actor.PID
-	gcPID      *actor.PID
-	agentsPID  *actor.PID
-	driver     *herdr.Driver
-	herdrBin   string
-	agentEnv   *actors.AgentEnv
-	barriers   *actors.Barriers
-	integ      herdrIntegrations
-	gateMu     sync.Mutex
-	gateOK     bool
-	ln         *net.UnixListener
-	maxFrame   int
+	lock     *flock.Flock
+	db       *store.DB
+	system   *actors.System // the facade every handler calls
+	sys      *actor.ActorSystem
+	ln       *net.UnixListener
+	maxFrame int
 
 	handlers map[string]handler
 	debug    bool
@@ -150,7 +136,6 @@ func Start(ctx context.Context, opts Options) (*Server, string, error) {
 	}
 	s.db = db
 	s.debug = s.getenv("ORCR_DEBUG_METHODS") == "1"
-	s.handlers = s.methodTable()
 
 	// 7. Socket.
 	if err := s.bind(); err != nil {
@@ -159,19 +144,17 @@ func Start(ctx context.Context, opts Options) (*Server, string, error) {
 
 	// Actor tree (actors/doc.go).
 	s.ctx, s.cancel = context.WithCancel(context.Background())
-	s.sys = actorkit.NewSystem(s.log, opts.DeadLetterThrottle)
-	s.storePID, err = s.sys.Root.SpawnNamed(actors.NewStoreProps(db, s.log, actors.StoreOptions{
+	s.system, err = actors.Start(actors.SystemConfig{
+		Home: opts.Home, Paths: s.paths, Config: cfg, Getenv: opts.Getenv, Log: s.log, DB: db,
+		Version: socketapi.Version, Started: s.started, DeadLetterThrottle: opts.DeadLetterThrottle,
 		Retention: config.EventRetention(s.getenv),
-	}), "store")
+	})
 	if err != nil {
 		s.cancel()
-		return fail(wire.Internal("actor", "cannot start the store actor: "+err.Error()))
-	}
-	if err := s.startAgentCore(); err != nil {
-		s.cancel()
-		s.sys.Root.PoisonFuture(s.storePID).Wait()
 		return fail(err)
 	}
+	s.sys = s.system.Actors()
+	s.handlers = s.methodTable()
 
 	// 8. Signals.
 	if !opts.NoSignals {
@@ -358,9 +341,7 @@ func (s *Server) shutdown() {
 	// Readers end once their socket is closed; only then can no request goroutine start.
 	s.readers.Wait()
 	waitFor(idle, 0)
-	s.stopAgentCore()
-	s.sys.Root.PoisonFuture(s.storePID).Wait()
-	s.sys.Shutdown()
+	s.system.Stop()
 	s.closeResources()
 	s.log.Info("server stopped")
 	if s.logFile != nil {
@@ -393,4 +374,13 @@ func (s *Server) writeResponse(w *connWriter, id json.RawMessage, result any, pe
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
-var _ = fmt.Sprintf
+// ActorIDs lists the ids of every process in the actor system's registry: the actors
+// of actors/doc.go's tree, plus the library's own (futures, the event stream, dead
+// letters). Tests compare them with the tree written down there.
+func (s *Server) ActorIDs() []string {
+	var ids []string
+	for _, bucket := range s.sys.ProcessRegistry.LocalPIDs.LocalPIDs {
+		ids = append(ids, bucket.Keys()...)
+	}
+	return ids
+}

@@ -1,12 +1,99 @@
 package actors
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/orcr-go/orcr/herdr"
+	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/store"
 )
+
+// deliver opens the next turn (status working, input_seq+1, a turn row, the input
+// intent) before typing, then types the text and Enter (the two-call rule) and records
+// the applied fact (docs/lifecycle.md §9, M6/M13). while is the status the send found
+// ("" = the status the turn opened from).
+func (w *agentWork) deliver(prompt string, from []store.Status, target string, while store.Status) (SendResult, error) {
+	type opened struct {
+		seq  int64
+		opID string
+		was  store.Status
+	}
+	v, err := w.write(func(tx *store.Tx) (any, error) {
+		seq, was, err := tx.OpenTurn(w.uuid, from)
+		if err != nil {
+			return nil, err
+		}
+		id, _, err := tx.Intent("agent.input_requested", w.uuid, map[string]any{"input_seq": seq, "target": target, "bytes": len(prompt)})
+		return opened{seq: seq, opID: id, was: was}, err
+	})
+	if err != nil {
+		var gone *store.GoneError
+		if errors.As(err, &gone) {
+			w.st.Status = gone.Status
+			return SendResult{}, w.gone()
+		}
+		if errors.Is(err, store.ErrStale) {
+			w.reload()
+		}
+		return SendResult{}, err
+	}
+	o := v.(opened)
+	if while == "" {
+		while = o.was
+	}
+	derr := w.submit(target, prompt, w.plan(w.st.Provider))
+	err = w.apply(func(tx *store.Tx) error {
+		if derr == nil {
+			if err := tx.MarkDelivered(w.uuid, o.seq); err != nil {
+				return err
+			}
+		}
+		_, err := tx.Applied(o.opID, derr == nil, errText(derr), map[string]any{"input_seq": o.seq})
+		return err
+	})
+	w.logErr("input applied", err)
+	return SendResult{UUID: w.uuid, Path: w.st.Path, DeliveredWhile: while, InputSeq: o.seq}, derr
+}
+
+// send is agent.send on a managed row (docs/lifecycle.md §11.1). A parked agent (or
+// one with a move left in flight) is moved home first (M18); the delivery then
+// reports the status the send found.
+func (w *agentWork) send(prompt string) (SendResult, error) {
+	if !w.loaded {
+		if err := w.reload(); err != nil {
+			return SendResult{}, err
+		}
+	}
+	if w.st.Status.Gone() {
+		return SendResult{}, w.gone()
+	}
+	if w.st.TerminalID == "" || w.env.Herdr == nil {
+		return SendResult{}, wire.Conflict(fmt.Sprintf("agent %s has no pane yet (status %s)", w.st.Path, w.st.Status),
+			"current_status", w.st.Status)
+	}
+	while := w.st.Status
+	if w.st.Status == store.StatusParked || w.st.MoveState != store.MoveNone {
+		if err := w.unpark(); err != nil {
+			return SendResult{}, err
+		}
+		if w.st.Status.Gone() {
+			return SendResult{}, w.gone()
+		}
+		if w.st.Status == store.StatusParked {
+			return SendResult{}, wire.Conflict(fmt.Sprintf("agent %s could not be un-parked", w.st.Path),
+				"current_status", w.st.Status)
+		}
+	}
+	res, err := w.deliver(prompt, store.InputStatuses, w.st.TerminalID, while)
+	if errors.Is(err, store.ErrStale) {
+		return res, wire.Conflict("agent "+w.st.Path+" changed state during delivery", "current_status", w.st.Status)
+	}
+	return res, err
+}
 
 // SubmitPlan is a provider's input-delivery recipe (lifecycle.md §9): the readiness wait
 // before typing, the text→Enter pause, and the confirmation loop that re-drives a
@@ -27,18 +114,6 @@ func (w *agentWork) plan(provider string) SubmitPlan {
 		return SubmitPlan{}
 	}
 	return w.env.Submit(provider)
-}
-
-// sleepCtx waits d or until the op is canceled; false when canceled.
-func (w *agentWork) sleepCtx(d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-w.ctx.Done():
-		return false
-	}
 }
 
 // paneStatus is herdr's agent status of target (a terminal id), if listed.

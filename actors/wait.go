@@ -1,19 +1,16 @@
-package server
+package actors
 
 import (
 	"context"
-	"database/sql"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
-	"github.com/orcr-go/orcr/actors"
 	"github.com/orcr-go/orcr/actors/actorkit"
-	"github.com/orcr-go/orcr/config"
 	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/store"
 	"github.com/orcr-go/orcr/store/agentpath"
 )
 
@@ -26,49 +23,45 @@ const waitFallback = 5 * time.Second
 // registration; past it the wait goes on and relies on the fallback re-check.
 const waitReadyTimeout = 10 * time.Second
 
-// waitReadSlots bounds the wait reads running at once to the read pool's idle
-// connections (store.Open keeps 4): a burst of commits wakes every wait, and unbounded
-// concurrent read transactions would each open (and then close) a fresh SQLite
-// connection. Shared by every server of the process; it only shapes throughput.
+// waitReadSlots bounds the wait reads running at once to a few read connections: a
+// burst of commits wakes every wait, and unbounded concurrent read transactions would
+// each hold a connection of the read pool. Shared by every system of the process; it
+// only shapes throughput.
 var waitReadSlots = make(chan struct{}, 4)
 
-// waitHeadQuery is the event head: max(seq), or the autoincrement counter when
-// retention emptied the table, or 0 for a fresh store.
-const waitHeadQuery = `SELECT COALESCE((SELECT max(seq) FROM events),
-	(SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0)`
-
-type waitParams struct {
-	callerParams
+// WaitRequest is agent.wait's params.
+type WaitRequest struct {
+	Caller
 	Targets []string `json:"targets"`
 	Timeout string   `json:"timeout"`
 }
 
-// waitNext is the follow-up command of one wait target (protocol.md §5.12).
-type waitNext struct {
+// WaitNext is the follow-up command of one wait target (docs/protocol.md §5.12).
+type WaitNext struct {
 	Kind    string `json:"kind"`
 	Command string `json:"command"`
 }
 
-// waitTarget is one entry of agent.wait's targets.
-type waitTarget struct {
-	UUID       string   `json:"uuid"`
-	Path       string   `json:"path"`
-	Status     string   `json:"status"`
-	OK         bool     `json:"ok"`
-	Reason     string   `json:"reason"`
-	ExitReason string   `json:"exit_reason,omitempty"`
-	Next       waitNext `json:"next"`
+// WaitTarget is one entry of agent.wait's targets.
+type WaitTarget struct {
+	UUID       string       `json:"uuid"`
+	Path       string       `json:"path"`
+	Status     store.Status `json:"status"`
+	OK         bool         `json:"ok"`
+	Reason     string       `json:"reason"`
+	ExitReason string       `json:"exit_reason,omitempty"`
+	Next       WaitNext     `json:"next"`
 }
 
-// waitResult is agent.wait's result.
-type waitResult struct {
-	Targets     []waitTarget `json:"targets"`
+// WaitResult is agent.wait's result.
+type WaitResult struct {
+	Targets     []WaitTarget `json:"targets"`
 	AllOK       bool         `json:"all_ok"`
 	TimedOut    bool         `json:"timed_out"`
 	DecisionSeq int64        `json:"decision_seq"`
 }
 
-// agentWait is agent.wait (protocol.md §5.12, lifecycle.md §11.2). Membership is
+// Wait is agent.wait (docs/protocol.md §5.12, docs/lifecycle.md §11.2). Membership is
 // resolved once; then the wait is snapshot-then-subscribe: a waiter actor is registered
 // with the store actor for commit notifications and confirmed registered *before* the
 // first read, so every commit that the first read does not see is notified afterwards.
@@ -76,30 +69,29 @@ type waitResult struct {
 // pool (no store lock, no writer involvement); the wait settles when every member is
 // settled at one read, whose head is decision_seq. A member that settled at an earlier
 // read but not at this one keeps the wait going. While it blocks, a wait costs one idle
-// actor and a parked goroutine.
-func (s *Server) agentWait(ctx context.Context, c *Call) (any, error) {
+// actor and a parked goroutine. When ctx ends (the client left, the server stops) the
+// wait answers with the current state.
+func (s *System) Wait(ctx context.Context, r WaitRequest) (WaitResult, error) {
 	start := time.Now()
-	var p waitParams
-	c.Params(&p)
-	targets, err := bulkTargets(p.Targets)
+	targets, err := bulkTargets(r.Targets)
 	if err != nil {
-		return nil, err
+		return WaitResult{}, err
 	}
 	var deadline time.Time
-	if p.Timeout != "" {
-		d, err := config.ParseDuration(p.Timeout)
+	if r.Timeout != "" {
+		d, err := parseTimeout(r.Timeout)
 		if err != nil {
-			return nil, wire.Invalid("bad_duration", "bad timeout: "+err.Error(), "value", p.Timeout)
+			return WaitResult{}, err
 		}
 		deadline = start.Add(d)
 	}
-	caller, err := s.caller(ctx, p.callerParams)
+	caller, err := s.caller(ctx, r.Caller)
 	if err != nil {
-		return nil, err
+		return WaitResult{}, err
 	}
-	rows, err := agentpath.ResolveBulk(ctx, s.db.Reader(), caller, targets)
+	rows, err := agentpath.ResolveBulk(ctx, s.cfg.DB.Reader(), caller, targets)
 	if err != nil {
-		return nil, err
+		return WaitResult{}, err
 	}
 	uuids := make([]string, len(rows))
 	for i, r := range rows {
@@ -114,7 +106,7 @@ func (s *Server) agentWait(ctx context.Context, c *Call) (any, error) {
 // waitLoop reads, decides, and blocks until the next commit, the deadline, the fallback
 // re-check or the end of ctx (server shutdown or the client leaving), which returns the
 // current state.
-func (s *Server) waitLoop(ctx context.Context, w *waiter, uuids []string, deadline time.Time) (any, error) {
+func (s *System) waitLoop(ctx context.Context, w *waiter, uuids []string, deadline time.Time) (WaitResult, error) {
 	// Reads outlive ctx: on shutdown the current state is still read and returned (the
 	// store is closed only after every request goroutine ended).
 	rctx := context.WithoutCancel(ctx)
@@ -129,7 +121,7 @@ func (s *Server) waitLoop(ctx context.Context, w *waiter, uuids []string, deadli
 	for {
 		head, rows, err := s.waitRead(rctx, uuids)
 		if err != nil {
-			return nil, err
+			return WaitResult{}, err
 		}
 		settled := allSettled(rows)
 		timedOut := !settled && !deadline.IsZero() && !time.Now().Before(deadline)
@@ -161,55 +153,18 @@ func (s *Server) waitLoop(ctx context.Context, w *waiter, uuids []string, deadli
 	}
 }
 
-// waitRead reads the member rows still present, sorted by path, and the event head in
-// one read transaction, so the rows are exactly the state at head.
-func (s *Server) waitRead(ctx context.Context, uuids []string) (int64, []waitRow, error) {
+// waitRead reads the member rows and the event head in one read transaction.
+func (s *System) waitRead(ctx context.Context, uuids []string) (int64, []store.WaitRow, error) {
 	waitReadSlots <- struct{}{}
 	defer func() { <-waitReadSlots }()
-	tx, err := s.db.Reader().BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	head, rows, err := s.cfg.DB.WaitRows(ctx, uuids)
 	if err != nil {
-		return 0, nil, wire.Internal("sqlite", "begin wait read: "+err.Error())
-	}
-	defer tx.Rollback()
-	// The first statement fixes the transaction's snapshot; the rows below share it.
-	var head int64
-	if err := tx.QueryRowContext(ctx, waitHeadQuery).Scan(&head); err != nil {
-		return 0, nil, wire.Internal("sqlite", "read event head: "+err.Error())
-	}
-	args := make([]any, len(uuids))
-	for i, u := range uuids {
-		args[i] = u
-	}
-	marks := strings.TrimSuffix(strings.Repeat("?,", len(uuids)), ",")
-	rs, err := tx.QueryContext(ctx, `SELECT uuid, path, status, blocked_kind, exit_reason FROM agents
-		WHERE uuid IN (`+marks+`) ORDER BY path, uuid`, args...)
-	if err != nil {
-		return 0, nil, wire.Internal("sqlite", "read wait rows: "+err.Error())
-	}
-	defer rs.Close()
-	rows := make([]waitRow, 0, len(uuids))
-	for rs.Next() {
-		var r waitRow
-		var blocked, exit sql.NullString
-		if err := rs.Scan(&r.UUID, &r.Path, &r.Status, &blocked, &exit); err != nil {
-			return 0, nil, wire.Internal("sqlite", "read wait rows: "+err.Error())
-		}
-		r.BlockedKind, r.ExitReason = blocked.String, exit.String
-		rows = append(rows, r)
-	}
-	if err := rs.Err(); err != nil {
-		return 0, nil, wire.Internal("sqlite", "read wait rows: "+err.Error())
+		return 0, nil, wire.From(err, "sqlite")
 	}
 	return head, rows, nil
 }
 
-// waitRow is the part of an agent row that settlement needs ("" for NULL).
-type waitRow struct {
-	UUID, Path, Status      string
-	BlockedKind, ExitReason string
-}
-
-func allSettled(rows []waitRow) bool {
+func allSettled(rows []store.WaitRow) bool {
 	for _, r := range rows {
 		if _, ok := settlement(r); !ok {
 			return false
@@ -220,27 +175,27 @@ func allSettled(rows []waitRow) bool {
 
 // settlement maps a row to its wait target (protocol.md §5.12's table); settled is false
 // for queued, starting, working and unknown rows, which carry reason wait_timeout.
-func settlement(r waitRow) (t waitTarget, settled bool) {
-	t = waitTarget{UUID: r.UUID, Path: r.Path, Status: r.Status, ExitReason: r.ExitReason}
-	none := waitNext{Kind: "none"}
-	lastResponse := waitNext{Kind: "logs_last_response", Command: "orcr agent logs " + r.Path + " --last-response"}
+func settlement(r store.WaitRow) (t WaitTarget, settled bool) {
+	t = WaitTarget{UUID: r.UUID, Path: r.Path, Status: r.Status, ExitReason: r.ExitReason}
+	none := WaitNext{Kind: "none"}
+	lastResponse := WaitNext{Kind: "logs_last_response", Command: "orcr agent logs " + r.Path + " --last-response"}
 	switch r.Status {
-	case "idle", "parked":
+	case store.StatusIdle, store.StatusParked:
 		t.OK, t.Reason, t.Next = true, "turn_complete", lastResponse
-	case "blocked":
+	case store.StatusBlocked:
 		kind := "unknown"
 		if r.BlockedKind != "" {
 			kind = r.BlockedKind
 		}
-		t.Reason, t.Next = "blocked:"+kind, waitNext{Kind: "attach", Command: "orcr agent attach " + r.Path}
-	case "lost":
+		t.Reason, t.Next = "blocked:"+kind, WaitNext{Kind: "attach", Command: "orcr agent attach " + r.Path}
+	case store.StatusLost:
 		t.Reason, t.Next = "lost", none
-	case "ended":
+	case store.StatusEnded:
 		switch t.ExitReason {
 		case "completed":
 			t.OK, t.Reason, t.Next = true, "completed", lastResponse
 		case "reaped":
-			t.OK, t.Reason, t.Next = true, "reaped", waitNext{Kind: "logs_history", Command: "orcr agent logs " + r.UUID}
+			t.OK, t.Reason, t.Next = true, "reaped", WaitNext{Kind: "logs_history", Command: "orcr agent logs " + r.UUID}
 		case "timeout", "lost", "killed", "canceled", "failed":
 			t.Reason, t.Next = t.ExitReason, none
 		default:
@@ -253,8 +208,8 @@ func settlement(r waitRow) (t waitTarget, settled bool) {
 	return t, true
 }
 
-func buildWaitResult(rows []waitRow, head int64, timedOut bool) waitResult {
-	res := waitResult{Targets: make([]waitTarget, 0, len(rows)), AllOK: true, TimedOut: timedOut, DecisionSeq: head}
+func buildWaitResult(rows []store.WaitRow, head int64, timedOut bool) WaitResult {
+	res := WaitResult{Targets: make([]WaitTarget, 0, len(rows)), AllOK: true, TimedOut: timedOut, DecisionSeq: head}
 	for _, r := range rows {
 		t, _ := settlement(r)
 		res.Targets = append(res.Targets, t)
@@ -267,7 +222,7 @@ func buildWaitResult(rows []waitRow, head int64, timedOut bool) waitResult {
 // registered as a subscriber that forwards each EventsCommitted into wake (capacity 1,
 // non-blocking, so bursts coalesce into one wake-up) and records the highest head.
 type waiter struct {
-	s     *Server
+	s     *System
 	pid   *actor.PID
 	wake  chan struct{}
 	ready chan struct{} // closed once the store actor has processed the Subscribe
@@ -280,16 +235,16 @@ type waiter struct {
 // request sent right after Subscribe by the same actor: the store actor's mailbox is
 // FIFO per sender, so the reply proves the Subscribe was processed, and every commit
 // after that point is notified.
-func (s *Server) startWaiter(ctx context.Context) *waiter {
+func (s *System) startWaiter(ctx context.Context) *waiter {
 	w := &waiter{s: s, wake: make(chan struct{}, 1), ready: make(chan struct{})}
-	w.pid = s.sys.Root.Spawn(actorkit.Props(s.log, func() actor.Actor { return &waiterActor{w: w, store: s.storePID} }))
+	w.pid = s.sys.Root.SpawnPrefix(actorkit.Props(s.cfg.Log, func() actor.Actor { return &waiterActor{w: w, store: s.storePID} }), "wait-")
 	t := time.NewTimer(waitReadyTimeout)
 	defer t.Stop()
 	select {
 	case <-w.ready:
 	case <-ctx.Done():
 	case <-t.C:
-		s.log.Warn("agent.wait: store actor did not confirm the subscription; relying on the fallback re-check")
+		s.cfg.Log.Warn("agent.wait: store actor did not confirm the subscription; relying on the fallback re-check")
 	}
 	return w
 }
@@ -314,18 +269,18 @@ type waiterActor struct {
 func (a *waiterActor) Receive(c actor.Context) {
 	switch m := c.Message().(type) {
 	case *actor.Started:
-		c.Send(a.store, actors.Subscribe{PID: c.Self()})
-		c.Request(a.store, actors.Bounds{})
-	case actors.BoundsResult:
+		c.Send(a.store, Subscribe{PID: c.Self()})
+		c.Request(a.store, Bounds{})
+	case BoundsResult:
 		a.notify(m.Latest)
 		a.w.markReady()
 	case *actor.DeadLetterResponse:
 		// The store actor is gone (shutdown): nothing will ever be notified.
 		a.w.markReady()
-	case actors.EventsCommitted:
+	case EventsCommitted:
 		a.notify(m.Head)
 	case *actor.Stopping:
-		c.Send(a.store, actors.Unsubscribe{PID: c.Self()})
+		c.Send(a.store, Unsubscribe{PID: c.Self()})
 	}
 }
 

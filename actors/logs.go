@@ -1,65 +1,72 @@
-package server
+package actors
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"time"
 
-	"github.com/orcr-go/orcr/actors"
 	"github.com/orcr-go/orcr/actors/provider"
 	"github.com/orcr-go/orcr/actors/transcript"
 	"github.com/orcr-go/orcr/socketapi/wire"
 	"github.com/orcr-go/orcr/store"
 )
 
-type logsParams struct {
-	callerParams
+// LogsRequest is agent.logs's params.
+type LogsRequest struct {
+	Caller
 	Target       string `json:"target"`
 	LastResponse bool   `json:"last_response"`
 	Tail         *int   `json:"tail"`
 	Follow       bool   `json:"follow"` // ignored: following is client-side
 }
 
-// agentLogs is agent.logs (lifecycle.md §11.4): the native transcript, or its final
+// LogsResult is agent.logs's result: the transcript entries, or (last_response) the
+// final response.
+type LogsResult struct {
+	UUID      string             `json:"uuid"`
+	Path      string             `json:"path"`
+	Resolved  string             `json:"resolved"`
+	CreatedAt int64              `json:"created_at"`
+	Entries   []transcript.Entry `json:"entries,omitzero"`
+	Response  *Response          `json:"response,omitempty"`
+}
+
+// Logs is agent.logs (docs/lifecycle.md §11.4): the native transcript, or its final
 // response behind the freshness gate. It fails loudly rather than guess.
-func (s *Server) agentLogs(ctx context.Context, c *Call) (any, error) {
-	var p logsParams
-	c.Params(&p)
-	row, resolved, err := s.exactTarget(ctx, p.callerParams, p.Target)
+func (s *System) Logs(ctx context.Context, r LogsRequest) (LogsResult, error) {
+	row, resolved, err := s.exactTarget(ctx, r.Caller, r.Target)
 	if err != nil {
-		return nil, err
+		return LogsResult{}, err
 	}
-	res := map[string]any{"uuid": row.UUID, "path": row.Path, "resolved": resolved, "created_at": row.CreatedAt}
-	if p.LastResponse {
+	res := LogsResult{UUID: row.UUID, Path: row.Path, Resolved: resolved, CreatedAt: row.CreatedAt}
+	if r.LastResponse {
 		text, err := s.lastResponse(ctx, row)
 		if err != nil {
-			return nil, err
+			return LogsResult{}, err
 		}
-		res["response"] = map[string]any{"text": text, "final": true}
+		res.Response = &Response{Text: text, Final: true}
 		return res, nil
 	}
 	path, format, err := s.locateTranscript(ctx, row)
 	if err != nil {
-		return nil, err
+		return LogsResult{}, err
 	}
 	entries, err := transcript.Read(path, format)
 	if err != nil {
-		return nil, annotate(err, row)
+		return LogsResult{}, annotate(err, row)
 	}
-	if p.Tail != nil && *p.Tail >= 0 && *p.Tail < len(entries) {
-		entries = entries[len(entries)-*p.Tail:]
+	if r.Tail != nil && *r.Tail >= 0 && *r.Tail < len(entries) {
+		entries = entries[len(entries)-*r.Tail:]
 	}
 	if entries == nil {
 		entries = []transcript.Entry{}
 	}
-	res["entries"] = entries
+	res.Entries = entries
 	return res, nil
 }
 
 // locateTranscript checks both integration layers of the row's provider, then runs the
 // identity gate. Errors carry {uuid, status, cause}.
-func (s *Server) locateTranscript(ctx context.Context, row store.AgentRow) (path, format string, err error) {
+func (s *System) locateTranscript(ctx context.Context, row store.AgentRow) (path, format string, err error) {
 	name := ""
 	if row.Agent != nil {
 		name = *row.Agent
@@ -72,14 +79,15 @@ func (s *Server) locateTranscript(ctx context.Context, row store.AgentRow) (path
 			}
 		}
 	}
+	st, err := store.LoadAgent(ctx, s.cfg.DB.Reader(), row.UUID)
+	if err != nil {
+		return "", "", wire.From(err, "sqlite")
+	}
 	t := transcripts{s: s}
-	var kind, value, cwd sql.NullString
-	s.db.Reader().QueryRowContext(ctx, `SELECT agent_session_kind, agent_session_value, cwd FROM agents WHERE uuid = ?`,
-		row.UUID).Scan(&kind, &value, &cwd)
-	path, err = t.Locate(actors.TranscriptTarget{
+	path, err = t.Locate(TranscriptTarget{
 		UUID: row.UUID, Path: row.Path, Provider: name,
-		DataDir:     actors.AgentDataDir(s.opts.Home, row.Path, row.UUID),
-		SessionKind: kind.String, SessionValue: value.String, Cwd: cwd.String,
+		DataDir:     AgentDataDir(s.cfg.Home, row.Path, row.UUID),
+		SessionKind: st.SessionKind, SessionValue: st.SessionValue, Cwd: st.Cwd,
 		CreatedAt: time.UnixMilli(row.CreatedAt),
 	})
 	if err != nil {
@@ -91,25 +99,22 @@ func (s *Server) locateTranscript(ctx context.Context, row store.AgentRow) (path
 // lastResponse reads the final response: when the latest turn is completed with a
 // recorded cursor, the file must have reached it within the provider's freshness
 // timeout (else stale), so an answer is never older than the completion it belongs to.
-func (s *Server) lastResponse(ctx context.Context, row store.AgentRow) (string, error) {
+func (s *System) lastResponse(ctx context.Context, row store.AgentRow) (string, error) {
 	path, format, err := s.locateTranscript(ctx, row)
 	if err != nil {
 		return "", err
 	}
-	var cursor sql.NullString
-	var completed sql.NullInt64
-	err = s.db.Reader().QueryRowContext(ctx, `SELECT completed_at, transcript_cursor FROM turns WHERE agent_uuid = ?
-		ORDER BY input_seq DESC LIMIT 1`, row.UUID).Scan(&completed, &cursor)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+	lt, err := s.cfg.DB.LatestTurnOf(ctx, row.UUID)
+	if err != nil {
 		return "", wire.From(err, "sqlite")
 	}
-	if completed.Valid && cursor.Valid && cursor.String != "" {
+	if lt.CompletedAt != 0 && lt.Cursor != "" {
 		name := ""
 		if row.Agent != nil {
 			name = *row.Agent
 		}
-		timeout := s.cfg.TuningFor(name).TranscriptFreshnessTimeout
-		if err := transcript.WaitFresh(ctx, path, cursor.String, timeout); err != nil {
+		timeout := s.cfg.Config.TuningFor(name).TranscriptFreshnessTimeout
+		if err := transcript.WaitFresh(ctx, path, lt.Cursor, timeout); err != nil {
 			if ctx.Err() != nil {
 				return "", wire.Internal("canceled", "the request was canceled")
 			}

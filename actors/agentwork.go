@@ -1,0 +1,167 @@
+package actors
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/orcr-go/orcr/herdr"
+	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/store"
+)
+
+// agentWork is one operation on an op goroutine (edge code: it may block on herdr and
+// on store futures). It starts from the actor's row in memory (st) and keeps st current
+// from the result of every write it makes; the actor adopts st when the op is done.
+type agentWork struct {
+	env      *AgentEnv
+	uuid     string
+	ctx      context.Context // canceled by CancelSpawn or by a stop
+	root     *actor.RootContext
+	st       store.Agent
+	loaded   bool
+	stopping *atomic.Bool
+}
+
+func (w *agentWork) log() *slog.Logger { return w.env.Log.With("agent", w.uuid, "path", w.st.Path) }
+
+// write runs op through the store actor and waits for it.
+func (w *agentWork) write(op store.Op) (any, error) {
+	return WriteSync(w.root, w.env.Store, op)
+}
+
+// apply runs fn in a write transaction and, when it succeeds, reads the row back in the
+// same transaction, so w.st is the row as committed. A compare-and-set that found the
+// row changed (store.ErrStale) re-reads it instead: somebody else wrote it.
+func (w *agentWork) apply(fn func(tx *store.Tx) error) error {
+	v, err := w.write(func(tx *store.Tx) (any, error) {
+		if err := fn(tx); err != nil {
+			return nil, err
+		}
+		return tx.Agent(w.uuid)
+	})
+	if err == nil {
+		w.st, w.loaded = v.(store.Agent), true
+		return nil
+	}
+	if errors.Is(err, store.ErrStale) {
+		w.reload()
+	}
+	return err
+}
+
+// reload re-reads the row (after somebody else may have changed it).
+func (w *agentWork) reload() error {
+	st, err := store.LoadAgent(contextBG, w.env.DB.Reader(), w.uuid)
+	if err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return wire.New(wire.NotFound, "no agent "+w.uuid, "target", w.uuid)
+		}
+		return err
+	}
+	w.st, w.loaded = st, true
+	return nil
+}
+
+// WriteSync sends op to the store actor and waits for the result. Edge code only.
+func WriteSync(root *actor.RootContext, storePID *actor.PID, op store.Op) (any, error) {
+	res, err := root.RequestFuture(storePID, Write{Op: op}, 60*time.Second).Result()
+	if err != nil {
+		return nil, wire.Internal("store", "store actor did not answer: "+err.Error())
+	}
+	wr := res.(WriteResult)
+	return wr.Value, wr.Err
+}
+
+func (w *agentWork) herdrCtx() (context.Context, context.CancelFunc) {
+	d := w.env.PaneTimeout
+	if d <= 0 {
+		d = 30 * time.Second
+	}
+	return context.WithTimeout(context.Background(), d)
+}
+
+// logErr logs a failed write of op; a compare-and-set that found the row changed is
+// not a failure.
+func (w *agentWork) logErr(op string, err error) {
+	if err != nil && !errors.Is(err, store.ErrStale) {
+		w.log().Error("agent op: write failed", "op", op, "err", err)
+	}
+}
+
+// closePane closes target in the owned session, recording the intent/applied pair.
+// The close is best-effort once intended (docs/lifecycle.md §15.2): failures are logged.
+func (w *agentWork) closePane(target, reason string) {
+	if target == "" || w.env.Herdr == nil {
+		return
+	}
+	v, err := w.write(func(tx *store.Tx) (any, error) {
+		id, _, err := tx.Intent("agent.close_requested", w.uuid, map[string]any{"target": target, "reason": reason})
+		return id, err
+	})
+	if err != nil {
+		w.log().Error("close intent", "err", err)
+		return
+	}
+	opID := v.(string)
+	ctx, cancel := w.herdrCtx()
+	cerr := w.env.Herdr.Owned().Close(ctx, target)
+	cancel()
+	gone := herdr.IsCode(cerr, "pane_not_found")
+	if cerr != nil && !gone {
+		w.log().Warn("pane close failed", "target", target, "err", cerr)
+	}
+	_, err = w.write(func(tx *store.Tx) (any, error) {
+		return tx.Applied(opID, cerr == nil || gone, errText(cerr), map[string]any{"target": target})
+	})
+	w.logErr("close applied", err)
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// endAs ends the row from one of from; a row that already ended is left alone.
+func (w *agentWork) endAs(from []store.Status, reason store.ExitReason) {
+	w.logErr("end "+string(reason), w.apply(func(tx *store.Tx) error { return tx.EndAgent(w.uuid, from, reason) }))
+}
+
+// fail ends a starting or live row failed, closing its pane first when one is
+// recorded. During a server stop nothing is failed: the row is left as it is, for
+// restart recovery to resume or re-queue.
+func (w *agentWork) fail(cause error) {
+	if w.stopping.Load() {
+		w.log().Info("agent op cut off by the server stop; left for restart recovery", "err", cause)
+		return
+	}
+	w.log().Warn("agent failed", "err", cause)
+	if w.st.TerminalID != "" {
+		w.closePane(w.st.TerminalID, "failed")
+	}
+	w.endAs(store.LiveStatuses, store.ExitFailed)
+}
+
+// sleepCtx waits d or until the op is canceled; false when canceled.
+func (w *agentWork) sleepCtx(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-w.ctx.Done():
+		return false
+	}
+}
+
+func (w *agentWork) gone() error {
+	return wire.New(wire.NotFound, "agent "+w.st.Path+" is "+string(w.st.Status), "target", w.st.Path)
+}
+
+func isStale(err error) bool { return errors.Is(err, store.ErrStale) }

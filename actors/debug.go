@@ -1,0 +1,59 @@
+package actors
+
+import (
+	"context"
+
+	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/store"
+)
+
+// Hidden test methods (the server exposes them only with ORCR_DEBUG_METHODS=1).
+
+// DebugEmit appends one event through the store actor, like any state change would,
+// and returns its seq.
+func (s *System) DebugEmit(ctx context.Context, kind, ref string, payload map[string]any) (int64, error) {
+	if kind == "" {
+		kind = "debug.tick"
+	}
+	if payload == nil {
+		payload = map[string]any{}
+	}
+	v, err := s.write(func(tx *store.Tx) (any, error) { return tx.Emit(kind, ref, payload) })
+	if err != nil {
+		return 0, err
+	}
+	return v.(int64), nil
+}
+
+// DebugSetAgent creates or updates a managed row with a status, emitting the events a
+// real transition would (see [store.Tx.DebugSetAgent]); it returns the last seq.
+func (s *System) DebugSetAgent(ctx context.Context, d store.DebugAgent) (int64, error) {
+	if d.UUID == "" || d.Status == "" {
+		return 0, wire.Invalid("target_required", "uuid and status are required")
+	}
+	v, err := s.write(func(tx *store.Tx) (any, error) { return tx.DebugSetAgent(d) })
+	if err != nil {
+		return 0, err
+	}
+	return v.(int64), nil
+}
+
+// DebugInsertLoopRun stands in for loop.create until loops land (see
+// [store.Tx.DebugInsertLoopRun]).
+func (s *System) DebugInsertLoopRun(ctx context.Context, loop, runID, status string) (loopUUID, runUUID string, err error) {
+	if loop == "" || runID == "" {
+		return "", "", wire.Invalid("target_required", "loop and run_id are required")
+	}
+	if status == "" {
+		status = "running"
+	}
+	v, err := s.write(func(tx *store.Tx) (any, error) {
+		l, r, err := tx.DebugInsertLoopRun(loop, runID, status)
+		return [2]string{l, r}, err
+	})
+	if err != nil {
+		return "", "", err
+	}
+	ids := v.([2]string)
+	return ids[0], ids[1], nil
+}

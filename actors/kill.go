@@ -1,0 +1,250 @@
+package actors
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/store"
+	"github.com/orcr-go/orcr/store/agentpath"
+)
+
+// KillRequest is agent.kill's params.
+type KillRequest struct {
+	Caller
+	Targets []string `json:"targets"`
+	Force   bool     `json:"force"`
+	Preview bool     `json:"preview"`
+}
+
+// KillRef names one agent in a kill result.
+type KillRef struct {
+	UUID   string `json:"uuid"`
+	Path   string `json:"path"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// PreviewTarget is one agent a kill would act on.
+type PreviewTarget struct {
+	UUID    string       `json:"uuid"`
+	Path    string       `json:"path"`
+	Status  store.Status `json:"status"`
+	Managed bool         `json:"managed"`
+}
+
+// KillResult is agent.kill's result: what was killed and skipped, or (Preview set)
+// what a kill would act on.
+type KillResult struct {
+	Killed    []KillRef
+	Skipped   []KillRef
+	AllKilled bool
+	Preview   []PreviewTarget // non-nil: a preview; nothing was killed
+}
+
+// MarshalJSON writes the preview shape {preview, targets} or the kill shape
+// {killed, skipped, all_killed}.
+func (r KillResult) MarshalJSON() ([]byte, error) {
+	if r.Preview != nil {
+		return json.Marshal(struct {
+			Preview bool            `json:"preview"`
+			Targets []PreviewTarget `json:"targets"`
+		}{true, r.Preview})
+	}
+	return json.Marshal(struct {
+		Killed    []KillRef `json:"killed"`
+		Skipped   []KillRef `json:"skipped"`
+		AllKilled bool      `json:"all_killed"`
+	}{nonNil(r.Killed), nonNil(r.Skipped), r.AllKilled})
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// maxKillRounds bounds a barrier kill (docs/decisions.md D4).
+const maxKillRounds = 100
+
+// killParallelism bounds the agents one kill call shuts down at once.
+const killParallelism = 16
+
+// killTimeout bounds one agent's shutdown (shutdown line, grace, pane close).
+const killTimeout = 5 * time.Minute
+
+// Kill is agent.kill (docs/lifecycle.md §11.5) as a barrier kill (docs/decisions.md
+// D4): barriers for every target go up first in the store actor (new spawns under them
+// fail kill_in_progress and queued rows under them are not promoted), then rounds kill
+// every active match until a round finds none, then the barriers come down — on every
+// path out, including a failed or timed-out install.
+func (s *System) Kill(ctx context.Context, r KillRequest) (KillResult, error) {
+	targets, err := bulkTargets(r.Targets)
+	if err != nil {
+		return KillResult{}, err
+	}
+	caller, err := s.caller(ctx, r.Caller)
+	if err != nil {
+		return KillResult{}, err
+	}
+	db := s.cfg.DB.Reader()
+	rows, err := agentpath.ResolveBulk(ctx, db, caller, targets)
+	if wire.Is(err, wire.NotFound, "") {
+		ended, eerr := agentpath.ResolveEnded(ctx, db, caller, targets)
+		if eerr != nil || len(ended) == 0 {
+			return KillResult{}, err
+		}
+		if r.Preview {
+			return previewResult(ended), nil
+		}
+		skipped := make([]KillRef, len(ended))
+		for i, row := range ended {
+			skipped[i] = KillRef{UUID: row.UUID, Path: row.Path, Reason: "ended"}
+		}
+		return KillResult{Skipped: skipped}, nil
+	}
+	if err != nil {
+		return KillResult{}, err
+	}
+	if r.Preview {
+		return previewResult(rows), nil
+	}
+
+	key := s.killSeq.Add(1)
+	defer s.sys.Root.Send(s.storePID, LiftBarriers{Key: key})
+	if err := s.installBarriers(key, caller, targets, rows); err != nil {
+		return KillResult{}, err
+	}
+
+	var res KillResult
+	killedSet := map[string]bool{}
+	skip := map[string]bool{} // unmanaged rows without force: reported once, left alone
+	tries := map[string]int{} // a row still active after a kill (it changed state under us) is tried again
+	const maxTries = 3
+	for round := 0; round < maxKillRounds && len(rows) > 0; round++ {
+		var todo []store.AgentRow
+		for _, row := range rows {
+			if skip[row.UUID] || tries[row.UUID] >= maxTries {
+				continue
+			}
+			if !row.Managed && !r.Force {
+				skip[row.UUID] = true
+				res.Skipped = append(res.Skipped, KillRef{UUID: row.UUID, Path: row.Path, Reason: "force_required"})
+				continue
+			}
+			tries[row.UUID]++
+			todo = append(todo, row)
+		}
+		// Each agent's shutdown waits on its own pane (a shutdown line, a grace, a
+		// close); they run side by side, results kept in match order.
+		ok := make([]bool, len(todo))
+		errs := make([]error, len(todo))
+		var wg sync.WaitGroup
+		sem := make(chan struct{}, killParallelism)
+		for i, row := range todo {
+			wg.Add(1)
+			sem <- struct{}{}
+			go func() {
+				defer wg.Done()
+				defer func() { <-sem }()
+				ok[i], errs[i] = s.killOne(row)
+			}()
+		}
+		wg.Wait()
+		for i, row := range todo {
+			if errs[i] != nil {
+				return KillResult{}, wire.From(errs[i], "internal")
+			}
+			if ok[i] && !killedSet[row.UUID] {
+				killedSet[row.UUID] = true
+				res.Killed = append(res.Killed, KillRef{UUID: row.UUID, Path: row.Path})
+			}
+		}
+		rows, err = agentpath.ResolveBulk(ctx, db, caller, targets)
+		if wire.Is(err, wire.NotFound, "") {
+			break
+		}
+		if err != nil {
+			return KillResult{}, err
+		}
+		if len(todo) == 0 {
+			break // everything still matching is skipped or out of tries
+		}
+	}
+	res.AllKilled = len(res.Skipped) == 0
+	return res, nil
+}
+
+func previewResult(rows []store.AgentRow) KillResult {
+	out := make([]PreviewTarget, len(rows))
+	for i, r := range rows {
+		out[i] = PreviewTarget{UUID: r.UUID, Path: r.Path, Status: r.Status, Managed: r.Managed}
+	}
+	return KillResult{Preview: out}
+}
+
+// installBarriers puts one barrier per pattern target and one per matched row in place
+// in the store actor, and waits until it has taken them: every write ordered after that
+// (an agent.run insert, a promotion) sees them.
+func (s *System) installBarriers(key int64, caller agentpath.Caller, targets []string, rows []store.AgentRow) error {
+	scope, _ := caller.Scope()
+	var bs []Barrier
+	for _, t := range targets {
+		if agentpath.LooksLikeUUIDPrefix(t) || strings.Contains(t, "-") {
+			continue // uuid targets are covered by the exact rows below
+		}
+		if pat, err := agentpath.CompilePattern(scope, t); err == nil {
+			bs = append(bs, Barrier{Target: t, M: pat})
+		}
+	}
+	for _, r := range rows {
+		if pat, err := agentpath.CompilePattern("", "/"+r.Path); err == nil {
+			bs = append(bs, Barrier{Target: r.Path, M: pat})
+		}
+	}
+	if _, err := s.sys.Root.RequestFuture(s.storePID, AddBarriers{Key: key, Barriers: bs}, 60*time.Second).Result(); err != nil {
+		return wire.Internal("store", "store actor did not take the kill barriers: "+err.Error())
+	}
+	return nil
+}
+
+// killOne ends one row by its status at action time: queued → canceled (if promotion
+// won the race, it is killed live instead); starting → cancel interlock, then the agent
+// actor waits for the pipeline to wind down and closes any pane it left; live → the
+// agent actor's graceful shutdown. It reports whether this call ended the row.
+func (s *System) killOne(r store.AgentRow) (bool, error) {
+	switch r.Status {
+	case store.StatusQueued:
+		_, err := WriteSync(s.sys.Root, s.storePID, func(tx *store.Tx) (any, error) {
+			return nil, tx.EndAgent(r.UUID, []store.Status{store.StatusQueued}, store.ExitCanceled)
+		})
+		if err == nil || !isStale(err) {
+			return err == nil, err
+		}
+	case store.StatusStarting:
+		_, err := WriteSync(s.sys.Root, s.storePID, func(tx *store.Tx) (any, error) {
+			return nil, tx.CancelStarting(r.UUID, store.ExitCanceled)
+		})
+		if err != nil && !isStale(err) {
+			return false, err
+		}
+		s.sys.Root.Send(s.agents, CancelSpawn{UUID: r.UUID})
+		if _, kerr := s.askKill(r.UUID); kerr != nil {
+			return false, kerr
+		}
+		return err == nil, nil
+	}
+	return s.askKill(r.UUID)
+}
+
+func (s *System) askKill(uuid string) (bool, error) {
+	res, err := s.sys.Root.RequestFuture(s.agents, KillAgent{UUID: uuid}, killTimeout).Result()
+	if err != nil {
+		return false, wire.Internal("actor", "agent actor did not answer: "+err.Error())
+	}
+	kr := res.(KillOutcome)
+	return kr.Killed, kr.Err
+}

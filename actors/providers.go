@@ -1,0 +1,134 @@
+package actors
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/orcr-go/orcr/actors/provider"
+	"github.com/orcr-go/orcr/actors/transcript"
+	"github.com/orcr-go/orcr/herdr"
+)
+
+// The provider side of the facade: integration checks, startup and shutdown recipes,
+// and the transcript adapters wired into the turn machinery.
+
+func (s *System) providerOptions() provider.Options { return provider.OptionsFromEnv(s.getenv) }
+
+// herdrIntegrations caches `herdr integration status` (the herdr layer of the support
+// gate, docs/providers.md §1.1) for a short while.
+type herdrIntegrations struct {
+	mu      sync.Mutex
+	at      time.Time
+	present map[string]bool
+}
+
+const integrationsTTL = 30 * time.Second
+
+func (s *System) herdrInstalled(ctx context.Context) map[string]bool {
+	s.integ.mu.Lock()
+	defer s.integ.mu.Unlock()
+	if s.integ.present != nil && time.Since(s.integ.at) < integrationsTTL {
+		return s.integ.present
+	}
+	present := map[string]bool{}
+	if s.herdrBin != "" {
+		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		rows, err := herdr.IntegrationStatus(cctx, s.herdrBin)
+		cancel()
+		if err != nil {
+			s.cfg.Log.Warn("herdr integration status failed", "err", err)
+		} else {
+			present = provider.HerdrInstalled(rows)
+		}
+	}
+	s.integ.present, s.integ.at = present, time.Now()
+	return present
+}
+
+// shutdownPlan is the provider's graceful-shutdown recipe (docs/lifecycle.md §15.2): a
+// line to type (claude and codex have none; the mock's is /quit) and the grace before
+// close.
+func (s *System) shutdownPlan(name string) (string, time.Duration) {
+	prov, err := provider.Lookup(name, s.providerOptions())
+	if err != nil {
+		return "", 0
+	}
+	sd := prov.Shutdown(s.cfg.Config)
+	return sd.Line, sd.Grace
+}
+
+// herdrGate runs the contract check against the live `herdr api schema --json` once;
+// a passing check is remembered, a failing one is retried at the next spawn (herdr may
+// be upgraded meanwhile).
+func (s *System) herdrGate(ctx context.Context) error {
+	s.gateMu.Lock()
+	defer s.gateMu.Unlock()
+	if s.gateOK {
+		return nil
+	}
+	if err := s.driver.Conformance(ctx); err != nil {
+		s.cfg.Log.Error("herdr contract check failed", "err", err)
+		return err
+	}
+	s.gateOK = true
+	return nil
+}
+
+// submitPlan maps a provider's startup recipe to the agent actor's delivery plan.
+func (s *System) submitPlan(name string) SubmitPlan {
+	prov, err := provider.Lookup(name, s.providerOptions())
+	if err != nil {
+		return SubmitPlan{}
+	}
+	st := prov.Startup(s.cfg.Config)
+	return SubmitPlan{
+		ReadyBudget: st.ReadyBudget, ReadyPoll: st.ReadyPoll, EnterDelay: st.EnterDelay,
+		ConfirmBudget: st.Confirm.Budget, ConfirmPoll: st.Confirm.Poll, RetypeDelay: st.Confirm.RetypeDelay,
+		Attempts: st.Confirm.Attempts, ProbeMaxChars: st.Confirm.ProbeMaxChars,
+	}
+}
+
+// transcripts implements [Transcripts] with the adapters of actors/transcript,
+// choosing the format and file per provider.
+type transcripts struct {
+	s *System
+}
+
+func (t transcripts) spec(name string) provider.Transcript {
+	prov, err := provider.Lookup(name, t.s.providerOptions())
+	if err != nil {
+		return provider.Transcript{Format: name}
+	}
+	return prov.Transcript()
+}
+
+func (t transcripts) Locate(a TranscriptTarget) (string, error) {
+	sp := t.spec(a.Provider)
+	return transcript.Locate(transcript.Locator{
+		Home: t.s.getenv("HOME"), DataDir: a.DataDir, Format: sp.Format, DataDirFile: sp.DataDirFile,
+		SessionKind: a.SessionKind, SessionValue: a.SessionValue, CreatedAt: a.CreatedAt, Cwd: a.Cwd,
+	})
+}
+
+func (t transcripts) LastResponse(providerName, path string) (string, error) {
+	entries, err := transcript.Read(path, t.spec(providerName).Format)
+	if err != nil {
+		return "", err
+	}
+	text, ok := transcript.LastResponse(entries)
+	if !ok {
+		return "", transcript.Unavailable(transcript.CauseNoFinalResponse, "the transcript has no final response yet")
+	}
+	return text, nil
+}
+
+func (transcripts) Settled(path string, settle time.Duration, now time.Time) bool {
+	return transcript.Settled(path, settle, now)
+}
+
+func (transcripts) Cursor(path string) (string, bool) { return transcript.Cursor(path) }
+
+func (transcripts) ClassifyBlocked(parts ...string) string {
+	return transcript.ClassifyBlocked(parts...)
+}

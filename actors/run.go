@@ -1,0 +1,209 @@
+package actors
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/orcr-go/orcr/actors/provider"
+	"github.com/orcr-go/orcr/config"
+	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/store"
+	"github.com/orcr-go/orcr/store/agentpath"
+)
+
+// RunRequest is agent.run's params (docs/protocol.md §5.8).
+type RunRequest struct {
+	Caller
+	Name    string `json:"name"`
+	Path    string `json:"path"`
+	Agent   string `json:"agent"`
+	Prompt  string `json:"prompt"`
+	GC      string `json:"gc"`
+	Model   string `json:"model"`
+	Effort  string `json:"effort"`
+	Cwd     string `json:"cwd"`
+	Timeout string `json:"timeout"`
+}
+
+// RunResult is agent.run's result.
+type RunResult struct {
+	Agent       RunAgent `json:"agent"`
+	Permissions string   `json:"permissions"`
+}
+
+// RunAgent describes the agent agent.run enqueued.
+type RunAgent struct {
+	UUID          string       `json:"uuid"`
+	Path          string       `json:"path"`
+	Agent         string       `json:"agent"`
+	Managed       bool         `json:"managed"`
+	Cwd           *string      `json:"cwd"`
+	DataDir       string       `json:"data_dir"`
+	Status        store.Status `json:"status"`
+	QueuePosition *int64       `json:"queue_position,omitempty"`
+	ParentID      string       `json:"parent_id,omitempty"`
+	ParentPath    string       `json:"parent_path,omitempty"`
+}
+
+// Run is agent.run (docs/protocol.md §5.8, docs/lifecycle.md §7.1): every check first,
+// then the data dir and launch.json, then one store transaction that checks the kill
+// barriers and the loop namespace and inserts the queued row with agent.created. The
+// queue is poked so promotion does not wait for its next tick.
+func (s *System) Run(ctx context.Context, r RunRequest) (RunResult, error) {
+	switch {
+	case r.Name != "" && r.Path != "":
+		return RunResult{}, wire.Invalid("name_and_path", "give either name or path, not both")
+	case r.Name == "" && r.Path == "":
+		return RunResult{}, wire.Invalid("name_required", "a name or a path is required")
+	}
+	provName := r.Agent
+	if provName == "" {
+		provName = s.cfg.Config.Defaults.Agent
+	}
+	prov, err := provider.Lookup(provName, s.providerOptions())
+	if err != nil {
+		if provName != provider.Mock {
+			return RunResult{}, provider.CheckSupport(provName, false, s.herdrInstalled(ctx))
+		}
+		return RunResult{}, err
+	}
+	if provName != provider.Mock {
+		if err := provider.CheckSupport(provName, true, s.herdrInstalled(ctx)); err != nil {
+			return RunResult{}, err
+		}
+	}
+	gc := store.GCMode(r.GC)
+	switch gc {
+	case "":
+		gc = store.GCAuto
+	case store.GCAuto, store.GCImmediate, store.GCNever:
+	default:
+		return RunResult{}, wire.Invalid("invalid_gc", "gc must be auto, immediate or never", "value", r.GC)
+	}
+	route, err := prov.Route(s.cfg.Config, r.Model, r.Effort)
+	if err != nil {
+		return RunResult{}, err
+	}
+	timeout, err := parseTimeout(r.Timeout)
+	if err != nil {
+		return RunResult{}, err
+	}
+	caller, err := s.caller(ctx, r.Caller)
+	if err != nil {
+		return RunResult{}, err
+	}
+	scope, _ := caller.Scope()
+	path, err := agentpath.Creation(scope, r.Name, r.Path, nil)
+	if err != nil {
+		return RunResult{}, err
+	}
+	argv, err := prov.LaunchArgv(route)
+	if err != nil {
+		return RunResult{}, err
+	}
+
+	id, err := uuid.NewV7()
+	if err != nil {
+		return RunResult{}, wire.Internal("uuid", err.Error())
+	}
+	uid, token := id.String(), uuid.NewString()
+	home := s.cfg.Home
+	dir := AgentDataDir(home, path, uid)
+	parentID, parentPath := caller.Parent()
+	env := prov.Env(s.serverEnv())
+	env["ORCR_ID"], env["ORCR_PATH"] = uid, path
+	env["ORCR_AGENT_DATA_DIR"], env["ORCR_HOME"] = dir, home
+	env["ORCR_LAUNCH_TOKEN"] = token
+	if parentID != "" && parentPath != "" {
+		env["ORCR_PARENT_ID"], env["ORCR_PARENT_PATH"] = parentID, parentPath
+	}
+	if first := agentpath.FirstSegment(path); first != path {
+		active, err := s.cfg.DB.LoopActive(ctx, first)
+		if err != nil {
+			return RunResult{}, err
+		}
+		if active {
+			env["ORCR_LOOP_DATA_DIR"] = home + "/data/" + first
+		}
+	}
+	l := &Launch{Version: 1, UUID: uid, Path: path, Provider: provName, Argv: argv,
+		Model: route.Model, Effort: route.Effort, GCMode: string(gc), LaunchToken: token,
+		EffectivePath: path, Env: env, CreatedAt: time.Now().UnixMilli()}
+	if r.Prompt != "" {
+		l.Prompt = &r.Prompt
+	}
+	if r.Cwd != "" {
+		l.Cwd = &r.Cwd
+	}
+	if r.Timeout != "" {
+		l.Timeout = &r.Timeout
+	}
+	if scope != "" {
+		l.Scope = &scope
+	}
+	if err := WriteLaunch(dir, l); err != nil {
+		return RunResult{}, err
+	}
+	n := store.NewAgent{UUID: uid, Path: path, ParentID: parentID, Provider: provName, Model: route.Model,
+		Effort: route.Effort, GCMode: gc, Cwd: r.Cwd, Session: s.cfg.Config.Herdr.Session, LaunchToken: token}
+	_, err = s.writeGuarded(func(tx *store.Tx, b BarrierView) (any, error) {
+		if target, ok := b.Covering(path); ok {
+			return nil, wire.Conflict(fmt.Sprintf("a kill of `%s` is in progress", target),
+				"reason", "kill_in_progress", "target", target)
+		}
+		if err := agentpath.CheckLoopNamespace(tx.Context(), tx, path, r.CallerPath); err != nil {
+			return nil, err
+		}
+		if timeout > 0 {
+			n.DeadlineAt = tx.Now() + timeout.Milliseconds()
+		}
+		return tx.Enqueue(n)
+	})
+	if err != nil {
+		os.RemoveAll(dir)
+		var inUse *store.PathInUseError
+		if errors.As(err, &inUse) {
+			return RunResult{}, pathInUse(inUse)
+		}
+		return RunResult{}, wire.From(err, "sqlite")
+	}
+	s.sys.Root.Send(s.queue, PokeQueue{})
+
+	res := RunAgent{UUID: uid, Path: path, Agent: provName, Managed: true, DataDir: dir, Status: store.StatusQueued}
+	if r.Cwd != "" {
+		res.Cwd = &r.Cwd
+	}
+	// The row as it is now: the promotion pass poked above may already have moved it.
+	if row, err := store.AgentByUUID(ctx, s.cfg.DB.Reader(), uid); err == nil {
+		res.Status, res.QueuePosition = row.Status, row.QueuePosition
+	}
+	if parentID != "" {
+		res.ParentID, res.ParentPath = parentID, parentPath
+	}
+	return RunResult{Agent: res, Permissions: "bypass"}, nil
+}
+
+func pathInUse(e *store.PathInUseError) error {
+	if e.Occupant == nil {
+		return wire.Conflict(e.Error(), "reason", "path_in_use", "path", e.Path)
+	}
+	o := e.Occupant
+	return wire.Conflict(e.Error(), "reason", "path_in_use", "current_status", o.Status,
+		"occupant", map[string]any{"uuid": o.UUID, "path": o.Path, "status": o.Status})
+}
+
+func parseTimeout(s string) (time.Duration, error) {
+	if s == "" {
+		return 0, nil
+	}
+	d, err := config.ParseDuration(s)
+	if err != nil {
+		return 0, wire.Invalid("bad_duration", "bad timeout: "+err.Error(), "value", s)
+	}
+	return d, nil
+}

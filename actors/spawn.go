@@ -1,0 +1,241 @@
+package actors
+
+import (
+	"errors"
+	"time"
+
+	"github.com/orcr-go/orcr/herdr"
+	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/store"
+)
+
+// cut reports whether the op must stop (a kill, a deadline, the stuck-start guard or a
+// server stop canceled it). The canceler has already ended the row in the store, so the
+// row is re-read.
+func (w *agentWork) cut() bool {
+	if w.ctx.Err() == nil {
+		return false
+	}
+	if err := w.reload(); err != nil {
+		w.log().Warn("agent op: cannot re-read the row after a cancel", "err", err)
+	}
+	return true
+}
+
+func (w *agentWork) isEnded() bool { return w.st.Status == store.StatusEnded }
+
+// spawn is the spawn pipeline (docs/lifecycle.md §8.1). It returns true when the row
+// ended. Each side effect is preceded by its intent, written in a transaction that also
+// proves the row is still starting and not canceled (the cancel interlock).
+func (w *agentWork) spawn() (ended bool) {
+	if !w.loaded || w.st.Status != store.StatusStarting {
+		return w.isEnded()
+	}
+	l, err := ReadLaunch(AgentDataDir(w.env.Home, w.st.Path, w.uuid))
+	if err != nil {
+		w.fail(err)
+		return w.isEnded()
+	}
+	if w.env.Herdr == nil {
+		w.fail(wire.Env(herdr.CauseMissing, "no herdr binary; "+herdr.InstallHint))
+		return w.isEnded()
+	}
+	if w.cut() {
+		return w.isEnded()
+	}
+	ctx, cancel := w.herdrCtx()
+	if w.env.HerdrGate != nil {
+		err = w.env.HerdrGate(ctx)
+	}
+	if err == nil {
+		_, err = w.env.Herdr.EnsureOwned(ctx)
+	}
+	cancel()
+	if err != nil {
+		w.fail(err)
+		return w.isEnded()
+	}
+	if w.cut() {
+		return w.isEnded()
+	}
+	ws := HomeWorkspace(w.st.Path)
+	spec := herdr.SpawnSpec{Workspace: ws, Label: w.st.Path, Argv: l.Argv, Env: l.Env}
+	if l.Cwd != nil {
+		spec.Cwd = *l.Cwd
+	}
+	v, err := w.write(func(tx *store.Tx) (any, error) {
+		if err := tx.CheckStarting(w.uuid); err != nil {
+			return nil, err
+		}
+		id, _, err := tx.Intent("agent.spawn_requested", w.uuid, map[string]any{
+			"workspace": ws, "label": w.st.Path, "argv": l.Argv, "cwd": spec.Cwd})
+		return id, err
+	})
+	if err != nil {
+		if errors.Is(err, store.ErrStale) {
+			w.reload()
+		} else {
+			w.fail(err)
+		}
+		return w.isEnded()
+	}
+	opID := v.(string)
+	ctx, cancel = w.herdrCtx()
+	pl, serr := w.env.Herdr.Owned().Spawn(ctx, spec)
+	cancel()
+	if serr != nil {
+		_, err := w.write(func(tx *store.Tx) (any, error) { return tx.Applied(opID, false, serr.Error(), nil) })
+		w.logErr("spawn applied", err)
+		w.fail(serr)
+		return w.isEnded()
+	}
+	ids := map[string]any{"pane_id": pl.PaneID, "terminal_id": pl.TerminalID, "workspace_id": pl.WorkspaceID, "tab_id": pl.TabID}
+	session := w.env.Herdr.Owned().Name()
+	// Record the location only if the row is still starting and not canceled; else the
+	// fresh pane is closed (the cancel interlock).
+	// The spawn's applied fact commits either way: herdr did make the pane.
+	owned := false
+	err = w.apply(func(tx *store.Tx) error {
+		if _, err := tx.Applied(opID, true, "", ids); err != nil {
+			return err
+		}
+		err := tx.RecordLocation(w.uuid, session, pl.TerminalID, pl.PaneID)
+		owned = err == nil
+		return ignoreStale(err)
+	})
+	if err == nil && !owned {
+		err = store.ErrStale
+	}
+	if err != nil {
+		// The pane exists but the row may not own it: close it either way.
+		w.closePane(pl.TerminalID, "canceled")
+		if !errors.Is(err, store.ErrStale) {
+			w.fail(err)
+		}
+		return w.isEnded()
+	}
+	if w.env.NeedsAgentSession == nil || w.env.NeedsAgentSession(w.st.Provider) {
+		w.pollAgentSession(pl.TerminalID)
+	}
+	if w.cut() {
+		if w.isEnded() {
+			w.closePane(pl.TerminalID, "canceled")
+		}
+		return w.isEnded()
+	}
+	if l.Prompt == nil || *l.Prompt == "" {
+		if err := w.apply(func(tx *store.Tx) error { return tx.SettleIdle(w.uuid) }); err != nil && !errors.Is(err, store.ErrStale) {
+			w.fail(err)
+		}
+		return w.isEnded()
+	}
+	if _, err := w.deliver(*l.Prompt, []store.Status{store.StatusStarting}, pl.TerminalID, ""); err != nil &&
+		!wire.Is(err, wire.NotFound, "") {
+		w.fail(err)
+	}
+	return w.isEnded()
+}
+
+// pollAgentSession waits up to AgentSessionWait for herdr's transcript pointer and
+// records it (docs/lifecycle.md §8.1 step 7).
+func (w *agentWork) pollAgentSession(terminal string) {
+	d := w.env.AgentSessionWait
+	if d <= 0 {
+		return
+	}
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) && w.ctx.Err() == nil {
+		ctx, cancel := w.herdrCtx()
+		p, err := w.env.Herdr.Owned().PaneGet(ctx, terminal)
+		cancel()
+		if err == nil && p.AgentSession != nil && p.AgentSession.Value != "" {
+			w.logErr("record agent session", w.apply(func(tx *store.Tx) error {
+				return tx.RecordAgentSession(w.uuid, p.AgentSession.Kind, p.AgentSession.Value)
+			}))
+			return
+		}
+		if !w.sleepCtx(150 * time.Millisecond) {
+			return
+		}
+	}
+}
+
+// recover runs restart recovery for a live row (docs/lifecycle.md §13.1, decisions Q5
+// and Q6 there): open intents are closed as repaired; a move left in flight is
+// finished or rolled back; a starting row whose pane was never recorded has any pane
+// carrying its label closed and goes back to its place in the queue (a spawn cut off
+// by a stop is started again, never failed and never duplicated); a starting row with
+// a live recorded pane gets its first prompt (or settles idle).
+func (w *agentWork) recover() (ended bool) {
+	if err := w.reload(); err != nil {
+		return true
+	}
+	intents, err := w.env.DB.OpenIntents()
+	if err != nil {
+		w.log().Error("recovery: cannot read open intents", "err", err)
+	}
+	if w.st.MoveState != store.MoveNone {
+		// herdr unreachable: the lease stays and the next send (or restart) retries.
+		moveOp := ""
+		for _, in := range intents {
+			if in.Ref == w.uuid && in.Kind == "agent.move_requested" {
+				moveOp = in.OpID
+			}
+		}
+		if err := w.recoverMove(moveOp); err != nil {
+			w.log().Warn("move recovery deferred", "err", err)
+		}
+		if intents, err = w.env.DB.OpenIntents(); err != nil {
+			w.log().Error("recovery: cannot read open intents", "err", err)
+		}
+	}
+	for _, in := range intents {
+		if in.Ref != w.uuid || (in.Kind == "agent.move_requested" && w.st.MoveState != store.MoveNone) {
+			continue
+		}
+		opID := in.OpID
+		_, err := w.write(func(tx *store.Tx) (any, error) {
+			return tx.Applied(opID, false, "interrupted by a server restart", map[string]any{"repaired": true})
+		})
+		w.logErr("close intent as repaired", err)
+	}
+	if w.st.Status != store.StatusStarting {
+		return w.isEnded()
+	}
+	if w.env.Herdr == nil {
+		return false // the stuck-start guard ends it if no pane ever gets recorded
+	}
+	ctx, cancel := w.herdrCtx()
+	defer cancel()
+	if w.st.TerminalID == "" {
+		panes, err := w.env.Herdr.Owned().PaneList(ctx, "")
+		if err != nil {
+			return false // herdr down: leave it to the stuck-start guard
+		}
+		for _, p := range panes {
+			if p.Label == w.st.Path {
+				w.closePane(p.TerminalID, "recovery")
+			}
+		}
+		err = w.apply(func(tx *store.Tx) error { return tx.Requeue(w.uuid) })
+		w.logErr("requeue", err)
+		return true
+	}
+	if _, err := w.env.Herdr.Owned().PaneGet(ctx, w.st.TerminalID); err != nil {
+		w.endAs([]store.Status{store.StatusStarting}, store.ExitFailed)
+		return true
+	}
+	l, err := ReadLaunch(AgentDataDir(w.env.Home, w.st.Path, w.uuid))
+	if err != nil {
+		w.fail(err)
+		return w.isEnded()
+	}
+	if l.Prompt == nil || *l.Prompt == "" || w.st.InputSeq > 0 {
+		w.logErr("settle idle", w.apply(func(tx *store.Tx) error { return tx.SettleIdle(w.uuid) }))
+		return w.isEnded()
+	}
+	if _, err := w.deliver(*l.Prompt, []store.Status{store.StatusStarting}, w.st.TerminalID, ""); err != nil {
+		w.fail(err)
+	}
+	return w.isEnded()
+}

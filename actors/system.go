@@ -1,0 +1,256 @@
+package actors
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/orcr-go/orcr/actors/actorkit"
+	"github.com/orcr-go/orcr/config"
+	"github.com/orcr-go/orcr/herdr"
+	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/store"
+	"github.com/orcr-go/orcr/store/agentpath"
+)
+
+// SystemConfig is what [Start] needs: the resolved home, its configuration and the
+// open store. The caller owns the store and closes it after [System.Stop].
+type SystemConfig struct {
+	Home   string
+	Paths  config.Paths
+	Config *config.Config
+	// Getenv reads the server's environment (nil: os.Getenv).
+	Getenv func(string) string
+	Log    *slog.Logger
+	DB     *store.DB
+	// Version is the server's version string (server.status).
+	Version string
+	// Started is when the server process started (uptime).
+	Started time.Time
+	// DeadLetterThrottle is the actor system's dead-letter log throttle (default 1 s).
+	DeadLetterThrottle time.Duration
+	// Retention is the number of newest events retention keeps (0: the default).
+	Retention int
+}
+
+// System is the one facade of orcr's use cases. Every face of the server — the Unix
+// socket today; the WebSocket stream, `orcr top` and an MCP face later — calls its
+// typed methods (Run, Ask, Send, Kill, Wait, Logs, Ls, Snapshot, Status) and nothing
+// below it. Methods are edge code: they may block (on store futures, on herdr, on a
+// wait) and are called from request goroutines, never from inside an actor's Receive.
+// Errors are *wire.Error values (the protocol's codes with details).
+type System struct {
+	cfg    SystemConfig
+	getenv func(string) string
+
+	sys      *actor.ActorSystem
+	storePID *actor.PID
+	agents   *actor.PID
+	queue    *actor.PID
+	monitor  *actor.PID
+	gc       *actor.PID
+	driver   *herdr.Driver
+	herdrBin string
+	env      *AgentEnv
+
+	integ   herdrIntegrations
+	gateMu  sync.Mutex
+	gateOK  bool
+	killSeq atomic.Int64
+}
+
+// Start builds the actor tree of actors/doc.go in its start order: the store actor,
+// the herdr driver, the restart re-arm, the completion monitor, the agents actor (which
+// runs restart recovery), the queue and the GC actor.
+func Start(cfg SystemConfig) (*System, error) {
+	s := &System{cfg: cfg, getenv: cfg.Getenv}
+	if s.getenv == nil {
+		s.getenv = os.Getenv
+	}
+	if cfg.Log == nil {
+		s.cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	log := s.cfg.Log
+	s.sys = actorkit.NewSystem(log, cfg.DeadLetterThrottle)
+	var err error
+	if s.storePID, err = s.sys.Root.SpawnNamed(NewStoreProps(cfg.DB, log, StoreOptions{Retention: cfg.Retention}), "store"); err != nil {
+		return nil, wire.Internal("actor", "cannot start the store actor: "+err.Error())
+	}
+	fail := func(err error) (*System, error) {
+		s.Stop()
+		return nil, err
+	}
+	bin, err := herdr.FindBinary(cfg.Config.Herdr.Bin, s.getenv)
+	if err != nil {
+		log.Warn("no herdr binary; agents cannot be spawned until one is configured", "err", err)
+		bin = ""
+	}
+	s.herdrBin = bin
+	if s.driver, err = herdr.NewDriver(s.sys, herdr.Config{Bin: bin, Owned: cfg.Config.Herdr.Session}, log); err != nil {
+		return fail(wire.Internal("actor", "cannot start the herdr driver: "+err.Error()))
+	}
+	// Restart re-arm (docs/lifecycle.md §10.5): completion must observe a fresh idle
+	// streak; the park clock of idle rows restarts.
+	if _, err := s.write(func(tx *store.Tx) (any, error) { return nil, tx.Rearm() }); err != nil {
+		return fail(err)
+	}
+	tr := transcripts{s: s}
+	s.env = &AgentEnv{
+		Store: s.storePID, DB: cfg.DB, Herdr: s.driver, Home: cfg.Home, Log: log,
+		Shutdown:          s.shutdownPlan,
+		HerdrGate:         s.herdrGate,
+		Tuning:            cfg.Config.TuningFor,
+		Transcripts:       tr,
+		Submit:            s.submitPlan,
+		NeedsAgentSession: func(name string) bool { return tr.spec(name).DataDirFile == "" },
+		AgentSessionWait:  3 * time.Second,
+	}
+	if s.monitor, err = s.sys.Root.SpawnNamed(NewMonitorProps(MonitorSpec{Env: s.env}), "monitor"); err != nil {
+		return fail(wire.Internal("actor", "cannot start the completion monitor: "+err.Error()))
+	}
+	s.env.Monitor = s.monitor
+	if s.agents, err = s.sys.Root.SpawnNamed(NewAgentsProps(s.env), "agents"); err != nil {
+		return fail(wire.Internal("actor", "cannot start the agents actor: "+err.Error()))
+	}
+	s.sys.Root.Send(s.monitor, SetAgents{PID: s.agents})
+	caps := Caps{Max: cfg.Config.Concurrency.Max, Provider: cfg.Config.ProviderCap}
+	if s.queue, err = s.sys.Root.SpawnNamed(NewQueueProps(QueueSpec{
+		Store: s.storePID, Agents: s.agents, Caps: caps, MaxStarting: cfg.Config.Timings.MaxStarting, Log: log,
+	}), "queue"); err != nil {
+		return fail(wire.Internal("actor", "cannot start the queue actor: "+err.Error()))
+	}
+	if s.gc, err = s.sys.Root.SpawnNamed(NewGCProps(GCSpec{
+		Env: s.env, Agents: s.agents, Queue: s.queue,
+		IdleAfter: cfg.Config.Timings.IdleAfter, KillAfter: cfg.Config.Timings.KillAfter, Tick: cfg.Config.Timings.GCTick,
+	}), "gc"); err != nil {
+		return fail(wire.Internal("actor", "cannot start the gc actor: "+err.Error()))
+	}
+	return s, nil
+}
+
+// Stop stops the tree in the order of actors/doc.go: the GC, the monitor and the queue
+// (no more sweeps, polls or promotions); then the agents, whose running ops are
+// canceled at their next checkpoint and waited for (they may still be writing); then
+// the herdr driver; the store actor last, so every write queued before it is applied.
+// It does not close the store.
+func (s *System) Stop() {
+	root := s.sys.Root
+	for _, pid := range []*actor.PID{s.gc, s.monitor, s.queue} {
+		if pid != nil {
+			root.PoisonFuture(pid).Wait()
+		}
+	}
+	if s.agents != nil {
+		root.PoisonFuture(s.agents).Wait()
+	}
+	if s.env != nil {
+		s.env.Ops.Wait()
+	}
+	if s.driver != nil {
+		s.driver.Close()
+	}
+	if s.storePID != nil {
+		root.PoisonFuture(s.storePID).Wait()
+	}
+	s.sys.Shutdown()
+}
+
+// Actors is the actor system, for faces that run actors of their own (connection and
+// subscription actors of the socket layer).
+func (s *System) Actors() *actor.ActorSystem { return s.sys }
+
+// SubscriptionProps returns the props of a subscription actor (events.subscribe,
+// watch.open) wired to this system's store.
+func (s *System) SubscriptionProps(spec SubscriptionSpec) *actor.Props {
+	spec.Store, spec.DB, spec.Log = s.storePID, s.cfg.DB, s.cfg.Log
+	return NewSubscriptionProps(spec)
+}
+
+// StoreStats asks the store actor for its counters.
+func (s *System) StoreStats(ctx context.Context) (StoreStatsResult, error) {
+	res, err := s.sys.Root.RequestFuture(s.storePID, StoreStats{}, 10*time.Second).Result()
+	if err != nil {
+		return StoreStatsResult{}, wire.Internal("actor", "store actor did not answer: "+err.Error())
+	}
+	return res.(StoreStatsResult), nil
+}
+
+// write runs op through the store actor (the only writer) and waits for its result.
+func (s *System) write(op store.Op) (any, error) {
+	v, err := WriteSync(s.sys.Root, s.storePID, op)
+	if err != nil {
+		return nil, wire.From(err, "sqlite")
+	}
+	return v, nil
+}
+
+// writeGuarded runs an op that reads the kill barriers through the store actor. Its
+// error comes back as the op returned it, so callers can match typed store errors.
+func (s *System) writeGuarded(op func(*store.Tx, BarrierView) (any, error)) (any, error) {
+	res, err := s.sys.Root.RequestFuture(s.storePID, Write{Guarded: op}, 60*time.Second).Result()
+	if err != nil {
+		return nil, wire.Internal("store", "store actor did not answer: "+err.Error())
+	}
+	wr := res.(WriteResult)
+	return wr.Value, wr.Err
+}
+
+// Caller is the caller identity every agent verb takes: the agent (or loop run) the
+// request comes from, as ORCR_ID / ORCR_PATH give it.
+type Caller struct {
+	CallerID   string `json:"caller_id"`
+	CallerPath string `json:"caller_path"`
+}
+
+func (s *System) caller(ctx context.Context, c Caller) (agentpath.Caller, error) {
+	return agentpath.ResolveCaller(ctx, s.cfg.DB.Reader(), c.CallerID, c.CallerPath)
+}
+
+// exactTarget resolves the target of an exact-target verb (send, logs) in the
+// caller's scope.
+func (s *System) exactTarget(ctx context.Context, c Caller, target string) (store.AgentRow, string, error) {
+	if target == "" {
+		return store.AgentRow{}, "", wire.Invalid("target_required", "a target is required")
+	}
+	caller, err := s.caller(ctx, c)
+	if err != nil {
+		return store.AgentRow{}, "", err
+	}
+	return agentpath.ResolveExact(ctx, s.cfg.DB.Reader(), caller, target)
+}
+
+// bulkTargets drops empty targets of a bulk verb (wait, kill): none left is
+// target_required.
+func bulkTargets(raw []string) ([]string, error) {
+	var targets []string
+	for _, t := range raw {
+		if t != "" {
+			targets = append(targets, t)
+		}
+	}
+	if len(targets) == 0 {
+		return nil, wire.Invalid("target_required", "at least one target is required")
+	}
+	return targets, nil
+}
+
+// serverEnv is the server's environment as KEY=VALUE entries (for the mock's knobs).
+func (s *System) serverEnv() []string {
+	if s.cfg.Getenv == nil {
+		return os.Environ()
+	}
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if v := s.getenv(k); v != "" {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
+}

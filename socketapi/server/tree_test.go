@@ -1,0 +1,129 @@
+package server_test
+
+import (
+	"context"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/orcr-go/orcr/socketapi/sockettest"
+)
+
+// docTree reads the actor tree written in actors/doc.go (the block that starts with
+// "//\troot") and returns one regexp per node, matching the node's full actor id.
+// Placeholders (<...>) match one id segment.
+func docTree(t *testing.T) map[string]*regexp.Regexp {
+	t.Helper()
+	src, err := os.ReadFile("../../actors/doc.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(src), "\n")
+	start := -1
+	for i, l := range lines {
+		if l == "//\troot" {
+			start = i + 1
+			break
+		}
+	}
+	if start < 0 {
+		t.Fatal("actors/doc.go has no tree block starting with //\\troot")
+	}
+	nodes := map[string]*regexp.Regexp{}
+	var stack []string // parent patterns by depth
+	placeholder := regexp.MustCompile(`<[^>]+>`)
+	for _, l := range lines[start:] {
+		body, ok := strings.CutPrefix(l, "//\t")
+		if !ok || strings.TrimSpace(body) == "" {
+			break
+		}
+		i := strings.Index(body, "── ")
+		if i < 0 {
+			t.Fatalf("actors/doc.go tree line without a branch: %q", l)
+		}
+		depth := len([]rune(body[:i])) / 4
+		name := strings.Fields(body[i+len("── "):])[0]
+		pat := placeholder.ReplaceAllString(regexp.QuoteMeta(name), "[^/]+")
+		stack = append(stack[:depth], pat)
+		nodes[strings.Join(stack[:depth+1], "/")] = regexp.MustCompile("^" + strings.Join(stack[:depth+1], "/") + "$")
+	}
+	return nodes
+}
+
+// The running actors are exactly the tree written in actors/doc.go: every actor id
+// matches a node there, and with a running agent, an open watch and a blocked wait,
+// every node has at least one actor.
+func TestActorTreeMatchesDoc(t *testing.T) {
+	nodes := docTree(t)
+	if len(nodes) < 10 {
+		t.Fatalf("parsed %d nodes from actors/doc.go: %v", len(nodes), nodes)
+	}
+	srv := sockettest.NewServer(t, sockettest.WithHerdr(t))
+	c := srv.Client(t)
+	a, err := run(t, c, map[string]any{"path": "tree/one"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitStatus(t, c, a.UUID, "idle")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	st, err := c.Subscribe(ctx, "watch.open", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	send(t, c, "tree/one", "say=busy turn_ms=60000")
+	waitDone := make(chan error, 1)
+	go func() {
+		// A busy agent does not settle: the wait stays blocked until canceled.
+		waitDone <- c.Call(ctx, "agent.wait", map[string]any{"targets": []string{"tree/*"}, "timeout": "1m"}, nil)
+	}()
+
+	seen := map[string]bool{}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		var unknown []string
+		for _, id := range srv.ActorIDs() {
+			if strings.HasPrefix(id, "future$") || id == "eventstream" || id == "deadletter" {
+				continue // the library's own processes
+			}
+			matched := false
+			for n, re := range nodes {
+				if re.MatchString(id) {
+					seen[n], matched = true, true
+				}
+			}
+			if !matched {
+				unknown = append(unknown, id)
+			}
+		}
+		if len(unknown) > 0 {
+			t.Fatalf("running actors not in the tree of actors/doc.go: %v (tree: %v)", unknown, keys(nodes))
+		}
+		if len(seen) == len(nodes) {
+			break
+		}
+		if time.Now().After(deadline) {
+			var missing []string
+			for n := range nodes {
+				if !seen[n] {
+					missing = append(missing, n)
+				}
+			}
+			t.Fatalf("tree nodes of actors/doc.go with no running actor: %v", missing)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	<-waitDone
+}
+
+func keys[V any](m map[string]V) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}

@@ -1,0 +1,484 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strings"
+)
+
+// Agent is the lifecycle state of one agent row: what an agent actor keeps in memory
+// and decides on. Nullable text columns read as "" and nullable times as 0.
+type Agent struct {
+	UUID, Path                string
+	Status                    Status
+	Managed                   bool
+	Provider                  string
+	GCMode                    GCMode
+	Cwd                       string
+	Session                   string // herdr_session: the owned herdr session's name
+	TerminalID, PaneID        string
+	SessionKind, SessionValue string // herdr's agent_session pointer (transcript locator)
+	MoveState                 MoveState
+	MoveToken                 string
+	CancelRequested           bool
+	InputSeq                  int64
+	CreatedAt                 int64
+	IdleSince                 int64
+	ParkedAt                  int64
+	// Turn is the open (not completed) turn with the highest input_seq; Seq 0 = none.
+	Turn Turn
+}
+
+// Turn is the part of a turn row the completion rules read.
+type Turn struct {
+	Seq           int64
+	DeliveredAt   int64 // when the input reached the pane (0 = not yet)
+	WorkingSeenAt int64 // when herdr first reported working during the turn (0 = not seen)
+}
+
+const agentStateSelect = `SELECT a.uuid, a.path, a.status, a.managed, COALESCE(a.agent, ''), COALESCE(a.gc_mode, ''),
+	COALESCE(a.cwd, ''), COALESCE(a.herdr_session, ''), COALESCE(a.terminal_id, ''), COALESCE(a.pane_id, ''),
+	COALESCE(a.agent_session_kind, ''), COALESCE(a.agent_session_value, ''), a.move_state, COALESCE(a.move_token, ''),
+	a.cancel_requested, a.input_seq, a.created_at, COALESCE(a.idle_since, 0), COALESCE(a.parked_at, 0),
+	COALESCE(t.input_seq, 0), COALESCE(t.delivered_at, 0), COALESCE(t.working_seen_at, 0)
+	FROM agents a LEFT JOIN turns t ON t.agent_uuid = a.uuid AND t.input_seq =
+		(SELECT max(o.input_seq) FROM turns o WHERE o.agent_uuid = a.uuid AND o.completed_at IS NULL)
+	WHERE a.uuid = ?`
+
+// LoadAgent reads the lifecycle state of uuid through q (the read pool or a write
+// [Tx]) in one statement. No row wraps [ErrNotFound].
+func LoadAgent(ctx context.Context, q Querier, uuid string) (Agent, error) {
+	var a Agent
+	err := q.QueryRowContext(ctx, agentStateSelect, uuid).Scan(&a.UUID, &a.Path, &a.Status, &a.Managed,
+		&a.Provider, &a.GCMode, &a.Cwd, &a.Session, &a.TerminalID, &a.PaneID, &a.SessionKind, &a.SessionValue,
+		&a.MoveState, &a.MoveToken, &a.CancelRequested, &a.InputSeq, &a.CreatedAt, &a.IdleSince, &a.ParkedAt,
+		&a.Turn.Seq, &a.Turn.DeliveredAt, &a.Turn.WorkingSeenAt)
+	return a, rowErr("agent", err)
+}
+
+// Agent reads the lifecycle state of uuid inside the transaction.
+func (t *Tx) Agent(uuid string) (Agent, error) { return LoadAgent(t.ctx, t, uuid) }
+
+// EmitAgent emits kind for uuid with payload fields plus "uuid" and the row after the
+// change as "agent" (every agent.* and queue.* event embeds the full row).
+func (t *Tx) EmitAgent(kind, uuid string, fields map[string]any) (int64, error) {
+	row, err := AgentByUUID(t.ctx, t, uuid)
+	if err != nil {
+		return 0, err
+	}
+	p := make(map[string]any, len(fields)+2)
+	for k, v := range fields {
+		p[k] = v
+	}
+	p["uuid"] = uuid
+	p["agent"] = row
+	return t.Emit(kind, uuid, p)
+}
+
+// casStatus moves uuid to status to when its status is one of from; set holds more
+// "col = ?" assignments with their args. ErrStale when no row matched.
+func (t *Tx) casStatus(uuid string, from []Status, to Status, set string, args ...any) error {
+	q := `UPDATE agents SET status = ?, updated_at = ?, last_status_change_at = ?`
+	all := []any{to, t.now, t.now}
+	if set != "" {
+		q += ", " + set
+		all = append(all, args...)
+	}
+	q += ` WHERE uuid = ? AND status IN (` + marks(len(from)) + `)`
+	all = append(all, uuid)
+	for _, f := range from {
+		all = append(all, f)
+	}
+	return t.execOne("update agent status", q, all...)
+}
+
+// execOne runs an UPDATE that must change exactly one row; ErrStale when none matched.
+func (t *Tx) execOne(what, q string, args ...any) error {
+	res, err := t.Exec(q, args...)
+	if err != nil {
+		return sqliteErr(what, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return sqliteErr(what, err)
+	}
+	if n == 0 {
+		return ErrStale
+	}
+	return nil
+}
+
+func (t *Tx) exec(what, q string, args ...any) error {
+	_, err := t.Exec(q, args...)
+	return sqliteErr(what, err)
+}
+
+// marks returns n comma-separated placeholders.
+func marks(n int) string { return strings.TrimSuffix(strings.Repeat("?,", n), ",") }
+
+// NewAgent is a managed agent row to enqueue (agent.run).
+type NewAgent struct {
+	UUID, Path, ParentID      string
+	Provider, Model, Effort   string
+	GCMode                    GCMode
+	Cwd, Session, LaunchToken string
+	DeadlineAt                int64 // 0 = none
+}
+
+// Enqueue inserts a queued managed row at the tail of the admission queue and emits
+// agent.created. A non-ended row on the same path is a *[PathInUseError].
+func (t *Tx) Enqueue(n NewAgent) (AgentRow, error) {
+	var occ string
+	err := t.QueryRow(`SELECT uuid FROM agents WHERE path = ? AND status != 'ended'`, n.Path).Scan(&occ)
+	switch {
+	case err == nil:
+		e := &PathInUseError{Path: n.Path}
+		if row, rerr := AgentByUUID(t.ctx, t, occ); rerr == nil {
+			e.Occupant = &row
+		}
+		return AgentRow{}, e
+	case !errors.Is(err, sql.ErrNoRows):
+		return AgentRow{}, sqliteErr("read path occupant", err)
+	}
+	_, err = t.Exec(`INSERT INTO agents (uuid, path, managed, origin, parent_id, agent, model, effort, gc_mode,
+		cwd, herdr_session, launch_token, status, queue_seq, enqueued_at, deadline_at, last_status_change_at,
+		created_at, updated_at)
+		VALUES (?, ?, 1, 'run', ?, ?, ?, ?, ?, ?, ?, ?, 'queued',
+		(SELECT COALESCE(MAX(queue_seq), 0) + 1 FROM agents), ?, ?, ?, ?, ?)`,
+		n.UUID, n.Path, null(n.ParentID), n.Provider, n.Model, n.Effort, n.GCMode, null(n.Cwd),
+		n.Session, n.LaunchToken, t.now, nullInt(n.DeadlineAt), t.now, t.now, t.now)
+	if isUniqueViolation(err) {
+		return AgentRow{}, &PathInUseError{Path: n.Path}
+	}
+	if err != nil {
+		return AgentRow{}, sqliteErr("insert agent", err)
+	}
+	row, err := AgentByUUID(t.ctx, t, n.UUID)
+	if err != nil {
+		return AgentRow{}, err
+	}
+	_, err = t.Emit("agent.created", n.UUID, map[string]any{"uuid": n.UUID, "path": n.Path, "status": StatusQueued, "agent": row})
+	return row, err
+}
+
+// EndAgent ends uuid from one of from with reason, emitting agent.status_changed(ended)
+// then agent.ended. The compare-and-set makes a second end a no-op (ErrStale).
+func (t *Tx) EndAgent(uuid string, from []Status, reason ExitReason) error {
+	if err := t.casStatus(uuid, from, StatusEnded, "exit_reason = ?, ended_at = ?, move_state = 'none', move_token = NULL",
+		reason, t.now); err != nil {
+		return err
+	}
+	if _, err := t.EmitAgent("agent.status_changed", uuid, map[string]any{"status": StatusEnded, "exit_reason": reason}); err != nil {
+		return err
+	}
+	_, err := t.EmitAgent("agent.ended", uuid, map[string]any{"exit_reason": reason})
+	return err
+}
+
+// CancelStarting sets the cancel interlock of a starting row and ends it canceled in
+// one step: the spawn pipeline sees the interlock at its next checkpoint and closes any
+// pane it made. ErrStale when the row is not starting.
+func (t *Tx) CancelStarting(uuid string, reason ExitReason) error {
+	if err := t.exec("set cancel interlock", `UPDATE agents SET cancel_requested = 1 WHERE uuid = ? AND status = 'starting'`, uuid); err != nil {
+		return err
+	}
+	return t.EndAgent(uuid, []Status{StatusStarting}, reason)
+}
+
+// CheckStarting returns ErrStale unless uuid is starting without the cancel interlock:
+// the spawn pipeline's proof, inside the transaction of its next side effect, that the
+// spawn may go on.
+func (t *Tx) CheckStarting(uuid string) error {
+	var n int
+	if err := t.QueryRow(`SELECT count(*) FROM agents WHERE uuid = ? AND status = 'starting' AND cancel_requested = 0`,
+		uuid).Scan(&n); err != nil {
+		return sqliteErr("read agent", err)
+	}
+	if n == 0 {
+		return ErrStale
+	}
+	return nil
+}
+
+// RecordLocation records the pane a spawn made, if the row is still starting and not
+// canceled (ErrStale otherwise), and emits agent.location_changed.
+func (t *Tx) RecordLocation(uuid, session, terminal, pane string) error {
+	if err := t.execOne("record location", `UPDATE agents SET herdr_session = ?, terminal_id = ?, pane_id = ?, updated_at = ?
+		WHERE uuid = ? AND status = 'starting' AND cancel_requested = 0`, session, terminal, pane, t.now, uuid); err != nil {
+		return err
+	}
+	_, err := t.EmitAgent("agent.location_changed", uuid, map[string]any{"pane_id": pane, "terminal_id": terminal})
+	return err
+}
+
+// RecordAgentSession stores herdr's transcript pointer unless one is already stored.
+func (t *Tx) RecordAgentSession(uuid, kind, value string) error {
+	return t.exec("record agent session", `UPDATE agents SET agent_session_kind = ?, agent_session_value = ?, updated_at = ?
+		WHERE uuid = ? AND agent_session_value IS NULL`, kind, value, t.now, uuid)
+}
+
+// SettleIdle moves a starting row with no first prompt to idle (its idle streak and
+// park clock start now).
+func (t *Tx) SettleIdle(uuid string) error {
+	if err := t.casStatus(uuid, []Status{StatusStarting}, StatusIdle, "idle_since = ?", t.now); err != nil {
+		return err
+	}
+	_, err := t.EmitAgent("agent.status_changed", uuid, map[string]any{"status": StatusIdle})
+	return err
+}
+
+// OpenTurn opens the next orcr turn of uuid before its input is typed: status working
+// (from one of from), input_seq+1, a turn row, agent.status_changed. It returns the new
+// input_seq and the status the row had. An ended or lost row is a *[GoneError].
+func (t *Tx) OpenTurn(uuid string, from []Status) (seq int64, was Status, err error) {
+	a, err := t.Agent(uuid)
+	if err != nil {
+		return 0, "", err
+	}
+	if a.Status.Gone() {
+		return 0, a.Status, &GoneError{UUID: uuid, Path: a.Path, Status: a.Status}
+	}
+	seq = a.InputSeq + 1
+	if err := t.casStatus(uuid, from, StatusWorking, "input_seq = ?, blocked_kind = NULL, idle_since = NULL", seq); err != nil {
+		return 0, a.Status, err
+	}
+	if err := t.exec("insert turn", `INSERT INTO turns (agent_uuid, input_seq, source, delivered_at) VALUES (?, ?, 'orcr', ?)`,
+		uuid, seq, t.now); err != nil {
+		return 0, a.Status, err
+	}
+	_, err = t.EmitAgent("agent.status_changed", uuid, map[string]any{"status": StatusWorking, "input_seq": seq})
+	return seq, a.Status, err
+}
+
+// MarkDelivered stamps the turn's delivered_at with the transaction time: the turn
+// counts as delivered when Enter reached the pane, so the fast-turn grace window starts
+// when the provider actually has the input.
+func (t *Tx) MarkDelivered(uuid string, seq int64) error {
+	return t.exec("mark delivered", `UPDATE turns SET delivered_at = ? WHERE agent_uuid = ? AND input_seq = ?`, t.now, uuid, seq)
+}
+
+// SeeWorking applies herdr reporting the pane working: an open turn records
+// working_seen_at (first time only), the idle streak ends and the status becomes
+// working; with no open turn, input arrived from outside orcr and an external turn
+// opens. Rows that are not running a provider are left alone.
+func (t *Tx) SeeWorking(uuid string) error {
+	a, err := t.Agent(uuid)
+	if err != nil {
+		return err
+	}
+	if !a.Status.In(PaneStatuses...) {
+		return nil
+	}
+	if a.Turn.Seq == 0 {
+		seq := a.InputSeq + 1
+		if err := t.exec("insert turn", `INSERT INTO turns (agent_uuid, input_seq, source, delivered_at, working_seen_at)
+			VALUES (?, ?, 'external', ?, ?)`, uuid, seq, t.now, t.now); err != nil {
+			return err
+		}
+		if err := t.casStatus(uuid, []Status{a.Status}, StatusWorking, "input_seq = ?, idle_since = NULL, blocked_kind = NULL", seq); err != nil {
+			return err
+		}
+		_, err := t.EmitAgent("agent.status_changed", uuid, map[string]any{"status": StatusWorking, "input_seq": seq})
+		return err
+	}
+	if a.Turn.WorkingSeenAt == 0 {
+		if err := t.exec("mark working seen", `UPDATE turns SET working_seen_at = ? WHERE agent_uuid = ? AND input_seq = ?`,
+			t.now, uuid, a.Turn.Seq); err != nil {
+			return err
+		}
+	}
+	if a.Status == StatusWorking {
+		if a.IdleSince == 0 {
+			return nil
+		}
+		return t.exec("clear idle streak", `UPDATE agents SET idle_since = NULL WHERE uuid = ?`, uuid)
+	}
+	if err := t.casStatus(uuid, []Status{a.Status}, StatusWorking, "idle_since = NULL, blocked_kind = NULL"); err != nil {
+		return err
+	}
+	_, err = t.EmitAgent("agent.status_changed", uuid, map[string]any{"status": StatusWorking})
+	return err
+}
+
+// StartIdle records the start of an idle streak at at, unless one is running.
+func (t *Tx) StartIdle(uuid string, at int64) error {
+	return t.exec("start idle streak", `UPDATE agents SET idle_since = ? WHERE uuid = ? AND idle_since IS NULL`, at, uuid)
+}
+
+// MarkBlocked moves a working, idle or parked row to blocked with kind, recording the
+// kind on the open turn (turnSeq, 0 = none). A row in another status is left alone.
+func (t *Tx) MarkBlocked(uuid, kind string, turnSeq int64) error {
+	err := t.casStatus(uuid, []Status{StatusWorking, StatusIdle, StatusParked}, StatusBlocked, "blocked_kind = ?, idle_since = NULL", kind)
+	if errors.Is(err, ErrStale) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if turnSeq > 0 {
+		if err := t.exec("mark turn blocked", `UPDATE turns SET blocked_kind = ? WHERE agent_uuid = ? AND input_seq = ?`,
+			kind, uuid, turnSeq); err != nil {
+			return err
+		}
+	}
+	_, err = t.EmitAgent("agent.status_changed", uuid, map[string]any{"status": StatusBlocked, "blocked_kind": kind})
+	return err
+}
+
+// TurnCompletion is what [Tx.CompleteTurn] records.
+type TurnCompletion struct {
+	UUID string
+	Seq  int64
+	// Cursor is the transcript's position at completion ("" = unknown); Locator the
+	// transcript file ("" = not located).
+	Cursor, Locator string
+	// Immediate leaves the status alone (a gc-immediate agent ends right after).
+	Immediate bool
+	// FromBlocked lets a blocked row complete to idle (only when working was seen).
+	FromBlocked bool
+}
+
+// CompleteTurn completes the open turn c.Seq once (ErrStale when it already is):
+// agent.turn_completed, then the status back to idle (unless immediate) and
+// agent.response_captured when the transcript was located.
+func (t *Tx) CompleteTurn(c TurnCompletion) error {
+	if err := t.execOne("complete turn", `UPDATE turns SET completed_at = ?, transcript_cursor = ? WHERE agent_uuid = ?
+		AND input_seq = ? AND completed_at IS NULL`, t.now, null(c.Cursor), c.UUID, c.Seq); err != nil {
+		return err
+	}
+	if _, err := t.EmitAgent("agent.turn_completed", c.UUID, map[string]any{"input_seq": c.Seq}); err != nil {
+		return err
+	}
+	if !c.Immediate {
+		from := []Status{StatusWorking}
+		if c.FromBlocked {
+			from = append(from, StatusBlocked)
+		}
+		args := []any{t.now, t.now, c.UUID, c.Seq}
+		for _, f := range from {
+			args = append(args, f)
+		}
+		err := t.execOne("settle idle", `UPDATE agents SET status = 'idle', blocked_kind = NULL, updated_at = ?, last_status_change_at = ?
+			WHERE uuid = ? AND input_seq = ? AND status IN (`+marks(len(from))+`)`, args...)
+		switch {
+		case err == nil:
+			if _, err := t.EmitAgent("agent.status_changed", c.UUID, map[string]any{"status": StatusIdle}); err != nil {
+				return err
+			}
+		case !errors.Is(err, ErrStale):
+			return err
+		}
+	}
+	if c.Locator == "" {
+		return nil
+	}
+	if err := t.exec("record transcript", `UPDATE agents SET transcript_locator = ?, transcript_cursor = ?, updated_at = ?
+		WHERE uuid = ?`, c.Locator, null(c.Cursor), t.now, c.UUID); err != nil {
+		return err
+	}
+	_, err := t.EmitAgent("agent.response_captured", c.UUID, map[string]any{"transcript_locator": c.Locator})
+	return err
+}
+
+// MoveStart is a pane move's first phase ([Tx.BeginMove]).
+type MoveStart struct {
+	UUID  string
+	State MoveState // MoveParking or MoveUnparking
+	Token string
+	From  Status
+	// IdleBefore, when not 0, is the GC park condition: gc mode auto and an idle streak
+	// that began at or before it.
+	IdleBefore int64
+}
+
+// BeginMove takes the move lease (move_state, move_token) when the row is in m.From
+// with no move in flight; ErrStale otherwise.
+func (t *Tx) BeginMove(m MoveStart) error {
+	q := `UPDATE agents SET move_state = ?, move_token = ?, updated_at = ?
+		WHERE uuid = ? AND status = ? AND move_state = 'none'`
+	args := []any{m.State, m.Token, t.now, m.UUID, m.From}
+	if m.IdleBefore != 0 {
+		q += ` AND gc_mode = 'auto' AND idle_since IS NOT NULL AND idle_since <= ?`
+		args = append(args, m.IdleBefore)
+	}
+	return t.execOne("begin move", q, args...)
+}
+
+// FinishMove applies a move herdr reported done, by token: status to, the new
+// location, the lease cleared and the clocks of the new status (parked: parked_at now;
+// idle: a fresh idle streak); then agent.location_changed and agent.status_changed.
+// ErrStale when the token no longer matches.
+func (t *Tx) FinishMove(uuid string, state MoveState, token string, to Status, terminal, pane string) error {
+	clocks := "parked_at = ?, idle_since = NULL"
+	if to == StatusIdle {
+		clocks = "parked_at = NULL, idle_since = ?"
+	}
+	if err := t.execOne("finish move", `UPDATE agents SET status = ?, move_state = 'none', move_token = NULL,
+		terminal_id = ?, pane_id = ?, updated_at = ?, last_status_change_at = ?, `+clocks+`
+		WHERE uuid = ? AND move_state = ? AND move_token = ?`,
+		to, terminal, pane, t.now, t.now, t.now, uuid, state, token); err != nil {
+		return err
+	}
+	if _, err := t.EmitAgent("agent.location_changed", uuid, map[string]any{"pane_id": pane, "terminal_id": terminal}); err != nil {
+		return err
+	}
+	_, err := t.EmitAgent("agent.status_changed", uuid, map[string]any{"status": to})
+	return err
+}
+
+// RollbackMove clears the lease token without a status change.
+func (t *Tx) RollbackMove(uuid, token string) error {
+	return t.exec("roll back move", `UPDATE agents SET move_state = 'none', move_token = NULL, updated_at = ?
+		WHERE uuid = ? AND move_token = ?`, t.now, uuid, token)
+}
+
+// MarkLost marks a running row lost (its pane is gone). A row in another status is
+// left alone.
+func (t *Tx) MarkLost(uuid string) error {
+	err := t.casStatus(uuid, PaneStatuses, StatusLost, "")
+	if errors.Is(err, ErrStale) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	_, err = t.EmitAgent("agent.status_changed", uuid, map[string]any{"status": StatusLost})
+	return err
+}
+
+// Rearm is the restart re-arm (docs/lifecycle.md §10.5): working and blocked rows lose
+// their idle streak (completion must see a fresh one), idle rows restart the park
+// clock; parked rows keep parked_at. No event: clocks are not part of the stream.
+func (t *Tx) Rearm() error {
+	if err := t.exec("re-arm", `UPDATE agents SET idle_since = NULL WHERE managed = 1 AND status IN ('working','blocked')`); err != nil {
+		return err
+	}
+	return t.exec("re-arm", `UPDATE agents SET idle_since = ? WHERE managed = 1 AND status = 'idle'`, t.now)
+}
+
+func null(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func nullInt(n int64) any {
+	if n == 0 {
+		return nil
+	}
+	return n
+}
+
+// Requeue puts a starting row back at its place in the admission queue: its spawn was
+// cut off by a server stop before any pane was recorded, and no pane carries its label.
+// ErrStale when the row is not starting, is canceled or has a pane.
+func (t *Tx) Requeue(uuid string) error {
+	if err := t.execOne("requeue", `UPDATE agents SET status = 'queued', starting_at = NULL, updated_at = ?, last_status_change_at = ?
+		WHERE uuid = ? AND status = 'starting' AND cancel_requested = 0 AND terminal_id IS NULL`, t.now, t.now, uuid); err != nil {
+		return err
+	}
+	_, err := t.EmitAgent("agent.status_changed", uuid, map[string]any{"status": StatusQueued})
+	return err
+}

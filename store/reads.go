@@ -1,0 +1,168 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+)
+
+// Named reads on the read pool. Each is one read transaction or one statement.
+
+func queryStrings(q Querier, ctx context.Context, query string, args ...any) ([]string, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, sqliteErr("query", err)
+	}
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			rows.Close()
+			return nil, sqliteErr("scan", err)
+		}
+		out = append(out, s)
+	}
+	return out, closeRows(rows, "query")
+}
+
+func closeRows(rows *sql.Rows, what string) error {
+	err := rows.Err()
+	if cerr := rows.Close(); err == nil {
+		err = cerr
+	}
+	return sqliteErr(what, err)
+}
+
+// LiveManagedUUIDs lists the managed rows that may hold a pane (restart recovery), oldest
+// first.
+func (db *DB) LiveManagedUUIDs(ctx context.Context) ([]string, error) {
+	return queryStrings(db.r, ctx, `SELECT uuid FROM agents WHERE managed = 1
+		AND status IN ('starting','working','idle','blocked','parked','lost') ORDER BY created_at`)
+}
+
+// ParkCandidates lists idle gc-auto rows with no move in flight whose idle streak began
+// at or before idleBefore, longest idle first.
+func (db *DB) ParkCandidates(ctx context.Context, idleBefore int64) ([]string, error) {
+	return queryStrings(db.r, ctx, `SELECT uuid FROM agents WHERE managed = 1 AND gc_mode = 'auto' AND status = 'idle'
+		AND move_state = 'none' AND idle_since IS NOT NULL AND idle_since <= ? ORDER BY idle_since`, idleBefore)
+}
+
+// ReapCandidates lists parked rows parked at or before parkedBefore, longest parked
+// first.
+func (db *DB) ReapCandidates(ctx context.Context, parkedBefore int64) ([]string, error) {
+	return queryStrings(db.r, ctx, `SELECT uuid FROM agents WHERE managed = 1 AND status = 'parked'
+		AND parked_at IS NOT NULL AND parked_at <= ? ORDER BY parked_at`, parkedBefore)
+}
+
+// Counts are the agent counts of server.status.
+type Counts struct {
+	Live, Queued, Blocked, Unmanaged int64
+}
+
+// AgentCounts counts managed live (not ended or lost), queued and blocked rows, and
+// unmanaged rows that have not ended.
+func (db *DB) AgentCounts(ctx context.Context) (Counts, error) {
+	var c Counts
+	err := db.r.QueryRowContext(ctx, `SELECT
+		COALESCE(SUM(managed = 1 AND status NOT IN ('ended','lost')), 0),
+		COALESCE(SUM(managed = 1 AND status = 'queued'), 0),
+		COALESCE(SUM(managed = 1 AND status = 'blocked'), 0),
+		COALESCE(SUM(managed = 0 AND status != 'ended'), 0)
+		FROM agents`).Scan(&c.Live, &c.Queued, &c.Blocked, &c.Unmanaged)
+	return c, sqliteErr("count agents", err)
+}
+
+// LoopSummary is one active or paused loop as server.status lists it.
+type LoopSummary struct {
+	Name       string `json:"name"`
+	Status     string `json:"status"`
+	NextFireAt *int64 `json:"next_fire_at"`
+}
+
+// ActiveLoops lists active and paused loops in creation order.
+func (db *DB) ActiveLoops(ctx context.Context) ([]LoopSummary, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT name, status, next_fire_at FROM loops
+		WHERE status IN ('active','paused') ORDER BY created_at`)
+	if err != nil {
+		return nil, sqliteErr("read loops", err)
+	}
+	out := []LoopSummary{}
+	for rows.Next() {
+		var l LoopSummary
+		if err := rows.Scan(&l.Name, &l.Status, &l.NextFireAt); err != nil {
+			rows.Close()
+			return nil, sqliteErr("read loops", err)
+		}
+		out = append(out, l)
+	}
+	return out, closeRows(rows, "read loops")
+}
+
+// LoopActive reports whether an active or paused loop is named name.
+func (db *DB) LoopActive(ctx context.Context, name string) (bool, error) {
+	var n int
+	err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM loops WHERE name = ? AND status IN ('active','paused')`, name).Scan(&n)
+	return n > 0, sqliteErr("read loops", err)
+}
+
+// LatestTurn is the completion of an agent's latest turn (highest input_seq).
+type LatestTurn struct {
+	CompletedAt int64  // 0 = not completed (or no turn)
+	Cursor      string // transcript cursor recorded at completion
+}
+
+// LatestTurnOf reads uuid's latest turn; no turn is the zero value.
+func (db *DB) LatestTurnOf(ctx context.Context, uuid string) (LatestTurn, error) {
+	var lt LatestTurn
+	var completed sql.NullInt64
+	var cursor sql.NullString
+	err := db.r.QueryRowContext(ctx, `SELECT completed_at, transcript_cursor FROM turns WHERE agent_uuid = ?
+		ORDER BY input_seq DESC LIMIT 1`, uuid).Scan(&completed, &cursor)
+	if errors.Is(err, sql.ErrNoRows) {
+		return lt, nil
+	}
+	lt.CompletedAt, lt.Cursor = completed.Int64, cursor.String
+	return lt, sqliteErr("read latest turn", err)
+}
+
+// WaitRow is the part of an agent row wait settlement needs ("" for NULL).
+type WaitRow struct {
+	UUID, Path              string
+	Status                  Status
+	BlockedKind, ExitReason string
+}
+
+// WaitRows reads the rows of uuids still present, by path, and the event head in one
+// read transaction, so the rows are exactly the state at head (the highest seq, or the
+// autoincrement counter when retention emptied the table, 0 for a fresh store).
+func (db *DB) WaitRows(ctx context.Context, uuids []string) (int64, []WaitRow, error) {
+	tx, err := db.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return 0, nil, sqliteErr("begin wait read", err)
+	}
+	defer tx.Rollback()
+	// The first statement fixes the transaction's snapshot; the rows below share it.
+	head, _, err := bounds(ctx, tx)
+	if err != nil {
+		return 0, nil, err
+	}
+	args := make([]any, len(uuids))
+	for i, u := range uuids {
+		args[i] = u
+	}
+	rs, err := tx.QueryContext(ctx, `SELECT uuid, path, status, COALESCE(blocked_kind, ''), COALESCE(exit_reason, '')
+		FROM agents WHERE uuid IN (`+marks(len(uuids))+`) ORDER BY path, uuid`, args...)
+	if err != nil {
+		return 0, nil, sqliteErr("read wait rows", err)
+	}
+	rows := make([]WaitRow, 0, len(uuids))
+	for rs.Next() {
+		var r WaitRow
+		if err := rs.Scan(&r.UUID, &r.Path, &r.Status, &r.BlockedKind, &r.ExitReason); err != nil {
+			rs.Close()
+			return 0, nil, sqliteErr("read wait rows", err)
+		}
+		rows = append(rows, r)
+	}
+	return head, rows, closeRows(rs, "read wait rows")
+}
