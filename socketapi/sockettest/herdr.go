@@ -57,11 +57,22 @@ func BuildBinaries(tb testing.TB) Binaries {
 	return bins
 }
 
-// WithHerdr gives the server the herdr stand-in binary (a herdr config dir private to
-// the test, set through XDG_CONFIG_HOME with tb.Setenv, so such tests cannot run in
-// parallel) and the mock provider. At cleanup the owned herdr session is stopped, which
-// ends every pane process.
+// WithHerdr gives the server the herdr stand-in binary and the mock provider: the
+// environment of [HerdrEnv].
 func WithHerdr(tb testing.TB) Option {
+	env := HerdrEnv(tb)
+	return func(c *config) {
+		for k, v := range env {
+			c.env[k] = v
+		}
+	}
+}
+
+// HerdrEnv returns the environment a server needs to run agents on the herdr stand-in
+// binary with the mock provider: a herdr config dir private to the test, set through
+// XDG_CONFIG_HOME with tb.Setenv (so such tests cannot run in parallel). At cleanup the
+// owned herdr session is stopped, which ends every pane process.
+func HerdrEnv(tb testing.TB) map[string]string {
 	b := BuildBinaries(tb)
 	xdg, err := os.MkdirTemp("", "x")
 	if err != nil {
@@ -83,12 +94,12 @@ func WithHerdr(tb testing.TB) Option {
 		}
 		os.RemoveAll(xdg)
 	})
-	return func(c *config) {
-		c.env["ORCR_HERDR_BIN"] = b.HerdrBin
-		c.env["ORCR_ALLOW_MOCK_PROVIDER"] = "1"
-		c.env["ORCR_MOCK_AGENT_BIN"] = b.MockAgent
-		c.env["PATH"] = os.Getenv("PATH")
-		c.env["HOME"] = os.Getenv("HOME")
-		c.env["XDG_CONFIG_HOME"] = xdg
+	return map[string]string{
+		"ORCR_HERDR_BIN":           b.HerdrBin,
+		"ORCR_ALLOW_MOCK_PROVIDER": "1",
+		"ORCR_MOCK_AGENT_BIN":      b.MockAgent,
+		"PATH":                     os.Getenv("PATH"),
+		"HOME":                     os.Getenv("HOME"),
+		"XDG_CONFIG_HOME":          xdg,
 	}
 }

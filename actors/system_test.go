@@ -1,0 +1,159 @@
+package actors_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/orcr-go/orcr/actors"
+	"github.com/orcr-go/orcr/config"
+	"github.com/orcr-go/orcr/socketapi/sockettest"
+	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/store"
+	"github.com/orcr-go/orcr/store/agentpath"
+)
+
+// newSystem starts the facade without any socket: a fresh home, its store, the herdr
+// stand-in and the mock provider. It stops at cleanup.
+func newSystem(t *testing.T) (*actors.System, *store.DB) {
+	t.Helper()
+	env := sockettest.HerdrEnv(t)
+	getenv := func(k string) string { return env[k] }
+	home := sockettest.TempHome(t)
+	if err := config.EnsureHome(home); err != nil {
+		t.Fatal(err)
+	}
+	cfg, _, err := config.Load(home, getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths := config.NewPaths(home)
+	db, err := store.Open(paths.DB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sys, err := actors.Start(actors.SystemConfig{Home: home, Paths: paths, Config: cfg, Getenv: getenv, DB: db,
+		Version: "test", Started: time.Now(), DeadLetterThrottle: 10 * time.Millisecond})
+	if err != nil {
+		db.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		sys.Stop()
+		db.Close()
+	})
+	return sys, db
+}
+
+func waitOK(t *testing.T, sys *actors.System, target string) actors.WaitTarget {
+	t.Helper()
+	res, err := sys.Wait(t.Context(), actors.WaitRequest{Targets: []string{target}, Timeout: "30s"})
+	if err != nil {
+		t.Fatalf("Wait(%s): %v", target, err)
+	}
+	if len(res.Targets) != 1 || !res.AllOK || res.TimedOut {
+		t.Fatalf("Wait(%s): got %+v, want one settled ok target", target, res)
+	}
+	return res.Targets[0]
+}
+
+// The facade drives a whole agent lifecycle with no socket in between: run, wait,
+// last response, send, ls, kill.
+func TestFacadeAgentLifecycle(t *testing.T) {
+	sys, _ := newSystem(t)
+	ctx := t.Context()
+	run, err := sys.Run(ctx, actors.RunRequest{Path: "facade/one", Agent: "mock", Prompt: "say=first turn_ms=100"})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if run.Agent.Path != "facade/one" || run.Permissions != "bypass" || !run.Agent.Managed {
+		t.Errorf("Run: got %+v", run)
+	}
+	if w := waitOK(t, sys, "facade/one"); w.Reason != "turn_complete" {
+		t.Errorf("Wait after run: reason %q, want turn_complete", w.Reason)
+	}
+	logs, err := sys.Logs(ctx, actors.LogsRequest{Target: "facade/one", LastResponse: true})
+	if err != nil || logs.Response == nil || logs.Response.Text != "first\nDONE" {
+		t.Fatalf("Logs(last response): got %+v, %v; want first\\nDONE", logs, err)
+	}
+	sent, err := sys.Send(ctx, actors.SendRequest{Target: "facade/one", Prompt: "say=second turn_ms=100"})
+	if err != nil || sent.InputSeq != 2 || sent.DeliveredWhile != store.StatusIdle {
+		t.Fatalf("Send: got %+v, %v; want input_seq 2 delivered while idle", sent, err)
+	}
+	waitOK(t, sys, "facade/one")
+	logs, err = sys.Logs(ctx, actors.LogsRequest{Target: "facade/one"})
+	if err != nil || len(logs.Entries) != 4 {
+		t.Fatalf("Logs: got %d entries (%v), want 4", len(logs.Entries), err)
+	}
+	ls, err := sys.Ls(ctx, actors.LsRequest{})
+	if err != nil || len(ls.Agents) != 1 || ls.Agents[0].Status != store.StatusIdle {
+		t.Fatalf("Ls: got %+v, %v; want one idle agent", ls, err)
+	}
+	kill, err := sys.Kill(ctx, actors.KillRequest{Targets: []string{"facade/*"}})
+	if err != nil || len(kill.Killed) != 1 || !kill.AllKilled {
+		t.Fatalf("Kill: got %+v, %v; want facade/one killed", kill, err)
+	}
+	ls, err = sys.Ls(ctx, actors.LsRequest{ListFilter: lsAll()})
+	if err != nil || len(ls.Agents) != 1 || ls.Agents[0].Status != store.StatusEnded ||
+		ls.Agents[0].ExitReason == nil || *ls.Agents[0].ExitReason != "killed" {
+		t.Fatalf("Ls after kill: got %+v, %v", ls, err)
+	}
+	// The kill's barriers are down: the path can be used again at once.
+	stats, err := sys.StoreStats(ctx)
+	if err != nil || stats.Barriers != 0 {
+		t.Fatalf("after the kill: %d barriers standing (%v), want 0", stats.Barriers, err)
+	}
+	if _, err := sys.Run(ctx, actors.RunRequest{Path: "facade/one", Agent: "mock"}); err != nil {
+		t.Fatalf("Run on the killed path: %v", err)
+	}
+}
+
+// Bad input gets a typed error and changes nothing.
+func TestFacadeErrors(t *testing.T) {
+	sys, _ := newSystem(t)
+	ctx := context.Background()
+	cases := []struct {
+		name string
+		call func() error
+		code wire.Code
+		why  string
+	}{
+		{"run without a name", func() error { _, err := sys.Run(ctx, actors.RunRequest{Agent: "mock"}); return err },
+			wire.InvalidRequest, "name_required"},
+		{"run with name and path", func() error {
+			_, err := sys.Run(ctx, actors.RunRequest{Name: "a", Path: "b/a", Agent: "mock"})
+			return err
+		}, wire.InvalidRequest, "name_and_path"},
+		{"run with a bad gc", func() error {
+			_, err := sys.Run(ctx, actors.RunRequest{Name: "a", Agent: "mock", GC: "sometimes"})
+			return err
+		}, wire.InvalidRequest, "invalid_gc"},
+		{"run with a bad timeout", func() error {
+			_, err := sys.Run(ctx, actors.RunRequest{Name: "a", Agent: "mock", Timeout: "soon"})
+			return err
+		}, wire.InvalidRequest, "bad_duration"},
+		{"send to nobody", func() error {
+			_, err := sys.Send(ctx, actors.SendRequest{Target: "no/such", Prompt: "x"})
+			return err
+		}, wire.NotFound, ""},
+		{"send without a target", func() error { _, err := sys.Send(ctx, actors.SendRequest{Prompt: "x"}); return err },
+			wire.InvalidRequest, "target_required"},
+		{"wait without targets", func() error { _, err := sys.Wait(ctx, actors.WaitRequest{}); return err },
+			wire.InvalidRequest, "target_required"},
+		{"kill without targets", func() error { _, err := sys.Kill(ctx, actors.KillRequest{}); return err },
+			wire.InvalidRequest, "target_required"},
+	}
+	for _, c := range cases {
+		err := c.call()
+		pe, ok := wire.As(err)
+		if !ok || pe.Code != c.code || (c.why != "" && pe.Details["reason"] != c.why) {
+			t.Errorf("%s: got %v, want %s %s", c.name, err, c.code, c.why)
+		}
+	}
+	ls, err := sys.Ls(ctx, actors.LsRequest{ListFilter: lsAll()})
+	if err != nil || len(ls.Agents) != 0 {
+		t.Errorf("after bad input: %d agents (%v), want none", len(ls.Agents), err)
+	}
+}
+
+func lsAll() agentpath.ListFilter { return agentpath.ListFilter{All: true} }
