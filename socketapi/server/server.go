@@ -124,15 +124,11 @@ func Start(ctx context.Context, opts Options) (*Server, string, error) {
 
 	// 3. Instance lock.
 	s.lock = flock.New(s.paths.Lock)
-	ok, err := s.lock.TryLock()
+	won, err := s.takeLock(ctx, client)
 	if err != nil {
-		return nil, "", wire.Env("store_locked", "cannot take the instance lock "+s.paths.Lock+": "+err.Error()).Wrap(err)
+		return nil, "", err
 	}
-	if !ok {
-		if err := client.WaitReady(ctx, lockWaitDeadline); err != nil {
-			return nil, "", wire.Env("server_start_failed", "another process holds the instance lock but no server became ready",
-				"last_error", err.Error())
-		}
+	if !won {
 		return nil, OutcomeAlreadyRunning, nil
 	}
 	fail := func(err error) (*Server, string, error) {
@@ -197,13 +193,60 @@ func Start(ctx context.Context, opts Options) (*Server, string, error) {
 }
 
 func alreadyRunning(ctx context.Context, c *socketapi.Client) bool {
+	return probe(ctx, c) == nil
+}
+
+// probe performs one readiness handshake, bounded by 2 s, and returns why it failed.
+func probe(ctx context.Context, c *socketapi.Client) error {
 	if _, err := os.Lstat(c.Socket); err != nil {
-		return false
+		return err
 	}
 	hctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	_, err := c.Handshake(hctx)
-	return err == nil
+	return err
+}
+
+// Backoff between attempts on a held instance lock.
+const (
+	lockRetryMin = 5 * time.Millisecond
+	lockRetryMax = 100 * time.Millisecond
+)
+
+// takeLock takes the instance lock, reporting false when another healthy server answers
+// instead. A held lock is not final: a stopping server keeps it for a moment after its
+// socket stopped answering (it closes the store first), and a server starting in that
+// window would otherwise only poll a handshake nobody will answer. So until
+// lockWaitDeadline both are retried, the lock with a short doubling backoff and the
+// handshake between attempts, and whichever succeeds first decides. At the deadline the
+// error is server_start_failed with the last handshake failure.
+func (s *Server) takeLock(ctx context.Context, client *socketapi.Client) (bool, error) {
+	deadline := time.Now().Add(lockWaitDeadline)
+	delay := lockRetryMin
+	for {
+		ok, err := s.lock.TryLock()
+		if err != nil {
+			return false, wire.Env("store_locked", "cannot take the instance lock "+s.paths.Lock+": "+err.Error()).Wrap(err)
+		}
+		if ok {
+			return true, nil
+		}
+		last := probe(ctx, client)
+		if last == nil {
+			return false, nil
+		}
+		if ctx.Err() != nil || time.Now().After(deadline) {
+			return false, wire.Env("server_start_failed", "another process holds the instance lock but no server became ready",
+				"last_error", last.Error())
+		}
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+		case <-t.C:
+		}
+		t.Stop()
+		delay = min(2*delay, lockRetryMax)
+	}
 }
 
 func (s *Server) openLog() error {
