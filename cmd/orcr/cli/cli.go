@@ -60,6 +60,11 @@ type Env struct {
 	Serve func(ctx context.Context, opts ServeOptions) (outcome string, err error)
 	// PID is the client_pid sent by `agent attach`; 0 means os.Getpid().
 	PID int
+
+	// spawnPID is the default Spawn, which also knows the child's pid: `server start`
+	// compares it with the pid that answers to tell a start from a lost start race.
+	// A Spawn given by the caller has no pid, and its start always counts as started.
+	spawnPID func(home string) (int, error)
 }
 
 func (e *Env) defaults() {
@@ -90,7 +95,8 @@ func (e *Env) defaults() {
 	}
 	if e.Spawn == nil {
 		environ := e.Environ
-		e.Spawn = func(home string) error { return SpawnDetached(home, environ()) }
+		e.spawnPID = func(home string) (int, error) { return SpawnDetached(home, environ()) }
+		e.Spawn = func(home string) error { _, err := SpawnDetached(home, environ()); return err }
 	}
 	if e.PID == 0 {
 		e.PID = os.Getpid()
