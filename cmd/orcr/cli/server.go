@@ -49,6 +49,7 @@ func (a *app) serveForeground() error {
 	if a.env.Serve == nil {
 		return notImplemented("server start --foreground")
 	}
+	a.ownsSignals = true
 	home, err := a.resolveHome()
 	if err != nil {
 		return err
