@@ -76,6 +76,13 @@ func (db *DB) cacheStmts(queries []string) {
 	}
 }
 
+// MaxReaders caps the connections of the read pool. Each connection holds file
+// descriptors (the database and its WAL) and SQLite caches; without a cap a burst of
+// clients opened one per concurrent request and ran the server out of descriptors.
+// Readers beyond the cap wait for a free connection; reads are short, so eight keep
+// two cores busy with room for a long snapshot.
+const MaxReaders = 8
+
 // writerDSN is the DSN of the writer pool (LIBRARIES.md §3).
 func writerDSN(path string) string {
 	return "file:" + escapePath(path) +
@@ -118,7 +125,8 @@ func Open(path string) (*DB, error) {
 		w.Close()
 		return nil, openErr(path, err)
 	}
-	r.SetMaxIdleConns(4)
+	r.SetMaxOpenConns(MaxReaders)
+	r.SetMaxIdleConns(MaxReaders)
 	if err := r.Ping(); err != nil {
 		w.Close()
 		r.Close()
