@@ -303,34 +303,77 @@ func (s *Server) bind() error {
 
 func (s *Server) acceptLoop() {
 	defer s.accept.Done()
+	acceptConns(s.ctx, s.ln, s.log, s.serveConn)
+}
+
+// Backoff after a failed accept.
+const (
+	acceptRetryMin = 5 * time.Millisecond
+	acceptRetryMax = time.Second
+)
+
+// nextAcceptDelay returns the wait after a failed accept whose previous wait was prev
+// (0 after a success): 5 ms, doubling up to 1 s.
+func nextAcceptDelay(prev time.Duration) time.Duration {
+	if prev == 0 {
+		return acceptRetryMin
+	}
+	return min(2*prev, acceptRetryMax)
+}
+
+// acceptConns accepts connections on ln and hands each to serve until ln is closed, ctx
+// ends or serve reports false. A failing accept (typically EMFILE: out of file
+// descriptors) fails again at once, so it is retried after a delay that doubles from
+// 5 ms to 1 s and resets on the next success; retrying at once spun a core and flooded
+// the log.
+func acceptConns(ctx context.Context, ln net.Listener, log *slog.Logger, serve func(net.Conn) bool) {
+	var delay time.Duration
 	for {
-		nc, err := s.ln.Accept()
+		nc, err := ln.Accept()
 		if err != nil {
-			if s.ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
+			if ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
 				return
 			}
-			s.log.Warn("accept failed", "err", err)
+			delay = nextAcceptDelay(delay)
+			log.Warn("accept failed; retrying", "err", err, "retry_in", delay)
+			t := time.NewTimer(delay)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return
+			case <-t.C:
+			}
 			continue
 		}
-		id := s.connSeq.Add(1)
-		s.mu.Lock()
-		if s.ctx.Err() != nil {
-			s.mu.Unlock()
-			nc.Close()
+		delay = 0
+		if !serve(nc) {
 			return
 		}
-		w := newConnWriter(nc)
-		s.readers.Add(1) // Done when the connection's reader goroutine exits
-		pid, err := s.sys.Root.SpawnNamed(s.connProps(id, nc, w), "conn/"+strconv.FormatInt(id, 10))
-		if err != nil {
-			s.readers.Done()
-			s.mu.Unlock()
-			w.Close()
-			continue
-		}
-		s.conns[id] = &connEntry{pid: pid, nc: nc, w: w}
-		s.mu.Unlock()
 	}
+}
+
+// serveConn spawns the connection actor of nc. It reports false once shutdown began
+// (nc is closed then, and accepting stops).
+func (s *Server) serveConn(nc net.Conn) bool {
+	id := s.connSeq.Add(1)
+	s.mu.Lock()
+	if s.ctx.Err() != nil {
+		s.mu.Unlock()
+		nc.Close()
+		return false
+	}
+	w := newConnWriter(nc)
+	s.readers.Add(1) // Done when the connection's reader goroutine exits
+	pid, err := s.sys.Root.SpawnNamed(s.connProps(id, nc, w), "conn/"+strconv.FormatInt(id, 10))
+	if err != nil {
+		s.readers.Done()
+		s.mu.Unlock()
+		w.Close()
+		return true
+	}
+	s.conns[id] = &connEntry{pid: pid, nc: nc, w: w}
+	s.mu.Unlock()
+	return true
 }
 
 func (s *Server) connGone(id int64) {
