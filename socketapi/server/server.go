@@ -259,7 +259,7 @@ func (s *Server) openLog() error {
 		return wire.Env("home_create_failed", "cannot open "+s.paths.ServerLog+": "+err.Error()).Wrap(err)
 	}
 	s.logFile = f
-	s.log = slog.New(slog.NewJSONHandler(f, &slog.HandlerOptions{ReplaceAttr: logAttr}))
+	s.log = newFileLog(f)
 	return nil
 }
 
