@@ -14,6 +14,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -105,6 +107,9 @@ func escapePath(p string) string {
 // failure is environment_error cause store_open_failed. The caller must [DB.Close] it
 // after the store actor has stopped.
 func Open(path string) (*DB, error) {
+	if err := makePrivate(path); err != nil {
+		return nil, openErr(path, err)
+	}
 	w, err := sql.Open("sqlite", writerDSN(path))
 	if err != nil {
 		return nil, openErr(path, err)
@@ -148,6 +153,35 @@ func Open(path string) (*DB, error) {
 		}
 	}
 	return db, nil
+}
+
+// makePrivate creates the store file at path with mode 0600 if it is missing, and
+// removes the group and other bits from the store and its -wal and -shm files if they
+// exist (a store an older orcr created). It must run before SQLite opens the store:
+// SQLite creates a missing database 0644 less the umask, and gives the -wal and -shm
+// files it creates later the mode of the database file, so a private database keeps
+// all three private whatever the umask.
+func makePrivate(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	f.Close()
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		fi, err := os.Stat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+			if err := os.Chmod(p, perm&^0o077); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func openErr(path string, err error) error {
