@@ -18,10 +18,10 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/orcr-go/orcr/socketapi/wire"
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
 // Error causes used in protocol errors returned by this package.
@@ -50,6 +50,8 @@ type DB struct {
 	// un-prepared Exec, which dominates small writes); see [Tx.stmt].
 	stmtMu sync.Mutex
 	stmts  map[string]*sql.Stmt
+
+	statements *atomic.Int64 // see [DB.Statements]
 }
 
 // maxCachedStmts bounds the writer statement cache; further queries are prepared per
@@ -110,7 +112,8 @@ func Open(path string) (*DB, error) {
 	if err := makePrivate(path); err != nil {
 		return nil, openErr(path, err)
 	}
-	w, err := sql.Open("sqlite", writerDSN(path))
+	statements := new(atomic.Int64)
+	w, err := openCounting(writerDSN(path), statements)
 	if err != nil {
 		return nil, openErr(path, err)
 	}
@@ -125,7 +128,7 @@ func Open(path string) (*DB, error) {
 		}
 		return nil, openErr(path, err)
 	}
-	r, err := sql.Open("sqlite", readerDSN(path))
+	r, err := openCounting(readerDSN(path), statements)
 	if err != nil {
 		w.Close()
 		return nil, openErr(path, err)
@@ -137,7 +140,7 @@ func Open(path string) (*DB, error) {
 		r.Close()
 		return nil, openErr(path, err)
 	}
-	db := &DB{path: path, w: w, r: r, stmts: map[string]*sql.Stmt{}}
+	db := &DB{path: path, w: w, r: r, stmts: map[string]*sql.Stmt{}, statements: statements}
 	for _, p := range []struct {
 		dst *(*sql.Stmt)
 		sql string
@@ -232,3 +235,12 @@ type Querier interface {
 
 // nowMS returns the current time in ms since the Unix epoch.
 func nowMS() int64 { return time.Now().UnixMilli() }
+
+// Statements returns the number of SQL statements run on both pools since [Open],
+// including the migration Open itself ran: every Exec and Query, whether run directly
+// or through a prepared statement, inside a transaction or not, and whether it
+// succeeded or failed. BEGIN, COMMIT and ROLLBACK of a transaction, preparing a
+// statement and the pragmas a connection applies when it opens are not counted; a
+// string of several statements run by one Exec counts once. It lets tests assert how
+// much SQL a piece of work costs; the count is kept with one atomic add per statement.
+func (db *DB) Statements() int64 { return db.statements.Load() }
