@@ -87,7 +87,23 @@ type Concurrency struct {
 	Caps map[string]int // per-provider caps, each >= 1 (<= Max, except the unclamped default seed); never nil
 }
 
-// Timings is the `timings` section; every value is positive.
+// Minimum values of the timing keys: [Load] refuses anything shorter with
+// config_invalid ("timings.gc_tick must be at least 100ms (got \"1ms\")"). The ticks
+// run a loop each time (gc_tick: 1ms cost a quarter of a core), and the other timings
+// lose their meaning below a second: an idle agent parked or a parked one reaped before
+// anyone could look, a spawn failed before its pane can exist, a lease renewed every
+// few milliseconds.
+const (
+	MinIdleAfter      = time.Second
+	MinKillAfter      = time.Second
+	MinGCTick         = 100 * time.Millisecond
+	MinMaxStarting    = 5 * time.Second
+	MinAttachLeaseTTL = time.Second
+	MinLoopTick       = 100 * time.Millisecond
+	MinRunTermGrace   = 100 * time.Millisecond
+)
+
+// Timings is the `timings` section; every value is at least its Min… floor.
 type Timings struct {
 	IdleAfter      time.Duration
 	KillAfter      time.Duration

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -53,7 +54,7 @@ const (
 // nil means os.Getenv. On error the config and warnings are nil.
 func Load(home string, getenv func(string) string) (*Config, []string, error) {
 	path := filepath.Join(home, ConfigName)
-	data, err := os.ReadFile(path)
+	data, err := readConfig(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		cfg := Default()
 		applyEnv(cfg, getenv)
@@ -63,6 +64,68 @@ func Load(home string, getenv func(string) string) (*Config, []string, error) {
 		return nil, nil, invalid(fmt.Sprintf("cannot read %s: %v", path, err)).Wrap(err)
 	}
 	return Parse(data, getenv)
+}
+
+// MaxConfigBytes is the largest config.json [Load] reads (1 MiB; a real one is a few
+// hundred bytes).
+const MaxConfigBytes = 1 << 20
+
+// errTooLarge is returned by readConfig for a file over MaxConfigBytes.
+var errTooLarge = errors.New("larger than 1 MiB")
+
+// readConfig reads path, which must be a regular file (a symlink is followed) of at most
+// MaxConfigBytes. A device such as /dev/zero would otherwise be read without end and a
+// FIFO would block the open until a writer appears, so the type is checked with stat
+// before opening, and again with fstat on the descriptor (the path may have been
+// replaced in between), which is opened non-blocking so that even a FIFO swapped in
+// cannot hang.
+func readConfig(path string) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := regular(fi); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err = f.Stat(); err != nil {
+		return nil, err
+	}
+	if err := regular(fi); err != nil {
+		return nil, err
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxConfigBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxConfigBytes {
+		return nil, errTooLarge
+	}
+	return data, nil
+}
+
+// regular returns nil for a regular file and an error naming the type otherwise.
+func regular(fi fs.FileInfo) error {
+	m := fi.Mode()
+	if m.IsRegular() {
+		return nil
+	}
+	kind := "a special file"
+	switch {
+	case m.IsDir():
+		kind = "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		kind = "a named pipe"
+	case m&fs.ModeSocket != 0:
+		kind = "a socket"
+	case m&fs.ModeDevice != 0:
+		kind = "a device"
+	}
+	return errors.New("not a regular file (" + kind + ")")
 }
 
 // Parse is [Load] for the bytes of a config.json that has already been read.
@@ -284,16 +347,30 @@ func (l *loader) timings(obj map[string]any) error {
 	l.unknown("timings", obj, timingsKeys)
 	t := &l.cfg.Timings
 	fields := []*time.Duration{&t.IdleAfter, &t.KillAfter, &t.GCTick, &t.MaxStarting, &t.AttachLeaseTTL, &t.LoopTick, &t.RunTermGrace}
+	floors := []time.Duration{MinIdleAfter, MinKillAfter, MinGCTick, MinMaxStarting, MinAttachLeaseTTL, MinLoopTick, MinRunTermGrace}
 	for i, k := range timingsKeys {
 		d, ok, err := durationKey(obj, k, "timings."+k)
 		if err != nil {
 			return err
 		}
-		if ok {
-			*fields[i] = d
+		if !ok {
+			continue
 		}
+		if d < floors[i] {
+			s, _ := obj[k].(string)
+			return invalid(fmt.Sprintf("timings.%s must be at least %s (got %q)", k, formatFloor(floors[i]), strings.TrimSpace(s)))
+		}
+		*fields[i] = d
 	}
 	return nil
+}
+
+// formatFloor writes a floor in the config's own duration grammar (100ms, 1s, 5s).
+func formatFloor(d time.Duration) string {
+	if d%time.Second == 0 {
+		return strconv.FormatInt(int64(d/time.Second), 10) + "s"
+	}
+	return strconv.FormatInt(int64(d/time.Millisecond), 10) + "ms"
 }
 
 func (l *loader) logs(obj map[string]any) error {

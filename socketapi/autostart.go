@@ -19,36 +19,52 @@ const (
 	ReadyPoll     = 100 * time.Millisecond
 )
 
-// EnsureRunning makes sure a server answers on c.Socket: a successful handshake means
-// already_running; otherwise spawn is called once (it must start a detached server and
-// return without waiting) and the handshake is polled every 100 ms for up to 15 s.
-// Concurrent callers may all spawn; the server's instance lock elects one winner and
-// the others' servers exit with already_running, so every caller ends up talking to the
-// same server. Timeout → environment_error server_start_failed with last_error.
-func (c *Client) EnsureRunning(ctx context.Context, spawn func() error) (string, error) {
-	if _, err := c.Handshake(ctx); err == nil {
-		return AlreadyRunning, nil
+// EnsureRunning makes sure a server answers on c.Socket and returns the outcome and the
+// pid of the server that answered. A successful handshake means already_running;
+// otherwise spawn is called once (it must start a detached server and return its pid
+// without waiting; 0 if the pid is unknown) and the handshake is polled every 100 ms for
+// up to 15 s. Concurrent callers may all spawn; the server's instance lock elects one
+// winner and the others' servers exit with already_running, so every caller ends up
+// talking to the same server. The outcome is started only for the caller whose spawned
+// process is the one answering (or whose spawn reported no pid); the others get
+// already_running. Timeout → environment_error server_start_failed with last_error.
+func (c *Client) EnsureRunning(ctx context.Context, spawn func() (pid int, err error)) (outcome string, serverPID int, err error) {
+	if h, err := c.Handshake(ctx); err == nil {
+		return AlreadyRunning, h.PID, nil
 	}
-	if err := spawn(); err != nil {
-		return "", wire.Env("server_start_failed", "cannot start the orcr server: "+err.Error()).Wrap(err)
+	child, err := spawn()
+	if err != nil {
+		return "", 0, wire.Env("server_start_failed", "cannot start the orcr server: "+err.Error()).Wrap(err)
 	}
-	return Started, c.WaitReady(ctx, ReadyDeadline)
+	h, err := c.waitReady(ctx, ReadyDeadline)
+	if err != nil {
+		return "", 0, err
+	}
+	if child != 0 && h.PID != child {
+		return AlreadyRunning, h.PID, nil
+	}
+	return Started, h.PID, nil
 }
 
 // WaitReady polls the handshake until it succeeds or d passes.
 func (c *Client) WaitReady(ctx context.Context, d time.Duration) error {
+	_, err := c.waitReady(ctx, d)
+	return err
+}
+
+func (c *Client) waitReady(ctx context.Context, d time.Duration) (*Handshake, error) {
 	deadline := time.Now().Add(d)
 	var last error
 	for {
 		hctx, cancel := context.WithTimeout(ctx, time.Until(deadline)+time.Second)
-		_, err := c.Handshake(hctx)
+		h, err := c.Handshake(hctx)
 		cancel()
 		if err == nil {
-			return nil
+			return h, nil
 		}
 		last = err
 		if ctx.Err() != nil || time.Now().After(deadline) {
-			return wire.Env("server_start_failed", "the orcr server did not become ready in time",
+			return nil, wire.Env("server_start_failed", "the orcr server did not become ready in time",
 				"last_error", last.Error())
 		}
 		t := time.NewTimer(ReadyPoll)

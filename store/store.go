@@ -14,12 +14,14 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/orcr-go/orcr/socketapi/wire"
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
 // Error causes used in protocol errors returned by this package.
@@ -48,6 +50,8 @@ type DB struct {
 	// un-prepared Exec, which dominates small writes); see [Tx.stmt].
 	stmtMu sync.Mutex
 	stmts  map[string]*sql.Stmt
+
+	statements *atomic.Int64 // see [DB.Statements]
 }
 
 // maxCachedStmts bounds the writer statement cache; further queries are prepared per
@@ -76,6 +80,13 @@ func (db *DB) cacheStmts(queries []string) {
 	}
 }
 
+// MaxReaders caps the connections of the read pool. Each connection holds file
+// descriptors (the database and its WAL) and SQLite caches; without a cap a burst of
+// clients opened one per concurrent request and ran the server out of descriptors.
+// Readers beyond the cap wait for a free connection; reads are short, so eight keep
+// two cores busy with room for a long snapshot.
+const MaxReaders = 8
+
 // writerDSN is the DSN of the writer pool (LIBRARIES.md §3).
 func writerDSN(path string) string {
 	return "file:" + escapePath(path) +
@@ -98,7 +109,11 @@ func escapePath(p string) string {
 // failure is environment_error cause store_open_failed. The caller must [DB.Close] it
 // after the store actor has stopped.
 func Open(path string) (*DB, error) {
-	w, err := sql.Open("sqlite", writerDSN(path))
+	if err := makePrivate(path); err != nil {
+		return nil, openErr(path, err)
+	}
+	statements := new(atomic.Int64)
+	w, err := openCounting(writerDSN(path), statements)
 	if err != nil {
 		return nil, openErr(path, err)
 	}
@@ -113,18 +128,19 @@ func Open(path string) (*DB, error) {
 		}
 		return nil, openErr(path, err)
 	}
-	r, err := sql.Open("sqlite", readerDSN(path))
+	r, err := openCounting(readerDSN(path), statements)
 	if err != nil {
 		w.Close()
 		return nil, openErr(path, err)
 	}
-	r.SetMaxIdleConns(4)
+	r.SetMaxOpenConns(MaxReaders)
+	r.SetMaxIdleConns(MaxReaders)
 	if err := r.Ping(); err != nil {
 		w.Close()
 		r.Close()
 		return nil, openErr(path, err)
 	}
-	db := &DB{path: path, w: w, r: r, stmts: map[string]*sql.Stmt{}}
+	db := &DB{path: path, w: w, r: r, stmts: map[string]*sql.Stmt{}, statements: statements}
 	for _, p := range []struct {
 		dst *(*sql.Stmt)
 		sql string
@@ -140,6 +156,35 @@ func Open(path string) (*DB, error) {
 		}
 	}
 	return db, nil
+}
+
+// makePrivate creates the store file at path with mode 0600 if it is missing, and
+// removes the group and other bits from the store and its -wal and -shm files if they
+// exist (a store an older orcr created). It must run before SQLite opens the store:
+// SQLite creates a missing database 0644 less the umask, and gives the -wal and -shm
+// files it creates later the mode of the database file, so a private database keeps
+// all three private whatever the umask.
+func makePrivate(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	f.Close()
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		fi, err := os.Stat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+			if err := os.Chmod(p, perm&^0o077); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func openErr(path string, err error) error {
@@ -190,3 +235,12 @@ type Querier interface {
 
 // nowMS returns the current time in ms since the Unix epoch.
 func nowMS() int64 { return time.Now().UnixMilli() }
+
+// Statements returns the number of SQL statements run on both pools since [Open],
+// including the migration Open itself ran: every Exec and Query, whether run directly
+// or through a prepared statement, inside a transaction or not, and whether it
+// succeeded or failed. BEGIN, COMMIT and ROLLBACK of a transaction, preparing a
+// statement and the pragmas a connection applies when it opens are not counted; a
+// string of several statements run by one Exec counts once. It lets tests assert how
+// much SQL a piece of work costs; the count is kept with one atomic add per statement.
+func (db *DB) Statements() int64 { return db.statements.Load() }

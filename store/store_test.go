@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -518,4 +519,43 @@ func TestEventFrame(t *testing.T) {
 			t.Errorf("%s: Frame: got %s, want %s", c.name, got, c.want)
 		}
 	}
+}
+
+// The store file and the WAL files SQLite creates next to it are private (0600) even
+// under a permissive umask, and Open tightens a store an older version left readable.
+func TestStoreFilesArePrivate(t *testing.T) {
+	old := syscall.Umask(0o022) // the usual login umask; SQLite would create 0644
+	defer syscall.Umask(old)
+	dir := storetest.Dir(t)
+	check := func(when string) {
+		t.Helper()
+		for _, name := range []string{"orcr.db", "orcr.db-wal", "orcr.db-shm"} {
+			fi, err := os.Stat(filepath.Join(dir, name))
+			if err != nil {
+				t.Errorf("%s: %v", when, err)
+				continue
+			}
+			if perm := fi.Mode().Perm(); perm != 0o600 {
+				t.Errorf("%s: %s has mode %#o, want 0600", when, name, perm)
+			}
+		}
+	}
+	db, err := store.Open(filepath.Join(dir, "orcr.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	storetest.Emit(t, db, "agent.status_changed", "", map[string]any{})
+	check("fresh store")
+	db.Close()
+
+	if err := os.Chmod(filepath.Join(dir, "orcr.db"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db, err = store.Open(filepath.Join(dir, "orcr.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	storetest.Emit(t, db, "agent.status_changed", "", map[string]any{})
+	check("reopened 0644 store")
 }

@@ -278,3 +278,28 @@ func TestKill9MidSpawnNoDuplicatePane(t *testing.T) {
 	t.Logf("after restart: %d live, %d failed, %d queued", len(live), failed, len(rows)-len(live)-failed)
 	h.run("agent", "kill", "--json", "k9/*")
 }
+
+// A verb right after `server stop` starts a fresh server although the old one still
+// holds the instance lock while its agent work winds down: `agent ls` answers promptly
+// from the new server, never server_start_failed after 15 s.
+func TestVerbRightAfterStop(t *testing.T) {
+	h, _ := herdrHome(t, "")
+	h.jsonRun(t, "agent.run", 0, "agent", "run", "-a", "mock", "--path", "restart/one", "-p", "say=hi")
+	eventually(t, 30*time.Second, "restart/one to get its pane", func() bool {
+		rows := h.lsRows(t, "restart/one")
+		return len(rows) == 1 && rows[0].PaneID != nil
+	})
+	for i := range 3 {
+		if r := h.run("server", "stop", "--json"); r.exit != 0 {
+			t.Fatalf("round %d: server stop: exit %d %s", i, r.exit, r.stderr)
+		}
+		start := time.Now()
+		rows := h.lsRows(t)
+		if took := time.Since(start); took > 5*time.Second {
+			t.Errorf("round %d: agent ls right after server stop took %v", i, took)
+		}
+		if len(rows) != 1 || rows[0].Path != "restart/one" {
+			t.Errorf("round %d: agent ls after restart: %+v", i, rows)
+		}
+	}
+}

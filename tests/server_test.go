@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -280,5 +281,44 @@ func TestForegroundServerStdoutAndLog(t *testing.T) {
 	}
 	if !sawActor || !sawStarted {
 		t.Errorf("server.log: protoactor startup line %v, server started %v:\n%s", sawActor, sawStarted, logb)
+	}
+}
+
+// Eight concurrent `orcr server start` on a fresh home elect one server: exactly one
+// caller says it started it, the seven others name the server that won.
+func TestConcurrentServerStartReportsOneStart(t *testing.T) {
+	h := newHome(t)
+	const n = 8
+	results := make([]result, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = h.run("server", "start")
+		}()
+	}
+	wg.Wait()
+	r := h.run("server", "status", "--json")
+	if r.exit != 0 {
+		t.Fatalf("server status: exit %d %s %s", r.exit, r.stdout, r.stderr)
+	}
+	_, res, _ := r.envelope(t)
+	winner := int(res["pid"].(float64))
+	started := 0
+	for i, r := range results {
+		switch r.stdout {
+		case "server started\n":
+			started++
+		case fmt.Sprintf("server already_running (pid %d)\n", winner):
+		default:
+			t.Errorf("caller %d: exit %d stdout %q stderr %q, want started or already_running (pid %d)", i, r.exit, r.stdout, r.stderr, winner)
+		}
+		if r.exit != 0 {
+			t.Errorf("caller %d: exit %d", i, r.exit)
+		}
+	}
+	if started != 1 {
+		t.Errorf("%d callers said `server started`, want exactly 1", started)
 	}
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"log/slog"
 	"os"
 	"sync"
 )
@@ -10,12 +11,24 @@ import (
 // rotated to server.log.1 … server.log.N when the next line would pass maxBytes
 // (config.md §2.4).
 type rotatingFile struct {
+	// beforeClose, if set, runs at the start of Close, while writes still succeed.
+	beforeClose func()
+
 	mu       sync.Mutex
 	path     string
 	maxBytes int64
 	maxFiles int
 	f        *os.File
 	size     int64
+}
+
+// newFileLog returns the server logger on f: JSON lines shaped by logAttr, with
+// identical lines repeating within logRepeatWindow collapsed into one plus a summary
+// (see repeatHandler). Closing f writes the summaries still pending first.
+func newFileLog(f *rotatingFile) *slog.Logger {
+	h := newRepeatHandler(slog.NewJSONHandler(f, &slog.HandlerOptions{ReplaceAttr: logAttr}), logRepeatWindow)
+	f.beforeClose = h.flush
+	return slog.New(h)
 }
 
 func openRotating(path string, maxBytes int64, maxFiles int) (*rotatingFile, error) {
@@ -70,6 +83,9 @@ func (r *rotatingFile) rotate() {
 }
 
 func (r *rotatingFile) Close() error {
+	if r.beforeClose != nil {
+		r.beforeClose()
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.f == nil {

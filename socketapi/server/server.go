@@ -110,15 +110,11 @@ func Start(ctx context.Context, opts Options) (*Server, string, error) {
 
 	// 3. Instance lock.
 	s.lock = flock.New(s.paths.Lock)
-	ok, err := s.lock.TryLock()
+	won, err := s.takeLock(ctx, client)
 	if err != nil {
-		return nil, "", wire.Env("store_locked", "cannot take the instance lock "+s.paths.Lock+": "+err.Error()).Wrap(err)
+		return nil, "", err
 	}
-	if !ok {
-		if err := client.WaitReady(ctx, lockWaitDeadline); err != nil {
-			return nil, "", wire.Env("server_start_failed", "another process holds the instance lock but no server became ready",
-				"last_error", err.Error())
-		}
+	if !won {
 		return nil, OutcomeAlreadyRunning, nil
 	}
 	fail := func(err error) (*Server, string, error) {
@@ -180,13 +176,60 @@ func Start(ctx context.Context, opts Options) (*Server, string, error) {
 }
 
 func alreadyRunning(ctx context.Context, c *socketapi.Client) bool {
+	return probe(ctx, c) == nil
+}
+
+// probe performs one readiness handshake, bounded by 2 s, and returns why it failed.
+func probe(ctx context.Context, c *socketapi.Client) error {
 	if _, err := os.Lstat(c.Socket); err != nil {
-		return false
+		return err
 	}
 	hctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	_, err := c.Handshake(hctx)
-	return err == nil
+	return err
+}
+
+// Backoff between attempts on a held instance lock.
+const (
+	lockRetryMin = 5 * time.Millisecond
+	lockRetryMax = 100 * time.Millisecond
+)
+
+// takeLock takes the instance lock, reporting false when another healthy server answers
+// instead. A held lock is not final: a stopping server keeps it for a moment after its
+// socket stopped answering (it closes the store first), and a server starting in that
+// window would otherwise only poll a handshake nobody will answer. So until
+// lockWaitDeadline both are retried, the lock with a short doubling backoff and the
+// handshake between attempts, and whichever succeeds first decides. At the deadline the
+// error is server_start_failed with the last handshake failure.
+func (s *Server) takeLock(ctx context.Context, client *socketapi.Client) (bool, error) {
+	deadline := time.Now().Add(lockWaitDeadline)
+	delay := lockRetryMin
+	for {
+		ok, err := s.lock.TryLock()
+		if err != nil {
+			return false, wire.Env("store_locked", "cannot take the instance lock "+s.paths.Lock+": "+err.Error()).Wrap(err)
+		}
+		if ok {
+			return true, nil
+		}
+		last := probe(ctx, client)
+		if last == nil {
+			return false, nil
+		}
+		if ctx.Err() != nil || time.Now().After(deadline) {
+			return false, wire.Env("server_start_failed", "another process holds the instance lock but no server became ready",
+				"last_error", last.Error())
+		}
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+		case <-t.C:
+		}
+		t.Stop()
+		delay = min(2*delay, lockRetryMax)
+	}
 }
 
 func (s *Server) openLog() error {
@@ -199,7 +242,7 @@ func (s *Server) openLog() error {
 		return wire.Env("home_create_failed", "cannot open "+s.paths.ServerLog+": "+err.Error()).Wrap(err)
 	}
 	s.logFile = f
-	s.log = slog.New(slog.NewJSONHandler(f, &slog.HandlerOptions{ReplaceAttr: logAttr}))
+	s.log = newFileLog(f)
 	return nil
 }
 
@@ -243,34 +286,77 @@ func (s *Server) bind() error {
 
 func (s *Server) acceptLoop() {
 	defer s.accept.Done()
+	acceptConns(s.ctx, s.ln, s.log, s.serveConn)
+}
+
+// Backoff after a failed accept.
+const (
+	acceptRetryMin = 5 * time.Millisecond
+	acceptRetryMax = time.Second
+)
+
+// nextAcceptDelay returns the wait after a failed accept whose previous wait was prev
+// (0 after a success): 5 ms, doubling up to 1 s.
+func nextAcceptDelay(prev time.Duration) time.Duration {
+	if prev == 0 {
+		return acceptRetryMin
+	}
+	return min(2*prev, acceptRetryMax)
+}
+
+// acceptConns accepts connections on ln and hands each to serve until ln is closed, ctx
+// ends or serve reports false. A failing accept (typically EMFILE: out of file
+// descriptors) fails again at once, so it is retried after a delay that doubles from
+// 5 ms to 1 s and resets on the next success; retrying at once spun a core and flooded
+// the log.
+func acceptConns(ctx context.Context, ln net.Listener, log *slog.Logger, serve func(net.Conn) bool) {
+	var delay time.Duration
 	for {
-		nc, err := s.ln.Accept()
+		nc, err := ln.Accept()
 		if err != nil {
-			if s.ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
+			if ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
 				return
 			}
-			s.log.Warn("accept failed", "err", err)
+			delay = nextAcceptDelay(delay)
+			log.Warn("accept failed; retrying", "err", err, "retry_in", delay)
+			t := time.NewTimer(delay)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return
+			case <-t.C:
+			}
 			continue
 		}
-		id := s.connSeq.Add(1)
-		s.mu.Lock()
-		if s.ctx.Err() != nil {
-			s.mu.Unlock()
-			nc.Close()
+		delay = 0
+		if !serve(nc) {
 			return
 		}
-		w := newConnWriter(nc)
-		s.readers.Add(1) // Done when the connection's reader goroutine exits
-		pid, err := s.sys.Root.SpawnNamed(s.connProps(id, nc, w), "conn/"+strconv.FormatInt(id, 10))
-		if err != nil {
-			s.readers.Done()
-			s.mu.Unlock()
-			w.Close()
-			continue
-		}
-		s.conns[id] = &connEntry{pid: pid, nc: nc, w: w}
-		s.mu.Unlock()
 	}
+}
+
+// serveConn spawns the connection actor of nc. It reports false once shutdown began
+// (nc is closed then, and accepting stops).
+func (s *Server) serveConn(nc net.Conn) bool {
+	id := s.connSeq.Add(1)
+	s.mu.Lock()
+	if s.ctx.Err() != nil {
+		s.mu.Unlock()
+		nc.Close()
+		return false
+	}
+	w := newConnWriter(nc)
+	s.readers.Add(1) // Done when the connection's reader goroutine exits
+	pid, err := s.sys.Root.SpawnNamed(s.connProps(id, nc, w), "conn/"+strconv.FormatInt(id, 10))
+	if err != nil {
+		s.readers.Done()
+		s.mu.Unlock()
+		w.Close()
+		return true
+	}
+	s.conns[id] = &connEntry{pid: pid, nc: nc, w: w}
+	s.mu.Unlock()
+	return true
 }
 
 func (s *Server) connGone(id int64) {

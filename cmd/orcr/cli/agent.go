@@ -62,11 +62,34 @@ func (a *app) promptText(s string) (string, error) {
 	if s != "-" {
 		return s, nil
 	}
-	b, err := io.ReadAll(a.env.Stdin)
+	var b []byte
+	var err error
+	if !a.interruptible(func() { b, err = io.ReadAll(a.env.Stdin) }) {
+		return "", a.ctx.Err() // Run reports the interrupt
+	}
 	if err != nil {
 		return "", wire.Invalid("stdin", "cannot read the prompt from stdin: "+err.Error())
 	}
 	return string(b), nil
+}
+
+// interruptible runs read, a blocking read of stdin, and returns true when it finished,
+// or false as soon as a.ctx ends (an interrupt) while read still blocks. read runs on
+// its own goroutine, which an interrupt leaves behind: a read of stdin cannot be
+// canceled, and the process is about to exit. read's results may only be used after a
+// true return.
+func (a *app) interruptible(read func()) bool {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		read()
+	}()
+	select {
+	case <-done:
+		return true
+	case <-a.ctx.Done():
+		return false
+	}
 }
 
 // absDir returns dir made absolute against the CLI's working directory; "" means the
@@ -532,22 +555,28 @@ func (a *app) confirms(yes bool) bool {
 }
 
 // ask writes question + " [y/N]" to stderr and reads one line from stdin; anything but
-// y/Y/yes prints "aborted".
+// y/Y/yes prints "aborted". An interrupt while it waits for the answer returns false at
+// once, without "aborted".
 func (a *app) ask(question string) bool {
 	fmt.Fprintf(a.env.Stderr, "%s [y/N] ", question)
 	var line strings.Builder
-	buf := make([]byte, 1)
-	for {
-		n, err := a.env.Stdin.Read(buf)
-		if n > 0 {
-			if buf[0] == '\n' {
+	read := func() {
+		buf := make([]byte, 1)
+		for {
+			n, err := a.env.Stdin.Read(buf)
+			if n > 0 {
+				if buf[0] == '\n' {
+					break
+				}
+				line.WriteByte(buf[0])
+			}
+			if err != nil {
 				break
 			}
-			line.WriteByte(buf[0])
 		}
-		if err != nil {
-			break
-		}
+	}
+	if !a.interruptible(read) {
+		return false // Run reports the interrupt
 	}
 	switch strings.TrimSpace(line.String()) {
 	case "y", "Y", "yes":

@@ -60,6 +60,11 @@ type Env struct {
 	Serve func(ctx context.Context, opts ServeOptions) (outcome string, err error)
 	// PID is the client_pid sent by `agent attach`; 0 means os.Getpid().
 	PID int
+
+	// spawnPID is the default Spawn, which also knows the child's pid: `server start`
+	// compares it with the pid that answers to tell a start from a lost start race.
+	// A Spawn given by the caller has no pid, and its start always counts as started.
+	spawnPID func(home string) (int, error)
 }
 
 func (e *Env) defaults() {
@@ -90,7 +95,8 @@ func (e *Env) defaults() {
 	}
 	if e.Spawn == nil {
 		environ := e.Environ
-		e.Spawn = func(home string) error { return SpawnDetached(home, environ()) }
+		e.spawnPID = func(home string) (int, error) { return SpawnDetached(home, environ()) }
+		e.Spawn = func(home string) error { _, err := SpawnDetached(home, environ()); return err }
 	}
 	if e.PID == 0 {
 		e.PID = os.Getpid()
@@ -116,10 +122,17 @@ type app struct {
 	passthrough []string
 	// hasDashDash reports whether argv contained the "--" of loop create.
 	hasDashDash bool
+	// ownsSignals is set by a command for which SIGINT/SIGTERM are an ordinary way to
+	// end (the foreground server stops cleanly and exits 0), so Run does not report
+	// them as an interrupt.
+	ownsSignals bool
 }
 
 // Run executes one orcr invocation with args (without the program name) and returns
-// the process exit code (cli.md §1.6). It never calls os.Exit.
+// the process exit code (cli.md §1.6). It never calls os.Exit. When ctx ends with an
+// [*Interrupt] cause (see [NotifyContext]) the invocation reports it was interrupted
+// and returns 128+signal, except for `server start --foreground`, for which a signal is
+// the normal way to stop.
 func Run(ctx context.Context, args []string, env Env) (code int) {
 	env.defaults()
 	a := &app{ctx: ctx, env: &env, json: jsonRequested(args)}
@@ -152,7 +165,11 @@ func Run(ctx context.Context, args []string, env Env) (code int) {
 		return a.parseError(parser, args, err)
 	}
 	a.json = a.json || root.JSON
-	if err := kctx.Run(); err != nil {
+	err = kctx.Run()
+	if in := interruptOf(ctx); in != nil && !a.ownsSignals {
+		return a.interrupted(in)
+	}
+	if err != nil {
 		return a.fail(err)
 	}
 	return 0

@@ -3,7 +3,9 @@ package cli_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -50,8 +52,9 @@ func TestServerInProcess(t *testing.T) {
 		t.Errorf("server status --json: got %s", got.stdout)
 	}
 
-	if got := h.run(t, "server", "start"); got.code != 0 || got.stdout != "server already_running\n" {
-		t.Errorf("server start: got %+v, want already_running", got)
+	want := fmt.Sprintf("server already_running (pid %d)\n", os.Getpid())
+	if got := h.run(t, "server", "start"); got.code != 0 || got.stdout != want {
+		t.Errorf("server start: got %+v, want %q", got, want)
 	}
 	if got := h.run(t, "server", "stop"); got.code != 0 || got.stdout != "server stopped\n" {
 		t.Errorf("server stop: got %+v", got)

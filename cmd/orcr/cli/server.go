@@ -23,9 +23,21 @@ func (c *serverStartCmd) Run(a *app) error {
 	if err != nil {
 		return err
 	}
-	_, outcome, err := a.ensureRunning(home)
+	_, outcome, pid, err := a.ensureRunning(home)
 	if err != nil {
 		return err
+	}
+	if a.json {
+		a.printOKValue(struct {
+			Status string `json:"status"`
+			PID    int    `json:"pid"`
+		}{outcome, pid})
+		return nil
+	}
+	if outcome == socketapi.AlreadyRunning {
+		// In a start race only one caller's server wins; the others name it.
+		a.stdout("server %s (pid %d)", outcome, pid)
+		return nil
 	}
 	a.serverStatusLine(outcome)
 	return nil
@@ -37,6 +49,7 @@ func (a *app) serveForeground() error {
 	if a.env.Serve == nil {
 		return notImplemented("server start --foreground")
 	}
+	a.ownsSignals = true
 	home, err := a.resolveHome()
 	if err != nil {
 		return err

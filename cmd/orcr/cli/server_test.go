@@ -80,7 +80,11 @@ func TestServerStart(t *testing.T) {
 		h := newHarness(t)
 		startFake(t, h.home, nil)
 		got := h.run(t, "server", "start", "--json")
-		if want := `{"ok":true,"result":{"status":"already_running"}}` + "\n"; got.code != 0 || got.stdout != want {
+		if want := `{"ok":true,"result":{"status":"already_running","pid":1}}` + "\n"; got.code != 0 || got.stdout != want {
+			t.Errorf("got exit %d stdout %q, want 0 %q", got.code, got.stdout, want)
+		}
+		got = h.run(t, "server", "start")
+		if want := "server already_running (pid 1)\n"; got.code != 0 || got.stdout != want {
 			t.Errorf("got exit %d stdout %q, want 0 %q", got.code, got.stdout, want)
 		}
 	})

@@ -44,14 +44,19 @@ func clientFor(home string) *socketapi.Client {
 }
 
 // ensureRunning auto-starts the server of home (protocol.md §1.7) and returns the
-// client and the outcome (socketapi.Started or socketapi.AlreadyRunning).
-func (a *app) ensureRunning(home string) (*socketapi.Client, string, error) {
+// client, the outcome (socketapi.Started or socketapi.AlreadyRunning) and the pid of the
+// server that answered.
+func (a *app) ensureRunning(home string) (*socketapi.Client, string, int, error) {
 	c := clientFor(home)
-	outcome, err := c.EnsureRunning(a.ctx, func() error { return a.env.Spawn(home) })
-	if err != nil {
-		return nil, "", err
+	spawn := func() (int, error) { return 0, a.env.Spawn(home) }
+	if a.env.spawnPID != nil {
+		spawn = func() (int, error) { return a.env.spawnPID(home) }
 	}
-	return c, outcome, nil
+	outcome, pid, err := c.EnsureRunning(a.ctx, spawn)
+	if err != nil {
+		return nil, "", 0, err
+	}
+	return c, outcome, pid, nil
 }
 
 // connect is the full preamble of every verb in the first row of cli.md §1.3.
@@ -60,7 +65,7 @@ func (a *app) connect() (*socketapi.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, _, err := a.ensureRunning(home)
+	c, _, _, err := a.ensureRunning(home)
 	return c, err
 }
 
@@ -108,12 +113,12 @@ func (a *app) withCaller(p map[string]any) map[string]any {
 }
 
 // SpawnDetached starts `<os.Executable()> server start --foreground` in a new session
-// (setsid) with stdio on /dev/null and environ plus ORCR_HOME=home, and returns without
-// waiting; a goroutine reaps the child should it exit while this process lives.
-func SpawnDetached(home string, environ []string) error {
+// (setsid) with stdio on /dev/null and environ plus ORCR_HOME=home, and returns its pid
+// without waiting; a goroutine reaps the child should it exit while this process lives.
+func SpawnDetached(home string, environ []string) (pid int, err error) {
 	exe, err := os.Executable()
 	if err != nil {
-		return fmt.Errorf("cannot locate the orcr executable: %w", err)
+		return 0, fmt.Errorf("cannot locate the orcr executable: %w", err)
 	}
 	if abs, err := filepath.EvalSymlinks(exe); err == nil {
 		exe = abs
@@ -123,8 +128,8 @@ func SpawnDetached(home string, environ []string) error {
 	// nil Stdin/Stdout/Stderr are connected to the null device by os/exec.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
-		return err
+		return 0, err
 	}
 	go func() { _ = cmd.Wait() }()
-	return nil
+	return cmd.Process.Pid, nil
 }

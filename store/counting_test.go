@@ -1,0 +1,132 @@
+package store_test
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+	"testing"
+
+	"github.com/orcr-go/orcr/store"
+	"github.com/orcr-go/orcr/store/storetest"
+)
+
+// Statements counts every statement run on either pool, whatever path database/sql
+// takes to run it: a plain Query or Exec, a prepared statement, a read transaction, and
+// the store's own write transactions (savepoints, cached statements).
+func TestStatementsCountsEveryStatement(t *testing.T) {
+	db := storetest.Open(t)
+	ctx := context.Background()
+	steps := []struct {
+		name string
+		want int64
+		run  func() error
+	}{
+		{"QueryRow on the read pool", 1, func() error {
+			var n int
+			return db.Reader().QueryRowContext(ctx, `SELECT 1`).Scan(&n)
+		}},
+		{"Query on the read pool", 1, func() error {
+			rows, err := db.Reader().QueryContext(ctx, `SELECT seq FROM events`)
+			if err != nil {
+				return err
+			}
+			return rows.Close()
+		}},
+		{"Exec on the read pool", 1, func() error {
+			_, err := db.Reader().ExecContext(ctx, `SELECT 1`)
+			return err
+		}},
+		{"prepared statement run twice", 2, func() error {
+			st, err := db.Reader().PrepareContext(ctx, `SELECT ?`)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			var n int
+			if err := st.QueryRowContext(ctx, 1).Scan(&n); err != nil {
+				return err
+			}
+			_, err = st.ExecContext(ctx, 2)
+			return err
+		}},
+		{"read transaction with two queries", 2, func() error {
+			tx, err := db.Reader().BeginTx(ctx, nil)
+			if err != nil {
+				return err
+			}
+			defer tx.Rollback()
+			var n int
+			if err := tx.QueryRowContext(ctx, `SELECT 1`).Scan(&n); err != nil {
+				return err
+			}
+			return tx.QueryRowContext(ctx, `SELECT count(*) FROM agents`).Scan(&n)
+		}},
+		{"write: one op emitting one event (savepoint, insert, release)", 3, func() error {
+			_, _, err := db.Apply([]store.Op{emitOp("debug.x", "", nil)})
+			return err
+		}},
+		{"write: two ops with a statement each", 6, func() error {
+			op := func(tx *store.Tx) (any, error) {
+				_, err := tx.Exec(`UPDATE meta SET value = value WHERE key = 'schema_version'`)
+				return nil, err
+			}
+			_, _, err := db.Apply([]store.Op{op, op})
+			return err
+		}},
+		{"write: a failing op (savepoint, rollback to, release)", 3, func() error {
+			res, _, err := db.Apply([]store.Op{func(*store.Tx) (any, error) { return nil, errors.New("no") }})
+			if err == nil && res[0].Err == nil {
+				return errors.New("the op did not fail")
+			}
+			return err
+		}},
+		{"read helpers", 2, func() error {
+			if _, err := db.EventsAfter(ctx, 0, 10); err != nil {
+				return err
+			}
+			_, _, err := db.Bounds()
+			return err
+		}},
+	}
+	for _, s := range steps {
+		before := db.Statements()
+		if err := s.run(); err != nil {
+			t.Fatalf("%s: %v", s.name, err)
+		}
+		if got := db.Statements() - before; got != s.want {
+			t.Errorf("%s: counted %d statements, want %d", s.name, got, s.want)
+		}
+	}
+}
+
+// The counting wrapper keeps every optional interface of the SQLite driver's
+// connections, so database/sql takes the same fast paths as without it.
+func TestCountingConnKeepsDriverInterfaces(t *testing.T) {
+	db := storetest.Open(t)
+	conn, err := db.Reader().Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	err = conn.Raw(func(dc any) error {
+		for name, ok := range map[string]bool{
+			"ExecerContext":      is[driver.ExecerContext](dc),
+			"QueryerContext":     is[driver.QueryerContext](dc),
+			"ConnPrepareContext": is[driver.ConnPrepareContext](dc),
+			"ConnBeginTx":        is[driver.ConnBeginTx](dc),
+			"SessionResetter":    is[driver.SessionResetter](dc),
+			"Validator":          is[driver.Validator](dc),
+			"Pinger":             is[driver.Pinger](dc),
+		} {
+			if !ok {
+				t.Errorf("the read pool's connection %T lacks driver.%s", dc, name)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func is[T any](v any) bool { _, ok := v.(T); return ok }

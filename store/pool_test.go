@@ -1,0 +1,52 @@
+package store_test
+
+import (
+	"database/sql"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/orcr-go/orcr/store"
+	"github.com/orcr-go/orcr/store/storetest"
+)
+
+// Many concurrent readers share at most store.MaxReaders connections: the others wait
+// for one, so a burst of clients cannot exhaust the process's file descriptors.
+func TestReadPoolIsCapped(t *testing.T) {
+	db := storetest.Open(t)
+	const readers = 3 * store.MaxReaders
+	release := make(chan struct{})
+	var wg sync.WaitGroup
+	for range readers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rows, err := db.Reader().Query(`SELECT 1`)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			<-release // hold the connection
+			rows.Close()
+		}()
+	}
+	// Every reader either holds a connection or waits for one.
+	var st sql.DBStats
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		st = db.Reader().Stats()
+		if st.InUse+int(st.WaitCount) >= readers || st.OpenConnections > store.MaxReaders {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("readers neither hold nor wait for a connection: %+v", st)
+		}
+	}
+	close(release)
+	wg.Wait()
+	if st.OpenConnections > store.MaxReaders {
+		t.Errorf("%d concurrent readers opened %d connections, want at most %d", readers, st.OpenConnections, store.MaxReaders)
+	}
+	if got := db.Reader().Stats().OpenConnections; got > store.MaxReaders {
+		t.Errorf("after the burst: %d open connections, want at most %d", got, store.MaxReaders)
+	}
+}
