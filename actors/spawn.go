@@ -1,6 +1,7 @@
 package actors
 
 import (
+	"context"
 	"errors"
 	"time"
 
@@ -48,7 +49,7 @@ func (w *agentWork) spawn() (ended bool) {
 		err = w.env.HerdrGate(ctx)
 	}
 	if err == nil {
-		_, err = w.env.Herdr.EnsureOwned(ctx)
+		err = w.ensureOwned(ctx)
 	}
 	cancel()
 	if err != nil {
@@ -134,6 +135,17 @@ func (w *agentWork) spawn() (ended bool) {
 		w.fail(err)
 	}
 	return w.isEnded()
+}
+
+// ensureOwned makes sure the owned herdr session runs. A session that answers a ping
+// on its socket is running; only when it does not is `herdr session list` run (a
+// process per call) and the session started.
+func (w *agentWork) ensureOwned(ctx context.Context) error {
+	if _, err := w.env.Herdr.Owned().Ping(ctx); err == nil {
+		return nil
+	}
+	_, err := w.env.Herdr.EnsureOwned(ctx)
+	return err
 }
 
 // pollAgentSession waits up to AgentSessionWait for herdr's transcript pointer and
