@@ -1,0 +1,194 @@
+package actors
+
+import (
+	"github.com/orcr-go/orcr/config"
+	"github.com/orcr-go/orcr/herdr"
+)
+
+// The turn rules of lifecycle.md §10.2 as one pure function: [decideTurn] maps what the
+// agent actor knows about its agent, one herdr report and the provider's tuning to the
+// next step. It does no I/O and reads no clock (the report carries the time), so the
+// caller performs the step: SQL writes, transcript checks, blocked classification, the
+// un-park move.
+
+// storeStatus is an agent row's public status. Temporary: it becomes store.Status.
+type storeStatus = string
+
+// turnFacts is what the agent actor knows in memory about its agent when a herdr report arrives.
+type turnFacts struct {
+	Status        storeStatus // public status; decisions only for working, idle, blocked, parked
+	OpenSeq       int64       // input_seq of the open (not completed) turn; 0 = no open turn
+	DeliveredAt   int64       // unix ms the open turn's input reached the pane; 0 = unknown (use CreatedAt)
+	WorkingSeenAt int64       // unix ms herdr first reported working during the open turn; 0 = not seen
+	IdleSince     int64       // unix ms the current idle streak began; 0 = no streak
+	CreatedAt     int64       // unix ms the agent row was created
+	Immediate     bool        // gc mode immediate: completion ends the agent (the response must be readable first)
+}
+
+// turnReport is one herdr observation of the pane.
+type turnReport struct {
+	Status herdr.Status // herdr.StatusWorking | StatusBlocked | StatusIdle | StatusUnknown (done already normalised to idle)
+	At     int64        // unix ms of the observation
+}
+
+// turnAction is what the caller does after [decideTurn].
+type turnAction int
+
+const (
+	turnNone              turnAction = iota // nothing to write
+	turnStartIdle                           // an idle streak begins at At (record idle_since); no completion yet
+	turnWorkingSeen                         // open turn: record working_seen_at (first time only), clear the idle streak, status → working if it was not
+	turnExternal                            // no open turn and herdr reports working: open an external turn (status → working)
+	turnBlocked                             // status → blocked (classification is I/O, done by the caller)
+	turnUnpark                              // parked and herdr reports working or blocked: move the pane home first, then decide again
+	turnCompleteCandidate                   // every timing rule holds: the caller checks the transcript (settled; readable for immediate) and completes the turn
+)
+
+func (a turnAction) String() string {
+	switch a {
+	case turnNone:
+		return "none"
+	case turnStartIdle:
+		return "start-idle"
+	case turnWorkingSeen:
+		return "working-seen"
+	case turnExternal:
+		return "external"
+	case turnBlocked:
+		return "blocked"
+	case turnUnpark:
+		return "unpark"
+	case turnCompleteCandidate:
+		return "complete-candidate"
+	}
+	return "turnAction(?)"
+}
+
+// turnStep is the result of [decideTurn].
+type turnStep struct {
+	Action    turnAction
+	IdleSince int64 // the idle streak start the caller must remember after this step (0 = none); for turnStartIdle = At
+	Recheck   int64 // unix ms at which to re-decide even if no new report differs (0 = only on the next report); e.g. when the idle will be stable, or when the fast-turn grace ends
+}
+
+// decideTurn is the turn state machine of lifecycle.md §10.2 for one herdr report r on
+// an agent described by f, with the provider's tuning t. The rules, in order:
+//
+//   - Only rows whose status is working, idle, blocked or parked are decided on; for any
+//     other status (queued, starting, ended, lost) the step is turnNone.
+//   - A done report counts as idle; any status but working, blocked and idle as unknown,
+//     and an unknown report changes nothing.
+//   - parked and herdr working or blocked: turnUnpark (M18; quirk Q3: blocked too). The
+//     caller moves the pane home and decides once more on the same report with the
+//     status the move left (idle when it worked); it does not decide a third time.
+//   - working, no open turn: turnExternal (M14), whatever the status.
+//   - working, open turn: turnWorkingSeen (M15 when the status was not working), unless
+//     the status is working, working was already seen and no idle streak runs: then
+//     nothing changes (turnNone).
+//   - blocked, open turn not armed — working not seen, DeliveredAt known and less than
+//     FastTurnGrace since it — turnNone: the report belongs to the previous turn.
+//     Recheck is the end of the grace window (0 when the status is blocked already).
+//     An unknown DeliveredAt arms the turn at once (no CreatedAt fallback, as today).
+//   - blocked otherwise: turnBlocked (M16), or turnNone when already blocked (the idle
+//     streak is then left as it is, as today).
+//   - idle, no open turn: turnNone, the idle streak left as it is (an idle agent stays
+//     idle; a no-prompt agent stays primed).
+//   - idle, open turn: the streak is IdleSince, or starts at At (turnStartIdle). The
+//     turn is a completion candidate when the streak is stable (At − streak ≥
+//     IdleStable) and either working was seen, or the fast path holds: the streak began
+//     no later than FastTurnGrace after delivery (DeliveredAt, else CreatedAt; a streak
+//     that began before delivery counts) and At is at least FastTurnGrace after
+//     delivery. All thresholds are inclusive. Otherwise Recheck is the earliest time
+//     these rules would hold with idle still held, or 0 when time alone never makes
+//     them hold (the streak began after the grace window and working was not seen: only
+//     a working report can complete such a turn, e.g. after a restart re-armed it).
+//
+// turnCompleteCandidate carries the streak start in IdleSince (the caller records it
+// when f.IdleSince was 0, which happens only with IdleStable 0) and Recheck one
+// [MonitorTick] later: if the transcript is not settled (or, gc immediate, the response
+// not readable) the caller keeps the turn open and the next report or the recheck tries
+// again. Whether the completion also flips the public status is [turnCompletionFlipsIdle].
+//
+// A report earlier than DeliveredAt or than IdleSince is decided like any other (the
+// elapsed times are then negative). Deciding twice on the same facts and report gives
+// the same step; after the caller applied a step, the same report yields turnNone (or
+// the same turnCompleteCandidate).
+func decideTurn(f turnFacts, r turnReport, t config.Tuning) turnStep {
+	keep := turnStep{Action: turnNone, IdleSince: f.IdleSince}
+	switch f.Status {
+	case "working", "idle", "blocked", "parked":
+	default:
+		return keep
+	}
+	status := r.Status.Normalise()
+	grace := t.FastTurnGrace.Milliseconds()
+	if f.Status == "parked" && (status == herdr.StatusWorking || status == herdr.StatusBlocked) {
+		return turnStep{Action: turnUnpark, IdleSince: f.IdleSince}
+	}
+	switch status {
+	case herdr.StatusWorking:
+		if f.OpenSeq == 0 {
+			return turnStep{Action: turnExternal}
+		}
+		if f.Status == "working" && f.WorkingSeenAt != 0 && f.IdleSince == 0 {
+			return keep
+		}
+		return turnStep{Action: turnWorkingSeen}
+
+	case herdr.StatusBlocked:
+		if f.OpenSeq != 0 && f.WorkingSeenAt == 0 && f.DeliveredAt != 0 && r.At-f.DeliveredAt < grace {
+			if f.Status != "blocked" {
+				keep.Recheck = f.DeliveredAt + grace
+			}
+			return keep
+		}
+		if f.Status == "blocked" {
+			return keep
+		}
+		return turnStep{Action: turnBlocked}
+
+	case herdr.StatusIdle:
+		if f.OpenSeq == 0 {
+			return keep
+		}
+		step := keep
+		if step.IdleSince == 0 {
+			step = turnStep{Action: turnStartIdle, IdleSince: r.At}
+		}
+		// due is when the timing rules hold if idle is held until then.
+		due := step.IdleSince + t.IdleStable.Milliseconds()
+		if f.WorkingSeenAt == 0 {
+			delivered := f.DeliveredAt
+			if delivered == 0 {
+				delivered = f.CreatedAt
+			}
+			if step.IdleSince-delivered > grace {
+				return step // the fast path is closed: only working seen can complete this turn
+			}
+			due = max(due, delivered+grace)
+		}
+		if r.At >= due {
+			return turnStep{Action: turnCompleteCandidate, IdleSince: step.IdleSince, Recheck: r.At + MonitorTick.Milliseconds()}
+		}
+		step.Recheck = due
+		return step
+	}
+	return keep
+}
+
+// turnCompletionFlipsIdle reports whether completing f's open turn also moves the public
+// status to idle (M11): never in gc mode immediate (M12: the agent ends instead); from
+// working; from blocked only when working was seen during the turn (quirk Q2, our
+// decision). Any other status stays as it is while the turn row is completed. The
+// caller's compare-and-set on status and input_seq still applies (a newer send wins).
+func turnCompletionFlipsIdle(f turnFacts) bool {
+	switch {
+	case f.Immediate:
+		return false
+	case f.Status == "working":
+		return true
+	case f.Status == "blocked":
+		return f.WorkingSeenAt != 0
+	}
+	return false
+}
