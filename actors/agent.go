@@ -328,11 +328,14 @@ func (a *agentActor) decide(c actor.Context) {
 	a.start(c, queuedOp{msg: turnOp{step: step, report: r}})
 }
 
-func (a *agentActor) facts() turnFacts {
+func (a *agentActor) facts() turnFacts { return factsOf(a.st) }
+
+// factsOf is what the turn rules read of a row.
+func factsOf(st store.Agent) turnFacts {
 	return turnFacts{
-		Status: a.st.Status, OpenSeq: a.st.Turn.Seq, DeliveredAt: a.st.Turn.DeliveredAt,
-		WorkingSeenAt: a.st.Turn.WorkingSeenAt, IdleSince: a.st.IdleSince, CreatedAt: a.st.CreatedAt,
-		Immediate: a.st.GCMode == store.GCImmediate,
+		Status: st.Status, OpenSeq: st.Turn.Seq, DeliveredAt: st.Turn.DeliveredAt,
+		WorkingSeenAt: st.Turn.WorkingSeenAt, IdleSince: st.IdleSince, CreatedAt: st.CreatedAt,
+		Immediate: st.GCMode == store.GCImmediate,
 	}
 }
 

@@ -6,125 +6,188 @@ import (
 	"github.com/orcr-go/orcr/store"
 )
 
-// The turn rules (docs/lifecycle.md §10.2–§10.3) as one pure function: no I/O, no clock
-// of its own. The agent actor calls [decideTurn] with what it keeps in memory and
-// herdr's latest observation of the pane, and performs the step it returns; a step of
-// turnNone costs nothing.
+// The turn rules of docs/lifecycle.md §10.2 as one pure function: [decideTurn] maps what the
+// agent actor knows about its agent, one herdr report and the provider's tuning to the
+// next step. It does no I/O and reads no clock (the report carries the time), so the
+// caller performs the step: SQL writes, transcript checks, blocked classification, the
+// un-park move.
 
-// turnFacts is what the agent actor knows in memory about its agent.
+
+// turnFacts is what the agent actor knows in memory about its agent when a herdr report arrives.
 type turnFacts struct {
 	Status        store.Status // public status; decisions only for working, idle, blocked, parked
-	OpenSeq       int64        // input_seq of the open (not completed) turn; 0 = no open turn
-	DeliveredAt   int64        // unix ms the open turn's input reached the pane; 0 = unknown (CreatedAt counts)
-	WorkingSeenAt int64        // unix ms herdr first reported working during the open turn; 0 = not seen
-	IdleSince     int64        // unix ms the current idle streak began; 0 = no streak
-	CreatedAt     int64        // unix ms the agent row was created
-	Immediate     bool         // gc immediate: completion ends the agent
+	OpenSeq       int64       // input_seq of the open (not completed) turn; 0 = no open turn
+	DeliveredAt   int64       // unix ms the open turn's input reached the pane; 0 = unknown (use CreatedAt)
+	WorkingSeenAt int64       // unix ms herdr first reported working during the open turn; 0 = not seen
+	IdleSince     int64       // unix ms the current idle streak began; 0 = no streak
+	CreatedAt     int64       // unix ms the agent row was created
+	Immediate     bool        // gc mode immediate: completion ends the agent (the response must be readable first)
 }
 
 // turnReport is one herdr observation of the pane.
 type turnReport struct {
-	Status herdr.Status // working, blocked, idle (done normalised) or unknown
-	At     int64        // unix ms of the decision
+	Status herdr.Status // herdr.StatusWorking | StatusBlocked | StatusIdle | StatusUnknown (done already normalised to idle)
+	At     int64        // unix ms of the observation
 }
 
+// turnAction is what the caller does after [decideTurn].
 type turnAction int
 
 const (
 	turnNone              turnAction = iota // nothing to write
-	turnStartIdle                           // an idle streak begins at At; no completion yet
-	turnWorkingSeen                         // open turn: working seen, idle streak cleared, status working
-	turnExternal                            // no open turn and herdr reports working: an external turn opens
-	turnBlocked                             // status → blocked (the caller classifies the kind)
-	turnUnpark                              // parked and herdr reports working or blocked: move home first
-	turnCompleteCandidate                   // every timing rule holds: check the transcript, then complete
+	turnStartIdle                           // an idle streak begins at At (record idle_since); no completion yet
+	turnWorkingSeen                         // open turn: record working_seen_at (first time only), clear the idle streak, status → working if it was not
+	turnExternal                            // no open turn and herdr reports working: open an external turn (status → working)
+	turnBlocked                             // status → blocked (classification is I/O, done by the caller)
+	turnUnpark                              // parked and herdr reports working or blocked: move the pane home first, then decide again
+	turnCompleteCandidate                   // every timing rule holds: the caller checks the transcript (settled; readable for immediate) and completes the turn
 )
 
-var turnActionNames = [...]string{"none", "start_idle", "working_seen", "external", "blocked", "unpark", "complete_candidate"}
-
-func (a turnAction) String() string { return turnActionNames[a] }
-
-// turnStep is what [decideTurn] decided.
-type turnStep struct {
-	Action turnAction
-	// IdleSince is the idle streak start after this step (0 = none).
-	IdleSince int64
-	// Recheck is the unix ms at which to decide again even if herdr reports nothing new
-	// (0 = only on the next report): when the idle will be stable, or when the
-	// fast-turn grace window ends.
-	Recheck int64
+func (a turnAction) String() string {
+	switch a {
+	case turnNone:
+		return "none"
+	case turnStartIdle:
+		return "start-idle"
+	case turnWorkingSeen:
+		return "working-seen"
+	case turnExternal:
+		return "external"
+	case turnBlocked:
+		return "blocked"
+	case turnUnpark:
+		return "unpark"
+	case turnCompleteCandidate:
+		return "complete-candidate"
+	}
+	return "turnAction(?)"
 }
 
-// decideTurn applies the turn rules to one observation:
+// turnStep is the result of [decideTurn].
+type turnStep struct {
+	Action    turnAction
+	IdleSince int64 // the idle streak start the caller must remember after this step (0 = none); for turnStartIdle = At
+	Recheck   int64 // unix ms at which to re-decide even if no new report differs (0 = only on the next report); e.g. when the idle will be stable, or when the fast-turn grace ends
+}
+
+// decideTurn is the turn state machine of lifecycle.md §10.2 for one herdr report r on
+// an agent described by f, with the provider's tuning t. The rules, in order:
 //
-//   - Only working, idle, blocked and parked rows have turns to decide on.
-//   - A parked agent that herdr sees working or blocked is moved home first.
-//   - working: with an open turn, working is seen (once) and any idle streak ends;
-//     with no open turn, input came from outside orcr and an external turn opens.
-//   - blocked: a report inside the fast-turn grace window, before working was seen,
-//     belongs to the previous turn and is ignored until the window ends; otherwise the
-//     row becomes blocked.
-//   - idle with an open turn: the streak starts at the first idle; the turn completes
-//     once the idle is stable (held IdleStable) and either working was seen, or the
-//     grace window has fully passed with the streak begun inside it (a fast turn
-//     whose working herdr never showed). A streak begun after the window cannot prove
-//     a fast turn: only working seen can complete it.
-//   - idle with no open turn, and unknown: nothing.
+//   - Only rows whose status is working, idle, blocked or parked are decided on; for any
+//     other status (queued, starting, ended, lost) the step is turnNone.
+//   - A done report counts as idle; any status but working, blocked and idle as unknown,
+//     and an unknown report changes nothing.
+//   - parked and herdr working or blocked: turnUnpark (M18; quirk Q3: blocked too). The
+//     caller moves the pane home and decides once more on the same report with the
+//     status the move left (idle when it worked); it does not decide a third time.
+//   - working, no open turn: turnExternal (M14), whatever the status.
+//   - working, open turn: turnWorkingSeen (M15 when the status was not working), unless
+//     the status is working, working was already seen and no idle streak runs: then
+//     nothing changes (turnNone).
+//   - blocked, open turn not armed — working not seen, DeliveredAt known and less than
+//     FastTurnGrace since it — turnNone: the report belongs to the previous turn.
+//     Recheck is the end of the grace window (0 when the status is blocked already).
+//     An unknown DeliveredAt arms the turn at once (no CreatedAt fallback, as today).
+//   - blocked otherwise: turnBlocked (M16), or turnNone when already blocked (the idle
+//     streak is then left as it is, as today).
+//   - idle, no open turn: turnNone, the idle streak left as it is (an idle agent stays
+//     idle; a no-prompt agent stays primed).
+//   - idle, open turn: the streak is IdleSince, or starts at At (turnStartIdle). The
+//     turn is a completion candidate when the streak is stable (At − streak ≥
+//     IdleStable) and either working was seen, or the fast path holds: the streak began
+//     no later than FastTurnGrace after delivery (DeliveredAt, else CreatedAt; a streak
+//     that began before delivery counts) and At is at least FastTurnGrace after
+//     delivery. All thresholds are inclusive. Otherwise Recheck is the earliest time
+//     these rules would hold with idle still held, or 0 when time alone never makes
+//     them hold (the streak began after the grace window and working was not seen: only
+//     a working report can complete such a turn, e.g. after a restart re-armed it).
+//
+// turnCompleteCandidate carries the streak start in IdleSince (the caller records it
+// when f.IdleSince was 0, which happens only with IdleStable 0) and Recheck one
+// [MonitorTick] later: if the transcript is not settled (or, gc immediate, the response
+// not readable) the caller keeps the turn open and the next report or the recheck tries
+// again. Whether the completion also flips the public status is [turnCompletionFlipsIdle].
+//
+// A report earlier than DeliveredAt or than IdleSince is decided like any other (the
+// elapsed times are then negative). Deciding twice on the same facts and report gives
+// the same step; after the caller applied a step, the same report yields turnNone (or
+// the same turnCompleteCandidate).
 func decideTurn(f turnFacts, r turnReport, t config.Tuning) turnStep {
-	none := turnStep{Action: turnNone, IdleSince: f.IdleSince}
+	keep := turnStep{Action: turnNone, IdleSince: f.IdleSince}
 	switch f.Status {
-	case store.StatusWorking, store.StatusIdle, store.StatusBlocked, store.StatusParked:
+	case "working", "idle", "blocked", "parked":
 	default:
-		return none
+		return keep
 	}
+	status := r.Status.Normalise()
 	grace := t.FastTurnGrace.Milliseconds()
-	if f.Status == store.StatusParked && (r.Status == herdr.StatusWorking || r.Status == herdr.StatusBlocked) {
+	if f.Status == "parked" && (status == herdr.StatusWorking || status == herdr.StatusBlocked) {
 		return turnStep{Action: turnUnpark, IdleSince: f.IdleSince}
 	}
-	switch r.Status {
+	switch status {
 	case herdr.StatusWorking:
 		if f.OpenSeq == 0 {
 			return turnStep{Action: turnExternal}
 		}
-		if f.WorkingSeenAt != 0 && f.IdleSince == 0 && f.Status == store.StatusWorking {
-			return none
+		if f.Status == "working" && f.WorkingSeenAt != 0 && f.IdleSince == 0 {
+			return keep
 		}
 		return turnStep{Action: turnWorkingSeen}
+
 	case herdr.StatusBlocked:
-		if f.OpenSeq > 0 && f.WorkingSeenAt == 0 && f.DeliveredAt > 0 && r.At-f.DeliveredAt < grace {
-			none.Recheck = f.DeliveredAt + grace
-			return none
+		if f.OpenSeq != 0 && f.WorkingSeenAt == 0 && f.DeliveredAt != 0 && r.At-f.DeliveredAt < grace {
+			if f.Status != "blocked" {
+				keep.Recheck = f.DeliveredAt + grace
+			}
+			return keep
 		}
-		if f.Status == store.StatusBlocked {
-			return none
+		if f.Status == "blocked" {
+			return keep
 		}
 		return turnStep{Action: turnBlocked}
+
 	case herdr.StatusIdle:
 		if f.OpenSeq == 0 {
-			return none
+			return keep
 		}
-		if f.IdleSince == 0 {
-			return turnStep{Action: turnStartIdle, IdleSince: r.At}
+		step := keep
+		if step.IdleSince == 0 {
+			step = turnStep{Action: turnStartIdle, IdleSince: r.At}
 		}
-		delivered := f.CreatedAt
-		if f.DeliveredAt > 0 {
-			delivered = f.DeliveredAt
+		// due is when the timing rules hold if idle is held until then.
+		due := step.IdleSince + t.IdleStable.Milliseconds()
+		if f.WorkingSeenAt == 0 {
+			delivered := f.DeliveredAt
+			if delivered == 0 {
+				delivered = f.CreatedAt
+			}
+			if step.IdleSince-delivered > grace {
+				return step // the fast path is closed: only working seen can complete this turn
+			}
+			due = max(due, delivered+grace)
 		}
-		stableAt := f.IdleSince + t.IdleStable.Milliseconds()
-		workingOK := f.WorkingSeenAt != 0
-		fastPossible := f.IdleSince-delivered <= grace
-		if !workingOK && !fastPossible {
-			return none // only working seen (a new report) can complete this turn
+		if r.At >= due {
+			return turnStep{Action: turnCompleteCandidate, IdleSince: step.IdleSince, Recheck: r.At + MonitorTick.Milliseconds()}
 		}
-		ready := stableAt
-		if !workingOK {
-			ready = max(ready, delivered+grace)
-		}
-		if r.At >= ready {
-			return turnStep{Action: turnCompleteCandidate, IdleSince: f.IdleSince}
-		}
-		none.Recheck = ready
-		return none
+		step.Recheck = due
+		return step
 	}
-	return none
+	return keep
+}
+
+// turnCompletionFlipsIdle reports whether completing f's open turn also moves the public
+// status to idle (M11): never in gc mode immediate (M12: the agent ends instead); from
+// working; from blocked only when working was seen during the turn (quirk Q2, our
+// decision). Any other status stays as it is while the turn row is completed. The
+// caller's compare-and-set on status and input_seq still applies (a newer send wins).
+func turnCompletionFlipsIdle(f turnFacts) bool {
+	switch {
+	case f.Immediate:
+		return false
+	case f.Status == "working":
+		return true
+	case f.Status == "blocked":
+		return f.WorkingSeenAt != 0
+	}
+	return false
 }

@@ -104,8 +104,10 @@ func (w *agentWork) complete() (ended bool, retry int64) {
 			return false, later // not flushed yet
 		}
 	}
-	c := store.TurnCompletion{UUID: w.uuid, Seq: w.st.Turn.Seq, Immediate: immediate,
-		FromBlocked: w.st.Turn.WorkingSeenAt != 0} // Q2: our decision
+	c := store.TurnCompletion{UUID: w.uuid, Seq: w.st.Turn.Seq}
+	if turnCompletionFlipsIdle(factsOf(w.st)) {
+		c.IdleFrom = w.st.Status
+	}
 	if locErr == nil {
 		c.Locator = path
 		c.Cursor, _ = w.env.Transcripts.Cursor(path)

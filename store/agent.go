@@ -333,15 +333,16 @@ type TurnCompletion struct {
 	// Cursor is the transcript's position at completion ("" = unknown); Locator the
 	// transcript file ("" = not located).
 	Cursor, Locator string
-	// Immediate leaves the status alone (a gc-immediate agent ends right after).
-	Immediate bool
-	// FromBlocked lets a blocked row complete to idle (only when working was seen).
-	FromBlocked bool
+	// IdleFrom, when set, moves the status to idle if it is still IdleFrom (the turn
+	// rules decide whether completion flips the status; a gc-immediate agent ends
+	// instead, and a blocked turn whose working was never seen stays blocked).
+	IdleFrom Status
 }
 
 // CompleteTurn completes the open turn c.Seq once (ErrStale when it already is):
-// agent.turn_completed, then the status back to idle (unless immediate) and
-// agent.response_captured when the transcript was located.
+// agent.turn_completed, then the status back to idle (when c.IdleFrom is set and the row
+// is still in it at that input_seq) and agent.response_captured when the transcript was
+// located.
 func (t *Tx) CompleteTurn(c TurnCompletion) error {
 	if err := t.execOne("complete turn", `UPDATE turns SET completed_at = ?, transcript_cursor = ? WHERE agent_uuid = ?
 		AND input_seq = ? AND completed_at IS NULL`, t.now, null(c.Cursor), c.UUID, c.Seq); err != nil {
@@ -350,17 +351,9 @@ func (t *Tx) CompleteTurn(c TurnCompletion) error {
 	if _, err := t.EmitAgent("agent.turn_completed", c.UUID, map[string]any{"input_seq": c.Seq}); err != nil {
 		return err
 	}
-	if !c.Immediate {
-		from := []Status{StatusWorking}
-		if c.FromBlocked {
-			from = append(from, StatusBlocked)
-		}
-		args := []any{t.now, t.now, c.UUID, c.Seq}
-		for _, f := range from {
-			args = append(args, f)
-		}
+	if c.IdleFrom != "" {
 		err := t.execOne("settle idle", `UPDATE agents SET status = 'idle', blocked_kind = NULL, updated_at = ?, last_status_change_at = ?
-			WHERE uuid = ? AND input_seq = ? AND status IN (`+marks(len(from))+`)`, args...)
+			WHERE uuid = ? AND input_seq = ? AND status = ?`, t.now, t.now, c.UUID, c.Seq, c.IdleFrom)
 		switch {
 		case err == nil:
 			if _, err := t.EmitAgent("agent.status_changed", c.UUID, map[string]any{"status": StatusIdle}); err != nil {

@@ -185,7 +185,7 @@ func (a *agent) finish() {
 // turnParams are the effective settings of one turn.
 type turnParams struct {
 	turnMS, toolGaps, gapMS int
-	block                   bool
+	block, noWorking        bool
 	say, write              string
 }
 
@@ -193,12 +193,13 @@ type turnParams struct {
 func (a *agent) params(prompt string) turnParams {
 	d := parseDirectives(prompt)
 	p := turnParams{
-		turnMS:   a.cfg.turnMS,
-		toolGaps: a.cfg.toolGaps,
-		gapMS:    a.cfg.gapMS,
-		block:    a.cfg.block || d.block,
-		say:      d.say,
-		write:    d.write,
+		turnMS:    a.cfg.turnMS,
+		toolGaps:  a.cfg.toolGaps,
+		gapMS:     a.cfg.gapMS,
+		block:     a.cfg.block || d.block,
+		noWorking: d.noWorking,
+		say:       d.say,
+		write:     d.write,
 	}
 	if d.turnMS.ok {
 		p.turnMS = d.turnMS.v
@@ -242,22 +243,29 @@ func (a *agent) turn(prompt string) {
 	a.log.Printf("turn %q: %+v", prompt, p)
 	a.scr.addLines(quote(prompt))
 
+	// busy shows and reports the states inside the turn; no_working keeps the turn
+	// idle throughout (a turn that ends between two polls of herdr's status).
+	busy := func(state string) {
+		if !p.noWorking {
+			a.setState(state)
+		}
+	}
 	if !sleep(ctx, a.cfg.delayWorkingMS) {
 		a.interrupted(prompt, resp)
 		return
 	}
-	a.setState("working")
+	busy("working")
 	for i := 0; i < p.toolGaps; i++ {
 		if !sleep(ctx, max(p.turnMS, minGapWorkMS)) {
 			a.interrupted(prompt, resp)
 			return
 		}
-		a.setState("idle")
+		busy("idle")
 		if !sleep(ctx, p.gapMS) {
 			a.interrupted(prompt, resp)
 			return
 		}
-		a.setState("working")
+		busy("working")
 	}
 	if !sleep(ctx, p.turnMS) {
 		a.interrupted(prompt, resp)

@@ -21,16 +21,17 @@ type optInt struct {
 // directives holds the per-prompt directives found in one prompt. Fields a
 // prompt did not mention are zero (absent).
 type directives struct {
-	turnMS   optInt
-	toolGaps optInt
-	gapMS    optInt
-	block    bool
-	say      string // non-empty when say=<word> was given
-	write    string // non-empty when write=<relpath> was given
+	turnMS    optInt
+	toolGaps  optInt
+	gapMS     optInt
+	block     bool
+	noWorking bool   // no_working: the turn never reports working
+	say       string // non-empty when say=<word> was given
+	write     string // non-empty when write=<relpath> was given
 }
 
 // parseDirectives scans prompt for whitespace-separated directive tokens:
-// turn_ms=<n>, tool_gaps=<n>, gap_ms=<n>, block, say=<word> and
+// turn_ms=<n>, tool_gaps=<n>, gap_ms=<n>, block, no_working, say=<word> and
 // write=<relpath>, each optionally prefixed with one '@'. Tokens that are not
 // directives, and directives with an empty, negative or non-numeric value, are
 // ignored. A later token overrides an earlier one. Numbers are clamped to
@@ -39,8 +40,12 @@ func parseDirectives(prompt string) directives {
 	var d directives
 	for _, tok := range strings.Fields(prompt) {
 		tok = strings.TrimPrefix(tok, "@")
-		if tok == "block" {
+		switch tok {
+		case "block":
 			d.block = true
+			continue
+		case "no_working":
+			d.noWorking = true
 			continue
 		}
 		key, val, ok := strings.Cut(tok, "=")

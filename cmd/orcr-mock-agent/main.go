@@ -54,14 +54,17 @@
 //
 // Whitespace-separated tokens anywhere in a prompt, each with an optional
 // leading '@', override the knobs for that turn: turn_ms=<n>, tool_gaps=<n>,
-// gap_ms=<n>, block, say=<word> and write=<relpath>. The whole prompt,
-// directives included, is what the transcript records.
+// gap_ms=<n>, block, say=<word> and write=<relpath>. no_working (an extension)
+// makes the turn report no state but its final one, so herdr never shows it
+// working: a turn too short for any poll to see, made deterministic. The whole
+// prompt, directives included, is what the transcript records.
 //
 // # A turn
 //
 // For each accepted prompt: show "> <prompt>"; wait ORCR_MOCK_DELAY_WORKING_MS
 // (still idle); report working; tool_gaps times: sleep max(turn_ms, 150) ms,
-// report idle, sleep gap_ms, report working; sleep turn_ms; build the response
+// report idle, sleep gap_ms, report working (with no_working, none of these
+// reports is made nor shown); sleep turn_ms; build the response
 // "<say>\nDONE" or "RESPONSE: <prompt>\nDONE"; append the user and assistant
 // lines to the transcript (unless late); write the response to
 // <data dir>/<relpath> for write= (a relpath that is absolute or leaves the

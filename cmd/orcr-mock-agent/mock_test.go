@@ -411,6 +411,21 @@ func TestBlock(t *testing.T) {
 	m.waitStates("idle", "working", "blocked", "idle")
 }
 
+// no_working: herdr sees only the final state, even across tool gaps; the
+// transcript is complete when it is reported.
+func TestNoWorking(t *testing.T) {
+	t.Parallel()
+	m := startReady(t)
+	m.send("no_working tool_gaps=2 gap_ms=20 turn_ms=10 say=quiet\r")
+	m.waitStates("idle", "idle")
+	checkTurn(t, m.waitTranscript(2), "no_working tool_gaps=2 gap_ms=20 turn_ms=10 say=quiet", "quiet\nDONE")
+	if n := m.herdr.Calls()[1].TranscriptLines; n != 2 {
+		t.Errorf("transcript had %d lines at the final idle report, want 2", n)
+	}
+	m.send("@no_working block say=q\r")
+	m.waitStates("idle", "idle", "blocked")
+}
+
 func TestBlockFromEnv(t *testing.T) {
 	t.Parallel()
 	m := startReady(t, "ORCR_MOCK_BLOCK=1")
