@@ -94,13 +94,13 @@ type (
 	// must run.
 	StartAgent struct{ UUID string }
 	// ParkAgent (GC park sweep, no reply) moves an idle gc-auto agent whose idle
-	// streak began at or before IdleBefore (unix ms) to workspace idle (M17).
+	// streak began at or before IdleBefore (unix ms) to workspace idle (docs/lifecycle.md M17).
 	ParkAgent struct {
 		UUID       string
 		IdleBefore int64
 	}
 	// ReapAgent (GC reap sweep) ends a parked agent whose parked_at is at or before
-	// ParkedBefore (unix ms) reaped, closing its pane (M19). Reply: ReapResult.
+	// ParkedBefore (unix ms) reaped, closing its pane (docs/lifecycle.md M19). Reply: ReapResult.
 	ReapAgent struct {
 		UUID         string
 		ParkedBefore int64

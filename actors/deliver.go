@@ -60,7 +60,7 @@ func (w *agentWork) deliver(prompt string, from []store.Status, target string, w
 }
 
 // send is agent.send on a managed row (docs/lifecycle.md §11.1). A parked agent (or
-// one with a move left in flight) is moved home first (M18); the delivery then
+// one with a move left in flight) is moved home first (docs/lifecycle.md M18); the delivery then
 // reports the status the send found.
 func (w *agentWork) send(prompt string) (SendResult, error) {
 	if !w.loaded {
@@ -95,7 +95,7 @@ func (w *agentWork) send(prompt string) (SendResult, error) {
 	return res, err
 }
 
-// SubmitPlan is a provider's input-delivery recipe (lifecycle.md §9): the readiness wait
+// SubmitPlan is a provider's input-delivery recipe (docs/lifecycle.md §9): the readiness wait
 // before typing, the text→Enter pause, and the confirmation loop that re-drives a
 // dropped Enter or dropped text. A zero ConfirmBudget means plain two-call delivery
 // (the mock); a zero ReadyBudget skips the readiness wait.
@@ -142,7 +142,7 @@ func (w *agentWork) screen(target string) (string, bool) {
 	return rd.Text, true
 }
 
-// submit delivers prompt to target following plan (lifecycle.md §9.1–§9.2). orcr
+// submit delivers prompt to target following plan (docs/lifecycle.md §9.1–§9.2). orcr
 // confirms delivery to the terminal, not acceptance by the provider: when the budget
 // runs out the turn simply stays open.
 func (w *agentWork) submit(target, prompt string, plan SubmitPlan) error {

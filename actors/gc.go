@@ -8,7 +8,7 @@ import (
 	"github.com/orcr-go/orcr/actors/actorkit"
 )
 
-// GCSpec configures the GC actor (lifecycle.md §12.2, config.md timings).
+// GCSpec configures the GC actor (docs/lifecycle.md §12.2, docs/config.md §1.3 (timings)).
 type GCSpec struct {
 	Env       *AgentEnv
 	Agents    *actor.PID // receives ParkAgent and ReapAgent

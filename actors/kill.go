@@ -77,7 +77,7 @@ const killParallelism = 16
 const killTimeout = 5 * time.Minute
 
 // Kill is agent.kill (docs/lifecycle.md §11.5) as a barrier kill (docs/decisions.md
-// D4): barriers for every target go up first in the store actor (new spawns under them
+// docs/decisions.md D4): barriers for every target go up first in the store actor (new spawns under them
 // fail kill_in_progress and queued rows under them are not promoted), then rounds kill
 // every active match until a round finds none, then the barriers come down — on every
 // path out, including a failed or timed-out install.

@@ -11,7 +11,7 @@ import (
 )
 
 // Launch is the launch payload written to <data dir>/launch.json before the agent row
-// exists (config.md §2.1). The spawn pipeline reads argv, env, cwd and prompt from this
+// exists (docs/config.md §2.1). The spawn pipeline reads argv, env, cwd and prompt from this
 // file, never from the store.
 type Launch struct {
 	Version       int               `json:"version"`
@@ -32,7 +32,7 @@ type Launch struct {
 	CreatedAt     int64             `json:"created_at"`
 }
 
-// AgentDataDir is <home>/data/<path segments…>/<uuid> (config.md §3.9).
+// AgentDataDir is <home>/data/<path segments…>/<uuid> (docs/config.md §3.9).
 func AgentDataDir(home, path, uuid string) string {
 	parts := append([]string{home, "data"}, strings.Split(path, "/")...)
 	return filepath.Join(append(parts, uuid)...)

@@ -11,7 +11,7 @@ import (
 	"github.com/orcr-go/orcr/store"
 )
 
-// Two-phase pane moves (lifecycle.md §12.3, decisions.md D1). Every move runs as an op
+// Two-phase pane moves (docs/lifecycle.md §12.3, docs/decisions.md D1). Every move runs as an op
 // of the agent actor, so it is serialized with sends, kills and the other moves of the
 // same agent (the actor is the move lock).
 //
@@ -152,7 +152,7 @@ func (w *agentWork) move(k moveKind, idleBefore int64) error {
 }
 
 // park is the GC park of an idle gc-auto agent whose idle streak began at or before
-// idleBefore (M17). It gives up quietly when the row changed meanwhile.
+// idleBefore (docs/lifecycle.md M17). It gives up quietly when the row changed meanwhile.
 func (w *agentWork) park(idleBefore int64) {
 	if w.st.Status != store.StatusIdle || w.st.MoveState != store.MoveNone {
 		return
@@ -162,7 +162,7 @@ func (w *agentWork) park(idleBefore int64) {
 	}
 }
 
-// unpark moves a parked agent home (M18). A move left in flight (a crash) is
+// unpark moves a parked agent home (docs/lifecycle.md M18). A move left in flight (a crash) is
 // recovered first. A row that is not parked is left as it is.
 func (w *agentWork) unpark() error {
 	if w.st.MoveState != store.MoveNone {
@@ -179,7 +179,7 @@ func (w *agentWork) unpark() error {
 	return nil
 }
 
-// reap ends a parked agent whose parked_at is at or before parkedBefore (M19): only if
+// reap ends a parked agent whose parked_at is at or before parkedBefore (docs/lifecycle.md M19): only if
 // it is still parked with no move in flight; the pane is shut down gracefully first,
 // then the row ends reaped with a compare-and-set on status parked.
 func (w *agentWork) reap(parkedBefore int64) ReapResult {

@@ -10,7 +10,7 @@ import (
 	"github.com/orcr-go/orcr/store"
 )
 
-// QueueTick is the queue worker period (config.md §1.8).
+// QueueTick is the queue worker period (docs/config.md §1.8).
 const QueueTick = 200 * time.Millisecond
 
 // PokeQueue asks the queue actor for a promotion pass now (after an enqueue or a slot
@@ -35,11 +35,11 @@ type Caps struct {
 	Provider func(name string) (int, bool)
 }
 
-// queueActor promotes queued rows in FIFO order under the caps (lifecycle.md §7). It
+// queueActor promotes queued rows in FIFO order under the caps (docs/lifecycle.md §7). It
 // runs one promotion transaction per tick or poke through the store actor (Request, the
 // reply arrives as a WriteResult message; at most one pass in flight), and hands every
 // promoted uuid to the agents actor. Ticks use time.AfterFunc with a generation, never
-// SetReceiveTimeout (racy, LIBRARIES.md §2.8).
+// SetReceiveTimeout (protoactor-go's SetReceiveTimeout timer races with the actor's own messages).
 type queueActor struct {
 	spec     QueueSpec
 	gen      int64

@@ -172,8 +172,8 @@ func (w *agentWork) pollAgentSession(terminal string) {
 	}
 }
 
-// recover runs restart recovery for a live row (docs/lifecycle.md §13.1, decisions Q5
-// and Q6 there): open intents are closed as repaired; a move left in flight is
+// recover runs restart recovery for a live row (docs/lifecycle.md §13.1, with decisions Q5
+// and Q6 of docs/lifecycle.md §18): open intents are closed as repaired; a move left in flight is
 // finished or rolled back; a starting row whose pane was never recorded has any pane
 // carrying its label closed and goes back to its place in the queue (a spawn cut off
 // by a stop is started again, never failed and never duplicated); a starting row with

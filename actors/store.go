@@ -14,10 +14,10 @@ import (
 
 // Store actor defaults.
 const (
-	// DefaultRetention is the number of newest events retention keeps (protocol.md §7.4).
+	// DefaultRetention is the number of newest events retention keeps (docs/protocol.md §7.4).
 	DefaultRetention = 10_000
 	// DefaultPinMaxLag is how far behind the tip a pin may fall before it is dropped
-	// (decisions.md D5).
+	// (docs/decisions.md D5).
 	DefaultPinMaxLag = 100_000
 	// DefaultMaxBatch caps the number of writes applied in one transaction.
 	DefaultMaxBatch = 256
@@ -102,7 +102,7 @@ type Unpin struct {
 }
 
 // PinDropped tells a pin's owner that its pin fell more than the configured lag
-// ([DefaultPinMaxLag]) behind the tip and was removed (decisions.md D5): the subscription
+// ([DefaultPinMaxLag]) behind the tip and was removed (docs/decisions.md D5): the subscription
 // must send cursor_expired and end. OldestSeq is the oldest retained seq after the
 // retention pass that followed.
 type PinDropped struct {
@@ -113,14 +113,14 @@ type PinDropped struct {
 // Bounds asks for [BoundsResult]: latest and oldest retained seq, from memory.
 type Bounds struct{}
 
-// BoundsResult is the reply to [Bounds] (protocol.md §7.1).
+// BoundsResult is the reply to [Bounds] (docs/protocol.md §7.1).
 type BoundsResult struct {
 	Latest int64
 	Oldest int64
 }
 
 // WatchOpen builds a snapshot and installs the pin ID at its snapshot_seq in one step: no
-// write can commit in between (protocol.md §7.5). Owner is as in [Pin] (normally the
+// write can commit in between (docs/protocol.md §7.5). Owner is as in [Pin] (normally the
 // subscription actor itself; it may differ from the sender, which may be a future). The
 // reply is [WatchOpenResult].
 type WatchOpen struct {
@@ -384,7 +384,7 @@ type retentionResult struct {
 	dropped []int64
 }
 
-// retention is the op appended to every batch (protocol.md §7.4, §7.5; D5): it drops
+// retention is the op appended to every batch (docs/protocol.md §7.4, §7.5; docs/decisions.md D5): it drops
 // pins more than PinMaxLag behind the tip, then trims the event table to the newest
 // Retention rows, never past the lowest remaining pin. It runs inside Apply on the actor's
 // goroutine, so reading the pins is safe; the decisions are applied to the actor's state

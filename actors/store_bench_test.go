@@ -13,7 +13,7 @@ import (
 	"github.com/orcr-go/orcr/store/storetest"
 )
 
-// stBenchPayload is a realistic agent.status_changed payload with its embedded row (D2).
+// stBenchPayload is a realistic agent.status_changed payload with its embedded row (docs/decisions.md D2).
 var stBenchPayload = json.RawMessage(`{"uuid":"01920000-0000-7000-8000-000000000001","status":"idle",` +
 	`"agent":{"uuid":"01920000-0000-7000-8000-000000000001","path":"ws/alpha","status":"idle","managed":true,` +
 	`"agent":"claude","model":"opus","effort":"high","cwd":"/work","pane_id":"p-1","move_state":"none",` +

@@ -54,7 +54,7 @@ type framesWritten struct {
 // batches, then follows the store actor's EventsCommitted notifications. Backpressure:
 // at most MaxInFlight frames sit in the connection writer; the writer's onWritten
 // callback returns credit. A watch pins its delivered cursor in the store actor so
-// retention never trims past it (protocol.md §7.5, decisions.md D5).
+// retention never trims past it (docs/protocol.md §7.5, docs/decisions.md D5).
 type subscription struct {
 	spec     SubscriptionSpec
 	cursor   int64 // highest seq handed to the sink

@@ -70,25 +70,25 @@ type turnStep struct {
 	Recheck   int64 // unix ms at which to re-decide even if no new report differs (0 = only on the next report); e.g. when the idle will be stable, or when the fast-turn grace ends
 }
 
-// decideTurn is the turn state machine of lifecycle.md §10.2 for one herdr report r on
+// decideTurn is the turn state machine of docs/lifecycle.md §10.2 for one herdr report r on
 // an agent described by f, with the provider's tuning t. The rules, in order:
 //
 //   - Only rows whose status is working, idle, blocked or parked are decided on; for any
 //     other status (queued, starting, ended, lost) the step is turnNone.
 //   - A done report counts as idle; any status but working, blocked and idle as unknown,
 //     and an unknown report changes nothing.
-//   - parked and herdr working or blocked: turnUnpark (M18; quirk Q3: blocked too). The
+//   - parked and herdr working or blocked: turnUnpark (docs/lifecycle.md M18; quirk docs/lifecycle.md Q3: blocked too). The
 //     caller moves the pane home and decides once more on the same report with the
 //     status the move left (idle when it worked); it does not decide a third time.
-//   - working, no open turn: turnExternal (M14), whatever the status.
-//   - working, open turn: turnWorkingSeen (M15 when the status was not working), unless
+//   - working, no open turn: turnExternal (docs/lifecycle.md M14), whatever the status.
+//   - working, open turn: turnWorkingSeen (docs/lifecycle.md M15 when the status was not working), unless
 //     the status is working, working was already seen and no idle streak runs: then
 //     nothing changes (turnNone).
 //   - blocked, open turn not armed — working not seen, DeliveredAt known and less than
 //     FastTurnGrace since it — turnNone: the report belongs to the previous turn.
 //     Recheck is the end of the grace window (0 when the status is blocked already).
 //     An unknown DeliveredAt arms the turn at once (no CreatedAt fallback, as today).
-//   - blocked otherwise: turnBlocked (M16), or turnNone when already blocked (the idle
+//   - blocked otherwise: turnBlocked (docs/lifecycle.md M16), or turnNone when already blocked (the idle
 //     streak is then left as it is, as today).
 //   - idle, no open turn: turnNone, the idle streak left as it is (an idle agent stays
 //     idle; a no-prompt agent stays primed).
@@ -176,8 +176,8 @@ func decideTurn(f turnFacts, r turnReport, t config.Tuning) turnStep {
 }
 
 // turnCompletionFlipsIdle reports whether completing f's open turn also moves the public
-// status to idle (M11): never in gc mode immediate (M12: the agent ends instead); from
-// working; from blocked only when working was seen during the turn (quirk Q2, our
+// status to idle (docs/lifecycle.md M11): never in gc mode immediate (docs/lifecycle.md M12: the agent ends instead); from
+// working; from blocked only when working was seen during the turn (quirk docs/lifecycle.md Q2, our
 // decision). Any other status stays as it is while the turn row is completed. The
 // caller's compare-and-set on status and input_seq still applies (a newer send wins).
 func turnCompletionFlipsIdle(f turnFacts) bool {

@@ -63,7 +63,7 @@ func (w *agentWork) turn(op turnOp) (ended bool, retry int64) {
 	switch op.step.Action {
 	case turnUnpark:
 		// A parked agent that works again (or asks something) is moved home first
-		// (docs/lifecycle.md §10.2, M18; Q3: our decision covers blocked too).
+		// (docs/lifecycle.md §10.2, M18; docs/lifecycle.md Q3: our decision covers blocked too).
 		if err := w.unpark(); err != nil {
 			w.log().Warn("un-park on herdr activity failed", "err", err)
 		}

@@ -173,7 +173,7 @@ func allSettled(rows []store.WaitRow) bool {
 	return true
 }
 
-// settlement maps a row to its wait target (protocol.md §5.12's table); settled is false
+// settlement maps a row to its wait target (docs/protocol.md §5.12's table); settled is false
 // for queued, starting, working and unknown rows, which carry reason wait_timeout.
 func settlement(r store.WaitRow) (t WaitTarget, settled bool) {
 	t = WaitTarget{UUID: r.UUID, Path: r.Path, Status: r.Status, ExitReason: r.ExitReason}

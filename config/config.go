@@ -1,5 +1,5 @@
 // Package config resolves and secures orcr's home directory and loads
-// <home>/config.json (config.md §1–§2, protocol.md §1.1–§1.3).
+// <home>/config.json (docs/config.md §1–§2, docs/protocol.md §1.1–§1.3).
 //
 // [Load] layers the file over [Default], validating as it goes and stopping at the first
 // error, which is always a *wire.Error with code environment_error and cause
@@ -14,7 +14,7 @@ import (
 	"github.com/orcr-go/orcr/socketapi/wire"
 )
 
-// Default values of the config keys (config.md §1.3).
+// Default values of the config keys (docs/config.md §1.3).
 const (
 	DefaultAgent          = "claude"
 	DefaultHerdrSession   = "orcr"
@@ -157,7 +157,7 @@ func (c *Config) ProviderCap(provider string) (int, bool) {
 	return n, ok
 }
 
-// ResolveRoute applies the routing precedence of config.md §1.4: a non-empty model or
+// ResolveRoute applies the routing precedence of docs/config.md §1.4: a non-empty model or
 // effort from the request wins, else defaults.providers.<provider>. When either is still
 // empty the error is environment_error config_invalid ("no model configured for provider
 // `<p>`; set defaults.providers.<p>.model", likewise for effort; model is checked
@@ -182,7 +182,7 @@ func (c *Config) ResolveRoute(provider, model, effort string) (Route, error) {
 	return r, nil
 }
 
-// HerdrBin returns the herdr binary to use and where it came from (config.md §1.4):
+// HerdrBin returns the herdr binary to use and where it came from (docs/config.md §1.4):
 // herdr.bin when non-empty ("herdr.bin"), else $ORCR_HERDR_BIN when non-empty
 // ("ORCR_HERDR_BIN"), else "herdr" to be looked up on PATH ("PATH"). Only the first
 // non-empty source is used; the caller checks that it is executable (for "PATH" via
@@ -200,7 +200,7 @@ func (c *Config) HerdrBin() (bin, source string) {
 
 // EventRetention returns the number of events kept for replay: $ORCR_EVENT_RETENTION
 // when it is a positive integer (surrounding whitespace allowed), else 10000
-// (protocol.md §7.4). Invalid values are ignored. nil getenv means os.Getenv.
+// (docs/protocol.md §7.4). Invalid values are ignored. nil getenv means os.Getenv.
 func EventRetention(getenv func(string) string) int {
 	if getenv == nil {
 		getenv = os.Getenv

@@ -20,7 +20,7 @@ const (
 	CauseConfigInvalid     = "config_invalid"
 )
 
-// File and directory names inside the home (config.md §2).
+// File and directory names inside the home (docs/config.md §2).
 const (
 	SocketName    = "orcr.sock"
 	LockName      = "orcr.lock"
@@ -59,7 +59,7 @@ func NewPaths(home string) Paths {
 	}
 }
 
-// ResolveHome returns the orcr home (protocol.md §1.1): $ORCR_HOME when it is non-empty,
+// ResolveHome returns the orcr home (docs/protocol.md §1.1): $ORCR_HOME when it is non-empty,
 // otherwise $HOME/.orcr. The result is made absolute against the process working
 // directory. getenv is usually [os.Getenv]; nil means os.Getenv. When neither variable
 // is usable the error is environment_error with cause no_home_dir. ResolveHome never
@@ -83,7 +83,7 @@ func ResolveHome(getenv func(string) string) (string, error) {
 	return abs, nil
 }
 
-// EnsureHome performs the "ensure" step of protocol.md §1.2 on home:
+// EnsureHome performs the "ensure" step of docs/protocol.md §1.2 on home:
 //
 //  1. if home does not exist it is created recursively and chmod-ed to 0700
 //     (failure → environment_error home_create_failed);
@@ -115,7 +115,7 @@ func EnsureHome(home string) error {
 	return nil
 }
 
-// checkHome is the safety check of protocol.md §1.2 step 2.
+// checkHome is the safety check of docs/protocol.md §1.2 step 2.
 func checkHome(home string) error {
 	fi, err := os.Stat(home)
 	if err != nil {
@@ -135,7 +135,7 @@ func checkHome(home string) error {
 	return nil
 }
 
-// CheckSocketPath validates the server socket path before binding (protocol.md §1.3),
+// CheckSocketPath validates the server socket path before binding (docs/protocol.md §1.3),
 // using lstat so a link is never followed:
 //
 //   - absent → (false, nil);
@@ -167,7 +167,7 @@ func CheckSocketPath(path string) (exists bool, err error) {
 	return true, nil
 }
 
-// CheckClientSocket is the client-side check before connecting (protocol.md §1.3): a
+// CheckClientSocket is the client-side check before connecting (docs/protocol.md §1.3): a
 // symlink at path is environment_error unsafe_home; anything else (including an absent
 // path or a failing lstat) is left for the connect attempt to report.
 func CheckClientSocket(path string) error {

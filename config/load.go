@@ -20,7 +20,7 @@ import (
 	"github.com/orcr-go/orcr/socketapi/wire"
 )
 
-// Known keys of each section, in the order config.md §1.6 lists them (that order breaks
+// Known keys of each section, in the order docs/config.md §1.6 lists them (that order breaks
 // ties between equally near suggestions).
 var (
 	topKeys         = []string{"defaults", "herdr", "concurrency", "timings", "logs", "integrations", "remote"}
@@ -48,7 +48,7 @@ const (
 //
 // A missing file means all defaults and no warnings. Any other read failure, and every
 // validation failure, is a *wire.Error: environment_error with cause config_invalid and
-// a message naming the offending key (config.md §1.7). After parsing, a non-blank
+// a message naming the offending key (docs/config.md §1.7). After parsing, a non-blank
 // $ORCR_HERDR_SESSION (trimmed) replaces herdr.session without validation, and
 // $ORCR_HERDR_BIN is recorded in [Config.HerdrBinEnv]. getenv is usually [os.Getenv];
 // nil means os.Getenv. On error the config and warnings are nil.
@@ -190,7 +190,7 @@ func decodeJSON(data []byte) (any, error) {
 	return v, nil
 }
 
-// applyEnv applies the environment after parsing (config.md §1.2, §1.4).
+// applyEnv applies the environment after parsing (docs/config.md §1.2, §1.4).
 func applyEnv(cfg *Config, getenv func(string) string) {
 	if getenv == nil {
 		getenv = os.Getenv
@@ -290,7 +290,7 @@ func (l *loader) herdr(obj map[string]any) error {
 }
 
 // ValidSessionName checks an owned herdr session name: 1–64 characters of
-// [A-Za-z0-9_.-], not "." or "..", and not "default" (decisions.md D6: that name always
+// [A-Za-z0-9_.-], not "." or "..", and not "default" (docs/decisions.md D6: that name always
 // means the user's default herdr session). The error is environment_error config_invalid.
 func ValidSessionName(s string) error {
 	if s == "default" {

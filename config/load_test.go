@@ -103,7 +103,7 @@ func TestLoadReadError(t *testing.T) {
 	}
 }
 
-// TestParseErrors covers every row of config.md §1.7.
+// TestParseErrors covers every row of docs/config.md §1.7.
 func TestParseErrors(t *testing.T) {
 	tests := []struct {
 		name string
@@ -245,7 +245,7 @@ func TestParseErrorOrder(t *testing.T) {
 	}
 }
 
-// TestParseMerge covers the merge rules of config.md §1.4.
+// TestParseMerge covers the merge rules of docs/config.md §1.4.
 func TestParseMerge(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -388,7 +388,7 @@ func TestParseMerge(t *testing.T) {
 
 func ptr(n int64) *int64 { return &n }
 
-// TestParseWarnings covers config.md §1.6.
+// TestParseWarnings covers docs/config.md §1.6.
 func TestParseWarnings(t *testing.T) {
 	tests := []struct {
 		name  string

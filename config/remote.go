@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Defaults of the `remote` section (remote.md §2).
+// Defaults of the `remote` section (docs/remote.md §2).
 const (
 	DefaultRemoteHeartbeat            = 20 * time.Second
 	DefaultRemoteReplayLimit          = 10000
@@ -18,7 +18,7 @@ var remoteKeys = []string{
 	"replay_limit", "max_concurrent_replays", "outbound_queue", "approvals",
 }
 
-// Remote is the `remote` section: the per-agent WebSocket listener of remote.md §2. It is
+// Remote is the `remote` section: the per-agent WebSocket listener of docs/remote.md §2. It is
 // processed after `integrations`. Listen-address rules that only matter when the server
 // starts are checked by [Remote.CheckListen], not by Load.
 type Remote struct {
@@ -93,7 +93,7 @@ func (l *loader) remote(obj map[string]any) error {
 	return nil
 }
 
-// CheckListen checks the listener settings when the server starts (remote.md §2). An
+// CheckListen checks the listener settings when the server starts (docs/remote.md §2). An
 // empty Listen is always fine. Otherwise Listen must be a host:port address, TLSCert and
 // TLSKey must be set together, and a listener without TLS must bind a loopback host
 // ("localhost" or a loopback IP) unless AllowInsecure is true. Errors are

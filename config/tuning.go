@@ -8,7 +8,7 @@ import (
 // MockProvider is the test provider whose built-in tuning differs from the others.
 const MockProvider = "mock"
 
-// Tuning is a provider's resolved completion/submit tuning (providers.md §2.1): the
+// Tuning is a provider's resolved completion/submit tuning (docs/providers.md §2.1): the
 // built-in values with any integrations.<provider> overrides applied.
 type Tuning struct {
 	FastTurnGrace              time.Duration // fast_turn_grace_ms
@@ -72,7 +72,7 @@ func BuiltinTuning(provider string) Tuning {
 
 // Apply returns t with the fields set in o replaced. Millisecond values too large for a
 // time.Duration saturate at the maximum duration; SubmitAttempts is truncated to 32 bits
-// as the reference does (config.md §1.3).
+// as the reference does (docs/config.md §1.3).
 func (o TuningOverride) Apply(t Tuning) Tuning {
 	ms := func(p *int64, d *time.Duration) {
 		if p == nil {

@@ -18,7 +18,7 @@ import (
 	"github.com/orcr-go/orcr/socketapi/wire"
 )
 
-// Wire limits and timings of herdr's socket (herdr/PROTOCOL.md §2, config.md §1.8).
+// Wire limits and timings of herdr's socket (docs/herdr.md §2, docs/config.md §1.8).
 const (
 	// DefaultTimeout is the per-call socket deadline (herdr socket I/O timeout).
 	DefaultTimeout = 15 * time.Second
@@ -32,7 +32,7 @@ const (
 	connectBackoff = 100 * time.Millisecond
 )
 
-// Cause values of the environment errors this package returns (protocol.md §9.3).
+// Cause values of the environment errors this package returns (docs/protocol.md §9.3).
 const (
 	CauseUnreachable = "herdr_unreachable"
 	CauseVersionSkew = "herdr_version_skew"
@@ -41,7 +41,7 @@ const (
 	CauseStartFailed = "server_start_failed"
 )
 
-// MinProtocol is the lowest herdr protocol the handshake accepts (decisions.md D3).
+// MinProtocol is the lowest herdr protocol the handshake accepts (docs/decisions.md D3).
 const MinProtocol = 16
 
 const requestIDPrefix = "orcr:"
@@ -94,7 +94,7 @@ func IsUnreachable(err error) bool {
 }
 
 // Client makes single herdr socket calls: dial, one request line, one response line,
-// close (herdr/PROTOCOL.md §2). The zero value needs only Socket. Fields must not
+// close (docs/herdr.md §2). The zero value needs only Socket. Fields must not
 // change after first use. A Client is safe for concurrent use.
 type Client struct {
 	// Socket is the session's API socket path.

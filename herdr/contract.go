@@ -23,7 +23,7 @@ type Operation struct {
 	Fields []string
 }
 
-// Method names and result tags of the contract (herdr/PROTOCOL.md §6, §10).
+// Method names and result tags of the contract (docs/herdr.md §6, §10).
 const (
 	MethodPing            = "ping"
 	MethodWorkspaceList   = "workspace.list"
@@ -52,7 +52,7 @@ func prefixed(prefix string, fields []string, extra ...string) []string {
 	return append(out, extra...)
 }
 
-// Contract is every herdr socket operation orcr uses, pinned (decisions.md D3). It is
+// Contract is every herdr socket operation orcr uses, pinned (docs/decisions.md D3). It is
 // checked against a schema document by [CheckContract]; the typed operations in this
 // package send exactly these params and read only these fields.
 var Contract = []Operation{

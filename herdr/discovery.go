@@ -19,7 +19,7 @@ import (
 	"github.com/orcr-go/orcr/socketapi/wire"
 )
 
-// Bootstrap timings of the owned session (herdr/PROTOCOL.md §11, config.md §1.8).
+// Bootstrap timings of the owned session (docs/herdr.md §11, docs/config.md §1.8).
 const (
 	SessionPollInterval = 150 * time.Millisecond
 	SessionStartTimeout = 10 * time.Second
@@ -230,7 +230,7 @@ var integrationLine = regexp.MustCompile(
 
 // ParseIntegrationStatus parses `herdr integration status` text: one line per target,
 // `<target>: current (v<N>) (<path>)`, `<target>: outdated (v<N> < v<M>) (<path>)` or
-// `<target>: not installed (<path>)` (herdr/PROTOCOL.md §5.4). Blank lines are
+// `<target>: not installed (<path>)` (docs/herdr.md §5.4). Blank lines are
 // skipped; any other line is an error naming it.
 func ParseIntegrationStatus(out []byte) ([]IntegrationState, error) {
 	var res []IntegrationState
@@ -285,7 +285,7 @@ func CheckLive(ctx context.Context, bin string) error {
 }
 
 // AttachCommand returns the argv that attaches a terminal to an agent's pane
-// (decisions.md D6): `herdr --session <s> agent attach <pane_id>` first and, because
+// (docs/decisions.md D6): `herdr --session <s> agent attach <pane_id>` first and, because
 // herdr protocol ≥ 17 accepts only agent names or current pane ids there, the working
 // protocol-20 form `herdr --session <s> terminal attach <terminal_id>` as the fallback.
 // Either is empty when its id is empty.
@@ -314,7 +314,7 @@ func ConfigDir(getenv func(string) string) string {
 }
 
 // DirSessions lists sessions the way `herdr session list` does, from the filesystem
-// under configDir (herdr/PROTOCOL.md §1.2, §1.4): the default session first, then
+// under configDir (docs/herdr.md §1.2, §1.4): the default session first, then
 // every valid-named directory under sessions/, sorted; running = the socket accepts a
 // connection. It is the fallback when no binary is at hand, and a test seam.
 func DirSessions(configDir string) ([]SessionInfo, error) {

@@ -1,5 +1,5 @@
 // Package herdr is orcr's herdr driver: a client of herdr's per-session socket API
-// (herdr/PROTOCOL.md), the pinned contract of the operations orcr uses, discovery
+// (docs/herdr.md), the pinned contract of the operations orcr uses, discovery
 // through the herdr CLI, and the actors that keep one connection per herdr session.
 //
 // # Layers

@@ -159,7 +159,7 @@ func (d *Driver) Restarts(name string) int {
 	return 0
 }
 
-// StatusInfo is the `herdr` object of server.status (protocol.md §5.2). Nil pointers
+// StatusInfo is the `herdr` object of server.status (docs/protocol.md §5.2). Nil pointers
 // encode as JSON null.
 type StatusInfo struct {
 	Bin            *string `json:"bin"`
@@ -361,7 +361,7 @@ func (s *Session) Spawn(ctx context.Context, spec SpawnSpec) (Placement, error) 
 			if err != nil {
 				return nil, err
 			}
-			// On error the fresh workspace's root shell is closed too (lifecycle.md §8.1
+			// On error the fresh workspace's root shell is closed too (docs/lifecycle.md §8.1
 			// step 4), so a failed spawn leaves no pane behind.
 			_, pane, err := e.r.LayoutApply(ctx, ws.WorkspaceID, spec.Label, spec.Argv, spec.Cwd, spec.Label, spec.Env)
 			if err != nil {

@@ -11,7 +11,7 @@ import (
 )
 
 // DefaultDeliverPause is the pause between typing a prompt and pressing Enter
-// (config.md §1.8).
+// (docs/config.md §1.8).
 const DefaultDeliverPause = time.Second
 
 // sendTextChunk bounds the raw bytes of text in one pane.send_text request. JSON
@@ -109,7 +109,7 @@ func (r *Remote) WorkspaceCreate(ctx context.Context, label, cwd string) (Worksp
 }
 
 // LayoutApply creates a new tab labelled tabLabel in workspaceID holding one pane that
-// runs argv directly (herdr/PROTOCOL.md §6.2) and returns the new tab and pane ids.
+// runs argv directly (docs/herdr.md §6.2) and returns the new tab and pane ids.
 // herdr does not return the terminal id; follow with [Remote.PaneGet].
 func (r *Remote) LayoutApply(ctx context.Context, workspaceID, tabLabel string, argv []string, cwd, label string, env map[string]string) (tabID, paneID string, err error) {
 	node := map[string]any{"type": "pane", "command": argv, "label": label}

@@ -2,7 +2,7 @@ package herdr
 
 import "strings"
 
-// Status is herdr's agent status (herdr/PROTOCOL.md §5.1). The typed operations
+// Status is herdr's agent status (docs/herdr.md §5.1). The typed operations
 // normalise herdr's "done" (idle, not yet seen) to [StatusIdle].
 type Status string
 
@@ -129,7 +129,7 @@ type SpawnSpec struct {
 	Env       map[string]string `json:"env,omitempty"`
 }
 
-// ReadSource values for [Remote.Read]; orcr only uses visible (herdr/RISKS.md 12).
+// ReadSource values for [Remote.Read]; orcr only uses visible (docs/herdr.md §13.12).
 const (
 	ReadVisible = "visible"
 	ReadRecent  = "recent"

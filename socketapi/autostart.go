@@ -13,7 +13,7 @@ const (
 	Started        = "started"
 )
 
-// Readiness timings (config.md §1.8).
+// Readiness timings (docs/config.md §1.8).
 const (
 	ReadyDeadline = 15 * time.Second
 	ReadyPoll     = 100 * time.Millisecond

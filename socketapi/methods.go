@@ -6,7 +6,7 @@ import (
 )
 
 // Method describes one socket method: its wire name, summary and the declared
-// property schemas of its params and result (protocol.md §10). The catalogue is the
+// property schemas of its params and result (docs/protocol.md §10). The catalogue is the
 // single table that drives the server's dispatch, `api.schema` and the CLI coverage
 // test.
 type Method struct {
@@ -20,7 +20,7 @@ type Method struct {
 	// CLI is the CLI verb that maps to the method ("" for none).
 	CLI string
 	// Implemented is false while the method's issue has not landed: the server then
-	// answers invalid_request, reason not_implemented (protocol.md §5.28).
+	// answers invalid_request, reason not_implemented (docs/protocol.md §5.28).
 	Implemented bool
 }
 

@@ -9,7 +9,7 @@ import (
 // Version is the orcr server package version reported by server.status and the schema.
 const Version = "0.1.0"
 
-// Schema builds the schema document of protocol.md §10: a JSON Schema (draft 2020-12)
+// Schema builds the schema document of docs/protocol.md §10: a JSON Schema (draft 2020-12)
 // whose extensions carry the envelopes, the 26 methods, the event kinds and the error
 // table (under both errorCodes and ERROR_CODES).
 func Schema() map[string]any {

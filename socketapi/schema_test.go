@@ -58,7 +58,7 @@ func TestSchemaContents(t *testing.T) {
 	}
 	slices.Sort(got)
 	if !slices.Equal(got, want) {
-		t.Errorf("methods: got %v, want the 26 of protocol.md §5", got)
+		t.Errorf("methods: got %v, want the 26 of docs/protocol.md §5", got)
 	}
 	codes := []string{"not_found", "invalid_request", "state_conflict", "blocked", "timeout",
 		"integration_missing", "transcript_unavailable", "environment_error", "server_error"}

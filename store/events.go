@@ -8,7 +8,7 @@ import (
 )
 
 // DefaultEventsBatch is the page size [DB.EventsAfter] uses when given limit <= 0; the
-// same 256 rows per batch the subscription pump reads (protocol.md §7.2).
+// same 256 rows per batch the subscription pump reads (docs/protocol.md §7.2).
 const DefaultEventsBatch = 256
 
 // Event is one stored event row. Ref is "" when ref_uuid is NULL. Payload is the stored
@@ -21,7 +21,7 @@ type Event struct {
 	Payload json.RawMessage
 }
 
-// Frame returns the frame's "event" object (protocol.md §2.4): the payload's fields (a
+// Frame returns the frame's "event" object (docs/protocol.md §2.4): the payload's fields (a
 // payload that is not an object is wrapped as {"data": payload}), then "kind" set to the
 // event kind and, when the row has a ref, "ref_uuid" set — both overwriting payload keys
 // of the same name. Keys come out sorted; ts is not included.
@@ -75,7 +75,7 @@ func (db *DB) EventsAfter(ctx context.Context, after int64, limit int) ([]Event,
 	return out, sqliteErr("read events", rows.Err())
 }
 
-// boundsQuery returns (latest, oldest) per protocol.md §7.1: latest is the highest stored
+// boundsQuery returns (latest, oldest) per docs/protocol.md §7.1: latest is the highest stored
 // seq, or, when the table is empty, the last seq ever allocated (0 on a fresh store);
 // oldest is the lowest stored seq, or latest+1 when the table is empty; always >= 1.
 const boundsQuery = `SELECT
@@ -94,7 +94,7 @@ func bounds(ctx context.Context, q Querier) (latest, oldest int64, err error) {
 	return latest, max(oldest, 1), nil
 }
 
-// Bounds returns latest_seq and oldest_retained_seq as defined in protocol.md §7.1. The
+// Bounds returns latest_seq and oldest_retained_seq as defined in docs/protocol.md §7.1. The
 // store actor calls it once at start and then tracks both in memory.
 func (db *DB) Bounds() (latest, oldest int64, err error) {
 	return bounds(context.Background(), db.r)
@@ -118,7 +118,7 @@ func (db *DB) Trim(keep int, floor int64) (oldest int64, err error) {
 // seq > floor is ever deleted (floor is the lowest pinned delivered cursor: a pinned
 // subscriber has consumed up to floor and still needs floor+1 onward; pass
 // math.MaxInt64 when nothing is pinned). It returns the new oldest_retained_seq
-// (protocol.md §7.1). keep must be >= 1.
+// (docs/protocol.md §7.1). keep must be >= 1.
 func (t *Tx) Trim(keep int, floor int64) (oldest int64, err error) {
 	if keep < 1 {
 		return 0, fmt.Errorf("store: Trim keep %d < 1", keep)

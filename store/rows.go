@@ -11,8 +11,8 @@ type Scanner interface {
 	Scan(dest ...any) error
 }
 
-// AgentRow is the agent row shape of protocol.md §4.3 (agent.ls, snapshots, and the
-// "agent" member of every agent.* event payload, decisions.md D2). Nullable keys that are
+// AgentRow is the agent row shape of docs/protocol.md §4.3 (agent.ls, snapshots, and the
+// "agent" member of every agent.* event payload, docs/decisions.md D2). Nullable keys that are
 // always present are pointers without omitempty (they serialise as null); keys present
 // only when set are pointers with omitempty.
 type AgentRow struct {
@@ -80,7 +80,7 @@ func QueryAgents(ctx context.Context, q Querier, tail string, args ...any) ([]Ag
 	return queryRows(ctx, q, AgentSelect+" "+tail, args, ScanAgent)
 }
 
-// LoopRow is the loop row shape of protocol.md §4.3 (loop.ls, snapshots, the "loop"
+// LoopRow is the loop row shape of docs/protocol.md §4.3 (loop.ls, snapshots, the "loop"
 // member of loop.* payloads). Every key is always present; nullable ones serialise as null.
 type LoopRow struct {
 	UUID           string  `json:"uuid"`
@@ -121,7 +121,7 @@ func QueryLoops(ctx context.Context, q Querier, tail string, args ...any) ([]Loo
 	return queryRows(ctx, q, LoopSelect+" "+tail, args, ScanLoop)
 }
 
-// RunRow is the loop-run row shape of protocol.md §4.3 (loop.run.ls, the "run" member of
+// RunRow is the loop-run row shape of docs/protocol.md §4.3 (loop.run.ls, the "run" member of
 // loop_run.* payloads). Every key is always present; nullable ones serialise as null.
 // Path is "<loop name>/<run_id>"; Agents counts non-ended agents under that path.
 type RunRow struct {

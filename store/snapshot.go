@@ -5,7 +5,7 @@ import (
 	"database/sql"
 )
 
-// Snapshot is the SnapshotDoc of protocol.md §4.3 (api.snapshot, watch.open). Slices are
+// Snapshot is the SnapshotDoc of docs/protocol.md §4.3 (api.snapshot, watch.open). Slices are
 // never nil, so they serialise as [].
 type Snapshot struct {
 	SnapshotSeq int64          `json:"snapshot_seq"`

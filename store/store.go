@@ -87,7 +87,7 @@ func (db *DB) cacheStmts(queries []string) {
 // two cores busy with room for a long snapshot.
 const MaxReaders = 8
 
-// writerDSN is the DSN of the writer pool (LIBRARIES.md §3).
+// writerDSN is the DSN of the writer pool (modernc.org/sqlite DSN: _pragma parameters and _txlock=immediate).
 func writerDSN(path string) string {
 	return "file:" + escapePath(path) +
 		"?_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)&_pragma=synchronous(NORMAL)&_txlock=immediate"

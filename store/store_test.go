@@ -462,7 +462,7 @@ func TestTrim(t *testing.T) {
 
 func TestBoundsEmptyAfterAllocation(t *testing.T) {
 	// A store whose table is empty but whose counter has advanced (rows deleted by hand):
-	// oldest = latest + 1 (protocol.md §7.1).
+	// oldest = latest + 1 (docs/protocol.md §7.1).
 	db := storetest.Open(t)
 	for range 3 {
 		storetest.Emit(t, db, "debug.x", "", nil)

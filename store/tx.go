@@ -218,7 +218,7 @@ func refKey(kind string) string {
 	return "uuid"
 }
 
-// Intent records an intent (decisions.md D1): it allocates a UUIDv7 op id, emits kind
+// Intent records an intent (docs/decisions.md D1): it allocates a UUIDv7 op id, emits kind
 // (which must be a *_requested kind of [wire.IntentPairs]) with payload
 // {uuid|run_uuid: ref, op_id, …params} (ref and op_id win over params keys of the same
 // name) and inserts the open-intent row that [Tx.Applied] closes.

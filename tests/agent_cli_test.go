@@ -97,7 +97,7 @@ func errDetail(e map[string]any, key string) any {
 }
 
 // Acceptance 8: `--json` output of run, send, kill and ls is one envelope valid against
-// the schema, and exit codes follow cli.md §1.6; the human `agent run` prints
+// the schema, and exit codes follow docs/cli.md §1.6; the human `agent run` prints
 // `<path> <uuid>`.
 func TestAgentVerbsJSONAndExitCodes(t *testing.T) {
 	h, _ := herdrHome(t, "")

@@ -16,8 +16,8 @@ import (
 var sqlText = regexp.MustCompile(`(?is)^\s*(SELECT\s.+\sFROM\s|INSERT\s+INTO\s|UPDATE\s+\w+\s+SET\s|DELETE\s+FROM\s|CREATE\s+(TABLE|INDEX|UNIQUE)\s|ALTER\s+TABLE\s|DROP\s+TABLE\s|PRAGMA\s|SAVEPOINT\s|BEGIN\s+IMMEDIATE)`)
 
 // TestNoSQLOutsideStore fails when non-test Go code outside store/ holds SQL text: the
-// store owns every statement, behind named operations (docs/README.md, "Where things
-// live").
+// store owns every statement, behind named operations, so a reader finds every query
+// (and every rule written in one) in one package.
 func TestNoSQLOutsideStore(t *testing.T) {
 	root, err := filepath.Abs("..")
 	if err != nil {

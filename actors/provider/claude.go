@@ -6,7 +6,7 @@ import (
 	"github.com/orcr-go/orcr/config"
 )
 
-// ClaudeModels and ClaudeEfforts are claude's fixed routing lists (providers.md §3.1);
+// ClaudeModels and ClaudeEfforts are claude's fixed routing lists (docs/providers.md §3.1);
 // any effort goes with any model. Callers must not modify them.
 var (
 	ClaudeModels  = []string{"sonnet", "opus", "fable", "haiku"}
@@ -16,7 +16,7 @@ var (
 // ClaudeBypassFlag is the permission-bypass flag of every claude launch (§3.2).
 const ClaudeBypassFlag = "--dangerously-skip-permissions"
 
-// claude is the claude integration module (providers.md §3). Tuning, startup,
+// claude is the claude integration module (docs/providers.md §3). Tuning, startup,
 // shutdown (no line: the pane is closed at once, §3.5) and interrupt come from common.
 type claude struct{ common }
 

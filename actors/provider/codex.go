@@ -18,7 +18,7 @@ import (
 // CodexBypassFlag is the approvals/sandbox bypass flag of every codex launch (§4.2).
 const CodexBypassFlag = "--dangerously-bypass-approvals-and-sandbox"
 
-// Defaults of [CodexCatalog] (providers.md §4.1).
+// Defaults of [CodexCatalog] (docs/providers.md §4.1).
 const (
 	DefaultCodexBin          = "codex"
 	DefaultCodexFetchTimeout = 5 * time.Second
@@ -28,7 +28,7 @@ const (
 // codexAnswerID is the request id of model/list, whose answer is the catalogue.
 const codexAnswerID = 2
 
-// codex is the codex integration module (providers.md §4). Tuning, startup, shutdown
+// codex is the codex integration module (docs/providers.md §4). Tuning, startup, shutdown
 // (no line, §4.5) and interrupt come from common.
 type codex struct {
 	common
@@ -100,7 +100,7 @@ func (m CodexModels) Find(model string) (CodexModel, bool) {
 
 // Validate checks a codex route against the catalogue: an unknown model is
 // invalid_request invalid_model, an effort the model does not offer is invalid_effort
-// (providers.md §4.1). A model whose entry lists no efforts accepts any effort.
+// (docs/providers.md §4.1). A model whose entry lists no efforts accepts any effort.
 func (m CodexModels) Validate(model, effort string) error {
 	x, ok := m.Find(model)
 	if !ok {
@@ -112,7 +112,7 @@ func (m CodexModels) Validate(model, effort string) error {
 	return nil
 }
 
-// CodexCatalog obtains and caches the codex model catalogue (providers.md §4.1): it
+// CodexCatalog obtains and caches the codex model catalogue (docs/providers.md §4.1): it
 // runs `codex app-server --stdio`, sends initialize, initialized and model/list, and
 // parses the answer to model/list. A successful result is cached for TTL; failures are
 // not cached. The zero value is ready to use. Fields must not change after first use.
@@ -232,7 +232,7 @@ func joinArgv(argv []string) string {
 }
 
 // CodexRequests returns the three newline-terminated JSON messages written to the
-// app-server (providers.md §4.1 step 2): initialize (clientInfo orcr/version,
+// app-server (docs/providers.md §4.1 step 2): initialize (clientInfo orcr/version,
 // experimentalApi), initialized, and model/list with includeHidden and limit 100.
 func CodexRequests(version string) []byte {
 	type clientInfo struct {
@@ -314,7 +314,7 @@ func IsCodexAnswer(line []byte) bool {
 	return ok
 }
 
-// ParseCodexModelList parses the app-server's stdout (providers.md §4.1 steps 3–4):
+// ParseCodexModelList parses the app-server's stdout (docs/providers.md §4.1 steps 3–4):
 // lines that are not JSON objects, or are objects with another id, are skipped; the
 // first object with id 2 is the answer. Its result.data[] items give the models
 // (model) and their efforts (supportedReasoningEfforts[].reasoningEffort); items

@@ -14,7 +14,7 @@ import (
 // after it was killed (a grandchild may still hold it).
 const appServerWaitDelay = time.Second
 
-// RunAppServer is the real exchange behind [CodexCatalog.Run] (providers.md §4.1): it
+// RunAppServer is the real exchange behind [CodexCatalog.Run] (docs/providers.md §4.1): it
 // starts argv in its own process group with stdin and stdout piped and stderr
 // discarded, writes req, and reads stdout until a line answers model/list
 // ([IsCodexAnswer]), the child exits, or ctx ends. The child's process group is then

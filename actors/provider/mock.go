@@ -8,7 +8,7 @@ import (
 	"github.com/orcr-go/orcr/socketapi/wire"
 )
 
-// Default route of the mock when config has none (providers.md §8).
+// Default route of the mock when config has none (docs/providers.md §8).
 const (
 	MockDefaultModel  = "mock"
 	MockDefaultEffort = "medium"
@@ -17,7 +17,7 @@ const (
 // MockShutdownLine is the line typed (then Enter) to stop the mock agent.
 const MockShutdownLine = "/quit"
 
-// mock is the test-only provider (providers.md §8). It exists only when the server's
+// mock is the test-only provider (docs/providers.md §8). It exists only when the server's
 // environment has ORCR_ALLOW_MOCK_PROVIDER=1 (see [Options]).
 type mock struct {
 	common
@@ -68,7 +68,7 @@ func (mock) Env(serverEnv []string) map[string]string {
 }
 
 // Shutdown types /quit, presses Enter and waits the tuning's shutdown_grace_ms (400 ms
-// built in) before the close (lifecycle.md §15.2: our decision replaces the
+// built in) before the close (docs/lifecycle.md §15.2: our decision replaces the
 // reference's fixed 200 ms).
 func (m mock) Shutdown(cfg *config.Config) Shutdown {
 	return Shutdown{Line: MockShutdownLine, Keys: []string{KeyEnter}, Grace: m.Tuning(cfg).ShutdownGrace}

@@ -12,10 +12,10 @@ import (
 const (
 	Claude = "claude"
 	Codex  = "codex"
-	Mock   = config.MockProvider // "mock", the test-only provider (providers.md §8)
+	Mock   = config.MockProvider // "mock", the test-only provider (docs/providers.md §8)
 )
 
-// Environment variables of the server read for the mock provider (cli.md §7.5).
+// Environment variables of the server read for the mock provider (docs/cli.md §7.5).
 const (
 	// EnvAllowMock set to exactly "1" enables the mock provider.
 	EnvAllowMock = "ORCR_ALLOW_MOCK_PROVIDER"
@@ -37,7 +37,7 @@ const (
 	ReasonInvalidEffort = "invalid_effort"
 )
 
-// Transcript formats (providers.md §2 transcript_format): which adapter parses a
+// Transcript formats (docs/providers.md §2 transcript_format): which adapter parses a
 // provider's native files.
 const (
 	FormatClaude = "claude"
@@ -45,7 +45,7 @@ const (
 )
 
 // MockTranscriptFile is the mock's transcript, relative to the agent's data dir
-// (providers.md §8).
+// (docs/providers.md §8).
 const MockTranscriptFile = "transcript.jsonl"
 
 // builtins are the providers compiled into orcr, sorted.
@@ -67,7 +67,7 @@ type Route struct {
 }
 
 // Transcript says where and in which format a provider's native transcript lives
-// (providers.md §3.6, §4.6, §8).
+// (docs/providers.md §3.6, §4.6, §8).
 type Transcript struct {
 	// Format is [FormatClaude] or [FormatCodex]: the adapter that parses the files.
 	Format string
@@ -77,7 +77,7 @@ type Transcript struct {
 	DataDirFile string
 }
 
-// Provider is one provider integration module (providers.md §2). Every method that
+// Provider is one provider integration module (docs/providers.md §2). Every method that
 // takes a *config.Config accepts nil for the built-in defaults ([config.Default]).
 type Provider interface {
 	// Name is the provider name: the row's agent column and the key under
@@ -101,21 +101,21 @@ type Provider interface {
 	// ORCR_MOCK_* variable. The result is never nil.
 	Env(serverEnv []string) map[string]string
 
-	// Startup is the recipe applied before and while delivering input (providers.md §5).
+	// Startup is the recipe applied before and while delivering input (docs/providers.md §5).
 	Startup(cfg *config.Config) Startup
 
 	// SubmitConfirm is the confirmation part of [Provider.Startup].
 	SubmitConfirm(cfg *config.Config) SubmitConfirm
 
-	// Shutdown is the graceful shutdown recipe of one pane (lifecycle.md §15.2).
+	// Shutdown is the graceful shutdown recipe of one pane (docs/lifecycle.md §15.2).
 	Shutdown(cfg *config.Config) Shutdown
 
 	// InterruptKeys are the keys that stop the running turn cooperatively
-	// (decisions.md D6). The slice is fresh.
+	// (docs/decisions.md D6). The slice is fresh.
 	InterruptKeys() []string
 
 	// Tuning is the provider's completion/submit tuning: the built-in values with
-	// integrations.<name> overrides of cfg applied (providers.md §2.1).
+	// integrations.<name> overrides of cfg applied (docs/providers.md §2.1).
 	Tuning(cfg *config.Config) config.Tuning
 
 	// Transcript says how the native transcript is found and parsed.
@@ -166,7 +166,7 @@ func (o Options) HasOrcr(name string) bool {
 
 // Lookup returns the integration module of name. A name without one (anything but
 // claude and codex, and the mock unless o allows it) is integration_missing with
-// missing ["orcr"] (providers.md §1.2).
+// missing ["orcr"] (docs/providers.md §1.2).
 func Lookup(name string, o Options) (Provider, error) {
 	switch {
 	case name == Claude:
@@ -194,14 +194,14 @@ func cfgOrDefault(cfg *config.Config) *config.Config {
 // joinList renders a list for an error message: "a, b, c".
 func joinList(s []string) string { return strings.Join(s, ", ") }
 
-// invalidModel is the invalid_request invalid_model error of providers.md §3.1/§4.1.
+// invalidModel is the invalid_request invalid_model error of docs/providers.md §3.1/§4.1.
 func invalidModel(provider, display, model string, valid []string) error {
 	return wire.Invalid(ReasonInvalidModel,
 		"invalid "+display+" model `"+model+"`; valid models: "+joinList(valid),
 		"provider", provider, "model", model, "valid_models", append([]string{}, valid...))
 }
 
-// invalidEffort is the invalid_request invalid_effort error of providers.md §3.1/§4.1.
+// invalidEffort is the invalid_request invalid_effort error of docs/providers.md §3.1/§4.1.
 func invalidEffort(provider, display, model, effort string, valid []string) error {
 	return wire.Invalid(ReasonInvalidEffort,
 		"invalid effort `"+effort+"` for "+display+" model `"+model+"`; valid efforts: "+joinList(valid),

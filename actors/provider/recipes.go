@@ -6,8 +6,8 @@ import (
 	"github.com/orcr-go/orcr/config"
 )
 
-// Fixed timings of the shared startup and delivery recipe (providers.md §5,
-// lifecycle.md §8.1 step 7 and §9, config.md §1.8). They are not configurable.
+// Fixed timings of the shared startup and delivery recipe (docs/providers.md §5,
+// docs/lifecycle.md §8.1 step 7 and §9, docs/config.md §1.8). They are not configurable.
 const (
 	SessionPollInterval = 150 * time.Millisecond  // pane.get poll for agent_session after the spawn
 	SessionPollTimeout  = 3 * time.Second         // how long that poll runs
@@ -24,7 +24,7 @@ const (
 	KeyEscape = "Escape"
 )
 
-// Startup is the shared startup recipe of one provider (providers.md §5): what the spawn
+// Startup is the shared startup recipe of one provider (docs/providers.md §5): what the spawn
 // pipeline waits for before typing the first input, and how every managed delivery is
 // made and confirmed.
 type Startup struct {
@@ -49,8 +49,8 @@ type Startup struct {
 	Confirm SubmitConfirm
 }
 
-// SubmitConfirm holds the parameters of the submit-confirmation loop (providers.md
-// §5 step 5c, lifecycle.md §9.2).
+// SubmitConfirm holds the parameters of the submit-confirmation loop (docs/providers.md
+// §5 step 5c, docs/lifecycle.md §9.2).
 type SubmitConfirm struct {
 	// Budget (submit_confirm_ms) is the total time for verifying and re-driving a
 	// delivery; 0 means plain two-call delivery without verification.
@@ -69,7 +69,7 @@ type SubmitConfirm struct {
 // Enabled reports whether confirmation runs at all (Budget > 0).
 func (s SubmitConfirm) Enabled() bool { return s.Budget > 0 }
 
-// Shutdown is the graceful shutdown recipe of one pane (lifecycle.md §15.2), used by
+// Shutdown is the graceful shutdown recipe of one pane (docs/lifecycle.md §15.2), used by
 // kill, reap, timeout and immediate teardown. When Line is empty the pane is closed at
 // once. Otherwise send_text(Line), send_keys(Keys), wait Grace, then pane.close.
 // Errors of the first steps are ignored; the close is the hard guarantee.
@@ -121,7 +121,7 @@ func (c common) SubmitConfirm(cfg *config.Config) SubmitConfirm {
 	return submitConfirmFor(c.Tuning(cfg))
 }
 
-// InterruptKeys is ["Escape"] for every provider (decisions.md D6).
+// InterruptKeys is ["Escape"] for every provider (docs/decisions.md D6).
 func (common) InterruptKeys() []string { return []string{KeyEscape} }
 
 // Shutdown without a line: close the pane at once (claude §3.5, codex §4.5).

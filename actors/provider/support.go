@@ -7,14 +7,14 @@ import (
 	"github.com/orcr-go/orcr/socketapi/wire"
 )
 
-// The two layers of a provider (providers.md §1), as named in details.missing.
+// The two layers of a provider (docs/providers.md §1), as named in details.missing.
 const (
 	LayerOrcr  = "orcr"
 	LayerHerdr = "herdr"
 )
 
 // FixText is details.fix of integration_missing for provider and the ordered list of
-// missing layers (providers.md §1.2). It is API: do not reword.
+// missing layers (docs/providers.md §1.2). It is API: do not reword.
 func FixText(provider string, missing []string) string {
 	var orcr, hd bool
 	for _, l := range missing {
@@ -41,7 +41,7 @@ func missingError(provider string, missing []string) *wire.Error {
 		"provider", provider, "missing", append([]string{}, missing...), "fix", FixText(provider, missing))
 }
 
-// CheckSupport is the support gate (providers.md §1.2): nil when both layers exist,
+// CheckSupport is the support gate (docs/providers.md §1.2): nil when both layers exist,
 // else integration_missing listing the missing layers in the order orcr, herdr.
 // orcrHas says whether orcr has a module for name (see [Options.HasOrcr]);
 // herdrInstalled is herdr's integration state per provider ([HerdrInstalled]). The
@@ -86,7 +86,7 @@ type Integration struct {
 // Supported reports whether both layers exist.
 func (i Integration) Supported() bool { return i.Orcr && i.Herdr }
 
-// Integrations is server.status's integrations map (protocol.md §5.2): one entry per
+// Integrations is server.status's integrations map (docs/protocol.md §5.2): one entry per
 // provider in the union of the keys of herdrInstalled and the built-ins, with orcr =
 // built-in and herdr = herdrInstalled[p].
 func Integrations(herdrInstalled map[string]bool) map[string]Integration {
@@ -103,7 +103,7 @@ func Integrations(herdrInstalled map[string]bool) map[string]Integration {
 }
 
 // IntegrationNames returns the keys of an integrations map, sorted (the reported
-// provider set of providers.md §1.1).
+// provider set of docs/providers.md §1.1).
 func IntegrationNames(m map[string]Integration) []string {
 	names := make([]string, 0, len(m))
 	for p := range m {

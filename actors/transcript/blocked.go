@@ -2,7 +2,7 @@ package transcript
 
 import "strings"
 
-// Blocked kinds (providers.md §7; the row's blocked_kind).
+// Blocked kinds (docs/providers.md §7; the row's blocked_kind).
 const (
 	BlockedLogin    = "login"
 	BlockedLimit    = "limit"
@@ -20,7 +20,7 @@ var blockedRules = []struct {
 	{BlockedQuestion, []string{"?", "question", "permission"}},
 }
 
-// ClassifyBlocked is the best-effort blocked classification of providers.md §7. Its
+// ClassifyBlocked is the best-effort blocked classification of docs/providers.md §7. Its
 // input is what §7 names: the pane's herdr title and name (pass them in that order;
 // empty parts are fine). The parts are joined with a space and lowercased, and the first
 // matching rule wins: "login", "sign in" or "auth" → [BlockedLogin]; "limit", "quota"

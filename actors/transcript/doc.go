@@ -1,18 +1,18 @@
 // Package transcript reads the native transcripts of the coding agents orcr runs
-// (providers.md §3.6, §4.6, §6, §8): it finds the one file that belongs to an agent
+// (docs/providers.md §3.6, §4.6, §6, §8): it finds the one file that belongs to an agent
 // (the identity gate, [Locate]), parses the claude and codex JSON Lines formats into the
 // common [Entry] shape ([Parse], [Read]), extracts the final answer ([LastResponse]),
 // and answers the two timing questions completion and last-response reads ask about the
 // file: is it quiet ([Settled]) and has it caught up with the cursor recorded at
 // completion ([Cursor], [Fresh], [WaitFresh]). It also holds the best-effort blocked
-// classification ([ClassifyBlocked], providers.md §7).
+// classification ([ClassifyBlocked], docs/providers.md §7).
 //
 // The package is pure logic plus file reads. It contains no actors and keeps no state;
 // every function is safe for concurrent use.
 //
 // Errors meant for the wire are *wire.Error with code transcript_unavailable and
 // details.cause one of the Cause… constants ([Unavailable]). The caller adds the
-// agent's uuid and status to the details (protocol.md §9.3).
+// agent's uuid and status to the details (docs/protocol.md §9.3).
 //
 // The formats are private to the providers and change without notice, so parsing is
 // lenient: a line that is not JSON, has an unexpected shape or a type this package does

@@ -2,7 +2,7 @@ package transcript
 
 import "strings"
 
-// Entry kinds (providers.md §6.1).
+// Entry kinds (docs/providers.md §6.1).
 const (
 	KindText       = "text"
 	KindThinking   = "thinking"
@@ -18,8 +18,8 @@ const (
 	RoleAssistant = "assistant"
 )
 
-// Entry is one transcript entry in the common shape of providers.md §6.1, encoded as in
-// the agent.logs result (protocol.md §5.11): tool, timestamp and the token counts are
+// Entry is one transcript entry in the common shape of docs/providers.md §6.1, encoded as in
+// the agent.logs result (docs/protocol.md §5.11): tool, timestamp and the token counts are
 // omitted when absent; text is always present, possibly empty.
 type Entry struct {
 	Role         string `json:"role"`
@@ -34,7 +34,7 @@ type Entry struct {
 // LastResponse returns the text of the last entry with role assistant, kind text and
 // text that is not blank (only white space), verbatim, and true; or "", false when
 // there is none. When one assistant message has several text blocks this is the last
-// block, not their concatenation (providers.md §3.6, kept for compatibility).
+// block, not their concatenation (docs/providers.md §3.6, kept for compatibility).
 func LastResponse(entries []Entry) (string, bool) {
 	for i := len(entries) - 1; i >= 0; i-- {
 		e := entries[i]

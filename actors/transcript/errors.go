@@ -2,7 +2,7 @@ package transcript
 
 import "github.com/orcr-go/orcr/socketapi/wire"
 
-// Cause values of transcript_unavailable errors (protocol.md §9.3).
+// Cause values of transcript_unavailable errors (docs/protocol.md §9.3).
 const (
 	// CauseNoSession: no transcript pointer (herdr's agent_session, or the mock's data
 	// dir) is known for the agent.

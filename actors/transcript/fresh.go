@@ -9,12 +9,12 @@ import (
 	"time"
 )
 
-// FreshPollInterval is how often [WaitFresh] re-reads the file's mtime (lifecycle.md
+// FreshPollInterval is how often [WaitFresh] re-reads the file's mtime (docs/lifecycle.md
 // §11.4).
 const FreshPollInterval = 100 * time.Millisecond
 
-// Settled is the transcript condition of turn completion (providers.md §6.4,
-// lifecycle.md §10.2). settle is the provider's transcript_settle_ms; path is the
+// Settled is the transcript condition of turn completion (docs/providers.md §6.4,
+// docs/lifecycle.md §10.2). settle is the provider's transcript_settle_ms; path is the
 // located transcript, "" when it could not be located.
 //
 //   - settle <= 0 → true (the condition is disabled);
@@ -41,7 +41,7 @@ func Settled(path string, settle time.Duration, now time.Time) bool {
 }
 
 // Cursor is the completion cursor of the file at path: its mtime in whole milliseconds
-// since the Unix epoch (truncated), as a decimal string (providers.md §6.3). ok is false
+// since the Unix epoch (truncated), as a decimal string (docs/providers.md §6.3). ok is false
 // when the mtime cannot be read.
 func Cursor(path string) (cursor string, ok bool) {
 	ms, ok := mtimeMS(path)
@@ -52,7 +52,7 @@ func Cursor(path string) (cursor string, ok bool) {
 }
 
 // Fresh reports whether the file at path has reached cursor: its mtime in ms (as in
-// [Cursor]) is ≥ the cursor (providers.md §6.5). The comparison is by mtime alone,
+// [Cursor]) is ≥ the cursor (docs/providers.md §6.5). The comparison is by mtime alone,
 // because the cursor records nothing else; ≥ rather than > because the cursor is the
 // mtime the completed turn left behind, and an unchanged file is exactly that state.
 // What the gate catches is a file that is behind the cursor: rotated, truncated to an
@@ -73,7 +73,7 @@ func Fresh(path, cursor string) bool {
 	return ok && ms >= want
 }
 
-// WaitFresh is the freshness gate (providers.md §6.5): it checks [Fresh] at once and
+// WaitFresh is the freshness gate (docs/providers.md §6.5): it checks [Fresh] at once and
 // then every [FreshPollInterval] until it holds (nil) or timeout has passed since the
 // call (transcript_unavailable stale). A malformed cursor is stale at once. When ctx
 // ends first, ctx.Err() is returned unchanged.

@@ -44,7 +44,7 @@ func TestSettled(t *testing.T) {
 }
 
 // A file whose mtime cannot be read (a parent dir without search permission) counts as
-// settled, per providers.md §6.4.
+// settled, per docs/providers.md §6.4.
 func TestSettledUnreadableMtime(t *testing.T) {
 	if os.Geteuid() == 0 {
 		t.Skip("root stats anything")

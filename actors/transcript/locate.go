@@ -42,7 +42,7 @@ type Locator struct {
 	Cwd string
 }
 
-// Locate is the identity gate (providers.md §6.2): it selects exactly one transcript
+// Locate is the identity gate (docs/providers.md §6.2): it selects exactly one transcript
 // file for l or fails with a transcript_unavailable error ([Unavailable]).
 //
 //   - DataDirFile set (mock): DataDir/DataDirFile; no DataDir → no_session; missing →
@@ -125,7 +125,7 @@ func ClaudeProjectSlug(cwd string) string {
 	return b.String()
 }
 
-// claudeCandidates lists claude's candidate files for session id (providers.md §3.6).
+// claudeCandidates lists claude's candidate files for session id (docs/providers.md §3.6).
 func claudeCandidates(home, cwd, id string) ([]string, error) {
 	projects := filepath.Join(home, ".claude", "projects")
 	name := id + ".jsonl"
@@ -152,7 +152,7 @@ func claudeCandidates(home, cwd, id string) ([]string, error) {
 	return out, nil
 }
 
-// codexCandidates lists codex's candidate files for session id (providers.md §4.6).
+// codexCandidates lists codex's candidate files for session id (docs/providers.md §4.6).
 // Subdirectories that cannot be read are skipped; an unreadable root is read_error.
 func codexCandidates(home, id string) ([]string, error) {
 	root := filepath.Join(home, ".codex", "sessions")
@@ -182,7 +182,7 @@ func codexCandidates(home, id string) ([]string, error) {
 	return out, nil
 }
 
-// choose applies the selection rule of providers.md §6.2 to cands.
+// choose applies the selection rule of docs/providers.md §6.2 to cands.
 func choose(cands []string, createdAt time.Time, what string) (string, error) {
 	slices.Sort(cands)
 	cands = slices.Compact(cands)

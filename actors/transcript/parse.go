@@ -103,7 +103,7 @@ func jsonInt(raw json.RawMessage) *int64 {
 	return &v
 }
 
-// --- claude (providers.md §3.6) ---
+// --- claude (docs/providers.md §3.6) ---
 
 // claudeLine is the part of a claude transcript line this package reads. Every field is
 // raw so an unexpected JSON type skips the field, not the line.
@@ -231,7 +231,7 @@ func toolResultText(raw json.RawMessage) string {
 	return strings.Join(texts, "\n")
 }
 
-// --- codex (providers.md §4.6) ---
+// --- codex (docs/providers.md §4.6) ---
 
 type codexLine struct {
 	Type      json.RawMessage `json:"type"`

@@ -17,7 +17,7 @@ import (
 )
 
 // goldenDirs maps each testdata directory to the format its files are written in. The
-// mock writes the claude format (providers.md §8).
+// mock writes the claude format (docs/providers.md §8).
 var goldenDirs = map[string]string{
 	"claude": transcript.FormatClaude,
 	"codex":  transcript.FormatCodex,

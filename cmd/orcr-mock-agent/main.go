@@ -1,7 +1,7 @@
 // Command orcr-mock-agent is the fake interactive coding agent behind orcr's
 // test-only "mock" provider. herdr runs it in a pane's PTY like claude or
 // codex; it draws a small TUI, takes prompts typed into it, pretends to work,
-// writes a transcript and reports its state to herdr. See providers.md §8.
+// writes a transcript and reports its state to herdr. See docs/providers.md §8.
 //
 // # Input
 //
@@ -75,7 +75,7 @@
 // # Transcript format
 //
 // transcript.jsonl holds one JSON object per line, readable both by the claude
-// transcript adapter (providers.md §3.6) and directly as a §6.1 entry:
+// transcript adapter (docs/providers.md §3.6) and directly as a §6.1 entry:
 //
 //	{"type":"user","role":"user","kind":"text","text":"say=hi",
 //	 "timestamp":"2026-01-02T03:04:05.123456789Z","session_id":"mock_session",

@@ -6,7 +6,7 @@ import (
 )
 
 // sessionOnlySources are the official sources whose reports never change the state
-// (PROTOCOL.md §5.2); only their session reference is kept.
+// (docs/herdr.md §5.2); only their session reference is kept.
 var sessionOnlySources = map[string]bool{
 	"herdr:claude": true, "herdr:codex": true, "herdr:copilot": true, "herdr:devin": true,
 	"herdr:droid": true, "herdr:qodercli": true, "herdr:cursor": true, "herdr:grok": true,

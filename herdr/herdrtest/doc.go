@@ -1,5 +1,5 @@
 // Package herdrtest is an in-process, herdr-compatible session server for tests: a
-// stand-in for herdr's protocol-20 socket API (see the herdr PROTOCOL.md reference,
+// stand-in for herdr's protocol-20 socket API (see the herdr docs/herdr.md reference,
 // §12 "Fake server") with real PTYs running real child processes.
 //
 // A [Session] binds herdr's API socket for one session under a config dir C
@@ -23,7 +23,7 @@
 // invalid_request (id ""), as herdr does. Events (events.subscribe, events.wait) and
 // long waits (agent.wait, pane.wait_for_output, agent.prompt) are not implemented.
 //
-// Agent status follows PROTOCOL.md §5: pane.report_agent from a custom source makes
+// Agent status follows docs/herdr.md §5: pane.report_agent from a custom source makes
 // the pane an agent pane with the reported state; official session-only sources
 // (herdr:claude, herdr:codex, …) never change the state and are the only ones whose
 // session ids become agent_session; idle reads as done until the pane's tab is

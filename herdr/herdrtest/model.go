@@ -119,7 +119,7 @@ type AgentSessionInfo struct {
 	Value  string `json:"value"`
 }
 
-// PaneInfo is herdr's PaneInfo object (PROTOCOL.md §4.2), as put on the wire.
+// PaneInfo is herdr's PaneInfo object (docs/herdr.md §4.2), as put on the wire.
 type PaneInfo struct {
 	PaneID        string            `json:"pane_id"`
 	TerminalID    string            `json:"terminal_id"`

@@ -15,7 +15,7 @@ import (
 	"time"
 )
 
-// Wire limits from PROTOCOL.md §2.
+// Wire limits from docs/herdr.md §2.
 const (
 	// MaxRequestBytes is the longest request line the server accepts (1 MiB).
 	MaxRequestBytes = 1 << 20
@@ -35,7 +35,7 @@ var ErrSessionRunning = errors.New("herdrtest: session server already running")
 
 // Options configures a Session.
 type Options struct {
-	// ConfigDir is herdr's config dir C (PROTOCOL.md §1.2), e.g. $XDG_CONFIG_HOME/herdr.
+	// ConfigDir is herdr's config dir C (docs/herdr.md §1.2), e.g. $XDG_CONFIG_HOME/herdr.
 	// Empty means ConfigDirFromEnv().
 	ConfigDir string
 	// Version is reported by ping and session.snapshot; default DefaultVersion.

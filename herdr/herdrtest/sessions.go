@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// SessionRow is one row of `herdr session list --json` (PROTOCOL.md §1.4).
+// SessionRow is one row of `herdr session list --json` (docs/herdr.md §1.4).
 type SessionRow struct {
 	Name       string `json:"name"`
 	Default    bool   `json:"default"`

@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 )
 
-// Default pane size of a herdr server with no attached client (PROTOCOL.md §12).
+// Default pane size of a herdr server with no attached client (docs/herdr.md §12).
 const (
 	defaultRows = 24
 	defaultCols = 80

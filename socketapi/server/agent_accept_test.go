@@ -21,7 +21,7 @@ import (
 	"github.com/orcr-go/orcr/socketapi/wire"
 )
 
-// evRow is the agent row embedded in agent.* and queue.promoted events (decisions.md D2).
+// evRow is the agent row embedded in agent.* and queue.promoted events (docs/decisions.md D2).
 type evRow struct {
 	UUID       string  `json:"uuid"`
 	Path       string  `json:"path"`
@@ -155,7 +155,7 @@ func openIntents(evs []ev) map[string]string {
 	return open
 }
 
-// holdsSlot reports whether a managed status counts against the caps (lifecycle.md §7.2).
+// holdsSlot reports whether a managed status counts against the caps (docs/lifecycle.md §7.2).
 func holdsSlot(status string) bool {
 	return status != "queued" && status != "ended" && status != "lost"
 }
@@ -571,7 +571,7 @@ func TestHerdrFailureMidSpawnFailsRow(t *testing.T) {
 	if p := panesUnder(t, "broken"); len(p) != 0 {
 		t.Errorf("panes after a failed spawn: %+v", p)
 	}
-	// Nor the root shell of the workspace the spawn created (lifecycle.md §8.1 step 4).
+	// Nor the root shell of the workspace the spawn created (docs/lifecycle.md §8.1 step 4).
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if all, err := herdr.NewRemote(herdrSocket()).PaneList(ctx, ""); err != nil || len(all) != 0 {

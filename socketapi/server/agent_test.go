@@ -220,7 +220,7 @@ func TestConcurrentRunsOnOnePath(t *testing.T) {
 }
 
 // A turn completes at a stable idle after working was seen; a send opens the next
-// turn, which completes in turn (lifecycle.md §10).
+// turn, which completes in turn (docs/lifecycle.md §10).
 func TestTurnsComplete(t *testing.T) {
 	srv := sockettest.NewServer(t, sockettest.WithHerdr(t))
 	c := srv.Client(t)

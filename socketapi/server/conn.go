@@ -118,7 +118,7 @@ func (r *connReader) reply(id json.RawMessage, result any, perr *wire.Error) {
 	r.s.writeResponse(r.w, id, result, perr, nil)
 }
 
-// handle negotiates and dispatches one frame (protocol.md §2.5, §3, §5.28).
+// handle negotiates and dispatches one frame (docs/protocol.md §2.5, §3, §5.28).
 func (r *connReader) handle(line []byte) {
 	req, perr := wire.DecodeRequest(line)
 	if perr != nil {
@@ -178,7 +178,7 @@ type Call struct {
 
 // Params decodes the request params into v. Fields of the wrong type are left at their
 // zero value (read as absent), and a params value that is not an object leaves v
-// untouched: handlers then find no keys (protocol.md §2.2).
+// untouched: handlers then find no keys (docs/protocol.md §2.2).
 func (c *Call) Params(v any) {
 	_ = json.Unmarshal(c.Req.Params, v)
 }

@@ -1,6 +1,6 @@
 package server_test
 
-// Garbage collection (lifecycle.md §12): parking idle gc-auto agents into workspace
+// Garbage collection (docs/lifecycle.md §12): parking idle gc-auto agents into workspace
 // idle, un-parking on send, reaping parked agents, against the herdr stand-in and the
 // mock agent. Timings are shortened through the config; every wait is a poll with a
 // deadline.
@@ -316,7 +316,7 @@ func TestGCWaitOnParkedSettles(t *testing.T) {
 	}
 }
 
-// A move cut off by a server stop is settled at restart (lifecycle.md §13.3): a park
+// A move cut off by a server stop is settled at restart (docs/lifecycle.md §13.3): a park
 // whose pane already reached workspace idle is finished (parked), one whose pane never
 // moved is rolled back (still idle); both intents are closed, and the recovered parked
 // agent un-parks on send as usual.

@@ -9,7 +9,7 @@ import (
 
 // rotatingFile is the server log: JSON lines appended to <home>/logs/server.log,
 // rotated to server.log.1 … server.log.N when the next line would pass maxBytes
-// (config.md §2.4).
+// (docs/config.md §2.4).
 type rotatingFile struct {
 	// beforeClose, if set, runs at the start of Close, while writes still succeed.
 	beforeClose func()

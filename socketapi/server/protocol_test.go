@@ -125,7 +125,7 @@ func TestProtocolErrors(t *testing.T) {
 	if m := rc.read(); m["ok"] != true || m["id"] != "h" {
 		t.Errorf("handshake after negotiation without protocol: got %v", m)
 	}
-	// Params of the wrong type are read as absent (protocol.md §2.2): since_seq "x" → 0.
+	// Params of the wrong type are read as absent (docs/protocol.md §2.2): since_seq "x" → 0.
 	rc.send(`{"protocol":1,"id":"s","method":"events.subscribe","params":{"since_seq":"x"}}`)
 	m := rc.read()
 	res, _ := m["result"].(map[string]any)
@@ -213,7 +213,7 @@ func TestConcurrentRequestsOnOneConnection(t *testing.T) {
 
 func itoa(i int) string { return strconv.Itoa(i) }
 
-// Seed override (protocol.md §2.6): a blocking method holds up nothing else on its
+// Seed override (docs/protocol.md §2.6): a blocking method holds up nothing else on its
 // connection — a handshake sent after a pending agent.wait is answered first.
 func TestBlockingRequestDoesNotHoldUpTheConnection(t *testing.T) {
 	srv := sockettest.NewServer(t)

@@ -25,7 +25,7 @@ import (
 	"github.com/orcr-go/orcr/store"
 )
 
-// Fixed timings (config.md §1.8).
+// Fixed timings (docs/config.md §1.8).
 const (
 	lockWaitDeadline = 15 * time.Second
 	stopFlushGrace   = 150 * time.Millisecond
@@ -77,7 +77,7 @@ type connEntry struct {
 	w   *connWriter
 }
 
-// Start performs the start sequence of protocol.md §1.5 and returns a serving server.
+// Start performs the start sequence of docs/protocol.md §1.5 and returns a serving server.
 // It returns (nil, OutcomeAlreadyRunning, nil) when another healthy server answers.
 func Start(ctx context.Context, opts Options) (*Server, string, error) {
 	s := &Server{opts: opts, getenv: opts.Getenv, started: time.Now(), maxFrame: wire.MaxFrame,
@@ -246,7 +246,7 @@ func (s *Server) openLog() error {
 	return nil
 }
 
-// logAttr shapes records as config.md §2.4: {"ts": RFC 3339 UTC, "level": lower, "msg"}.
+// logAttr shapes records as docs/config.md §2.4: {"ts": RFC 3339 UTC, "level": lower, "msg"}.
 func logAttr(groups []string, a slog.Attr) slog.Attr {
 	if len(groups) > 0 {
 		return a
@@ -387,7 +387,7 @@ func (s *Server) run(ctx context.Context) {
 	s.shutdown()
 }
 
-// shutdown follows protocol.md §1.8 and the order written in actors/doc.go:
+// shutdown follows docs/protocol.md §1.8 and the order written in actors/doc.go:
 // stop accepting; every subscription writes server_stopping; a 150 ms grace lets the
 // frames flush; connections close; request goroutines end; the store actor stops last
 // (after everything that could write through it); then the database, the socket, the

@@ -10,7 +10,7 @@ import (
 	"github.com/orcr-go/orcr/socketapi/sockettest"
 )
 
-// Submit confirmation for real providers (lifecycle.md §9.2): a claude TUI that drops
+// Submit confirmation for real providers (docs/lifecycle.md §9.2): a claude TUI that drops
 // the first submitted prompt still gets it — the confirmation loop sees the text gone
 // without the agent working and types it again.
 func TestSubmitConfirmationRetypesDroppedPrompt(t *testing.T) {

@@ -279,7 +279,7 @@ func TestTurnFastAndLateWorking(t *testing.T) {
 		waitStatus(t, c, a.UUID, "idle")
 		send(t, c, "fast/one", "say=quick turn_ms=0 no_working")
 		evs.await(t, a.UUID, "agent.turn_completed input_seq 1", 30*time.Second, turnCompleted(1))
-		// The grace window runs from the turn's delivery (lifecycle.md §10.2 fast_ok).
+		// The grace window runs from the turn's delivery (docs/lifecycle.md §10.2 fast_ok).
 		var res struct {
 			Agents []struct {
 				DeliveredAt int64 `json:"turn_delivered_at"`

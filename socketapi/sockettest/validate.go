@@ -147,7 +147,7 @@ func (v *Validator) Result(method string, result []byte) error {
 	return nil
 }
 
-// Envelope validates one CLI --json envelope line (cli.md §1.2: the socket response
+// Envelope validates one CLI --json envelope line (docs/cli.md §1.2: the socket response
 // envelope without its id): the envelope shape, then for ok:true the result against
 // methods[method].result.
 func (v *Validator) Envelope(method string, line []byte) error {

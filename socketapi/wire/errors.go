@@ -13,7 +13,7 @@ import (
 // Code is one of the nine stable protocol error codes.
 type Code string
 
-// The nine error codes, in the schema's stable order (protocol.md §9.2).
+// The nine error codes, in the schema's stable order (docs/protocol.md §9.2).
 const (
 	NotFound              Code = "not_found"
 	InvalidRequest        Code = "invalid_request"

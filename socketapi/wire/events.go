@@ -3,8 +3,8 @@ package wire
 import "strings"
 
 // EventKinds lists every event kind registered in the schema, in a stable order: the 21
-// kinds of the reference (protocol.md §6.2) followed by the intent/applied pairs
-// (decisions.md D1). Control frames (server_stopping, cursor_expired) are listed
+// kinds of the reference (docs/protocol.md §6.2) followed by the intent/applied pairs
+// (docs/decisions.md D1). Control frames (server_stopping, cursor_expired) are listed
 // separately in [ControlKinds]; cursor_expired is never registered.
 var EventKinds = []string{
 	"agent.created",
@@ -28,7 +28,7 @@ var EventKinds = []string{
 	"loop_run.ended",
 	"loop_run.stopping",
 	"server_stopping",
-	// Intent/applied pairs (seed 000, decisions.md D1).
+	// Intent/applied pairs (seed 000, docs/decisions.md D1).
 	"agent.spawn_requested", "agent.spawn_applied",
 	"agent.move_requested", "agent.move_applied",
 	"agent.close_requested", "agent.close_applied",

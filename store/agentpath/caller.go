@@ -11,7 +11,7 @@ import (
 )
 
 // CallerContext is the calling context derived from a request's caller_id / caller_path
-// (protocol.md §4.1; empty means absent). The server trusts both values: ID is never
+// (docs/protocol.md §4.1; empty means absent). The server trusts both values: ID is never
 // checked against the agents table, so a stale or foreign id still becomes the parent.
 //
 // Run tells the run-vs-agent decision: true when ID is the uuid of a loop run (a row in

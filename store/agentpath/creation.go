@@ -13,7 +13,7 @@ import (
 
 // Creation computes the effective path of a new agent from the caller's scope ("" = none)
 // and exactly one of name (--name) and path (--path), following the enforcement order of
-// cli.md §3.3 up to and including the reserved level-1 names:
+// docs/cli.md §3.3 up to and including the reserved level-1 names:
 //
 //  1. neither → name_required; both → name_and_path;
 //  2. every {rand} in the value is replaced by its own call of rnd (nil = [RandToken]);
@@ -56,7 +56,7 @@ func reservedName(name, msg string) error {
 	return wire.Invalid(ReasonReservedName, msg, "name", name)
 }
 
-// CheckLoopNamespace enforces loop namespace protection (lifecycle.md §2.5, cli.md §3.3
+// CheckLoopNamespace enforces loop namespace protection (docs/lifecycle.md §2.5, docs/cli.md §3.3
 // step 6) on a validated effective path. Call it inside the write transaction that
 // inserts the agent, so no loop or run can change in between.
 //

@@ -1,7 +1,7 @@
 // Package agentpath is the one definition of agent identity shared by every surface: the
 // path grammar and its limits, {rand} expansion, the caller context (scope and lineage),
 // creation enforcement, whole-segment patterns, uuid prefixes, and target resolution over
-// the store (lifecycle.md §2, cli.md §2–§3, protocol.md §4.1–§4.2 and §5.17).
+// the store (docs/lifecycle.md §2, docs/cli.md §2–§3, docs/protocol.md §4.1–§4.2 and §5.17).
 //
 // The pure half ([Creation], [CompilePattern], [CallerContext.Scope], [ValidatePath],
 // [LooksLikeUUIDPrefix], [ShortestPrefixes]) needs no store. The resolution half

@@ -7,7 +7,7 @@ import (
 	"github.com/orcr-go/orcr/socketapi/wire"
 )
 
-// Grammar limits (cli.md §3.2).
+// Grammar limits (docs/cli.md §3.2).
 const (
 	MaxSegmentLen = 64  // characters per segment
 	MaxPathLen    = 256 // characters (bytes) per effective path
@@ -15,7 +15,7 @@ const (
 )
 
 // details.reason values of the invalid_request errors this package returns
-// (protocol.md §9.3), plus the state_conflict reason of the run barrier.
+// (docs/protocol.md §9.3), plus the state_conflict reason of the run barrier.
 const (
 	ReasonNameRequired       = "name_required"
 	ReasonNameAndPath        = "name_and_path"
@@ -33,7 +33,7 @@ const (
 	ReasonRunStopping        = "run_stopping" // state_conflict
 )
 
-// Reserved level-1 names: no user-created path may start with one of them (lifecycle.md
+// Reserved level-1 names: no user-created path may start with one of them (docs/lifecycle.md
 // §2.5). Deeper segments with these names are fine.
 var reservedLevel1 = map[string]bool{"idle": true, "unmanaged": true}
 
@@ -58,7 +58,7 @@ func segmentByte(c byte) bool {
 }
 
 // ValidatePath checks an effective path (absolute, no leading "/") against the grammar
-// and limits in the order of cli.md §3.2: empty_path, then path_too_long {path, len},
+// and limits in the order of docs/cli.md §3.2: empty_path, then path_too_long {path, len},
 // then path_too_deep {path, segments}, then invalid_segment (which also covers a leading
 // or trailing "/" and "//"). It does not check reserved names.
 func ValidatePath(p string) error {

@@ -7,7 +7,7 @@ import (
 	"github.com/orcr-go/orcr/store"
 )
 
-// ListFilter holds the agent.ls filters (protocol.md §5.17). Empty strings mean absent.
+// ListFilter holds the agent.ls filters (docs/protocol.md §5.17). Empty strings mean absent.
 type ListFilter struct {
 	Pattern   string `json:"pattern,omitempty"`   // selector or uuid; joined under the caller's scope
 	Agent     string `json:"agent,omitempty"`     // exact provider

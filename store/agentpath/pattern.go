@@ -7,7 +7,7 @@ import (
 	"github.com/orcr-go/orcr/socketapi/wire"
 )
 
-// Whole-segment wildcards (cli.md §3.5).
+// Whole-segment wildcards (docs/cli.md §3.5).
 const (
 	Star     = "*"  // exactly one segment
 	StarStar = "**" // one or more segments

@@ -6,7 +6,7 @@ import (
 )
 
 // RandPlaceholder is the creation-only placeholder replaced by [RandLen] random
-// characters of [a-z0-9] (lifecycle.md §2.2). It is never expanded in selectors.
+// characters of [a-z0-9] (docs/lifecycle.md §2.2). It is never expanded in selectors.
 const RandPlaceholder = "{rand}"
 
 // RandLen is the number of characters a [RandPlaceholder] expands to.

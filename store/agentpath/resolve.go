@@ -9,7 +9,7 @@ import (
 	"github.com/orcr-go/orcr/store"
 )
 
-// Values of the "resolved" result field of exact-target methods (protocol.md §5.11).
+// Values of the "resolved" result field of exact-target methods (docs/protocol.md §5.11).
 const (
 	ResolvedActive      = "active"
 	ResolvedLatestEnded = "latest_ended"
@@ -22,7 +22,7 @@ const (
 )
 
 // ResolveExact resolves the target of an exact-target method (agent.send, agent.logs,
-// agent.attach.prepare; protocol.md §4.2, lifecycle.md §2.6) among all rows, any status:
+// agent.attach.prepare; docs/protocol.md §4.2, docs/lifecycle.md §2.6) among all rows, any status:
 //
 //   - "" → invalid_request target_required; a "*" or "**" segment → wildcard_not_allowed;
 //   - containing "-" → a uuid, or a uuid prefix of at least 8 hex digits, only;
@@ -129,7 +129,7 @@ func where(conds ...string) string {
 	return b.String()
 }
 
-// ResolveBulk resolves the targets of a bulk method (agent.wait, agent.kill; protocol.md
+// ResolveBulk resolves the targets of a bulk method (agent.wait, agent.kill; docs/protocol.md
 // §4.2) to non-ended rows. Each target is
 //   - a pattern (has a "*"/"**" segment, no "-"): every active row it matches, by path
 //     then created_at;
@@ -145,7 +145,7 @@ func ResolveBulk(ctx context.Context, q store.Querier, caller Caller, targets []
 	return resolveMany(ctx, q, caller, targets, false)
 }
 
-// ResolveEnded is agent.kill's second step (protocol.md §5.16): when [ResolveBulk] found
+// ResolveEnded is agent.kill's second step (docs/protocol.md §5.16): when [ResolveBulk] found
 // nothing active, the exact (wildcard-free) targets are resolved again looking only at
 // ended rows — a path to its most recently created ended row, a uuid or prefix among ended
 // rows. Patterns are skipped; ambiguous or unknown targets contribute nothing. Rows are

@@ -14,7 +14,7 @@ import (
 )
 
 // createFlags are the creation flags shared by `agent run` and `agent ask`
-// (cli.md §5.1–§5.2).
+// (docs/cli.md §5.1–§5.2).
 type createFlags struct {
 	Name    *string `help:"Agent name (one segment), created in the caller's scope."`
 	Path    *string `help:"Agent path relative to the caller's scope; a leading / is absolute."`
@@ -57,7 +57,7 @@ func (f *createFlags) params(a *app) (map[string]any, error) {
 	return a.withCaller(p), nil
 }
 
-// promptText returns s, or all of stdin when s is "-" (cli.md §1.5, no trimming).
+// promptText returns s, or all of stdin when s is "-" (docs/cli.md §1.5, no trimming).
 func (a *app) promptText(s string) (string, error) {
 	if s != "-" {
 		return s, nil
@@ -110,7 +110,7 @@ type agentRunCmd struct {
 	GC          string `name:"gc" enum:"auto,immediate,never" default:"auto" help:"When to reap the agent: auto, immediate or never."`
 }
 
-// Run implements `orcr agent run` (cli.md §5.1).
+// Run implements `orcr agent run` (docs/cli.md §5.1).
 func (c *agentRunCmd) Run(a *app) error {
 	p, err := c.params(a)
 	if err != nil {
@@ -139,8 +139,8 @@ type agentAskCmd struct {
 	createFlags `embed:""`
 }
 
-// Run implements `orcr agent ask` (cli.md §5.2). A target that died is state_conflict
-// with an exit_reason and exits 5 (decisions.md D6).
+// Run implements `orcr agent ask` (docs/cli.md §5.2). A target that died is state_conflict
+// with an exit_reason and exits 5 (docs/decisions.md D6).
 func (c *agentAskCmd) Run(a *app) error {
 	p, err := c.params(a)
 	if err != nil {
@@ -173,7 +173,7 @@ type agentSendCmd struct {
 	PromptFlag *string `name:"prompt" short:"p" help:"Prompt (wins over the positional); - reads all of stdin."`
 }
 
-// Run implements `orcr agent send` (cli.md §5.3).
+// Run implements `orcr agent send` (docs/cli.md §5.3).
 func (c *agentSendCmd) Run(a *app) error {
 	src := c.PromptFlag
 	if src == nil {
@@ -208,7 +208,7 @@ type agentLogsCmd struct {
 	Follow       bool   `help:"Keep printing new entries until the agent ends."`
 }
 
-// Run implements `orcr agent logs` (cli.md §5.4). --follow polls every 500 ms and
+// Run implements `orcr agent logs` (docs/cli.md §5.4). --follow polls every 500 ms and
 // prints new entries; it composes with --tail (the first batch is the last n entries)
 // and stops after the poll that finds the agent ended (issue override). --follow is
 // ignored with --last-response.
@@ -279,7 +279,7 @@ type logsResult struct {
 	} `json:"response"`
 }
 
-// printLogs renders an agent.logs result for humans (cli.md §5.4).
+// printLogs renders an agent.logs result for humans (docs/cli.md §5.4).
 func (a *app) printLogs(r *logsResult) {
 	if r.Resolved == "latest_ended" && a.env.IsTTY() {
 		created := time.UnixMilli(r.CreatedAt).Local().Format("15:04")
@@ -310,8 +310,8 @@ type agentWaitCmd struct {
 	Timeout string   `help:"Give up after this duration (exit 3, not an error)."`
 }
 
-// Run implements `orcr agent wait` (cli.md §5.5): prints the success result, then
-// exits with the code of the wait rule (cli.md §1.6).
+// Run implements `orcr agent wait` (docs/cli.md §5.5): prints the success result, then
+// exits with the code of the wait rule (docs/cli.md §1.6).
 func (c *agentWaitCmd) Run(a *app) error {
 	p := map[string]any{"targets": c.Targets}
 	if c.Timeout != "" {
@@ -352,7 +352,7 @@ type waitResult struct {
 	TimedOut bool         `json:"timed_out"`
 }
 
-// exitCode applies the agent wait rule of cli.md §1.6 (first match wins).
+// exitCode applies the agent wait rule of docs/cli.md §1.6 (first match wins).
 func (r *waitResult) exitCode() int {
 	if r.AllOK {
 		return 0
@@ -378,7 +378,7 @@ type agentAttachCmd struct {
 	Takeover bool   `help:"Take over input instead of observing."`
 }
 
-// Run implements `orcr agent attach` (cli.md §5.6) up to the lease: the herdr exec part
+// Run implements `orcr agent attach` (docs/cli.md §5.6) up to the lease: the herdr exec part
 // has not landed, so a granted lease is released again and not_implemented reported.
 func (c *agentAttachCmd) Run(a *app) error {
 	p := a.withCaller(map[string]any{"target": c.Target, "takeover": c.Takeover, "client_pid": a.env.PID})
@@ -404,7 +404,7 @@ type agentKillCmd struct {
 	Yes     bool     `short:"y" help:"Do not ask for confirmation."`
 }
 
-// Run implements `orcr agent kill` (cli.md §5.7), with the TTY confirmation of §1.4.
+// Run implements `orcr agent kill` (docs/cli.md §5.7), with the TTY confirmation of §1.4.
 func (c *agentKillCmd) Run(a *app) error {
 	if a.confirms(c.Yes) {
 		raw, err := a.call("agent.kill", a.withCaller(map[string]any{"targets": c.Targets, "force": c.Force, "preview": true}))
@@ -468,7 +468,7 @@ type agentLsCmd struct {
 	All       bool   `help:"Include ended agents."`
 }
 
-// Run implements `orcr agent ls` (cli.md §5.8): a table sorted by path (the server's
+// Run implements `orcr agent ls` (docs/cli.md §5.8): a table sorted by path (the server's
 // order), or the result envelope with --json.
 func (c *agentLsCmd) Run(a *app) error {
 	if c.Managed && c.Unmanaged {
@@ -548,7 +548,7 @@ func formatAge(d time.Duration) string {
 	}
 }
 
-// confirms reports whether a destructive verb must ask first (cli.md §1.4): stdout is
+// confirms reports whether a destructive verb must ask first (docs/cli.md §1.4): stdout is
 // a TTY, --json is absent and -y was not given.
 func (a *app) confirms(yes bool) bool {
 	return !yes && !a.json && a.env.IsTTY()

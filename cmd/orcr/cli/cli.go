@@ -48,7 +48,7 @@ type Env struct {
 	Environ func() []string
 	// Getwd is the working directory sent as cwd; nil means os.Getwd.
 	Getwd func() (string, error)
-	// IsTTY reports whether stdout is a terminal (cli.md §1.4); nil checks whether
+	// IsTTY reports whether stdout is a terminal (docs/cli.md §1.4); nil checks whether
 	// Stdout is an *os.File on a terminal.
 	IsTTY func() bool
 	// Spawn starts a detached `orcr server start --foreground` for home and returns
@@ -129,7 +129,7 @@ type app struct {
 }
 
 // Run executes one orcr invocation with args (without the program name) and returns
-// the process exit code (cli.md §1.6). It never calls os.Exit. When ctx ends with an
+// the process exit code (docs/cli.md §1.6). It never calls os.Exit. When ctx ends with an
 // [*Interrupt] cause (see [NotifyContext]) the invocation reports it was interrupted
 // and returns 128+signal, except for `server start --foreground`, for which a signal is
 // the normal way to stop.
@@ -175,7 +175,7 @@ func Run(ctx context.Context, args []string, env Env) (code int) {
 	return 0
 }
 
-// jsonRequested reports whether an argv element is exactly "--json" (cli.md §1.1), the
+// jsonRequested reports whether an argv element is exactly "--json" (docs/cli.md §1.1), the
 // rule that decides how parse errors are printed.
 func jsonRequested(args []string) bool {
 	for _, s := range args {

@@ -7,7 +7,7 @@ import (
 	"github.com/alecthomas/kong"
 )
 
-// rootCmd is the command tree of cli.md §1.1.
+// rootCmd is the command tree of docs/cli.md §1.1.
 type rootCmd struct {
 	JSON    bool             `name:"json" help:"Print exactly one JSON envelope line on stdout."`
 	Version kong.VersionFlag `short:"V" help:"Print the version and exit."`
@@ -88,7 +88,7 @@ var verbMethods = map[string][]string{
 	"top":            {"watch.open", "events.subscribe", "agent.ls"},
 }
 
-// localVerbs never talk to the server (cli.md §1.3). `api schema` is generated locally
+// localVerbs never talk to the server (docs/cli.md §1.3). `api schema` is generated locally
 // although the server also answers api.schema.
 var localVerbs = map[string]bool{
 	"server logs":    true,

@@ -4,7 +4,7 @@ type scaffoldCmd struct {
 	Dir string `arg:"" optional:"" default:"." help:"Project directory (created if missing)."`
 }
 
-// Run implements `orcr scaffold` (cli.md §5.24); the project writer has not landed yet.
+// Run implements `orcr scaffold` (docs/cli.md §5.24); the project writer has not landed yet.
 func (c *scaffoldCmd) Run(a *app) error { return notImplemented("scaffold") }
 
 type topCmd struct {
@@ -16,5 +16,5 @@ type topCmd struct {
 	Loops     bool   `help:"Loops and their active runs only."`
 }
 
-// Run implements `orcr top` (cli.md §5.25); the dashboard has not landed yet.
+// Run implements `orcr top` (docs/cli.md §5.25); the dashboard has not landed yet.
 func (c *topCmd) Run(a *app) error { return notImplemented("top") }

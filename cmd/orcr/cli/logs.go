@@ -22,7 +22,7 @@ type serverLogsCmd struct {
 	Follow bool  `help:"Keep printing appended lines until interrupted."`
 }
 
-// Run implements `orcr server logs` (cli.md §5.20): reads <home>/logs/server.log
+// Run implements `orcr server logs` (docs/cli.md §5.20): reads <home>/logs/server.log
 // directly (current file only); a missing file has no lines.
 func (c *serverLogsCmd) Run(a *app) error {
 	home, err := a.resolveHome()
@@ -125,13 +125,13 @@ func readLog(path string, offset int64) ([]byte, error) {
 }
 
 // logReadError is environment_error with the reference's cause config_invalid
-// (cli.md §8 item 9).
+// (docs/cli.md §8 item 9).
 func logReadError(path string, err error) error {
 	return wire.Env(config.CauseConfigInvalid, fmt.Sprintf("cannot read %s: %v", path, err), "path", path).Wrap(err)
 }
 
 // writeFile writes data to path; failures are environment_error config_invalid, as
-// in the reference (cli.md §8 item 9).
+// in the reference (docs/cli.md §8 item 9).
 func writeFile(path string, data []byte) error {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		return wire.Env(config.CauseConfigInvalid, fmt.Sprintf("cannot write %s: %v", path, err), "path", path).Wrap(err)

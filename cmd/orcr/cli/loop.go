@@ -10,7 +10,7 @@ import (
 
 // Loop verbs send their requests now; their human renderings land with the loop issue
 // (until then the result is shown as JSON). Caller identity is sent only by `loop rm`
-// (cli.md §2.1).
+// (docs/cli.md §2.1).
 
 type loopCreateCmd struct {
 	Name           string `arg:"" help:"Loop name (one segment; {rand} allowed)."`
@@ -21,7 +21,7 @@ type loopCreateCmd struct {
 	Timeout        string `help:"Per-run timeout (at least 1s)."`
 }
 
-// Run implements `orcr loop create` (cli.md §5.9); the command is everything after
+// Run implements `orcr loop create` (docs/cli.md §5.9); the command is everything after
 // "--" (cut off argv before parsing, see splitLoopCreate).
 func (c *loopCreateCmd) Run(a *app) error {
 	if !a.hasDashDash || len(a.passthrough) == 0 {
@@ -56,7 +56,7 @@ type loopPauseCmd struct {
 	Names []string `arg:"" required:"" help:"Loop names."`
 }
 
-// Run implements `orcr loop pause` (cli.md §5.10).
+// Run implements `orcr loop pause` (docs/cli.md §5.10).
 func (c *loopPauseCmd) Run(a *app) error {
 	return a.request("loop.pause", map[string]any{"names": c.Names}, nil)
 }
@@ -65,7 +65,7 @@ type loopResumeCmd struct {
 	Names []string `arg:"" required:"" help:"Loop names."`
 }
 
-// Run implements `orcr loop resume` (cli.md §5.10).
+// Run implements `orcr loop resume` (docs/cli.md §5.10).
 func (c *loopResumeCmd) Run(a *app) error {
 	return a.request("loop.resume", map[string]any{"names": c.Names}, nil)
 }
@@ -76,7 +76,7 @@ type loopRmCmd struct {
 	Yes        bool     `short:"y" help:"Do not ask for confirmation."`
 }
 
-// Run implements `orcr loop rm` (cli.md §5.11), confirming --kill-active on a TTY.
+// Run implements `orcr loop rm` (docs/cli.md §5.11), confirming --kill-active on a TTY.
 func (c *loopRmCmd) Run(a *app) error {
 	if c.KillActive && a.confirms(c.Yes) {
 		for _, name := range c.Names {
@@ -124,7 +124,7 @@ type loopLsCmd struct {
 	All    bool     `help:"Include ended loops."`
 }
 
-// Run implements `orcr loop ls` (cli.md §5.12).
+// Run implements `orcr loop ls` (docs/cli.md §5.12).
 func (c *loopLsCmd) Run(a *app) error {
 	p := map[string]any{"names": nonNil(c.Names), "all": c.All}
 	if c.Status != "" {
@@ -141,7 +141,7 @@ type loopLogsCmd struct {
 	Follow bool   `help:"Keep printing new lines until interrupted."`
 }
 
-// Run implements `orcr loop logs` (cli.md §5.13). --follow re-sends the same request
+// Run implements `orcr loop logs` (docs/cli.md §5.13). --follow re-sends the same request
 // every 500 ms and prints the lines beyond the count already printed, until
 // interrupted; as in the reference, follow output is human lines even with --json.
 func (c *loopLogsCmd) Run(a *app) error {
@@ -212,7 +212,7 @@ type loopRunStartCmd struct {
 	Name string `arg:"" help:"Loop name."`
 }
 
-// Run implements `orcr loop run start` (cli.md §5.14).
+// Run implements `orcr loop run start` (docs/cli.md §5.14).
 func (c *loopRunStartCmd) Run(a *app) error {
 	return a.request("loop.run.start", map[string]any{"name": c.Name}, nil)
 }
@@ -223,7 +223,7 @@ type loopRunStopCmd struct {
 	Yes    bool   `short:"y" help:"Do not ask for confirmation."`
 }
 
-// Run implements `orcr loop run stop` (cli.md §5.15), confirming on a TTY.
+// Run implements `orcr loop run stop` (docs/cli.md §5.15), confirming on a TTY.
 func (c *loopRunStopCmd) Run(a *app) error {
 	if a.confirms(c.Yes) {
 		runs, err := a.activeRuns(c.Name)
@@ -257,7 +257,7 @@ type loopRunLsCmd struct {
 	All    bool   `help:"Include finished runs."`
 }
 
-// Run implements `orcr loop run ls` (cli.md §5.16).
+// Run implements `orcr loop run ls` (docs/cli.md §5.16).
 func (c *loopRunLsCmd) Run(a *app) error {
 	p := map[string]any{"name": c.Name, "all": c.All}
 	if c.Status != "" {

@@ -14,7 +14,7 @@ type serverStartCmd struct {
 	Foreground bool `help:"Become the server in this process and block until it stops."`
 }
 
-// Run implements `orcr server start` (cli.md §5.17).
+// Run implements `orcr server start` (docs/cli.md §5.17).
 func (c *serverStartCmd) Run(a *app) error {
 	if c.Foreground {
 		return a.serveForeground()
@@ -44,7 +44,7 @@ func (c *serverStartCmd) Run(a *app) error {
 }
 
 // serveForeground makes this process the server via Env.Serve (socketapi/server.Run),
-// which performs the ensure step and config load itself (protocol.md §1.5).
+// which performs the ensure step and config load itself (docs/protocol.md §1.5).
 func (a *app) serveForeground() error {
 	if a.env.Serve == nil {
 		return notImplemented("server start --foreground")
@@ -79,7 +79,7 @@ func (a *app) serverStatusLine(status string) {
 
 type serverStopCmd struct{}
 
-// Run implements `orcr server stop` (cli.md §5.18): handshake only, never auto-starts.
+// Run implements `orcr server stop` (docs/cli.md §5.18): handshake only, never auto-starts.
 func (c *serverStopCmd) Run(a *app) error {
 	home, err := a.resolveHome()
 	if err != nil {
@@ -99,7 +99,7 @@ func (c *serverStopCmd) Run(a *app) error {
 
 type serverStatusCmd struct{}
 
-// Run implements `orcr server status` (cli.md §5.19).
+// Run implements `orcr server status` (docs/cli.md §5.19).
 func (c *serverStatusCmd) Run(a *app) error {
 	return a.request("server.status", nil, func(raw json.RawMessage) error {
 		text, err := renderServerStatus(raw)
@@ -123,7 +123,7 @@ func literal(v json.RawMessage) string {
 	return b.String()
 }
 
-// renderServerStatus is the human summary of server.status (cli.md §5.19); values are
+// renderServerStatus is the human summary of server.status (docs/cli.md §5.19); values are
 // printed as JSON literals.
 func renderServerStatus(raw json.RawMessage) (string, error) {
 	var st struct {
@@ -206,7 +206,7 @@ type apiSchemaCmd struct {
 	Output string `help:"Write the pretty schema to this file instead of stdout."`
 }
 
-// Run implements `orcr api schema` (cli.md §5.22): generated locally, no server, no home.
+// Run implements `orcr api schema` (docs/cli.md §5.22): generated locally, no server, no home.
 func (c *apiSchemaCmd) Run(a *app) error {
 	doc := socketapi.SchemaJSON()
 	if c.Output != "" {
@@ -230,5 +230,5 @@ func (c *apiSchemaCmd) Run(a *app) error {
 
 type apiSnapshotCmd struct{}
 
-// Run implements `orcr api snapshot` (cli.md §5.23).
+// Run implements `orcr api snapshot` (docs/cli.md §5.23).
 func (c *apiSnapshotCmd) Run(a *app) error { return a.request("api.snapshot", nil, nil) }

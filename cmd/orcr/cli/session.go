@@ -18,7 +18,7 @@ func (a *app) resolveHome() (string, error) {
 	return config.ResolveHome(a.env.Getenv)
 }
 
-// prepareHome is the ensure step of cli.md §1.3: resolve, create + safety-check the
+// prepareHome is the ensure step of docs/cli.md §1.3: resolve, create + safety-check the
 // home, load the config (warnings to stderr). A config or home error aborts before the
 // server is contacted (environment_error, exit 2).
 func (a *app) prepareHome() (string, error) {
@@ -43,7 +43,7 @@ func clientFor(home string) *socketapi.Client {
 	return &socketapi.Client{Socket: config.NewPaths(home).Socket}
 }
 
-// ensureRunning auto-starts the server of home (protocol.md §1.7) and returns the
+// ensureRunning auto-starts the server of home (docs/protocol.md §1.7) and returns the
 // client, the outcome (socketapi.Started or socketapi.AlreadyRunning) and the pid of the
 // server that answered.
 func (a *app) ensureRunning(home string) (*socketapi.Client, string, int, error) {
@@ -59,7 +59,7 @@ func (a *app) ensureRunning(home string) (*socketapi.Client, string, int, error)
 	return c, outcome, pid, nil
 }
 
-// connect is the full preamble of every verb in the first row of cli.md §1.3.
+// connect is the full preamble of every verb in the first row of docs/cli.md §1.3.
 func (a *app) connect() (*socketapi.Client, error) {
 	home, err := a.prepareHome()
 	if err != nil {
@@ -100,7 +100,7 @@ func (a *app) request(method string, params any, human func(json.RawMessage) err
 	return a.emit(raw, human)
 }
 
-// withCaller adds caller_id/caller_path from ORCR_ID/ORCR_PATH (cli.md §2.1); empty
+// withCaller adds caller_id/caller_path from ORCR_ID/ORCR_PATH (docs/cli.md §2.1); empty
 // values count as unset.
 func (a *app) withCaller(p map[string]any) map[string]any {
 	if id := a.env.Getenv("ORCR_ID"); id != "" {

@@ -60,7 +60,7 @@ func TestCatalogueCoverage(t *testing.T) {
 }
 
 // TestRequestParams checks the method and params each request-only verb sends, and
-// that caller identity is forwarded exactly where cli.md §2.1 says.
+// that caller identity is forwarded exactly where docs/cli.md §2.1 says.
 func TestRequestParams(t *testing.T) {
 	caller := map[string]any{"caller_id": "0190-abc", "caller_path": "review/worker"}
 	with := func(p map[string]any) map[string]any {
