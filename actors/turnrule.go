@@ -12,16 +12,15 @@ import (
 // caller performs the step: SQL writes, transcript checks, blocked classification, the
 // un-park move.
 
-
 // turnFacts is what the agent actor knows in memory about its agent when a herdr report arrives.
 type turnFacts struct {
 	Status        store.Status // public status; decisions only for working, idle, blocked, parked
-	OpenSeq       int64       // input_seq of the open (not completed) turn; 0 = no open turn
-	DeliveredAt   int64       // unix ms the open turn's input reached the pane; 0 = unknown (use CreatedAt)
-	WorkingSeenAt int64       // unix ms herdr first reported working during the open turn; 0 = not seen
-	IdleSince     int64       // unix ms the current idle streak began; 0 = no streak
-	CreatedAt     int64       // unix ms the agent row was created
-	Immediate     bool        // gc mode immediate: completion ends the agent (the response must be readable first)
+	OpenSeq       int64        // input_seq of the open (not completed) turn; 0 = no open turn
+	DeliveredAt   int64        // unix ms the open turn's input reached the pane; 0 = unknown (use CreatedAt)
+	WorkingSeenAt int64        // unix ms herdr first reported working during the open turn; 0 = not seen
+	IdleSince     int64        // unix ms the current idle streak began; 0 = no streak
+	CreatedAt     int64        // unix ms the agent row was created
+	Immediate     bool         // gc mode immediate: completion ends the agent (the response must be readable first)
 }
 
 // turnReport is one herdr observation of the pane.
