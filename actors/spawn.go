@@ -137,15 +137,32 @@ func (w *agentWork) spawn() (ended bool) {
 	return w.isEnded()
 }
 
-// ensureOwned makes sure the owned herdr session runs. A session that answers a ping
-// on its socket is running; only when it does not is `herdr session list` run (a
-// process per call) and the session started.
+// ensureOwned makes sure the owned herdr session runs and its connection is up. A
+// session that answers a ping on its socket is running; only when it does not is
+// `herdr session list` run (a process per call) and the session started, and then the
+// ping is retried until the supervised connection has reconnected (it backs off after
+// the failed ping) or ctx ends.
 func (w *agentWork) ensureOwned(ctx context.Context) error {
-	if _, err := w.env.Herdr.Owned().Ping(ctx); err == nil {
+	owned := w.env.Herdr.Owned()
+	if _, err := owned.Ping(ctx); err == nil {
 		return nil
 	}
-	_, err := w.env.Herdr.EnsureOwned(ctx)
-	return err
+	if _, err := w.env.Herdr.EnsureOwned(ctx); err != nil {
+		return err
+	}
+	for {
+		_, err := owned.Ping(ctx)
+		if err == nil {
+			return nil
+		}
+		t := time.NewTimer(50 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		case <-t.C:
+		}
+	}
 }
 
 // pollAgentSession waits up to AgentSessionWait for herdr's transcript pointer and

@@ -310,7 +310,7 @@ func TestConcurrentServerStartReportsOneStart(t *testing.T) {
 		switch r.stdout {
 		case "server started\n":
 			started++
-		case fmt.Sprintf("server already_running (pid %d)\n", winner):
+		case fmt.Sprintf("server already running (pid %d)\n", winner):
 		default:
 			t.Errorf("caller %d: exit %d stdout %q stderr %q, want started or already_running (pid %d)", i, r.exit, r.stdout, r.stderr, winner)
 		}

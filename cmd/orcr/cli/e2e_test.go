@@ -52,7 +52,7 @@ func TestServerInProcess(t *testing.T) {
 		t.Errorf("server status --json: got %s", got.stdout)
 	}
 
-	want := fmt.Sprintf("server already_running (pid %d)\n", os.Getpid())
+	want := fmt.Sprintf("server already running (pid %d)\n", os.Getpid())
 	if got := h.run(t, "server", "start"); got.code != 0 || got.stdout != want {
 		t.Errorf("server start: got %+v, want %q", got, want)
 	}

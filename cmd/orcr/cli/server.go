@@ -36,7 +36,7 @@ func (c *serverStartCmd) Run(a *app) error {
 	}
 	if outcome == socketapi.AlreadyRunning {
 		// In a start race only one caller's server wins; the others name it.
-		a.stdout("server %s (pid %d)", outcome, pid)
+		a.stdout("server already running (pid %d)", pid)
 		return nil
 	}
 	a.serverStatusLine(outcome)

@@ -84,7 +84,7 @@ func TestServerStart(t *testing.T) {
 			t.Errorf("got exit %d stdout %q, want 0 %q", got.code, got.stdout, want)
 		}
 		got = h.run(t, "server", "start")
-		if want := "server already_running (pid 1)\n"; got.code != 0 || got.stdout != want {
+		if want := "server already running (pid 1)\n"; got.code != 0 || got.stdout != want {
 			t.Errorf("got exit %d stdout %q, want 0 %q", got.code, got.stdout, want)
 		}
 	})
