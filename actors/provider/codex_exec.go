@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os/exec"
 	"sync"
 	"syscall"
@@ -44,10 +45,9 @@ func RunAppServer(ctx context.Context, argv []string, req []byte) ([]byte, error
 	go func() { waited <- cmd.Wait() }()
 	reap := func() error { cancel(); return <-waited }
 
-	if _, err := stdin.Write(req); err != nil {
-		reap()
-		return out.bytes(), err
-	}
+	// A failed write means the server closed its stdin, typically by exiting — maybe
+	// after it answered: what it printed decides, below.
+	_, werr := stdin.Write(req)
 	var runErr error
 	select {
 	case <-out.answered:
@@ -59,6 +59,9 @@ func RunAppServer(ctx context.Context, argv []string, req []byte) ([]byte, error
 			runErr = nil
 		} else if runErr == nil {
 			runErr = errors.New("codex app-server exited without answering model/list")
+			if werr != nil {
+				runErr = fmt.Errorf("codex app-server exited without answering model/list (writing the request: %w)", werr)
+			}
 		}
 		return out.bytes(), runErr
 	}
