@@ -49,7 +49,7 @@ func (w *agentWork) apply(fn func(tx *store.Tx) error) error {
 		return nil
 	}
 	if errors.Is(err, store.ErrStale) {
-		w.reload()
+		w.logErr("re-read the row", w.reload())
 	}
 	return err
 }

@@ -37,7 +37,7 @@ func (w *agentWork) deliver(prompt string, from []store.Status, target string, w
 			return SendResult{}, w.gone()
 		}
 		if errors.Is(err, store.ErrStale) {
-			w.reload()
+			w.logErr("re-read the row", w.reload())
 		}
 		return SendResult{}, err
 	}

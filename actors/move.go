@@ -70,7 +70,7 @@ func (w *agentWork) beginMove(k moveKind, token string, idleBefore int64) (strin
 	})
 	if err != nil {
 		if errors.Is(err, store.ErrStale) {
-			w.reload()
+			w.logErr("re-read the row", w.reload())
 		}
 		return "", err
 	}

@@ -74,7 +74,7 @@ func (w *agentWork) spawn() (ended bool) {
 	})
 	if err != nil {
 		if errors.Is(err, store.ErrStale) {
-			w.reload()
+			w.logErr("re-read the row", w.reload())
 		} else {
 			w.fail(err)
 		}
