@@ -125,13 +125,20 @@ func (w *agentWork) spawn() (ended bool) {
 		return w.isEnded()
 	}
 	if l.Prompt == nil || *l.Prompt == "" {
-		if err := w.apply(func(tx *store.Tx) error { return tx.SettleIdle(w.uuid) }); err != nil && !errors.Is(err, store.ErrStale) {
-			w.fail(err)
-		}
-		return w.isEnded()
+		err = w.apply(func(tx *store.Tx) error { return tx.SettleIdle(w.uuid) })
+	} else {
+		_, err = w.deliver(*l.Prompt, []store.Status{store.StatusStarting}, pl.TerminalID, "")
 	}
-	if _, err := w.deliver(*l.Prompt, []store.Status{store.StatusStarting}, pl.TerminalID, ""); err != nil &&
-		!wire.Is(err, wire.NotFound, "") {
+	switch {
+	case err == nil:
+	case errors.Is(err, store.ErrStale) || wire.Is(err, wire.NotFound, ""):
+		// A kill or a deadline ended the row after its pane was recorded and before
+		// this pipeline saw the cancel: the pane is the pipeline's to close (the
+		// kill queued behind it is answered, not run, once the row has ended).
+		if w.isEnded() {
+			w.closePane(pl.TerminalID, "canceled")
+		}
+	default:
 		w.fail(err)
 	}
 	return w.isEnded()
