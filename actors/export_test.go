@@ -1,6 +1,10 @@
 package actors
 
-import "time"
+import (
+	"time"
+
+	"github.com/orcr-go/orcr/store"
+)
 
 func timeAfter(ms int) <-chan time.Time { return time.After(time.Duration(ms) * time.Millisecond) }
 
@@ -18,3 +22,6 @@ func OpsIdle(env *AgentEnv) bool {
 		return false
 	}
 }
+
+// KillOne is System.killOne: one row's kill, by the status the caller saw it in.
+func KillOne(s *System, r store.AgentRow) (bool, error) { return s.killOne(r) }

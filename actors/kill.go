@@ -232,10 +232,13 @@ func (s *System) killOne(r store.AgentRow) (bool, error) {
 			return false, err
 		}
 		s.sys.Root.Send(s.agents, CancelSpawn{UUID: r.UUID})
-		if _, kerr := s.askKill(r.UUID); kerr != nil {
+		// The cancel found the spawn already done (the row is running now): the agent
+		// actor's kill is then the one that ends it.
+		killed, kerr := s.askKill(r.UUID)
+		if kerr != nil {
 			return false, kerr
 		}
-		return err == nil, nil
+		return err == nil || killed, nil
 	}
 	return s.askKill(r.UUID)
 }

@@ -157,3 +157,30 @@ func TestFacadeErrors(t *testing.T) {
 }
 
 func lsAll() agentpath.ListFilter { return agentpath.ListFilter{All: true} }
+
+// A kill that saw a row starting, when the spawn finished before the kill's cancel:
+// the cancel finds nothing to cancel, the agent actor's shutdown ends the row, and the
+// kill reports it killed (it used to report it as not killed by this call, and
+// agent.kill's killed list missed it).
+func TestFacadeKillOfASpawnThatJustFinished(t *testing.T) {
+	sys, db := newSystem(t)
+	ctx := t.Context()
+	run, err := sys.Run(ctx, actors.RunRequest{Path: "race/one", Agent: "mock"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitOK(t, sys, "race/one")
+	row, err := store.AgentByUUID(ctx, db.Reader(), run.Agent.UUID)
+	if err != nil || row.Status != store.StatusIdle {
+		t.Fatalf("row: %+v %v, want idle", row, err)
+	}
+	row.Status = store.StatusStarting // what a kill resolving a moment earlier saw
+	killed, err := actors.KillOne(sys, row)
+	if err != nil || !killed {
+		t.Fatalf("kill of the row seen starting: killed %v, err %v; want killed", killed, err)
+	}
+	row, err = store.AgentByUUID(ctx, db.Reader(), run.Agent.UUID)
+	if err != nil || row.Status != store.StatusEnded || row.ExitReason == nil || *row.ExitReason != "killed" {
+		t.Fatalf("after the kill: %+v %v, want ended killed", row, err)
+	}
+}
