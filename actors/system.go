@@ -254,3 +254,6 @@ func (s *System) serverEnv() []string {
 	}
 	return env
 }
+
+// Statements is the number of SQL statements the store has run since it was opened.
+func (s *System) Statements() int64 { return s.cfg.DB.Statements() }

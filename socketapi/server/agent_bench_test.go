@@ -29,7 +29,10 @@ import (
 //     the bare pipeline's ratio and the server's heap per live agent (HeapAlloc delta
 //     after GC, all 200 idle, divided by 200; the server runs in this process).
 //
-// Metrics: orcr-ms and floor-ms per batch, x-floor (their ratio), heap-B/agent.
+// Metrics: orcr-ms and floor-ms per batch, x-floor (their ratio), heap-B/agent, and the
+// store round trips of the batch per agent, from agent.run until its pane is up:
+// writes/agent (writes through the store actor) and sql/agent (every SQL statement the
+// server ran, the event stream the benchmark follows included).
 func BenchmarkSpawn200(b *testing.B) {
 	b.Run("cap50", func(b *testing.B) { benchSpawn(b, 50, false) })
 	b.Run("live200", func(b *testing.B) { benchSpawn(b, 200, true) })
@@ -60,6 +63,7 @@ func benchSpawn(b *testing.B, limit int, live bool) {
 
 	var orcrTotal, floorTotal time.Duration
 	var perAgent float64
+	var writes, statements int64 // store actor writes and SQL statements during the orcr batches
 	b.ResetTimer()
 	for it := 0; it < b.N; it++ {
 		// The floor: bare layout.apply calls, 50 in flight.
@@ -117,6 +121,11 @@ func benchSpawn(b *testing.B, limit int, live bool) {
 		runtime.GC()
 		var before runtime.MemStats
 		runtime.ReadMemStats(&before)
+		stats0, err := srv.System().StoreStats(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sql0 := srv.System().Statements()
 		b.StartTimer()
 		start = time.Now()
 		parallel(n, 16, func(i int) {
@@ -142,6 +151,12 @@ func benchSpawn(b *testing.B, limit int, live bool) {
 		elapsed := time.Since(start)
 		b.StopTimer()
 		st.Close()
+		stats1, err := srv.System().StoreStats(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		writes += stats1.Writes - stats0.Writes
+		statements += srv.System().Statements() - sql0
 		orcrTotal += elapsed
 		floorTotal += floor
 
@@ -174,6 +189,8 @@ func benchSpawn(b *testing.B, limit int, live bool) {
 	b.ReportMetric(float64(orcrTotal.Milliseconds())/float64(b.N), "orcr-ms")
 	b.ReportMetric(float64(floorTotal.Milliseconds())/float64(b.N), "floor-ms")
 	b.ReportMetric(float64(orcrTotal)/float64(floorTotal), "x-floor")
+	b.ReportMetric(float64(writes)/float64(n*b.N), "writes/agent")
+	b.ReportMetric(float64(statements)/float64(n*b.N), "sql/agent")
 	if live {
 		b.ReportMetric(perAgent, "heap-B/agent")
 	}

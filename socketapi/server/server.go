@@ -470,3 +470,7 @@ func (s *Server) ActorIDs() []string {
 	}
 	return ids
 }
+
+// System is the facade the server's handlers call (tests and benchmarks read its
+// counters).
+func (s *Server) System() *actors.System { return s.system }
