@@ -105,19 +105,7 @@ func TestInterruptedWait(t *testing.T) {
 // stops cleanly and exits 0, not 143.
 func TestForegroundServerSIGTERMIsACleanStop(t *testing.T) {
 	h := newHome(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bins.orcr, "server", "start", "--foreground")
-	cmd.Env = h.env
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	c := &socketapi.Client{Socket: filepath.Join(h.dir, "orcr.sock")}
-	if err := c.WaitReady(ctx, 15*time.Second); err != nil {
-		t.Fatalf("foreground server not ready: %v (stderr %q)", err, errb.String())
-	}
+	cmd, out, errb := h.foreground(t)
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}

@@ -23,16 +23,7 @@ import (
 func TestConcurrentAutoStartElectsOneServer(t *testing.T) {
 	h := newHome(t)
 	const n = 20
-	results := make([]result, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			results[i] = h.run("server", "status", "--json")
-		}()
-	}
-	wg.Wait()
+	results := h.runConcurrently(n, "server", "status", "--json")
 	pids := map[float64]bool{}
 	for i, r := range results {
 		if r.exit != 0 {
@@ -241,19 +232,7 @@ func mustExist(t *testing.T, path string) {
 // envelope, and protoactor's own startup line goes to <home>/logs/server.log.
 func TestForegroundServerStdoutAndLog(t *testing.T) {
 	h := newHome(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bins.orcr, "server", "start", "--foreground", "--json")
-	cmd.Env = h.env
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	c := &socketapi.Client{Socket: filepath.Join(h.dir, "orcr.sock")}
-	if err := c.WaitReady(ctx, 15*time.Second); err != nil {
-		t.Fatalf("foreground server not ready: %v (stderr %q)", err, errb.String())
-	}
+	cmd, out, errb := h.foreground(t, "--json")
 	if r := h.run("server", "stop", "--json"); r.exit != 0 {
 		t.Fatalf("server stop: %d %s", r.exit, r.stderr)
 	}
@@ -289,16 +268,7 @@ func TestForegroundServerStdoutAndLog(t *testing.T) {
 func TestConcurrentServerStartReportsOneStart(t *testing.T) {
 	h := newHome(t)
 	const n = 8
-	results := make([]result, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			results[i] = h.run("server", "start")
-		}()
-	}
-	wg.Wait()
+	results := h.runConcurrently(n, "server", "start")
 	r := h.run("server", "status", "--json")
 	if r.exit != 0 {
 		t.Fatalf("server status: exit %d %s %s", r.exit, r.stdout, r.stderr)
@@ -321,4 +291,39 @@ func TestConcurrentServerStartReportsOneStart(t *testing.T) {
 	if started != 1 {
 		t.Errorf("%d callers said `server started`, want exactly 1", started)
 	}
+}
+
+// foreground starts `orcr server start --foreground [args]` on h and returns once the
+// server answers; its stdout and stderr are captured. The process is bounded by 60 s.
+func (h *home) foreground(t *testing.T, args ...string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	cmd := exec.CommandContext(ctx, bins.orcr, append([]string{"server", "start", "--foreground"}, args...)...)
+	cmd.Env = h.env
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	c := &socketapi.Client{Socket: filepath.Join(h.dir, "orcr.sock")}
+	if err := c.WaitReady(ctx, 15*time.Second); err != nil {
+		t.Fatalf("foreground server not ready: %v (stderr %q)", err, errb.String())
+	}
+	return cmd, &out, &errb
+}
+
+// runConcurrently runs n copies of `orcr args…` on h at once and returns their results.
+func (h *home) runConcurrently(n int, args ...string) []result {
+	results := make([]result, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = h.run(args...)
+		}()
+	}
+	wg.Wait()
+	return results
 }
