@@ -69,7 +69,13 @@ func (w *agentWork) reload() error {
 
 // WriteSync sends op to the store actor and waits for the result. Edge code only.
 func WriteSync(root *actor.RootContext, storePID *actor.PID, op store.Op) (any, error) {
-	res, err := root.RequestFuture(storePID, Write{Op: op}, 60*time.Second).Result()
+	return requestWrite(root, storePID, Write{Op: op})
+}
+
+// requestWrite sends w to the store actor and waits for its result; the op's error
+// comes back as the op returned it. Edge code only.
+func requestWrite(root *actor.RootContext, storePID *actor.PID, w Write) (any, error) {
+	res, err := root.RequestFuture(storePID, w, 60*time.Second).Result()
 	if err != nil {
 		return nil, wire.Internal("store", "store actor did not answer: "+err.Error())
 	}

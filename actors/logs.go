@@ -2,7 +2,6 @@ package actors
 
 import (
 	"context"
-	"time"
 
 	"github.com/orcr-go/orcr/actors/provider"
 	"github.com/orcr-go/orcr/actors/transcript"
@@ -84,12 +83,7 @@ func (s *System) locateTranscript(ctx context.Context, row store.AgentRow) (path
 		return "", "", wire.From(err, "sqlite")
 	}
 	t := transcripts{s: s}
-	path, err = t.Locate(TranscriptTarget{
-		UUID: row.UUID, Path: row.Path, Provider: name,
-		DataDir:     AgentDataDir(s.cfg.Home, row.Path, row.UUID),
-		SessionKind: st.SessionKind, SessionValue: st.SessionValue, Cwd: st.Cwd,
-		CreatedAt: time.UnixMilli(row.CreatedAt),
-	})
+	path, err = t.Locate(transcriptTarget(s.cfg.Home, st))
 	if err != nil {
 		return "", "", annotate(err, row)
 	}

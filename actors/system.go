@@ -193,12 +193,7 @@ func (s *System) write(op store.Op) (any, error) {
 // writeGuarded runs an op that reads the kill barriers through the store actor. Its
 // error comes back as the op returned it, so callers can match typed store errors.
 func (s *System) writeGuarded(op func(*store.Tx, BarrierView) (any, error)) (any, error) {
-	res, err := s.sys.Root.RequestFuture(s.storePID, Write{Guarded: op}, 60*time.Second).Result()
-	if err != nil {
-		return nil, wire.Internal("store", "store actor did not answer: "+err.Error())
-	}
-	wr := res.(WriteResult)
-	return wr.Value, wr.Err
+	return requestWrite(s.sys.Root, s.storePID, Write{Guarded: op})
 }
 
 // Caller is the caller identity every agent verb takes: the agent (or loop run) the

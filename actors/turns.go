@@ -32,12 +32,13 @@ type TranscriptTarget struct {
 	CreatedAt                     time.Time
 }
 
-func (w *agentWork) target() TranscriptTarget {
+// transcriptTarget is what the adapters need to find st's transcript under home.
+func transcriptTarget(home string, st store.Agent) TranscriptTarget {
 	return TranscriptTarget{
-		UUID: w.uuid, Path: w.st.Path, Provider: w.st.Provider,
-		DataDir:     AgentDataDir(w.env.Home, w.st.Path, w.uuid),
-		SessionKind: w.st.SessionKind, SessionValue: w.st.SessionValue, Cwd: w.st.Cwd,
-		CreatedAt: time.UnixMilli(w.st.CreatedAt),
+		UUID: st.UUID, Path: st.Path, Provider: st.Provider,
+		DataDir:     AgentDataDir(home, st.Path, st.UUID),
+		SessionKind: st.SessionKind, SessionValue: st.SessionValue, Cwd: st.Cwd,
+		CreatedAt: time.UnixMilli(st.CreatedAt),
 	}
 }
 
@@ -47,7 +48,7 @@ func (w *agentWork) locate() (string, error) {
 	if w.env.Transcripts == nil {
 		return "", errNoTranscripts
 	}
-	return w.env.Transcripts.Locate(w.target())
+	return w.env.Transcripts.Locate(transcriptTarget(w.env.Home, w.st))
 }
 
 // turn performs one step [decideTurn] chose (docs/lifecycle.md §10.2). It returns true
