@@ -2,6 +2,7 @@ package actors
 
 import (
 	"context"
+	"github.com/orcr-go/orcr/socketapi"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -73,7 +74,7 @@ type (
 	}
 	// SendOutcome answers SendInput.
 	SendOutcome struct {
-		Result SendResult
+		Result socketapi.SendResult
 		Err    error
 	}
 	// KillAgent shuts a live agent's pane down and ends its row (agent.kill; the

@@ -3,6 +3,7 @@ package actors
 import (
 	"context"
 	"fmt"
+	"github.com/orcr-go/orcr/socketapi"
 	"strings"
 	"time"
 
@@ -10,30 +11,17 @@ import (
 	"github.com/orcr-go/orcr/store"
 )
 
-// AskResult is agent.ask's result.
-type AskResult struct {
-	UUID     string   `json:"uuid"`
-	Path     string   `json:"path"`
-	Response Response `json:"response"`
-}
-
-// Response is an agent's final response text.
-type Response struct {
-	Text  string `json:"text"`
-	Final bool   `json:"final"`
-}
-
 // Ask is agent.ask (docs/protocol.md §5.9, docs/lifecycle.md §11.3): agent.run with gc
 // forced to immediate, a wait on the new agent (the same timeout), then the final
 // response through the freshness gate. Completion of a gc-immediate turn only happens
 // once the response is readable from the transcript, and the pane is closed after that,
 // so the answer returned is the complete final one.
-func (s *System) Ask(ctx context.Context, r RunRequest) (AskResult, error) {
-	r.GC = string(store.GCImmediate)
+func (s *System) Ask(ctx context.Context, ask socketapi.AskRequest) (socketapi.AskResult, error) {
+	r := ask.Run()
 	var deadline time.Time
 	d, err := parseTimeout(r.Timeout)
 	if err != nil {
-		return AskResult{}, err
+		return socketapi.AskResult{}, err
 	}
 	if d > 0 {
 		deadline = time.Now().Add(d)
@@ -44,42 +32,42 @@ func (s *System) Ask(ctx context.Context, r RunRequest) (AskResult, error) {
 	defer w.stop()
 	run, err := s.Run(ctx, r)
 	if err != nil {
-		return AskResult{}, err
+		return socketapi.AskResult{}, err
 	}
 	uuid, path := run.Agent.UUID, run.Agent.Path
 	wr, err := s.waitLoop(ctx, w, []string{uuid}, deadline)
 	if err != nil {
-		return AskResult{}, err
+		return socketapi.AskResult{}, err
 	}
 	if ctx.Err() != nil {
-		return AskResult{}, wire.Internal("canceled", "the server is stopping")
+		return socketapi.AskResult{}, wire.Internal("canceled", "the server is stopping")
 	}
 	if wr.TimedOut {
-		return AskResult{}, wire.New(wire.Timeout, "agent.ask timed out waiting for "+path, "uuid", uuid, "path", path)
+		return socketapi.AskResult{}, wire.New(wire.Timeout, "agent.ask timed out waiting for "+path, "uuid", uuid, "path", path)
 	}
 	if len(wr.Targets) == 1 {
 		t := wr.Targets[0]
 		switch {
 		case strings.HasPrefix(t.Reason, "blocked"):
 			kind := strings.TrimPrefix(strings.TrimPrefix(t.Reason, "blocked"), ":")
-			return AskResult{}, wire.New(wire.Blocked, fmt.Sprintf("agent %s is blocked (%s) and needs a human", path, kind),
+			return socketapi.AskResult{}, wire.New(wire.Blocked, fmt.Sprintf("agent %s is blocked (%s) and needs a human", path, kind),
 				"blocked_kind", kind, "uuid", uuid, "path", path)
 		case t.Reason == "timeout":
-			return AskResult{}, wire.New(wire.Timeout, "agent timed out", "uuid", uuid, "path", path)
+			return socketapi.AskResult{}, wire.New(wire.Timeout, "agent timed out", "uuid", uuid, "path", path)
 		case !t.OK:
 			// Our decision (docs/lifecycle.md §11.3, Q8): a dead agent is an error, not a
 			// guess at an old answer.
-			return AskResult{}, wire.Conflict(fmt.Sprintf("agent %s ended without completing (%s)", path, t.Reason),
+			return socketapi.AskResult{}, wire.Conflict(fmt.Sprintf("agent %s ended without completing (%s)", path, t.Reason),
 				"uuid", uuid, "path", path, "reason", t.Reason, "exit_reason", t.ExitReason)
 		}
 	}
 	row, err := store.AgentByUUID(ctx, s.cfg.DB.Reader(), uuid)
 	if err != nil {
-		return AskResult{}, wire.From(err, "sqlite")
+		return socketapi.AskResult{}, wire.From(err, "sqlite")
 	}
 	text, err := s.lastResponse(ctx, row)
 	if err != nil {
-		return AskResult{}, err
+		return socketapi.AskResult{}, err
 	}
-	return AskResult{UUID: uuid, Path: path, Response: Response{Text: text, Final: true}}, nil
+	return socketapi.AskResult{UUID: uuid, Path: path, Response: socketapi.Response{Text: text, Final: true}}, nil
 }

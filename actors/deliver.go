@@ -3,6 +3,7 @@ package actors
 import (
 	"errors"
 	"fmt"
+	"github.com/orcr-go/orcr/socketapi"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -16,7 +17,7 @@ import (
 // intent) before typing, then types the text and Enter (the two-call rule) and records
 // the applied fact (docs/lifecycle.md §9, M6/M13). while is the status the send found
 // ("" = the status the turn opened from).
-func (w *agentWork) deliver(prompt string, from []store.Status, target string, while store.Status) (SendResult, error) {
+func (w *agentWork) deliver(prompt string, from []store.Status, target string, while store.Status) (socketapi.SendResult, error) {
 	type opened struct {
 		seq  int64
 		opID string
@@ -34,12 +35,12 @@ func (w *agentWork) deliver(prompt string, from []store.Status, target string, w
 		var gone *store.GoneError
 		if errors.As(err, &gone) {
 			w.st.Status = gone.Status
-			return SendResult{}, w.gone()
+			return socketapi.SendResult{}, w.gone()
 		}
 		if errors.Is(err, store.ErrStale) {
 			w.logErr("re-read the row", w.reload())
 		}
-		return SendResult{}, err
+		return socketapi.SendResult{}, err
 	}
 	o := v.(opened)
 	if while == "" {
@@ -56,35 +57,35 @@ func (w *agentWork) deliver(prompt string, from []store.Status, target string, w
 		return err
 	})
 	w.logErr("input applied", err)
-	return SendResult{UUID: w.uuid, Path: w.st.Path, DeliveredWhile: while, InputSeq: o.seq}, derr
+	return socketapi.SendResult{UUID: w.uuid, Path: w.st.Path, DeliveredWhile: while, InputSeq: o.seq}, derr
 }
 
 // send is agent.send on a managed row (docs/lifecycle.md §11.1). A parked agent (or
 // one with a move left in flight) is moved home first (docs/lifecycle.md M18); the delivery then
 // reports the status the send found.
-func (w *agentWork) send(prompt string) (SendResult, error) {
+func (w *agentWork) send(prompt string) (socketapi.SendResult, error) {
 	if !w.loaded {
 		if err := w.reload(); err != nil {
-			return SendResult{}, err
+			return socketapi.SendResult{}, err
 		}
 	}
 	if w.st.Status.Gone() {
-		return SendResult{}, w.gone()
+		return socketapi.SendResult{}, w.gone()
 	}
 	if w.st.TerminalID == "" || w.env.Herdr == nil {
-		return SendResult{}, wire.Conflict(fmt.Sprintf("agent %s has no pane yet (status %s)", w.st.Path, w.st.Status),
+		return socketapi.SendResult{}, wire.Conflict(fmt.Sprintf("agent %s has no pane yet (status %s)", w.st.Path, w.st.Status),
 			"current_status", w.st.Status)
 	}
 	while := w.st.Status
 	if w.st.Status == store.StatusParked || w.st.MoveState != store.MoveNone {
 		if err := w.unpark(); err != nil {
-			return SendResult{}, err
+			return socketapi.SendResult{}, err
 		}
 		if w.st.Status.Gone() {
-			return SendResult{}, w.gone()
+			return socketapi.SendResult{}, w.gone()
 		}
 		if w.st.Status == store.StatusParked {
-			return SendResult{}, wire.Conflict(fmt.Sprintf("agent %s could not be un-parked", w.st.Path),
+			return socketapi.SendResult{}, wire.Conflict(fmt.Sprintf("agent %s could not be un-parked", w.st.Path),
 				"current_status", w.st.Status)
 		}
 	}

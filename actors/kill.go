@@ -2,7 +2,7 @@ package actors
 
 import (
 	"context"
-	"encoding/json"
+	"github.com/orcr-go/orcr/socketapi"
 	"strings"
 	"sync"
 	"time"
@@ -11,61 +11,6 @@ import (
 	"github.com/orcr-go/orcr/store"
 	"github.com/orcr-go/orcr/store/agentpath"
 )
-
-// KillRequest is agent.kill's params.
-type KillRequest struct {
-	Caller
-	Targets []string `json:"targets"`
-	Force   bool     `json:"force"`
-	Preview bool     `json:"preview"`
-}
-
-// KillRef names one agent in a kill result.
-type KillRef struct {
-	UUID   string `json:"uuid"`
-	Path   string `json:"path"`
-	Reason string `json:"reason,omitempty"`
-}
-
-// PreviewTarget is one agent a kill would act on.
-type PreviewTarget struct {
-	UUID    string       `json:"uuid"`
-	Path    string       `json:"path"`
-	Status  store.Status `json:"status"`
-	Managed bool         `json:"managed"`
-}
-
-// KillResult is agent.kill's result: what was killed and skipped, or (Preview set)
-// what a kill would act on.
-type KillResult struct {
-	Killed    []KillRef
-	Skipped   []KillRef
-	AllKilled bool
-	Preview   []PreviewTarget // non-nil: a preview; nothing was killed
-}
-
-// MarshalJSON writes the preview shape {preview, targets} or the kill shape
-// {killed, skipped, all_killed}.
-func (r KillResult) MarshalJSON() ([]byte, error) {
-	if r.Preview != nil {
-		return json.Marshal(struct {
-			Preview bool            `json:"preview"`
-			Targets []PreviewTarget `json:"targets"`
-		}{true, r.Preview})
-	}
-	return json.Marshal(struct {
-		Killed    []KillRef `json:"killed"`
-		Skipped   []KillRef `json:"skipped"`
-		AllKilled bool      `json:"all_killed"`
-	}{nonNil(r.Killed), nonNil(r.Skipped), r.AllKilled})
-}
-
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
-}
 
 // maxKillRounds bounds a barrier kill (docs/decisions.md D4).
 const maxKillRounds = 100
@@ -81,33 +26,33 @@ const killTimeout = 5 * time.Minute
 // fail kill_in_progress and queued rows under them are not promoted), then rounds kill
 // every active match until a round finds none, then the barriers come down — on every
 // path out, including a failed or timed-out install.
-func (s *System) Kill(ctx context.Context, r KillRequest) (KillResult, error) {
+func (s *System) Kill(ctx context.Context, r socketapi.KillRequest) (socketapi.KillResult, error) {
 	targets, err := bulkTargets(r.Targets)
 	if err != nil {
-		return KillResult{}, err
+		return socketapi.KillResult{}, err
 	}
 	caller, err := s.caller(ctx, r.Caller)
 	if err != nil {
-		return KillResult{}, err
+		return socketapi.KillResult{}, err
 	}
 	db := s.cfg.DB.Reader()
 	rows, err := agentpath.ResolveBulk(ctx, db, caller, targets)
 	if wire.Is(err, wire.NotFound, "") {
 		ended, eerr := agentpath.ResolveEnded(ctx, db, caller, targets)
 		if eerr != nil || len(ended) == 0 {
-			return KillResult{}, err
+			return socketapi.KillResult{}, err
 		}
 		if r.Preview {
 			return previewResult(ended), nil
 		}
-		skipped := make([]KillRef, len(ended))
+		skipped := make([]socketapi.KillRef, len(ended))
 		for i, row := range ended {
-			skipped[i] = KillRef{UUID: row.UUID, Path: row.Path, Reason: "ended"}
+			skipped[i] = socketapi.KillRef{UUID: row.UUID, Path: row.Path, Reason: "ended"}
 		}
-		return KillResult{Skipped: skipped}, nil
+		return socketapi.KillResult{Skipped: skipped}, nil
 	}
 	if err != nil {
-		return KillResult{}, err
+		return socketapi.KillResult{}, err
 	}
 	if r.Preview {
 		return previewResult(rows), nil
@@ -116,10 +61,10 @@ func (s *System) Kill(ctx context.Context, r KillRequest) (KillResult, error) {
 	key := s.killSeq.Add(1)
 	defer s.sys.Root.Send(s.storePID, LiftBarriers{Key: key})
 	if err := s.installBarriers(key, caller, targets, rows); err != nil {
-		return KillResult{}, err
+		return socketapi.KillResult{}, err
 	}
 
-	var res KillResult
+	var res socketapi.KillResult
 	killedSet := map[string]bool{}
 	skip := map[string]bool{} // unmanaged rows without force: reported once, left alone
 	tries := map[string]int{} // a row still active after a kill (it changed state under us) is tried again
@@ -132,7 +77,7 @@ func (s *System) Kill(ctx context.Context, r KillRequest) (KillResult, error) {
 			}
 			if !row.Managed && !r.Force {
 				skip[row.UUID] = true
-				res.Skipped = append(res.Skipped, KillRef{UUID: row.UUID, Path: row.Path, Reason: "force_required"})
+				res.Skipped = append(res.Skipped, socketapi.KillRef{UUID: row.UUID, Path: row.Path, Reason: "force_required"})
 				continue
 			}
 			tries[row.UUID]++
@@ -156,11 +101,11 @@ func (s *System) Kill(ctx context.Context, r KillRequest) (KillResult, error) {
 		wg.Wait()
 		for i, row := range todo {
 			if errs[i] != nil {
-				return KillResult{}, wire.From(errs[i], "internal")
+				return socketapi.KillResult{}, wire.From(errs[i], "internal")
 			}
 			if ok[i] && !killedSet[row.UUID] {
 				killedSet[row.UUID] = true
-				res.Killed = append(res.Killed, KillRef{UUID: row.UUID, Path: row.Path})
+				res.Killed = append(res.Killed, socketapi.KillRef{UUID: row.UUID, Path: row.Path})
 			}
 		}
 		rows, err = agentpath.ResolveBulk(ctx, db, caller, targets)
@@ -168,7 +113,7 @@ func (s *System) Kill(ctx context.Context, r KillRequest) (KillResult, error) {
 			break
 		}
 		if err != nil {
-			return KillResult{}, err
+			return socketapi.KillResult{}, err
 		}
 		if len(todo) == 0 {
 			break // everything still matching is skipped or out of tries
@@ -178,12 +123,12 @@ func (s *System) Kill(ctx context.Context, r KillRequest) (KillResult, error) {
 	return res, nil
 }
 
-func previewResult(rows []store.AgentRow) KillResult {
-	out := make([]PreviewTarget, len(rows))
+func previewResult(rows []store.AgentRow) socketapi.KillResult {
+	out := make([]socketapi.PreviewTarget, len(rows))
 	for i, r := range rows {
-		out[i] = PreviewTarget{UUID: r.UUID, Path: r.Path, Status: r.Status, Managed: r.Managed}
+		out[i] = socketapi.PreviewTarget{UUID: r.UUID, Path: r.Path, Status: r.Status, Managed: r.Managed}
 	}
-	return KillResult{Preview: out}
+	return socketapi.KillResult{Preview: true, Targets: out}
 }
 
 // installBarriers puts one barrier per pattern target and one per matched row in place

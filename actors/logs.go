@@ -2,6 +2,7 @@ package actors
 
 import (
 	"context"
+	"github.com/orcr-go/orcr/socketapi"
 
 	"github.com/orcr-go/orcr/actors/provider"
 	"github.com/orcr-go/orcr/actors/transcript"
@@ -9,49 +10,29 @@ import (
 	"github.com/orcr-go/orcr/store"
 )
 
-// LogsRequest is agent.logs's params.
-type LogsRequest struct {
-	Caller
-	Target       string `json:"target"`
-	LastResponse bool   `json:"last_response"`
-	Tail         *int   `json:"tail"`
-	Follow       bool   `json:"follow"` // ignored: following is client-side
-}
-
-// LogsResult is agent.logs's result: the transcript entries, or (last_response) the
-// final response.
-type LogsResult struct {
-	UUID      string             `json:"uuid"`
-	Path      string             `json:"path"`
-	Resolved  string             `json:"resolved"`
-	CreatedAt int64              `json:"created_at"`
-	Entries   []transcript.Entry `json:"entries,omitzero"`
-	Response  *Response          `json:"response,omitempty"`
-}
-
 // Logs is agent.logs (docs/lifecycle.md §11.4): the native transcript, or its final
 // response behind the freshness gate. It fails loudly rather than guess.
-func (s *System) Logs(ctx context.Context, r LogsRequest) (LogsResult, error) {
+func (s *System) Logs(ctx context.Context, r socketapi.LogsRequest) (socketapi.LogsResult, error) {
 	row, resolved, err := s.exactTarget(ctx, r.Caller, r.Target)
 	if err != nil {
-		return LogsResult{}, err
+		return socketapi.LogsResult{}, err
 	}
-	res := LogsResult{UUID: row.UUID, Path: row.Path, Resolved: resolved, CreatedAt: row.CreatedAt}
+	res := socketapi.LogsResult{UUID: row.UUID, Path: row.Path, Resolved: resolved, CreatedAt: row.CreatedAt}
 	if r.LastResponse {
 		text, err := s.lastResponse(ctx, row)
 		if err != nil {
-			return LogsResult{}, err
+			return socketapi.LogsResult{}, err
 		}
-		res.Response = &Response{Text: text, Final: true}
+		res.Response = &socketapi.Response{Text: text, Final: true}
 		return res, nil
 	}
 	path, format, err := s.locateTranscript(ctx, row)
 	if err != nil {
-		return LogsResult{}, err
+		return socketapi.LogsResult{}, err
 	}
 	entries, err := transcript.Read(path, format)
 	if err != nil {
-		return LogsResult{}, annotate(err, row)
+		return socketapi.LogsResult{}, annotate(err, row)
 	}
 	if r.Tail != nil && *r.Tail >= 0 && *r.Tail < len(entries) {
 		entries = entries[len(entries)-*r.Tail:]

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/orcr-go/orcr/socketapi"
 	"os"
 	"time"
 
@@ -16,50 +17,16 @@ import (
 	"github.com/orcr-go/orcr/store/agentpath"
 )
 
-// RunRequest is agent.run's params (docs/protocol.md §5.8).
-type RunRequest struct {
-	Caller
-	Name    string `json:"name"`
-	Path    string `json:"path"`
-	Agent   string `json:"agent"`
-	Prompt  string `json:"prompt"`
-	GC      string `json:"gc"`
-	Model   string `json:"model"`
-	Effort  string `json:"effort"`
-	Cwd     string `json:"cwd"`
-	Timeout string `json:"timeout"`
-}
-
-// RunResult is agent.run's result.
-type RunResult struct {
-	Agent       RunAgent `json:"agent"`
-	Permissions string   `json:"permissions"`
-}
-
-// RunAgent describes the agent agent.run enqueued.
-type RunAgent struct {
-	UUID          string       `json:"uuid"`
-	Path          string       `json:"path"`
-	Agent         string       `json:"agent"`
-	Managed       bool         `json:"managed"`
-	Cwd           *string      `json:"cwd"`
-	DataDir       string       `json:"data_dir"`
-	Status        store.Status `json:"status"`
-	QueuePosition *int64       `json:"queue_position,omitempty"`
-	ParentID      string       `json:"parent_id,omitempty"`
-	ParentPath    string       `json:"parent_path,omitempty"`
-}
-
 // Run is agent.run (docs/protocol.md §5.8, docs/lifecycle.md §7.1): every check first,
 // then the data dir and launch.json, then one store transaction that checks the kill
 // barriers and the loop namespace and inserts the queued row with agent.created. The
 // queue is poked so promotion does not wait for its next tick.
-func (s *System) Run(ctx context.Context, r RunRequest) (RunResult, error) {
+func (s *System) Run(ctx context.Context, r socketapi.RunRequest) (socketapi.RunResult, error) {
 	switch {
 	case r.Name != "" && r.Path != "":
-		return RunResult{}, wire.Invalid("name_and_path", "give either name or path, not both")
+		return socketapi.RunResult{}, wire.Invalid("name_and_path", "give either name or path, not both")
 	case r.Name == "" && r.Path == "":
-		return RunResult{}, wire.Invalid("name_required", "a name or a path is required")
+		return socketapi.RunResult{}, wire.Invalid("name_required", "a name or a path is required")
 	}
 	provName := r.Agent
 	if provName == "" {
@@ -68,13 +35,13 @@ func (s *System) Run(ctx context.Context, r RunRequest) (RunResult, error) {
 	prov, err := provider.Lookup(provName, s.providerOptions())
 	if err != nil {
 		if provName != provider.Mock {
-			return RunResult{}, provider.CheckSupport(provName, false, s.herdrInstalled(ctx))
+			return socketapi.RunResult{}, provider.CheckSupport(provName, false, s.herdrInstalled(ctx))
 		}
-		return RunResult{}, err
+		return socketapi.RunResult{}, err
 	}
 	if provName != provider.Mock {
 		if err := provider.CheckSupport(provName, true, s.herdrInstalled(ctx)); err != nil {
-			return RunResult{}, err
+			return socketapi.RunResult{}, err
 		}
 	}
 	gc := store.GCMode(r.GC)
@@ -83,33 +50,33 @@ func (s *System) Run(ctx context.Context, r RunRequest) (RunResult, error) {
 		gc = store.GCAuto
 	case store.GCAuto, store.GCImmediate, store.GCNever:
 	default:
-		return RunResult{}, wire.Invalid("invalid_gc", "gc must be auto, immediate or never", "value", r.GC)
+		return socketapi.RunResult{}, wire.Invalid("invalid_gc", "gc must be auto, immediate or never", "value", r.GC)
 	}
 	route, err := prov.Route(s.cfg.Config, r.Model, r.Effort)
 	if err != nil {
-		return RunResult{}, err
+		return socketapi.RunResult{}, err
 	}
 	timeout, err := parseTimeout(r.Timeout)
 	if err != nil {
-		return RunResult{}, err
+		return socketapi.RunResult{}, err
 	}
 	caller, err := s.caller(ctx, r.Caller)
 	if err != nil {
-		return RunResult{}, err
+		return socketapi.RunResult{}, err
 	}
 	scope, _ := caller.Scope()
 	path, err := agentpath.Creation(scope, r.Name, r.Path, nil)
 	if err != nil {
-		return RunResult{}, err
+		return socketapi.RunResult{}, err
 	}
 	argv, err := prov.LaunchArgv(route)
 	if err != nil {
-		return RunResult{}, err
+		return socketapi.RunResult{}, err
 	}
 
 	id, err := uuid.NewV7()
 	if err != nil {
-		return RunResult{}, wire.Internal("uuid", err.Error())
+		return socketapi.RunResult{}, wire.Internal("uuid", err.Error())
 	}
 	uid, token := id.String(), uuid.NewString()
 	home := s.cfg.Home
@@ -125,7 +92,7 @@ func (s *System) Run(ctx context.Context, r RunRequest) (RunResult, error) {
 	if first := agentpath.FirstSegment(path); first != path {
 		active, err := s.cfg.DB.LoopActive(ctx, first)
 		if err != nil {
-			return RunResult{}, err
+			return socketapi.RunResult{}, err
 		}
 		if active {
 			env["ORCR_LOOP_DATA_DIR"] = home + "/data/" + first
@@ -147,7 +114,7 @@ func (s *System) Run(ctx context.Context, r RunRequest) (RunResult, error) {
 		l.Scope = &scope
 	}
 	if err := WriteLaunch(dir, l); err != nil {
-		return RunResult{}, err
+		return socketapi.RunResult{}, err
 	}
 	n := store.NewAgent{UUID: uid, Path: path, ParentID: parentID, Provider: provName, Model: route.Model,
 		Effort: route.Effort, GCMode: gc, Cwd: r.Cwd, Session: s.cfg.Config.Herdr.Session, LaunchToken: token}
@@ -168,13 +135,13 @@ func (s *System) Run(ctx context.Context, r RunRequest) (RunResult, error) {
 		os.RemoveAll(dir)
 		var inUse *store.PathInUseError
 		if errors.As(err, &inUse) {
-			return RunResult{}, pathInUse(inUse)
+			return socketapi.RunResult{}, pathInUse(inUse)
 		}
-		return RunResult{}, wire.From(err, "sqlite")
+		return socketapi.RunResult{}, wire.From(err, "sqlite")
 	}
 	s.sys.Root.Send(s.queue, PokeQueue{})
 
-	res := RunAgent{UUID: uid, Path: path, Agent: provName, Managed: true, DataDir: dir, Status: store.StatusQueued}
+	res := socketapi.RunAgent{UUID: uid, Path: path, Agent: provName, Managed: true, DataDir: dir, Status: store.StatusQueued}
 	if r.Cwd != "" {
 		res.Cwd = &r.Cwd
 	}
@@ -185,7 +152,7 @@ func (s *System) Run(ctx context.Context, r RunRequest) (RunResult, error) {
 	if parentID != "" {
 		res.ParentID, res.ParentPath = parentID, parentPath
 	}
-	return RunResult{Agent: res, Permissions: "bypass"}, nil
+	return socketapi.RunResult{Agent: res, Permissions: "bypass"}, nil
 }
 
 func pathInUse(e *store.PathInUseError) error {

@@ -2,12 +2,12 @@ package actors
 
 import (
 	"context"
+	"github.com/orcr-go/orcr/socketapi"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/orcr-go/orcr/actors/provider"
-	"github.com/orcr-go/orcr/herdr"
 	"github.com/orcr-go/orcr/socketapi/wire"
 	"github.com/orcr-go/orcr/store"
 	"github.com/orcr-go/orcr/store/agentpath"
@@ -15,61 +15,35 @@ import (
 
 // The read-only use cases: agent.ls, api.snapshot, server.status.
 
-// LsRequest is agent.ls's params.
-type LsRequest struct {
-	Caller
-	agentpath.ListFilter
-}
-
-// LsResult is agent.ls's result.
-type LsResult struct {
-	Agents []store.AgentRow `json:"agents"`
-}
-
 // Ls is agent.ls (docs/protocol.md §5.17): rows in tree order, filtered.
-func (s *System) Ls(ctx context.Context, r LsRequest) (LsResult, error) {
+func (s *System) Ls(ctx context.Context, r socketapi.LsRequest) (socketapi.LsResult, error) {
 	caller, err := s.caller(ctx, r.Caller)
 	if err != nil {
-		return LsResult{}, err
+		return socketapi.LsResult{}, err
 	}
-	rows, err := agentpath.List(ctx, s.cfg.DB.Reader(), caller, r.ListFilter)
+	rows, err := agentpath.List(ctx, s.cfg.DB.Reader(), caller, agentpath.ListFilter{Pattern: r.Pattern, Agent: r.Agent, Status: r.Status,
+		Managed: r.Managed, Unmanaged: r.Unmanaged, All: r.All})
 	if err != nil {
-		return LsResult{}, err
+		return socketapi.LsResult{}, err
 	}
 	if rows == nil {
 		rows = []store.AgentRow{}
 	}
-	return LsResult{Agents: rows}, nil
+	return socketapi.LsResult{Agents: rows}, nil
 }
 
 // Snapshot is api.snapshot: agents, loops and queue at one event cursor.
-func (s *System) Snapshot(ctx context.Context) (*store.Snapshot, error) {
+func (s *System) Snapshot(ctx context.Context) (socketapi.Snapshot, error) {
 	snap, err := s.cfg.DB.Snapshot(ctx)
 	if err != nil {
-		return nil, wire.From(err, "sqlite")
+		return socketapi.Snapshot{}, wire.From(err, "sqlite")
 	}
-	return snap, nil
-}
-
-// StatusResult is server.status's result (docs/protocol.md §5.2).
-type StatusResult struct {
-	Version      string                          `json:"version"`
-	Protocol     int64                           `json:"protocol"`
-	PID          int                             `json:"pid"`
-	UptimeMS     int64                           `json:"uptime_ms"`
-	Socket       string                          `json:"socket"`
-	Store        string                          `json:"store"`
-	Herdr        herdr.StatusInfo                `json:"herdr"`
-	Integrations map[string]provider.Integration `json:"integrations"`
-	Counts       map[string]int64                `json:"counts"`
-	LoopsFiring  bool                            `json:"loops_firing"`
-	Loops        []store.LoopSummary             `json:"loops"`
-	Drift        map[string]int64                `json:"drift"`
+	return *snap, nil
 }
 
 // Status is server.status: herdr as the driver sees it (binary, owned session, ping),
 // per-provider integration layers, counts, loops and drift.
-func (s *System) Status(ctx context.Context) (StatusResult, error) {
+func (s *System) Status(ctx context.Context) (socketapi.StatusResult, error) {
 	counts := map[string]int64{"live": 0, "queued": 0, "blocked": 0, "unmanaged": 0,
 		"unmarked_panes": 0, "unknown_marked_panes": 0}
 	c, err := s.cfg.DB.AgentCounts(ctx)
@@ -85,7 +59,11 @@ func (s *System) Status(ctx context.Context) (StatusResult, error) {
 	hctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	herdrStatus := s.driver.Status(hctx)
 	cancel()
-	return StatusResult{
+	integrations := map[string]socketapi.Integration{}
+	for name, i := range provider.Integrations(s.herdrInstalled(ctx)) {
+		integrations[name] = socketapi.Integration(i)
+	}
+	return socketapi.StatusResult{
 		Version:      s.cfg.Version,
 		Protocol:     wire.Protocol,
 		PID:          os.Getpid(),
@@ -93,7 +71,7 @@ func (s *System) Status(ctx context.Context) (StatusResult, error) {
 		Socket:       s.cfg.Paths.Socket,
 		Store:        s.cfg.Paths.DB,
 		Herdr:        herdrStatus,
-		Integrations: provider.Integrations(s.herdrInstalled(ctx)),
+		Integrations: integrations,
 		Counts:       counts,
 		LoopsFiring:  unitFileExists(s.getenv),
 		Loops:        loops,

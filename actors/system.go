@@ -2,6 +2,7 @@ package actors
 
 import (
 	"context"
+	"github.com/orcr-go/orcr/socketapi"
 	"log/slog"
 	"os"
 	"strings"
@@ -196,20 +197,13 @@ func (s *System) writeGuarded(op func(*store.Tx, BarrierView) (any, error)) (any
 	return requestWrite(s.sys.Root, s.storePID, Write{Guarded: op})
 }
 
-// Caller is the caller identity every agent verb takes: the agent (or loop run) the
-// request comes from, as ORCR_ID / ORCR_PATH give it.
-type Caller struct {
-	CallerID   string `json:"caller_id"`
-	CallerPath string `json:"caller_path"`
-}
-
-func (s *System) caller(ctx context.Context, c Caller) (agentpath.Caller, error) {
+func (s *System) caller(ctx context.Context, c socketapi.Caller) (agentpath.Caller, error) {
 	return agentpath.ResolveCaller(ctx, s.cfg.DB.Reader(), c.CallerID, c.CallerPath)
 }
 
 // exactTarget resolves the target of an exact-target verb (send, logs) in the
 // caller's scope.
-func (s *System) exactTarget(ctx context.Context, c Caller, target string) (store.AgentRow, string, error) {
+func (s *System) exactTarget(ctx context.Context, c socketapi.Caller, target string) (store.AgentRow, string, error) {
 	if target == "" {
 		return store.AgentRow{}, "", wire.Invalid("target_required", "a target is required")
 	}
@@ -252,3 +246,6 @@ func (s *System) serverEnv() []string {
 
 // Statements is the number of SQL statements the store has run since it was opened.
 func (s *System) Statements() int64 { return s.cfg.DB.Statements() }
+
+// System is the facade the socket face dispatches to (socketapi.Methods).
+var _ socketapi.Facade = (*System)(nil)

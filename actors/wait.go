@@ -2,6 +2,7 @@ package actors
 
 import (
 	"context"
+	"github.com/orcr-go/orcr/socketapi"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -29,38 +30,6 @@ const waitReadyTimeout = 10 * time.Second
 // only shapes throughput.
 var waitReadSlots = make(chan struct{}, 4)
 
-// WaitRequest is agent.wait's params.
-type WaitRequest struct {
-	Caller
-	Targets []string `json:"targets"`
-	Timeout string   `json:"timeout"`
-}
-
-// WaitNext is the follow-up command of one wait target (docs/protocol.md §5.12).
-type WaitNext struct {
-	Kind    string `json:"kind"`
-	Command string `json:"command"`
-}
-
-// WaitTarget is one entry of agent.wait's targets.
-type WaitTarget struct {
-	UUID       string       `json:"uuid"`
-	Path       string       `json:"path"`
-	Status     store.Status `json:"status"`
-	OK         bool         `json:"ok"`
-	Reason     string       `json:"reason"`
-	ExitReason string       `json:"exit_reason,omitempty"`
-	Next       WaitNext     `json:"next"`
-}
-
-// WaitResult is agent.wait's result.
-type WaitResult struct {
-	Targets     []WaitTarget `json:"targets"`
-	AllOK       bool         `json:"all_ok"`
-	TimedOut    bool         `json:"timed_out"`
-	DecisionSeq int64        `json:"decision_seq"`
-}
-
 // Wait is agent.wait (docs/protocol.md §5.12, docs/lifecycle.md §11.2). Membership is
 // resolved once; then the wait is snapshot-then-subscribe: a waiter actor is registered
 // with the store actor for commit notifications and confirmed registered *before* the
@@ -71,27 +40,27 @@ type WaitResult struct {
 // read but not at this one keeps the wait going. While it blocks, a wait costs one idle
 // actor and a parked goroutine. When ctx ends (the client left, the server stops) the
 // wait answers with the current state.
-func (s *System) Wait(ctx context.Context, r WaitRequest) (WaitResult, error) {
+func (s *System) Wait(ctx context.Context, r socketapi.WaitRequest) (socketapi.WaitResult, error) {
 	start := time.Now()
 	targets, err := bulkTargets(r.Targets)
 	if err != nil {
-		return WaitResult{}, err
+		return socketapi.WaitResult{}, err
 	}
 	var deadline time.Time
 	if r.Timeout != "" {
 		d, err := parseTimeout(r.Timeout)
 		if err != nil {
-			return WaitResult{}, err
+			return socketapi.WaitResult{}, err
 		}
 		deadline = start.Add(d)
 	}
 	caller, err := s.caller(ctx, r.Caller)
 	if err != nil {
-		return WaitResult{}, err
+		return socketapi.WaitResult{}, err
 	}
 	rows, err := agentpath.ResolveBulk(ctx, s.cfg.DB.Reader(), caller, targets)
 	if err != nil {
-		return WaitResult{}, err
+		return socketapi.WaitResult{}, err
 	}
 	uuids := make([]string, len(rows))
 	for i, r := range rows {
@@ -106,7 +75,7 @@ func (s *System) Wait(ctx context.Context, r WaitRequest) (WaitResult, error) {
 // waitLoop reads, decides, and blocks until the next commit, the deadline, the fallback
 // re-check or the end of ctx (server shutdown or the client leaving), which returns the
 // current state.
-func (s *System) waitLoop(ctx context.Context, w *waiter, uuids []string, deadline time.Time) (WaitResult, error) {
+func (s *System) waitLoop(ctx context.Context, w *waiter, uuids []string, deadline time.Time) (socketapi.WaitResult, error) {
 	// Reads outlive ctx: on shutdown the current state is still read and returned (the
 	// store is closed only after every request goroutine ended).
 	rctx := context.WithoutCancel(ctx)
@@ -121,7 +90,7 @@ func (s *System) waitLoop(ctx context.Context, w *waiter, uuids []string, deadli
 	for {
 		head, rows, err := s.waitRead(rctx, uuids)
 		if err != nil {
-			return WaitResult{}, err
+			return socketapi.WaitResult{}, err
 		}
 		settled := allSettled(rows)
 		timedOut := !settled && !deadline.IsZero() && !time.Now().Before(deadline)
@@ -175,10 +144,10 @@ func allSettled(rows []store.WaitRow) bool {
 
 // settlement maps a row to its wait target (docs/protocol.md §5.12's table); settled is false
 // for queued, starting, working and unknown rows, which carry reason wait_timeout.
-func settlement(r store.WaitRow) (t WaitTarget, settled bool) {
-	t = WaitTarget{UUID: r.UUID, Path: r.Path, Status: r.Status, ExitReason: r.ExitReason}
-	none := WaitNext{Kind: "none"}
-	lastResponse := WaitNext{Kind: "logs_last_response", Command: "orcr agent logs " + r.Path + " --last-response"}
+func settlement(r store.WaitRow) (t socketapi.WaitTarget, settled bool) {
+	t = socketapi.WaitTarget{UUID: r.UUID, Path: r.Path, Status: r.Status, ExitReason: r.ExitReason}
+	none := socketapi.WaitNext{Kind: "none"}
+	lastResponse := socketapi.WaitNext{Kind: "logs_last_response", Command: "orcr agent logs " + r.Path + " --last-response"}
 	switch r.Status {
 	case store.StatusIdle, store.StatusParked:
 		t.OK, t.Reason, t.Next = true, "turn_complete", lastResponse
@@ -187,7 +156,7 @@ func settlement(r store.WaitRow) (t WaitTarget, settled bool) {
 		if r.BlockedKind != "" {
 			kind = r.BlockedKind
 		}
-		t.Reason, t.Next = "blocked:"+kind, WaitNext{Kind: "attach", Command: "orcr agent attach " + r.Path}
+		t.Reason, t.Next = "blocked:"+kind, socketapi.WaitNext{Kind: "attach", Command: "orcr agent attach " + r.Path}
 	case store.StatusLost:
 		t.Reason, t.Next = "lost", none
 	case store.StatusEnded:
@@ -195,7 +164,7 @@ func settlement(r store.WaitRow) (t WaitTarget, settled bool) {
 		case "completed":
 			t.OK, t.Reason, t.Next = true, "completed", lastResponse
 		case "reaped":
-			t.OK, t.Reason, t.Next = true, "reaped", WaitNext{Kind: "logs_history", Command: "orcr agent logs " + r.UUID}
+			t.OK, t.Reason, t.Next = true, "reaped", socketapi.WaitNext{Kind: "logs_history", Command: "orcr agent logs " + r.UUID}
 		case "timeout", "lost", "killed", "canceled", "failed":
 			t.Reason, t.Next = t.ExitReason, none
 		default:
@@ -208,8 +177,8 @@ func settlement(r store.WaitRow) (t WaitTarget, settled bool) {
 	return t, true
 }
 
-func buildWaitResult(rows []store.WaitRow, head int64, timedOut bool) WaitResult {
-	res := WaitResult{Targets: make([]WaitTarget, 0, len(rows)), AllOK: true, TimedOut: timedOut, DecisionSeq: head}
+func buildWaitResult(rows []store.WaitRow, head int64, timedOut bool) socketapi.WaitResult {
+	res := socketapi.WaitResult{Targets: make([]socketapi.WaitTarget, 0, len(rows)), AllOK: true, TimedOut: timedOut, DecisionSeq: head}
 	for _, r := range rows {
 		t, _ := settlement(r)
 		res.Targets = append(res.Targets, t)

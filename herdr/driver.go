@@ -3,6 +3,7 @@ package herdr
 import (
 	"context"
 	"errors"
+	"github.com/orcr-go/orcr/socketapi"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -161,15 +162,7 @@ func (d *Driver) Restarts(name string) int {
 
 // StatusInfo is the `herdr` object of server.status (docs/protocol.md §5.2). Nil pointers
 // encode as JSON null.
-type StatusInfo struct {
-	Bin            *string `json:"bin"`
-	Reachable      bool    `json:"reachable"`
-	Version        *string `json:"version"`
-	Protocol       *int    `json:"protocol"`
-	Socket         *string `json:"socket"`
-	Session        string  `json:"session"`
-	SessionRunning bool    `json:"session_running"`
-}
+type StatusInfo = socketapi.HerdrStatus
 
 // Status builds server.status's herdr object: reachable means the binary was found;
 // socket, version and protocol are filled only when the owned session is listed as

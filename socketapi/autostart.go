@@ -52,7 +52,7 @@ func (c *Client) WaitReady(ctx context.Context, d time.Duration) error {
 	return err
 }
 
-func (c *Client) waitReady(ctx context.Context, d time.Duration) (*Handshake, error) {
+func (c *Client) waitReady(ctx context.Context, d time.Duration) (Handshake, error) {
 	deadline := time.Now().Add(d)
 	var last error
 	for {
@@ -64,7 +64,7 @@ func (c *Client) waitReady(ctx context.Context, d time.Duration) (*Handshake, er
 		}
 		last = err
 		if ctx.Err() != nil || time.Now().After(deadline) {
-			return nil, wire.Env("server_start_failed", "the orcr server did not become ready in time",
+			return Handshake{}, wire.Env("server_start_failed", "the orcr server did not become ready in time",
 				"last_error", last.Error())
 		}
 		t := time.NewTimer(ReadyPoll)

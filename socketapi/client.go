@@ -12,55 +12,87 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/orcr-go/orcr/config"
 	"github.com/orcr-go/orcr/socketapi/wire"
 )
 
-// Client is a thin client of the orcr socket API. The zero value is usable once Socket
-// is set; fields must not change after first use. Each [Client.Call] opens a fresh
-// connection and closes it after the single response, as the reference CLI and SDK do;
-// [Client.Open] gives a long-lived multiplexed connection for subscriptions.
+// Client is the Go SDK of the orcr socket API: one typed method per method of the table
+// ([Methods]), the streams [Client.Watch] and [Client.FollowLogs], and [Client.Call] for
+// any method by name. The zero value is usable: it talks to the server of the home
+// ORCR_HOME names (default ~/.orcr). [FromEnv] builds the client of code running inside
+// an agent pane or a loop run; [Client.Scope] a client whose paths live in a scope.
+// Fields must not change after first use; a Client is safe for concurrent use. Each call
+// opens a fresh connection and closes it after the single response, as the reference CLI
+// and SDK do; a stream holds its own connection until it ends.
 type Client struct {
-	// Socket is the path of orcr.sock.
+	// Socket is the path of orcr.sock ("": the socket of the ORCR_HOME home).
 	Socket string
 	// Dial, if set, replaces net.Dialer.DialContext (a test seam).
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 	// Timeout bounds a call when ctx has no deadline; 0 means 30 s. Calls to
 	// agent.wait and agent.ask are never bounded by it (the server owns that deadline).
 	Timeout time.Duration
+	// FollowInterval is the polling interval of FollowLogs; 0 means 500 ms.
+	FollowInterval time.Duration
 
 	ids atomic.Int64
+	// lineage is the caller identity sent with every agent verb ([FromEnv]).
+	lineage Lineage
+	// scope, when scoped, is the absolute scope (no leading /) paths compose under.
+	scope  string
+	scoped bool
 }
 
 // DefaultCallTimeout is the per-request read/write bound used when Client.Timeout is 0.
 const DefaultCallTimeout = 30 * time.Second
 
-// unboundedMethods hold the connection until the server decides.
-var unboundedMethods = map[string]bool{"agent.wait": true, "agent.ask": true}
+func (c *Client) socket() (string, error) {
+	if c.Socket != "" {
+		return c.Socket, nil
+	}
+	home, err := config.ResolveHome(os.Getenv)
+	if err != nil {
+		return "", err
+	}
+	return config.NewPaths(home).Socket, nil
+}
 
 func (c *Client) dial(ctx context.Context) (net.Conn, error) {
-	if c.Socket == "" {
-		return nil, wire.Env("server_unreachable", "no socket path configured")
+	socket, err := c.socket()
+	if err != nil {
+		return nil, err
 	}
-	fi, err := os.Lstat(c.Socket)
+	fi, err := os.Lstat(socket)
 	if err == nil && fi.Mode()&os.ModeSymlink != 0 {
-		return nil, wire.Env("unsafe_home", fmt.Sprintf("refusing to connect: %s is a symlink", c.Socket))
+		return nil, wire.Env("unsafe_home", fmt.Sprintf("refusing to connect: %s is a symlink", socket))
 	}
 	dial := c.Dial
 	if dial == nil {
 		var d net.Dialer
 		dial = d.DialContext
 	}
-	conn, err := dial(ctx, "unix", c.Socket)
+	conn, err := dial(ctx, "unix", socket)
 	if err != nil {
-		return nil, wire.Env("server_unreachable", fmt.Sprintf("cannot connect to %s: %v", c.Socket, errors.Unwrap(err))).Wrap(err)
+		return nil, wire.Env("server_unreachable", fmt.Sprintf("cannot connect to %s: %v", socket, errors.Unwrap(err))).Wrap(err)
 	}
 	return conn, nil
 }
 
-// Call sends one request on a fresh connection and decodes the result into result
-// (which may be nil, or a *json.RawMessage). A protocol error comes back as *wire.Error.
+// Call sends one request for any method by name, untyped, on a fresh connection and
+// decodes the result into result (which may be nil, or a *json.RawMessage). params go as
+// given: no caller identity or scope is added. A protocol error comes back as *[Error].
 func (c *Client) Call(ctx context.Context, method string, params any, result any) error {
-	if !unboundedMethods[method] {
+	unbounded := false
+	if m, ok := Lookup(method); ok {
+		unbounded = m.Info().Unbounded
+	}
+	return c.call(ctx, method, unbounded, params, result)
+}
+
+// call is one request/response exchange. Unless unbounded, a ctx without deadline gets
+// the client's call timeout.
+func (c *Client) call(ctx context.Context, method string, unbounded bool, params any, result any) error {
+	if !unbounded {
 		if _, ok := ctx.Deadline(); !ok {
 			t := c.Timeout
 			if t == 0 {
@@ -138,27 +170,4 @@ func ioError(ctx context.Context, err error) error {
 		return wire.Env("frame_too_large", "server reply exceeds the frame limit").Wrap(err)
 	}
 	return wire.Env("server_unreachable", "connection to the orcr server ended: "+err.Error()).Wrap(err)
-}
-
-// Handshake is the result of server.handshake.
-type Handshake struct {
-	PID      int    `json:"pid"`
-	Protocol int    `json:"protocol"`
-	Store    string `json:"store"`
-	Ready    bool   `json:"ready"`
-}
-
-// Handshake performs the readiness probe. A server speaking another protocol is
-// reported as environment_error unsupported_version.
-func (c *Client) Handshake(ctx context.Context) (*Handshake, error) {
-	var h Handshake
-	if err := c.Call(ctx, "server.handshake", nil, &h); err != nil {
-		return nil, err
-	}
-	if h.Protocol != wire.Protocol {
-		return nil, wire.Env("unsupported_version",
-			fmt.Sprintf("server speaks protocol %d, this client speaks %d", h.Protocol, wire.Protocol),
-			"declared_protocol", wire.Protocol, "server_protocol", h.Protocol)
-	}
-	return &h, nil
 }

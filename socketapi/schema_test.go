@@ -6,7 +6,10 @@ import (
 	"flag"
 	"os"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/invopop/jsonschema"
 
 	"github.com/orcr-go/orcr/socketapi"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
@@ -30,6 +33,38 @@ func TestSchemaGolden(t *testing.T) {
 	}
 	if !bytes.Equal(got, want) {
 		t.Errorf("schema document differs from %s; run `go test ./socketapi -run TestSchemaGolden -update` and review the diff", golden)
+	}
+}
+
+// The descriptions of the schema come from the doc comments of this package, embedded as
+// comments.json (an installed binary has no sources). It must match the sources.
+func TestSchemaComments(t *testing.T) {
+	r := new(jsonschema.Reflector)
+	if err := r.AddGoComments("github.com/orcr-go/orcr/socketapi", "./"); err != nil {
+		t.Fatal(err)
+	}
+	for k := range r.CommentMap {
+		if strings.Contains(k, "_test.") || strings.HasPrefix(strings.TrimPrefix(k, "github.com/orcr-go/orcr/socketapi"), "/") {
+			delete(r.CommentMap, k) // tests and subpackages
+		}
+	}
+	got, err := json.MarshalIndent(r.CommentMap, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = append(got, '\n')
+	const file = "comments.json"
+	if *update {
+		if err := os.WriteFile(file, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s is stale; run `go test ./socketapi -run 'TestSchemaComments|TestSchemaGolden' -update`", file)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"github.com/orcr-go/orcr/socketapi"
 )
 
 // Named reads on the read pool. Each is one read transaction or one statement.
@@ -70,13 +71,6 @@ func (db *DB) AgentCounts(ctx context.Context) (Counts, error) {
 		COALESCE(SUM(managed = 0 AND status != 'ended'), 0)
 		FROM agents`).Scan(&c.Live, &c.Queued, &c.Blocked, &c.Unmanaged)
 	return c, sqliteErr("count agents", err)
-}
-
-// LoopSummary is one active or paused loop as server.status lists it.
-type LoopSummary struct {
-	Name       string `json:"name"`
-	Status     string `json:"status"`
-	NextFireAt *int64 `json:"next_fire_at"`
 }
 
 // ActiveLoops lists active and paused loops in creation order.
@@ -166,3 +160,6 @@ func (db *DB) WaitRows(ctx context.Context, uuids []string) (int64, []WaitRow, e
 	}
 	return head, rows, closeRows(rs, "read wait rows")
 }
+
+// LoopSummary is one active or paused loop as server.status lists it (a wire type).
+type LoopSummary = socketapi.LoopSummary

@@ -4,43 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"github.com/orcr-go/orcr/socketapi"
 )
 
 // Scanner is satisfied by *sql.Row and *sql.Rows.
 type Scanner interface {
 	Scan(dest ...any) error
-}
-
-// AgentRow is the agent row shape of docs/protocol.md §4.3 (agent.ls, snapshots, and the
-// "agent" member of every agent.* event payload, docs/decisions.md D2). Nullable keys that are
-// always present are pointers without omitempty (they serialise as null); keys present
-// only when set are pointers with omitempty.
-type AgentRow struct {
-	UUID               string  `json:"uuid"`
-	Path               string  `json:"path"`
-	Status             Status  `json:"status"`
-	Managed            bool    `json:"managed"`
-	Agent              *string `json:"agent"`
-	Model              *string `json:"model"`
-	Effort             *string `json:"effort"`
-	Cwd                *string `json:"cwd"`
-	PaneID             *string `json:"pane_id"`
-	MoveState          string  `json:"move_state"`
-	CreatedAt          int64   `json:"created_at"`
-	LastStatusChangeAt *int64  `json:"last_status_change_at"`
-
-	HerdrSession    *string `json:"herdr_session,omitempty"`
-	StartingAt      *int64  `json:"starting_at,omitempty"`
-	IdleSince       *int64  `json:"idle_since,omitempty"`
-	ParkedAt        *int64  `json:"parked_at,omitempty"`
-	TurnDeliveredAt *int64  `json:"turn_delivered_at,omitempty"` // of the latest turn (highest input_seq)
-	TurnCompletedAt *int64  `json:"turn_completed_at,omitempty"` // of the latest turn
-	QueuePosition   *int64  `json:"queue_position,omitempty"`    // derived; only when status = queued
-	ParentID        *string `json:"parent_id,omitempty"`
-	ParentPath      *string `json:"parent_path,omitempty"` // only when parent_id names an agent row
-	BlockedKind     *string `json:"blocked_kind,omitempty"`
-	ExitReason      *string `json:"exit_reason,omitempty"`
-	EndedAt         *int64  `json:"ended_at,omitempty"`
 }
 
 // AgentSelect selects the columns [ScanAgent] reads, from "agents a". Append a WHERE /
@@ -80,23 +49,6 @@ func QueryAgents(ctx context.Context, q Querier, tail string, args ...any) ([]Ag
 	return queryRows(ctx, q, AgentSelect+" "+tail, args, ScanAgent)
 }
 
-// LoopRow is the loop row shape of docs/protocol.md §4.3 (loop.ls, snapshots, the "loop"
-// member of loop.* payloads). Every key is always present; nullable ones serialise as null.
-type LoopRow struct {
-	UUID           string  `json:"uuid"`
-	Name           string  `json:"name"`
-	Status         string  `json:"status"`
-	EndedReason    *string `json:"ended_reason"`
-	Cadence        string  `json:"cadence"`
-	CadenceKind    string  `json:"cadence_kind"`
-	TZ             string  `json:"tz"`
-	NextFireAt     *int64  `json:"next_fire_at"`
-	LastFireAt     *int64  `json:"last_fire_at"`
-	MaxConcurrency int64   `json:"max_concurrency"`
-	Overlap        string  `json:"overlap"`
-	CreatedAt      int64   `json:"created_at"`
-}
-
 // LoopSelect selects the columns [ScanLoop] reads, from "loops l".
 const LoopSelect = `SELECT l.uuid, l.name, l.status, l.ended_reason, l.cadence_value, l.cadence_kind,
 	l.tz, l.next_fire_at, l.last_fire_at, l.max_concurrency, l.overlap, l.created_at
@@ -119,27 +71,6 @@ func LoopByUUID(ctx context.Context, q Querier, uuid string) (LoopRow, error) {
 // QueryLoops reads the loop rows selected by tail (over "loops l") and args.
 func QueryLoops(ctx context.Context, q Querier, tail string, args ...any) ([]LoopRow, error) {
 	return queryRows(ctx, q, LoopSelect+" "+tail, args, ScanLoop)
-}
-
-// RunRow is the loop-run row shape of docs/protocol.md §4.3 (loop.run.ls, the "run" member of
-// loop_run.* payloads). Every key is always present; nullable ones serialise as null.
-// Path is "<loop name>/<run_id>"; Agents counts non-ended agents under that path.
-type RunRow struct {
-	UUID      string `json:"uuid"`
-	LoopUUID  string `json:"loop_uuid"`
-	RunID     string `json:"run_id"`
-	Path      string `json:"path"`
-	Kind      string `json:"kind"`
-	Status    string `json:"status"`
-	DueAt     *int64 `json:"due_at"`
-	CreatedAt int64  `json:"created_at"`
-	StartedAt *int64 `json:"started_at"`
-	EndedAt   *int64 `json:"ended_at"`
-	ExitCode  *int64 `json:"exit_code"`
-	Signal    *int64 `json:"signal"`
-	PID       *int64 `json:"pid"`
-	PGID      *int64 `json:"pgid"`
-	Agents    int64  `json:"agents"`
 }
 
 // RunSelect selects the columns [ScanRun] reads, from "loop_runs r" left-joined with
@@ -195,3 +126,11 @@ func queryRows[T any](ctx context.Context, q Querier, query string, args []any, 
 	}
 	return out, sqliteErr("query", rows.Err())
 }
+
+// The row shapes are the wire types of package socketapi (docs/protocol.md §4.3); the
+// store scans into them.
+type (
+	AgentRow = socketapi.AgentRow
+	LoopRow  = socketapi.LoopRow
+	RunRow   = socketapi.RunRow
+)

@@ -3,39 +3,8 @@ package store
 import (
 	"context"
 	"database/sql"
+	"github.com/orcr-go/orcr/socketapi"
 )
-
-// Snapshot is the SnapshotDoc of docs/protocol.md §4.3 (api.snapshot, watch.open). Slices are
-// never nil, so they serialise as [].
-type Snapshot struct {
-	SnapshotSeq int64          `json:"snapshot_seq"`
-	Agents      []AgentRow     `json:"agents"` // every non-ended agent (incl. lost), by path then created_at
-	Loops       []SnapshotLoop `json:"loops"`  // active and paused loops, by created_at
-	Queue       []QueueEntry   `json:"queue"`  // the queued subset of Agents, in path order
-}
-
-// SnapshotLoop is a [LoopRow] extended with its running and stopping runs.
-type SnapshotLoop struct {
-	LoopRow
-	Runs []SnapshotRun `json:"runs"`
-}
-
-// SnapshotRun is the short run shape inside a snapshot loop.
-type SnapshotRun struct {
-	UUID      string `json:"uuid"`
-	RunID     string `json:"run_id"`
-	Kind      string `json:"kind"`
-	Status    string `json:"status"`
-	DueAt     *int64 `json:"due_at"`
-	StartedAt *int64 `json:"started_at"`
-}
-
-// QueueEntry is one entry of the snapshot's queue.
-type QueueEntry struct {
-	UUID  string  `json:"uuid"`
-	Path  string  `json:"path"`
-	Agent *string `json:"agent"`
-}
 
 // Snapshot builds the SnapshotDoc inside one read transaction on the read pool, so
 // SnapshotSeq (the highest event seq, 0 if none) is consistent with the rows: every
@@ -96,3 +65,11 @@ func snapshot(ctx context.Context, q Querier) (*Snapshot, error) {
 	}
 	return s, nil
 }
+
+// The snapshot document's types are the wire types of package socketapi.
+type (
+	Snapshot     = socketapi.Snapshot
+	SnapshotLoop = socketapi.SnapshotLoop
+	SnapshotRun  = socketapi.SnapshotRun
+	QueueEntry   = socketapi.QueueEntry
+)

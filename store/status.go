@@ -3,38 +3,27 @@ package store
 import (
 	"errors"
 	"fmt"
+	"github.com/orcr-go/orcr/socketapi"
 
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
 
-// Status is an agent row's public status (docs/lifecycle.md §5).
-type Status string
+// Status is an agent row's public status: the wire type socketapi.Status, whose
+// constants are repeated here for the store's own code (docs/lifecycle.md §5).
+type Status = socketapi.Status
 
 // Agent statuses.
 const (
-	StatusQueued   Status = "queued"
-	StatusStarting Status = "starting"
-	StatusWorking  Status = "working"
-	StatusIdle     Status = "idle"
-	StatusBlocked  Status = "blocked"
-	StatusParked   Status = "parked"
-	StatusLost     Status = "lost"
-	StatusEnded    Status = "ended"
+	StatusQueued   = socketapi.StatusQueued
+	StatusStarting = socketapi.StatusStarting
+	StatusWorking  = socketapi.StatusWorking
+	StatusIdle     = socketapi.StatusIdle
+	StatusBlocked  = socketapi.StatusBlocked
+	StatusParked   = socketapi.StatusParked
+	StatusLost     = socketapi.StatusLost
+	StatusEnded    = socketapi.StatusEnded
 )
-
-// In reports whether s is one of set.
-func (s Status) In(set ...Status) bool {
-	for _, x := range set {
-		if s == x {
-			return true
-		}
-	}
-	return false
-}
-
-// Gone reports whether an agent in status s can no longer take input (ended or lost).
-func (s Status) Gone() bool { return s == StatusEnded || s == StatusLost }
 
 // Status sets used by several operations.
 var (

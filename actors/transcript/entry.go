@@ -1,6 +1,10 @@
 package transcript
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/orcr-go/orcr/socketapi"
+)
 
 // Entry kinds (docs/providers.md §6.1).
 const (
@@ -18,18 +22,9 @@ const (
 	RoleAssistant = "assistant"
 )
 
-// Entry is one transcript entry in the common shape of docs/providers.md §6.1, encoded as in
-// the agent.logs result (docs/protocol.md §5.11): tool, timestamp and the token counts are
-// omitted when absent; text is always present, possibly empty.
-type Entry struct {
-	Role         string `json:"role"`
-	Kind         string `json:"kind"`
-	Text         string `json:"text"`
-	Tool         string `json:"tool,omitempty"`
-	Timestamp    string `json:"timestamp,omitempty"`
-	InputTokens  *int64 `json:"input_tokens,omitempty"`
-	OutputTokens *int64 `json:"output_tokens,omitempty"`
-}
+// Entry is one transcript entry in the common shape of docs/providers.md §6.1: the wire
+// type of the agent.logs result (docs/protocol.md §5.11).
+type Entry = socketapi.LogEntry
 
 // LastResponse returns the text of the last entry with role assistant, kind text and
 // text that is not blank (only white space), verbatim, and true; or "", false when

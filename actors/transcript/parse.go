@@ -188,14 +188,14 @@ func parseClaudeLine(line []byte, out []Entry) []Entry {
 				e.Text = toolResultText(b.Content)
 			}
 		}
-		e.copyTokens()
+		copyTokens(&e)
 		out = append(out, e)
 	}
 	return out
 }
 
 // copyTokens gives e its own token counters, so entries of one line share no pointers.
-func (e *Entry) copyTokens() {
+func copyTokens(e *Entry) {
 	if e.InputTokens != nil {
 		v := *e.InputTokens
 		e.InputTokens = &v

@@ -136,6 +136,12 @@ func (r *connReader) handle(line []byte) {
 		r.reply(req.ID, nil, wire.Invalid("unknown_method", "unknown method `"+req.Method+"`", "method", req.Method))
 		return
 	}
+	if h.decode != nil {
+		if _, err := h.decode(req.Params); err != nil {
+			r.reply(req.ID, nil, wire.From(err, "internal"))
+			return
+		}
+	}
 	call := &Call{s: r.s, Req: req, w: r.w}
 	switch {
 	case h.stream != nil:
@@ -176,9 +182,9 @@ type Call struct {
 	after func()
 }
 
-// Params decodes the request params into v. Fields of the wrong type are left at their
-// zero value (read as absent), and a params value that is not an object leaves v
-// untouched: handlers then find no keys (docs/protocol.md §2.2).
+// Params decodes the request params into v. Table methods had their params checked
+// against their params type before the handler ran (socketapi.DecodeParams); for the
+// hidden debug methods a field of the wrong type reads as absent.
 func (c *Call) Params(v any) {
 	_ = json.Unmarshal(c.Req.Params, v)
 }

@@ -2,7 +2,7 @@ package server
 
 import (
 	"context"
-	"fmt"
+	"encoding/json"
 	"os"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -17,68 +17,60 @@ import (
 // must not block), async (runs on a request goroutine, may block) or stream (spawns a
 // subscription actor that answers the request itself) is set.
 type handler struct {
+	// decode, if set, checks the params before a server-side handler runs.
+	decode func(json.RawMessage) (any, error)
 	inline func(*Call) (any, error)
 	async  func(context.Context, *Call) (any, error)
 	stream func(actor.Context, *Call)
 	debug  bool // hidden debug method: not in the catalogue
 }
 
-// facade adapts one typed facade method to a handler: the params are decoded into the
-// request type, the facade is called, and its result is the response.
-func facade[Req, Res any](fn func(context.Context, Req) (Res, error)) handler {
-	return handler{async: func(ctx context.Context, c *Call) (any, error) {
-		var req Req
-		c.Params(&req)
-		res, err := fn(ctx, req)
-		if err != nil {
-			return nil, err
-		}
-		return res, nil
-	}}
-}
-
-// methodTable binds the catalogue (socketapi.Catalogue, the one method table) to
-// handlers. Every catalogue method is registered; one whose issue has not landed answers
-// invalid_request not_implemented. A catalogue entry marked Implemented without a
-// handler here is a programming error.
-func (s *Server) methodTable() map[string]handler {
+// methodTable binds the method table (socketapi.Methods) to handlers: a facade method is
+// decoded and served by its table entry on a request goroutine; a server-side method gets
+// its handler from serverSide after its params were checked against its params type; a
+// method that has not landed answers invalid_request not_implemented. A server-side
+// entry without a handler here, or a handler for a method the table does not mark
+// server-side, is a programming error.
+func (s *Server) methodTable(table []socketapi.Spec) map[string]handler {
 	sys := s.system
-	impl := map[string]handler{
+	serverSide := map[string]handler{
 		"server.handshake": {inline: s.handshake},
-		"server.status":    {async: func(ctx context.Context, _ *Call) (any, error) { return sys.Status(ctx) }},
 		"server.stop":      {inline: s.stopMethod},
-		"api.schema":       {inline: func(*Call) (any, error) { return socketapi.Schema(), nil }},
-		"api.snapshot":     {async: func(ctx context.Context, _ *Call) (any, error) { return sys.Snapshot(ctx) }},
+		"api.schema":       {inline: func(*Call) (any, error) { return s.schema, nil }},
 		"events.subscribe": {stream: s.subscribe},
 		"watch.open":       {stream: s.watchOpen},
-		"agent.run":        facade(sys.Run),
-		"agent.send":       facade(sys.Send),
-		"agent.kill":       facade(sys.Kill),
-		"agent.ls":         facade(sys.Ls),
-		"agent.ask":        facade(sys.Ask),
-		"agent.logs":       facade(sys.Logs),
-		"agent.wait":       facade(sys.Wait),
 	}
-	table := map[string]handler{}
-	for _, m := range socketapi.Catalogue {
-		h, ok := impl[m.Name]
-		if ok != m.Implemented {
-			panic(fmt.Sprintf("server: method %s: implemented=%v but handler present=%v", m.Name, m.Implemented, ok))
-		}
-		if !ok {
-			name := m.Name
+	out := map[string]handler{}
+	for _, m := range table {
+		info := m.Info()
+		var h handler
+		switch {
+		case info.Facade:
+			h = handler{async: func(ctx context.Context, c *Call) (any, error) { return m.Serve(ctx, sys, c.Req.Params) }}
+		case info.ServerSide:
+			var ok bool
+			if h, ok = serverSide[info.Name]; !ok {
+				panic("server: server-side method " + info.Name + " has no handler")
+			}
+			delete(serverSide, info.Name)
+			h.decode = m.Decode
+		default:
+			name := info.Name
 			h = handler{inline: func(*Call) (any, error) {
 				return nil, wire.Invalid("not_implemented", "method `"+name+"` is not implemented yet", "method", name)
 			}}
 		}
-		table[m.Name] = h
+		out[info.Name] = h
+	}
+	for name := range serverSide {
+		panic("server: handler for " + name + ", which the method table does not serve server-side")
 	}
 	if s.debug {
-		table["__debug.emit_event"] = handler{async: s.debugEmit, debug: true}
-		table["__debug.set_agent"] = handler{async: s.debugSetAgent, debug: true}
-		table["__debug.insert_loop_run"] = handler{async: s.debugInsertLoopRun, debug: true}
+		out["__debug.emit_event"] = handler{async: s.debugEmit, debug: true}
+		out["__debug.set_agent"] = handler{async: s.debugSetAgent, debug: true}
+		out["__debug.insert_loop_run"] = handler{async: s.debugInsertLoopRun, debug: true}
 	}
-	return table
+	return out
 }
 
 func (s *Server) handshake(*Call) (any, error) {
@@ -91,13 +83,11 @@ func (s *Server) stopMethod(c *Call) (any, error) {
 		c.s.log.Info("server.stop requested")
 		s.Stop()
 	}
-	return map[string]any{"status": "stopping"}, nil
+	return socketapi.StopResult{Status: "stopping"}, nil
 }
 
 func (s *Server) subscribe(c actor.Context, call *Call) {
-	var p struct {
-		SinceSeq int64 `json:"since_seq"`
-	}
+	var p socketapi.SubscribeRequest
 	call.Params(&p)
 	s.spawnSubscription(c, call, actors.KindSubscribe, p.SinceSeq)
 }

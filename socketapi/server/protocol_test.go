@@ -125,17 +125,35 @@ func TestProtocolErrors(t *testing.T) {
 	if m := rc.read(); m["ok"] != true || m["id"] != "h" {
 		t.Errorf("handshake after negotiation without protocol: got %v", m)
 	}
-	// Params of the wrong type are read as absent (docs/protocol.md §2.2): since_seq "x" → 0.
-	rc.send(`{"protocol":1,"id":"s","method":"events.subscribe","params":{"since_seq":"x"}}`)
-	m := rc.read()
-	res, _ := m["result"].(map[string]any)
-	if m["ok"] != true || res["from_seq"] != json.Number("0") {
-		t.Errorf("events.subscribe with a string since_seq: got %v, want from_seq 0", m)
+	// A param of the wrong type is invalid_request wrong_type naming the field, for
+	// facade and server-side methods alike, and so are params that are not an object
+	// (docs/protocol.md §2.2, docs/decisions.md D8).
+	for _, tc := range []struct{ frame, field, expected string }{
+		{`{"id":"s","method":"events.subscribe","params":{"since_seq":"x"}}`, "since_seq", "an integer"},
+		{`{"id":"s","method":"agent.logs","params":{"target":"a","tail":"3"}}`, "tail", "an integer"},
+		{`{"id":"s","method":"agent.wait","params":{"targets":["a",7]}}`, "targets", "a string"},
+		{`{"id":"s","method":"agent.ls","params":{"all":"yes"}}`, "all", "a boolean"},
+		{`{"id":"s","method":"agent.run","params":{"name":7}}`, "name", "a string"},
+		{`{"id":"s","method":"agent.kill","params":{"targets":"a"}}`, "targets", "an array"},
+		{`{"id":"p","method":"server.handshake","params":[1]}`, "params", "object"},
+	} {
+		rc.send(tc.frame)
+		m := rc.read()
+		code, reason := errOf(t, m)
+		e, _ := m["error"].(map[string]any)
+		d, _ := e["details"].(map[string]any)
+		if code != "invalid_request" || reason != "wrong_type" || d["field"] != tc.field || d["expected"] != tc.expected {
+			t.Errorf("%s: got %v, want invalid_request wrong_type field %s expected %s", tc.frame, m, tc.field, tc.expected)
+		}
 	}
-	// A non-object params value is not rejected either.
-	rc.send(`{"protocol":1,"id":"p","method":"server.handshake","params":[1]}`)
+	// Null params and null values read as absent.
+	rc.send(`{"id":"n","method":"server.handshake","params":null}`)
 	if m := rc.read(); m["ok"] != true {
-		t.Errorf("handshake with array params: got %v", m)
+		t.Errorf("handshake with null params: got %v", m)
+	}
+	rc.send(`{"id":"n","method":"agent.ls","params":{"all":null,"pattern":null}}`)
+	if m := rc.read(); m["ok"] != true {
+		t.Errorf("agent.ls with null values: got %v", m)
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"context"
 	"log/slog"
 	"time"
+
+	"github.com/orcr-go/orcr/socketapi"
 )
 
 // Options configures [Run]. The zero value plus Home is a production server.
@@ -24,6 +26,9 @@ type Options struct {
 	// DeadLetterThrottle is the actor system's dead-letter log throttle (default 1 s).
 	// Tests shorten it: the throttle keeps a goroutine alive for one interval.
 	DeadLetterThrottle time.Duration
+	// Methods replaces the method table socketapi.Methods (a test seam: a test adds a
+	// method and sees it dispatched and described).
+	Methods []socketapi.Spec
 }
 
 // Outcomes of Run.

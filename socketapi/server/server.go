@@ -52,6 +52,7 @@ type Server struct {
 	maxFrame int
 
 	handlers map[string]handler
+	schema   map[string]any // the api.schema document of the method table
 	debug    bool
 
 	ctx      context.Context // canceled when shutdown begins
@@ -150,7 +151,12 @@ func Start(ctx context.Context, opts Options) (*Server, string, error) {
 		return fail(err)
 	}
 	s.sys = s.system.Actors()
-	s.handlers = s.methodTable()
+	table := opts.Methods
+	if table == nil {
+		table = socketapi.Methods
+	}
+	s.schema = socketapi.SchemaOf(table)
+	s.handlers = s.methodTable(table)
 
 	// 8. Signals.
 	if !opts.NoSignals {

@@ -20,7 +20,8 @@ func TestCatalogueCoverage(t *testing.T) {
 	verbs := cli.Verbs()
 	table := cli.VerbMethods()
 	local := cli.LocalVerbs()
-	for _, m := range socketapi.Catalogue {
+	for _, spec := range socketapi.Methods {
+		m := spec.Info()
 		if !slices.Contains(verbs, m.CLI) {
 			t.Errorf("method %s: CLI verb %q is not a command of the kong tree", m.Name, m.CLI)
 			continue
@@ -37,7 +38,7 @@ func TestCatalogueCoverage(t *testing.T) {
 		}
 		for _, name := range methods {
 			if _, ok := socketapi.Lookup(name); !ok {
-				t.Errorf("verb %q maps to %q, which is not in socketapi.Catalogue", v, name)
+				t.Errorf("verb %q maps to %q, which is not in socketapi.Methods", v, name)
 			}
 		}
 	}

@@ -1,0 +1,89 @@
+package socketapi
+
+import (
+	"context"
+	"iter"
+	"time"
+)
+
+// DefaultFollowInterval is how often [Client.FollowLogs] polls when
+// Client.FollowInterval is 0.
+const DefaultFollowInterval = 500 * time.Millisecond
+
+// FollowLogs yields an agent's transcript entries as they appear, like `orcr agent logs
+// --follow`: first the entries already there (the last *req.Tail of them when Tail is
+// set), then new ones, polling agent.logs every FollowInterval. A transcript that is not
+// readable yet (transcript_unavailable) counts as no entries. Once the agent has ended,
+// one last poll drains what is left and the iteration ends. Any other error is yielded
+// once, last; ctx ending ends the iteration without an error. LastResponse and Follow of
+// req are ignored.
+func (c *Client) FollowLogs(ctx context.Context, req LogsRequest) iter.Seq2[LogEntry, error] {
+	return func(yield func(LogEntry, error) bool) {
+		every := c.FollowInterval
+		if every <= 0 {
+			every = DefaultFollowInterval
+		}
+		tail := req.Tail
+		req.Tail, req.LastResponse, req.Follow = nil, false, false
+		seen := 0
+		uuid := ""
+		// poll yields the entries past seen; it returns whether to go on.
+		poll := func(first bool) (ended, ok bool) {
+			res, err := c.Logs(ctx, req)
+			switch {
+			case IsCode(err, CodeTranscriptUnavailable):
+				if e, _ := err.(*Error); e != nil && uuid == "" {
+					uuid, _ = e.Details["uuid"].(string)
+				}
+			case err != nil:
+				if ctx.Err() == nil {
+					yield(LogEntry{}, err)
+				}
+				return false, false
+			default:
+				uuid = res.UUID
+				fresh := res.Entries[min(seen, len(res.Entries)):]
+				if first && tail != nil && *tail >= 0 && *tail < len(fresh) {
+					fresh = fresh[len(fresh)-*tail:]
+				}
+				seen = max(seen, len(res.Entries))
+				for _, e := range fresh {
+					if !yield(e, nil) {
+						return false, false
+					}
+				}
+				if res.Resolved == "latest_ended" {
+					return true, true
+				}
+			}
+			if uuid != "" && req.Target != uuid {
+				req.Target = uuid // later polls follow this agent even if the path is reused
+			}
+			if uuid == "" {
+				return false, true
+			}
+			ls, err := c.Ls(ctx, LsRequest{Pattern: uuid, All: true})
+			if err != nil {
+				if ctx.Err() == nil {
+					yield(LogEntry{}, err)
+				}
+				return false, false
+			}
+			return len(ls.Agents) == 1 && ls.Agents[0].Status == StatusEnded, true
+		}
+		ended, ok := poll(true)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for ok && !ended {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			ended, ok = poll(false)
+		}
+		if ok {
+			poll(false) // the final drain: entries written just before the end
+		}
+	}
+}

@@ -1,0 +1,142 @@
+package socketapi
+
+// The row shapes of docs/protocol.md §4.3: what agent.ls, api.snapshot, watch.open and
+// the event payloads carry. The store scans straight into them (store.AgentRow and the
+// others are aliases of these types), so there is one definition of each shape.
+
+// Status is an agent row's public status (docs/lifecycle.md §5).
+type Status string
+
+// Agent statuses.
+const (
+	StatusQueued   Status = "queued"
+	StatusStarting Status = "starting"
+	StatusWorking  Status = "working"
+	StatusIdle     Status = "idle"
+	StatusBlocked  Status = "blocked"
+	StatusParked   Status = "parked"
+	StatusLost     Status = "lost"
+	StatusEnded    Status = "ended"
+)
+
+// In reports whether s is one of set.
+func (s Status) In(set ...Status) bool {
+	for _, x := range set {
+		if s == x {
+			return true
+		}
+	}
+	return false
+}
+
+// Gone reports whether an agent in status s can no longer take input (ended or lost).
+func (s Status) Gone() bool { return s == StatusEnded || s == StatusLost }
+
+// AgentRow is the agent row shape of docs/protocol.md §4.3 (agent.ls, snapshots, and the
+// "agent" member of every agent.* event payload, docs/decisions.md D2). Nullable keys that are
+// always present are pointers without omitempty (they serialise as null); keys present
+// only when set are pointers with omitempty.
+type AgentRow struct {
+	UUID               string  `json:"uuid"`
+	Path               string  `json:"path"`
+	Status             Status  `json:"status"`
+	Managed            bool    `json:"managed"`
+	Agent              *string `json:"agent"`
+	Model              *string `json:"model"`
+	Effort             *string `json:"effort"`
+	Cwd                *string `json:"cwd"`
+	PaneID             *string `json:"pane_id"`
+	MoveState          string  `json:"move_state"`
+	CreatedAt          int64   `json:"created_at"`
+	LastStatusChangeAt *int64  `json:"last_status_change_at"`
+
+	HerdrSession    *string `json:"herdr_session,omitempty"`
+	StartingAt      *int64  `json:"starting_at,omitempty"`
+	IdleSince       *int64  `json:"idle_since,omitempty"`
+	ParkedAt        *int64  `json:"parked_at,omitempty"`
+	TurnDeliveredAt *int64  `json:"turn_delivered_at,omitempty"` // of the latest turn (highest input_seq)
+	TurnCompletedAt *int64  `json:"turn_completed_at,omitempty"` // of the latest turn
+	QueuePosition   *int64  `json:"queue_position,omitempty"`    // derived; only when status = queued
+	ParentID        *string `json:"parent_id,omitempty"`
+	ParentPath      *string `json:"parent_path,omitempty"` // only when parent_id names an agent row
+	BlockedKind     *string `json:"blocked_kind,omitempty"`
+	ExitReason      *string `json:"exit_reason,omitempty"`
+	EndedAt         *int64  `json:"ended_at,omitempty"`
+}
+
+// LoopRow is the loop row shape of docs/protocol.md §4.3 (loop.ls, snapshots, the "loop"
+// member of loop.* payloads). Every key is always present; nullable ones serialise as null.
+type LoopRow struct {
+	UUID           string  `json:"uuid"`
+	Name           string  `json:"name"`
+	Status         string  `json:"status"`
+	EndedReason    *string `json:"ended_reason"`
+	Cadence        string  `json:"cadence"`
+	CadenceKind    string  `json:"cadence_kind"`
+	TZ             string  `json:"tz"`
+	NextFireAt     *int64  `json:"next_fire_at"`
+	LastFireAt     *int64  `json:"last_fire_at"`
+	MaxConcurrency int64   `json:"max_concurrency"`
+	Overlap        string  `json:"overlap"`
+	CreatedAt      int64   `json:"created_at"`
+}
+
+// RunRow is the loop-run row shape of docs/protocol.md §4.3 (loop.run.ls, the "run" member of
+// loop_run.* payloads). Every key is always present; nullable ones serialise as null.
+// Path is "<loop name>/<run_id>"; Agents counts non-ended agents under that path.
+type RunRow struct {
+	UUID      string `json:"uuid"`
+	LoopUUID  string `json:"loop_uuid"`
+	RunID     string `json:"run_id"`
+	Path      string `json:"path"`
+	Kind      string `json:"kind"`
+	Status    string `json:"status"`
+	DueAt     *int64 `json:"due_at"`
+	CreatedAt int64  `json:"created_at"`
+	StartedAt *int64 `json:"started_at"`
+	EndedAt   *int64 `json:"ended_at"`
+	ExitCode  *int64 `json:"exit_code"`
+	Signal    *int64 `json:"signal"`
+	PID       *int64 `json:"pid"`
+	PGID      *int64 `json:"pgid"`
+	Agents    int64  `json:"agents"`
+}
+
+// Snapshot is the SnapshotDoc of docs/protocol.md §4.3 (api.snapshot, watch.open). Slices are
+// never nil, so they serialise as [].
+type Snapshot struct {
+	SnapshotSeq int64          `json:"snapshot_seq"`
+	Agents      []AgentRow     `json:"agents"` // every non-ended agent (incl. lost), by path then created_at
+	Loops       []SnapshotLoop `json:"loops"`  // active and paused loops, by created_at
+	Queue       []QueueEntry   `json:"queue"`  // the queued subset of Agents, in path order
+}
+
+// SnapshotLoop is a LoopRow extended with its running and stopping runs.
+type SnapshotLoop struct {
+	LoopRow
+	Runs []SnapshotRun `json:"runs"`
+}
+
+// SnapshotRun is the short run shape inside a snapshot loop.
+type SnapshotRun struct {
+	UUID      string `json:"uuid"`
+	RunID     string `json:"run_id"`
+	Kind      string `json:"kind"`
+	Status    string `json:"status"`
+	DueAt     *int64 `json:"due_at"`
+	StartedAt *int64 `json:"started_at"`
+}
+
+// QueueEntry is one entry of the snapshot's queue.
+type QueueEntry struct {
+	UUID  string  `json:"uuid"`
+	Path  string  `json:"path"`
+	Agent *string `json:"agent"`
+}
+
+// LoopSummary is one active or paused loop as server.status lists it.
+type LoopSummary struct {
+	Name       string `json:"name"`
+	Status     string `json:"status"`
+	NextFireAt *int64 `json:"next_fire_at"`
+}

@@ -1,0 +1,152 @@
+package socketapi
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/orcr-go/orcr/socketapi/wire"
+)
+
+// Error is a protocol error: one of the nine codes, a message and details (reason,
+// cause, the offending field, …). Every error a [Client] method returns for a refused
+// request is one; match it with errors.As or [IsCode].
+type Error = wire.Error
+
+// Code is a protocol error code.
+type Code = wire.Code
+
+// The nine error codes (docs/protocol.md §9).
+const (
+	CodeNotFound              = wire.NotFound
+	CodeInvalidRequest        = wire.InvalidRequest
+	CodeStateConflict         = wire.StateConflict
+	CodeBlocked               = wire.Blocked
+	CodeTimeout               = wire.Timeout
+	CodeIntegrationMissing    = wire.IntegrationMissing
+	CodeTranscriptUnavailable = wire.TranscriptUnavailable
+	CodeEnvironmentError      = wire.EnvironmentError
+	CodeServerError           = wire.ServerError
+)
+
+// IsCode reports whether err is a protocol error with code c.
+func IsCode(err error, c Code) bool {
+	e, ok := wire.As(err)
+	return ok && e.Code == c
+}
+
+// Invoke calls method m of the table with req on a fresh connection and returns its
+// typed result. The client's caller identity fills a request's empty caller_id and
+// caller_path, and a scoped client composes the request's paths first (see
+// [Client.Scope]). Every typed method of Client is Invoke with its table entry.
+func Invoke[Req, Res any](ctx context.Context, c *Client, m *Method[Req, Res], req Req) (Res, error) {
+	res, _, err := InvokeRaw(ctx, c, m, req)
+	return res, err
+}
+
+// InvokeRaw is [Invoke] that also returns the result exactly as the server sent it
+// (the CLI prints that with --json).
+func InvokeRaw[Req, Res any](ctx context.Context, c *Client, m *Method[Req, Res], req Req) (Res, json.RawMessage, error) {
+	var res Res
+	if err := c.prepare(&req); err != nil {
+		return res, nil, err
+	}
+	var raw json.RawMessage
+	if err := c.call(ctx, m.Name, m.Unbounded, req, &raw); err != nil {
+		return res, nil, err
+	}
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &res); err != nil {
+			return res, raw, wire.Internal("decode", "cannot decode the result of "+m.Name+": "+err.Error())
+		}
+	}
+	return res, raw, nil
+}
+
+// Handshake calls server.handshake, the readiness probe. A server speaking another
+// protocol is environment_error unsupported_version.
+func (c *Client) Handshake(ctx context.Context) (Handshake, error) {
+	h, err := Invoke(ctx, c, ServerHandshake, NoParams{})
+	if err == nil && h.Protocol != wire.Protocol {
+		return h, wire.Env("unsupported_version",
+			"server speaks protocol "+itoa(int64(h.Protocol))+", this client speaks "+itoa(wire.Protocol),
+			"declared_protocol", wire.Protocol, "server_protocol", h.Protocol)
+	}
+	return h, err
+}
+
+// Status calls server.status.
+func (c *Client) Status(ctx context.Context) (StatusResult, error) {
+	return Invoke(ctx, c, ServerStatus, NoParams{})
+}
+
+// Stop calls server.stop: the server answers, then stops; agent panes keep running.
+func (c *Client) Stop(ctx context.Context) (StopResult, error) {
+	return Invoke(ctx, c, ServerStop, NoParams{})
+}
+
+// Schema calls api.schema and returns the schema document.
+func (c *Client) Schema(ctx context.Context) (json.RawMessage, error) {
+	return Invoke(ctx, c, APISchema, NoParams{})
+}
+
+// Snapshot calls api.snapshot: agents, loops and queue at one event cursor.
+func (c *Client) Snapshot(ctx context.Context) (Snapshot, error) {
+	return Invoke(ctx, c, APISnapshot, NoParams{})
+}
+
+// Run calls agent.run: it enqueues a managed agent and returns at once.
+func (c *Client) Run(ctx context.Context, req RunRequest) (RunResult, error) {
+	return Invoke(ctx, c, AgentRun, req)
+}
+
+// Ask calls agent.ask: run with gc immediate, wait, and return the final response. It
+// holds the connection until the server decides (no client call timeout).
+func (c *Client) Ask(ctx context.Context, req AskRequest) (AskResult, error) {
+	return Invoke(ctx, c, AgentAsk, req)
+}
+
+// Send calls agent.send: it delivers a prompt to an existing agent.
+func (c *Client) Send(ctx context.Context, req SendRequest) (SendResult, error) {
+	return Invoke(ctx, c, AgentSend, req)
+}
+
+// Logs calls agent.logs: the agent's transcript entries, or its final response.
+func (c *Client) Logs(ctx context.Context, req LogsRequest) (LogsResult, error) {
+	return Invoke(ctx, c, AgentLogs, req)
+}
+
+// Wait calls agent.wait: it blocks until every target settles (or the request's
+// timeout passes, which is a result with TimedOut, not an error).
+func (c *Client) Wait(ctx context.Context, req WaitRequest) (WaitResult, error) {
+	return Invoke(ctx, c, AgentWait, req)
+}
+
+// Kill calls agent.kill (with Preview: only says what it would kill).
+func (c *Client) Kill(ctx context.Context, req KillRequest) (KillResult, error) {
+	return Invoke(ctx, c, AgentKill, req)
+}
+
+// Ls calls agent.ls: agent rows in tree order.
+func (c *Client) Ls(ctx context.Context, req LsRequest) (LsResult, error) {
+	return Invoke(ctx, c, AgentLs, req)
+}
+
+// AttachPrepare calls agent.attach.prepare.
+func (c *Client) AttachPrepare(ctx context.Context, req AttachPrepareRequest) (AttachPrepareResult, error) {
+	return Invoke(ctx, c, AgentAttachPrepare, req)
+}
+
+// AttachRelease calls agent.attach.release.
+func (c *Client) AttachRelease(ctx context.Context, leaseID string) (ReleaseResult, error) {
+	return Invoke(ctx, c, AgentAttachRelease, LeaseRequest{LeaseID: leaseID})
+}
+
+// LoopLogs calls loop.logs.
+func (c *Client) LoopLogs(ctx context.Context, req LoopLogsRequest) (LoopLogsResult, error) {
+	return Invoke(ctx, c, LoopLogs, req)
+}
+
+func itoa(n int64) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}

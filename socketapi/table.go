@@ -1,0 +1,239 @@
+package socketapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/orcr-go/orcr/socketapi/wire"
+)
+
+// Facade is what the server's use cases offer to the socket face: one typed call per
+// facade method of [Methods]. actors.System implements it; a test may implement a part.
+type Facade interface {
+	Status(context.Context) (StatusResult, error)
+	Snapshot(context.Context) (Snapshot, error)
+	Run(context.Context, RunRequest) (RunResult, error)
+	Ask(context.Context, AskRequest) (AskResult, error)
+	Send(context.Context, SendRequest) (SendResult, error)
+	Logs(context.Context, LogsRequest) (LogsResult, error)
+	Wait(context.Context, WaitRequest) (WaitResult, error)
+	Kill(context.Context, KillRequest) (KillResult, error)
+	Ls(context.Context, LsRequest) (LsResult, error)
+}
+
+// Method is one wire method of the table: its name, its params type Req, its result type
+// Res and how the server serves it. The same value drives the server's dispatch
+// ([Method.Serve]), the schema document ([Schema]) and the client ([Invoke]).
+type Method[Req, Res any] struct {
+	// The wire name.
+	Name string
+	// One line for the schema document.
+	Summary string
+	// The CLI verb that calls it ("" for none).
+	CLI string
+	// Streaming methods answer with a result, then event frames.
+	Streaming bool
+	// Call is the facade call of a use-case method.
+	Call func(Facade, context.Context, Req) (Res, error)
+	// Server marks a method the socket layer serves itself (handshake, stop, schema,
+	// the streams). A method with neither Call nor Server has not landed: the server
+	// answers it invalid_request not_implemented (docs/protocol.md §5.28).
+	Server bool
+	// Unbounded calls hold the connection until the server decides (agent.wait,
+	// agent.ask): the client applies no call timeout of its own.
+	Unbounded bool
+}
+
+// Spec is the type-erased view of a [Method] that tables, the server and the schema use.
+type Spec interface {
+	Info() Info
+	// Types returns the params and result types (for the schema).
+	Types() (req, res reflect.Type)
+	// Decode checks raw params against the params type (see [DecodeParams]).
+	Decode(raw json.RawMessage) (any, error)
+	// Serve decodes raw params and runs the facade call. It must only be called for a
+	// method whose Info says Facade.
+	Serve(ctx context.Context, f Facade, raw json.RawMessage) (any, error)
+}
+
+// Info describes a method.
+type Info struct {
+	Name, Summary, CLI   string
+	Streaming, Unbounded bool
+	// Facade: served by a facade call. ServerSide: served by the socket layer.
+	Facade, ServerSide bool
+}
+
+// Implemented reports whether the method has landed.
+func (i Info) Implemented() bool { return i.Facade || i.ServerSide }
+
+// Info implements [Spec].
+func (m *Method[Req, Res]) Info() Info {
+	return Info{Name: m.Name, Summary: m.Summary, CLI: m.CLI, Streaming: m.Streaming, Unbounded: m.Unbounded,
+		Facade: m.Call != nil, ServerSide: m.Server}
+}
+
+// Types implements [Spec].
+func (m *Method[Req, Res]) Types() (reflect.Type, reflect.Type) {
+	return reflect.TypeFor[Req](), reflect.TypeFor[Res]()
+}
+
+// Decode implements [Spec].
+func (m *Method[Req, Res]) Decode(raw json.RawMessage) (any, error) {
+	var req Req
+	if err := DecodeParams(raw, &req); err != nil {
+		return nil, err
+	}
+	return req, nil
+}
+
+// Serve implements [Spec].
+func (m *Method[Req, Res]) Serve(ctx context.Context, f Facade, raw json.RawMessage) (any, error) {
+	var req Req
+	if err := DecodeParams(raw, &req); err != nil {
+		return nil, err
+	}
+	res, err := m.Call(f, ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// DecodeParams decodes a request's params into v (docs/protocol.md §2.2): absent or null
+// params are {}, unknown keys are ignored, a null value is absent. Params that are not an
+// object, or a key whose value has the wrong type, are invalid_request wrong_type naming
+// the field ("tail", "targets[1]") and what it expected.
+func DecodeParams(raw json.RawMessage, v any) error {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return nil
+	}
+	if raw[0] != '{' {
+		return wire.Invalid("wrong_type", "params must be a JSON object", "field", "params", "expected", "object")
+	}
+	err := json.Unmarshal(raw, v)
+	var te *json.UnmarshalTypeError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &te):
+		field := fieldName(te.Field)
+		if field == "" {
+			field = "params"
+		}
+		want := jsonKind(te.Type)
+		return wire.Invalid("wrong_type", fmt.Sprintf("param `%s` must be %s, not %s", field, want, te.Value),
+			"field", field, "expected", want, "got", te.Value)
+	default:
+		return wire.Invalid("wrong_type", "params cannot be read: "+err.Error(), "field", "params")
+	}
+}
+
+// fieldName turns encoding/json's dotted field path into the param's name.
+func fieldName(path string) string {
+	return strings.TrimPrefix(path, ".")
+}
+
+// jsonKind names the JSON type a Go type decodes from, with its article.
+func jsonKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return "an integer"
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a non-negative integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	default:
+		return "an object"
+	}
+}
+
+// Lookup returns the table entry for a wire name.
+func Lookup(name string) (Spec, bool) {
+	for _, m := range Methods {
+		if m.Info().Name == name {
+			return m, true
+		}
+	}
+	return nil, false
+}
+
+// The methods of protocol 1, one variable each; [Methods] lists them in the reference's
+// order. Adding a method here is all it takes for the server to dispatch it (once it has
+// a Call), for the schema to describe it and for [Invoke] to call it.
+var (
+	ServerHandshake = &Method[NoParams, Handshake]{Name: "server.handshake", Server: true, CLI: "server start",
+		Summary: "readiness probe: pid, protocol and store path"}
+	ServerStatus = &Method[NoParams, StatusResult]{Name: "server.status", CLI: "server status",
+		Summary: "server health: herdr, integrations, counts, loops, drift",
+		Call:    func(f Facade, ctx context.Context, _ NoParams) (StatusResult, error) { return f.Status(ctx) }}
+	ServerStop = &Method[NoParams, StopResult]{Name: "server.stop", Server: true, CLI: "server stop",
+		Summary: "graceful control-plane stop; agent panes are untouched"}
+	APISchema = &Method[NoParams, Open]{Name: "api.schema", Server: true, CLI: "api schema",
+		Summary: "this schema document"}
+	APISnapshot = &Method[NoParams, Snapshot]{Name: "api.snapshot", CLI: "api snapshot",
+		Summary: "consistent snapshot of agents, loops and queue with its event cursor",
+		Call:    func(f Facade, ctx context.Context, _ NoParams) (Snapshot, error) { return f.Snapshot(ctx) }}
+	EventsSubscribe = &Method[SubscribeRequest, SubscribeResult]{Name: "events.subscribe", Server: true, Streaming: true, CLI: "top",
+		Summary: "stream events after since_seq (replay, then live)"}
+	WatchOpen = &Method[NoParams, WatchResult]{Name: "watch.open", Server: true, Streaming: true, CLI: "top",
+		Summary: "snapshot plus a pinned subscription under one cursor"}
+	AgentRun = &Method[RunRequest, RunResult]{Name: "agent.run", CLI: "agent run", Call: Facade.Run,
+		Summary: "enqueue a managed agent at a path"}
+	AgentAsk = &Method[AskRequest, AskResult]{Name: "agent.ask", CLI: "agent ask", Call: Facade.Ask, Unbounded: true,
+		Summary: "run with gc immediate, wait, and return the final response"}
+	AgentSend = &Method[SendRequest, SendResult]{Name: "agent.send", CLI: "agent send", Call: Facade.Send,
+		Summary: "deliver a prompt to an existing agent"}
+	AgentLogs = &Method[LogsRequest, LogsResult]{Name: "agent.logs", CLI: "agent logs", Call: Facade.Logs,
+		Summary: "read an agent's native transcript or last response"}
+	AgentWait = &Method[WaitRequest, WaitResult]{Name: "agent.wait", CLI: "agent wait", Call: Facade.Wait, Unbounded: true,
+		Summary: "block until every target settles"}
+	AgentAttachPrepare = &Method[AttachPrepareRequest, AttachPrepareResult]{Name: "agent.attach.prepare", CLI: "agent attach",
+		Summary: "take an attach lease and return the herdr attach command"}
+	AgentAttachHeartbeat = &Method[LeaseRequest, HeartbeatResult]{Name: "agent.attach.heartbeat", CLI: "agent attach",
+		Summary: "extend an attach lease"}
+	AgentAttachRelease = &Method[LeaseRequest, ReleaseResult]{Name: "agent.attach.release", CLI: "agent attach",
+		Summary: "release an attach lease"}
+	AgentKill = &Method[KillRequest, KillResult]{Name: "agent.kill", CLI: "agent kill", Call: Facade.Kill,
+		Summary: "kill agents by pattern or uuid"}
+	AgentLs = &Method[LsRequest, LsResult]{Name: "agent.ls", CLI: "agent ls", Call: Facade.Ls,
+		Summary: "list agents in tree order"}
+	LoopCreate = &Method[LoopCreateRequest, LoopResult]{Name: "loop.create", CLI: "loop create",
+		Summary: "create a durable cron or one-shot loop for a command"}
+	LoopPause  = &Method[LoopNamesRequest, Open]{Name: "loop.pause", CLI: "loop pause", Summary: "pause loops"}
+	LoopResume = &Method[LoopNamesRequest, Open]{Name: "loop.resume", CLI: "loop resume", Summary: "resume loops"}
+	LoopRm     = &Method[LoopRmRequest, Open]{Name: "loop.rm", CLI: "loop rm",
+		Summary: "remove loops, optionally stopping active runs"}
+	LoopLs   = &Method[LoopLsRequest, LoopLsResult]{Name: "loop.ls", CLI: "loop ls", Summary: "list loops"}
+	LoopLogs = &Method[LoopLogsRequest, LoopLogsResult]{Name: "loop.logs", CLI: "loop logs",
+		Summary: "read a loop's run output and orcr events"}
+	LoopRunStart = &Method[LoopRunRequest, LoopRunResult]{Name: "loop.run.start", CLI: "loop run start",
+		Summary: "start a manual run of a loop"}
+	LoopRunStop = &Method[LoopRunStopRequest, LoopRunStopResult]{Name: "loop.run.stop", CLI: "loop run stop",
+		Summary: "stop a loop's runs"}
+	LoopRunLs = &Method[LoopRunLsRequest, LoopRunLsResult]{Name: "loop.run.ls", CLI: "loop run ls",
+		Summary: "list a loop's runs"}
+)
+
+// Methods is the one method table of protocol 1, in the reference's order.
+var Methods = []Spec{
+	ServerHandshake, ServerStatus, ServerStop, APISchema, APISnapshot, EventsSubscribe, WatchOpen,
+	AgentRun, AgentAsk, AgentSend, AgentLogs, AgentWait, AgentAttachPrepare, AgentAttachHeartbeat,
+	AgentAttachRelease, AgentKill, AgentLs, LoopCreate, LoopPause, LoopResume, LoopRm, LoopLs,
+	LoopLogs, LoopRunStart, LoopRunStop, LoopRunLs,
+}

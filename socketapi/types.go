@@ -1,0 +1,541 @@
+package socketapi
+
+import "encoding/json"
+
+// The params and results of every method of protocol 1 (docs/protocol.md §5). Their json
+// names are the wire names; their doc comments become the descriptions of the schema
+// document. A string param that is "" counts as absent, as on the wire.
+
+// NoParams is the params of a method that takes none.
+type NoParams struct{}
+
+// Open is a value whose shape the protocol leaves open (an object the server may grow).
+type Open = json.RawMessage
+
+// Caller is the caller identity every agent verb takes (docs/protocol.md §4.1): the agent
+// or loop run the request comes from, as its ORCR_ID and ORCR_PATH give it.
+type Caller struct {
+	// The caller's ORCR_ID: an agent uuid or a loop-run uuid.
+	CallerID string `json:"caller_id"`
+	// The caller's ORCR_PATH (absolute, no leading slash).
+	CallerPath string `json:"caller_path"`
+}
+
+// Handshake is the result of server.handshake, the readiness probe.
+type Handshake struct {
+	// The server's process id.
+	PID int `json:"pid"`
+	// The socket protocol the server speaks.
+	Protocol int `json:"protocol"`
+	// The path of the server's SQLite store.
+	Store string `json:"store"`
+	// Always true once the server answers.
+	Ready bool `json:"ready"`
+}
+
+// StopResult is the result of server.stop.
+type StopResult struct {
+	// "stopping": the response is written, then the server stops.
+	Status string `json:"status"`
+}
+
+// StatusResult is server.status's result (docs/protocol.md §5.2).
+type StatusResult struct {
+	// The server's package version.
+	Version string `json:"version"`
+	// The socket protocol.
+	Protocol int64 `json:"protocol"`
+	// The server's process id.
+	PID int `json:"pid"`
+	// Milliseconds since the server started.
+	UptimeMS int64 `json:"uptime_ms"`
+	// The socket path.
+	Socket string `json:"socket"`
+	// The store path.
+	Store string `json:"store"`
+	// herdr as the server sees it.
+	Herdr HerdrStatus `json:"herdr"`
+	// Per provider: whether orcr and herdr each have an integration.
+	Integrations map[string]Integration `json:"integrations"`
+	// Agent and pane counts (live, queued, blocked, unmanaged, unmarked_panes,
+	// unknown_marked_panes).
+	Counts map[string]int64 `json:"counts"`
+	// Whether the start-at-login unit is installed.
+	LoopsFiring bool `json:"loops_firing"`
+	// Active and paused loops.
+	Loops []LoopSummary `json:"loops"`
+	// Reconciliation counters (lost, repaired, unknown_marked_panes, unmarked_panes).
+	Drift map[string]int64 `json:"drift"`
+}
+
+// HerdrStatus is server.status's herdr object.
+type HerdrStatus struct {
+	// The herdr binary in use; null when none was found.
+	Bin *string `json:"bin"`
+	// Whether the binary was found.
+	Reachable bool `json:"reachable"`
+	// herdr's version, when the owned session answered a ping.
+	Version *string `json:"version"`
+	// herdr's socket protocol, when the owned session answered a ping.
+	Protocol *int `json:"protocol"`
+	// The owned session's socket, when it is running.
+	Socket *string `json:"socket"`
+	// The owned session's name.
+	Session string `json:"session"`
+	// Whether the owned session is listed as running.
+	SessionRunning bool `json:"session_running"`
+}
+
+// Integration says which layers of a provider's integration exist.
+type Integration struct {
+	// orcr has built-in support for the provider.
+	Orcr bool `json:"orcr"`
+	// herdr reports its integration for the provider installed.
+	Herdr bool `json:"herdr"`
+}
+
+// RunRequest is agent.run's params (docs/protocol.md §5.8).
+type RunRequest struct {
+	Caller
+	// The agent's name: one segment, created in the caller's scope. Exactly one of name
+	// and path.
+	Name string `json:"name"`
+	// The agent's path, relative to the caller's scope; a leading / makes it absolute.
+	Path string `json:"path"`
+	// The provider (default: the config's defaults.agent).
+	Agent string `json:"agent"`
+	// The first prompt.
+	Prompt string `json:"prompt"`
+	// When to reap the agent: auto (default), immediate or never.
+	GC string `json:"gc"`
+	// The model (default: the provider's configured model).
+	Model string `json:"model"`
+	// The reasoning effort (default: the provider's configured effort).
+	Effort string `json:"effort"`
+	// The working directory (absolute).
+	Cwd string `json:"cwd"`
+	// Kill the agent after this duration (e.g. 30m).
+	Timeout string `json:"timeout"`
+}
+
+// AskRequest is agent.ask's params: agent.run's without gc, which is always immediate.
+type AskRequest struct {
+	Caller
+	// The agent's name: one segment, created in the caller's scope.
+	Name string `json:"name"`
+	// The agent's path, relative to the caller's scope; a leading / makes it absolute.
+	Path string `json:"path"`
+	// The provider (default: the config's defaults.agent).
+	Agent string `json:"agent"`
+	// The prompt.
+	Prompt string `json:"prompt"`
+	// The model.
+	Model string `json:"model"`
+	// The reasoning effort.
+	Effort string `json:"effort"`
+	// The working directory (absolute).
+	Cwd string `json:"cwd"`
+	// Give up (and kill the agent) after this duration.
+	Timeout string `json:"timeout"`
+}
+
+// Run returns the agent.run request an ask stands for (gc immediate).
+func (r AskRequest) Run() RunRequest {
+	return RunRequest{Caller: r.Caller, Name: r.Name, Path: r.Path, Agent: r.Agent, Prompt: r.Prompt,
+		GC: "immediate", Model: r.Model, Effort: r.Effort, Cwd: r.Cwd, Timeout: r.Timeout}
+}
+
+// RunResult is agent.run's result.
+type RunResult struct {
+	// The agent that was enqueued.
+	Agent RunAgent `json:"agent"`
+	// The permission mode the provider runs in.
+	Permissions string `json:"permissions"`
+}
+
+// RunAgent describes the agent agent.run enqueued.
+type RunAgent struct {
+	UUID    string  `json:"uuid"`
+	Path    string  `json:"path"`
+	Agent   string  `json:"agent"`
+	Managed bool    `json:"managed"`
+	Cwd     *string `json:"cwd"`
+	// The agent's data directory (its ORCR_AGENT_DATA_DIR).
+	DataDir string `json:"data_dir"`
+	Status  Status `json:"status"`
+	// 1-based position in the admission queue, while queued.
+	QueuePosition *int64 `json:"queue_position,omitempty"`
+	ParentID      string `json:"parent_id,omitempty"`
+	ParentPath    string `json:"parent_path,omitempty"`
+}
+
+// AskResult is agent.ask's result.
+type AskResult struct {
+	UUID string `json:"uuid"`
+	Path string `json:"path"`
+	// The agent's final response.
+	Response Response `json:"response"`
+}
+
+// Response is an agent's final response text.
+type Response struct {
+	Text string `json:"text"`
+	// Whether the turn that produced it had completed.
+	Final bool `json:"final"`
+}
+
+// SendRequest is agent.send's params.
+type SendRequest struct {
+	Caller
+	// An agent path (in the caller's scope) or uuid (prefix).
+	Target string `json:"target"`
+	// The prompt to deliver.
+	Prompt string `json:"prompt"`
+}
+
+// SendResult is agent.send's result.
+type SendResult struct {
+	UUID string `json:"uuid"`
+	Path string `json:"path"`
+	// The agent's status when the prompt was delivered.
+	DeliveredWhile Status `json:"delivered_while"`
+	// The delivered turn's sequence number.
+	InputSeq int64 `json:"input_seq"`
+}
+
+// LogsRequest is agent.logs's params.
+type LogsRequest struct {
+	Caller
+	// An agent path (in the caller's scope) or uuid (prefix).
+	Target string `json:"target"`
+	// Only the final assistant message.
+	LastResponse bool `json:"last_response"`
+	// Only the last N entries.
+	Tail *int `json:"tail"`
+	// Accepted and ignored: following is client-side (Client.FollowLogs).
+	Follow bool `json:"follow"`
+}
+
+// LogsResult is agent.logs's result: the transcript entries, or (last_response) the
+// final response.
+type LogsResult struct {
+	UUID string `json:"uuid"`
+	Path string `json:"path"`
+	// How the target resolved: "uuid", "active" or "latest_ended".
+	Resolved string `json:"resolved"`
+	// The agent's creation time (ms).
+	CreatedAt int64 `json:"created_at"`
+	// The transcript entries, oldest first (absent with last_response).
+	Entries []LogEntry `json:"entries,omitzero"`
+	// The final response (only with last_response).
+	Response *Response `json:"response,omitempty"`
+}
+
+// LogEntry is one transcript entry in the common shape of docs/providers.md §6.1: tool,
+// timestamp and the token counts are omitted when absent; text is always present,
+// possibly empty.
+type LogEntry struct {
+	// user, assistant, or a provider's own role.
+	Role string `json:"role"`
+	// text, thinking, tool_use, tool_result or other.
+	Kind string `json:"kind"`
+	Text string `json:"text"`
+	// The tool's name (tool_use).
+	Tool         string `json:"tool,omitempty"`
+	Timestamp    string `json:"timestamp,omitempty"`
+	InputTokens  *int64 `json:"input_tokens,omitempty"`
+	OutputTokens *int64 `json:"output_tokens,omitempty"`
+}
+
+// WaitRequest is agent.wait's params.
+type WaitRequest struct {
+	Caller
+	// Patterns, paths or uuids.
+	Targets []string `json:"targets"`
+	// Give up after this duration (a result with timed_out, not an error).
+	Timeout string `json:"timeout"`
+}
+
+// WaitResult is agent.wait's result.
+type WaitResult struct {
+	// One entry per agent waited for.
+	Targets []WaitTarget `json:"targets"`
+	// Every target settled ok.
+	AllOK bool `json:"all_ok"`
+	// The timeout passed first.
+	TimedOut bool `json:"timed_out"`
+	// The event seq of the decision.
+	DecisionSeq int64 `json:"decision_seq"`
+}
+
+// WaitTarget is one entry of agent.wait's targets.
+type WaitTarget struct {
+	UUID   string `json:"uuid"`
+	Path   string `json:"path"`
+	Status Status `json:"status"`
+	// The agent settled the way a caller hopes (idle after a turn, or ended completed).
+	OK bool `json:"ok"`
+	// Why it settled (docs/protocol.md §5.12).
+	Reason     string `json:"reason"`
+	ExitReason string `json:"exit_reason,omitempty"`
+	// What to run next.
+	Next WaitNext `json:"next"`
+}
+
+// WaitNext is the follow-up command of one wait target (docs/protocol.md §5.12).
+type WaitNext struct {
+	Kind    string `json:"kind"`
+	Command string `json:"command"`
+}
+
+// KillRequest is agent.kill's params.
+type KillRequest struct {
+	Caller
+	// Patterns, paths or uuids.
+	Targets []string `json:"targets"`
+	// Also kill unmanaged agents.
+	Force bool `json:"force"`
+	// Only say what a kill would act on.
+	Preview bool `json:"preview"`
+}
+
+// KillResult is agent.kill's result: the kill shape {killed, skipped, all_killed}, or
+// with preview the shape {preview, targets}.
+type KillResult struct {
+	// The agents killed.
+	Killed []KillRef `json:"killed"`
+	// The agents left alone, with the reason.
+	Skipped []KillRef `json:"skipped"`
+	// Nothing was skipped.
+	AllKilled bool `json:"all_killed"`
+	// True for a preview: nothing was killed.
+	Preview bool `json:"preview"`
+	// The agents a kill would act on (preview only).
+	Targets []PreviewTarget `json:"targets"`
+}
+
+// MarshalJSON writes the preview shape or the kill shape.
+func (r KillResult) MarshalJSON() ([]byte, error) {
+	if r.Preview {
+		return json.Marshal(struct {
+			Preview bool            `json:"preview"`
+			Targets []PreviewTarget `json:"targets"`
+		}{true, nonNil(r.Targets)})
+	}
+	return json.Marshal(struct {
+		Killed    []KillRef `json:"killed"`
+		Skipped   []KillRef `json:"skipped"`
+		AllKilled bool      `json:"all_killed"`
+	}{nonNil(r.Killed), nonNil(r.Skipped), r.AllKilled})
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// KillRef names one agent in a kill result.
+type KillRef struct {
+	UUID   string `json:"uuid"`
+	Path   string `json:"path"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// PreviewTarget is one agent a kill would act on.
+type PreviewTarget struct {
+	UUID    string `json:"uuid"`
+	Path    string `json:"path"`
+	Status  Status `json:"status"`
+	Managed bool   `json:"managed"`
+}
+
+// LsRequest is agent.ls's params.
+type LsRequest struct {
+	Caller
+	// A pattern, path or uuid (prefix), joined under the caller's scope.
+	Pattern string `json:"pattern"`
+	// Only this provider.
+	Agent string `json:"agent"`
+	// Only this status (exact).
+	Status string `json:"status"`
+	// Only managed agents.
+	Managed bool `json:"managed"`
+	// Only unmanaged agents.
+	Unmanaged bool `json:"unmanaged"`
+	// Include ended agents.
+	All bool `json:"all"`
+}
+
+// LsResult is agent.ls's result.
+type LsResult struct {
+	// The rows in tree order (path, then creation).
+	Agents []AgentRow `json:"agents"`
+}
+
+// SubscribeRequest is events.subscribe's params.
+type SubscribeRequest struct {
+	// Deliver events after this seq (0: from the oldest retained).
+	SinceSeq int64 `json:"since_seq"`
+}
+
+// SubscribeResult is events.subscribe's initial result.
+type SubscribeResult struct {
+	// The subscription id the event frames carry.
+	Subscription int64 `json:"subscription"`
+	// The first seq the stream may deliver.
+	FromSeq int64 `json:"from_seq"`
+}
+
+// WatchResult is watch.open's initial result.
+type WatchResult struct {
+	// The subscription id the event frames carry.
+	Subscription int64 `json:"subscription"`
+	// The cursor of the snapshot: events after it follow.
+	SnapshotSeq int64 `json:"snapshot_seq"`
+	// The state at snapshot_seq.
+	Snapshot Snapshot `json:"snapshot"`
+}
+
+// AttachPrepareRequest is agent.attach.prepare's params.
+type AttachPrepareRequest struct {
+	Caller
+	// An agent path (in the caller's scope) or uuid (prefix).
+	Target string `json:"target"`
+	// Take over input instead of observing.
+	Takeover bool `json:"takeover"`
+	// The attaching client's process id.
+	ClientPID int64 `json:"client_pid"`
+}
+
+// AttachPrepareResult is agent.attach.prepare's result.
+type AttachPrepareResult struct {
+	UUID     string `json:"uuid"`
+	Path     string `json:"path"`
+	LeaseID  string `json:"lease_id"`
+	Takeover bool   `json:"takeover"`
+	// The lease's time to live; heartbeat before it passes.
+	TTLMS int64 `json:"ttl_ms"`
+	// The herdr attach command to exec.
+	Command []string `json:"command"`
+}
+
+// LeaseRequest names an attach lease (agent.attach.heartbeat, agent.attach.release).
+type LeaseRequest struct {
+	LeaseID string `json:"lease_id"`
+}
+
+// HeartbeatResult is agent.attach.heartbeat's result.
+type HeartbeatResult struct {
+	OK bool `json:"ok"`
+}
+
+// ReleaseResult is agent.attach.release's result.
+type ReleaseResult struct {
+	Released bool `json:"released"`
+}
+
+// LoopCreateRequest is loop.create's params (docs/loops.md).
+type LoopCreateRequest struct {
+	// The loop's name (one segment).
+	Name string `json:"name"`
+	// A cron expression (exactly one of cron and once_at).
+	Cron string `json:"cron"`
+	// A one-shot time.
+	OnceAt string `json:"once_at"`
+	// Runs at once (default 1).
+	MaxConcurrency int64 `json:"max_concurrency"`
+	// What a fire at capacity does: queue or skip.
+	Overlap string `json:"overlap"`
+	// Stop a run after this duration.
+	Timeout string `json:"timeout"`
+	// The command's argv.
+	Command []string `json:"command"`
+	// The working directory (absolute).
+	Cwd string `json:"cwd"`
+}
+
+// LoopResult is loop.create's result.
+type LoopResult struct {
+	Loop LoopRow `json:"loop"`
+}
+
+// LoopNamesRequest names loops (loop.pause, loop.resume).
+type LoopNamesRequest struct {
+	Names []string `json:"names"`
+}
+
+// LoopRmRequest is loop.rm's params.
+type LoopRmRequest struct {
+	Caller
+	Names []string `json:"names"`
+	// Also stop the loops' active runs.
+	KillActive bool `json:"kill_active"`
+}
+
+// LoopLsRequest is loop.ls's params.
+type LoopLsRequest struct {
+	Names  []string `json:"names"`
+	Status string   `json:"status"`
+	// Include ended loops.
+	All bool `json:"all"`
+}
+
+// LoopLsResult is loop.ls's result.
+type LoopLsResult struct {
+	Loops []LoopRow `json:"loops"`
+}
+
+// LoopLogsRequest is loop.logs's params.
+type LoopLogsRequest struct {
+	Name string `json:"name"`
+	// A run id (default: the latest run).
+	Run string `json:"run"`
+	// command (the run's output) or orcr (orcr's events).
+	Source string `json:"source"`
+	Tail   *int   `json:"tail"`
+	// Accepted and ignored: following is client-side.
+	Follow bool `json:"follow"`
+}
+
+// LoopLogsResult is loop.logs's result.
+type LoopLogsResult struct {
+	Lines []Open `json:"lines"`
+}
+
+// LoopRunRequest names a loop (loop.run.start).
+type LoopRunRequest struct {
+	Name string `json:"name"`
+}
+
+// LoopRunResult is loop.run.start's result.
+type LoopRunResult struct {
+	Run RunRow `json:"run"`
+}
+
+// LoopRunStopRequest is loop.run.stop's params.
+type LoopRunStopRequest struct {
+	Name string `json:"name"`
+	// A run id (default: every active run).
+	Run string `json:"run"`
+}
+
+// LoopRunStopResult is loop.run.stop's result.
+type LoopRunStopResult struct {
+	Stopped []Open `json:"stopped"`
+	Skipped []Open `json:"skipped"`
+}
+
+// LoopRunLsRequest is loop.run.ls's params.
+type LoopRunLsRequest struct {
+	Name   string `json:"name"`
+	Status string `json:"status"`
+	// Include ended runs.
+	All bool `json:"all"`
+}
+
+// LoopRunLsResult is loop.run.ls's result.
+type LoopRunLsResult struct {
+	Runs []RunRow `json:"runs"`
+}

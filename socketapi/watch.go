@@ -1,0 +1,252 @@
+package socketapi
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"iter"
+	"net"
+	"slices"
+
+	"github.com/orcr-go/orcr/socketapi/wire"
+)
+
+// Event is one event of a subscription: its seq, kind and the raw event object (the
+// payload of docs/protocol.md §6.3, with kind and ref_uuid).
+type Event struct {
+	Seq  int64
+	Kind string
+	// RefUUID is the row the event is about ("" for none).
+	RefUUID string
+	Raw     json.RawMessage
+}
+
+// Model is the state a [Client.Watch] keeps current: the snapshot of watch.open with
+// every later event applied. Events carry the row after the change (docs/decisions.md
+// D2), so no event needs a new snapshot. A Model is owned by the loop that ranges over
+// the watch; copy what outlives an iteration with [Model.Snapshot].
+type Model struct {
+	// Seq is the seq of the last event applied (the snapshot's cursor at first).
+	Seq int64
+	// Event is the last event applied (zero for the snapshot itself).
+	Event  Event
+	agents map[string]AgentRow
+	loops  map[string]SnapshotLoop
+}
+
+func newModel(s Snapshot) *Model {
+	m := &Model{Seq: s.SnapshotSeq, agents: map[string]AgentRow{}, loops: map[string]SnapshotLoop{}}
+	for _, a := range s.Agents {
+		m.agents[a.UUID] = a
+	}
+	for _, l := range s.Loops {
+		m.loops[l.UUID] = l
+	}
+	return m
+}
+
+// Agent returns the row of a non-ended agent.
+func (m *Model) Agent(uuid string) (AgentRow, bool) {
+	a, ok := m.agents[uuid]
+	return a, ok
+}
+
+// Len is the number of non-ended agents.
+func (m *Model) Len() int { return len(m.agents) }
+
+// Snapshot returns the model in api.snapshot's shape and order: what api.snapshot would
+// answer at seq m.Seq.
+func (m *Model) Snapshot() Snapshot {
+	s := Snapshot{SnapshotSeq: m.Seq, Agents: make([]AgentRow, 0, len(m.agents)),
+		Loops: make([]SnapshotLoop, 0, len(m.loops)), Queue: []QueueEntry{}}
+	for _, a := range m.agents {
+		s.Agents = append(s.Agents, a)
+	}
+	slices.SortFunc(s.Agents, func(a, b AgentRow) int {
+		return cmp.Or(cmp.Compare(a.Path, b.Path), cmp.Compare(a.CreatedAt, b.CreatedAt), cmp.Compare(a.UUID, b.UUID))
+	})
+	for _, a := range s.Agents {
+		if a.Status == StatusQueued {
+			s.Queue = append(s.Queue, QueueEntry{UUID: a.UUID, Path: a.Path, Agent: a.Agent})
+		}
+	}
+	for _, l := range m.loops {
+		s.Loops = append(s.Loops, l)
+	}
+	slices.SortFunc(s.Loops, func(a, b SnapshotLoop) int {
+		return cmp.Or(cmp.Compare(a.CreatedAt, b.CreatedAt), cmp.Compare(a.UUID, b.UUID))
+	})
+	return s
+}
+
+// rows is the part of an event payload the model reads.
+type rows struct {
+	Agent *AgentRow `json:"agent"`
+	Loop  *LoopRow  `json:"loop"`
+	Run   *RunRow   `json:"run"`
+}
+
+// apply folds one event into the model.
+func (m *Model) apply(e Event) error {
+	m.Seq, m.Event = e.Seq, e
+	var r rows
+	if err := json.Unmarshal(e.Raw, &r); err != nil {
+		return wire.Internal("decode", "cannot decode event "+e.Kind+": "+err.Error())
+	}
+	if r.Agent != nil {
+		m.applyAgent(*r.Agent)
+	}
+	if r.Loop != nil {
+		m.applyLoop(*r.Loop)
+	}
+	if r.Run != nil {
+		m.applyRun(*r.Run)
+	}
+	return nil
+}
+
+// applyAgent swaps in an agent row. Queue positions of the other queued rows are derived
+// (docs/protocol.md §4.3), so they move here as rows join and leave the queue.
+func (m *Model) applyAgent(a AgentRow) {
+	old, had := m.agents[a.UUID]
+	if had && old.Status == StatusQueued && old.QueuePosition != nil && a.Status != StatusQueued {
+		m.shiftQueue(*old.QueuePosition, -1)
+	}
+	if a.Status == StatusEnded {
+		delete(m.agents, a.UUID)
+		return
+	}
+	if a.Status == StatusQueued && (!had || old.Status != StatusQueued) && a.QueuePosition != nil {
+		m.shiftQueue(*a.QueuePosition-1, +1)
+	}
+	m.agents[a.UUID] = a
+}
+
+// shiftQueue moves every queued row behind position after by delta.
+func (m *Model) shiftQueue(after int64, delta int64) {
+	for id, q := range m.agents {
+		if q.Status == StatusQueued && q.QueuePosition != nil && *q.QueuePosition > after {
+			p := *q.QueuePosition + delta
+			q.QueuePosition = &p
+			m.agents[id] = q
+		}
+	}
+}
+
+func (m *Model) applyLoop(l LoopRow) {
+	if l.Status != "active" && l.Status != "paused" {
+		delete(m.loops, l.UUID)
+		return
+	}
+	cur := m.loops[l.UUID]
+	cur.LoopRow = l
+	if cur.Runs == nil {
+		cur.Runs = []SnapshotRun{}
+	}
+	m.loops[l.UUID] = cur
+}
+
+// applyRun keeps a loop's running and stopping runs.
+func (m *Model) applyRun(r RunRow) {
+	l, ok := m.loops[r.LoopUUID]
+	if !ok {
+		return
+	}
+	l.Runs = slices.DeleteFunc(slices.Clone(l.Runs), func(x SnapshotRun) bool { return x.UUID == r.UUID })
+	if r.Status == "running" || r.Status == "stopping" {
+		l.Runs = append(l.Runs, SnapshotRun{UUID: r.UUID, RunID: r.RunID, Kind: r.Kind, Status: r.Status,
+			DueAt: r.DueAt, StartedAt: r.StartedAt})
+		slices.SortFunc(l.Runs, func(a, b SnapshotRun) int {
+			return cmp.Or(cmp.Compare(*cmp.Or(a.StartedAt, new(int64)), *cmp.Or(b.StartedAt, new(int64))), cmp.Compare(a.UUID, b.UUID))
+		})
+	}
+	m.loops[r.LoopUUID] = l
+}
+
+// Watch opens watch.open on its own connection and yields the model after each step:
+// first the snapshot alone (Model.Event is zero), then once per event, in seq order with
+// no gap (the subscription is pinned against retention, docs/protocol.md §7.5). It ends
+// when the loop breaks, when ctx ends (the connection is closed; the caller's own
+// cancellation yields no error), or with one final (nil, err): the server stopping
+// (environment_error server_stopping) or a broken stream.
+func (c *Client) Watch(ctx context.Context) iter.Seq2[*Model, error] {
+	return func(yield func(*Model, error) bool) { c.watch(ctx, yield) }
+}
+
+func (c *Client) watch(ctx context.Context, step func(*Model, error) bool) {
+	st, err := c.Subscribe(ctx, WatchOpen.Name, NoParams{})
+	if err != nil {
+		if ctx.Err() == nil {
+			step(nil, err)
+		}
+		return
+	}
+	defer st.Close()
+	stop := context.AfterFunc(ctx, func() { st.Close() })
+	defer stop()
+	var open WatchResult
+	if err := json.Unmarshal(st.Result, &open); err != nil {
+		step(nil, wire.Internal("decode", "cannot decode watch.open: "+err.Error()))
+		return
+	}
+	m := newModel(open.Snapshot)
+	if !step(m, nil) {
+		return
+	}
+	for {
+		f, err := st.Next()
+		if err != nil {
+			if ctx.Err() == nil {
+				step(nil, streamEnd(err))
+			}
+			return
+		}
+		var head struct {
+			Kind    string `json:"kind"`
+			RefUUID string `json:"ref_uuid"`
+		}
+		if err := json.Unmarshal(f.Event, &head); err != nil {
+			step(nil, wire.Internal("decode", "cannot decode an event: "+err.Error()))
+			return
+		}
+		if f.Seq == 0 {
+			step(nil, controlEnd(head.Kind, f.Event))
+			return
+		}
+		if f.Seq != m.Seq+1 {
+			step(nil, wire.Internal("gap", "watch stream skipped from seq "+itoa(m.Seq)+" to "+itoa(f.Seq)))
+			return
+		}
+		if err := m.apply(Event{Seq: f.Seq, Kind: head.Kind, RefUUID: head.RefUUID, Raw: f.Event}); err != nil {
+			step(nil, err)
+			return
+		}
+		if !step(m, nil) {
+			return
+		}
+	}
+}
+
+// controlEnd is the error a control frame (seq 0) ends a stream with.
+func controlEnd(kind string, raw json.RawMessage) error {
+	if kind == "server_stopping" {
+		return wire.Env("server_stopping", "the orcr server is stopping")
+	}
+	var ce struct {
+		OldestSeq int64 `json:"oldest_seq"`
+	}
+	_ = json.Unmarshal(raw, &ce)
+	return wire.New(wire.ServerError, "the subscription's cursor expired", "reason", "cursor_expired", "oldest_seq", ce.OldestSeq)
+}
+
+func streamEnd(err error) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) {
+		return wire.Env("server_unreachable", "the orcr server closed the stream").Wrap(err)
+	}
+	if _, ok := wire.As(err); ok {
+		return err
+	}
+	return wire.Env("server_unreachable", "the stream broke: "+err.Error()).Wrap(err)
+}
