@@ -16,9 +16,9 @@ type Open = json.RawMessage
 // or loop run the request comes from, as its ORCR_ID and ORCR_PATH give it.
 type Caller struct {
 	// The caller's ORCR_ID: an agent uuid or a loop-run uuid.
-	CallerID string `json:"caller_id"`
+	CallerID string `json:"caller_id,omitempty"`
 	// The caller's ORCR_PATH (absolute, no leading slash).
-	CallerPath string `json:"caller_path"`
+	CallerPath string `json:"caller_path,omitempty"`
 }
 
 // Handshake is the result of server.handshake, the readiness probe.
@@ -99,44 +99,44 @@ type RunRequest struct {
 	Caller
 	// The agent's name: one segment, created in the caller's scope. Exactly one of name
 	// and path.
-	Name string `json:"name"`
+	Name string `json:"name,omitempty"`
 	// The agent's path, relative to the caller's scope; a leading / makes it absolute.
-	Path string `json:"path"`
+	Path string `json:"path,omitempty"`
 	// The provider (default: the config's defaults.agent).
-	Agent string `json:"agent"`
+	Agent string `json:"agent,omitempty"`
 	// The first prompt.
-	Prompt string `json:"prompt"`
+	Prompt string `json:"prompt,omitempty"`
 	// When to reap the agent: auto (default), immediate or never.
-	GC string `json:"gc"`
+	GC string `json:"gc,omitempty"`
 	// The model (default: the provider's configured model).
-	Model string `json:"model"`
+	Model string `json:"model,omitempty"`
 	// The reasoning effort (default: the provider's configured effort).
-	Effort string `json:"effort"`
+	Effort string `json:"effort,omitempty"`
 	// The working directory (absolute).
-	Cwd string `json:"cwd"`
+	Cwd string `json:"cwd,omitempty"`
 	// Kill the agent after this duration (e.g. 30m).
-	Timeout string `json:"timeout"`
+	Timeout string `json:"timeout,omitempty"`
 }
 
 // AskRequest is agent.ask's params: agent.run's without gc, which is always immediate.
 type AskRequest struct {
 	Caller
 	// The agent's name: one segment, created in the caller's scope.
-	Name string `json:"name"`
+	Name string `json:"name,omitempty"`
 	// The agent's path, relative to the caller's scope; a leading / makes it absolute.
-	Path string `json:"path"`
+	Path string `json:"path,omitempty"`
 	// The provider (default: the config's defaults.agent).
-	Agent string `json:"agent"`
+	Agent string `json:"agent,omitempty"`
 	// The prompt.
-	Prompt string `json:"prompt"`
+	Prompt string `json:"prompt,omitempty"`
 	// The model.
-	Model string `json:"model"`
+	Model string `json:"model,omitempty"`
 	// The reasoning effort.
-	Effort string `json:"effort"`
+	Effort string `json:"effort,omitempty"`
 	// The working directory (absolute).
-	Cwd string `json:"cwd"`
+	Cwd string `json:"cwd,omitempty"`
 	// Give up (and kill the agent) after this duration.
-	Timeout string `json:"timeout"`
+	Timeout string `json:"timeout,omitempty"`
 }
 
 // Run returns the agent.run request an ask stands for (gc immediate).
@@ -188,9 +188,9 @@ type Response struct {
 type SendRequest struct {
 	Caller
 	// An agent path (in the caller's scope) or uuid (prefix).
-	Target string `json:"target"`
+	Target string `json:"target,omitempty"`
 	// The prompt to deliver.
-	Prompt string `json:"prompt"`
+	Prompt string `json:"prompt,omitempty"`
 }
 
 // SendResult is agent.send's result.
@@ -207,13 +207,13 @@ type SendResult struct {
 type LogsRequest struct {
 	Caller
 	// An agent path (in the caller's scope) or uuid (prefix).
-	Target string `json:"target"`
+	Target string `json:"target,omitempty"`
 	// Only the final assistant message.
-	LastResponse bool `json:"last_response"`
+	LastResponse bool `json:"last_response,omitempty"`
 	// Only the last N entries.
-	Tail *int `json:"tail"`
+	Tail *int `json:"tail,omitempty"`
 	// Accepted and ignored: following is client-side (Client.FollowLogs).
-	Follow bool `json:"follow"`
+	Follow bool `json:"follow,omitempty"`
 }
 
 // LogsResult is agent.logs's result: the transcript entries, or (last_response) the
@@ -251,9 +251,9 @@ type LogEntry struct {
 type WaitRequest struct {
 	Caller
 	// Patterns, paths or uuids.
-	Targets []string `json:"targets"`
+	Targets []string `json:"targets,omitempty"`
 	// Give up after this duration (a result with timed_out, not an error).
-	Timeout string `json:"timeout"`
+	Timeout string `json:"timeout,omitempty"`
 }
 
 // WaitResult is agent.wait's result.
@@ -292,11 +292,11 @@ type WaitNext struct {
 type KillRequest struct {
 	Caller
 	// Patterns, paths or uuids.
-	Targets []string `json:"targets"`
+	Targets []string `json:"targets,omitempty"`
 	// Also kill unmanaged agents.
-	Force bool `json:"force"`
+	Force bool `json:"force,omitempty"`
 	// Only say what a kill would act on.
-	Preview bool `json:"preview"`
+	Preview bool `json:"preview,omitempty"`
 }
 
 // KillResult is agent.kill's result: the kill shape {killed, skipped, all_killed}, or
@@ -355,17 +355,17 @@ type PreviewTarget struct {
 type LsRequest struct {
 	Caller
 	// A pattern, path or uuid (prefix), joined under the caller's scope.
-	Pattern string `json:"pattern"`
+	Pattern string `json:"pattern,omitempty"`
 	// Only this provider.
-	Agent string `json:"agent"`
+	Agent string `json:"agent,omitempty"`
 	// Only this status (exact).
-	Status string `json:"status"`
+	Status string `json:"status,omitempty"`
 	// Only managed agents.
-	Managed bool `json:"managed"`
+	Managed bool `json:"managed,omitempty"`
 	// Only unmanaged agents.
-	Unmanaged bool `json:"unmanaged"`
+	Unmanaged bool `json:"unmanaged,omitempty"`
 	// Include ended agents.
-	All bool `json:"all"`
+	All bool `json:"all,omitempty"`
 }
 
 // LsResult is agent.ls's result.
@@ -377,7 +377,7 @@ type LsResult struct {
 // SubscribeRequest is events.subscribe's params.
 type SubscribeRequest struct {
 	// Deliver events after this seq (0: from the oldest retained).
-	SinceSeq int64 `json:"since_seq"`
+	SinceSeq int64 `json:"since_seq,omitempty"`
 }
 
 // SubscribeResult is events.subscribe's initial result.
@@ -402,11 +402,11 @@ type WatchResult struct {
 type AttachPrepareRequest struct {
 	Caller
 	// An agent path (in the caller's scope) or uuid (prefix).
-	Target string `json:"target"`
+	Target string `json:"target,omitempty"`
 	// Take over input instead of observing.
-	Takeover bool `json:"takeover"`
+	Takeover bool `json:"takeover,omitempty"`
 	// The attaching client's process id.
-	ClientPID int64 `json:"client_pid"`
+	ClientPID int64 `json:"client_pid,omitempty"`
 }
 
 // AttachPrepareResult is agent.attach.prepare's result.
@@ -423,7 +423,7 @@ type AttachPrepareResult struct {
 
 // LeaseRequest names an attach lease (agent.attach.heartbeat, agent.attach.release).
 type LeaseRequest struct {
-	LeaseID string `json:"lease_id"`
+	LeaseID string `json:"lease_id,omitempty"`
 }
 
 // HeartbeatResult is agent.attach.heartbeat's result.
@@ -439,21 +439,21 @@ type ReleaseResult struct {
 // LoopCreateRequest is loop.create's params (docs/loops.md).
 type LoopCreateRequest struct {
 	// The loop's name (one segment).
-	Name string `json:"name"`
+	Name string `json:"name,omitempty"`
 	// A cron expression (exactly one of cron and once_at).
-	Cron string `json:"cron"`
+	Cron string `json:"cron,omitempty"`
 	// A one-shot time.
-	OnceAt string `json:"once_at"`
+	OnceAt string `json:"once_at,omitempty"`
 	// Runs at once (default 1).
-	MaxConcurrency int64 `json:"max_concurrency"`
+	MaxConcurrency int64 `json:"max_concurrency,omitempty"`
 	// What a fire at capacity does: queue or skip.
-	Overlap string `json:"overlap"`
+	Overlap string `json:"overlap,omitempty"`
 	// Stop a run after this duration.
-	Timeout string `json:"timeout"`
+	Timeout string `json:"timeout,omitempty"`
 	// The command's argv.
-	Command []string `json:"command"`
+	Command []string `json:"command,omitempty"`
 	// The working directory (absolute).
-	Cwd string `json:"cwd"`
+	Cwd string `json:"cwd,omitempty"`
 }
 
 // LoopResult is loop.create's result.
@@ -463,23 +463,23 @@ type LoopResult struct {
 
 // LoopNamesRequest names loops (loop.pause, loop.resume).
 type LoopNamesRequest struct {
-	Names []string `json:"names"`
+	Names []string `json:"names,omitempty"`
 }
 
 // LoopRmRequest is loop.rm's params.
 type LoopRmRequest struct {
 	Caller
-	Names []string `json:"names"`
+	Names []string `json:"names,omitempty"`
 	// Also stop the loops' active runs.
-	KillActive bool `json:"kill_active"`
+	KillActive bool `json:"kill_active,omitempty"`
 }
 
 // LoopLsRequest is loop.ls's params.
 type LoopLsRequest struct {
-	Names  []string `json:"names"`
-	Status string   `json:"status"`
+	Names  []string `json:"names,omitempty"`
+	Status string   `json:"status,omitempty"`
 	// Include ended loops.
-	All bool `json:"all"`
+	All bool `json:"all,omitempty"`
 }
 
 // LoopLsResult is loop.ls's result.
@@ -489,14 +489,14 @@ type LoopLsResult struct {
 
 // LoopLogsRequest is loop.logs's params.
 type LoopLogsRequest struct {
-	Name string `json:"name"`
+	Name string `json:"name,omitempty"`
 	// A run id (default: the latest run).
-	Run string `json:"run"`
+	Run string `json:"run,omitempty"`
 	// command (the run's output) or orcr (orcr's events).
-	Source string `json:"source"`
-	Tail   *int   `json:"tail"`
+	Source string `json:"source,omitempty"`
+	Tail   *int   `json:"tail,omitempty"`
 	// Accepted and ignored: following is client-side.
-	Follow bool `json:"follow"`
+	Follow bool `json:"follow,omitempty"`
 }
 
 // LoopLogsResult is loop.logs's result.
@@ -506,7 +506,7 @@ type LoopLogsResult struct {
 
 // LoopRunRequest names a loop (loop.run.start).
 type LoopRunRequest struct {
-	Name string `json:"name"`
+	Name string `json:"name,omitempty"`
 }
 
 // LoopRunResult is loop.run.start's result.
@@ -516,9 +516,9 @@ type LoopRunResult struct {
 
 // LoopRunStopRequest is loop.run.stop's params.
 type LoopRunStopRequest struct {
-	Name string `json:"name"`
+	Name string `json:"name,omitempty"`
 	// A run id (default: every active run).
-	Run string `json:"run"`
+	Run string `json:"run,omitempty"`
 }
 
 // LoopRunStopResult is loop.run.stop's result.
@@ -529,10 +529,10 @@ type LoopRunStopResult struct {
 
 // LoopRunLsRequest is loop.run.ls's params.
 type LoopRunLsRequest struct {
-	Name   string `json:"name"`
-	Status string `json:"status"`
+	Name   string `json:"name,omitempty"`
+	Status string `json:"status,omitempty"`
 	// Include ended runs.
-	All bool `json:"all"`
+	All bool `json:"all,omitempty"`
 }
 
 // LoopRunLsResult is loop.run.ls's result.

@@ -26,10 +26,11 @@ type Server struct {
 type Option func(*config)
 
 type config struct {
-	env    map[string]string
-	log    *slog.Logger
-	home   string
-	config string
+	env     map[string]string
+	log     *slog.Logger
+	home    string
+	config  string
+	methods []socketapi.Spec
 }
 
 // WithEnv sets an environment variable seen by the server (ORCR_EVENT_RETENTION,
@@ -42,6 +43,9 @@ func WithHome(home string) Option { return func(c *config) { c.home = home } }
 // WithConfig writes doc as <home>/config.json (creating the home, mode 0700) before
 // the server starts.
 func WithConfig(doc string) Option { return func(c *config) { c.config = doc } }
+
+// WithMethods serves table instead of socketapi.Methods.
+func WithMethods(table []socketapi.Spec) Option { return func(c *config) { c.methods = table } }
 
 // WithLog sends the server log to l.
 func WithLog(l *slog.Logger) Option { return func(c *config) { c.log = l } }
@@ -80,7 +84,7 @@ func NewServer(tb testing.TB, opts ...Option) *Server {
 	getenv := func(k string) string { return c.env[k] }
 	s, outcome, err := server.Start(context.Background(), server.Options{
 		Home: c.home, Getenv: getenv, Log: c.log, NoSignals: true,
-		DeadLetterThrottle: 10 * time.Millisecond,
+		DeadLetterThrottle: 10 * time.Millisecond, Methods: c.methods,
 	})
 	if err != nil {
 		tb.Fatalf("server.Start: %v", err)

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/orcr-go/orcr/socketapi"
 	"github.com/orcr-go/orcr/socketapi/wire"
 )
 
@@ -26,35 +28,32 @@ type createFlags struct {
 	Timeout string  `help:"Kill the agent after this duration (e.g. 30m)."`
 }
 
-// params builds the shared agent.run/agent.ask params, including caller identity.
-func (f *createFlags) params(a *app) (map[string]any, error) {
+// request builds the agent.run request the flags describe (agent.ask uses all of it but
+// gc).
+func (f *createFlags) request(a *app) (socketapi.RunRequest, error) {
+	var r socketapi.RunRequest
 	if (f.Name == nil) == (f.Path == nil) {
-		return nil, wire.Invalid("name_required", "exactly one of --name or --path is required")
+		return r, wire.Invalid("name_required", "exactly one of --name or --path is required")
 	}
-	p := map[string]any{}
 	if f.Name != nil {
-		p["name"] = *f.Name
+		r.Name = *f.Name
 	} else {
-		p["path"] = *f.Path
+		r.Path = *f.Path
 	}
 	if f.Prompt != nil {
 		prompt, err := a.promptText(*f.Prompt)
 		if err != nil {
-			return nil, err
+			return r, err
 		}
-		p["prompt"] = prompt
+		r.Prompt = prompt
 	}
-	for k, v := range map[string]string{"agent": f.Agent, "model": f.Model, "effort": f.Effort, "timeout": f.Timeout} {
-		if v != "" {
-			p[k] = v
-		}
-	}
+	r.Agent, r.Model, r.Effort, r.Timeout = f.Agent, f.Model, f.Effort, f.Timeout
 	cwd, err := a.absDir(f.Cwd)
 	if err != nil {
-		return nil, err
+		return r, err
 	}
-	p["cwd"] = cwd
-	return a.withCaller(p), nil
+	r.Cwd = cwd
+	return r, nil
 }
 
 // promptText returns s, or all of stdin when s is "-" (docs/cli.md §1.5, no trimming).
@@ -112,21 +111,12 @@ type agentRunCmd struct {
 
 // Run implements `orcr agent run` (docs/cli.md §5.1).
 func (c *agentRunCmd) Run(a *app) error {
-	p, err := c.params(a)
+	req, err := c.request(a)
 	if err != nil {
 		return err
 	}
-	p["gc"] = c.GC
-	return a.request("agent.run", p, func(raw json.RawMessage) error {
-		var r struct {
-			Agent struct {
-				UUID string `json:"uuid"`
-				Path string `json:"path"`
-			} `json:"agent"`
-		}
-		if err := json.Unmarshal(raw, &r); err != nil {
-			return a.pretty(raw)
-		}
+	req.GC = c.GC
+	return request(a, socketapi.AgentRun, req, func(r socketapi.RunResult) error {
 		a.stdout("%s %s", r.Agent.Path, r.Agent.UUID)
 		if a.env.IsTTY() {
 			a.stderr("wait: orcr agent wait %[1]s · response: orcr agent logs %[1]s --last-response · attach: orcr agent attach %[1]s", r.Agent.Path)
@@ -142,19 +132,13 @@ type agentAskCmd struct {
 // Run implements `orcr agent ask` (docs/cli.md §5.2). A target that died is state_conflict
 // with an exit_reason and exits 5 (docs/decisions.md D6).
 func (c *agentAskCmd) Run(a *app) error {
-	p, err := c.params(a)
+	run, err := c.request(a)
 	if err != nil {
 		return err
 	}
-	err = a.request("agent.ask", p, func(raw json.RawMessage) error {
-		var r struct {
-			Response struct {
-				Text string `json:"text"`
-			} `json:"response"`
-		}
-		if err := json.Unmarshal(raw, &r); err != nil {
-			return a.pretty(raw)
-		}
+	req := socketapi.AskRequest{Name: run.Name, Path: run.Path, Agent: run.Agent, Prompt: run.Prompt,
+		Model: run.Model, Effort: run.Effort, Cwd: run.Cwd, Timeout: run.Timeout}
+	err = request(a, socketapi.AgentAsk, req, func(r socketapi.AskResult) error {
 		a.stdout("%s", r.Response.Text)
 		return nil
 	})
@@ -186,17 +170,9 @@ func (c *agentSendCmd) Run(a *app) error {
 	if err != nil {
 		return err
 	}
-	p := a.withCaller(map[string]any{"target": c.Target, "prompt": prompt})
-	return a.request("agent.send", p, func(raw json.RawMessage) error {
-		var r struct {
-			Path           string          `json:"path"`
-			DeliveredWhile string          `json:"delivered_while"`
-			InputSeq       json.RawMessage `json:"input_seq"`
-		}
-		if err := json.Unmarshal(raw, &r); err != nil {
-			return a.pretty(raw)
-		}
-		a.stdout("%s delivered (while %s) input_seq=%s", r.Path, r.DeliveredWhile, literal(r.InputSeq))
+	req := socketapi.SendRequest{Target: c.Target, Prompt: prompt}
+	return request(a, socketapi.AgentSend, req, func(r socketapi.SendResult) error {
+		a.stdout("%s delivered (while %s) input_seq=%d", r.Path, r.DeliveredWhile, r.InputSeq)
 		return nil
 	})
 }
@@ -213,21 +189,18 @@ type agentLogsCmd struct {
 // and stops after the poll that finds the agent ended (issue override). --follow is
 // ignored with --last-response.
 func (c *agentLogsCmd) Run(a *app) error {
-	p := a.withCaller(map[string]any{"target": c.Target, "last_response": c.LastResponse})
+	req := socketapi.LogsRequest{Target: c.Target, LastResponse: c.LastResponse}
 	follow := c.Follow && !c.LastResponse
 	if c.Tail != nil && !follow {
-		p["tail"] = *c.Tail
+		tail := int(*c.Tail)
+		req.Tail = &tail
 	}
 	cl, err := a.connect()
 	if err != nil {
 		return err
 	}
-	var raw json.RawMessage
-	if err := cl.Call(a.ctx, "agent.logs", p, &raw); err != nil {
-		return err
-	}
-	var r logsResult
-	if err := decodeResult("agent.logs", raw, &r); err != nil {
+	r, raw, err := socketapi.InvokeRaw(a.ctx, cl, socketapi.AgentLogs, req)
+	if err != nil {
 		return err
 	}
 	printed := len(r.Entries)
@@ -249,8 +222,8 @@ func (c *agentLogsCmd) Run(a *app) error {
 		return nil
 	}
 	return a.poll(agentLogsPoll, func() (bool, error) {
-		var next logsResult
-		if err := cl.Call(a.ctx, "agent.logs", p, &next); err != nil {
+		next, err := cl.Logs(a.ctx, req)
+		if err != nil {
 			return false, nil // transient errors are skipped
 		}
 		if len(next.Entries) > printed {
@@ -259,7 +232,7 @@ func (c *agentLogsCmd) Run(a *app) error {
 			if a.json {
 				a.printOKValue(map[string]any{"entries": fresh})
 			} else {
-				a.printLogs(&logsResult{Entries: fresh})
+				a.printLogs(&socketapi.LogsResult{Entries: fresh})
 			}
 		}
 		return next.Resolved == "latest_ended", nil
@@ -269,18 +242,8 @@ func (c *agentLogsCmd) Run(a *app) error {
 // agentLogsPoll is the `agent logs --follow` polling interval.
 const agentLogsPoll = 500 * time.Millisecond
 
-type logsResult struct {
-	Path      string            `json:"path"`
-	Resolved  string            `json:"resolved"`
-	CreatedAt int64             `json:"created_at"`
-	Entries   []json.RawMessage `json:"entries"`
-	Response  *struct {
-		Text string `json:"text"`
-	} `json:"response"`
-}
-
 // printLogs renders an agent.logs result for humans (docs/cli.md §5.4).
-func (a *app) printLogs(r *logsResult) {
+func (a *app) printLogs(r *socketapi.LogsResult) {
 	if r.Resolved == "latest_ended" && a.env.IsTTY() {
 		created := time.UnixMilli(r.CreatedAt).Local().Format("15:04")
 		a.stderr("note: %s resolved to an ended agent created %s — use the uuid for a specific one", r.Path, created)
@@ -289,14 +252,7 @@ func (a *app) printLogs(r *logsResult) {
 		a.stdout("%s", r.Response.Text)
 		return
 	}
-	for _, raw := range r.Entries {
-		var e struct {
-			Role string `json:"role"`
-			Kind string `json:"kind"`
-			Text string `json:"text"`
-			Tool string `json:"tool"`
-		}
-		_ = json.Unmarshal(raw, &e)
+	for _, e := range r.Entries {
 		if e.Tool != "" {
 			a.stdout("%s [%s] %s", e.Role, e.Kind, e.Tool)
 		} else {
@@ -313,47 +269,27 @@ type agentWaitCmd struct {
 // Run implements `orcr agent wait` (docs/cli.md §5.5): prints the success result, then
 // exits with the code of the wait rule (docs/cli.md §1.6).
 func (c *agentWaitCmd) Run(a *app) error {
-	p := map[string]any{"targets": c.Targets}
-	if c.Timeout != "" {
-		p["timeout"] = c.Timeout
-	}
-	raw, err := a.call("agent.wait", a.withCaller(p))
+	r, raw, err := invoke(a, socketapi.AgentWait, socketapi.WaitRequest{Targets: c.Targets, Timeout: c.Timeout})
 	if err != nil {
-		return err
-	}
-	var r waitResult
-	if err := decodeResult("agent.wait", raw, &r); err != nil {
 		return err
 	}
 	if a.json {
 		a.printOK(raw)
 	} else {
-		targets := append([]waitTarget(nil), r.Targets...)
+		targets := slices.Clone(r.Targets)
 		sort.SliceStable(targets, func(i, j int) bool { return targets[i].Path < targets[j].Path })
 		for _, t := range targets {
 			a.stdout("%s  %s", t.Path, t.Reason)
 		}
 	}
-	if code := r.exitCode(); code != 0 {
+	if code := waitExitCode(r); code != 0 {
 		return &ExitError{Code: code}
 	}
 	return nil
 }
 
-type waitTarget struct {
-	Path   string `json:"path"`
-	OK     bool   `json:"ok"`
-	Reason string `json:"reason"`
-}
-
-type waitResult struct {
-	Targets  []waitTarget `json:"targets"`
-	AllOK    bool         `json:"all_ok"`
-	TimedOut bool         `json:"timed_out"`
-}
-
 // exitCode applies the agent wait rule of docs/cli.md §1.6 (first match wins).
-func (r *waitResult) exitCode() int {
+func waitExitCode(r socketapi.WaitResult) int {
 	if r.AllOK {
 		return 0
 	}
@@ -381,19 +317,16 @@ type agentAttachCmd struct {
 // Run implements `orcr agent attach` (docs/cli.md §5.6) up to the lease: the herdr exec part
 // has not landed, so a granted lease is released again and not_implemented reported.
 func (c *agentAttachCmd) Run(a *app) error {
-	p := a.withCaller(map[string]any{"target": c.Target, "takeover": c.Takeover, "client_pid": a.env.PID})
 	cl, err := a.connect()
 	if err != nil {
 		return err
 	}
-	var lease struct {
-		LeaseID string `json:"lease_id"`
-	}
-	if err := cl.Call(a.ctx, "agent.attach.prepare", p, &lease); err != nil {
+	lease, err := cl.AttachPrepare(a.ctx, socketapi.AttachPrepareRequest{Target: c.Target, Takeover: c.Takeover, ClientPID: int64(a.env.PID)})
+	if err != nil {
 		return err
 	}
 	if lease.LeaseID != "" {
-		_ = cl.Call(a.ctx, "agent.attach.release", map[string]any{"lease_id": lease.LeaseID}, nil)
+		_, _ = cl.AttachRelease(a.ctx, lease.LeaseID)
 	}
 	return notImplemented("agent attach")
 }
@@ -406,18 +339,14 @@ type agentKillCmd struct {
 
 // Run implements `orcr agent kill` (docs/cli.md §5.7), with the TTY confirmation of §1.4.
 func (c *agentKillCmd) Run(a *app) error {
+	req := socketapi.KillRequest{Targets: c.Targets, Force: c.Force}
 	if a.confirms(c.Yes) {
-		raw, err := a.call("agent.kill", a.withCaller(map[string]any{"targets": c.Targets, "force": c.Force, "preview": true}))
+		preview := req
+		preview.Preview = true
+		pv, _, err := invoke(a, socketapi.AgentKill, preview)
 		if err != nil {
 			return err
 		}
-		var pv struct {
-			Targets []struct {
-				Path   string `json:"path"`
-				Status string `json:"status"`
-			} `json:"targets"`
-		}
-		_ = json.Unmarshal(raw, &pv)
 		a.stderr("Matched %d agent(s):", len(pv.Targets))
 		for _, t := range pv.Targets {
 			a.stderr("  %s [%s]", t.Path, t.Status)
@@ -426,18 +355,8 @@ func (c *agentKillCmd) Run(a *app) error {
 			return nil
 		}
 	}
-	raw, err := a.call("agent.kill", a.withCaller(map[string]any{"targets": c.Targets, "force": c.Force}))
+	r, raw, err := invoke(a, socketapi.AgentKill, req)
 	if err != nil {
-		return err
-	}
-	var r struct {
-		Killed  []struct{ Path string } `json:"killed"`
-		Skipped []struct {
-			Path   string `json:"path"`
-			Reason string `json:"reason"`
-		} `json:"skipped"`
-	}
-	if err := decodeResult("agent.kill", raw, &r); err != nil {
 		return err
 	}
 	if a.json {
@@ -474,35 +393,17 @@ func (c *agentLsCmd) Run(a *app) error {
 	if c.Managed && c.Unmanaged {
 		return wire.Invalid("conflicting_flags", "--managed and --unmanaged are mutually exclusive")
 	}
-	p := map[string]any{"managed": c.Managed, "unmanaged": c.Unmanaged, "all": c.All}
-	for k, v := range map[string]string{"pattern": c.Pattern, "agent": c.Agent, "status": c.Status} {
-		if v != "" {
-			p[k] = v
-		}
-	}
-	return a.request("agent.ls", a.withCaller(p), func(raw json.RawMessage) error {
-		var r struct{ Agents []lsRow }
-		if err := json.Unmarshal(raw, &r); err != nil {
-			return err
-		}
+	req := socketapi.LsRequest{Pattern: c.Pattern, Agent: c.Agent, Status: c.Status,
+		Managed: c.Managed, Unmanaged: c.Unmanaged, All: c.All}
+	return request(a, socketapi.AgentLs, req, func(r socketapi.LsResult) error {
 		_, err := io.WriteString(a.env.Stdout, renderLs(r.Agents, time.Now()))
 		return err
 	})
 }
 
-// lsRow is the part of an agent row the table shows.
-type lsRow struct {
-	UUID               string  `json:"uuid"`
-	Path               string  `json:"path"`
-	Status             string  `json:"status"`
-	Agent              *string `json:"agent"`
-	CreatedAt          int64   `json:"created_at"`
-	LastStatusChangeAt *int64  `json:"last_status_change_at"`
-}
-
 // renderLs renders the human `agent ls` table: PATH (40), UUID (first 8), STATUS (9),
 // AGENT (8, "-" if none), AGE right-aligned (5); "no agents" when empty.
-func renderLs(rows []lsRow, now time.Time) string {
+func renderLs(rows []socketapi.AgentRow, now time.Time) string {
 	if len(rows) == 0 {
 		return "no agents\n"
 	}

@@ -317,19 +317,6 @@ func (a *app) stdout(format string, args ...any) { fmt.Fprintf(a.env.Stdout, for
 // stderr prints one line of hints, notes or warnings.
 func (a *app) stderr(format string, args ...any) { fmt.Fprintf(a.env.Stderr, format+"\n", args...) }
 
-// emit prints raw as the envelope with --json; otherwise human renders it (nil human
-// prints the result as indented JSON).
-func (a *app) emit(raw json.RawMessage, human func(json.RawMessage) error) error {
-	if a.json {
-		a.printOK(raw)
-		return nil
-	}
-	if human == nil {
-		return a.pretty(raw)
-	}
-	return human(raw)
-}
-
 // pretty prints raw indented with two spaces.
 func (a *app) pretty(raw json.RawMessage) error {
 	var b bytes.Buffer

@@ -1,5 +1,7 @@
 package cli
 
+import "github.com/orcr-go/orcr/socketapi"
+
 // Internals for the black-box tests in package cli_test.
 var (
 	Verbs       = verbs
@@ -8,7 +10,7 @@ var (
 )
 
 // Table rendering of agent ls.
-type LsRow = lsRow
+type LsRow = socketapi.AgentRow
 
 var (
 	RenderLs  = renderLs

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/orcr-go/orcr/socketapi"
 	"github.com/orcr-go/orcr/socketapi/wire"
 )
 
@@ -34,22 +35,9 @@ func (c *loopCreateCmd) Run(a *app) error {
 	if err != nil {
 		return err
 	}
-	p := map[string]any{
-		"name":            c.Name,
-		"command":         a.passthrough,
-		"max_concurrency": c.MaxConcurrency,
-		"overlap":         c.Overlap,
-		"cwd":             cwd,
-	}
-	if c.Cron != "" {
-		p["cron"] = c.Cron
-	} else {
-		p["once_at"] = c.OnceAt
-	}
-	if c.Timeout != "" {
-		p["timeout"] = c.Timeout
-	}
-	return a.request("loop.create", p, nil)
+	req := socketapi.LoopCreateRequest{Name: c.Name, Cron: c.Cron, OnceAt: c.OnceAt, Command: a.passthrough,
+		MaxConcurrency: int64(c.MaxConcurrency), Overlap: c.Overlap, Timeout: c.Timeout, Cwd: cwd}
+	return request(a, socketapi.LoopCreate, req, nil)
 }
 
 type loopPauseCmd struct {
@@ -58,7 +46,7 @@ type loopPauseCmd struct {
 
 // Run implements `orcr loop pause` (docs/cli.md §5.10).
 func (c *loopPauseCmd) Run(a *app) error {
-	return a.request("loop.pause", map[string]any{"names": c.Names}, nil)
+	return request(a, socketapi.LoopPause, socketapi.LoopNamesRequest{Names: c.Names}, nil)
 }
 
 type loopResumeCmd struct {
@@ -67,7 +55,7 @@ type loopResumeCmd struct {
 
 // Run implements `orcr loop resume` (docs/cli.md §5.10).
 func (c *loopResumeCmd) Run(a *app) error {
-	return a.request("loop.resume", map[string]any{"names": c.Names}, nil)
+	return request(a, socketapi.LoopResume, socketapi.LoopNamesRequest{Names: c.Names}, nil)
 }
 
 type loopRmCmd struct {
@@ -93,29 +81,13 @@ func (c *loopRmCmd) Run(a *app) error {
 			return nil
 		}
 	}
-	p := a.withCaller(map[string]any{"names": c.Names, "kill_active": c.KillActive})
-	return a.request("loop.rm", p, nil)
-}
-
-type runRow struct {
-	UUID   string `json:"uuid"`
-	RunID  string `json:"run_id"`
-	Status string `json:"status"`
+	return request(a, socketapi.LoopRm, socketapi.LoopRmRequest{Names: c.Names, KillActive: c.KillActive}, nil)
 }
 
 // activeRuns lists the pending/running/stopping runs of a loop (loop.run.ls default).
-func (a *app) activeRuns(name string) ([]runRow, error) {
-	raw, err := a.call("loop.run.ls", map[string]any{"name": name})
-	if err != nil {
-		return nil, err
-	}
-	var r struct {
-		Runs []runRow `json:"runs"`
-	}
-	if err := decodeResult("loop.run.ls", raw, &r); err != nil {
-		return nil, err
-	}
-	return r.Runs, nil
+func (a *app) activeRuns(name string) ([]socketapi.RunRow, error) {
+	r, _, err := invoke(a, socketapi.LoopRunLs, socketapi.LoopRunLsRequest{Name: name})
+	return r.Runs, err
 }
 
 type loopLsCmd struct {
@@ -126,11 +98,7 @@ type loopLsCmd struct {
 
 // Run implements `orcr loop ls` (docs/cli.md §5.12).
 func (c *loopLsCmd) Run(a *app) error {
-	p := map[string]any{"names": nonNil(c.Names), "all": c.All}
-	if c.Status != "" {
-		p["status"] = c.Status
-	}
-	return a.request("loop.ls", p, nil)
+	return request(a, socketapi.LoopLs, socketapi.LoopLsRequest{Names: nonNil(c.Names), Status: c.Status, All: c.All}, nil)
 }
 
 type loopLogsCmd struct {
@@ -145,26 +113,17 @@ type loopLogsCmd struct {
 // every 500 ms and prints the lines beyond the count already printed, until
 // interrupted; as in the reference, follow output is human lines even with --json.
 func (c *loopLogsCmd) Run(a *app) error {
-	p := map[string]any{"name": c.Name}
-	if c.RunSel != "" {
-		p["run"] = c.RunSel
-	}
-	if c.Source != "" {
-		p["source"] = c.Source
-	}
+	req := socketapi.LoopLogsRequest{Name: c.Name, Run: c.RunSel, Source: c.Source}
 	if c.Tail != nil {
-		p["tail"] = *c.Tail
+		tail := int(*c.Tail)
+		req.Tail = &tail
 	}
 	cl, err := a.connect()
 	if err != nil {
 		return err
 	}
-	var raw json.RawMessage
-	if err := cl.Call(a.ctx, "loop.logs", p, &raw); err != nil {
-		return err
-	}
-	var r loopLines
-	if err := decodeResult("loop.logs", raw, &r); err != nil {
+	r, raw, err := socketapi.InvokeRaw(a.ctx, cl, socketapi.LoopLogs, req)
+	if err != nil {
 		return err
 	}
 	if a.json {
@@ -177,8 +136,8 @@ func (c *loopLogsCmd) Run(a *app) error {
 	}
 	printed := len(r.Lines)
 	return a.poll(loopLogsPoll, func() (bool, error) {
-		var next loopLines
-		if err := cl.Call(a.ctx, "loop.logs", p, &next); err != nil {
+		next, err := cl.LoopLogs(a.ctx, req)
+		if err != nil {
 			return false, nil // transient errors are skipped
 		}
 		if len(next.Lines) > printed {
@@ -192,18 +151,14 @@ func (c *loopLogsCmd) Run(a *app) error {
 // loopLogsPoll is the `loop logs --follow` polling interval.
 const loopLogsPoll = 500 * time.Millisecond
 
-type loopLines struct {
-	Lines []loopLine `json:"lines"`
-}
-
-type loopLine struct {
-	Run  string `json:"run"`
-	Text string `json:"text"`
-}
-
 // printLoopLines renders loop.logs lines as `[<run>] <text>`.
-func (a *app) printLoopLines(lines []loopLine) {
-	for _, l := range lines {
+func (a *app) printLoopLines(lines []socketapi.Open) {
+	for _, raw := range lines {
+		var l struct {
+			Run  string `json:"run"`
+			Text string `json:"text"`
+		}
+		_ = json.Unmarshal(raw, &l)
 		a.stdout("[%s] %s", l.Run, l.Text)
 	}
 }
@@ -214,7 +169,7 @@ type loopRunStartCmd struct {
 
 // Run implements `orcr loop run start` (docs/cli.md §5.14).
 func (c *loopRunStartCmd) Run(a *app) error {
-	return a.request("loop.run.start", map[string]any{"name": c.Name}, nil)
+	return request(a, socketapi.LoopRunStart, socketapi.LoopRunRequest{Name: c.Name}, nil)
 }
 
 type loopRunStopCmd struct {
@@ -230,7 +185,7 @@ func (c *loopRunStopCmd) Run(a *app) error {
 		if err != nil {
 			return err
 		}
-		var matched []runRow
+		var matched []socketapi.RunRow
 		for _, r := range runs {
 			if c.RunSel == "" || r.RunID == c.RunSel || r.UUID == c.RunSel {
 				matched = append(matched, r)
@@ -244,11 +199,7 @@ func (c *loopRunStopCmd) Run(a *app) error {
 			return nil
 		}
 	}
-	p := map[string]any{"name": c.Name}
-	if c.RunSel != "" {
-		p["run"] = c.RunSel
-	}
-	return a.request("loop.run.stop", p, nil)
+	return request(a, socketapi.LoopRunStop, socketapi.LoopRunStopRequest{Name: c.Name, Run: c.RunSel}, nil)
 }
 
 type loopRunLsCmd struct {
@@ -259,11 +210,7 @@ type loopRunLsCmd struct {
 
 // Run implements `orcr loop run ls` (docs/cli.md §5.16).
 func (c *loopRunLsCmd) Run(a *app) error {
-	p := map[string]any{"name": c.Name, "all": c.All}
-	if c.Status != "" {
-		p["status"] = c.Status
-	}
-	return a.request("loop.run.ls", p, nil)
+	return request(a, socketapi.LoopRunLs, socketapi.LoopRunLsRequest{Name: c.Name, Status: c.Status, All: c.All}, nil)
 }
 
 func nonNil(s []string) []string {

@@ -85,12 +85,12 @@ func (c *serverStopCmd) Run(a *app) error {
 	if err != nil {
 		return err
 	}
-	cl := clientFor(home)
+	cl := a.clientFor(home)
 	if _, err := cl.Handshake(a.ctx); err != nil {
 		a.serverStatusLine("not_running")
 		return nil
 	}
-	if err := cl.Call(a.ctx, "server.stop", nil, nil); err != nil {
+	if _, err := cl.Stop(a.ctx); err != nil {
 		return err
 	}
 	a.serverStatusLine("stopped")
@@ -101,14 +101,20 @@ type serverStatusCmd struct{}
 
 // Run implements `orcr server status` (docs/cli.md §5.19).
 func (c *serverStatusCmd) Run(a *app) error {
-	return a.request("server.status", nil, func(raw json.RawMessage) error {
-		text, err := renderServerStatus(raw)
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprint(a.env.Stdout, text)
+	_, raw, err := invoke(a, socketapi.ServerStatus, socketapi.NoParams{})
+	if err != nil {
 		return err
-	})
+	}
+	if a.json {
+		a.printOK(raw)
+		return nil
+	}
+	text, err := renderServerStatus(raw)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprint(a.env.Stdout, text)
+	return err
 }
 
 // literal renders a JSON value compactly, "null" when absent.
@@ -231,4 +237,6 @@ func (c *apiSchemaCmd) Run(a *app) error {
 type apiSnapshotCmd struct{}
 
 // Run implements `orcr api snapshot` (docs/cli.md §5.23).
-func (c *apiSnapshotCmd) Run(a *app) error { return a.request("api.snapshot", nil, nil) }
+func (c *apiSnapshotCmd) Run(a *app) error {
+	return request(a, socketapi.APISnapshot, socketapi.NoParams{}, nil)
+}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/orcr-go/orcr/config"
 	"github.com/orcr-go/orcr/socketapi"
-	"github.com/orcr-go/orcr/socketapi/wire"
 )
 
 // resolveHome resolves the home without touching it (server stop, server logs).
@@ -39,15 +38,19 @@ func (a *app) prepareHome() (string, error) {
 	return home, nil
 }
 
-func clientFor(home string) *socketapi.Client {
-	return &socketapi.Client{Socket: config.NewPaths(home).Socket}
+// clientFor is the typed client of home's server. It carries the caller identity of
+// ORCR_ID / ORCR_PATH (docs/cli.md §2.1), which the client fills into every agent verb.
+func (a *app) clientFor(home string) *socketapi.Client {
+	c := socketapi.FromGetenv(a.env.Getenv)
+	c.Socket = config.NewPaths(home).Socket
+	return c
 }
 
 // ensureRunning auto-starts the server of home (docs/protocol.md §1.7) and returns the
 // client, the outcome (socketapi.Started or socketapi.AlreadyRunning) and the pid of the
 // server that answered.
 func (a *app) ensureRunning(home string) (*socketapi.Client, string, int, error) {
-	c := clientFor(home)
+	c := a.clientFor(home)
 	spawn := func() (int, error) { return 0, a.env.Spawn(home) }
 	if a.env.spawnPID != nil {
 		spawn = func() (int, error) { return a.env.spawnPID(home) }
@@ -69,47 +72,33 @@ func (a *app) connect() (*socketapi.Client, error) {
 	return c, err
 }
 
-// call connects (auto-starting) and sends one request, returning the raw result.
-func (a *app) call(method string, params any) (json.RawMessage, error) {
+// invoke connects (auto-starting) and calls method m of the table with req through the
+// typed client: the typed result, and the result as the server sent it (--json prints
+// that).
+func invoke[Req, Res any](a *app, m *socketapi.Method[Req, Res], req Req) (Res, json.RawMessage, error) {
 	c, err := a.connect()
 	if err != nil {
-		return nil, err
+		var zero Res
+		return zero, nil, err
 	}
-	var raw json.RawMessage
-	if err := c.Call(a.ctx, method, params, &raw); err != nil {
-		return nil, err
-	}
-	return raw, nil
+	return socketapi.InvokeRaw(a.ctx, c, m, req)
 }
 
-// decodeResult decodes the raw result of method into v; a result that does not
-// decode is an internal "decode" error naming the method.
-func decodeResult(method string, raw json.RawMessage, v any) error {
-	if err := json.Unmarshal(raw, v); err != nil {
-		return wire.Internal("decode", "cannot decode "+method+" result: "+err.Error())
-	}
-	return nil
-}
-
-// request sends method with params and prints the result via human (see [app.emit]).
-func (a *app) request(method string, params any, human func(json.RawMessage) error) error {
-	raw, err := a.call(method, params)
+// request invokes m and prints the result: with --json the envelope of the raw result,
+// else human renders the typed result (nil human prints it as indented JSON).
+func request[Req, Res any](a *app, m *socketapi.Method[Req, Res], req Req, human func(Res) error) error {
+	res, raw, err := invoke(a, m, req)
 	if err != nil {
 		return err
 	}
-	return a.emit(raw, human)
-}
-
-// withCaller adds caller_id/caller_path from ORCR_ID/ORCR_PATH (docs/cli.md §2.1); empty
-// values count as unset.
-func (a *app) withCaller(p map[string]any) map[string]any {
-	if id := a.env.Getenv("ORCR_ID"); id != "" {
-		p["caller_id"] = id
+	if a.json {
+		a.printOK(raw)
+		return nil
 	}
-	if path := a.env.Getenv("ORCR_PATH"); path != "" {
-		p["caller_path"] = path
+	if human == nil {
+		return a.pretty(raw)
 	}
-	return p
+	return human(res)
 }
 
 // SpawnDetached starts `<os.Executable()> server start --foreground` in a new session

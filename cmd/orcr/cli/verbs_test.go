@@ -92,7 +92,7 @@ func TestRequestParams(t *testing.T) {
 		{[]string{"agent", "logs", "w1", "--tail", "3", "--last-response"}, "", "agent.logs",
 			with(map[string]any{"target": "w1", "tail": float64(3), "last_response": true})},
 		{[]string{"agent", "ls", "review/**", "--managed", "--all", "-a", "claude", "--status", "idle"}, "", "agent.ls",
-			with(map[string]any{"pattern": "review/**", "managed": true, "unmanaged": false, "all": true, "agent": "claude", "status": "idle"})},
+			with(map[string]any{"pattern": "review/**", "managed": true, "all": true, "agent": "claude", "status": "idle"})},
 		{[]string{"loop", "create", "nightly", "*/5 * * * *", "--max-concurrency", "2", "--", "sh", "-c", "echo --json"}, "", "loop.create",
 			map[string]any{"name": "nightly", "cron": "*/5 * * * *", "max_concurrency": float64(2), "overlap": "queue", "cwd": "/work/dir",
 				"command": []any{"sh", "-c", "echo --json"}}},
@@ -102,12 +102,12 @@ func TestRequestParams(t *testing.T) {
 		{[]string{"loop", "pause", "a", "b"}, "", "loop.pause", map[string]any{"names": []any{"a", "b"}}},
 		{[]string{"loop", "resume", "a"}, "", "loop.resume", map[string]any{"names": []any{"a"}}},
 		{[]string{"loop", "rm", "a", "--kill-active"}, "", "loop.rm", with(map[string]any{"names": []any{"a"}, "kill_active": true})},
-		{[]string{"loop", "ls", "--all"}, "", "loop.ls", map[string]any{"names": []any{}, "all": true}},
+		{[]string{"loop", "ls", "--all"}, "", "loop.ls", map[string]any{"all": true}},
 		{[]string{"loop", "logs", "a", "--run", "r12345", "--source", "command", "--tail", "2"}, "", "loop.logs",
 			map[string]any{"name": "a", "run": "r12345", "source": "command", "tail": float64(2)}},
 		{[]string{"loop", "run", "start", "a"}, "", "loop.run.start", map[string]any{"name": "a"}},
 		{[]string{"loop", "run", "stop", "a", "r12345"}, "", "loop.run.stop", map[string]any{"name": "a", "run": "r12345"}},
-		{[]string{"loop", "run", "ls", "a", "--status", "ok"}, "", "loop.run.ls", map[string]any{"name": "a", "status": "ok", "all": false}},
+		{[]string{"loop", "run", "ls", "a", "--status", "ok"}, "", "loop.run.ls", map[string]any{"name": "a", "status": "ok"}},
 		{[]string{"api", "snapshot"}, "", "api.snapshot", map[string]any{}},
 	}
 	for _, tc := range cases {

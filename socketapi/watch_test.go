@@ -1,0 +1,215 @@
+package socketapi_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/sockettest"
+)
+
+// watchRecorder ranges over a Watch and keeps the model's snapshot at each of the last
+// steps, so a test can compare the model at exactly the seq of an api.snapshot.
+type watchRecorder struct {
+	mu    sync.Mutex
+	seq   int64
+	steps map[int64]socketapi.Snapshot
+	err   error
+	done  chan struct{}
+}
+
+const recorderKeep = 512
+
+func recordWatch(ctx context.Context, c *socketapi.Client) *watchRecorder {
+	r := &watchRecorder{steps: map[int64]socketapi.Snapshot{}, done: make(chan struct{})}
+	go func() {
+		defer close(r.done)
+		for m, err := range c.Watch(ctx) {
+			r.mu.Lock()
+			if err != nil {
+				r.err = err
+				r.mu.Unlock()
+				return
+			}
+			r.seq = m.Seq
+			r.steps[m.Seq] = m.Snapshot()
+			delete(r.steps, m.Seq-recorderKeep)
+			r.mu.Unlock()
+		}
+	}()
+	return r
+}
+
+// at waits until the watch has applied seq and returns the model's snapshot there.
+func (r *watchRecorder) at(t *testing.T, seq int64) socketapi.Snapshot {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		r.mu.Lock()
+		s, ok := r.steps[seq]
+		cur, err := r.seq, r.err
+		r.mu.Unlock()
+		switch {
+		case ok:
+			return s
+		case err != nil:
+			t.Fatalf("watch ended at seq %d: %v", cur, err)
+		case cur > seq:
+			t.Fatalf("watch is at seq %d, past %d, whose step it no longer holds", cur, seq)
+		case time.Now().After(deadline):
+			t.Fatalf("watch stuck at seq %d, want %d", cur, seq)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// Acceptance 2 of the typed API: Watch under churn — 100 agents queueing under a cap,
+// spawning, working, taking a second prompt, being killed and ending — keeps a model
+// that equals api.snapshot at the same seq, from watch.open's snapshot and the events
+// alone (queue positions included).
+func TestWatchModelEqualsSnapshotUnderChurn(t *testing.T) {
+	srv := sockettest.NewServer(t, sockettest.WithHerdr(t), sockettest.WithConfig(
+		`{"concurrency": {"max": 36}, "timings": {"idle_after": "1h", "kill_after": "2h"}}`))
+	c := srv.Client(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+
+	// A few agents exist before the watch opens: they come from its snapshot.
+	for i := range 5 {
+		if _, err := c.Run(ctx, socketapi.RunRequest{Path: fmt.Sprintf("pre/a%d", i), Agent: "mock", GC: "never", Prompt: "turn_ms=20"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rec := recordWatch(ctx, c)
+	if s := rec.at(t, mustSnapshot(t, c).SnapshotSeq); len(s.Agents) != 5 {
+		t.Fatalf("watch snapshot holds %d agents, want 5", len(s.Agents))
+	}
+
+	const n = 100
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs <- churn(ctx, c, i)
+		}()
+	}
+	// Mid-churn, with agents queued behind the cap: queue positions must match too.
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		mid := mustSnapshot(t, c)
+		if len(mid.Queue) > 0 {
+			if diff := cmp.Diff(mid, rec.at(t, mid.SnapshotSeq)); diff != "" {
+				t.Errorf("mid-churn model at seq %d differs from api.snapshot (-snapshot +model):\n%s", mid.SnapshotSeq, diff)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no snapshot with a queue during the churn")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	if _, err := c.Wait(ctx, socketapi.WaitRequest{Targets: []string{"churn/**", "pre/**"}, Timeout: "60s"}); err != nil {
+		t.Fatal(err)
+	}
+
+	// Compare at the seq of a fresh snapshot (later events do not matter: the model is
+	// taken at exactly that seq).
+	want := mustSnapshot(t, c)
+	got := rec.at(t, want.SnapshotSeq)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("model at seq %d differs from api.snapshot (-snapshot +model):\n%s", want.SnapshotSeq, diff)
+	}
+	live := 0
+	for _, a := range want.Agents {
+		if a.Status != socketapi.StatusEnded {
+			live++
+		}
+	}
+	if live < 25 {
+		t.Errorf("only %d agents left at the end; the churn should leave the idle quarter", live)
+	}
+	cancel()
+	<-rec.done
+}
+
+// churn drives agent i through one of three lives: ask-like (gc immediate, ends after
+// its turn; half of them), two turns then idle (gc never; a quarter: with the five
+// earlier agents they stay under the cap of 36, which idle agents hold), or killed
+// wherever it is (queued, starting or working).
+func churn(ctx context.Context, c *socketapi.Client, i int) error {
+	path := fmt.Sprintf("churn/a%03d", i)
+	switch i % 4 {
+	case 0, 3:
+		_, err := c.Run(ctx, socketapi.RunRequest{Path: path, Agent: "mock", GC: "immediate", Prompt: "turn_ms=30"})
+		return err
+	case 1:
+		r, err := c.Run(ctx, socketapi.RunRequest{Path: path, Agent: "mock", GC: "never", Prompt: "turn_ms=30"})
+		if err != nil {
+			return err
+		}
+		w, err := c.Wait(ctx, socketapi.WaitRequest{Targets: []string{r.Agent.UUID}, Timeout: "90s"})
+		if err != nil || !w.AllOK {
+			return fmt.Errorf("%s: first turn: %+v %v", path, w, err)
+		}
+		_, err = c.Send(ctx, socketapi.SendRequest{Target: r.Agent.UUID, Prompt: "turn_ms=20"})
+		return err
+	default:
+		r, err := c.Run(ctx, socketapi.RunRequest{Path: path, Agent: "mock", GC: "never", Prompt: "turn_ms=5000"})
+		if err != nil {
+			return err
+		}
+		_, err = c.Kill(ctx, socketapi.KillRequest{Targets: []string{r.Agent.UUID}})
+		return err
+	}
+}
+
+func mustSnapshot(t *testing.T, c *socketapi.Client) socketapi.Snapshot {
+	t.Helper()
+	s, err := c.Snapshot(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// The model's Snapshot is api.snapshot's shape: it encodes with the same keys.
+func TestModelSnapshotEncodesLikeAPISnapshot(t *testing.T) {
+	srv := sockettest.NewServer(t)
+	c := srv.Client(t)
+	var raw map[string]json.RawMessage
+	if err := c.Call(t.Context(), "api.snapshot", nil, &raw); err != nil {
+		t.Fatal(err)
+	}
+	for m, err := range c.Watch(t.Context()) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(m.Snapshot())
+		var got map[string]json.RawMessage
+		json.Unmarshal(b, &got)
+		for k := range raw {
+			if _, ok := got[k]; !ok {
+				t.Errorf("model snapshot lacks %q", k)
+			}
+		}
+		if string(got["agents"]) != "[]" || string(got["queue"]) != "[]" || string(got["loops"]) != "[]" {
+			t.Errorf("empty model: %s", b)
+		}
+		break
+	}
+}
