@@ -65,12 +65,18 @@ func (s *System) Run(ctx context.Context, r RunRequest) (RunResult, error) {
 	if provName == "" {
 		provName = s.cfg.Config.Defaults.Agent
 	}
+	herdrErr := s.findHerdr()
 	prov, err := provider.Lookup(provName, s.providerOptions())
 	if err != nil {
 		if provName != provider.Mock {
 			return RunResult{}, provider.CheckSupport(provName, false, s.herdrInstalled(ctx))
 		}
 		return RunResult{}, err
+	}
+	// Every agent runs in a herdr pane: without a usable binary nothing is enqueued, and
+	// the error says how to install herdr rather than one of its integrations.
+	if herdrErr != nil {
+		return RunResult{}, herdrErr
 	}
 	if provName != provider.Mock {
 		if err := provider.CheckSupport(provName, true, s.herdrInstalled(ctx)); err != nil {
