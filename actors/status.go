@@ -82,9 +82,13 @@ func (s *System) Status(ctx context.Context) (StatusResult, error) {
 		s.cfg.Log.Warn("server.status: cannot read loops", "err", err)
 		loops = []store.LoopSummary{}
 	}
+	herdrErr := s.findHerdr()
 	hctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	herdrStatus := s.driver.Status(hctx)
 	cancel()
+	if pe, ok := wire.As(herdrErr); ok {
+		herdrStatus.Error = pe // what discovery tried, rather than the driver's "no binary"
+	}
 	return StatusResult{
 		Version:      s.cfg.Version,
 		Protocol:     wire.Protocol,
