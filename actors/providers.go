@@ -32,9 +32,9 @@ func (s *System) herdrInstalled(ctx context.Context) map[string]bool {
 		return s.integ.present
 	}
 	present := map[string]bool{}
-	if s.herdrBin != "" {
+	if bin := s.driver.Bin(); bin != "" {
 		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		rows, err := herdr.IntegrationStatus(cctx, s.herdrBin)
+		rows, err := herdr.IntegrationStatus(cctx, bin)
 		cancel()
 		if err != nil {
 			s.cfg.Log.Warn("herdr integration status failed", "err", err)

@@ -32,12 +32,18 @@ func (s *System) Run(ctx context.Context, r socketapi.RunRequest) (socketapi.Run
 	if provName == "" {
 		provName = s.cfg.Config.Defaults.Agent
 	}
+	herdrErr := s.findHerdr()
 	prov, err := provider.Lookup(provName, s.providerOptions())
 	if err != nil {
 		if provName != provider.Mock {
 			return socketapi.RunResult{}, provider.CheckSupport(provName, false, s.herdrInstalled(ctx))
 		}
 		return socketapi.RunResult{}, err
+	}
+	// Every agent runs in a herdr pane: without a usable binary nothing is enqueued, and
+	// the error says how to install herdr rather than one of its integrations.
+	if herdrErr != nil {
+		return socketapi.RunResult{}, herdrErr
 	}
 	if provName != provider.Mock {
 		if err := provider.CheckSupport(provName, true, s.herdrInstalled(ctx)); err != nil {

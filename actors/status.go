@@ -56,9 +56,13 @@ func (s *System) Status(ctx context.Context) (socketapi.StatusResult, error) {
 		s.cfg.Log.Warn("server.status: cannot read loops", "err", err)
 		loops = []store.LoopSummary{}
 	}
+	herdrErr := s.findHerdr()
 	hctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	herdrStatus := s.driver.Status(hctx)
 	cancel()
+	if pe, ok := wire.As(herdrErr); ok {
+		herdrStatus.Error = pe // what discovery tried, rather than the driver's "no binary"
+	}
 	integrations := map[string]socketapi.Integration{}
 	for name, i := range provider.Integrations(s.herdrInstalled(ctx)) {
 		integrations[name] = socketapi.Integration(i)

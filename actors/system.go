@@ -57,7 +57,6 @@ type System struct {
 	monitor  *actor.PID
 	gc       *actor.PID
 	driver   *herdr.Driver
-	herdrBin string
 	env      *AgentEnv
 
 	integ   herdrIntegrations
@@ -92,7 +91,6 @@ func Start(cfg SystemConfig) (*System, error) {
 		log.Warn("no herdr binary; agents cannot be spawned until one is configured", "err", err)
 		bin = ""
 	}
-	s.herdrBin = bin
 	if s.driver, err = herdr.NewDriver(s.sys, herdr.Config{Bin: bin, Owned: cfg.Config.Herdr.Session}, log); err != nil {
 		return fail(wire.Internal("actor", "cannot start the herdr driver: "+err.Error()))
 	}

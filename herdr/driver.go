@@ -40,6 +40,20 @@ type Config struct {
 	BackoffInitial, BackoffMax time.Duration
 	// CallTimeout bounds one blocking Session call when ctx has no deadline (2 min).
 	CallTimeout time.Duration
+
+	// live is the binary in use once NewDriver has run: Bin at first, replaced by
+	// [Driver.SetBin].
+	live *atomic.Pointer[string]
+}
+
+// bin is the herdr binary in use: Bin, or what [Driver.SetBin] put in its place.
+func (c *Config) bin() string {
+	if c.live != nil {
+		if p := c.live.Load(); p != nil {
+			return *p
+		}
+	}
+	return c.Bin
 }
 
 func (c *Config) timeout() time.Duration        { return or(c.Timeout, DefaultTimeout) }
@@ -59,10 +73,11 @@ func (c *Config) sessions(ctx context.Context) ([]SessionInfo, error) {
 	if c.Sessions != nil {
 		return c.Sessions(ctx)
 	}
-	if c.Bin == "" {
+	bin := c.bin()
+	if bin == "" {
 		return nil, wire.Env(CauseMissing, "no herdr binary; "+InstallHint)
 	}
-	return ListSessions(ctx, c.Bin)
+	return ListSessions(ctx, bin)
 }
 
 func or(d, def time.Duration) time.Duration {
@@ -94,6 +109,7 @@ func NewDriver(sys *actor.ActorSystem, cfg Config, log *slog.Logger) (*Driver, e
 		log = slog.New(slog.DiscardHandler)
 	}
 	d := &Driver{cfg: cfg, sys: sys, log: log, wg: &sync.WaitGroup{}}
+	d.cfg.live = new(atomic.Pointer[string])
 	pid, err := sys.Root.SpawnNamed(newSupervisorProps(&d.cfg, log, d.wg), "herdr")
 	if err != nil {
 		return nil, err
@@ -112,8 +128,19 @@ func (d *Driver) Close() {
 	})
 }
 
-// Config returns the driver's configuration.
-func (d *Driver) Config() Config { return d.cfg }
+// Config returns the driver's configuration, Bin being the binary in use.
+func (d *Driver) Config() Config {
+	c := d.cfg
+	c.Bin = d.cfg.bin()
+	return c
+}
+
+// Bin returns the herdr binary the driver runs ("" when none was found).
+func (d *Driver) Bin() string { return d.cfg.bin() }
+
+// SetBin replaces the herdr binary for every later call: a discovery run after
+// NewDriver found herdr installed (or gone, "") since. Calls in flight keep theirs.
+func (d *Driver) SetBin(bin string) { d.cfg.live.Store(&bin) }
 
 // Session returns the handle of herdr session name (cheap; no I/O).
 func (d *Driver) Session(name string) *Session { return &Session{d: d, name: name} }
@@ -126,18 +153,20 @@ func (d *Driver) Sessions(ctx context.Context) ([]SessionInfo, error) { return d
 
 // EnsureOwned starts the owned session's server when it is not running (needs Bin).
 func (d *Driver) EnsureOwned(ctx context.Context) (SessionInfo, error) {
-	if d.cfg.Bin == "" {
+	bin := d.cfg.bin()
+	if bin == "" {
 		return SessionInfo{}, wire.Env(CauseMissing, "no herdr binary; "+InstallHint)
 	}
-	return EnsureSession(ctx, d.cfg.Bin, d.cfg.owned())
+	return EnsureSession(ctx, bin, d.cfg.owned())
 }
 
 // Conformance checks orcr's contract against the live `herdr api schema --json`.
 func (d *Driver) Conformance(ctx context.Context) error {
-	if d.cfg.Bin == "" {
+	bin := d.cfg.bin()
+	if bin == "" {
 		return wire.Env(CauseMissing, "no herdr binary; "+InstallHint)
 	}
-	return CheckLive(ctx, d.cfg.Bin)
+	return CheckLive(ctx, bin)
 }
 
 // Health reports every session connection the supervisor knows, with restart counts.
@@ -166,19 +195,21 @@ type StatusInfo = socketapi.HerdrStatus
 
 // Status builds server.status's herdr object: reachable means the binary was found;
 // socket, version and protocol are filled only when the owned session is listed as
-// running (version/protocol from a direct ping, null on failure). It never starts a
-// session.
+// running (version/protocol from a direct ping, null on failure). Error carries the
+// failure that left the rest unfilled. It never starts a session.
 func (d *Driver) Status(ctx context.Context) StatusInfo {
 	st := StatusInfo{Session: d.cfg.owned()}
-	if d.cfg.Bin == "" && d.cfg.Sessions == nil {
+	bin := d.cfg.bin()
+	if bin == "" && d.cfg.Sessions == nil {
+		st.Error = wire.Env(CauseMissing, "no herdr binary; "+InstallHint)
 		return st
 	}
-	if d.cfg.Bin != "" {
-		bin := d.cfg.Bin
+	if bin != "" {
 		st.Bin, st.Reachable = &bin, true
 	}
 	rows, err := d.cfg.sessions(ctx)
 	if err != nil {
+		st.Error = statusError(err)
 		return st
 	}
 	row, ok := FindSession(rows, st.Session)
@@ -189,11 +220,23 @@ func (d *Driver) Status(ctx context.Context) StatusInfo {
 	sock := row.SocketPath
 	st.Socket = &sock
 	r := &Remote{Client: Client{Socket: sock, Timeout: d.cfg.timeout()}}
-	if p, err := r.Ping(ctx); err == nil {
-		v, pr := p.Version, p.Protocol
-		st.Version, st.Protocol = &v, &pr
+	p, err := r.Ping(ctx)
+	if err != nil {
+		st.Error = statusError(err)
+		return st
 	}
+	v, pr := p.Version, p.Protocol
+	st.Version, st.Protocol = &v, &pr
 	return st
+}
+
+// statusError is err as the protocol error of [StatusInfo.Error]: a protocol error as
+// it is, anything else (a canceled context) as herdr_unreachable.
+func statusError(err error) *wire.Error {
+	if pe, ok := wire.As(err); ok {
+		return pe
+	}
+	return wire.Env(CauseUnreachable, err.Error()).Wrap(err)
 }
 
 // Session is a blocking handle on one herdr session for edge code; every method

@@ -3,10 +3,13 @@ package herdr
 import (
 	"context"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/orcr-go/orcr/actors/actorkit"
+	"github.com/orcr-go/orcr/socketapi/wire"
 )
 
 // newTestDriver starts an actor system and a driver with fast backoff.
@@ -143,5 +146,30 @@ func TestDriverCloseAnswersInFlight(t *testing.T) {
 	<-closed
 	if _, err := d.Owned().Ping(context.Background()); !IsUnreachable(err) || time.Since(start) > 5*time.Second {
 		t.Errorf("Ping after Close: got %v", err)
+	}
+}
+
+// Status says why it stops short, and a binary set after NewDriver is the one used.
+func TestDriverStatusErrorAndSetBin(t *testing.T) {
+	d := newTestDriver(t, Config{})
+	if st := d.Status(context.Background()); st.Reachable || st.Error == nil || !wire.Is(st.Error, wire.EnvironmentError, CauseMissing) {
+		t.Errorf("Status without bin: got reachable %v error %v, want herdr_missing", st.Reachable, st.Error)
+	}
+	broken := filepath.Join(t.TempDir(), "herdr")
+	if err := os.WriteFile(broken, []byte("#!/bin/sh\necho 'herdr: config is broken' >&2\nexit 3\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	d.SetBin(broken)
+	if got := d.Bin(); got != broken {
+		t.Errorf("Bin after SetBin: got %q, want %q", got, broken)
+	}
+	st := d.Status(context.Background())
+	if !st.Reachable || st.Bin == nil || *st.Bin != broken || st.Error == nil || !wire.Is(st.Error, wire.EnvironmentError, CauseHerdrError) ||
+		!strings.Contains(st.Error.Message, "config is broken") {
+		t.Errorf("Status with a failing session list: got %+v (error %+v), want reachable with herdr_error naming herdr's stderr", st, st.Error)
+	}
+	d.SetBin("")
+	if st := d.Status(context.Background()); st.Reachable || st.Bin != nil || st.Error == nil {
+		t.Errorf("Status after SetBin(\"\"): got %+v, want unreachable with an error", st)
 	}
 }

@@ -84,6 +84,10 @@ type HerdrStatus struct {
 	Session string `json:"session"`
 	// Whether the owned session is listed as running.
 	SessionRunning bool `json:"session_running"`
+	// Why the object stops short: no binary (herdr_missing), a failing `herdr session
+	// list`, or a failed ping of the running session. Null when nothing failed (a
+	// session that is simply not running yet is no error).
+	Error *Error `json:"error"`
 }
 
 // Integration says which layers of a provider's integration exist.

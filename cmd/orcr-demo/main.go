@@ -6,11 +6,16 @@
 // admission control, `agent ls` while they work, a send, a pattern kill, and a stop.
 //
 // Run it from the repository: go run ./cmd/orcr-demo
+//
+// With --sandbox DIR it runs no tour: it builds the binaries into DIR, prepares a home
+// and the stand-in's state there, and prints the shell exports that let you drive orcr
+// with the mock provider yourself (see sandbox.go, README "Try it without herdr").
 package main
 
 import (
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -26,8 +31,17 @@ import (
 const agents = 6
 
 func main() {
+	sandboxDir := flag.String("sandbox", "", "build the binaries into `DIR`, prepare a home there and print its shell exports, instead of the tour")
+	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if *sandboxDir != "" {
+		if err := sandbox(ctx, *sandboxDir, os.Stdout, os.Stderr); err != nil {
+			fmt.Fprintln(os.Stderr, "sandbox:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	d, err := newDemo()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "demo:", err)
@@ -40,6 +54,7 @@ func main() {
 		os.Exit(1)
 	}
 	fmt.Println("\ndemo finished: every step above ran through the real orcr CLI and server.")
+	fmt.Println("to drive it yourself: go run ./cmd/orcr-demo --sandbox /tmp/orcr-sandbox (README: Try it without herdr)")
 }
 
 type demo struct {
@@ -62,14 +77,8 @@ func (d *demo) step(format string, args ...any) {
 
 func (d *demo) run(ctx context.Context) error {
 	d.step("building orcr, the herdr stand-in and the mock provider")
-	root, err := moduleRoot()
-	if err != nil {
+	if err := buildBinaries(ctx, d.bin, os.Stderr); err != nil {
 		return err
-	}
-	build := exec.CommandContext(ctx, "go", "build", "-o", d.bin+"/", "./cmd/orcr", "./cmd/herdr-standin", "./cmd/orcr-mock-agent")
-	build.Dir, build.Stdout, build.Stderr = root, os.Stdout, os.Stderr
-	if err := build.Run(); err != nil {
-		return fmt.Errorf("go build: %w", err)
 	}
 	for _, dir := range []string{d.home, d.xdg} {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -200,6 +209,21 @@ func (d *demo) cleanup() {
 		stopHerdr.Run()
 	}
 	os.RemoveAll(d.tmp)
+}
+
+// buildBinaries builds orcr, the herdr stand-in and the mock provider into dir; the
+// compiler's output goes to out.
+func buildBinaries(ctx context.Context, dir string, out io.Writer) error {
+	root, err := moduleRoot()
+	if err != nil {
+		return err
+	}
+	build := exec.CommandContext(ctx, "go", "build", "-o", dir+"/", "./cmd/orcr", "./cmd/herdr-standin", "./cmd/orcr-mock-agent")
+	build.Dir, build.Stdout, build.Stderr = root, out, out
+	if err := build.Run(); err != nil {
+		return fmt.Errorf("go build: %w", err)
+	}
+	return nil
 }
 
 func moduleRoot() (string, error) {

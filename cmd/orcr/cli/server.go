@@ -97,7 +97,9 @@ func (c *serverStopCmd) Run(a *app) error {
 	return nil
 }
 
-type serverStatusCmd struct{}
+type serverStatusCmd struct {
+	All bool `help:"List every integration herdr reports, not only the providers orcr supports."`
+}
 
 // Run implements `orcr server status` (docs/cli.md §5.19).
 func (c *serverStatusCmd) Run(a *app) error {
@@ -109,7 +111,7 @@ func (c *serverStatusCmd) Run(a *app) error {
 		a.printOK(raw)
 		return nil
 	}
-	text, err := renderServerStatus(raw)
+	text, err := renderServerStatus(raw, c.All)
 	if err != nil {
 		return err
 	}
@@ -130,8 +132,8 @@ func literal(v json.RawMessage) string {
 }
 
 // renderServerStatus is the human summary of server.status (docs/cli.md §5.19); values are
-// printed as JSON literals.
-func renderServerStatus(raw json.RawMessage) (string, error) {
+// printed as JSON literals. Integrations without orcr support are listed only with all.
+func renderServerStatus(raw json.RawMessage, all bool) (string, error) {
 	var st struct {
 		Version      json.RawMessage            `json:"version"`
 		Protocol     json.RawMessage            `json:"protocol"`
@@ -162,6 +164,7 @@ func renderServerStatus(raw json.RawMessage) (string, error) {
 	fmt.Fprintf(&b, "  store     %s\n", literal(st.Store))
 	fmt.Fprintf(&b, "  herdr     reachable=%s session=%s running=%s\n",
 		literal(st.Herdr["reachable"]), literal(st.Herdr["session"]), literal(st.Herdr["session_running"]))
+	writeHerdrError(&b, st.Herdr)
 	fmt.Fprintf(&b, "  counts    live=%s queued=%s blocked=%s unmanaged=%s unmarked_panes=%s unknown_marked_panes=%s\n",
 		literal(st.Counts["live"]), literal(st.Counts["queued"]), literal(st.Counts["blocked"]),
 		literal(st.Counts["unmanaged"]), literal(st.Counts["unmarked_panes"]), literal(st.Counts["unknown_marked_panes"]))
@@ -175,9 +178,17 @@ func renderServerStatus(raw json.RawMessage) (string, error) {
 			providers = append(providers, p)
 		}
 		sort.Strings(providers)
+		hidden := 0
 		for _, p := range providers {
 			in := st.Integrations[p]
+			if !all && !in.Orcr {
+				hidden++
+				continue
+			}
 			fmt.Fprintf(&b, "    %-8s orcr=%s herdr=%s\n", p, okMissing(in.Orcr), okMissing(in.Herdr))
+		}
+		if hidden > 0 {
+			fmt.Fprintf(&b, "    (%d more that orcr does not support: --all lists them)\n", hidden)
 		}
 	}
 	fmt.Fprintf(&b, "  loops     firing_durable=%s\n", literal(st.LoopsFiring))
@@ -189,6 +200,23 @@ func renderServerStatus(raw json.RawMessage) (string, error) {
 		fmt.Fprintf(&b, "    %-16s status=%s next_fire_at=%s\n", l.Name, l.Status, next)
 	}
 	return b.String(), nil
+}
+
+// writeHerdrError adds the reason the herdr object stops short (its "error", docs/
+// protocol.md §5.2): `herdr unreachable: <message>` when no binary was found, else
+// `herdr error: <message>`. Nothing when there is none.
+func writeHerdrError(b *strings.Builder, h map[string]json.RawMessage) {
+	var e struct {
+		Message string `json:"message"`
+	}
+	if json.Unmarshal(h["error"], &e) != nil || e.Message == "" {
+		return
+	}
+	what := "error"
+	if literal(h["reachable"]) != "true" {
+		what = "unreachable"
+	}
+	fmt.Fprintf(b, "    herdr %s: %s\n", what, e.Message)
 }
 
 func okMissing(ok bool) string {
