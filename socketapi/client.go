@@ -1,7 +1,7 @@
 package socketapi
 
 import (
-	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -89,9 +89,32 @@ func (c *Client) Call(ctx context.Context, method string, params any, result any
 	return c.call(ctx, method, unbounded, params, result)
 }
 
-// call is one request/response exchange. Unless unbounded, a ctx without deadline gets
-// the client's call timeout.
+// call is one request/response exchange that decodes the result into result (nil: not
+// decoded).
 func (c *Client) call(ctx context.Context, method string, unbounded bool, params any, result any) error {
+	line, err := c.exchange(ctx, unbounded, method, params)
+	if err != nil {
+		return err
+	}
+	var rf wire.ReplyFrame
+	if err := json.Unmarshal(line, &rf); err != nil {
+		return wire.Internal("decode", "cannot decode server reply: "+err.Error())
+	}
+	if e := rf.Err(); e != nil {
+		return e
+	}
+	if result != nil && len(rf.Result) > 0 {
+		if err := json.Unmarshal(rf.Result, result); err != nil {
+			return wire.Internal("decode", "cannot decode result of "+method+": "+err.Error())
+		}
+	}
+	return nil
+}
+
+// exchange sends one request on a fresh connection and returns the line of its
+// response (event frames, which a plain call never gets, are skipped). Unless
+// unbounded, a ctx without deadline gets the client's call timeout.
+func (c *Client) exchange(ctx context.Context, unbounded bool, method string, params any) ([]byte, error) {
 	if !unbounded {
 		if _, ok := ctx.Deadline(); !ok {
 			t := c.Timeout
@@ -105,7 +128,7 @@ func (c *Client) call(ctx context.Context, method string, unbounded bool, params
 	}
 	conn, err := c.dial(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer conn.Close()
 	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
@@ -113,33 +136,25 @@ func (c *Client) call(ctx context.Context, method string, unbounded bool, params
 
 	frame, err := encodeRequest(c.ids.Add(1), method, params)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if _, err := conn.Write(frame); err != nil {
-		return ioError(ctx, err)
+		return nil, ioError(ctx, err)
 	}
-	fr := wire.NewFrameReader(bufio.NewReader(conn), wire.MaxFrame)
+	fr := wire.NewFrameReaderSize(conn, wire.MaxFrame, 8<<10)
 	for {
 		line, err := fr.Next()
 		if err != nil {
-			return ioError(ctx, err)
+			return nil, ioError(ctx, err)
 		}
-		var rf wire.ReplyFrame
-		if err := json.Unmarshal(line, &rf); err != nil {
-			return wire.Internal("decode", "cannot decode server reply: "+err.Error())
+		var head struct {
+			OK           *bool  `json:"ok"`
+			Subscription *int64 `json:"subscription"`
 		}
-		if rf.IsEvent() {
-			continue
+		if bytes.HasPrefix(line, []byte(`{"subscription"`)) && json.Unmarshal(line, &head) == nil && head.OK == nil {
+			continue // an event frame
 		}
-		if e := rf.Err(); e != nil {
-			return e
-		}
-		if result != nil && len(rf.Result) > 0 {
-			if err := json.Unmarshal(rf.Result, result); err != nil {
-				return wire.Internal("decode", "cannot decode result of "+method+": "+err.Error())
-			}
-		}
-		return nil
+		return line, nil
 	}
 }
 

@@ -39,27 +39,59 @@ func IsCode(err error, c Code) bool {
 // caller_path, and a scoped client composes the request's paths first (see
 // [Client.Scope]). Every typed method of Client is Invoke with its table entry.
 func Invoke[Req, Res any](ctx context.Context, c *Client, m *Method[Req, Res], req Req) (Res, error) {
-	res, _, err := InvokeRaw(ctx, c, m, req)
-	return res, err
+	var reply struct {
+		OK     *bool       `json:"ok"`
+		Result Res         `json:"result"`
+		Error  *wire.Error `json:"error"`
+	}
+	line, err := c.invokeLine(ctx, m.Name, m.Unbounded, &req)
+	if err != nil {
+		return reply.Result, err
+	}
+	// One pass: the envelope and the typed result together.
+	if err := json.Unmarshal(line, &reply); err != nil {
+		var zero Res
+		if rf := (wire.ReplyFrame{}); json.Unmarshal(line, &rf) == nil && rf.Err() != nil {
+			return zero, rf.Err()
+		}
+		return zero, wire.Internal("decode", "cannot decode the result of "+m.Name+": "+err.Error())
+	}
+	if e := (&wire.ReplyFrame{OK: reply.OK, Error: reply.Error}).Err(); e != nil {
+		var zero Res
+		return zero, e
+	}
+	return reply.Result, nil
 }
 
 // InvokeRaw is [Invoke] that also returns the result exactly as the server sent it
 // (the CLI prints that with --json).
 func InvokeRaw[Req, Res any](ctx context.Context, c *Client, m *Method[Req, Res], req Req) (Res, json.RawMessage, error) {
 	var res Res
-	if err := c.prepare(&req); err != nil {
+	line, err := c.invokeLine(ctx, m.Name, m.Unbounded, &req)
+	if err != nil {
 		return res, nil, err
 	}
-	var raw json.RawMessage
-	if err := c.call(ctx, m.Name, m.Unbounded, req, &raw); err != nil {
-		return res, nil, err
+	var rf wire.ReplyFrame
+	if err := json.Unmarshal(line, &rf); err != nil {
+		return res, nil, wire.Internal("decode", "cannot decode server reply: "+err.Error())
 	}
-	if len(raw) > 0 {
-		if err := json.Unmarshal(raw, &res); err != nil {
-			return res, raw, wire.Internal("decode", "cannot decode the result of "+m.Name+": "+err.Error())
+	if e := rf.Err(); e != nil {
+		return res, nil, e
+	}
+	if len(rf.Result) > 0 {
+		if err := json.Unmarshal(rf.Result, &res); err != nil {
+			return res, rf.Result, wire.Internal("decode", "cannot decode the result of "+m.Name+": "+err.Error())
 		}
 	}
-	return res, raw, nil
+	return res, rf.Result, nil
+}
+
+// invokeLine prepares req (a pointer to a request value) and exchanges it.
+func (c *Client) invokeLine(ctx context.Context, method string, unbounded bool, req any) ([]byte, error) {
+	if err := c.prepare(req); err != nil {
+		return nil, err
+	}
+	return c.exchange(ctx, unbounded, method, req)
 }
 
 // Handshake calls server.handshake, the readiness probe. A server speaking another

@@ -25,12 +25,19 @@ type FrameReader struct {
 	buf []byte
 }
 
-// NewFrameReader returns a reader with the given cap (MaxFrame when max <= 0).
+// NewFrameReader returns a reader with the given cap (MaxFrame when max <= 0) and a
+// 64 KiB read buffer.
 func NewFrameReader(r io.Reader, max int) *FrameReader {
+	return NewFrameReaderSize(r, max, 64<<10)
+}
+
+// NewFrameReaderSize is [NewFrameReader] with a read buffer of size bytes (a client
+// reading one reply needs less than a server connection reading many requests).
+func NewFrameReaderSize(r io.Reader, max, size int) *FrameReader {
 	if max <= 0 {
 		max = MaxFrame
 	}
-	return &FrameReader{r: bufio.NewReaderSize(r, 64<<10), max: max}
+	return &FrameReader{r: bufio.NewReaderSize(r, size), max: max}
 }
 
 // Next returns the next non-blank frame without its newline. The slice is valid until
