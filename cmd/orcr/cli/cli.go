@@ -151,6 +151,7 @@ func Run(ctx context.Context, args []string, env Env) (code int) {
 	if err != nil {
 		return a.fail(wire.Internal("cli", "cannot build the command line: "+err.Error()))
 	}
+	markNotImplemented(parser.Model.Node)
 	defer func() {
 		if r := recover(); r != nil {
 			er, ok := r.(exitRequest)
