@@ -1,6 +1,9 @@
 package wire
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // MinUUIDPrefix is the shortest uuid prefix, in characters, that orcr accepts as a
 // target and that it shows or suggests (docs/protocol.md §4.2).
@@ -12,25 +15,43 @@ const MinUUIDPrefix = 8
 // enough). A prefix never ends in "-". An element that is itself a prefix of, or equal
 // to, another is returned whole. The server names ambiguous-prefix candidates with it
 // and the CLI's `agent ls` its UUID column, so what one shows the other resolves.
+//
+// The element sharing the longest prefix with u is one of u's neighbours in sorted
+// order, so the cost is one sort, not a comparison of every pair (a listing may hold
+// thousands of rows).
 func ShortestUUIDPrefixes(uuids []string) []string {
+	order := make([]int, len(uuids))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return strings.Compare(uuids[a], uuids[b]) })
 	out := make([]string, len(uuids))
-	for i, u := range uuids {
+	for pos, i := range order {
+		u := uuids[i]
+		shared := 0
+		if pos > 0 {
+			shared = commonPrefix(u, uuids[order[pos-1]])
+		}
+		if pos+1 < len(order) {
+			shared = max(shared, commonPrefix(u, uuids[order[pos+1]]))
+		}
+		k := max(shared+1, min(MinUUIDPrefix, len(u)))
+		for k <= len(u) && u[k-1] == '-' {
+			k++
+		}
 		out[i] = u
-		for k := min(MinUUIDPrefix, len(u)); k <= len(u); k++ {
-			if u[k-1] != '-' && !sharedPrefix(uuids, i, u[:k]) {
-				out[i] = u[:k]
-				break
-			}
+		if k <= len(u) {
+			out[i] = u[:k]
 		}
 	}
 	return out
 }
 
-func sharedPrefix(uuids []string, self int, prefix string) bool {
-	for j, v := range uuids {
-		if j != self && strings.HasPrefix(v, prefix) {
-			return true
-		}
+// commonPrefix is the length of the longest common prefix of a and b.
+func commonPrefix(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
 	}
-	return false
+	return n
 }

@@ -1,7 +1,9 @@
 package wire_test
 
 import (
+	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/orcr-go/orcr/socketapi/wire"
@@ -36,5 +38,44 @@ func TestShortestUUIDPrefixes(t *testing.T) {
 				t.Errorf("ShortestUUIDPrefixes(%q): got %q, want %q", tc.uuids, got, tc.want)
 			}
 		})
+	}
+}
+
+// TestShortestUUIDPrefixesMatchesDefinition checks the sorted-neighbour computation
+// against the definition, by brute force over every pair, on random uuid-like strings
+// that share long prefixes.
+func TestShortestUUIDPrefixesMatchesDefinition(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 500 {
+		uuids := make([]string, rng.IntN(12))
+		for i := range uuids {
+			b := []byte("01900000-0000-7000-8000-000000000000")
+			for j := rng.IntN(len(b)); j < len(b); j++ {
+				if b[j] != '-' {
+					b[j] = "01ab"[rng.IntN(4)]
+				}
+			}
+			if rng.IntN(4) == 0 { // now and then a short one, a prefix of others
+				b = b[:1+rng.IntN(len(b)-1)]
+			}
+			uuids[i] = string(b)
+		}
+		want := make([]string, len(uuids))
+		for i, u := range uuids {
+			want[i] = u
+			for k := min(wire.MinUUIDPrefix, len(u)); k <= len(u); k++ {
+				shared := false
+				for j, v := range uuids {
+					shared = shared || j != i && strings.HasPrefix(v, u[:k])
+				}
+				if u[k-1] != '-' && !shared {
+					want[i] = u[:k]
+					break
+				}
+			}
+		}
+		if got := wire.ShortestUUIDPrefixes(uuids); !slices.Equal(got, want) {
+			t.Fatalf("ShortestUUIDPrefixes(%q):\n got %q\nwant %q", uuids, got, want)
+		}
 	}
 }
