@@ -17,6 +17,7 @@ const (
 	CauseHomeCreateFailed  = "home_create_failed"
 	CauseUnsafeHome        = "unsafe_home"
 	CauseServerStartFailed = "server_start_failed"
+	CauseSocketPathTooLong = "socket_path_too_long"
 	CauseConfigInvalid     = "config_invalid"
 )
 
@@ -135,9 +136,15 @@ func checkHome(home string) error {
 	return nil
 }
 
+// MaxSocketPath is the longest socket path, in bytes, a Unix socket can be bound at: the
+// kernel's sun_path holds the path and its terminating NUL (107 on Linux, 103 on macOS).
+const MaxSocketPath = len(syscall.RawSockaddrUnix{}.Path) - 1
+
 // CheckSocketPath validates the server socket path before binding (docs/protocol.md §1.3),
 // using lstat so a link is never followed:
 //
+//   - longer than [MaxSocketPath] → environment_error socket_path_too_long, details
+//     {path, len, limit} (bind would fail with a bare "invalid argument");
 //   - absent → (false, nil);
 //   - a same-uid socket → (true, nil): a stale socket the caller, holding the instance
 //     lock, may unlink;
@@ -147,6 +154,11 @@ func checkHome(home string) error {
 //
 // CheckSocketPath never removes anything.
 func CheckSocketPath(path string) (exists bool, err error) {
+	if len(path) > MaxSocketPath {
+		return false, wire.Env(CauseSocketPathTooLong,
+			fmt.Sprintf("socket path %s is %d bytes long, over the %d a Unix socket allows; choose a shorter ORCR_HOME", path, len(path), MaxSocketPath),
+			"path", path, "len", len(path), "limit", MaxSocketPath)
+	}
 	fi, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/orcr-go/orcr/config"
+	"github.com/orcr-go/orcr/socketapi/wire"
 )
 
 // shortTemp returns a short temporary directory (Unix socket paths must stay short),
@@ -322,6 +323,21 @@ func TestCheckSocketPath(t *testing.T) {
 		mustWrite(t, file, "x")
 		_, err := config.CheckSocketPath(filepath.Join(file, "orcr.sock"))
 		checkEnvErr(t, "CheckSocketPath(ENOTDIR)", err, "server_start_failed", "")
+	})
+	// The longest path that binds is accepted; one byte more is refused before bind
+	// could fail with a bare "invalid argument".
+	t.Run("too long", func(t *testing.T) {
+		dir := shortTemp(t)
+		p := dir + "/" + strings.Repeat("s", config.MaxSocketPath-len(dir)-1)
+		listenUnix(t, p)
+		if exists, err := config.CheckSocketPath(p); !exists || err != nil {
+			t.Errorf("CheckSocketPath(%d bytes): got (%v, %v), want (true, nil)", len(p), exists, err)
+		}
+		_, err := config.CheckSocketPath(p + "s")
+		checkEnvErr(t, "CheckSocketPath(too long)", err, "socket_path_too_long", "")
+		if pe, _ := wire.As(err); pe != nil && (pe.Details["len"] != len(p)+1 || pe.Details["limit"] != config.MaxSocketPath) {
+			t.Errorf("CheckSocketPath(too long): details %v, want len %d limit %d", pe.Details, len(p)+1, config.MaxSocketPath)
+		}
 	})
 }
 

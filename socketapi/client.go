@@ -171,6 +171,11 @@ func encodeRequest(id int64, method string, params any) ([]byte, error) {
 	if err != nil {
 		return nil, wire.Internal("encode", err.Error())
 	}
+	if len(b) > wire.MaxFrame {
+		// The server would stop reading at the limit and close the connection, which the
+		// writer would only see as a broken pipe (docs/protocol.md §1.9).
+		return nil, wire.FrameTooLarge(wire.MaxFrame, len(b))
+	}
 	return append(b, '\n'), nil
 }
 

@@ -186,6 +186,25 @@ func TestUnsafeHomesAreRefused(t *testing.T) {
 		}
 		mustExist(t, target)
 	})
+	// Through auto-start the server is the one that refuses: the CLI reports the
+	// server's cause as soon as the server exits, not server_start_failed 15 s later
+	// (expectRefused checks the cause and the time).
+	t.Run("symlinked socket, auto-started", func(t *testing.T) {
+		h := newHome(t)
+		mustMkdir(t, h.dir, 0o700)
+		target := filepath.Join(h.dir, "elsewhere")
+		os.WriteFile(target, nil, 0o600)
+		if err := os.Symlink(target, filepath.Join(h.dir, "orcr.sock")); err != nil {
+			t.Fatal(err)
+		}
+		expectRefused(t, h, "unsafe_home", "server", "status", "--json")
+	})
+	t.Run("socket path too long, auto-started", func(t *testing.T) {
+		h := newHome(t)
+		h.dir = filepath.Join(h.dir, strings.Repeat("h", 110))
+		h.env = append(h.env, "ORCR_HOME="+h.dir)
+		expectRefused(t, h, "socket_path_too_long", "agent", "ls", "--json")
+	})
 	t.Run("regular file at the socket path", func(t *testing.T) {
 		h := newHome(t)
 		mustMkdir(t, h.dir, 0o700)
@@ -198,9 +217,15 @@ func TestUnsafeHomesAreRefused(t *testing.T) {
 	})
 }
 
+// expectRefused runs orcr args on h and checks that it is refused with cause, promptly
+// (well before the 15 s readiness deadline of an auto-start), and that no server runs.
 func expectRefused(t *testing.T, h *home, cause string, args ...string) {
 	t.Helper()
+	start := time.Now()
 	r := h.run(args...)
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("orcr %v: refused after %v, want at once", args, d)
+	}
 	if r.exit != 2 {
 		t.Fatalf("orcr %v: exit %d, want 2 (stdout %q stderr %q)", args, r.exit, r.stdout, r.stderr)
 	}

@@ -103,7 +103,7 @@ func (r *connReader) loop(nc net.Conn) {
 			r.handle(line)
 			continue
 		case errors.Is(err, wire.ErrFrameTooLarge):
-			r.reply(nil, nil, wire.Invalid("frame_too_large", "request frame exceeds 16 MiB"))
+			r.reply(nil, nil, wire.FrameTooLarge(r.s.maxFrame, 0))
 		case errors.Is(err, wire.ErrTruncatedFrame):
 			r.reply(nil, nil, wire.Invalid("truncated_frame", "connection ended inside a frame"))
 		case errors.Is(err, io.EOF), errors.Is(err, net.ErrClosed):

@@ -3,6 +3,7 @@ package server_test
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"net"
 	"strconv"
@@ -166,6 +167,10 @@ func TestOversizedFrameClosesConnection(t *testing.T) {
 	if code, reason := errOf(t, m); code != "invalid_request" || reason != "frame_too_large" || m["id"] != nil {
 		t.Errorf("oversized frame: got %v", m)
 	}
+	details, _ := m["error"].(map[string]any)["details"].(map[string]any)
+	if got := details["limit_bytes"]; got != json.Number(strconv.Itoa(wire.MaxFrame)) {
+		t.Errorf("oversized frame: details.limit_bytes got %v, want %d (details %v)", got, wire.MaxFrame, details)
+	}
 	if !rc.closed() {
 		t.Errorf("connection still open after frame_too_large")
 	}
@@ -189,6 +194,35 @@ func TestFrameAtExactCapIsAccepted(t *testing.T) {
 	go rc.c.Write([]byte(frame + "\n"))
 	if m := rc.read(); m["ok"] != true {
 		t.Errorf("16 MiB frame: got %v", m)
+	}
+}
+
+// The client refuses a request frame over the limit before writing it, with the limit
+// and the frame's size; the server would only close the connection on it, which the
+// client saw as server_unreachable. A frame of exactly the limit still goes through.
+func TestClientRefusesOversizedRequest(t *testing.T) {
+	srv := sockettest.NewServer(t)
+	c := srv.Client(t)
+	base, err := json.Marshal(map[string]any{"protocol": 1, "id": 1, "method": "server.handshake", "params": map[string]string{"pad": ""}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The two calls below carry ids 1 and 2, as long as base's: their frames have
+	// exactly the sizes asked for.
+	pad := func(frameLen int) map[string]string {
+		return map[string]string{"pad": strings.Repeat("x", frameLen-len(base))}
+	}
+	ctx := context.Background()
+	if err := c.Call(ctx, "server.handshake", pad(wire.MaxFrame), nil); err != nil {
+		t.Errorf("a request of exactly %d bytes: %v, want accepted", wire.MaxFrame, err)
+	}
+	err = c.Call(ctx, "server.handshake", pad(wire.MaxFrame+1), nil)
+	pe, ok := wire.As(err)
+	if !ok || pe.Code != wire.InvalidRequest || pe.Reason() != "frame_too_large" {
+		t.Fatalf("a request of %d bytes: got %v, want invalid_request frame_too_large", wire.MaxFrame+1, err)
+	}
+	if pe.Details["limit_bytes"] != wire.MaxFrame || pe.Details["frame_bytes"] != wire.MaxFrame+1 {
+		t.Errorf("details: got %v, want limit_bytes %d frame_bytes %d", pe.Details, wire.MaxFrame, wire.MaxFrame+1)
 	}
 }
 

@@ -3,6 +3,7 @@ package wire
 import (
 	"bytes"
 	"encoding/json"
+	"unicode/utf8"
 )
 
 // Protocol is the orcr socket protocol version this build speaks.
@@ -82,15 +83,38 @@ type okResponse struct {
 }
 
 // EncodeResponse renders a response frame (without the trailing newline). A nil err
-// makes a success envelope.
+// makes a success envelope. The id is echoed as given unless it is not valid UTF-8 (see
+// [echoID]), so every frame written is valid UTF-8 JSON.
 func EncodeResponse(id json.RawMessage, result any, err *Error) ([]byte, error) {
-	if len(id) == 0 {
-		id = nullID
-	}
+	id = echoID(id)
 	if err != nil {
 		return json.Marshal(Response{ID: id, OK: false, Error: err})
 	}
 	return json.Marshal(okResponse{ID: id, OK: true, Result: result})
+}
+
+// echoID returns the id to echo for a request id (docs/protocol.md §2.3): null when
+// absent, the raw value when it is valid UTF-8, else the value decoded and encoded again,
+// which replaces every invalid byte with U+FFFD (a raw echo would make the whole reply
+// invalid UTF-8). Numbers keep their digits.
+func echoID(id json.RawMessage) json.RawMessage {
+	if len(id) == 0 {
+		return nullID
+	}
+	if utf8.Valid(id) {
+		return id
+	}
+	var v any
+	d := json.NewDecoder(bytes.NewReader(id))
+	d.UseNumber()
+	if d.Decode(&v) != nil {
+		return nullID
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nullID
+	}
+	return b
 }
 
 // EventFrame is a subscription frame. Seq is 0 for control frames.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 )
 
@@ -13,6 +14,20 @@ const MaxFrame = 16 << 20
 // ErrFrameTooLarge is returned by [FrameReader.Next] when a line exceeds the limit.
 // The rest of the oversized line is not consumed; callers close the connection.
 var ErrFrameTooLarge = errors.New("wire: frame too large")
+
+// FrameTooLarge is the invalid_request error for a request frame over limit bytes
+// (docs/protocol.md §2.5): details {reason: "frame_too_large", limit_bytes}, plus
+// frame_bytes when the frame's size is known (size > 0). A server stops reading at the
+// limit, so only a client refusing its own frame knows the size.
+func FrameTooLarge(limit, size int) *Error {
+	if size > 0 {
+		return Invalid("frame_too_large",
+			fmt.Sprintf("request frame of %d bytes exceeds the frame limit of %d bytes", size, limit),
+			"limit_bytes", limit, "frame_bytes", size)
+	}
+	return Invalid("frame_too_large", fmt.Sprintf("request frame exceeds the frame limit of %d bytes", limit),
+		"limit_bytes", limit)
+}
 
 // ErrTruncatedFrame is returned when the stream ends inside a frame.
 var ErrTruncatedFrame = errors.New("wire: truncated frame")

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/orcr-go/orcr/socketapi/wire"
 )
@@ -156,9 +157,39 @@ func TestExitCodes(t *testing.T) {
 	}
 }
 
+// An id holding invalid UTF-8 is echoed with U+FFFD in place of the bad bytes; a valid
+// id is echoed as sent (docs/protocol.md §2.3).
+func TestEncodeResponseID(t *testing.T) {
+	tests := []struct {
+		name, id, want string
+	}{
+		{"absent", ``, `null`},
+		{"number keeps its digits", `12345678901234567890`, `12345678901234567890`},
+		{"valid string verbatim", `"h\u00e9 \ud83d\ude00 é"`, `"h\u00e9 \ud83d\ude00 é"`},
+		{"invalid string byte", "\"a\xffb\"", "\"a\ufffdb\""},
+		{"invalid bytes in an object", "{\"k\xc3\":[1,\"\xe2\x82\"]}", "{\"k\ufffd\":[1,\"\ufffd\ufffd\"]}"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := wire.EncodeResponse(json.RawMessage(tc.id), nil, nil)
+			if err != nil {
+				t.Fatalf("EncodeResponse(id %q): %v", tc.id, err)
+			}
+			var env struct{ ID json.RawMessage }
+			if err := json.Unmarshal(out, &env); err != nil || !utf8.Valid(out) {
+				t.Fatalf("EncodeResponse(id %q) = %q: not valid UTF-8 JSON (%v)", tc.id, out, err)
+			}
+			if got := string(env.ID); got != tc.want {
+				t.Errorf("EncodeResponse(id %q): id got %s, want %s", tc.id, got, tc.want)
+			}
+		})
+	}
+}
+
 // FuzzDecode feeds arbitrary bytes through the frame reader and the envelope decoder:
 // neither may panic, every frame respects the cap, and every decoded request or error
-// re-encodes as a valid response envelope.
+// re-encodes as a response envelope that is valid UTF-8 and valid JSON, whatever bytes
+// the id, method or params held.
 func FuzzDecode(f *testing.F) {
 	for _, s := range []string{
 		`{"protocol":1,"id":1,"method":"server.handshake","params":{}}` + "\n",
@@ -167,6 +198,10 @@ func FuzzDecode(f *testing.F) {
 		`{"method":"m","protocol":1e400}` + "\n",
 		"\xff\xfe{\"method\":\"\\ud800\"}\n",
 		`{"method":"m","id":{"a":[1,{"b":null}]},"params":[]}`,
+		"{\"protocol\":1,\"id\":\"\xff\xfe\",\"method\":\"server.handshake\"}\n",
+		"{\"id\":{\"\xc3\":[\"\xe2\x82\"]},\"method\":\"m\"}\n",
+		"{\"protocol\":1,\"id\":1,\"method\":\"agent.\xff\"}\n",
+		"{\"protocol\":1,\"id\":2,\"method\":\"agent.ls\",\"params\":{\"pattern\":\"\xed\xa0\x80\"}}\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -196,9 +231,12 @@ func FuzzDecode(f *testing.F) {
 					t.Fatalf("re-encode with id %s: %v", req.ID, err)
 				}
 			}
+			if !utf8.Valid(out) || !json.Valid(out) {
+				t.Fatalf("response %q to %q is not valid UTF-8 JSON", out, line)
+			}
 			var v map[string]any
 			if err := json.Unmarshal(out, &v); err != nil {
-				t.Fatalf("response %s is not JSON: %v", out, err)
+				t.Fatalf("response %s is not a JSON object: %v", out, err)
 			}
 		}
 	})

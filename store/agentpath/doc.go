@@ -4,7 +4,7 @@
 // the store (docs/lifecycle.md §2, docs/cli.md §2–§3, docs/protocol.md §4.1–§4.2 and §5.17).
 //
 // The pure half ([Creation], [CompilePattern], [CallerContext.Scope], [ValidatePath],
-// [LooksLikeUUIDPrefix], [ShortestPrefixes]) needs no store. The resolution half
+// [LooksLikeUUIDPrefix]) needs no store. The resolution half
 // ([ResolveCaller], [CheckLoopNamespace], [ResolveExact], [ResolveBulk], [ResolveEnded],
 // [List]) reads through a [store.Querier], so it works on the read pool and inside a write
 // [store.Tx] alike; [CheckLoopNamespace] is meant to run inside the insert transaction.

@@ -32,7 +32,7 @@ const (
 //   - only if no row has that path and the target is ≥ 8 hex digits → a uuid prefix.
 //
 // Uuid lookups try the exact uuid first, then the prefix. Nothing → not_found {target};
-// an ambiguous prefix → not_found {target, candidates} with the [ShortestPrefixes] of
+// an ambiguous prefix → not_found {target, candidates} with the [wire.ShortestUUIDPrefixes] of
 // the matching uuids. resolved is [ResolvedLatestEnded] when the row is ended, else
 // [ResolvedActive] (for uuid lookups too).
 func ResolveExact(ctx context.Context, q store.Querier, caller Caller, target string) (row store.AgentRow, resolved string, err error) {
@@ -102,7 +102,7 @@ func uniqueUUID(ctx context.Context, q store.Querier, target, cond string) (stor
 	}
 	return store.AgentRow{}, wire.New(wire.NotFound,
 		fmt.Sprintf("uuid prefix %q is ambiguous (%d agents)", target, len(rows)),
-		"target", target, "candidates", ShortestPrefixes(uuids))
+		"target", target, "candidates", wire.ShortestUUIDPrefixes(uuids))
 }
 
 func notFound(target string) error {

@@ -4,11 +4,12 @@ import (
 	"context"
 	"strings"
 
+	"github.com/orcr-go/orcr/socketapi/wire"
 	"github.com/orcr-go/orcr/store"
 )
 
 // MinUUIDPrefix is the shortest uuid prefix (in hex characters) accepted for addressing.
-const MinUUIDPrefix = 8
+const MinUUIDPrefix = wire.MinUUIDPrefix
 
 // LooksLikeUUIDPrefix reports whether s could address an agent by uuid: only hex digits
 // (either case) and dashes, with at least [MinUUIDPrefix] hex digits.
@@ -34,34 +35,6 @@ func isHexWord(s string) bool {
 
 func isHex(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
-}
-
-// ShortestPrefixes returns, for each of uuids in order, its shortest prefix of at least
-// [MinUUIDPrefix] characters that no other element starts with (uuidv7 values minted in
-// the same millisecond share ~12 leading characters, so a fixed length is not enough). A
-// prefix never ends in "-". An element that is itself a prefix of, or equal to, another is
-// returned whole.
-func ShortestPrefixes(uuids []string) []string {
-	out := make([]string, len(uuids))
-	for i, u := range uuids {
-		out[i] = u
-		for k := min(MinUUIDPrefix, len(u)); k <= len(u); k++ {
-			if u[k-1] != '-' && !sharedPrefix(uuids, i, u[:k]) {
-				out[i] = u[:k]
-				break
-			}
-		}
-	}
-	return out
-}
-
-func sharedPrefix(uuids []string, self int, prefix string) bool {
-	for j, v := range uuids {
-		if j != self && strings.HasPrefix(v, prefix) {
-			return true
-		}
-	}
-	return false
 }
 
 // uuidMatches looks s up as a uuid among the rows selected by cond (a condition over

@@ -396,20 +396,33 @@ func (c *agentLsCmd) Run(a *app) error {
 	req := socketapi.LsRequest{Pattern: c.Pattern, Agent: c.Agent, Status: c.Status,
 		Managed: c.Managed, Unmanaged: c.Unmanaged, All: c.All}
 	return request(a, socketapi.AgentLs, req, func(r socketapi.LsResult) error {
-		_, err := io.WriteString(a.env.Stdout, renderLs(r.Agents, time.Now()))
+		others := a.unlistedPrefixes(r.Agents, c.listsEveryRow())
+		_, err := io.WriteString(a.env.Stdout, renderLs(r.Agents, others, time.Now()))
 		return err
 	})
 }
 
-// renderLs renders the human `agent ls` table: PATH (40), UUID (first 8), STATUS (9),
-// AGENT (8, "-" if none), AGE right-aligned (5); "no agents" when empty.
-func renderLs(rows []socketapi.AgentRow, now time.Time) string {
+// renderLs renders the human `agent ls` table (docs/cli.md §5.8): PATH (40), UUID,
+// STATUS (9), AGENT (8, "-" if none), AGE right-aligned (5); "no agents" when empty.
+// The UUID column shows each row's shortest prefix of at least 8 characters, never
+// ending in "-", that no other row's uuid and none of others starts with (others: the
+// uuids, or unique prefixes, of agents the table does not list), as wide as the longest.
+func renderLs(rows []socketapi.AgentRow, others []string, now time.Time) string {
 	if len(rows) == 0 {
 		return "no agents\n"
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%-40s %-8s %-9s %-8s %5s\n", "PATH", "UUID", "STATUS", "AGENT", "AGE")
+	uuids := make([]string, 0, len(rows)+len(others))
 	for _, r := range rows {
+		uuids = append(uuids, r.UUID)
+	}
+	ids := wire.ShortestUUIDPrefixes(append(uuids, others...))[:len(rows)]
+	width := wire.MinUUIDPrefix
+	for _, id := range ids {
+		width = max(width, len(id))
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-40s %-*s %-9s %-8s %5s\n", "PATH", width, "UUID", "STATUS", "AGENT", "AGE")
+	for i, r := range rows {
 		agent := "-"
 		if r.Agent != nil && *r.Agent != "" {
 			agent = *r.Agent
@@ -418,12 +431,8 @@ func renderLs(rows []socketapi.AgentRow, now time.Time) string {
 		if r.Status != "queued" && r.Status != "starting" && r.LastStatusChangeAt != nil {
 			basis = *r.LastStatusChangeAt
 		}
-		id := r.UUID
-		if len(id) > 8 {
-			id = id[:8]
-		}
 		age := now.Sub(time.UnixMilli(basis))
-		fmt.Fprintf(&b, "%-40s %-8s %-9s %-8s %5s\n", r.Path, id, r.Status, agent, formatAge(age))
+		fmt.Fprintf(&b, "%-40s %-*s %-9s %-8s %5s\n", r.Path, width, ids[i], r.Status, agent, formatAge(age))
 	}
 	return b.String()
 }

@@ -61,10 +61,12 @@ type Env struct {
 	// PID is the client_pid sent by `agent attach`; 0 means os.Getpid().
 	PID int
 
-	// spawnPID is the default Spawn, which also knows the child's pid: `server start`
-	// compares it with the pid that answers to tell a start from a lost start race.
-	// A Spawn given by the caller has no pid, and its start always counts as started.
-	spawnPID func(home string) (int, error)
+	// spawnDetached is the default Spawn, which also knows the child's pid and sees it
+	// exit: `server start` compares the pid with the one that answers to tell a start
+	// from a lost start race, and a child that fails to start is reported at once with
+	// its own error (docs/protocol.md §1.7). A Spawn given by the caller has neither: its
+	// start always counts as started, and a failure shows as the readiness timeout.
+	spawnDetached func(home string) (socketapi.Spawned, error)
 }
 
 func (e *Env) defaults() {
@@ -95,7 +97,7 @@ func (e *Env) defaults() {
 	}
 	if e.Spawn == nil {
 		environ := e.Environ
-		e.spawnPID = func(home string) (int, error) { return SpawnDetached(home, environ()) }
+		e.spawnDetached = func(home string) (socketapi.Spawned, error) { return SpawnDetached(home, environ()) }
 		e.Spawn = func(home string) error { _, err := SpawnDetached(home, environ()); return err }
 	}
 	if e.PID == 0 {
@@ -151,6 +153,7 @@ func Run(ctx context.Context, args []string, env Env) (code int) {
 	if err != nil {
 		return a.fail(wire.Internal("cli", "cannot build the command line: "+err.Error()))
 	}
+	markNotImplemented(parser.Model.Node)
 	defer func() {
 		if r := recover(); r != nil {
 			er, ok := r.(exitRequest)

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/alecthomas/kong"
+
+	"github.com/orcr-go/orcr/socketapi"
 )
 
 // rootCmd is the command tree of docs/cli.md §1.1.
@@ -62,7 +64,7 @@ type apiCmd struct {
 }
 
 // verbMethods maps every CLI verb that talks to the server to the socket methods it
-// sends (the CLI coverage test checks it against socketapi.Catalogue and the kong tree).
+// sends (the CLI coverage test checks it against socketapi.Methods and the kong tree).
 var verbMethods = map[string][]string{
 	"agent run":      {"agent.run"},
 	"agent ask":      {"agent.ask"},
@@ -96,6 +98,56 @@ var localVerbs = map[string]bool{
 	"server disable": true,
 	"api schema":     true,
 	"scaffold":       true,
+}
+
+// pendingClientVerbs are the verbs whose missing part is in the CLI itself: they answer
+// not_implemented without asking the server (docs/cli.md §1.1).
+var pendingClientVerbs = map[string]bool{
+	"server enable":  true,
+	"server disable": true,
+	"scaffold":       true,
+	"top":            true,
+}
+
+// notImplementedVerb reports whether verb answers not_implemented: it is one of
+// [pendingClientVerbs], or a method of socketapi.Methods behind it has not landed.
+func notImplementedVerb(verb string) bool {
+	if pendingClientVerbs[verb] {
+		return true
+	}
+	for _, spec := range socketapi.Methods {
+		if m := spec.Info(); m.CLI == verb && !m.Implemented() {
+			return true
+		}
+	}
+	return false
+}
+
+// notImplementedHelp is appended to the help line of a command that is not implemented.
+const notImplementedHelp = " (not implemented yet)"
+
+// markNotImplemented appends [notImplementedHelp] to the help of every command below n
+// that [notImplementedVerb] reports, and of every noun all of whose commands are such,
+// so `--help` tells a newcomer what will only answer not_implemented. It reports whether
+// n itself was marked.
+func markNotImplemented(n *kong.Node) bool {
+	var children []*kong.Node
+	for _, c := range n.Children {
+		if c.Type == kong.CommandNode {
+			children = append(children, c)
+		}
+	}
+	marked := n.Type == kong.CommandNode
+	if len(children) == 0 {
+		marked = marked && notImplementedVerb(verbOf(n))
+	}
+	for _, c := range children {
+		marked = markNotImplemented(c) && marked
+	}
+	if marked {
+		n.Help += notImplementedHelp
+	}
+	return marked
 }
 
 // verbMethodsCopy returns a copy of the verb → socket methods table.

@@ -12,12 +12,17 @@ import (
 
 type serverStartCmd struct {
 	Foreground bool `help:"Become the server in this process and block until it stops."`
+	// StartReportFD is set by [SpawnDetached] only: see [openStartReport].
+	StartReportFD int `name:"start-report-fd" hidden:"" help:"Write a start failure to this descriptor (internal)."`
 }
 
 // Run implements `orcr server start` (docs/cli.md §5.17).
 func (c *serverStartCmd) Run(a *app) error {
 	if c.Foreground {
-		return a.serveForeground()
+		report := openStartReport(c.StartReportFD)
+		err := a.serveForeground()
+		report(err)
+		return err
 	}
 	home, err := a.prepareHome()
 	if err != nil {

@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -51,9 +52,9 @@ func (a *app) clientFor(home string) *socketapi.Client {
 // server that answered.
 func (a *app) ensureRunning(home string) (*socketapi.Client, string, int, error) {
 	c := a.clientFor(home)
-	spawn := func() (int, error) { return 0, a.env.Spawn(home) }
-	if a.env.spawnPID != nil {
-		spawn = func() (int, error) { return a.env.spawnPID(home) }
+	spawn := func() (socketapi.Spawned, error) { return socketapi.Spawned{}, a.env.Spawn(home) }
+	if a.env.spawnDetached != nil {
+		spawn = func() (socketapi.Spawned, error) { return a.env.spawnDetached(home) }
 	}
 	outcome, pid, err := c.EnsureRunning(a.ctx, spawn)
 	if err != nil {
@@ -102,23 +103,40 @@ func request[Req, Res any](a *app, m *socketapi.Method[Req, Res], req Req, human
 }
 
 // SpawnDetached starts `<os.Executable()> server start --foreground` in a new session
-// (setsid) with stdio on /dev/null and environ plus ORCR_HOME=home, and returns its pid
-// without waiting; a goroutine reaps the child should it exit while this process lives.
-func SpawnDetached(home string, environ []string) (pid int, err error) {
+// (setsid) with stdio on /dev/null and environ plus ORCR_HOME=home, and returns without
+// waiting. A pipe on the child's descriptor 3 (see [startReportFlag]) carries the error
+// the child fails to start with; a goroutine reaps the child should it exit while this
+// process lives and then delivers that error, or the exit status of a child that died
+// without one, on Spawned.Exited (nil for a clean exit: a losing start racer).
+func SpawnDetached(home string, environ []string) (socketapi.Spawned, error) {
 	exe, err := os.Executable()
 	if err != nil {
-		return 0, fmt.Errorf("cannot locate the orcr executable: %w", err)
+		return socketapi.Spawned{}, fmt.Errorf("cannot locate the orcr executable: %w", err)
 	}
 	if abs, err := filepath.EvalSymlinks(exe); err == nil {
 		exe = abs
 	}
-	cmd := exec.Command(exe, "server", "start", "--foreground")
+	report, w, err := os.Pipe()
+	if err != nil {
+		return socketapi.Spawned{}, err
+	}
+	cmd := exec.Command(exe, "server", "start", "--foreground", startReportFlag+"=3")
 	cmd.Env = append(append([]string(nil), environ...), "ORCR_HOME="+home)
 	// nil Stdin/Stdout/Stderr are connected to the null device by os/exec.
+	cmd.ExtraFiles = []*os.File{w} // descriptor 3 in the child
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
-		return 0, err
+	err = cmd.Start()
+	w.Close()
+	if err != nil {
+		report.Close()
+		return socketapi.Spawned{}, err
 	}
-	go func() { _ = cmd.Wait() }()
-	return cmd.Process.Pid, nil
+	exited := make(chan error, 1)
+	go func() {
+		// EOF comes when the child exits (or closes the descriptor).
+		b, _ := io.ReadAll(io.LimitReader(report, maxStartReport))
+		report.Close()
+		exited <- startFailure(b, cmd.Wait())
+	}()
+	return socketapi.Spawned{PID: cmd.Process.Pid, Exited: exited}, nil
 }
