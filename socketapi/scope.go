@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/orcr-go/orcr/config"
@@ -80,10 +81,13 @@ func (c *Client) CurrentScope() string {
 // the same caller identity. Names of agents created through it, their targets, wait and
 // kill targets and ls patterns are joined under the scope; a target containing '-' (a
 // uuid) or starting with / is sent as it is. An empty ls pattern lists the scope
-// (name/**).
+// (name/**). An empty name, or a bare /, is invalid_request empty_path.
 func (c *Client) Scope(name string) (*Client, error) {
 	base := c.CurrentScope()
 	rest, abs := strings.CutPrefix(name, "/")
+	if rest == "" {
+		return nil, checkPath("")
+	}
 	if abs {
 		base = ""
 	}
@@ -102,8 +106,11 @@ func checkPath(p string) error {
 		return wire.Invalid("empty_path", "a scope needs at least one segment")
 	}
 	segs := strings.Split(p, "/")
-	if len(segs) > 8 || len(p) > 256 {
-		return wire.Invalid("path_too_long", "scope "+p+" is too long (at most 8 segments, 256 characters)", "path", p)
+	if len(p) > 256 {
+		return wire.Invalid("path_too_long", "scope "+p+" is longer than 256 characters", "path", p, "len", len(p))
+	}
+	if len(segs) > 8 {
+		return wire.Invalid("path_too_deep", "scope "+p+" has more than 8 segments", "path", p, "segments", len(segs))
 	}
 	for _, s := range segs {
 		if !segment.MatchString(s) {
@@ -146,8 +153,12 @@ type scoper struct{ scope string }
 // create is the creation target of run/ask: exactly one of name and path.
 func (s scoper) create(name, path string) (string, error) {
 	switch {
-	case (name == "") == (path == ""):
-		return "", wire.Invalid("name_required", "exactly one of name or path is required")
+	case name == "" && path == "":
+		return "", wire.Invalid("name_required", "one of name or path is required")
+	case name != "" && path != "":
+		return "", wire.Invalid("name_and_path", "name and path are mutually exclusive")
+	case strings.Contains(name, "/"):
+		return "", wire.Invalid("invalid_name", "name "+strconv.Quote(name)+` must be a single segment (no "/"); use path for nesting`)
 	case name != "":
 		return "/" + joinPath(s.scope, name), nil
 	case strings.HasPrefix(path, "/"):

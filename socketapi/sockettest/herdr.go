@@ -36,6 +36,14 @@ func moduleRoot() string {
 // cleanup is not needed: the directory is under the OS temp dir and small).
 func BuildBinaries(tb testing.TB) Binaries {
 	tb.Helper()
+	b, err := buildBinaries()
+	if err != nil {
+		tb.Fatalf("building test binaries: %v", err)
+	}
+	return b
+}
+
+func buildBinaries() (Binaries, error) {
 	binsOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "ob")
 		if err != nil {
@@ -51,16 +59,16 @@ func BuildBinaries(tb testing.TB) Binaries {
 		bins = Binaries{Dir: dir, Orcr: filepath.Join(dir, "orcr"),
 			HerdrBin: filepath.Join(dir, "herdr-standin"), MockAgent: filepath.Join(dir, "orcr-mock-agent")}
 	})
-	if binsErr != nil {
-		tb.Fatalf("building test binaries: %v", binsErr)
-	}
-	return bins
+	return bins, binsErr
 }
 
 // WithHerdr gives the server the herdr stand-in binary and the mock provider: the
 // environment of [HerdrEnv].
 func WithHerdr(tb testing.TB) Option {
-	env := HerdrEnv(tb)
+	return withEnvMap(HerdrEnv(tb))
+}
+
+func withEnvMap(env map[string]string) Option {
 	return func(c *config) {
 		for k, v := range env {
 			c.env[k] = v
@@ -73,16 +81,31 @@ func WithHerdr(tb testing.TB) Option {
 // XDG_CONFIG_HOME with tb.Setenv (so such tests cannot run in parallel). At cleanup the
 // owned herdr session is stopped, which ends every pane process.
 func HerdrEnv(tb testing.TB) map[string]string {
-	b := BuildBinaries(tb)
-	xdg, err := os.MkdirTemp("", "x")
+	tb.Helper()
+	env, stop, err := herdrEnv()
 	if err != nil {
 		tb.Fatal(err)
 	}
-	tb.Setenv("XDG_CONFIG_HOME", xdg)
-	tb.Cleanup(func() {
-		stop := exec.Command(b.HerdrBin, "session", "stop", "orcr")
-		stop.Env = append(os.Environ(), "XDG_CONFIG_HOME="+xdg)
-		stop.Run()
+	tb.Setenv("XDG_CONFIG_HOME", env["XDG_CONFIG_HOME"])
+	tb.Cleanup(stop)
+	return env
+}
+
+// herdrEnv is [HerdrEnv] without a testing.TB: the caller sets XDG_CONFIG_HOME in the
+// process environment and calls stop when done.
+func herdrEnv() (env map[string]string, stop func(), err error) {
+	b, err := buildBinaries()
+	if err != nil {
+		return nil, nil, err
+	}
+	xdg, err := os.MkdirTemp("", "x")
+	if err != nil {
+		return nil, nil, err
+	}
+	stop = func() {
+		cmd := exec.Command(b.HerdrBin, "session", "stop", "orcr")
+		cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+xdg)
+		cmd.Run()
 		// The stand-in's session server exits once stopped; give its socket a moment
 		// to disappear before the directory goes.
 		deadline := time.Now().Add(5 * time.Second)
@@ -93,7 +116,7 @@ func HerdrEnv(tb testing.TB) map[string]string {
 			time.Sleep(20 * time.Millisecond)
 		}
 		os.RemoveAll(xdg)
-	})
+	}
 	return map[string]string{
 		"ORCR_HERDR_BIN":           b.HerdrBin,
 		"ORCR_ALLOW_MOCK_PROVIDER": "1",
@@ -101,5 +124,5 @@ func HerdrEnv(tb testing.TB) map[string]string {
 		"PATH":                     os.Getenv("PATH"),
 		"HOME":                     os.Getenv("HOME"),
 		"XDG_CONFIG_HOME":          xdg,
-	}
+	}, stop, nil
 }

@@ -5,6 +5,7 @@ package sockettest
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -66,19 +67,39 @@ func TempHome(tb testing.TB) string {
 // NewServer starts a server on a fresh home (debug methods on) and stops it at cleanup.
 func NewServer(tb testing.TB, opts ...Option) *Server {
 	tb.Helper()
+	c := newConfig(opts)
+	if c.home == "" {
+		c.home = TempHome(tb)
+	}
+	s, err := c.start()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		s.Stop()
+		if err := s.Wait(); err != nil {
+			tb.Errorf("server stop: %v", err)
+		}
+	})
+	return s
+}
+
+func newConfig(opts []Option) *config {
 	c := &config{env: map[string]string{"ORCR_DEBUG_METHODS": "1"}, log: slog.New(slog.DiscardHandler)}
 	for _, o := range opts {
 		o(c)
 	}
-	if c.home == "" {
-		c.home = TempHome(tb)
-	}
+	return c
+}
+
+// start writes the config file, if any, and starts the server on c.home.
+func (c *config) start() (*Server, error) {
 	if c.config != "" {
 		if err := os.MkdirAll(c.home, 0o700); err != nil {
-			tb.Fatal(err)
+			return nil, err
 		}
 		if err := os.WriteFile(filepath.Join(c.home, "config.json"), []byte(c.config), 0o600); err != nil {
-			tb.Fatal(err)
+			return nil, err
 		}
 	}
 	getenv := func(k string) string { return c.env[k] }
@@ -87,18 +108,12 @@ func NewServer(tb testing.TB, opts ...Option) *Server {
 		DeadLetterThrottle: 10 * time.Millisecond, Methods: c.methods,
 	})
 	if err != nil {
-		tb.Fatalf("server.Start: %v", err)
+		return nil, fmt.Errorf("server.Start: %w", err)
 	}
 	if s == nil {
-		tb.Fatalf("server.Start: outcome %s, want a started server", outcome)
+		return nil, fmt.Errorf("server.Start: outcome %s, want a started server", outcome)
 	}
-	tb.Cleanup(func() {
-		s.Stop()
-		if err := s.Wait(); err != nil {
-			tb.Errorf("server stop: %v", err)
-		}
-	})
-	return &Server{Server: s, Home: c.home, Env: c.env}
+	return &Server{Server: s, Home: c.home, Env: c.env}, nil
 }
 
 // Client returns a client of s whose every received frame is validated against the
