@@ -7,10 +7,11 @@
 // # The facade
 //
 // [System] is the one facade every face of the server calls: the Unix socket today
-// (socketapi/server decodes params, calls a System method and encodes the result), the
-// WebSocket stream, `orcr top` and an MCP face later. Its methods (Run, Ask, Send, Kill,
-// Wait, Logs, Ls, Snapshot, Status) take typed requests and return typed results and
-// *wire.Error values. They are edge code: they run on the caller's goroutine and may
+// (socketapi/server dispatches from the method table socketapi.Methods, whose entries
+// call System through the socketapi.Facade interface), the WebSocket stream, `orcr top`
+// and an MCP face later. Its methods (Run, Ask, Send, Kill, Wait, Logs, Ls, Snapshot,
+// Status) take the wire's typed requests and return its typed results (package
+// socketapi defines them) and *wire.Error values. They are edge code: they run on the caller's goroutine and may
 // block on futures. All SQL lives in package store, behind named operations; this
 // package holds the rules and the order of side effects.
 //
