@@ -183,7 +183,7 @@ func (a *agentActor) Receive(c actor.Context) {
 	switch m := c.Message().(type) {
 	case *actor.Started:
 		a.load(c)
-	case StartAgent, SendInput, KillAgent, recoverAgent, ParkAgent, ReapAgent:
+	case StartAgent, SendInput, KillAgent, recoverAgent, ParkAgent, ReapAgent, ReconcileAgent:
 		if a.ended {
 			a.reject(c, c.Sender(), m)
 			return
@@ -301,6 +301,8 @@ func (a *agentActor) reject(c actor.Context, to *actor.PID, m any) {
 		c.Send(to, KillOutcome{})
 	case ReapAgent:
 		c.Send(to, ReapResult{})
+	case ReconcileAgent:
+		c.Send(to, ReconcileResult{UUID: a.uuid})
 	}
 }
 
@@ -421,6 +423,9 @@ func (a *agentActor) start(c actor.Context, op queuedOp) {
 		case ReapAgent:
 			res := w.reap(m.ParkedBefore)
 			done.result, done.ended = res, res.Reaped
+		case ReconcileAgent:
+			done.result = w.reconcile(m)
+			done.ended = w.loaded && w.st.Status == store.StatusEnded
 		}
 		done.st, done.loaded = w.st, w.loaded
 		root.Send(self, done)

@@ -39,6 +39,8 @@ func (a *agentsActor) Receive(c actor.Context) {
 		c.Send(a.child(c, m.UUID), m)
 	case ReapAgent:
 		c.Forward(a.child(c, m.UUID))
+	case ReconcileAgent:
+		c.Forward(a.child(c, m.UUID))
 	case StatusReport:
 		c.Send(a.child(c, m.UUID), m)
 	case CancelSpawn:

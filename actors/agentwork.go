@@ -167,7 +167,8 @@ func (w *agentWork) sleepCtx(d time.Duration) bool {
 }
 
 func (w *agentWork) gone() error {
-	return wire.New(wire.NotFound, "agent "+w.st.Path+" is "+string(w.st.Status), "target", w.st.Path)
+	return wire.New(wire.NotFound, "agent "+w.st.Path+" is "+string(w.st.Status), "target", w.st.Path,
+		"uuid", w.uuid, "current_status", w.st.Status)
 }
 
 func isStale(err error) bool { return errors.Is(err, store.ErrStale) }

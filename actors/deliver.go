@@ -47,16 +47,26 @@ func (w *agentWork) deliver(prompt string, from []store.Status, target string, w
 		while = o.was
 	}
 	derr := w.submit(target, prompt, w.plan(w.st.Provider))
+	gone := paneGone(derr)
 	err = w.apply(func(tx *store.Tx) error {
 		if derr == nil {
 			if err := tx.MarkDelivered(w.uuid, o.seq); err != nil {
 				return err
 			}
 		}
-		_, err := tx.Applied(o.opID, derr == nil, errText(derr), map[string]any{"input_seq": o.seq})
-		return err
+		if _, err := tx.Applied(o.opID, derr == nil, errText(derr), map[string]any{"input_seq": o.seq}); err != nil {
+			return err
+		}
+		if gone {
+			return tx.MarkLost(w.uuid) // the lost rule (M20); the open turn waits for a revival
+		}
+		return nil
 	})
 	w.logErr("input applied", err)
+	if gone {
+		w.log().Warn("reconcile: pane gone during a delivery, agent lost", "path", w.st.Path)
+		return socketapi.SendResult{}, w.lostError("deliver to")
+	}
 	return socketapi.SendResult{UUID: w.uuid, Path: w.st.Path, DeliveredWhile: while, InputSeq: o.seq}, derr
 }
 

@@ -31,6 +31,7 @@
 //	├── agents                       routes by uuid; runs restart recovery at start
 //	│   └── <uuid>-<n>               one per managed agent with work to do; keeps its row in memory
 //	├── queue                        FIFO promotion under the caps, stuck-start guard, --timeout sweep
+//	├── reconciler                   diffs the owned session's panes against the rows: at start, then every gc_tick
 //	├── gc                           park and reap sweeps every timings.gc_tick (selects only)
 //	├── conn/<n>                     one per accepted client connection (socketapi/server)
 //	│   └── <subscription>           one per events.subscribe / watch.open on that connection
@@ -55,6 +56,9 @@
 //	                                       (agents Forwards, so the reply goes straight back)
 //	gc                  → agents → <agent> ReapAgent → ReapResult (Forwarded; the reply
 //	                                       arrives at gc as a message)
+//	reconciler          → agents → <agent> ReconcileAgent → ReconcileResult (Forwarded; the
+//	                                       reply arrives at the reconciler as a message)
+//	the facade          → reconciler       DriftQuery → Drift (server.status)
 //	queue               → store            Write(promotion) → WriteResult
 //	subscription        → store            Bounds → BoundsResult, WatchOpen → WatchOpenResult
 //	wait-<n>            → store            Bounds → BoundsResult (confirms its Subscribe)
@@ -67,12 +71,15 @@
 // connection writer callbacks → subscription (credit for written frames); server → conn
 // (stopConn); queue → agents (StartAgent per promoted row, CancelSpawn/KillAgent for
 // deadlines); gc → agents → <agent> (ParkAgent; a park or reap already waiting behind
-// an op absorbs a repeat); gc → queue (PokeQueue after a reap freed a slot); <agent> →
+// an op absorbs a repeat); gc → queue (PokeQueue after a reap freed a slot); reconciler → queue (PokeQueue after a
+// repair freed a slot); <agent> →
 // monitor (TrackPane when the pane to watch changes); the facade → monitor (SetAgents,
 // once at start); monitor → agents → <agent> (StatusReport, only when herdr's view of the
 // pane changed); request goroutines → queue (PokeQueue) and → agents (CancelSpawn); op
 // goroutines → their agent actor (opDone); timers → <agent> (recheck), → monitor, queue,
-// gc (their ticks). The store actor, the monitor and the agent actors never send a
+// gc, reconciler (their ticks). A reconciliation pass reads the rows and the pane list
+// on a goroutine (edge code) and only hands differences to agent actors, which check
+// each again (with one pane.get) before applying it. The store actor, the monitor and the agent actors never send a
 // Request to anyone.
 //
 // An agent actor never blocks: it loads its row once when it starts and keeps it
@@ -124,7 +131,7 @@
 //     those frames to flush, then every connection is closed.
 //  4. Reader goroutines end with their sockets; the remaining request goroutines are
 //     waited for.
-//  5. [System.Stop]: the gc, the monitor and the queue stop, in that order (no more
+//  5. [System.Stop]: the gc, the reconciler, the monitor and the queue stop, in that order (no more
 //     sweeps, polls or promotions; a ReapResult arriving after gc stopped goes to dead
 //     letters, and the next start's queue pass promotes into the freed slot); the agents
 //     actor stops its children, whose op goroutines see their context canceled at the

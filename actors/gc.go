@@ -31,12 +31,11 @@ type gcSwept struct {
 // ParkAgent (a plain send) and ReapAgent (a Request; the ReapResult comes back as a
 // message and a reap that freed a slot pokes the queue). The agent actor re-checks
 // every condition under its move lock, so a stale candidate is harmless. Ticks use
-// time.AfterFunc with a generation, like the queue.
+// an actorkit.Ticker.
 type gcActor struct {
-	spec  GCSpec
-	gen   int64
-	timer *time.Timer
-	busy  bool
+	spec GCSpec
+	tick actorkit.Ticker
+	busy bool
 }
 
 // NewGCProps returns the GC actor's props.
@@ -49,7 +48,7 @@ func (g *gcActor) Receive(c actor.Context) {
 	case *actor.Started:
 		g.arm(c)
 	case gcTick:
-		if m.gen != g.gen || g.busy {
+		if !g.tick.Current(m.gen) || g.busy {
 			return
 		}
 		g.busy = true
@@ -77,20 +76,12 @@ func (g *gcActor) Receive(c actor.Context) {
 			c.Send(g.spec.Queue, PokeQueue{})
 		}
 	case *actor.Stopping:
-		g.gen++
-		if g.timer != nil {
-			g.timer.Stop()
-		}
+		g.tick.Stop()
 	}
 }
 
 func (g *gcActor) arm(c actor.Context) {
-	g.gen++
-	gen, self, root := g.gen, c.Self(), c.ActorSystem().Root
-	if g.timer != nil {
-		g.timer.Stop()
-	}
-	g.timer = time.AfterFunc(g.spec.Tick, func() { root.Send(self, gcTick{gen: gen}) })
+	g.tick.Arm(c, g.spec.Tick, func(gen int64) any { return gcTick{gen: gen} })
 }
 
 // sweep selects the park candidates (managed, gc auto, idle, no move in flight, idle

@@ -69,8 +69,7 @@ type watched struct {
 type monitorActor struct {
 	spec   MonitorSpec
 	agents *actor.PID
-	gen    int64
-	timer  *time.Timer
+	tick   actorkit.Ticker
 	busy   bool
 	w      monitorState
 }
@@ -154,7 +153,7 @@ func (m *monitorActor) Receive(c actor.Context) {
 	case TrackPane:
 		m.w.track(msg)
 	case monitorTick:
-		if msg.gen != m.gen || m.busy {
+		if !m.tick.Current(msg.gen) || m.busy {
 			return
 		}
 		if len(m.w.byUUID) == 0 || m.agents == nil || m.spec.Env.Herdr == nil {
@@ -182,18 +181,10 @@ func (m *monitorActor) Receive(c actor.Context) {
 		}
 		m.arm(c)
 	case *actor.Stopping:
-		m.gen++
-		if m.timer != nil {
-			m.timer.Stop()
-		}
+		m.tick.Stop()
 	}
 }
 
 func (m *monitorActor) arm(c actor.Context) {
-	m.gen++
-	gen, self, root := m.gen, c.Self(), c.ActorSystem().Root
-	if m.timer != nil {
-		m.timer.Stop()
-	}
-	m.timer = time.AfterFunc(m.spec.Tick, func() { root.Send(self, monitorTick{gen: gen}) })
+	m.tick.Arm(c, m.spec.Tick, func(gen int64) any { return monitorTick{gen: gen} })
 }

@@ -137,8 +137,15 @@ func (w *agentWork) move(k moveKind, idleBefore int64) error {
 	res, merr := w.env.Herdr.Owned().Move(ctx, target, k.workspace(w.st.Path), w.st.Path)
 	cancel()
 	if merr != nil {
-		w.log().Warn("pane move failed", "move", k.dir(), "err", merr)
 		w.rollbackMove(token, opID, merr, false)
+		if paneGone(merr) {
+			w.log().Warn("reconcile: pane gone during a move, agent lost", "move", k.dir(), "path", w.st.Path)
+			if err := w.markLost(); err != nil {
+				return err
+			}
+			return w.lostError(k.dir())
+		}
+		w.log().Warn("pane move failed", "move", k.dir(), "err", merr)
 		return merr
 	}
 	if res.TerminalID == "" {
@@ -157,7 +164,7 @@ func (w *agentWork) park(idleBefore int64) {
 	if w.st.Status != store.StatusIdle || w.st.MoveState != store.MoveNone {
 		return
 	}
-	if err := w.move(parkMove, idleBefore); err != nil && !errors.Is(err, store.ErrStale) {
+	if err := w.move(parkMove, idleBefore); err != nil && !errors.Is(err, store.ErrStale) && w.st.Status != store.StatusLost {
 		w.log().Warn("park failed; the agent stays idle", "err", err)
 	}
 }
@@ -174,6 +181,9 @@ func (w *agentWork) unpark() error {
 		return nil
 	}
 	if err := w.move(unparkMove, 0); err != nil && !errors.Is(err, store.ErrStale) {
+		if w.st.Status == store.StatusLost {
+			return err // the typed lost error
+		}
 		return fmt.Errorf("un-park %s: %w", w.st.Path, err)
 	}
 	return nil
@@ -218,9 +228,9 @@ func (w *agentWork) recoverMove(opID string) error {
 	defer cancel()
 	token := w.st.MoveToken
 	p, err := w.env.Herdr.Owned().PaneGet(ctx, w.st.TerminalID)
-	if herdr.IsCode(err, "pane_not_found") || (err == nil && w.st.TerminalID == "") {
+	if paneGone(err) || (err == nil && w.st.TerminalID == "") {
 		w.rollbackMove(token, opID, errors.New("pane gone"), true)
-		return w.apply(func(tx *store.Tx) error { return tx.MarkLost(w.uuid) })
+		return w.markLost()
 	}
 	if err != nil {
 		return err

@@ -38,14 +38,13 @@ type Caps struct {
 // queueActor promotes queued rows in FIFO order under the caps (docs/lifecycle.md §7). It
 // runs one promotion transaction per tick or poke through the store actor (Request, the
 // reply arrives as a WriteResult message; at most one pass in flight), and hands every
-// promoted uuid to the agents actor. Ticks use time.AfterFunc with a generation, never
+// promoted uuid to the agents actor. Ticks come from an actorkit.Ticker, never
 // SetReceiveTimeout (protoactor-go's SetReceiveTimeout timer races with the actor's own messages).
 type queueActor struct {
 	spec     QueueSpec
-	gen      int64
+	tick     actorkit.Ticker
 	inflight bool
 	again    bool
-	timer    *time.Timer
 }
 
 // NewQueueProps returns the queue actor's props.
@@ -63,7 +62,7 @@ func (q *queueActor) Receive(c actor.Context) {
 	case PokeQueue:
 		q.pass(c)
 	case queueTick:
-		if m.gen == q.gen {
+		if q.tick.Current(m.gen) {
 			q.pass(c)
 		}
 	case WriteResult:
@@ -92,10 +91,7 @@ func (q *queueActor) Receive(c actor.Context) {
 			q.arm(c)
 		}
 	case *actor.Stopping:
-		q.gen++
-		if q.timer != nil {
-			q.timer.Stop()
-		}
+		q.tick.Stop()
 	}
 }
 
@@ -113,10 +109,5 @@ func (q *queueActor) pass(c actor.Context) {
 }
 
 func (q *queueActor) arm(c actor.Context) {
-	q.gen++
-	gen, self, root := q.gen, c.Self(), c.ActorSystem().Root
-	if q.timer != nil {
-		q.timer.Stop()
-	}
-	q.timer = time.AfterFunc(q.spec.Tick, func() { root.Send(self, queueTick{gen: gen}) })
+	q.tick.Arm(c, q.spec.Tick, func(gen int64) any { return queueTick{gen: gen} })
 }

@@ -63,6 +63,8 @@ func (s *System) Status(ctx context.Context) (socketapi.StatusResult, error) {
 	if pe, ok := wire.As(herdrErr); ok {
 		herdrStatus.Error = pe // what discovery tried, rather than the driver's "no binary"
 	}
+	drift := s.drift()
+	counts["unmarked_panes"], counts["unknown_marked_panes"] = drift.UnmarkedPanes, drift.UnknownMarkedPanes
 	integrations := map[string]socketapi.Integration{}
 	for name, i := range provider.Integrations(s.herdrInstalled(ctx)) {
 		integrations[name] = socketapi.Integration(i)
@@ -79,7 +81,8 @@ func (s *System) Status(ctx context.Context) (socketapi.StatusResult, error) {
 		Counts:       counts,
 		LoopsFiring:  unitFileExists(s.getenv),
 		Loops:        loops,
-		Drift:        map[string]int64{"lost": 0, "repaired": 0, "unknown_marked_panes": 0, "unmarked_panes": 0},
+		Drift: map[string]int64{"lost": drift.Lost, "repaired": drift.Repaired,
+			"unknown_marked_panes": drift.UnknownMarkedPanes, "unmarked_panes": drift.UnmarkedPanes},
 	}, nil
 }
 
@@ -96,4 +99,14 @@ func unitFileExists(getenv func(string) string) bool {
 	}
 	_, err := os.Stat(filepath.Join(dir, "systemd", "user", "orcr.service"))
 	return err == nil
+}
+
+// drift asks the reconciler for its counters (zero when it does not answer).
+func (s *System) drift() Drift {
+	res, err := s.sys.Root.RequestFuture(s.recon, DriftQuery{}, 2*time.Second).Result()
+	if err != nil {
+		s.cfg.Log.Warn("server.status: the reconciler did not answer", "err", err)
+		return Drift{}
+	}
+	return res.(Drift)
 }

@@ -56,6 +56,7 @@ type System struct {
 	queue    *actor.PID
 	monitor  *actor.PID
 	gc       *actor.PID
+	recon    *actor.PID
 	driver   *herdr.Driver
 	env      *AgentEnv
 
@@ -124,6 +125,14 @@ func Start(cfg SystemConfig) (*System, error) {
 	}), "queue"); err != nil {
 		return fail(wire.Internal("actor", "cannot start the queue actor: "+err.Error()))
 	}
+	// The reconciler's first pass completes the start pass of docs/lifecycle.md §13.1.
+	// The agents actor queued every agent's recovery op in its Started, which it handles
+	// before any message, so each recovery runs before a repair of the same agent.
+	if s.recon, err = s.sys.Root.SpawnNamed(NewReconcilerProps(ReconcilerSpec{
+		Env: s.env, Agents: s.agents, Queue: s.queue, Tick: cfg.Config.Timings.GCTick,
+	}), "reconciler"); err != nil {
+		return fail(wire.Internal("actor", "cannot start the reconciler: "+err.Error()))
+	}
 	if s.gc, err = s.sys.Root.SpawnNamed(NewGCProps(GCSpec{
 		Env: s.env, Agents: s.agents, Queue: s.queue,
 		IdleAfter: cfg.Config.Timings.IdleAfter, KillAfter: cfg.Config.Timings.KillAfter, Tick: cfg.Config.Timings.GCTick,
@@ -140,7 +149,7 @@ func Start(cfg SystemConfig) (*System, error) {
 // It does not close the store.
 func (s *System) Stop() {
 	root := s.sys.Root
-	for _, pid := range []*actor.PID{s.gc, s.monitor, s.queue} {
+	for _, pid := range []*actor.PID{s.gc, s.recon, s.monitor, s.queue} {
 		if pid != nil {
 			root.PoisonFuture(pid).Wait()
 		}

@@ -440,6 +440,21 @@ func (t *Tx) MarkLost(uuid string) error {
 	return err
 }
 
+// Revive gives a lost row whose terminal is visible again a live status
+// (docs/lifecycle.md §13.2, Q4): to is working, idle or blocked. An idle revival starts
+// the park clock; the others clear it. ErrStale when the row is no longer lost.
+func (t *Tx) Revive(uuid string, to Status) error {
+	set, args := "idle_since = NULL", []any{}
+	if to == StatusIdle {
+		set, args = "idle_since = ?", []any{t.now}
+	}
+	if err := t.casStatus(uuid, []Status{StatusLost}, to, set, args...); err != nil {
+		return err
+	}
+	_, err := t.EmitAgent("agent.status_changed", uuid, map[string]any{"status": to})
+	return err
+}
+
 // Rearm is the restart re-arm (docs/lifecycle.md §10.5): working and blocked rows lose
 // their idle streak (completion must see a fresh one), idle rows restart the park
 // clock; parked rows keep parked_at. No event: clocks are not part of the stream.

@@ -41,11 +41,12 @@ func (db *DB) LiveManagedUUIDs(ctx context.Context) ([]string, error) {
 		AND status IN ('starting','working','idle','blocked','parked','lost') ORDER BY created_at`)
 }
 
-// ParkCandidates lists idle gc-auto rows with no move in flight whose idle streak began
-// at or before idleBefore, longest idle first.
+// ParkCandidates lists idle gc-auto rows with a pane and no move in flight whose idle
+// streak began at or before idleBefore, longest idle first.
 func (db *DB) ParkCandidates(ctx context.Context, idleBefore int64) ([]string, error) {
 	return queryStrings(db.r, ctx, `SELECT uuid FROM agents WHERE managed = 1 AND gc_mode = 'auto' AND status = 'idle'
-		AND move_state = 'none' AND idle_since IS NOT NULL AND idle_since <= ? ORDER BY idle_since`, idleBefore)
+		AND move_state = 'none' AND COALESCE(terminal_id, '') != '' AND idle_since IS NOT NULL AND idle_since <= ?
+		ORDER BY idle_since`, idleBefore)
 }
 
 // ReapCandidates lists parked rows parked at or before parkedBefore, longest parked
@@ -163,3 +164,38 @@ func (db *DB) WaitRows(ctx context.Context, uuids []string) (int64, []WaitRow, e
 
 // LoopSummary is one active or paused loop as server.status lists it (a wire type).
 type LoopSummary = socketapi.LoopSummary
+
+// ReconRow is what a reconciliation pass reads of one managed row that may hold a pane
+// (docs/lifecycle.md §13.2).
+type ReconRow struct {
+	UUID       string
+	Path       string
+	Status     Status
+	TerminalID string // "" when none was recorded
+	PaneID     string
+	MoveState  MoveState
+	TurnOpen   bool // the latest turn has not completed
+}
+
+// ReconRows lists the managed rows in starting, working, idle, blocked, parked or lost,
+// oldest first: one statement.
+func (db *DB) ReconRows(ctx context.Context) ([]ReconRow, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT a.uuid, a.path, a.status, COALESCE(a.terminal_id, ''),
+		COALESCE(a.pane_id, ''), a.move_state,
+		EXISTS (SELECT 1 FROM turns t WHERE t.agent_uuid = a.uuid AND t.input_seq = a.input_seq AND t.completed_at IS NULL)
+		FROM agents a WHERE a.managed = 1
+		AND a.status IN ('starting','working','idle','blocked','parked','lost') ORDER BY a.created_at`)
+	if err != nil {
+		return nil, sqliteErr("read reconcile rows", err)
+	}
+	var out []ReconRow
+	for rows.Next() {
+		var r ReconRow
+		if err := rows.Scan(&r.UUID, &r.Path, &r.Status, &r.TerminalID, &r.PaneID, &r.MoveState, &r.TurnOpen); err != nil {
+			rows.Close()
+			return nil, sqliteErr("scan reconcile rows", err)
+		}
+		out = append(out, r)
+	}
+	return out, closeRows(rows, "read reconcile rows")
+}
