@@ -57,8 +57,13 @@ func (w *agentWork) deliver(prompt string, from []store.Status, target string, w
 		if _, err := tx.Applied(o.opID, derr == nil, errText(derr), map[string]any{"input_seq": o.seq}); err != nil {
 			return err
 		}
-		if gone {
+		switch {
+		case gone:
 			return tx.MarkLost(w.uuid) // the lost rule (M20); the open turn waits for a revival
+		case derr != nil:
+			// The text never reached the pane, so the turn could never complete: the
+			// row goes back to the status the send found (docs/lifecycle.md §9.1).
+			return ignoreStale(tx.AbandonTurn(w.uuid, o.seq, o.was))
 		}
 		return nil
 	})

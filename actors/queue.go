@@ -80,6 +80,9 @@ func (q *queueActor) Receive(c actor.Context) {
 			for _, u := range r.TimedOut {
 				c.Send(q.spec.Agents, KillAgent{UUID: u, Reason: store.ExitTimeout})
 			}
+			for _, u := range r.Failed {
+				c.Send(q.spec.Agents, CancelSpawn{UUID: u}) // a spawn waiting for herdr stops
+			}
 			if len(r.Failed) > 0 {
 				q.spec.Log.Warn("stuck-start guard ended agents", "uuids", r.Failed)
 			}

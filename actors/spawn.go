@@ -44,15 +44,7 @@ func (w *agentWork) spawn() (ended bool) {
 	if w.cut() {
 		return w.isEnded()
 	}
-	ctx, cancel := w.herdrCtx()
-	if w.env.HerdrGate != nil {
-		err = w.env.HerdrGate(ctx)
-	}
-	if err == nil {
-		err = w.ensureOwned(ctx)
-	}
-	cancel()
-	if err != nil {
+	if err := w.waitHerdr(); err != nil {
 		w.fail(err)
 		return w.isEnded()
 	}
@@ -81,7 +73,7 @@ func (w *agentWork) spawn() (ended bool) {
 		return w.isEnded()
 	}
 	opID := v.(string)
-	ctx, cancel = w.herdrCtx()
+	ctx, cancel := w.herdrCtx()
 	pl, serr := w.env.Herdr.Owned().Spawn(ctx, spec)
 	cancel()
 	if serr != nil {
@@ -142,6 +134,48 @@ func (w *agentWork) spawn() (ended bool) {
 		w.fail(err)
 	}
 	return w.isEnded()
+}
+
+// waitHerdr runs the contract check and makes sure the owned session answers before the
+// spawn's first side effect. While herdr does not answer (unreachable, a session that
+// will not start, a call that times out) the spawn waits, retrying with a growing pause
+// (docs/lifecycle.md §7.5): a starting row is only failed by the stuck-start guard once
+// max_starting has passed, which cancels this wait. Any other error (no binary, a
+// contract mismatch) is returned at once. nil with w.cut() true: the op was canceled.
+func (w *agentWork) waitHerdr() error {
+	pause, warned := 250*time.Millisecond, false
+	for {
+		ctx, cancel := w.herdrCtx()
+		var err error
+		if w.env.HerdrGate != nil {
+			err = w.env.HerdrGate(ctx)
+		}
+		if err == nil {
+			err = w.ensureOwned(ctx)
+		}
+		cancel()
+		if err == nil || !herdrDown(err) {
+			return err
+		}
+		if !warned {
+			w.log().Warn("herdr does not answer; the spawn waits for it (up to timings.max_starting)", "err", err)
+			warned = true
+		}
+		if !w.sleepCtx(pause) {
+			return nil
+		}
+		pause = min(2*pause, 5*time.Second)
+	}
+}
+
+// herdrDown reports whether err means herdr is not answering now (worth waiting for),
+// as opposed to a missing binary or a contract mismatch.
+func herdrDown(err error) bool {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return true
+	}
+	pe, ok := wire.As(err)
+	return ok && (pe.Cause() == herdr.CauseUnreachable || pe.Cause() == herdr.CauseStartFailed)
 }
 
 // ensureOwned makes sure the owned herdr session runs and its connection is up. A

@@ -26,10 +26,15 @@ type watchRecorder struct {
 
 const recorderKeep = 512
 
+// recordWatch returns once the watch is open (its snapshot is the first step), so every
+// api.snapshot taken after it is at a seq the recorder reaches.
 func recordWatch(ctx context.Context, c *socketapi.Client) *watchRecorder {
 	r := &watchRecorder{steps: map[int64]socketapi.Snapshot{}, done: make(chan struct{})}
+	open := make(chan struct{})
+	var once sync.Once
 	go func() {
 		defer close(r.done)
+		defer once.Do(func() { close(open) })
 		for m, err := range c.Watch(ctx) {
 			r.mu.Lock()
 			if err != nil {
@@ -41,8 +46,10 @@ func recordWatch(ctx context.Context, c *socketapi.Client) *watchRecorder {
 			r.steps[m.Seq] = m.Snapshot()
 			delete(r.steps, m.Seq-recorderKeep)
 			r.mu.Unlock()
+			once.Do(func() { close(open) })
 		}
 	}()
+	<-open
 	return r
 }
 

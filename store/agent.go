@@ -251,6 +251,32 @@ func (t *Tx) OpenTurn(uuid string, from []Status) (seq int64, was Status, err er
 	return seq, a.Status, err
 }
 
+// AbandonTurn undoes OpenTurn for turn seq when its delivery failed short of the pane
+// (docs/lifecycle.md §9.1): the turn row goes, input_seq steps back and the row returns
+// to the status the turn opened from (an idle row restarts its park clock), announced
+// with agent.status_changed. ErrStale when the row has moved on since.
+func (t *Tx) AbandonTurn(uuid string, seq int64, was Status) error {
+	a, err := t.Agent(uuid)
+	if err != nil {
+		return err
+	}
+	if a.Status != StatusWorking || a.InputSeq != seq || a.Turn.Seq != seq {
+		return ErrStale
+	}
+	set, args := "input_seq = ?, idle_since = NULL", []any{seq - 1}
+	if was == StatusIdle {
+		set, args = "input_seq = ?, idle_since = ?", []any{seq - 1, t.now}
+	}
+	if err := t.casStatus(uuid, []Status{StatusWorking}, was, set, args...); err != nil {
+		return err
+	}
+	if err := t.exec("drop turn", `DELETE FROM turns WHERE agent_uuid = ? AND input_seq = ?`, uuid, seq); err != nil {
+		return err
+	}
+	_, err = t.EmitAgent("agent.status_changed", uuid, map[string]any{"status": was, "input_seq": seq - 1})
+	return err
+}
+
 // MarkDelivered stamps the turn's delivered_at with the transaction time: the turn
 // counts as delivered when Enter reached the pane, so the fast-turn grace window starts
 // when the provider actually has the input.
