@@ -1,35 +1,15 @@
 package server_test
 
 import (
-	"bytes"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/orcr-go/orcr/socketapi/sockettest"
 )
-
-// syncBuffer is a log sink safe for the server's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // Defect 8 of the reconciler issue: a run accepted while herdr does not answer waits for
 // herdr (bounded by max_starting) instead of ending failed, and spawns once herdr is
@@ -47,7 +27,7 @@ func TestRunWaitsForHerdrInsteadOfFailing(t *testing.T) {
 	if err := os.WriteFile(wrapper, []byte(script), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	var log syncBuffer
+	var log sockettest.SyncBuffer
 	opts := []sockettest.Option{sockettest.WithLog(slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelWarn})))}
 	for k, v := range env {
 		opts = append(opts, sockettest.WithEnv(k, v))

@@ -2,7 +2,6 @@ package cli_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/orcr-go/orcr/cmd/orcr/cli"
+	"github.com/orcr-go/orcr/socketapi/sockettest"
 	"github.com/orcr-go/orcr/socketapi/wire"
 )
 
@@ -29,23 +29,7 @@ func shortHome(t testing.TB) string {
 	return dir
 }
 
-// syncBuffer is a bytes.Buffer safe for a writer and a concurrent reader.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+type syncBuffer = sockettest.SyncBuffer
 
 type outcome struct {
 	code           int
