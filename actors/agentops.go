@@ -1,6 +1,8 @@
 package actors
 
 import (
+	"time"
+
 	"github.com/orcr-go/orcr/store"
 )
 
@@ -50,19 +52,16 @@ func (w *agentWork) kill(reason store.ExitReason) (killed bool, err error) {
 }
 
 // shutdownPane is the graceful shutdown of the agent's pane (docs/lifecycle.md
-// §15.2): the provider's shutdown line and grace when it has one, then pane.close.
+// §15.2): the provider's shutdown line and grace when it has one, then pane.close — all
+// under one close intent recorded before the line is typed, so a crash anywhere in the
+// teardown leaves an open intent that restart recovery finishes.
 func (w *agentWork) shutdownPane(reason string) {
 	if w.st.TerminalID == "" || w.env.Herdr == nil {
 		return
 	}
+	line, grace := "", time.Duration(0)
 	if w.env.Shutdown != nil {
-		if line, grace := w.env.Shutdown(w.st.Provider); line != "" {
-			ctx, cancel := w.herdrCtx()
-			if err := w.env.Herdr.Owned().Deliver(ctx, w.st.TerminalID, line); err == nil && grace > 0 {
-				w.sleepCtx(grace)
-			}
-			cancel()
-		}
+		line, grace = w.env.Shutdown(w.st.Provider)
 	}
-	w.closePane(w.st.TerminalID, reason)
+	w.closePaneWith(w.st.TerminalID, reason, line, grace)
 }

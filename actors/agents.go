@@ -1,6 +1,8 @@
 package actors
 
 import (
+	"strings"
+
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/orcr-go/orcr/actors/actorkit"
@@ -11,8 +13,9 @@ import (
 // rebuilds it from the store), so a failing child is restarted alone.
 //
 // At start it runs restart recovery: every managed row that is live (starting, working,
-// idle, blocked, parked, lost) gets an actor and a recoverAgent op; queued rows are left
-// to the queue actor (they survive restarts and stay queued).
+// idle, blocked, parked, lost), and every other row with an open intent, gets an actor
+// and a recoverAgent op; queued rows are left to the queue actor (they survive restarts
+// and stay queued).
 type agentsActor struct {
 	env      *AgentEnv
 	children map[string]*actor.PID
@@ -76,7 +79,22 @@ func (a *agentsActor) recoverAll(c actor.Context) {
 		a.env.Log.Error("agent recovery: cannot list live agents", "err", err)
 		return
 	}
+	live := map[string]bool{}
 	for _, u := range uuids {
+		live[u] = true
 		c.Send(a.child(c, u), recoverAgent{UUID: u})
+	}
+	// A row that ended with an intent still open (a kill during its spawn, a crash in a
+	// teardown) gets a recovery op too: it settles the intent, then the actor retires.
+	intents, err := a.env.DB.OpenIntents()
+	if err != nil {
+		a.env.Log.Error("agent recovery: cannot list open intents", "err", err)
+		return
+	}
+	for _, in := range intents {
+		if in.Ref != "" && !live[in.Ref] && strings.HasPrefix(in.Kind, "agent.") {
+			live[in.Ref] = true
+			c.Send(a.child(c, in.Ref), recoverAgent{UUID: in.Ref})
+		}
 	}
 }

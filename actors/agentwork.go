@@ -101,7 +101,11 @@ func (w *agentWork) logErr(op string, err error) {
 
 // closePane closes target in the owned session, recording the intent/applied pair.
 // The close is best-effort once intended (docs/lifecycle.md §15.2): failures are logged.
-func (w *agentWork) closePane(target, reason string) {
+func (w *agentWork) closePane(target, reason string) { w.closePaneWith(target, reason, "", 0) }
+
+// closePaneWith is closePane that first types the provider's shutdown line (if any)
+// and waits grace, inside the same close intent.
+func (w *agentWork) closePaneWith(target, reason, line string, grace time.Duration) {
 	if target == "" || w.env.Herdr == nil {
 		return
 	}
@@ -114,6 +118,19 @@ func (w *agentWork) closePane(target, reason string) {
 		return
 	}
 	opID := v.(string)
+	if line != "" {
+		ctx, cancel := w.herdrCtx()
+		if err := w.env.Herdr.Owned().Deliver(ctx, target, line); err == nil && grace > 0 {
+			w.sleepCtx(grace)
+		}
+		cancel()
+	}
+	w.finishClose(opID, target, false)
+}
+
+// finishClose closes target and commits the close intent opID: ok when the pane is
+// closed or already gone.
+func (w *agentWork) finishClose(opID, target string, repaired bool) {
 	ctx, cancel := w.herdrCtx()
 	cerr := w.env.Herdr.Owned().Close(ctx, target)
 	cancel()
@@ -121,8 +138,12 @@ func (w *agentWork) closePane(target, reason string) {
 	if cerr != nil && !gone {
 		w.log().Warn("pane close failed", "target", target, "err", cerr)
 	}
-	_, err = w.write(func(tx *store.Tx) (any, error) {
-		return tx.Applied(opID, cerr == nil || gone, errText(cerr), map[string]any{"target": target})
+	result := map[string]any{"target": target}
+	if repaired {
+		result["repaired"] = true
+	}
+	_, err := w.write(func(tx *store.Tx) (any, error) {
+		return tx.Applied(opID, cerr == nil || gone, errText(cerr), result)
 	})
 	w.logErr("close applied", err)
 }

@@ -28,7 +28,8 @@ func (w *agentWork) deliver(prompt string, from []store.Status, target string, w
 		if err != nil {
 			return nil, err
 		}
-		id, _, err := tx.Intent("agent.input_requested", w.uuid, map[string]any{"input_seq": seq, "target": target, "bytes": len(prompt)})
+		id, _, err := tx.Intent("agent.input_requested", w.uuid, map[string]any{"input_seq": seq, "target": target, "bytes": len(prompt),
+			"probe": promptProbe(prompt, recoveryProbeChars)})
 		return opened{seq: seq, opID: id, was: was}, err
 	})
 	if err != nil {

@@ -263,11 +263,13 @@ func (w *agentWork) recover() (ended bool) {
 		if in.Ref != w.uuid || (in.Kind == "agent.move_requested" && w.st.MoveState != store.MoveNone) {
 			continue
 		}
-		opID := in.OpID
-		_, err := w.write(func(tx *store.Tx) (any, error) {
-			return tx.Applied(opID, false, "interrupted by a server restart", map[string]any{"repaired": true})
-		})
-		w.logErr("close intent as repaired", err)
+		w.recoverIntent(in)
+	}
+	if w.isEnded() {
+		return true
+	}
+	if w.resumeTeardown() {
+		return true
 	}
 	if w.st.Status != store.StatusStarting {
 		return w.isEnded()

@@ -1,0 +1,224 @@
+package actors
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/orcr-go/orcr/herdr"
+	"github.com/orcr-go/orcr/store"
+)
+
+// Restart recovery of intents (docs/lifecycle.md §13.1, docs/protocol.md §8): every
+// side effect was recorded as *_requested before it was tried, so after a crash each
+// open intent is settled by finding out from herdr and the store what really happened,
+// and closed with *_applied {ok, repaired: true} and the resulting ids. An intent whose
+// outcome herdr cannot tell now (it does not answer) stays open for the next restart.
+
+// recoveryProbeChars caps the prompt probe an input intent records: what recovery
+// looks for in the input box.
+const recoveryProbeChars = 40
+
+// intentParams is what the intents of an agent record.
+type intentParams struct {
+	Target   string `json:"target"`
+	Reason   string `json:"reason"`
+	Label    string `json:"label"`
+	InputSeq int64  `json:"input_seq"`
+	Probe    string `json:"probe"`
+}
+
+// recoverIntent settles one open intent of this agent.
+func (w *agentWork) recoverIntent(in store.Intent) {
+	var p intentParams
+	_ = json.Unmarshal(in.Params, &p)
+	switch in.Kind {
+	case "agent.close_requested":
+		w.recoverClose(in.OpID, p)
+	case "agent.spawn_requested":
+		w.recoverSpawn(in.OpID, p)
+	case "agent.input_requested":
+		w.recoverInput(in.OpID, p)
+	default:
+		w.closeIntent(in.OpID, false, "interrupted by a server restart", nil)
+	}
+}
+
+func (w *agentWork) closeIntent(opID string, ok bool, errText string, result map[string]any) {
+	if result == nil {
+		result = map[string]any{}
+	}
+	result["repaired"] = true
+	_, err := w.write(func(tx *store.Tx) (any, error) { return tx.Applied(opID, ok, errText, result) })
+	w.logErr("close intent as repaired", err)
+}
+
+// recoverClose finishes a teardown a crash cut off: the pane is closed (again), the
+// intent closed, and a row that is still live ends with the close's reason.
+func (w *agentWork) recoverClose(opID string, p intentParams) {
+	if w.env.Herdr == nil {
+		return
+	}
+	present, err := w.terminalPresent(p.Target)
+	if err != nil {
+		return // herdr cannot tell now
+	}
+	if present {
+		w.finishClose(opID, p.Target, true)
+	} else {
+		w.closeIntent(opID, true, "", map[string]any{"target": p.Target})
+	}
+	if reason, ok := closeEnds(p.Reason); ok && !w.isEnded() && p.Target == w.st.TerminalID {
+		w.log().Info("reconcile: a teardown cut off by a crash finished", "reason", reason, "path", w.st.Path)
+		w.endAs(store.LiveStatuses, reason)
+	}
+}
+
+// closeEnds maps a close's reason to the exit reason of the row it was ending.
+func closeEnds(reason string) (store.ExitReason, bool) {
+	switch r := store.ExitReason(reason); r {
+	case store.ExitKilled, store.ExitTimeout, store.ExitReaped, store.ExitCompleted, store.ExitCanceled, store.ExitFailed:
+		return r, true
+	}
+	return "", false // "recovery": an orphan pane, no row to end
+}
+
+// recoverSpawn settles a spawn a crash cut off between asking herdr for the pane and
+// recording it: a pane carrying the row's label that no row claims is the spawn's. For
+// a starting row the pane is closed and the row re-queued by [agentWork.recover]; for a
+// row that ended meanwhile (a kill during the spawn) the pane is closed here.
+func (w *agentWork) recoverSpawn(opID string, p intentParams) {
+	if w.env.Herdr == nil {
+		return
+	}
+	if w.st.TerminalID != "" {
+		w.closeIntent(opID, true, "", map[string]any{"terminal_id": w.st.TerminalID, "pane_id": w.st.PaneID})
+		return
+	}
+	orphans, err := w.orphanPanes(p.Label)
+	if err != nil {
+		return // herdr cannot tell now
+	}
+	if len(orphans) == 0 {
+		w.closeIntent(opID, false, "no pane was made before the server stopped", nil)
+		return
+	}
+	o := orphans[0]
+	w.closeIntent(opID, true, "", map[string]any{"pane_id": o.PaneID, "terminal_id": o.TerminalID,
+		"workspace_id": o.WorkspaceID, "tab_id": o.TabID})
+	if w.isEnded() {
+		for _, o := range orphans {
+			w.closePane(o.TerminalID, "recovery")
+		}
+	}
+}
+
+// orphanPanes lists the owned session's panes labelled label whose terminal no live
+// row claims.
+func (w *agentWork) orphanPanes(label string) ([]herdr.PaneInfo, error) {
+	if label == "" {
+		label = w.st.Path
+	}
+	ctx, cancel := w.herdrCtx()
+	defer cancel()
+	panes, err := w.env.Herdr.Owned().PaneList(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	rows, err := w.env.DB.ReconRows(contextBG)
+	if err != nil {
+		return nil, err
+	}
+	claimed := map[string]bool{}
+	for _, r := range rows {
+		claimed[r.TerminalID] = true
+	}
+	var out []herdr.PaneInfo
+	for _, p := range panes {
+		if p.Label == label && !claimed[p.TerminalID] {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// recoverInput settles a delivery a crash cut off (docs/lifecycle.md §13.1): when
+// herdr shows the agent working (or blocked) the prompt was submitted and the turn goes
+// on; when the prompt still sits in the input box it was never submitted: the box is
+// cleared and the first prompt typed again under its turn, or a later turn undone;
+// otherwise the prompt was submitted and its turn may already be over: the turn stays
+// open for the completion rules, which settle it from the transcript.
+func (w *agentWork) recoverInput(opID string, p intentParams) {
+	if w.env.Herdr == nil {
+		return
+	}
+	if w.st.Status != store.StatusWorking || w.st.InputSeq != p.InputSeq || w.st.Turn.Seq != p.InputSeq {
+		w.closeIntent(opID, false, "interrupted by a server restart", map[string]any{"input_seq": p.InputSeq})
+		return
+	}
+	st, listed := w.paneStatus(p.Target)
+	if listed && (st == herdr.StatusWorking || st == herdr.StatusBlocked) {
+		w.markSubmitted(opID, p.InputSeq)
+		return
+	}
+	text, readable := w.screen(p.Target)
+	if !readable {
+		return // herdr cannot tell now
+	}
+	if p.Probe == "" || !strings.Contains(text, p.Probe) {
+		w.markSubmitted(opID, p.InputSeq)
+		return
+	}
+	w.clearInput(p.Target)
+	if p.InputSeq == 1 {
+		// The first prompt is in launch.json: type it again under the same turn.
+		if l, err := ReadLaunch(AgentDataDir(w.env.Home, w.st.Path, w.uuid)); err == nil && l.Prompt != nil {
+			if err := w.submit(p.Target, *l.Prompt, w.plan(w.st.Provider)); err == nil {
+				w.markSubmitted(opID, p.InputSeq)
+				return
+			}
+		}
+	}
+	// A later prompt's text is not kept: the turn is undone (the row goes idle), and the
+	// caller's send had failed with the crash anyway.
+	err := w.apply(func(tx *store.Tx) error {
+		if _, err := tx.Applied(opID, false, "the prompt was never submitted; the turn was undone",
+			map[string]any{"input_seq": p.InputSeq, "repaired": true, "rolled_back": true}); err != nil {
+			return err
+		}
+		return ignoreStale(tx.AbandonTurn(w.uuid, p.InputSeq, store.StatusIdle))
+	})
+	w.logErr("undo an unsubmitted turn", err)
+}
+
+func (w *agentWork) markSubmitted(opID string, seq int64) {
+	err := w.apply(func(tx *store.Tx) error {
+		if _, err := tx.Applied(opID, true, "", map[string]any{"input_seq": seq, "repaired": true}); err != nil {
+			return err
+		}
+		return tx.MarkDelivered(w.uuid, seq)
+	})
+	w.logErr("input recovered as submitted", err)
+}
+
+// clearInput empties the TUI's input line (Ctrl-U: readline-style line kill).
+func (w *agentWork) clearInput(target string) {
+	ctx, cancel := w.herdrCtx()
+	defer cancel()
+	if err := w.env.Herdr.Owned().SendKeys(ctx, target, "ctrl+u"); err != nil {
+		w.log().Warn("could not clear the input box", "err", err)
+	}
+}
+
+// resumeTeardown finishes a gc-immediate agent whose turn completed before a crash cut
+// its teardown off (docs/lifecycle.md M12): the response is already captured, so the
+// pane is shut down and the row ends completed. It reports whether the row ended.
+func (w *agentWork) resumeTeardown() bool {
+	if w.st.GCMode != store.GCImmediate || !w.st.Status.In(store.StatusWorking, store.StatusIdle, store.StatusBlocked) ||
+		w.st.InputSeq == 0 || w.st.Turn.Seq != 0 {
+		return false
+	}
+	w.log().Info("reconcile: resuming the teardown of a gc-immediate agent whose turn completed", "path", w.st.Path)
+	w.shutdownPane(string(store.ExitCompleted))
+	w.endAs([]store.Status{store.StatusWorking, store.StatusIdle, store.StatusBlocked}, store.ExitCompleted)
+	return w.isEnded()
+}

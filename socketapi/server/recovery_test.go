@@ -1,0 +1,190 @@
+package server_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/orcr-go/orcr/herdr"
+	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/sockettest"
+	"github.com/orcr-go/orcr/store"
+)
+
+// crashed is a server whose first run left an idle agent, then stopped; before the
+// second run starts, the test writes into the store the state a crash at some point
+// would have left (a server stop never leaves these: its ops finish).
+type crashed struct {
+	t    *testing.T
+	home string
+	opt  sockettest.Option
+	a    agentRow
+}
+
+func newCrashed(t *testing.T, path string, runParams map[string]any) *crashed {
+	cr := &crashed{t: t, home: sockettest.TempHome(t), opt: sockettest.WithHerdr(t)}
+	srv := sockettest.NewServer(t, cr.opt, sockettest.WithHome(cr.home))
+	c := srv.Client(t)
+	runParams["path"] = path
+	a, err := run(t, c, runParams)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cr.a = waitStatus(t, c, a.UUID, "idle")
+	srv.Stop()
+	if err := srv.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	return cr
+}
+
+// leave writes what the crash left, in one transaction.
+func (cr *crashed) leave(op func(tx *store.Tx) error) {
+	db, err := store.Open(cr.home + "/orcr.db")
+	if err != nil {
+		cr.t.Fatal(err)
+	}
+	defer db.Close()
+	res, _, err := db.Apply([]store.Op{func(tx *store.Tx) (any, error) { return nil, op(tx) }})
+	if err == nil {
+		err = res[0].Err
+	}
+	if err != nil {
+		cr.t.Fatal(err)
+	}
+}
+
+// restart starts the second run, recording every event from the start.
+func (cr *crashed) restart() (*socketapi.Client, *recorder) {
+	srv := sockettest.NewServer(cr.t, cr.opt, sockettest.WithHome(cr.home))
+	c := srv.Client(cr.t)
+	return c, record(cr.t, c)
+}
+
+func paneExists(t *testing.T, paneOrTerminal string) bool {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	_, err := herdr.NewRemote(herdrSocket()).ResolvePane(ctx, paneOrTerminal)
+	return err == nil
+}
+
+func noOpenIntents(t *testing.T, rec *recorder) {
+	t.Helper()
+	rec.waitForD(t, 20*time.Second, "every intent applied",
+		func(evs []ev) bool { return len(openIntents(evs)) == 0 }, describeOpen)
+}
+
+// Defect 2: a kill cut off by a crash after its close intent (the shutdown line may
+// have been typed) is finished at restart: the pane is closed, the intent applied as
+// repaired, and the row ends killed — never a live row on a vanished pane.
+func TestRecoveryFinishesACutOffTeardown(t *testing.T) {
+	cr := newCrashed(t, "rcv/kill", map[string]any{"gc": "never", "prompt": "turn_ms=20"})
+	terminal := ""
+	cr.leave(func(tx *store.Tx) error {
+		a, err := tx.Agent(cr.a.UUID)
+		terminal = a.TerminalID
+		if err != nil {
+			return err
+		}
+		_, _, err = tx.Intent("agent.close_requested", cr.a.UUID, map[string]any{"target": a.TerminalID, "reason": "killed"})
+		return err
+	})
+	c, rec := cr.restart()
+	row := waitStatus(t, c, cr.a.UUID, "ended")
+	if row.ExitReason != "killed" {
+		t.Errorf("exit reason %q, want killed", row.ExitReason)
+	}
+	noOpenIntents(t, rec)
+	if paneExists(t, terminal) {
+		t.Error("the pane of the cut-off kill is still there")
+	}
+}
+
+// Defect 6: a kill that landed during a spawn, with a crash before the spawn was
+// recorded, leaves an ended row, an open spawn intent and a pane nobody owns: restart
+// closes the pane and the intent (ok, with the pane's ids).
+func TestRecoveryClosesASpawnIntentOfAnEndedRow(t *testing.T) {
+	cr := newCrashed(t, "rcv/spawn", map[string]any{"gc": "never"})
+	terminal := ""
+	cr.leave(func(tx *store.Tx) error {
+		a, err := tx.Agent(cr.a.UUID)
+		if err != nil {
+			return err
+		}
+		terminal = a.TerminalID
+		if _, err := tx.Exec(`UPDATE agents SET terminal_id = NULL, pane_id = NULL WHERE uuid = ?`, cr.a.UUID); err != nil {
+			return err
+		}
+		if err := tx.EndAgent(cr.a.UUID, []store.Status{store.StatusIdle}, store.ExitCanceled); err != nil {
+			return err
+		}
+		_, _, err = tx.Intent("agent.spawn_requested", cr.a.UUID, map[string]any{"workspace": "rcv", "label": "rcv/spawn"})
+		return err
+	})
+	_, rec := cr.restart()
+	noOpenIntents(t, rec)
+	eventuallyT(t, 10*time.Second, "the orphan pane closed", func() bool { return !paneExists(t, terminal) })
+	for _, e := range rec.events() {
+		if e.Kind == "agent.spawn_applied" && (e.OK == nil || !*e.OK) {
+			t.Errorf("spawn intent closed %+v, want ok (the pane had been made)", e)
+		}
+	}
+}
+
+// Defect 1: a crash between typing a prompt and Enter leaves the text in the input box
+// and the row working with a turn that cannot finish. Restart clears the box and undoes
+// the turn; the next prompt is answered alone, not glued onto the old text.
+func TestRecoveryUndoesAnUnsubmittedPrompt(t *testing.T) {
+	cr := newCrashed(t, "rcv/input", map[string]any{"gc": "never", "prompt": "turn_ms=20"})
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	r := herdr.NewRemote(herdrSocket())
+	if err := r.SendText(ctx, *cr.a.PaneID, "say=first"); err != nil {
+		t.Fatal(err)
+	}
+	cr.leave(func(tx *store.Tx) error {
+		seq, _, err := tx.OpenTurn(cr.a.UUID, []store.Status{store.StatusIdle})
+		if err != nil {
+			return err
+		}
+		a, err := tx.Agent(cr.a.UUID)
+		if err != nil {
+			return err
+		}
+		_, _, err = tx.Intent("agent.input_requested", cr.a.UUID, map[string]any{"input_seq": seq, "target": a.TerminalID,
+			"bytes": 9, "probe": "say=first"})
+		return err
+	})
+	c, rec := cr.restart()
+	row := waitStatus(t, c, cr.a.UUID, "idle")
+	noOpenIntents(t, rec)
+	if _, err := c.Send(t.Context(), socketapi.SendRequest{Target: cr.a.UUID, Prompt: "say=second turn_ms=20"}); err != nil {
+		t.Fatal(err)
+	}
+	if w, err := c.Wait(t.Context(), socketapi.WaitRequest{Targets: []string{row.UUID}, Timeout: "30s"}); err != nil || !w.AllOK {
+		t.Fatalf("turn after recovery: %+v %v", w, err)
+	}
+	if got := lastResponse(t, c, "rcv/input"); got != "second\nDONE" {
+		t.Errorf("answer %q, want the second prompt alone", got)
+	}
+}
+
+// Defect 2, second half: a gc-immediate agent whose turn completed before a crash cut
+// its teardown off is torn down at restart and ends completed.
+func TestRecoveryResumesAGCImmediateTeardown(t *testing.T) {
+	cr := newCrashed(t, "rcv/imm", map[string]any{"gc": "never", "prompt": "turn_ms=20"})
+	cr.leave(func(tx *store.Tx) error {
+		_, err := tx.Exec(`UPDATE agents SET gc_mode = 'immediate', status = 'working' WHERE uuid = ?`, cr.a.UUID)
+		return err
+	})
+	c, rec := cr.restart()
+	row := waitStatus(t, c, cr.a.UUID, "ended")
+	if row.ExitReason != "completed" {
+		t.Errorf("exit reason %q, want completed", row.ExitReason)
+	}
+	noOpenIntents(t, rec)
+	if paneExists(t, *cr.a.PaneID) {
+		t.Error("the pane is still there")
+	}
+}
