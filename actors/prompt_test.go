@@ -14,11 +14,13 @@ import (
 	"github.com/orcr-go/orcr/herdr"
 	"github.com/orcr-go/orcr/herdr/herdrtest"
 	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/store"
 )
 
 // Prompt delivery (docs/lifecycle.md §9.1): what reaches the mock agent is one
 // submission holding the prompt as given, whatever its lines, size or what was left in
-// the input box.
+// the input box; control characters are refused before anything is written.
 
 // entries returns target's transcript entries.
 func entries(t *testing.T, sys *actors.System, target string) []socketapi.LogEntry {
@@ -79,6 +81,79 @@ func TestPromptMultiLineIsOneSubmission(t *testing.T) {
 	}
 	if got := lastResponse(t, sys, "lines/one"); got != "x\nDONE" {
 		t.Errorf("send: last response %q, want x\\nDONE", got)
+	}
+}
+
+// Control characters other than newline and tab are refused with
+// invalid_request/control_characters naming the first one, and nothing is written:
+// no agent for a run or an ask, no event and no turn for a send.
+func TestPromptControlCharactersRefused(t *testing.T) {
+	sys, db := newSystem(t)
+	ctx := t.Context()
+	check := func(name string, err error, offset int, code rune) {
+		t.Helper()
+		pe, ok := wire.As(err)
+		if !ok || pe.Code != wire.InvalidRequest || pe.Details["reason"] != "control_characters" {
+			t.Fatalf("%s: got %v, want invalid_request control_characters", name, err)
+		}
+		if pe.Details["offset"] != offset || pe.Details["code"] != int(code) {
+			t.Errorf("%s: details %v, want offset %d code %d", name, pe.Details, offset, code)
+		}
+	}
+	_, err := sys.Run(ctx, socketapi.RunRequest{Path: "ctl/run", Agent: "mock", Prompt: "say=x^C\x03\x04"})
+	check("run with ^C^D", err, 7, 0x03)
+	_, err = sys.Ask(ctx, socketapi.AskRequest{Path: "ctl/ask", Agent: "mock", Prompt: "tab\tok\r\nthen \x1b[201~"})
+	check("ask with ESC", err, 13, 0x1b)
+	_, err = sys.Run(ctx, socketapi.RunRequest{Path: "ctl/c1", Agent: "mock", Prompt: "é\u009b0m"})
+	check("run with a C1 control", err, 2, 0x9b)
+	if ls, err := sys.Ls(ctx, socketapi.LsRequest{All: true}); err != nil || len(ls.Agents) != 0 {
+		t.Fatalf("after refused runs: %d agents (%v), want none", len(ls.Agents), err)
+	}
+
+	if _, err := sys.Run(ctx, socketapi.RunRequest{Path: "ctl/idle", Agent: "mock"}); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	waitOK(t, sys, "ctl/idle")
+	before, _, _ := db.Bounds()
+	for _, p := range []string{"\x03", "say=y\x04", "say=z\x1b", "del\x7f"} {
+		_, err := sys.Send(ctx, socketapi.SendRequest{Target: "ctl/idle", Prompt: p})
+		pe, ok := wire.As(err)
+		if !ok || pe.Code != wire.InvalidRequest || pe.Details["reason"] != "control_characters" {
+			t.Errorf("Send(%q): got %v, want invalid_request control_characters", p, err)
+		}
+	}
+	after, _, _ := db.Bounds()
+	if after != before {
+		evs, _ := db.EventsAfter(ctx, before, 20)
+		t.Errorf("refused sends wrote %d events: %+v", after-before, evs)
+	}
+	ls, err := sys.Ls(ctx, socketapi.LsRequest{Pattern: "ctl/idle"})
+	if err != nil || len(ls.Agents) != 1 || ls.Agents[0].Status != store.StatusIdle || ls.Agents[0].TurnDeliveredAt != nil {
+		t.Fatalf("after refused sends: %+v, %v; want the row idle with no turn", ls.Agents, err)
+	}
+	// The agent never saw any of it and still works.
+	sent, err := sys.Send(ctx, socketapi.SendRequest{Target: "ctl/idle", Prompt: "say=alive"})
+	if err != nil || sent.InputSeq != 1 {
+		t.Fatalf("Send after the refusals: %+v, %v; want input_seq 1", sent, err)
+	}
+	waitOK(t, sys, "ctl/idle")
+	if got := userTexts(t, sys, "ctl/idle"); len(got) != 1 || got[0] != "say=alive" {
+		t.Errorf("the mock's submissions: %q, want [say=alive]", got)
+	}
+}
+
+// A prompt over the bound is refused before anything is written.
+func TestPromptTooLargeRefused(t *testing.T) {
+	sys, _ := newSystem(t)
+	big := strings.Repeat("x", actors.MaxPromptBytes+1)
+	_, err := sys.Run(t.Context(), socketapi.RunRequest{Path: "big/run", Agent: "mock", Prompt: big})
+	pe, ok := wire.As(err)
+	if !ok || pe.Code != wire.InvalidRequest || pe.Details["reason"] != "prompt_too_large" ||
+		pe.Details["limit_bytes"] != actors.MaxPromptBytes || pe.Details["prompt_bytes"] != len(big) {
+		t.Fatalf("Run(%d bytes): got %v, want invalid_request prompt_too_large", len(big), err)
+	}
+	if ls, err := sys.Ls(t.Context(), socketapi.LsRequest{All: true}); err != nil || len(ls.Agents) != 0 {
+		t.Fatalf("after a refused run: %d agents (%v), want none", len(ls.Agents), err)
 	}
 }
 
