@@ -113,11 +113,14 @@ func (w *agentWork) send(prompt string) (socketapi.SendResult, error) {
 }
 
 // SubmitPlan is a provider's input-delivery recipe (docs/lifecycle.md §9): the readiness wait
-// before typing, the text→Enter pause, and the confirmation loop that re-drives a
-// dropped Enter or dropped text. A zero ConfirmBudget means plain two-call delivery
-// (the mock); a zero ReadyBudget skips the readiness wait.
+// before typing, how the text is typed (the input box cleared first, one bracketed
+// paste), the text→Enter pause, and the confirmation loop that re-drives a dropped
+// Enter or dropped text. A zero ConfirmBudget means no confirmation (the mock); a zero
+// ReadyBudget skips the readiness wait.
 type SubmitPlan struct {
 	ReadyBudget, ReadyPoll time.Duration
+	Paste                  bool
+	ClearKeys              []string
 	EnterDelay             time.Duration
 	ConfirmBudget          time.Duration
 	ConfirmPoll            time.Duration
@@ -171,8 +174,13 @@ func (w *agentWork) submit(target, prompt string, plan SubmitPlan) error {
 	if pause <= 0 {
 		pause = time.Second
 	}
+	// Every delivery, a re-delivery included, empties the input box first, so nothing
+	// left there is glued onto the prompt and a retyped prompt is never there twice.
+	typed := func(pause time.Duration) herdr.Submission {
+		return herdr.Submission{Text: prompt, Paste: plan.Paste, Clear: plan.ClearKeys, Pause: pause}
+	}
 	ctx, cancel := w.herdrCtx()
-	err := sess.DeliverWith(ctx, target, prompt, pause)
+	err := sess.Submit(ctx, target, typed(pause))
 	cancel()
 	if err != nil || plan.ConfirmBudget <= 0 {
 		return err
@@ -207,7 +215,7 @@ func (w *agentWork) submit(target, prompt string, plan SubmitPlan) error {
 			// Never shown: the text itself was dropped. Type it again (never after it
 			// was seen once, so it is not typed twice).
 			retypes++
-			sess.DeliverWith(ctx, target, prompt, plan.RetypeDelay)
+			sess.Submit(ctx, target, typed(plan.RetypeDelay))
 		default:
 			sess.SendKeys(ctx, target, "Enter")
 		}

@@ -83,7 +83,8 @@ func (s *System) submitPlan(name string) SubmitPlan {
 	}
 	st := prov.Startup(s.cfg.Config)
 	return SubmitPlan{
-		ReadyBudget: st.ReadyBudget, ReadyPoll: st.ReadyPoll, EnterDelay: st.EnterDelay,
+		ReadyBudget: st.ReadyBudget, ReadyPoll: st.ReadyPoll, Paste: st.Paste, ClearKeys: st.ClearKeys,
+		EnterDelay: st.EnterDelay,
 		ConfirmBudget: st.Confirm.Budget, ConfirmPoll: st.Confirm.Poll, RetypeDelay: st.Confirm.RetypeDelay,
 		Attempts: st.Confirm.Attempts, ProbeMaxChars: st.Confirm.ProbeMaxChars,
 	}

@@ -17,8 +17,8 @@ import (
 	"github.com/orcr-go/orcr/store/agentpath"
 )
 
-// Run is agent.run (docs/protocol.md §5.8, docs/lifecycle.md §7.1): every check first,
-// then the data dir and launch.json, then one store transaction that checks the kill
+// Run is agent.run (docs/protocol.md §5.8, docs/lifecycle.md §7.1): every check first
+// (the prompt's included, [CheckPrompt]), then the data dir and launch.json, then one store transaction that checks the kill
 // barriers and the loop namespace and inserts the queued row with agent.created. The
 // queue is poked so promotion does not wait for its next tick.
 func (s *System) Run(ctx context.Context, r socketapi.RunRequest) (socketapi.RunResult, error) {
@@ -28,6 +28,11 @@ func (s *System) Run(ctx context.Context, r socketapi.RunRequest) (socketapi.Run
 	case r.Name == "" && r.Path == "":
 		return socketapi.RunResult{}, wire.Invalid("name_required", "a name or a path is required")
 	}
+	prompt, err := CheckPrompt(r.Prompt)
+	if err != nil {
+		return socketapi.RunResult{}, err
+	}
+	r.Prompt = prompt
 	provName := r.Agent
 	if provName == "" {
 		provName = s.cfg.Config.Defaults.Agent

@@ -12,9 +12,15 @@ import (
 // provider's submit confirmation may take a while).
 const sendTimeout = 10 * time.Minute
 
-// Send is agent.send (docs/lifecycle.md §11.1): the agent actor serializes it with the
-// agent's other operations and opens the turn before typing.
+// Send is agent.send (docs/lifecycle.md §11.1): the prompt is checked ([CheckPrompt]),
+// then the agent actor serializes the send with the agent's other operations and opens
+// the turn before typing.
 func (s *System) Send(ctx context.Context, r socketapi.SendRequest) (socketapi.SendResult, error) {
+	// The prompt is checked before anything else, so a refused one changes nothing.
+	prompt, err := CheckPrompt(r.Prompt)
+	if err != nil {
+		return socketapi.SendResult{}, err
+	}
 	row, _, err := s.exactTarget(ctx, r.Caller, r.Target)
 	if err != nil {
 		return socketapi.SendResult{}, err
@@ -25,7 +31,7 @@ func (s *System) Send(ctx context.Context, r socketapi.SendRequest) (socketapi.S
 	if !row.Managed {
 		return socketapi.SendResult{}, wire.Conflict("sending to unmanaged agents is not available yet")
 	}
-	res, err := s.sys.Root.RequestFuture(s.agents, SendInput{UUID: row.UUID, Prompt: r.Prompt}, sendTimeout).Result()
+	res, err := s.sys.Root.RequestFuture(s.agents, SendInput{UUID: row.UUID, Prompt: prompt}, sendTimeout).Result()
 	if err != nil {
 		return socketapi.SendResult{}, wire.Internal("actor", "agent actor did not answer: "+err.Error())
 	}

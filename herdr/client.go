@@ -145,10 +145,14 @@ func (c *Client) Call(ctx context.Context, method string, params any, wantTag st
 }
 
 func encodeRequest(method string, params any) ([]byte, error) {
+	return encodeRequestID(requestIDPrefix+strconv.FormatUint(requestSeq.Add(1), 10), method, params)
+}
+
+// encodeRequestID is encodeRequest with the id given.
+func encodeRequestID(id, method string, params any) ([]byte, error) {
 	if params == nil {
 		params = struct{}{}
 	}
-	id := requestIDPrefix + strconv.FormatUint(requestSeq.Add(1), 10)
 	line, err := json.Marshal(struct {
 		ID     string `json:"id"`
 		Method string `json:"method"`

@@ -165,24 +165,6 @@ func errString(err error) string {
 	return err.Error()
 }
 
-func TestChunkText(t *testing.T) {
-	text := strings.Repeat("añb€", 100000) // multi-byte runes
-	chunks := chunkText(text, sendTextChunk)
-	if len(chunks) < 2 {
-		t.Fatalf("chunks: got %d, want several", len(chunks))
-	}
-	if strings.Join(chunks, "") != text {
-		t.Fatal("chunks do not reassemble the text")
-	}
-	for i, c := range chunks {
-		if len(c) > sendTextChunk || !strings.HasPrefix(c, "a") && !isValidStart(c) {
-			t.Errorf("chunk %d: len %d or split rune", i, len(c))
-		}
-	}
-}
-
-func isValidStart(s string) bool { return len(s) > 0 && (s[0]&0xC0) != 0x80 }
-
 func TestDeliverTwoCalls(t *testing.T) {
 	s := newScripted(t, func(req map[string]any) string {
 		switch req["method"] {
@@ -193,7 +175,7 @@ func TestDeliverTwoCalls(t *testing.T) {
 		}
 	})
 	r := NewRemote(s.path)
-	big := strings.Repeat("z", 300<<10)
+	big := strings.Repeat("z", 2*MaxRequest+300<<10)
 	start := time.Now()
 	if err := r.Deliver(context.Background(), "term_1", big, 50*time.Millisecond); err != nil {
 		t.Fatalf("Deliver: %v", err)

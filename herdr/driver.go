@@ -352,8 +352,14 @@ func (s *Session) SendText(ctx context.Context, target, text string) error {
 
 // DeliverWith is Deliver with an explicit text→Enter pause (re-deliveries use 300 ms).
 func (s *Session) DeliverWith(ctx context.Context, target, text string, pause time.Duration) error {
+	return s.Submit(ctx, target, Submission{Text: text, Pause: pause})
+}
+
+// Submit delivers one prompt to target as sub says: reset the input box, the text
+// (in bracketed paste, chunked), sub.Pause, Enter (docs/lifecycle.md §9.1).
+func (s *Session) Submit(ctx context.Context, target string, sub Submission) error {
 	_, err := s.do(ctx, op{name: "deliver", run: func(ctx context.Context, e *opEnv) (any, error) {
-		return nil, e.r.Deliver(ctx, target, text, pause)
+		return nil, e.r.Submit(ctx, target, sub)
 	}})
 	return err
 }

@@ -33,6 +33,7 @@ type scripted struct {
 	handler func(req map[string]any) string
 	mu      sync.Mutex
 	reqs    []map[string]any
+	sizes   []int // the length of each request line read, newline included
 	wg      sync.WaitGroup
 }
 
@@ -74,6 +75,7 @@ func (s *scripted) listen(tb testing.TB) {
 				}
 				s.mu.Lock()
 				s.reqs = append(s.reqs, req)
+				s.sizes = append(s.sizes, len(line))
 				s.mu.Unlock()
 				out := s.handler(req)
 				if out != "" {
@@ -95,6 +97,13 @@ func (s *scripted) requests() []map[string]any {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]map[string]any(nil), s.reqs...)
+}
+
+// lineSizes are the lengths of the request lines read so far, newline included.
+func (s *scripted) lineSizes() []int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]int(nil), s.sizes...)
 }
 
 func ok(req map[string]any, result string) string {

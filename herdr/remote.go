@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
-	"unicode/utf8"
 
 	"github.com/orcr-go/orcr/socketapi/wire"
 )
@@ -13,11 +12,6 @@ import (
 // DefaultDeliverPause is the pause between typing a prompt and pressing Enter
 // (docs/config.md §1.8).
 const DefaultDeliverPause = time.Second
-
-// sendTextChunk bounds the raw bytes of text in one pane.send_text request. JSON
-// escaping grows a byte to at most 6 ("\u0001"), so a chunk stays far below
-// [MaxRequest].
-const sendTextChunk = 128 << 10
 
 // Remote is the typed, stateless socket API of one herdr session: each method is one
 // (or, for chunked text, a few) [Client.Call]. It sends exactly the params of
@@ -164,38 +158,19 @@ func (r *Remote) PaneList(ctx context.Context, workspaceID string) ([]PaneInfo, 
 }
 
 // SendText writes text to the pane as is (no Enter), split into several
-// pane.send_text calls on rune boundaries so no request exceeds [MaxRequest].
+// pane.send_text calls on rune boundaries so no request exceeds [MaxRequest]
+// (docs/herdr.md §13.14).
 func (r *Remote) SendText(ctx context.Context, paneID, text string) error {
-	for _, chunk := range chunkText(text, sendTextChunk) {
-		if err := r.call(ctx, MethodPaneSendText, map[string]any{"pane_id": paneID, "text": chunk}, nil); err != nil {
+	for _, chunk := range chunkText(text, sendTextBudget(paneID)) {
+		if err := r.sendTextCall(ctx, paneID, chunk); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// chunkText splits s into pieces of at most max bytes without splitting a rune. An
-// empty s yields one empty piece (herdr accepts it).
-func chunkText(s string, max int) []string {
-	if len(s) <= max {
-		return []string{s}
-	}
-	var out []string
-	for len(s) > max {
-		cut := max
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		if cut == 0 {
-			cut = max
-		}
-		out = append(out, s[:cut])
-		s = s[cut:]
-	}
-	if s != "" {
-		out = append(out, s)
-	}
-	return out
+func (r *Remote) sendTextCall(ctx context.Context, paneID, text string) error {
+	return r.call(ctx, MethodPaneSendText, map[string]any{"pane_id": paneID, "text": text}, nil)
 }
 
 // SendKeys sends named keys (["Enter"], ["Escape"], ["C-c"], …).
@@ -307,22 +282,7 @@ func (r *Remote) ResolvePane(ctx context.Context, target string) (PaneInfo, erro
 
 // Deliver is orcr's two-call input: the text (chunked), a pause, then Enter. target is
 // a terminal id or a pane id. The pause is cut short (with ctx's error) when ctx ends.
+// [Remote.Submit] adds bracketed paste and the clearing of the input box.
 func (r *Remote) Deliver(ctx context.Context, target, text string, pause time.Duration) error {
-	pane, err := paneID(ctx, r, target)
-	if err != nil {
-		return err
-	}
-	if err := r.SendText(ctx, pane, text); err != nil {
-		return err
-	}
-	if pause > 0 {
-		t := time.NewTimer(pause)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		case <-t.C:
-		}
-	}
-	return r.SendKeys(ctx, pane, "Enter")
+	return r.Submit(ctx, target, Submission{Text: text, Pause: pause})
 }

@@ -108,7 +108,8 @@ type RunRequest struct {
 	Path string `json:"path,omitempty"`
 	// The provider (default: the config's defaults.agent).
 	Agent string `json:"agent,omitempty"`
-	// The first prompt.
+	// The first prompt. At most 8 MiB, with no control
+	// characters but newline and tab; CRLF and CR are read as LF.
 	Prompt string `json:"prompt,omitempty"`
 	// When to reap the agent: auto (default), immediate or never.
 	GC string `json:"gc,omitempty"`
@@ -131,7 +132,8 @@ type AskRequest struct {
 	Path string `json:"path,omitempty"`
 	// The provider (default: the config's defaults.agent).
 	Agent string `json:"agent,omitempty"`
-	// The prompt.
+	// The prompt. At most 8 MiB, with no control
+	// characters but newline and tab; CRLF and CR are read as LF.
 	Prompt string `json:"prompt,omitempty"`
 	// The model.
 	Model string `json:"model,omitempty"`
@@ -193,7 +195,8 @@ type SendRequest struct {
 	Caller
 	// An agent path (in the caller's scope) or uuid (prefix).
 	Target string `json:"target,omitempty"`
-	// The prompt to deliver.
+	// The prompt to deliver. At most 8 MiB, with no control
+	// characters but newline and tab; CRLF and CR are read as LF.
 	Prompt string `json:"prompt,omitempty"`
 }
 

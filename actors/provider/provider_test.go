@@ -389,6 +389,7 @@ func TestRecipes(t *testing.T) {
 	real := provider.Startup{
 		SessionPoll: 150 * time.Millisecond, SessionWait: 3 * time.Second,
 		ReadyBudget: 8 * time.Second, ReadyPoll: 400 * time.Millisecond,
+		Paste: true, ClearKeys: []string{"ctrl+e", "ctrl+u"},
 		EnterDelay: time.Second, SubmitKey: "Enter",
 		Confirm: provider.SubmitConfirm{Budget: 20 * time.Second, Attempts: 6, Poll: 400 * time.Millisecond,
 			RetypeDelay: 300 * time.Millisecond, ProbeMaxChars: 60},
@@ -396,6 +397,7 @@ func TestRecipes(t *testing.T) {
 	mockStartup := provider.Startup{
 		SessionPoll: 150 * time.Millisecond, SessionWait: 3 * time.Second,
 		ReadyBudget: 0, ReadyPoll: 400 * time.Millisecond,
+		Paste: true, ClearKeys: []string{"ctrl+e", "ctrl+u"},
 		EnterDelay: time.Second, SubmitKey: "Enter",
 		Confirm: provider.SubmitConfirm{Budget: 0, Attempts: 0, Poll: 400 * time.Millisecond,
 			RetypeDelay: 300 * time.Millisecond, ProbeMaxChars: 60},

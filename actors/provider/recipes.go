@@ -24,6 +24,11 @@ const (
 	KeyEscape = "Escape"
 )
 
+// clearInputKeys empty a readline-style input line: Ctrl-E moves to its end, Ctrl-U
+// deletes back to its start (docs/providers.md §5, "Typing a prompt"). Every provider
+// uses them; only a real provider can confirm them.
+var clearInputKeys = []string{"ctrl+e", "ctrl+u"}
+
 // Startup is the shared startup recipe of one provider (docs/providers.md §5): what the spawn
 // pipeline waits for before typing the first input, and how every managed delivery is
 // made and confirmed.
@@ -39,6 +44,14 @@ type Startup struct {
 	// visible-screen reads are non-empty and identical. On expiry deliver anyway.
 	ReadyBudget time.Duration
 	ReadyPoll   time.Duration
+
+	// Paste types the prompt as one bracketed paste, so its newlines are part of the
+	// text and only the Enter after it submits (docs/providers.md §5). claude, codex
+	// and the mock all enable bracketed paste.
+	Paste bool
+	// ClearKeys are sent before every delivery to empty the input box, so text left
+	// there (an interrupted delivery, keys typed by hand) is not glued onto the prompt.
+	ClearKeys []string
 
 	// EnterDelay is the pause between send_text and send_keys([SubmitKey]).
 	EnterDelay time.Duration
@@ -100,6 +113,8 @@ func startupFor(t config.Tuning) Startup {
 		SessionWait: SessionPollTimeout,
 		ReadyBudget: t.SubmitReady,
 		ReadyPoll:   ReadyPollInterval,
+		Paste:       true,
+		ClearKeys:   append([]string(nil), clearInputKeys...),
 		EnterDelay:  EnterDelay,
 		SubmitKey:   KeyEnter,
 		Confirm:     submitConfirmFor(t),

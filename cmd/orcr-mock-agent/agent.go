@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // minGapWorkMS is the least work simulated before each tool gap.
@@ -86,7 +89,7 @@ func (a *agent) submit() bool {
 		return true
 	case a.dropped < a.cfg.dropFirst:
 		a.dropped++
-		a.log.Printf("dropped send %d/%d: %q", a.dropped, a.cfg.dropFirst, text)
+		a.log.Printf("dropped send %d/%d: %q", a.dropped, a.cfg.dropFirst, clip(text, 200))
 		return false
 	}
 	a.enqueue(workItem{kind: itemPrompt, text: text})
@@ -98,7 +101,7 @@ func (a *agent) enqueue(it workItem) {
 	select {
 	case a.queue <- it:
 	default:
-		a.log.Printf("queue full, dropping %q", it.text)
+		a.log.Printf("queue full, dropping %q", clip(it.text, 200))
 	}
 }
 
@@ -184,9 +187,9 @@ func (a *agent) finish() {
 
 // turnParams are the effective settings of one turn.
 type turnParams struct {
-	turnMS, toolGaps, gapMS int
-	block, noWorking        bool
-	say, write              string
+	turnMS, toolGaps, gapMS  int
+	block, noWorking, digest bool
+	say, write               string
 }
 
 // params merges the prompt's directives over the knobs.
@@ -198,6 +201,7 @@ func (a *agent) params(prompt string) turnParams {
 		gapMS:     a.cfg.gapMS,
 		block:     a.cfg.block || d.block,
 		noWorking: d.noWorking,
+		digest:    d.digest,
 		say:       d.say,
 		write:     d.write,
 	}
@@ -215,6 +219,10 @@ func (a *agent) params(prompt string) turnParams {
 
 // response is the assistant's answer to prompt.
 func response(prompt string, p turnParams) string {
+	if p.digest {
+		sum := sha256.Sum256([]byte(prompt))
+		return fmt.Sprintf("bytes=%d sha256=%x\nDONE", len(prompt), sum)
+	}
 	if p.say != "" {
 		return p.say + "\nDONE"
 	}
@@ -240,7 +248,7 @@ func (a *agent) turn(prompt string) {
 
 	p := a.params(prompt)
 	resp := response(prompt, p)
-	a.log.Printf("turn %q: %+v", prompt, p)
+	a.log.Printf("turn %q (%d bytes): %+v", clip(prompt, 200), len(prompt), p)
 	a.scr.addLines(quote(prompt))
 
 	// busy shows and reports the states inside the turn; no_working keeps the turn
@@ -352,4 +360,15 @@ func sleep(ctx context.Context, ms int) bool {
 	case <-ctx.Done():
 		return false
 	}
+}
+
+// clip shortens s to at most n bytes (on a rune boundary) for a log line.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }

@@ -26,13 +26,14 @@ type directives struct {
 	gapMS     optInt
 	block     bool
 	noWorking bool   // no_working: the turn never reports working
+	digest    bool   // digest: answer with the prompt's byte count and SHA-256
 	say       string // non-empty when say=<word> was given
 	write     string // non-empty when write=<relpath> was given
 }
 
 // parseDirectives scans prompt for whitespace-separated directive tokens:
-// turn_ms=<n>, tool_gaps=<n>, gap_ms=<n>, block, no_working, say=<word> and
-// write=<relpath>, each optionally prefixed with one '@'. Tokens that are not
+// turn_ms=<n>, tool_gaps=<n>, gap_ms=<n>, block, no_working, digest, say=<word>
+// and write=<relpath>, each optionally prefixed with one '@'. Tokens that are not
 // directives, and directives with an empty, negative or non-numeric value, are
 // ignored. A later token overrides an earlier one. Numbers are clamped to
 // [maxDirectiveMS] (milliseconds) and [maxToolGaps] (gaps). It never panics.
@@ -46,6 +47,9 @@ func parseDirectives(prompt string) directives {
 			continue
 		case "no_working":
 			d.noWorking = true
+			continue
+		case "digest":
+			d.digest = true
 			continue
 		}
 		key, val, ok := strings.Cut(tok, "=")

@@ -23,6 +23,9 @@ func TestParseDirectives(t *testing.T) {
 		{"blocked blocking Block", directives{}},
 		{"no_working say=x", directives{noWorking: true, say: "x"}},
 		{"@no_working", directives{noWorking: true}},
+		{"digest say=x", directives{digest: true, say: "x"}},
+		{"@digest", directives{digest: true}},
+		{"digests digest=1 Digest", directives{}},
 		{"no_workings no-working no_working=1", directives{}},
 		{"turn_ms=-5 gap_ms=x tool_gaps= say= write=", directives{}},
 		{"turn_ms=+5 turn_ms=1e3", directives{}},
@@ -61,6 +64,6 @@ func FuzzParseDirectives(f *testing.F) {
 		if strings.ContainsAny(d.say, " \t\n") || strings.ContainsAny(d.write, " \t\n") {
 			t.Fatalf("value spans tokens: %+v", d)
 		}
-		_ = response(s, turnParams{say: d.say})
+		_ = response(s, turnParams{say: d.say, digest: d.digest})
 	})
 }

@@ -191,14 +191,18 @@ func (d *decoder) csi() (keyEvent, bool) {
 }
 
 // paste collects bracketed-paste content up to the end marker (or the end of
-// input). Carriage returns become newlines.
+// input). Carriage returns become newlines. Each read is searched once (a marker
+// split across reads included), so a paste of megabytes costs linear time.
 func (d *decoder) paste() keyEvent {
+	from := 0
 	for {
-		if j := bytes.Index(d.buf, pasteEnd); j >= 0 {
+		if j := bytes.Index(d.buf[from:], pasteEnd); j >= 0 {
+			j += from
 			text := d.buf[:j]
 			d.buf = d.buf[j+len(pasteEnd):]
 			return keyEvent{kind: keyText, text: normalizePaste(text)}
 		}
+		from = max(0, len(d.buf)-len(pasteEnd)+1)
 		if !d.fill(-1) && d.done {
 			text := d.buf
 			d.buf = nil

@@ -2,6 +2,7 @@ package main
 
 import (
 	"io"
+	"strings"
 	"testing"
 	"time"
 
@@ -57,6 +58,8 @@ func TestDecoder(t *testing.T) {
 		{"csi split across reads", 10 * time.Millisecond, []string{"\x1b", "[", "B"}, []keyEvent{eof}},
 		{"bracketed paste", 0, []string{"\x1b[200~one\r\ntwo\rthree\x1b[201~\r"}, []keyEvent{text("one\ntwo\nthree"), enter, eof}},
 		{"paste split", 20 * time.Millisecond, []string{"\x1b[200~par", "t\x1b[2", "01~", "\r"}, []keyEvent{text("part"), enter, eof}},
+		{"paste end marker split byte by byte", 5 * time.Millisecond, []string{"\x1b[200~ab", "\x1b", "[", "2", "0", "1", "~", "\r"}, []keyEvent{text("ab"), enter, eof}},
+		{"paste end outside a paste ignored", 0, []string{"\x1b[201~\x05\x15\x1b[200~a\nb\x1b[201~\r"}, []keyEvent{{kind: keyCtrlU}, text("a\nb"), enter, eof}},
 		{"paste without end", 0, []string{"\x1b[200~abc"}, []keyEvent{text("abc"), eof}},
 		{"controls", 0, []string{"ab\x7f\x08\x03\x04\x15\x01"}, []keyEvent{text("ab"), {kind: keyBackspace}, {kind: keyBackspace}, {kind: keyCtrlC}, {kind: keyCtrlD}, {kind: keyCtrlU}, eof}},
 		{"utf8 and tab", 0, []string{"héllo\twörld"}, []keyEvent{text("héllo\twörld"), eof}},
@@ -82,5 +85,32 @@ func TestDecoderEOFError(t *testing.T) {
 		if ev := d.next(); ev.kind != keyEOF || ev.err != io.ErrUnexpectedEOF {
 			t.Fatalf("event = %+v, want EOF with error", ev)
 		}
+	}
+}
+
+// A paste of megabytes arriving in small reads is one text event, decoded in linear
+// time.
+func TestDecoderLargePaste(t *testing.T) {
+	body := strings.Repeat("0123456789abcdef\n", 1<<17) // 2.1 MB
+	in := make(chan inputChunk, 64)
+	go func() {
+		all := "\x1b[200~" + body + "\x1b[201~\r"
+		for len(all) > 0 {
+			n := min(4096, len(all))
+			in <- inputChunk{data: []byte(all[:n])}
+			all = all[n:]
+		}
+		in <- inputChunk{err: io.EOF}
+	}()
+	d := &decoder{in: in}
+	start := time.Now()
+	if ev := d.next(); ev.kind != keyText || ev.text != body {
+		t.Fatalf("first event: kind %v, %d bytes; want the whole paste (%d bytes)", ev.kind, len(ev.text), len(body))
+	}
+	if ev := d.next(); ev.kind != keyEnter {
+		t.Fatalf("second event: %+v, want Enter", ev)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("decoding a 2 MB paste took %v", d)
 	}
 }

@@ -9,7 +9,9 @@
 // paste is enabled. A prompt is the text typed (or pasted) into the input box,
 // submitted by Enter (\r or \n); text and Enter may arrive in separate writes
 // (orcr's two-call delivery). Inside a bracketed paste, newlines are part of
-// the prompt. Backspace deletes, ^U clears the input box. Blank prompts are
+// the prompt; a paste end marker outside a paste is ignored, like every other
+// escape sequence. Backspace deletes, ^U clears the whole input box (its every
+// line), other control bytes (^E among them) are ignored. Blank prompts are
 // ignored; "/quit", ^D on an empty input box and the end of input stop the
 // program (end of input and ^D first finish the prompts already queued;
 // "/quit" interrupts the running turn). Prompts submitted while a turn runs
@@ -56,8 +58,11 @@
 // leading '@', override the knobs for that turn: turn_ms=<n>, tool_gaps=<n>,
 // gap_ms=<n>, block, say=<word> and write=<relpath>. no_working (an extension)
 // makes the turn report no state but its final one, so herdr never shows it
-// working: a turn too short for any poll to see, made deterministic. The whole
-// prompt, directives included, is what the transcript records.
+// working: a turn too short for any poll to see, made deterministic. digest (an
+// extension) makes the response "bytes=<n> sha256=<hex>" of the prompt as
+// submitted, so a test can check that a prompt of megabytes arrived whole; it
+// wins over say=. The whole prompt, directives included, is what the transcript
+// records.
 //
 // # A turn
 //
@@ -65,8 +70,8 @@
 // (still idle); report working; tool_gaps times: sleep max(turn_ms, 150) ms,
 // report idle, sleep gap_ms, report working (with no_working, none of these
 // reports is made nor shown); sleep turn_ms; build the response
-// "<say>\nDONE" or "RESPONSE: <prompt>\nDONE"; append the user and assistant
-// lines to the transcript (unless late); write the response to
+// "<say>\nDONE" or "RESPONSE: <prompt>\nDONE" (or the digest); append the user
+// and assistant lines to the transcript (unless late); write the response to
 // <data dir>/<relpath> for write= (a relpath that is absolute or leaves the
 // data dir is refused and logged); show the response; report blocked (block)
 // or idle; for a late transcript, append the lines ORCR_MOCK_LATE_TRANSCRIPT_MS

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -509,6 +510,39 @@ func TestBracketedPaste(t *testing.T) {
 	m.send("\r")
 	m.waitStates("idle", "working", "idle")
 	checkTurn(t, m.waitTranscript(2), "line one\nsay=pasted", "pasted\nDONE")
+}
+
+// orcr's delivery (docs/lifecycle.md §9.1): the paste a delivery left open is closed,
+// ^E ^U clear the whole box, every line of it, and the next paste is the prompt.
+func TestClearKeysEmptyTheBox(t *testing.T) {
+	t.Parallel()
+	m := startReady(t)
+	m.send("\x1b[200~left\nover\nfrom before")
+	m.send("\x1b[201~\x05\x15")
+	m.send("\x1b[200~say=clean\x1b[201~")
+	m.send("\r")
+	m.waitStates("idle", "working", "idle")
+	checkTurn(t, m.waitTranscript(2), "say=clean", "clean\nDONE")
+}
+
+// digest answers with the byte count and SHA-256 of a pasted prompt of megabytes.
+func TestDigestOfALargePaste(t *testing.T) {
+	t.Parallel()
+	m := startReady(t)
+	prompt := "digest\n" + strings.Repeat("€ and <more>\tline\n", 100000) + "end"
+	m.send("\x1b[200~" + prompt + "\x1b[201~")
+	m.send("\r")
+	// The final report comes after the transcript lines are written.
+	m.waitStates("idle", "working", "idle")
+	lines := m.transcript()
+	sum := sha256.Sum256([]byte(prompt))
+	want := fmt.Sprintf("bytes=%d sha256=%x\nDONE", len(prompt), sum)
+	if len(lines) != 2 || lines[0].Text != prompt || lines[1].Text != want {
+		t.Fatalf("transcript: %d lines; want the %d-byte prompt answered %q", len(lines), len(prompt), want)
+	}
+	if out := m.output(); len(out) > 1<<20 {
+		t.Errorf("the screen output was %d bytes for one prompt: redraws are not bounded", len(out))
+	}
 }
 
 func TestEditingKeys(t *testing.T) {

@@ -7,8 +7,12 @@ import (
 	"unicode/utf8"
 )
 
-// maxScreenLines bounds the conversation lines kept for display.
-const maxScreenLines = 500
+// Display bounds: a prompt of megabytes must not make every redraw megabytes.
+const (
+	maxScreenLines = 500  // conversation lines kept for display
+	maxLineBytes   = 2000 // a longer conversation line is shown cut, ending in "…"
+	maxInputRows   = 6    // the input box shows the last rows of its content
+)
 
 // screen is the TUI's display model: a header, the conversation so far, a
 // status line and the input box. Every change redraws the whole screen with
@@ -36,7 +40,14 @@ func (s *screen) setHeader(lines ...string) {
 func (s *screen) addLines(text string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.lines = append(s.lines, strings.Split(text, "\n")...)
+	lines := strings.Split(text, "\n")
+	if n := len(lines) - maxScreenLines; n > 0 {
+		lines = lines[n:]
+	}
+	for i, l := range lines {
+		lines[i] = clip(l, maxLineBytes)
+	}
+	s.lines = append(s.lines, lines...)
 	if n := len(s.lines) - maxScreenLines; n > 0 {
 		s.lines = append([]string(nil), s.lines[n:]...)
 	}
@@ -82,16 +93,9 @@ func (s *screen) drawLocked() {
 	rule := strings.Repeat("─", min(cols, 60))
 	top = append(top, rule)
 
-	inputLines := strings.Split(s.input, "\n")
 	var bottom []string
 	bottom = append(bottom, rule)
-	for i, l := range inputLines {
-		prefix := "  "
-		if i == 0 {
-			prefix = "› "
-		}
-		bottom = append(bottom, wrap(prefix+l, cols)...)
-	}
+	bottom = append(bottom, inputRows(s.input, cols)...)
 	bottom = append(bottom, rule, "["+s.status+"]")
 
 	var body []string
@@ -115,6 +119,31 @@ func (s *screen) drawLocked() {
 		b.WriteString(l)
 	}
 	io.WriteString(s.out, b.String())
+}
+
+// inputRows renders the input box: "› " before the first line, two spaces before
+// the others, only the last maxInputRows rows.
+func inputRows(input string, cols int) []string {
+	// Only the tail can be shown: cut it before splitting and wrapping.
+	if limit := maxInputRows * max(cols, 1) * utf8.UTFMax; len(input) > limit {
+		input = input[len(input)-limit:]
+		for len(input) > 0 && !utf8.RuneStart(input[0]) {
+			input = input[1:]
+		}
+		input = "…" + input
+	}
+	var rows []string
+	for i, l := range strings.Split(input, "\n") {
+		prefix := "  "
+		if i == 0 {
+			prefix = "› "
+		}
+		rows = append(rows, wrap(prefix+l, cols)...)
+	}
+	if n := len(rows) - maxInputRows; n > 0 {
+		rows = rows[n:]
+	}
+	return rows
 }
 
 // wrap splits l into pieces of at most cols runes; an empty line stays one

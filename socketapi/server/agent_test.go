@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -149,12 +150,19 @@ func TestRunErrors(t *testing.T) {
 		{"reserved", map[string]any{"path": "idle/x"}, wire.InvalidRequest, "reserved_name"},
 		{"bad segment", map[string]any{"path": "Bad/x"}, wire.InvalidRequest, "invalid_segment"},
 		{"unknown provider", map[string]any{"name": "a", "agent": "gemini"}, wire.IntegrationMissing, ""},
+		{"control characters", map[string]any{"name": "a", "prompt": "say=x\x03\x04"}, wire.InvalidRequest, "control_characters"},
+		{"prompt too large", map[string]any{"name": "a", "prompt": strings.Repeat("x", 8<<20+1)}, wire.InvalidRequest, "prompt_too_large"},
 	}
 	for _, tc := range tests {
 		_, err := run(t, c, tc.params)
 		if !wire.Is(err, tc.code, tc.detail) {
 			t.Errorf("%s: got %v, want %s %s", tc.name, err, tc.code, tc.detail)
 		}
+	}
+	// The details name the first control character, as JSON numbers.
+	_, err := run(t, c, map[string]any{"name": "a", "prompt": "é\r\n\x1b[201~"})
+	if pe, ok := wire.As(err); !ok || pe.Details["offset"] != float64(4) || pe.Details["code"] != float64(0x1b) {
+		t.Errorf("control character details: got %v, want offset 4 code 27", err)
 	}
 	if rows := ls(t, c, map[string]any{"all": true}); len(rows) != 0 {
 		t.Errorf("rejected runs left rows: %+v", rows)

@@ -1,0 +1,155 @@
+package herdr
+
+import (
+	"context"
+	"time"
+	"unicode/utf8"
+)
+
+// Bracketed-paste markers (xterm's DECSET 2004 mode). pane.send_text writes bytes
+// unchanged (docs/herdr.md §6.4), so orcr writes the markers itself.
+const (
+	PasteStart = "\x1b[200~"
+	PasteEnd   = "\x1b[201~"
+)
+
+// KeyEnter is the key that submits what the input box holds.
+const KeyEnter = "Enter"
+
+// Submission is one prompt delivery into a TUI's input box (docs/lifecycle.md §9.1):
+// reset the box, type the text, pause, Enter.
+type Submission struct {
+	// Text is typed as is; text too large for one request is typed in several
+	// pane.send_text calls, cut on rune boundaries.
+	Text string
+	// Paste wraps Text in bracketed-paste markers, the start marker in the first call
+	// and the end marker in the last, so the TUI takes every newline as part of the
+	// text and submits only on the Enter after it.
+	Paste bool
+	// Clear, when not empty, resets the input box first: with Paste a paste end marker
+	// (which closes a paste an interrupted delivery left open, and is otherwise an
+	// unknown sequence the TUI ignores), then these keys in one pane.send_keys call.
+	Clear []string
+	// Pause is the wait between the last text call and Enter.
+	Pause time.Duration
+}
+
+// Submit delivers s to target (a terminal id or a pane id). The pause is cut short
+// (with ctx's error) when ctx ends. Errors of any call end the delivery.
+func (r *Remote) Submit(ctx context.Context, target string, s Submission) error {
+	pane, err := paneID(ctx, r, target)
+	if err != nil {
+		return err
+	}
+	if len(s.Clear) > 0 {
+		if s.Paste {
+			if err := r.sendTextCall(ctx, pane, PasteEnd); err != nil {
+				return err
+			}
+		}
+		if err := r.SendKeys(ctx, pane, s.Clear...); err != nil {
+			return err
+		}
+	}
+	if s.Paste {
+		err = r.sendPaste(ctx, pane, s.Text)
+	} else {
+		err = r.SendText(ctx, pane, s.Text)
+	}
+	if err != nil {
+		return err
+	}
+	if s.Pause > 0 {
+		t := time.NewTimer(s.Pause)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+	return r.SendKeys(ctx, pane, KeyEnter)
+}
+
+// sendPaste types text as one bracketed paste, in as many calls as the request limit
+// needs. The markers are never split across calls: a TUI that sees a lone ESC at the
+// end of one write and the rest later may take it for the Escape key. Empty text types
+// nothing.
+func (r *Remote) sendPaste(ctx context.Context, paneID, text string) error {
+	if text == "" {
+		return nil
+	}
+	markers := EscapedLen(PasteStart) + EscapedLen(PasteEnd)
+	chunks := chunkText(text, sendTextBudget(paneID)-markers)
+	chunks[0] = PasteStart + chunks[0]
+	chunks[len(chunks)-1] += PasteEnd
+	for _, c := range chunks {
+		if err := r.sendTextCall(ctx, paneID, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// maxRequestID is the longest id [encodeRequest] can give a request.
+const maxRequestID = requestIDPrefix + "18446744073709551615"
+
+// sendTextBudget is how many bytes the JSON-escaped text of one pane.send_text request
+// to paneID may take so that the whole request line, newline included, stays within
+// [MaxRequest] whatever its id.
+func sendTextBudget(paneID string) int {
+	line, err := encodeRequestID(maxRequestID, MethodPaneSendText, map[string]any{"pane_id": paneID, "text": ""})
+	if err != nil {
+		return 0 // a pane id near 1 MiB: nothing fits
+	}
+	return MaxRequest - len(line)
+}
+
+// EscapedLen is the length of s inside a JSON string as encoding/json writes it
+// (HTML-safe escaping), without the quotes. A test holds it to json.Marshal.
+func EscapedLen(s string) int {
+	n := 0
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		n += escapedRuneLen(r, size)
+		i += size
+	}
+	return n
+}
+
+// escapedRuneLen is the JSON-escaped length of one decoded rune of size bytes (an
+// invalid byte decodes as utf8.RuneError of size 1 and is written as \ufffd).
+func escapedRuneLen(r rune, size int) int {
+	switch {
+	case r == '"' || r == '\\' || r == '\b' || r == '\f' || r == '\n' || r == '\r' || r == '\t':
+		return 2
+	case r < 0x20 || r == '<' || r == '>' || r == '&' || r == '\u2028' || r == '\u2029':
+		return 6
+	case r == utf8.RuneError && size == 1:
+		return 6
+	}
+	return size
+}
+
+// chunkText cuts s into pieces whose JSON-escaped length is at most budget, each as
+// long as possible, never inside a rune. An empty s yields one empty piece (herdr
+// accepts it). A budget below one rune's escaped length still makes progress, one rune
+// a piece (the request is then refused by [Client.Call]).
+func chunkText(s string, budget int) []string {
+	if len(s) <= budget/6 { // nothing escapes to more than 6 bytes a byte
+		return []string{s}
+	}
+	var out []string
+	start, used := 0, 0
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		n := escapedRuneLen(r, size)
+		if used+n > budget && i > start {
+			out = append(out, s[start:i])
+			start, used = i, 0
+		}
+		used += n
+		i += size
+	}
+	return append(out, s[start:])
+}
