@@ -102,7 +102,11 @@ func TestSessionListInProcess(t *testing.T) {
 	}
 }
 
-func rawCall(sock, line string) (map[string]any, error) {
+func rawCall(sock, line string) (map[string]any, error) { return rawCallAt(20, sock, line) }
+
+// rawCallAt sends one request line and validates it and the answer against the schema
+// fixture of protocol p.
+func rawCallAt(p int, sock, line string) (map[string]any, error) {
 	c, err := net.Dial("unix", sock)
 	if err != nil {
 		return nil, err
@@ -114,10 +118,10 @@ func rawCall(sock, line string) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := herdrtest.ValidateRequest([]byte(line)); err != nil {
+	if err := herdrtest.ValidateRequestAt(p, []byte(line)); err != nil {
 		return nil, err
 	}
-	if err := herdrtest.ValidateResponse(b[:len(b)-1]); err != nil {
+	if err := herdrtest.ValidateResponseAt(p, b[:len(b)-1]); err != nil {
 		return nil, err
 	}
 	var m map[string]any
