@@ -58,6 +58,8 @@ func TestStandinCLI(t *testing.T) {
 	t.Setenv("HERDR_SESSION", "")
 	t.Setenv("SHELL", "/bin/sh")
 	t.Setenv("ORCR_HERDR_BIN", bin)
+	t.Setenv("HERDR_STANDIN_PROTOCOL", "") // the default herdr, whatever the environment says
+	t.Setenv("HERDR_STANDIN_COMPLETION_SEQ", "")
 	ctx := context.Background()
 
 	found, err := FindBinary("", nil)
@@ -123,6 +125,8 @@ func TestStandinCLIProtocol22(t *testing.T) {
 	t.Setenv("HERDR_SESSION", "")
 	t.Setenv("SHELL", "/bin/sh")
 	t.Setenv("HERDR_STANDIN_PROTOCOL", "22")
+	t.Setenv("HERDR_STANDIN_COMPLETION_SEQ", "")
+	t.Setenv("HERDR_STANDIN_VERSION", "")
 	ctx := context.Background()
 	if err := CheckLive(ctx, bin); err != nil {
 		t.Fatalf("CheckLive at protocol 22: %v", err)

@@ -35,10 +35,12 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// herdrCmd runs the stand-in with the given extra environment.
+// herdrCmd runs the stand-in with the given extra environment, playing its default
+// herdr unless env says otherwise (whatever the test process's environment says).
 func herdrCmd(env []string, args ...string) *exec.Cmd {
 	cmd := exec.Command(standinBin, args...)
-	cmd.Env = append(os.Environ(), env...)
+	cmd.Env = append(os.Environ(), "HERDR_STANDIN_PROTOCOL=", "HERDR_STANDIN_VERSION=", "HERDR_STANDIN_COMPLETION_SEQ=")
+	cmd.Env = append(cmd.Env, env...)
 	return cmd
 }
 

@@ -80,8 +80,8 @@ var (
 // UseHerdr makes every herdr stand-in started after it in tb play p, through
 // HERDR_STANDIN_PROTOCOL set with tb.Setenv (orcr's herdr processes inherit it; so
 // such tests cannot run in parallel). Without it the stand-in plays whatever the
-// process environment says, protocol 20 by default, so
-// `HERDR_STANDIN_PROTOCOL=22 go test ./...` runs a whole suite against herdr 0.9.x.
+// process environment says, protocol 20 by default: with `HERDR_STANDIN_PROTOCOL=22 go
+// test ./socketapi/server` every test that does not choose plays herdr 0.9.x.
 func UseHerdr(tb testing.TB, p HerdrProfile) {
 	tb.Helper()
 	tb.Setenv("HERDR_STANDIN_PROTOCOL", strconv.Itoa(p.Protocol))
