@@ -56,7 +56,17 @@ type AgentEnv struct {
 	// opsStarted counts op goroutines ever started (tests assert that a report that
 	// changes nothing starts none).
 	opsStarted atomic.Int64
+	// completionSeq is what the monitor last learnt about herdr's agent rows: whether
+	// they carry completion_seq (completionSeqReported, completionSeqAbsent) or not yet
+	// known (0). A delivery reads the turn's baseline only unless they lack it.
+	completionSeq atomic.Int32
 }
+
+// Values of AgentEnv.completionSeq.
+const (
+	completionSeqReported int32 = 1
+	completionSeqAbsent   int32 = -1
+)
 
 func (env *AgentEnv) tuning(provider string) config.Tuning {
 	if env.Tuning == nil {
@@ -136,6 +146,18 @@ type opDone struct {
 	loaded bool
 	ended  bool  // the row ended: the actor stops
 	retry  int64 // unix ms: decide the turn rules again then (a completion not ready yet)
+	mark   completionMark
+}
+
+// completionMark is what an agent actor knows of herdr's completion_seq for its open
+// turn (docs/lifecycle.md §10.2): the value read right after the turn's Enter and the
+// highest one its idle streak accounts for. It lives in the actor's memory only — the
+// one piece of turn state that does (docs/decisions.md D10): a restart forgets it, and
+// the turn is then decided exactly as with a herdr that does not report the field.
+type completionMark struct {
+	Turn int64   // input_seq of the turn it belongs to; 0 = none
+	Base counter // unknown: herdr did not report completion_seq after the Enter
+	Seen uint64
 }
 
 // agentActor owns one managed agent's lifecycle and keeps its row in memory: it loads
@@ -165,7 +187,8 @@ type agentActor struct {
 	undecided  bool          // a report or a state change arrived while an op ran
 	recheckGen int64
 	timer      *time.Timer
-	tracked    TrackPane // what the monitor was last told
+	tracked    TrackPane      // what the monitor was last told
+	mark       completionMark // completion_seq of the open turn, from the ops' results
 }
 
 type queuedOp struct {
@@ -241,9 +264,10 @@ func (a *agentActor) done(c actor.Context, m opDone) {
 	if m.reply != nil {
 		c.Send(m.reply, m.result)
 	}
-	changed := false
+	changed := m.mark != a.mark
+	a.mark = m.mark
 	if m.loaded {
-		changed = m.st != a.st
+		changed = changed || m.st != a.st
 		a.st = m.st
 	}
 	if m.ended || (a.loaded && a.st.Status == store.StatusEnded) {
@@ -321,7 +345,8 @@ func (a *agentActor) decide(c actor.Context) {
 		a.start(c, queuedOp{msg: turnOp{report: r}})
 		return
 	}
-	step := decideTurn(a.facts(), turnReport{Status: r.Status, At: time.Now().UnixMilli()}, a.env.tuning(a.st.Provider))
+	step := decideTurn(a.facts(), turnReport{Status: r.Status, At: time.Now().UnixMilli(), CompletionSeq: counterOf(r.CompletionSeq)},
+		a.env.tuning(a.st.Provider))
 	if step.Action == turnNone {
 		if step.Recheck > 0 {
 			a.arm(c, step.Recheck)
@@ -331,7 +356,15 @@ func (a *agentActor) decide(c actor.Context) {
 	a.start(c, queuedOp{msg: turnOp{step: step, report: r}})
 }
 
-func (a *agentActor) facts() turnFacts { return factsOf(a.st) }
+// facts is what the turn rules read: the row, and the completion_seq mark when it
+// belongs to the open turn.
+func (a *agentActor) facts() turnFacts {
+	f := factsOf(a.st)
+	if a.mark.Turn != 0 && a.mark.Turn == a.st.Turn.Seq {
+		f.CompletionBase, f.CompletionSeen = a.mark.Base, a.mark.Seen
+	}
+	return f
+}
 
 // factsOf is what the turn rules read of a row.
 func factsOf(st store.Agent) turnFacts {
@@ -397,7 +430,7 @@ func (a *agentActor) start(c actor.Context, op queuedOp) {
 	ctx, cancel := context.WithCancel(context.Background())
 	a.cancel = cancel
 	self, root := c.Self(), c.ActorSystem().Root
-	w := &agentWork{env: a.env, uuid: a.uuid, ctx: ctx, root: root, st: a.st, loaded: a.loaded, stopping: &a.stopping}
+	w := &agentWork{env: a.env, uuid: a.uuid, ctx: ctx, root: root, st: a.st, loaded: a.loaded, stopping: &a.stopping, mark: a.mark}
 	a.env.Ops.Add(1)
 	a.env.opsStarted.Add(1)
 	go func() {
@@ -427,7 +460,7 @@ func (a *agentActor) start(c actor.Context, op queuedOp) {
 			done.result = w.reconcile(m)
 			done.ended = w.loaded && w.st.Status == store.StatusEnded
 		}
-		done.st, done.loaded = w.st, w.loaded
+		done.st, done.loaded, done.mark = w.st, w.loaded, w.mark
 		root.Send(self, done)
 	}()
 }

@@ -25,6 +25,7 @@ type agentWork struct {
 	st       store.Agent
 	loaded   bool
 	stopping *atomic.Bool
+	mark     completionMark // the actor's, handed back in opDone
 }
 
 func (w *agentWork) log() *slog.Logger { return w.env.Log.With("agent", w.uuid, "path", w.st.Path) }

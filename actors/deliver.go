@@ -47,8 +47,12 @@ func (w *agentWork) deliver(prompt string, from []store.Status, target string, w
 	if while == "" {
 		while = o.was
 	}
-	derr := w.submit(target, prompt, w.plan(w.st.Provider))
+	base, derr := w.submit(target, prompt, w.plan(w.st.Provider))
 	gone := paneGone(derr)
+	w.mark = completionMark{Turn: o.seq}
+	if derr == nil {
+		w.mark.Base, w.mark.Seen = base, base.N
+	}
 	err = w.apply(func(tx *store.Tx) error {
 		if derr == nil {
 			if err := tx.MarkDelivered(w.uuid, o.seq); err != nil {
@@ -136,20 +140,42 @@ func (w *agentWork) plan(provider string) SubmitPlan {
 	return w.env.Submit(provider)
 }
 
-// paneStatus is herdr's agent status of target (a terminal id), if listed.
-func (w *agentWork) paneStatus(target string) (herdr.Status, bool) {
+// agentRow is herdr's agent.list row of target (a terminal id; or a pane id, when
+// byPane), if listed.
+func (w *agentWork) agentRow(target string, byPane bool) (herdr.AgentInfo, bool) {
 	ctx, cancel := w.herdrCtx()
 	defer cancel()
 	list, err := w.env.Herdr.Owned().AgentList(ctx)
 	if err != nil {
-		return "", false
+		return herdr.AgentInfo{}, false
 	}
 	for _, a := range list {
-		if a.TerminalID == target || a.PaneID == target {
-			return a.AgentStatus, true
+		if a.TerminalID == target || (byPane && a.PaneID == target) {
+			return a, true
 		}
 	}
-	return "", false
+	return herdr.AgentInfo{}, false
+}
+
+// paneStatus is herdr's agent status of target (a terminal id or a pane id), if listed.
+func (w *agentWork) paneStatus(target string) (herdr.Status, bool) {
+	a, ok := w.agentRow(target, true)
+	return a.AgentStatus, ok
+}
+
+// completionBase reads herdr's completion_seq of target (a terminal id) right after
+// its Enter: the open turn's baseline (docs/lifecycle.md §10.2). It costs one
+// agent.list, skipped once the monitor saw herdr's agent rows without the field;
+// unknown when herdr does not report it, does not list the terminal, or the call fails.
+func (w *agentWork) completionBase(target string) counter {
+	if w.env.completionSeq.Load() == completionSeqAbsent {
+		return counter{}
+	}
+	a, ok := w.agentRow(target, false)
+	if !ok {
+		return counter{}
+	}
+	return counterOf(a.CompletionSeq)
 }
 
 func (w *agentWork) screen(target string) (string, bool) {
@@ -164,8 +190,10 @@ func (w *agentWork) screen(target string) (string, bool) {
 
 // submit delivers prompt to target following plan (docs/lifecycle.md §9.1–§9.2). orcr
 // confirms delivery to the terminal, not acceptance by the provider: when the budget
-// runs out the turn simply stays open.
-func (w *agentWork) submit(target, prompt string, plan SubmitPlan) error {
+// runs out the turn simply stays open. Right after the first Enter it reads the
+// turn's completion_seq baseline, which it returns (before the confirmation loop, so
+// a fast turn's own idle edge comes after it).
+func (w *agentWork) submit(target, prompt string, plan SubmitPlan) (counter, error) {
 	sess := w.env.Herdr.Owned()
 	if plan.ReadyBudget > 0 {
 		w.waitReady(target, plan)
@@ -182,8 +210,12 @@ func (w *agentWork) submit(target, prompt string, plan SubmitPlan) error {
 	ctx, cancel := w.herdrCtx()
 	err := sess.Submit(ctx, target, typed(pause))
 	cancel()
-	if err != nil || plan.ConfirmBudget <= 0 {
-		return err
+	if err != nil {
+		return counter{}, err
+	}
+	base := w.completionBase(target)
+	if plan.ConfirmBudget <= 0 {
+		return base, nil
 	}
 	probe := promptProbe(prompt, plan.ProbeMaxChars)
 	poll := plan.ConfirmPoll
@@ -195,10 +227,10 @@ func (w *agentWork) submit(target, prompt string, plan SubmitPlan) error {
 	for w.sleepCtx(poll) {
 		if time.Now().After(deadline) {
 			w.log().Warn("input not confirmed within the submit budget; the turn stays open", "target", target)
-			return nil
+			return base, nil
 		}
 		if st, ok := w.paneStatus(target); ok && (st == herdr.StatusWorking || st == herdr.StatusBlocked) {
-			return nil
+			return base, nil
 		}
 		text, readable := w.screen(target)
 		shown := !readable || probe == "" || strings.Contains(text, probe)
@@ -210,7 +242,7 @@ func (w *agentWork) submit(target, prompt string, plan SubmitPlan) error {
 			seen = true
 		case seen:
 			cancel()
-			return nil // it was there and is gone: submitted
+			return base, nil // it was there and is gone: submitted
 		case retypes < plan.Attempts:
 			// Never shown: the text itself was dropped. Type it again (never after it
 			// was seen once, so it is not typed twice).
@@ -221,7 +253,7 @@ func (w *agentWork) submit(target, prompt string, plan SubmitPlan) error {
 		}
 		cancel()
 	}
-	return nil
+	return base, nil
 }
 
 // waitReady waits (bounded) until herdr reports any status but unknown for the pane,

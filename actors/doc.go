@@ -83,7 +83,9 @@
 // Request to anyone.
 //
 // An agent actor never blocks: it loads its row once when it starts and keeps it
-// current from the results of its own ops. herdr's reports are decided in memory by
+// current from the results of its own ops (and, from the same results, herdr's
+// completion_seq baseline of the open turn, the one turn fact kept in memory only:
+// docs/decisions.md D10). herdr's reports are decided in memory by
 // decideTurn (a pure function of the row, the observation and the tuning); a report
 // that changes nothing costs no SQL, no write and no goroutine, and a timing threshold
 // (stable idle, the end of the fast-turn grace window) re-decides from a timer. Work

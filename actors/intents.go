@@ -172,7 +172,7 @@ func (w *agentWork) recoverInput(opID string, p intentParams) {
 	if p.InputSeq == 1 {
 		// The first prompt is in launch.json: type it again under the same turn.
 		if l, err := ReadLaunch(AgentDataDir(w.env.Home, w.st.Path, w.uuid)); err == nil && l.Prompt != nil {
-			if err := w.submit(p.Target, *l.Prompt, w.plan(w.st.Provider)); err == nil {
+			if _, err := w.submit(p.Target, *l.Prompt, w.plan(w.st.Provider)); err == nil {
 				w.markSubmitted(opID, p.InputSeq)
 				return
 			}
@@ -200,11 +200,16 @@ func (w *agentWork) markSubmitted(opID string, seq int64) {
 	w.logErr("input recovered as submitted", err)
 }
 
-// clearInput empties the TUI's input line (Ctrl-U: readline-style line kill).
+// clearInput empties the TUI's input box with the provider's clear keys
+// (docs/providers.md §5.1).
 func (w *agentWork) clearInput(target string) {
+	keys := w.plan(w.st.Provider).ClearKeys
+	if len(keys) == 0 {
+		return
+	}
 	ctx, cancel := w.herdrCtx()
 	defer cancel()
-	if err := w.env.Herdr.Owned().SendKeys(ctx, target, "ctrl+u"); err != nil {
+	if err := w.env.Herdr.Owned().SendKeys(ctx, target, keys...); err != nil {
 		w.log().Warn("could not clear the input box", "err", err)
 	}
 }

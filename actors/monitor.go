@@ -20,7 +20,11 @@ type StatusReport struct {
 	Status       herdr.Status // done already normalised to idle
 	AgentSession *herdr.AgentSession
 	Title, Name  string // herdr's pane title and agent name (blocked classification)
-	At           time.Time
+	// CompletionSeq is herdr's completion_seq of the pane (herdr ≥ protocol 22), nil when
+	// herdr does not report it or the pane was matched by pane id only (it may then be
+	// another terminal's count).
+	CompletionSeq *uint64
+	At            time.Time
 }
 
 // TrackPane tells the monitor which pane to watch for an agent (an agent actor sends
@@ -50,9 +54,10 @@ type MonitorSpec struct {
 
 // seen is what the monitor last reported for one agent.
 type seen struct {
-	status  herdr.Status
-	session string // agent_session value
-	valid   bool
+	status     herdr.Status
+	session    string  // agent_session value
+	completion counter // completion_seq
+	valid      bool
 }
 
 type watched struct {
@@ -115,8 +120,9 @@ func (m *monitorState) diff(list []herdr.AgentInfo, at time.Time) []StatusReport
 	var out []StatusReport
 	for i := range list {
 		a := &list[i]
-		u, ok := m.byTerm[a.TerminalID]
-		if !ok {
+		u, byTerm := m.byTerm[a.TerminalID]
+		if !byTerm {
+			var ok bool
 			if u, ok = m.byPane[a.PaneID]; !ok {
 				continue
 			}
@@ -126,12 +132,19 @@ func (m *monitorState) diff(list []herdr.AgentInfo, at time.Time) []StatusReport
 		if a.AgentSession != nil {
 			now.session = a.AgentSession.Value
 		}
+		if byTerm {
+			now.completion = counterOf(a.CompletionSeq)
+		}
 		if now == w.last {
 			continue
 		}
 		w.last = now
-		out = append(out, StatusReport{UUID: u, Status: now.status, AgentSession: a.AgentSession,
-			Title: a.Title, Name: a.Name, At: at})
+		r := StatusReport{UUID: u, Status: now.status, AgentSession: a.AgentSession, Title: a.Title, Name: a.Name, At: at}
+		if now.completion.Known {
+			n := now.completion.N
+			r.CompletionSeq = &n
+		}
+		out = append(out, r)
 	}
 	return out
 }
@@ -175,6 +188,13 @@ func (m *monitorActor) Receive(c actor.Context) {
 		if msg.err != nil {
 			m.spec.Env.Log.Debug("monitor: agent.list failed; skipping this tick", "err", msg.err)
 		} else {
+			if len(msg.agents) > 0 {
+				support := completionSeqAbsent
+				if msg.agents[0].CompletionSeq != nil {
+					support = completionSeqReported
+				}
+				m.spec.Env.completionSeq.Store(support)
+			}
 			for _, r := range m.w.diff(msg.agents, msg.at) {
 				c.Send(m.agents, r)
 			}

@@ -21,12 +21,37 @@ type turnFacts struct {
 	IdleSince     int64        // unix ms the current idle streak began; 0 = no streak
 	CreatedAt     int64        // unix ms the agent row was created
 	Immediate     bool         // gc mode immediate: completion ends the agent (the response must be readable first)
+
+	// CompletionBase is herdr's completion_seq of the pane, read right after the open
+	// turn's Enter. Unknown turns the completion_seq rules off for this turn: herdr
+	// does not report the field (before protocol 22), the turn was not typed by orcr,
+	// or the agent actor restarted (the value lives in its memory only).
+	CompletionBase counter
+	// CompletionSeen is the highest completion_seq the current idle streak accounts for
+	// (CompletionBase.N until an idle edge was seen); meaningless while CompletionBase
+	// is unknown.
+	CompletionSeen uint64
+}
+
+// counter is an optional herdr counter; Known is false when herdr did not report it.
+type counter struct {
+	N     uint64
+	Known bool
+}
+
+// counterOf is *p as a counter (unknown for nil).
+func counterOf(p *uint64) counter {
+	if p == nil {
+		return counter{}
+	}
+	return counter{N: *p, Known: true}
 }
 
 // turnReport is one herdr observation of the pane.
 type turnReport struct {
-	Status herdr.Status // herdr.StatusWorking | StatusBlocked | StatusIdle | StatusUnknown (done already normalised to idle)
-	At     int64        // unix ms of the observation
+	Status        herdr.Status // herdr.StatusWorking | StatusBlocked | StatusIdle | StatusUnknown (done already normalised to idle)
+	At            int64        // unix ms of the observation
+	CompletionSeq counter      // herdr's completion_seq of the pane (unknown: not reported)
 }
 
 // turnAction is what the caller does after [decideTurn].
@@ -40,6 +65,7 @@ const (
 	turnBlocked                             // status → blocked (classification is I/O, done by the caller)
 	turnUnpark                              // parked and herdr reports working or blocked: move the pane home first, then decide again
 	turnCompleteCandidate                   // every timing rule holds: the caller checks the transcript (settled; readable for immediate) and completes the turn
+	turnIdleEdge                            // idle, and completion_seq passed CompletionSeen: record CompletionSeen, restart the idle streak at At (replacing a running one)
 )
 
 func (a turnAction) String() string {
@@ -58,6 +84,8 @@ func (a turnAction) String() string {
 		return "unpark"
 	case turnCompleteCandidate:
 		return "complete-candidate"
+	case turnIdleEdge:
+		return "idle-edge"
 	}
 	return "turnAction(?)"
 }
@@ -65,8 +93,11 @@ func (a turnAction) String() string {
 // turnStep is the result of [decideTurn].
 type turnStep struct {
 	Action    turnAction
-	IdleSince int64 // the idle streak start the caller must remember after this step (0 = none); for turnStartIdle = At
+	IdleSince int64 // the idle streak start the caller must remember after this step (0 = none); for turnStartIdle and turnIdleEdge = At
 	Recheck   int64 // unix ms at which to re-decide even if no new report differs (0 = only on the next report); e.g. when the idle will be stable, or when the fast-turn grace ends
+	// CompletionSeen is, for turnIdleEdge, the completion_seq the restarted streak
+	// accounts for (the report's); 0 for every other action.
+	CompletionSeen uint64
 }
 
 // decideTurn is the turn state machine of docs/lifecycle.md §10.2 for one herdr report r on
@@ -100,6 +131,17 @@ type turnStep struct {
 //     these rules would hold with idle still held, or 0 when time alone never makes
 //     them hold (the streak began after the grace window and working was not seen: only
 //     a working report can complete such a turn, e.g. after a restart re-armed it).
+//   - completion_seq (docs/lifecycle.md §10.2, docs/decisions.md D10), only while
+//     CompletionBase is known, so never with a herdr that does not report it: an idle
+//     report on an open turn whose completion_seq is above CompletionSeen (and
+//     CompletionBase) is an idle edge herdr saw that the turn has not accounted for —
+//     turnIdleEdge, whatever the streak: the streak restarts at At, Recheck is At +
+//     IdleStable (0 when IdleStable is 0: the caller decides again after the step).
+//     Once CompletionSeen is above CompletionBase, the turn has evidence that the
+//     agent went working/blocked → idle after its Enter: it counts like working seen
+//     for the rule above (a stable streak is enough; the fast-path window neither
+//     waits nor closes). A report without the field, or one not above CompletionSeen,
+//     changes nothing here; working and blocked reports are decided as without it.
 //
 // turnCompleteCandidate carries the streak start in IdleSince (the caller records it
 // when f.IdleSince was 0, which happens only with IdleStable 0) and Recheck one
@@ -149,13 +191,21 @@ func decideTurn(f turnFacts, r turnReport, t config.Tuning) turnStep {
 		if f.OpenSeq == 0 {
 			return keep
 		}
+		if f.CompletionBase.Known && r.CompletionSeq.Known && r.CompletionSeq.N > max(f.CompletionSeen, f.CompletionBase.N) {
+			step := turnStep{Action: turnIdleEdge, IdleSince: r.At, CompletionSeen: r.CompletionSeq.N}
+			if stable := t.IdleStable.Milliseconds(); stable > 0 {
+				step.Recheck = r.At + stable
+			}
+			return step
+		}
 		step := keep
 		if step.IdleSince == 0 {
 			step = turnStep{Action: turnStartIdle, IdleSince: r.At}
 		}
 		// due is when the timing rules hold if idle is held until then.
 		due := step.IdleSince + t.IdleStable.Milliseconds()
-		if f.WorkingSeenAt == 0 {
+		edgeSeen := f.CompletionBase.Known && f.CompletionSeen > f.CompletionBase.N
+		if f.WorkingSeenAt == 0 && !edgeSeen {
 			delivered := f.DeliveredAt
 			if delivered == 0 {
 				delivered = f.CreatedAt

@@ -1,6 +1,7 @@
 package actors
 
 import (
+	"strconv"
 	"testing"
 	"time"
 
@@ -35,6 +36,13 @@ func TestDecideTurn(t *testing.T) {
 	seen := with(open, func(f *turnFacts) { f.WorkingSeenAt = tDelivered + 300 })
 	idleNoTurn := turnFacts{Status: "idle", IdleSince: tDelivered - 5000, CreatedAt: tCreated}
 	rep := func(s herdr.Status, at int64) turnReport { return turnReport{Status: s, At: at} }
+	// completion_seq (herdr ≥ 22): counting is open with a base of 4 read after Enter,
+	// edged the same turn after the idle edge to 5 was taken into account.
+	counting := with(open, func(f *turnFacts) { f.CompletionBase, f.CompletionSeen = counter{N: 4, Known: true}, 4 })
+	edged := with(counting, func(f *turnFacts) { f.CompletionSeen = 5 })
+	repN := func(s herdr.Status, at int64, n uint64) turnReport {
+		return turnReport{Status: s, At: at, CompletionSeq: counter{N: n, Known: true}}
+	}
 	W, B, I, U := herdr.StatusWorking, herdr.StatusBlocked, herdr.StatusIdle, herdr.StatusUnknown
 
 	tests := []struct {
@@ -207,6 +215,66 @@ func TestDecideTurn(t *testing.T) {
 			turnStep{Action: turnStartIdle, IdleSince: tDelivered + 3_600_000, Recheck: tDelivered + 3_600_000 + tStable}},
 		{"restart re-arm: working never seen, the fast path is closed", open, rep(I, tDelivered+3_600_000), nil,
 			turnStep{Action: turnStartIdle, IdleSince: tDelivered + 3_600_000}},
+
+		// completion_seq: off without a base, as without the field.
+		{"completion_seq, no base (older herdr, a restart): a higher count changes nothing",
+			with(open, func(f *turnFacts) { f.IdleSince = tDelivered + tGrace + 1 }), repN(I, tDelivered+30_000, 9), nil,
+			turnStep{Action: turnNone, IdleSince: tDelivered + tGrace + 1}},
+		{"completion_seq, no base: the fast path as without it", with(open, func(f *turnFacts) { f.IdleSince = tDelivered + 100 }),
+			repN(I, tDelivered+1400, 9), nil, turnStep{Action: turnNone, IdleSince: tDelivered + 100, Recheck: tDelivered + tGrace}},
+		{"completion_seq, base known but the report lacks the field: as without it",
+			with(counting, func(f *turnFacts) { f.IdleSince = tDelivered + tGrace + 1 }), rep(I, tDelivered+30_000), nil,
+			turnStep{Action: turnNone, IdleSince: tDelivered + tGrace + 1}},
+		{"completion_seq equal to the base: no edge", with(counting, func(f *turnFacts) { f.IdleSince = tDelivered + tGrace + 1 }),
+			repN(I, tDelivered+30_000, 4), nil, turnStep{Action: turnNone, IdleSince: tDelivered + tGrace + 1}},
+		{"completion_seq below the base (herdr's counter restarted): no edge",
+			with(counting, func(f *turnFacts) { f.IdleSince = tDelivered + tGrace + 1 }), repN(I, tDelivered+30_000, 2), nil,
+			turnStep{Action: turnNone, IdleSince: tDelivered + tGrace + 1}},
+
+		// completion_seq: an idle edge restarts the streak and counts like working seen.
+		{"idle edge after the fast path closed: the streak restarts at the edge",
+			with(counting, func(f *turnFacts) { f.IdleSince = tDelivered + tGrace + 1 }), repN(I, tDelivered+30_000, 5), nil,
+			turnStep{Action: turnIdleEdge, IdleSince: tDelivered + 30_000, Recheck: tDelivered + 30_000 + tStable, CompletionSeen: 5}},
+		{"idle edge on the first idle report: the streak starts at it", counting, repN(I, tDelivered+400, 5), nil,
+			turnStep{Action: turnIdleEdge, IdleSince: tDelivered + 400, Recheck: tDelivered + 400 + tStable, CompletionSeen: 5}},
+		{"idle edge seen, working not seen: 1 ms before stable, nothing", with(edged, func(f *turnFacts) { f.IdleSince = tDelivered + 30_000 }),
+			repN(I, tDelivered+30_000+tStable-1, 5), nil,
+			turnStep{Action: turnNone, IdleSince: tDelivered + 30_000, Recheck: tDelivered + 30_000 + tStable}},
+		{"idle edge seen, working not seen: a stable streak is a candidate though the fast path closed",
+			with(edged, func(f *turnFacts) { f.IdleSince = tDelivered + 30_000 }), repN(I, tDelivered+30_000+tStable, 5), nil,
+			turnStep{Action: turnCompleteCandidate, IdleSince: tDelivered + 30_000, Recheck: tDelivered + 30_000 + tStable + tTick}},
+		{"idle edge seen inside the grace window: a candidate once stable, before the grace ends",
+			with(edged, func(f *turnFacts) { f.IdleSince = tDelivered + 100 }), repN(I, tDelivered+100+tStable, 5), nil,
+			turnStep{Action: turnCompleteCandidate, IdleSince: tDelivered + 100, Recheck: tDelivered + 100 + tStable + tTick}},
+		{"an edge while a stable streak runs restarts it (later, never earlier)",
+			with(seen, func(f *turnFacts) {
+				f.CompletionBase, f.CompletionSeen, f.IdleSince = counter{N: 4, Known: true}, 4, tDelivered+1000
+			}),
+			repN(I, tDelivered+1000+tStable, 5), nil,
+			turnStep{Action: turnIdleEdge, IdleSince: tDelivered + 1000 + tStable, Recheck: tDelivered + 1000 + 2*tStable, CompletionSeen: 5}},
+		{"a second edge restarts the streak again", with(edged, func(f *turnFacts) { f.IdleSince = tDelivered + 30_000 }),
+			repN(I, tDelivered+30_500, 7), nil,
+			turnStep{Action: turnIdleEdge, IdleSince: tDelivered + 30_500, Recheck: tDelivered + 30_500 + tStable, CompletionSeen: 7}},
+		{"idle_stable 0: an edge restarts the streak with no recheck", counting, repN(I, tDelivered+400, 5),
+			&config.Tuning{FastTurnGrace: tGrace * time.Millisecond},
+			turnStep{Action: turnIdleEdge, IdleSince: tDelivered + 400, CompletionSeen: 5}},
+		{"idle_stable 0: once the edge is taken into account, a candidate", with(edged, func(f *turnFacts) { f.IdleSince = tDelivered + 400 }),
+			repN(I, tDelivered+400, 5), &config.Tuning{FastTurnGrace: tGrace * time.Millisecond},
+			turnStep{Action: turnCompleteCandidate, IdleSince: tDelivered + 400, Recheck: tDelivered + 400 + tTick}},
+		{"parked with an open turn: an edge restarts the streak", with(counting, func(f *turnFacts) { f.Status = "parked" }),
+			repN(I, tDelivered+400, 5), nil,
+			turnStep{Action: turnIdleEdge, IdleSince: tDelivered + 400, Recheck: tDelivered + 400 + tStable, CompletionSeen: 5}},
+
+		// completion_seq: reports other than idle on an open turn are decided as without it.
+		{"a higher count on a working report: working seen, as without it", counting, repN(W, tDelivered+200, 5), nil,
+			turnStep{Action: turnWorkingSeen}},
+		{"a higher count on a blocked report inside the grace: still the previous turn's", counting, repN(B, tDelivered+200, 5), nil,
+			turnStep{Action: turnNone, Recheck: tDelivered + tGrace}},
+		{"a higher count on an unknown report: nothing", with(edged, func(f *turnFacts) { f.IdleSince = tDelivered + 500 }),
+			repN(U, tDelivered+1000, 9), nil, turnStep{Action: turnNone, IdleSince: tDelivered + 500}},
+		{"a higher count with no open turn: nothing",
+			with(idleNoTurn, func(f *turnFacts) { f.CompletionBase, f.CompletionSeen = counter{N: 4, Known: true}, 4 }),
+			repN(I, tDelivered, 9), nil, turnStep{Action: turnNone, IdleSince: tDelivered - 5000}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -232,7 +300,11 @@ func fmtStep(s turnStep) string {
 		}
 		return "delivered" + time.Duration((ms-tDelivered)*int64(time.Millisecond)).String()
 	}
-	return "{" + s.Action.String() + " idle_since=" + rel(s.IdleSince) + " recheck=" + rel(s.Recheck) + "}"
+	seen := ""
+	if s.CompletionSeen != 0 {
+		seen = " completion_seen=" + strconv.FormatUint(s.CompletionSeen, 10)
+	}
+	return "{" + s.Action.String() + " idle_since=" + rel(s.IdleSince) + " recheck=" + rel(s.Recheck) + seen + "}"
 }
 
 func TestTurnCompletionFlipsIdle(t *testing.T) {
@@ -269,6 +341,7 @@ func applyTurnStep(f turnFacts, s turnStep, r turnReport) turnFacts {
 	case turnExternal:
 		f.OpenSeq++
 		f.DeliveredAt, f.WorkingSeenAt, f.IdleSince, f.Status = r.At, r.At, 0, "working"
+		f.CompletionBase, f.CompletionSeen = counter{}, 0 // a new turn orcr did not type
 	case turnBlocked:
 		f.Status, f.IdleSince = "blocked", 0
 	case turnUnpark:
@@ -278,6 +351,9 @@ func applyTurnStep(f turnFacts, s turnStep, r turnReport) turnFacts {
 			f.Status = "idle"
 		}
 		f.OpenSeq, f.DeliveredAt, f.WorkingSeenAt, f.IdleSince = 0, 0, 0, s.IdleSince
+		f.CompletionBase, f.CompletionSeen = counter{}, 0
+	case turnIdleEdge:
+		f.IdleSince, f.CompletionSeen = s.IdleSince, s.CompletionSeen
 	}
 	return f
 }
@@ -446,8 +522,19 @@ func drawTurnCase(t *rapid.T) (turnFacts, turnReport, config.Tuning) {
 	if f.IdleSince == 0 && rapid.Bool().Draw(t, "at_is_first_idle") {
 		r.At = idleSince
 	}
+	// completion_seq (herdr ≥ 22): half the cases have a base, counts drawn around it.
+	if rapid.Bool().Draw(t, "completion_base_known") {
+		b := rapid.Uint64Range(0, 5).Draw(t, "completion_base")
+		f.CompletionBase = counter{N: b, Known: true}
+		f.CompletionSeen = b + rapid.Uint64Range(0, 2).Draw(t, "completion_seen_above_base")
+	}
+	if rapid.Bool().Draw(t, "completion_reported") {
+		r.CompletionSeq = counter{N: rapid.Uint64Range(0, 9).Draw(t, "completion_seq"), Known: true}
+	}
 	return f, r, tun
 }
+
+func stableMS(t config.Tuning) int64 { return t.IdleStable.Milliseconds() }
 
 func TestDecideTurnProperties(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
@@ -472,8 +559,37 @@ func TestDecideTurnProperties(t *testing.T) {
 		if again := decideTurn(f, r, tun); again != s {
 			t.Fatalf("not idempotent: %s then %s", fmtStep(s), fmtStep(again))
 		}
-		if want := legacyTurnAction(f, r, tun); s.Action != want {
-			t.Fatalf("got %s, want %s (what turns.go does)", fmtStep(s), want)
+		// completion_seq is an extra signal: without a base nothing of it counts and the
+		// rules are those of turns.go; with one, only idle reports on an open turn differ.
+		off, rOff := f, r
+		off.CompletionBase, off.CompletionSeen, rOff.CompletionSeq = counter{}, 0, counter{}
+		sOff := decideTurn(off, rOff, tun)
+		if !f.CompletionBase.Known && s != sOff {
+			t.Fatalf("no completion base, yet the report's completion_seq changed the step: %s, without it %s", fmtStep(s), fmtStep(sOff))
+		}
+		if want := legacyTurnAction(off, rOff, tun); sOff.Action != want {
+			t.Fatalf("got %s, want %s (what turns.go does)", fmtStep(sOff), want)
+		}
+		if s != sOff && (f.OpenSeq == 0 || r.Status.Normalise() != herdr.StatusIdle) {
+			t.Fatalf("completion_seq changed the step of a %s report (open turn %d): %s, without it %s", r.Status, f.OpenSeq, fmtStep(s), fmtStep(sOff))
+		}
+		newEdge := f.CompletionBase.Known && r.CompletionSeq.Known && r.CompletionSeq.N > max(f.CompletionSeen, f.CompletionBase.N)
+		decided := f.Status == "working" || f.Status == "idle" || f.Status == "blocked" || f.Status == "parked"
+		if newEdge && decided && f.OpenSeq != 0 && r.Status.Normalise() == herdr.StatusIdle &&
+			(s.Action != turnIdleEdge || s.IdleSince != r.At || s.CompletionSeen != r.CompletionSeq.N) {
+			t.Fatalf("an idle report with a new edge (%d over %d) gave %s, want the streak restarted at it", r.CompletionSeq.N, f.CompletionSeen, fmtStep(s))
+		}
+		// Never a completion the rules without completion_seq would not make, unless an
+		// idle edge after the Enter was taken into account and idle held idle_stable since
+		// the streak began (at this report when none runs).
+		if s.Action == turnCompleteCandidate && sOff.Action != turnCompleteCandidate {
+			streak := f.IdleSince
+			if streak == 0 {
+				streak = r.At
+			}
+			if !(f.CompletionBase.Known && f.CompletionSeen > f.CompletionBase.N) || r.At-streak < stableMS(tun) {
+				t.Fatalf("completion_seq made a candidate without a stable streak after an edge: %+v %+v: %s", f, r, fmtStep(s))
+			}
 		}
 		if s.Action == turnNone && s.IdleSince != f.IdleSince {
 			t.Fatalf("turnNone changed the idle streak: %d → %d", f.IdleSince, s.IdleSince)

@@ -78,6 +78,14 @@ func (w *agentWork) turn(op turnOp) (ended bool, retry int64) {
 		w.logErr("mark blocked", w.apply(func(tx *store.Tx) error { return tx.MarkBlocked(w.uuid, kind, w.st.Turn.Seq) }))
 	case turnStartIdle:
 		w.logErr("start idle streak", w.apply(func(tx *store.Tx) error { return tx.StartIdle(w.uuid, op.step.IdleSince) }))
+	case turnIdleEdge:
+		// herdr's completion_seq moved on since the streak began: the agent went
+		// working/blocked → idle in between, so the streak starts again now.
+		err := w.apply(func(tx *store.Tx) error { return tx.RestartIdle(w.uuid, op.step.IdleSince) })
+		w.logErr("restart idle streak", err)
+		if err == nil && w.mark.Turn == w.st.Turn.Seq {
+			w.mark.Seen = op.step.CompletionSeen
+		}
 	case turnCompleteCandidate:
 		return w.complete()
 	}

@@ -16,11 +16,16 @@ import (
 // into array items, and a segment suffixed "[variant]" selects the member of a tagged
 // union whose "type" is variant (so "root[pane].command" is the command of a pane
 // node). Result paths start inside the result object (after its "type").
+//
+// Optional lists result fields orcr reads when herdr sends them and does without
+// otherwise (fields newer herdrs added, such as agent.list's completion_seq of
+// protocol 22). [CheckContract] never requires them, so an older herdr passes.
 type Operation struct {
-	Method string
-	Params []string
-	Tag    string
-	Fields []string
+	Method   string
+	Params   []string
+	Tag      string
+	Fields   []string
+	Optional []string
 }
 
 // Method names and result tags of the contract (docs/herdr.md §6, §10).
@@ -85,7 +90,8 @@ var Contract = []Operation{
 	{Method: MethodPaneClose, Params: []string{"pane_id"}, Tag: "ok"},
 	{Method: MethodAgentList, Tag: "agent_list",
 		Fields: prefixed("agents[].", []string{"terminal_id", "pane_id", "workspace_id", "tab_id",
-			"agent_status", "focused", "revision", "name", "agent", "title", "agent_session", "cwd"})},
+			"agent_status", "focused", "revision", "name", "agent", "title", "agent_session", "cwd"}),
+		Optional: []string{"agents[].completion_seq"}},
 	{Method: MethodNotify, Params: []string{"title", "body"}, Tag: "notification_show",
 		Fields: []string{"shown", "reason"}},
 	{Method: MethodReportAgent, Params: []string{"pane_id", "source", "agent", "state", "message"}, Tag: "ok"},
@@ -127,7 +133,8 @@ const (
 // --json`). Every pinned method must exist in schemas.request, every param orcr sends
 // must exist in that method's params (and no param orcr does not send may be
 // required), every result tag must exist in schemas.success_response, and every
-// result field orcr reads must exist in that result. Any difference is an
+// result field orcr reads must exist in that result ([Operation].Optional fields need
+// not). Any difference is an
 // environment_error cause herdr_version_skew whose details name the first difference
 // (method, field, problem) and list all of them under "differences".
 func CheckContract(schema []byte) error {

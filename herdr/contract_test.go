@@ -10,10 +10,10 @@ import (
 	"github.com/orcr-go/orcr/socketapi/wire"
 )
 
-func TestContractPassesPublishedSchemas(t *testing.T) {
-	for name, s := range map[string][]byte{"20": herdrschema.Protocol20, "16": herdrschema.Protocol16} {
-		if err := CheckContract(s); err != nil {
-			t.Errorf("CheckContract(protocol %s): %v", name, err)
+func TestContractPassesSchemaFixtures(t *testing.T) {
+	for _, p := range []int{16, 20, 22} {
+		if err := CheckContract(herdrschema.For(p)); err != nil {
+			t.Errorf("CheckContract(protocol %d): %v", p, err)
 		}
 	}
 }
@@ -21,8 +21,14 @@ func TestContractPassesPublishedSchemas(t *testing.T) {
 // alter decodes the protocol-20 schema, lets edit change it and re-encodes it.
 func alter(t *testing.T, edit func(doc map[string]any)) []byte {
 	t.Helper()
+	return alterSchema(t, herdrschema.Protocol20, edit)
+}
+
+// alterSchema is [alter] on another schema document.
+func alterSchema(t *testing.T, schema []byte, edit func(doc map[string]any)) []byte {
+	t.Helper()
 	var doc map[string]any
-	if err := json.Unmarshal(herdrschema.Protocol20, &doc); err != nil {
+	if err := json.Unmarshal(schema, &doc); err != nil {
 		t.Fatal(err)
 	}
 	edit(doc)
@@ -150,4 +156,40 @@ func FuzzDecodeResponse(f *testing.F) {
 			_ = json.Unmarshal(res, &p)
 		}
 	})
+}
+
+// TestContractProtocol22: the protocol-22 fixture (our construction, herdrschema's
+// README) passes, with or without the optional completion_seq, and dropping a field orcr
+// relies on still fails with herdr_version_skew naming it.
+func TestContractProtocol22(t *testing.T) {
+	agentInfo := func(doc map[string]any) map[string]any {
+		return path(doc, "schemas", "success_response", "$defs", "AgentInfo", "properties")
+	}
+	s := &schemaDoc{}
+	if err := json.Unmarshal(herdrschema.Protocol22, &s.root); err != nil {
+		t.Fatal(err)
+	}
+	_, results, err := s.index()
+	if err != nil {
+		t.Fatal(err)
+	}
+	op, _ := ContractOp(MethodAgentList)
+	for _, f := range op.Optional {
+		if _, ok := s.resolve(results[op.Tag], f); !ok {
+			t.Errorf("optional field %s is not in the protocol-22 fixture", f)
+		}
+	}
+
+	noSeq := alterSchema(t, herdrschema.Protocol22, func(doc map[string]any) { delete(agentInfo(doc), "completion_seq") })
+	if err := CheckContract(noSeq); err != nil {
+		t.Errorf("protocol 22 without completion_seq (optional): %v", err)
+	}
+	for _, field := range []string{"agent_status", "terminal_id"} {
+		err := CheckContract(alterSchema(t, herdrschema.Protocol22, func(doc map[string]any) { delete(agentInfo(doc), field) }))
+		we, ok := wire.As(err)
+		if !ok || we.Cause() != CauseVersionSkew || we.Details["method"] != MethodAgentList ||
+			we.Details["field"] != "result.agents[]."+field || we.Details["problem"] != ProblemFieldMissing {
+			t.Errorf("protocol 22 without AgentInfo.%s: got %v (details %v), want herdr_version_skew on agent.list", field, err, we.Details)
+		}
+	}
 }

@@ -42,11 +42,12 @@ func (l *wireLog) options() herdrtest.Options {
 	}
 }
 
-// schemas compiles herdrschema.Protocol20's request, success and error schemas.
-func schemas(t *testing.T) (req, success, failure *jsonschema.Schema) {
+// schemas compiles the request, success and error schemas of herdrschema's fixture
+// for protocol p.
+func schemas(t *testing.T, p int) (req, success, failure *jsonschema.Schema) {
 	t.Helper()
 	const url = "https://herdr.invalid/schema.json"
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(herdrschema.Protocol20))
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(herdrschema.For(p)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,16 +125,26 @@ func waitScreen(t *testing.T, s *Session, target, want string) PaneRead {
 }
 
 // TestConformance runs every contract operation against the stand-in and validates
-// every request orcr sent and every response it got against the protocol-20 schema.
+// every request orcr sent and every response it got against the schema of the protocol
+// the stand-in plays: 20, and 22 with completion_seq (herdr 0.9.x, whose fixture is our
+// construction).
 func TestConformance(t *testing.T) {
+	for _, p := range []int{20, 22} {
+		t.Run(fmt.Sprintf("protocol%d", p), func(t *testing.T) { conformance(t, p) })
+	}
+}
+
+func conformance(t *testing.T, protocol int) {
 	var log wireLog
-	f := herdrtest.Start(t, log.options(), "orcr")
+	opts := log.options()
+	opts.Protocol, opts.CompletionSeq = protocol, protocol >= 22
+	f := herdrtest.Start(t, opts, "orcr")
 	d := fixtureDriver(t, f, "orcr")
 	s := d.Owned()
 	ctx := context.Background()
 
-	if _, err := s.Ping(ctx); err != nil {
-		t.Fatalf("Ping: %v", err)
+	if p, err := s.Ping(ctx); err != nil || p.Protocol != protocol || CheckProtocol(p) != nil {
+		t.Fatalf("Ping: %+v %v, want protocol %d accepted", p, err, protocol)
 	}
 	pl, err := s.Spawn(ctx, SpawnSpec{Workspace: "conf", Label: "conf/a", Argv: shellAgent("a"), Cwd: "/tmp",
 		Env: map[string]string{"ORCR_ID": "x1"}})
@@ -151,8 +162,10 @@ func TestConformance(t *testing.T) {
 	if err := r.ReportAgent(ctx, pl.PaneID, "orcr:mock", "mock", "working", "busy"); err != nil {
 		t.Fatalf("ReportAgent: %v", err)
 	}
-	if _, err := s.AgentList(ctx); err != nil {
-		t.Fatalf("AgentList: %v", err)
+	if agents, err := s.AgentList(ctx); err != nil || len(agents) != 1 {
+		t.Fatalf("AgentList: %+v %v", agents, err)
+	} else if got := agents[0].CompletionSeq; (got != nil) != opts.CompletionSeq || (got != nil && *got != 0) {
+		t.Errorf("AgentList completion_seq: got %v, want set (0) only with completion_seq on", got)
 	}
 	if _, err := s.PaneList(ctx, pl.WorkspaceID); err != nil {
 		t.Fatalf("PaneList: %v", err)
@@ -173,7 +186,7 @@ func TestConformance(t *testing.T) {
 		t.Errorf("PaneGet(missing): got %v, want pane_not_found", err)
 	}
 
-	reqSchema, okSchema, errSchema := schemas(t)
+	reqSchema, okSchema, errSchema := schemas(t, protocol)
 	log.mu.Lock()
 	defer log.mu.Unlock()
 	for _, raw := range log.requests {

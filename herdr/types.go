@@ -72,6 +72,10 @@ type AgentInfo struct {
 	Title        string        `json:"title,omitempty"`
 	Cwd          string        `json:"cwd,omitempty"`
 	AgentSession *AgentSession `json:"agent_session,omitempty"`
+	// CompletionSeq is herdr's count of the pane's working/blocked → idle edges, or nil
+	// when herdr does not report it (before protocol 22; docs/herdr.md §4.2). An
+	// optional field of the contract: read when present, never required.
+	CompletionSeq *uint64 `json:"completion_seq,omitempty"`
 }
 
 // WorkspaceInfo is herdr's workspace object.

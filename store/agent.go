@@ -332,6 +332,12 @@ func (t *Tx) StartIdle(uuid string, at int64) error {
 	return t.exec("start idle streak", `UPDATE agents SET idle_since = ? WHERE uuid = ? AND idle_since IS NULL`, at, uuid)
 }
 
+// RestartIdle starts the idle streak again at at, replacing one that runs: herdr saw
+// the agent go idle anew (an idle edge, docs/lifecycle.md §10.2).
+func (t *Tx) RestartIdle(uuid string, at int64) error {
+	return t.exec("restart idle streak", `UPDATE agents SET idle_since = ? WHERE uuid = ?`, at, uuid)
+}
+
 // MarkBlocked moves a working, idle or parked row to blocked with kind, recording the
 // kind on the open turn (turnSeq, 0 = none). A row in another status is left alone.
 func (t *Tx) MarkBlocked(uuid, kind string, turnSeq int64) error {

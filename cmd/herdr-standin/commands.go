@@ -17,7 +17,7 @@ import (
 	"github.com/orcr-go/orcr/herdr/herdrtest"
 )
 
-func cmdServer(session string, stderr io.Writer) int {
+func cmdServer(session string, prof profile, stderr io.Writer) int {
 	if session == "" {
 		session = "default"
 	}
@@ -26,10 +26,12 @@ func cmdServer(session string, stderr io.Writer) int {
 		exe, _ = filepath.Abs(exe)
 	}
 	opts := herdrtest.Options{
-		ConfigDir: herdrtest.ConfigDirFromEnv(),
-		Version:   version(),
-		BinPath:   exe,
-		Logf:      func(f string, a ...any) { fmt.Fprintf(stderr, f+"\n", a...) },
+		ConfigDir:     herdrtest.ConfigDirFromEnv(),
+		Version:       prof.version,
+		Protocol:      prof.protocol,
+		CompletionSeq: prof.completionSeq,
+		BinPath:       exe,
+		Logf:          func(f string, a ...any) { fmt.Fprintf(stderr, f+"\n", a...) },
 	}
 	if session != "default" {
 		// A named-session server has HERDR_SESSION in its own environment.
@@ -171,8 +173,8 @@ func cmdSessionDelete(name string, jsonOut bool, stdout, stderr io.Writer) int {
 	return 0
 }
 
-func cmdAPISchema(stdout io.Writer) int {
-	b := herdrschema.Protocol20
+func cmdAPISchema(prof profile, stdout io.Writer) int {
+	b := herdrschema.For(prof.protocol)
 	stdout.Write(b)
 	if len(b) == 0 || b[len(b)-1] != '\n' {
 		fmt.Fprintln(stdout)

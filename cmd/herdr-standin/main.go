@@ -12,13 +12,20 @@
 //	herdr-standin session stop N [--json]
 //	herdr-standin session delete N [--json]
 //	herdr-standin integration status
-//	herdr-standin api schema [--json]       prints the protocol-20 schema
+//	herdr-standin api schema [--json]       prints the schema of the protocol it
+//	                                         plays (20 unless told otherwise)
 //	herdr-standin terminal attach <id>      stub: prints that attach is not
 //	                                         available and exits 2
 //
 // The config dir is $XDG_CONFIG_HOME/herdr, else $HOME/.config/herdr. Panes get
-// HERDR_BIN_PATH = this binary's absolute path. HERDR_STANDIN_VERSION overrides the
-// reported version (default 0.8.0).
+// HERDR_BIN_PATH = this binary's absolute path.
+//
+// Which herdr it plays comes from the environment (profile.go):
+// HERDR_STANDIN_PROTOCOL (16, 20 or 22; default 20) is what ping reports and picks the
+// schema `api schema` prints; HERDR_STANDIN_VERSION overrides the version (default
+// 0.7.2, 0.8.0 or 0.9.0 by protocol); HERDR_STANDIN_COMPLETION_SEQ=0|1 turns
+// completion_seq on agent rows off or on (default on from protocol 22). The
+// protocol-22 schema is orcr's construction, not herdr's file (herdr/herdrschema).
 //
 // `integration status` prints one line per target in herdr's IntegrationTarget
 // order, targets spelled with dashes:
@@ -48,13 +55,18 @@ func main() {
 const usage = `usage: herdr-standin [--session NAME] <server | session list|stop|delete | integration status | api schema | terminal attach ID> [--json]`
 
 func run(args []string, stdout, stderr io.Writer) int {
+	prof, err := envProfile()
+	if err != nil {
+		fmt.Fprintln(stderr, "error:", err)
+		return 2
+	}
 	session := ""
 	var rest []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
 		case a == "--version" || a == "-V":
-			fmt.Fprintf(stdout, "herdr %s\n", version())
+			fmt.Fprintf(stdout, "herdr %s\n", prof.version)
 			return 0
 		case a == "--session":
 			if i+1 >= len(args) {
@@ -84,7 +96,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	switch words[0] {
 	case "server":
-		return cmdServer(session, stderr)
+		return cmdServer(session, prof, stderr)
 	case "session":
 		if len(words) < 2 {
 			break
@@ -108,7 +120,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 	case "api":
 		if len(words) >= 2 && words[1] == "schema" {
-			return cmdAPISchema(stdout)
+			return cmdAPISchema(prof, stdout)
 		}
 	case "terminal":
 		if len(words) >= 3 && words[1] == "attach" {
@@ -118,11 +130,4 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stderr, usage)
 	return 2
-}
-
-func version() string {
-	if v := os.Getenv("HERDR_STANDIN_VERSION"); v != "" {
-		return v
-	}
-	return "0.8.0"
 }

@@ -35,10 +35,12 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// herdrCmd runs the stand-in with the given extra environment.
+// herdrCmd runs the stand-in with the given extra environment, playing its default
+// herdr unless env says otherwise (whatever the test process's environment says).
 func herdrCmd(env []string, args ...string) *exec.Cmd {
 	cmd := exec.Command(standinBin, args...)
-	cmd.Env = append(os.Environ(), env...)
+	cmd.Env = append(os.Environ(), "HERDR_STANDIN_PROTOCOL=", "HERDR_STANDIN_VERSION=", "HERDR_STANDIN_COMPLETION_SEQ=")
+	cmd.Env = append(cmd.Env, env...)
 	return cmd
 }
 
@@ -102,7 +104,11 @@ func TestSessionListInProcess(t *testing.T) {
 	}
 }
 
-func rawCall(sock, line string) (map[string]any, error) {
+func rawCall(sock, line string) (map[string]any, error) { return rawCallAt(20, sock, line) }
+
+// rawCallAt sends one request line and validates it and the answer against the schema
+// fixture of protocol p.
+func rawCallAt(p int, sock, line string) (map[string]any, error) {
 	c, err := net.Dial("unix", sock)
 	if err != nil {
 		return nil, err
@@ -114,10 +120,10 @@ func rawCall(sock, line string) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := herdrtest.ValidateRequest([]byte(line)); err != nil {
+	if err := herdrtest.ValidateRequestAt(p, []byte(line)); err != nil {
 		return nil, err
 	}
-	if err := herdrtest.ValidateResponse(b[:len(b)-1]); err != nil {
+	if err := herdrtest.ValidateResponseAt(p, b[:len(b)-1]); err != nil {
 		return nil, err
 	}
 	var m map[string]any

@@ -10,7 +10,8 @@
 // [Start] builds a [Fixture] with a short temporary config dir for tests.
 // [ValidateResponse] and [ValidateRequest] check lines against the embedded
 // protocol-20 schema (pass ValidateResponse as [Options].OnResponse to check every
-// answer). [ListSessions] reproduces `herdr session list`. Fault hooks:
+// answer); [ValidateResponseAt] and [ValidateRequestAt] against another fixture of
+// package herdrschema. [ListSessions] reproduces `herdr session list`. Fault hooks:
 // [Session.Freeze], [Session.Unfreeze], [Session.DropSocket], [Session.Restore].
 //
 // Implemented methods: ping, session.snapshot, notification.show (always
@@ -22,6 +23,12 @@
 // implemented by the herdr stand-in"; names outside the schema answer
 // invalid_request (id ""), as herdr does. Events (events.subscribe, events.wait) and
 // long waits (agent.wait, pane.wait_for_output, agent.prompt) are not implemented.
+//
+// Playing herdr 0.9.x: [Options].Protocol 22 makes ping and session.snapshot report
+// protocol 22, and [Options].CompletionSeq adds completion_seq to agent rows, counting
+// the pane's working/blocked → idle edges (docs/herdr.md §4.2). Both are off by
+// default; the protocol-22 schema fixture they match is orcr's own construction, not
+// herdr's published file (herdrschema's README).
 //
 // Agent status follows docs/herdr.md §5: pane.report_agent from a custom source makes
 // the pane an agent pane with the reported state; official session-only sources
@@ -59,4 +66,7 @@
 //   - Legacy id spellings (w_1, p_<ws>_<n>, …) are not accepted.
 //   - Pane processes are killed with SIGHUP to their process group, then SIGKILL
 //     after one second.
+//   - completion_seq (with CompletionSeq): starts at 0 for every pane, counts only
+//     working → idle and blocked → idle (idle or done; never from unknown), stays with
+//     the pane across moves, and is written on every agent row, like state_change_seq.
 package herdrtest

@@ -155,6 +155,7 @@ func (s *Session) setStatusLocked(p *pane, status string) {
 		p.seen = true
 	case old == StatusWorking || old == StatusBlocked:
 		p.seen = s.tabVisible(p.tab)
+		p.completions++ // a working/blocked → idle edge (idle or done)
 	}
 }
 

@@ -93,6 +93,7 @@ type pane struct {
 	status      string // idle|working|blocked|unknown (done = idle && !seen)
 	seen        bool
 	stateSeq    uint64
+	completions uint64 // completion_seq: working/blocked → idle edges (Options.CompletionSeq)
 	authority   string // source whose report made this an agent pane ("" = test hook)
 	sourceSeqs  map[string]uint64
 	session     *AgentSessionInfo
@@ -150,6 +151,7 @@ type agentInfo struct {
 	ScreenDetSkipped bool              `json:"screen_detection_skipped,omitempty"`
 	AgentSession     *AgentSessionInfo `json:"agent_session,omitempty"`
 	StateChangeSeq   uint64            `json:"state_change_seq"`
+	CompletionSeq    *uint64           `json:"completion_seq,omitempty"` // only with Options.CompletionSeq
 	Cwd              string            `json:"cwd,omitempty"`
 }
 
@@ -355,12 +357,17 @@ func (s *Session) paneInfo(p *pane) PaneInfo {
 }
 
 func (s *Session) agentInfo(p *pane) agentInfo {
-	return agentInfo{
+	ai := agentInfo{
 		TerminalID: p.terminal, AgentStatus: p.effectiveStatus(), WorkspaceID: p.ws.id,
 		TabID: p.tab.id, PaneID: p.id, Focused: s.paneFocused(p), Revision: p.revision,
 		Agent: p.agent, TerminalTitle: p.vt.Title(), ScreenDetSkipped: p.skipsScreen,
 		AgentSession: p.session, StateChangeSeq: p.stateSeq, Cwd: s.paneCwd(p),
 	}
+	if s.opts.CompletionSeq {
+		n := p.completions
+		ai.CompletionSeq = &n
+	}
+	return ai
 }
 
 func (s *Session) workspaceInfo(w *workspace) workspaceInfo {

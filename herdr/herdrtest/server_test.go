@@ -481,3 +481,84 @@ func TestFirstLineDeadline(t *testing.T) {
 		t.Fatalf("dropped after %v", d)
 	}
 }
+
+// TestCompletionSeq plays herdr 0.9.x: protocol 22 and completion_seq, which counts the
+// working/blocked → idle edges of a pane's agent status; every answer is validated
+// against the protocol-22 fixture. Without the option the field is omitted.
+func TestCompletionSeq(t *testing.T) {
+	f := herdrtest.Start(t, herdrtest.Options{Shell: "/bin/sh", Protocol: 22, CompletionSeq: true,
+		OnResponse: func(method string, raw []byte) {
+			if err := herdrtest.ValidateResponseAt(22, raw); err != nil {
+				t.Errorf("method %q: %v", method, err)
+			}
+		}})
+	s := f.Sessions["default"]
+	sock := s.SocketPath()
+	if res := call(t, sock, "ping", map[string]any{}); obj(res, "protocol") != float64(22) {
+		t.Fatalf("pong: %v", res)
+	}
+	ws, _ := createWorkspace(t, sock, "proj")
+	pane := spawn(t, sock, ws, []string{"/bin/cat"}, nil, "proj/a")
+	seq := 0
+	report := func(state string) {
+		seq++
+		call(t, sock, "pane.report_agent", map[string]any{"pane_id": pane, "source": "orcr:mock", "agent": "mock", "state": state, "seq": seq})
+	}
+	completions := func(what string) any {
+		t.Helper()
+		a := obj(call(t, sock, "agent.list", map[string]any{}), "agents").([]any)
+		if len(a) != 1 {
+			t.Fatalf("%s: agent.list %v", what, a)
+		}
+		got := obj(call(t, sock, "agent.get", map[string]any{"target": pane}), "agent", "completion_seq")
+		if got != obj(a[0], "completion_seq") {
+			t.Fatalf("%s: agent.get says %v, agent.list %v", what, got, obj(a[0], "completion_seq"))
+		}
+		return got
+	}
+	steps := []struct {
+		do   func()
+		want float64
+		what string
+	}{
+		{func() { report("idle") }, 0, "unknown → idle"},
+		{func() { report("working") }, 0, "idle → working"},
+		{func() { report("idle") }, 1, "working → idle (done in a background tab)"},
+		{func() { report("idle") }, 1, "idle → idle"},
+		{func() { report("blocked") }, 1, "idle → blocked"},
+		{func() { report("idle") }, 2, "blocked → idle"},
+		{func() { report("working"); report("blocked") }, 2, "working → blocked"},
+		{func() { report("unknown"); report("idle") }, 2, "blocked → unknown → idle"},
+		{func() {
+			if err := s.SetAgentStatus(pane, "mock", "working"); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.SetAgentStatus(pane, "mock", "done"); err != nil {
+				t.Fatal(err)
+			}
+		}, 3, "working → done by the detection hook"},
+	}
+	for _, st := range steps {
+		st.do()
+		if got := completions(st.what); got != st.want {
+			t.Errorf("after %s: completion_seq %v, want %v", st.what, got, st.want)
+		}
+	}
+	snap := call(t, sock, "session.snapshot", map[string]any{})
+	if got := obj(obj(snap, "snapshot", "agents").([]any)[0], "completion_seq"); got != float64(3) {
+		t.Errorf("session.snapshot agent completion_seq %v, want 3", got)
+	}
+
+	// Off (the default, protocol 20): no completion_seq anywhere.
+	off := start(t)
+	sock = off.Sessions["default"].SocketPath()
+	ws, _ = createWorkspace(t, sock, "proj")
+	pane = spawn(t, sock, ws, []string{"/bin/cat"}, nil, "proj/a")
+	seq = 0
+	report("working")
+	report("idle")
+	a := obj(call(t, sock, "agent.list", map[string]any{}), "agents").([]any)
+	if _, ok := a[0].(map[string]any)["completion_seq"]; ok || len(a) != 1 {
+		t.Errorf("completion_seq without the option: %v", a)
+	}
+}

@@ -40,8 +40,17 @@ type Options struct {
 	ConfigDir string
 	// Version is reported by ping and session.snapshot; default DefaultVersion.
 	Version string
-	// Protocol is reported by ping and session.snapshot; default DefaultProtocol.
+	// Protocol is reported by ping and session.snapshot; default DefaultProtocol. The
+	// stand-in's behaviour does not depend on it, apart from what it reports; 22 is the
+	// protocol of herdr 0.9.x, whose schema fixture is orcr's own construction
+	// (package herdrschema). Pair it with CompletionSeq to play herdr 0.9.x.
 	Protocol int
+	// CompletionSeq adds completion_seq to every agent.list and agent.get entry (and
+	// session.snapshot's agents): a per-pane counter that starts at 0 and goes up by
+	// one on every working/blocked → idle edge of the pane's agent status (idle or
+	// done, docs/herdr.md §5.1), as herdr 0.9.x does. Off (the field is omitted, as
+	// in protocol 20) by default.
+	CompletionSeq bool
 	// Shell runs in root panes (workspace.create, tab.create, command-less layout
 	// nodes); default $SHELL, else /bin/sh.
 	Shell string

@@ -12,11 +12,14 @@ import (
 	"github.com/orcr-go/orcr/cmd/orcr/cli"
 	"github.com/orcr-go/orcr/socketapi"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
+	"github.com/orcr-go/orcr/store"
 )
 
 // Acceptance tests of the completion issue (turns, wait, blocked) against the herdr
 // stand-in and the mock agent. Mock tuning: fast_turn_grace 1500 ms, idle_stable 1200 ms,
-// transcript_settle 0.
+// transcript_settle 0. Each runs twice, unchanged ([sockettest.EachHerdr]): against the
+// stand-in playing protocol 20, and playing herdr 0.9.x — protocol 22 with
+// completion_seq, the optional completion signal of docs/lifecycle.md §10.2.
 
 const (
 	mockGrace      = 1500 * time.Millisecond
@@ -109,6 +112,23 @@ func (l *turnEvents) await(t *testing.T, uuid, what string, within time.Duration
 	}
 }
 
+// turnDuration is the time from delivery to completion of uuid's latest turn
+// (agent.ls), and whether the turn recorded a delivery at all.
+func turnDuration(t *testing.T, c *socketapi.Client, uuid string) (time.Duration, bool) {
+	t.Helper()
+	var res struct {
+		Agents []struct {
+			DeliveredAt int64 `json:"turn_delivered_at"`
+			CompletedAt int64 `json:"turn_completed_at"`
+		} `json:"agents"`
+	}
+	if err := c.Call(context.Background(), "agent.ls", map[string]any{"pattern": uuid}, &res); err != nil || len(res.Agents) != 1 {
+		t.Fatalf("agent.ls: %v %+v", err, res)
+	}
+	row := res.Agents[0]
+	return time.Duration(row.CompletedAt-row.DeliveredAt) * time.Millisecond, row.DeliveredAt != 0
+}
+
 func turnCompleted(seq int64) func(turnEvent) bool {
 	return func(e turnEvent) bool { return e.Kind == "agent.turn_completed" && e.InputSeq == seq }
 }
@@ -177,6 +197,10 @@ func cliWait(t *testing.T, srv *sockettest.Server, target string) (int, string) 
 // not satisfy the wait; it returns only once the second answer is in the transcript, at a
 // decision_seq that includes the second turn's completion.
 func TestTurnNoStaleIdle(t *testing.T) {
+	sockettest.EachHerdr(t, testTurnNoStaleIdle)
+}
+
+func testTurnNoStaleIdle(t *testing.T) {
 	srv := sockettest.NewServer(t, sockettest.WithHerdr(t))
 	c := srv.Client(t)
 	evs := watchTurnEvents(t, c)
@@ -217,6 +241,10 @@ func TestTurnNoStaleIdle(t *testing.T) {
 // completes exactly once, at its end: the agent never shows idle in between, and when the
 // completion lands the whole answer is in the transcript.
 func TestTurnToolGapsCompleteOnce(t *testing.T) {
+	sockettest.EachHerdr(t, testTurnToolGapsCompleteOnce)
+}
+
+func testTurnToolGapsCompleteOnce(t *testing.T) {
 	srv := sockettest.NewServer(t, sockettest.WithHerdr(t))
 	c := srv.Client(t)
 	evs := watchTurnEvents(t, c)
@@ -263,6 +291,10 @@ func TestTurnToolGapsCompleteOnce(t *testing.T) {
 // full grace window; a provider that starts working late (within the grace window) is not
 // completed by the idle that preceded it.
 func TestTurnFastAndLateWorking(t *testing.T) {
+	sockettest.EachHerdr(t, testTurnFastAndLateWorking)
+}
+
+func testTurnFastAndLateWorking(t *testing.T) {
 	t.Run("fast", func(t *testing.T) {
 		// no_working: herdr never shows this turn working. A turn_ms=0 turn alone is not
 		// enough: its working lasts well under a millisecond, but a monitor poll that
@@ -280,18 +312,8 @@ func TestTurnFastAndLateWorking(t *testing.T) {
 		send(t, c, "fast/one", "say=quick turn_ms=0 no_working")
 		evs.await(t, a.UUID, "agent.turn_completed input_seq 1", 30*time.Second, turnCompleted(1))
 		// The grace window runs from the turn's delivery (docs/lifecycle.md §10.2 fast_ok).
-		var res struct {
-			Agents []struct {
-				DeliveredAt int64 `json:"turn_delivered_at"`
-				CompletedAt int64 `json:"turn_completed_at"`
-			} `json:"agents"`
-		}
-		if err := c.Call(context.Background(), "agent.ls", map[string]any{"pattern": a.UUID}, &res); err != nil || len(res.Agents) != 1 {
-			t.Fatalf("agent.ls: %v %+v", err, res)
-		}
-		row := res.Agents[0]
-		if d := time.Duration(row.CompletedAt-row.DeliveredAt) * time.Millisecond; row.DeliveredAt == 0 || d < mockGrace {
-			t.Errorf("fast turn completed %v after delivery (row %+v), before the %v grace window passed", d, row, mockGrace)
+		if d, delivered := turnDuration(t, c, a.UUID); !delivered || d < mockGrace {
+			t.Errorf("fast turn completed %v after delivery (delivered %v), before the %v grace window passed", d, delivered, mockGrace)
 		}
 		if got := lastResponse(t, c, "fast/one"); got != "quick\nDONE" {
 			t.Errorf("fast turn answer: %q", got)
@@ -337,6 +359,10 @@ func TestTurnFastAndLateWorking(t *testing.T) {
 // Acceptance 4: `block` makes the wait return blocked:<kind> (CLI exit 4); a send
 // un-settles it, and a later wait returns turn_complete (exit 0).
 func TestTurnBlockedThenSend(t *testing.T) {
+	sockettest.EachHerdr(t, testTurnBlockedThenSend)
+}
+
+func testTurnBlockedThenSend(t *testing.T) {
 	srv := sockettest.NewServer(t, sockettest.WithHerdr(t))
 	c := srv.Client(t)
 	a, err := run(t, c, map[string]any{"path": "blk/one", "prompt": "say=asking block turn_ms=200"})
@@ -368,5 +394,62 @@ func TestTurnBlockedThenSend(t *testing.T) {
 	}
 	if got := lastResponse(t, c, "blk/one"); got != "unblocked\nDONE" {
 		t.Errorf("answer after unblocking: %q", got)
+	}
+}
+
+// With completion_seq (herdr 0.9.x): a turn whose working phase is too short for the
+// monitor's poll to see completes once idle has been stable after herdr's idle edge,
+// without waiting out the fast-turn window. The window is stretched to 5 s here, which
+// is when it would complete without completion_seq; at least one of two such turns must
+// show no working_seen_at (the rare poll that lands in the sub-millisecond working phase
+// completes the turn early too, but by the working-seen rule).
+func TestTurnCompletionSeqFastTurn(t *testing.T) {
+	const grace = 5 * time.Second
+	sockettest.UseHerdr(t, sockettest.Herdr22)
+	srv := sockettest.NewServer(t, sockettest.WithHerdr(t),
+		sockettest.WithConfig(`{"integrations": {"mock": {"fast_turn_grace_ms": 5000}}}`),
+		// The mock waits 300 ms after Enter before its instant turn: well after the
+		// baseline read that follows the Enter.
+		sockettest.WithEnv("ORCR_MOCK_DELAY_WORKING_MS", "300"))
+	c := srv.Client(t)
+	evs := watchTurnEvents(t, c)
+	a, err := run(t, c, map[string]any{"path": "seq/one"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitStatus(t, c, a.UUID, "idle")
+	for _, word := range []string{"first", "second"} {
+		seq := send(t, c, "seq/one", "say="+word+" turn_ms=0")
+		evs.await(t, a.UUID, "agent.turn_completed input_seq "+word, 30*time.Second, turnCompleted(seq))
+		if got := lastResponse(t, c, "seq/one"); got != word+"\nDONE" {
+			t.Errorf("answer at completion of turn %d: %q", seq, got)
+		}
+		if d, _ := turnDuration(t, c, a.UUID); d >= grace || d < mockIdleStable {
+			t.Errorf("turn %d completed %v after delivery, want between idle_stable (%v) and the %v window", seq, d, mockIdleStable, grace)
+		}
+		waitStatus(t, c, a.UUID, "idle")
+	}
+
+	var status struct {
+		Store string `json:"store"`
+	}
+	if err := c.Call(context.Background(), "server.status", map[string]any{}, &status); err != nil {
+		t.Fatal(err)
+	}
+	srv.Stop()
+	if err := srv.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	db, err := store.Open(status.Store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var unseen int
+	if err := db.Reader().QueryRow(`SELECT count(*) FROM turns WHERE agent_uuid = ? AND working_seen_at IS NULL`, a.UUID).Scan(&unseen); err != nil {
+		t.Fatal(err)
+	}
+	if unseen == 0 {
+		t.Errorf("both turns saw working: completion_seq was not what completed them")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -60,6 +61,43 @@ func buildBinaries() (Binaries, error) {
 			HerdrBin: filepath.Join(dir, "herdr-standin"), MockAgent: filepath.Join(dir, "orcr-mock-agent")}
 	})
 	return bins, binsErr
+}
+
+// HerdrProfile is a herdr the stand-in can play (docs/herdr.md §12).
+type HerdrProfile struct {
+	Name     string // the subtest name [EachHerdr] gives it
+	Protocol int    // HERDR_STANDIN_PROTOCOL
+}
+
+// The herdrs the completion suite runs against: protocol 20 without completion_seq,
+// and herdr 0.9.x — protocol 22 with completion_seq, whose schema fixture is orcr's
+// own construction (herdr/herdrschema).
+var (
+	Herdr20 = HerdrProfile{Name: "herdr20", Protocol: 20}
+	Herdr22 = HerdrProfile{Name: "herdr22", Protocol: 22}
+)
+
+// UseHerdr makes every herdr stand-in started after it in tb play p, through
+// HERDR_STANDIN_PROTOCOL set with tb.Setenv (orcr's herdr processes inherit it; so
+// such tests cannot run in parallel). Without it the stand-in plays whatever the
+// process environment says, protocol 20 by default: with `HERDR_STANDIN_PROTOCOL=22 go
+// test ./socketapi/server` every test that does not choose plays herdr 0.9.x.
+func UseHerdr(tb testing.TB, p HerdrProfile) {
+	tb.Helper()
+	tb.Setenv("HERDR_STANDIN_PROTOCOL", strconv.Itoa(p.Protocol))
+	tb.Setenv("HERDR_STANDIN_COMPLETION_SEQ", "")
+}
+
+// EachHerdr runs body as one subtest per herdr profile ([Herdr20], [Herdr22]), each
+// with [UseHerdr].
+func EachHerdr(t *testing.T, body func(t *testing.T)) {
+	t.Helper()
+	for _, p := range []HerdrProfile{Herdr20, Herdr22} {
+		t.Run(p.Name, func(t *testing.T) {
+			UseHerdr(t, p)
+			body(t)
+		})
+	}
 }
 
 // WithHerdr gives the server the herdr stand-in binary and the mock provider: the

@@ -1,0 +1,53 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+)
+
+// profile is the herdr the stand-in plays: the protocol ping reports and whose schema
+// fixture `api schema` prints, the version it names, and whether agent rows carry
+// completion_seq (herdrtest.Options.CompletionSeq).
+type profile struct {
+	protocol      int
+	version       string
+	completionSeq bool
+}
+
+// defaultVersions names a herdr release for every protocol the stand-in can play (the
+// ones package herdrschema has a fixture for; 22's is orcr's own construction).
+var defaultVersions = map[int]string{16: "0.7.2", 20: "0.8.0", 22: "0.9.0"}
+
+// loadProfile reads the knobs from the environment:
+//
+//	HERDR_STANDIN_PROTOCOL=16|20|22   default 20
+//	HERDR_STANDIN_VERSION=<v>         default the release of that protocol
+//	HERDR_STANDIN_COMPLETION_SEQ=0|1  default 1 from protocol 22 on, else 0
+//
+// Child processes (a server started by `--session N server`) inherit them.
+func loadProfile(getenv func(string) string) (profile, error) {
+	p := profile{protocol: 20}
+	if v := getenv("HERDR_STANDIN_PROTOCOL"); v != "" {
+		n, err := strconv.Atoi(v)
+		if _, ok := defaultVersions[n]; err != nil || !ok {
+			return p, fmt.Errorf("HERDR_STANDIN_PROTOCOL=%q: the stand-in plays protocol 16, 20 or 22", v)
+		}
+		p.protocol = n
+	}
+	p.version = defaultVersions[p.protocol]
+	if v := getenv("HERDR_STANDIN_VERSION"); v != "" {
+		p.version = v
+	}
+	p.completionSeq = p.protocol >= 22
+	switch v := getenv("HERDR_STANDIN_COMPLETION_SEQ"); v {
+	case "":
+	case "0", "1":
+		p.completionSeq = v == "1"
+	default:
+		return p, fmt.Errorf("HERDR_STANDIN_COMPLETION_SEQ=%q: want 0 or 1", v)
+	}
+	return p, nil
+}
+
+func envProfile() (profile, error) { return loadProfile(os.Getenv) }
