@@ -66,7 +66,9 @@ func newHome(t *testing.T, extraEnv ...string) *home {
 			h.pids[pid] = true
 		}
 		for pid := range h.pids {
-			waitGone(t, pid)
+			if !waitGone(t, pid) {
+				logTail(t, filepath.Join(h.dir, "logs", "server.log"), 60)
+			}
 		}
 		os.RemoveAll(base)
 	})
@@ -146,19 +148,32 @@ func isZombie(stat []byte) bool {
 	return i > 0 && len(stat) > i+2 && stat[i+2] == 'Z'
 }
 
-// waitGone waits up to 20 s for pid to exit.
-func waitGone(t *testing.T, pid int) {
+// waitGone waits up to 20 s for pid to exit; false (and an error) when it did not.
+func waitGone(t *testing.T, pid int) bool {
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
 		if err := syscall.Kill(pid, 0); err != nil {
-			return
+			return true
 		}
 		if st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil && isZombie(st) {
-			return
+			return true
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	t.Errorf("process %d still alive 20 s after stop", pid)
+	cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	t.Errorf("process %d (%s) still alive 20 s after stop", pid, bytes.ReplaceAll(cmdline, []byte{0}, []byte{' '}))
+	return false
+}
+
+// logTail logs the last n lines of a log file (diagnosis of a failed stop).
+func logTail(t *testing.T, path string, n int) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Logf("no %s: %v", path, err)
+		return
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	t.Logf("last lines of %s:\n%s", path, strings.Join(lines[max(0, len(lines)-n):], "\n"))
 }
 
 // eventually polls cond every 20 ms until it holds or d passes.
