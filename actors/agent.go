@@ -160,6 +160,12 @@ type completionMark struct {
 	Seen uint64
 }
 
+// transcriptProbe records the last transcript probe of a turn whose fast path closed
+// without working seen (docs/lifecycle.md §10.2): memory only, like completionMark.
+type transcriptProbe struct {
+	Turn, At int64
+}
+
 // agentActor owns one managed agent's lifecycle and keeps its row in memory: it loads
 // the row once when it starts and then takes the row from the result of every op it
 // runs. Operations that do I/O (spawn pipeline, input delivery, kill, moves, recovery,
@@ -187,8 +193,9 @@ type agentActor struct {
 	undecided  bool          // a report or a state change arrived while an op ran
 	recheckGen int64
 	timer      *time.Timer
-	tracked    TrackPane      // what the monitor was last told
-	mark       completionMark // completion_seq of the open turn, from the ops' results
+	tracked    TrackPane       // what the monitor was last told
+	mark       completionMark  // completion_seq of the open turn, from the ops' results
+	probe      transcriptProbe // when the open turn's transcript was last probed for its work
 }
 
 type queuedOp struct {
@@ -353,6 +360,10 @@ func (a *agentActor) decide(c actor.Context) {
 		}
 		return
 	}
+	if step.Action == turnProbeTranscript {
+		a.probe = transcriptProbe{Turn: a.st.Turn.Seq, At: time.Now().UnixMilli()}
+		a.arm(c, step.Recheck)
+	}
 	a.start(c, queuedOp{msg: turnOp{step: step, report: r}})
 }
 
@@ -362,6 +373,9 @@ func (a *agentActor) facts() turnFacts {
 	f := factsOf(a.st)
 	if a.mark.Turn != 0 && a.mark.Turn == a.st.Turn.Seq {
 		f.CompletionBase, f.CompletionSeen = a.mark.Base, a.mark.Seen
+	}
+	if a.probe.Turn != 0 && a.probe.Turn == a.st.Turn.Seq {
+		f.ProbedAt = a.probe.At
 	}
 	return f
 }

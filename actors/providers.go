@@ -84,7 +84,7 @@ func (s *System) submitPlan(name string) SubmitPlan {
 	st := prov.Startup(s.cfg.Config)
 	return SubmitPlan{
 		ReadyBudget: st.ReadyBudget, ReadyPoll: st.ReadyPoll, Paste: st.Paste, ClearKeys: st.ClearKeys,
-		EnterDelay: st.EnterDelay,
+		EnterDelay:    st.EnterDelay,
 		ConfirmBudget: st.Confirm.Budget, ConfirmPoll: st.Confirm.Poll, RetypeDelay: st.Confirm.RetypeDelay,
 		Attempts: st.Confirm.Attempts, ProbeMaxChars: st.Confirm.ProbeMaxChars,
 	}

@@ -1,6 +1,8 @@
 package actors
 
 import (
+	"time"
+
 	"github.com/orcr-go/orcr/config"
 	"github.com/orcr-go/orcr/herdr"
 	"github.com/orcr-go/orcr/store"
@@ -31,7 +33,15 @@ type turnFacts struct {
 	// (CompletionBase.N until an idle edge was seen); meaningless while CompletionBase
 	// is unknown.
 	CompletionSeen uint64
+
+	// ProbedAt is when the transcript was last probed for this turn's work (0 = never;
+	// kept in memory by the agent actor).
+	ProbedAt int64
 }
+
+// TranscriptProbeEvery is how often a turn whose fast path closed without working seen
+// looks in the transcript for its work.
+const TranscriptProbeEvery = 5 * time.Second
 
 // counter is an optional herdr counter; Known is false when herdr did not report it.
 type counter struct {
@@ -66,6 +76,7 @@ const (
 	turnUnpark                              // parked and herdr reports working or blocked: move the pane home first, then decide again
 	turnCompleteCandidate                   // every timing rule holds: the caller checks the transcript (settled; readable for immediate) and completes the turn
 	turnIdleEdge                            // idle, and completion_seq passed CompletionSeen: record CompletionSeen, restart the idle streak at At (replacing a running one)
+	turnProbeTranscript                     // idle with the fast path closed and no working seen: look for the turn's work in the transcript (written since delivery); record the streak at IdleSince first when it is new
 )
 
 func (a turnAction) String() string {
@@ -86,6 +97,8 @@ func (a turnAction) String() string {
 		return "complete-candidate"
 	case turnIdleEdge:
 		return "idle-edge"
+	case turnProbeTranscript:
+		return "probe-transcript"
 	}
 	return "turnAction(?)"
 }
@@ -128,9 +141,12 @@ type turnStep struct {
 //     no later than FastTurnGrace after delivery (DeliveredAt, else CreatedAt; a streak
 //     that began before delivery counts) and At is at least FastTurnGrace after
 //     delivery. All thresholds are inclusive. Otherwise Recheck is the earliest time
-//     these rules would hold with idle still held, or 0 when time alone never makes
-//     them hold (the streak began after the grace window and working was not seen: only
-//     a working report can complete such a turn, e.g. after a restart re-armed it).
+//     these rules would hold with idle still held. When the streak began after the
+//     grace window and working was not seen (e.g. a restart re-armed a turn that ran
+//     while the server was down), time alone never makes them hold: the step is
+//     turnProbeTranscript every TranscriptProbeEvery (ProbedAt), whose caller records
+//     the transcript's write since the delivery as working seen, and turnNone with
+//     Recheck at the next probe in between.
 //   - completion_seq (docs/lifecycle.md §10.2, docs/decisions.md D10), only while
 //     CompletionBase is known, so never with a herdr that does not report it: an idle
 //     report on an open turn whose completion_seq is above CompletionSeen (and
@@ -211,7 +227,16 @@ func decideTurn(f turnFacts, r turnReport, t config.Tuning) turnStep {
 				delivered = f.CreatedAt
 			}
 			if step.IdleSince-delivered > grace {
-				return step // the fast path is closed: only working seen can complete this turn
+				// The fast path is closed: only evidence of work can complete this turn —
+				// a working report, or the transcript written since the delivery (a turn
+				// that ran while the server was down, whose streak began after its
+				// restart). Probe for the latter now and then.
+				every := TranscriptProbeEvery.Milliseconds()
+				if r.At-f.ProbedAt >= every {
+					return turnStep{Action: turnProbeTranscript, IdleSince: step.IdleSince, Recheck: r.At + every}
+				}
+				step.Recheck = f.ProbedAt + every
+				return step
 			}
 			due = max(due, delivered+grace)
 		}

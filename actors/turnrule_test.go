@@ -44,6 +44,7 @@ func TestDecideTurn(t *testing.T) {
 		return turnReport{Status: s, At: at, CompletionSeq: counter{N: n, Known: true}}
 	}
 	W, B, I, U := herdr.StatusWorking, herdr.StatusBlocked, herdr.StatusIdle, herdr.StatusUnknown
+	probeMS := TranscriptProbeEvery.Milliseconds()
 
 	tests := []struct {
 		name   string
@@ -163,10 +164,14 @@ func TestDecideTurn(t *testing.T) {
 			turnStep{Action: turnNone, IdleSince: tDelivered + 1000, Recheck: tDelivered + 1000 + tStable}},
 		{"fast turn: streak began exactly at the grace limit", with(open, func(f *turnFacts) { f.IdleSince = tDelivered + tGrace }), rep(I, tDelivered+tGrace+tStable), nil,
 			turnStep{Action: turnCompleteCandidate, IdleSince: tDelivered + tGrace, Recheck: tDelivered + tGrace + tStable + tTick}},
-		{"streak began 1 ms after the grace, working not seen: never by time", with(open, func(f *turnFacts) { f.IdleSince = tDelivered + tGrace + 1 }), rep(I, tDelivered+30_000), nil,
-			turnStep{Action: turnNone, IdleSince: tDelivered + tGrace + 1}},
-		{"first idle after the grace, working not seen: streak without recheck", open, rep(I, tDelivered+2000), nil,
-			turnStep{Action: turnStartIdle, IdleSince: tDelivered + 2000}},
+		{"streak began 1 ms after the grace, working not seen: never by time; the transcript is probed", with(open, func(f *turnFacts) { f.IdleSince = tDelivered + tGrace + 1 }), rep(I, tDelivered+30_000), nil,
+			turnStep{Action: turnProbeTranscript, IdleSince: tDelivered + tGrace + 1, Recheck: tDelivered + 30_000 + probeMS}},
+		{"the same, probed 1 ms ago: nothing until the next probe", with(open, func(f *turnFacts) { f.IdleSince = tDelivered + tGrace + 1; f.ProbedAt = tDelivered + 29_999 }), rep(I, tDelivered+30_000), nil,
+			turnStep{Action: turnNone, IdleSince: tDelivered + tGrace + 1, Recheck: tDelivered + 29_999 + probeMS}},
+		{"the same, probed exactly one interval ago: probed again", with(open, func(f *turnFacts) { f.IdleSince = tDelivered + tGrace + 1; f.ProbedAt = tDelivered + 30_000 - probeMS }), rep(I, tDelivered+30_000), nil,
+			turnStep{Action: turnProbeTranscript, IdleSince: tDelivered + tGrace + 1, Recheck: tDelivered + 30_000 + probeMS}},
+		{"first idle after the grace, working not seen: the streak starts with a probe", open, rep(I, tDelivered+2000), nil,
+			turnStep{Action: turnProbeTranscript, IdleSince: tDelivered + 2000, Recheck: tDelivered + 2000 + probeMS}},
 		{"idle since before delivery (idle before Enter) counts as held", with(open, func(f *turnFacts) { f.IdleSince = tDelivered - 800 }), rep(I, tDelivered+tGrace), nil,
 			turnStep{Action: turnCompleteCandidate, IdleSince: tDelivered - 800, Recheck: tDelivered + tGrace + tTick}},
 		{"idle since before delivery, grace not over", with(open, func(f *turnFacts) { f.IdleSince = tDelivered - 800 }), rep(I, tDelivered+700), nil,
@@ -179,15 +184,15 @@ func TestDecideTurn(t *testing.T) {
 		{"delivery unknown, grace from created_at not over",
 			with(open, func(f *turnFacts) { f.DeliveredAt = 0; f.IdleSince = tCreated + 100 }), rep(I, tCreated+tGrace-1), nil,
 			turnStep{Action: turnNone, IdleSince: tCreated + 100, Recheck: tCreated + tGrace}},
-		{"delivery unknown, streak long after created_at: never by time",
+		{"delivery unknown, streak long after created_at: never by time, probed",
 			with(open, func(f *turnFacts) { f.DeliveredAt = 0 }), rep(I, tDelivered), nil,
-			turnStep{Action: turnStartIdle, IdleSince: tDelivered}},
+			turnStep{Action: turnProbeTranscript, IdleSince: tDelivered, Recheck: tDelivered + probeMS}},
 		{"fast_turn_grace 0: a streak from delivery completes once stable", with(open, func(f *turnFacts) { f.IdleSince = tDelivered }),
 			rep(I, tDelivered+tStable), &config.Tuning{IdleStable: tStable * time.Millisecond},
 			turnStep{Action: turnCompleteCandidate, IdleSince: tDelivered, Recheck: tDelivered + tStable + tTick}},
-		{"fast_turn_grace 0: a streak 1 ms after delivery never completes by time", with(open, func(f *turnFacts) { f.IdleSince = tDelivered + 1 }),
+		{"fast_turn_grace 0: a streak 1 ms after delivery never completes by time, probed", with(open, func(f *turnFacts) { f.IdleSince = tDelivered + 1 }),
 			rep(I, tDelivered+tStable+1), &config.Tuning{IdleStable: tStable * time.Millisecond},
-			turnStep{Action: turnNone, IdleSince: tDelivered + 1}},
+			turnStep{Action: turnProbeTranscript, IdleSince: tDelivered + 1, Recheck: tDelivered + tStable + 1 + probeMS}},
 
 		// gc immediate and public statuses other than working.
 		{"immediate: same timing rules, candidate", with(seen, func(f *turnFacts) { f.Immediate = true; f.IdleSince = tDelivered + 1000 }),
@@ -213,23 +218,27 @@ func TestDecideTurn(t *testing.T) {
 			turnStep{Action: turnCompleteCandidate, IdleSince: tDelivered + 3_600_000, Recheck: tDelivered + 3_600_000 + tStable + tTick}},
 		{"restart re-arm: blocked row, fresh streak", with(seen, func(f *turnFacts) { f.Status = "blocked" }), rep(I, tDelivered+3_600_000), nil,
 			turnStep{Action: turnStartIdle, IdleSince: tDelivered + 3_600_000, Recheck: tDelivered + 3_600_000 + tStable}},
-		{"restart re-arm: working never seen, the fast path is closed", open, rep(I, tDelivered+3_600_000), nil,
-			turnStep{Action: turnStartIdle, IdleSince: tDelivered + 3_600_000}},
+		{"restart re-arm: working never seen, the fast path is closed: the transcript is probed (defect 5)", open, rep(I, tDelivered+3_600_000), nil,
+			turnStep{Action: turnProbeTranscript, IdleSince: tDelivered + 3_600_000, Recheck: tDelivered + 3_600_000 + probeMS}},
+		{"restart re-arm: the probe found the turn's work: working seen, the fresh streak completes once stable",
+			with(open, func(f *turnFacts) { f.IdleSince = tDelivered + 3_600_000; f.WorkingSeenAt = tDelivered + 900; f.ProbedAt = tDelivered + 3_600_000 }),
+			rep(I, tDelivered+3_600_000+tStable), nil,
+			turnStep{Action: turnCompleteCandidate, IdleSince: tDelivered + 3_600_000, Recheck: tDelivered + 3_600_000 + tStable + tTick}},
 
 		// completion_seq: off without a base, as without the field.
 		{"completion_seq, no base (older herdr, a restart): a higher count changes nothing",
 			with(open, func(f *turnFacts) { f.IdleSince = tDelivered + tGrace + 1 }), repN(I, tDelivered+30_000, 9), nil,
-			turnStep{Action: turnNone, IdleSince: tDelivered + tGrace + 1}},
+			turnStep{Action: turnProbeTranscript, IdleSince: tDelivered + tGrace + 1, Recheck: tDelivered + 30_000 + probeMS}},
 		{"completion_seq, no base: the fast path as without it", with(open, func(f *turnFacts) { f.IdleSince = tDelivered + 100 }),
 			repN(I, tDelivered+1400, 9), nil, turnStep{Action: turnNone, IdleSince: tDelivered + 100, Recheck: tDelivered + tGrace}},
 		{"completion_seq, base known but the report lacks the field: as without it",
 			with(counting, func(f *turnFacts) { f.IdleSince = tDelivered + tGrace + 1 }), rep(I, tDelivered+30_000), nil,
-			turnStep{Action: turnNone, IdleSince: tDelivered + tGrace + 1}},
+			turnStep{Action: turnProbeTranscript, IdleSince: tDelivered + tGrace + 1, Recheck: tDelivered + 30_000 + probeMS}},
 		{"completion_seq equal to the base: no edge", with(counting, func(f *turnFacts) { f.IdleSince = tDelivered + tGrace + 1 }),
-			repN(I, tDelivered+30_000, 4), nil, turnStep{Action: turnNone, IdleSince: tDelivered + tGrace + 1}},
+			repN(I, tDelivered+30_000, 4), nil, turnStep{Action: turnProbeTranscript, IdleSince: tDelivered + tGrace + 1, Recheck: tDelivered + 30_000 + probeMS}},
 		{"completion_seq below the base (herdr's counter restarted): no edge",
 			with(counting, func(f *turnFacts) { f.IdleSince = tDelivered + tGrace + 1 }), repN(I, tDelivered+30_000, 2), nil,
-			turnStep{Action: turnNone, IdleSince: tDelivered + tGrace + 1}},
+			turnStep{Action: turnProbeTranscript, IdleSince: tDelivered + tGrace + 1, Recheck: tDelivered + 30_000 + probeMS}},
 
 		// completion_seq: an idle edge restarts the streak and counts like working seen.
 		{"idle edge after the fast path closed: the streak restarts at the edge",
@@ -354,6 +363,8 @@ func applyTurnStep(f turnFacts, s turnStep, r turnReport) turnFacts {
 		f.CompletionBase, f.CompletionSeen = counter{}, 0
 	case turnIdleEdge:
 		f.IdleSince, f.CompletionSeen = s.IdleSince, s.CompletionSeen
+	case turnProbeTranscript:
+		f.IdleSince, f.ProbedAt = s.IdleSince, r.At // the probe found nothing
 	}
 	return f
 }
@@ -409,6 +420,12 @@ func legacyTurnAction(f turnFacts, r turnReport, t config.Tuning) turnAction {
 		}
 		grace := t.FastTurnGrace.Milliseconds()
 		workingOK := f.WorkingSeenAt != 0
+		// Since the restart fix of the reconciler issue (defect 5): with the fast path
+		// closed and no working seen, the transcript is probed every
+		// TranscriptProbeEvery for the turn's work.
+		if !workingOK && idleSince-delivered > grace && now-f.ProbedAt >= TranscriptProbeEvery.Milliseconds() {
+			return turnProbeTranscript
+		}
 		fastOK := !workingOK && idleSince-delivered <= grace && now-delivered >= grace
 		stable := now-idleSince >= t.IdleStable.Milliseconds()
 		if !(workingOK || fastOK) || !stable {

@@ -2,6 +2,7 @@ package actors
 
 import (
 	"errors"
+	"strconv"
 	"time"
 
 	"github.com/orcr-go/orcr/store"
@@ -88,6 +89,8 @@ func (w *agentWork) turn(op turnOp) (ended bool, retry int64) {
 		}
 	case turnCompleteCandidate:
 		return w.complete()
+	case turnProbeTranscript:
+		w.probeTranscript(op.step.IdleSince)
 	}
 	return w.isEnded(), 0
 }
@@ -130,4 +133,31 @@ func (w *agentWork) complete() (ended bool, retry int64) {
 	w.shutdownPane(string(store.ExitCompleted))
 	w.endAs([]store.Status{store.StatusWorking, store.StatusIdle, store.StatusBlocked}, store.ExitCompleted)
 	return true, 0
+}
+
+// probeTranscript looks for the open turn's work in the transcript when herdr's reports
+// cannot show it (the fast path closed without working seen): a transcript written
+// after the delivery counts as working seen, at its write time. The idle streak is
+// recorded first when it is new.
+func (w *agentWork) probeTranscript(idleSince int64) {
+	if w.st.IdleSince == 0 && idleSince != 0 {
+		w.logErr("start idle streak", w.apply(func(tx *store.Tx) error { return tx.StartIdle(w.uuid, idleSince) }))
+	}
+	if w.env.Transcripts == nil || w.st.Turn.Seq == 0 || w.st.Turn.WorkingSeenAt != 0 {
+		return
+	}
+	path, err := w.locate()
+	if err != nil {
+		return
+	}
+	cursor, ok := w.env.Transcripts.Cursor(path)
+	if !ok {
+		return
+	}
+	written, err := strconv.ParseInt(cursor, 10, 64)
+	if err != nil || written <= w.st.Turn.DeliveredAt {
+		return
+	}
+	seq := w.st.Turn.Seq
+	w.logErr("record the turn's work", w.apply(func(tx *store.Tx) error { return tx.RecordWorkSeen(w.uuid, seq, written) }))
 }

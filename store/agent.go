@@ -332,6 +332,14 @@ func (t *Tx) StartIdle(uuid string, at int64) error {
 	return t.exec("start idle streak", `UPDATE agents SET idle_since = ? WHERE uuid = ? AND idle_since IS NULL`, at, uuid)
 }
 
+// RecordWorkSeen records evidence that the agent worked on turn seq at at (its
+// transcript was written then) as the turn's working_seen_at, when none is recorded.
+// The idle streak and the status are left as they are.
+func (t *Tx) RecordWorkSeen(uuid string, seq, at int64) error {
+	return t.exec("record work seen", `UPDATE turns SET working_seen_at = ? WHERE agent_uuid = ? AND input_seq = ?
+		AND working_seen_at IS NULL`, at, uuid, seq)
+}
+
 // RestartIdle starts the idle streak again at at, replacing one that runs: herdr saw
 // the agent go idle anew (an idle edge, docs/lifecycle.md §10.2).
 func (t *Tx) RestartIdle(uuid string, at int64) error {
