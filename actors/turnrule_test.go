@@ -221,7 +221,11 @@ func TestDecideTurn(t *testing.T) {
 		{"restart re-arm: working never seen, the fast path is closed: the transcript is probed (defect 5)", open, rep(I, tDelivered+3_600_000), nil,
 			turnStep{Action: turnProbeTranscript, IdleSince: tDelivered + 3_600_000, Recheck: tDelivered + 3_600_000 + probeMS}},
 		{"restart re-arm: the probe found the turn's work: working seen, the fresh streak completes once stable",
-			with(open, func(f *turnFacts) { f.IdleSince = tDelivered + 3_600_000; f.WorkingSeenAt = tDelivered + 900; f.ProbedAt = tDelivered + 3_600_000 }),
+			with(open, func(f *turnFacts) {
+				f.IdleSince = tDelivered + 3_600_000
+				f.WorkingSeenAt = tDelivered + 900
+				f.ProbedAt = tDelivered + 3_600_000
+			}),
 			rep(I, tDelivered+3_600_000+tStable), nil,
 			turnStep{Action: turnCompleteCandidate, IdleSince: tDelivered + 3_600_000, Recheck: tDelivered + 3_600_000 + tStable + tTick}},
 
