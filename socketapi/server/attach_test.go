@@ -175,3 +175,35 @@ func TestAttachRefusals(t *testing.T) {
 		t.Errorf("release of an unknown lease: %+v %v, want released false", res, err)
 	}
 }
+
+// Leases are stored (docs/lifecycle.md §11.6, Q9): a lease taken before a server stop
+// still defers the park after the restart, the new server renews and releases it, and
+// the park follows the release.
+func TestAttachLeaseSurvivesRestart(t *testing.T) {
+	withHerdr := sockettest.WithHerdr(t)
+	home := sockettest.TempHome(t)
+	cfg := sockettest.WithConfig(`{"timings": {"gc_tick": "100ms", "idle_after": "1s", "attach_lease_ttl": "1m"}}`)
+	srv1 := sockettest.NewServer(t, withHerdr, sockettest.WithHome(home), cfg)
+	c1 := srv1.Client(t)
+	a := runOK(t, c1, map[string]any{"path": "att/restart", "prompt": "say=hi turn_ms=50"})
+	waitStatus(t, c1, a.UUID, "idle")
+	lease := prepare(t, c1, "att/restart", false)
+	srv1.Stop()
+	if err := srv1.Wait(); err != nil {
+		t.Fatalf("first server stop: %v", err)
+	}
+
+	srv2 := sockettest.NewServer(t, withHerdr, sockettest.WithHome(home), cfg)
+	c2 := srv2.Client(t)
+	time.Sleep(2 * time.Second) // past idle_after, many GC ticks
+	if row := ls(t, c2, map[string]any{"pattern": a.UUID})[0]; row.Status != "idle" {
+		t.Fatalf("after the restart: %+v, want still idle under the stored lease", row)
+	}
+	if res, err := c2.AttachHeartbeat(context.Background(), lease.LeaseID); err != nil || !res.OK {
+		t.Fatalf("heartbeat on the new server: %+v %v, want ok", res, err)
+	}
+	if res, err := c2.AttachRelease(context.Background(), lease.LeaseID); err != nil || !res.Released {
+		t.Fatalf("release on the new server: %+v %v, want released", res, err)
+	}
+	waitStatus(t, c2, a.UUID, "parked")
+}
