@@ -10,7 +10,7 @@
 // (socketapi/server dispatches from the method table socketapi.Methods, whose entries
 // call System through the socketapi.Facade interface), the WebSocket stream, `orcr top`
 // and an MCP face later. Its methods (Run, Ask, Send, Kill, Wait, Logs, Ls, Snapshot,
-// Status) take the wire's typed requests and return its typed results (package
+// Status, AttachPrepare, AttachHeartbeat, AttachRelease) take the wire's typed requests and return its typed results (package
 // socketapi defines them) and *wire.Error values. They are edge code: they run on the caller's goroutine and may
 // block on futures. All SQL lives in package store, behind named operations; this
 // package holds the rules and the order of side effects.
@@ -32,7 +32,7 @@
 //	│   └── <uuid>-<n>               one per managed agent with work to do; keeps its row in memory
 //	├── queue                        FIFO promotion under the caps, stuck-start guard, --timeout sweep
 //	├── reconciler                   diffs the owned session's panes against the rows: at start, then every gc_tick
-//	├── gc                           park and reap sweeps every timings.gc_tick (selects only)
+//	├── gc                           every timings.gc_tick: deletes expired attach leases, then park and reap sweeps (selects only)
 //	├── conn/<n>                     one per accepted client connection (socketapi/server)
 //	│   └── <subscription>           one per events.subscribe / watch.open on that connection
 //	└── wait-<n>                     one per blocked agent.wait / agent.ask: forwards commit notifications
@@ -60,6 +60,7 @@
 //	                                       reply arrives at the reconciler as a message)
 //	the facade          → reconciler       DriftQuery → Drift (server.status)
 //	queue               → store            Write(promotion) → WriteResult
+//	gc sweep goroutine  → store            Write(expire attach leases) → WriteResult
 //	subscription        → store            Bounds → BoundsResult, WatchOpen → WatchOpenResult
 //	wait-<n>            → store            Bounds → BoundsResult (confirms its Subscribe)
 //	op goroutines       → store, herdr     (edge code of an agent actor, see below)

@@ -6,6 +6,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/orcr-go/orcr/actors/actorkit"
+	"github.com/orcr-go/orcr/store"
 )
 
 // GCSpec configures the GC actor (docs/lifecycle.md §12.2, docs/config.md §1.3 (timings)).
@@ -22,20 +23,25 @@ type gcTick struct{ gen int64 }
 
 // gcSwept is one sweep's candidates, read on the sweep goroutine.
 type gcSwept struct {
-	park, reap             []string
+	park, reap             []store.GCCandidate
 	idleBefore, parkBefore int64
 }
 
-// gcActor runs the park and reap sweeps every Tick. It only selects candidates (a
-// read on a goroutine, at most one in flight) and hands each to its agent actor:
-// ParkAgent (a plain send) and ReapAgent (a Request; the ReapResult comes back as a
-// message and a reap that freed a slot pokes the queue). The agent actor re-checks
-// every condition under its move lock, so a stale candidate is harmless. Ticks use
-// an actorkit.Ticker.
+// gcActor runs the GC tick of docs/lifecycle.md §12.2 every Tick: on a goroutine (at
+// most one in flight) it deletes the expired attach leases (a write through the store
+// actor) and selects the park and reap candidates (a read); then it hands each
+// candidate to its agent actor: ParkAgent (a plain send) and ReapAgent (a Request; the
+// ReapResult comes back as a message and a reap that freed a slot pokes the queue).
+// A candidate with a fresh attach lease is deferred instead (logged once when the
+// deferral starts). The agent actor re-checks every condition under its move lock,
+// the lease included, so a stale candidate is harmless. Ticks use an actorkit.Ticker.
 type gcActor struct {
 	spec GCSpec
 	tick actorkit.Ticker
 	busy bool
+	// deferred holds "park <uuid>" / "reap <uuid>" of the candidates the last sweep
+	// deferred for a lease, so each deferral is logged once.
+	deferred map[string]bool
 }
 
 // NewGCProps returns the GC actor's props.
@@ -57,16 +63,25 @@ func (g *gcActor) Receive(c actor.Context) {
 		env.Ops.Add(1)
 		go func() {
 			defer env.Ops.Done()
+			expireLeases(env, root)
 			root.Send(self, sweep(env, idleAfter, killAfter))
 		}()
 	case gcSwept:
 		g.busy = false
-		for _, u := range m.park {
-			c.Send(g.spec.Agents, ParkAgent{UUID: u, IdleBefore: m.idleBefore})
+		deferred := map[string]bool{}
+		for _, a := range m.park {
+			if g.deferLeased(deferred, "park", a) {
+				continue
+			}
+			c.Send(g.spec.Agents, ParkAgent{UUID: a.UUID, IdleBefore: m.idleBefore})
 		}
-		for _, u := range m.reap {
-			c.Request(g.spec.Agents, ReapAgent{UUID: u, ParkedBefore: m.parkBefore})
+		for _, a := range m.reap {
+			if g.deferLeased(deferred, "reap", a) {
+				continue
+			}
+			c.Request(g.spec.Agents, ReapAgent{UUID: a.UUID, ParkedBefore: m.parkBefore})
 		}
+		g.deferred = deferred
 		g.arm(c)
 	case ReapResult:
 		if m.Err != nil {
@@ -80,12 +95,40 @@ func (g *gcActor) Receive(c actor.Context) {
 	}
 }
 
+// deferLeased reports whether candidate a of sweep what has a fresh attach lease, and
+// records it in deferred (logging it when the last sweep did not defer it already).
+func (g *gcActor) deferLeased(deferred map[string]bool, what string, a store.GCCandidate) bool {
+	if !a.Leased {
+		return false
+	}
+	key := what + " " + a.UUID
+	deferred[key] = true
+	if !g.deferred[key] {
+		g.spec.Env.Log.Info("gc: "+what+" deferred: the agent has a fresh attach lease", "agent", a.UUID, "path", a.Path)
+	}
+	return true
+}
+
+// expireLeases deletes the expired attach leases, each with attach.ended {reason:
+// "expired"} (the GC tick's first step). Edge code: it waits for the store actor.
+func expireLeases(env *AgentEnv, root *actor.RootContext) {
+	v, err := WriteSync(root, env.Store, func(tx *store.Tx) (any, error) { return tx.ExpireLeases() })
+	if err != nil {
+		env.Log.Warn("gc: cannot delete expired attach leases", "err", err)
+		return
+	}
+	if n := v.(int); n > 0 {
+		env.Log.Info("gc: attach leases expired", "count", n)
+	}
+}
+
 func (g *gcActor) arm(c actor.Context) {
 	g.tick.Arm(c, g.spec.Tick, func(gen int64) any { return gcTick{gen: gen} })
 }
 
 // sweep selects the park candidates (managed, gc auto, idle, no move in flight, idle
-// streak at least idleAfter old) and the reap candidates (parked at least killAfter).
+// streak at least idleAfter old) and the reap candidates (parked at least killAfter),
+// each marked when it has a fresh attach lease.
 func sweep(env *AgentEnv, idleAfter, killAfter time.Duration) gcSwept {
 	now := time.Now()
 	s := gcSwept{idleBefore: now.Add(-idleAfter).UnixMilli(), parkBefore: now.Add(-killAfter).UnixMilli()}
@@ -93,10 +136,10 @@ func sweep(env *AgentEnv, idleAfter, killAfter time.Duration) gcSwept {
 		return s
 	}
 	var err error
-	if s.park, err = env.DB.ParkCandidates(contextBG, s.idleBefore); err != nil {
+	if s.park, err = env.DB.ParkCandidates(contextBG, s.idleBefore, now.UnixMilli()); err != nil {
 		env.Log.Warn("gc: cannot read park candidates", "err", err)
 	}
-	if s.reap, err = env.DB.ReapCandidates(contextBG, s.parkBefore); err != nil {
+	if s.reap, err = env.DB.ReapCandidates(contextBG, s.parkBefore, now.UnixMilli()); err != nil {
 		env.Log.Warn("gc: cannot read reap candidates", "err", err)
 	}
 	return s

@@ -42,8 +42,8 @@ type SystemConfig struct {
 
 // System is the one facade of orcr's use cases. Every face of the server — the Unix
 // socket today; the WebSocket stream, `orcr top` and an MCP face later — calls its
-// typed methods (Run, Ask, Send, Kill, Wait, Logs, Ls, Snapshot, Status) and nothing
-// below it. Methods are edge code: they may block (on store futures, on herdr, on a
+// typed methods (Run, Ask, Send, Kill, Wait, Logs, Ls, Snapshot, Status, and the
+// AttachPrepare, AttachHeartbeat, AttachRelease lease calls) and nothing below it. Methods are edge code: they may block (on store futures, on herdr, on a
 // wait) and are called from request goroutines, never from inside an actor's Receive.
 // Errors are *wire.Error values (the protocol's codes with details).
 type System struct {

@@ -297,28 +297,40 @@ func ExampleClient_Ls() {
 	// review/b mock
 }
 
+// An attach takes a lease (the GC leaves the agent alone while it is renewed), runs the
+// returned herdr command on a terminal, and releases the lease afterwards.
 func ExampleClient_AttachPrepare() {
 	c, stop := sandbox()
 	defer stop()
+	ctx := context.Background()
 
-	_, err := c.AttachPrepare(context.Background(), socketapi.AttachPrepareRequest{Target: "review/a"})
-	var e *socketapi.Error
-	if errors.As(err, &e) {
-		fmt.Println(e.Code, e.Reason())
+	c.Run(ctx, socketapi.RunRequest{Path: "review/a", Agent: "mock", Prompt: "say=ok"})
+	c.Wait(ctx, socketapi.WaitRequest{Targets: []string{"review/a"}, Timeout: "1m"})
+	lease, err := c.AttachPrepare(ctx, socketapi.AttachPrepareRequest{Target: "review/a", Takeover: true})
+	if err != nil {
+		fmt.Println(err)
+		return
 	}
-	// Output: invalid_request not_implemented
+	// command: <herdr> --session orcr agent attach <pane id> --takeover
+	fmt.Println(lease.Path, lease.TTLMS, lease.Command[1:5], lease.Command[6:])
+	hb, _ := c.AttachHeartbeat(ctx, lease.LeaseID)
+	fmt.Println("renewed:", hb.OK)
+	rel, _ := c.AttachRelease(ctx, lease.LeaseID)
+	fmt.Println("released:", rel.Released)
+	// Output:
+	// review/a 30000 [--session orcr agent attach] [--takeover]
+	// renewed: true
+	// released: true
 }
 
+// A lease that is no longer stored (released, or expired and deleted) is not an error.
 func ExampleClient_AttachRelease() {
 	c, stop := sandbox()
 	defer stop()
 
-	_, err := c.AttachRelease(context.Background(), "lease")
-	var e *socketapi.Error
-	if errors.As(err, &e) {
-		fmt.Println(e.Code, e.Reason())
-	}
-	// Output: invalid_request not_implemented
+	res, err := c.AttachRelease(context.Background(), "0190a000-0000-4000-8000-000000000000")
+	fmt.Println(res.Released, err)
+	// Output: false <nil>
 }
 
 func ExampleClient_LoopLogs() {

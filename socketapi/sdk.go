@@ -163,12 +163,20 @@ func (c *Client) Ls(ctx context.Context, req LsRequest) (LsResult, error) {
 	return Invoke(ctx, c, AgentLs, req)
 }
 
-// AttachPrepare calls agent.attach.prepare.
+// AttachPrepare calls agent.attach.prepare: it takes an attach lease and returns the
+// herdr command to run (and its fallback, docs/decisions.md D6).
 func (c *Client) AttachPrepare(ctx context.Context, req AttachPrepareRequest) (AttachPrepareResult, error) {
 	return Invoke(ctx, c, AgentAttachPrepare, req)
 }
 
-// AttachRelease calls agent.attach.release.
+// AttachHeartbeat calls agent.attach.heartbeat: it extends the lease (OK is false when
+// the lease is no longer stored).
+func (c *Client) AttachHeartbeat(ctx context.Context, leaseID string) (HeartbeatResult, error) {
+	return Invoke(ctx, c, AgentAttachHeartbeat, LeaseRequest{LeaseID: leaseID})
+}
+
+// AttachRelease calls agent.attach.release (Released is false when the lease was
+// already gone).
 func (c *Client) AttachRelease(ctx context.Context, leaseID string) (ReleaseResult, error) {
 	return Invoke(ctx, c, AgentAttachRelease, LeaseRequest{LeaseID: leaseID})
 }

@@ -389,11 +389,6 @@ func TestSDKNotImplemented(t *testing.T) {
 		method string
 		call   func() error
 	}{
-		{"agent.attach.prepare", func() error {
-			_, err := c.AttachPrepare(ctx, socketapi.AttachPrepareRequest{Target: "x/y"})
-			return err
-		}},
-		{"agent.attach.release", func() error { _, err := c.AttachRelease(ctx, "lease"); return err }},
 		{"loop.logs", func() error { _, err := c.LoopLogs(ctx, socketapi.LoopLogsRequest{Name: "nightly"}); return err }},
 	}
 	for _, tc := range calls {

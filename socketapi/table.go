@@ -24,6 +24,9 @@ type Facade interface {
 	Wait(context.Context, WaitRequest) (WaitResult, error)
 	Kill(context.Context, KillRequest) (KillResult, error)
 	Ls(context.Context, LsRequest) (LsResult, error)
+	AttachPrepare(context.Context, AttachPrepareRequest) (AttachPrepareResult, error)
+	AttachHeartbeat(context.Context, LeaseRequest) (HeartbeatResult, error)
+	AttachRelease(context.Context, LeaseRequest) (ReleaseResult, error)
 }
 
 // Method is one wire method of the table: its name, its params type Req, its result type
@@ -203,11 +206,11 @@ var (
 		Summary: "read an agent's native transcript or last response"}
 	AgentWait = &Method[WaitRequest, WaitResult]{Name: "agent.wait", CLI: "agent wait", Call: Facade.Wait, Unbounded: true,
 		Summary: "block until every target settles"}
-	AgentAttachPrepare = &Method[AttachPrepareRequest, AttachPrepareResult]{Name: "agent.attach.prepare", CLI: "agent attach",
+	AgentAttachPrepare = &Method[AttachPrepareRequest, AttachPrepareResult]{Name: "agent.attach.prepare", CLI: "agent attach", Call: Facade.AttachPrepare,
 		Summary: "take an attach lease and return the herdr attach command"}
-	AgentAttachHeartbeat = &Method[LeaseRequest, HeartbeatResult]{Name: "agent.attach.heartbeat", CLI: "agent attach",
+	AgentAttachHeartbeat = &Method[LeaseRequest, HeartbeatResult]{Name: "agent.attach.heartbeat", CLI: "agent attach", Call: Facade.AttachHeartbeat,
 		Summary: "extend an attach lease"}
-	AgentAttachRelease = &Method[LeaseRequest, ReleaseResult]{Name: "agent.attach.release", CLI: "agent attach",
+	AgentAttachRelease = &Method[LeaseRequest, ReleaseResult]{Name: "agent.attach.release", CLI: "agent attach", Call: Facade.AttachRelease,
 		Summary: "release an attach lease"}
 	AgentKill = &Method[KillRequest, KillResult]{Name: "agent.kill", CLI: "agent kill", Call: Facade.Kill,
 		Summary: "kill agents by pattern or uuid"}

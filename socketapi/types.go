@@ -424,8 +424,12 @@ type AttachPrepareResult struct {
 	Takeover bool   `json:"takeover"`
 	// The lease's time to live; heartbeat before it passes.
 	TTLMS int64 `json:"ttl_ms"`
-	// The herdr attach command to exec.
+	// The herdr attach command to exec: `agent attach <current pane_id>`
+	// (docs/decisions.md D6).
 	Command []string `json:"command"`
+	// The command to run instead when herdr refuses the pane id: `terminal attach
+	// <terminal_id>` (D6; absent when command already is that form).
+	FallbackCommand []string `json:"fallback_command,omitempty"`
 }
 
 // LeaseRequest names an attach lease (agent.attach.heartbeat, agent.attach.release).

@@ -420,8 +420,8 @@ type MoveStart struct {
 	State MoveState // MoveParking or MoveUnparking
 	Token string
 	From  Status
-	// IdleBefore, when not 0, is the GC park condition: gc mode auto and an idle streak
-	// that began at or before it.
+	// IdleBefore, when not 0, is the GC park condition: gc mode auto, an idle streak
+	// that began at or before it, and no fresh attach lease (docs/lifecycle.md §12.2).
 	IdleBefore int64
 }
 
@@ -432,8 +432,9 @@ func (t *Tx) BeginMove(m MoveStart) error {
 		WHERE uuid = ? AND status = ? AND move_state = 'none'`
 	args := []any{m.State, m.Token, t.now, m.UUID, m.From}
 	if m.IdleBefore != 0 {
-		q += ` AND gc_mode = 'auto' AND idle_since IS NOT NULL AND idle_since <= ?`
-		args = append(args, m.IdleBefore)
+		q += ` AND gc_mode = 'auto' AND idle_since IS NOT NULL AND idle_since <= ?
+			AND NOT EXISTS (SELECT 1 FROM attaches l WHERE l.agent_uuid = agents.uuid AND l.expires_at > ?)`
+		args = append(args, m.IdleBefore, t.now)
 	}
 	return t.execOne("begin move", q, args...)
 }

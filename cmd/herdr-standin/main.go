@@ -14,8 +14,10 @@
 //	herdr-standin integration status
 //	herdr-standin api schema [--json]       prints the schema of the protocol it
 //	                                         plays (20 unless told otherwise)
-//	herdr-standin terminal attach <id>      stub: prints that attach is not
-//	                                         available and exits 2
+//	herdr-standin [--session N] terminal attach <terminal_id> [--takeover]
+//	herdr-standin [--session N] agent attach <pane_id> [--takeover]
+//	                                         connects this terminal to the pane
+//	                                         until ctrl+b q (see attach.go)
 //
 // The config dir is $XDG_CONFIG_HOME/herdr, else $HOME/.config/herdr. Panes get
 // HERDR_BIN_PATH = this binary's absolute path.
@@ -40,6 +42,13 @@
 // CODEX_HOME); the installed version is the N of a "HERDR_INTEGRATION_VERSION=N"
 // marker in that file. The "current" versions are the stand-in's assumption (see
 // integration.go) and only a real herdr can confirm them.
+//
+// `terminal attach` and `agent attach` speak the stand-in's own attach protocol to the
+// session server (herdr/herdrtest/attach.go), on the path of herdr's client socket:
+// herdr's own client protocol is not documented. `agent attach` takes a pane's current
+// id only (no agent names: the stand-in has none); HERDR_STANDIN_REFUSE_AGENT_ATTACH=1
+// makes it refuse every target. Without --takeover the attach only observes: typed keys
+// other than the detach key are dropped.
 package main
 
 import (
@@ -52,7 +61,7 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-const usage = `usage: herdr-standin [--session NAME] <server | session list|stop|delete | integration status | api schema | terminal attach ID> [--json]`
+const usage = `usage: herdr-standin [--session NAME] <server | session list|stop|delete | integration status | api schema | terminal attach TERMINAL_ID [--takeover] | agent attach PANE_ID [--takeover]> [--json]`
 
 func run(args []string, stdout, stderr io.Writer) int {
 	prof, err := envProfile()
@@ -122,10 +131,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if len(words) >= 2 && words[1] == "schema" {
 			return cmdAPISchema(prof, stdout)
 		}
-	case "terminal":
-		if len(words) >= 3 && words[1] == "attach" {
-			fmt.Fprintf(stderr, "herdr-standin: terminal attach %s: interactive attach is not available in the herdr stand-in (no client protocol)\n", words[2])
-			return 2
+	case "terminal", "agent":
+		if len(words) >= 2 && words[1] == "attach" {
+			return cmdAttach(words[0], session, words[2:], stdout, stderr)
 		}
 	}
 	fmt.Fprintln(stderr, usage)

@@ -290,9 +290,9 @@ func TestAPISchemaAndVersion(t *testing.T) {
 	if code != 0 || out != "herdr 0.8.0\n" {
 		t.Fatalf("version: %q", out)
 	}
-	out, code = runHerdr(t, nil, "terminal", "attach", "term_1")
-	if code == 0 || !strings.Contains(out, "stand-in") {
-		t.Fatalf("attach stub: %d %q", code, out)
+	out, code = runHerdr(t, []string{"XDG_CONFIG_HOME=" + t.TempDir()}, "terminal", "attach", "term_1")
+	if code != 1 || !strings.Contains(out, "session default is not running") {
+		t.Fatalf("attach with no server: %d %q", code, out)
 	}
 }
 

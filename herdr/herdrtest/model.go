@@ -88,6 +88,11 @@ type pane struct {
 	exited chan struct{}
 	// writeMu serialises writes to the PTY.
 	writeMu sync.Mutex
+	// attachMu guards the attached clients and orders the output each one sees with
+	// its repaint (attach.go); attachGone, once set, refuses later attaches.
+	attachMu   sync.Mutex
+	attached   []*attachClient
+	attachGone string
 
 	agent       string
 	status      string // idle|working|blocked|unknown (done = idle && !seen)

@@ -2,7 +2,6 @@ package herdrtest
 
 import (
 	"errors"
-	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -72,7 +71,7 @@ func (s *Session) newPaneLocked(w *workspace, t *tab, spec spawnSpec, label stri
 	s.wg.Add(2)
 	go func() {
 		defer s.wg.Done()
-		_, _ = io.Copy(p.vt, ptmx)
+		p.pump(ptmx)
 	}()
 	go func() {
 		defer s.wg.Done()

@@ -106,6 +106,8 @@ type Session struct {
 
 	lnMu sync.Mutex
 	ln   *net.UnixListener
+	// attachLn serves the attach socket (attach.go) for the session's whole life.
+	attachLn *net.UnixListener
 
 	mu          sync.Mutex
 	workspaces  []*workspace
@@ -164,6 +166,10 @@ func NewSession(opts Options, name string) (*Session, error) {
 	if err := s.bind(); err != nil {
 		return nil, err
 	}
+	if err := s.bindAttach(); err != nil {
+		_ = s.DropSocket()
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -209,11 +215,12 @@ func (s *Session) bind() error {
 	}
 	s.ln = ln
 	s.wg.Add(1)
-	go s.serve(ln)
+	go s.serve(ln, s.handleConn)
 	return nil
 }
 
-func (s *Session) serve(ln *net.UnixListener) {
+// serve accepts connections on ln until it closes, each handled on its own goroutine.
+func (s *Session) serve(ln *net.UnixListener, handle func(net.Conn)) {
 	defer s.wg.Done()
 	for {
 		c, err := ln.Accept()
@@ -223,7 +230,7 @@ func (s *Session) serve(ln *net.UnixListener) {
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
-			s.handleConn(c)
+			handle(c)
 		}()
 	}
 }
@@ -290,6 +297,7 @@ func (s *Session) Close() error {
 			s.frozen = nil
 		}
 		s.mu.Unlock()
+		s.closeAttach(panes)
 		for _, p := range panes {
 			p.kill()
 		}

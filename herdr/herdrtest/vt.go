@@ -611,3 +611,26 @@ func unwrap(rs []vtRow) []vtRow {
 	}
 	return out
 }
+
+// redraw returns the bytes that paint the current screen on an empty terminal: the
+// active buffer's rows, the cursor position and the input modes the pane's program
+// set (bracketed paste, application cursor keys), so keys typed on the attached
+// terminal reach the program encoded as it asked. Text only, like the emulator.
+func (t *terminal) redraw() []byte {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var b strings.Builder
+	b.WriteString("\x1b[0m\x1b[H\x1b[2J")
+	g := t.grid()
+	for i, r := range g.rows {
+		fmt.Fprintf(&b, "\x1b[%d;1H%s", i+1, r.String())
+	}
+	fmt.Fprintf(&b, "\x1b[%d;%dH", g.cy+1, min(g.cx, t.ncols-1)+1)
+	if t.bracketedPaste {
+		b.WriteString("\x1b[?2004h")
+	}
+	if t.appCursor {
+		b.WriteString("\x1b[?1h")
+	}
+	return []byte(b.String())
+}

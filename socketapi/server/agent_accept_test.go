@@ -39,6 +39,8 @@ type ev struct {
 	OpID string
 	OK   *bool
 	Row  *evRow // nil for events without an embedded agent row (intents)
+	// attach.* payloads
+	LeaseID, Mode, Reason string
 }
 
 // recorder follows events.subscribe from seq 0 and keeps every event.
@@ -76,9 +78,12 @@ func record(t *testing.T, c *socketapi.Client) *recorder {
 				OpID  string          `json:"op_id"`
 				OK    *bool           `json:"ok"`
 				Agent json.RawMessage `json:"agent"`
+				Lease string          `json:"lease_id"`
+				Mode  string          `json:"mode"`
+				Why   string          `json:"reason"`
 			}
 			json.Unmarshal(f.Event, &raw)
-			e := ev{Seq: f.Seq, Kind: raw.Kind, UUID: raw.UUID, OpID: raw.OpID, OK: raw.OK}
+			e := ev{Seq: f.Seq, Kind: raw.Kind, UUID: raw.UUID, OpID: raw.OpID, OK: raw.OK, LeaseID: raw.Lease, Mode: raw.Mode, Reason: raw.Why}
 			if len(raw.Agent) > 0 && raw.Agent[0] == '{' {
 				var row evRow
 				if json.Unmarshal(raw.Agent, &row) == nil {

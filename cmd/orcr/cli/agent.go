@@ -309,28 +309,6 @@ func waitExitCode(r socketapi.WaitResult) int {
 	return 5
 }
 
-type agentAttachCmd struct {
-	Target   string `arg:"" help:"Agent path or uuid."`
-	Takeover bool   `help:"Take over input instead of observing."`
-}
-
-// Run implements `orcr agent attach` (docs/cli.md §5.6) up to the lease: the herdr exec part
-// has not landed, so a granted lease is released again and not_implemented reported.
-func (c *agentAttachCmd) Run(a *app) error {
-	cl, err := a.connect()
-	if err != nil {
-		return err
-	}
-	lease, err := cl.AttachPrepare(a.ctx, socketapi.AttachPrepareRequest{Target: c.Target, Takeover: c.Takeover, ClientPID: int64(a.env.PID)})
-	if err != nil {
-		return err
-	}
-	if lease.LeaseID != "" {
-		_, _ = cl.AttachRelease(a.ctx, lease.LeaseID)
-	}
-	return notImplemented("agent attach")
-}
-
 type agentKillCmd struct {
 	Targets []string `arg:"" required:"" help:"Patterns, paths or uuids."`
 	Force   bool     `help:"Also kill unmanaged agents."`

@@ -269,8 +269,8 @@ func TestNotImplementedServerAnswer(t *testing.T) {
 	startFake(t, h.home, func(m string, _ map[string]any) (any, *wire.Error) {
 		return nil, wire.Invalid("not_implemented", m+" is not implemented yet")
 	})
-	got := h.run(t, "agent", "attach", "w1")
-	if got.code != 1 || got.stderr != "error: invalid_request: agent.attach.prepare is not implemented yet ({\"reason\":\"not_implemented\"})\n" {
+	got := h.run(t, "loop", "logs", "nightly")
+	if got.code != 1 || got.stderr != "error: invalid_request: loop.logs is not implemented yet ({\"reason\":\"not_implemented\"})\n" {
 		t.Errorf("got %+v", got)
 	}
 }

@@ -1,0 +1,224 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"os/signal"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/wire"
+)
+
+// attachRefusalWindow is how fast the primary attach command must fail for the CLI to
+// take it as herdr refusing the pane id and run the fallback (docs/decisions.md D6): a
+// refusal exits at once with an error, while an attach that ran exits when the user
+// detaches or the pane ends. herdr documents no exit status for a refused target, so
+// the rule is the exit status (not 0) and the time together.
+const attachRefusalWindow = 2 * time.Second
+
+// attachSignalGrace is how long a forwarded SIGINT/SIGTERM/SIGHUP may take to end the
+// attach command before it is killed (the lease is released either way).
+const attachSignalGrace = 5 * time.Second
+
+// attachReleaseTimeout bounds the release call after the attach ended.
+const attachReleaseTimeout = 10 * time.Second
+
+type agentAttachCmd struct {
+	Target   string `arg:"" help:"Agent path or uuid."`
+	Takeover bool   `help:"Take over input instead of observing."`
+}
+
+// attachResult is the CLI's JSON result of `agent attach` (docs/cli.md §5.6).
+type attachResult struct {
+	UUID     string `json:"uuid"`
+	Path     string `json:"path"`
+	Attached bool   `json:"attached"`
+	Takeover bool   `json:"takeover"`
+}
+
+// Run implements `orcr agent attach` (docs/cli.md §5.6): take the lease, run herdr's
+// attach command on this terminal (the fallback when herdr refuses the pane id),
+// heartbeat meanwhile, release when it ends — also after SIGINT, SIGTERM or SIGHUP,
+// which are forwarded to the command first — and exit with the command's status.
+func (c *agentAttachCmd) Run(a *app) error {
+	home, err := a.prepareHome()
+	if err != nil {
+		return err
+	}
+	cl, _, _, err := a.ensureRunning(home)
+	if err != nil {
+		return err
+	}
+	lease, err := cl.AttachPrepare(a.ctx, socketapi.AttachPrepareRequest{Target: c.Target, Takeover: c.Takeover, ClientPID: int64(a.env.PID)})
+	if err != nil {
+		return err
+	}
+	// Whatever happens from here, the lease is released.
+	release := func() {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(a.ctx), attachReleaseTimeout)
+		defer cancel()
+		if err := a.leaseCall(ctx, home, func(cl *socketapi.Client) error {
+			_, err := cl.AttachRelease(ctx, lease.LeaseID)
+			return err
+		}); err != nil {
+			a.stderr("warning: cannot release attach lease %s (it expires by itself): %v", lease.LeaseID, err)
+		}
+	}
+	if len(lease.Command) == 0 {
+		release()
+		return wire.Internal("attach_command", "the server returned an empty attach command")
+	}
+	hb := a.heartbeat(home, lease)
+	code, runErr := a.runAttach(lease.Command, lease.FallbackCommand)
+	hb.stop()
+	release()
+	if runErr != nil {
+		return wire.Env("herdr_unreachable", "cannot run herdr's attach command: "+runErr.Error(), "command", lease.Command)
+	}
+	if hb.lost.Load() {
+		a.stderr("warning: the attach lease of %s ran out during the session; the GC may have parked the agent", lease.Path)
+	}
+	if a.json {
+		a.printOKValue(attachResult{UUID: lease.UUID, Path: lease.Path, Attached: true, Takeover: lease.Takeover})
+	} else {
+		a.stdout("detached %s", lease.Path)
+	}
+	if code != 0 {
+		return &ExitError{Code: code}
+	}
+	return nil
+}
+
+// leaseCall runs fn with a client of home's server under ctx, starting the server again
+// if it is gone (docs/cli.md §1.3: each heartbeat and release re-runs ensure-running;
+// leases are stored, so a restarted server still knows them).
+func (a *app) leaseCall(ctx context.Context, home string, fn func(*socketapi.Client) error) error {
+	b := *a
+	b.ctx = ctx
+	cl, _, _, err := b.ensureRunning(home)
+	if err != nil {
+		return err
+	}
+	return fn(cl)
+}
+
+// attachHeartbeat is the heartbeat goroutine of one attach.
+type attachHeartbeat struct {
+	done chan struct{}
+	quit chan struct{}
+	// lost is set when the server answered that the lease no longer exists.
+	lost atomic.Bool
+}
+
+func (h *attachHeartbeat) stop() {
+	close(h.quit)
+	<-h.done
+}
+
+// heartbeat calls agent.attach.heartbeat every max(ttl/2, 1 s) until stopped or the
+// lease is gone. A failed call is retried at the next tick.
+func (a *app) heartbeat(home string, lease socketapi.AttachPrepareResult) *attachHeartbeat {
+	h := &attachHeartbeat{done: make(chan struct{}), quit: make(chan struct{})}
+	every := max(time.Duration(lease.TTLMS)*time.Millisecond/2, time.Second)
+	go func() {
+		defer close(h.done)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-h.quit:
+				return
+			case <-a.ctx.Done():
+				return
+			case <-t.C:
+			}
+			ctx, cancel := context.WithTimeout(a.ctx, every)
+			var res socketapi.HeartbeatResult
+			err := a.leaseCall(ctx, home, func(cl *socketapi.Client) (err error) {
+				res, err = cl.AttachHeartbeat(ctx, lease.LeaseID)
+				return err
+			})
+			cancel()
+			if err == nil && !res.OK {
+				h.lost.Store(true)
+				return
+			}
+		}
+	}()
+	return h
+}
+
+// runAttach runs the attach command on the CLI's terminal and returns its exit status.
+// When it fails within [attachRefusalWindow] and there is a fallback, the fallback runs
+// instead (docs/decisions.md D6). An error means the command could not be started.
+func (a *app) runAttach(primary, fallback []string) (int, error) {
+	start := time.Now()
+	code, err := a.runForeground(primary)
+	if err == nil && code != 0 && len(fallback) > 0 && time.Since(start) < attachRefusalWindow && a.ctx.Err() == nil {
+		return a.runForeground(fallback)
+	}
+	return code, err
+}
+
+// runForeground runs argv with the CLI's stdio (a terminal is inherited as it is) and
+// waits for it. SIGINT and SIGTERM (which cancel the CLI's context) and SIGHUP are
+// forwarded to it; one that outlives [attachSignalGrace] is killed. A command ended by
+// signal n exits 128+n.
+func (a *app) runForeground(argv []string) (int, error) {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = a.env.Stdin, a.env.Stdout, a.env.Stderr
+	if env := a.env.Environ(); env != nil {
+		cmd.Env = env
+	}
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	if err := cmd.Start(); err != nil {
+		return 0, err
+	}
+	waited := make(chan struct{})
+	go func() {
+		_ = cmd.Wait()
+		close(waited)
+	}()
+	ctxDone := a.ctx.Done()
+	var kill <-chan time.Time
+	forward := func(sig os.Signal) {
+		_ = cmd.Process.Signal(sig)
+		if kill == nil {
+			kill = time.After(attachSignalGrace)
+		}
+	}
+	for {
+		select {
+		case <-waited:
+			return exitStatus(cmd.ProcessState), nil
+		case <-ctxDone:
+			ctxDone = nil
+			sig := os.Signal(syscall.SIGTERM)
+			if in := interruptOf(a.ctx); in != nil {
+				sig = in.Signal
+			}
+			forward(sig)
+		case s := <-hup:
+			forward(s)
+		case <-kill:
+			_ = cmd.Process.Kill()
+		}
+	}
+}
+
+// exitStatus is a finished process's exit code, 128+n for a process signal n ended.
+func exitStatus(ps *os.ProcessState) int {
+	if ps == nil {
+		return 1
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ps.ExitCode()
+}
