@@ -50,6 +50,9 @@ type AgentEnv struct {
 	// HerdrGate, if set, runs before the first herdr call of a spawn: the contract
 	// check against the live herdr schema (herdr_version_skew on drift).
 	HerdrGate func(ctx context.Context) error
+	// OwnedStart, a channel of capacity 1, serializes starting the owned herdr session
+	// (actors/spawn.go ensureOwned); nil: no serialization.
+	OwnedStart chan struct{}
 	// Ops counts running op goroutines; the system waits for it before stopping the
 	// store actor, so no op is cut off between its writes.
 	Ops sync.WaitGroup

@@ -154,6 +154,9 @@ func (w *agentWork) waitHerdr() error {
 			err = w.ensureOwned(ctx)
 		}
 		cancel()
+		if w.ctx.Err() != nil {
+			return nil // canceled: the caller's cut() sees it
+		}
 		if err == nil || !herdrDown(err) {
 			return err
 		}
@@ -185,6 +188,21 @@ func herdrDown(err error) bool {
 // the failed ping) or ctx ends.
 func (w *agentWork) ensureOwned(ctx context.Context) error {
 	owned := w.env.Herdr.Owned()
+	if _, err := owned.Ping(ctx); err == nil {
+		return nil
+	}
+	// One start at a time: spawns that find the session down wait for the one starting
+	// it instead of each starting a herdr server of their own.
+	if w.env.OwnedStart != nil {
+		select {
+		case w.env.OwnedStart <- struct{}{}:
+			defer func() { <-w.env.OwnedStart }()
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-w.ctx.Done():
+			return w.ctx.Err()
+		}
+	}
 	if _, err := owned.Ping(ctx); err == nil {
 		return nil
 	}

@@ -110,6 +110,7 @@ func Start(cfg SystemConfig) (*System, error) {
 		Submit:            s.submitPlan,
 		NeedsAgentSession: func(name string) bool { return tr.spec(name).DataDirFile == "" },
 		AgentSessionWait:  3 * time.Second,
+		OwnedStart:        make(chan struct{}, 1),
 	}
 	if s.monitor, err = s.sys.Root.SpawnNamed(NewMonitorProps(MonitorSpec{Env: s.env}), "monitor"); err != nil {
 		return fail(wire.Internal("actor", "cannot start the completion monitor: "+err.Error()))

@@ -45,6 +45,21 @@ func attachEvents(evs []ev, kind, lease string) []ev {
 	return out
 }
 
+// heartbeatUntilIdle keeps lease fresh until the agent is idle.
+func heartbeatUntilIdle(t *testing.T, c *socketapi.Client, lease, uuid string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for ls(t, c, map[string]any{"pattern": uuid})[0].Status != "idle" {
+		if time.Now().After(deadline) {
+			t.Fatalf("agent %s never became idle", uuid)
+		}
+		if res, err := c.AttachHeartbeat(context.Background(), lease); err != nil || !res.OK {
+			t.Fatalf("heartbeat: %+v %v", res, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 func seqOf(evs []ev, match func(ev) bool) int64 {
 	for _, e := range evs {
 		if match(e) {
@@ -65,11 +80,14 @@ func TestAttachLeaseDefersGCAndExpires(t *testing.T) {
 		`{"timings": {"gc_tick": "100ms", "idle_after": "1s", "kill_after": "1s", "attach_lease_ttl": "1s"}}`))
 	c := srv.Client(t)
 	rec := record(t, c)
-	a := runOK(t, c, map[string]any{"path": "att/gc", "prompt": "say=hi turn_ms=50"})
-	waitStatus(t, c, a.UUID, "idle")
+	// The lease is taken while the agent works: once idle, its streak is already older
+	// than idle_after (it began before the turn completed), so a park can follow at once.
+	a := runOK(t, c, map[string]any{"path": "att/gc", "prompt": "say=hi turn_ms=1500"})
+	waitStatus(t, c, a.UUID, "working")
 	pane, _ := paneOf(t, "att/gc")
 
 	l1 := prepare(t, c, "att/gc", false)
+	heartbeatUntilIdle(t, c, l1.LeaseID, a.UUID)
 	bin := sockettest.BuildBinaries(t).HerdrBin
 	wantCmd := []string{bin, "--session", "orcr", "agent", "attach", pane.PaneID}
 	wantFallback := []string{bin, "--session", "orcr", "terminal", "attach", pane.TerminalID}
@@ -185,9 +203,10 @@ func TestAttachLeaseSurvivesRestart(t *testing.T) {
 	cfg := sockettest.WithConfig(`{"timings": {"gc_tick": "100ms", "idle_after": "1s", "attach_lease_ttl": "1m"}}`)
 	srv1 := sockettest.NewServer(t, withHerdr, sockettest.WithHome(home), cfg)
 	c1 := srv1.Client(t)
-	a := runOK(t, c1, map[string]any{"path": "att/restart", "prompt": "say=hi turn_ms=50"})
+	a := runOK(t, c1, map[string]any{"path": "att/restart", "prompt": "say=hi turn_ms=1500"})
+	waitStatus(t, c1, a.UUID, "working")
+	lease := prepare(t, c1, "att/restart", false) // while working: see TestAttachLeaseDefersGCAndExpires
 	waitStatus(t, c1, a.UUID, "idle")
-	lease := prepare(t, c1, "att/restart", false)
 	srv1.Stop()
 	if err := srv1.Wait(); err != nil {
 		t.Fatalf("first server stop: %v", err)
