@@ -144,7 +144,10 @@ func (w *agentWork) finishClose(opID, target string, repaired bool) {
 		result["repaired"] = true
 	}
 	_, err := w.write(func(tx *store.Tx) (any, error) {
-		return tx.Applied(opID, cerr == nil || gone, errText(cerr), result)
+		if gone {
+			cerr = nil // already gone is what a close wants: ok, and no error
+		}
+		return tx.Applied(opID, cerr == nil, errText(cerr), result)
 	})
 	w.logErr("close applied", err)
 }
