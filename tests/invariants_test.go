@@ -151,6 +151,26 @@ func checkInvariants(t testing.TB, home, xdg string, acked ...string) []anomaly 
 			}
 		}
 	}
+	lastInput := map[string]string{} // per agent: how its latest input_applied ended
+	for _, e := range evs {
+		if e.Kind != "agent.input_applied" {
+			continue
+		}
+		var q struct {
+			OK       bool   `json:"ok"`
+			Error    string `json:"error"`
+			Repaired bool   `json:"repaired"`
+		}
+		json.Unmarshal(e.Payload, &q)
+		switch {
+		case q.OK:
+			lastInput[e.Ref] = "delivered"
+		case q.Repaired:
+			lastInput[e.Ref] = "delivery cut by the crash, closed by recovery"
+		default:
+			lastInput[e.Ref] = "delivery failed: " + q.Error
+		}
+	}
 	inputOpen := map[string]bool{} // agents with a delivery in flight
 	for _, o := range openByOp {
 		if o.kind == "agent.input_requested" {
@@ -262,8 +282,8 @@ func checkInvariants(t testing.TB, home, xdg string, acked ...string) []anomaly 
 				msAgo(now, row.TurnDeliveredAt), msAgo(now, row.TurnCompletedAt)))
 		} else if s.Status == store.StatusWorking && visible && pane.AgentStatus != herdr.StatusWorking &&
 			!inputOpen[r.UUID] && row.TurnDeliveredAt != nil && now.Sub(time.UnixMilli(*row.TurnDeliveredAt)) > completeBy(cfg, row) {
-			add(anWorkingStuck, row, "", fmt.Sprintf("working with an open turn (delivered %s) while herdr reports %s",
-				msAgo(now, row.TurnDeliveredAt), pane.AgentStatus))
+			add(anWorkingStuck, row, "", fmt.Sprintf("working with an open turn (opened %s; %s) while herdr reports %s",
+				msAgo(now, row.TurnDeliveredAt), lastInput[r.UUID], pane.AgentStatus))
 		}
 	}
 	// 4 and 5. Every agent-labelled pane is held by a row, and by one pane only.
