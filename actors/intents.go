@@ -143,10 +143,11 @@ func (w *agentWork) orphanPanes(label string) ([]herdr.PaneInfo, error) {
 
 // recoverInput settles a delivery a crash cut off (docs/lifecycle.md §13.1): when
 // herdr shows the agent working (or blocked) the prompt was submitted and the turn goes
-// on; when the prompt still sits in the input box it was never submitted: the box is
-// cleared and the first prompt typed again under its turn, or a later turn undone;
-// otherwise the prompt was submitted and its turn may already be over: the turn stays
-// open for the completion rules, which settle it from the transcript.
+// on; when the transcript was written since the delivery and the prompt is not in the
+// input box, it was submitted and its turn may already be over: the turn stays open for
+// the completion rules, which settle it from the transcript. Otherwise (still in the
+// box, or never typed) it never reached the agent: the box is cleared and the first
+// prompt typed again under its turn, or a later turn undone.
 func (w *agentWork) recoverInput(opID string, p intentParams) {
 	if w.env.Herdr == nil {
 		return
@@ -164,7 +165,10 @@ func (w *agentWork) recoverInput(opID string, p intentParams) {
 	if !readable {
 		return // herdr cannot tell now
 	}
-	if p.Probe == "" || !strings.Contains(text, p.Probe) {
+	// Not in the input box and the transcript written since: submitted (the turn may
+	// be over already). Still in the box, or nothing written: it never reached the agent.
+	typed := p.Probe != "" && strings.Contains(text, p.Probe)
+	if !typed && w.transcriptWrittenAfter(w.st.Turn.DeliveredAt) != 0 {
 		w.markSubmitted(opID, p.InputSeq)
 		return
 	}

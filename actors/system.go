@@ -28,6 +28,9 @@ type SystemConfig struct {
 	Config *config.Config
 	// Getenv reads the server's environment (nil: os.Getenv).
 	Getenv func(string) string
+	// EnvKeys names variables Getenv knows beyond the process environment (a test's
+	// environment map), so the server's environment handed to agents includes them.
+	EnvKeys []string
 	Log    *slog.Logger
 	DB     *store.DB
 	// Version is the server's version string (server.status).
@@ -243,8 +246,13 @@ func (s *System) serverEnv() []string {
 		return os.Environ()
 	}
 	var env []string
-	for _, kv := range os.Environ() {
+	seen := map[string]bool{}
+	for _, kv := range append(os.Environ(), s.cfg.EnvKeys...) {
 		k, _, _ := strings.Cut(kv, "=")
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
 		if v := s.getenv(k); v != "" {
 			env = append(env, k+"="+v)
 		}

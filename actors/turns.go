@@ -143,21 +143,34 @@ func (w *agentWork) probeTranscript(idleSince int64) {
 	if w.st.IdleSince == 0 && idleSince != 0 {
 		w.logErr("start idle streak", w.apply(func(tx *store.Tx) error { return tx.StartIdle(w.uuid, idleSince) }))
 	}
-	if w.env.Transcripts == nil || w.st.Turn.Seq == 0 || w.st.Turn.WorkingSeenAt != 0 {
+	if w.st.Turn.Seq == 0 || w.st.Turn.WorkingSeenAt != 0 {
 		return
 	}
-	path, err := w.locate()
-	if err != nil {
-		return
-	}
-	cursor, ok := w.env.Transcripts.Cursor(path)
-	if !ok {
-		return
-	}
-	written, err := strconv.ParseInt(cursor, 10, 64)
-	if err != nil || written <= w.st.Turn.DeliveredAt {
+	written := w.transcriptWrittenAfter(w.st.Turn.DeliveredAt)
+	if written == 0 {
 		return
 	}
 	seq := w.st.Turn.Seq
 	w.logErr("record the turn's work", w.apply(func(tx *store.Tx) error { return tx.RecordWorkSeen(w.uuid, seq, written) }))
+}
+
+// transcriptWrittenAfter returns when the agent's transcript was last written (unix ms)
+// if that is after since, else 0 (no transcript, none located, or older).
+func (w *agentWork) transcriptWrittenAfter(since int64) int64 {
+	if w.env.Transcripts == nil {
+		return 0
+	}
+	path, err := w.locate()
+	if err != nil {
+		return 0
+	}
+	cursor, ok := w.env.Transcripts.Cursor(path)
+	if !ok {
+		return 0
+	}
+	written, err := strconv.ParseInt(cursor, 10, 64)
+	if err != nil || written <= since {
+		return 0
+	}
+	return written
 }

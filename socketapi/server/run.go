@@ -26,6 +26,9 @@ type Options struct {
 	// DeadLetterThrottle is the actor system's dead-letter log throttle (default 1 s).
 	// Tests shorten it: the throttle keeps a goroutine alive for one interval.
 	DeadLetterThrottle time.Duration
+	// EnvKeys names the variables Getenv knows beyond the process environment (a test
+	// seam: the environment map of an in-process server).
+	EnvKeys []string
 	// Methods replaces the method table socketapi.Methods (a test seam: a test adds a
 	// method and sees it dispatched and described).
 	Methods []socketapi.Spec

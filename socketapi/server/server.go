@@ -142,7 +142,7 @@ func Start(ctx context.Context, opts Options) (*Server, string, error) {
 	// Actor tree (actors/doc.go).
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.system, err = actors.Start(actors.SystemConfig{
-		Home: opts.Home, Paths: s.paths, Config: cfg, Getenv: opts.Getenv, Log: s.log, DB: db,
+		Home: opts.Home, Paths: s.paths, Config: cfg, Getenv: opts.Getenv, EnvKeys: opts.EnvKeys, Log: s.log, DB: db,
 		Version: socketapi.Version, Started: s.started, DeadLetterThrottle: opts.DeadLetterThrottle,
 		Retention: config.EventRetention(s.getenv),
 	})

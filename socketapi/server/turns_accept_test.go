@@ -408,9 +408,10 @@ func TestTurnCompletionSeqFastTurn(t *testing.T) {
 	sockettest.UseHerdr(t, sockettest.Herdr22)
 	srv := sockettest.NewServer(t, sockettest.WithHerdr(t),
 		sockettest.WithConfig(`{"integrations": {"mock": {"fast_turn_grace_ms": 5000}}}`),
-		// The mock waits 300 ms after Enter before its instant turn: well after the
-		// baseline read that follows the Enter.
-		sockettest.WithEnv("ORCR_MOCK_DELAY_WORKING_MS", "300"))
+		// The mock waits 1.5 s after Enter before its instant turn: well after the
+		// baseline read that follows the Enter, even on a loaded machine (at 300 ms the
+		// read came after the edge 1 in 10 full runs), and well inside the 5 s window.
+		sockettest.WithEnv("ORCR_MOCK_DELAY_WORKING_MS", "1500"))
 	c := srv.Client(t)
 	evs := watchTurnEvents(t, c)
 	a, err := run(t, c, map[string]any{"path": "seq/one"})

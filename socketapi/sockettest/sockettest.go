@@ -7,8 +7,10 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -105,7 +107,7 @@ func (c *config) start() (*Server, error) {
 	getenv := func(k string) string { return c.env[k] }
 	s, outcome, err := server.Start(context.Background(), server.Options{
 		Home: c.home, Getenv: getenv, Log: c.log, NoSignals: true,
-		DeadLetterThrottle: 10 * time.Millisecond, Methods: c.methods,
+		DeadLetterThrottle: 10 * time.Millisecond, Methods: c.methods, EnvKeys: slices.Collect(maps.Keys(c.env)),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("server.Start: %w", err)
