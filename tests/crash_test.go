@@ -34,7 +34,7 @@ import (
 // Knobs: ORCR_CRASH_SEED replays a campaign's random choices (the kill times and the
 // operations; the machine's timing still varies), ORCR_CRASH_POINTS is the number of kill
 // points (default 30, the acceptance minimum; fewer run within the budget fails the
-// test), ORCR_CRASH_BUDGET bounds the campaign (default 120s), ORCR_CRASH_KEEP names a
+// test), ORCR_CRASH_BUDGET bounds the campaign (default 300s), ORCR_CRASH_KEEP names a
 // directory that receives the events and the server log for a post-mortem.
 func TestCrashCampaign(t *testing.T) {
 	seed := uint64(time.Now().UnixNano())
@@ -126,11 +126,11 @@ func TestCrashCampaign(t *testing.T) {
 }
 
 // The campaign's shape, sized so that 30 points fit in the budget on two cores: about
-// 70 s when no point finds anything new, 90–105 s at the defect rate of today (a point
-// that finds an anomaly waits crashHold for it to hold still).
+// 65–120 s alone, 125 s and more under -race beside the other packages of `go test
+// ./...` (a point whose check finds something waits for it to hold still or go).
 const (
 	crashPoints        = 30
-	crashBudget        = 120 * time.Second
+	crashBudget        = 300 * time.Second
 	crashWorkers       = 4
 	crashRampUp        = 1500 * time.Millisecond
 	crashMinRun        = 100 * time.Millisecond // workload time before a kill, uniform in [min, max)
