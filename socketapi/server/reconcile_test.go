@@ -177,7 +177,9 @@ func TestDriftCountsUnclaimedPanes(t *testing.T) {
 // (a park, or the reconciler) marks it lost, and no park is tried after that.
 func TestGCDoesNotRetryPanelessAgent(t *testing.T) {
 	srv := sockettest.NewServer(t, sockettest.WithHerdr(t),
-		sockettest.WithConfig(`{"timings": {"gc_tick": "200ms", "idle_after": "1s"}}`))
+		// idle_after well above the mock's idle_stable: the idle streak begins before the
+		// turn completes, so a shorter one can park the agent before it is seen idle.
+		sockettest.WithConfig(`{"timings": {"gc_tick": "200ms", "idle_after": "4s"}}`))
 	c := srv.Client(t)
 	rec := record(t, c)
 	a, err := run(t, c, map[string]any{"path": "rg/a", "prompt": "turn_ms=20"}) // gc auto
