@@ -31,8 +31,8 @@ type SystemConfig struct {
 	// EnvKeys names variables Getenv knows beyond the process environment (a test's
 	// environment map), so the server's environment handed to agents includes them.
 	EnvKeys []string
-	Log    *slog.Logger
-	DB     *store.DB
+	Log     *slog.Logger
+	DB      *store.DB
 	// Version is the server's version string (server.status).
 	Version string
 	// Started is when the server process started (uptime).

@@ -30,7 +30,7 @@ type tmuxTerm struct {
 func newTmux(t *testing.T, env []string, name, shellCmd string) *tmuxTerm {
 	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not installed")
+		t.Fatal("tmux is not installed (.ci/run installs it; locally: apt-get install tmux)")
 	}
 	dir, err := os.MkdirTemp("", "tm")
 	if err != nil {
