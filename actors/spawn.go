@@ -142,7 +142,10 @@ func (w *agentWork) spawn() (ended bool) {
 // (docs/lifecycle.md §7.5): a starting row is only failed by the stuck-start guard once
 // max_starting has passed, which cancels this wait. Any other error (no binary, a
 // contract mismatch) is returned at once. nil with w.cut() true: the op was canceled.
-func (w *agentWork) waitHerdr() error {
+func (w *agentWork) waitHerdr() error { return w.waitHerdrUntil(time.Time{}) }
+
+// waitHerdrUntil is waitHerdr giving up at deadline (zero: never) with the last error.
+func (w *agentWork) waitHerdrUntil(deadline time.Time) error {
 	pause, warned := 250*time.Millisecond, false
 	for {
 		ctx, cancel := w.herdrCtx()
@@ -157,7 +160,7 @@ func (w *agentWork) waitHerdr() error {
 		if w.ctx.Err() != nil {
 			return nil // canceled: the caller's cut() sees it
 		}
-		if err == nil || !herdrDown(err) {
+		if err == nil || !herdrDown(err) || (!deadline.IsZero() && time.Now().After(deadline)) {
 			return err
 		}
 		if !warned {
@@ -262,6 +265,17 @@ func (w *agentWork) recover() (ended bool) {
 	if err != nil {
 		w.log().Error("recovery: cannot read open intents", "err", err)
 	}
+	// Recovery asks herdr what happened: right after a start its session connection may
+	// still be coming up, so give herdr a moment (bounded: a row that is not starting
+	// must not hold its actor's queue for long) before deciding anything from a failed call.
+	if w.env.Herdr != nil && (w.st.Status == store.StatusStarting || hasIntentOf(intents, w.uuid)) {
+		if err := w.waitHerdrUntil(time.Now().Add(recoveryHerdrWait)); err != nil {
+			w.log().Warn("recovery: herdr does not answer; deciding with what it can tell", "err", err)
+		}
+		if w.ctx.Err() != nil {
+			return w.isEnded()
+		}
+	}
 	if w.st.MoveState != store.MoveNone {
 		// herdr unreachable: the lease stays and the next send (or restart) retries.
 		moveOp := ""
@@ -328,4 +342,16 @@ func (w *agentWork) recover() (ended bool) {
 		w.fail(err)
 	}
 	return w.isEnded()
+}
+
+// recoveryHerdrWait bounds how long restart recovery waits for herdr to answer.
+const recoveryHerdrWait = 15 * time.Second
+
+func hasIntentOf(intents []store.Intent, uuid string) bool {
+	for _, in := range intents {
+		if in.Ref == uuid {
+			return true
+		}
+	}
+	return false
 }
