@@ -20,7 +20,7 @@ func (w *agentWork) kill(reason store.ExitReason) (killed bool, err error) {
 		// when the cancel landed; close it if it is still there.
 		if w.st.TerminalID != "" && w.env.Herdr != nil {
 			ctx, cancel := w.herdrCtx()
-			_, err := w.env.Herdr.Owned().PaneGet(ctx, w.st.TerminalID)
+			_, err := w.sess().PaneGet(ctx, w.st.TerminalID)
 			cancel()
 			if err == nil {
 				w.closePane(w.st.TerminalID, "canceled")
@@ -47,7 +47,7 @@ func (w *agentWork) kill(reason store.ExitReason) (killed bool, err error) {
 	} else {
 		w.shutdownPane(string(reason))
 	}
-	err = w.apply(func(tx *store.Tx) error { return tx.EndAgent(w.uuid, store.LiveStatuses, reason) })
+	err = w.apply(func(tx *store.Tx) error { return tx.EndAgent(w.uuid, w.liveStatuses(), reason) })
 	return err == nil, ignoreStale(err)
 }
 

@@ -121,7 +121,7 @@ func (w *agentWork) closePaneWith(target, reason, line string, grace time.Durati
 	opID := v.(string)
 	if line != "" {
 		ctx, cancel := w.herdrCtx()
-		if err := w.env.Herdr.Owned().Deliver(ctx, target, line); err == nil && grace > 0 {
+		if err := w.sess().Deliver(ctx, target, line); err == nil && grace > 0 {
 			w.sleepCtx(grace)
 		}
 		cancel()
@@ -133,7 +133,7 @@ func (w *agentWork) closePaneWith(target, reason, line string, grace time.Durati
 // closed or already gone.
 func (w *agentWork) finishClose(opID, target string, repaired bool) {
 	ctx, cancel := w.herdrCtx()
-	cerr := w.env.Herdr.Owned().Close(ctx, target)
+	cerr := w.sess().Close(ctx, target)
 	cancel()
 	gone := herdr.IsCode(cerr, "pane_not_found")
 	if cerr != nil && !gone {

@@ -84,13 +84,17 @@ func (w *agentWork) deliver(prompt string, from []store.Status, target string, w
 // one with a move left in flight) is moved home first (docs/lifecycle.md M18); the delivery then
 // reports the status the send found.
 func (w *agentWork) send(prompt string) (socketapi.SendResult, error) {
-	if !w.loaded {
+	// An unmanaged row is also written by discovery, so it is always read afresh.
+	if !w.loaded || !w.st.Managed {
 		if err := w.reload(); err != nil {
 			return socketapi.SendResult{}, err
 		}
 	}
 	if w.st.Status.Gone() {
 		return socketapi.SendResult{}, w.gone()
+	}
+	if !w.st.Managed {
+		return w.sendExternal(prompt)
 	}
 	if w.st.TerminalID == "" || w.env.Herdr == nil {
 		return socketapi.SendResult{}, wire.Conflict(fmt.Sprintf("agent %s has no pane yet (status %s)", w.st.Path, w.st.Status),
@@ -115,6 +119,9 @@ func (w *agentWork) send(prompt string) (socketapi.SendResult, error) {
 	}
 	return res, err
 }
+
+// defaultEnterDelay is the pause between the text and its Enter when a plan names none.
+const defaultEnterDelay = time.Second
 
 // SubmitPlan is a provider's input-delivery recipe (docs/lifecycle.md §9): the readiness wait
 // before typing, how the text is typed (the input box cleared first, one bracketed
@@ -145,7 +152,7 @@ func (w *agentWork) plan(provider string) SubmitPlan {
 func (w *agentWork) agentRow(target string, byPane bool) (herdr.AgentInfo, bool) {
 	ctx, cancel := w.herdrCtx()
 	defer cancel()
-	list, err := w.env.Herdr.Owned().AgentList(ctx)
+	list, err := w.sess().AgentList(ctx)
 	if err != nil {
 		return herdr.AgentInfo{}, false
 	}
@@ -181,7 +188,7 @@ func (w *agentWork) completionBase(target string) counter {
 func (w *agentWork) screen(target string) (string, bool) {
 	ctx, cancel := w.herdrCtx()
 	defer cancel()
-	rd, err := w.env.Herdr.Owned().Read(ctx, target, 0)
+	rd, err := w.sess().Read(ctx, target, 0)
 	if err != nil {
 		return "", false
 	}
@@ -194,13 +201,13 @@ func (w *agentWork) screen(target string) (string, bool) {
 // turn's completion_seq baseline, which it returns (before the confirmation loop, so
 // a fast turn's own idle edge comes after it).
 func (w *agentWork) submit(target, prompt string, plan SubmitPlan) (counter, error) {
-	sess := w.env.Herdr.Owned()
+	sess := w.sess()
 	if plan.ReadyBudget > 0 {
 		w.waitReady(target, plan)
 	}
 	pause := plan.EnterDelay
 	if pause <= 0 {
-		pause = time.Second
+		pause = defaultEnterDelay
 	}
 	// Every delivery, a re-delivery included, empties the input box first, so nothing
 	// left there is glued onto the prompt and a retyped prompt is never there twice.

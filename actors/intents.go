@@ -69,7 +69,7 @@ func (w *agentWork) recoverClose(opID string, p intentParams) {
 	}
 	if reason, ok := closeEnds(p.Reason); ok && !w.isEnded() && p.Target == w.st.TerminalID {
 		w.log().Info("reconcile: a teardown cut off by a crash finished", "reason", reason, "path", w.st.Path)
-		w.endAs(store.LiveStatuses, reason)
+		w.endAs(w.liveStatuses(), reason)
 	}
 }
 
@@ -152,6 +152,12 @@ func (w *agentWork) recoverInput(opID string, p intentParams) {
 	if w.env.Herdr == nil {
 		return
 	}
+	if !w.st.Managed {
+		// An unmanaged agent's status follows herdr (discovery); whether the text got
+		// there cannot be told, and no prompt is kept to type again.
+		w.closeIntent(opID, false, "interrupted by a server restart", map[string]any{"input_seq": p.InputSeq})
+		return
+	}
 	if w.st.Status != store.StatusWorking || w.st.InputSeq != p.InputSeq || w.st.Turn.Seq != p.InputSeq {
 		w.closeIntent(opID, false, "interrupted by a server restart", map[string]any{"input_seq": p.InputSeq})
 		return
@@ -213,7 +219,7 @@ func (w *agentWork) clearInput(target string) {
 	}
 	ctx, cancel := w.herdrCtx()
 	defer cancel()
-	if err := w.env.Herdr.Owned().SendKeys(ctx, target, keys...); err != nil {
+	if err := w.sess().SendKeys(ctx, target, keys...); err != nil {
 		w.log().Warn("could not clear the input box", "err", err)
 	}
 }

@@ -46,6 +46,17 @@ func (s *System) herdrInstalled(ctx context.Context) map[string]bool {
 	return present
 }
 
+// EnvDisableDiscovery set to "1" in the server's environment turns unmanaged discovery
+// off (docs/cli.md §7).
+const EnvDisableDiscovery = "ORCR_DISABLE_DISCOVERY"
+
+// supported is the support gate of discovery: only agents of providers with both
+// layers (the mock counts when enabled) become unmanaged rows (docs/lifecycle.md §13.5).
+func (s *System) supported(ctx context.Context, name string) bool {
+	opts := s.providerOptions()
+	return provider.CheckSupport(name, opts.HasOrcr(name), s.herdrInstalled(ctx)) == nil
+}
+
 // shutdownPlan is the provider's graceful-shutdown recipe (docs/lifecycle.md §15.2): a
 // line to type (claude and codex have none; the mock's is /quit) and the grace before
 // close.

@@ -320,7 +320,7 @@ func (w *agentWork) terminalPresent(terminal string) (bool, error) {
 	}
 	ctx, cancel := w.herdrCtx()
 	defer cancel()
-	_, err := w.env.Herdr.Owned().PaneGet(ctx, terminal)
+	_, err := w.sess().PaneGet(ctx, terminal)
 	switch {
 	case err == nil:
 		return true, nil

@@ -28,9 +28,6 @@ func (s *System) Send(ctx context.Context, r socketapi.SendRequest) (socketapi.S
 	if row.Status.Gone() {
 		return socketapi.SendResult{}, wire.New(wire.NotFound, "agent "+row.Path+" is "+string(row.Status), "target", r.Target)
 	}
-	if !row.Managed {
-		return socketapi.SendResult{}, wire.Conflict("sending to unmanaged agents is not available yet")
-	}
 	res, err := s.sys.Root.RequestFuture(s.agents, SendInput{UUID: row.UUID, Prompt: prompt}, sendTimeout).Result()
 	if err != nil {
 		return socketapi.SendResult{}, wire.Internal("actor", "agent actor did not answer: "+err.Error())

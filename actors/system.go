@@ -60,6 +60,7 @@ type System struct {
 	monitor  *actor.PID
 	gc       *actor.PID
 	recon    *actor.PID
+	discover *actor.PID
 	driver   *herdr.Driver
 	env      *AgentEnv
 
@@ -143,6 +144,13 @@ func Start(cfg SystemConfig) (*System, error) {
 	}), "gc"); err != nil {
 		return fail(wire.Internal("actor", "cannot start the gc actor: "+err.Error()))
 	}
+	if s.getenv(EnvDisableDiscovery) != "1" {
+		if s.discover, err = s.sys.Root.SpawnNamed(NewDiscoveryProps(DiscoverySpec{
+			Env: s.env, Supported: s.supported,
+		}), "discovery"); err != nil {
+			return fail(wire.Internal("actor", "cannot start the discovery actor: "+err.Error()))
+		}
+	}
 	return s, nil
 }
 
@@ -153,7 +161,7 @@ func Start(cfg SystemConfig) (*System, error) {
 // It does not close the store.
 func (s *System) Stop() {
 	root := s.sys.Root
-	for _, pid := range []*actor.PID{s.gc, s.recon, s.monitor, s.queue} {
+	for _, pid := range []*actor.PID{s.discover, s.gc, s.recon, s.monitor, s.queue} {
 		if pid != nil {
 			root.PoisonFuture(pid).Wait()
 		}

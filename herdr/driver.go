@@ -145,6 +145,15 @@ func (d *Driver) SetBin(bin string) { d.cfg.live.Store(&bin) }
 // Session returns the handle of herdr session name (cheap; no I/O).
 func (d *Driver) Session(name string) *Session { return &Session{d: d, name: name} }
 
+// Forget stops the connection actor of user session name and drops its entry, so a
+// session that no longer exists is not reconnected forever. The owned session is never
+// forgotten; a later call to the session connects again.
+func (d *Driver) Forget(name string) {
+	if !d.closed.Load() {
+		d.sys.Root.Send(d.sup, &forgetSession{name: name})
+	}
+}
+
 // Owned returns the handle of the owned session.
 func (d *Driver) Owned() *Session { return d.Session(d.cfg.owned()) }
 

@@ -29,6 +29,9 @@ type SessionHealth struct {
 // healthQuery asks the supervisor (by RequestFuture, from edge code) for []SessionHealth.
 type healthQuery struct{}
 
+// forgetSession drops a user session's connection actor and entry (the session is gone).
+type forgetSession struct{ name string }
+
 // respawnTick is sent by a time.AfterFunc timer; gen must still match the entry.
 type respawnTick struct {
 	name string
@@ -108,6 +111,16 @@ func (s *supervisor) Receive(c actor.Context) {
 		}
 	case *healthQuery:
 		c.Respond(s.health())
+	case *forgetSession:
+		if e := s.sessions[m.name]; e != nil && m.name != s.cfg.owned() {
+			if e.timer != nil {
+				e.timer.Stop()
+			}
+			if e.pid != nil {
+				c.Poison(e.pid) // requests already forwarded are answered first
+			}
+			delete(s.sessions, m.name)
+		}
 	case *actor.Stopping:
 		s.stopping = true
 		for _, e := range s.sessions {

@@ -17,6 +17,8 @@ const (
 	StatusParked   Status = "parked"
 	StatusLost     Status = "lost"
 	StatusEnded    Status = "ended"
+	// StatusUnknown is used by unmanaged rows only: herdr cannot tell what the agent is doing.
+	StatusUnknown Status = "unknown"
 )
 
 // In reports whether s is one of set.

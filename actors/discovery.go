@@ -1,0 +1,314 @@
+package actors
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/orcr-go/orcr/actors/actorkit"
+	"github.com/orcr-go/orcr/herdr"
+	"github.com/orcr-go/orcr/store"
+)
+
+// Unmanaged discovery (docs/lifecycle.md §13.5): every DiscoveryEvery the discovery
+// actor reads herdr's session list and, for every running user session (not the owned
+// one), its agent.list; agents of supported providers become unmanaged rows keyed by
+// (session, terminal_id), kept current, and ended when their terminal goes. A session
+// that cannot be read is skipped: nothing of it is ended on a failed read. A session
+// herdr lists as stopped, or no longer lists, has no terminals left (a herdr session's
+// panes die with its server), so its rows end (docs/decisions.md D11).
+
+// DiscoveryEvery is the discovery period (docs/lifecycle.md §13.7).
+const DiscoveryEvery = 3 * time.Second
+
+// ExternalTurnGrace is how long an unmanaged agent's open turn waits for herdr to report
+// work before herdr's idle is taken as the turn's end (docs/decisions.md D11): a turn
+// answered between two polls is never seen working.
+const ExternalTurnGrace = 10 * time.Second
+
+// discKind is what a discovery pass does to one row.
+type discKind string
+
+const (
+	discCreate   discKind = "create"   // a new (session, terminal) of a supported provider
+	discRefresh  discKind = "refresh"  // pane id or agent_session pointer changed (no event)
+	discStatus   discKind = "status"   // herdr's status differs from the row's
+	discSeeWork  discKind = "see_work" // the open turn is seen working or blocked
+	discComplete discKind = "complete" // the open turn is over: turn_completed, then idle
+	discEnd      discKind = "end"      // the terminal is gone
+)
+
+// discChange is one difference a pass found. From and Seq are the row's status and
+// input_seq when the pass read it: the write is a compare-and-set on them, so a send
+// that changed the row meanwhile wins and the next pass looks again.
+type discChange struct {
+	Kind     discKind
+	UUID     string
+	Sighting store.Sighting
+	From, To store.Status
+	Seq      int64
+	Turn     int64
+}
+
+// decideUnmanaged is the status rule of one unmanaged row (docs/decisions.md D11): with
+// no open turn the row takes herdr's status; with one (a send opened it), working and
+// blocked are taken (and the turn noted as seen working), idle ends the turn once herdr
+// was seen working during it or ExternalTurnGrace has passed since delivery, and
+// unknown changes nothing. It returns the status to set, whether the turn was seen
+// working now and whether it completes.
+func decideUnmanaged(cur store.Status, turn store.Turn, h store.Status, now time.Time) (to store.Status, seeWork, complete bool) {
+	if turn.Seq == 0 {
+		return h, false, false
+	}
+	switch h {
+	case store.StatusWorking, store.StatusBlocked:
+		return h, turn.WorkingSeenAt == 0, false
+	case store.StatusIdle:
+		late := turn.DeliveredAt == 0 || now.Sub(time.UnixMilli(turn.DeliveredAt)) >= ExternalTurnGrace
+		if turn.WorkingSeenAt != 0 || late {
+			return store.StatusIdle, false, true
+		}
+	}
+	return cur, false, false
+}
+
+// planDiscovery is the pure rule of one session's pass: rows are the session's active
+// unmanaged rows (read first), seen its agents of supported providers (listed after).
+func planDiscovery(rows []store.Agent, seen []store.Sighting, now time.Time) []discChange {
+	byTerminal := make(map[string]store.Sighting, len(seen))
+	for _, s := range seen {
+		byTerminal[s.TerminalID] = s
+	}
+	var out []discChange
+	known := make(map[string]bool, len(rows))
+	for _, r := range rows {
+		known[r.TerminalID] = true
+		s, ok := byTerminal[r.TerminalID]
+		if !ok {
+			out = append(out, discChange{Kind: discEnd, UUID: r.UUID, From: r.Status, Seq: r.InputSeq})
+			continue
+		}
+		if s.PaneID != r.PaneID || (s.SessionValue != "" && s.SessionValue != r.SessionValue) {
+			out = append(out, discChange{Kind: discRefresh, UUID: r.UUID, Sighting: s})
+		}
+		to, seeWork, complete := decideUnmanaged(r.Status, r.Turn, s.Status, now)
+		base := discChange{UUID: r.UUID, From: r.Status, To: to, Seq: r.InputSeq, Turn: r.Turn.Seq}
+		switch {
+		case complete:
+			base.Kind = discComplete
+			out = append(out, base)
+		case to != r.Status:
+			base.Kind = discStatus
+			out = append(out, base)
+		}
+		if seeWork {
+			base.Kind = discSeeWork
+			out = append(out, base)
+		}
+	}
+	for _, s := range seen {
+		if !known[s.TerminalID] {
+			known[s.TerminalID] = true
+			out = append(out, discChange{Kind: discCreate, Sighting: s, To: s.Status})
+		}
+	}
+	return out
+}
+
+// endAll is the plan for a session that has no terminals left.
+func endAll(rows []store.Agent) []discChange {
+	out := make([]discChange, len(rows))
+	for i, r := range rows {
+		out[i] = discChange{Kind: discEnd, UUID: r.UUID, From: r.Status, Seq: r.InputSeq}
+	}
+	return out
+}
+
+// applyDiscovery writes one session's changes in one transaction. A compare-and-set
+// that finds the row changed since the pass read it skips that change.
+func applyDiscovery(session string, changes []discChange) store.Op {
+	return func(tx *store.Tx) (any, error) {
+		for _, ch := range changes {
+			var err error
+			switch ch.Kind {
+			case discCreate:
+				_, err = tx.CreateUnmanaged(session, ch.Sighting)
+			case discRefresh:
+				err = tx.RefreshUnmanaged(ch.UUID, ch.Sighting.PaneID, ch.Sighting.SessionKind, ch.Sighting.SessionValue)
+			case discStatus:
+				err = tx.SetUnmanagedStatus(ch.UUID, ch.From, ch.To, ch.Seq)
+			case discSeeWork:
+				err = tx.SeeExternalWork(ch.UUID, ch.Turn)
+			case discComplete:
+				err = tx.CompleteTurn(store.TurnCompletion{UUID: ch.UUID, Seq: ch.Turn, IdleFrom: ch.From})
+			case discEnd:
+				err = tx.EndUnmanaged(ch.UUID)
+			}
+			if err != nil && !errors.Is(err, store.ErrStale) {
+				return nil, err
+			}
+		}
+		return nil, nil
+	}
+}
+
+// sightings turns a user session's agent.list into the sightings of supported providers.
+func sightings(agents []herdr.AgentInfo, supported func(string) bool) []store.Sighting {
+	var out []store.Sighting
+	for _, a := range agents {
+		if a.Agent == "" || a.TerminalID == "" || !supported(a.Agent) {
+			continue
+		}
+		s := store.Sighting{TerminalID: a.TerminalID, PaneID: a.PaneID, Provider: a.Agent, Cwd: a.Cwd,
+			Status: store.Status(a.AgentStatus.Normalise())}
+		if a.AgentSession != nil {
+			s.SessionKind, s.SessionValue = a.AgentSession.Kind, a.AgentSession.Value
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// DiscoverySpec configures the discovery actor.
+type DiscoverySpec struct {
+	Env   *AgentEnv
+	Every time.Duration // 0: DiscoveryEvery
+	// Supported reports whether a provider is supported (both layers; docs/providers.md §1.2).
+	Supported func(ctx context.Context, provider string) bool
+}
+
+type (
+	discTick struct{ gen int64 }
+	discDone struct{ read []string }
+)
+
+// discoveryActor runs the passes, one at a time, each on a goroutine (edge code: herdr
+// CLI, herdr sockets, store reads and one write per changed session). It remembers
+// which user sessions it connected to, so the driver can forget a session that is gone.
+type discoveryActor struct {
+	spec  DiscoverySpec
+	tick  actorkit.Ticker
+	busy  bool
+	inUse map[string]bool
+}
+
+// NewDiscoveryProps returns the discovery actor's props.
+func NewDiscoveryProps(spec DiscoverySpec) *actor.Props {
+	if spec.Every <= 0 {
+		spec.Every = DiscoveryEvery
+	}
+	return actorkit.Props(spec.Env.Log, func() actor.Actor { return &discoveryActor{spec: spec, inUse: map[string]bool{}} })
+}
+
+func (d *discoveryActor) Receive(c actor.Context) {
+	switch m := c.Message().(type) {
+	case *actor.Started:
+		d.pass(c)
+	case discTick:
+		if d.tick.Current(m.gen) {
+			d.pass(c)
+		}
+	case discDone:
+		d.busy = false
+		now := map[string]bool{}
+		for _, s := range m.read {
+			now[s] = true
+		}
+		for s := range d.inUse {
+			if !now[s] && d.spec.Env.Herdr != nil {
+				d.spec.Env.Herdr.Forget(s)
+			}
+		}
+		d.inUse = now
+		d.tick.Arm(c, d.spec.Every, func(gen int64) any { return discTick{gen: gen} })
+	case *actor.Stopping:
+		d.tick.Stop()
+	}
+}
+
+func (d *discoveryActor) pass(c actor.Context) {
+	if d.busy {
+		return
+	}
+	d.busy = true
+	self, root, spec := c.Self(), c.ActorSystem().Root, d.spec
+	spec.Env.Ops.Add(1)
+	go func() {
+		defer spec.Env.Ops.Done()
+		root.Send(self, discDone{read: discover(root, spec)})
+	}()
+}
+
+// discover is one pass; it returns the user sessions it read.
+func discover(root *actor.RootContext, spec DiscoverySpec) []string {
+	env := spec.Env
+	if env.Herdr == nil || env.Herdr.Bin() == "" {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	infos, err := env.Herdr.Sessions(ctx)
+	if err != nil {
+		env.Log.Debug("discovery: herdr session list failed", "err", err)
+		return nil
+	}
+	owned := env.Herdr.Owned().Name()
+	running := map[string]bool{}
+	var read []string
+	for _, in := range infos {
+		if in.Name == owned || !in.Running || in.SocketPath == "" {
+			continue
+		}
+		running[in.Name] = true
+		agents, err := env.Herdr.Session(in.Name).AgentList(ctx)
+		if err != nil {
+			env.Log.Debug("discovery: cannot read a user session; skipped", "session", in.Name, "err", err)
+			continue
+		}
+		read = append(read, in.Name)
+		rows, err := env.DB.UnmanagedRows(ctx, in.Name)
+		if err != nil {
+			env.Log.Warn("discovery: cannot read the unmanaged rows", "session", in.Name, "err", err)
+			continue
+		}
+		supported := func(p string) bool { return spec.Supported == nil || spec.Supported(ctx, p) }
+		writeDiscovery(root, env, in.Name, planDiscovery(rows, sightings(agents, supported), time.Now()))
+	}
+	// Sessions with active rows that herdr no longer runs: their terminals are gone.
+	sessions, err := env.DB.UnmanagedSessions(ctx)
+	if err != nil {
+		env.Log.Warn("discovery: cannot read the unmanaged sessions", "err", err)
+		return read
+	}
+	for _, name := range sessions {
+		if running[name] {
+			continue
+		}
+		rows, err := env.DB.UnmanagedRows(ctx, name)
+		if err == nil {
+			writeDiscovery(root, env, name, endAll(rows))
+		}
+	}
+	return read
+}
+
+func writeDiscovery(root *actor.RootContext, env *AgentEnv, session string, changes []discChange) {
+	if len(changes) == 0 {
+		return
+	}
+	if _, err := WriteSync(root, env.Store, applyDiscovery(session, changes)); err != nil {
+		env.Log.Warn("discovery: cannot apply the changes", "session", session, "err", err)
+		return
+	}
+	for _, ch := range changes {
+		switch ch.Kind {
+		case discCreate:
+			env.Log.Info("reconcile: unmanaged agent discovered", "session", session, "terminal", ch.Sighting.TerminalID,
+				"provider", ch.Sighting.Provider, "status", ch.To)
+		case discEnd:
+			env.Log.Info("reconcile: unmanaged agent's terminal gone, ended", "session", session, "agent", ch.UUID)
+		}
+	}
+}

@@ -1,0 +1,113 @@
+package actors
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/orcr-go/orcr/herdr"
+	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/store"
+)
+
+// The agent actor's work on unmanaged rows (docs/lifecycle.md §3.2): send and kill
+// --force go through the herdr session the agent lives in; discovery keeps the row's
+// status (actors/discovery.go).
+
+// sess is the herdr session of the agent's pane: the owned session for managed rows, the
+// user's session for unmanaged ones.
+func (w *agentWork) sess() *herdr.Session {
+	if !w.st.Managed && w.st.Session != "" {
+		return w.env.Herdr.Session(w.st.Session)
+	}
+	return w.env.Herdr.Owned()
+}
+
+// liveStatuses are the statuses a kill or a finished teardown ends the row from.
+func (w *agentWork) liveStatuses() []store.Status {
+	if !w.st.Managed {
+		return store.UnmanagedStatuses
+	}
+	return store.LiveStatuses
+}
+
+// sendExternal is agent.send on an unmanaged row (docs/lifecycle.md §11.1): the pane is
+// looked up by terminal id in its own session (a session that does not answer is
+// state_conflict), an external turn opens before typing, and the prompt is typed
+// without confirmation. Discovery then follows herdr's status and ends the turn
+// (docs/decisions.md D11). A delivery that fails undoes the turn.
+func (w *agentWork) sendExternal(prompt string) (socketapi.SendResult, error) {
+	if w.env.Herdr == nil {
+		return socketapi.SendResult{}, wire.Conflict("no herdr binary; cannot reach agent " + w.st.Path)
+	}
+	ctx, cancel := w.herdrCtx()
+	list, err := w.sess().AgentList(ctx)
+	cancel()
+	if err != nil {
+		return socketapi.SendResult{}, wire.Conflict(fmt.Sprintf("herdr session %s of agent %s is not running", w.st.Session, w.st.Path))
+	}
+	var pane herdr.AgentInfo
+	for _, a := range list {
+		if a.TerminalID == w.st.TerminalID {
+			pane = a
+		}
+	}
+	if pane.TerminalID == "" {
+		return socketapi.SendResult{}, wire.Conflict(fmt.Sprintf("agent %s has no pane in herdr session %s", w.st.Path, w.st.Session),
+			"current_status", w.st.Status)
+	}
+	type opened struct {
+		seq  int64
+		opID string
+		was  store.Status
+	}
+	v, err := w.write(func(tx *store.Tx) (any, error) {
+		seq, was, err := tx.OpenExternalTurn(w.uuid)
+		if err != nil {
+			return nil, err
+		}
+		id, _, err := tx.Intent("agent.input_requested", w.uuid, map[string]any{"input_seq": seq, "target": w.st.TerminalID,
+			"bytes": len(prompt), "session": w.st.Session})
+		return opened{seq: seq, opID: id, was: was}, err
+	})
+	if err != nil {
+		var gone *store.GoneError
+		if errors.As(err, &gone) {
+			w.st.Status = gone.Status
+			return socketapi.SendResult{}, w.gone()
+		}
+		if errors.Is(err, store.ErrStale) {
+			w.logErr("re-read the row", w.reload())
+			return socketapi.SendResult{}, wire.Conflict("agent "+w.st.Path+" changed state during delivery", "current_status", w.st.Status)
+		}
+		return socketapi.SendResult{}, err
+	}
+	o := v.(opened)
+	plan := w.plan(w.st.Provider)
+	pause := plan.EnterDelay
+	if pause <= 0 {
+		pause = defaultEnterDelay
+	}
+	ctx, cancel = w.herdrCtx()
+	derr := w.sess().Submit(ctx, pane.PaneID, herdr.Submission{Text: prompt, Paste: plan.Paste, Clear: plan.ClearKeys, Pause: pause})
+	cancel()
+	err = w.apply(func(tx *store.Tx) error {
+		if derr == nil {
+			if err := tx.MarkDelivered(w.uuid, o.seq); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.Applied(o.opID, derr == nil, errText(derr), map[string]any{"input_seq": o.seq}); err != nil {
+			return err
+		}
+		if derr != nil {
+			return ignoreStale(tx.AbandonTurn(w.uuid, o.seq, o.was))
+		}
+		return nil
+	})
+	w.logErr("input applied", err)
+	if derr != nil {
+		return socketapi.SendResult{}, wire.From(derr, "herdr")
+	}
+	return socketapi.SendResult{UUID: w.uuid, Path: w.st.Path, DeliveredWhile: o.was, InputSeq: o.seq}, nil
+}

@@ -1,0 +1,220 @@
+package store
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/orcr-go/orcr/socketapi"
+)
+
+// Unmanaged agents (docs/lifecycle.md §3.2, §5.2, §13.5): rows discovery keeps for the
+// supported agents it finds in the user's own herdr sessions. They are keyed by
+// (herdr_session, terminal_id), have origin "detected" and managed = 0, and their status
+// is herdr's: working, idle, blocked or unknown, until their terminal goes (ended, no
+// exit_reason).
+
+// StatusUnknown is herdr's "cannot tell" status, used only by unmanaged rows.
+const StatusUnknown = socketapi.StatusUnknown
+
+// UnmanagedStatuses are the statuses an active unmanaged row can have.
+var UnmanagedStatuses = []Status{StatusWorking, StatusIdle, StatusBlocked, StatusUnknown}
+
+// Sighting is one agent discovery saw in a user session's agent.list.
+type Sighting struct {
+	TerminalID, PaneID, Provider, Cwd string
+	// Status is herdr's status folded to a row status (done → idle).
+	Status                    Status
+	SessionKind, SessionValue string // herdr's agent_session pointer, when reported
+}
+
+// UnmanagedRows reads the active unmanaged rows of herdr session session, with their
+// open turns, in creation order.
+func (db *DB) UnmanagedRows(ctx context.Context, session string) ([]Agent, error) {
+	q := strings.Replace(agentStateSelect, "WHERE a.uuid = ?",
+		"WHERE a.managed = 0 AND a.herdr_session = ? AND a.status != 'ended' ORDER BY a.created_at, a.uuid", 1)
+	rows, err := db.r.QueryContext(ctx, q, session)
+	if err != nil {
+		return nil, sqliteErr("read unmanaged agents", err)
+	}
+	defer rows.Close()
+	var out []Agent
+	for rows.Next() {
+		var a Agent
+		if err := rows.Scan(&a.UUID, &a.Path, &a.Status, &a.Managed,
+			&a.Provider, &a.GCMode, &a.Cwd, &a.Session, &a.TerminalID, &a.PaneID, &a.SessionKind, &a.SessionValue,
+			&a.MoveState, &a.MoveToken, &a.CancelRequested, &a.InputSeq, &a.CreatedAt, &a.IdleSince, &a.ParkedAt,
+			&a.Turn.Seq, &a.Turn.DeliveredAt, &a.Turn.WorkingSeenAt); err != nil {
+			return nil, sqliteErr("read unmanaged agents", err)
+		}
+		out = append(out, a)
+	}
+	return out, sqliteErr("read unmanaged agents", rows.Err())
+}
+
+// UnmanagedSessions lists the herdr sessions that have active unmanaged rows.
+func (db *DB) UnmanagedSessions(ctx context.Context) ([]string, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT DISTINCT herdr_session FROM agents
+		WHERE managed = 0 AND status != 'ended' AND herdr_session IS NOT NULL ORDER BY herdr_session`)
+	if err != nil {
+		return nil, sqliteErr("read unmanaged sessions", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, sqliteErr("read unmanaged sessions", err)
+		}
+		out = append(out, s)
+	}
+	return out, sqliteErr("read unmanaged sessions", rows.Err())
+}
+
+// Slug is a path segment made from a herdr name (docs/lifecycle.md §13.5): lowercase,
+// every character outside [a-z0-9_] replaced by "_", cut to 64 bytes, "x" when empty.
+func Slug(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(s) {
+		if b.Len() == 64 {
+			break
+		}
+		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') || r == '_' {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	if b.Len() == 0 {
+		return "x"
+	}
+	return b.String()
+}
+
+// UnmanagedPath is the path of an agent discovered in session on pane paneID:
+// unmanaged/<slug(session)>/<slug(pane_id)>.
+func UnmanagedPath(session, paneID string) string {
+	return "unmanaged/" + Slug(session) + "/" + Slug(paneID)
+}
+
+// terminalSuffix is "_" and 6 hex characters of a hash of the terminal id: what tells
+// two discovered agents apart whose paths would be the same.
+func terminalSuffix(terminal string) string {
+	h := sha256.Sum256([]byte(terminal))
+	return "_" + hex.EncodeToString(h[:3])
+}
+
+// CreateUnmanaged inserts the row of an agent discovery found in session (status
+// s.Status) and emits agent.created with managed:false. Its path is
+// [UnmanagedPath], with the terminal's suffix when an active row already holds that.
+func (t *Tx) CreateUnmanaged(session string, s Sighting) (AgentRow, error) {
+	id, err := uuid.NewV7()
+	if err != nil {
+		return AgentRow{}, err
+	}
+	path := UnmanagedPath(session, s.PaneID)
+	var occ string
+	switch err := t.QueryRow(`SELECT uuid FROM agents WHERE path = ? AND status != 'ended'`, path).Scan(&occ); {
+	case err == nil:
+		path += terminalSuffix(s.TerminalID)
+	case !errors.Is(err, sql.ErrNoRows):
+		return AgentRow{}, sqliteErr("read path occupant", err)
+	}
+	if _, err := t.Exec(`INSERT INTO agents (uuid, path, managed, origin, agent, cwd, herdr_session, terminal_id, pane_id,
+		agent_session_kind, agent_session_value, status, last_status_change_at, created_at, updated_at)
+		VALUES (?, ?, 0, 'detected', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		id.String(), path, s.Provider, null(s.Cwd), session, s.TerminalID, null(s.PaneID), null(s.SessionKind),
+		null(s.SessionValue), s.Status, t.now, t.now, t.now); err != nil {
+		if isUniqueViolation(err) {
+			return AgentRow{}, &PathInUseError{Path: path}
+		}
+		return AgentRow{}, sqliteErr("insert unmanaged agent", err)
+	}
+	row, err := AgentByUUID(t.ctx, t, id.String())
+	if err != nil {
+		return AgentRow{}, err
+	}
+	_, err = t.Emit("agent.created", row.UUID, map[string]any{"uuid": row.UUID, "path": path, "status": s.Status,
+		"managed": false, "agent": row})
+	return row, err
+}
+
+// RefreshUnmanaged records where an unmanaged row's terminal is now and herdr's late
+// agent_session pointer, without an event (docs/lifecycle.md §5.2).
+func (t *Tx) RefreshUnmanaged(uuid, pane, kind, value string) error {
+	return t.exec("refresh unmanaged agent", `UPDATE agents SET pane_id = ?,
+		agent_session_kind = COALESCE(?, agent_session_kind), agent_session_value = COALESCE(?, agent_session_value),
+		updated_at = ? WHERE uuid = ? AND managed = 0 AND status != 'ended'`, null(pane), null(kind), null(value), t.now, uuid)
+}
+
+// SetUnmanagedStatus gives an unmanaged row herdr's status to, if the row is still
+// in from at input_seq seq (ErrStale otherwise: a send changed it since discovery
+// read it), and emits agent.status_changed. A working status on a row with an open
+// turn records that the turn was seen working.
+func (t *Tx) SetUnmanagedStatus(uuid string, from, to Status, seq int64) error {
+	if err := t.execOne("set unmanaged status", `UPDATE agents SET status = ?, updated_at = ?, last_status_change_at = ?
+		WHERE uuid = ? AND managed = 0 AND status = ? AND input_seq = ?`, to, t.now, t.now, uuid, from, seq); err != nil {
+		return err
+	}
+	_, err := t.EmitAgent("agent.status_changed", uuid, map[string]any{"status": to})
+	return err
+}
+
+// SeeExternalWork records that herdr reported the open turn seq of an unmanaged row
+// working or blocked (first time only).
+func (t *Tx) SeeExternalWork(uuid string, seq int64) error {
+	return t.exec("see external work", `UPDATE turns SET working_seen_at = ? WHERE agent_uuid = ? AND input_seq = ?
+		AND working_seen_at IS NULL`, t.now, uuid, seq)
+}
+
+// EndUnmanaged ends an unmanaged row whose terminal is gone: status ended with no
+// exit_reason, agent.status_changed and agent.ended. ErrStale when it already ended.
+func (t *Tx) EndUnmanaged(uuid string) error {
+	if err := t.execOne("end unmanaged agent", `UPDATE agents SET status = 'ended', exit_reason = NULL, ended_at = ?,
+		updated_at = ?, last_status_change_at = ? WHERE uuid = ? AND managed = 0 AND status != 'ended'`,
+		t.now, t.now, t.now, uuid); err != nil {
+		return err
+	}
+	if _, err := t.EmitAgent("agent.status_changed", uuid, map[string]any{"status": StatusEnded, "exit_reason": nil}); err != nil {
+		return err
+	}
+	_, err := t.EmitAgent("agent.ended", uuid, map[string]any{"exit_reason": nil})
+	return err
+}
+
+// OpenExternalTurn opens the next turn of an unmanaged row before a send types into
+// its pane (docs/lifecycle.md §11.1 step 7): status working, input_seq+1, a turn row
+// with source external, agent.status_changed {status, input_seq}. It returns the new
+// input_seq and the status the row had. An ended row is a *[GoneError].
+func (t *Tx) OpenExternalTurn(uuid string) (seq int64, was Status, err error) {
+	a, err := t.Agent(uuid)
+	if err != nil {
+		return 0, "", err
+	}
+	if a.Status == StatusEnded {
+		return 0, a.Status, &GoneError{UUID: uuid, Path: a.Path, Status: a.Status}
+	}
+	seq = a.InputSeq + 1
+	if err := t.execOne("open external turn", `UPDATE agents SET status = 'working', input_seq = ?, blocked_kind = NULL,
+		updated_at = ?, last_status_change_at = ? WHERE uuid = ? AND managed = 0 AND status = ? AND input_seq = ?`,
+		seq, t.now, t.now, uuid, a.Status, a.InputSeq); err != nil {
+		return 0, a.Status, err
+	}
+	// A turn still open from an earlier send is over: this one follows it.
+	if a.Turn.Seq != 0 {
+		if err := t.CompleteTurn(TurnCompletion{UUID: uuid, Seq: a.Turn.Seq}); err != nil && !errors.Is(err, ErrStale) {
+			return 0, a.Status, err
+		}
+	}
+	if err := t.exec("insert turn", `INSERT INTO turns (agent_uuid, input_seq, source, delivered_at) VALUES (?, ?, 'external', ?)`,
+		uuid, seq, t.now); err != nil {
+		return 0, a.Status, err
+	}
+	_, err = t.EmitAgent("agent.status_changed", uuid, map[string]any{"status": StatusWorking, "input_seq": seq})
+	return seq, a.Status, err
+}

@@ -1,0 +1,83 @@
+package store_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/orcr-go/orcr/store"
+	"github.com/orcr-go/orcr/store/storetest"
+)
+
+func TestSlug(t *testing.T) {
+	for in, want := range map[string]string{
+		"w1:p2": "w1_p2", "Work-Tree": "work_tree", "": "x", "ünï": "_n_", "a_b9": "a_b9",
+		strings.Repeat("A", 70): strings.Repeat("a", 64),
+	} {
+		if got := store.Slug(in); got != want {
+			t.Errorf("Slug(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// A discovered agent gets its row with agent.created {managed:false}; a second one on
+// the same path (another terminal, the pane id reused) gets the terminal's suffix; an
+// end has no exit_reason; a status change is a compare-and-set on status and input_seq.
+func TestUnmanagedRows(t *testing.T) {
+	db := storetest.Open(t)
+	s := store.Sighting{TerminalID: "term-1", PaneID: "w1:p1", Provider: "claude", Status: store.StatusIdle,
+		SessionKind: "session_id", SessionValue: "abc"}
+	v, evs := applyEvents(t, db, func(tx *store.Tx) (any, error) { return tx.CreateUnmanaged("Work", s) })
+	row := v.(store.AgentRow)
+	if row.Path != "unmanaged/work/w1_p1" || row.Managed || row.Status != store.StatusIdle {
+		t.Fatalf("created %+v", row)
+	}
+	if len(evs) != 1 || evs[0].Kind != "agent.created" || payload(t, evs[0])["managed"] != false {
+		t.Fatalf("events %v", evs)
+	}
+	s2 := s
+	s2.TerminalID = "term-2"
+	v, _ = applyEvents(t, db, func(tx *store.Tx) (any, error) { return tx.CreateUnmanaged("Work", s2) })
+	if p := v.(store.AgentRow).Path; !strings.HasPrefix(p, "unmanaged/work/w1_p1_") || len(p) != len("unmanaged/work/w1_p1_")+6 {
+		t.Errorf("second path %q, want the terminal's 6-hex suffix", p)
+	}
+	rows, err := db.UnmanagedRows(t.Context(), "Work")
+	if err != nil || len(rows) != 2 || rows[0].SessionValue != "abc" {
+		t.Fatalf("rows %+v, %v", rows, err)
+	}
+
+	// A stale compare-and-set (a send moved the row on) changes nothing.
+	res, _, err := db.Apply([]store.Op{func(tx *store.Tx) (any, error) {
+		return nil, tx.SetUnmanagedStatus(row.UUID, store.StatusWorking, store.StatusIdle, 0)
+	}})
+	if err == nil {
+		err = res[0].Err
+	}
+	if !errors.Is(err, store.ErrStale) {
+		t.Errorf("stale status change: %v", err)
+	}
+
+	// A send's external turn, then herdr's idle ends it.
+	v, _ = applyEvents(t, db, func(tx *store.Tx) (any, error) {
+		seq, _, err := tx.OpenExternalTurn(row.UUID)
+		return seq, err
+	})
+	if v.(int64) != 1 {
+		t.Fatalf("external turn seq %v", v)
+	}
+	a := loadAgent(t, db, row.UUID)
+	if a.Status != store.StatusWorking || a.Turn.Seq != 1 {
+		t.Fatalf("after the send: %+v", a)
+	}
+
+	_, evs = applyEvents(t, db, func(tx *store.Tx) (any, error) { return nil, tx.EndUnmanaged(row.UUID) })
+	if len(evs) != 2 || evs[0].Kind != "agent.status_changed" || evs[1].Kind != "agent.ended" {
+		t.Fatalf("end events %v", evs)
+	}
+	if r, ok := payload(t, evs[0])["exit_reason"]; !ok || r != nil {
+		t.Errorf("exit_reason %v, want null", r)
+	}
+	if got, _ := db.UnmanagedSessions(t.Context()); len(got) != 1 || got[0] != "Work" {
+		t.Errorf("sessions %v", got)
+	}
+}
