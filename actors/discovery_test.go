@@ -69,7 +69,7 @@ func TestPlanDiscovery(t *testing.T) {
 		row("a", "t1", "w1:p1", store.StatusIdle),    // unchanged
 		row("b", "t2", "w1:p2", store.StatusIdle),    // moved and now working
 		row("c", "t3", "w1:p3", store.StatusWorking), // gone
-		withTurn,                                     // its turn ends
+		withTurn, // its turn ends
 	}
 	ptr := seen("t1", "w1:p1", store.StatusIdle)
 	ptr.SessionKind, ptr.SessionValue = "session_id", "abc"

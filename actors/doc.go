@@ -33,6 +33,7 @@
 //	├── queue                        FIFO promotion under the caps, stuck-start guard, --timeout sweep
 //	├── reconciler                   diffs the owned session's panes against the rows: at start, then every gc_tick
 //	├── gc                           every timings.gc_tick: deletes expired attach leases, then park and reap sweeps (selects only)
+//	├── discovery                    every 3 s: unmanaged agents of the user's herdr sessions (absent with ORCR_DISABLE_DISCOVERY=1)
 //	├── conn/<n>                     one per accepted client connection (socketapi/server)
 //	│   └── <subscription>           one per events.subscribe / watch.open on that connection
 //	└── wait-<n>                     one per blocked agent.wait / agent.ask: forwards commit notifications
@@ -45,6 +46,12 @@
 // and become its children), and the writer, which writes queued frames whole.
 // Responses are written by the edge goroutines; actors only ever enqueue (Enqueue never
 // blocks), so a slow client cannot stall an actor.
+//
+// Unmanaged rows (agents discovery found in the user's own herdr sessions) have no
+// actor of their own while nothing is asked of them: discovery writes their status
+// straight through the store actor (compare-and-set on status and input_seq, so a send
+// in between wins). A send or a kill --force gets them an agent actor like any other,
+// whose ops reach the agent's own session ([agentWork.sess]) and re-read the row first.
 //
 // # Messages and who may Request whom
 //
@@ -61,6 +68,8 @@
 //	the facade          → reconciler       DriftQuery → Drift (server.status)
 //	queue               → store            Write(promotion) → WriteResult
 //	gc sweep goroutine  → store            Write(expire attach leases) → WriteResult
+//	discovery goroutine → store, herdr     Write(one session's changes) → WriteResult; the
+//	                                       herdr CLI and the user sessions' connection actors
 //	subscription        → store            Bounds → BoundsResult, WatchOpen → WatchOpenResult
 //	wait-<n>            → store            Bounds → BoundsResult (confirms its Subscribe)
 //	op goroutines       → store, herdr     (edge code of an agent actor, see below)
@@ -78,7 +87,8 @@
 // once at start); monitor → agents → <agent> (StatusReport, only when herdr's view of the
 // pane changed); request goroutines → queue (PokeQueue) and → agents (CancelSpawn); op
 // goroutines → their agent actor (opDone); timers → <agent> (recheck), → monitor, queue,
-// gc, reconciler (their ticks). A reconciliation pass reads the rows and the pane list
+// gc, reconciler, discovery (their ticks); discovery → herdr supervisor (Forget, for a user
+// session that is gone); the discovery goroutine → discovery (discDone). A reconciliation pass reads the rows and the pane list
 // on a goroutine (edge code) and only hands differences to agent actors, which check
 // each again (with one pane.get) before applying it. The store actor, the monitor and the agent actors never send a
 // Request to anyone.
@@ -134,7 +144,7 @@
 //     those frames to flush, then every connection is closed.
 //  4. Reader goroutines end with their sockets; the remaining request goroutines are
 //     waited for.
-//  5. [System.Stop]: the gc, the reconciler, the monitor and the queue stop, in that order (no more
+//  5. [System.Stop]: the discovery, the gc, the reconciler, the monitor and the queue stop, in that order (no more
 //     sweeps, polls or promotions; a ReapResult arriving after gc stopped goes to dead
 //     letters, and the next start's queue pass promotes into the freed slot); the agents
 //     actor stops its children, whose op goroutines see their context canceled at the

@@ -1,0 +1,220 @@
+package tests
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/orcr-go/orcr/herdr"
+	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/sockettest"
+)
+
+// userSession starts the stand-in herdr server of user session name (as a user would:
+// `herdr --session <name> server`) in h's herdr config dir and returns a client of its
+// socket. Cleanup stops it.
+func userSession(t *testing.T, h *home, xdg, name string) *herdr.Remote {
+	t.Helper()
+	cmd := exec.Command(sockettest.BuildBinaries(t).HerdrBin, "--session", name, "server")
+	cmd.Env = h.env
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go cmd.Wait()
+	t.Cleanup(func() {
+		stop := exec.Command(sockettest.BuildBinaries(t).HerdrBin, "session", "stop", name)
+		stop.Env = h.env
+		stop.Run()
+		cmd.Process.Kill()
+	})
+	sock := filepath.Join(xdg, "herdr", "sessions", name, "herdr.sock")
+	r := herdr.NewRemote(sock)
+	eventually(t, 10*time.Second, "user session "+name+" answers", func() bool {
+		_, err := r.Ping(context.Background())
+		return err == nil
+	})
+	return r
+}
+
+// userAgent starts a mock agent in a new workspace of a user session, the way a person
+// starts claude in a pane by hand, and returns its pane and terminal ids.
+func userAgent(t *testing.T, r *herdr.Remote, label string, env map[string]string) (pane, terminal string) {
+	t.Helper()
+	ctx := context.Background()
+	ws, err := r.WorkspaceCreate(ctx, label, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := map[string]string{"ORCR_AGENT_DATA_DIR": t.TempDir()}
+	for k, v := range env {
+		full[k] = v
+	}
+	_, pane, err = r.LayoutApply(ctx, ws.Workspace.WorkspaceID, label, []string{sockettest.BuildBinaries(t).MockAgent}, "", label, full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := r.PaneGet(ctx, pane)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pane, p.TerminalID
+}
+
+func unmanagedRows(t *testing.T, c *socketapi.Client) map[string]socketapi.AgentRow {
+	t.Helper()
+	res, err := c.Ls(context.Background(), socketapi.LsRequest{Unmanaged: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]socketapi.AgentRow{}
+	for _, r := range res.Agents {
+		out[r.Path] = r
+	}
+	return out
+}
+
+// Acceptance 6 of issue 10 (docs/lifecycle.md §13.5, §5.2, docs/decisions.md D11): mock
+// agents started by hand in two user sessions are discovered under
+// unmanaged/<session>/<pane>, kept current as herdr's status changes, take a send as
+// an external turn that completes, need --force to be killed, and end (no exit
+// reason) when their terminal goes — one closed behind orcr's back, a whole session
+// stopped.
+func TestUnmanagedDiscovery(t *testing.T) {
+	h, sock := herdrHome(t, `{"timings": {"gc_tick": "200ms"}}`)
+	xdg := strings.TrimSuffix(sock, filepath.Join("/herdr", "sessions", "orcr", "herdr.sock"))
+	if r := h.run("server", "start"); r.exit != 0 {
+		t.Fatalf("server start: %d %s %s", r.exit, r.stdout, r.stderr)
+	}
+	c := &socketapi.Client{Socket: filepath.Join(h.dir, "orcr.sock"), Timeout: 30 * time.Second}
+	work := userSession(t, h, xdg, "work")
+	play := userSession(t, h, xdg, "Play.2")
+	workPane, _ := userAgent(t, work, "api", nil)
+	slowPane, _ := userAgent(t, work, "slow", map[string]string{"ORCR_MOCK_SESSION_ID": "slow_session"})
+	playPane, _ := userAgent(t, play, "web", nil)
+	// A plain shell is not an agent: never discovered.
+	if _, err := work.WorkspaceCreate(context.Background(), "shell", ""); err != nil {
+		t.Fatal(err)
+	}
+	slug := func(s string) string { return strings.ReplaceAll(s, ":", "_") }
+	apiPath := "unmanaged/work/" + slug(workPane)
+	slowPath := "unmanaged/work/" + slug(slowPane)
+	webPath := "unmanaged/play_2/" + slug(playPane)
+
+	var rows map[string]socketapi.AgentRow
+	eventually(t, 20*time.Second, "three unmanaged agents discovered", func() bool {
+		rows = unmanagedRows(t, c)
+		return len(rows) == 3 && rows[apiPath].Status == socketapi.StatusIdle && rows[webPath].Status == socketapi.StatusIdle &&
+			rows[slowPath].Status == socketapi.StatusIdle
+	})
+	for p, r := range rows {
+		if r.Managed || deref(r.Agent) != "mock" || deref(r.HerdrSession) == "orcr" {
+			t.Errorf("%s: %+v", p, r)
+		}
+	}
+	// ls shows both kinds unless told (docs/cli.md §5.8).
+	if res, err := c.Ls(context.Background(), socketapi.LsRequest{}); err != nil || len(res.Agents) != 3 {
+		t.Errorf("default ls: %d rows, %v", len(res.Agents), err)
+	}
+	if res, err := c.Ls(context.Background(), socketapi.LsRequest{Managed: true}); err != nil || len(res.Agents) != 0 {
+		t.Errorf("ls --managed: %d rows, %v", len(res.Agents), err)
+	}
+
+	// Kept current: input typed straight into the pane (not through orcr) makes herdr
+	// report working, then idle.
+	if err := work.Deliver(context.Background(), slowPane, "turn_ms=3000 say=typed", 200*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 15*time.Second, "the slow agent shows working", func() bool {
+		return unmanagedRows(t, c)[slowPath].Status == socketapi.StatusWorking
+	})
+	eventually(t, 20*time.Second, "the slow agent idle again", func() bool {
+		return unmanagedRows(t, c)[slowPath].Status == socketapi.StatusIdle
+	})
+
+	// A send through orcr is an external turn: working at once, and wait settles when
+	// herdr's idle ends it.
+	sres, err := c.Send(context.Background(), socketapi.SendRequest{Target: apiPath, Prompt: "turn_ms=1500 say=hello"})
+	if err != nil {
+		t.Fatalf("send to an unmanaged agent: %v", err)
+	}
+	if sres.InputSeq != 1 || sres.DeliveredWhile != socketapi.StatusIdle {
+		t.Errorf("send result %+v", sres)
+	}
+	wres, err := c.Wait(context.Background(), socketapi.WaitRequest{Targets: []string{apiPath}, Timeout: "40s"})
+	if err != nil || wres.TimedOut || len(wres.Targets) != 1 || wres.Targets[0].Reason != "turn_complete" {
+		t.Fatalf("wait after the send: %+v %v", wres, err)
+	}
+	rd, err := work.Read(context.Background(), workPane, "recent", 40)
+	if err != nil || !strings.Contains(rd.Text, "hello") {
+		t.Errorf("the pane does not show the answer: %q %v", rd.Text, err)
+	}
+
+	// kill needs --force for an unmanaged agent.
+	kres, err := c.Kill(context.Background(), socketapi.KillRequest{Targets: []string{apiPath}})
+	if err != nil || len(kres.Killed) != 0 || len(kres.Skipped) != 1 || kres.Skipped[0].Reason != "force_required" {
+		t.Fatalf("kill without force: %+v %v", kres, err)
+	}
+	kres, err = c.Kill(context.Background(), socketapi.KillRequest{Targets: []string{apiPath}, Force: true})
+	if err != nil || len(kres.Killed) != 1 {
+		t.Fatalf("kill --force: %+v %v", kres, err)
+	}
+	if _, err := work.PaneGet(context.Background(), workPane); err == nil {
+		t.Error("the killed agent's pane is still there")
+	}
+
+	// A pane closed behind orcr's back ends its row, with no exit reason.
+	if err := work.Close(context.Background(), slowPane); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 15*time.Second, "the closed pane's row ended", func() bool {
+		_, ok := unmanagedRows(t, c)[slowPath]
+		return !ok
+	})
+	ended := lsAll(t, c, slowPath)
+	if ended.Status != socketapi.StatusEnded || ended.ExitReason != nil {
+		t.Errorf("closed pane's row: %+v", ended)
+	}
+	if k := lsAll(t, c, apiPath); k.Status != socketapi.StatusEnded || deref(k.ExitReason) != "killed" {
+		t.Errorf("killed row: %+v", k)
+	}
+
+	// A whole user session stopped: its agents end.
+	stop := exec.Command(sockettest.BuildBinaries(t).HerdrBin, "session", "stop", "Play.2")
+	stop.Env = h.env
+	if out, err := stop.CombinedOutput(); err != nil {
+		t.Fatalf("session stop: %v %s", err, out)
+	}
+	eventually(t, 15*time.Second, "the stopped session's agent ended", func() bool {
+		return len(unmanagedRows(t, c)) == 0
+	})
+	if s := lsAll(t, c, webPath); s.Status != socketapi.StatusEnded || s.ExitReason != nil {
+		t.Errorf("stopped session's row: %+v", s)
+	}
+	logHas(t, h, "reconcile: unmanaged agent discovered")
+}
+
+// lsAll finds path among every row, ended ones included (the newest row of the path).
+func lsAll(t *testing.T, c *socketapi.Client, path string) socketapi.AgentRow {
+	t.Helper()
+	res, err := c.Ls(context.Background(), socketapi.LsRequest{Unmanaged: true, All: true, Pattern: "/" + path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Agents) == 0 {
+		t.Fatalf("no row at %s", path)
+	}
+	return res.Agents[len(res.Agents)-1]
+}
+
+func logHas(t *testing.T, h *home, line string) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(h.dir, "logs", "server.log"))
+	if err != nil || !strings.Contains(string(b), line) {
+		t.Errorf("server log lacks %q (%v)", line, err)
+	}
+}
+
