@@ -127,3 +127,23 @@ func keys[V any](m map[string]V) []string {
 	}
 	return out
 }
+
+// ORCR_DISABLE_DISCOVERY=1 in the server's environment: no discovery actor runs
+// (docs/lifecycle.md §13.5), while the rest of the tree is up.
+func TestDiscoveryCanBeDisabled(t *testing.T) {
+	has := func(srv *sockettest.Server) (discovery, gc bool) {
+		for _, id := range srv.ActorIDs() {
+			discovery = discovery || id == "discovery"
+			gc = gc || id == "gc"
+		}
+		return
+	}
+	off := sockettest.NewServer(t, sockettest.WithHerdr(t), sockettest.WithEnv("ORCR_DISABLE_DISCOVERY", "1"))
+	if d, gc := has(off); d || !gc {
+		t.Errorf("with ORCR_DISABLE_DISCOVERY=1: discovery running %v, gc running %v", d, gc)
+	}
+	on := sockettest.NewServer(t, sockettest.WithHerdr(t))
+	if d, _ := has(on); !d {
+		t.Error("discovery is not running by default")
+	}
+}
