@@ -1,7 +1,9 @@
 package provider
 
 import (
+	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/orcr-go/orcr/config"
 )
@@ -48,4 +50,39 @@ func (claude) LaunchArgv(r Route) ([]string, error) {
 		argv = append(argv, "--effort", r.Effort)
 	}
 	return argv, nil
+}
+
+// ClaudeResumeFlag is the flag that makes claude continue a session (§3.7).
+const ClaudeResumeFlag = "--resume"
+
+// ResumeArgv is LaunchArgv(r) followed by `--resume <session id>` (§3.7). The id is
+// value for kind "id"; for kind "path" it is the file's base name without ".jsonl"
+// (claude keeps ~/.claude/projects/<project>/<session id>.jsonl). It must pass
+// [validSessionID].
+func (c claude) ResumeArgv(r Route, kind, value string) ([]string, error) {
+	var id string
+	switch kind {
+	case SessionKindID:
+		id = value
+		if !validSessionID(id) {
+			return nil, notResumable("Claude", kind, value,
+				"a Claude session id is ASCII letters, digits, `_` and `-`, not starting with `-`")
+		}
+	case SessionKindPath:
+		base := filepath.Base(value)
+		id = strings.TrimSuffix(base, ".jsonl")
+		if id == base || !validSessionID(id) {
+			return nil, notResumable("Claude", kind, value,
+				"a Claude transcript is named <session id>.jsonl, the id ASCII letters, digits, `_` and `-`, not starting with `-`")
+		}
+	case "":
+		return nil, notResumable("Claude", kind, value, noPointer)
+	default:
+		return nil, notResumable("Claude", kind, value, "the kind must be `id` or `path`")
+	}
+	argv, err := c.LaunchArgv(r)
+	if err != nil {
+		return nil, err
+	}
+	return append(argv, ClaudeResumeFlag, id), nil
 }

@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -66,6 +68,53 @@ func (codex) LaunchArgv(r Route) ([]string, error) {
 		argv = append(argv, "-c", "model_reasoning_effort="+r.Effort)
 	}
 	return argv, nil
+}
+
+// CodexResumeCommand is the codex subcommand that continues a session (§4.7).
+const CodexResumeCommand = "resume"
+
+// ResumeArgv is `codex resume <session id>` followed by the flags LaunchArgv(r) adds
+// (§4.7). The id is value for kind "id", which must pass [validSessionID]; for kind
+// "path" it is the UUID that ends the file's base name (codex names its rollouts
+// rollout-<timestamp>-<uuid>.jsonl).
+func (c codex) ResumeArgv(r Route, kind, value string) ([]string, error) {
+	var id string
+	switch kind {
+	case SessionKindID:
+		id = value
+		if !validSessionID(id) {
+			return nil, notResumable("Codex", kind, value,
+				"a Codex session id is ASCII letters, digits, `_` and `-`, not starting with `-`")
+		}
+	case SessionKindPath:
+		id = codexRolloutID(filepath.Base(value))
+		if id == "" {
+			return nil, notResumable("Codex", kind, value,
+				"a Codex rollout is named rollout-<timestamp>-<uuid>.jsonl")
+		}
+	case "":
+		return nil, notResumable("Codex", kind, value, noPointer)
+	default:
+		return nil, notResumable("Codex", kind, value, "the kind must be `id` or `path`")
+	}
+	flags, err := c.LaunchArgv(r)
+	if err != nil {
+		return nil, err
+	}
+	return append([]string{flags[0], CodexResumeCommand, id}, flags[1:]...), nil
+}
+
+// codexRolloutID returns the session UUID of a rollout file name "…-<uuid>.jsonl",
+// or "" when base is not named so.
+func codexRolloutID(base string) string {
+	stem, ok := strings.CutSuffix(base, ".jsonl")
+	if !ok || len(stem) < 37 || stem[len(stem)-37] != '-' {
+		return ""
+	}
+	if id := stem[len(stem)-36:]; isUUID(id) {
+		return id
+	}
+	return ""
 }
 
 // CodexModel is one model of the codex catalogue.

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/orcr-go/orcr/config"
@@ -57,6 +58,29 @@ func (m mock) LaunchArgv(Route) ([]string, error) {
 			"the mock provider needs "+EnvMockBin+" (the orcr-mock-agent binary) in the server's environment")
 	}
 	return []string{m.bin}, nil
+}
+
+// MockResumeFlag is the orcr-mock-agent flag that continues a transcript (§8).
+const MockResumeFlag = "--resume"
+
+// ResumeArgv is [$ORCR_MOCK_AGENT_BIN, --resume, <transcript>]: the mock resumes only
+// from a pointer of kind "path" holding an absolute path (the transcript.jsonl of the
+// mock being replaced). The route is not passed, as in LaunchArgv; an unset binary is
+// the same mock_bin_unset.
+func (m mock) ResumeArgv(r Route, kind, value string) ([]string, error) {
+	switch {
+	case kind == "":
+		return nil, notResumable("mock", kind, value, noPointer)
+	case kind != SessionKindPath:
+		return nil, notResumable("mock", kind, value, "the mock resumes only from a transcript path (kind `path`)")
+	case !filepath.IsAbs(value):
+		return nil, notResumable("mock", kind, value, "the transcript path must be absolute")
+	}
+	argv, err := m.LaunchArgv(r)
+	if err != nil {
+		return nil, err
+	}
+	return append(argv, MockResumeFlag, value), nil
 }
 
 // Env copies every ORCR_MOCK_* variable of the server's environment.

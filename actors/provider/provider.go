@@ -35,6 +35,16 @@ const (
 const (
 	ReasonInvalidModel  = "invalid_model"
 	ReasonInvalidEffort = "invalid_effort"
+	// ReasonNotResumable: herdr's agent_session pointer names no conversation the
+	// provider can resume ([Provider.ResumeArgv]).
+	ReasonNotResumable = "not_resumable"
+)
+
+// Kinds of herdr's agent_session pointer (docs/herdr.md §5.3): a session id or a
+// transcript file.
+const (
+	SessionKindID   = "id"
+	SessionKindPath = "path"
 )
 
 // Transcript formats (docs/providers.md §2 transcript_format): which adapter parses a
@@ -95,6 +105,17 @@ type Provider interface {
 	// that flag (a lifecycle-only plan). The mock fails with server_error
 	// mock_bin_unset when no binary is configured. The slice is fresh.
 	LaunchArgv(r Route) ([]string, error)
+
+	// ResumeArgv returns the pane's argv that starts the TUI again continuing the
+	// conversation herdr's agent_session pointer {kind, value} names (docs/herdr.md
+	// §5.3, docs/providers.md §3.7, §4.7, §8), with r's flags as [Provider.LaunchArgv]
+	// has them. kind is [SessionKindID] or [SessionKindPath]. A pointer that names no
+	// conversation this provider can resume (a kind it does not take, an empty or
+	// malformed id, a file not named like its transcripts) is invalid_request with
+	// reason not_resumable and details kind and value. Nothing is read from disk: a
+	// well-formed pointer to a conversation that does not exist is left to the TUI.
+	// The mock fails like LaunchArgv when no binary is configured. The slice is fresh.
+	ResumeArgv(r Route, kind, value string) ([]string, error)
 
 	// Env returns the extra pane environment taken from serverEnv ("KEY=VALUE"
 	// entries as in os.Environ; nil means os.Environ()). Only the mock has any: every
