@@ -16,18 +16,48 @@ import (
 // minGapWorkMS is the least work simulated before each tool gap.
 const minGapWorkMS = 150
 
-// start draws the first screen, creates the transcript and reports idle.
+// start creates the transcript, copies a resumed one into it, draws the first
+// screen and reports idle. It runs before the worker, so a.cfg may still change
+// here.
 func (a *agent) start() {
 	path := os.Getenv("ORCR_PATH")
 	if path == "" {
 		path = "-"
 	}
+	a.tr.create()
+	resumed := a.resume()
 	a.scr.mu.Lock()
 	a.scr.status = "idle"
 	a.scr.mu.Unlock()
 	a.scr.setHeader(a.cfg.banner, "mock agent "+a.cfg.agentName+"  path "+path)
-	a.tr.create()
+	if resumed != "" {
+		a.scr.addLines(resumed)
+	}
 	a.rep.report("idle")
+}
+
+// resume copies the transcript named by --resume into ours and takes over the
+// session id of its last entry that has one (unless ORCR_MOCK_SESSION_ID is set).
+// It returns the line to show: "resumed <n> entries from <path>", or the error of a
+// file it could not read (the session then starts fresh); "" without --resume.
+func (a *agent) resume() string {
+	from := a.cfg.resumeFrom
+	if from == "" {
+		return ""
+	}
+	n, sid, err := a.tr.copyFrom(from)
+	if err != nil {
+		a.log.Printf("resume: %v; starting a fresh session", err)
+		return "cannot resume: " + err.Error() + "; starting a fresh session"
+	}
+	if sid != "" && !a.cfg.sessionIDSet {
+		a.cfg.sessionID = sid
+		if a.rep != nil {
+			a.rep.sessionID = sid
+		}
+	}
+	a.log.Printf("resumed %d entries from %s, session %q", n, from, a.cfg.sessionID)
+	return fmt.Sprintf("resumed %d entries from %s", n, from)
 }
 
 // ui reads key events until input ends or the agent quits. It owns the input

@@ -21,13 +21,32 @@
 // written to the transcript at once and idle is reported. ESC while blocked
 // reports idle.
 //
+// # Command line
+//
+// orcr-mock-agent takes no arguments but one optional form:
+//
+//	orcr-mock-agent --resume <transcript path>   (or --resume=<path>)
+//
+// which continues the conversation of another mock's transcript.jsonl (orcr's
+// mock provider passes it to resume a conversation, docs/providers.md §8). Any
+// other command line, or --resume without a path, prints a usage line to stderr
+// and exits with status 2 before anything else happens.
+//
 // # Start-up
 //
 // The data directory is $ORCR_AGENT_DATA_DIR (created if missing), else the
-// current directory. At start the program writes mock_env.json there (a JSON
-// object of every ORCR_* and HERDR_* variable in its environment), creates
-// transcript.jsonl, opens mock.log (its only log; herdr errors go there),
-// draws the banner and reports idle.
+// current directory. At start the program opens mock.log there (its only log;
+// herdr errors go there), writes mock_env.json (a JSON object of every ORCR_*
+// and HERDR_* variable in its environment) and creates transcript.jsonl. With
+// --resume it then, before the banner, appends every non-blank line of the
+// named file to its own transcript.jsonl, verbatim and in one write, takes the
+// session_id of the last copied entry that has one as its session id (unless
+// ORCR_MOCK_SESSION_ID is set) and shows the line "resumed <n> entries from
+// <path>"; a file it cannot read is shown ("cannot resume: <error>; starting a
+// fresh session") and logged, and the program goes on as a fresh session. With
+// ORCR_MOCK_NO_TRANSCRIPT nothing is copied, but the file is still read for the
+// count and the session id; resuming from its own transcript copies nothing.
+// Then it draws the banner and reports idle.
 //
 // # Environment knobs
 //
@@ -106,6 +125,8 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"log"
 	"os"
@@ -138,8 +159,10 @@ type config struct {
 	socket           string
 	paneID           string
 	sessionID        string
+	sessionIDSet     bool // ORCR_MOCK_SESSION_ID was set: a resume keeps sessionID
 	agentName        string
 	source           string
+	resumeFrom       string // --resume <transcript path>; "" starts fresh
 }
 
 // loadConfig reads the knobs through getenv, logging values it rejects.
@@ -185,6 +208,7 @@ func loadConfig(getenv func(string) string, logf func(string, ...any)) config {
 		socket:           orDefault(getenv("ORCR_MOCK_HERDR_SOCKET"), getenv("HERDR_SOCKET_PATH")),
 		paneID:           orDefault(getenv("ORCR_MOCK_PANE_ID"), getenv("HERDR_PANE_ID")),
 		sessionID:        orDefault(getenv("ORCR_MOCK_SESSION_ID"), "mock_session"),
+		sessionIDSet:     getenv("ORCR_MOCK_SESSION_ID") != "",
 		agentName:        orDefault(getenv("ORCR_MOCK_AGENT"), "mock"),
 		source:           orDefault(getenv("ORCR_MOCK_SOURCE"), "orcr:mock"),
 	}
@@ -206,13 +230,43 @@ func envDump(environ []string) map[string]string {
 	return m
 }
 
-// main runs the mock agent and exits with its status.
-func main() {
-	os.Exit(run())
+// usage is printed to stderr for a command line the program does not take.
+const usage = "usage: orcr-mock-agent [--resume <transcript path>]\n"
+
+// parseArgs reads the command line (without the program name): nothing, or
+// "--resume <path>" (also "--resume=<path>") with a non-empty path. It returns the
+// path to resume from, "" for a fresh session.
+func parseArgs(args []string) (resumeFrom string, err error) {
+	if len(args) == 0 {
+		return "", nil
+	}
+	switch {
+	case args[0] == "--resume" && len(args) == 2:
+		resumeFrom = args[1]
+	case strings.HasPrefix(args[0], "--resume=") && len(args) == 1:
+		resumeFrom = strings.TrimPrefix(args[0], "--resume=")
+	case args[0] == "--resume" && len(args) == 1:
+	default:
+		return "", fmt.Errorf("unexpected arguments %q", args)
+	}
+	if resumeFrom == "" {
+		return "", errors.New("--resume needs a transcript path")
+	}
+	return resumeFrom, nil
 }
 
-// run is the whole program; it returns the exit code.
-func run() int {
+// main runs the mock agent and exits with its status.
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+// run is the whole program; it returns the exit code: 2 for a bad command line, else 0.
+func run(args []string) int {
+	resumeFrom, err := parseArgs(args)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "orcr-mock-agent: %v\n%s", err, usage)
+		return 2
+	}
 	logger := log.New(io.Discard, "", log.LstdFlags|log.Lmicroseconds)
 	dataDir := os.Getenv("ORCR_AGENT_DATA_DIR")
 	if dataDir == "" {
@@ -226,7 +280,8 @@ func run() int {
 	}
 	cfg := loadConfig(os.Getenv, logger.Printf)
 	cfg.dataDir = dataDir
-	logger.Printf("start pid=%d data_dir=%s", os.Getpid(), dataDir)
+	cfg.resumeFrom = resumeFrom
+	logger.Printf("start pid=%d data_dir=%s resume=%q", os.Getpid(), dataDir, resumeFrom)
 
 	if b, err := json.MarshalIndent(envDump(os.Environ()), "", "  "); err == nil {
 		if err := os.WriteFile(filepath.Join(dataDir, "mock_env.json"), append(b, '\n'), 0o644); err != nil {

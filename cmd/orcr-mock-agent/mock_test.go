@@ -189,12 +189,18 @@ type mockProc struct {
 // environment ("K=V").
 func startMock(t *testing.T, env ...string) *mockProc {
 	t.Helper()
+	return startMockArgs(t, nil, env...)
+}
+
+// startMockArgs is [startMock] with a command line.
+func startMockArgs(t *testing.T, args []string, env ...string) *mockProc {
+	t.Helper()
 	dir := shortDir(t)
 	m := &mockProc{t: t, dir: dir, dataDir: filepath.Join(dir, "d"), exited: make(chan struct{})}
 	socket := filepath.Join(dir, "h.sock")
 	m.herdr = newFakeHerdr(t, socket, filepath.Join(m.dataDir, "transcript.jsonl"))
 
-	m.cmd = exec.Command(mockBin)
+	m.cmd = exec.Command(mockBin, args...)
 	m.cmd.Dir = dir
 	m.cmd.Env = append([]string{
 		"PATH=" + os.Getenv("PATH"),
@@ -243,7 +249,13 @@ func startMock(t *testing.T, env ...string) *mockProc {
 // startReady starts the mock and waits for its first idle report.
 func startReady(t *testing.T, env ...string) *mockProc {
 	t.Helper()
-	m := startMock(t, env...)
+	return startReadyArgs(t, nil, env...)
+}
+
+// startReadyArgs is [startReady] with a command line.
+func startReadyArgs(t *testing.T, args []string, env ...string) *mockProc {
+	t.Helper()
+	m := startMockArgs(t, args, env...)
 	waitFor(t, 10*time.Second, func() bool { return len(m.herdr.States()) >= 1 }, "the start-up idle report")
 	if got := m.herdr.States(); got[0] != "idle" {
 		t.Fatalf("first report = %q, want idle", got[0])

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"sync"
@@ -117,6 +118,51 @@ func (t *transcript) flushLocked() {
 	t.pending = nil
 }
 
+// copyFrom appends every non-blank line of the file src to the transcript, verbatim
+// and in one write (a last line without a newline gets one), after any pending delayed
+// lines. It returns how many lines it copied and the session_id of the last of them
+// that has one. When src is the transcript itself nothing is written, and with an
+// empty path nothing is either; src is still read and counted. An error is only
+// returned for a src that cannot be read.
+func (t *transcript) copyFrom(src string) (n int, sessionID string, err error) {
+	b, err := os.ReadFile(src)
+	if err != nil {
+		return 0, "", err
+	}
+	var buf []byte
+	for _, l := range bytes.Split(b, []byte("\n")) {
+		if len(bytes.TrimSpace(l)) == 0 {
+			continue
+		}
+		n++
+		var e struct {
+			SessionID string `json:"session_id"`
+		}
+		if json.Unmarshal(l, &e) == nil && e.SessionID != "" {
+			sessionID = e.SessionID
+		}
+		buf = append(append(buf, l...), '\n')
+	}
+	if t.path == "" || sameFile(src, t.path) {
+		return n, sessionID, nil
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.flushLocked()
+	t.writeBytesLocked(buf)
+	return n, sessionID, nil
+}
+
+// sameFile reports whether a and b name the same existing file.
+func sameFile(a, b string) bool {
+	sa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	sb, err := os.Stat(b)
+	return err == nil && os.SameFile(sa, sb)
+}
+
 // writeLocked appends lines to the file in one write. t.mu is held.
 func (t *transcript) writeLocked(lines []transcriptLine) {
 	if t.path == "" || len(lines) == 0 {
@@ -130,6 +176,14 @@ func (t *transcript) writeLocked(lines []transcriptLine) {
 			return
 		}
 		buf = append(append(buf, b...), '\n')
+	}
+	t.writeBytesLocked(buf)
+}
+
+// writeBytesLocked appends buf to the file in one write. t.mu is held.
+func (t *transcript) writeBytesLocked(buf []byte) {
+	if t.path == "" || len(buf) == 0 {
+		return
 	}
 	f, err := os.OpenFile(t.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
