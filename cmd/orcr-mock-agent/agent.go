@@ -17,8 +17,8 @@ import (
 const minGapWorkMS = 150
 
 // start creates the transcript, copies a resumed one into it, draws the first
-// screen and reports idle. It runs before the worker, so a.cfg may still change
-// here.
+// screen, reports idle and then, with ORCR_MOCK_SESSION_SOURCE, the session. It runs
+// before the worker, so a.cfg may still change here.
 func (a *agent) start() {
 	path := os.Getenv("ORCR_PATH")
 	if path == "" {
@@ -34,6 +34,7 @@ func (a *agent) start() {
 		a.scr.addLines(resumed)
 	}
 	a.rep.report("idle")
+	a.reportSession()
 }
 
 // resume copies the transcript named by --resume into ours and takes over the
@@ -58,6 +59,18 @@ func (a *agent) resume() string {
 	}
 	a.log.Printf("resumed %d entries from %s, session %q", n, from, a.cfg.sessionID)
 	return fmt.Sprintf("resumed %d entries from %s", n, from)
+}
+
+// reportSession tells herdr, with ORCR_MOCK_SESSION_SOURCE set, where the
+// transcript is. Without a transcript there is nothing to point at.
+func (a *agent) reportSession() {
+	switch {
+	case a.cfg.sessionSource == "":
+	case a.tr.path == "":
+		a.log.Printf("no session report: no transcript")
+	default:
+		a.rep.reportSession(a.cfg.sessionSource, a.tr.path)
+	}
 }
 
 // ui reads key events until input ends or the agent quits. It owns the input

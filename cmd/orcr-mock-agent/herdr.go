@@ -56,6 +56,16 @@ type reportAgentParams struct {
 	AgentSessionID string `json:"agent_session_id,omitempty"`
 }
 
+// reportSessionParams are the params of pane.report_agent_session. Only the path is
+// sent: herdr (and its stand-in) prefers agent_session_id when both are given, and the
+// point of the report is a pointer of kind "path" to the transcript.
+type reportSessionParams struct {
+	PaneID           string `json:"pane_id"`
+	Source           string `json:"source"`
+	Agent            string `json:"agent"`
+	AgentSessionPath string `json:"agent_session_path"`
+}
+
 // releaseAgentParams are the params of pane.release_agent.
 type releaseAgentParams struct {
 	PaneID string `json:"pane_id"`
@@ -80,6 +90,21 @@ func (r *reporter) report(state string) {
 		Agent:          r.agent,
 		State:          state,
 		AgentSessionID: r.sessionID,
+	})
+}
+
+// reportSession sends pane.report_agent_session from source with the transcript
+// path, so that herdr records agent_session {kind: "path", value: path} for the pane
+// when source is the agent's official one ("herdr:<agent>").
+func (r *reporter) reportSession(source, path string) {
+	if !r.enabled() {
+		return
+	}
+	r.call("pane.report_agent_session", reportSessionParams{
+		PaneID:           r.paneID,
+		Source:           source,
+		Agent:            r.agent,
+		AgentSessionPath: path,
 	})
 }
 

@@ -46,7 +46,8 @@
 // fresh session") and logged, and the program goes on as a fresh session. With
 // ORCR_MOCK_NO_TRANSCRIPT nothing is copied, but the file is still read for the
 // count and the session id; resuming from its own transcript copies nothing.
-// Then it draws the banner and reports idle.
+// Then it draws the banner, reports idle and, with ORCR_MOCK_SESSION_SOURCE,
+// reports its session (see "herdr calls").
 //
 // # Environment knobs
 //
@@ -67,6 +68,7 @@
 //	ORCR_MOCK_SESSION_ID           agent_session_id sent with reports (default "mock_session")
 //	ORCR_MOCK_AGENT                agent label sent with reports (default "mock")
 //	ORCR_MOCK_SOURCE               report source (default "orcr:mock"; an extension)
+//	ORCR_MOCK_SESSION_SOURCE       source of one pane.report_agent_session at start, e.g. "herdr:mock" (default: none)
 //
 // Boolean knobs are on when set to anything but "", "0", "false" or "no".
 // Numeric knobs that do not parse are logged and use their default.
@@ -120,6 +122,17 @@
 // state idle, working or blocked, and pane.release_agent {pane_id, source,
 // agent} when the program exits. Reporting needs both a socket and a pane id.
 // Failures are logged to mock.log and never stop the program.
+//
+// With ORCR_MOCK_SESSION_SOURCE set (and a transcript), right after the first
+// idle report the program sends once pane.report_agent_session {pane_id,
+// source: $ORCR_MOCK_SESSION_SOURCE, agent, agent_session_path: <absolute path
+// of transcript.jsonl>}. herdr records agent_session only from an agent's
+// official source, "herdr:<agent>" (docs/herdr.md §5.3; the stand-in,
+// herdr/herdrtest, takes that for any agent name): with "herdr:mock" the pane
+// gets agent_session {kind: "path", value: <that path>}, the pointer a user's
+// claude or codex would have, which orcr resumes from. agent_session_id is
+// deliberately not sent: given both, herdr keeps the id (kind "id"), and the
+// mock resumes only from a path.
 package main
 
 import (
@@ -162,6 +175,7 @@ type config struct {
 	sessionIDSet     bool // ORCR_MOCK_SESSION_ID was set: a resume keeps sessionID
 	agentName        string
 	source           string
+	sessionSource    string // ORCR_MOCK_SESSION_SOURCE; "" sends no session report
 	resumeFrom       string // --resume <transcript path>; "" starts fresh
 }
 
@@ -211,6 +225,7 @@ func loadConfig(getenv func(string) string, logf func(string, ...any)) config {
 		sessionIDSet:     getenv("ORCR_MOCK_SESSION_ID") != "",
 		agentName:        orDefault(getenv("ORCR_MOCK_AGENT"), "mock"),
 		source:           orDefault(getenv("ORCR_MOCK_SOURCE"), "orcr:mock"),
+		sessionSource:    getenv("ORCR_MOCK_SESSION_SOURCE"),
 	}
 	if boolKnob("ORCR_MOCK_ONCE") && (c.exitAfter == 0 || c.exitAfter > 1) {
 		c.exitAfter = 1
@@ -408,6 +423,9 @@ func newAgent(cfg config, logger *log.Logger, out io.Writer, size func() (int, i
 	tpath := ""
 	if !cfg.noTranscript {
 		tpath = filepath.Join(cfg.dataDir, "transcript.jsonl")
+		if abs, err := filepath.Abs(tpath); err == nil {
+			tpath = abs // what the session report names
+		}
 	}
 	a.tr = &transcript{path: tpath, logf: logger.Printf}
 	return a

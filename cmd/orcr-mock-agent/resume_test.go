@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -11,6 +12,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/orcr-go/orcr/herdr"
+	"github.com/orcr-go/orcr/herdr/herdrtest"
 )
 
 // oldTranscript is the transcript.jsonl of an earlier mock: two turns of session
@@ -158,5 +161,151 @@ func TestBadArguments(t *testing.T) {
 				t.Errorf("orcr-mock-agent %q made its data dir: %v", tc.args, err)
 			}
 		})
+	}
+}
+
+// ORCR_MOCK_SESSION_SOURCE sends one pane.report_agent_session, with the transcript's
+// absolute path and no id, right after the first idle report.
+func TestSessionReport(t *testing.T) {
+	t.Parallel()
+	m := startReady(t, "ORCR_MOCK_SESSION_SOURCE=herdr:mock")
+	waitFor(t, 5*time.Second, func() bool { return len(m.herdr.Calls()) >= 2 }, "the session report")
+	calls := m.herdr.Calls()
+	if calls[0].Method != "pane.report_agent" || calls[1].Method != "pane.report_agent_session" {
+		t.Fatalf("herdr calls: got %s, %s; want pane.report_agent, pane.report_agent_session", calls[0].Method, calls[1].Method)
+	}
+	want := map[string]any{
+		"pane_id": "w1:p1", "source": "herdr:mock", "agent": "mock",
+		"agent_session_path": filepath.Join(m.dataDir, "transcript.jsonl"),
+	}
+	if diff := cmp.Diff(want, calls[1].Params); diff != "" {
+		t.Errorf("pane.report_agent_session params mismatch (-want +got):\n%s", diff)
+	}
+	// Turns report as before, from the state source, and never the session again.
+	m.send("say=hi\r")
+	m.waitStates("idle", "working", "idle")
+	m.send("/quit\r")
+	m.waitExit()
+	var sessions int
+	for _, c := range m.herdr.Calls() {
+		if c.Method == "pane.report_agent_session" {
+			sessions++
+		} else if c.Params["source"] != "orcr:mock" {
+			t.Errorf("%s source: got %v, want orcr:mock", c.Method, c.Params["source"])
+		}
+	}
+	if sessions != 1 {
+		t.Errorf("got %d session reports, want 1", sessions)
+	}
+}
+
+// A relative data dir still gives herdr an absolute transcript path.
+func TestSessionReportRelativeDataDir(t *testing.T) {
+	t.Parallel()
+	m := startMock(t, "ORCR_AGENT_DATA_DIR=d", "ORCR_MOCK_SESSION_SOURCE=herdr:mock", "ORCR_MOCK_AGENT=claude")
+	waitFor(t, 10*time.Second, func() bool { return len(m.herdr.Calls()) >= 2 }, "the session report")
+	c := m.herdr.Calls()[1]
+	path, _ := c.Params["agent_session_path"].(string)
+	if c.Method != "pane.report_agent_session" || c.Params["agent"] != "claude" || !filepath.IsAbs(path) {
+		t.Fatalf("second call: got %s %v, want pane.report_agent_session with agent claude and an absolute path", c.Method, c.Params)
+	}
+	got, err1 := os.Stat(path)
+	want, err2 := os.Stat(filepath.Join(m.dataDir, "transcript.jsonl"))
+	if err1 != nil || err2 != nil || !os.SameFile(got, want) {
+		t.Errorf("agent_session_path %q is not d/transcript.jsonl (%v, %v)", path, err1, err2)
+	}
+}
+
+// Without a transcript there is no session to report.
+func TestSessionReportNoTranscript(t *testing.T) {
+	t.Parallel()
+	m := startReady(t, "ORCR_MOCK_SESSION_SOURCE=herdr:mock", "ORCR_MOCK_NO_TRANSCRIPT=1")
+	m.send("say=x\r")
+	m.waitStates("idle", "working", "idle")
+	for _, c := range m.herdr.Calls() {
+		if c.Method == "pane.report_agent_session" {
+			t.Errorf("session report without a transcript: %v", c.Params)
+		}
+	}
+}
+
+// In the herdr stand-in, the session report of source herdr:mock gives the pane
+// agent_session {kind: "path"} naming the transcript, and the mock's own state
+// reports (source orcr:mock, with agent_session_id) leave it alone. A mock started
+// with ResumeArgv's --resume from that pointer continues the conversation.
+func TestSessionPointerInStandIn(t *testing.T) {
+	t.Parallel()
+	f := herdrtest.Start(t, herdrtest.Options{})
+	r := herdr.NewRemote(f.Sessions["default"].SocketPath())
+	ctx := context.Background()
+	dataDir := shortDir(t)
+	start := func(label string, args []string) string {
+		ws, err := r.WorkspaceCreate(ctx, label, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, pane, err := r.LayoutApply(ctx, ws.Workspace.WorkspaceID, label, append([]string{mockBin}, args...), "", label,
+			map[string]string{"ORCR_AGENT_DATA_DIR": filepath.Join(dataDir, label), "ORCR_MOCK_SESSION_SOURCE": "herdr:mock"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return pane
+	}
+	session := func(pane string) *herdr.AgentSession {
+		agents, err := r.AgentList(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range agents {
+			if a.PaneID == pane {
+				return a.AgentSession
+			}
+		}
+		return nil
+	}
+	status := func(pane string) herdr.Status {
+		p, err := r.PaneGet(ctx, pane)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.AgentStatus
+	}
+
+	user := start("user", nil)
+	tpath := filepath.Join(dataDir, "user", "transcript.jsonl")
+	want := &herdr.AgentSession{Source: "herdr:mock", Agent: "mock", Kind: "path", Value: tpath}
+	waitFor(t, 10*time.Second, func() bool { return session(user) != nil }, "agent_session of the user's pane")
+	if diff := cmp.Diff(want, session(user)); diff != "" {
+		t.Fatalf("agent_session mismatch (-want +got):\n%s", diff)
+	}
+	if err := r.SendText(ctx, user, "say=first"); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.SendKeys(ctx, user, "Enter"); err != nil {
+		t.Fatal(err)
+	}
+	um := &mockProc{t: t, dataDir: filepath.Join(dataDir, "user")}
+	um.waitTranscript(2)
+	waitFor(t, 10*time.Second, func() bool { return status(user) == herdr.StatusIdle }, "the user's turn to end")
+	if diff := cmp.Diff(want, session(user)); diff != "" {
+		t.Errorf("agent_session after a turn mismatch (-want +got):\n%s", diff)
+	}
+
+	// The pointer resumes: a new mock continues the conversation.
+	resumed := start("adopted", []string{"--resume", session(user).Value})
+	am := &mockProc{t: t, dataDir: filepath.Join(dataDir, "adopted")}
+	waitFor(t, 10*time.Second, func() bool { return session(resumed) != nil }, "agent_session of the adopted pane")
+	if got := session(resumed).Value; got != filepath.Join(dataDir, "adopted", "transcript.jsonl") {
+		t.Errorf("adopted agent_session value: got %q", got)
+	}
+	if err := r.SendText(ctx, resumed, "say=second"); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.SendKeys(ctx, resumed, "Enter"); err != nil {
+		t.Fatal(err)
+	}
+	lines := am.waitTranscript(4)
+	if lines[1].Text != "first\nDONE" || lines[3].Text != "second\nDONE" {
+		t.Errorf("adopted transcript: %+v", lines)
 	}
 }
