@@ -216,7 +216,7 @@ func (a *agentActor) Receive(c actor.Context) {
 	switch m := c.Message().(type) {
 	case *actor.Started:
 		a.load(c)
-	case StartAgent, SendInput, KillAgent, recoverAgent, ParkAgent, ReapAgent, ReconcileAgent:
+	case StartAgent, SendInput, KillAgent, AdoptAgent, recoverAgent, ParkAgent, ReapAgent, ReconcileAgent:
 		if a.ended {
 			a.reject(c, c.Sender(), m)
 			return
@@ -333,6 +333,8 @@ func (a *agentActor) reject(c actor.Context, to *actor.PID, m any) {
 		c.Send(to, SendOutcome{Err: gone})
 	case KillAgent:
 		c.Send(to, KillOutcome{})
+	case AdoptAgent:
+		c.Send(to, AdoptOutcome{Err: gone})
 	case ReapAgent:
 		c.Send(to, ReapResult{})
 	case ReconcileAgent:
@@ -468,6 +470,8 @@ func (a *agentActor) start(c actor.Context, op queuedOp) {
 		case KillAgent:
 			killed, err := w.kill(m.Reason)
 			done.result, done.ended = KillOutcome{Killed: killed, Err: err}, true
+		case AdoptAgent:
+			done.result = AdoptOutcome{Err: w.adopt(m.Path)}
 		case ParkAgent:
 			w.park(m.IdleBefore)
 		case ReapAgent:

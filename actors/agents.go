@@ -38,6 +38,8 @@ func (a *agentsActor) Receive(c actor.Context) {
 		c.Forward(a.child(c, m.UUID))
 	case KillAgent:
 		c.Forward(a.child(c, m.UUID))
+	case AdoptAgent:
+		c.Forward(a.child(c, m.UUID))
 	case ParkAgent:
 		c.Send(a.child(c, m.UUID), m)
 	case ReapAgent:

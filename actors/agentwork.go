@@ -107,16 +107,28 @@ func (w *agentWork) closePane(target, reason string) { w.closePaneWith(target, r
 // closePaneWith is closePane that first types the provider's shutdown line (if any)
 // and waits grace, inside the same close intent.
 func (w *agentWork) closePaneWith(target, reason, line string, grace time.Duration) {
+	_ = w.closePaneThen(target, reason, line, grace, nil, nil)
+}
+
+// closePaneThen is closePaneWith with more intent params and a step then, run in the
+// transaction that commits a successful close (an adoption's row change). It returns the
+// close's or the write's error.
+func (w *agentWork) closePaneThen(target, reason, line string, grace time.Duration, params map[string]any,
+	then func(tx *store.Tx) error) error {
 	if target == "" || w.env.Herdr == nil {
-		return
+		return nil
+	}
+	p := map[string]any{"target": target, "reason": reason}
+	for k, v := range params {
+		p[k] = v
 	}
 	v, err := w.write(func(tx *store.Tx) (any, error) {
-		id, _, err := tx.Intent("agent.close_requested", w.uuid, map[string]any{"target": target, "reason": reason})
+		id, _, err := tx.Intent("agent.close_requested", w.uuid, p)
 		return id, err
 	})
 	if err != nil {
 		w.log().Error("close intent", "err", err)
-		return
+		return err
 	}
 	opID := v.(string)
 	if line != "" {
@@ -126,12 +138,18 @@ func (w *agentWork) closePaneWith(target, reason, line string, grace time.Durati
 		}
 		cancel()
 	}
-	w.finishClose(opID, target, false)
+	return w.finishCloseThen(opID, target, false, then)
 }
 
 // finishClose closes target and commits the close intent opID: ok when the pane is
 // closed or already gone.
 func (w *agentWork) finishClose(opID, target string, repaired bool) {
+	_ = w.finishCloseThen(opID, target, repaired, nil)
+}
+
+// finishCloseThen is finishClose that runs then in the committing transaction when the
+// close succeeded.
+func (w *agentWork) finishCloseThen(opID, target string, repaired bool, then func(tx *store.Tx) error) error {
 	ctx, cancel := w.herdrCtx()
 	cerr := w.sess().Close(ctx, target)
 	cancel()
@@ -139,17 +157,48 @@ func (w *agentWork) finishClose(opID, target string, repaired bool) {
 	if cerr != nil && !gone {
 		w.log().Warn("pane close failed", "target", target, "err", cerr)
 	}
+	if gone {
+		cerr = nil // already gone is what a close wants: ok, and no error
+	}
 	result := map[string]any{"target": target}
 	if repaired {
 		result["repaired"] = true
 	}
-	_, err := w.write(func(tx *store.Tx) (any, error) {
-		if gone {
-			cerr = nil // already gone is what a close wants: ok, and no error
+	thenErr, err := w.commitClose(opID, cerr, result, then)
+	switch {
+	case cerr != nil:
+		return cerr
+	case err != nil:
+		return err
+	}
+	return thenErr
+}
+
+// commitClose commits the close intent opID (ok when cerr is nil) and, after a
+// successful close, runs then in the same transaction. A then that refuses before it
+// writes anything (the row moved on, a path taken meanwhile) is returned as thenErr and
+// leaves the close committed; any other failure rolls the whole write back (err).
+func (w *agentWork) commitClose(opID string, cerr error, result map[string]any, then func(tx *store.Tx) error) (thenErr, err error) {
+	_, err = w.write(func(tx *store.Tx) (any, error) {
+		if _, err := tx.Applied(opID, cerr == nil, errText(cerr), result); err != nil {
+			return nil, err
 		}
-		return tx.Applied(opID, cerr == nil, errText(cerr), result)
+		if cerr == nil && then != nil {
+			if err := then(tx); err != nil {
+				var inUse *store.PathInUseError
+				if !errors.Is(err, store.ErrStale) && !errors.As(err, &inUse) {
+					return nil, err
+				}
+				thenErr = err
+			}
+		}
+		return nil, nil
 	})
 	w.logErr("close applied", err)
+	if err == nil && then != nil {
+		w.logErr("re-read the row", w.reload())
+	}
+	return thenErr, err
 }
 
 func errText(err error) string {

@@ -10,7 +10,7 @@
 // (socketapi/server dispatches from the method table socketapi.Methods, whose entries
 // call System through the socketapi.Facade interface), the WebSocket stream, `orcr top`
 // and an MCP face later. Its methods (Run, Ask, Send, Kill, Wait, Logs, Ls, Snapshot,
-// Status, AttachPrepare, AttachHeartbeat, AttachRelease) take the wire's typed requests and return its typed results (package
+// Status, AttachPrepare, AttachHeartbeat, AttachRelease, Adopt) take the wire's typed requests and return its typed results (package
 // socketapi defines them) and *wire.Error values. They are edge code: they run on the caller's goroutine and may
 // block on futures. All SQL lives in package store, behind named operations; this
 // package holds the rules and the order of side effects.
@@ -59,8 +59,9 @@
 //
 //	request goroutines  → store            Write → WriteResult, AddBarriers → BarriersAdded,
 //	                                       StoreStats → StoreStatsResult
-//	request goroutines  → agents → <agent> SendInput → SendOutcome, KillAgent → KillOutcome
-//	                                       (agents Forwards, so the reply goes straight back)
+//	request goroutines  → agents → <agent> SendInput → SendOutcome, KillAgent → KillOutcome,
+//	                                       AdoptAgent → AdoptOutcome (agents Forwards, so the
+//	                                       reply goes straight back)
 //	gc                  → agents → <agent> ReapAgent → ReapResult (Forwarded; the reply
 //	                                       arrives at gc as a message)
 //	reconciler          → agents → <agent> ReconcileAgent → ReconcileResult (Forwarded; the

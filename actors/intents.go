@@ -25,6 +25,7 @@ type intentParams struct {
 	Label    string `json:"label"`
 	InputSeq int64  `json:"input_seq"`
 	Probe    string `json:"probe"`
+	Path     string `json:"path"` // an adoption's new path
 }
 
 // recoverIntent settles one open intent of this agent.
@@ -62,6 +63,10 @@ func (w *agentWork) recoverClose(opID string, p intentParams) {
 	if err != nil {
 		return // herdr cannot tell now
 	}
+	if p.Reason == reasonAdopted && p.Path != "" && !w.st.Managed && !w.isEnded() {
+		w.recoverAdoption(opID, p, present)
+		return
+	}
 	if present {
 		w.finishClose(opID, p.Target, true)
 	} else {
@@ -71,6 +76,33 @@ func (w *agentWork) recoverClose(opID string, p intentParams) {
 		w.log().Info("reconcile: a teardown cut off by a crash finished", "reason", reason, "path", w.st.Path)
 		w.endAs(w.liveStatuses(), reason)
 	}
+}
+
+// recoverAdoption finishes an adoption a crash cut off after its close intent: the
+// user's pane is closed (if it is still there) and the row becomes the managed one the
+// launch.json at the new path describes, as if the adoption had not been interrupted.
+func (w *agentWork) recoverAdoption(opID string, p intentParams, present bool) {
+	adoption, err := w.adoption(p.Path)
+	if err != nil {
+		w.log().Warn("reconcile: an adoption cut off by a crash cannot be finished; the agent stays unmanaged", "err", err)
+		w.closeIntent(opID, false, "adoption not finished: "+err.Error(), map[string]any{"target": p.Target})
+		return
+	}
+	then := func(tx *store.Tx) error { return tx.Adopt(adoption) }
+	if present {
+		err = w.finishCloseThen(opID, p.Target, true, then)
+	} else {
+		var thenErr error
+		thenErr, err = w.commitClose(opID, nil, map[string]any{"target": p.Target, "repaired": true}, then)
+		if err == nil {
+			err = thenErr
+		}
+	}
+	if err != nil {
+		w.log().Warn("reconcile: an adoption cut off by a crash could not be finished", "err", err, "path", p.Path)
+		return
+	}
+	w.log().Info("reconcile: an adoption cut off by a crash finished", "path", p.Path)
 }
 
 // closeEnds maps a close's reason to the exit reason of the row it was ending.

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/orcr-go/orcr/actors/provider"
 	"github.com/orcr-go/orcr/socketapi/wire"
 )
 
@@ -30,6 +31,24 @@ type Launch struct {
 	Scope         *string           `json:"scope"`
 	Env           map[string]string `json:"env"`
 	CreatedAt     int64             `json:"created_at"`
+}
+
+// paneEnv is the environment orcr gives an agent's pane (docs/cli.md §7.1) beyond the
+// provider's own: identity, data dir, home and launch token.
+func (s *System) paneEnv(prov provider.Provider, uid, path, token string) map[string]string {
+	env := prov.Env(s.serverEnv())
+	env["ORCR_ID"], env["ORCR_PATH"] = uid, path
+	env["ORCR_AGENT_DATA_DIR"], env["ORCR_HOME"] = AgentDataDir(s.cfg.Home, path, uid), s.cfg.Home
+	env["ORCR_LAUNCH_TOKEN"] = token
+	return env
+}
+
+// optional is s as a launch.json optional string: nil when empty.
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }
 
 // AgentDataDir is <home>/data/<path segments…>/<uuid> (docs/config.md §3.9).

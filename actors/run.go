@@ -93,10 +93,7 @@ func (s *System) Run(ctx context.Context, r socketapi.RunRequest) (socketapi.Run
 	home := s.cfg.Home
 	dir := AgentDataDir(home, path, uid)
 	parentID, parentPath := caller.Parent()
-	env := prov.Env(s.serverEnv())
-	env["ORCR_ID"], env["ORCR_PATH"] = uid, path
-	env["ORCR_AGENT_DATA_DIR"], env["ORCR_HOME"] = dir, home
-	env["ORCR_LAUNCH_TOKEN"] = token
+	env := s.paneEnv(prov, uid, path, token)
 	if parentID != "" && parentPath != "" {
 		env["ORCR_PARENT_ID"], env["ORCR_PARENT_PATH"] = parentID, parentPath
 	}
@@ -115,15 +112,7 @@ func (s *System) Run(ctx context.Context, r socketapi.RunRequest) (socketapi.Run
 	if r.Prompt != "" {
 		l.Prompt = &r.Prompt
 	}
-	if r.Cwd != "" {
-		l.Cwd = &r.Cwd
-	}
-	if r.Timeout != "" {
-		l.Timeout = &r.Timeout
-	}
-	if scope != "" {
-		l.Scope = &scope
-	}
+	l.Cwd, l.Timeout, l.Scope = optional(r.Cwd), optional(r.Timeout), optional(scope)
 	if err := WriteLaunch(dir, l); err != nil {
 		return socketapi.RunResult{}, err
 	}

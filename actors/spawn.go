@@ -30,7 +30,11 @@ func (w *agentWork) isEnded() bool { return w.st.Status == store.StatusEnded }
 // proves the row is still starting and not canceled (the cancel interlock).
 func (w *agentWork) spawn() (ended bool) {
 	if !w.loaded || w.st.Status != store.StatusStarting {
-		return w.isEnded()
+		// The promotion is the queue's write: an actor that held the row before it (an
+		// adopted agent's) still has it queued in memory.
+		if err := w.reload(); err != nil || w.st.Status != store.StatusStarting {
+			return w.isEnded()
+		}
 	}
 	l, err := ReadLaunch(AgentDataDir(w.env.Home, w.st.Path, w.uuid))
 	if err != nil {

@@ -142,6 +142,12 @@ func (c *Client) Send(ctx context.Context, req SendRequest) (SendResult, error) 
 	return Invoke(ctx, c, AgentSend, req)
 }
 
+// Adopt calls agent.adopt: the unmanaged agent target becomes a managed agent at path,
+// its conversation resumed in orcr's own herdr session.
+func (c *Client) Adopt(ctx context.Context, req AdoptRequest) (AdoptResult, error) {
+	return Invoke(ctx, c, AgentAdopt, req)
+}
+
 // Logs calls agent.logs: the agent's transcript entries, or its final response.
 func (c *Client) Logs(ctx context.Context, req LogsRequest) (LogsResult, error) {
 	return Invoke(ctx, c, AgentLogs, req)

@@ -27,6 +27,7 @@ type Facade interface {
 	AttachPrepare(context.Context, AttachPrepareRequest) (AttachPrepareResult, error)
 	AttachHeartbeat(context.Context, LeaseRequest) (HeartbeatResult, error)
 	AttachRelease(context.Context, LeaseRequest) (ReleaseResult, error)
+	Adopt(context.Context, AdoptRequest) (AdoptResult, error)
 }
 
 // Method is one wire method of the table: its name, its params type Req, its result type
@@ -216,6 +217,8 @@ var (
 		Summary: "kill agents by pattern or uuid"}
 	AgentLs = &Method[LsRequest, LsResult]{Name: "agent.ls", CLI: "agent ls", Call: Facade.Ls,
 		Summary: "list agents in tree order"}
+	AgentAdopt = &Method[AdoptRequest, AdoptResult]{Name: "agent.adopt", CLI: "agent adopt", Call: Facade.Adopt,
+		Summary: "turn an unmanaged agent into a managed one, resuming its conversation"}
 	LoopCreate = &Method[LoopCreateRequest, LoopResult]{Name: "loop.create", CLI: "loop create",
 		Summary: "create a durable cron or one-shot loop for a command"}
 	LoopPause  = &Method[LoopNamesRequest, Open]{Name: "loop.pause", CLI: "loop pause", Summary: "pause loops"}
@@ -239,4 +242,5 @@ var Methods = []Spec{
 	AgentRun, AgentAsk, AgentSend, AgentLogs, AgentWait, AgentAttachPrepare, AgentAttachHeartbeat,
 	AgentAttachRelease, AgentKill, AgentLs, LoopCreate, LoopPause, LoopResume, LoopRm, LoopLs,
 	LoopLogs, LoopRunStart, LoopRunStop, LoopRunLs,
+	AgentAdopt, // beyond the reference (docs/decisions.md D12)
 }

@@ -190,6 +190,25 @@ type Response struct {
 	Final bool `json:"final"`
 }
 
+// AdoptRequest is agent.adopt's params (beyond the reference, docs/decisions.md D12).
+type AdoptRequest struct {
+	Caller
+	// An unmanaged agent's path or uuid (prefix).
+	Target string `json:"target,omitempty"`
+	// The managed path it gets, joined under the caller's scope as agent.run's path is.
+	Path string `json:"path,omitempty"`
+}
+
+// AdoptResult is agent.adopt's result.
+type AdoptResult struct {
+	// The agent's row as it is now (managed, usually queued): same uuid, new path.
+	Agent AgentRow `json:"agent"`
+	// The unmanaged path it had.
+	FromPath string `json:"from_path"`
+	// herdr's conversation pointer the new pane resumes.
+	Resume string `json:"resume"`
+}
+
 // SendRequest is agent.send's params.
 type SendRequest struct {
 	Caller

@@ -34,10 +34,14 @@ type Sighting struct {
 }
 
 // UnmanagedRows reads the active unmanaged rows of herdr session session, with their
-// open turns, in creation order.
+// open turns, in creation order. A row whose pane an operation is closing (an open
+// agent.close_requested: a kill --force or an adoption) is left out: that operation
+// ends or adopts it.
 func (db *DB) UnmanagedRows(ctx context.Context, session string) ([]Agent, error) {
 	q := strings.Replace(agentStateSelect, "WHERE a.uuid = ?",
-		"WHERE a.managed = 0 AND a.herdr_session = ? AND a.status != 'ended' ORDER BY a.created_at, a.uuid", 1)
+		`WHERE a.managed = 0 AND a.herdr_session = ? AND a.status != 'ended' AND NOT EXISTS
+		(SELECT 1 FROM intents i WHERE i.ref_uuid = a.uuid AND i.kind = 'agent.close_requested')
+		ORDER BY a.created_at, a.uuid`, 1)
 	rows, err := db.r.QueryContext(ctx, q, session)
 	if err != nil {
 		return nil, sqliteErr("read unmanaged agents", err)
@@ -217,4 +221,68 @@ func (t *Tx) OpenExternalTurn(uuid string) (seq int64, was Status, err error) {
 	}
 	_, err = t.EmitAgent("agent.status_changed", uuid, map[string]any{"status": StatusWorking, "input_seq": seq})
 	return seq, a.Status, err
+}
+
+// Adoption is what [Tx.Adopt] gives an unmanaged row (docs/decisions.md D12).
+type Adoption struct {
+	UUID, Path, Session string // Session: the owned herdr session
+	Model, Effort       string
+	GCMode              GCMode
+	LaunchToken         string
+}
+
+// Adopt turns the idle unmanaged row a.UUID into a managed one at a.Path, queued at the
+// tail of the admission queue: origin "adopted", the owned session, no pane yet (its
+// spawn resumes the conversation), herdr's old conversation pointer cleared for the new
+// pane's. input_seq and the turns are kept. Emits agent.status_changed {status:
+// "queued", adopted_from}. ErrStale when the row is no longer an idle unmanaged one;
+// *[PathInUseError] when an active row holds the path.
+func (t *Tx) Adopt(a Adoption) error {
+	var from string
+	if err := t.QueryRow(`SELECT path FROM agents WHERE uuid = ?`, a.UUID).Scan(&from); err != nil {
+		return rowErr("agent", err)
+	}
+	var occ string
+	switch err := t.QueryRow(`SELECT uuid FROM agents WHERE path = ? AND status != 'ended' AND uuid != ?`, a.Path, a.UUID).Scan(&occ); {
+	case err == nil:
+		e := &PathInUseError{Path: a.Path}
+		if row, rerr := AgentByUUID(t.ctx, t, occ); rerr == nil {
+			e.Occupant = &row
+		}
+		return e
+	case !errors.Is(err, sql.ErrNoRows):
+		return sqliteErr("read path occupant", err)
+	}
+	err := t.execOne("adopt agent", `UPDATE agents SET managed = 1, origin = 'adopted', path = ?, herdr_session = ?,
+		model = ?, effort = ?, gc_mode = ?, launch_token = ?, terminal_id = NULL, pane_id = NULL,
+		agent_session_kind = NULL, agent_session_value = NULL, transcript_locator = NULL, transcript_cursor = NULL,
+		status = 'queued', queue_seq = (SELECT COALESCE(MAX(queue_seq), 0) + 1 FROM agents), enqueued_at = ?,
+		idle_since = NULL, blocked_kind = NULL, updated_at = ?, last_status_change_at = ?
+		WHERE uuid = ? AND managed = 0 AND status = 'idle'`,
+		a.Path, a.Session, null(a.Model), null(a.Effort), a.GCMode, a.LaunchToken, t.now, t.now, t.now, a.UUID)
+	if isUniqueViolation(err) {
+		return &PathInUseError{Path: a.Path}
+	}
+	if err != nil {
+		return err
+	}
+	_, err = t.EmitAgent("agent.status_changed", a.UUID, map[string]any{"status": StatusQueued, "adopted_from": from})
+	return err
+}
+
+// ActiveAt returns the active (not ended) row at path, or nil.
+func ActiveAt(ctx context.Context, q Querier, path string) (*AgentRow, error) {
+	var uuid string
+	err := q.QueryRowContext(ctx, `SELECT uuid FROM agents WHERE path = ? AND status != 'ended'`, path).Scan(&uuid)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, sqliteErr("read path occupant", err)
+	}
+	row, err := AgentByUUID(ctx, q, uuid)
+	if err != nil {
+		return nil, err
+	}
+	return &row, nil
 }

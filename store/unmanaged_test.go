@@ -81,3 +81,41 @@ func TestUnmanagedRows(t *testing.T) {
 		t.Errorf("sessions %v", got)
 	}
 }
+
+// Adopt turns an idle unmanaged row into a managed queued one at the new path, keeping
+// its uuid and input_seq; a taken path, a busy row or a managed row are refused and
+// change nothing.
+func TestAdopt(t *testing.T) {
+	db := storetest.Open(t)
+	s := store.Sighting{TerminalID: "term-1", PaneID: "w1:p1", Provider: "claude", Status: store.StatusIdle,
+		SessionKind: "id", SessionValue: "abc"}
+	row := storetest.Write(t, db, func(tx *store.Tx) (any, error) { return tx.CreateUnmanaged("work", s) }).(store.AgentRow)
+	storetest.InsertAgent(t, db, map[string]any{"path": "team/taken", "status": "idle"})
+	adopt := func(path string) error {
+		res, _, err := db.Apply([]store.Op{func(tx *store.Tx) (any, error) {
+			return nil, tx.Adopt(store.Adoption{UUID: row.UUID, Path: path, Session: "orcr", GCMode: store.GCAuto, LaunchToken: "tok"})
+		}})
+		if err == nil {
+			err = res[0].Err
+		}
+		return err
+	}
+	var inUse *store.PathInUseError
+	if err := adopt("team/taken"); !errors.As(err, &inUse) || inUse.Occupant == nil {
+		t.Errorf("taken path: %v", err)
+	}
+	_, evs := applyEvents(t, db, func(tx *store.Tx) (any, error) {
+		return nil, tx.Adopt(store.Adoption{UUID: row.UUID, Path: "team/api", Session: "orcr", GCMode: store.GCAuto, LaunchToken: "tok"})
+	})
+	a := loadAgent(t, db, row.UUID)
+	if !a.Managed || a.Path != "team/api" || a.Status != store.StatusQueued || a.Session != "orcr" || a.TerminalID != "" ||
+		a.SessionValue != "" {
+		t.Errorf("adopted row %+v", a)
+	}
+	if len(evs) != 1 || evs[0].Kind != "agent.status_changed" || payload(t, evs[0])["adopted_from"] != "unmanaged/work/w1_p1" {
+		t.Errorf("events %v", evs)
+	}
+	if err := adopt("team/api2"); !errors.Is(err, store.ErrStale) {
+		t.Errorf("adopting a managed row again: %v, want ErrStale", err)
+	}
+}

@@ -2,6 +2,8 @@ package tests
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -200,7 +202,7 @@ func TestUnmanagedDiscovery(t *testing.T) {
 // lsAll finds path among every row, ended ones included (the newest row of the path).
 func lsAll(t *testing.T, c *socketapi.Client, path string) socketapi.AgentRow {
 	t.Helper()
-	res, err := c.Ls(context.Background(), socketapi.LsRequest{Unmanaged: true, All: true, Pattern: "/" + path})
+	res, err := c.Ls(context.Background(), socketapi.LsRequest{All: true, Pattern: "/" + path})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,3 +220,110 @@ func logHas(t *testing.T, h *home, line string) {
 	}
 }
 
+// Acceptance 6 of issue 10, second half (docs/lifecycle.md §11.9, docs/decisions.md
+// D12): an agent started by hand in a user session, with a conversation herdr knows,
+// becomes a managed agent: refused while it is not idle, for a managed agent or a taken
+// path; then its pane leaves the user's session, a managed pane in orcr's session
+// resumes its conversation (the history is in its logs), it completes turns and the GC
+// parks it.
+func TestAdoptUnmanagedAgent(t *testing.T) {
+	h, sock := herdrHome(t, `{"timings": {"gc_tick": "200ms", "idle_after": "4s"}}`)
+	xdg := strings.TrimSuffix(sock, filepath.Join("/herdr", "sessions", "orcr", "herdr.sock"))
+	if r := h.run("server", "start"); r.exit != 0 {
+		t.Fatalf("server start: %d %s %s", r.exit, r.stdout, r.stderr)
+	}
+	ctx := context.Background()
+	c := &socketapi.Client{Socket: filepath.Join(h.dir, "orcr.sock"), Timeout: 60 * time.Second}
+	work := userSession(t, h, xdg, "work")
+	pane, _ := userAgent(t, work, "api", map[string]string{"ORCR_MOCK_SESSION_SOURCE": "herdr:mock"})
+	from := "unmanaged/work/" + strings.ReplaceAll(pane, ":", "_")
+	// A turn typed by hand before orcr knows the agent: the conversation to carry over.
+	if err := work.Deliver(ctx, pane, "say=first", 200*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 20*time.Second, "the agent discovered idle", func() bool {
+		return unmanagedRows(t, c)[from].Status == socketapi.StatusIdle
+	})
+
+	wantErr := func(what string, err error, code socketapi.Code, reason string) {
+		t.Helper()
+		var we *socketapi.Error
+		if !errors.As(err, &we) || we.Code != code || (reason != "" && fmt.Sprint(we.Details["reason"]) != reason) {
+			t.Errorf("%s: got %v, want %s %s", what, err, code, reason)
+		}
+	}
+	_, err := c.Adopt(ctx, socketapi.AdoptRequest{Target: from})
+	wantErr("no path", err, socketapi.CodeInvalidRequest, "path_required")
+	if _, err := c.Run(ctx, socketapi.RunRequest{Path: "team/other", Agent: "mock"}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Adopt(ctx, socketapi.AdoptRequest{Target: "team/other", Path: "team/x"})
+	wantErr("a managed agent", err, socketapi.CodeInvalidRequest, "not_unmanaged")
+	_, err = c.Adopt(ctx, socketapi.AdoptRequest{Target: from, Path: "team/other"})
+	wantErr("a taken path", err, socketapi.CodeStateConflict, "path_in_use")
+	_, err = c.Adopt(ctx, socketapi.AdoptRequest{Target: from, Path: "unmanaged/x"})
+	wantErr("a reserved path", err, socketapi.CodeInvalidRequest, "reserved_name")
+	if _, err := c.Send(ctx, socketapi.SendRequest{Target: from, Prompt: "turn_ms=4000 say=busy"}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Adopt(ctx, socketapi.AdoptRequest{Target: from, Path: "team/api"})
+	wantErr("a working agent", err, socketapi.CodeStateConflict, "")
+	if w, err := c.Wait(ctx, socketapi.WaitRequest{Targets: []string{from}, Timeout: "40s"}); err != nil || !w.AllOK {
+		t.Fatalf("wait for the busy turn: %+v %v", w, err)
+	}
+
+	res, err := c.Adopt(ctx, socketapi.AdoptRequest{Target: from, Path: "team/api"})
+	if err != nil {
+		t.Fatalf("adopt: %v", err)
+	}
+	if !res.Agent.Managed || res.Agent.Path != "team/api" || res.FromPath != from || res.Resume == "" {
+		t.Errorf("adopt result %+v", res)
+	}
+	if _, err := work.PaneGet(ctx, pane); err == nil {
+		t.Error("the user's pane is still open after the adoption")
+	}
+	w, err := c.Wait(ctx, socketapi.WaitRequest{Targets: []string{"team/api"}, Timeout: "40s"})
+	if err != nil || !w.AllOK {
+		logTail(t, filepath.Join(h.dir, "logs", "server.log"), 80)
+		st := h.run("server", "status", "--json")
+		t.Logf("status: %s", st.stdout)
+		ls := h.run("agent", "ls", "--all", "--json")
+		t.Logf("ls: %s", ls.stdout)
+		sl := exec.Command(sockettest.BuildBinaries(t).HerdrBin, "session", "list", "--json")
+		sl.Env = h.env
+		out, _ := sl.CombinedOutput()
+		t.Logf("sessions: %s", out)
+		t.Fatalf("wait for the adopted agent: %+v %v", w, err)
+	}
+	row := lsAll(t, c, "team/api")
+	if row.UUID != res.Agent.UUID || !row.Managed || deref(row.HerdrSession) != "orcr" {
+		t.Errorf("adopted row %+v", row)
+	}
+	logs, err := c.Logs(ctx, socketapi.LogsRequest{Target: "team/api"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, e := range logs.Entries {
+		texts = append(texts, e.Text)
+	}
+	if all := strings.Join(texts, "|"); !strings.Contains(all, "first") || !strings.Contains(all, "busy") {
+		t.Errorf("the adopted agent's history lacks the earlier turns: %q", all)
+	}
+	if _, err := c.Send(ctx, socketapi.SendRequest{Target: "team/api", Prompt: "say=second"}); err != nil {
+		t.Fatal(err)
+	}
+	if w, err := c.Wait(ctx, socketapi.WaitRequest{Targets: []string{"team/api"}, Timeout: "40s"}); err != nil || !w.AllOK {
+		t.Fatalf("wait for a managed turn: %+v %v", w, err)
+	}
+	last, err := c.Logs(ctx, socketapi.LogsRequest{Target: "team/api", LastResponse: true})
+	if err != nil || last.Response == nil || !strings.Contains(last.Response.Text, "second") {
+		t.Errorf("last response %+v %v", last.Response, err)
+	}
+	if n := len(unmanagedRows(t, c)); n != 0 {
+		t.Errorf("%d unmanaged rows after the adoption, want 0", n)
+	}
+	eventually(t, 30*time.Second, "the GC parks the adopted agent", func() bool {
+		return lsAll(t, c, "team/api").Status == socketapi.StatusParked
+	})
+}

@@ -177,6 +177,21 @@ func (c *agentSendCmd) Run(a *app) error {
 	})
 }
 
+type agentAdoptCmd struct {
+	Target string `arg:"" help:"Unmanaged agent path (unmanaged/<session>/<pane>) or uuid."`
+	Path   string `name:"path" required:"" help:"The managed path it gets (in your scope, like agent run --path)."`
+}
+
+// Run implements `orcr agent adopt` (docs/cli.md §5.26): the agent's pane in the user's
+// herdr session is shut down and its conversation resumed in a managed pane.
+func (c *agentAdoptCmd) Run(a *app) error {
+	req := socketapi.AdoptRequest{Target: c.Target, Path: c.Path}
+	return request(a, socketapi.AgentAdopt, req, func(r socketapi.AdoptResult) error {
+		a.stdout("%s adopted as %s (%s), resuming %s", r.FromPath, r.Agent.Path, r.Agent.Status, r.Resume)
+		return nil
+	})
+}
+
 type agentLogsCmd struct {
 	Target       string `arg:"" help:"Agent path or uuid."`
 	LastResponse bool   `help:"Only the final assistant message."`

@@ -31,6 +31,7 @@ type agentCmd struct {
 	Attach agentAttachCmd `cmd:"" help:"Attach the terminal to an agent's pane."`
 	Kill   agentKillCmd   `cmd:"" help:"Kill agents."`
 	Ls     agentLsCmd     `cmd:"" help:"List agents."`
+	Adopt  agentAdoptCmd  `cmd:"" help:"Make an unmanaged agent managed, resuming its conversation."`
 }
 
 type loopCmd struct {
@@ -74,6 +75,7 @@ var verbMethods = map[string][]string{
 	"agent attach":   {"agent.attach.prepare", "agent.attach.heartbeat", "agent.attach.release"},
 	"agent kill":     {"agent.kill"},
 	"agent ls":       {"agent.ls"},
+	"agent adopt":    {"agent.adopt"},
 	"loop create":    {"loop.create"},
 	"loop pause":     {"loop.pause"},
 	"loop resume":    {"loop.resume"},

@@ -46,6 +46,7 @@ var notImplementedProbes = map[string][]string{
 	"agent attach":   {"agent", "attach", "nosuch"},
 	"agent kill":     {"agent", "kill", "nosuch"},
 	"agent ls":       {"agent", "ls"},
+	"agent adopt":    {"agent", "adopt", "nosuch", "--path", "team/x"},
 	"loop create":    {"loop", "create", "probe", "* * * * *", "--", "true"},
 	"loop pause":     {"loop", "pause", "probe"},
 	"loop resume":    {"loop", "resume", "probe"},

@@ -48,7 +48,7 @@ func TestCatalogueCoverage(t *testing.T) {
 		}
 	}
 	want := []string{
-		"agent ask", "agent attach", "agent kill", "agent logs", "agent ls", "agent run", "agent send", "agent wait",
+		"agent adopt", "agent ask", "agent attach", "agent kill", "agent logs", "agent ls", "agent run", "agent send", "agent wait",
 		"api schema", "api snapshot",
 		"loop create", "loop logs", "loop ls", "loop pause", "loop resume", "loop rm", "loop run ls", "loop run start", "loop run stop",
 		"scaffold",
@@ -91,6 +91,8 @@ func TestRequestParams(t *testing.T) {
 		{[]string{"agent", "send", "w1", "-"}, "piped", "agent.send", with(map[string]any{"target": "w1", "prompt": "piped"})},
 		{[]string{"agent", "logs", "w1", "--tail", "3", "--last-response"}, "", "agent.logs",
 			with(map[string]any{"target": "w1", "tail": float64(3), "last_response": true})},
+		{[]string{"agent", "adopt", "unmanaged/work/w1_p2", "--path", "team/api"}, "", "agent.adopt",
+			with(map[string]any{"target": "unmanaged/work/w1_p2", "path": "team/api"})},
 		{[]string{"agent", "ls", "review/**", "--managed", "--all", "-a", "claude", "--status", "idle"}, "", "agent.ls",
 			with(map[string]any{"pattern": "review/**", "managed": true, "all": true, "agent": "claude", "status": "idle"})},
 		{[]string{"loop", "create", "nightly", "*/5 * * * *", "--max-concurrency", "2", "--", "sh", "-c", "echo --json"}, "", "loop.create",

@@ -1,0 +1,178 @@
+package actors
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/orcr-go/orcr/actors/provider"
+	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/store"
+	"github.com/orcr-go/orcr/store/agentpath"
+)
+
+// Adoption (beyond the reference; docs/lifecycle.md §11.8, docs/decisions.md D12): an
+// unmanaged agent becomes a managed one. herdr cannot move a pane from one session to
+// another, so the agent moves by its conversation: its pane in the user's session is
+// shut down, and a managed spawn in the owned session starts the provider again on the
+// same conversation (herdr's agent_session pointer, [provider.Provider.ResumeArgv]).
+// From then on it is an ordinary managed agent: queue, completion detection, GC.
+
+// adoptTimeout bounds the agent actor's part (a graceful shutdown of the old pane).
+const adoptTimeout = 2 * time.Minute
+
+// AdoptAgent asks an unmanaged agent's actor to shut its pane down and turn its row into
+// the managed, queued row at Path whose launch.json is already written. Reply:
+// AdoptOutcome.
+type AdoptAgent struct {
+	UUID, Path string
+}
+
+// AdoptOutcome answers AdoptAgent.
+type AdoptOutcome struct{ Err error }
+
+// Adopt is agent.adopt: every check first (an idle unmanaged row of a provider orcr
+// runs, with a conversation pointer the provider can resume, a path that agent.run
+// would accept), then launch.json at the new path, then the agent actor's op, then a
+// poke of the queue.
+func (s *System) Adopt(ctx context.Context, r socketapi.AdoptRequest) (socketapi.AdoptResult, error) {
+	if r.Path == "" {
+		return socketapi.AdoptResult{}, wire.Invalid("path_required", "a path is required (--path)")
+	}
+	row, _, err := s.exactTarget(ctx, r.Caller, r.Target)
+	if err != nil {
+		return socketapi.AdoptResult{}, err
+	}
+	if row.Status == store.StatusEnded {
+		return socketapi.AdoptResult{}, wire.New(wire.NotFound, "agent "+row.Path+" has ended", "target", r.Target)
+	}
+	if row.Managed {
+		return socketapi.AdoptResult{}, wire.Invalid("not_unmanaged", "agent "+row.Path+" is managed already; only unmanaged agents can be adopted",
+			"target", r.Target, "path", row.Path)
+	}
+	if err := s.findHerdr(); err != nil {
+		return socketapi.AdoptResult{}, err
+	}
+	a, err := store.LoadAgent(ctx, s.cfg.DB.Reader(), row.UUID)
+	if err != nil {
+		return socketapi.AdoptResult{}, wire.From(err, "sqlite")
+	}
+	prov, err := provider.Lookup(a.Provider, s.providerOptions())
+	if err != nil {
+		return socketapi.AdoptResult{}, err
+	}
+	route, err := prov.Route(s.cfg.Config, "", "")
+	if err != nil {
+		return socketapi.AdoptResult{}, err
+	}
+	if a.SessionValue == "" {
+		return socketapi.AdoptResult{}, wire.Conflict("herdr reports no conversation for agent "+a.Path+
+			" (its pane has no agent_session; is the provider's herdr integration installed?)",
+			"reason", "no_agent_session", "current_status", a.Status)
+	}
+	argv, err := prov.ResumeArgv(route, a.SessionKind, a.SessionValue)
+	if err != nil {
+		return socketapi.AdoptResult{}, err
+	}
+	if a.Status != store.StatusIdle {
+		return socketapi.AdoptResult{}, wire.Conflict(fmt.Sprintf("agent %s is %s; it can be adopted when idle", a.Path, a.Status),
+			"current_status", a.Status)
+	}
+	caller, err := s.caller(ctx, r.Caller)
+	if err != nil {
+		return socketapi.AdoptResult{}, err
+	}
+	scope, _ := caller.Scope()
+	path, err := agentpath.Creation(scope, "", r.Path, nil)
+	if err != nil {
+		return socketapi.AdoptResult{}, err
+	}
+	if err := agentpath.CheckLoopNamespace(ctx, s.cfg.DB.Reader(), path, r.CallerPath); err != nil {
+		return socketapi.AdoptResult{}, err
+	}
+
+	token := uuid.NewString()
+	dir := AgentDataDir(s.cfg.Home, path, a.UUID)
+	l := &Launch{Version: 1, UUID: a.UUID, Path: path, Provider: a.Provider, Argv: argv,
+		Model: route.Model, Effort: route.Effort, GCMode: string(store.GCAuto), LaunchToken: token,
+		EffectivePath: path, Env: s.paneEnv(prov, a.UUID, path, token), CreatedAt: time.Now().UnixMilli(),
+		Cwd: optional(a.Cwd), Scope: optional(scope)}
+	if err := WriteLaunch(dir, l); err != nil {
+		return socketapi.AdoptResult{}, err
+	}
+	res, err := s.sys.Root.RequestFuture(s.agents, AdoptAgent{UUID: a.UUID, Path: path}, adoptTimeout).Result()
+	if err != nil {
+		os.RemoveAll(dir)
+		return socketapi.AdoptResult{}, wire.Internal("actor", "agent actor did not answer: "+err.Error())
+	}
+	if out := res.(AdoptOutcome); out.Err != nil {
+		os.RemoveAll(dir)
+		var inUse *store.PathInUseError
+		if errors.As(out.Err, &inUse) {
+			return socketapi.AdoptResult{}, pathInUse(inUse)
+		}
+		return socketapi.AdoptResult{}, wire.From(out.Err, "herdr")
+	}
+	s.sys.Root.Send(s.queue, PokeQueue{})
+	s.cfg.Log.Info("agent adopted", "agent", a.UUID, "from", a.Path, "path", path, "resume", a.SessionValue)
+	now, err := store.AgentByUUID(ctx, s.cfg.DB.Reader(), a.UUID)
+	if err != nil {
+		return socketapi.AdoptResult{}, wire.From(err, "sqlite")
+	}
+	return socketapi.AdoptResult{Agent: now, FromPath: a.Path, Resume: a.SessionValue}, nil
+}
+
+// adopt is the agent actor's part of an adoption: the row is read again and must still
+// be an idle unmanaged one; its pane is shut down gracefully in the user's session under
+// a close intent that names the new path; the row change commits with the close
+// (store.Tx.Adopt). A crash in between is finished by restart recovery ([recoverClose]).
+func (w *agentWork) adopt(path string) error {
+	if err := w.reload(); err != nil {
+		return err
+	}
+	switch {
+	case w.st.Status == store.StatusEnded:
+		return w.gone()
+	case w.st.Managed:
+		return wire.Invalid("not_unmanaged", "agent "+w.st.Path+" is managed already", "path", w.st.Path)
+	case w.st.Status != store.StatusIdle:
+		return wire.Conflict(fmt.Sprintf("agent %s is %s; it can be adopted when idle", w.st.Path, w.st.Status),
+			"current_status", w.st.Status)
+	case w.st.TerminalID == "" || w.env.Herdr == nil:
+		return wire.Conflict("agent "+w.st.Path+" has no pane", "current_status", w.st.Status)
+	}
+	// The path is checked again before the pane goes (the row change re-checks it).
+	if occ, err := store.ActiveAt(contextBG, w.env.DB.Reader(), path); err != nil {
+		return err
+	} else if occ != nil && occ.UUID != w.uuid {
+		return &store.PathInUseError{Path: path, Occupant: occ}
+	}
+	line, grace := "", time.Duration(0)
+	if w.env.Shutdown != nil {
+		line, grace = w.env.Shutdown(w.st.Provider)
+	}
+	adoption, err := w.adoption(path)
+	if err != nil {
+		return err
+	}
+	return w.closePaneThen(w.st.TerminalID, reasonAdopted, line, grace, map[string]any{"path": path},
+		func(tx *store.Tx) error { return tx.Adopt(adoption) })
+}
+
+// reasonAdopted is the close reason of an adoption's shutdown of the user's pane.
+const reasonAdopted = "adopted"
+
+// adoption is the row change of an adoption to path, from the launch.json written there.
+func (w *agentWork) adoption(path string) (store.Adoption, error) {
+	l, err := ReadLaunch(AgentDataDir(w.env.Home, path, w.uuid))
+	if err != nil {
+		return store.Adoption{}, err
+	}
+	return store.Adoption{UUID: w.uuid, Path: path, Session: w.env.Herdr.Owned().Name(), Model: l.Model, Effort: l.Effort,
+		GCMode: store.GCMode(l.GCMode), LaunchToken: l.LaunchToken}, nil
+}
