@@ -74,6 +74,8 @@
 //	wait-<n>            → store            Bounds → BoundsResult (confirms its Subscribe)
 //	op goroutines       → store, herdr     (edge code of an agent actor, see below)
 //	request goroutines  → herdr supervisor driver operations (herdr/doc.go)
+//	reconcile pass      → herdr supervisor pane.list (and, when the owned session does
+//	                                       not answer, ensureOwned's pings)
 //
 // Plain sends (no reply): subscription and wait-<n> → store (Subscribe, Unsubscribe,
 // Pin, Unpin); store → subscription and wait-<n> (EventsCommitted after every commit,
@@ -89,8 +91,10 @@
 // goroutines → their agent actor (opDone); timers → <agent> (recheck), → monitor, queue,
 // gc, reconciler, discovery (their ticks); discovery → herdr supervisor (Forget, for a user
 // session that is gone); the discovery goroutine → discovery (discDone). A reconciliation pass reads the rows and the pane list
-// on a goroutine (edge code) and only hands differences to agent actors, which check
-// each again (with one pane.get) before applying it. The store actor, the monitor and the agent actors never send a
+// on a goroutine (edge code; when the owned session does not answer and rows hold panes
+// in it, that goroutine starts it again through AgentEnv.ensureOwned, as a spawn's op
+// goroutine does) and only hands differences to agent actors, which check each again
+// (with one pane.get) before applying it. The store actor, the monitor and the agent actors never send a
 // Request to anyone.
 //
 // An agent actor never blocks: it loads its row once when it starts and keeps it

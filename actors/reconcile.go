@@ -259,9 +259,7 @@ func readPass(env *AgentEnv) reconPassed {
 		env.Log.Warn("reconcile: cannot read the agent rows", "err", err)
 		return reconPassed{err: err}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	list, err := env.Herdr.Owned().PaneList(ctx, "")
+	list, err := ownedPanes(env, len(rows) > 0)
 	if err != nil {
 		env.Log.Debug("reconcile: owned session did not answer pane.list; pass skipped", "err", err)
 		return reconPassed{err: err}
@@ -273,6 +271,37 @@ func readPass(env *AgentEnv) reconPassed {
 	}
 	acts, drift := planReconcile(rows, panes)
 	return reconPassed{acts: acts, drift: drift}
+}
+
+// Bounds of a pass's herdr calls: one pane.list, and bringing a session that does not
+// answer back (its bootstrap, then the supervised connection's reconnect backoff).
+const (
+	reconListTimeout  = 10 * time.Second
+	reconRestartBound = herdr.SessionStartTimeout + herdr.DefaultBackoffMax + 5*time.Second
+)
+
+// ownedPanes reads the owned session's pane list. When the session does not answer and
+// rows hold panes in it (needed), it is started again first, as a spawn would
+// (AgentEnv.ensureOwned: only a session that is not running is started): a herdr server
+// that died took its panes with it, and nothing else would start it while those rows
+// hold every slot. A session that runs but does not answer (frozen) is waited for
+// within the bound, never started twice; the pass is then skipped.
+func ownedPanes(env *AgentEnv, needed bool) ([]herdr.PaneInfo, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), reconListTimeout)
+	list, err := env.Herdr.Owned().PaneList(ctx, "")
+	cancel()
+	if err == nil || !needed || !herdrDown(err) {
+		return list, err
+	}
+	ctx, cancel = context.WithTimeout(context.Background(), reconRestartBound)
+	defer cancel()
+	if err := env.ensureOwned(ctx); err != nil {
+		return nil, err
+	}
+	env.Log.Info("reconcile: the owned herdr session answers again", "pane_list_err", err)
+	ctx, cancel = context.WithTimeout(context.Background(), reconListTimeout)
+	defer cancel()
+	return env.Herdr.Owned().PaneList(ctx, "")
 }
 
 // reconcile applies one difference of a pass to this agent after checking it again:
