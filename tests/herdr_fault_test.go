@@ -299,3 +299,86 @@ func procAlive(pid int) bool {
 	st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	return err == nil && !isZombie(st)
 }
+
+// herdrFrozenFor is how long TestHerdrFrozen keeps herdr stopped: thirty reconcile
+// ticks, monitor polls and queue passes, and longer than server.status waits for a
+// ping (5 s).
+const herdrFrozenFor = 6 * time.Second
+
+// A frozen herdr (SIGSTOP) answers nothing but still runs, and so do its panes: while
+// it is frozen no row goes lost or ends and no second herdr server is started; after
+// SIGCONT everything goes on — the idle agent takes a turn, and when the working one is
+// killed the queued one gets its slot and completes its turn.
+func TestHerdrFrozen(t *testing.T) {
+	h, sock := herdrHome(t, herdrFaultConfig)
+	h.env = append(h.env, "ORCR_EVENT_RETENTION=100000000")
+	xdg := strings.TrimSuffix(sock, filepath.Join("/herdr", "sessions", "orcr", "herdr.sock"))
+	srv := startCrashServer(t, h)
+	t.Cleanup(func() { srv.stop(t, h) })
+	a := startFaultAgents(t, h)
+
+	herdrPID := onlyHerdrServer(t, xdg)
+	panes := paneProcesses(sock)
+	if err := syscall.Kill(herdrPID, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	thawed := false
+	thaw := func() {
+		if !thawed {
+			thawed = true
+			if err := syscall.Kill(herdrPID, syscall.SIGCONT); err != nil {
+				t.Errorf("SIGCONT herdr %d: %v", herdrPID, err)
+			}
+		}
+	}
+	t.Cleanup(thaw)
+	frozenAt := time.Now()
+	// A status asked while herdr is frozen says the session does not answer (the ping
+	// runs out of its 5 s).
+	status := make(chan herdrStatus, 1)
+	go func() { status <- serverHerdrStatus(t, h) }()
+	for time.Since(frozenAt) < herdrFrozenFor {
+		for path, s := range statusByPath(h.lsRows(t, "--all", "hd/*")) {
+			if s != "idle" && s != "working" && s != "queued" {
+				t.Errorf("%s is %s while herdr is frozen", path, s)
+			}
+		}
+		if pids := herdrServerPIDs(xdg, "orcr"); len(pids) != 1 || pids[0] != herdrPID {
+			t.Errorf("herdr servers of session orcr while it is frozen: %v, want only %d", pids, herdrPID)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	for _, pid := range panes {
+		if !procAlive(pid) {
+			t.Errorf("pane process %d died while herdr was frozen", pid)
+		}
+	}
+	thaw()
+	if st := <-status; st.answers() {
+		t.Errorf("server status while herdr was frozen: %+v, want the owned session not answering", st)
+	}
+
+	eventually(t, 30*time.Second, "the owned session to answer after SIGCONT", func() bool {
+		return serverHerdrStatus(t, h).answers()
+	})
+	if reason, exit := waitOutcome(t, h, a.idle, "5s"); reason != "turn_complete" || exit != 0 {
+		t.Errorf("agent wait hd/idle after SIGCONT: reason %q exit %d, want turn_complete", reason, exit)
+	}
+	h.jsonRun(t, "agent.send", 0, "agent", "send", a.idle, "say=two")
+	if reason, exit := waitOutcome(t, h, a.idle, "30s"); reason != "turn_complete" || exit != 0 {
+		t.Errorf("agent wait hd/idle after a send: reason %q exit %d, want turn_complete", reason, exit)
+	}
+	if st := statusByPath(h.lsRows(t, "--all", "hd/*")); st["hd/work"] != "working" || st["hd/queued"] != "queued" {
+		t.Errorf("after SIGCONT: %v, want hd/work still working and hd/queued still queued", st)
+	}
+	h.jsonRun(t, "agent.kill", 0, "agent", "kill", a.work)
+	if reason, exit := waitOutcome(t, h, a.queued, "30s"); reason != "turn_complete" || exit != 0 {
+		t.Errorf("agent wait hd/queued after hd/work was killed: reason %q exit %d, want turn_complete", reason, exit)
+	}
+	if lostAt, _ := lostAndEnded(t, h); len(lostAt) != 0 {
+		t.Errorf("agents went lost around a frozen herdr: %v", lostAt)
+	}
+	if got := checkInvariants(t, h.dir, xdg, a.idle, a.work, a.queued); len(got) != 0 {
+		t.Errorf("anomalies after herdr was frozen: %+v", got)
+	}
+}
