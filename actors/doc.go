@@ -149,7 +149,8 @@
 //  4. Reader goroutines end with their sockets; the remaining request goroutines are
 //     waited for.
 //  5. [System.Stop]: the discovery, the gc, the reconciler, the monitor and the queue stop, in that order (no more
-//     sweeps, polls or promotions; a ReapResult arriving after gc stopped goes to dead
+//     sweeps, polls or promotions; a reconcile pass in flight, which may be waiting for
+//     herdr or starting the owned session, is canceled; a ReapResult arriving after gc stopped goes to dead
 //     letters, and the next start's queue pass promotes into the freed slot); the agents
 //     actor stops its children, whose op goroutines see their context canceled at the
 //     next checkpoint and are waited for (they may still be writing; an op cut off by

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/orcr-go/orcr/config"
+	"github.com/orcr-go/orcr/socketapi/sockettest"
 	"github.com/orcr-go/orcr/store"
 )
 
@@ -380,5 +381,58 @@ func TestHerdrFrozen(t *testing.T) {
 	}
 	if got := checkInvariants(t, h.dir, xdg, a.idle, a.work, a.queued); len(got) != 0 {
 		t.Errorf("anomalies after herdr was frozen: %+v", got)
+	}
+}
+
+// A server stop while herdr is down and will not start again is not held up by the
+// reconcile pass that is trying to start it (the bootstrap polls for up to 10 s): the
+// pass ends with the reconciler. A wrapper around the stand-in makes `herdr --session
+// orcr server` a no-op that leaves a mark while a flag file exists.
+func TestServerStopWhileHerdrWillNotStart(t *testing.T) {
+	h, sock := herdrHome(t, herdrFaultConfig)
+	xdg := strings.TrimSuffix(sock, filepath.Join("/herdr", "sessions", "orcr", "herdr.sock"))
+	dir := t.TempDir()
+	flag, tried := filepath.Join(dir, "down"), filepath.Join(dir, "tried")
+	wrapper := filepath.Join(dir, "herdr")
+	script := "#!/bin/sh\nif [ -e " + flag + " ] && [ \"$3\" = server ]; then touch " + tried + "; exit 0; fi\nexec " +
+		sockettest.BuildBinaries(t).HerdrBin + " \"$@\"\n"
+	if err := os.WriteFile(wrapper, []byte(script), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	h.env = append(h.env, "ORCR_HERDR_BIN="+wrapper)
+	srv := startCrashServer(t, h)
+	t.Cleanup(func() { srv.stop(t, h) })
+	_, res, _ := h.jsonRun(t, "agent.run", 0, "agent", "run", "-a", "mock", "--path", "hd/idle", "--gc", "never", "-p", "say=one")
+	uuid, _ := res["agent"].(map[string]any)["uuid"].(string)
+	if reason, _ := waitOutcome(t, h, uuid, "30s"); reason != "turn_complete" {
+		t.Fatalf("hd/idle: %s, want turn_complete", reason)
+	}
+
+	if err := os.WriteFile(flag, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	herdrPID := onlyHerdrServer(t, xdg)
+	if err := syscall.Kill(herdrPID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, herdrPID)
+	eventually(t, 10*time.Second, "orcr to try to start the owned session again", func() bool {
+		_, err := os.Stat(tried)
+		return err == nil
+	})
+	start := time.Now()
+	srv.stop(t, h)
+	took := time.Since(start)
+	if took > 4*time.Second {
+		t.Errorf("server stop while a pass was starting herdr took %v, want it prompt", took)
+	}
+	t.Logf("server stop took %v", took.Round(time.Millisecond))
+	db, err := store.Open(config.NewPaths(h.dir).DB) // no verb: it would start a server
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if r := rowAt(readRows(t, context.Background(), db), "hd/idle"); r == nil || r.Status != store.StatusIdle {
+		t.Errorf("after a stop with herdr down: %+v, want hd/idle still idle", r)
 	}
 }
