@@ -75,6 +75,8 @@
 //	wait-<n>            → store            Bounds → BoundsResult (confirms its Subscribe)
 //	op goroutines       → store, herdr     (edge code of an agent actor, see below)
 //	request goroutines  → herdr supervisor driver operations (herdr/doc.go)
+//	reconcile pass      → herdr supervisor pane.list (and, when the owned session does
+//	                                       not answer, ensureOwned's pings)
 //
 // Plain sends (no reply): subscription and wait-<n> → store (Subscribe, Unsubscribe,
 // Pin, Unpin); store → subscription and wait-<n> (EventsCommitted after every commit,
@@ -90,8 +92,10 @@
 // goroutines → their agent actor (opDone); timers → <agent> (recheck), → monitor, queue,
 // gc, reconciler, discovery (their ticks); discovery → herdr supervisor (Forget, for a user
 // session that is gone); the discovery goroutine → discovery (discDone). A reconciliation pass reads the rows and the pane list
-// on a goroutine (edge code) and only hands differences to agent actors, which check
-// each again (with one pane.get) before applying it. The store actor, the monitor and the agent actors never send a
+// on a goroutine (edge code; when the owned session does not answer and rows hold panes
+// in it, that goroutine starts it again through AgentEnv.ensureOwned, as a spawn's op
+// goroutine does) and only hands differences to agent actors, which check each again
+// (with one pane.get) before applying it. The store actor, the monitor and the agent actors never send a
 // Request to anyone.
 //
 // An agent actor never blocks: it loads its row once when it starts and keeps it
@@ -146,7 +150,8 @@
 //  4. Reader goroutines end with their sockets; the remaining request goroutines are
 //     waited for.
 //  5. [System.Stop]: the discovery, the gc, the reconciler, the monitor and the queue stop, in that order (no more
-//     sweeps, polls or promotions; a ReapResult arriving after gc stopped goes to dead
+//     sweeps, polls or promotions; a reconcile pass in flight, which may be waiting for
+//     herdr or starting the owned session, is canceled; a ReapResult arriving after gc stopped goes to dead
 //     letters, and the next start's queue pass promotes into the freed slot); the agents
 //     actor stops its children, whose op goroutines see their context canceled at the
 //     next checkpoint and are waited for (they may still be writing; an op cut off by

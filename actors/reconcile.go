@@ -163,6 +163,8 @@ type ReconcilerSpec struct {
 type reconcilerActor struct {
 	spec     ReconcilerSpec
 	tick     actorkit.Ticker
+	ctx      context.Context // canceled when the actor stops: a pass in flight ends
+	cancel   context.CancelFunc
 	busy     bool
 	again    bool // a pass was asked for while one ran
 	drift    Drift
@@ -177,6 +179,7 @@ func NewReconcilerProps(spec ReconcilerSpec) *actor.Props {
 func (r *reconcilerActor) Receive(c actor.Context) {
 	switch m := c.Message().(type) {
 	case *actor.Started:
+		r.ctx, r.cancel = context.WithCancel(context.Background())
 		r.pass(c)
 	case reconTick:
 		if r.tick.Current(m.gen) {
@@ -216,6 +219,7 @@ func (r *reconcilerActor) Receive(c actor.Context) {
 		c.Respond(d)
 	case *actor.Stopping:
 		r.tick.Stop()
+		r.cancel()
 	}
 }
 
@@ -236,11 +240,11 @@ func (r *reconcilerActor) pass(c actor.Context) {
 	}
 	r.busy = true
 	r.tick.Stop() // a pending tick is superseded
-	self, root, env := c.Self(), c.ActorSystem().Root, r.spec.Env
+	self, root, env, ctx := c.Self(), c.ActorSystem().Root, r.spec.Env, r.ctx
 	env.Ops.Add(1)
 	go func() {
 		defer env.Ops.Done()
-		root.Send(self, readPass(env))
+		root.Send(self, readPass(ctx, env))
 	}()
 }
 
@@ -249,8 +253,9 @@ func (r *reconcilerActor) arm(c actor.Context) {
 }
 
 // readPass reads the rows, then the owned session's panes (only a session that answers
-// counts: an outage never frees paths), and plans.
-func readPass(env *AgentEnv) reconPassed {
+// counts: an outage never frees paths), and plans. ctx ends with the reconciler, so a
+// stop does not wait for a pass that waits for herdr.
+func readPass(ctx context.Context, env *AgentEnv) reconPassed {
 	if env.Herdr == nil {
 		return reconPassed{err: errors.New("no herdr binary")}
 	}
@@ -259,9 +264,7 @@ func readPass(env *AgentEnv) reconPassed {
 		env.Log.Warn("reconcile: cannot read the agent rows", "err", err)
 		return reconPassed{err: err}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	list, err := env.Herdr.Owned().PaneList(ctx, "")
+	list, err := ownedPanes(ctx, env, len(rows) > 0)
 	if err != nil {
 		env.Log.Debug("reconcile: owned session did not answer pane.list; pass skipped", "err", err)
 		return reconPassed{err: err}
@@ -273,6 +276,37 @@ func readPass(env *AgentEnv) reconPassed {
 	}
 	acts, drift := planReconcile(rows, panes)
 	return reconPassed{acts: acts, drift: drift}
+}
+
+// Bounds of a pass's herdr calls: one pane.list, and bringing a session that does not
+// answer back (its bootstrap, then the supervised connection's reconnect backoff).
+const (
+	reconListTimeout  = 10 * time.Second
+	reconRestartBound = herdr.SessionStartTimeout + herdr.DefaultBackoffMax + 5*time.Second
+)
+
+// ownedPanes reads the owned session's pane list. When the session does not answer and
+// rows hold panes in it (needed), it is started again first, as a spawn would
+// (AgentEnv.ensureOwned: only a session that is not running is started): a herdr server
+// that died took its panes with it, and nothing else would start it while those rows
+// hold every slot. A session that runs but does not answer (frozen) is waited for
+// within the bound, never started twice; the pass is then skipped.
+func ownedPanes(ctx context.Context, env *AgentEnv, needed bool) ([]herdr.PaneInfo, error) {
+	lctx, cancel := context.WithTimeout(ctx, reconListTimeout)
+	list, err := env.Herdr.Owned().PaneList(lctx, "")
+	cancel()
+	if err == nil || !needed || !herdrDown(err) || ctx.Err() != nil {
+		return list, err
+	}
+	ectx, cancel := context.WithTimeout(ctx, reconRestartBound)
+	defer cancel()
+	if err := env.ensureOwned(ectx); err != nil {
+		return nil, err
+	}
+	env.Log.Info("reconcile: the owned herdr session answers again", "pane_list_err", err)
+	lctx, cancel = context.WithTimeout(ctx, reconListTimeout)
+	defer cancel()
+	return env.Herdr.Owned().PaneList(lctx, "")
 }
 
 // reconcile applies one difference of a pass to this agent after checking it again:

@@ -188,32 +188,41 @@ func herdrDown(err error) bool {
 	return ok && (pe.Cause() == herdr.CauseUnreachable || pe.Cause() == herdr.CauseStartFailed)
 }
 
+// ensureOwned is [AgentEnv.ensureOwned] for this op: it also ends when the op is
+// canceled.
+func (w *agentWork) ensureOwned(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(w.ctx, cancel)()
+	return w.env.ensureOwned(ctx)
+}
+
 // ensureOwned makes sure the owned herdr session runs and its connection is up. A
 // session that answers a ping on its socket is running; only when it does not is
 // `herdr session list` run (a process per call) and the session started, and then the
 // ping is retried until the supervised connection has reconnected (it backs off after
-// the failed ping) or ctx ends.
-func (w *agentWork) ensureOwned(ctx context.Context) error {
-	owned := w.env.Herdr.Owned()
+// the failed ping) or ctx ends. A session that is listed running but does not answer
+// (a frozen herdr) is never started twice: the ping is retried until ctx ends. Spawns
+// and the reconciler (actors/reconcile.go ownedPanes) start the session through here.
+func (env *AgentEnv) ensureOwned(ctx context.Context) error {
+	owned := env.Herdr.Owned()
 	if _, err := owned.Ping(ctx); err == nil {
 		return nil
 	}
-	// One start at a time: spawns that find the session down wait for the one starting
+	// One start at a time: callers that find the session down wait for the one starting
 	// it instead of each starting a herdr server of their own.
-	if w.env.OwnedStart != nil {
+	if env.OwnedStart != nil {
 		select {
-		case w.env.OwnedStart <- struct{}{}:
-			defer func() { <-w.env.OwnedStart }()
+		case env.OwnedStart <- struct{}{}:
+			defer func() { <-env.OwnedStart }()
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-w.ctx.Done():
-			return w.ctx.Err()
 		}
 	}
 	if _, err := owned.Ping(ctx); err == nil {
 		return nil
 	}
-	if _, err := w.env.Herdr.EnsureOwned(ctx); err != nil {
+	if _, err := env.Herdr.EnsureOwned(ctx); err != nil {
 		return err
 	}
 	for {
