@@ -75,16 +75,22 @@ func decideUnmanaged(cur store.Status, turn store.Turn, h store.Status, now time
 }
 
 // planDiscovery is the pure rule of one session's pass: rows are the session's active
-// unmanaged rows (read first), seen its agents of supported providers (listed after).
-func planDiscovery(rows []store.Agent, seen []store.Sighting, now time.Time) []discChange {
+// unmanaged rows (read first), seen its agents of supported providers (listed after). A
+// row whose pane an operation is closing is left to that operation, and its terminal is
+// still known (never taken for a new agent).
+func planDiscovery(rows []store.UnmanagedRow, seen []store.Sighting, now time.Time) []discChange {
 	byTerminal := make(map[string]store.Sighting, len(seen))
 	for _, s := range seen {
 		byTerminal[s.TerminalID] = s
 	}
 	var out []discChange
 	known := make(map[string]bool, len(rows))
-	for _, r := range rows {
+	for _, u := range rows {
+		r := u.Agent
 		known[r.TerminalID] = true
+		if u.Closing {
+			continue
+		}
 		s, ok := byTerminal[r.TerminalID]
 		if !ok {
 			out = append(out, discChange{Kind: discEnd, UUID: r.UUID, From: r.Status, Seq: r.InputSeq})
@@ -118,10 +124,12 @@ func planDiscovery(rows []store.Agent, seen []store.Sighting, now time.Time) []d
 }
 
 // endAll is the plan for a session that has no terminals left.
-func endAll(rows []store.Agent) []discChange {
-	out := make([]discChange, len(rows))
-	for i, r := range rows {
-		out[i] = discChange{Kind: discEnd, UUID: r.UUID, From: r.Status, Seq: r.InputSeq}
+func endAll(rows []store.UnmanagedRow) []discChange {
+	var out []discChange
+	for _, r := range rows {
+		if !r.Closing {
+			out = append(out, discChange{Kind: discEnd, UUID: r.UUID, From: r.Status, Seq: r.InputSeq})
+		}
 	}
 	return out
 }

@@ -57,24 +57,30 @@ func TestDecideUnmanaged(t *testing.T) {
 // agent_session pointers refreshed, status changes and turn ends applied.
 func TestPlanDiscovery(t *testing.T) {
 	now := time.UnixMilli(5_000_000)
-	row := func(uuid, terminal, pane string, st store.Status) store.Agent {
-		return store.Agent{UUID: uuid, TerminalID: terminal, PaneID: pane, Status: st, InputSeq: 1}
+	row := func(uuid, terminal, pane string, st store.Status) store.UnmanagedRow {
+		return store.UnmanagedRow{Agent: store.Agent{UUID: uuid, TerminalID: terminal, PaneID: pane, Status: st, InputSeq: 1}}
 	}
 	seen := func(terminal, pane string, st store.Status) store.Sighting {
 		return store.Sighting{TerminalID: terminal, PaneID: pane, Provider: "claude", Status: st}
 	}
 	withTurn := row("d", "t4", "w1:p4", store.StatusWorking)
 	withTurn.Turn = store.Turn{Seq: 1, DeliveredAt: now.Add(-time.Second).UnixMilli(), WorkingSeenAt: now.UnixMilli()}
-	rows := []store.Agent{
+	closing := row("e", "t5", "w1:p5", store.StatusIdle) // being killed or adopted: gone already, never re-created
+	closing.Closing = true
+	rows := []store.UnmanagedRow{
 		row("a", "t1", "w1:p1", store.StatusIdle),    // unchanged
 		row("b", "t2", "w1:p2", store.StatusIdle),    // moved and now working
 		row("c", "t3", "w1:p3", store.StatusWorking), // gone
 		withTurn, // its turn ends
 	}
+	closingLate := row("f", "t6", "w1:p6", store.StatusIdle) // its pane still listed while it closes
+	closingLate.Closing = true
+	rows = append(rows, closingLate)
 	ptr := seen("t1", "w1:p1", store.StatusIdle)
 	ptr.SessionKind, ptr.SessionValue = "session_id", "abc"
 	got := planDiscovery(rows, []store.Sighting{
 		ptr, seen("t2", "w2:p1", store.StatusWorking), seen("t4", "w1:p4", store.StatusIdle), seen("t9", "w3:p1", store.StatusBlocked),
+		seen("t6", "w1:p6", store.StatusWorking),
 	}, now)
 	want := []discChange{
 		{Kind: discRefresh, UUID: "a", Sighting: ptr},

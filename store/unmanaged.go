@@ -33,30 +33,39 @@ type Sighting struct {
 	SessionKind, SessionValue string // herdr's agent_session pointer, when reported
 }
 
+// UnmanagedRow is an active unmanaged row as discovery reads it.
+type UnmanagedRow struct {
+	Agent
+	// Closing: an operation is closing its pane (an open agent.close_requested: a kill
+	// --force or an adoption), which ends or adopts the row; discovery leaves it alone
+	// but still counts its terminal as known.
+	Closing bool
+}
+
 // UnmanagedRows reads the active unmanaged rows of herdr session session, with their
-// open turns, in creation order. A row whose pane an operation is closing (an open
-// agent.close_requested: a kill --force or an adoption) is left out: that operation
-// ends or adopts it.
-func (db *DB) UnmanagedRows(ctx context.Context, session string) ([]Agent, error) {
-	q := strings.Replace(agentStateSelect, "WHERE a.uuid = ?",
-		`WHERE a.managed = 0 AND a.herdr_session = ? AND a.status != 'ended' AND NOT EXISTS
-		(SELECT 1 FROM intents i WHERE i.ref_uuid = a.uuid AND i.kind = 'agent.close_requested')
-		ORDER BY a.created_at, a.uuid`, 1)
+// open turns, in creation order.
+func (db *DB) UnmanagedRows(ctx context.Context, session string) ([]UnmanagedRow, error) {
+	q := strings.Replace(agentStateSelect, "\n\tFROM agents a",
+		`, EXISTS (SELECT 1 FROM intents i WHERE i.ref_uuid = a.uuid AND i.kind = 'agent.close_requested')
+	FROM agents a`, 1)
+	q = strings.Replace(q, "WHERE a.uuid = ?",
+		"WHERE a.managed = 0 AND a.herdr_session = ? AND a.status != 'ended' ORDER BY a.created_at, a.uuid", 1)
 	rows, err := db.r.QueryContext(ctx, q, session)
 	if err != nil {
 		return nil, sqliteErr("read unmanaged agents", err)
 	}
 	defer rows.Close()
-	var out []Agent
+	var out []UnmanagedRow
 	for rows.Next() {
-		var a Agent
+		var u UnmanagedRow
+		a := &u.Agent
 		if err := rows.Scan(&a.UUID, &a.Path, &a.Status, &a.Managed,
 			&a.Provider, &a.GCMode, &a.Cwd, &a.Session, &a.TerminalID, &a.PaneID, &a.SessionKind, &a.SessionValue,
 			&a.MoveState, &a.MoveToken, &a.CancelRequested, &a.InputSeq, &a.CreatedAt, &a.IdleSince, &a.ParkedAt,
-			&a.Turn.Seq, &a.Turn.DeliveredAt, &a.Turn.WorkingSeenAt); err != nil {
+			&a.Turn.Seq, &a.Turn.DeliveredAt, &a.Turn.WorkingSeenAt, &u.Closing); err != nil {
 			return nil, sqliteErr("read unmanaged agents", err)
 		}
-		out = append(out, a)
+		out = append(out, u)
 	}
 	return out, sqliteErr("read unmanaged agents", rows.Err())
 }

@@ -42,8 +42,16 @@ func TestUnmanagedRows(t *testing.T) {
 		t.Errorf("second path %q, want the terminal's 6-hex suffix", p)
 	}
 	rows, err := db.UnmanagedRows(t.Context(), "Work")
-	if err != nil || len(rows) != 2 || rows[0].SessionValue != "abc" {
+	if err != nil || len(rows) != 2 || rows[0].SessionValue != "abc" || rows[0].Closing {
 		t.Fatalf("rows %+v, %v", rows, err)
+	}
+	// A close in flight (a kill --force, an adoption) marks the row for discovery.
+	storetest.Write(t, db, func(tx *store.Tx) (any, error) {
+		_, _, err := tx.Intent("agent.close_requested", row.UUID, map[string]any{"target": "term-1"})
+		return nil, err
+	})
+	if rows, err = db.UnmanagedRows(t.Context(), "Work"); err != nil || !rows[0].Closing || rows[1].Closing {
+		t.Fatalf("closing: %+v, %v", rows, err)
 	}
 
 	// A stale compare-and-set (a send moved the row on) changes nothing.

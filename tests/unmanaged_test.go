@@ -11,9 +11,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orcr-go/orcr/actors"
 	"github.com/orcr-go/orcr/herdr"
 	"github.com/orcr-go/orcr/socketapi"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
+	"github.com/orcr-go/orcr/store"
 )
 
 // userSession starts the stand-in herdr server of user session name (as a user would:
@@ -125,6 +127,18 @@ func TestUnmanagedDiscovery(t *testing.T) {
 		t.Errorf("ls --managed: %d rows, %v", len(res.Agents), err)
 	}
 
+	// attach uses the agent's own session (docs/lifecycle.md §11.6).
+	at, err := c.AttachPrepare(context.Background(), socketapi.AttachPrepareRequest{Target: webPath})
+	if err != nil {
+		t.Fatalf("attach prepare: %v", err)
+	}
+	if cmd := strings.Join(at.Command, " "); !strings.Contains(cmd, "--session Play.2") || !strings.Contains(cmd, playPane) {
+		t.Errorf("attach command %q, want session Play.2 and pane %s", cmd, playPane)
+	}
+	if _, err := c.AttachRelease(context.Background(), at.LeaseID); err != nil {
+		t.Fatal(err)
+	}
+
 	// Kept current: input typed straight into the pane (not through orcr) makes herdr
 	// report working, then idle.
 	if err := work.Deliver(context.Background(), slowPane, "turn_ms=3000 say=typed", 200*time.Millisecond); err != nil {
@@ -220,6 +234,52 @@ func logHas(t *testing.T, h *home, line string) {
 	}
 }
 
+// handStarted is a server on the stand-in with one mock agent a user started by hand in
+// their session "work", with a conversation herdr knows (one turn typed into it by hand,
+// say=<word>), discovered idle.
+type handStarted struct {
+	h              *home
+	c              *socketapi.Client
+	work           *herdr.Remote
+	pane, terminal string
+	row            socketapi.AgentRow // the unmanaged row
+}
+
+func startHandStarted(t *testing.T, config, word string) handStarted {
+	t.Helper()
+	h, sock := herdrHome(t, config)
+	xdg := strings.TrimSuffix(sock, filepath.Join("/herdr", "sessions", "orcr", "herdr.sock"))
+	if r := h.run("server", "start"); r.exit != 0 {
+		t.Fatalf("server start: %d %s %s", r.exit, r.stdout, r.stderr)
+	}
+	f := handStarted{h: h, c: &socketapi.Client{Socket: filepath.Join(h.dir, "orcr.sock"), Timeout: 60 * time.Second}}
+	f.work = userSession(t, h, xdg, "work")
+	f.pane, f.terminal = userAgent(t, f.work, "api", map[string]string{"ORCR_MOCK_SESSION_SOURCE": "herdr:mock"})
+	from := "unmanaged/work/" + strings.ReplaceAll(f.pane, ":", "_")
+	if err := f.work.Deliver(context.Background(), f.pane, "say="+word, 200*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 20*time.Second, "the agent discovered idle", func() bool {
+		f.row = unmanagedRows(t, f.c)[from]
+		return f.row.Status == socketapi.StatusIdle
+	})
+	return f
+}
+
+// history is the texts of an agent's transcript entries, joined by "|".
+func history(t *testing.T, c *socketapi.Client, target string) string {
+	t.Helper()
+	logs, err := c.Logs(context.Background(), socketapi.LogsRequest{Target: target})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, e := range logs.Entries {
+		texts = append(texts, e.Text)
+	}
+	return strings.Join(texts, "|")
+}
+
 // Acceptance 6 of issue 10, second half (docs/lifecycle.md §11.9, docs/decisions.md
 // D12): an agent started by hand in a user session, with a conversation herdr knows,
 // becomes a managed agent: refused while it is not idle, for a managed agent or a taken
@@ -227,23 +287,9 @@ func logHas(t *testing.T, h *home, line string) {
 // resumes its conversation (the history is in its logs), it completes turns and the GC
 // parks it.
 func TestAdoptUnmanagedAgent(t *testing.T) {
-	h, sock := herdrHome(t, `{"timings": {"gc_tick": "200ms", "idle_after": "4s"}}`)
-	xdg := strings.TrimSuffix(sock, filepath.Join("/herdr", "sessions", "orcr", "herdr.sock"))
-	if r := h.run("server", "start"); r.exit != 0 {
-		t.Fatalf("server start: %d %s %s", r.exit, r.stdout, r.stderr)
-	}
-	ctx := context.Background()
-	c := &socketapi.Client{Socket: filepath.Join(h.dir, "orcr.sock"), Timeout: 60 * time.Second}
-	work := userSession(t, h, xdg, "work")
-	pane, _ := userAgent(t, work, "api", map[string]string{"ORCR_MOCK_SESSION_SOURCE": "herdr:mock"})
-	from := "unmanaged/work/" + strings.ReplaceAll(pane, ":", "_")
 	// A turn typed by hand before orcr knows the agent: the conversation to carry over.
-	if err := work.Deliver(ctx, pane, "say=first", 200*time.Millisecond); err != nil {
-		t.Fatal(err)
-	}
-	eventually(t, 20*time.Second, "the agent discovered idle", func() bool {
-		return unmanagedRows(t, c)[from].Status == socketapi.StatusIdle
-	})
+	f := startHandStarted(t, `{"timings": {"gc_tick": "200ms", "idle_after": "4s"}}`, "first")
+	ctx, c, h, work, pane, from := context.Background(), f.c, f.h, f.work, f.pane, f.row.Path
 
 	wantErr := func(what string, err error, code socketapi.Code, reason string) {
 		t.Helper()
@@ -299,15 +345,7 @@ func TestAdoptUnmanagedAgent(t *testing.T) {
 	if row.UUID != res.Agent.UUID || !row.Managed || deref(row.HerdrSession) != "orcr" {
 		t.Errorf("adopted row %+v", row)
 	}
-	logs, err := c.Logs(ctx, socketapi.LogsRequest{Target: "team/api"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var texts []string
-	for _, e := range logs.Entries {
-		texts = append(texts, e.Text)
-	}
-	if all := strings.Join(texts, "|"); !strings.Contains(all, "first") || !strings.Contains(all, "busy") {
+	if all := history(t, c, "team/api"); !strings.Contains(all, "first") || !strings.Contains(all, "busy") {
 		t.Errorf("the adopted agent's history lacks the earlier turns: %q", all)
 	}
 	if _, err := c.Send(ctx, socketapi.SendRequest{Target: "team/api", Prompt: "say=second"}); err != nil {
@@ -326,4 +364,72 @@ func TestAdoptUnmanagedAgent(t *testing.T) {
 	eventually(t, 30*time.Second, "the GC parks the adopted agent", func() bool {
 		return lsAll(t, c, "team/api").Status == socketapi.StatusParked
 	})
+}
+
+// An adoption cut off by a crash after its close intent (docs/lifecycle.md §11.8) is
+// finished at restart: the user's pane is closed and the row becomes the managed agent
+// its launch.json describes, which then resumes and completes turns. The crash is forged
+// on a stopped server: the intent and the launch.json written, the pane still open.
+func TestAdoptionCutOffByACrashIsFinished(t *testing.T) {
+	f := startHandStarted(t, `{"timings": {"gc_tick": "200ms"}}`, "before")
+	ctx, c, h, work, pane, terminal, row := context.Background(), f.c, f.h, f.work, f.pane, f.terminal, f.row
+	if r := h.run("server", "stop"); r.exit != 0 {
+		t.Fatalf("server stop: %d %s", r.exit, r.stderr)
+	}
+	agents, err := work.AgentList(ctx)
+	if err != nil || len(agents) != 1 || agents[0].AgentSession == nil {
+		t.Fatalf("agent list %+v %v", agents, err)
+	}
+	transcript := agents[0].AgentSession.Value
+	path := "team/api"
+	l := &actors.Launch{Version: 1, UUID: row.UUID, Path: path, Provider: "mock",
+		Argv: []string{sockettest.BuildBinaries(t).MockAgent, "--resume", transcript}, GCMode: "auto",
+		LaunchToken: "tok", EffectivePath: path, Env: map[string]string{
+			"ORCR_AGENT_DATA_DIR": actors.AgentDataDir(h.dir, path, row.UUID), "ORCR_ID": row.UUID, "ORCR_PATH": path}}
+	if err := actors.WriteLaunch(actors.AgentDataDir(h.dir, path, row.UUID), l); err != nil {
+		t.Fatal(err)
+	}
+	db, err := store.Open(filepath.Join(h.dir, "orcr.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, _, err := db.Apply([]store.Op{func(tx *store.Tx) (any, error) {
+		_, _, err := tx.Intent("agent.close_requested", row.UUID, map[string]any{"target": terminal, "reason": "adopted", "path": path})
+		return nil, err
+	}})
+	if err == nil {
+		err = res[0].Err
+	}
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if r := h.run("server", "start"); r.exit != 0 {
+		t.Fatalf("restart: %d %s %s", r.exit, r.stdout, r.stderr)
+	}
+	eventually(t, 20*time.Second, "recovery finishes the adoption", func() bool {
+		res, err := c.Ls(ctx, socketapi.LsRequest{Pattern: "/" + path})
+		return err == nil && len(res.Agents) == 1
+	})
+	w, err := c.Wait(ctx, socketapi.WaitRequest{Targets: []string{path}, Timeout: "40s"})
+	if err != nil || !w.AllOK || w.Targets[0].UUID != row.UUID {
+		t.Fatalf("wait for the recovered adoption: %+v %v", w, err)
+	}
+	if _, err := work.PaneGet(ctx, pane); err == nil {
+		t.Error("the user's pane is still open after recovery")
+	}
+	if _, err := c.Send(ctx, socketapi.SendRequest{Target: path, Prompt: "say=after"}); err != nil {
+		t.Fatal(err)
+	}
+	if w, err := c.Wait(ctx, socketapi.WaitRequest{Targets: []string{path}, Timeout: "40s"}); err != nil || !w.AllOK {
+		t.Fatalf("wait for a turn: %+v %v", w, err)
+	}
+	if all := history(t, c, path); !strings.Contains(all, "before") || !strings.Contains(all, "after") {
+		t.Errorf("history %q", all)
+	}
+	for _, a := range unmanagedRows(t, c) {
+		t.Errorf("an unmanaged row is left: %+v", a)
+	}
+	logHas(t, h, "reconcile: an adoption cut off by a crash finished")
 }
