@@ -345,9 +345,19 @@ func TestAdoptUnmanagedAgent(t *testing.T) {
 	if row.UUID != res.Agent.UUID || !row.Managed || deref(row.HerdrSession) != "orcr" {
 		t.Errorf("adopted row %+v", row)
 	}
-	if all := history(t, c, "team/api"); !strings.Contains(all, "first") || !strings.Contains(all, "busy") {
-		t.Errorf("the adopted agent's history lacks the earlier turns: %q", all)
-	}
+	// The resumed TUI writes its transcript as it starts, which may be just after the
+	// spawn settled idle.
+	eventually(t, 10*time.Second, "the adopted agent's history has the earlier turns", func() bool {
+		logs, err := c.Logs(ctx, socketapi.LogsRequest{Target: "team/api"})
+		if err != nil {
+			return false
+		}
+		all := ""
+		for _, e := range logs.Entries {
+			all += e.Text + "|"
+		}
+		return strings.Contains(all, "first") && strings.Contains(all, "busy")
+	})
 	if _, err := c.Send(ctx, socketapi.SendRequest{Target: "team/api", Prompt: "say=second"}); err != nil {
 		t.Fatal(err)
 	}
