@@ -1,4 +1,4 @@
-// Package schedule holds the pure timing rules of loops (docs/loops.md §3–§6): the cron
+// Package schedule holds the pure timing rules of loops (docs/loops.md §3–§5): the cron
 // grammar and its next occurrence in a time zone, the --once-at grammar, the zone a loop
 // is evaluated in, and the decisions the loop actor takes when a loop is due, resumed or
 // recovered.
@@ -15,5 +15,5 @@
 // `5/59`), reads `*/1` as the unrestricted `*` although it counts as restricted for the
 // day-of-month/day-of-week rule, and its errors do not name the field. Matching it would
 // mean parsing every term ourselves first, which is the whole parser; its Next is not
-// usable either, since our daylight-saving rules differ from it (docs/loops.md §5).
+// usable either, since our daylight-saving rules differ from it (docs/loops.md §5.2).
 package schedule

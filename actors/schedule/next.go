@@ -6,14 +6,14 @@ import (
 )
 
 // SearchDays bounds [Cron.Next]: it looks at the day of the instant it starts from and
-// the 4 × 366 days after it (docs/loops.md §5). Every expression that can match at all
+// the 4 × 366 days after it (docs/loops.md §5.2). Every expression that can match at all
 // matches within that span, except a 29 February across a century year that is not a
 // leap year (2100).
 const SearchDays = 4 * 366
 
 // Next returns the first occurrence of c strictly after after, evaluated on the wall
 // clock of loc (nil means UTC), and false when there is none within [SearchDays]
-// (docs/loops.md §5):
+// (docs/loops.md §5.2):
 //
 //   - Candidates are the local wall-clock minutes from the one after after's, in order,
 //     whose fields match.

@@ -7,7 +7,7 @@ import (
 	_ "time/tzdata" // zone names resolve on hosts without a zoneinfo database
 )
 
-// Zone returns the location a loop's stored zone name evaluates in (docs/loops.md §5):
+// Zone returns the location a loop's stored zone name evaluates in (docs/loops.md §5.1):
 // the IANA zone of that name, or UTC when the name is empty, unknown, or "Local" (the
 // stored name is always a real zone; the server's local zone may change between runs).
 // Loading a zone parses its rules, so callers keep the result rather than calling Zone
@@ -24,7 +24,7 @@ func Zone(name string) *time.Location {
 }
 
 // LocalZoneName returns the IANA name of the server process's zone, stored with a loop
-// when it is created (docs/loops.md §5): $TZ when it names a zone (a leading ":" is
+// when it is created (docs/loops.md §5.1): $TZ when it names a zone (a leading ":" is
 // dropped, and a path into a zoneinfo directory is read as the zone below it), else the
 // zone the /etc/localtime symbolic link points at below a zoneinfo directory, else "UTC".
 func LocalZoneName() string { return localZoneName(os.LookupEnv, os.Readlink) }
