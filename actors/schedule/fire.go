@@ -81,6 +81,21 @@ type Step struct {
 	Skip string
 }
 
+// Start is a new loop's first next_fire_at, at loop.create (docs/loops.md §5.3): a cron
+// loop's first occurrence after now; a once loop's instant at (from [ParseOnceAt]), or now
+// when at is already past, so that the next tick fires it instead of judging it
+// [Missed] — [MissedAfter] is about ticks that come late, not instants given in the past.
+// at is ignored for a cron loop.
+func (s Schedule) Start(now, at time.Time) Step {
+	switch {
+	case s.Cron != nil:
+		return s.after(now)
+	case at.Before(now):
+		return Step{Next: now}
+	}
+	return Step{Next: at}
+}
+
 // Advance is the schedule step applied after a scheduled fire, a skip at capacity or a
 // missed occurrence (docs/loops.md §5.3): a cron loop's next occurrence after now (not
 // after the occurrence that fired, so occurrences between are dropped), or the end of

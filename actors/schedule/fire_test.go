@@ -50,6 +50,11 @@ func TestScheduleSteps(t *testing.T) {
 		got  schedule.Step
 		want schedule.Step
 	}{
+		// Creation: a once instant already past fires at the next tick, not missed.
+		{"start cron", hourly.Start(now, time.Time{}), step(nextHour)},
+		{"start cron with no occurrence", never.Start(now, time.Time{}), schedule.Step{}},
+		{"start once ahead", once.Start(now, ahead), step(ahead)},
+		{"start once in the past", once.Start(now, past), step(now)},
 		// After a fire, a skip at capacity or a missed occurrence: from now, not from the
 		// occurrence, so what lies between is dropped.
 		{"advance cron", hourly.Advance(now), step(nextHour)},
@@ -77,6 +82,19 @@ func TestScheduleSteps(t *testing.T) {
 		if diff := cmp.Diff(tt.want, tt.got, cmp.Comparer(time.Time.Equal)); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
 		}
+	}
+}
+
+// A once loop created with a past instant fires at the first tick after creation.
+func TestStartPastOnceFires(t *testing.T) {
+	now := instant(t, "2026-05-04T10:20:00Z")
+	at, err := schedule.ParseOnceAt("2020-01-01 00:00", now, time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := schedule.Schedule{}.Start(now, at).Next
+	if got := schedule.Due(next, now.Add(time.Second)); got != schedule.Fire {
+		t.Fatalf("Due at the first tick after creating a once loop in the past: got %v, want fire", got)
 	}
 }
 
