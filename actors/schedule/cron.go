@@ -148,12 +148,16 @@ func (f field) term(term string) (uint64, error) {
 
 // value parses one number of a term and checks it against the field's range.
 func (f field) value(s, term string) (int, error) {
+	where := ""
+	if s != term {
+		where = fmt.Sprintf(" in %q", term)
+	}
 	n, ok := number(s)
 	if !ok {
-		return 0, fmt.Errorf("%q in %q is not a number%s", s, term, unsupportedHint(s))
+		return 0, fmt.Errorf("%q%s is not a number%s", s, where, unsupportedHint(s))
 	}
 	if n < f.min || n > f.max {
-		return 0, fmt.Errorf("%s in %q is out of range %d-%d", s, term, f.min, f.max)
+		return 0, fmt.Errorf("%s%s is out of range %d-%d", s, where, f.min, f.max)
 	}
 	return n, nil
 }
