@@ -53,9 +53,10 @@ func systemdPath(getenv func(string) string) (string, error) {
 }
 
 // systemdLoad reloads the manager's view of the unit files and enables and starts the
-// unit. Without a user bus `enable --now` does nothing at all, while a plain `enable`
-// still creates the link that starts the unit at the next login, so that is tried
-// when `enable --now` fails.
+// unit. Without a user bus `enable --now` fails, since nothing can start the unit, and
+// whether it created the link that starts the unit at the next login before failing
+// depends on the systemd version (252 does); a plain `enable` needs no bus, so it is run
+// after a failure to make sure of the link, and its success is what atLogin reports.
 func systemdLoad(ctx context.Context, c commands, _ string) (loaded, atLogin bool, err error) {
 	_ = c.run(ctx, "systemctl", "--user", "daemon-reload") // without a bus, enable --now says why
 	err = c.run(ctx, "systemctl", "--user", "enable", "--now", SystemdUnitName)
@@ -65,8 +66,8 @@ func systemdLoad(ctx context.Context, c commands, _ string) (loaded, atLogin boo
 	return false, c.run(ctx, "systemctl", "--user", "enable", SystemdUnitName) == nil, err
 }
 
-// systemdUnload stops and disables the unit; without a user bus a plain `disable` still
-// removes its links.
+// systemdUnload stops and disables the unit; when that fails (no user bus), a plain
+// `disable`, which needs no bus, makes sure the unit's links are gone.
 func systemdUnload(ctx context.Context, c commands) bool {
 	if c.run(ctx, "systemctl", "--user", "disable", "--now", SystemdUnitName) == nil {
 		return true
