@@ -2,12 +2,12 @@ package actors
 
 import (
 	"context"
-	"github.com/orcr-go/orcr/socketapi"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/orcr-go/orcr/actors/provider"
+	"github.com/orcr-go/orcr/config/service"
+	"github.com/orcr-go/orcr/socketapi"
 	"github.com/orcr-go/orcr/socketapi/wire"
 	"github.com/orcr-go/orcr/store"
 	"github.com/orcr-go/orcr/store/agentpath"
@@ -79,26 +79,13 @@ func (s *System) Status(ctx context.Context) (socketapi.StatusResult, error) {
 		Herdr:        herdrStatus,
 		Integrations: integrations,
 		Counts:       counts,
-		LoopsFiring:  unitFileExists(s.getenv),
-		Loops:        loops,
+		// The start-at-login unit, located with the server's environment as the CLI's
+		// `server enable` locates it with its own (docs/loops.md §12).
+		LoopsFiring: service.Manager{Getenv: s.getenv}.Installed(),
+		Loops:       loops,
 		Drift: map[string]int64{"lost": drift.Lost, "repaired": drift.Repaired,
 			"unknown_marked_panes": drift.UnknownMarkedPanes, "unmarked_panes": drift.UnmarkedPanes},
 	}, nil
-}
-
-// unitFileExists reports whether the start-at-login unit is installed (docs/cli.md
-// §5.21).
-func unitFileExists(getenv func(string) string) bool {
-	dir := getenv("XDG_CONFIG_HOME")
-	if dir == "" {
-		home := getenv("HOME")
-		if home == "" {
-			return false
-		}
-		dir = filepath.Join(home, ".config")
-	}
-	_, err := os.Stat(filepath.Join(dir, "systemd", "user", "orcr.service"))
-	return err == nil
 }
 
 // drift asks the reconciler for its counters (zero when it does not answer).

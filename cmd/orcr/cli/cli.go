@@ -17,6 +17,7 @@ import (
 	"github.com/alecthomas/kong"
 	"golang.org/x/term"
 
+	"github.com/orcr-go/orcr/config/service"
 	"github.com/orcr-go/orcr/socketapi"
 	"github.com/orcr-go/orcr/socketapi/wire"
 )
@@ -60,6 +61,16 @@ type Env struct {
 	Serve func(ctx context.Context, opts ServeOptions) (outcome string, err error)
 	// PID is the client_pid sent by `agent attach`; 0 means os.Getpid().
 	PID int
+	// GOOS chooses the service manager of `server enable` / `server disable` ("linux":
+	// systemd, "darwin": launchd, anything else is unsupported_platform); "" means
+	// runtime.GOOS.
+	GOOS string
+	// Executable is the orcr binary `server enable` writes into the unit; nil means
+	// os.Executable.
+	Executable func() (string, error)
+	// Services runs the service-manager commands (systemctl, launchctl) of `server
+	// enable` / `server disable`; nil runs them for real.
+	Services service.Runner
 
 	// spawnDetached is the default Spawn, which also knows the child's pid and sees it
 	// exit: `server start` compares the pid with the one that answers to tell a start
@@ -102,6 +113,9 @@ func (e *Env) defaults() {
 	}
 	if e.PID == 0 {
 		e.PID = os.Getpid()
+	}
+	if e.Executable == nil {
+		e.Executable = os.Executable
 	}
 }
 

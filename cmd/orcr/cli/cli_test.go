@@ -146,7 +146,7 @@ func TestAPISchema(t *testing.T) {
 
 func TestScaffoldTopNotImplemented(t *testing.T) {
 	h := newHarness(t)
-	for _, args := range [][]string{{"scaffold"}, {"top"}, {"server", "enable"}, {"server", "disable"}} {
+	for _, args := range [][]string{{"scaffold"}, {"top"}} {
 		got := h.run(t, append(args, "--json")...)
 		env := decodeEnvelope(t, got.stdout)
 		if got.code != 1 || env.Error == nil || env.Error.Reason() != "not_implemented" {

@@ -105,10 +105,8 @@ var localVerbs = map[string]bool{
 // pendingClientVerbs are the verbs whose missing part is in the CLI itself: they answer
 // not_implemented without asking the server (docs/cli.md §1.1).
 var pendingClientVerbs = map[string]bool{
-	"server enable":  true,
-	"server disable": true,
-	"scaffold":       true,
-	"top":            true,
+	"scaffold": true,
+	"top":      true,
 }
 
 // notImplementedVerb reports whether verb answers not_implemented: it is one of

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/orcr-go/orcr/cmd/orcr/cli"
+	"github.com/orcr-go/orcr/config/service/servicetest"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
 	"github.com/orcr-go/orcr/socketapi/wire"
 )
@@ -44,6 +45,12 @@ type harness struct {
 	tty   bool
 	spawn func(home string) error
 	serve func(ctx context.Context, o cli.ServeOptions) (string, error)
+	// goos, exe and services are what `server enable` / `disable` see: the platform
+	// ("" = this one), the orcr binary, and the recorder of the service-manager
+	// commands, which never run for real in these tests.
+	goos     string
+	exe      string
+	services *servicetest.Recorder
 }
 
 func newHarness(t testing.TB) *harness {
@@ -55,6 +62,8 @@ func newHarness(t testing.TB) *harness {
 		spawn: func(string) error {
 			return errors.New("spawning a server is disabled in this test")
 		},
+		exe:      "/opt/orcr/bin/orcr",
+		services: &servicetest.Recorder{},
 	}
 }
 
@@ -70,6 +79,11 @@ func (h *harness) env(stdout, stderr *syncBuffer) cli.Env {
 		Spawn:   h.spawn,
 		Serve:   h.serve,
 		PID:     4242,
+		GOOS:    h.goos,
+		Executable: func() (string, error) {
+			return h.exe, nil
+		},
+		Services: h.services,
 	}
 }
 

@@ -231,16 +231,6 @@ func okMissing(ok bool) string {
 	return "missing"
 }
 
-type serverEnableCmd struct{}
-
-// Run implements `orcr server enable`; the unit writer has not landed yet.
-func (c *serverEnableCmd) Run(a *app) error { return notImplemented("server enable") }
-
-type serverDisableCmd struct{}
-
-// Run implements `orcr server disable`; the unit writer has not landed yet.
-func (c *serverDisableCmd) Run(a *app) error { return notImplemented("server disable") }
-
 type apiSchemaCmd struct {
 	Output string `help:"Write the pretty schema to this file instead of stdout."`
 }

@@ -22,21 +22,27 @@ func (a *app) resolveHome() (string, error) {
 // home, load the config (warnings to stderr). A config or home error aborts before the
 // server is contacted (environment_error, exit 2).
 func (a *app) prepareHome() (string, error) {
+	home, _, err := a.prepareHomeConfig()
+	return home, err
+}
+
+// prepareHomeConfig is [app.prepareHome] that also returns the loaded config.
+func (a *app) prepareHomeConfig() (string, *config.Config, error) {
 	home, err := a.resolveHome()
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if err := config.EnsureHome(home); err != nil {
-		return "", err
+		return "", nil, err
 	}
-	_, warnings, err := config.Load(home, a.env.Getenv)
+	cfg, warnings, err := config.Load(home, a.env.Getenv)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	for _, w := range warnings {
 		a.stderr("warning: %s", w)
 	}
-	return home, nil
+	return home, cfg, nil
 }
 
 // clientFor is the typed client of home's server. It carries the caller identity of
