@@ -20,6 +20,8 @@ type rootCmd struct {
 	API      apiCmd      `cmd:"" name:"api" help:"The socket API: schema and snapshot."`
 	Scaffold scaffoldCmd `cmd:"" help:"Create a TypeScript workflow project."`
 	Top      topCmd      `cmd:"" help:"Full-screen live view of agents and loops."`
+
+	RunShim runShimCmd `cmd:"" name:"__run-shim" hidden:"" passthrough:"" help:"Internal: the process of a loop run."`
 }
 
 type agentCmd struct {
@@ -170,7 +172,8 @@ func localVerbList() []string {
 }
 
 // verbs returns every leaf command of the kong tree as its space-separated path
-// ("agent run", "loop run stop", "top"), sorted.
+// ("agent run", "loop run stop", "top"), sorted. Hidden commands (`__run-shim`) are
+// internal to orcr and not verbs.
 func verbs() []string {
 	var root rootCmd
 	k, err := kong.New(&root, kong.Name("orcr"), kong.Vars{"version": "orcr " + Version})
@@ -178,7 +181,7 @@ func verbs() []string {
 		panic(err)
 	}
 	var out []string
-	for _, n := range k.Model.Leaves(false) {
+	for _, n := range k.Model.Leaves(true) {
 		out = append(out, verbOf(n))
 	}
 	sort.Strings(out)

@@ -14,7 +14,17 @@ import (
 // is this binary.
 const asOrcr = "ORCR_CLI_TEST_AS_ORCR"
 
+// asMain makes this test binary orcr exactly as cmd/orcr/main.go runs it, signal
+// handling included, without a server.
+const asMain = "ORCR_CLI_TEST_AS_MAIN"
+
 func TestMain(m *testing.M) {
+	if os.Getenv(asMain) == "1" {
+		ctx, stop := cli.NotifyContext(context.Background())
+		code := cli.Run(ctx, os.Args[1:], cli.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr})
+		stop()
+		os.Exit(code)
+	}
 	if os.Getenv(asOrcr) == "1" {
 		os.Exit(cli.Run(context.Background(), os.Args[1:], cli.Env{
 			Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
