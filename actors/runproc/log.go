@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/orcr-go/orcr/internal/rotate"
 )
 
 // The streams of a [Line].
@@ -52,102 +54,46 @@ func ReadLog(dir string) ([]Line, error) {
 	return out, nil
 }
 
-// runLog appends records to run.log, rotating it when the next record would pass
-// maxBytes: run.log.<k> becomes run.log.<k+1> (run.log.<maxFiles> is dropped), run.log
-// becomes run.log.1, and a fresh run.log starts. A record larger than maxBytes on its
-// own still goes whole into a fresh file. Each record is one write on an O_APPEND file,
-// so a reader never sees two records mixed.
+// runLog appends records to run.log, rotated as [Spec.MaxBytes] says (see
+// [rotate.File]): a record larger than the bound on its own still goes whole into a
+// fresh file. One record is one write, so a reader never sees two records mixed.
 type runLog struct {
-	mu       sync.Mutex
-	path     string
-	maxBytes int64
-	maxFiles int
-	f        *os.File
-	size     int64
-	// broken is set when a rotation could not open the fresh run.log: nothing more is
-	// written. reported is set once write has returned an error.
-	broken   error
+	mu  sync.Mutex
+	f   *rotate.File
+	buf bytes.Buffer
+	enc *json.Encoder
+	// reported is set once write has returned an error.
 	reported bool
-	buf      bytes.Buffer
-	enc      *json.Encoder
 }
 
 func openRunLog(dir string, maxBytes int64, maxFiles int) (*runLog, error) {
-	l := &runLog{path: filepath.Join(dir, LogFile), maxBytes: orDefault(maxBytes, DefaultMaxBytes), maxFiles: orDefault(maxFiles, DefaultMaxFiles)}
-	l.enc = json.NewEncoder(&l.buf)
-	l.enc.SetEscapeHTML(false)
-	if err := l.open(); err != nil {
+	f, err := rotate.Open(filepath.Join(dir, LogFile), orDefault(maxBytes, DefaultMaxBytes), orDefault(maxFiles, DefaultMaxFiles))
+	if err != nil {
 		return nil, err
 	}
+	l := &runLog{f: f}
+	l.enc = json.NewEncoder(&l.buf)
+	l.enc.SetEscapeHTML(false)
 	return l, nil
-}
-
-func (l *runLog) open() error {
-	f, err := os.OpenFile(l.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-	if err != nil {
-		return err
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return err
-	}
-	l.f, l.size = f, fi.Size()
-	return nil
 }
 
 // write appends one record. Text that is not UTF-8 is stored with U+FFFD in place of
 // the bad bytes (JSON strings are Unicode). It reports the first failure of the log, once:
-// the shim prints it and keeps draining the command's output, which is lost from then on.
+// the shim prints it and keeps draining the command's output.
 func (l *runLog) write(stream string, text []byte) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.buf.Reset()
 	// Encoding a Line cannot fail; the encoder appends the newline.
 	_ = l.enc.Encode(Line{TS: time.Now().UnixMilli(), Stream: stream, Text: string(text)})
-	err := l.broken
-	if err == nil && l.f == nil {
-		err = os.ErrClosed
-	}
-	if err == nil && l.size > 0 && l.size+int64(l.buf.Len()) > l.maxBytes {
-		err = l.rotateLocked()
-	}
-	if err == nil {
-		var n int
-		n, err = l.f.Write(l.buf.Bytes())
-		l.size += int64(n)
-	}
-	if err != nil && !l.reported {
+	if _, err := l.f.Write(l.buf.Bytes()); err != nil && !l.reported {
 		l.reported = true
 		return fmt.Errorf("run log: %w", err)
 	}
 	return nil
 }
 
-func (l *runLog) rotateLocked() error {
-	l.f.Close()
-	l.f = nil
-	for k := l.maxFiles - 1; k >= 1; k-- {
-		os.Rename(fmt.Sprintf("%s.%d", l.path, k), fmt.Sprintf("%s.%d", l.path, k+1))
-	}
-	os.Rename(l.path, l.path+".1")
-	if err := l.open(); err != nil {
-		l.broken = err
-		return err
-	}
-	return nil
-}
-
-func (l *runLog) close() error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.f == nil {
-		return nil
-	}
-	err := l.f.Close()
-	l.f = nil
-	return err
-}
+func (l *runLog) close() error { return l.f.Close() }
 
 // spawnFailure is the text of the stderr record for a command that could not start.
 func spawnFailure(err error) []byte { return []byte("failed to spawn command: " + err.Error()) }
