@@ -34,6 +34,8 @@
 //	├── reconciler                   diffs the owned session's panes against the rows: at start, then every gc_tick
 //	├── gc                           every timings.gc_tick: deletes expired attach leases, then park and reap sweeps (selects only)
 //	├── discovery                    every 3 s: unmanaged agents of the user's herdr sessions (absent with ORCR_DISABLE_DISCOVERY=1)
+//	├── loops                        loop scheduler: every loop_tick the due loops and timed-out runs; restart recovery of runs
+//	│   └── loop-<uuid>-<n>          one per loop with work to do: fires, manual starts, promotions, stops, exits, pause, rm
 //	├── conn/<n>                     one per accepted client connection (socketapi/server)
 //	│   └── <subscription>           one per events.subscribe / watch.open on that connection
 //	└── wait-<n>                     one per blocked agent.wait / agent.ask: forwards commit notifications
@@ -67,6 +69,9 @@
 //	reconciler          → agents → <agent> ReconcileAgent → ReconcileResult (Forwarded; the
 //	                                       reply arrives at the reconciler as a message)
 //	the facade          → reconciler       DriftQuery → Drift (server.status)
+//	request goroutines  → loops → loop-<uuid> LoopOp → LoopOpResult (loops Forwards)
+//	loop op goroutines  → store, agents    Write → WriteResult; a stop's barrier kill goes
+//	                                       through the facade's Kill (agents → <agent>)
 //	queue               → store            Write(promotion) → WriteResult
 //	gc sweep goroutine  → store            Write(expire attach leases) → WriteResult
 //	discovery goroutine → store, herdr     Write(one session's changes) → WriteResult; the
@@ -91,7 +96,13 @@
 // pane changed); request goroutines → queue (PokeQueue) and → agents (CancelSpawn); op
 // goroutines → their agent actor (opDone); timers → <agent> (recheck), → monitor, queue,
 // gc, reconciler, discovery (their ticks); discovery → herdr supervisor (Forget, for a user
-// session that is gone); the discovery goroutine → discovery (discDone). A reconciliation pass reads the rows and the pane list
+// session that is gone); the discovery goroutine → discovery (discDone); loops → loop-<uuid>
+// (fireDue, stopRun, recoverRun, recoverLoop) and loop-<uuid> → loops (loopIdle); a loop's
+// op goroutines → their loop actor (loopOpDone, watchRun, stopStarted, stopWaiter,
+// stopOver), a run's process waiter → its loop actor (runExited), a stop's TERM–grace–KILL
+// goroutine → its loop actor (stopFinished). A run's process outlives the server: its
+// waiter is not waited for at a stop, and the next start adopts the run by pid and start
+// time. A reconciliation pass reads the rows and the pane list
 // on a goroutine (edge code; when the owned session does not answer and rows hold panes
 // in it, that goroutine starts it again through AgentEnv.ensureOwned, as a spawn's op
 // goroutine does) and only hands differences to agent actors, which check each again
@@ -149,7 +160,8 @@
 //     those frames to flush, then every connection is closed.
 //  4. Reader goroutines end with their sockets; the remaining request goroutines are
 //     waited for.
-//  5. [System.Stop]: the discovery, the gc, the reconciler, the monitor and the queue stop, in that order (no more
+//  5. [System.Stop]: the loops (a stop's grace ends at once, the run stays stopping for the
+//     next start), the discovery, the gc, the reconciler, the monitor and the queue stop, in that order (no more
 //     sweeps, polls or promotions; a reconcile pass in flight, which may be waiting for
 //     herdr or starting the owned session, is canceled; a ReapResult arriving after gc stopped goes to dead
 //     letters, and the next start's queue pass promotes into the freed slot); the agents

@@ -41,6 +41,9 @@ type SystemConfig struct {
 	DeadLetterThrottle time.Duration
 	// Retention is the number of newest events retention keeps (0: the default).
 	Retention int
+	// RunShim is the argv that starts a loop run's shim (docs/loops.md §6.4); empty:
+	// this executable with the hidden `__run-shim` verb.
+	RunShim []string
 }
 
 // System is the one facade of orcr's use cases. Every face of the server — the Unix
@@ -61,6 +64,8 @@ type System struct {
 	gc       *actor.PID
 	recon    *actor.PID
 	discover *actor.PID
+	loops    *actor.PID
+	stopped  chan struct{} // closed by Stop: the loops' waiting goroutines end
 	driver   *herdr.Driver
 	env      *AgentEnv
 
@@ -74,7 +79,7 @@ type System struct {
 // the herdr driver, the restart re-arm, the completion monitor, the agents actor (which
 // runs restart recovery), the queue and the GC actor.
 func Start(cfg SystemConfig) (*System, error) {
-	s := &System{cfg: cfg, getenv: cfg.Getenv}
+	s := &System{cfg: cfg, getenv: cfg.Getenv, stopped: make(chan struct{})}
 	if s.getenv == nil {
 		s.getenv = os.Getenv
 	}
@@ -151,7 +156,44 @@ func Start(cfg SystemConfig) (*System, error) {
 			return fail(wire.Internal("actor", "cannot start the discovery actor: "+err.Error()))
 		}
 	}
+	shim := cfg.RunShim
+	if bin := s.getenv("ORCR_RUN_SHIM"); len(shim) == 0 && bin != "" {
+		shim = []string{bin, "__run-shim"}
+	}
+	if len(shim) == 0 {
+		exe, err := os.Executable()
+		if err != nil {
+			return fail(wire.Internal("executable", "cannot find this executable for loop runs: "+err.Error()))
+		}
+		shim = []string{exe, "__run-shim"}
+	}
+	if s.loops, err = s.sys.Root.SpawnNamed(NewLoopsProps(LoopsSpec{
+		Env: s.env, Tick: cfg.Config.Timings.LoopTick, Stopped: s.stopped,
+		Run: RunEnv{Home: cfg.Home, Session: s.driver.Owned().Name(), ServerEnv: s.serverEnv, Shim: shim,
+			LogMaxBytes: cfg.Config.Logs.MaxBytes, LogMaxFiles: cfg.Config.Logs.MaxFiles,
+			Grace: cfg.Config.Timings.RunTermGrace, KillUnder: s.killUnder},
+	}), "loops"); err != nil {
+		return fail(wire.Internal("actor", "cannot start the loops actor: "+err.Error()))
+	}
 	return s, nil
+}
+
+// killUnder kills every active agent under path, round after round until a round kills
+// nothing (at most 100): the barrier kill of a stopped loop run (docs/loops.md §7 step 5).
+func (s *System) killUnder(ctx context.Context, path string) error {
+	for round := 0; round < 100; round++ {
+		res, err := s.Kill(ctx, socketapi.KillRequest{Targets: []string{"/" + path + "/**"}})
+		if wire.Is(err, wire.NotFound, "") {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if len(res.Killed) == 0 {
+			return nil
+		}
+	}
+	return nil
 }
 
 // Stop stops the tree in the order of actors/doc.go: the GC, the monitor and the queue
@@ -161,7 +203,14 @@ func Start(cfg SystemConfig) (*System, error) {
 // It does not close the store.
 func (s *System) Stop() {
 	root := s.sys.Root
-	for _, pid := range []*actor.PID{s.discover, s.gc, s.recon, s.monitor, s.queue} {
+	if s.stopped != nil {
+		select {
+		case <-s.stopped:
+		default:
+			close(s.stopped)
+		}
+	}
+	for _, pid := range []*actor.PID{s.loops, s.discover, s.gc, s.recon, s.monitor, s.queue} {
 		if pid != nil {
 			root.PoisonFuture(pid).Wait()
 		}

@@ -118,7 +118,7 @@ func ExampleClient_Schema() {
 	}
 	// Output:
 	// agent.run: enqueue a managed agent at a path (implemented: true)
-	// loop.logs: read a loop's run output and orcr events (implemented: false)
+	// loop.logs: read a loop's run output and orcr events (implemented: true)
 }
 
 func ExampleClient_Snapshot() {
@@ -340,9 +340,9 @@ func ExampleClient_LoopLogs() {
 	_, err := c.LoopLogs(context.Background(), socketapi.LoopLogsRequest{Name: "nightly"})
 	var e *socketapi.Error
 	if errors.As(err, &e) {
-		fmt.Println(e.Code, e.Reason())
+		fmt.Println(e.Code, e.Message)
 	}
-	// Output: invalid_request not_implemented
+	// Output: not_found no loop named nightly
 }
 
 func ExampleClient_Stop() {

@@ -187,9 +187,49 @@ func (c *Client) AttachRelease(ctx context.Context, leaseID string) (ReleaseResu
 	return Invoke(ctx, c, AgentAttachRelease, LeaseRequest{LeaseID: leaseID})
 }
 
+// LoopCreate calls loop.create: a durable cron (or one-shot) loop for a command.
+func (c *Client) LoopCreate(ctx context.Context, req LoopCreateRequest) (LoopResult, error) {
+	return Invoke(ctx, c, LoopCreate, req)
+}
+
+// LoopPause calls loop.pause.
+func (c *Client) LoopPause(ctx context.Context, names ...string) (LoopUpdateResult, error) {
+	return Invoke(ctx, c, LoopPause, LoopNamesRequest{Names: names})
+}
+
+// LoopResume calls loop.resume.
+func (c *Client) LoopResume(ctx context.Context, names ...string) (LoopUpdateResult, error) {
+	return Invoke(ctx, c, LoopResume, LoopNamesRequest{Names: names})
+}
+
+// LoopRm calls loop.rm (with KillActive it waits until the active runs are stopped).
+func (c *Client) LoopRm(ctx context.Context, req LoopRmRequest) (LoopRmResult, error) {
+	return Invoke(ctx, c, LoopRm, req)
+}
+
+// LoopLs calls loop.ls.
+func (c *Client) LoopLs(ctx context.Context, req LoopLsRequest) (LoopLsResult, error) {
+	return Invoke(ctx, c, LoopLs, req)
+}
+
 // LoopLogs calls loop.logs.
 func (c *Client) LoopLogs(ctx context.Context, req LoopLogsRequest) (LoopLogsResult, error) {
 	return Invoke(ctx, c, LoopLogs, req)
+}
+
+// LoopRunStart calls loop.run.start: a manual run of the loop.
+func (c *Client) LoopRunStart(ctx context.Context, name string) (LoopRunResult, error) {
+	return Invoke(ctx, c, LoopRunStart, LoopRunRequest{Name: name})
+}
+
+// LoopRunStop calls loop.run.stop; it returns when the runs are stopped.
+func (c *Client) LoopRunStop(ctx context.Context, req LoopRunStopRequest) (LoopRunStopResult, error) {
+	return Invoke(ctx, c, LoopRunStop, req)
+}
+
+// LoopRunLs calls loop.run.ls.
+func (c *Client) LoopRunLs(ctx context.Context, req LoopRunLsRequest) (LoopRunLsResult, error) {
+	return Invoke(ctx, c, LoopRunLs, req)
 }
 
 func itoa(n int64) string {

@@ -381,26 +381,36 @@ func TestSDKAgentVerbs(t *testing.T) {
 	}
 }
 
-// Methods that have not landed answer invalid_request not_implemented naming the method.
-func TestSDKNotImplemented(t *testing.T) {
+// The loop verbs through the SDK (docs/loops.md §2): create, ls, a manual run, pause and
+// resume, rm; an unknown loop is not_found.
+func TestSDKLoops(t *testing.T) {
 	_, c := newSDK(t)
-	ctx := ctxFor(t, 10*time.Second)
-	calls := []struct {
-		method string
-		call   func() error
-	}{
-		{"loop.logs", func() error { _, err := c.LoopLogs(ctx, socketapi.LoopLogsRequest{Name: "nightly"}); return err }},
+	ctx := ctxFor(t, 30*time.Second)
+	if _, err := c.LoopLogs(ctx, socketapi.LoopLogsRequest{Name: "nosuch"}); !socketapi.IsCode(err, socketapi.CodeNotFound) {
+		t.Errorf("logs of an unknown loop: %v", err)
 	}
-	for _, tc := range calls {
-		err := tc.call()
-		if !socketapi.IsCode(err, socketapi.CodeInvalidRequest) {
-			t.Errorf("%s: got %v, want invalid_request", tc.method, err)
-			continue
-		}
-		e := protoErr(t, tc.method, err)
-		if e.Reason() != "not_implemented" || e.Details["method"] != tc.method {
-			t.Errorf("%s: got reason %q details %v, want not_implemented naming the method", tc.method, e.Reason(), e.Details)
-		}
+	created, err := c.LoopCreate(ctx, socketapi.LoopCreateRequest{Name: "sdk", Cron: "0 0 1 1 *", Cwd: "/",
+		Command: []string{"true"}})
+	if err != nil || created.Loop.Name != "sdk" || created.Loop.NextFireAt == nil {
+		t.Fatalf("create: %+v %v", created, err)
+	}
+	if _, err := c.LoopCreate(ctx, socketapi.LoopCreateRequest{Name: "sdk", Cron: "* * * * *", Command: []string{"x"}}); !socketapi.IsCode(err, socketapi.CodeStateConflict) {
+		t.Errorf("a second loop of the same name: %v", err)
+	}
+	if up, err := c.LoopPause(ctx, "sdk", "nosuch"); err != nil || len(up.Updated) != 1 || up.Updated[0].Status != "paused" ||
+		len(up.Skipped) != 1 || up.Skipped[0].Reason != "not_found" {
+		t.Errorf("pause: %+v %v", up, err)
+	}
+	if up, err := c.LoopResume(ctx, "sdk"); err != nil || up.Updated[0].Status != "active" {
+		t.Errorf("resume: %+v %v", up, err)
+	}
+	ls, err := c.LoopLs(ctx, socketapi.LoopLsRequest{})
+	if err != nil || len(ls.Loops) != 1 || ls.Loops[0].Status != "active" {
+		t.Errorf("ls: %+v %v", ls, err)
+	}
+	rm, err := c.LoopRm(ctx, socketapi.LoopRmRequest{Names: []string{"sdk"}})
+	if err != nil || len(rm.Removed) != 1 || rm.Removed[0].Reason != "removed" {
+		t.Errorf("rm: %+v %v", rm, err)
 	}
 }
 

@@ -28,6 +28,15 @@ type Facade interface {
 	AttachHeartbeat(context.Context, LeaseRequest) (HeartbeatResult, error)
 	AttachRelease(context.Context, LeaseRequest) (ReleaseResult, error)
 	Adopt(context.Context, AdoptRequest) (AdoptResult, error)
+	LoopCreate(context.Context, LoopCreateRequest) (LoopResult, error)
+	LoopPause(context.Context, LoopNamesRequest) (LoopUpdateResult, error)
+	LoopResume(context.Context, LoopNamesRequest) (LoopUpdateResult, error)
+	LoopRm(context.Context, LoopRmRequest) (LoopRmResult, error)
+	LoopLs(context.Context, LoopLsRequest) (LoopLsResult, error)
+	LoopLogs(context.Context, LoopLogsRequest) (LoopLogsResult, error)
+	LoopRunStart(context.Context, LoopRunRequest) (LoopRunResult, error)
+	LoopRunStop(context.Context, LoopRunStopRequest) (LoopRunStopResult, error)
+	LoopRunLs(context.Context, LoopRunLsRequest) (LoopRunLsResult, error)
 }
 
 // Method is one wire method of the table: its name, its params type Req, its result type
@@ -219,20 +228,23 @@ var (
 		Summary: "list agents in tree order"}
 	AgentAdopt = &Method[AdoptRequest, AdoptResult]{Name: "agent.adopt", CLI: "agent adopt", Call: Facade.Adopt,
 		Summary: "turn an unmanaged agent into a managed one, resuming its conversation"}
-	LoopCreate = &Method[LoopCreateRequest, LoopResult]{Name: "loop.create", CLI: "loop create",
+	LoopCreate = &Method[LoopCreateRequest, LoopResult]{Name: "loop.create", CLI: "loop create", Call: Facade.LoopCreate,
 		Summary: "create a durable cron or one-shot loop for a command"}
-	LoopPause  = &Method[LoopNamesRequest, Open]{Name: "loop.pause", CLI: "loop pause", Summary: "pause loops"}
-	LoopResume = &Method[LoopNamesRequest, Open]{Name: "loop.resume", CLI: "loop resume", Summary: "resume loops"}
-	LoopRm     = &Method[LoopRmRequest, Open]{Name: "loop.rm", CLI: "loop rm",
+	LoopPause = &Method[LoopNamesRequest, LoopUpdateResult]{Name: "loop.pause", CLI: "loop pause", Call: Facade.LoopPause,
+		Summary: "pause loops"}
+	LoopResume = &Method[LoopNamesRequest, LoopUpdateResult]{Name: "loop.resume", CLI: "loop resume", Call: Facade.LoopResume,
+		Summary: "resume loops"}
+	LoopRm = &Method[LoopRmRequest, LoopRmResult]{Name: "loop.rm", CLI: "loop rm", Call: Facade.LoopRm, Unbounded: true,
 		Summary: "remove loops, optionally stopping active runs"}
-	LoopLs   = &Method[LoopLsRequest, LoopLsResult]{Name: "loop.ls", CLI: "loop ls", Summary: "list loops"}
-	LoopLogs = &Method[LoopLogsRequest, LoopLogsResult]{Name: "loop.logs", CLI: "loop logs",
+	LoopLs = &Method[LoopLsRequest, LoopLsResult]{Name: "loop.ls", CLI: "loop ls", Call: Facade.LoopLs,
+		Summary: "list loops"}
+	LoopLogs = &Method[LoopLogsRequest, LoopLogsResult]{Name: "loop.logs", CLI: "loop logs", Call: Facade.LoopLogs,
 		Summary: "read a loop's run output and orcr events"}
-	LoopRunStart = &Method[LoopRunRequest, LoopRunResult]{Name: "loop.run.start", CLI: "loop run start",
+	LoopRunStart = &Method[LoopRunRequest, LoopRunResult]{Name: "loop.run.start", CLI: "loop run start", Call: Facade.LoopRunStart,
 		Summary: "start a manual run of a loop"}
 	LoopRunStop = &Method[LoopRunStopRequest, LoopRunStopResult]{Name: "loop.run.stop", CLI: "loop run stop",
-		Summary: "stop a loop's runs"}
-	LoopRunLs = &Method[LoopRunLsRequest, LoopRunLsResult]{Name: "loop.run.ls", CLI: "loop run ls",
+		Call: Facade.LoopRunStop, Unbounded: true, Summary: "stop a loop's runs"}
+	LoopRunLs = &Method[LoopRunLsRequest, LoopRunLsResult]{Name: "loop.run.ls", CLI: "loop run ls", Call: Facade.LoopRunLs,
 		Summary: "list a loop's runs"}
 )
 

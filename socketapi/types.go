@@ -488,7 +488,40 @@ type LoopCreateRequest struct {
 
 // LoopResult is loop.create's result.
 type LoopResult struct {
-	Loop LoopRow `json:"loop"`
+	Loop LoopCreated `json:"loop"`
+}
+
+// LoopCreated is the loop a loop.create made: its row, its command and how to remove it.
+type LoopCreated struct {
+	LoopRow
+	// The command its runs execute.
+	Argv []string `json:"argv"`
+	// The command that removes the loop.
+	Cancel string `json:"cancel"`
+}
+
+// LoopUpdateResult is loop.pause's and loop.resume's result.
+type LoopUpdateResult struct {
+	Updated []LoopNameStatus `json:"updated"`
+	Skipped []LoopNameReason `json:"skipped"`
+}
+
+// LoopNameStatus is a loop a verb changed, with its status now.
+type LoopNameStatus struct {
+	Name   string `json:"name"`
+	Status string `json:"status"`
+}
+
+// LoopNameReason is a loop a verb removed or skipped, and why.
+type LoopNameReason struct {
+	Name   string `json:"name"`
+	Reason string `json:"reason"`
+}
+
+// LoopRmResult is loop.rm's result.
+type LoopRmResult struct {
+	Removed []LoopNameReason `json:"removed"`
+	Skipped []LoopNameReason `json:"skipped"`
 }
 
 // LoopNamesRequest names loops (loop.pause, loop.resume).
@@ -531,7 +564,19 @@ type LoopLogsRequest struct {
 
 // LoopLogsResult is loop.logs's result.
 type LoopLogsResult struct {
-	Lines []Open `json:"lines"`
+	Lines []LoopLogLine `json:"lines"`
+}
+
+// LoopLogLine is one line of loop.logs: a run's output (source command) or a scheduler
+// event (source orcr).
+type LoopLogLine struct {
+	// "<loop>/<run_id>", or "<loop>" for an event of no run.
+	Run    string `json:"run"`
+	Source string `json:"source"`
+	TS     int64  `json:"ts"`
+	// stdout or stderr (source command only).
+	Stream string `json:"stream,omitempty"`
+	Text   string `json:"text"`
 }
 
 // LoopRunRequest names a loop (loop.run.start).
@@ -541,7 +586,18 @@ type LoopRunRequest struct {
 
 // LoopRunResult is loop.run.start's result.
 type LoopRunResult struct {
-	Run RunRow `json:"run"`
+	Run LoopRunStarted `json:"run"`
+}
+
+// LoopRunStarted is the run a loop.run.start made.
+type LoopRunStarted struct {
+	UUID  string `json:"uuid"`
+	RunID string `json:"run_id"`
+	Path  string `json:"path"`
+	Loop  string `json:"loop"`
+	Kind  string `json:"kind"`
+	// running, or pending when the loop is at capacity.
+	Status string `json:"status"`
 }
 
 // LoopRunStopRequest is loop.run.stop's params.
@@ -553,8 +609,23 @@ type LoopRunStopRequest struct {
 
 // LoopRunStopResult is loop.run.stop's result.
 type LoopRunStopResult struct {
-	Stopped []Open `json:"stopped"`
-	Skipped []Open `json:"skipped"`
+	Stopped []RunStopped `json:"stopped"`
+	Skipped []RunSkipped `json:"skipped"`
+}
+
+// RunStopped is a run a stop ended: stopped, canceled (it was pending), or the status it
+// had already reached.
+type RunStopped struct {
+	RunID  string `json:"run_id"`
+	Path   string `json:"path"`
+	Status string `json:"status"`
+}
+
+// RunSkipped is a run a stop left alone.
+type RunSkipped struct {
+	RunID  string `json:"run_id"`
+	Reason string `json:"reason"`
+	Status string `json:"status"`
 }
 
 // LoopRunLsRequest is loop.run.ls's params.

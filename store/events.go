@@ -54,13 +54,29 @@ func (db *DB) EventsAfter(ctx context.Context, after int64, limit int) ([]Event,
 	if limit <= 0 {
 		limit = DefaultEventsBatch
 	}
-	rows, err := db.r.QueryContext(ctx, `SELECT seq, ts, kind, ref_uuid, payload_json FROM events
+	out, err := db.queryEvents(ctx, `SELECT seq, ts, kind, ref_uuid, payload_json FROM events
 		WHERE seq > ? ORDER BY seq LIMIT ?`, after, limit)
+	if out == nil && err == nil {
+		out = []Event{}
+	}
+	return out, err
+}
+
+// LoopEvents lists the retained loop.* and loop_run.* events of a loop and its runs, in
+// seq order (loop.logs, docs/loops.md §2.8).
+func (db *DB) LoopEvents(ctx context.Context, loop string) ([]Event, error) {
+	return db.queryEvents(ctx, `SELECT seq, ts, kind, ref_uuid, payload_json FROM events
+		WHERE kind LIKE 'loop%' AND (ref_uuid = ? OR ref_uuid IN (SELECT uuid FROM loop_runs WHERE loop_uuid = ?))
+		ORDER BY seq`, loop, loop)
+}
+
+func (db *DB) queryEvents(ctx context.Context, q string, args ...any) ([]Event, error) {
+	rows, err := db.r.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, sqliteErr("read events", err)
 	}
 	defer rows.Close()
-	out := make([]Event, 0, min(limit, 64))
+	var out []Event
 	for rows.Next() {
 		var e Event
 		var ref sql.NullString

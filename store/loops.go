@@ -503,3 +503,12 @@ func (t *Tx) EndLoop(loop, reason, kind string) error {
 	}
 	return t.emitLoop(kind, loop, map[string]any{"uuid": loop, "status": LoopEnded, "ended_reason": reason})
 }
+
+// LoopsToRecover lists the active and paused loops restart recovery must look at
+// (docs/loops.md §9.1): those with a pending run, and those whose next fire passed.
+func (db *DB) LoopsToRecover(ctx context.Context, now int64) ([]string, error) {
+	return queryStrings(db.r, ctx, `SELECT l.uuid FROM loops l WHERE l.status IN ('active','paused') AND
+		((l.next_fire_at IS NOT NULL AND l.next_fire_at <= ?) OR
+		 EXISTS (SELECT 1 FROM loop_runs r WHERE r.loop_uuid = l.uuid AND r.status = 'pending'))
+		ORDER BY l.created_at`, now)
+}

@@ -13,7 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/orcr-go/orcr/internal/rotate"
+	"github.com/orcr-go/orcr/config/rotate"
 )
 
 // The streams of a [Line].

@@ -77,7 +77,9 @@ func seqOf(evs []ev, match func(ev) bool) int64 {
 // --takeover when asked.
 func TestAttachLeaseDefersGCAndExpires(t *testing.T) {
 	srv := sockettest.NewServer(t, sockettest.WithHerdr(t), sockettest.WithConfig(
-		`{"timings": {"gc_tick": "100ms", "idle_after": "1s", "kill_after": "1s", "attach_lease_ttl": "1s"}}`))
+		// The lease TTL leaves room for a heartbeat delayed by a loaded machine (a 1 s TTL
+		// expired once in ten full runs on 2 cores between two 100 ms heartbeats).
+		`{"timings": {"gc_tick": "100ms", "idle_after": "1s", "kill_after": "1s", "attach_lease_ttl": "3s"}}`))
 	c := srv.Client(t)
 	rec := record(t, c)
 	// The lease is taken while the agent works: once idle, its streak is already older
@@ -91,9 +93,9 @@ func TestAttachLeaseDefersGCAndExpires(t *testing.T) {
 	bin := sockettest.BuildBinaries(t).HerdrBin
 	wantCmd := []string{bin, "--session", "orcr", "agent", "attach", pane.PaneID}
 	wantFallback := []string{bin, "--session", "orcr", "terminal", "attach", pane.TerminalID}
-	if l1.UUID != a.UUID || l1.Path != "att/gc" || l1.TTLMS != 1000 || l1.Takeover || l1.LeaseID == "" ||
+	if l1.UUID != a.UUID || l1.Path != "att/gc" || l1.TTLMS != 3000 || l1.Takeover || l1.LeaseID == "" ||
 		!slices.Equal(l1.Command, wantCmd) || !slices.Equal(l1.FallbackCommand, wantFallback) {
-		t.Errorf("prepare: got %+v, want ttl 1000, observe, command %v, fallback %v", l1, wantCmd, wantFallback)
+		t.Errorf("prepare: got %+v, want ttl 3000, observe, command %v, fallback %v", l1, wantCmd, wantFallback)
 	}
 	heartbeatFor(t, c, l1.LeaseID, 2500*time.Millisecond) // well past idle_after
 	if st := statusEvents(rec.events(), a.UUID); slices.Contains(st, "parked") {

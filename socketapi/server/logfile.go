@@ -3,7 +3,7 @@ package server
 import (
 	"log/slog"
 
-	"github.com/orcr-go/orcr/internal/rotate"
+	"github.com/orcr-go/orcr/config/rotate"
 )
 
 // rotatingFile is the server log: JSON lines appended to <home>/logs/server.log,

@@ -75,6 +75,15 @@ func TestActorTreeMatchesDoc(t *testing.T) {
 	}
 	defer st.Close()
 	send(t, c, "tree/one", "say=busy turn_ms=60000")
+	// A loop with a running run keeps its loop actor.
+	if err := c.Call(ctx, "loop.create", map[string]any{"name": "treeloop", "cron": "0 0 1 1 *", "cwd": "/",
+		"command": []string{"sleep", "60"}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Call(ctx, "loop.run.start", map[string]any{"name": "treeloop"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Call(context.Background(), "loop.rm", map[string]any{"names": []string{"treeloop"}, "kill_active": true}, nil)
 	waitDone := make(chan error, 1)
 	go func() {
 		// A busy agent does not settle: the wait stays blocked until canceled.

@@ -159,6 +159,7 @@ func herdrEnv() (env map[string]string, stop func(), err error) {
 		"ORCR_HERDR_BIN":           b.HerdrBin,
 		"ORCR_ALLOW_MOCK_PROVIDER": "1",
 		"ORCR_MOCK_AGENT_BIN":      b.MockAgent,
+		"ORCR_RUN_SHIM":            b.Orcr, // loop runs start through the real binary, not the test's
 		"PATH":                     os.Getenv("PATH"),
 		"HOME":                     os.Getenv("HOME"),
 		"XDG_CONFIG_HOME":          xdg,

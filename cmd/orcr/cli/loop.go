@@ -1,17 +1,16 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/orcr-go/orcr/socketapi"
 	"github.com/orcr-go/orcr/socketapi/wire"
 )
 
-// Loop verbs send their requests now; their human renderings land with the loop issue
-// (until then the result is shown as JSON). Caller identity is sent only by `loop rm`
-// (docs/cli.md §2.1).
+// The loop verbs (docs/cli.md §5.9–§5.16, docs/loops.md §2). Caller identity is sent only
+// by `loop rm` (docs/cli.md §2.1).
 
 type loopCreateCmd struct {
 	Name           string `arg:"" help:"Loop name (one segment; {rand} allowed)."`
@@ -37,7 +36,40 @@ func (c *loopCreateCmd) Run(a *app) error {
 	}
 	req := socketapi.LoopCreateRequest{Name: c.Name, Cron: c.Cron, OnceAt: c.OnceAt, Command: a.passthrough,
 		MaxConcurrency: int64(c.MaxConcurrency), Overlap: c.Overlap, Timeout: c.Timeout, Cwd: cwd}
-	return request(a, socketapi.LoopCreate, req, nil)
+	return request(a, socketapi.LoopCreate, req, func(r socketapi.LoopResult) error {
+		l := r.Loop
+		a.stdout("loop %s created", l.Name)
+		a.stdout("  command:  %s", strings.Join(l.Argv, " "))
+		if l.CadenceKind == "cron" {
+			a.stdout("  cadence:  cron `%s` in %s", l.Cadence, l.TZ)
+		} else {
+			a.stdout("  cadence:  once at %s (%s)", l.Cadence, l.TZ)
+		}
+		if l.NextFireAt != nil {
+			at := time.UnixMilli(*l.NextFireAt)
+			loc, err := time.LoadLocation(l.TZ)
+			if err != nil {
+				loc = time.UTC
+			}
+			a.stdout("  next:     %s %s (%s UTC)", at.In(loc).Format("Mon 2006-01-02 15:04"), l.TZ,
+				at.UTC().Format("Mon 2006-01-02 15:04"))
+		} else {
+			a.stdout("  next:     never")
+		}
+		a.stdout("  cancel:   %s", l.Cancel)
+		return nil
+	})
+}
+
+// printUpdates renders loop.pause / loop.resume results.
+func (a *app) printUpdates(r socketapi.LoopUpdateResult) error {
+	for _, u := range r.Updated {
+		a.stdout("%s %s", u.Name, u.Status)
+	}
+	for _, s := range r.Skipped {
+		a.stdout("skipped %s (%s)", s.Name, s.Reason)
+	}
+	return nil
 }
 
 type loopPauseCmd struct {
@@ -46,7 +78,7 @@ type loopPauseCmd struct {
 
 // Run implements `orcr loop pause` (docs/cli.md §5.10).
 func (c *loopPauseCmd) Run(a *app) error {
-	return request(a, socketapi.LoopPause, socketapi.LoopNamesRequest{Names: c.Names}, nil)
+	return request(a, socketapi.LoopPause, socketapi.LoopNamesRequest{Names: c.Names}, a.printUpdates)
 }
 
 type loopResumeCmd struct {
@@ -55,7 +87,7 @@ type loopResumeCmd struct {
 
 // Run implements `orcr loop resume` (docs/cli.md §5.10).
 func (c *loopResumeCmd) Run(a *app) error {
-	return request(a, socketapi.LoopResume, socketapi.LoopNamesRequest{Names: c.Names}, nil)
+	return request(a, socketapi.LoopResume, socketapi.LoopNamesRequest{Names: c.Names}, a.printUpdates)
 }
 
 type loopRmCmd struct {
@@ -81,7 +113,16 @@ func (c *loopRmCmd) Run(a *app) error {
 			return nil
 		}
 	}
-	return request(a, socketapi.LoopRm, socketapi.LoopRmRequest{Names: c.Names, KillActive: c.KillActive}, nil)
+	return request(a, socketapi.LoopRm, socketapi.LoopRmRequest{Names: c.Names, KillActive: c.KillActive},
+		func(r socketapi.LoopRmResult) error {
+			for _, x := range r.Removed {
+				a.stdout("removed %s (%s)", x.Name, x.Reason)
+			}
+			for _, x := range r.Skipped {
+				a.stdout("skipped %s (%s)", x.Name, x.Reason)
+			}
+			return nil
+		})
 }
 
 // activeRuns lists the pending/running/stopping runs of a loop (loop.run.ls default).
@@ -98,7 +139,20 @@ type loopLsCmd struct {
 
 // Run implements `orcr loop ls` (docs/cli.md §5.12).
 func (c *loopLsCmd) Run(a *app) error {
-	return request(a, socketapi.LoopLs, socketapi.LoopLsRequest{Names: nonNil(c.Names), Status: c.Status, All: c.All}, nil)
+	return request(a, socketapi.LoopLs, socketapi.LoopLsRequest{Names: nonNil(c.Names), Status: c.Status, All: c.All},
+		func(r socketapi.LoopLsResult) error {
+			if len(r.Loops) == 0 {
+				a.stdout("no loops")
+			}
+			for _, l := range r.Loops {
+				next := "-"
+				if l.NextFireAt != nil {
+					next = time.UnixMilli(*l.NextFireAt).UTC().Format(time.RFC3339)
+				}
+				a.stdout("%-20s %-8s %-16s next=%s", l.Name, l.Status, l.Cadence, next)
+			}
+			return nil
+		})
 }
 
 type loopLogsCmd struct {
@@ -152,13 +206,8 @@ func (c *loopLogsCmd) Run(a *app) error {
 const loopLogsPoll = 500 * time.Millisecond
 
 // printLoopLines renders loop.logs lines as `[<run>] <text>`.
-func (a *app) printLoopLines(lines []socketapi.Open) {
-	for _, raw := range lines {
-		var l struct {
-			Run  string `json:"run"`
-			Text string `json:"text"`
-		}
-		_ = json.Unmarshal(raw, &l)
+func (a *app) printLoopLines(lines []socketapi.LoopLogLine) {
+	for _, l := range lines {
 		a.stdout("[%s] %s", l.Run, l.Text)
 	}
 }
@@ -169,7 +218,10 @@ type loopRunStartCmd struct {
 
 // Run implements `orcr loop run start` (docs/cli.md §5.14).
 func (c *loopRunStartCmd) Run(a *app) error {
-	return request(a, socketapi.LoopRunStart, socketapi.LoopRunRequest{Name: c.Name}, nil)
+	return request(a, socketapi.LoopRunStart, socketapi.LoopRunRequest{Name: c.Name}, func(r socketapi.LoopRunResult) error {
+		a.stdout("%s %s", r.Run.Path, r.Run.UUID)
+		return nil
+	})
 }
 
 type loopRunStopCmd struct {
@@ -199,7 +251,16 @@ func (c *loopRunStopCmd) Run(a *app) error {
 			return nil
 		}
 	}
-	return request(a, socketapi.LoopRunStop, socketapi.LoopRunStopRequest{Name: c.Name, Run: c.RunSel}, nil)
+	return request(a, socketapi.LoopRunStop, socketapi.LoopRunStopRequest{Name: c.Name, Run: c.RunSel},
+		func(r socketapi.LoopRunStopResult) error {
+			for _, x := range r.Stopped {
+				a.stdout("%s %s", x.Path, x.Status)
+			}
+			for _, x := range r.Skipped {
+				a.stdout("skipped %s (%s)", x.RunID, x.Reason)
+			}
+			return nil
+		})
 }
 
 type loopRunLsCmd struct {
@@ -210,7 +271,16 @@ type loopRunLsCmd struct {
 
 // Run implements `orcr loop run ls` (docs/cli.md §5.16).
 func (c *loopRunLsCmd) Run(a *app) error {
-	return request(a, socketapi.LoopRunLs, socketapi.LoopRunLsRequest{Name: c.Name, Status: c.Status, All: c.All}, nil)
+	return request(a, socketapi.LoopRunLs, socketapi.LoopRunLsRequest{Name: c.Name, Status: c.Status, All: c.All},
+		func(r socketapi.LoopRunLsResult) error {
+			if len(r.Runs) == 0 {
+				a.stdout("no runs")
+			}
+			for _, x := range r.Runs {
+				a.stdout("%-10s %-10s %-10s agents=%d", x.RunID, x.Status, x.Kind, x.Agents)
+			}
+			return nil
+		})
 }
 
 func nonNil(s []string) []string {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/orcr-go/orcr/internal/rotate"
+	"github.com/orcr-go/orcr/config/rotate"
 )
 
 // contents reads path and its rotated siblings .1 … .4 ("-" for a missing file).

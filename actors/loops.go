@@ -1,0 +1,181 @@
+package actors
+
+import (
+	"context"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/orcr-go/orcr/actors/actorkit"
+	"github.com/orcr-go/orcr/store"
+)
+
+// Loops (docs/loops.md): the loops actor is the scheduler and the parent of one loop
+// actor per loop that has something to do. Every timings.loop_tick it reads (on a
+// goroutine: edge code) the loops that are due and the runs whose timeout passed, two
+// indexed queries whose cost follows what is due, not what exists, and hands each to its
+// loop's actor. The loop actor serializes everything that happens to one loop — fires,
+// manual starts, promotions, stops, exits, pause, resume, rm — as ops on goroutines.
+
+// LoopsSpec configures the loops actor.
+type LoopsSpec struct {
+	Env  *AgentEnv
+	Tick time.Duration // timings.loop_tick
+	Run  RunEnv
+	// Stopped is closed when the server stops: a stop's grace and the watch of an
+	// adopted run end there (the run stays as it is; the next start recovers it).
+	Stopped <-chan struct{}
+}
+
+// loopsActor is the scheduler and the loops' parent.
+type loopsActor struct {
+	spec     LoopsSpec
+	tick     actorkit.Ticker
+	busy     bool
+	ready    bool // restart recovery handed out: ticks may fire
+	children map[string]*actor.PID
+}
+
+type (
+	loopsTick    struct{ gen int64 }
+	loopsScanned struct {
+		due      []store.LoopRow
+		timedOut []store.RunIdentity
+	}
+	// loopsRecovered carries what restart recovery found (docs/loops.md §9.1).
+	loopsRecovered struct {
+		runs  []store.RunIdentity
+		loops []string // every loop with a live run or a pending one, or a missed fire
+	}
+	// LoopOp asks loop Loop's actor to run Do as an op; the reply is LoopOpResult.
+	LoopOp struct {
+		Loop string
+		Do   func(w *loopWork) (any, error)
+	}
+	// LoopOpResult answers LoopOp.
+	LoopOpResult struct {
+		Value any
+		Err   error
+	}
+)
+
+// NewLoopsProps returns the loops actor's props.
+func NewLoopsProps(spec LoopsSpec) *actor.Props {
+	if spec.Tick <= 0 {
+		spec.Tick = time.Second
+	}
+	return actorkit.Props(spec.Env.Log, func() actor.Actor {
+		return &loopsActor{spec: spec, children: map[string]*actor.PID{}}
+	})
+}
+
+func (a *loopsActor) Receive(c actor.Context) {
+	switch m := c.Message().(type) {
+	case *actor.Started:
+		a.recover(c)
+	case loopsRecovered:
+		for _, r := range m.runs {
+			c.Send(a.child(c, r.LoopUUID), recoverRun{run: r})
+		}
+		for _, l := range m.loops {
+			c.Send(a.child(c, l), recoverLoop{})
+		}
+		a.ready = true
+		a.arm(c)
+	case loopsTick:
+		if a.tick.Current(m.gen) {
+			a.scan(c)
+		}
+	case loopsScanned:
+		a.busy = false
+		for _, l := range m.due {
+			c.Send(a.child(c, l.UUID), fireDue{dueAt: deref64(l.NextFireAt)})
+		}
+		for _, r := range m.timedOut {
+			c.Send(a.child(c, r.LoopUUID), stopRun{run: r.UUID, status: store.RunTimeout})
+		}
+		a.arm(c)
+	case LoopOp:
+		c.Forward(a.child(c, m.Loop))
+	case loopIdle:
+		if pid, ok := a.children[m.loop]; ok && pid.Equal(m.pid) {
+			delete(a.children, m.loop)
+			c.Poison(m.pid)
+		}
+	case *actor.Terminated:
+		for l, pid := range a.children {
+			if pid.Equal(m.Who) {
+				delete(a.children, l)
+			}
+		}
+	case *actor.Stopping:
+		a.tick.Stop()
+	}
+}
+
+func deref64(p *int64) int64 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+func (a *loopsActor) child(c actor.Context, loop string) *actor.PID {
+	if pid, ok := a.children[loop]; ok {
+		return pid
+	}
+	pid := c.SpawnPrefix(newLoopProps(a.spec, loop), "loop-"+loop+"-")
+	a.children[loop] = pid
+	return pid
+}
+
+func (a *loopsActor) arm(c actor.Context) {
+	a.tick.Arm(c, a.spec.Tick, func(gen int64) any { return loopsTick{gen: gen} })
+}
+
+// recover reads, on a goroutine, the runs a previous server left live and the loops
+// with pending runs or a fire that passed while no server ran; the loop actors settle
+// them before the first tick.
+func (a *loopsActor) recover(c actor.Context) {
+	self, root, env := c.Self(), c.ActorSystem().Root, a.spec.Env
+	env.Ops.Add(1)
+	go func() {
+		defer env.Ops.Done()
+		var m loopsRecovered
+		runs, err := env.DB.LiveRuns(contextBG)
+		if err != nil {
+			env.Log.Error("loop recovery: cannot read the live runs", "err", err)
+		}
+		m.runs = runs
+		loops, err := env.DB.LoopsToRecover(contextBG, time.Now().UnixMilli())
+		if err != nil {
+			env.Log.Error("loop recovery: cannot read the loops", "err", err)
+		}
+		m.loops = loops
+		root.Send(self, m)
+	}()
+}
+
+func (a *loopsActor) scan(c actor.Context) {
+	if a.busy || !a.ready {
+		return
+	}
+	a.busy = true
+	self, root, env := c.Self(), c.ActorSystem().Root, a.spec.Env
+	env.Ops.Add(1)
+	go func() {
+		defer env.Ops.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		now := time.Now().UnixMilli()
+		var m loopsScanned
+		var err error
+		if m.due, err = env.DB.DueLoops(ctx, now); err != nil {
+			env.Log.Warn("loop scheduler: cannot read the due loops", "err", err)
+		}
+		if m.timedOut, err = env.DB.TimedOutRuns(ctx, now); err != nil {
+			env.Log.Warn("loop scheduler: cannot read the timed-out runs", "err", err)
+		}
+		root.Send(self, m)
+	}()
+}

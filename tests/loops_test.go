@@ -1,0 +1,300 @@
+package tests
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/orcr-go/orcr/socketapi"
+)
+
+// Loops end to end (issue 11, docs/loops.md): real `orcr server` processes, real run
+// process groups started through the run shim, the herdr stand-in and the mock for the
+// agents a run starts. Time-based rules (cron, DST, overlap) are tested on fixed instants
+// in actors/schedule and store; these tests use --once-at and manual runs.
+
+// loopHome is a home whose runs can call `orcr` (PATH) and whose stops are quick.
+func loopHome(t *testing.T) (*home, *socketapi.Client) {
+	t.Helper()
+	h, _ := herdrHome(t, `{"timings": {"gc_tick": "200ms", "loop_tick": "100ms", "run_term_grace": "500ms"}}`)
+	h.env = append(h.env, "PATH="+bins.dir+":"+os.Getenv("PATH"))
+	if r := h.run("server", "start"); r.exit != 0 {
+		t.Fatalf("server start: %d %s %s", r.exit, r.stdout, r.stderr)
+	}
+	return h, &socketapi.Client{Socket: filepath.Join(h.dir, "orcr.sock"), Timeout: 60 * time.Second}
+}
+
+func runsOf(t *testing.T, c *socketapi.Client, loop string) []socketapi.RunRow {
+	t.Helper()
+	res, err := c.LoopRunLs(context.Background(), socketapi.LoopRunLsRequest{Name: loop, All: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Runs
+}
+
+func waitRunEnded(t *testing.T, c *socketapi.Client, loop, runID string) socketapi.RunRow {
+	t.Helper()
+	var run socketapi.RunRow
+	eventually(t, 30*time.Second, "run "+loop+"/"+runID+" ended", func() bool {
+		for _, r := range runsOf(t, c, loop) {
+			if r.RunID == runID {
+				run = r
+				return r.EndedAt != nil
+			}
+		}
+		return false
+	})
+	return run
+}
+
+// A once loop fires once, its run's output and exit status are recorded, the loop ends
+// fired, and loop logs merges the command's lines with the scheduler's events.
+func TestOnceLoopRunsItsCommand(t *testing.T) {
+	h, c := loopHome(t)
+	ctx := context.Background()
+	res, err := c.LoopCreate(ctx, socketapi.LoopCreateRequest{Name: "once", OnceAt: "1s", Cwd: h.dir,
+		Command: []string{"sh", "-c", "echo out-line; echo err-line >&2; pwd; exit 3"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Loop.Cancel != "orcr loop rm once" || res.Loop.NextFireAt == nil || len(res.Loop.Argv) != 3 {
+		t.Errorf("create result %+v", res.Loop)
+	}
+	var runs []socketapi.RunRow
+	eventually(t, 20*time.Second, "the once loop fired", func() bool {
+		runs = runsOf(t, c, "once")
+		return len(runs) == 1
+	})
+	run := waitRunEnded(t, c, "once", runs[0].RunID)
+	if run.Status != "failed" || run.ExitCode == nil || *run.ExitCode != 3 || run.Kind != "scheduled" || run.PGID == nil {
+		t.Errorf("run %+v", run)
+	}
+	ls, err := c.LoopLs(ctx, socketapi.LoopLsRequest{Names: []string{"once"}})
+	if err != nil || len(ls.Loops) != 1 || ls.Loops[0].Status != "ended" || deref(ls.Loops[0].EndedReason) != "fired" {
+		t.Errorf("loop after its fire: %+v %v", ls.Loops, err)
+	}
+	logs, err := c.LoopLogs(ctx, socketapi.LoopLogsRequest{Name: "once"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []string
+	for _, l := range logs.Lines {
+		all = append(all, l.Source+":"+l.Stream+":"+l.Text)
+	}
+	joined := strings.Join(all, "\n")
+	for _, want := range []string{"command:stdout:out-line", "command:stderr:err-line", "command:stdout:" + h.dir,
+		"orcr::loop.fired", "orcr::loop_run.started", "orcr::loop_run.ended"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("loop logs lack %q:\n%s", want, joined)
+		}
+	}
+	out, err := c.LoopLogs(ctx, socketapi.LoopLogsRequest{Name: "once", Source: "command", Tail: ptr(1)})
+	if err != nil || len(out.Lines) != 1 || out.Lines[0].Source != "command" {
+		t.Errorf("tail 1 of the command lines: %+v %v", out.Lines, err)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// A run's environment is exactly the spec's (docs/loops.md §6.4), an agent it starts by
+// name lands under <loop>/<run_id>/, and a run that removes its own loop ends the loop
+// removed_by_run and itself ok.
+func TestRunEnvironmentAgentsAndSelfRemoval(t *testing.T) {
+	h, c := loopHome(t)
+	ctx := context.Background()
+	script := `env > "$ORCR_LOOP_DATA_DIR/env.$ORCR_ID" &&
+orcr agent run --name helper -a mock -p "say=from-run" --json > /dev/null &&
+orcr agent wait helper --timeout 30s > /dev/null &&
+orcr loop rm "${ORCR_PATH%%/*}"`
+	if _, err := c.LoopCreate(ctx, socketapi.LoopCreateRequest{Name: "selfrm", Cron: "0 0 1 1 *", Cwd: h.dir,
+		Command: []string{"sh", "-c", script}}); err != nil {
+		t.Fatal(err)
+	}
+	// The outer environment of a run never leaks an agent identity into it.
+	start, err := c.LoopRunStart(ctx, "selfrm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if start.Run.Kind != "manual" || start.Run.Loop != "selfrm" || start.Run.Path != "selfrm/"+start.Run.RunID {
+		t.Errorf("run start %+v", start.Run)
+	}
+	run := waitRunEnded(t, c, "selfrm", start.Run.RunID)
+	if run.Status != "ok" {
+		t.Errorf("run %+v (logs: %s)", run, h.run("loop", "logs", "selfrm").stdout)
+	}
+	env, err := os.ReadFile(filepath.Join(h.dir, "data", "selfrm", "env."+start.Run.UUID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	vars := map[string]string{}
+	for _, l := range strings.Split(string(env), "\n") {
+		if k, v, ok := strings.Cut(l, "="); ok && strings.HasPrefix(k, "ORCR_") {
+			vars[k] = v
+		}
+	}
+	want := map[string]string{"ORCR_ID": start.Run.UUID, "ORCR_PATH": "selfrm/" + start.Run.RunID,
+		"ORCR_LOOP_DATA_DIR": filepath.Join(h.dir, "data", "selfrm"), "ORCR_HOME": h.dir, "ORCR_HERDR_SESSION": "orcr"}
+	for k, v := range want {
+		if vars[k] != v {
+			t.Errorf("%s=%q, want %q", k, vars[k], v)
+		}
+	}
+	for _, k := range []string{"ORCR_AGENT_DATA_DIR", "ORCR_PARENT_ID", "ORCR_PARENT_PATH", "ORCR_LAUNCH_TOKEN"} {
+		if _, ok := vars[k]; ok {
+			t.Errorf("%s is set in a run's environment", k)
+		}
+	}
+	agent := lsAll(t, c, "selfrm/"+start.Run.RunID+"/helper")
+	if deref(agent.ParentID) != start.Run.UUID {
+		t.Errorf("the run's agent %+v is not parented to the run", agent)
+	}
+	ls, err := c.LoopLs(ctx, socketapi.LoopLsRequest{Names: []string{"selfrm"}})
+	if err != nil || len(ls.Loops) != 1 || ls.Loops[0].Status != "ended" || deref(ls.Loops[0].EndedReason) != "removed_by_run" {
+		t.Errorf("loop after the run removed it: %+v %v", ls.Loops, err)
+	}
+}
+
+// docs/loops.md §7: a stop TERMs the group, waits the grace, KILLs a command that ignores
+// TERM, and kills every agent under the run.
+func TestRunStopKillsTheGroupAndItsAgents(t *testing.T) {
+	h, c := loopHome(t)
+	ctx := context.Background()
+	script := `orcr agent run --name worker -a mock -p "say=busy turn_ms=600000" --json > /dev/null
+trap "" TERM
+echo ready
+while true; do sleep 1; done`
+	if _, err := c.LoopCreate(ctx, socketapi.LoopCreateRequest{Name: "stubborn", Cron: "0 0 1 1 *", Cwd: h.dir,
+		Command: []string{"sh", "-c", script}}); err != nil {
+		t.Fatal(err)
+	}
+	start, err := c.LoopRunStart(ctx, "stubborn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	agentPath := "stubborn/" + start.Run.RunID + "/worker"
+	eventually(t, 30*time.Second, "the run's agent is working", func() bool {
+		res, err := c.Ls(ctx, socketapi.LsRequest{Pattern: "/" + agentPath})
+		return err == nil && len(res.Agents) == 1 && res.Agents[0].Status == socketapi.StatusWorking
+	})
+	var pgid int64
+	for _, r := range runsOf(t, c, "stubborn") {
+		if r.UUID == start.Run.UUID && r.PGID != nil {
+			pgid = *r.PGID
+		}
+	}
+	if pgid == 0 {
+		t.Fatal("no pgid recorded")
+	}
+	res, err := c.LoopRunStop(ctx, socketapi.LoopRunStopRequest{Name: "stubborn", Run: start.Run.RunID})
+	if err != nil || len(res.Stopped) != 1 || res.Stopped[0].Status != "stopped" {
+		t.Fatalf("stop: %+v %v", res, err)
+	}
+	if err := syscall.Kill(-int(pgid), 0); err == nil {
+		t.Error("the run's process group is still alive after the stop")
+	}
+	if a := lsAll(t, c, agentPath); a.Status != socketapi.StatusEnded {
+		t.Errorf("the run's agent after the stop: %+v", a)
+	}
+	if _, err := c.Run(ctx, socketapi.RunRequest{Name: "late", Agent: "mock",
+		Caller: socketapi.Caller{CallerID: start.Run.UUID, CallerPath: "stubborn/" + start.Run.RunID}}); err == nil {
+		t.Error("an agent was created under a stopped run")
+	}
+}
+
+// docs/loops.md §9.1: a run outlives a `kill -9` of the server; the next server adopts
+// it by pid and start time and records its real exit status when it ends.
+func TestRunSurvivesAServerCrash(t *testing.T) {
+	h, c := loopHome(t)
+	ctx := context.Background()
+	marker := filepath.Join(h.dir, "go-on")
+	script := `echo started; while [ ! -e "` + marker + `" ]; do sleep 0.1; done; echo finished; exit 7`
+	if _, err := c.LoopCreate(ctx, socketapi.LoopCreateRequest{Name: "survivor", Cron: "0 0 1 1 *", Cwd: h.dir,
+		Command: []string{"sh", "-c", script}}); err != nil {
+		t.Fatal(err)
+	}
+	start, err := c.LoopRunStart(ctx, "survivor")
+	if err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 10*time.Second, "the run started", func() bool {
+		for _, r := range runsOf(t, c, "survivor") {
+			if r.UUID == start.Run.UUID && r.PID != nil {
+				return true
+			}
+		}
+		return false
+	})
+	for pid := range h.serverPIDs() {
+		syscall.Kill(pid, syscall.SIGKILL)
+		waitGone(t, pid)
+	}
+	if r := h.run("server", "start"); r.exit != 0 {
+		t.Fatalf("restart: %d %s", r.exit, r.stderr)
+	}
+	if st := runsOf(t, c, "survivor")[0]; st.Status != "running" {
+		t.Fatalf("the run after the restart: %+v", st)
+	}
+	if err := os.WriteFile(marker, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	run := waitRunEnded(t, c, "survivor", start.Run.RunID)
+	if run.Status != "failed" || run.ExitCode == nil || *run.ExitCode != 7 {
+		t.Errorf("the adopted run's end: %+v", run)
+	}
+	logs, _ := c.LoopLogs(ctx, socketapi.LoopLogsRequest{Name: "survivor", Source: "command"})
+	var texts []string
+	for _, l := range logs.Lines {
+		texts = append(texts, l.Text)
+	}
+	if got := strings.Join(texts, ","); got != "started,finished" {
+		t.Errorf("the run's output across the crash: %q", got)
+	}
+}
+
+// A loop-until-done workflow (issue 11, acceptance 6): each run takes one item off a
+// queue file and asks for the next run; the run that finds the queue empty removes its
+// loop.
+func TestLoopUntilDone(t *testing.T) {
+	h, c := loopHome(t)
+	ctx := context.Background()
+	queue := filepath.Join(h.dir, "queue.txt")
+	done := filepath.Join(h.dir, "done.txt")
+	if err := os.WriteFile(queue, []byte("a\nb\nc\nd\ne\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	script := `loop="${ORCR_PATH%%/*}"
+item=$(head -n 1 "` + queue + `")
+if [ -z "$item" ]; then orcr loop rm "$loop" > /dev/null; exit 0; fi
+echo "$item" >> "` + done + `"
+tail -n +2 "` + queue + `" > "` + queue + `.tmp" && mv "` + queue + `.tmp" "` + queue + `"
+orcr loop run start "$loop" > /dev/null`
+	if _, err := c.LoopCreate(ctx, socketapi.LoopCreateRequest{Name: "drain", Cron: "0 0 1 1 *", Cwd: h.dir,
+		Command: []string{"sh", "-c", script}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.LoopRunStart(ctx, "drain"); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 60*time.Second, "the loop removed itself", func() bool {
+		ls, err := c.LoopLs(ctx, socketapi.LoopLsRequest{Names: []string{"drain"}})
+		return err == nil && len(ls.Loops) == 1 && ls.Loops[0].Status == "ended" && deref(ls.Loops[0].EndedReason) == "removed_by_run"
+	})
+	got, _ := os.ReadFile(done)
+	if string(got) != "a\nb\nc\nd\ne\n" {
+		t.Errorf("processed %q", got)
+	}
+	runs := runsOf(t, c, "drain")
+	if len(runs) != 6 {
+		t.Errorf("%d runs, want 6 (five items and the one that found the queue empty)", len(runs))
+	}
+	for _, r := range runs {
+		if r.Status != "ok" {
+			t.Errorf("run %+v", r)
+		}
+	}
+}
