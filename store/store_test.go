@@ -68,7 +68,7 @@ func TestOpenFresh(t *testing.T) {
 		"agents", "agents_active_path", "agents_agent_session", "agents_pane", "agents_parent",
 		"agents_path", "agents_provider_status", "agents_session_term", "agents_status_queue",
 		"attaches", "attaches_agent", "events", "events_ref", "intents", "loop_runs",
-		"loop_runs_loop_status", "loop_runs_run_id", "loops", "loops_active_name",
+		"loop_runs_loop_status", "loop_runs_run_id", "loop_runs_status_timeout", "loops", "loops_active_name",
 		"loops_status_fire", "meta", "turns",
 	}
 	if diff := cmp.Diff(want, tableNames(t, db.Reader())); diff != "" {
