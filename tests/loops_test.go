@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/store"
 )
 
 // Loops end to end (issue 11, docs/loops.md): real `orcr server` processes, real run
@@ -296,5 +297,79 @@ orcr loop run start "$loop" > /dev/null`
 		if r.Status != "ok" {
 			t.Errorf("run %+v", r)
 		}
+	}
+}
+
+// A run past its --timeout is stopped and ends timeout (docs/loops.md §6.1, §7).
+func TestRunTimeout(t *testing.T) {
+	h, c := loopHome(t)
+	ctx := context.Background()
+	if _, err := c.LoopCreate(ctx, socketapi.LoopCreateRequest{Name: "slow", Cron: "0 0 1 1 *", Cwd: h.dir, Timeout: "1s",
+		Command: []string{"sleep", "30"}}); err != nil {
+		t.Fatal(err)
+	}
+	start, err := c.LoopRunStart(ctx, "slow")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := waitRunEnded(t, c, "slow", start.Run.RunID)
+	if run.Status != "timeout" || run.PGID == nil {
+		t.Fatalf("run %+v", run)
+	}
+	if err := syscall.Kill(-int(*run.PGID), 0); err == nil {
+		t.Error("the timed-out run's group is still alive")
+	}
+}
+
+// A recorded pid whose process start time no longer matches is another process (pids are
+// reused): recovery closes the run without ever signalling that pid (docs/loops.md §7,
+// §9.1). The mismatch is forged on a stopped server.
+func TestRecoveryNeverSignalsAReusedPid(t *testing.T) {
+	h, c := loopHome(t)
+	ctx := context.Background()
+	if _, err := c.LoopCreate(ctx, socketapi.LoopCreateRequest{Name: "reuse", Cron: "0 0 1 1 *", Cwd: h.dir,
+		Command: []string{"sleep", "60"}}); err != nil {
+		t.Fatal(err)
+	}
+	start, err := c.LoopRunStart(ctx, "reuse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pid int64
+	eventually(t, 10*time.Second, "the run started", func() bool {
+		for _, r := range runsOf(t, c, "reuse") {
+			if r.UUID == start.Run.UUID && r.PID != nil {
+				pid = *r.PID
+			}
+		}
+		return pid != 0
+	})
+	defer syscall.Kill(-int(pid), syscall.SIGKILL)
+	if r := h.run("server", "stop"); r.exit != 0 {
+		t.Fatalf("server stop: %d %s", r.exit, r.stderr)
+	}
+	db, err := store.Open(filepath.Join(h.dir, "orcr.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, _, err := db.Apply([]store.Op{func(tx *store.Tx) (any, error) {
+		return tx.Exec(`UPDATE loop_runs SET pgid_start_time = pgid_start_time + 12345 WHERE uuid = ?`, start.Run.UUID)
+	}})
+	if err == nil {
+		err = res[0].Err
+	}
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := h.run("server", "start"); r.exit != 0 {
+		t.Fatalf("restart: %d %s", r.exit, r.stderr)
+	}
+	run := waitRunEnded(t, c, "reuse", start.Run.RunID)
+	if run.Status != "failed" {
+		t.Errorf("the run whose pid was reused: %+v", run)
+	}
+	if err := syscall.Kill(int(pid), 0); err != nil {
+		t.Errorf("the process at the reused pid was signalled: %v", err)
 	}
 }
