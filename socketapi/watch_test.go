@@ -220,3 +220,55 @@ func TestModelSnapshotEncodesLikeAPISnapshot(t *testing.T) {
 		break
 	}
 }
+
+// Loops in the watch model (docs/loops.md §11): a loop created, a run started and
+// stopped, a pause and a removal — after each, the model built from events alone equals
+// api.snapshot at the same seq.
+func TestWatchModelFollowsLoops(t *testing.T) {
+	srv := sockettest.NewServer(t, sockettest.WithHerdr(t), sockettest.WithConfig(`{"timings": {"run_term_grace": "2s"}}`))
+	c := srv.Client(t)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	rec := recordWatch(ctx, c)
+	check := func(what string) {
+		t.Helper()
+		want := mustSnapshot(t, c)
+		if diff := cmp.Diff(want, rec.at(t, want.SnapshotSeq)); diff != "" {
+			t.Errorf("%s: model differs from api.snapshot (-snapshot +model):\n%s", what, diff)
+		}
+	}
+	if _, err := c.LoopCreate(ctx, socketapi.LoopCreateRequest{Name: "w", Cron: "0 0 1 1 *", Cwd: "/",
+		Command: []string{"sleep", "30"}}); err != nil {
+		t.Fatal(err)
+	}
+	check("after create")
+	run, err := c.LoopRunStart(ctx, "w")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		s := mustSnapshot(t, c)
+		if len(s.Loops) == 1 && len(s.Loops[0].Runs) == 1 && s.Loops[0].Runs[0].StartedAt != nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the run never showed as started: %+v", s.Loops)
+		}
+	}
+	check("with a running run")
+	if _, err := c.LoopPause(ctx, "w"); err != nil {
+		t.Fatal(err)
+	}
+	check("paused")
+	if _, err := c.LoopRunStop(ctx, socketapi.LoopRunStopRequest{Name: "w", Run: run.Run.RunID}); err != nil {
+		t.Fatal(err)
+	}
+	check("after the stop")
+	if _, err := c.LoopRm(ctx, socketapi.LoopRmRequest{Names: []string{"w"}}); err != nil {
+		t.Fatal(err)
+	}
+	check("after rm")
+	if s := mustSnapshot(t, c); len(s.Loops) != 0 {
+		t.Errorf("a removed loop is still in the snapshot: %+v", s.Loops)
+	}
+}

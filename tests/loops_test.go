@@ -21,7 +21,7 @@ import (
 // loopHome is a home whose runs can call `orcr` (PATH) and whose stops are quick.
 func loopHome(t *testing.T) (*home, *socketapi.Client) {
 	t.Helper()
-	h, _ := herdrHome(t, `{"timings": {"gc_tick": "200ms", "loop_tick": "100ms", "run_term_grace": "500ms"}}`)
+	h, _ := herdrHome(t, `{"timings": {"gc_tick": "200ms", "loop_tick": "100ms", "run_term_grace": "2s"}}`)
 	h.env = append(h.env, "PATH="+bins.dir+":"+os.Getenv("PATH"))
 	if r := h.run("server", "start"); r.exit != 0 {
 		t.Fatalf("server start: %d %s %s", r.exit, r.stdout, r.stderr)
@@ -191,9 +191,34 @@ while true; do sleep 1; done`
 	if pgid == 0 {
 		t.Fatal("no pgid recorded")
 	}
-	res, err := c.LoopRunStop(ctx, socketapi.LoopRunStopRequest{Name: "stubborn", Run: start.Run.RunID})
-	if err != nil || len(res.Stopped) != 1 || res.Stopped[0].Status != "stopped" {
-		t.Fatalf("stop: %+v %v", res, err)
+	type stopped struct {
+		res socketapi.LoopRunStopResult
+		err error
+	}
+	done := make(chan stopped, 1)
+	go func() {
+		res, err := c.LoopRunStop(ctx, socketapi.LoopRunStopRequest{Name: "stubborn", Run: start.Run.RunID})
+		done <- stopped{res, err}
+	}()
+	// While the run stops (its command ignores TERM, so the whole grace passes), nothing
+	// new may start under it.
+	eventually(t, 10*time.Second, "the run is stopping", func() bool {
+		for _, r := range runsOf(t, c, "stubborn") {
+			if r.UUID == start.Run.UUID {
+				return r.Status == "stopping"
+			}
+		}
+		return false
+	})
+	_, err = c.Run(ctx, socketapi.RunRequest{Name: "during", Agent: "mock",
+		Caller: socketapi.Caller{CallerID: start.Run.UUID, CallerPath: "stubborn/" + start.Run.RunID}})
+	if e, ok := err.(*socketapi.Error); !ok || e.Code != socketapi.CodeStateConflict || e.Details["reason"] != "run_stopping" {
+		t.Errorf("an agent run under a stopping run: %v, want state_conflict run_stopping", err)
+	}
+	got := <-done
+	res := got.res
+	if got.err != nil || len(res.Stopped) != 1 || res.Stopped[0].Status != "stopped" {
+		t.Fatalf("stop: %+v %v", res, got.err)
 	}
 	if err := syscall.Kill(-int(pgid), 0); err == nil {
 		t.Error("the run's process group is still alive after the stop")
@@ -371,5 +396,59 @@ func TestRecoveryNeverSignalsAReusedPid(t *testing.T) {
 	}
 	if err := syscall.Kill(int(pid), 0); err != nil {
 		t.Errorf("the process at the reused pid was signalled: %v", err)
+	}
+}
+
+// A fire that passed while no server ran is logged once as missed_while_down and never
+// replayed: a once loop ends without running (docs/loops.md §9.1 step 4). The passed
+// fire is forged on a stopped server.
+func TestMissedWhileDownIsSkipped(t *testing.T) {
+	h, c := loopHome(t)
+	ctx := context.Background()
+	res, err := c.LoopCreate(ctx, socketapi.LoopCreateRequest{Name: "missed", OnceAt: "1h", Cwd: h.dir,
+		Command: []string{"true"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := h.run("server", "stop"); r.exit != 0 {
+		t.Fatalf("server stop: %d %s", r.exit, r.stderr)
+	}
+	db, err := store.Open(filepath.Join(h.dir, "orcr.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	past := time.Now().Add(-10 * time.Minute).UnixMilli()
+	out, _, err := db.Apply([]store.Op{func(tx *store.Tx) (any, error) {
+		return tx.Exec(`UPDATE loops SET next_fire_at = ? WHERE uuid = ?`, past, res.Loop.UUID)
+	}})
+	if err == nil {
+		err = out[0].Err
+	}
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := h.run("server", "start"); r.exit != 0 {
+		t.Fatalf("restart: %d %s", r.exit, r.stderr)
+	}
+	eventually(t, 10*time.Second, "the missed once loop ended", func() bool {
+		ls, err := c.LoopLs(ctx, socketapi.LoopLsRequest{Names: []string{"missed"}})
+		return err == nil && len(ls.Loops) == 1 && ls.Loops[0].Status == "ended"
+	})
+	if runs := runsOf(t, c, "missed"); len(runs) != 0 {
+		t.Errorf("a missed fire was replayed: %+v", runs)
+	}
+	logs, err := c.LoopLogs(ctx, socketapi.LoopLogsRequest{Name: "missed", Source: "orcr"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	skipped := 0
+	for _, l := range logs.Lines {
+		if strings.HasPrefix(l.Text, "loop.skipped") && strings.Contains(l.Text, "missed_while_down") {
+			skipped++
+		}
+	}
+	if skipped != 1 {
+		t.Errorf("%d missed_while_down skips, want 1: %+v", skipped, logs.Lines)
 	}
 }
