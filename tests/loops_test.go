@@ -102,6 +102,28 @@ func TestOnceLoopRunsItsCommand(t *testing.T) {
 
 func ptr[T any](v T) *T { return &v }
 
+// forgeOnStoppedServer applies op to h's store while no server runs (a crash or a
+// state forged for a recovery test), then starts the server again.
+func forgeOnStoppedServer(t *testing.T, h *home, op store.Op) {
+	t.Helper()
+	db, err := store.Open(filepath.Join(h.dir, "orcr.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, _, err := db.Apply([]store.Op{op})
+	if err == nil {
+		err = res[0].Err
+	}
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := h.run("server", "start"); r.exit != 0 {
+		t.Fatalf("restart: %d %s %s", r.exit, r.stdout, r.stderr)
+	}
+}
+
+
 // A run's environment is exactly the spec's (docs/loops.md §6.4), an agent it starts by
 // name lands under <loop>/<run_id>/, and a run that removes its own loop ends the loop
 // removed_by_run and itself ok.
@@ -373,23 +395,9 @@ func TestRecoveryNeverSignalsAReusedPid(t *testing.T) {
 	if r := h.run("server", "stop"); r.exit != 0 {
 		t.Fatalf("server stop: %d %s", r.exit, r.stderr)
 	}
-	db, err := store.Open(filepath.Join(h.dir, "orcr.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, _, err := db.Apply([]store.Op{func(tx *store.Tx) (any, error) {
+	forgeOnStoppedServer(t, h, func(tx *store.Tx) (any, error) {
 		return tx.Exec(`UPDATE loop_runs SET pgid_start_time = pgid_start_time + 12345 WHERE uuid = ?`, start.Run.UUID)
-	}})
-	if err == nil {
-		err = res[0].Err
-	}
-	db.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r := h.run("server", "start"); r.exit != 0 {
-		t.Fatalf("restart: %d %s", r.exit, r.stderr)
-	}
+	})
 	run := waitRunEnded(t, c, "reuse", start.Run.RunID)
 	if run.Status != "failed" {
 		t.Errorf("the run whose pid was reused: %+v", run)
@@ -413,24 +421,10 @@ func TestMissedWhileDownIsSkipped(t *testing.T) {
 	if r := h.run("server", "stop"); r.exit != 0 {
 		t.Fatalf("server stop: %d %s", r.exit, r.stderr)
 	}
-	db, err := store.Open(filepath.Join(h.dir, "orcr.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	past := time.Now().Add(-10 * time.Minute).UnixMilli()
-	out, _, err := db.Apply([]store.Op{func(tx *store.Tx) (any, error) {
+	forgeOnStoppedServer(t, h, func(tx *store.Tx) (any, error) {
 		return tx.Exec(`UPDATE loops SET next_fire_at = ? WHERE uuid = ?`, past, res.Loop.UUID)
-	}})
-	if err == nil {
-		err = out[0].Err
-	}
-	db.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r := h.run("server", "start"); r.exit != 0 {
-		t.Fatalf("restart: %d %s", r.exit, r.stderr)
-	}
+	})
 	eventually(t, 10*time.Second, "the missed once loop ended", func() bool {
 		ls, err := c.LoopLs(ctx, socketapi.LoopLsRequest{Names: []string{"missed"}})
 		return err == nil && len(ls.Loops) == 1 && ls.Loops[0].Status == "ended"

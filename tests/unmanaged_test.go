@@ -399,25 +399,10 @@ func TestAdoptionCutOffByACrashIsFinished(t *testing.T) {
 	if err := actors.WriteLaunch(actors.AgentDataDir(h.dir, path, row.UUID), l); err != nil {
 		t.Fatal(err)
 	}
-	db, err := store.Open(filepath.Join(h.dir, "orcr.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, _, err := db.Apply([]store.Op{func(tx *store.Tx) (any, error) {
+	forgeOnStoppedServer(t, h, func(tx *store.Tx) (any, error) {
 		_, _, err := tx.Intent("agent.close_requested", row.UUID, map[string]any{"target": terminal, "reason": "adopted", "path": path})
 		return nil, err
-	}})
-	if err == nil {
-		err = res[0].Err
-	}
-	db.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	if r := h.run("server", "start"); r.exit != 0 {
-		t.Fatalf("restart: %d %s %s", r.exit, r.stdout, r.stderr)
-	}
+	})
 	eventually(t, 20*time.Second, "recovery finishes the adoption", func() bool {
 		res, err := c.Ls(ctx, socketapi.LsRequest{Pattern: "/" + path})
 		return err == nil && len(res.Agents) == 1
