@@ -35,7 +35,7 @@
 //	├── gc                           every timings.gc_tick: deletes expired attach leases, then park and reap sweeps (selects only)
 //	├── discovery                    every 3 s: unmanaged agents of the user's herdr sessions (absent with ORCR_DISABLE_DISCOVERY=1)
 //	├── loops                        loop scheduler: every loop_tick the due loops and timed-out runs; restart recovery of runs
-//	│   └── loop-<uuid>-<n>          one per loop with work to do: fires, manual starts, promotions, stops, exits, pause, rm
+//	│   └── loop-<uuid>-<n>          one per active or paused loop: fires, manual starts, promotions, stops, exits, pause, rm
 //	├── conn/<n>                     one per accepted client connection (socketapi/server)
 //	│   └── <subscription>           one per events.subscribe / watch.open on that connection
 //	└── wait-<n>                     one per blocked agent.wait / agent.ask: forwards commit notifications

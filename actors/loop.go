@@ -47,6 +47,7 @@ type (
 	loopOpDone   struct {
 		reply  *actor.PID
 		result LoopOpResult
+		ended  bool // the loop has ended (or is gone) after the op
 	}
 	loopIdle struct {
 		loop string
@@ -54,7 +55,9 @@ type (
 	}
 )
 
-// loopActor serializes one loop's work. Each op runs on a goroutine (edge code: store
+// loopActor serializes one loop's work. There is one per active or paused loop (the
+// loops actor spawns them at start and for each new loop); an ended loop's actor
+// retires once its last run is over. Each op runs on a goroutine (edge code: store
 // futures, process starts, signals) and reports with loopOpDone; what arrives meanwhile
 // waits in its queue. A run's process is watched by a goroutine of its own that sends
 // runExited; a stop's TERM, grace and KILL run outside the queue (so fires go on) and end
@@ -64,6 +67,7 @@ type loopActor struct {
 	loop     string
 	queue    []queuedLoopOp
 	busy     bool
+	ended    bool                       // the loop ended: the actor retires once nothing is left to do
 	watched  map[string]bool            // runs whose process this server started and waits for
 	stopping map[string]bool            // runs whose stop procedure is under way
 	waiters  map[string][]chan struct{} // closed when the run's stop is over
@@ -115,6 +119,7 @@ func (a *loopActor) Receive(c actor.Context) {
 		delete(a.waiters, m.run)
 	case loopOpDone:
 		a.busy = false
+		a.ended = m.ended
 		if m.reply != nil {
 			c.Send(m.reply, m.result)
 		}
@@ -143,7 +148,7 @@ func (a *loopActor) next(c actor.Context) {
 		return
 	}
 	if len(a.queue) == 0 {
-		if len(a.watched) == 0 && len(a.stopping) == 0 && len(a.waiters) == 0 {
+		if a.ended && len(a.watched) == 0 && len(a.stopping) == 0 && len(a.waiters) == 0 {
 			c.Send(c.Parent(), loopIdle{loop: a.loop, pid: c.Self()})
 		}
 		return
@@ -162,7 +167,9 @@ func (a *loopActor) next(c actor.Context) {
 	go func() {
 		defer env.Ops.Done()
 		v, err := op.do(w)
-		w.root.Send(w.self, loopOpDone{reply: op.reply, result: LoopOpResult{Value: v, Err: err}})
+		d, derr := w.def()
+		ended := errors.Is(derr, store.ErrNotFound) || (derr == nil && d.Status == store.LoopEnded)
+		w.root.Send(w.self, loopOpDone{reply: op.reply, result: LoopOpResult{Value: v, Err: err}, ended: ended})
 	}()
 }
 

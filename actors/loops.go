@@ -45,8 +45,10 @@ type (
 	// loopsRecovered carries what restart recovery found (docs/loops.md §9.1).
 	loopsRecovered struct {
 		runs  []store.RunIdentity
-		loops []string // every loop with a live run or a pending one, or a missed fire
+		loops []string // every active or paused loop: each gets its actor and a recovery op
 	}
+	// LoopCreated tells the loops actor that a loop was created: it gets its actor.
+	LoopCreated struct{ Loop string }
 	// LoopOp asks loop Loop's actor to run Do as an op; the reply is LoopOpResult.
 	LoopOp struct {
 		Loop string
@@ -97,6 +99,8 @@ func (a *loopsActor) Receive(c actor.Context) {
 		a.arm(c)
 	case LoopOp:
 		c.Forward(a.child(c, m.Loop))
+	case LoopCreated:
+		a.child(c, m.Loop)
 	case loopIdle:
 		if pid, ok := a.children[m.loop]; ok && pid.Equal(m.pid) {
 			delete(a.children, m.loop)
@@ -147,7 +151,7 @@ func (a *loopsActor) recover(c actor.Context) {
 			env.Log.Error("loop recovery: cannot read the live runs", "err", err)
 		}
 		m.runs = runs
-		loops, err := env.DB.LoopsToRecover(contextBG, time.Now().UnixMilli())
+		loops, err := env.DB.LiveLoops(contextBG)
 		if err != nil {
 			env.Log.Error("loop recovery: cannot read the loops", "err", err)
 		}

@@ -73,6 +73,12 @@ func (s *System) LoopCreate(ctx context.Context, r socketapi.LoopCreateRequest) 
 		if at, err = schedule.ParseOnceAt(r.OnceAt, now, sch.Loc); err != nil {
 			return socketapi.LoopResult{}, err
 		}
+		// A time already gone is a mistake, not a request to fire at once (issue 11;
+		// docs/decisions.md D14); a second of slack absorbs the trip to the server.
+		if at.Before(now.Add(-time.Second)) {
+			return socketapi.LoopResult{}, wire.Invalid("invalid_once_at", "--once-at "+r.OnceAt+" is in the past",
+				"value", r.OnceAt, "at", at.UTC().Format(time.RFC3339))
+		}
 		n.CadenceKind, n.CadenceValue = "once", r.OnceAt
 	default:
 		return socketapi.LoopResult{}, wire.Invalid("cadence_required", "a cron expression or --once-at is required")
@@ -120,9 +126,14 @@ func (s *System) LoopCreate(ctx context.Context, r socketapi.LoopCreateRequest) 
 			return socketapi.LoopResult{}, wire.Conflict(inUse.Error(), "reason", "loop_name_in_use",
 				"occupant", map[string]any{"uuid": inUse.Occupant.UUID, "name": inUse.Occupant.Name})
 		}
+		var agents *store.PathInUseError
+		if errors.As(err, &agents) {
+			return socketapi.LoopResult{}, pathInUse(agents)
+		}
 		return socketapi.LoopResult{}, wire.From(err, "sqlite")
 	}
 	row := v.(store.LoopRow)
+	s.sys.Root.Send(s.loops, LoopCreated{Loop: row.UUID})
 	if err := s.writeLoopJSON(n); err != nil {
 		s.cfg.Log.Warn("loop.create: cannot write loop.json (the store keeps the command)", "loop", name, "err", err)
 	}

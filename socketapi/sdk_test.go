@@ -397,6 +397,14 @@ func TestSDKLoops(t *testing.T) {
 	if _, err := c.LoopCreate(ctx, socketapi.LoopCreateRequest{Name: "sdk", Cron: "* * * * *", Command: []string{"x"}}); !socketapi.IsCode(err, socketapi.CodeStateConflict) {
 		t.Errorf("a second loop of the same name: %v", err)
 	}
+	past := time.Now().Add(-time.Hour).UTC().Format(time.RFC3339)
+	if _, err := c.LoopCreate(ctx, socketapi.LoopCreateRequest{Name: "late", OnceAt: past, Command: []string{"true"}}); !socketapi.IsCode(err, socketapi.CodeInvalidRequest) {
+		t.Errorf("a once-at in the past: %v, want invalid_request", err)
+	}
+	runMock(t, c, "busy/a", "say=hi")
+	if _, err := c.LoopCreate(ctx, socketapi.LoopCreateRequest{Name: "busy", Cron: "* * * * *", Command: []string{"true"}}); !socketapi.IsCode(err, socketapi.CodeStateConflict) {
+		t.Errorf("a loop named like the first segment of live agents: %v, want state_conflict path_in_use", err)
+	}
 	if up, err := c.LoopPause(ctx, "sdk", "nosuch"); err != nil || len(up.Updated) != 1 || up.Updated[0].Status != "paused" ||
 		len(up.Skipped) != 1 || up.Skipped[0].Reason != "not_found" {
 		t.Errorf("pause: %+v %v", up, err)

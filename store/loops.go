@@ -132,13 +132,27 @@ type NewLoop struct {
 }
 
 // CreateLoop inserts an active loop and emits loop.created {uuid, name, cadence}. An
-// active or paused loop of the same name is a *[LoopNameInUseError] and nothing is
-// written.
+// active or paused loop of the same name is a *[LoopNameInUseError], an active agent at
+// or under the name a *[PathInUseError]; then nothing is written.
 func (t *Tx) CreateLoop(n NewLoop) (LoopRow, error) {
 	if occ, err := QueryLoops(t.ctx, t, `WHERE l.name = ? AND l.status IN ('active','paused')`, n.Name); err != nil {
 		return LoopRow{}, err
 	} else if len(occ) > 0 {
 		return LoopRow{}, &LoopNameInUseError{Occupant: occ[0]}
+	}
+	// Agents already living under the name would fall into the new loop's namespace
+	// (issue 11: path_in_use against agents).
+	var occ string
+	switch err := t.QueryRow(`SELECT uuid FROM agents WHERE status != 'ended' AND (path = ? OR (path > ? AND path < ?))
+		ORDER BY path LIMIT 1`, n.Name, n.Name+"/", n.Name+"0").Scan(&occ); {
+	case err == nil:
+		e := &PathInUseError{Path: n.Name}
+		if row, rerr := AgentByUUID(t.ctx, t, occ); rerr == nil {
+			e.Occupant = &row
+		}
+		return LoopRow{}, e
+	case !errors.Is(err, sql.ErrNoRows):
+		return LoopRow{}, sqliteErr("read path occupant", err)
 	}
 	argv, err := json.Marshal(n.Argv)
 	if err != nil {
@@ -504,11 +518,8 @@ func (t *Tx) EndLoop(loop, reason, kind string) error {
 	return t.emitLoop(kind, loop, map[string]any{"uuid": loop, "status": LoopEnded, "ended_reason": reason})
 }
 
-// LoopsToRecover lists the active and paused loops restart recovery must look at
-// (docs/loops.md §9.1): those with a pending run, and those whose next fire passed.
-func (db *DB) LoopsToRecover(ctx context.Context, now int64) ([]string, error) {
-	return queryStrings(db.r, ctx, `SELECT l.uuid FROM loops l WHERE l.status IN ('active','paused') AND
-		((l.next_fire_at IS NOT NULL AND l.next_fire_at <= ?) OR
-		 EXISTS (SELECT 1 FROM loop_runs r WHERE r.loop_uuid = l.uuid AND r.status = 'pending'))
-		ORDER BY l.created_at`, now)
+// LiveLoops lists the active and paused loops, oldest first: each has a loop actor, and
+// restart recovery looks at each (docs/loops.md §9.1).
+func (db *DB) LiveLoops(ctx context.Context) ([]string, error) {
+	return queryStrings(db.r, ctx, `SELECT uuid FROM loops WHERE status IN ('active','paused') ORDER BY created_at, uuid`)
 }

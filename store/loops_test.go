@@ -156,3 +156,24 @@ func TestRunLifecycle(t *testing.T) {
 		t.Errorf("pending run after rm: %s", id.Status)
 	}
 }
+
+// A loop's name is refused while active agents live at or under it (their paths would
+// fall into the loop's namespace); an agent whose path only starts with the name is not
+// under it.
+func TestCreateLoopRefusesANameWithAgents(t *testing.T) {
+	db := storetest.Open(t)
+	storetest.InsertAgent(t, db, map[string]any{"path": "nightlyx/a", "status": "idle"})
+	createLoop(t, db, "nightly", 1, "queue") // "nightlyx/a" is not under "nightly"
+	id := storetest.InsertAgent(t, db, map[string]any{"path": "team/a", "status": "idle"})
+	res, _, err := db.Apply([]store.Op{func(tx *store.Tx) (any, error) {
+		return tx.CreateLoop(store.NewLoop{UUID: storetest.NewUUID(t), Name: "team", CadenceKind: "cron",
+			CadenceValue: "* * * * *", TZ: "UTC", Overlap: "queue", Argv: []string{"true"}, MaxConcurrency: 1})
+	}})
+	if err == nil {
+		err = res[0].Err
+	}
+	var inUse *store.PathInUseError
+	if !errors.As(err, &inUse) || inUse.Occupant == nil || inUse.Occupant.UUID != id {
+		t.Fatalf("a name with agents under it: %v", err)
+	}
+}

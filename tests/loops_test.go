@@ -123,7 +123,6 @@ func forgeOnStoppedServer(t *testing.T, h *home, op store.Op) {
 	}
 }
 
-
 // A run's environment is exactly the spec's (docs/loops.md §6.4), an agent it starts by
 // name lands under <loop>/<run_id>/, and a run that removes its own loop ends the loop
 // removed_by_run and itself ok.
@@ -242,9 +241,9 @@ while true; do sleep 1; done`
 	if got.err != nil || len(res.Stopped) != 1 || res.Stopped[0].Status != "stopped" {
 		t.Fatalf("stop: %+v %v", res, got.err)
 	}
-	if err := syscall.Kill(-int(pgid), 0); err == nil {
-		t.Error("the run's process group is still alive after the stop")
-	}
+	// KILLed processes may be reaped a moment after the stop returns (zombies still
+	// answer kill(0)); a group that was never KILLed never goes.
+	eventually(t, 5*time.Second, "the run's process group gone", func() bool { return syscall.Kill(-int(pgid), 0) != nil })
 	if a := lsAll(t, c, agentPath); a.Status != socketapi.StatusEnded {
 		t.Errorf("the run's agent after the stop: %+v", a)
 	}
@@ -336,7 +335,17 @@ orcr loop run start "$loop" > /dev/null`
 	if string(got) != "a\nb\nc\nd\ne\n" {
 		t.Errorf("processed %q", got)
 	}
-	runs := runsOf(t, c, "drain")
+	// The run that removed the loop finishes right after.
+	var runs []socketapi.RunRow
+	eventually(t, 10*time.Second, "every run ended", func() bool {
+		runs = runsOf(t, c, "drain")
+		for _, r := range runs {
+			if r.EndedAt == nil {
+				return false
+			}
+		}
+		return true
+	})
 	if len(runs) != 6 {
 		t.Errorf("%d runs, want 6 (five items and the one that found the queue empty)", len(runs))
 	}
@@ -363,9 +372,7 @@ func TestRunTimeout(t *testing.T) {
 	if run.Status != "timeout" || run.PGID == nil {
 		t.Fatalf("run %+v", run)
 	}
-	if err := syscall.Kill(-int(*run.PGID), 0); err == nil {
-		t.Error("the timed-out run's group is still alive")
-	}
+	eventually(t, 5*time.Second, "the timed-out run's group gone", func() bool { return syscall.Kill(-int(*run.PGID), 0) != nil })
 }
 
 // A recorded pid whose process start time no longer matches is another process (pids are
