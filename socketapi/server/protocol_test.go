@@ -6,11 +6,13 @@ import (
 	"context"
 	"encoding/json"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/orcr-go/orcr/socketapi"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
 	"github.com/orcr-go/orcr/socketapi/wire"
 )
@@ -87,8 +89,12 @@ func errOf(t *testing.T, m map[string]any) (code, reasonOrCause string) {
 	return e["code"].(string), c
 }
 
+// testLater is a method registered in a table without a facade call: a method whose
+// handler has not landed (docs/protocol.md §5.28).
+var testLater = &socketapi.Method[socketapi.NoParams, socketapi.Open]{Name: "test.later", Summary: "lands later"}
+
 func TestProtocolErrors(t *testing.T) {
-	srv := sockettest.NewServer(t)
+	srv := sockettest.NewServer(t, sockettest.WithMethods(append(slices.Clone(socketapi.Methods), testLater)))
 	rc := dialRaw(t, srv.Socket())
 
 	// Each bad frame gets its documented error; the connection survives every one of
@@ -106,7 +112,7 @@ func TestProtocolErrors(t *testing.T) {
 		{"wrong protocol before negotiation", `{"protocol":2,"id":3,"method":"server.handshake"}`, "environment_error", "unsupported_version", json.Number("3")},
 		{"absent protocol before negotiation", `{"id":4,"method":"server.handshake"}`, "environment_error", "unsupported_version", json.Number("4")},
 		{"unknown method", `{"protocol":1,"id":"u","method":"agent.fly"}`, "invalid_request", "unknown_method", "u"},
-		{"not implemented yet", `{"protocol":1,"id":6,"method":"loop.ls"}`, "invalid_request", "not_implemented", json.Number("6")},
+		{"not implemented yet", `{"protocol":1,"id":6,"method":"test.later"}`, "invalid_request", "not_implemented", json.Number("6")},
 		{"wrong protocol after negotiation", `{"protocol":7,"id":8,"method":"server.handshake"}`, "environment_error", "unsupported_version", json.Number("8")},
 		{"debug method hidden from the schema still unknown by name", `{"protocol":1,"id":9,"method":"__debug.delete_agent"}`, "invalid_request", "unknown_method", json.Number("9")},
 	}
