@@ -110,6 +110,10 @@ func (a *loopActor) Receive(c actor.Context) {
 	case stopStarted:
 		a.stopping[m.run] = true
 	case stopWaiter:
+		if !a.stopping[m.run] {
+			close(m.done) // the stop it would wait for is already over
+			return
+		}
 		a.waiters[m.run] = append(a.waiters[m.run], m.done)
 	case stopOver:
 		delete(a.stopping, m.run)
@@ -156,12 +160,8 @@ func (a *loopActor) next(c actor.Context) {
 	op := a.queue[0]
 	a.queue = a.queue[1:]
 	a.busy = true
-	watched := make(map[string]bool, len(a.watched))
-	for r := range a.watched {
-		watched[r] = true
-	}
 	w := &loopWork{spec: a.spec, env: a.spec.Env, loop: a.loop, root: c.ActorSystem().Root, self: c.Self(),
-		watched: watched}
+		watched: copySet(a.watched), stopping: copySet(a.stopping)}
 	env := a.spec.Env
 	env.Ops.Add(1)
 	go func() {
@@ -171,6 +171,14 @@ func (a *loopActor) next(c actor.Context) {
 		ended := errors.Is(derr, store.ErrNotFound) || (derr == nil && d.Status == store.LoopEnded)
 		w.root.Send(w.self, loopOpDone{reply: op.reply, result: LoopOpResult{Value: v, Err: err}, ended: ended})
 	}()
+}
+
+func copySet(m map[string]bool) map[string]bool {
+	out := make(map[string]bool, len(m))
+	for k := range m {
+		out[k] = true
+	}
+	return out
 }
 
 // loopWork is one op of a loop actor.
@@ -184,6 +192,8 @@ type loopWork struct {
 	// actor knew them when the op started (decision L6 signals a leaderless group only
 	// for those).
 	watched map[string]bool
+	// stopping are the runs whose stop procedure this actor is already driving.
+	stopping map[string]bool
 }
 
 func (w *loopWork) write(op store.Op) (any, error) { return WriteSync(w.root, w.env.Store, op) }
@@ -456,6 +466,13 @@ func (w *loopWork) stop(run, status string) (StopTicket, error) {
 			}
 			return w.driveStop(row, status, w.watched[run]), nil
 		case store.RunStopping:
+			if w.stopping[run] {
+				// Already being stopped here (a second stop, a timeout seen twice): wait
+				// for that stop instead of starting another.
+				done := make(chan struct{})
+				w.root.Send(w.self, stopWaiter{run: run, done: done})
+				return StopTicket{Run: row, Status: status, Done: done}, nil
+			}
 			return w.driveStop(row, status, w.watched[run]), nil
 		default:
 			return StopTicket{Run: row, Status: row.Status, Skipped: true}, nil
@@ -468,8 +485,8 @@ func (w *loopWork) stop(run, status string) (StopTicket, error) {
 // ticket.
 func (w *loopWork) driveStop(row store.RunRow, status string, watched bool) StopTicket {
 	done := make(chan struct{})
-	w.root.Send(w.self, stopWaiter{run: row.UUID, done: done})
 	w.root.Send(w.self, stopStarted{run: row.UUID})
+	w.root.Send(w.self, stopWaiter{run: row.UUID, done: done})
 	self, root, env, grace := w.self, w.root, w.env, w.spec.Run.Grace
 	env.Ops.Add(1)
 	go func() {

@@ -102,6 +102,13 @@ func TestOnceLoopRunsItsCommand(t *testing.T) {
 
 func ptr[T any](v T) *T { return &v }
 
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // forgeOnStoppedServer applies op to h's store while no server runs (a crash or a
 // state forged for a recovery test), then starts the server again.
 func forgeOnStoppedServer(t *testing.T, h *home, op store.Op) {
@@ -236,10 +243,27 @@ while true; do sleep 1; done`
 	if e, ok := err.(*socketapi.Error); !ok || e.Code != socketapi.CodeStateConflict || e.Details["reason"] != "run_stopping" {
 		t.Errorf("an agent run under a stopping run: %v, want state_conflict run_stopping", err)
 	}
+	// A second stop of the same run joins the first: one TERM, one KILL, one end.
+	second, err := c.LoopRunStop(ctx, socketapi.LoopRunStopRequest{Name: "stubborn", Run: start.Run.RunID})
+	if err != nil || len(second.Stopped) != 1 || second.Stopped[0].Status != "stopped" {
+		t.Errorf("a second stop: %+v %v", second, err)
+	}
 	got := <-done
 	res := got.res
 	if got.err != nil || len(res.Stopped) != 1 || res.Stopped[0].Status != "stopped" {
 		t.Fatalf("stop: %+v %v", res, got.err)
+	}
+	logs, err := c.LoopLogs(ctx, socketapi.LoopLogsRequest{Name: "stubborn", Run: start.Run.RunID, Source: "orcr"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	signals, ends := 0, 0
+	for _, l := range logs.Lines {
+		signals += b2i(strings.HasPrefix(l.Text, "loop_run.signal_requested"))
+		ends += b2i(strings.HasPrefix(l.Text, "loop_run.ended"))
+	}
+	if signals != 2 || ends != 1 {
+		t.Errorf("%d signals and %d ends for one stopped run, want 2 (TERM, KILL) and 1", signals, ends)
 	}
 	// KILLed processes may be reaped a moment after the stop returns (zombies still
 	// answer kill(0)); a group that was never KILLed never goes.
