@@ -18,11 +18,6 @@ import (
 // the applied fact (docs/lifecycle.md §9, M6/M13). while is the status the send found
 // ("" = the status the turn opened from).
 func (w *agentWork) deliver(prompt string, from []store.Status, target string, while store.Status) (socketapi.SendResult, error) {
-	type opened struct {
-		seq  int64
-		opID string
-		was  store.Status
-	}
 	v, err := w.write(func(tx *store.Tx) (any, error) {
 		seq, was, err := tx.OpenTurn(w.uuid, from)
 		if err != nil {
@@ -30,20 +25,12 @@ func (w *agentWork) deliver(prompt string, from []store.Status, target string, w
 		}
 		id, _, err := tx.Intent("agent.input_requested", w.uuid, map[string]any{"input_seq": seq, "target": target, "bytes": len(prompt),
 			"probe": promptProbe(prompt, recoveryProbeChars)})
-		return opened{seq: seq, opID: id, was: was}, err
+		return openedTurn{seq: seq, opID: id, was: was}, err
 	})
 	if err != nil {
-		var gone *store.GoneError
-		if errors.As(err, &gone) {
-			w.st.Status = gone.Status
-			return socketapi.SendResult{}, w.gone()
-		}
-		if errors.Is(err, store.ErrStale) {
-			w.logErr("re-read the row", w.reload())
-		}
-		return socketapi.SendResult{}, err
+		return socketapi.SendResult{}, w.openFailed(err)
 	}
-	o := v.(opened)
+	o := v.(openedTurn)
 	if while == "" {
 		while = o.was
 	}
@@ -78,6 +65,28 @@ func (w *agentWork) deliver(prompt string, from []store.Status, target string, w
 		return socketapi.SendResult{}, w.lostError("deliver to")
 	}
 	return socketapi.SendResult{UUID: w.uuid, Path: w.st.Path, DeliveredWhile: while, InputSeq: o.seq}, derr
+}
+
+// openedTurn is a turn a delivery opened: its input_seq, its input intent, and the
+// status the row had.
+type openedTurn struct {
+	seq  int64
+	opID string
+	was  store.Status
+}
+
+// openFailed maps the failure of opening a turn: an ended or lost row is gone; a row
+// that changed meanwhile is read again (the caller answers state_conflict).
+func (w *agentWork) openFailed(err error) error {
+	var gone *store.GoneError
+	if errors.As(err, &gone) {
+		w.st.Status = gone.Status
+		return w.gone()
+	}
+	if errors.Is(err, store.ErrStale) {
+		w.logErr("re-read the row", w.reload())
+	}
+	return err
 }
 
 // send is agent.send on a managed row (docs/lifecycle.md §11.1). A parked agent (or

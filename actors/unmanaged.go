@@ -56,11 +56,6 @@ func (w *agentWork) sendExternal(prompt string) (socketapi.SendResult, error) {
 		return socketapi.SendResult{}, wire.Conflict(fmt.Sprintf("agent %s has no pane in herdr session %s", w.st.Path, w.st.Session),
 			"current_status", w.st.Status)
 	}
-	type opened struct {
-		seq  int64
-		opID string
-		was  store.Status
-	}
 	v, err := w.write(func(tx *store.Tx) (any, error) {
 		seq, was, err := tx.OpenExternalTurn(w.uuid)
 		if err != nil {
@@ -68,21 +63,14 @@ func (w *agentWork) sendExternal(prompt string) (socketapi.SendResult, error) {
 		}
 		id, _, err := tx.Intent("agent.input_requested", w.uuid, map[string]any{"input_seq": seq, "target": w.st.TerminalID,
 			"bytes": len(prompt), "session": w.st.Session})
-		return opened{seq: seq, opID: id, was: was}, err
+		return openedTurn{seq: seq, opID: id, was: was}, err
 	})
-	if err != nil {
-		var gone *store.GoneError
-		if errors.As(err, &gone) {
-			w.st.Status = gone.Status
-			return socketapi.SendResult{}, w.gone()
-		}
-		if errors.Is(err, store.ErrStale) {
-			w.logErr("re-read the row", w.reload())
-			return socketapi.SendResult{}, wire.Conflict("agent "+w.st.Path+" changed state during delivery", "current_status", w.st.Status)
-		}
+	if err := w.openFailed(err); errors.Is(err, store.ErrStale) {
+		return socketapi.SendResult{}, wire.Conflict("agent "+w.st.Path+" changed state during delivery", "current_status", w.st.Status)
+	} else if err != nil {
 		return socketapi.SendResult{}, err
 	}
-	o := v.(opened)
+	o := v.(openedTurn)
 	plan := w.plan(w.st.Provider)
 	pause := plan.EnterDelay
 	if pause <= 0 {
