@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -229,9 +230,13 @@ func TestHerdrKilled(t *testing.T) {
 	waitGone(t, herdrPID)
 
 	// Down: server status says the owned session does not answer (orcr starts it again
-	// only after its own calls failed, which takes their connect retries, 700 ms).
+	// only after its own calls failed, which takes their connect retries, 700 ms). On a
+	// loaded machine this check can come after orcr already started the session again
+	// (seen once in ten full runs); then status is right only if a new server answers.
 	if st := serverHerdrStatus(t, h); st.answers() {
-		t.Errorf("server status right after herdr was killed: %+v, want the owned session not answering", st)
+		if pids := herdrServerPIDs(xdg, "orcr"); len(pids) == 0 || slices.Contains(pids, herdrPID) {
+			t.Errorf("server status right after herdr was killed: %+v, want the owned session not answering (herdr servers now: %v)", st, pids)
+		}
 	}
 	// Real herdr's panes die with their server: the PTY masters close, and the kernel
 	// hangs up their terminals.
