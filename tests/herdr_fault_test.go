@@ -32,6 +32,19 @@ const herdrFaultConfig = `{"concurrency": {"max": 2},
 // faultAgents are the uuids of the three agents of a fault test.
 type faultAgents struct{ idle, work, queued string }
 
+// startHerdrFault is the setup of the herdr fault tests: a server on the stand-in with
+// the fault config (every event kept) and the three agents of [startFaultAgents]. It
+// returns the home, the owned session's socket, the herdr config root and the agents.
+func startHerdrFault(t *testing.T) (h *home, sock, xdg string, a faultAgents) {
+	t.Helper()
+	h, sock = herdrHome(t, herdrFaultConfig)
+	h.env = append(h.env, "ORCR_EVENT_RETENTION=100000000")
+	xdg = strings.TrimSuffix(sock, filepath.Join("/herdr", "sessions", "orcr", "herdr.sock"))
+	srv := startCrashServer(t, h)
+	t.Cleanup(func() { srv.stop(t, h) })
+	return h, sock, xdg, startFaultAgents(t, h)
+}
+
 // startFaultAgents runs hd/idle (one short turn, then idle), hd/work (a ten-minute
 // turn) and hd/queued (behind the cap of two), and waits until the first two hold
 // their slots in the states the test wants.
@@ -208,13 +221,7 @@ func lostAndEnded(t *testing.T, h *home) (lostAt, endedAt map[string]time.Time) 
 // goes lost, then ends lost in a later pass, its slot goes to the queued agent, which
 // completes its turn, and a wait on a lost agent settles lost.
 func TestHerdrKilled(t *testing.T) {
-	h, sock := herdrHome(t, herdrFaultConfig)
-	h.env = append(h.env, "ORCR_EVENT_RETENTION=100000000")
-	xdg := strings.TrimSuffix(sock, filepath.Join("/herdr", "sessions", "orcr", "herdr.sock"))
-	srv := startCrashServer(t, h)
-	t.Cleanup(func() { srv.stop(t, h) })
-	a := startFaultAgents(t, h)
-
+	h, sock, xdg, a := startHerdrFault(t)
 	herdrPID := onlyHerdrServer(t, xdg)
 	panes := paneProcesses(sock)
 	if len(panes) < 2 {
@@ -316,13 +323,7 @@ const herdrFrozenFor = 6 * time.Second
 // SIGCONT everything goes on — the idle agent takes a turn, and when the working one is
 // killed the queued one gets its slot and completes its turn.
 func TestHerdrFrozen(t *testing.T) {
-	h, sock := herdrHome(t, herdrFaultConfig)
-	h.env = append(h.env, "ORCR_EVENT_RETENTION=100000000")
-	xdg := strings.TrimSuffix(sock, filepath.Join("/herdr", "sessions", "orcr", "herdr.sock"))
-	srv := startCrashServer(t, h)
-	t.Cleanup(func() { srv.stop(t, h) })
-	a := startFaultAgents(t, h)
-
+	h, sock, xdg, a := startHerdrFault(t)
 	herdrPID := onlyHerdrServer(t, xdg)
 	panes := paneProcesses(sock)
 	if err := syscall.Kill(herdrPID, syscall.SIGSTOP); err != nil {
