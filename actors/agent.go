@@ -84,6 +84,7 @@ type (
 	SendInput struct {
 		UUID   string
 		Prompt string
+		Source string // the session log's turn/start source; "" = orcr (docs/remote.md §5)
 	}
 	// SendOutcome answers SendInput.
 	SendOutcome struct {
@@ -464,6 +465,7 @@ func (a *agentActor) start(c actor.Context, op queuedOp) {
 		case turnOp:
 			done.ended, done.retry = w.turn(m)
 		case SendInput:
+			w.source = m.Source
 			res, err := w.send(m.Prompt)
 			done.result = SendOutcome{Result: res, Err: err}
 			done.ended = wire.Is(err, wire.NotFound, "")

@@ -26,6 +26,15 @@ type agentWork struct {
 	loaded   bool
 	stopping *atomic.Bool
 	mark     completionMark // the actor's, handed back in opDone
+	source   string         // the current send's session-log source ("" = orcr)
+}
+
+// inputSource is the session log's source of the input being delivered.
+func (w *agentWork) inputSource() string {
+	if w.source == "" {
+		return store.SourceOrcr
+	}
+	return w.source
 }
 
 func (w *agentWork) log() *slog.Logger { return w.env.Log.With("agent", w.uuid, "path", w.st.Path) }

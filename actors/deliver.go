@@ -45,6 +45,9 @@ func (w *agentWork) deliver(prompt string, from []store.Status, target string, w
 			if err := tx.MarkDelivered(w.uuid, o.seq); err != nil {
 				return err
 			}
+			if err := tx.LogInput(w.uuid, o.seq, w.inputSource(), prompt); err != nil {
+				return err
+			}
 		}
 		if _, err := tx.Applied(o.opID, derr == nil, errText(derr), map[string]any{"input_seq": o.seq}); err != nil {
 			return err

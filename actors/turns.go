@@ -123,6 +123,8 @@ func (w *agentWork) complete() (ended bool, retry int64) {
 	if locErr == nil {
 		c.Locator = path
 		c.Cursor, _ = w.env.Transcripts.Cursor(path)
+		// The session log's assistant/message (docs/remote.md §5).
+		c.Response, _ = w.env.Transcripts.LastResponse(w.st.Provider, path)
 	}
 	err := w.apply(func(tx *store.Tx) error { return tx.CompleteTurn(c) })
 	w.logErr("complete turn", err)

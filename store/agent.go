@@ -305,6 +305,9 @@ func (t *Tx) SeeWorking(uuid string) error {
 		if err := t.casStatus(uuid, []Status{a.Status}, StatusWorking, "input_seq = ?, idle_since = NULL, blocked_kind = NULL", seq); err != nil {
 			return err
 		}
+		if err := t.LogExternalTurn(uuid, seq); err != nil {
+			return err
+		}
 		_, err := t.EmitAgent("agent.status_changed", uuid, map[string]any{"status": StatusWorking, "input_seq": seq})
 		return err
 	}
@@ -377,6 +380,9 @@ type TurnCompletion struct {
 	// rules decide whether completion flips the status; a gc-immediate agent ends
 	// instead, and a blocked turn whose working was never seen stays blocked).
 	IdleFrom Status
+	// Response is the turn's final response when it was read ("" = none): the
+	// session log's assistant/message.
+	Response string
 }
 
 // CompleteTurn completes the open turn c.Seq once (ErrStale when it already is):
@@ -389,6 +395,13 @@ func (t *Tx) CompleteTurn(c TurnCompletion) error {
 		return err
 	}
 	if _, err := t.EmitAgent("agent.turn_completed", c.UUID, map[string]any{"input_seq": c.Seq}); err != nil {
+		return err
+	}
+	var latest int64
+	if err := t.QueryRow(`SELECT input_seq FROM agents WHERE uuid = ?`, c.UUID).Scan(&latest); err != nil {
+		return sqliteErr("read agent", err)
+	}
+	if err := t.logTurnDone(c.UUID, c.Seq, latest, c.Response); err != nil {
 		return err
 	}
 	if c.IdleFrom != "" {

@@ -35,6 +35,8 @@ type OpResult struct {
 	Value  any
 	Err    error
 	Events []Event
+	// Logs are the session-log entries it appended (docs/remote.md §5), in order.
+	Logs []LogEntry
 }
 
 // PanicError is the [OpResult.Err] of an op that panicked.
@@ -59,6 +61,7 @@ type Tx struct {
 	missed  []string             // queries to add to the DB's statement cache after the transaction
 	lastSeq int64                // highest seq emitted by the ops already released
 	events  []Event              // events emitted by the op currently running
+	logs    []LogEntry           // session-log entries appended by the op currently running
 }
 
 // Now returns the transaction's time in ms since the Unix epoch; the same value for every
@@ -174,6 +177,11 @@ func (t *Tx) Emit(kind, ref string, payload any) (int64, error) {
 		return 0, sqliteErr("insert event", err)
 	}
 	t.events = append(t.events, Event{Seq: seq, TS: t.now, Kind: kind, Ref: ref, Payload: b})
+	if ref != "" && strings.HasPrefix(kind, "agent.") {
+		if err := t.logFromEvent(kind, ref, payload); err != nil {
+			return 0, err
+		}
+	}
 	return seq, nil
 }
 
@@ -336,7 +344,7 @@ func (db *DB) Apply(ops []Op) (results []OpResult, events []Event, err error) {
 			stx.Rollback()
 			return failAll(sqliteErr("savepoint", err))
 		}
-		t.events = nil
+		t.events, t.logs = nil, nil
 		v, opErr := runOp(t, op)
 		if opErr != nil {
 			if _, err := rollback.ExecContext(ctx); err != nil {
@@ -354,7 +362,7 @@ func (db *DB) Apply(ops []Op) (results []OpResult, events []Event, err error) {
 			stx.Rollback()
 			return failAll(sqliteErr("release savepoint", err))
 		}
-		results[i] = OpResult{Value: v, Events: t.events}
+		results[i] = OpResult{Value: v, Events: t.events, Logs: t.logs}
 		events = append(events, t.events...)
 		if len(t.events) > 0 {
 			t.lastSeq = t.events[len(t.events)-1].Seq

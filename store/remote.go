@@ -1,0 +1,96 @@
+package store
+
+import "context"
+
+// TokenHash is a stream token as stored: the hex SHA-256 of the secret, the agent it
+// opens, and when it was issued and revoked (0 = live). docs/remote.md §3.
+type TokenHash struct {
+	Hash      string
+	Agent     string
+	CreatedAt int64
+	RevokedAt int64
+}
+
+// IssueToken stores hash as a live token of agent. With rotate, every other live token
+// of agent is revoked in the same transaction; their hashes are returned.
+func (t *Tx) IssueToken(agent, hash string, rotate bool) (revoked []string, err error) {
+	if rotate {
+		if revoked, err = t.RevokeTokens(agent); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := t.Exec(`INSERT INTO remote_tokens (hash, agent_uuid, created_at) VALUES (?, ?, ?)`, hash, agent, t.now); err != nil {
+		return nil, sqliteErr("insert token", err)
+	}
+	return revoked, nil
+}
+
+// RevokeTokens revokes every live token of agent and returns their hashes.
+func (t *Tx) RevokeTokens(agent string) ([]string, error) {
+	hashes, err := queryStrings(t, t.ctx, `SELECT hash FROM remote_tokens WHERE agent_uuid = ? AND revoked_at IS NULL ORDER BY created_at`, agent)
+	if err != nil {
+		return nil, err
+	}
+	if len(hashes) == 0 {
+		return nil, nil
+	}
+	return hashes, t.exec("revoke tokens", `UPDATE remote_tokens SET revoked_at = ? WHERE agent_uuid = ? AND revoked_at IS NULL`, t.now, agent)
+}
+
+// LiveTokens reads the live token hashes of agent (the door compares a presented token
+// against each in constant time).
+func LiveTokens(ctx context.Context, q Querier, agent string) ([]string, error) {
+	return queryStrings(q, ctx, `SELECT hash FROM remote_tokens WHERE agent_uuid = ? AND revoked_at IS NULL`, agent)
+}
+
+// InboxItem is injected text waiting in an agent's durable inbox (docs/remote.md §6).
+type InboxItem struct {
+	ID        int64
+	Text      string
+	CreatedAt int64
+}
+
+// InboxPut appends text to agent's inbox and returns its id.
+func (t *Tx) InboxPut(agent, text string) (int64, error) {
+	res, err := t.Exec(`INSERT INTO inbox (agent_uuid, text, created_at) VALUES (?, ?, ?)`, agent, text, t.now)
+	if err != nil {
+		return 0, sqliteErr("insert inbox", err)
+	}
+	id, err := res.LastInsertId()
+	return id, sqliteErr("insert inbox", err)
+}
+
+// InboxDone removes item id from agent's inbox once it was delivered (ErrStale when it
+// is no longer there).
+func (t *Tx) InboxDone(agent string, id int64) error {
+	return t.execOne("delete inbox", `DELETE FROM inbox WHERE agent_uuid = ? AND id = ?`, agent, id)
+}
+
+// InboxDrop removes every item of agent's inbox (the agent ended).
+func (t *Tx) InboxDrop(agent string) error {
+	return t.exec("drop inbox", `DELETE FROM inbox WHERE agent_uuid = ?`, agent)
+}
+
+// Inbox reads agent's inbox, oldest first.
+func Inbox(ctx context.Context, q Querier, agent string) ([]InboxItem, error) {
+	rows, err := q.QueryContext(ctx, `SELECT id, text, created_at FROM inbox WHERE agent_uuid = ? ORDER BY id`, agent)
+	if err != nil {
+		return nil, sqliteErr("read inbox", err)
+	}
+	defer rows.Close()
+	var out []InboxItem
+	for rows.Next() {
+		var it InboxItem
+		if err := rows.Scan(&it.ID, &it.Text, &it.CreatedAt); err != nil {
+			return nil, sqliteErr("read inbox", err)
+		}
+		out = append(out, it)
+	}
+	return out, sqliteErr("read inbox", rows.Err())
+}
+
+// InboxAgents lists the agents with text waiting in their inbox.
+func InboxAgents(ctx context.Context, q Querier) ([]string, error) {
+	return queryStrings(q, ctx, `SELECT DISTINCT agent_uuid FROM inbox`)
+}
+
