@@ -5,7 +5,9 @@ import (
 	"fmt"
 )
 
-// Error is an error frame as a Go error ([ErrorFrame.Err]).
+// Error is an error frame as a Go error ([ErrorFrame.Err]): what [Dialer.Dial] returns
+// for an unauthorized answer, and what [Dialer.Stream] ends with on a code it does not
+// recover from.
 type Error struct {
 	Code    Code
 	Message string
