@@ -6,21 +6,26 @@ import (
 	"testing"
 )
 
-// TestClientDeps keeps the socket client thin: the package every client (this CLI,
-// orcr top, tests) builds on must not pull in the store or the actor runtime. The orcr
-// binary itself links the server; this check is on the client package only.
+// TestClientDeps keeps the client packages thin: the socket SDK every client (this CLI,
+// orcr top, tests) builds on, and the remote stream's frames and client, which the
+// remote server imports too, must not pull in the store or the actor runtime. The orcr
+// binary itself links the server; this check is on the client packages only.
 func TestClientDeps(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list")
 	}
-	out, err := exec.Command("go", "list", "-deps", "github.com/orcr-go/orcr/socketapi").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go list -deps: %v\n%s", err, out)
-	}
-	for _, dep := range strings.Fields(string(out)) {
-		for _, banned := range []string{"modernc.org/sqlite", "github.com/asynkron/protoactor-go"} {
-			if dep == banned || strings.HasPrefix(dep, banned+"/") {
-				t.Errorf("github.com/orcr-go/orcr/socketapi depends on %s", dep)
+	banned := []string{"modernc.org/sqlite", "github.com/asynkron/protoactor-go",
+		"github.com/orcr-go/orcr/store", "github.com/orcr-go/orcr/actors"}
+	for _, pkg := range []string{"github.com/orcr-go/orcr/socketapi", "github.com/orcr-go/orcr/socketapi/remote"} {
+		out, err := exec.Command("go", "list", "-deps", pkg).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list -deps %s: %v\n%s", pkg, err, out)
+		}
+		for _, dep := range strings.Fields(string(out)) {
+			for _, b := range banned {
+				if dep == b || strings.HasPrefix(dep, b+"/") {
+					t.Errorf("%s depends on %s", pkg, dep)
+				}
 			}
 		}
 	}
