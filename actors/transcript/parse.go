@@ -87,9 +87,9 @@ func jsonString(raw json.RawMessage) (string, bool) {
 }
 
 // jsonInt decodes raw as a JSON number holding an integer that fits an int64; nil for
-// anything else.
+// anything else, a string holding digits included (json.Number alone would take it).
 func jsonInt(raw json.RawMessage) *int64 {
-	if len(raw) == 0 {
+	if len(raw) == 0 || raw[0] == '"' {
 		return nil
 	}
 	var n json.Number

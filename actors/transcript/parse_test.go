@@ -153,6 +153,17 @@ func TestParseEntriesShareNoTokenPointers(t *testing.T) {
 	}
 }
 
+func TestParseTokensAreNumbers(t *testing.T) {
+	line := `{"type":"assistant","message":{"role":"assistant","content":"x","usage":{"input_tokens":"5","output_tokens":6}}}`
+	es, err := transcript.Parse(transcript.FormatClaude, []byte(line))
+	if err != nil || len(es) != 1 {
+		t.Fatalf("Parse: got %d entries, %v; want 1, nil", len(es), err)
+	}
+	if es[0].InputTokens != nil || es[0].OutputTokens == nil || *es[0].OutputTokens != 6 {
+		t.Errorf("tokens: got input %v, output %v; want none (a string) and 6", es[0].InputTokens, es[0].OutputTokens)
+	}
+}
+
 func TestReadErrors(t *testing.T) {
 	dir := t.TempDir()
 	_, err := transcript.Read(filepath.Join(dir, "gone.jsonl"), transcript.FormatClaude)
