@@ -44,48 +44,58 @@ func inputs(t testing.TB, dir string) []string {
 	return files
 }
 
-func TestParseGolden(t *testing.T) {
+// eachFixture runs test as a subtest for every fixture of [goldenDirs], with the
+// fixture's path without ".jsonl" and its format.
+func eachFixture(t *testing.T, test func(t *testing.T, in, stem, format string)) {
 	for dir, format := range goldenDirs {
 		for _, in := range inputs(t, dir) {
-			t.Run(strings.TrimSuffix(filepath.ToSlash(in), ".jsonl"), func(t *testing.T) {
-				entries, err := transcript.Read(in, format)
-				if err != nil {
-					t.Fatalf("Read(%s, %s): %v", in, format, err)
-				}
-				g := golden{Entries: entries}
-				if s, ok := transcript.LastResponse(entries); ok {
-					g.LastResponse = &s
-				}
-				var buf bytes.Buffer
-				enc := json.NewEncoder(&buf)
-				enc.SetEscapeHTML(false)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(g); err != nil {
-					t.Fatal(err)
-				}
-				got := buf.Bytes()
-				gf := strings.TrimSuffix(in, ".jsonl") + ".golden.json"
-				if *update {
-					if err := os.WriteFile(gf, got, 0o644); err != nil {
-						t.Fatal(err)
-					}
-					return
-				}
-				want, err := os.ReadFile(gf)
-				if err != nil {
-					t.Fatalf("%v (run go test -update to create it)", err)
-				}
-				if d := cmp.Diff(string(want), string(got)); d != "" {
-					t.Errorf("Read(%s) mismatch against %s (-want +got):\n%s", in, gf, d)
-				}
-			})
+			stem := strings.TrimSuffix(in, ".jsonl")
+			t.Run(filepath.ToSlash(stem), func(t *testing.T) { test(t, in, stem, format) })
 		}
 	}
 }
 
-// TestMockTranscriptIsEntryShaped checks that the mock's lines, read as §6.1 entries
-// directly (the mock writes role/kind/text/timestamp at top level too), agree with what
-// the claude adapter makes of them.
+func TestParseGolden(t *testing.T) {
+	eachFixture(t, func(t *testing.T, in, stem, format string) {
+		entries, err := transcript.Read(in, format)
+		if err != nil {
+			t.Fatalf("Read(%s, %s): %v", in, format, err)
+		}
+		g := golden{Entries: entries}
+		if s, ok := transcript.LastResponse(entries); ok {
+			g.LastResponse = &s
+		}
+		checkGolden(t, stem+".golden.json", g)
+	})
+}
+
+// checkGolden compares v, encoded as indented JSON, with the file gf; with -update it
+// writes the file instead.
+func checkGolden(t *testing.T, gf string, v any) {
+	t.Helper()
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	got := buf.Bytes()
+	if *update {
+		if err := os.WriteFile(gf, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(gf)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if d := cmp.Diff(string(want), string(got)); d != "" {
+		t.Errorf("mismatch against %s (-want +got):\n%s", gf, d)
+	}
+}
+
 func TestMockTranscriptIsEntryShaped(t *testing.T) {
 	for _, in := range inputs(t, "mock") {
 		data, err := os.ReadFile(in)
