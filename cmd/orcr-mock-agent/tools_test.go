@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -12,7 +13,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/orcr-go/orcr/actors/provider"
 	adapter "github.com/orcr-go/orcr/actors/transcript"
+	"github.com/orcr-go/orcr/herdr"
+	"github.com/orcr-go/orcr/herdr/herdrtest"
 )
 
 func TestParseArgs(t *testing.T) {
@@ -274,5 +278,100 @@ func TestModelSwitch(t *testing.T) {
 	}
 	if !strings.Contains(m.output(), "model opus-next") {
 		t.Errorf("the bad commands changed the model")
+	}
+}
+
+// The mock provider's recipes drive this program through herdr (the stand-in): its
+// argv with approvals asks, ApproveKeys and DenyKeys sent by pane.send_keys answer
+// the prompt, ModelSwitch typed and submitted switches the model; its argv without
+// approvals never asks.
+func TestProviderRecipesInStandIn(t *testing.T) {
+	t.Parallel()
+	f := herdrtest.Start(t, herdrtest.Options{})
+	r := herdr.NewRemote(f.Sessions["default"].SocketPath())
+	ctx := context.Background()
+	prov, err := provider.Lookup(provider.Mock, provider.Options{AllowMock: true, MockBin: mockBin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dataDir := shortDir(t)
+	start := func(label string, approvals bool) (string, *mockProc) {
+		argv, err := prov.LaunchArgv(provider.Route{Provider: provider.Mock, Approvals: approvals})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ws, err := r.WorkspaceCreate(ctx, label, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, pane, err := r.LayoutApply(ctx, ws.Workspace.WorkspaceID, label, argv, "", label,
+			map[string]string{"ORCR_AGENT_DATA_DIR": filepath.Join(dataDir, label)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return pane, &mockProc{t: t, dataDir: filepath.Join(dataDir, label)}
+	}
+	status := func(pane string) herdr.Status {
+		p, err := r.PaneGet(ctx, pane)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.AgentStatus
+	}
+	waitStatus := func(pane string, want herdr.Status) {
+		t.Helper()
+		waitFor(t, 10*time.Second, func() bool { return status(pane) == want }, "pane %s %s", pane, want)
+	}
+	prompt := func(pane, text string) {
+		t.Helper()
+		if err := r.SendText(ctx, pane, text); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.SendKeys(ctx, pane, provider.KeyEnter); err != nil {
+			t.Fatal(err)
+		}
+	}
+	keys := func(pane string, keys []string) {
+		t.Helper()
+		if err := r.SendKeys(ctx, pane, keys...); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	asks, am := start("asks", true)
+	waitStatus(asks, herdr.StatusIdle)
+	prompt(asks, "tool=Bash say=approved")
+	waitStatus(asks, herdr.StatusBlocked)
+	keys(asks, prov.ApproveKeys())
+	am.waitTranscript(4)
+	waitStatus(asks, herdr.StatusIdle)
+	prompt(asks, "tool=Bash say=never")
+	waitStatus(asks, herdr.StatusBlocked)
+	keys(asks, prov.DenyKeys())
+	am.waitTranscript(8)
+	waitStatus(asks, herdr.StatusIdle)
+	text, ok := prov.ModelSwitch("mock-2")
+	if !ok {
+		t.Fatal("the mock has no model switch")
+	}
+	prompt(asks, text)
+	lines := am.waitTranscript(9)
+	if lines[8].Model != "mock-2" {
+		t.Errorf("model line: %+v", lines[8])
+	}
+	evs := am.tools()
+	if len(evs) != 4 || !evs[1].OK || evs[1].Text != "ok: Bash" || evs[3].OK || evs[3].Text != "denied by user" {
+		t.Errorf("tool events with approvals: %+v", evs)
+	}
+	if es := am.entries(); es[3].Text != "approved\nDONE" || es[7].Text != "DENIED: Bash\nDONE" {
+		t.Errorf("responses: %q, %q", es[3].Text, es[7].Text)
+	}
+
+	bypass, bm := start("bypass", false)
+	waitStatus(bypass, herdr.StatusIdle)
+	prompt(bypass, "tool=Bash say=ran")
+	bm.waitTranscript(4)
+	if evs := bm.tools(); len(evs) != 2 || !evs[1].OK {
+		t.Errorf("tool events without approvals: %+v", evs)
 	}
 }
