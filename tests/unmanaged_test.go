@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/orcr-go/orcr/actors"
+	"github.com/orcr-go/orcr/actors/provider"
 	"github.com/orcr-go/orcr/herdr"
 	"github.com/orcr-go/orcr/socketapi"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
@@ -393,7 +394,7 @@ func TestAdoptionCutOffByACrashIsFinished(t *testing.T) {
 	transcript := agents[0].AgentSession.Value
 	path := "team/api"
 	l := &actors.Launch{Version: 1, UUID: row.UUID, Path: path, Provider: "mock",
-		Argv: []string{sockettest.BuildBinaries(t).MockAgent, "--resume", transcript}, GCMode: "auto",
+		Argv: []string{sockettest.BuildBinaries(t).MockAgent, provider.MockSkipPermissionsFlag, provider.MockResumeFlag, transcript}, GCMode: "auto",
 		LaunchToken: "tok", EffectivePath: path, Env: map[string]string{
 			"ORCR_AGENT_DATA_DIR": actors.AgentDataDir(h.dir, path, row.UUID), "ORCR_ID": row.UUID, "ORCR_PATH": path}}
 	if err := actors.WriteLaunch(actors.AgentDataDir(h.dir, path, row.UUID), l); err != nil {

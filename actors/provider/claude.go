@@ -15,7 +15,8 @@ var (
 	ClaudeEfforts = []string{"low", "medium", "high", "xhigh", "max", "ultracode"}
 )
 
-// ClaudeBypassFlag is the permission-bypass flag of every claude launch (§3.2).
+// ClaudeBypassFlag is the permission-bypass flag of every claude launch without
+// [Route.Approvals] (§3.2).
 const ClaudeBypassFlag = "--dangerously-skip-permissions"
 
 // claude is the claude integration module (docs/providers.md §3). Tuning, startup,
@@ -40,9 +41,13 @@ func (claude) Route(cfg *config.Config, model, effort string) (Route, error) {
 	return Route{Provider: Claude, Model: r.Model, Effort: r.Effort}, nil
 }
 
-// LaunchArgv is `claude --dangerously-skip-permissions [--model <m>] [--effort <e>]`.
+// LaunchArgv is `claude [--dangerously-skip-permissions] [--model <m>] [--effort <e>]`,
+// the bypass flag left out for r.Approvals.
 func (claude) LaunchArgv(r Route) ([]string, error) {
-	argv := []string{Claude, ClaudeBypassFlag}
+	argv := []string{Claude}
+	if !r.Approvals {
+		argv = append(argv, ClaudeBypassFlag)
+	}
 	if r.Model != "" {
 		argv = append(argv, "--model", r.Model)
 	}
@@ -86,3 +91,13 @@ func (c claude) ResumeArgv(r Route, kind, value string) ([]string, error) {
 	}
 	return append(argv, ClaudeResumeFlag, id), nil
 }
+
+// ApproveKeys is ["Enter"]: claude's permission dialog has its first option, "Yes",
+// selected (§3.8).
+func (claude) ApproveKeys() []string { return []string{KeyEnter} }
+
+// DenyKeys is ["Escape"], the dialog's "No" (§3.8).
+func (claude) DenyKeys() []string { return []string{KeyEscape} }
+
+// ModelSwitch is "/model <model>" (§3.8).
+func (claude) ModelSwitch(model string) (string, bool) { return slashModel(model) }

@@ -17,7 +17,8 @@ import (
 	"github.com/orcr-go/orcr/socketapi/wire"
 )
 
-// CodexBypassFlag is the approvals/sandbox bypass flag of every codex launch (§4.2).
+// CodexBypassFlag is the approvals/sandbox bypass flag of every codex launch without
+// [Route.Approvals] (§4.2).
 const CodexBypassFlag = "--dangerously-bypass-approvals-and-sandbox"
 
 // Defaults of [CodexCatalog] (docs/providers.md §4.1).
@@ -57,10 +58,14 @@ func (c codex) Route(cfg *config.Config, model, effort string) (Route, error) {
 	return Route{Provider: Codex, Model: r.Model, Effort: r.Effort}, nil
 }
 
-// LaunchArgv is `codex --dangerously-bypass-approvals-and-sandbox [--model <m>]
-// [-c model_reasoning_effort=<e>]` ("-c" and the assignment are two elements).
+// LaunchArgv is `codex [--dangerously-bypass-approvals-and-sandbox] [--model <m>]
+// [-c model_reasoning_effort=<e>]` ("-c" and the assignment are two elements), the
+// bypass flag left out for r.Approvals.
 func (codex) LaunchArgv(r Route) ([]string, error) {
-	argv := []string{Codex, CodexBypassFlag}
+	argv := []string{Codex}
+	if !r.Approvals {
+		argv = append(argv, CodexBypassFlag)
+	}
 	if r.Model != "" {
 		argv = append(argv, "--model", r.Model)
 	}
@@ -69,6 +74,23 @@ func (codex) LaunchArgv(r Route) ([]string, error) {
 	}
 	return argv, nil
 }
+
+// Keys of codex's approval overlay (§4.8).
+const (
+	CodexApproveKey = "y"
+	CodexDenyKey    = "n"
+)
+
+// ApproveKeys is ["y"], the approval overlay's "Yes" (§4.8).
+func (codex) ApproveKeys() []string { return []string{CodexApproveKey} }
+
+// DenyKeys is ["n"], the overlay's "No": codex tells the model the call was rejected
+// (§4.8).
+func (codex) DenyKeys() []string { return []string{CodexDenyKey} }
+
+// ModelSwitch has no recipe for codex: its /model command opens an interactive picker
+// and takes no argument (§4.8).
+func (codex) ModelSwitch(string) (string, bool) { return "", false }
 
 // CodexResumeCommand is the codex subcommand that continues a session (§4.7).
 const CodexResumeCommand = "resume"

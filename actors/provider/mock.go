@@ -50,23 +50,30 @@ func (mock) Route(cfg *config.Config, model, effort string) (Route, error) {
 	}, nil
 }
 
-// LaunchArgv is [$ORCR_MOCK_AGENT_BIN]; the route is not passed to the program. Unset
-// is server_error mock_bin_unset.
-func (m mock) LaunchArgv(Route) ([]string, error) {
+// MockSkipPermissionsFlag is the orcr-mock-agent flag that runs its fake tool calls
+// without asking, the mock's permission bypass (§8).
+const MockSkipPermissionsFlag = "--skip-permissions"
+
+// LaunchArgv is [$ORCR_MOCK_AGENT_BIN, --skip-permissions], the flag left out for
+// r.Approvals; model and effort are not passed to the program. Unset is server_error
+// mock_bin_unset.
+func (m mock) LaunchArgv(r Route) ([]string, error) {
 	if m.bin == "" {
 		return nil, wire.Internal(CauseMockBinUnset,
 			"the mock provider needs "+EnvMockBin+" (the orcr-mock-agent binary) in the server's environment")
 	}
-	return []string{m.bin}, nil
+	if r.Approvals {
+		return []string{m.bin}, nil
+	}
+	return []string{m.bin, MockSkipPermissionsFlag}, nil
 }
 
 // MockResumeFlag is the orcr-mock-agent flag that continues a transcript (§8).
 const MockResumeFlag = "--resume"
 
-// ResumeArgv is [$ORCR_MOCK_AGENT_BIN, --resume, <transcript>]: the mock resumes only
+// ResumeArgv is LaunchArgv(r) followed by `--resume <transcript>`: the mock resumes only
 // from a pointer of kind "path" holding an absolute path (the transcript.jsonl of the
-// mock being replaced). The route is not passed, as in LaunchArgv; an unset binary is
-// the same mock_bin_unset.
+// mock being replaced). An unset binary is the same mock_bin_unset.
 func (m mock) ResumeArgv(r Route, kind, value string) ([]string, error) {
 	switch {
 	case kind == "":
@@ -97,3 +104,14 @@ func (mock) Env(serverEnv []string) map[string]string {
 func (m mock) Shutdown(cfg *config.Config) Shutdown {
 	return Shutdown{Line: MockShutdownLine, Keys: []string{KeyEnter}, Grace: m.Tuning(cfg).ShutdownGrace}
 }
+
+// ApproveKeys is ["Enter"]: Enter on an empty input box answers the mock's permission
+// prompt with yes, as in claude's dialog (§8).
+func (mock) ApproveKeys() []string { return []string{KeyEnter} }
+
+// DenyKeys is ["Escape"]: a lone ESC answers the mock's permission prompt with no (§8).
+func (mock) DenyKeys() []string { return []string{KeyEscape} }
+
+// ModelSwitch is "/model <model>", which the mock records without starting a turn
+// (§8).
+func (mock) ModelSwitch(model string) (string, bool) { return slashModel(model) }

@@ -74,6 +74,10 @@ type Route struct {
 	Provider string `json:"provider"`
 	Model    string `json:"model"`
 	Effort   string `json:"effort"`
+	// Approvals launches the provider without its permission bypass, so it asks before
+	// risky tool calls ([Provider.ApproveKeys], docs/remote.md §7). [Provider.Route]
+	// never sets it: the caller does, from remote.approvals at the agent's start.
+	Approvals bool `json:"approvals,omitempty"`
 }
 
 // Transcript says where and in which format a provider's native transcript lives
@@ -102,8 +106,10 @@ type Provider interface {
 	Route(cfg *config.Config, model, effort string) (Route, error)
 
 	// LaunchArgv returns the pane's argv for r. An empty r.Model or r.Effort omits
-	// that flag (a lifecycle-only plan). The mock fails with server_error
-	// mock_bin_unset when no binary is configured. The slice is fresh.
+	// that flag (a lifecycle-only plan); r.Approvals omits the permission-bypass flag
+	// (claude [ClaudeBypassFlag], codex [CodexBypassFlag], the mock
+	// [MockSkipPermissionsFlag]). The mock fails with server_error mock_bin_unset when
+	// no binary is configured. The slice is fresh.
 	LaunchArgv(r Route) ([]string, error)
 
 	// ResumeArgv returns the pane's argv that starts the TUI again continuing the
@@ -134,6 +140,23 @@ type Provider interface {
 	// InterruptKeys are the keys that stop the running turn cooperatively
 	// (docs/decisions.md D6). The slice is fresh.
 	InterruptKeys() []string
+
+	// ApproveKeys are the keys that answer the provider's permission prompt with yes:
+	// the pending tool call runs (docs/providers.md §2.2). Only an agent launched with
+	// [Route.Approvals] asks. The slice is fresh.
+	ApproveKeys() []string
+
+	// DenyKeys are the keys that answer the permission prompt with no: the call is
+	// rejected and the model gets an error result (docs/providers.md §2.2). The slice
+	// is fresh.
+	DenyKeys() []string
+
+	// ModelSwitch returns the text that switches the running TUI to model, typed and
+	// submitted like a prompt before the next waking input (remote set_model,
+	// docs/decisions.md D7, docs/providers.md §2.2). ok is false when the provider has
+	// no such recipe (codex), and for a model that is blank or holds a control
+	// character.
+	ModelSwitch(model string) (text string, ok bool)
 
 	// Tuning is the provider's completion/submit tuning: the built-in values with
 	// integrations.<name> overrides of cfg applied (docs/providers.md §2.1).

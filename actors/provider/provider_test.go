@@ -1,6 +1,7 @@
 package provider_test
 
 import (
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -101,13 +102,13 @@ func TestOptionsFromEnv(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"/opt/mock"}, argv); diff != "" {
+	if diff := cmp.Diff([]string{"/opt/mock", "--skip-permissions"}, argv); diff != "" {
 		t.Errorf("mock argv from env (-want +got):\n%s", diff)
 	}
 	// An explicit MockBin wins over the environment.
 	o.MockBin = "/explicit"
 	argv, _ = mustLookup(t, "mock", o).LaunchArgv(provider.Route{})
-	if diff := cmp.Diff([]string{"/explicit"}, argv); diff != "" {
+	if diff := cmp.Diff([]string{"/explicit", "--skip-permissions"}, argv); diff != "" {
 		t.Errorf("explicit mock argv (-want +got):\n%s", diff)
 	}
 }
@@ -319,9 +320,19 @@ func TestLaunchArgv(t *testing.T) {
 			[]string{"codex", "--dangerously-bypass-approvals-and-sandbox", "-c", "model_reasoning_effort=low"}},
 		{"codex", provider.Route{},
 			[]string{"codex", "--dangerously-bypass-approvals-and-sandbox"}},
+		{"codex", provider.Route{Model: "gpt-5.6-luna", Approvals: true},
+			[]string{"codex", "--model", "gpt-5.6-luna"}},
+		{"codex", provider.Route{Approvals: true},
+			[]string{"codex"}},
+		{"claude", provider.Route{Model: "opus", Effort: "high", Approvals: true},
+			[]string{"claude", "--model", "opus", "--effort", "high"}},
+		{"claude", provider.Route{Approvals: true},
+			[]string{"claude"}},
 		{"mock", provider.Route{Model: "mock", Effort: "medium"},
-			[]string{"/usr/local/bin/orcr-mock-agent"}},
+			[]string{"/usr/local/bin/orcr-mock-agent", "--skip-permissions"}},
 		{"mock", provider.Route{},
+			[]string{"/usr/local/bin/orcr-mock-agent", "--skip-permissions"}},
+		{"mock", provider.Route{Model: "mock", Approvals: true},
 			[]string{"/usr/local/bin/orcr-mock-agent"}},
 	}
 	for _, tc := range tests {
@@ -403,16 +414,20 @@ func TestRecipes(t *testing.T) {
 			RetypeDelay: 300 * time.Millisecond, ProbeMaxChars: 60},
 	}
 	tests := []struct {
-		prov       string
-		startup    provider.Startup
-		shutdown   provider.Shutdown
-		transcript provider.Transcript
+		prov          string
+		startup       provider.Startup
+		shutdown      provider.Shutdown
+		transcript    provider.Transcript
+		approve, deny []string
 	}{
-		{"claude", real, provider.Shutdown{}, provider.Transcript{Format: "claude"}},
-		{"codex", real, provider.Shutdown{}, provider.Transcript{Format: "codex"}},
+		{"claude", real, provider.Shutdown{}, provider.Transcript{Format: "claude"},
+			[]string{"Enter"}, []string{"Escape"}},
+		{"codex", real, provider.Shutdown{}, provider.Transcript{Format: "codex"},
+			[]string{"y"}, []string{"n"}},
 		{"mock", mockStartup,
 			provider.Shutdown{Line: "/quit", Keys: []string{"Enter"}, Grace: 400 * time.Millisecond},
-			provider.Transcript{Format: "claude", DataDirFile: "transcript.jsonl"}},
+			provider.Transcript{Format: "claude", DataDirFile: "transcript.jsonl"},
+			[]string{"Enter"}, []string{"Escape"}},
 	}
 	for _, tc := range tests {
 		p := mustLookup(t, tc.prov, provider.Options{AllowMock: true})
@@ -433,6 +448,12 @@ func TestRecipes(t *testing.T) {
 		}
 		if diff := cmp.Diff([]string{"Escape"}, p.InterruptKeys()); diff != "" {
 			t.Errorf("%s InterruptKeys mismatch (-want +got):\n%s", tc.prov, diff)
+		}
+		if diff := cmp.Diff(tc.approve, p.ApproveKeys()); diff != "" {
+			t.Errorf("%s ApproveKeys mismatch (-want +got):\n%s", tc.prov, diff)
+		}
+		if diff := cmp.Diff(tc.deny, p.DenyKeys()); diff != "" {
+			t.Errorf("%s DenyKeys mismatch (-want +got):\n%s", tc.prov, diff)
 		}
 		if diff := cmp.Diff(tc.transcript, p.Transcript()); diff != "" {
 			t.Errorf("%s Transcript mismatch (-want +got):\n%s", tc.prov, diff)
@@ -480,9 +501,55 @@ func TestArgvIsFresh(t *testing.T) {
 	if b[0] != "claude" {
 		t.Errorf("LaunchArgv shares its slice: got %q", b[0])
 	}
-	k := p.InterruptKeys()
-	k[0] = "mutated"
-	if p.InterruptKeys()[0] != "Escape" {
-		t.Errorf("InterruptKeys shares its slice")
+	for name, keys := range map[string]func() []string{
+		"InterruptKeys": p.InterruptKeys, "ApproveKeys": p.ApproveKeys, "DenyKeys": p.DenyKeys,
+	} {
+		k := keys()
+		want := k[0]
+		k[0] = "mutated"
+		if keys()[0] != want {
+			t.Errorf("%s shares its slice", name)
+		}
+	}
+}
+
+func TestModelSwitch(t *testing.T) {
+	tests := []struct {
+		prov, model string
+		want        string
+		ok          bool
+	}{
+		{"claude", "opus", "/model opus", true},
+		{"claude", "claude-opus-4-1", "/model claude-opus-4-1", true},
+		{"mock", "mock", "/model mock", true},
+		{"mock", "any model at all", "/model any model at all", true},
+		{"codex", "gpt-5.6-luna", "", false},
+		{"claude", "", "", false},
+		{"mock", " \t", "", false},
+		{"mock", "two\nlines", "", false},
+		{"claude", "opus\x1b[201~", "", false},
+		{"mock", "del\x7f", "", false},
+		{"mock", "c1\u009b", "", false},
+	}
+	for _, tc := range tests {
+		got, ok := mustLookup(t, tc.prov, provider.Options{AllowMock: true}).ModelSwitch(tc.model)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("%s ModelSwitch(%q): got %q, %v; want %q, %v", tc.prov, tc.model, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+func TestRouteJSON(t *testing.T) {
+	for _, tc := range []struct {
+		r    provider.Route
+		want string
+	}{
+		{provider.Route{Provider: "claude", Model: "opus", Effort: "high"}, `{"provider":"claude","model":"opus","effort":"high"}`},
+		{provider.Route{Provider: "mock", Approvals: true}, `{"provider":"mock","model":"","effort":"","approvals":true}`},
+	} {
+		got, err := json.Marshal(tc.r)
+		if err != nil || string(got) != tc.want {
+			t.Errorf("json.Marshal(%+v): got %s, %v; want %s", tc.r, got, err, tc.want)
+		}
 	}
 }

@@ -1,7 +1,9 @@
 package provider
 
 import (
+	"strings"
 	"time"
+	"unicode"
 
 	"github.com/orcr-go/orcr/config"
 )
@@ -23,6 +25,19 @@ const (
 	KeyEnter  = "Enter"
 	KeyEscape = "Escape"
 )
+
+// ModelCommand is the slash command claude and the mock take to switch the running
+// TUI's model: "/model <model>" (docs/providers.md §2.2).
+const ModelCommand = "/model"
+
+// slashModel is the model switch "/model <model>", refused for a model that is blank
+// or holds a control character (it is typed into a terminal, docs/decisions.md D9).
+func slashModel(model string) (string, bool) {
+	if strings.TrimSpace(model) == "" || strings.ContainsFunc(model, unicode.IsControl) {
+		return "", false
+	}
+	return ModelCommand + " " + model, true
+}
 
 // clearInputKeys empty a readline-style input line: Ctrl-E moves to its end, Ctrl-U
 // deletes back to its start (docs/providers.md §5, "Typing a prompt"). Every provider

@@ -41,6 +41,14 @@ func TestResumeArgv(t *testing.T) {
 		{"codex upper-case uuid", "codex", provider.Route{}, "path", "rollout-x-019A3C5E-7B21-7D40-A1F3-5C2E9B8D4A61.jsonl",
 			[]string{"codex", "resume", "019A3C5E-7B21-7D40-A1F3-5C2E9B8D4A61", "--dangerously-bypass-approvals-and-sandbox"}},
 		{"mock path", "mock", full, "path", "/srv/orcr/agents/a1/transcript.jsonl",
+			[]string{"/usr/local/bin/orcr-mock-agent", "--skip-permissions", "--resume", "/srv/orcr/agents/a1/transcript.jsonl"}},
+		{"claude with approvals", "claude", provider.Route{Model: "opus", Approvals: true}, "id", claudeID,
+			[]string{"claude", "--model", "opus", "--resume", claudeID}},
+		{"codex with approvals", "codex", provider.Route{Effort: "low", Approvals: true}, "id", codexID,
+			[]string{"codex", "resume", codexID, "-c", "model_reasoning_effort=low"}},
+		{"codex with approvals and no flags", "codex", provider.Route{Approvals: true}, "id", codexID,
+			[]string{"codex", "resume", codexID}},
+		{"mock with approvals", "mock", provider.Route{Approvals: true}, "path", "/srv/orcr/agents/a1/transcript.jsonl",
 			[]string{"/usr/local/bin/orcr-mock-agent", "--resume", "/srv/orcr/agents/a1/transcript.jsonl"}},
 	}
 	for _, tc := range tests {

@@ -1,11 +1,12 @@
 // Package transcript reads the native transcripts of the coding agents orcr runs
 // (docs/providers.md §3.6, §4.6, §6, §8): it finds the one file that belongs to an agent
 // (the identity gate, [Locate]), parses the claude and codex JSON Lines formats into the
-// common [Entry] shape ([Parse], [Read]), extracts the final answer ([LastResponse]),
-// and answers the two timing questions completion and last-response reads ask about the
-// file: is it quiet ([Settled]) and has it caught up with the cursor recorded at
-// completion ([Cursor], [Fresh], [WaitFresh]). It also holds the best-effort blocked
-// classification ([ClassifyBlocked], docs/providers.md §7).
+// common [Entry] shape ([Parse], [Read]) and their tool calls and results into
+// [ToolEvent] values ([Tools], [ReadTools], [PendingCalls]), extracts the final answer
+// ([LastResponse]), and answers the two timing questions completion and last-response
+// reads ask about the file: is it quiet ([Settled]) and has it caught up with the
+// cursor recorded at completion ([Cursor], [Fresh], [WaitFresh]). It also holds the
+// best-effort blocked classification ([ClassifyBlocked], docs/providers.md §7).
 //
 // The package is pure logic plus file reads. It contains no actors and keeps no state;
 // every function is safe for concurrent use.

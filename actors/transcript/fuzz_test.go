@@ -2,6 +2,7 @@ package transcript_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"slices"
 	"testing"
@@ -27,6 +28,33 @@ func seed(f *testing.F, dirs ...string) {
 	}
 	f.Add([]byte(""))
 	f.Add([]byte("\n\r\n{"))
+	// Tool shapes of both formats, so each target starts near the other's too.
+	f.Add([]byte(`{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t","name":"n","input":{"a":[1]}}]}}`))
+	f.Add([]byte(`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t","content":[{"text":"x"}],"is_error":true}]}}`))
+	f.Add([]byte(`{"type":"response_item","payload":{"type":"function_call","name":"n","arguments":"{\"a\":1}","call_id":"c"}}`))
+	f.Add([]byte(`{"type":"response_item","payload":{"type":"function_call_output","call_id":"c","output":"{\"output\":\"o\",\"metadata\":{\"exit_code\":1}}"}}`))
+}
+
+// checkLocal runs parse (named name) on data and checks that it does not fail and
+// that the whole parses as the concatenation of its lines. It returns the result.
+func checkLocal[T any](t *testing.T, name, format string, data []byte, parse func(string, []byte) ([]T, error)) []T {
+	t.Helper()
+	whole, err := parse(format, data)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	var byLine []T
+	for line := range bytes.Lines(data) {
+		es, err := parse(format, line)
+		if err != nil {
+			t.Fatalf("%s(line): %v", name, err)
+		}
+		byLine = append(byLine, es...)
+	}
+	if d := cmp.Diff(byLine, whole); d != "" {
+		t.Fatalf("%s(whole) differs from %s per line (-lines +whole):\n%s", name, name, d)
+	}
+	return whole
 }
 
 var kinds = []string{transcript.KindText, transcript.KindThinking, transcript.KindToolUse, transcript.KindToolResult, transcript.KindOther}
@@ -35,21 +63,7 @@ var kinds = []string{transcript.KindText, transcript.KindThinking, transcript.Ki
 // kinds, a role on every entry, and line locality (the whole parses as the
 // concatenation of its lines).
 func checkParse(t *testing.T, format string, data []byte) []transcript.Entry {
-	entries, err := transcript.Parse(format, data)
-	if err != nil {
-		t.Fatalf("Parse: %v", err)
-	}
-	var byLine []transcript.Entry
-	for line := range bytes.Lines(data) {
-		es, err := transcript.Parse(format, line)
-		if err != nil {
-			t.Fatalf("Parse(line): %v", err)
-		}
-		byLine = append(byLine, es...)
-	}
-	if d := cmp.Diff(byLine, entries); d != "" {
-		t.Fatalf("Parse(whole) differs from Parse per line (-lines +whole):\n%s", d)
-	}
+	entries := checkLocal(t, "Parse", format, data, transcript.Parse)
 	for i, e := range entries {
 		if !slices.Contains(kinds, e.Kind) {
 			t.Fatalf("entry %d: kind %q", i, e.Kind)
@@ -67,16 +81,80 @@ func checkParse(t *testing.T, format string, data []byte) []transcript.Entry {
 	return entries
 }
 
+// checkTools runs Tools on data and checks what holds for any input: no error, line
+// locality, a call id on every event, fields set only for their kind, Args valid
+// JSON, and PendingCalls a subsequence of the calls that no later result answers.
+// It returns the events.
+func checkTools(t *testing.T, format string, data []byte) []transcript.ToolEvent {
+	evs := checkLocal(t, "Tools", format, data, transcript.Tools)
+	for i, e := range evs {
+		switch {
+		case e.CallID == "":
+			t.Fatalf("event %d: empty call id: %+v", i, e)
+		case e.Kind == transcript.ToolCall && (e.OK || e.Text != ""):
+			t.Fatalf("event %d: call with result fields: %+v", i, e)
+		case e.Kind == transcript.ToolResult && (e.Name != "" || e.Args != nil):
+			t.Fatalf("event %d: result with call fields: %+v", i, e)
+		case e.Kind != transcript.ToolCall && e.Kind != transcript.ToolResult:
+			t.Fatalf("event %d: kind %q", i, e.Kind)
+		case e.Args != nil && !json.Valid(e.Args):
+			t.Fatalf("event %d: args %q are not JSON", i, e.Args)
+		}
+	}
+	pending := transcript.PendingCalls(evs)
+	next := 0
+	for _, p := range pending {
+		for next < len(evs) && !cmp.Equal(evs[next], p) {
+			next++
+		}
+		if next == len(evs) {
+			t.Fatalf("pending call %+v is not a call of the events in order", p)
+		}
+		for _, later := range evs[next+1:] {
+			if later.Kind == transcript.ToolResult && later.CallID == p.CallID {
+				t.Fatalf("pending call %+v has a later result", p)
+			}
+		}
+		next++
+	}
+	return evs
+}
+
+// count returns how many of es satisfy keep.
+func count[E any](es []E, keep func(E) bool) int {
+	n := 0
+	for _, e := range es {
+		if keep(e) {
+			n++
+		}
+	}
+	return n
+}
+
 func FuzzParseClaude(f *testing.F) {
 	seed(f, "claude", "mock")
 	f.Fuzz(func(t *testing.T, data []byte) {
-		checkParse(t, transcript.FormatClaude, data)
+		entries := checkParse(t, transcript.FormatClaude, data)
+		evs := checkTools(t, transcript.FormatClaude, data)
+		// Every tool event is a block Parse reads as a tool entry (one without an id is
+		// an entry but no event).
+		isKind := func(k string) func(transcript.Entry) bool {
+			return func(e transcript.Entry) bool { return e.Kind == k }
+		}
+		isEvent := func(k string) func(transcript.ToolEvent) bool {
+			return func(e transcript.ToolEvent) bool { return e.Kind == k }
+		}
+		if count(evs, isEvent(transcript.ToolCall)) > count(entries, isKind(transcript.KindToolUse)) ||
+			count(evs, isEvent(transcript.ToolResult)) > count(entries, isKind(transcript.KindToolResult)) {
+			t.Fatalf("more tool events than tool entries: %+v vs %+v", evs, entries)
+		}
 	})
 }
 
 func FuzzParseCodex(f *testing.F) {
 	seed(f, "codex")
 	f.Fuzz(func(t *testing.T, data []byte) {
+		checkTools(t, transcript.FormatCodex, data)
 		for i, e := range checkParse(t, transcript.FormatCodex, data) {
 			if e.Kind != transcript.KindText || e.Text == "" || e.InputTokens != nil || e.OutputTokens != nil {
 				t.Fatalf("codex entry %d: %+v; want non-empty text without tokens", i, e)

@@ -28,16 +28,22 @@ var ErrUnknownFormat = errors.New("transcript: unknown format")
 // parsed on its own, so Parse of a concatenation is the concatenation of the Parses.
 // The result is nil when no line yields an entry.
 func Parse(format string, data []byte) ([]Entry, error) {
-	var parseLine func([]byte, []Entry) []Entry
+	return parseLines(format, data, parseClaudeLine, parseCodexLine)
+}
+
+// parseLines runs the line parser of format (claude or codex) over every line of data
+// that is not blank, each without its "\n" and a trailing "\r", appending to one
+// result.
+func parseLines[T any](format string, data []byte, claude, codex func([]byte, []T) []T) ([]T, error) {
+	parseLine := claude
 	switch format {
 	case FormatClaude:
-		parseLine = parseClaudeLine
 	case FormatCodex:
-		parseLine = parseCodexLine
+		parseLine = codex
 	default:
 		return nil, fmt.Errorf("%w %q", ErrUnknownFormat, format)
 	}
-	var out []Entry
+	var out []T
 	for len(data) > 0 {
 		line := data
 		if i := bytes.IndexByte(data, '\n'); i >= 0 {
@@ -59,6 +65,15 @@ func Parse(format string, data []byte) ([]Entry, error) {
 // read failure is read_error. Both wrap the underlying error. An unknown format is
 // transcript_unavailable read_error too.
 func Read(path, format string) ([]Entry, error) {
+	data, err := readTranscript(path, format)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(format, data)
+}
+
+// readTranscript reads the file at path for [Read] and [ReadTools], with their errors.
+func readTranscript(path, format string) ([]byte, error) {
 	if format != FormatClaude && format != FormatCodex {
 		return nil, Unavailable(CauseReadError, fmt.Sprintf("unknown transcript format %q", format)).
 			Wrap(ErrUnknownFormat)
@@ -70,7 +85,7 @@ func Read(path, format string) ([]Entry, error) {
 	if err != nil {
 		return nil, Unavailable(CauseReadError, "cannot read transcript: "+err.Error()).Wrap(err)
 	}
-	return Parse(format, data)
+	return data, nil
 }
 
 // jsonString decodes raw as a JSON string; ok is false for anything else (absent,
@@ -87,9 +102,9 @@ func jsonString(raw json.RawMessage) (string, bool) {
 }
 
 // jsonInt decodes raw as a JSON number holding an integer that fits an int64; nil for
-// anything else.
+// anything else, a string holding digits included (json.Number alone would take it).
 func jsonInt(raw json.RawMessage) *int64 {
-	if len(raw) == 0 {
+	if len(raw) == 0 || raw[0] == '"' {
 		return nil
 	}
 	var n json.Number
@@ -124,28 +139,25 @@ type claudeUsage struct {
 	OutputTokens json.RawMessage `json:"output_tokens"`
 }
 
+// claudeBlock is the part of a content block [Parse] and [Tools] read.
 type claudeBlock struct {
-	Type     json.RawMessage `json:"type"`
-	Text     json.RawMessage `json:"text"`
-	Thinking json.RawMessage `json:"thinking"`
-	Name     json.RawMessage `json:"name"`
-	Content  json.RawMessage `json:"content"`
+	Type      json.RawMessage `json:"type"`
+	Text      json.RawMessage `json:"text"`
+	Thinking  json.RawMessage `json:"thinking"`
+	Name      json.RawMessage `json:"name"`
+	Content   json.RawMessage `json:"content"`
+	ID        json.RawMessage `json:"id"`          // tool_use
+	Input     json.RawMessage `json:"input"`       // tool_use
+	ToolUseID json.RawMessage `json:"tool_use_id"` // tool_result
+	IsError   json.RawMessage `json:"is_error"`    // tool_result
 }
 
 // parseClaudeLine appends the entries of one claude line to out. Only "user" and
 // "assistant" lines with a message count. A message whose content is neither a string
 // nor an array yields nothing.
 func parseClaudeLine(line []byte, out []Entry) []Entry {
-	var l claudeLine
-	if json.Unmarshal(line, &l) != nil {
-		return out
-	}
-	typ, _ := jsonString(l.Type)
-	if typ != RoleUser && typ != RoleAssistant {
-		return out
-	}
-	var m claudeMessage
-	if len(l.Message) == 0 || l.Message[0] != '{' || json.Unmarshal(l.Message, &m) != nil {
+	l, typ, m, ok := decodeClaudeLine(line)
+	if !ok {
 		return out
 	}
 	base := Entry{Role: typ}
@@ -163,11 +175,7 @@ func parseClaudeLine(line []byte, out []Entry) []Entry {
 		e.Kind, e.Text = KindText, s
 		return append(out, e)
 	}
-	var blocks []json.RawMessage
-	if len(m.Content) == 0 || m.Content[0] != '[' || json.Unmarshal(m.Content, &blocks) != nil {
-		return out
-	}
-	for _, raw := range blocks {
+	for _, raw := range claudeBlocks(m) {
 		e := base
 		e.Kind = KindOther
 		var b claudeBlock
@@ -192,6 +200,32 @@ func parseClaudeLine(line []byte, out []Entry) []Entry {
 		out = append(out, e)
 	}
 	return out
+}
+
+// decodeClaudeLine decodes a claude line whose type is "user" or "assistant" and
+// which has a message object; ok is false for any other line.
+func decodeClaudeLine(line []byte) (l claudeLine, typ string, m claudeMessage, ok bool) {
+	if json.Unmarshal(line, &l) != nil {
+		return l, "", m, false
+	}
+	typ, _ = jsonString(l.Type)
+	if typ != RoleUser && typ != RoleAssistant {
+		return l, "", m, false
+	}
+	if len(l.Message) == 0 || l.Message[0] != '{' || json.Unmarshal(l.Message, &m) != nil {
+		return l, "", m, false
+	}
+	return l, typ, m, true
+}
+
+// claudeBlocks returns the blocks of a message whose content is an array; nil for
+// any other content.
+func claudeBlocks(m claudeMessage) []json.RawMessage {
+	var blocks []json.RawMessage
+	if len(m.Content) == 0 || m.Content[0] != '[' || json.Unmarshal(m.Content, &blocks) != nil {
+		return nil
+	}
+	return blocks
 }
 
 // copyTokens gives e its own token counters, so entries of one line share no pointers.
@@ -239,10 +273,16 @@ type codexLine struct {
 	Payload   json.RawMessage `json:"payload"`
 }
 
+// codexPayload is the part of a response item's payload [Parse] and [Tools] read.
 type codexPayload struct {
-	Type    json.RawMessage `json:"type"`
-	Role    json.RawMessage `json:"role"`
-	Content json.RawMessage `json:"content"`
+	Type      json.RawMessage `json:"type"`
+	Role      json.RawMessage `json:"role"`
+	Content   json.RawMessage `json:"content"`
+	CallID    json.RawMessage `json:"call_id"`   // tool calls and outputs
+	Name      json.RawMessage `json:"name"`      // tool calls
+	Arguments json.RawMessage `json:"arguments"` // function_call
+	Input     json.RawMessage `json:"input"`     // custom_tool_call
+	Output    json.RawMessage `json:"output"`    // *_output
 }
 
 type codexBlock struct {
@@ -254,15 +294,8 @@ type codexBlock struct {
 // whose payload is a message, one text entry per input_text/output_text/text block with
 // non-empty text. Codex entries carry no token counts.
 func parseCodexLine(line []byte, out []Entry) []Entry {
-	var l codexLine
-	if json.Unmarshal(line, &l) != nil {
-		return out
-	}
-	if t, _ := jsonString(l.Type); t != "response_item" {
-		return out
-	}
-	var p codexPayload
-	if len(l.Payload) == 0 || l.Payload[0] != '{' || json.Unmarshal(l.Payload, &p) != nil {
+	l, p, ok := decodeCodexItem(line)
+	if !ok {
 		return out
 	}
 	if t, _ := jsonString(p.Type); t != "message" {
@@ -294,4 +327,19 @@ func parseCodexLine(line []byte, out []Entry) []Entry {
 		}
 	}
 	return out
+}
+
+// decodeCodexItem decodes a codex line of type "response_item" whose payload is an
+// object; ok is false for any other line.
+func decodeCodexItem(line []byte) (l codexLine, p codexPayload, ok bool) {
+	if json.Unmarshal(line, &l) != nil {
+		return l, p, false
+	}
+	if t, _ := jsonString(l.Type); t != "response_item" {
+		return l, p, false
+	}
+	if len(l.Payload) == 0 || l.Payload[0] != '{' || json.Unmarshal(l.Payload, &p) != nil {
+		return l, p, false
+	}
+	return l, p, true
 }

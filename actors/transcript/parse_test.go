@@ -44,48 +44,58 @@ func inputs(t testing.TB, dir string) []string {
 	return files
 }
 
-func TestParseGolden(t *testing.T) {
+// eachFixture runs test as a subtest for every fixture of [goldenDirs], with the
+// fixture's path without ".jsonl" and its format.
+func eachFixture(t *testing.T, test func(t *testing.T, in, stem, format string)) {
 	for dir, format := range goldenDirs {
 		for _, in := range inputs(t, dir) {
-			t.Run(strings.TrimSuffix(filepath.ToSlash(in), ".jsonl"), func(t *testing.T) {
-				entries, err := transcript.Read(in, format)
-				if err != nil {
-					t.Fatalf("Read(%s, %s): %v", in, format, err)
-				}
-				g := golden{Entries: entries}
-				if s, ok := transcript.LastResponse(entries); ok {
-					g.LastResponse = &s
-				}
-				var buf bytes.Buffer
-				enc := json.NewEncoder(&buf)
-				enc.SetEscapeHTML(false)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(g); err != nil {
-					t.Fatal(err)
-				}
-				got := buf.Bytes()
-				gf := strings.TrimSuffix(in, ".jsonl") + ".golden.json"
-				if *update {
-					if err := os.WriteFile(gf, got, 0o644); err != nil {
-						t.Fatal(err)
-					}
-					return
-				}
-				want, err := os.ReadFile(gf)
-				if err != nil {
-					t.Fatalf("%v (run go test -update to create it)", err)
-				}
-				if d := cmp.Diff(string(want), string(got)); d != "" {
-					t.Errorf("Read(%s) mismatch against %s (-want +got):\n%s", in, gf, d)
-				}
-			})
+			stem := strings.TrimSuffix(in, ".jsonl")
+			t.Run(filepath.ToSlash(stem), func(t *testing.T) { test(t, in, stem, format) })
 		}
 	}
 }
 
-// TestMockTranscriptIsEntryShaped checks that the mock's lines, read as §6.1 entries
-// directly (the mock writes role/kind/text/timestamp at top level too), agree with what
-// the claude adapter makes of them.
+func TestParseGolden(t *testing.T) {
+	eachFixture(t, func(t *testing.T, in, stem, format string) {
+		entries, err := transcript.Read(in, format)
+		if err != nil {
+			t.Fatalf("Read(%s, %s): %v", in, format, err)
+		}
+		g := golden{Entries: entries}
+		if s, ok := transcript.LastResponse(entries); ok {
+			g.LastResponse = &s
+		}
+		checkGolden(t, stem+".golden.json", g)
+	})
+}
+
+// checkGolden compares v, encoded as indented JSON, with the file gf; with -update it
+// writes the file instead.
+func checkGolden(t *testing.T, gf string, v any) {
+	t.Helper()
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	got := buf.Bytes()
+	if *update {
+		if err := os.WriteFile(gf, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(gf)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if d := cmp.Diff(string(want), string(got)); d != "" {
+		t.Errorf("mismatch against %s (-want +got):\n%s", gf, d)
+	}
+}
+
 func TestMockTranscriptIsEntryShaped(t *testing.T) {
 	for _, in := range inputs(t, "mock") {
 		data, err := os.ReadFile(in)
@@ -150,6 +160,17 @@ func TestParseEntriesShareNoTokenPointers(t *testing.T) {
 	*es[0].InputTokens = 99
 	if *es[1].InputTokens != 5 {
 		t.Errorf("entries of one line share token counters: second input_tokens = %d after changing the first", *es[1].InputTokens)
+	}
+}
+
+func TestParseTokensAreNumbers(t *testing.T) {
+	line := `{"type":"assistant","message":{"role":"assistant","content":"x","usage":{"input_tokens":"5","output_tokens":6}}}`
+	es, err := transcript.Parse(transcript.FormatClaude, []byte(line))
+	if err != nil || len(es) != 1 {
+		t.Fatalf("Parse: got %d entries, %v; want 1, nil", len(es), err)
+	}
+	if es[0].InputTokens != nil || es[0].OutputTokens == nil || *es[0].OutputTokens != 6 {
+		t.Errorf("tokens: got input %v, output %v; want none (a string) and 6", es[0].InputTokens, es[0].OutputTokens)
 	}
 }
 

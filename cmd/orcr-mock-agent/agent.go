@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -91,11 +92,17 @@ func (a *agent) ui(d *decoder) {
 			a.input = a.input[:0]
 			a.scr.setInput("")
 		case keyEnter:
+			// Enter on an empty input box answers a standing permission prompt.
+			if len(a.input) == 0 && a.answer(true) {
+				continue
+			}
 			if a.submit() {
 				return
 			}
 		case keyEsc:
-			a.interrupt()
+			if !a.answer(false) {
+				a.interrupt()
+			}
 		case keyCtrlC:
 			if len(a.input) > 0 {
 				a.input = a.input[:0]
@@ -135,9 +142,26 @@ func (a *agent) submit() bool {
 		a.log.Printf("dropped send %d/%d: %q", a.dropped, a.cfg.dropFirst, clip(text, 200))
 		return false
 	}
+	if _, ok := modelCommand(text); ok {
+		a.enqueue(workItem{kind: itemModel, text: text})
+		return false
+	}
 	a.enqueue(workItem{kind: itemPrompt, text: text})
 	return false
 }
+
+// modelCommand reports whether text is the /model command, and returns its
+// argument with the surrounding white space trimmed.
+func modelCommand(text string) (name string, ok bool) {
+	rest, ok := strings.CutPrefix(text, modelPrefix)
+	if !ok || (rest != "" && !unicode.IsSpace(rune(rest[0]))) {
+		return "", false
+	}
+	return strings.TrimSpace(rest), true
+}
+
+// modelPrefix starts the command that switches the model.
+const modelPrefix = "/model"
 
 // enqueue hands an item to the worker; if the queue is full it is dropped.
 func (a *agent) enqueue(it workItem) {
@@ -146,6 +170,19 @@ func (a *agent) enqueue(it workItem) {
 	default:
 		a.log.Printf("queue full, dropping %q", clip(it.text, 200))
 	}
+}
+
+// answer gives a standing permission prompt its verdict (approved or not). It
+// reports whether a prompt stood.
+func (a *agent) answer(approved bool) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.permit == nil {
+		return false
+	}
+	a.permit <- approved // buffered for one verdict; the prompt is gone after it
+	a.permit = nil
+	return true
 }
 
 // interrupt stops the running turn, or leaves a blocked state.
@@ -209,6 +246,8 @@ func (a *agent) work() {
 					a.scr.setStatus("idle")
 					a.rep.report("idle")
 				}
+			case itemModel:
+				a.switchModel(it.text)
 			case itemPrompt:
 				a.turn(it.text)
 				turns++
@@ -219,6 +258,28 @@ func (a *agent) work() {
 			}
 		}
 	}
+}
+
+// switchModel runs "/model <name>": it records name as the model (the status line,
+// mock.log and a user line of the transcript, never an assistant one) and reports
+// idle without starting a turn. A missing or multi-line name is shown as a usage
+// error and changes nothing, but idle is reported all the same.
+func (a *agent) switchModel(text string) {
+	a.mu.Lock()
+	a.blocked = false
+	a.mu.Unlock()
+	name, _ := modelCommand(text)
+	if name == "" || strings.ContainsAny(name, "\r\n") {
+		a.log.Printf("model: bad command %q", clip(text, 200))
+		a.scr.addLines("usage: " + modelPrefix + " <name>")
+		a.setState("idle")
+		return
+	}
+	a.log.Printf("model set to %q", name)
+	a.tr.append(newModelLine(text, name, a.cfg.sessionID))
+	a.scr.addLines("model set to " + name)
+	a.scr.setModel(name)
+	a.setState("idle")
 }
 
 // finish flushes the transcript and releases the pane's agent state.
@@ -232,7 +293,7 @@ func (a *agent) finish() {
 type turnParams struct {
 	turnMS, toolGaps, gapMS  int
 	block, noWorking, digest bool
-	say, write               string
+	say, write, tool         string
 }
 
 // params merges the prompt's directives over the knobs.
@@ -247,6 +308,7 @@ func (a *agent) params(prompt string) turnParams {
 		digest:    d.digest,
 		say:       d.say,
 		write:     d.write,
+		tool:      d.tool,
 	}
 	if d.turnMS.ok {
 		p.turnMS = d.turnMS.v
@@ -301,33 +363,45 @@ func (a *agent) turn(prompt string) {
 			a.setState(state)
 		}
 	}
+	// A tool turn writes its user line with the call; the rest write it at the end.
+	lines := []transcriptLine{newTranscriptLine("user", prompt, a.cfg.sessionID, false)}
 	if !sleep(ctx, a.cfg.delayWorkingMS) {
-		a.interrupted(prompt, resp)
+		a.interrupted(lines, resp)
 		return
 	}
 	busy("working")
 	for i := 0; i < p.toolGaps; i++ {
 		if !sleep(ctx, max(p.turnMS, minGapWorkMS)) {
-			a.interrupted(prompt, resp)
+			a.interrupted(lines, resp)
 			return
 		}
 		busy("idle")
 		if !sleep(ctx, p.gapMS) {
-			a.interrupted(prompt, resp)
+			a.interrupted(lines, resp)
 			return
 		}
 		busy("working")
 	}
+	if p.tool != "" {
+		approved, ok := a.callTool(ctx, prompt, p.tool, lines)
+		lines = nil
+		if !ok {
+			a.interrupted(lines, resp)
+			return
+		}
+		if !approved {
+			resp = "DENIED: " + p.tool + "\nDONE"
+		}
+	}
 	if !sleep(ctx, p.turnMS) {
-		a.interrupted(prompt, resp)
+		a.interrupted(lines, resp)
 		return
 	}
 
-	user := newTranscriptLine("user", prompt, a.cfg.sessionID, false)
-	asst := newTranscriptLine("assistant", resp, a.cfg.sessionID, false)
+	lines = append(lines, newTranscriptLine("assistant", resp, a.cfg.sessionID, false))
 	late := a.cfg.lateTranscriptMS
 	if late == 0 {
-		a.tr.append(user, asst)
+		a.tr.append(lines...)
 	}
 	if p.write != "" {
 		a.writeResponse(p.write, resp)
@@ -342,18 +416,73 @@ func (a *agent) turn(prompt string) {
 	a.mu.Unlock()
 	a.setState(final)
 	if late > 0 {
-		a.tr.appendLater(time.Duration(late)*time.Millisecond, user, asst)
+		a.tr.appendLater(time.Duration(late)*time.Millisecond, lines...)
 	}
 }
 
-// interrupted finishes an interrupted turn: what it has goes to the
-// transcript at once, then idle is reported.
-func (a *agent) interrupted(prompt, resp string) {
+// callTool makes the turn's call of tool name: the user line (pending) and the
+// tool_use go to the transcript. With --skip-permissions the tool "runs" at once;
+// otherwise the permission prompt is shown, blocked reported and the verdict
+// awaited, then working reported. Either way the tool_result follows. approved is
+// the verdict; ok is false when the turn was interrupted while waiting (the call
+// is then answered as interrupted, as claude does).
+func (a *agent) callTool(ctx context.Context, prompt, name string, pending []transcriptLine) (approved, ok bool) {
+	a.toolCalls++
+	id := fmt.Sprintf("toolu_mock_%s_%d", a.toolPrefix, a.toolCalls)
+	sid := a.cfg.sessionID
+	a.tr.append(append(pending, newToolUseLine(id, name, prompt, sid))...)
+	a.scr.addLines("tool " + name + " (" + id + ")")
+	a.log.Printf("tool call %s %s", id, name)
+	if a.cfg.skipPermissions {
+		a.toolResult(id, name, true)
+		return true, true
+	}
+	verdict := make(chan bool, 1)
+	a.mu.Lock()
+	a.permit = verdict
+	a.mu.Unlock()
+	a.scr.setDialog(permissionPrompt(name))
+	a.setState("blocked")
+	select {
+	case approved = <-verdict:
+	case <-ctx.Done():
+		a.mu.Lock()
+		a.permit = nil
+		a.mu.Unlock()
+		a.scr.setDialog("")
+		a.tr.append(newToolResultLine(id, "interrupted by user", true, sid))
+		a.log.Printf("tool call %s interrupted", id)
+		return false, false
+	}
+	a.scr.setDialog("")
+	a.toolResult(id, name, approved)
+	a.setState("working")
+	return approved, true
+}
+
+// permissionPrompt is the dialog that asks whether tool name may run.
+func permissionPrompt(name string) string {
+	return "Allow tool " + name + "? [Enter] yes  [Esc] no"
+}
+
+// toolResult writes and shows the result of the call id of tool name: "ok: <name>"
+// when approved, else the error "denied by user".
+func (a *agent) toolResult(id, name string, approved bool) {
+	text := "ok: " + name
+	if !approved {
+		text = "denied by user"
+	}
+	a.tr.append(newToolResultLine(id, text, !approved, a.cfg.sessionID))
+	a.scr.addLines("  " + text)
+	a.log.Printf("tool result %s: %s", id, text)
+}
+
+// interrupted finishes an interrupted turn: what it has — lines not written yet
+// (the user line, unless a tool call wrote it) and the partial response — goes to
+// the transcript at once, then idle is reported.
+func (a *agent) interrupted(lines []transcriptLine, resp string) {
 	partial := strings.TrimSuffix(resp, "\nDONE") + "\nINTERRUPTED"
-	a.tr.append(
-		newTranscriptLine("user", prompt, a.cfg.sessionID, false),
-		newTranscriptLine("assistant", partial, a.cfg.sessionID, true),
-	)
+	a.tr.append(append(lines, newTranscriptLine("assistant", partial, a.cfg.sessionID, true))...)
 	a.scr.addLines(partial)
 	a.setState("idle")
 }

@@ -29,11 +29,12 @@ type directives struct {
 	digest    bool   // digest: answer with the prompt's byte count and SHA-256
 	say       string // non-empty when say=<word> was given
 	write     string // non-empty when write=<relpath> was given
+	tool      string // non-empty when tool=<name> was given: the turn calls that tool
 }
 
 // parseDirectives scans prompt for whitespace-separated directive tokens:
-// turn_ms=<n>, tool_gaps=<n>, gap_ms=<n>, block, no_working, digest, say=<word>
-// and write=<relpath>, each optionally prefixed with one '@'. Tokens that are not
+// turn_ms=<n>, tool_gaps=<n>, gap_ms=<n>, block, no_working, digest, say=<word>,
+// write=<relpath> and tool=<name>, each optionally prefixed with one '@'. Tokens that are not
 // directives, and directives with an empty, negative or non-numeric value, are
 // ignored. A later token overrides an earlier one. Numbers are clamped to
 // [maxDirectiveMS] (milliseconds) and [maxToolGaps] (gaps). It never panics.
@@ -73,6 +74,8 @@ func parseDirectives(prompt string) directives {
 			d.say = val
 		case "write":
 			d.write = val
+		case "tool":
+			d.tool = val
 		}
 	}
 	return d

@@ -35,6 +35,11 @@ func TestParseDirectives(t *testing.T) {
 		{"say=a=b", directives{say: "a=b"}},
 		{"@@say=x", directives{}},
 		{"line one\nsay=two\tturn_ms=3", directives{say: "two", turnMS: optInt{3, true}}},
+		{"tool=Bash", directives{tool: "Bash"}},
+		{"clean up @tool=Bash say=done", directives{tool: "Bash", say: "done"}},
+		{"tool=Read tool=Write", directives{tool: "Write"}},
+		{"tool= tool tools=Bash Tool=Bash", directives{}},
+		{"tool=mcp__srv__do=it", directives{tool: "mcp__srv__do=it"}},
 	}
 	for _, tt := range tests {
 		got := parseDirectives(tt.in)
@@ -47,7 +52,7 @@ func TestParseDirectives(t *testing.T) {
 func FuzzParseDirectives(f *testing.F) {
 	for _, s := range []string{
 		"", "say=hello", "@block", "turn_ms=10 tool_gaps=2 gap_ms=5",
-		"write=../../etc/passwd", "turn_ms=99999999999999999999", "@=@", "say=\x00\xff",
+		"write=../../etc/passwd", "turn_ms=99999999999999999999", "@=@", "say=\x00\xff", "@tool=Bash",
 	} {
 		f.Add(s)
 	}
@@ -61,7 +66,7 @@ func FuzzParseDirectives(f *testing.F) {
 		if d.toolGaps.ok && (d.toolGaps.v < 0 || d.toolGaps.v > maxToolGaps) {
 			t.Fatalf("tool_gaps out of range: %+v", d)
 		}
-		if strings.ContainsAny(d.say, " \t\n") || strings.ContainsAny(d.write, " \t\n") {
+		if strings.ContainsAny(d.say, " \t\n") || strings.ContainsAny(d.write, " \t\n") || strings.ContainsAny(d.tool, " \t\n") {
 			t.Fatalf("value spans tokens: %+v", d)
 		}
 		_ = response(s, turnParams{say: d.say, digest: d.digest})

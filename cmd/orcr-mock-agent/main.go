@@ -14,23 +14,27 @@
 // line), other control bytes (^E among them) are ignored. Blank prompts are
 // ignored; "/quit", ^D on an empty input box and the end of input stop the
 // program (end of input and ^D first finish the prompts already queued;
-// "/quit" interrupts the running turn). Prompts submitted while a turn runs
-// are queued. A lone ESC byte (not the start of an escape sequence), or ^C
-// with an empty input box, interrupts the running turn: the prompt and a
-// partial response ending in the line "INTERRUPTED" (never "DONE") are
-// written to the transcript at once and idle is reported. ESC while blocked
-// reports idle.
+// "/quit" interrupts the running turn). "/model <name>" switches the model (see
+// "Model switch"). Prompts submitted while a turn runs are queued. A lone ESC
+// byte (not the start of an escape sequence), or ^C with an empty input box,
+// interrupts the running turn: the prompt and a partial response ending in the
+// line "INTERRUPTED" (never "DONE") are written to the transcript at once and
+// idle is reported. ESC while blocked (the block directive or knob) reports
+// idle. While a permission prompt stands (see "Tool calls"), Enter on an empty
+// input box approves and ESC denies instead.
 //
 // # Command line
 //
-// orcr-mock-agent takes no arguments but one optional form:
+//	orcr-mock-agent [--skip-permissions] [--resume <transcript path>]
 //
-//	orcr-mock-agent --resume <transcript path>   (or --resume=<path>)
-//
-// which continues the conversation of another mock's transcript.jsonl (orcr's
-// mock provider passes it to resume a conversation, docs/providers.md §8). Any
-// other command line, or --resume without a path, prints a usage line to stderr
-// and exits with status 2 before anything else happens.
+// Each flag at most once, in either order; --resume=<path> is the same as
+// --resume <path>. --resume continues the conversation of another mock's
+// transcript.jsonl (orcr's mock provider passes it to resume a conversation,
+// docs/providers.md §8). --skip-permissions is the mock's permission bypass: the
+// tool calls of the tool= directive run at once instead of asking (see "Tool
+// calls"); orcr passes it unless the agent runs with approvals. Any other command
+// line, or --resume without a path, prints a usage line to stderr and exits with
+// status 2 before anything else happens.
 //
 // # Start-up
 //
@@ -77,7 +81,8 @@
 //
 // Whitespace-separated tokens anywhere in a prompt, each with an optional
 // leading '@', override the knobs for that turn: turn_ms=<n>, tool_gaps=<n>,
-// gap_ms=<n>, block, say=<word> and write=<relpath>. no_working (an extension)
+// gap_ms=<n>, block, say=<word> and write=<relpath>. tool=<name> (an extension)
+// makes the turn call the tool name (see "Tool calls"). no_working (an extension)
 // makes the turn report no state but its final one, so herdr never shows it
 // working: a turn too short for any poll to see, made deterministic. digest (an
 // extension) makes the response "bytes=<n> sha256=<hex>" of the prompt as
@@ -90,13 +95,47 @@
 // For each accepted prompt: show "> <prompt>"; wait ORCR_MOCK_DELAY_WORKING_MS
 // (still idle); report working; tool_gaps times: sleep max(turn_ms, 150) ms,
 // report idle, sleep gap_ms, report working (with no_working, none of these
-// reports is made nor shown); sleep turn_ms; build the response
-// "<say>\nDONE" or "RESPONSE: <prompt>\nDONE" (or the digest); append the user
-// and assistant lines to the transcript (unless late); write the response to
+// reports is made nor shown); with tool=, call the tool; sleep turn_ms; build
+// the response "<say>\nDONE" or "RESPONSE: <prompt>\nDONE" (or the digest, or
+// "DENIED: <name>\nDONE" when the tool was denied); append the user and
+// assistant lines to the transcript (unless late; a tool turn's user line is
+// already there, written with the call); write the response to
 // <data dir>/<relpath> for write= (a relpath that is absolute or leaves the
 // data dir is refused and logged); show the response; report blocked (block)
 // or idle; for a late transcript, append the lines ORCR_MOCK_LATE_TRANSCRIPT_MS
 // later (or as soon as anything else is appended or the program exits).
+//
+// # Tool calls
+//
+// A turn with tool=<name> calls that tool after its tool gaps: it appends the
+// user line and an assistant tool_use line (id "toolu_mock_<hex>_<n>": <hex>
+// random per process, so ids do not repeat across a --resume, and <n> counting
+// the process's calls; input {"prompt": <the prompt>}) and shows "tool <name>
+// (<id>)". With --skip-permissions the tool runs at once: a user tool_result
+// line "ok: <name>" follows and the turn goes on. Without it the turn parks on a
+// permission prompt: the dialog "Allow tool <name>? [Enter] yes  [Esc] no"
+// appears above the input box and blocked is reported. Enter on an empty input
+// box approves: the result "ok: <name>" is written, working reported and the
+// turn finishes as usual. ESC denies: the result is the error "denied by user",
+// working is reported and the turn finishes with the response
+// "DENIED: <name>\nDONE" (it completes; it is not an interrupt). While the prompt
+// stands, typing goes to the input box as ever, and Enter on a non-empty box
+// submits it (a prompt is queued behind the parked turn, /quit quits). An
+// interrupt (^C on an empty box, /quit, a signal) while parked answers the call
+// with the error "interrupted by user" and ends the turn as interrupted. A
+// process killed while parked leaves the tool_use without a result. no_working
+// does not hide the prompt's blocked report nor the working after it.
+//
+// # Model switch
+//
+// "/model <name>" (the rest of the line, trimmed) records name as the model: it
+// is shown on the status line ("[idle]  model <name>") and in the conversation
+// ("model set to <name>"), written to mock.log, and appended to the transcript
+// as a user text line of the command that also carries "model": <name> (never an
+// assistant line, so it is not a response). No turn starts and idle is reported;
+// the command does not count as a turn for ORCR_MOCK_EXIT_AFTER. Like a prompt it
+// is queued behind a running turn. Without a name (or with a multi-line one) it
+// shows "usage: /model <name>", changes nothing and reports idle.
 //
 // # Transcript format
 //
@@ -110,10 +149,18 @@
 //	 "timestamp":"…","session_id":"mock_session",
 //	 "message":{"role":"assistant","content":"hi\nDONE"}}
 //
-// type and role are "user" or "assistant"; kind is always "text"; text and
-// message.content are the same string; timestamp is RFC 3339 UTC with
-// nanoseconds; session_id is omitted when empty; an interrupted turn's
-// assistant line also has "interrupted":true.
+// type and role are "user" or "assistant"; kind is "text", with text and
+// message.content the same string, for every line but the tool lines; timestamp
+// is RFC 3339 UTC with nanoseconds; session_id is omitted when empty; an
+// interrupted turn's assistant line also has "interrupted":true; a /model line
+// also has "model". A tool call and its result are, as claude writes them:
+//
+//	{"type":"assistant","role":"assistant","kind":"tool_use","text":"","tool":"Bash",
+//	 "timestamp":"…","session_id":"…","message":{"role":"assistant","content":
+//	 [{"type":"tool_use","id":"toolu_mock_1a2b3c4d_1","name":"Bash","input":{"prompt":"…"}}]}}
+//	{"type":"user","role":"user","kind":"tool_result","text":"ok: Bash",
+//	 "timestamp":"…","session_id":"…","message":{"role":"user","content":
+//	 [{"type":"tool_result","tool_use_id":"toolu_mock_1a2b3c4d_1","content":"ok: Bash","is_error":false}]}}
 //
 // # herdr calls
 //
@@ -137,6 +184,8 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -177,6 +226,7 @@ type config struct {
 	source           string
 	sessionSource    string // ORCR_MOCK_SESSION_SOURCE; "" sends no session report
 	resumeFrom       string // --resume <transcript path>; "" starts fresh
+	skipPermissions  bool   // --skip-permissions: tool= calls run without a permission prompt
 }
 
 // loadConfig reads the knobs through getenv, logging values it rejects.
@@ -246,28 +296,42 @@ func envDump(environ []string) map[string]string {
 }
 
 // usage is printed to stderr for a command line the program does not take.
-const usage = "usage: orcr-mock-agent [--resume <transcript path>]\n"
+const usage = "usage: orcr-mock-agent [--skip-permissions] [--resume <transcript path>]\n"
 
-// parseArgs reads the command line (without the program name): nothing, or
-// "--resume <path>" (also "--resume=<path>") with a non-empty path. It returns the
-// path to resume from, "" for a fresh session.
-func parseArgs(args []string) (resumeFrom string, err error) {
-	if len(args) == 0 {
-		return "", nil
+// cmdLine is what the command line asks for.
+type cmdLine struct {
+	resumeFrom      string // --resume <path>; "" starts fresh
+	skipPermissions bool   // --skip-permissions: tool calls run without asking
+}
+
+// parseArgs reads the command line (without the program name): at most one
+// "--skip-permissions" and at most one "--resume <path>" (also "--resume=<path>",
+// the path not empty), in either order. The word after "--resume" is its path,
+// whatever it looks like.
+func parseArgs(args []string) (cmdLine, error) {
+	var c cmdLine
+	resume := false
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "--skip-permissions" && !c.skipPermissions:
+			c.skipPermissions = true
+		case a == "--resume" && !resume:
+			resume = true
+			if i+1 < len(args) {
+				i++
+				c.resumeFrom = args[i]
+			}
+		case strings.HasPrefix(a, "--resume=") && !resume:
+			resume = true
+			c.resumeFrom = strings.TrimPrefix(a, "--resume=")
+		default:
+			return cmdLine{}, fmt.Errorf("unexpected arguments %q", args)
+		}
 	}
-	switch {
-	case args[0] == "--resume" && len(args) == 2:
-		resumeFrom = args[1]
-	case strings.HasPrefix(args[0], "--resume=") && len(args) == 1:
-		resumeFrom = strings.TrimPrefix(args[0], "--resume=")
-	case args[0] == "--resume" && len(args) == 1:
-	default:
-		return "", fmt.Errorf("unexpected arguments %q", args)
+	if resume && c.resumeFrom == "" {
+		return cmdLine{}, errors.New("--resume needs a transcript path")
 	}
-	if resumeFrom == "" {
-		return "", errors.New("--resume needs a transcript path")
-	}
-	return resumeFrom, nil
+	return c, nil
 }
 
 // main runs the mock agent and exits with its status.
@@ -277,7 +341,7 @@ func main() {
 
 // run is the whole program; it returns the exit code: 2 for a bad command line, else 0.
 func run(args []string) int {
-	resumeFrom, err := parseArgs(args)
+	cl, err := parseArgs(args)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "orcr-mock-agent: %v\n%s", err, usage)
 		return 2
@@ -295,8 +359,9 @@ func run(args []string) int {
 	}
 	cfg := loadConfig(os.Getenv, logger.Printf)
 	cfg.dataDir = dataDir
-	cfg.resumeFrom = resumeFrom
-	logger.Printf("start pid=%d data_dir=%s resume=%q", os.Getpid(), dataDir, resumeFrom)
+	cfg.resumeFrom = cl.resumeFrom
+	cfg.skipPermissions = cl.skipPermissions
+	logger.Printf("start pid=%d data_dir=%s resume=%q skip_permissions=%v", os.Getpid(), dataDir, cl.resumeFrom, cl.skipPermissions)
 
 	if b, err := json.MarshalIndent(envDump(os.Environ()), "", "  "); err == nil {
 		if err := os.WriteFile(filepath.Join(dataDir, "mock_env.json"), append(b, '\n'), 0o644); err != nil {
@@ -368,6 +433,7 @@ const (
 	itemPrompt  itemKind = iota // run a turn
 	itemEOF                     // input ended: stop after the items before it
 	itemUnblock                 // ESC while blocked: report idle
+	itemModel                   // "/model <name>": record the model, report idle
 )
 
 // workItem is what the input side hands to the worker.
@@ -393,6 +459,11 @@ type agent struct {
 	mu      sync.Mutex
 	cancel  context.CancelFunc // cancels the running turn; nil between turns
 	blocked bool               // last reported state was blocked
+	permit  chan bool          // takes the verdict while a permission prompt stands; else nil
+
+	// Worker-side state, touched only by the worker.
+	toolPrefix string // random per process, so tool-call ids differ across a --resume
+	toolCalls  int    // tool calls made so far
 
 	// Input-side state, touched only by ui.
 	input   []rune
@@ -402,11 +473,12 @@ type agent struct {
 // newAgent builds the agent; it writes the screen to out.
 func newAgent(cfg config, logger *log.Logger, out io.Writer, size func() (int, int)) *agent {
 	a := &agent{
-		cfg:   cfg,
-		log:   logger,
-		scr:   &screen{out: out, size: size},
-		queue: make(chan workItem, 1024),
-		quit:  make(chan struct{}),
+		cfg:        cfg,
+		log:        logger,
+		scr:        &screen{out: out, size: size},
+		queue:      make(chan workItem, 1024),
+		quit:       make(chan struct{}),
+		toolPrefix: randomHex(4),
 	}
 	if !cfg.noReport && cfg.socket != "" && cfg.paneID != "" {
 		a.rep = &reporter{
@@ -429,4 +501,11 @@ func newAgent(cfg config, logger *log.Logger, out io.Writer, size func() (int, i
 	}
 	a.tr = &transcript{path: tpath, logf: logger.Printf}
 	return a
+}
+
+// randomHex returns n random bytes in hex.
+func randomHex(n int) string {
+	b := make([]byte, n)
+	rand.Read(b) // never fails (crypto/rand)
+	return hex.EncodeToString(b)
 }

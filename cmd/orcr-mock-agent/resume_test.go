@@ -135,6 +135,13 @@ func TestBadArguments(t *testing.T) {
 		{"resume with two paths", []string{"--resume", "a", "b"}, `unexpected arguments ["--resume" "a" "b"]`},
 		{"single dash", []string{"-resume", "a"}, `unexpected arguments ["-resume" "a"]`},
 		{"help", []string{"--help"}, `unexpected arguments ["--help"]`},
+		{"skip-permissions twice", []string{"--skip-permissions", "--skip-permissions"},
+			`unexpected arguments ["--skip-permissions" "--skip-permissions"]`},
+		{"resume twice", []string{"--resume", "a", "--resume=b"}, `unexpected arguments ["--resume" "a" "--resume=b"]`},
+		{"skip-permissions with a value", []string{"--skip-permissions=true"}, `unexpected arguments ["--skip-permissions=true"]`},
+		{"skip-permissions and a positional", []string{"--skip-permissions", "hello"},
+			`unexpected arguments ["--skip-permissions" "hello"]`},
+		{"skip-permissions and resume without a path", []string{"--skip-permissions", "--resume"}, "--resume needs a transcript path"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -15,8 +15,9 @@ const (
 )
 
 // screen is the TUI's display model: a header, the conversation so far, a
-// status line and the input box. Every change redraws the whole screen with
-// clear + home. It is safe for concurrent use.
+// dialog (the permission prompt) when one stands, the input box and a status
+// line. Every change redraws the whole screen with clear + home. It is safe for
+// concurrent use.
 type screen struct {
 	out  io.Writer
 	size func() (cols, rows int)
@@ -24,7 +25,9 @@ type screen struct {
 	mu     sync.Mutex
 	header []string
 	lines  []string
+	dialog string // "" when no dialog stands
 	status string
+	model  string // shown on the status line when set (/model)
 	input  string
 }
 
@@ -54,21 +57,26 @@ func (s *screen) addLines(text string) {
 	s.drawLocked()
 }
 
-// setStatus sets the status line and redraws.
-func (s *screen) setStatus(status string) {
+// set stores v in the field *f of s and redraws.
+func (s *screen) set(f *string, v string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.status = status
+	*f = v
 	s.drawLocked()
 }
 
+// setStatus sets the status line and redraws.
+func (s *screen) setStatus(status string) { s.set(&s.status, status) }
+
+// setDialog shows text above the input box, or removes the dialog for "", and
+// redraws.
+func (s *screen) setDialog(text string) { s.set(&s.dialog, text) }
+
+// setModel sets the model shown on the status line and redraws.
+func (s *screen) setModel(model string) { s.set(&s.model, model) }
+
 // setInput sets the input box content and redraws.
-func (s *screen) setInput(input string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.input = input
-	s.drawLocked()
-}
+func (s *screen) setInput(input string) { s.set(&s.input, input) }
 
 // redraw draws the screen again (after a resize).
 func (s *screen) redraw() {
@@ -94,9 +102,20 @@ func (s *screen) drawLocked() {
 	top = append(top, rule)
 
 	var bottom []string
+	if s.dialog != "" {
+		bottom = append(bottom, rule)
+		for _, l := range strings.Split(s.dialog, "\n") {
+			bottom = append(bottom, wrap(l, cols)...)
+		}
+	}
 	bottom = append(bottom, rule)
 	bottom = append(bottom, inputRows(s.input, cols)...)
-	bottom = append(bottom, rule, "["+s.status+"]")
+	status := "[" + s.status + "]"
+	if s.model != "" {
+		status += "  model " + s.model
+	}
+	bottom = append(bottom, rule)
+	bottom = append(bottom, wrap(status, cols)...)
 
 	var body []string
 	for _, l := range s.lines {

@@ -10,8 +10,9 @@ import (
 
 // transcriptMessage is the claude-style "message" object of a transcript line.
 type transcriptMessage struct {
-	Role    string `json:"role"`
-	Content string `json:"content"`
+	Role string `json:"role"`
+	// Content is the text (a string), or for a tool line one tool block in an array.
+	Content any `json:"content"`
 }
 
 // transcriptLine is one line of transcript.jsonl; see the package comment for
@@ -21,24 +22,73 @@ type transcriptLine struct {
 	Role        string            `json:"role"`
 	Kind        string            `json:"kind"`
 	Text        string            `json:"text"`
+	Tool        string            `json:"tool,omitempty"`
+	Model       string            `json:"model,omitempty"` // a /model line: the model set
 	Timestamp   string            `json:"timestamp"`
 	SessionID   string            `json:"session_id,omitempty"`
 	Interrupted bool              `json:"interrupted,omitempty"`
 	Message     transcriptMessage `json:"message"`
 }
 
+// toolUseBlock is the claude-style block of a tool call.
+type toolUseBlock struct {
+	Type  string            `json:"type"` // "tool_use"
+	ID    string            `json:"id"`
+	Name  string            `json:"name"`
+	Input map[string]string `json:"input"`
+}
+
+// toolResultBlock is the claude-style block of a tool result.
+type toolResultBlock struct {
+	Type      string `json:"type"` // "tool_result"
+	ToolUseID string `json:"tool_use_id"`
+	Content   string `json:"content"`
+	IsError   bool   `json:"is_error"`
+}
+
+// newLine builds a line of role and kind with text, now, with content as its
+// message content.
+func newLine(role, kind, text, sessionID string, content any) transcriptLine {
+	return transcriptLine{
+		Type:      role,
+		Role:      role,
+		Kind:      kind,
+		Text:      text,
+		Timestamp: time.Now().UTC().Format(time.RFC3339Nano),
+		SessionID: sessionID,
+		Message:   transcriptMessage{Role: role, Content: content},
+	}
+}
+
 // newTranscriptLine builds a text entry for role ("user" or "assistant").
 func newTranscriptLine(role, text, sessionID string, interrupted bool) transcriptLine {
-	return transcriptLine{
-		Type:        role,
-		Role:        role,
-		Kind:        "text",
-		Text:        text,
-		Timestamp:   time.Now().UTC().Format(time.RFC3339Nano),
-		SessionID:   sessionID,
-		Interrupted: interrupted,
-		Message:     transcriptMessage{Role: role, Content: text},
-	}
+	l := newLine(role, "text", text, sessionID, text)
+	l.Interrupted = interrupted
+	return l
+}
+
+// newModelLine builds the user line of the command text that set model.
+func newModelLine(text, model, sessionID string) transcriptLine {
+	l := newTranscriptLine("user", text, sessionID, false)
+	l.Model = model
+	return l
+}
+
+// newToolUseLine builds the assistant's call of tool name with id, its input
+// {"prompt": prompt}.
+func newToolUseLine(id, name, prompt, sessionID string) transcriptLine {
+	l := newLine("assistant", "tool_use", "", sessionID, []toolUseBlock{
+		{Type: "tool_use", ID: id, Name: name, Input: map[string]string{"prompt": prompt}},
+	})
+	l.Tool = name
+	return l
+}
+
+// newToolResultLine builds the result of the call id: text, an error when isError.
+func newToolResultLine(id, text string, isError bool, sessionID string) transcriptLine {
+	return newLine("user", "tool_result", text, sessionID, []toolResultBlock{
+		{Type: "tool_result", ToolUseID: id, Content: text, IsError: isError},
+	})
 }
 
 // transcript appends entries to the transcript file. Delayed appends (the
