@@ -47,6 +47,9 @@ type AgentEnv struct {
 	NeedsAgentSession func(provider string) bool
 	// Submit returns a provider's input-delivery recipe (nil: plain two-call).
 	Submit func(provider string) SubmitPlan
+	// RemoteKeys returns a provider's keys for the remote stream's ops (interrupt,
+	// approve, deny, model switch); nil or false: none.
+	RemoteKeys func(provider string) (RemoteKeys, bool)
 	// HerdrGate, if set, runs before the first herdr call of a spawn: the contract
 	// check against the live herdr schema (herdr_version_skew on drift).
 	HerdrGate func(ctx context.Context) error
@@ -151,6 +154,7 @@ type opDone struct {
 	ended  bool  // the row ended: the actor stops
 	retry  int64 // unix ms: decide the turn rules again then (a completion not ready yet)
 	mark   completionMark
+	drain  *bool // a drain op: whether text still waits in the inbox
 }
 
 // completionMark is what an agent actor knows of herdr's completion_seq for its open
@@ -200,6 +204,9 @@ type agentActor struct {
 	tracked    TrackPane       // what the monitor was last told
 	mark       completionMark  // completion_seq of the open turn, from the ops' results
 	probe      transcriptProbe // when the open turn's transcript was last probed for its work
+
+	inbox       bool         // the stream's inbox may hold text for this agent
+	inboxStatus store.Status // the status a drain last left text waiting in ("" = none)
 }
 
 type queuedOp struct {
@@ -217,7 +224,13 @@ func (a *agentActor) Receive(c actor.Context) {
 	switch m := c.Message().(type) {
 	case *actor.Started:
 		a.load(c)
-	case StartAgent, SendInput, KillAgent, AdoptAgent, recoverAgent, ParkAgent, ReapAgent, ReconcileAgent:
+	case drainInbox:
+		if a.ended {
+			return
+		}
+		a.inbox, a.inboxStatus = true, ""
+		a.queueDrain(c)
+	case StartAgent, SendInput, KillAgent, AdoptAgent, recoverAgent, ParkAgent, ReapAgent, ReconcileAgent, sendKeys:
 		if a.ended {
 			a.reject(c, c.Sender(), m)
 			return
@@ -267,7 +280,29 @@ func (a *agentActor) load(c actor.Context) {
 		return
 	}
 	a.st, a.loaded = st, true
+	if items, err := store.Inbox(contextBG, a.env.DB.Reader(), a.uuid); err == nil && len(items) > 0 {
+		a.inbox = true
+	}
 	a.track(c)
+}
+
+// queueDrain queues a drain of the inbox when text may wait, the agent's state could let
+// it through, and that state is not the one a drain already found closed; one drain op
+// waits at a time.
+func (a *agentActor) queueDrain(c actor.Context) {
+	if !a.inbox || a.ended || !a.loaded || a.st.Status == a.inboxStatus {
+		return
+	}
+	if !a.st.Status.In(store.StatusWorking, store.StatusIdle, store.StatusParked, store.StatusEnded) {
+		return
+	}
+	for _, q := range a.queue {
+		if _, ok := q.msg.(drainInbox); ok {
+			return
+		}
+	}
+	a.queue = append(a.queue, queuedOp{msg: drainInbox{UUID: a.uuid}})
+	a.next(c)
 }
 
 func (a *agentActor) done(c actor.Context, m opDone) {
@@ -281,6 +316,12 @@ func (a *agentActor) done(c actor.Context, m opDone) {
 		changed = changed || m.st != a.st
 		a.st = m.st
 	}
+	if m.drain != nil {
+		a.inbox, a.inboxStatus = *m.drain, ""
+		if *m.drain {
+			a.inboxStatus = a.st.Status
+		}
+	}
 	if m.ended || (a.loaded && a.st.Status == store.StatusEnded) {
 		a.finish(c)
 		return
@@ -293,6 +334,7 @@ func (a *agentActor) done(c actor.Context, m opDone) {
 		a.undecided = false
 		a.decide(c)
 	}
+	a.queueDrain(c)
 	a.next(c)
 }
 
@@ -340,6 +382,8 @@ func (a *agentActor) reject(c actor.Context, to *actor.PID, m any) {
 		c.Send(to, ReapResult{})
 	case ReconcileAgent:
 		c.Send(to, ReconcileResult{UUID: a.uuid})
+	case sendKeys:
+		c.Send(to, keysSent{Err: gone})
 	}
 }
 
@@ -479,6 +523,11 @@ func (a *agentActor) start(c actor.Context, op queuedOp) {
 		case ReapAgent:
 			res := w.reap(m.ParkedBefore)
 			done.result, done.ended = res, res.Reaped
+		case drainInbox:
+			waiting := w.drain()
+			done.drain = &waiting
+		case sendKeys:
+			done.result = keysSent{Err: w.keys(m.Keys)}
 		case ReconcileAgent:
 			done.result = w.reconcile(m)
 			done.ended = w.loaded && w.st.Status == store.StatusEnded

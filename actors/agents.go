@@ -48,6 +48,10 @@ func (a *agentsActor) Receive(c actor.Context) {
 		c.Forward(a.child(c, m.UUID))
 	case StatusReport:
 		c.Send(a.child(c, m.UUID), m)
+	case drainInbox:
+		c.Send(a.child(c, m.UUID), m)
+	case sendKeys:
+		c.Forward(a.child(c, m.UUID))
 	case CancelSpawn:
 		if pid, ok := a.children[m.UUID]; ok {
 			c.Send(pid, m)

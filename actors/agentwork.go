@@ -27,6 +27,7 @@ type agentWork struct {
 	stopping *atomic.Bool
 	mark     completionMark // the actor's, handed back in opDone
 	source   string         // the current send's session-log source ("" = orcr)
+	inboxID  int64          // the inbox item the current send delivers (0 = none)
 }
 
 // inputSource is the session log's source of the input being delivered.

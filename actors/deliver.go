@@ -48,6 +48,11 @@ func (w *agentWork) deliver(prompt string, from []store.Status, target string, w
 			if err := tx.LogInput(w.uuid, o.seq, w.inputSource(), prompt); err != nil {
 				return err
 			}
+			if w.inboxID != 0 {
+				if err := ignoreStale(tx.InboxDone(w.uuid, w.inboxID)); err != nil {
+					return err
+				}
+			}
 		}
 		if _, err := tx.Applied(o.opID, derr == nil, errText(derr), map[string]any{"input_seq": o.seq}); err != nil {
 			return err
@@ -112,6 +117,10 @@ func (w *agentWork) send(prompt string) (socketapi.SendResult, error) {
 		return socketapi.SendResult{}, wire.Conflict(fmt.Sprintf("agent %s has no pane yet (status %s)", w.st.Path, w.st.Status),
 			"current_status", w.st.Status)
 	}
+	if w.source == store.SourceRemote && w.st.Status == store.StatusBlocked {
+		// docs/remote.md §6: stream text is never typed into a blocked agent.
+		return socketapi.SendResult{}, wire.Conflict("agent "+w.st.Path+" is blocked", "current_status", w.st.Status)
+	}
 	while := w.st.Status
 	if w.st.Status == store.StatusParked || w.st.MoveState != store.MoveNone {
 		if err := w.unpark(); err != nil {
@@ -125,6 +134,7 @@ func (w *agentWork) send(prompt string) (socketapi.SendResult, error) {
 				"current_status", w.st.Status)
 		}
 	}
+	w.switchModel()
 	res, err := w.deliver(prompt, store.InputStatuses, w.st.TerminalID, while)
 	if errors.Is(err, store.ErrStale) {
 		return res, wire.Conflict("agent "+w.st.Path+" changed state during delivery", "current_status", w.st.Status)

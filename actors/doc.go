@@ -36,6 +36,8 @@
 //	├── discovery                    every 3 s: unmanaged agents of the user's herdr sessions (absent with ORCR_DISABLE_DISCOVERY=1)
 //	├── loops                        loop scheduler: every loop_tick the due loops and timed-out runs; restart recovery of runs
 //	│   └── loop-<uuid>-<n>          one per active or paused loop: fires, manual starts, promotions, stops, exits, pause, rm
+//	├── remote                       the remote stream's hub: one connection per agent, revocation, the replay gate
+//	├── ws-<n>                       one per remote stream WebSocket (socketapi/ws): replay-then-tail of one agent's log
 //	├── conn/<n>                     one per accepted client connection (socketapi/server)
 //	│   └── <subscription>           one per events.subscribe / watch.open on that connection
 //	└── wait-<n>                     one per blocked agent.wait / agent.ask: forwards commit notifications
@@ -77,13 +79,26 @@
 //	discovery goroutine → store, herdr     Write(one session's changes) → WriteResult; the
 //	                                       herdr CLI and the user sessions' connection actors
 //	subscription        → store            Bounds → BoundsResult, WatchOpen → WatchOpenResult
+//	ws-<n>              → store            SubscribeLog → LogSubscribed (its subscribes wait for it)
+//	the facade          → remote           RemoteStatsQuery → RemoteStats (server.status)
+//	stream frame goroutines → agents → <agent> SendInput (source remote) → SendOutcome,
+//	                                       sendKeys → keysSent (a cancel's interrupt, a verdict's answer)
 //	wait-<n>            → store            Bounds → BoundsResult (confirms its Subscribe)
 //	op goroutines       → store, herdr     (edge code of an agent actor, see below)
 //	request goroutines  → herdr supervisor driver operations (herdr/doc.go)
 //	reconcile pass      → herdr supervisor pane.list (and, when the owned session does
 //	                                       not answer, ensureOwned's pings)
 //
-// Plain sends (no reply): subscription and wait-<n> → store (Subscribe, Unsubscribe,
+// Plain sends (no reply): ws-<n> → remote (hubRegister, replayAcquire, replayRelease) and
+// remote → ws-<n> (replayGranted, streamSuperseded, streamRevoked); store → ws-<n>
+// (LogCommitted after every commit that appended to its agent's session log); the facade
+// → remote (hubRevoke after a token rotation or revocation) and → agents → <agent>
+// (drainInbox after text went to an agent's inbox; an agent actor also queues a drain
+// for itself when its status lets waiting text through); the sink's writer goroutine →
+// ws-<n> (streamRoom, once half its queue is free); the WebSocket face → ws-<n>
+// (StreamSubscribe, streamGone). A ws-<n> reads the session log from the store's read
+// pool only while it holds a replay slot; it never sends a Request to anyone but the
+// store. subscription and wait-<n> → store (Subscribe, Unsubscribe,
 // Pin, Unpin); store → subscription and wait-<n> (EventsCommitted after every commit,
 // PinDropped); request goroutines → store (LiftBarriers, on every way out of a kill);
 // connection writer callbacks → subscription (credit for written frames); server → conn
@@ -159,9 +174,10 @@
 //     stopping a connection stops its subscription children first. Up to 150 ms for
 //     those frames to flush, then every connection is closed.
 //  4. Reader goroutines end with their sockets; the remaining request goroutines are
-//     waited for.
+//     waited for. Then the remote listener (socketapi/ws) stops accepting and ends
+//     every stream connection: each ws-<n> stops, and its socket closes (bounded, 3 s).
 //  5. [System.Stop]: the loops (a stop's grace ends at once, the run stays stopping for the
-//     next start), the discovery, the gc, the reconciler, the monitor and the queue stop, in that order (no more
+//     next start), the discovery, the gc, the reconciler, the monitor, the queue and the remote hub stop, in that order (no more
 //     sweeps, polls or promotions; a reconcile pass in flight, which may be waiting for
 //     herdr or starting the owned session, is canceled; a ReapResult arriving after gc stopped goes to dead
 //     letters, and the next start's queue pass promotes into the freed slot); the agents

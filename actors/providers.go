@@ -8,6 +8,7 @@ import (
 	"github.com/orcr-go/orcr/actors/provider"
 	"github.com/orcr-go/orcr/actors/transcript"
 	"github.com/orcr-go/orcr/herdr"
+	"github.com/orcr-go/orcr/store"
 )
 
 // The provider side of the facade: integration checks, startup and shutdown recipes,
@@ -121,6 +122,34 @@ func (t transcripts) Locate(a TranscriptTarget) (string, error) {
 		Home: t.s.getenv("HOME"), DataDir: a.DataDir, Format: sp.Format, DataDirFile: sp.DataDirFile,
 		SessionKind: a.SessionKind, SessionValue: a.SessionValue, CreatedAt: a.CreatedAt, Cwd: a.Cwd,
 	})
+}
+
+func (t transcripts) Tools(providerName, path string) ([]store.ToolLog, error) {
+	evs, err := transcript.ReadTools(path, t.spec(providerName).Format)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]store.ToolLog, 0, len(evs))
+	for _, e := range evs {
+		out = append(out, store.ToolLog{Result: e.Kind == transcript.ToolResult, CallID: e.CallID, Name: e.Name,
+			Args: e.Args, OK: e.OK, Text: e.Text})
+	}
+	return out, nil
+}
+
+// remoteKeys returns the stream's recipes of provider name.
+func (s *System) remoteKeys(name string) (RemoteKeys, bool) {
+	prov, err := s.lookupProvider(name)
+	if err != nil {
+		return RemoteKeys{}, false
+	}
+	return RemoteKeys{Interrupt: prov.InterruptKeys(), Approve: prov.ApproveKeys(), Deny: prov.DenyKeys(),
+		ModelSwitch: prov.ModelSwitch}, true
+}
+
+// lookupProvider finds provider name with the server's options.
+func (s *System) lookupProvider(name string) (provider.Provider, error) {
+	return provider.Lookup(name, s.providerOptions())
 }
 
 func (t transcripts) LastResponse(providerName, path string) (string, error) {

@@ -83,6 +83,7 @@ func (s *System) Status(ctx context.Context) (socketapi.StatusResult, error) {
 		// `server enable` locates it with its own (docs/loops.md §12).
 		LoopsFiring: service.Manager{Getenv: s.getenv}.Installed(),
 		Loops:       loops,
+		Remote:      s.remoteStatus(ctx),
 		Drift: map[string]int64{"lost": drift.Lost, "repaired": drift.Repaired,
 			"unknown_marked_panes": drift.UnknownMarkedPanes, "unmarked_panes": drift.UnmarkedPanes},
 	}, nil

@@ -78,6 +78,32 @@ type Subscribe struct {
 	PID *actor.PID
 }
 
+// SubscribeLog registers PID (an actor; it is watched) for [LogCommitted] of one agent's
+// session log (docs/remote.md §5).
+type SubscribeLog struct {
+	Agent string
+	PID   *actor.PID
+}
+
+// LogSubscribed answers a [SubscribeLog] sent with Request: every commit after it
+// reaches the subscriber as [LogCommitted].
+type LogSubscribed struct {
+	Agent string
+}
+
+// UnsubscribeLog removes a [SubscribeLog] registration.
+type UnsubscribeLog struct {
+	Agent string
+	PID   *actor.PID
+}
+
+// LogCommitted is sent to an agent's log subscribers after each commit that appended to
+// its session log: the entries, in seq order.
+type LogCommitted struct {
+	Agent   string
+	Entries []store.LogEntry
+}
+
 // Unsubscribe removes a [Subscribe] registration.
 type Unsubscribe struct {
 	PID *actor.PID
@@ -177,6 +203,7 @@ type storeState struct {
 	latest, oldest int64
 
 	subs    map[string]*actor.PID
+	logSubs map[string]map[string]*actor.PID // agent → subscriber key → PID
 	pins    map[int64]*pin
 	dropped map[int64]string // pins dropped for lag (id → owner key), ignored until Unpin
 	watched map[string]*actor.PID
@@ -210,6 +237,7 @@ func NewStoreProps(db *store.DB, log *slog.Logger, opts StoreOptions) *actor.Pro
 		log:      log,
 		opts:     opts.withDefaults(),
 		subs:     map[string]*actor.PID{},
+		logSubs:  map[string]map[string]*actor.PID{},
 		pins:     map[int64]*pin{},
 		dropped:  map[int64]string{},
 		watched:  map[string]*actor.PID{},
@@ -296,10 +324,31 @@ func (s *storeActor) Receive(c actor.Context) {
 		}
 		delete(s.subs, m.PID.String())
 		s.release(c, m.PID)
+	case SubscribeLog:
+		if m.PID == nil {
+			return
+		}
+		if s.logSubs[m.Agent] == nil {
+			s.logSubs[m.Agent] = map[string]*actor.PID{}
+		}
+		s.logSubs[m.Agent][m.PID.String()] = m.PID
+		s.watch(c, m.PID)
+		if c.Sender() != nil {
+			c.Respond(LogSubscribed{Agent: m.Agent})
+		}
+	case UnsubscribeLog:
+		if m.PID == nil {
+			return
+		}
+		s.dropLogSub(m.Agent, m.PID.String())
+		s.release(c, m.PID)
 	case *actor.Terminated:
 		key := m.Who.String()
 		delete(s.watched, key)
 		delete(s.subs, key)
+		for agent := range s.logSubs {
+			s.dropLogSub(agent, key)
+		}
 		for id, p := range s.pins {
 			if p.owner != nil && p.owner.String() == key {
 				delete(s.pins, id)
@@ -370,6 +419,7 @@ func (s *storeActor) flush(c actor.Context) {
 			c.Send(pid, head)
 		}
 	}
+	s.publishLogs(c, results[:n])
 	if r := results[n]; r.Err != nil {
 		s.log.Error("store actor: retention failed", "err", r.Err)
 	} else {
@@ -460,6 +510,45 @@ func (s *storeActor) watch(c actor.Context, pid *actor.PID) {
 	c.Watch(pid)
 }
 
+// publishLogs sends each agent's newly committed session-log entries to its log
+// subscribers, in commit order.
+func (s *storeActor) publishLogs(c actor.Context, results []store.OpResult) {
+	if len(s.logSubs) == 0 {
+		return
+	}
+	var byAgent map[string][]store.LogEntry
+	var order []string
+	for _, r := range results {
+		for _, e := range r.Logs {
+			if _, ok := s.logSubs[e.Agent]; !ok {
+				continue
+			}
+			if byAgent == nil {
+				byAgent = map[string][]store.LogEntry{}
+			}
+			if _, ok := byAgent[e.Agent]; !ok {
+				order = append(order, e.Agent)
+			}
+			byAgent[e.Agent] = append(byAgent[e.Agent], e)
+		}
+	}
+	for _, agent := range order {
+		m := LogCommitted{Agent: agent, Entries: byAgent[agent]}
+		for _, pid := range s.logSubs[agent] {
+			c.Send(pid, m)
+		}
+	}
+}
+
+func (s *storeActor) dropLogSub(agent, key string) {
+	if m := s.logSubs[agent]; m != nil {
+		delete(m, key)
+		if len(m) == 0 {
+			delete(s.logSubs, agent)
+		}
+	}
+}
+
 // release unwatches pid when no subscription or pin refers to it any more.
 func (s *storeActor) release(c actor.Context, pid *actor.PID) {
 	if pid == nil {
@@ -468,6 +557,11 @@ func (s *storeActor) release(c actor.Context, pid *actor.PID) {
 	key := pid.String()
 	if _, ok := s.subs[key]; ok {
 		return
+	}
+	for _, m := range s.logSubs {
+		if _, ok := m[key]; ok {
+			return
+		}
 	}
 	for _, p := range s.pins {
 		if p.owner != nil && p.owner.String() == key {

@@ -65,9 +65,14 @@ type System struct {
 	recon    *actor.PID
 	discover *actor.PID
 	loops    *actor.PID
-	stopped  chan struct{} // closed by Stop: the loops' waiting goroutines end
-	driver   *herdr.Driver
-	env      *AgentEnv
+	remote   *actor.PID // the remote stream's hub
+
+	remoteMu   sync.Mutex
+	remoteAddr string // the remote listener's address ("" = off)
+	remoteTLS  bool
+	stopped    chan struct{} // closed by Stop: the loops' waiting goroutines end
+	driver     *herdr.Driver
+	env        *AgentEnv
 
 	integ   herdrIntegrations
 	gateMu  sync.Mutex
@@ -96,6 +101,9 @@ func Start(cfg SystemConfig) (*System, error) {
 		s.Stop()
 		return nil, err
 	}
+	if s.remote, err = s.sys.Root.SpawnNamed(newRemoteHubProps(log, cfg.Config.Remote.MaxConcurrentReplays), "remote"); err != nil {
+		return fail(wire.Internal("actor", "cannot start the remote hub: "+err.Error()))
+	}
 	bin, err := herdr.FindBinary(cfg.Config.Herdr.Bin, s.getenv)
 	if err != nil {
 		log.Warn("no herdr binary; agents cannot be spawned until one is configured", "err", err)
@@ -117,6 +125,7 @@ func Start(cfg SystemConfig) (*System, error) {
 		Tuning:            cfg.Config.TuningFor,
 		Transcripts:       tr,
 		Submit:            s.submitPlan,
+		RemoteKeys:        s.remoteKeys,
 		NeedsAgentSession: func(name string) bool { return tr.spec(name).DataDirFile == "" },
 		AgentSessionWait:  3 * time.Second,
 		OwnedStart:        make(chan struct{}, 1),
@@ -210,7 +219,7 @@ func (s *System) Stop() {
 			close(s.stopped)
 		}
 	}
-	for _, pid := range []*actor.PID{s.loops, s.discover, s.gc, s.recon, s.monitor, s.queue} {
+	for _, pid := range []*actor.PID{s.loops, s.discover, s.gc, s.recon, s.monitor, s.queue, s.remote} {
 		if pid != nil {
 			root.PoisonFuture(pid).Wait()
 		}

@@ -20,6 +20,9 @@ type Transcripts interface {
 	Settled(path string, settle time.Duration, now time.Time) bool
 	// Cursor is the file's mtime in ms as a decimal string.
 	Cursor(path string) (string, bool)
+	// Tools reads the tool calls and results of the transcript at path, in file order
+	// (the session log's tool/call and tool/result, docs/remote.md §5).
+	Tools(provider, path string) ([]store.ToolLog, error)
 	// ClassifyBlocked guesses why a pane is blocked (question, limit, login, unknown)
 	// from herdr's title and name of the pane (docs/providers.md §7).
 	ClassifyBlocked(parts ...string) string
@@ -77,6 +80,7 @@ func (w *agentWork) turn(op turnOp) (ended bool, retry int64) {
 			kind = w.env.Transcripts.ClassifyBlocked(r.Title, r.Name)
 		}
 		w.logErr("mark blocked", w.apply(func(tx *store.Tx) error { return tx.MarkBlocked(w.uuid, kind, w.st.Turn.Seq) }))
+		w.approvals()
 	case turnStartIdle:
 		w.logErr("start idle streak", w.apply(func(tx *store.Tx) error { return tx.StartIdle(w.uuid, op.step.IdleSince) }))
 	case turnIdleEdge:
@@ -116,6 +120,7 @@ func (w *agentWork) complete() (ended bool, retry int64) {
 			return false, later // not flushed yet
 		}
 	}
+	w.logTools()
 	c := store.TurnCompletion{UUID: w.uuid, Seq: w.st.Turn.Seq}
 	if turnCompletionFlipsIdle(factsOf(w.st)) {
 		c.IdleFrom = w.st.Status

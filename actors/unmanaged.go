@@ -87,6 +87,11 @@ func (w *agentWork) sendExternal(prompt string) (socketapi.SendResult, error) {
 			if err := tx.LogInput(w.uuid, o.seq, w.inputSource(), prompt); err != nil {
 				return err
 			}
+			if w.inboxID != 0 {
+				if err := ignoreStale(tx.InboxDone(w.uuid, w.inboxID)); err != nil {
+					return err
+				}
+			}
 		}
 		if _, err := tx.Applied(o.opID, derr == nil, errText(derr), map[string]any{"input_seq": o.seq}); err != nil {
 			return err

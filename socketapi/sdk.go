@@ -148,6 +148,12 @@ func (c *Client) Adopt(ctx context.Context, req AdoptRequest) (AdoptResult, erro
 	return Invoke(ctx, c, AgentAdopt, req)
 }
 
+// Token issues, rotates or revokes an agent's remote stream token (agent.token,
+// docs/remote.md §3). The token is in the result this once.
+func (c *Client) Token(ctx context.Context, req TokenRequest) (TokenResult, error) {
+	return Invoke(ctx, c, AgentToken, req)
+}
+
 // Logs calls agent.logs: the agent's transcript entries, or its final response.
 func (c *Client) Logs(ctx context.Context, req LogsRequest) (LogsResult, error) {
 	return Invoke(ctx, c, AgentLogs, req)

@@ -28,6 +28,7 @@ type Facade interface {
 	AttachHeartbeat(context.Context, LeaseRequest) (HeartbeatResult, error)
 	AttachRelease(context.Context, LeaseRequest) (ReleaseResult, error)
 	Adopt(context.Context, AdoptRequest) (AdoptResult, error)
+	Token(context.Context, TokenRequest) (TokenResult, error)
 	LoopCreate(context.Context, LoopCreateRequest) (LoopResult, error)
 	LoopPause(context.Context, LoopNamesRequest) (LoopUpdateResult, error)
 	LoopResume(context.Context, LoopNamesRequest) (LoopUpdateResult, error)
@@ -228,6 +229,8 @@ var (
 		Summary: "list agents in tree order"}
 	AgentAdopt = &Method[AdoptRequest, AdoptResult]{Name: "agent.adopt", CLI: "agent adopt", Call: Facade.Adopt,
 		Summary: "turn an unmanaged agent into a managed one, resuming its conversation"}
+	AgentToken = &Method[TokenRequest, TokenResult]{Name: "agent.token", CLI: "agent token", Call: Facade.Token,
+		Summary: "issue, rotate or revoke an agent's remote stream token"}
 	LoopCreate = &Method[LoopCreateRequest, LoopResult]{Name: "loop.create", CLI: "loop create", Call: Facade.LoopCreate,
 		Summary: "create a durable cron or one-shot loop for a command"}
 	LoopPause = &Method[LoopNamesRequest, LoopUpdateResult]{Name: "loop.pause", CLI: "loop pause", Call: Facade.LoopPause,
@@ -255,4 +258,5 @@ var Methods = []Spec{
 	AgentAttachRelease, AgentKill, AgentLs, LoopCreate, LoopPause, LoopResume, LoopRm, LoopLs,
 	LoopLogs, LoopRunStart, LoopRunStop, LoopRunLs,
 	AgentAdopt, // beyond the reference (docs/decisions.md D12)
+	AgentToken, // the remote stream's tokens (docs/remote.md §3)
 }

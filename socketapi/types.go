@@ -66,6 +66,25 @@ type StatusResult struct {
 	Loops []LoopSummary `json:"loops"`
 	// Reconciliation counters (lost, repaired, unknown_marked_panes, unmarked_panes).
 	Drift map[string]int64 `json:"drift"`
+	// The remote stream's listener (docs/remote.md §2).
+	Remote RemoteStatus `json:"remote"`
+}
+
+// RemoteStatus is server.status's remote object.
+type RemoteStatus struct {
+	// Whether the listener is up (remote.listen is set and bound).
+	Listening bool `json:"listening"`
+	// The bound host:port, when listening.
+	Address *string `json:"address"`
+	// Whether the listener speaks TLS.
+	TLS bool `json:"tls"`
+	// Open stream connections.
+	Connections int `json:"connections"`
+	// Replay reads holding a slot now, connections waiting for one, and the most
+	// ever held at once (at most remote.max_concurrent_replays).
+	ReplaysActive  int `json:"replays_active"`
+	ReplaysWaiting int `json:"replays_waiting"`
+	ReplaysPeak    int `json:"replays_peak"`
 }
 
 // HerdrStatus is server.status's herdr object.
@@ -207,6 +226,31 @@ type AdoptResult struct {
 	FromPath string `json:"from_path"`
 	// herdr's conversation pointer the new pane resumes.
 	Resume string `json:"resume"`
+}
+
+// TokenRequest is agent.token's params (docs/remote.md §3).
+type TokenRequest struct {
+	Caller
+	// An agent path (in the caller's scope) or uuid (prefix).
+	Target string `json:"target,omitempty"`
+	// Issue a new token and revoke every older one of the agent.
+	Rotate bool `json:"rotate,omitempty"`
+	// Revoke every token of the agent and issue none.
+	Revoke bool `json:"revoke,omitempty"`
+}
+
+// TokenResult is agent.token's result.
+type TokenResult struct {
+	// The agent's uuid: the {agent_id} of its stream URL.
+	UUID string `json:"uuid"`
+	// The agent's path.
+	Path string `json:"path"`
+	// The new token, shown this once (absent with revoke).
+	Token *string `json:"token,omitempty"`
+	// The stream's path on the listener: /agents/<uuid>/ws.
+	URLPath string `json:"url_path"`
+	// How many tokens were revoked.
+	Revoked int `json:"revoked"`
 }
 
 // SendRequest is agent.send's params.

@@ -47,12 +47,13 @@ func LiveTokens(ctx context.Context, q Querier, agent string) ([]string, error) 
 type InboxItem struct {
 	ID        int64
 	Text      string
+	Wake      bool // a wake that could not start a turn yet (the agent was blocked or starting)
 	CreatedAt int64
 }
 
 // InboxPut appends text to agent's inbox and returns its id.
-func (t *Tx) InboxPut(agent, text string) (int64, error) {
-	res, err := t.Exec(`INSERT INTO inbox (agent_uuid, text, created_at) VALUES (?, ?, ?)`, agent, text, t.now)
+func (t *Tx) InboxPut(agent, text string, wake bool) (int64, error) {
+	res, err := t.Exec(`INSERT INTO inbox (agent_uuid, text, wake, created_at) VALUES (?, ?, ?, ?)`, agent, text, wake, t.now)
 	if err != nil {
 		return 0, sqliteErr("insert inbox", err)
 	}
@@ -73,7 +74,7 @@ func (t *Tx) InboxDrop(agent string) error {
 
 // Inbox reads agent's inbox, oldest first.
 func Inbox(ctx context.Context, q Querier, agent string) ([]InboxItem, error) {
-	rows, err := q.QueryContext(ctx, `SELECT id, text, created_at FROM inbox WHERE agent_uuid = ? ORDER BY id`, agent)
+	rows, err := q.QueryContext(ctx, `SELECT id, text, wake, created_at FROM inbox WHERE agent_uuid = ? ORDER BY id`, agent)
 	if err != nil {
 		return nil, sqliteErr("read inbox", err)
 	}
@@ -81,7 +82,7 @@ func Inbox(ctx context.Context, q Querier, agent string) ([]InboxItem, error) {
 	var out []InboxItem
 	for rows.Next() {
 		var it InboxItem
-		if err := rows.Scan(&it.ID, &it.Text, &it.CreatedAt); err != nil {
+		if err := rows.Scan(&it.ID, &it.Text, &it.Wake, &it.CreatedAt); err != nil {
 			return nil, sqliteErr("read inbox", err)
 		}
 		out = append(out, it)
@@ -93,4 +94,3 @@ func Inbox(ctx context.Context, q Querier, agent string) ([]InboxItem, error) {
 func InboxAgents(ctx context.Context, q Querier) ([]string, error) {
 	return queryStrings(q, ctx, `SELECT DISTINCT agent_uuid FROM inbox`)
 }
-

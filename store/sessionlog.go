@@ -710,7 +710,8 @@ func (t *Tx) SetPolicy(agent string, patterns []string) error {
 	return w.save()
 }
 
-// SetModel logs model/updated {role, spec}.
+// SetModel logs model/updated {role, spec}; for role main the spec also becomes the
+// pending model switch the pane gets before its next waking input ([Tx.TakePendingModel]).
 func (t *Tx) SetModel(agent, role, spec string) error {
 	w, err := t.session(agent)
 	if err != nil {
@@ -719,7 +720,33 @@ func (t *Tx) SetModel(agent, role, spec string) error {
 	if err := w.add(LogModelUpdated, map[string]any{"role": role, "spec": spec}); err != nil {
 		return err
 	}
-	return w.save()
+	if err := w.save(); err != nil {
+		return err
+	}
+	if role != "main" {
+		return nil
+	}
+	return t.exec("set pending model", `UPDATE sessions SET pending_model = ? WHERE agent_uuid = ?`, spec, agent)
+}
+
+// PendingModel reads the model switch agent's pane has not had yet ("" = none).
+func PendingModel(ctx context.Context, q Querier, agent string) (string, error) {
+	var m sql.NullString
+	err := q.QueryRowContext(ctx, `SELECT pending_model FROM sessions WHERE agent_uuid = ?`, agent).Scan(&m)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return m.String, sqliteErr("read pending model", err)
+}
+
+// ModelSwitched records that the pane switched to model: the pending switch is cleared
+// (when it is still model) and the row's model column follows.
+func (t *Tx) ModelSwitched(agent, model string) error {
+	if err := t.exec("clear pending model", `UPDATE sessions SET pending_model = NULL WHERE agent_uuid = ? AND pending_model = ?`,
+		agent, model); err != nil {
+		return err
+	}
+	return t.exec("record model", `UPDATE agents SET model = ?, updated_at = ? WHERE uuid = ?`, model, t.now, agent)
 }
 
 // MountApprovals records that agent's approvals row is mounted (it was started while

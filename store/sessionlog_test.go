@@ -197,7 +197,10 @@ func TestSessionLogCancelAndApprovals(t *testing.T) {
 	}
 	before := len(logOf(t, db, id))
 	for _, call := range []string{"nope", "k2"} {
-		err := write(func(tx *store.Tx) error { _, err := tx.ResolveApproval(id, call, store.VerdictApproved, ""); return err })
+		err := write(func(tx *store.Tx) error {
+			_, err := tx.ResolveApproval(id, call, store.VerdictApproved, "")
+			return err
+		})
 		if !errors.Is(err, store.ErrStaleCall) {
 			t.Errorf("verdict for %s: got %v, want ErrStaleCall", call, err)
 		}
@@ -229,7 +232,10 @@ func TestSessionLogCancelAndApprovals(t *testing.T) {
 		t.Errorf("turn/end %v", p)
 	}
 	// A verdict for a request whose turn closed is stale; a second cancel finds no turn.
-	if err := write(func(tx *store.Tx) error { _, err := tx.ResolveApproval(id, "k1", store.VerdictApproved, ""); return err }); !errors.Is(err, store.ErrStaleCall) {
+	if err := write(func(tx *store.Tx) error {
+		_, err := tx.ResolveApproval(id, "k1", store.VerdictApproved, "")
+		return err
+	}); !errors.Is(err, store.ErrStaleCall) {
 		t.Errorf("verdict after the turn closed: %v", err)
 	}
 	if err := write(func(tx *store.Tx) error { _, err := tx.CancelTurn(id, ""); return err }); !errors.Is(err, store.ErrNoTurn) {

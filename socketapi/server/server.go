@@ -22,6 +22,7 @@ import (
 	"github.com/orcr-go/orcr/config"
 	"github.com/orcr-go/orcr/socketapi"
 	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/ws"
 	"github.com/orcr-go/orcr/store"
 )
 
@@ -57,6 +58,7 @@ type Server struct {
 
 	ctx      context.Context // canceled when shutdown begins
 	cancel   context.CancelFunc
+	remote   *ws.Server     // the remote stream's listener (nil: off)
 	inflight tracker        // request goroutines
 	readers  sync.WaitGroup // connection reader goroutines
 	accept   sync.WaitGroup
@@ -71,6 +73,9 @@ type Server struct {
 	done     chan struct{}
 	waitErr  error
 }
+
+// remoteCloseGrace bounds closing the remote listener's connections at a stop.
+const remoteCloseGrace = 3 * time.Second
 
 type connEntry struct {
 	pid *actor.PID
@@ -94,6 +99,11 @@ func Start(ctx context.Context, opts Options) (*Server, string, error) {
 	}
 	cfg, warnings, err := config.Load(opts.Home, s.getenv)
 	if err != nil {
+		return nil, "", err
+	}
+	// A listener setting that would expose the stream unsafely refuses the start
+	// before anything is created (docs/remote.md §2).
+	if err := cfg.Remote.CheckListen(); err != nil {
 		return nil, "", err
 	}
 	s.cfg = cfg
@@ -151,6 +161,14 @@ func Start(ctx context.Context, opts Options) (*Server, string, error) {
 		return fail(err)
 	}
 	s.sys = s.system.Actors()
+	if cfg.Remote.Listen != "" {
+		if s.remote, err = ws.Listen(cfg.Remote, s.system, s.log); err != nil {
+			s.system.Stop()
+			s.cancel()
+			return fail(err)
+		}
+		s.system.SetRemoteListener(s.remote.Addr(), s.remote.TLS())
+	}
 	table := opts.Methods
 	if table == nil {
 		table = socketapi.Methods
@@ -433,6 +451,12 @@ func (s *Server) shutdown() {
 	// Readers end once their socket is closed; only then can no request goroutine start.
 	s.readers.Wait()
 	waitFor(idle, 0)
+	if s.remote != nil {
+		// Stream connections end before the actors they talk to.
+		rctx, cancel := context.WithTimeout(context.Background(), remoteCloseGrace)
+		s.remote.Close(rctx)
+		cancel()
+	}
 	s.system.Stop()
 	s.closeResources()
 	s.log.Info("server stopped")
@@ -480,3 +504,11 @@ func (s *Server) ActorIDs() []string {
 // System is the facade the server's handlers call (tests and benchmarks read its
 // counters).
 func (s *Server) System() *actors.System { return s.system }
+
+// RemoteAddr is the remote stream listener's address ("" when remote.listen is off).
+func (s *Server) RemoteAddr() string {
+	if s.remote == nil {
+		return ""
+	}
+	return s.remote.Addr()
+}

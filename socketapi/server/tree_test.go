@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/remote"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
 )
 
@@ -60,7 +62,7 @@ func TestActorTreeMatchesDoc(t *testing.T) {
 	if len(nodes) < 10 {
 		t.Fatalf("parsed %d nodes from actors/doc.go: %v", len(nodes), nodes)
 	}
-	srv := sockettest.NewServer(t, sockettest.WithHerdr(t))
+	srv := sockettest.NewServer(t, sockettest.WithHerdr(t), sockettest.WithConfig(`{"remote": {"listen": "127.0.0.1:0"}}`))
 	c := srv.Client(t)
 	a, err := run(t, c, map[string]any{"path": "tree/one"})
 	if err != nil {
@@ -69,6 +71,16 @@ func TestActorTreeMatchesDoc(t *testing.T) {
 	waitStatus(t, c, a.UUID, "idle")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	// An open remote stream keeps its connection actor.
+	tok, err := c.Token(ctx, socketapi.TokenRequest{Target: a.UUID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc, err := (&remote.Dialer{}).Dial(ctx, "http://"+srv.RemoteAddr(), a.UUID, *tok.Token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
 	st, err := c.Subscribe(ctx, "watch.open", nil)
 	if err != nil {
 		t.Fatal(err)

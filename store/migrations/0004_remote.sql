@@ -11,7 +11,8 @@ CREATE TABLE IF NOT EXISTS session_log (
   PRIMARY KEY (agent_uuid, seq)
 ) WITHOUT ROWID;
 -- One row per agent with a log: the tip and what appending needs without scanning the
--- log (the last status logged, the open log turn, the approvals row).
+-- log (the last status logged, the open log turn, the approvals row, a model switch
+-- set_model asked for that the pane has not had yet).
 CREATE TABLE IF NOT EXISTS sessions (
   agent_uuid      TEXT PRIMARY KEY,
   tip             INTEGER NOT NULL,
@@ -20,6 +21,7 @@ CREATE TABLE IF NOT EXISTS sessions (
   turn_start_seq  INTEGER,
   turn_input_seq  INTEGER,
   approvals       INTEGER NOT NULL DEFAULT 0,
+  pending_model   TEXT,
   created_at      INTEGER NOT NULL
 );
 -- Bearer tokens of the stream: only the SHA-256 of the secret is kept.
@@ -35,6 +37,7 @@ CREATE TABLE IF NOT EXISTS inbox (
   id          INTEGER PRIMARY KEY AUTOINCREMENT,
   agent_uuid  TEXT NOT NULL,
   text        TEXT NOT NULL,
+  wake        INTEGER NOT NULL DEFAULT 0,
   created_at  INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS inbox_agent ON inbox(agent_uuid, id);

@@ -192,6 +192,34 @@ func (c *agentAdoptCmd) Run(a *app) error {
 	})
 }
 
+type agentTokenCmd struct {
+	Target string `arg:"" help:"Agent path or uuid."`
+	Rotate bool   `help:"Issue a new token and revoke every older one."`
+	Revoke bool   `help:"Revoke every token of the agent; issue none."`
+}
+
+// Run implements `orcr agent token` (docs/cli.md §5.27, docs/remote.md §3): the token is
+// printed once, on stdout alone, so it can be captured; where to use it goes to stderr.
+func (c *agentTokenCmd) Run(a *app) error {
+	req := socketapi.TokenRequest{Target: c.Target, Rotate: c.Rotate, Revoke: c.Revoke}
+	return request(a, socketapi.AgentToken, req, func(r socketapi.TokenResult) error {
+		if r.Token == nil {
+			a.stdout("%s: %d token(s) revoked", r.Path, r.Revoked)
+			return nil
+		}
+		a.stdout("%s", *r.Token)
+		a.stderr("token for %s (stream: GET %s); shown once%s", r.Path, r.URLPath, revokedNote(r.Revoked))
+		return nil
+	})
+}
+
+func revokedNote(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; %d older token(s) revoked", n)
+}
+
 type agentLogsCmd struct {
 	Target       string `arg:"" help:"Agent path or uuid."`
 	LastResponse bool   `help:"Only the final assistant message."`

@@ -34,6 +34,7 @@ type agentCmd struct {
 	Kill   agentKillCmd   `cmd:"" help:"Kill agents."`
 	Ls     agentLsCmd     `cmd:"" help:"List agents."`
 	Adopt  agentAdoptCmd  `cmd:"" help:"Make an unmanaged agent managed, resuming its conversation."`
+	Token  agentTokenCmd  `cmd:"" help:"Issue, rotate or revoke an agent's remote stream token."`
 }
 
 type loopCmd struct {
@@ -78,6 +79,7 @@ var verbMethods = map[string][]string{
 	"agent kill":     {"agent.kill"},
 	"agent ls":       {"agent.ls"},
 	"agent adopt":    {"agent.adopt"},
+	"agent token":    {"agent.token"},
 	"loop create":    {"loop.create"},
 	"loop pause":     {"loop.pause"},
 	"loop resume":    {"loop.resume"},

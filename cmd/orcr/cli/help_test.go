@@ -47,6 +47,7 @@ var notImplementedProbes = map[string][]string{
 	"agent kill":     {"agent", "kill", "nosuch"},
 	"agent ls":       {"agent", "ls"},
 	"agent adopt":    {"agent", "adopt", "nosuch", "--path", "team/x"},
+	"agent token":    {"agent", "token", "nosuch"},
 	"loop create":    {"loop", "create", "probe", "* * * * *", "--", "true"},
 	"loop pause":     {"loop", "pause", "probe"},
 	"loop resume":    {"loop", "resume", "probe"},

@@ -48,7 +48,7 @@ func TestCatalogueCoverage(t *testing.T) {
 		}
 	}
 	want := []string{
-		"agent adopt", "agent ask", "agent attach", "agent kill", "agent logs", "agent ls", "agent run", "agent send", "agent wait",
+		"agent adopt", "agent ask", "agent attach", "agent kill", "agent logs", "agent ls", "agent run", "agent send", "agent token", "agent wait",
 		"api schema", "api snapshot",
 		"loop create", "loop logs", "loop ls", "loop pause", "loop resume", "loop rm", "loop run ls", "loop run start", "loop run stop",
 		"scaffold",
@@ -93,6 +93,7 @@ func TestRequestParams(t *testing.T) {
 			with(map[string]any{"target": "w1", "tail": float64(3), "last_response": true})},
 		{[]string{"agent", "adopt", "unmanaged/work/w1_p2", "--path", "team/api"}, "", "agent.adopt",
 			with(map[string]any{"target": "unmanaged/work/w1_p2", "path": "team/api"})},
+		{[]string{"agent", "token", "w1", "--rotate"}, "", "agent.token", with(map[string]any{"target": "w1", "rotate": true})},
 		{[]string{"agent", "ls", "review/**", "--managed", "--all", "-a", "claude", "--status", "idle"}, "", "agent.ls",
 			with(map[string]any{"pattern": "review/**", "managed": true, "all": true, "agent": "claude", "status": "idle"})},
 		{[]string{"loop", "create", "nightly", "*/5 * * * *", "--max-concurrency", "2", "--", "sh", "-c", "echo --json"}, "", "loop.create",

@@ -1,0 +1,448 @@
+package actors
+
+import (
+	"context"
+	"errors"
+	"path"
+	"time"
+
+	"github.com/orcr-go/orcr/herdr"
+	"github.com/orcr-go/orcr/socketapi/remote"
+	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/store"
+)
+
+// The stream's client frames (docs/remote.md §6, §7): inject, cancel, approve, deny,
+// set_model, set_policy. Each is answered only through the session log (what it appended)
+// or with a *StreamError; the WebSocket face sends that as an error frame.
+
+// RemoteKeys is what the stream's ops need of one provider: the interrupt recipe of
+// docs/decisions.md D6, the answers to its permission prompt and its model switch.
+type RemoteKeys struct {
+	Interrupt, Approve, Deny []string
+	// ModelSwitch is the text that switches the running TUI to a model (ok false: none).
+	ModelSwitch func(model string) (text string, ok bool)
+}
+
+// Messages of the stream's ops to an agent actor (routed by the agents actor).
+type (
+	// drainInbox asks the agent actor to deliver what waits in its inbox, when the
+	// agent's state allows it (no reply).
+	drainInbox struct{ UUID string }
+	// sendKeys sends keys to the agent's pane (a cancel's interrupt, a verdict's answer).
+	// Reply: keysSent.
+	sendKeys struct {
+		UUID string
+		Keys []string
+		Why  string
+	}
+	keysSent struct{ Err error }
+)
+
+// remoteTimeout bounds the agent actor's part of one client frame.
+const remoteTimeout = 2 * time.Minute
+
+// StreamFrame serves one client frame of agent's stream (subscribe is the connection
+// actor's own).
+func (s *System) StreamFrame(ctx context.Context, agent string, f remote.ClientFrame) error {
+	switch f := f.(type) {
+	case remote.Inject:
+		return s.inject(ctx, agent, f.Text, f.Wake)
+	case remote.Cancel:
+		return s.cancelTurn(ctx, agent, f.Reason)
+	case remote.Approve:
+		return s.verdict(ctx, agent, f.CallID, store.VerdictApproved, f.Reason)
+	case remote.Deny:
+		return s.verdict(ctx, agent, f.CallID, store.VerdictDenied, f.Reason)
+	case remote.SetModel:
+		return s.setModel(ctx, agent, f.Role, f.Spec)
+	case remote.SetPolicy:
+		_, err := s.write(func(tx *store.Tx) (any, error) { return nil, tx.SetPolicy(agent, f.Patterns) })
+		return err
+	}
+	return streamErr(string(remote.BadFrame), "this frame is not served here")
+}
+
+// streamRow reads the agent's row; an ended one answers not_running.
+func (s *System) streamRow(ctx context.Context, agent string) (store.AgentRow, error) {
+	row, err := store.AgentByUUID(ctx, s.cfg.DB.Reader(), agent)
+	if errors.Is(err, store.ErrNotFound) {
+		return row, streamErr(string(remote.NotRunning), "agent %s does not exist", agent)
+	}
+	if err != nil {
+		return row, err
+	}
+	if row.Status == store.StatusEnded {
+		return row, streamErr(string(remote.NotRunning), "agent %s has ended", row.Path)
+	}
+	return row, nil
+}
+
+// inject (docs/remote.md §6): a wake on an idle, parked or working agent is delivered at
+// once — it starts a turn (turn/start source remote, user/message), or, when a log turn
+// is open (the agent works, or a crash left the turn open), rides it as context/injected.
+// Anything else waits in the durable inbox: text without wake, and a wake the agent
+// cannot take now (blocked, starting, queued, lost, or a delivery that failed — no wake
+// is ever dropped). The agent actor drains the inbox when its state allows.
+func (s *System) inject(ctx context.Context, agent, text string, wake bool) error {
+	prompt, err := CheckPrompt(text)
+	if err != nil {
+		msg := err.Error()
+		if pe, ok := wire.As(err); ok {
+			msg = pe.Message
+		}
+		return streamErr(string(remote.BadFrame), "%s", msg)
+	}
+	row, err := s.streamRow(ctx, agent)
+	if err != nil {
+		return err
+	}
+	if wake && row.Status.In(store.StatusIdle, store.StatusParked, store.StatusWorking) {
+		res, err := s.sys.Root.RequestFuture(s.agents, SendInput{UUID: agent, Prompt: prompt, Source: store.SourceRemote},
+			sendTimeout).Result()
+		if err == nil {
+			out := res.(SendOutcome)
+			if out.Err == nil {
+				return nil
+			}
+			if wire.Is(out.Err, wire.NotFound, "") {
+				return streamErr(string(remote.NotRunning), "agent %s has ended", row.Path)
+			}
+			s.cfg.Log.Info("remote: a wake could not be delivered now; it waits in the inbox", "agent", agent, "err", out.Err)
+		}
+	}
+	if _, err := s.write(func(tx *store.Tx) (any, error) {
+		a, err := tx.Agent(agent)
+		if err != nil {
+			return nil, err
+		}
+		if a.Status == store.StatusEnded {
+			return nil, streamErr(string(remote.NotRunning), "agent %s has ended", a.Path)
+		}
+		return tx.InboxPut(agent, prompt, wake)
+	}); err != nil {
+		var se *StreamError
+		if errors.As(err, &se) {
+			return se
+		}
+		return err
+	}
+	s.sys.Root.Send(s.agents, drainInbox{UUID: agent})
+	return nil
+}
+
+// cancelTurn (docs/remote.md §6, cancel): the log turn closes as cancelled first — every
+// standing approval denied, every unanswered call answered (D7), turn/end — then the
+// provider's interrupt recipe (D6) reaches the pane, after its deny answer when the turn
+// was parked on an approval.
+func (s *System) cancelTurn(ctx context.Context, agent, reason string) error {
+	row, err := s.streamRow(ctx, agent)
+	if err != nil {
+		return err
+	}
+	v, err := s.write(func(tx *store.Tx) (any, error) { return tx.CancelTurn(agent, reason) })
+	if errors.Is(err, store.ErrNoTurn) {
+		return streamErr(string(remote.NotRunning), "no turn is running on agent %s", row.Path)
+	}
+	if err != nil {
+		return err
+	}
+	denied, _ := v.([]string)
+	keys, ok := s.remoteKeys(derefStr(row.Agent))
+	if !ok || row.PaneID == nil {
+		return nil
+	}
+	var seq []string
+	if len(denied) > 0 && row.Status == store.StatusBlocked {
+		seq = append(seq, keys.Deny...)
+	}
+	seq = append(seq, keys.Interrupt...)
+	s.paneKeys(agent, seq, "cancel")
+	return nil
+}
+
+// verdict (docs/remote.md §7): unsupported where approvals are not mounted; a verdict
+// for anything but a standing request of the open turn is stale_call and appends
+// nothing; otherwise it is logged, then the provider's accept or reject answer reaches
+// the pane.
+func (s *System) verdict(ctx context.Context, agent, callID, verdict, reason string) error {
+	info, err := store.Session(ctx, s.cfg.DB.Reader(), agent)
+	if err != nil {
+		return err
+	}
+	if !info.Approvals {
+		return streamErr(string(remote.Unsupported), "approvals are not mounted for this agent (remote.approvals was off when it started)")
+	}
+	row, err := store.AgentByUUID(ctx, s.cfg.DB.Reader(), agent)
+	if err != nil {
+		return err
+	}
+	_, err = s.write(func(tx *store.Tx) (any, error) { return tx.ResolveApproval(agent, callID, verdict, reason) })
+	if err != nil {
+		if errors.Is(err, store.ErrStaleCall) {
+			return streamErr(string(remote.StaleCall), "call %q has no standing approval request in the open turn", callID)
+		}
+		return err
+	}
+	keys, ok := s.remoteKeys(derefStr(row.Agent))
+	if !ok {
+		return nil
+	}
+	answer := keys.Approve
+	if verdict == store.VerdictDenied {
+		answer = keys.Deny
+	}
+	s.paneKeys(agent, answer, verdict)
+	return nil
+}
+
+// setModel (docs/remote.md §6): role main only; the spec must pass the provider's
+// routing; the switch runs before the next waking input.
+func (s *System) setModel(ctx context.Context, agent, role, spec string) error {
+	if role != "main" {
+		return streamErr(string(remote.BadFrame), "unknown model role %q (orcr agents have one role: main)", role)
+	}
+	row, err := s.streamRow(ctx, agent)
+	if err != nil {
+		return err
+	}
+	prov, err := s.lookupProvider(derefStr(row.Agent))
+	if err != nil {
+		return streamErr(string(remote.BadFrame), "agent %s runs no provider orcr can route", row.Path)
+	}
+	if _, err := prov.Route(s.cfg.Config, spec, ""); err != nil {
+		msg := err.Error()
+		if pe, ok := wire.As(err); ok {
+			msg = pe.Message
+		}
+		return streamErr(string(remote.BadFrame), "model %q: %s", spec, msg)
+	}
+	_, err = s.write(func(tx *store.Tx) (any, error) { return nil, tx.SetModel(agent, role, spec) })
+	return err
+}
+
+// paneKeys asks the agent actor to send keys to the pane; a failure is logged (the log
+// already holds the decision; a restart's approval check re-applies a verdict).
+func (s *System) paneKeys(agent string, keys []string, why string) {
+	if len(keys) == 0 {
+		return
+	}
+	res, err := s.sys.Root.RequestFuture(s.agents, sendKeys{UUID: agent, Keys: keys, Why: why}, remoteTimeout).Result()
+	if err == nil {
+		if out, ok := res.(keysSent); ok {
+			err = out.Err
+		}
+	}
+	if err != nil {
+		s.cfg.Log.Warn("remote: keys did not reach the pane", "agent", agent, "why", why, "err", err)
+	}
+}
+
+// herdrSubmission types text the way the provider's deliveries do.
+func herdrSubmission(text string, plan SubmitPlan) herdr.Submission {
+	pause := plan.EnterDelay
+	if pause <= 0 {
+		pause = defaultEnterDelay
+	}
+	return herdr.Submission{Text: text, Paste: plan.Paste, Clear: plan.ClearKeys, Pause: pause}
+}
+
+func derefStr(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+// PolicyAllows reports whether a tool name matches one of the policy's fnmatch globs.
+func PolicyAllows(patterns []string, name string) bool {
+	for _, p := range patterns {
+		if ok, err := path.Match(p, name); err == nil && ok {
+			return true
+		}
+	}
+	return false
+}
+
+// --- the agent actor's side ---
+
+// keys sends keys to the pane.
+func (w *agentWork) keys(keys []string) error {
+	if err := w.reload(); err != nil {
+		return err
+	}
+	if w.st.PaneID == "" || w.env.Herdr == nil {
+		return wire.Conflict("agent " + w.st.Path + " has no pane")
+	}
+	ctx, cancel := w.herdrCtx()
+	defer cancel()
+	return w.sess().SendKeys(ctx, w.st.PaneID, keys...)
+}
+
+// drain delivers the inbox when the agent's state allows (docs/remote.md §6): into a
+// working agent at once (context/injected); on an idle or parked agent the oldest wake
+// starts a turn and the rest ride it; nothing is typed into a blocked agent, and nothing
+// happens while it is queued, starting or lost. An ended agent's inbox is dropped. It
+// reports whether text still waits.
+func (w *agentWork) drain() (waiting bool) {
+	if err := w.reload(); err != nil {
+		return false
+	}
+	items, err := store.Inbox(w.ctx, w.env.DB.Reader(), w.uuid)
+	if err != nil || len(items) == 0 {
+		return false
+	}
+	if w.st.Status == store.StatusEnded {
+		w.logErr("drop inbox", w.apply(func(tx *store.Tx) error { return tx.InboxDrop(w.uuid) }))
+		return false
+	}
+	for len(items) > 0 {
+		i := 0
+		switch w.st.Status {
+		case store.StatusWorking:
+		case store.StatusIdle, store.StatusParked:
+			i = -1
+			for j, it := range items {
+				if it.Wake {
+					i = j
+					break
+				}
+			}
+			if i < 0 {
+				return true
+			}
+		default:
+			return true
+		}
+		it := items[i]
+		w.source, w.inboxID = store.SourceRemote, it.ID
+		_, err := w.send(it.Text)
+		w.inboxID = 0
+		if err != nil {
+			w.log().Info("remote: inbox delivery deferred", "err", err)
+			return true
+		}
+		items = append(items[:i], items[i+1:]...)
+	}
+	return false
+}
+
+// approvals is the approval check of an agent with the approvals row mounted, run when
+// herdr reports it blocked and after a restart (docs/remote.md §7): the transcript's tool
+// activity is logged, and the call it waits on (the last call without a result) is
+// requested once; a verdict already recorded for it (before a restart) is applied
+// instead, and a call the policy allows is approved at once.
+func (w *agentWork) approvals() {
+	info, err := store.Session(w.ctx, w.env.DB.Reader(), w.uuid)
+	if err != nil || !info.Approvals || !info.Open || w.env.Transcripts == nil {
+		return
+	}
+	tools := w.logTools()
+	var pending *store.ToolLog
+	answered := map[string]bool{}
+	for i := len(tools) - 1; i >= 0; i-- {
+		t := tools[i]
+		if t.Result {
+			answered[t.CallID] = true
+			continue
+		}
+		if !answered[t.CallID] {
+			pending = &tools[i]
+			break
+		}
+	}
+	if pending == nil {
+		return
+	}
+	keys, ok := w.env.RemoteKeys(w.st.Provider)
+	if !ok {
+		return
+	}
+	verdicts, err := store.TurnVerdicts(w.ctx, w.env.DB.Reader(), w.uuid)
+	if err != nil {
+		w.log().Warn("approvals: cannot read verdicts", "err", err)
+		return
+	}
+	for _, v := range verdicts {
+		if v.CallID == pending.CallID {
+			answer := keys.Approve
+			if v.Verdict == store.VerdictDenied {
+				answer = keys.Deny
+			}
+			w.logErr("apply recorded verdict", w.keys(answer))
+			return
+		}
+	}
+	if err := w.apply(func(tx *store.Tx) error {
+		_, err := tx.RequestApproval(w.uuid, store.Approval{CallID: pending.CallID, Name: pending.Name, Args: pending.Args})
+		return err
+	}); err != nil {
+		w.logErr("request approval", err)
+		return
+	}
+	policy, err := store.Policy(w.ctx, w.env.DB.Reader(), w.uuid)
+	if err != nil || !PolicyAllows(policy, pending.Name) {
+		return
+	}
+	err = w.apply(func(tx *store.Tx) error {
+		_, err := tx.ResolveApproval(w.uuid, pending.CallID, store.VerdictApproved, "policy")
+		return err
+	})
+	if err == nil {
+		w.logErr("policy approval", w.keys(keys.Approve))
+	}
+}
+
+// logTools logs the open turn's tool calls and results the transcript shows and returns
+// them (nil when the transcript cannot be read).
+func (w *agentWork) logTools() []store.ToolLog {
+	if w.env.Transcripts == nil {
+		return nil
+	}
+	p, err := w.locate()
+	if err != nil {
+		return nil
+	}
+	tools, err := w.env.Transcripts.Tools(w.st.Provider, p)
+	if err != nil || len(tools) == 0 {
+		return tools
+	}
+	w.logErr("log tools", w.apply(func(tx *store.Tx) error {
+		_, err := tx.LogTools(w.uuid, tools)
+		return err
+	}))
+	return tools
+}
+
+// switchModel runs the provider's model-switch recipe before a waking input when
+// set_model left one pending and no log turn is open (docs/decisions.md D7).
+func (w *agentWork) switchModel() {
+	if w.env.RemoteKeys == nil || !w.st.Managed {
+		return
+	}
+	model, err := store.PendingModel(w.ctx, w.env.DB.Reader(), w.uuid)
+	if err != nil || model == "" {
+		return
+	}
+	info, err := store.Session(w.ctx, w.env.DB.Reader(), w.uuid)
+	if err != nil || info.Open {
+		return
+	}
+	keys, ok := w.env.RemoteKeys(w.st.Provider)
+	if !ok || keys.ModelSwitch == nil {
+		return
+	}
+	text, ok := keys.ModelSwitch(model)
+	if !ok || w.st.PaneID == "" || w.env.Herdr == nil {
+		return
+	}
+	plan := w.plan(w.st.Provider)
+	ctx, cancel := w.herdrCtx()
+	err = w.sess().Submit(ctx, w.st.PaneID, herdrSubmission(text, plan))
+	cancel()
+	if err != nil {
+		w.log().Warn("model switch failed; it is tried again before the next waking input", "model", model, "err", err)
+		return
+	}
+	w.logErr("model switched", w.apply(func(tx *store.Tx) error { return tx.ModelSwitched(w.uuid, model) }))
+}

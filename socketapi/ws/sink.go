@@ -1,0 +1,153 @@
+package ws
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// sink is a connection's outbound queue and writer (actors.StreamSink): a bounded queue
+// of whole text frames, written in order by run. Nothing but run ever blocks.
+type sink struct {
+	ch chan []byte
+
+	mu     sync.Mutex
+	closed bool
+	final  []byte
+	notify func()
+	done   chan struct{} // closed by Close
+}
+
+func newSink(capacity int) *sink {
+	return &sink{ch: make(chan []byte, max(capacity, 1)), done: make(chan struct{})}
+}
+
+func (s *sink) Enqueue(frame []byte) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	select {
+	case s.ch <- frame:
+		return true
+	default:
+		return false
+	}
+}
+
+func (s *sink) Room() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return 0
+	}
+	return cap(s.ch) - len(s.ch)
+}
+
+func (s *sink) Cap() int { return cap(s.ch) }
+
+func (s *sink) NotifyRoom(fn func()) {
+	s.mu.Lock()
+	if s.closed || len(s.ch) > cap(s.ch)/2 {
+		if !s.closed {
+			s.notify = fn
+		}
+		s.mu.Unlock()
+		return
+	}
+	s.mu.Unlock()
+	fn()
+}
+
+func (s *sink) Close(final []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return
+	}
+	s.closed, s.final, s.notify = true, final, nil
+	close(s.done)
+}
+
+// written runs the room callback once the queue is at least half free.
+func (s *sink) written() {
+	s.mu.Lock()
+	fn := s.notify
+	if fn == nil || len(s.ch) > cap(s.ch)/2 {
+		s.mu.Unlock()
+		return
+	}
+	s.notify = nil
+	s.mu.Unlock()
+	fn()
+}
+
+// run writes queued frames until Close or a write error; after Close it writes the
+// final frame (bounded by finalGrace) and closes the WebSocket: with the error code's
+// status for a final error frame, normally otherwise.
+func (s *sink) run(ctx context.Context, c *websocket.Conn) {
+	// A client that stopped reading can hold a write forever: once closed, the
+	// connection is torn down after the grace whatever the writer is doing.
+	finished := make(chan struct{})
+	defer close(finished)
+	go func() {
+		select {
+		case <-s.done:
+		case <-finished:
+			return
+		}
+		t := time.NewTimer(2 * finalGrace)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			c.CloseNow()
+		case <-finished:
+		}
+	}()
+	for {
+		select {
+		case <-s.done:
+			s.finish(ctx, c)
+			return
+		case <-ctx.Done():
+			c.CloseNow()
+			return
+		case f := <-s.ch:
+			select {
+			case <-s.done:
+				s.finish(ctx, c)
+				return
+			default:
+			}
+			if err := c.Write(ctx, websocket.MessageText, f); err != nil {
+				c.CloseNow()
+				s.Close(nil)
+				return
+			}
+			s.written()
+		}
+	}
+}
+
+func (s *sink) finish(ctx context.Context, c *websocket.Conn) {
+	s.mu.Lock()
+	final := s.final
+	s.mu.Unlock()
+	if final == nil {
+		c.Close(websocket.StatusNormalClosure, "")
+		return
+	}
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), finalGrace)
+	defer cancel()
+	if err := c.Write(wctx, websocket.MessageText, final); err != nil {
+		c.CloseNow()
+		return
+	}
+	closeCtx, cancel2 := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+	defer cancel2()
+	go func() { <-closeCtx.Done(); c.CloseNow() }()
+	c.Close(websocket.StatusPolicyViolation, "")
+}

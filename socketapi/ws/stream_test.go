@@ -1,0 +1,323 @@
+package ws_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/remote"
+)
+
+// hello comes first with the log's tip; nothing streams before subscribe; subscribe 0
+// replays the whole log and then tails it live; an inject wake on the idle agent starts
+// a turn whose entries arrive as they are written.
+func TestStreamHelloReplayThenTail(t *testing.T) {
+	r := newRig(t, "")
+	agent := r.run("s/one", "say=first")
+	tok := r.token(agent)
+	c0 := r.dial(agent, tok)
+	// Wait for the first turn to end through a first connection, so the replay below has
+	// a fixed log to read.
+	c0.Subscribe(ctxT(t, 5*time.Second), 0)
+	first := events(t, c0, 0, 60*time.Second, turnEnd)
+	c0.Close()
+
+	c := r.dial(agent, tok)
+	h := c.Hello()
+	if h.Proto != 1 || h.SessionID != agent || h.LastSeq < first[len(first)-1].Seq {
+		t.Fatalf("hello %+v, want proto 1, session %s, last_seq >= %d", h, agent, first[len(first)-1].Seq)
+	}
+	// Nothing streams until the client subscribes.
+	quiet, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	if f, err := c.Next(quiet); err == nil {
+		t.Fatalf("a frame before subscribe: %#v", f)
+	}
+	cancel()
+	if err := c.Subscribe(ctxT(t, 5*time.Second), 0); err != nil {
+		t.Fatal(err)
+	}
+	replay := events(t, c, 0, 30*time.Second, func(e remote.Event) bool { return e.Seq == h.LastSeq })
+	var types []string
+	for _, e := range replay {
+		types = append(types, e.Type)
+		if e.SessionID != agent || e.ID == "" || !strings.HasSuffix(e.At, "Z") || len(e.At) != len("2026-08-18T04:10:11.123456Z") {
+			t.Errorf("envelope %+v", e)
+		}
+	}
+	joined := strings.Join(types, " ")
+	for _, want := range []string{"session/created", "turn/start", "user/message", "assistant/message", "turn/end"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("replayed log %q lacks %s", joined, want)
+		}
+	}
+	if replay[0].Type != "session/created" || payloadOf(t, replay[0])["path"] != "s/one" {
+		t.Errorf("seq 0 is %s %s, want session/created of s/one", replay[0].Type, replay[0].Payload)
+	}
+	for _, e := range replay {
+		if e.Type == "assistant/message" && payloadOf(t, e)["text"] != "first\nDONE" {
+			t.Errorf("assistant/message %s", e.Payload)
+		}
+	}
+
+	// The live tail: a wake on the idle agent.
+	if err := c.Inject(ctxT(t, 5*time.Second), "say=second", true); err != nil {
+		t.Fatal(err)
+	}
+	live := events(t, c, h.LastSeq+1, 60*time.Second, turnEnd)
+	var start, msg, answer bool
+	for _, e := range live {
+		p := payloadOf(t, e)
+		switch e.Type {
+		case "turn/start":
+			start = p["source"] == "remote"
+		case "user/message":
+			msg = p["text"] == "say=second"
+		case "assistant/message":
+			answer = p["text"] == "second\nDONE"
+		case "turn/end":
+			if p["status"] != "completed" {
+				t.Errorf("turn/end %v", p)
+			}
+		}
+	}
+	if !start || !msg || !answer {
+		t.Errorf("live turn %s: turn/start remote %v, user/message %v, assistant/message %v", describe(live), start, msg, answer)
+	}
+}
+
+// Subscribing again replaces the subscription: the new replay starts at its from_seq.
+// A from_seq further back than replay_limit is pulled forward, announced by
+// replay_truncated before the window's first event.
+func TestStreamResubscribeAndTruncation(t *testing.T) {
+	r := newRig(t, `"replay_limit": 3`)
+	agent := r.run("s/trunc", "say=x")
+	tok := r.token(agent)
+	c0 := r.dial(agent, tok)
+	c0.Subscribe(ctxT(t, 5*time.Second), 0)
+	var skip remote.ServerFrame
+	for skip == nil {
+		if f, ok := next(t, c0, 60*time.Second).(remote.Event); ok && f.Type == "turn/end" {
+			skip = f
+		}
+	}
+	c0.Close()
+	c := r.dial(agent, tok)
+	c.Subscribe(ctxT(t, 5*time.Second), 0)
+	f := next(t, c, 30*time.Second)
+	tr, ok := f.(remote.ReplayTruncated)
+	if !ok {
+		t.Fatalf("first frame %#v, want replay_truncated", f)
+	}
+	if tr.RequestedFromSeq != 0 || tr.FromSeq != c.Hello().LastSeq-2 {
+		t.Errorf("replay_truncated %+v, want requested 0 and from %d (tip %d, limit 3)", tr, c.Hello().LastSeq-2, c.Hello().LastSeq)
+	}
+	events(t, c, tr.FromSeq, 10*time.Second, func(e remote.Event) bool { return e.Seq == c.Hello().LastSeq })
+	// Resubscribe inside the window: no truncation, replay from there.
+	from := c.Hello().LastSeq - 1
+	c.Subscribe(ctxT(t, 5*time.Second), from)
+	got := events(t, c, from, 10*time.Second, func(e remote.Event) bool { return e.Seq == c.Hello().LastSeq })
+	if len(got) != 2 {
+		t.Errorf("resubscribe from %d replayed %s", from, describe(got))
+	}
+}
+
+// Tokens are per agent, checked at the door before the agent is resolved: only the
+// agent's own live token opens its stream (a matrix of agents × tokens); a bad,
+// missing or revoked token gets one unauthorized frame, then the close. A rotation drops
+// the open connection that presented the old token with the same frame.
+func TestStreamTokenMatrixAndRevocation(t *testing.T) {
+	r := newRig(t, "")
+	const n = 4
+	agents, toks := make([]string, n), make([]string, n)
+	for i := range n {
+		agents[i] = r.run(fmt.Sprintf("tok/a%d", i), "")
+		toks[i] = r.token(agents[i])
+	}
+	for i := range n {
+		for j := range n {
+			c, err := r.d.Dial(ctxT(t, 10*time.Second), r.base, agents[i], toks[j])
+			if i == j {
+				if err != nil {
+					t.Errorf("agent %d with its own token: %v", i, err)
+				} else {
+					c.Close()
+				}
+				continue
+			}
+			if !remote.IsCode(err, remote.Unauthorized) {
+				t.Errorf("agent %d with token %d: got %v, want unauthorized", i, j, err)
+				if c != nil {
+					c.Close()
+				}
+			}
+		}
+	}
+	for _, tc := range []struct{ name, agent, tok string }{
+		{"missing", agents[0], ""},
+		{"garbage", agents[0], "not-a-token"},
+		{"unknown agent", "018f0000-0000-7000-8000-000000000000", toks[0]},
+		{"not a uuid", "tok/a0", toks[0]},
+	} {
+		if _, err := r.d.Dial(ctxT(t, 10*time.Second), r.base, tc.agent, tc.tok); !remote.IsCode(err, remote.Unauthorized) {
+			t.Errorf("%s: got %v, want unauthorized", tc.name, err)
+		}
+	}
+
+	// Rotation: the open connection is dropped with unauthorized; the old token is
+	// refused at the door, the new one opens.
+	c := r.dial(agents[1], toks[1])
+	res, err := r.c.Token(ctxT(t, 10*time.Second), socketapi.TokenRequest{Target: agents[1], Rotate: true})
+	if err != nil || res.Token == nil || res.Revoked != 1 {
+		t.Fatalf("rotate: %+v %v", res, err)
+	}
+	if ef := errorFrame(t, c, 10*time.Second); ef.Code != remote.Unauthorized {
+		t.Errorf("open connection after rotation got %+v, want unauthorized", ef)
+	}
+	if _, err := c.Next(ctxT(t, 10*time.Second)); err == nil {
+		t.Error("the connection stayed open after unauthorized")
+	}
+	if _, err := r.d.Dial(ctxT(t, 10*time.Second), r.base, agents[1], toks[1]); !remote.IsCode(err, remote.Unauthorized) {
+		t.Errorf("old token after rotation: %v", err)
+	}
+	r.dial(agents[1], *res.Token).Close()
+
+	// Revocation: every token goes, none is issued.
+	c = r.dial(agents[2], toks[2])
+	res, err = r.c.Token(ctxT(t, 10*time.Second), socketapi.TokenRequest{Target: agents[2], Revoke: true})
+	if err != nil || res.Token != nil || res.Revoked != 1 {
+		t.Fatalf("revoke: %+v %v", res, err)
+	}
+	if ef := errorFrame(t, c, 10*time.Second); ef.Code != remote.Unauthorized {
+		t.Errorf("open connection after revocation got %+v", ef)
+	}
+	if _, err := r.d.Dial(ctxT(t, 10*time.Second), r.base, agents[2], toks[2]); !remote.IsCode(err, remote.Unauthorized) {
+		t.Errorf("revoked token: %v", err)
+	}
+	// rotate and revoke together are refused, changing nothing.
+	if _, err := r.c.Token(ctxT(t, 10*time.Second), socketapi.TokenRequest{Target: agents[3], Rotate: true, Revoke: true}); !socketapi.IsCode(err, socketapi.CodeInvalidRequest) {
+		t.Errorf("rotate+revoke: %v", err)
+	}
+	r.dial(agents[3], toks[3]).Close()
+}
+
+// One connection per agent: a second authorized connection supersedes the first.
+func TestStreamSuperseded(t *testing.T) {
+	r := newRig(t, "")
+	agent := r.run("sup/a", "")
+	tok := r.token(agent)
+	first := r.dial(agent, tok)
+	second := r.dial(agent, tok)
+	if ef := errorFrame(t, first, 10*time.Second); ef.Code != remote.Superseded {
+		t.Fatalf("first connection got %+v, want superseded", ef)
+	}
+	if err := second.Subscribe(ctxT(t, 5*time.Second), 0); err != nil {
+		t.Fatal(err)
+	}
+	events(t, second, 0, 10*time.Second, func(e remote.Event) bool { return e.Seq == second.Hello().LastSeq })
+}
+
+// Frames outside the closed set are answered bad_frame and the connection stays open;
+// a frame over 1 MiB too; cancel with no running turn is not_running; approve and deny
+// where approvals are not mounted are unsupported; inject on an ended agent is
+// not_running. None appends anything to the log.
+func TestStreamStayOpenErrors(t *testing.T) {
+	r := newRig(t, "")
+	agent := r.run("err/a", "")
+	tok := r.token(agent)
+	c := r.dial(agent, tok)
+	tip := c.Hello().LastSeq
+	ctx := ctxT(t, 60*time.Second)
+	for _, raw := range []string{`nonsense`, `{"type":"dance"}`, `{"type":"subscribe","from_seq":-1}`,
+		`{"type":"inject","text":"x"}`, `{"type":"set_policy","patterns":"*"}`} {
+		c.WriteRaw(ctx, []byte(raw))
+		if ef := errorFrame(t, c, 10*time.Second); ef.Code != remote.BadFrame {
+			t.Errorf("%s: got %+v, want bad_frame", raw, ef)
+		}
+	}
+	big := append([]byte(`{"type":"inject","wake":false,"text":"`), bytes.Repeat([]byte("a"), 2<<20)...)
+	big = append(big, `"}`...)
+	c.WriteRaw(ctx, big)
+	if ef := errorFrame(t, c, 20*time.Second); ef.Code != remote.BadFrame {
+		t.Errorf("2 MiB frame: got %+v, want bad_frame", ef)
+	}
+	// A prompt the prompt rules refuse (a control character) is bad_frame too.
+	c.WriteRaw(ctx, []byte(`{"type":"inject","wake":true,"text":"a\u0007b"}`))
+	if ef := errorFrame(t, c, 10*time.Second); ef.Code != remote.BadFrame {
+		t.Errorf("control character: got %+v, want bad_frame", ef)
+	}
+	waitIdle(t, r, agent)
+	c.Cancel(ctx, "")
+	if ef := errorFrame(t, c, 10*time.Second); ef.Code != remote.NotRunning {
+		t.Errorf("cancel with no turn: got %+v, want not_running", ef)
+	}
+	c.Approve(ctx, "call-1", "")
+	if ef := errorFrame(t, c, 10*time.Second); ef.Code != remote.Unsupported {
+		t.Errorf("approve without approvals: got %+v, want unsupported", ef)
+	}
+	c.Deny(ctx, "call-1", "")
+	if ef := errorFrame(t, c, 10*time.Second); ef.Code != remote.Unsupported {
+		t.Errorf("deny without approvals: got %+v, want unsupported", ef)
+	}
+	// Still open and nothing appended: a subscribe replays up to the same tip... plus
+	// the status changes of the agent settling, none from the refused frames.
+	c.Subscribe(ctx, 0)
+	for _, e := range events(t, c, 0, 10*time.Second, func(e remote.Event) bool { return e.Seq >= tip }) {
+		if e.Type != "session/created" && e.Type != "status/changed" {
+			t.Errorf("refused frames appended %d %s", e.Seq, e.Type)
+		}
+	}
+	if _, err := r.c.Kill(ctx, socketapi.KillRequest{Targets: []string{agent}}); err != nil {
+		t.Fatal(err)
+	}
+	events(t, c, tip+1, 30*time.Second, isType("session/ended"))
+	c.Inject(ctx, "hello", true)
+	if ef := errorFrame(t, c, 10*time.Second); ef.Code != remote.NotRunning {
+		t.Errorf("inject on an ended agent: got %+v, want not_running", ef)
+	}
+}
+
+// waitIdle polls agent.ls until agent is idle.
+func waitIdle(t *testing.T, r *rig, agent string) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		res, err := r.c.Ls(ctxT(t, 10*time.Second), socketapi.LsRequest{Pattern: agent})
+		if err == nil && len(res.Agents) == 1 && res.Agents[0].Status == "idle" {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("agent %s never became idle", agent)
+}
+
+// GET /healthz answers without auth; server.status reports the listener.
+func TestStreamHealthzAndStatus(t *testing.T) {
+	r := newRig(t, "")
+	resp, err := http.Get(r.base + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !bytes.Contains(body, []byte(`"ok":true`)) {
+		t.Errorf("healthz: %d %s", resp.StatusCode, body)
+	}
+	agent := r.run("st/a", "")
+	r.dial(agent, r.token(agent))
+	st, err := r.c.Status(ctxT(t, 10*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !st.Remote.Listening || st.Remote.Address == nil || "http://"+*st.Remote.Address != r.base || st.Remote.Connections != 1 {
+		t.Errorf("status remote %+v, want listening at %s with 1 connection", st.Remote, r.base)
+	}
+}
+
+var _ = errors.New
