@@ -70,6 +70,7 @@ func (s *System) Adopt(ctx context.Context, r socketapi.AdoptRequest) (socketapi
 	if err != nil {
 		return socketapi.AdoptResult{}, err
 	}
+	route.Approvals = s.cfg.Config.Remote.Approvals
 	if a.SessionValue == "" {
 		return socketapi.AdoptResult{}, wire.Conflict("herdr reports no conversation for agent "+a.Path+
 			" (its pane has no agent_session; is the provider's herdr integration installed?)",
@@ -101,7 +102,7 @@ func (s *System) Adopt(ctx context.Context, r socketapi.AdoptRequest) (socketapi
 	l := &Launch{Version: 1, UUID: a.UUID, Path: path, Provider: a.Provider, Argv: argv,
 		Model: route.Model, Effort: route.Effort, GCMode: string(store.GCAuto), LaunchToken: token,
 		EffectivePath: path, Env: s.paneEnv(prov, a.UUID, path, token), CreatedAt: time.Now().UnixMilli(),
-		Cwd: optional(a.Cwd), Scope: optional(scope)}
+		Cwd: optional(a.Cwd), Scope: optional(scope), Approvals: route.Approvals}
 	if err := WriteLaunch(dir, l); err != nil {
 		return socketapi.AdoptResult{}, err
 	}
@@ -174,5 +175,5 @@ func (w *agentWork) adoption(path string) (store.Adoption, error) {
 		return store.Adoption{}, err
 	}
 	return store.Adoption{UUID: w.uuid, Path: path, Session: w.env.Herdr.Owned().Name(), Model: l.Model, Effort: l.Effort,
-		GCMode: store.GCMode(l.GCMode), LaunchToken: l.LaunchToken}, nil
+		GCMode: store.GCMode(l.GCMode), LaunchToken: l.LaunchToken, Approvals: l.Approvals}, nil
 }

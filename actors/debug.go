@@ -2,6 +2,7 @@ package actors
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/orcr-go/orcr/socketapi/wire"
 	"github.com/orcr-go/orcr/store"
@@ -19,6 +20,23 @@ func (s *System) DebugEmit(ctx context.Context, kind, ref string, payload map[st
 		payload = map[string]any{}
 	}
 	v, err := s.write(func(tx *store.Tx) (any, error) { return tx.Emit(kind, ref, payload) })
+	if err != nil {
+		return 0, err
+	}
+	return v.(int64), nil
+}
+
+// DebugFillLog appends n policy/updated entries to agent's session log in one
+// transaction and returns the log's tip.
+func (s *System) DebugFillLog(ctx context.Context, agent string, n int) (int64, error) {
+	v, err := s.write(func(tx *store.Tx) (any, error) {
+		for i := range n {
+			if err := tx.SetPolicy(agent, []string{fmt.Sprintf("fill-%d", i)}); err != nil {
+				return nil, err
+			}
+		}
+		return tx.EnsureSession(agent)
+	})
 	if err != nil {
 		return 0, err
 	}

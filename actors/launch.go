@@ -31,6 +31,9 @@ type Launch struct {
 	Scope         *string           `json:"scope"`
 	Env           map[string]string `json:"env"`
 	CreatedAt     int64             `json:"created_at"`
+	// Approvals is true when the agent was started with the approvals row mounted
+	// (remote.approvals on; docs/remote.md §7): its argv has no permission bypass.
+	Approvals bool `json:"approvals,omitempty"`
 }
 
 // paneEnv is the environment orcr gives an agent's pane (docs/cli.md §7.1) beyond the

@@ -67,6 +67,10 @@ func (s *System) Run(ctx context.Context, r socketapi.RunRequest) (socketapi.Run
 	if err != nil {
 		return socketapi.RunResult{}, err
 	}
+	// Agents started while remote.approvals is on ask before risky tool calls: they run
+	// without the provider's permission bypass and their approvals row is mounted
+	// (docs/remote.md §7).
+	route.Approvals = s.cfg.Config.Remote.Approvals
 	timeout, err := parseTimeout(r.Timeout)
 	if err != nil {
 		return socketapi.RunResult{}, err
@@ -108,7 +112,7 @@ func (s *System) Run(ctx context.Context, r socketapi.RunRequest) (socketapi.Run
 	}
 	l := &Launch{Version: 1, UUID: uid, Path: path, Provider: provName, Argv: argv,
 		Model: route.Model, Effort: route.Effort, GCMode: string(gc), LaunchToken: token,
-		EffectivePath: path, Env: env, CreatedAt: time.Now().UnixMilli()}
+		EffectivePath: path, Env: env, CreatedAt: time.Now().UnixMilli(), Approvals: route.Approvals}
 	if r.Prompt != "" {
 		l.Prompt = &r.Prompt
 	}
@@ -129,7 +133,11 @@ func (s *System) Run(ctx context.Context, r socketapi.RunRequest) (socketapi.Run
 		if timeout > 0 {
 			n.DeadlineAt = tx.Now() + timeout.Milliseconds()
 		}
-		return tx.Enqueue(n)
+		row, err := tx.Enqueue(n)
+		if err == nil && route.Approvals {
+			err = tx.MountApprovals(uid)
+		}
+		return row, err
 	})
 	if err != nil {
 		os.RemoveAll(dir)
@@ -152,7 +160,11 @@ func (s *System) Run(ctx context.Context, r socketapi.RunRequest) (socketapi.Run
 	if parentID != "" {
 		res.ParentID, res.ParentPath = parentID, parentPath
 	}
-	return socketapi.RunResult{Agent: res, Permissions: "bypass"}, nil
+	perms := "bypass"
+	if route.Approvals {
+		perms = "approvals" // docs/remote.md §7: the provider asks; the stream's clients decide
+	}
+	return socketapi.RunResult{Agent: res, Permissions: perms}, nil
 }
 
 func pathInUse(e *store.PathInUseError) error {

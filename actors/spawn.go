@@ -316,6 +316,11 @@ func (w *agentWork) recover() (ended bool) {
 	if w.resumeTeardown() {
 		return true
 	}
+	if w.st.Status == store.StatusBlocked {
+		// A verdict recorded before the stop is applied now; a call the pane still
+		// waits on is asked about once (docs/remote.md §7).
+		w.approvals()
+	}
 	if w.st.Status != store.StatusStarting {
 		return w.isEnded()
 	}

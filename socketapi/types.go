@@ -174,7 +174,8 @@ func (r AskRequest) Run() RunRequest {
 type RunResult struct {
 	// The agent that was enqueued.
 	Agent RunAgent `json:"agent"`
-	// The permission mode the provider runs in.
+	// The permission mode the provider runs in: bypass, or approvals when
+	// remote.approvals mounted the approvals row (docs/remote.md §7).
 	Permissions string `json:"permissions"`
 }
 

@@ -238,6 +238,7 @@ type Adoption struct {
 	Model, Effort       string
 	GCMode              GCMode
 	LaunchToken         string
+	Approvals           bool // mount the approvals row (docs/remote.md §7)
 }
 
 // Adopt turns the idle unmanaged row a.UUID into a managed one at a.Path, queued at the
@@ -275,8 +276,13 @@ func (t *Tx) Adopt(a Adoption) error {
 	if err != nil {
 		return err
 	}
-	_, err = t.EmitAgent("agent.status_changed", a.UUID, map[string]any{"status": StatusQueued, "adopted_from": from})
-	return err
+	if _, err = t.EmitAgent("agent.status_changed", a.UUID, map[string]any{"status": StatusQueued, "adopted_from": from}); err != nil {
+		return err
+	}
+	if a.Approvals {
+		return t.MountApprovals(a.UUID)
+	}
+	return nil
 }
 
 // ActiveAt returns the active (not ended) row at path, or nil.

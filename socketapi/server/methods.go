@@ -69,6 +69,7 @@ func (s *Server) methodTable(table []socketapi.Spec) map[string]handler {
 		out["__debug.emit_event"] = handler{async: s.debugEmit, debug: true}
 		out["__debug.set_agent"] = handler{async: s.debugSetAgent, debug: true}
 		out["__debug.insert_loop_run"] = handler{async: s.debugInsertLoopRun, debug: true}
+		out["__debug.fill_session_log"] = handler{async: s.debugFillLog, debug: true}
 	}
 	return out
 }
@@ -117,6 +118,21 @@ func (s *Server) debugEmit(ctx context.Context, c *Call) (any, error) {
 		return nil, err
 	}
 	return map[string]any{"seq": seq}, nil
+}
+
+// debugFillLog is the hidden __debug.fill_session_log (ORCR_DEBUG_METHODS=1): n
+// policy/updated entries appended to an agent's session log, for replay tests.
+func (s *Server) debugFillLog(ctx context.Context, c *Call) (any, error) {
+	var p struct {
+		UUID string `json:"uuid"`
+		N    int    `json:"n"`
+	}
+	c.Params(&p)
+	tip, err := s.system.DebugFillLog(ctx, p.UUID, p.N)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"tip": tip}, nil
 }
 
 // debugSetAgent is the hidden __debug.set_agent (ORCR_DEBUG_METHODS=1): it creates or

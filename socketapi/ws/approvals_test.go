@@ -1,0 +1,158 @@
+package ws_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/orcr-go/orcr/socketapi/remote"
+	"github.com/orcr-go/orcr/socketapi/sockettest"
+	"github.com/orcr-go/orcr/store"
+)
+
+// untilRequest reads events until approval/requested and returns them; the last one is
+// the request.
+func untilRequest(t *testing.T, c *remote.Conn, from int64) []remote.Event {
+	t.Helper()
+	return events(t, c, from, 60*time.Second, isType("approval/requested"))
+}
+
+// checkTurn checks the log of one approved or denied tool turn: the call, the request
+// naming it, the verdict, the call's result with ok, the final response, turn/end
+// completed.
+func checkTurn(t *testing.T, es []remote.Event, callID, verdict string, ok bool) {
+	t.Helper()
+	var call, resolved, result, answer, end bool
+	for _, e := range es {
+		p := payloadOf(t, e)
+		switch e.Type {
+		case "tool/call":
+			call = call || p["call_id"] == callID
+		case "approval/resolved":
+			resolved = resolved || (p["call_id"] == callID && p["verdict"] == verdict)
+		case "tool/result":
+			result = result || (p["call_id"] == callID && p["ok"] == ok)
+		case "assistant/message":
+			answer = true
+		case "turn/end":
+			end = p["status"] == "completed"
+		}
+	}
+	if !call || !resolved || !result || !answer || !end {
+		t.Errorf("turn of %s: tool/call %v, approval/resolved %s %v, tool/result ok=%v %v, assistant/message %v, turn/end completed %v\n%s",
+			callID, call, verdict, resolved, ok, result, answer, end, describe(es))
+	}
+}
+
+// Approvals (docs/remote.md §7): an agent started with remote.approvals on asks before a
+// tool call; the request is logged with the call from the transcript; approve runs it,
+// deny returns an error to the model; a second verdict is stale_call; the policy
+// approves matching tools at once.
+func TestStreamApprovals(t *testing.T) {
+	r := newRig(t, `"approvals": true`)
+	agent := r.run("appr/a", "")
+	waitIdle(t, r, agent)
+	c := r.dial(agent, r.token(agent))
+	from := live(t, c)
+	ctx := ctxT(t, 120*time.Second)
+
+	// Approve.
+	c.Inject(ctx, "tool=Bash say=ran", true)
+	es := untilRequest(t, c, from)
+	req := payloadOf(t, es[len(es)-1])
+	callID, _ := req["call_id"].(string)
+	if callID == "" || req["name"] != "Bash" || req["args"] == nil {
+		t.Fatalf("approval/requested %v", req)
+	}
+	c.Approve(ctx, callID, "looks fine")
+	rest := events(t, c, es[len(es)-1].Seq+1, 60*time.Second, turnEnd)
+	checkTurn(t, append(es, rest...), callID, "approved", true)
+	c.Approve(ctx, callID, "")
+	if ef := errorFrame(t, c, 10*time.Second); ef.Code != remote.StaleCall {
+		t.Errorf("double approve: %+v", ef)
+	}
+	c.Deny(ctx, "never-asked", "")
+	if ef := errorFrame(t, c, 10*time.Second); ef.Code != remote.StaleCall {
+		t.Errorf("deny of a call that never asked: %+v", ef)
+	}
+
+	// Deny, on a fresh connection (the error frames above were read past events).
+	waitIdle(t, r, agent)
+	c = r.dial(agent, r.token(agent))
+	from = live(t, c)
+	c.Inject(ctx, "tool=Edit say=after", true)
+	es = untilRequest(t, c, from)
+	callID, _ = payloadOf(t, es[len(es)-1])["call_id"].(string)
+	c.Deny(ctx, callID, "not that file")
+	rest = events(t, c, es[len(es)-1].Seq+1, 60*time.Second, turnEnd)
+	checkTurn(t, append(es, rest...), callID, "denied", false)
+
+	// Policy: a matching tool is approved at once, reason policy.
+	waitIdle(t, r, agent)
+	c = r.dial(agent, r.token(agent))
+	from = live(t, c)
+	c.SetPolicy(ctx, []string{"Gre*"})
+	c.Inject(ctx, "tool=Grep say=found", true)
+	es = events(t, c, from, 60*time.Second, turnEnd)
+	var auto bool
+	for _, e := range es {
+		if p := payloadOf(t, e); e.Type == "approval/resolved" && p["verdict"] == "approved" && p["reason"] == "policy" {
+			auto = true
+		}
+	}
+	if !auto {
+		t.Errorf("no policy approval in %s", describe(es))
+	}
+}
+
+// A verdict recorded before the server went down is applied after the restart, and the
+// call is never asked about twice.
+func TestStreamVerdictAcrossRestart(t *testing.T) {
+	r := newRig(t, `"approvals": true`)
+	agent := r.run("appr/restart", "")
+	waitIdle(t, r, agent)
+	tok := r.token(agent)
+	c := r.dial(agent, tok)
+	from := live(t, c)
+	ctx := ctxT(t, 120*time.Second)
+	c.Inject(ctx, "tool=Write say=written", true)
+	es := untilRequest(t, c, from)
+	callID, _ := payloadOf(t, es[len(es)-1])["call_id"].(string)
+	c.Close()
+
+	// The server stops; the verdict is written as the server would have written it just
+	// before dying, without reaching the pane.
+	home, env := r.srv.Home, r.srv.Env
+	r.srv.Stop()
+	if err := r.srv.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	db, err := store.Open(home + "/orcr.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, _, err := db.Apply([]store.Op{func(tx *store.Tx) (any, error) {
+		return tx.ResolveApproval(agent, callID, store.VerdictApproved, "before the crash")
+	}})
+	if err != nil || res[0].Err != nil {
+		t.Fatalf("record the verdict: %v %v", err, res[0].Err)
+	}
+	db.Close()
+
+	var opts []sockettest.Option
+	for k, v := range env {
+		opts = append(opts, sockettest.WithEnv(k, v))
+	}
+	srv := sockettest.NewServer(t, append(opts, sockettest.WithHome(home))...)
+	r2 := &rig{t: t, srv: srv, c: srv.Client(t), base: "http://" + srv.RemoteAddr(), d: &remote.Dialer{}}
+	c = r2.dial(agent, tok)
+	c.Subscribe(ctx, es[len(es)-1].Seq+1)
+	rest := events(t, c, es[len(es)-1].Seq+1, 60*time.Second, turnEnd)
+	checkTurn(t, append(es, rest...), callID, "approved", true)
+	for _, e := range rest {
+		if e.Type == "approval/requested" {
+			t.Errorf("the call was asked about again after the restart: %s", describe(rest))
+		}
+	}
+	_ = context.Background
+}

@@ -1,0 +1,262 @@
+package ws_test
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/remote"
+)
+
+// tipOf reads agent's log tip through a fresh connection's hello.
+func (r *rig) tipOf(agent, tok string) int64 {
+	r.t.Helper()
+	c := r.dial(agent, tok)
+	defer c.Close()
+	return c.Hello().LastSeq
+}
+
+// live subscribes c from its hello's tip + 1 (the live tail only).
+func live(t *testing.T, c *remote.Conn) int64 {
+	t.Helper()
+	from := c.Hello().LastSeq + 1
+	if err := c.Subscribe(ctxT(t, 5*time.Second), from); err != nil {
+		t.Fatal(err)
+	}
+	return from
+}
+
+// Two wakes in one burst on an idle agent: one turn; the other text rides it as
+// context/injected; nothing is dropped.
+func TestStreamRacingWakes(t *testing.T) {
+	r := newRig(t, "")
+	agent := r.run("wake/a", "")
+	waitIdle(t, r, agent)
+	c := r.dial(agent, r.token(agent))
+	from := live(t, c)
+	ctx := ctxT(t, 10*time.Second)
+	// Both frames leave before the server has read either.
+	c.Inject(ctx, "say=one turn_ms=800", true)
+	c.Inject(ctx, "say=two", true)
+	es := events(t, c, from, 90*time.Second, turnEnd)
+	starts, texts := 0, map[string]string{}
+	for _, e := range es {
+		p := payloadOf(t, e)
+		switch e.Type {
+		case "turn/start":
+			starts++
+		case "user/message", "context/injected":
+			texts[p["text"].(string)] = e.Type
+		}
+	}
+	if starts != 1 {
+		t.Errorf("%d turn/start for two racing wakes, want 1: %s", starts, describe(es))
+	}
+	if len(texts) != 2 || (texts["say=one turn_ms=800"] == texts["say=two"]) {
+		t.Errorf("texts %v, want one user/message and one context/injected", texts)
+	}
+}
+
+// cancel stops the running turn through the provider's interrupt: turn/end cancelled
+// with the reason; the agent ends up idle, not killed.
+func TestStreamCancel(t *testing.T) {
+	r := newRig(t, "")
+	agent := r.run("cancel/a", "")
+	waitIdle(t, r, agent)
+	c := r.dial(agent, r.token(agent))
+	from := live(t, c)
+	ctx := ctxT(t, 60*time.Second)
+	c.Inject(ctx, "say=slow turn_ms=60000", true)
+	got := events(t, c, from, 30*time.Second, isType("user/message"))
+	c.Cancel(ctx, "changed my mind")
+	got = append(got, events(t, c, from+int64(len(got)), 30*time.Second, turnEnd)...)
+	end := payloadOf(t, got[len(got)-1])
+	if end["status"] != "cancelled" || end["reason"] != "changed my mind" {
+		t.Errorf("turn/end %v, want cancelled with the reason", end)
+	}
+	// The interrupt reached the mock: it reports idle within its own time, long before
+	// its 60 s turn would have ended.
+	events(t, c, from+int64(len(got)), 30*time.Second, status(t, "idle"))
+	// A second cancel finds no turn.
+	c.Cancel(ctx, "")
+	if ef := errorFrame(t, c, 10*time.Second); ef.Code != remote.NotRunning {
+		t.Errorf("second cancel: %+v", ef)
+	}
+}
+
+// set_model is logged and switches the pane's model before the next waking input;
+// set_policy is logged, bounded, and the last one wins.
+func TestStreamSetModelAndPolicy(t *testing.T) {
+	r := newRig(t, "")
+	agent := r.run("model/a", "")
+	waitIdle(t, r, agent)
+	c := r.dial(agent, r.token(agent))
+	from := live(t, c)
+	ctx := ctxT(t, 60*time.Second)
+	c.SetModel(ctx, "titler", "x")
+	if ef := errorFrame(t, c, 10*time.Second); ef.Code != remote.BadFrame {
+		t.Errorf("unknown role: %+v", ef)
+	}
+	c.SetModel(ctx, "main", "mock-large")
+	es := events(t, c, from, 10*time.Second, isType("model/updated"))
+	if p := payloadOf(t, es[len(es)-1]); p["role"] != "main" || p["spec"] != "mock-large" {
+		t.Errorf("model/updated %v", p)
+	}
+	c.Inject(ctx, "say=after", true)
+	events(t, c, es[len(es)-1].Seq+1, 60*time.Second, turnEnd)
+	res, err := r.c.Ls(ctx, socketapi.LsRequest{Pattern: agent})
+	if err != nil || len(res.Agents) != 1 || res.Agents[0].Model == nil || *res.Agents[0].Model != "mock-large" {
+		t.Errorf("the row's model after the switch: %+v %v", res.Agents, err)
+	}
+
+	too := make([]string, 129)
+	for i := range too {
+		too[i] = "p"
+	}
+	if err := c.WriteRaw(ctx, []byte(`{"type":"set_policy","patterns":["`+strings.Join(too, `","`)+`"]}`)); err != nil {
+		t.Fatal(err)
+	}
+	if ef := errorFrame(t, c, 10*time.Second); ef.Code != remote.BadFrame {
+		t.Errorf("129 patterns: %+v", ef)
+	}
+	tip := r.tipOf(agent, r.token(agent))
+	c = r.dial(agent, r.token(agent))
+	c.Subscribe(ctx, tip+1)
+	c.SetPolicy(ctx, []string{"Read", "Grep*"})
+	es = events(t, c, tip+1, 10*time.Second, isType("policy/updated"))
+	if p := payloadOf(t, es[len(es)-1]); fmt.Sprint(p["patterns"]) != "[Read Grep*]" {
+		t.Errorf("policy/updated %v", p)
+	}
+}
+
+// A slow reader is dropped with lagged while the agent's turn completes unaffected; it
+// resubscribes from its last seq and gets exactly the missing events.
+func TestStreamLaggedReaderResumes(t *testing.T) {
+	r := newRig(t, `"outbound_queue": 8`)
+	agent := r.run("lag/a", "")
+	waitIdle(t, r, agent)
+	tok := r.token(agent)
+	slow := r.dial(agent, tok)
+	from := live(t, slow)
+	ctx := ctxT(t, 120*time.Second)
+	slow.Inject(ctx, "say=unaffected turn_ms=1500", true)
+	// Big live entries the reader does not read: 32 KiB each.
+	patterns := make([]string, 128)
+	for i := range patterns {
+		patterns[i] = strings.Repeat("x", 250) + fmt.Sprint(i)
+	}
+	for range 400 {
+		if err := slow.SetPolicy(ctx, patterns); err != nil {
+			break // the server already closed the connection
+		}
+	}
+	// The turn completes while the reader stalls.
+	wr, err := r.c.Wait(ctx, socketapi.WaitRequest{Targets: []string{agent}, Timeout: "60s"})
+	if err != nil || wr.TimedOut {
+		t.Fatalf("agent.wait: %+v %v", wr, err)
+	}
+	last := from - 1
+	lagged := false
+	for !lagged {
+		f, err := slow.Next(ctx)
+		if err != nil {
+			t.Fatalf("reading the slow connection (last seq %d): %v", last, err)
+		}
+		switch f := f.(type) {
+		case remote.Event:
+			if f.Seq != last+1 {
+				t.Fatalf("seq %d after %d", f.Seq, last)
+			}
+			last = f.Seq
+		case remote.ErrorFrame:
+			if f.Code != remote.Lagged {
+				t.Fatalf("error %+v, want lagged", f)
+			}
+			lagged = true
+		}
+	}
+	c := r.dial(agent, tok)
+	tip := c.Hello().LastSeq
+	if tip <= last {
+		t.Fatalf("tip %d not past the last seq read %d", tip, last)
+	}
+	c.Subscribe(ctx, last+1)
+	// Exactly the missing events: from last+1 to the tip, no gap, no duplicate
+	// (events fails on either).
+	events(t, c, last+1, 60*time.Second, func(e remote.Event) bool { return e.Seq == tip })
+}
+
+// A reconnect storm: 200 clients for 200 agents at once with max_concurrent_replays 4 —
+// never more than 4 replay reads at once, nobody rejected, every client a gapless log.
+func TestStreamReconnectStorm(t *testing.T) {
+	r := newRig(t, `"max_concurrent_replays": 4`)
+	const n, fill = 200, 150
+	agents, toks, tips := make([]string, n), make([]string, n), make([]int64, n)
+	ctx := ctxT(t, 180*time.Second)
+	for i := range n {
+		agents[i] = uuid.Must(uuid.NewV7()).String()
+		if err := r.c.Call(ctx, "__debug.set_agent", map[string]any{"uuid": agents[i], "path": fmt.Sprintf("storm/a%03d", i),
+			"status": "ended"}, nil); err != nil {
+			t.Fatal(err)
+		}
+		var out struct {
+			Tip int64 `json:"tip"`
+		}
+		if err := r.c.Call(ctx, "__debug.fill_session_log", map[string]any{"uuid": agents[i], "n": fill}, &out); err != nil {
+			t.Fatal(err)
+		}
+		tips[i] = out.Tip
+		toks[i] = r.token(agents[i])
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	start := make(chan struct{})
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			c, err := r.d.Dial(ctx, r.base, agents[i], toks[i])
+			if err != nil {
+				errs <- fmt.Errorf("client %d rejected: %w", i, err)
+				return
+			}
+			defer c.Close()
+			if err := c.Subscribe(ctx, 0); err != nil {
+				errs <- err
+				return
+			}
+			for want := int64(0); want <= tips[i]; want++ {
+				f, err := c.Next(ctx)
+				if err != nil {
+					errs <- fmt.Errorf("client %d at seq %d: %w", i, want, err)
+					return
+				}
+				e, ok := f.(remote.Event)
+				if !ok || e.Seq != want {
+					errs <- fmt.Errorf("client %d: got %#v, want seq %d", i, f, want)
+					return
+				}
+			}
+		}()
+	}
+	close(start)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	st, err := r.c.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Remote.ReplaysPeak > 4 || st.Remote.ReplaysPeak < 1 {
+		t.Errorf("replays_peak %d, want between 1 and 4", st.Remote.ReplaysPeak)
+	}
+	t.Logf("replay slots held at once at most: %d", st.Remote.ReplaysPeak)
+}
