@@ -50,10 +50,7 @@ func checkTurn(t *testing.T, es []remote.Event, callID, verdict string, ok bool)
 // approves matching tools at once.
 func TestStreamApprovals(t *testing.T) {
 	r := newRig(t, `"approvals": true`)
-	agent := r.run("appr/a", "")
-	waitIdle(t, r, agent)
-	c := r.dial(agent, r.token(agent))
-	from := live(t, c)
+	agent, c, from := r.idleLive("appr/a")
 	ctx := ctxT(t, 120*time.Second)
 
 	// Approve.
@@ -77,9 +74,7 @@ func TestStreamApprovals(t *testing.T) {
 	}
 
 	// Deny, on a fresh connection (the error frames above were read past events).
-	waitIdle(t, r, agent)
-	c = r.dial(agent, r.token(agent))
-	from = live(t, c)
+	c, from = r.liveOn(agent)
 	c.Inject(ctx, "tool=Edit say=after", true)
 	es = untilRequest(t, c, from)
 	callID, _ = payloadOf(t, es[len(es)-1])["call_id"].(string)
@@ -88,9 +83,7 @@ func TestStreamApprovals(t *testing.T) {
 	checkTurn(t, append(es, rest...), callID, "denied", false)
 
 	// Policy: a matching tool is approved at once, reason policy.
-	waitIdle(t, r, agent)
-	c = r.dial(agent, r.token(agent))
-	from = live(t, c)
+	c, from = r.liveOn(agent)
 	c.SetPolicy(ctx, []string{"Gre*"})
 	c.Inject(ctx, "tool=Grep say=found", true)
 	es = events(t, c, from, 60*time.Second, turnEnd)

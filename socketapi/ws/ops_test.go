@@ -31,14 +31,28 @@ func live(t *testing.T, c *remote.Conn) int64 {
 	return from
 }
 
+// idleLive starts a mock agent at path with no prompt and, once it is idle, opens its
+// stream on the live tail.
+func (r *rig) idleLive(path string) (agent string, c *remote.Conn, from int64) {
+	r.t.Helper()
+	agent = r.run(path, "")
+	c, from = r.liveOn(agent)
+	return agent, c, from
+}
+
+// liveOn waits for agent to be idle and opens a new connection on its live tail.
+func (r *rig) liveOn(agent string) (*remote.Conn, int64) {
+	r.t.Helper()
+	waitIdle(r.t, r, agent)
+	c := r.dial(agent, r.token(agent))
+	return c, live(r.t, c)
+}
+
 // Two wakes in one burst on an idle agent: one turn; the other text rides it as
 // context/injected; nothing is dropped.
 func TestStreamRacingWakes(t *testing.T) {
 	r := newRig(t, "")
-	agent := r.run("wake/a", "")
-	waitIdle(t, r, agent)
-	c := r.dial(agent, r.token(agent))
-	from := live(t, c)
+	_, c, from := r.idleLive("wake/a")
 	ctx := ctxT(t, 10*time.Second)
 	// Both frames leave before the server has read either.
 	c.Inject(ctx, "say=one turn_ms=800", true)
@@ -66,10 +80,7 @@ func TestStreamRacingWakes(t *testing.T) {
 // with the reason; the agent ends up idle, not killed.
 func TestStreamCancel(t *testing.T) {
 	r := newRig(t, "")
-	agent := r.run("cancel/a", "")
-	waitIdle(t, r, agent)
-	c := r.dial(agent, r.token(agent))
-	from := live(t, c)
+	_, c, from := r.idleLive("cancel/a")
 	ctx := ctxT(t, 60*time.Second)
 	c.Inject(ctx, "say=slow turn_ms=60000", true)
 	got := events(t, c, from, 30*time.Second, isType("user/message"))
@@ -93,10 +104,7 @@ func TestStreamCancel(t *testing.T) {
 // set_policy is logged, bounded, and the last one wins.
 func TestStreamSetModelAndPolicy(t *testing.T) {
 	r := newRig(t, "")
-	agent := r.run("model/a", "")
-	waitIdle(t, r, agent)
-	c := r.dial(agent, r.token(agent))
-	from := live(t, c)
+	agent, c, from := r.idleLive("model/a")
 	ctx := ctxT(t, 60*time.Second)
 	c.SetModel(ctx, "titler", "x")
 	if ef := errorFrame(t, c, 10*time.Second); ef.Code != remote.BadFrame {
