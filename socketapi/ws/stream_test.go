@@ -3,16 +3,31 @@ package ws_test
 import (
 	"bytes"
 	"context"
-	"errors"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"database/sql"
+	"encoding/pem"
 	"fmt"
 	"io"
+	"math/big"
+	"net"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
+	_ "modernc.org/sqlite"
+
 	"github.com/orcr-go/orcr/socketapi"
 	"github.com/orcr-go/orcr/socketapi/remote"
+	"github.com/orcr-go/orcr/socketapi/server"
+	"github.com/orcr-go/orcr/socketapi/sockettest"
+	"github.com/orcr-go/orcr/socketapi/wire"
 )
 
 // hello comes first with the log's tip; nothing streams before subscribe; subscribe 0
@@ -320,4 +335,117 @@ func TestStreamHealthzAndStatus(t *testing.T) {
 	}
 }
 
-var _ = errors.New
+
+// The SDK's Stream iterator against the real server: a fresh client gets the whole log
+// in order, then the live tail.
+func TestStreamSDKIterator(t *testing.T) {
+	r := newRig(t, "")
+	agent := r.run("sdk/a", "say=hello")
+	tok := r.token(agent)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	want := int64(0)
+	for e, err := range r.d.Stream(ctx, r.base, agent, tok, 0) {
+		if err != nil {
+			t.Fatalf("stream at seq %d: %v", want, err)
+		}
+		if e.Seq != want {
+			t.Fatalf("seq %d, want %d", e.Seq, want)
+		}
+		want++
+		if e.Type == "turn/end" {
+			break
+		}
+	}
+}
+
+// A listener on a non-loopback address without TLS is refused at start
+// (config_invalid) unless remote.allow_insecure; with TLS it serves wss.
+func TestStreamListenerRules(t *testing.T) {
+	home := sockettest.TempHome(t)
+	os.MkdirAll(home, 0o700)
+	os.WriteFile(home+"/config.json", []byte(`{"remote": {"listen": "0.0.0.0:0"}}`), 0o600)
+	_, _, err := server.Start(context.Background(), server.Options{Home: home, Getenv: func(string) string { return "" }, NoSignals: true})
+	if !wire.Is(err, wire.EnvironmentError, "config_invalid") {
+		t.Fatalf("non-loopback without TLS: %v, want environment_error config_invalid", err)
+	}
+	if _, err := os.Stat(home + "/orcr.db"); err == nil {
+		t.Error("a refused start created the store")
+	}
+
+	certFile, keyFile, pool := selfSigned(t)
+	r := newRig(t, `"tls_cert": "`+certFile+`", "tls_key": "`+keyFile+`"`)
+	agent := r.run("tls/a", "")
+	tok := r.token(agent)
+	d := &remote.Dialer{HTTPClient: &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}}
+	c, err := d.Dial(ctxT(t, 10*time.Second), "https://"+r.srv.RemoteAddr(), agent, tok)
+	if err != nil {
+		t.Fatalf("wss dial: %v", err)
+	}
+	c.Close()
+	if _, err := r.d.Dial(ctxT(t, 10*time.Second), r.base, agent, tok); err == nil {
+		t.Error("plain ws to a TLS listener succeeded")
+	}
+}
+
+// selfSigned writes a self-signed certificate for 127.0.0.1 and returns its files and a
+// pool that trusts it.
+func selfSigned(t *testing.T) (certFile, keyFile string, pool *x509.CertPool) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "orcr test"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, KeyUsage: x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kb, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	certFile, keyFile = dir+"/cert.pem", dir+"/key.pem"
+	os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600)
+	os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}), 0o600)
+	cert, _ := x509.ParseCertificate(der)
+	pool = x509.NewCertPool()
+	pool.AddCert(cert)
+	return certFile, keyFile, pool
+}
+
+// A server-side failure while serving a connection closes it with internal; the
+// client resubscribes once the fault is gone.
+func TestStreamInternalError(t *testing.T) {
+	r := newRig(t, "")
+	agent := r.run("int/a", "")
+	tok := r.token(agent)
+	c := r.dial(agent, tok)
+	// Damage the store under the running server: the log's table goes away, so the
+	// replay read fails.
+	raw, err := sql.Open("sqlite", r.srv.Home+"/orcr.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	if _, err := raw.Exec(`ALTER TABLE session_log RENAME TO session_log_gone`); err != nil {
+		t.Fatal(err)
+	}
+	c.Subscribe(ctxT(t, 5*time.Second), 0)
+	if ef := errorFrame(t, c, 10*time.Second); ef.Code != remote.Internal {
+		t.Fatalf("got %+v, want internal", ef)
+	}
+	if _, err := c.Next(ctxT(t, 10*time.Second)); err == nil {
+		t.Error("the connection stayed open after internal")
+	}
+	if _, err := raw.Exec(`ALTER TABLE session_log_gone RENAME TO session_log`); err != nil {
+		t.Fatal(err)
+	}
+	c = r.dial(agent, tok)
+	c.Subscribe(ctxT(t, 5*time.Second), 0)
+	events(t, c, 0, 10*time.Second, func(e remote.Event) bool { return e.Seq == c.Hello().LastSeq })
+}

@@ -147,6 +147,7 @@ func renderServerStatus(raw json.RawMessage, all bool) (string, error) {
 		Herdr        map[string]json.RawMessage `json:"herdr"`
 		Counts       map[string]json.RawMessage `json:"counts"`
 		Drift        map[string]json.RawMessage `json:"drift"`
+		Remote       map[string]json.RawMessage `json:"remote"`
 		Integrations map[string]struct {
 			Orcr  bool `json:"orcr"`
 			Herdr bool `json:"herdr"`
@@ -174,6 +175,13 @@ func renderServerStatus(raw json.RawMessage, all bool) (string, error) {
 		literal(st.Counts["live"]), literal(st.Counts["queued"]), literal(st.Counts["blocked"]),
 		literal(st.Counts["unmanaged"]), literal(st.Counts["unmarked_panes"]), literal(st.Counts["unknown_marked_panes"]))
 	fmt.Fprintf(&b, "  drift     lost=%s repaired=%s\n", literal(st.Drift["lost"]), literal(st.Drift["repaired"]))
+	if string(st.Remote["listening"]) == "true" {
+		fmt.Fprintf(&b, "  remote    listening=%s tls=%s connections=%s replays=%s waiting=%s\n", literal(st.Remote["address"]),
+			literal(st.Remote["tls"]), literal(st.Remote["connections"]), literal(st.Remote["replays_active"]),
+			literal(st.Remote["replays_waiting"]))
+	} else {
+		b.WriteString("  remote    off (remote.listen is not set)\n")
+	}
 	if len(st.Integrations) == 0 {
 		b.WriteString("  integrations (none)\n")
 	} else {

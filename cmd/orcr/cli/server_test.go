@@ -183,7 +183,8 @@ const statusJSON = `{"version":"0.1.0","protocol":1,"pid":77,"uptime_ms":5,
  "counts":{"live":3,"queued":1,"blocked":0,"unmanaged":2,"unmarked_panes":0,"unknown_marked_panes":4},
  "loops_firing":false,
  "loops":[{"name":"nightly","status":"active","next_fire_at":1700000000000},{"name":"once","status":"paused","next_fire_at":null}],
- "drift":{"lost":1,"repaired":2,"unknown_marked_panes":4,"unmarked_panes":0}}`
+ "drift":{"lost":1,"repaired":2,"unknown_marked_panes":4,"unmarked_panes":0},
+ "remote":{"listening":true,"address":"127.0.0.1:7788","tls":false,"connections":3,"replays_active":1,"replays_waiting":0,"replays_peak":4}}`
 
 func TestServerStatus(t *testing.T) {
 	h := newHarness(t)
@@ -199,6 +200,7 @@ func TestServerStatus(t *testing.T) {
   herdr     reachable=true session="orcr" running=false
   counts    live=3 queued=1 blocked=0 unmanaged=2 unmarked_panes=0 unknown_marked_panes=4
   drift     lost=1 repaired=2
+  remote    listening="127.0.0.1:7788" tls=false connections=3 replays=1 waiting=0
   integrations
     claude   orcr=ok herdr=ok
     codex    orcr=ok herdr=missing

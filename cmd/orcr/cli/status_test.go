@@ -27,6 +27,7 @@ func TestServerStatusHerdrErrorAndIntegrations(t *testing.T) {
     herdr unreachable: herdr was not found on PATH; install herdr
   counts    live=null queued=null blocked=null unmanaged=null unmarked_panes=null unknown_marked_panes=null
   drift     lost=null repaired=null
+  remote    off (remote.listen is not set)
   integrations
     claude   orcr=ok herdr=missing
     codex    orcr=ok herdr=missing
