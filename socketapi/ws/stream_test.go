@@ -335,7 +335,6 @@ func TestStreamHealthzAndStatus(t *testing.T) {
 	}
 }
 
-
 // The SDK's Stream iterator against the real server: a fresh client gets the whole log
 // in order, then the live tail.
 func TestStreamSDKIterator(t *testing.T) {
