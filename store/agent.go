@@ -172,8 +172,11 @@ func (t *Tx) EndAgent(uuid string, from []Status, reason ExitReason) error {
 	if _, err := t.EmitAgent("agent.status_changed", uuid, map[string]any{"status": StatusEnded, "exit_reason": reason}); err != nil {
 		return err
 	}
-	_, err := t.EmitAgent("agent.ended", uuid, map[string]any{"exit_reason": reason})
-	return err
+	if _, err := t.EmitAgent("agent.ended", uuid, map[string]any{"exit_reason": reason}); err != nil {
+		return err
+	}
+	// Text still waiting in the stream's inbox can never be delivered now.
+	return t.InboxDrop(uuid)
 }
 
 // CancelStarting sets the cancel interlock of a starting row and ends it canceled in

@@ -2,6 +2,7 @@ package ws_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -108,6 +109,7 @@ func TestStreamVerdictAcrossRestart(t *testing.T) {
 	c := r.dial(agent, tok)
 	from := live(t, c)
 	ctx := ctxT(t, 120*time.Second)
+	c.SetPolicy(ctx, []string{"Gr?p"}) // rebuilt from the log after the restart
 	c.Inject(ctx, "tool=Write say=written", true)
 	es := untilRequest(t, c, from)
 	callID, _ := payloadOf(t, es[len(es)-1])["call_id"].(string)
@@ -147,5 +149,68 @@ func TestStreamVerdictAcrossRestart(t *testing.T) {
 			t.Errorf("the call was asked about again after the restart: %s", describe(rest))
 		}
 	}
+	// The policy set before the restart still approves.
+	waitIdle(t, r2, agent)
+	c.Inject(ctx, "tool=Grep say=found", true)
+	es = events(t, c, rest[len(rest)-1].Seq+1, 60*time.Second, turnEnd)
+	auto := false
+	for _, e := range es {
+		if p := payloadOf(t, e); e.Type == "approval/resolved" && p["reason"] == "policy" {
+			auto = true
+		}
+	}
+	if !auto {
+		t.Errorf("the policy was not rebuilt after the restart: %s", describe(es))
+	}
 	_ = context.Background
+}
+
+// While a turn is parked on an approval, a wake is never typed into the blocked pane: it
+// waits in the inbox and rides the turn once the verdict lets it go on. A cancel of a
+// parked turn denies the standing request, answers the call and closes the turn.
+func TestStreamParkedTurn(t *testing.T) {
+	r := newRig(t, `"approvals": true`)
+	_, c, from := r.idleLive("park/a")
+	ctx := ctxT(t, 120*time.Second)
+	c.Inject(ctx, "tool=Bash say=one turn_ms=3000", true)
+	es := untilRequest(t, c, from)
+	callID, _ := payloadOf(t, es[len(es)-1])["call_id"].(string)
+	c.Inject(ctx, "say=steer", true)
+	c.Approve(ctx, callID, "")
+	rest := events(t, c, es[len(es)-1].Seq+1, 60*time.Second, turnEnd)
+	var resolvedAt, injectedAt int64 = -1, -1
+	for _, e := range rest {
+		switch {
+		case e.Type == "approval/resolved":
+			resolvedAt = e.Seq
+		case e.Type == "context/injected" && payloadOf(t, e)["text"] == "say=steer":
+			injectedAt = e.Seq
+		}
+	}
+	if resolvedAt < 0 || injectedAt < resolvedAt {
+		t.Errorf("the steer must ride after the verdict (resolved at %d, injected at %d): %s", resolvedAt, injectedAt, describe(rest))
+	}
+
+	c2, from2 := r.liveOn(rest[0].SessionID)
+	c2.Inject(ctx, "tool=Write say=two", true)
+	es = untilRequest(t, c2, from2)
+	callID, _ = payloadOf(t, es[len(es)-1])["call_id"].(string)
+	c2.Cancel(ctx, "stop it")
+	rest = events(t, c2, es[len(es)-1].Seq+1, 30*time.Second, turnEnd)
+	var types []string
+	for _, e := range rest {
+		types = append(types, e.Type)
+	}
+	if got := fmt.Sprint(types); got != "[approval/resolved tool/result turn/end]" {
+		t.Fatalf("cancel of a parked turn logged %s", got)
+	}
+	if p := payloadOf(t, rest[0]); p["call_id"] != callID || p["verdict"] != "denied" || p["reason"] != "stop it" {
+		t.Errorf("denial %v", p)
+	}
+	if p := payloadOf(t, rest[1]); p["call_id"] != callID || p["ok"] != false || p["text"] != "cancelled before execution" {
+		t.Errorf("answer %v", p)
+	}
+	if p := payloadOf(t, rest[2]); p["status"] != "cancelled" || p["reason"] != "stop it" {
+		t.Errorf("turn/end %v", p)
+	}
 }

@@ -1,12 +1,15 @@
 package ws_test
 
 import (
+	"context"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/coder/websocket"
 	"github.com/google/uuid"
 
 	"github.com/orcr-go/orcr/socketapi"
@@ -267,4 +270,70 @@ func TestStreamReconnectStorm(t *testing.T) {
 		t.Errorf("replays_peak %d, want between 1 and 4", st.Remote.ReplaysPeak)
 	}
 	t.Logf("replay slots held at once at most: %d", st.Remote.ReplaysPeak)
+}
+
+// inject without wake on an idle agent waits in the durable inbox (nothing is typed,
+// nothing logged) and rides the next turn right after its user/message.
+func TestStreamInboxRidesTheNextTurn(t *testing.T) {
+	r := newRig(t, "")
+	_, c, from := r.idleLive("inbox/a")
+	ctx := ctxT(t, 60*time.Second)
+	c.Inject(ctx, "later please", false)
+	quiet, cancel := context.WithTimeout(context.Background(), 700*time.Millisecond)
+	if f, err := c.Next(quiet); err == nil {
+		t.Fatalf("inject without wake on an idle agent logged %#v", f)
+	}
+	cancel()
+	c.Inject(ctx, "say=now", true)
+	es := events(t, c, from, 60*time.Second, turnEnd)
+	var order []string
+	for _, e := range es {
+		if e.Type == "user/message" || e.Type == "context/injected" {
+			order = append(order, e.Type+":"+payloadOf(t, e)["text"].(string))
+		}
+	}
+	if fmt.Sprint(order) != "[user/message:say=now context/injected:later please]" {
+		t.Errorf("turn inputs %v, want the wake then the inbox text", order)
+	}
+}
+
+// Server pings keep a reading client's connection open; a client that never answers
+// (it does not read, so no pong) is closed after about one interval.
+func TestStreamHeartbeat(t *testing.T) {
+	r := newRig(t, `"heartbeat": "100ms"`)
+	agent := r.run("hb/a", "")
+	tok := r.token(agent)
+	live := r.dial(agent, tok) // its background reader answers pings
+	// A raw client that reads nothing: no pong ever goes back.
+	hdr := http.Header{"Authorization": []string{"Bearer " + tok}}
+	ctx := ctxT(t, 30*time.Second)
+	deaf, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(r.base, "http")+"/agents/"+agent+"/ws",
+		&websocket.DialOptions{HTTPHeader: hdr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer deaf.CloseNow()
+	// The deaf connection superseded the first one; open the reading one again after it
+	// is gone, and check that the server dropped the deaf one.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		st, err := r.c.Status(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Remote.Connections == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the connection that never answers a ping is still open: %+v", st.Remote)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	live.Close()
+	live = r.dial(agent, tok)
+	time.Sleep(time.Second) // ten heartbeat intervals, each answered
+	if err := live.Subscribe(ctx, 0); err != nil {
+		t.Fatalf("the answering connection did not survive its heartbeats: %v", err)
+	}
+	events(t, live, 0, 10*time.Second, func(e remote.Event) bool { return e.Seq == live.Hello().LastSeq })
 }
