@@ -154,7 +154,8 @@ type opDone struct {
 	ended  bool  // the row ended: the actor stops
 	retry  int64 // unix ms: decide the turn rules again then (a completion not ready yet)
 	mark   completionMark
-	drain  *bool // a drain op: whether text still waits in the inbox
+	drain  *bool   // a drain op: whether text still waits in the inbox
+	tools  *string // a tool feed: the transcript cursor it read
 }
 
 // completionMark is what an agent actor knows of herdr's completion_seq for its open
@@ -207,6 +208,7 @@ type agentActor struct {
 
 	inbox       bool         // the stream's inbox may hold text for this agent
 	inboxStatus store.Status // the status a drain last left text waiting in ("" = none)
+	toolsCursor string       // the transcript's mtime at the last tool feed
 }
 
 type queuedOp struct {
@@ -230,6 +232,17 @@ func (a *agentActor) Receive(c actor.Context) {
 		}
 		a.inbox, a.inboxStatus = true, ""
 		a.queueDrain(c)
+	case feedTools:
+		if a.ended || !a.loaded || a.st.Status != store.StatusWorking {
+			return
+		}
+		for _, q := range a.queue {
+			if _, ok := q.msg.(feedTools); ok {
+				return
+			}
+		}
+		a.queue = append(a.queue, queuedOp{msg: m})
+		a.next(c)
 	case StartAgent, SendInput, KillAgent, AdoptAgent, recoverAgent, ParkAgent, ReapAgent, ReconcileAgent, sendKeys:
 		if a.ended {
 			a.reject(c, c.Sender(), m)
@@ -315,6 +328,9 @@ func (a *agentActor) done(c actor.Context, m opDone) {
 	if m.loaded {
 		changed = changed || m.st != a.st
 		a.st = m.st
+	}
+	if m.tools != nil {
+		a.toolsCursor = *m.tools
 	}
 	if m.drain != nil {
 		a.inbox, a.inboxStatus = *m.drain, ""
@@ -495,6 +511,7 @@ func (a *agentActor) start(c actor.Context, op queuedOp) {
 	a.cancel = cancel
 	self, root := c.Self(), c.ActorSystem().Root
 	w := &agentWork{env: a.env, uuid: a.uuid, ctx: ctx, root: root, st: a.st, loaded: a.loaded, stopping: &a.stopping, mark: a.mark}
+	cursor := a.toolsCursor
 	a.env.Ops.Add(1)
 	a.env.opsStarted.Add(1)
 	go func() {
@@ -528,6 +545,9 @@ func (a *agentActor) start(c actor.Context, op queuedOp) {
 			done.drain = &waiting
 		case sendKeys:
 			done.result = keysSent{Err: w.keys(m.Keys)}
+		case feedTools:
+			cur := w.feedTools(cursor)
+			done.tools = &cur
 		case ReconcileAgent:
 			done.result = w.reconcile(m)
 			done.ended = w.loaded && w.st.Status == store.StatusEnded

@@ -50,6 +50,10 @@ func (a *agentsActor) Receive(c actor.Context) {
 		c.Send(a.child(c, m.UUID), m)
 	case drainInbox:
 		c.Send(a.child(c, m.UUID), m)
+	case feedTools:
+		if pid, ok := a.children[m.UUID]; ok {
+			c.Send(pid, m)
+		}
 	case sendKeys:
 		c.Forward(a.child(c, m.UUID))
 	case CancelSpawn:

@@ -37,6 +37,9 @@ type (
 		Why  string
 	}
 	keysSent struct{ Err error }
+	// feedTools asks a working agent's actor to log the tool calls and results its
+	// transcript gained (a stream client watches it; no reply).
+	feedTools struct{ UUID string }
 )
 
 // remoteTimeout bounds the agent actor's part of one client frame.
@@ -391,6 +394,24 @@ func (w *agentWork) approvals() {
 	if err == nil {
 		w.logErr("policy approval", w.keys(keys.Approve))
 	}
+}
+
+// feedTools logs the tool activity of a working agent's open turn when its transcript
+// changed since cursor (the file's mtime at the last feed), and returns the new cursor.
+func (w *agentWork) feedTools(cursor string) string {
+	if w.env.Transcripts == nil || w.st.Status != store.StatusWorking {
+		return cursor
+	}
+	p, err := w.locate()
+	if err != nil {
+		return cursor
+	}
+	now, ok := w.env.Transcripts.Cursor(p)
+	if !ok || now == cursor {
+		return cursor
+	}
+	w.logTools()
+	return now
 }
 
 // logTools logs the open turn's tool calls and results the transcript shows and returns

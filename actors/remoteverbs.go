@@ -163,7 +163,7 @@ func (s *System) OpenStream(ctx context.Context, agent, hash string, sink Stream
 	}
 	cfg := s.cfg.Config.Remote
 	props := newStreamProps(StreamSpec{Agent: agent, TokenHash: hash, Sink: sink, ReplayLimit: cfg.ReplayLimit,
-		store: s.storePID, hub: s.remote, db: s.cfg.DB, log: s.cfg.Log})
+		store: s.storePID, hub: s.remote, agents: s.agents, db: s.cfg.DB, log: s.cfg.Log})
 	return &Stream{root: s.sys.Root, props: props, LastSeq: v.(int64), Agent: agent}, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -52,9 +53,17 @@ type StreamSpec struct {
 	Batch       int // entries per replay read (default 256)
 
 	store, hub *actor.PID
+	agents     *actor.PID // feedTools goes there while the agent works (nil: never)
 	db         *store.DB
 	log        *slog.Logger
 }
+
+// ToolFeedInterval is how often a watched working agent's transcript is read for new
+// tool calls and results (docs/remote.md §4).
+const ToolFeedInterval = time.Second
+
+// feedTick is the stream actor's timer for the tool feed.
+type feedTick struct{}
 
 // StreamSubscribe is a client's subscribe frame: replay from FromSeq, then tail.
 type StreamSubscribe struct{ FromSeq int64 }
@@ -89,6 +98,8 @@ type streamConn struct {
 	roomGen    int // generation of the NotifyRoom in flight (0 = none)
 	roomSeq    int // generations handed out
 	closed     bool
+	working    bool        // the last status entry forwarded was working
+	feed       *time.Timer // the tool feed's timer while working
 }
 
 // Receive handles the connection's messages. It blocks only on SQLite reads.
@@ -126,8 +137,15 @@ func (s *streamConn) Receive(c actor.Context) {
 			s.pump(c)
 		}
 	case LogCommitted:
+		s.watchStatus(c, m.Entries)
 		if s.mode == streamTail {
 			s.tail(c, m.Entries)
+		}
+	case feedTick:
+		s.feed = nil
+		if s.working && !s.closed && s.spec.agents != nil {
+			c.Send(s.spec.agents, feedTools{UUID: s.spec.Agent})
+			s.armFeed(c)
 		}
 	case streamSuperseded:
 		s.close(c, remote.Superseded, "a newer connection took over this agent's stream")
@@ -137,9 +155,36 @@ func (s *streamConn) Receive(c actor.Context) {
 		s.closed = true
 		c.Stop(c.Self())
 	case *actor.Stopping:
+		if s.feed != nil {
+			s.feed.Stop()
+		}
 		s.releaseSlot(c)
 		s.spec.Sink.Close(nil)
 	}
+}
+
+// watchStatus follows the agent's status through its log: while it works, a watched
+// agent's tool activity is fed into the log every [ToolFeedInterval], so clients see
+// calls as they happen rather than when the turn ends.
+func (s *streamConn) watchStatus(c actor.Context, es []store.LogEntry) {
+	for _, e := range es {
+		if e.Type != store.LogStatusChanged {
+			continue
+		}
+		var p struct {
+			Status string `json:"status"`
+		}
+		_ = json.Unmarshal(e.Payload, &p)
+		s.working = p.Status == string(store.StatusWorking)
+	}
+	if s.working && s.feed == nil {
+		s.armFeed(c)
+	}
+}
+
+func (s *streamConn) armFeed(c actor.Context) {
+	self, root := c.Self(), c.ActorSystem().Root
+	s.feed = time.AfterFunc(ToolFeedInterval, func() { root.Send(self, feedTick{}) })
 }
 
 // subscribe (re)starts the subscription at from: the replay window is capped at

@@ -337,3 +337,36 @@ func TestStreamHeartbeat(t *testing.T) {
 	}
 	events(t, live, 0, 10*time.Second, func(e remote.Event) bool { return e.Seq == live.Hello().LastSeq })
 }
+
+// A watched working agent's tool calls reach the log while the turn runs, not only at
+// its end.
+func TestStreamToolsAsTheTurnProgresses(t *testing.T) {
+	r := newRig(t, "")
+	_, c, from := r.idleLive("tools/a")
+	ctx := ctxT(t, 60*time.Second)
+	c.Inject(ctx, "tool=Bash say=x turn_ms=6000", true)
+	es := events(t, c, from, 60*time.Second, turnEnd)
+	var call, result, end time.Time
+	for _, e := range es {
+		at, err := time.Parse(time.RFC3339Nano, e.At)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch e.Type {
+		case "tool/call":
+			call = at
+		case "tool/result":
+			result = at
+		case "turn/end":
+			end = at
+		}
+	}
+	if call.IsZero() || result.IsZero() {
+		t.Fatalf("no tool/call or tool/result in %s", describe(es))
+	}
+	// The mock calls the tool first and then works 6 s: the feed logs the call within
+	// about a second of it, long before the turn ends.
+	if end.Sub(call) < 3*time.Second {
+		t.Errorf("tool/call logged %v before turn/end: only at the end, not as the turn progressed", end.Sub(call))
+	}
+}
