@@ -4,6 +4,7 @@ import (
 	"context"
 	"github.com/orcr-go/orcr/socketapi"
 	"log/slog"
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -32,6 +33,9 @@ type AgentEnv struct {
 	Shutdown ShutdownPlans
 	// Monitor receives TrackPane from every agent actor (nil: no completion monitor).
 	Monitor *actor.PID
+	// Agents is the agents actor, for edge code that hands agents work without a reply
+	// (discovery's drainInbox; nil: none).
+	Agents *actor.PID
 	// PaneTimeout bounds one herdr call made by a pipeline or op (default 30 s).
 	PaneTimeout time.Duration
 	// AgentSessionWait bounds the post-spawn poll for herdr's transcript pointer (3 s).
@@ -230,19 +234,16 @@ func (a *agentActor) Receive(c actor.Context) {
 		if a.ended {
 			return
 		}
+		// Asked from outside (text just went to the inbox, or discovery saw an
+		// unmanaged agent's status move): the drain op reads the row afresh, so the
+		// status held in memory, which discovery's writes bypass, does not gate it.
 		a.inbox, a.inboxStatus = true, ""
-		a.queueDrain(c)
+		a.queueOp(c, drainInbox{UUID: a.uuid})
 	case feedTools:
 		if a.ended || !a.loaded || a.st.Status != store.StatusWorking {
 			return
 		}
-		for _, q := range a.queue {
-			if _, ok := q.msg.(feedTools); ok {
-				return
-			}
-		}
-		a.queue = append(a.queue, queuedOp{msg: m})
-		a.next(c)
+		a.queueOp(c, m)
 	case StartAgent, SendInput, KillAgent, AdoptAgent, recoverAgent, ParkAgent, ReapAgent, ReconcileAgent, sendKeys:
 		if a.ended {
 			a.reject(c, c.Sender(), m)
@@ -309,12 +310,17 @@ func (a *agentActor) queueDrain(c actor.Context) {
 	if !a.st.Status.In(store.StatusWorking, store.StatusIdle, store.StatusParked, store.StatusEnded) {
 		return
 	}
+	a.queueOp(c, drainInbox{UUID: a.uuid})
+}
+
+// queueOp queues a no-reply op unless one of the same type already waits.
+func (a *agentActor) queueOp(c actor.Context, m any) {
 	for _, q := range a.queue {
-		if _, ok := q.msg.(drainInbox); ok {
+		if reflect.TypeOf(q.msg) == reflect.TypeOf(m) {
 			return
 		}
 	}
-	a.queue = append(a.queue, queuedOp{msg: drainInbox{UUID: a.uuid}})
+	a.queue = append(a.queue, queuedOp{msg: m})
 	a.next(c)
 }
 

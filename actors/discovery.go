@@ -3,6 +3,7 @@ package actors
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -302,6 +303,24 @@ func discover(root *actor.RootContext, spec DiscoverySpec) []string {
 	return read
 }
 
+// wakeInboxes asks the actor of an unmanaged agent whose status discovery just moved to
+// working or idle to drain the stream's inbox when text waits there: no actor watches an
+// unmanaged agent's status between the operations asked of it (docs/remote.md §6).
+func wakeInboxes(root *actor.RootContext, env *AgentEnv, changes []discChange) {
+	if env.Agents == nil {
+		return
+	}
+	waiting, err := store.InboxAgents(contextBG, env.DB.Reader())
+	if err != nil || len(waiting) == 0 {
+		return
+	}
+	for _, ch := range changes {
+		if ch.UUID != "" && ch.To.In(store.StatusWorking, store.StatusIdle) && slices.Contains(waiting, ch.UUID) {
+			root.Send(env.Agents, drainInbox{UUID: ch.UUID})
+		}
+	}
+}
+
 func writeDiscovery(root *actor.RootContext, env *AgentEnv, session string, changes []discChange) {
 	if len(changes) == 0 {
 		return
@@ -310,6 +329,7 @@ func writeDiscovery(root *actor.RootContext, env *AgentEnv, session string, chan
 		env.Log.Warn("discovery: cannot apply the changes", "session", session, "err", err)
 		return
 	}
+	wakeInboxes(root, env, changes)
 	for _, ch := range changes {
 		switch ch.Kind {
 		case discCreate:

@@ -138,6 +138,7 @@ func Start(cfg SystemConfig) (*System, error) {
 		return fail(wire.Internal("actor", "cannot start the agents actor: "+err.Error()))
 	}
 	s.sys.Root.Send(s.monitor, SetAgents{PID: s.agents})
+	s.env.Agents = s.agents
 	caps := Caps{Max: cfg.Config.Concurrency.Max, Provider: cfg.Config.ProviderCap}
 	if s.queue, err = s.sys.Root.SpawnNamed(NewQueueProps(QueueSpec{
 		Store: s.storePID, Agents: s.agents, Caps: caps, MaxStarting: cfg.Config.Timings.MaxStarting, Log: log,

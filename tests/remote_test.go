@@ -3,6 +3,7 @@ package tests
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -154,5 +155,62 @@ func TestRemoteKill9MidTurn(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(types, " "), "context/injected") {
 		t.Errorf("the wake did not ride the open turn: %v", types)
+	}
+}
+
+// An unmanaged agent (started by hand in a user session) that is blocked keeps a wake in
+// the inbox; once discovery sees it idle again, the wake is typed into it as a turn.
+func TestRemoteInboxOfAnUnmanagedAgent(t *testing.T) {
+	f := startHandStarted(t, `{"remote": {"listen": "127.0.0.1:0"}}`, "first")
+	t.Cleanup(func() {
+		if t.Failed() {
+			b, _ := os.ReadFile(filepath.Join(f.h.dir, "logs", "server.log"))
+			for _, l := range strings.Split(string(b), "\n") {
+				if !strings.Contains(l, "herdr session down") {
+					t.Log(l)
+				}
+			}
+			t.Logf("row now: %+v", lsAll(t, f.c, f.row.Path))
+		}
+	})
+	tok := strings.TrimSpace(f.h.run("agent", "token", f.row.UUID).stdout)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	c, err := (&remote.Dialer{}).Dial(ctx, remoteBase(t, f.h), f.row.UUID, tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	next := c.Hello().LastSeq + 1
+	c.Subscribe(ctx, next)
+	// The user makes it ask something (the mock's block directive): herdr says blocked.
+	if err := f.work.Deliver(ctx, f.pane, "block", 200*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		e := nextEvent(t, ctx, c, next)
+		next++
+		var p map[string]any
+		json.Unmarshal(e.Payload, &p)
+		if e.Type == "status/changed" && p["status"] == "blocked" {
+			break
+		}
+	}
+	c.Inject(ctx, "say=after the block", true)
+	// The user answers the question (ESC while blocked: the mock goes idle).
+	if err := f.work.SendKeys(ctx, f.pane, "Escape"); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		e := nextEvent(t, ctx, c, next)
+		next++
+		var p map[string]any
+		json.Unmarshal(e.Payload, &p)
+		if e.Type == "user/message" || e.Type == "context/injected" {
+			if p["text"] != "say=after the block" {
+				t.Fatalf("%s %v", e.Type, p)
+			}
+			return
+		}
 	}
 }
