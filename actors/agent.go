@@ -282,6 +282,35 @@ func (a *agentActor) Receive(c actor.Context) {
 			a.cancel()
 		}
 		a.disarm()
+		// Ops that never started are answered now: after the stop nobody would, and
+		// their askers would wait for their whole timeout.
+		stopping := wire.Internal("stopping", "the server is stopping; try again after it restarts")
+		for _, q := range a.queue {
+			a.answer(c, q.sender, q.msg, stopping)
+		}
+		a.queue = nil
+	}
+}
+
+// answer replies err to an op's asker in the op's reply type (no reply for ops that
+// have none).
+func (a *agentActor) answer(c actor.Context, to *actor.PID, m any, err error) {
+	if to == nil {
+		return
+	}
+	switch m.(type) {
+	case SendInput:
+		c.Send(to, SendOutcome{Err: err})
+	case KillAgent:
+		c.Send(to, KillOutcome{Err: err})
+	case AdoptAgent:
+		c.Send(to, AdoptOutcome{Err: err})
+	case ReapAgent:
+		c.Send(to, ReapResult{Err: err})
+	case ReconcileAgent:
+		c.Send(to, ReconcileResult{UUID: a.uuid})
+	case sendKeys:
+		c.Send(to, keysSent{Err: err})
 	}
 }
 
@@ -387,25 +416,19 @@ func gcOp(m any) string {
 	return ""
 }
 
-// reject answers an op that can no longer run because the row ended.
+// reject answers an op that can no longer run because the row ended: a kill or a reap
+// finds nothing to do, the rest are not_found.
 func (a *agentActor) reject(c actor.Context, to *actor.PID, m any) {
 	if to == nil {
 		return
 	}
-	gone := wire.New(wire.NotFound, "agent "+a.uuid+" has ended", "target", a.uuid)
 	switch m.(type) {
-	case SendInput:
-		c.Send(to, SendOutcome{Err: gone})
 	case KillAgent:
 		c.Send(to, KillOutcome{})
-	case AdoptAgent:
-		c.Send(to, AdoptOutcome{Err: gone})
 	case ReapAgent:
 		c.Send(to, ReapResult{})
-	case ReconcileAgent:
-		c.Send(to, ReconcileResult{UUID: a.uuid})
-	case sendKeys:
-		c.Send(to, keysSent{Err: gone})
+	default:
+		a.answer(c, to, m, wire.New(wire.NotFound, "agent "+a.uuid+" has ended", "target", a.uuid))
 	}
 }
 

@@ -176,13 +176,16 @@
 //     those frames to flush, then every connection is closed.
 //  4. Reader goroutines end with their sockets; the remaining request goroutines are
 //     waited for. Then the remote listener (socketapi/ws) stops accepting and ends
-//     every stream connection: each ws-<n> stops, and its socket closes (bounded, 3 s).
+//     every stream connection: each ws-<n> stops, its socket closes, and the client
+//     frames still being served (a cancel's keys, an inject's delivery) finish while the
+//     agent actors are still up (bounded, 3 s).
 //  5. [System.Stop]: the loops (a stop's grace ends at once, the run stays stopping for the
 //     next start), the discovery, the gc, the reconciler, the monitor, the queue and the remote hub stop, in that order (no more
 //     sweeps, polls or promotions; a reconcile pass in flight, which may be waiting for
 //     herdr or starting the owned session, is canceled; a ReapResult arriving after gc stopped goes to dead
 //     letters, and the next start's queue pass promotes into the freed slot); the agents
-//     actor stops its children, whose op goroutines see their context canceled at the
+//     actor stops its children — each answers the ops still queued with server_error
+//     cause stopping, so no asker waits out its timeout — whose op goroutines see their context canceled at the
 //     next checkpoint and are waited for (they may still be writing; an op cut off by
 //     the stop never ends its row failed); then the herdr supervisor and its session
 //     actors stop. A spawn cut off here is resumed (pane recorded) or put back at its

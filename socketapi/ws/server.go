@@ -45,6 +45,7 @@ type Server struct {
 	ctx    context.Context // canceled by Close: every connection ends
 	cancel context.CancelFunc
 	conns  sync.WaitGroup
+	frames sync.WaitGroup // goroutines serving client frames through the facade
 }
 
 // Listen starts the listener of cfg (cfg.Listen must be set and pass
@@ -94,12 +95,13 @@ func (s *Server) Addr() string { return s.ln.Addr().String() }
 // TLS reports whether the listener speaks TLS.
 func (s *Server) TLS() bool { return s.cfg.TLSCert != "" }
 
-// Close stops accepting, ends every connection and waits for them (bounded by ctx).
+// Close stops accepting, ends every connection and waits for them and for the client
+// frames still being served (bounded by ctx); the actors they talk to are still up.
 func (s *Server) Close(ctx context.Context) {
 	s.cancel()
 	s.http.Shutdown(ctx)
 	done := make(chan struct{})
-	go func() { s.conns.Wait(); close(done) }()
+	go func() { s.conns.Wait(); s.frames.Wait(); close(done) }()
 	select {
 	case <-done:
 	case <-ctx.Done():
@@ -212,7 +214,9 @@ func (s *Server) read(ctx context.Context, c *websocket.Conn, st *actors.Stream,
 			st.Subscribe(sub.FromSeq)
 			continue
 		}
+		s.frames.Add(1)
 		go func() {
+			defer s.frames.Done()
 			if err := s.facade.StreamFrame(ctx, st.Agent, f); err != nil {
 				code, msg := remote.Internal, err.Error()
 				var fe *actors.StreamError
