@@ -65,8 +65,9 @@ var notImplementedProbes = map[string][]string{
 	"server disable": {"server", "disable"},
 	"api schema":     {"api", "schema"},
 	"api snapshot":   {"api", "snapshot"},
-	"scaffold":       {"scaffold"},
-	"top":            {"top"},
+	// scaffold must fail before it writes: the harness has no PATH (node_missing).
+	"scaffold": {"scaffold", "/nonexistent/orcr-probe"},
+	"top":      {"top"},
 }
 
 // `orcr --help` marks exactly the commands that answer not_implemented when run, and
