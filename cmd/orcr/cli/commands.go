@@ -19,6 +19,7 @@ type rootCmd struct {
 	Server   serverCmd   `cmd:"" help:"Start, stop and inspect the orcr server."`
 	API      apiCmd      `cmd:"" name:"api" help:"The socket API: schema and snapshot."`
 	Scaffold scaffoldCmd `cmd:"" help:"Create a workflow project on the TypeScript (or Go) SDK."`
+	Skill    skillCmd    `cmd:"" help:"The orchestratr skill that teaches coding agents to use orcr."`
 	Top      topCmd      `cmd:"" help:"Full-screen live view of agents and loops."`
 
 	RunShim runShimCmd `cmd:"" name:"__run-shim" hidden:"" passthrough:"" help:"Internal: the process of a loop run."`
@@ -104,6 +105,8 @@ var localVerbs = map[string]bool{
 	"server disable": true,
 	"api schema":     true,
 	"scaffold":       true,
+	"skill install":  true,
+	"skill show":     true,
 }
 
 // pendingClientVerbs are the verbs whose missing part is in the CLI itself: they answer
