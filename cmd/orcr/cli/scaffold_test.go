@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"io/fs"
@@ -8,7 +9,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -273,6 +276,40 @@ func TestScaffoldInstallFailureLeavesNothing(t *testing.T) {
 			t.Errorf("%s left behind: %v", dir, listTree(t, dir))
 		}
 	})
+}
+
+// Ctrl-C during npm install ends npm's whole process group, takes the project back and
+// exits 130.
+func TestScaffoldInterruptedInstall(t *testing.T) {
+	h, bin := scaffoldHarness(t)
+	fakeBin(t, bin, "node", node20)
+	started := filepath.Join(t.TempDir(), "started")
+	fakeBin(t, bin, "npm", `[ "$1" = --version ] && { echo 10.2.4; exit 0; }
+: > package-lock.json
+: > '`+started+`'
+/bin/sleep 60 & wait`)
+	dir := filepath.Join(t.TempDir(), "demo")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	go func() {
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			if _, err := os.Stat(started); err == nil {
+				break
+			}
+		}
+		cancel(&cli.Interrupt{Signal: syscall.SIGINT})
+	}()
+	begin := time.Now()
+	got := h.runCtx(t, ctx, "scaffold", dir)
+	if got.code != 130 || !strings.Contains(got.stderr, "interrupted by SIGINT") {
+		t.Errorf("got exit %d stderr %q, want 130 interrupted", got.code, got.stderr)
+	}
+	if d := time.Since(begin); d > 8*time.Second {
+		t.Errorf("the interrupted install took %v to end", d)
+	}
+	if _, err := os.Lstat(dir); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("%s left behind: %v", dir, listTree(t, dir))
+	}
 }
 
 // A TypeScript scaffold writes exactly the three files and the vendored SDK, and runs
