@@ -144,13 +144,11 @@ func TestAPISchema(t *testing.T) {
 	}
 }
 
-func TestScaffoldTopNotImplemented(t *testing.T) {
+func TestTopNotImplemented(t *testing.T) {
 	h := newHarness(t)
-	for _, args := range [][]string{{"scaffold"}, {"top"}} {
-		got := h.run(t, append(args, "--json")...)
-		env := decodeEnvelope(t, got.stdout)
-		if got.code != 1 || env.Error == nil || env.Error.Reason() != "not_implemented" {
-			t.Errorf("orcr %v: got %q exit %d, want not_implemented exit 1", args, got.stdout, got.code)
-		}
+	got := h.run(t, "top", "--json")
+	env := decodeEnvelope(t, got.stdout)
+	if got.code != 1 || env.Error == nil || env.Error.Reason() != "not_implemented" {
+		t.Errorf("orcr top: got %q exit %d, want not_implemented exit 1", got.stdout, got.code)
 	}
 }

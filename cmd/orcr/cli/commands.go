@@ -18,7 +18,8 @@ type rootCmd struct {
 	Loop     loopCmd     `cmd:"" help:"Durable cron and one-shot loops."`
 	Server   serverCmd   `cmd:"" help:"Start, stop and inspect the orcr server."`
 	API      apiCmd      `cmd:"" name:"api" help:"The socket API: schema and snapshot."`
-	Scaffold scaffoldCmd `cmd:"" help:"Create a TypeScript workflow project."`
+	Scaffold scaffoldCmd `cmd:"" help:"Create a workflow project on the TypeScript (or Go) SDK."`
+	Skill    skillCmd    `cmd:"" help:"The orchestratr skill that teaches coding agents to use orcr."`
 	Top      topCmd      `cmd:"" help:"Full-screen live view of agents and loops."`
 
 	RunShim runShimCmd `cmd:"" name:"__run-shim" hidden:"" passthrough:"" help:"Internal: the process of a loop run."`
@@ -104,13 +105,14 @@ var localVerbs = map[string]bool{
 	"server disable": true,
 	"api schema":     true,
 	"scaffold":       true,
+	"skill install":  true,
+	"skill show":     true,
 }
 
 // pendingClientVerbs are the verbs whose missing part is in the CLI itself: they answer
 // not_implemented without asking the server (docs/cli.md §1.1).
 var pendingClientVerbs = map[string]bool{
-	"scaffold": true,
-	"top":      true,
+	"top": true,
 }
 
 // notImplementedVerb reports whether verb answers not_implemented: it is one of

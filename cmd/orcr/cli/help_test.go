@@ -65,8 +65,12 @@ var notImplementedProbes = map[string][]string{
 	"server disable": {"server", "disable"},
 	"api schema":     {"api", "schema"},
 	"api snapshot":   {"api", "snapshot"},
-	"scaffold":       {"scaffold"},
-	"top":            {"top"},
+	// scaffold and skill install must fail before they write: the harness has no PATH
+	// (node_missing), and /dev/null is no directory (skill_install_failed).
+	"scaffold":      {"scaffold", "/nonexistent/orcr-probe"},
+	"skill install": {"skill", "install", "/dev/null"},
+	"skill show":    {"skill", "show"},
+	"top":           {"top"},
 }
 
 // `orcr --help` marks exactly the commands that answer not_implemented when run, and
@@ -115,7 +119,7 @@ func TestHelpMarksNotImplementedCommands(t *testing.T) {
 		t.Errorf("no verb answered not_implemented; the probes are not reaching the server")
 	}
 
-	for noun, want := range map[string]bool{"loop": false, "loop run": false, "agent": false, "server": false} {
+	for noun, want := range map[string]bool{"loop": false, "loop run": false, "agent": false, "server": false, "skill": false} {
 		got := h.run(t, append(strings.Fields(noun), "--help")...)
 		_, rest, _ := strings.Cut(got.stdout, "\n\n")
 		about, _, _ := strings.Cut(rest, "\n")

@@ -1,12 +1,5 @@
 package cli
 
-type scaffoldCmd struct {
-	Dir string `arg:"" optional:"" default:"." help:"Project directory (created if missing)."`
-}
-
-// Run implements `orcr scaffold` (docs/cli.md §5.24); the project writer has not landed yet.
-func (c *scaffoldCmd) Run(a *app) error { return notImplemented("scaffold") }
-
 type topCmd struct {
 	Pattern   string `arg:"" optional:"" help:"Pattern or uuid to show."`
 	Agent     string `short:"a" help:"Only this provider."`
