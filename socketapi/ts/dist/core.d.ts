@@ -15,9 +15,13 @@ export declare class Core {
     constructor(transport: Transport, env: Env, bin: string | undefined, autoStart: boolean);
     /** The binary auto-start runs: the bin option, else $ORCR_BIN, else orcr on PATH. */
     get bin(): string;
-    /** call makes sure a server runs, then sends one request. */
+    /**
+     * call makes sure a server runs, then sends one request. When the connect fails (the
+     * server went away since it was last seen, so the request was never sent), a server is
+     * started again and the request sent once more.
+     */
     call(method: string, params: object, opts?: RequestOptions): Promise<unknown>;
-    /** stream makes sure a server runs, then opens a stream. */
+    /** stream makes sure a server runs, then opens a stream (started again as call is). */
     stream<T>(method: string, params: object): Promise<Subscription<T>>;
     /** withCaller adds caller_id / caller_path from ORCR_ID / ORCR_PATH when they are set. */
     withCaller<P extends object>(params: P): P & {

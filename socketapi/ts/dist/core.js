@@ -33,15 +33,32 @@ export class Core {
     get bin() {
         return this.#bin ?? (this.env.ORCR_BIN || "orcr");
     }
-    /** call makes sure a server runs, then sends one request. */
-    async call(method, params, opts) {
-        await this.ensureRunning();
-        return this.transport.request(method, params, opts);
+    /**
+     * call makes sure a server runs, then sends one request. When the connect fails (the
+     * server went away since it was last seen, so the request was never sent), a server is
+     * started again and the request sent once more.
+     */
+    call(method, params, opts) {
+        return this.#again(() => this.transport.request(method, params, opts));
     }
-    /** stream makes sure a server runs, then opens a stream. */
-    async stream(method, params) {
-        await this.ensureRunning();
-        return this.transport.openStream(method, params);
+    /** stream makes sure a server runs, then opens a stream (started again as call is). */
+    stream(method, params) {
+        return this.#again(() => this.transport.openStream(method, params));
+    }
+    async #again(send) {
+        const ready = this.ensureRunning();
+        await ready;
+        try {
+            return await send();
+        }
+        catch (e) {
+            if (!this.autoStart || !notConnected(e))
+                throw e;
+            if (this.#ready === ready)
+                this.#ready = null;
+            await this.ensureRunning();
+            return send();
+        }
     }
     /** withCaller adds caller_id / caller_path from ORCR_ID / ORCR_PATH when they are set. */
     withCaller(params) {
@@ -175,6 +192,13 @@ export class Core {
             reportPipe?.destroy();
         }
     }
+}
+/** notConnected: the connect itself failed (no socket, nobody listening), so nothing was sent. */
+function notConnected(e) {
+    if (!(e instanceof OrcrError) || e.causeCode !== "server_unreachable")
+        return false;
+    const errno = e.details?.errno;
+    return errno === "ENOENT" || errno === "ECONNREFUSED";
 }
 function isUnsupported(e) {
     return e instanceof OrcrError && e.code === "environment_error" && e.causeCode === "unsupported_version";

@@ -42,16 +42,31 @@ export class Core {
     return this.#bin ?? (this.env.ORCR_BIN || "orcr");
   }
 
-  /** call makes sure a server runs, then sends one request. */
-  async call(method: string, params: object, opts?: RequestOptions): Promise<unknown> {
-    await this.ensureRunning();
-    return this.transport.request(method, params, opts);
+  /**
+   * call makes sure a server runs, then sends one request. When the connect fails (the
+   * server went away since it was last seen, so the request was never sent), a server is
+   * started again and the request sent once more.
+   */
+  call(method: string, params: object, opts?: RequestOptions): Promise<unknown> {
+    return this.#again(() => this.transport.request(method, params, opts));
   }
 
-  /** stream makes sure a server runs, then opens a stream. */
-  async stream<T>(method: string, params: object): Promise<Subscription<T>> {
-    await this.ensureRunning();
-    return this.transport.openStream<T>(method, params);
+  /** stream makes sure a server runs, then opens a stream (started again as call is). */
+  stream<T>(method: string, params: object): Promise<Subscription<T>> {
+    return this.#again(() => this.transport.openStream<T>(method, params));
+  }
+
+  async #again<T>(send: () => Promise<T>): Promise<T> {
+    const ready = this.ensureRunning();
+    await ready;
+    try {
+      return await send();
+    } catch (e) {
+      if (!this.autoStart || !notConnected(e)) throw e;
+      if (this.#ready === ready) this.#ready = null;
+      await this.ensureRunning();
+      return send();
+    }
   }
 
   /** withCaller adds caller_id / caller_path from ORCR_ID / ORCR_PATH when they are set. */
@@ -181,6 +196,13 @@ export class Core {
       reportPipe?.destroy();
     }
   }
+}
+
+/** notConnected: the connect itself failed (no socket, nobody listening), so nothing was sent. */
+function notConnected(e: unknown): boolean {
+  if (!(e instanceof OrcrError) || e.causeCode !== "server_unreachable") return false;
+  const errno = e.details?.errno;
+  return errno === "ENOENT" || errno === "ECONNREFUSED";
 }
 
 function isUnsupported(e: unknown): boolean {
