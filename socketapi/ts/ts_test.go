@@ -202,3 +202,10 @@ func TestNodeUnitTests(t *testing.T) {
 	out := run(t, nil, filepath.Join("node_modules", ".bin", "tsx"), append([]string{"--test", "--test-reporter=dot"}, tests...)...)
 	t.Log(out)
 }
+
+// The sources, scripts, tests (among them a program in the documented style, compiled
+// against the built dist/index.d.ts) and the benchmark typecheck.
+func TestTypecheck(t *testing.T) {
+	node(t)
+	run(t, nil, filepath.Join("node_modules", ".bin", "tsc"), "-p", "tsconfig.check.json")
+}

@@ -22,7 +22,7 @@ export interface WatchOptions {
  * snapshot's agents and queue are narrowed to the rows that match, and an agent event
  * passes when the row it carries matches or when the agent matched before (in the
  * snapshot or an earlier event), so a watcher also sees a matching agent change and leave.
- * Events of no agent (loops, control frames) always pass.
+ * Events of no agent (loops, runs, control frames) always pass.
  * @internal
  */
 export declare class WatchFilter {

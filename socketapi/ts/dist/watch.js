@@ -6,7 +6,7 @@ import { Pattern } from "./path.js";
  * snapshot's agents and queue are narrowed to the rows that match, and an agent event
  * passes when the row it carries matches or when the agent matched before (in the
  * snapshot or an earlier event), so a watcher also sees a matching agent change and leave.
- * Events of no agent (loops, control frames) always pass.
+ * Events of no agent (loops, runs, control frames) always pass.
  * @internal
  */
 export class WatchFilter {
@@ -61,11 +61,17 @@ export class WatchFilter {
             }
             return this.#known.has(String(r.uuid));
         }
+        if (!agentKind(ev.kind))
+            return true;
         const uuid = typeof ev.uuid === "string" ? ev.uuid : ev.ref_uuid;
         if (typeof uuid !== "string")
             return true;
         return this.#known.has(uuid);
     }
+}
+/** agentKind: the kinds about one agent (agent.*, queue.*, attach.*); loops and control frames are not. */
+function agentKind(kind) {
+    return kind.startsWith("agent.") || kind.startsWith("queue.") || kind.startsWith("attach.");
 }
 /**
  * Watch is an open watch.open stream: `snapshot` is the state at `snapshotSeq`, and

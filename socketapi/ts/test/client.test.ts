@@ -308,6 +308,60 @@ describe("server, api, watch, gen", () => {
     assert.deepEqual(none, []);
   });
 
+  test("watch filters: the snapshot's matching agents, then events of rows that match or matched", async () => {
+    const a = (uuid: string, path: string, status: string, agent = "mock") => ({ uuid, path, status, agent, managed: true });
+    const frames = [
+      { kind: "agent.status_changed", uuid: "u1", ref_uuid: "u1", agent: a("u1", "demo/one", "idle") },
+      { kind: "agent.created", uuid: "u9", ref_uuid: "u9", agent: a("u9", "other/x", "queued") },
+      { kind: "agent.created", uuid: "u2", ref_uuid: "u2", agent: a("u2", "demo/two", "queued") },
+      { kind: "attach.started", uuid: "u2", lease_id: "l", mode: "observe" },
+      { kind: "attach.started", uuid: "u9", lease_id: "l", mode: "observe" },
+      { kind: "agent.status_changed", uuid: "u2", ref_uuid: "u2", agent: a("u2", "demo/two", "ended") },
+      { kind: "loop.created", ref_uuid: "loop-1", loop: { name: "n" } },
+      { kind: "server_stopping" },
+    ];
+    const s = await fakeServer({
+      onRequest: (req, conn) => {
+        if (req.method === "server.handshake") return handshakeAnswer(req);
+        const snapshot = { snapshot_seq: 1, agents: [a("u1", "demo/one", "working"), a("u8", "else/y", "working")], loops: [], queue: [{ uuid: "u8" }] };
+        conn.write(JSON.stringify({ id: req.id, ok: true, result: { subscription: 1, snapshot_seq: 1, snapshot } }) + "\n");
+        frames.forEach((event, i) => conn.write(JSON.stringify({ subscription: 1, seq: event.kind === "server_stopping" ? 0 : i + 2, event }) + "\n"));
+        return undefined;
+      },
+    });
+    try {
+      const c = new OrcrClient(new Transport(s.socket), { autoStart: false });
+      const w = await c.watch({ pattern: "/demo/*" });
+      assert.deepEqual(w.snapshot.agents?.map((r) => r.uuid), ["u1"]);
+      assert.deepEqual(w.snapshot.queue, []);
+      const seen: string[] = [];
+      for await (const ev of w) seen.push(`${ev.kind}:${String(ev.uuid ?? ev.ref_uuid ?? "")}`);
+      assert.deepEqual(seen, [
+        "agent.status_changed:u1",
+        "agent.created:u2",
+        "attach.started:u2",
+        "agent.status_changed:u2",
+        "loop.created:loop-1",
+        "server_stopping:",
+      ]);
+      assert.equal(w.closed, true, "server_stopping ends the watch");
+      // A status filter: the row must match once; after that the agent is followed.
+      const ws = await c.watch({ status: "queued" });
+      assert.deepEqual(ws.snapshot.agents, []);
+      const st: string[] = [];
+      for await (const f of ws.frames()) st.push(`${f.seq}:${f.event.kind}:${String(f.event.uuid ?? "")}`);
+      assert.deepEqual(st, ["3:agent.created:u9", "4:agent.created:u2", "5:attach.started:u2", "6:attach.started:u9", "7:agent.status_changed:u2", "8:loop.created:", "0:server_stopping:"]);
+      // No filter: everything.
+      const all = await c.watch();
+      let n = 0;
+      for await (const _ of all) n++;
+      assert.equal(n, frames.length);
+      assert.equal(all.snapshot.agents?.length, 2);
+    } finally {
+      await s.close();
+    }
+  });
+
   test("gen: one method per protocol method, raw params, no lineage, no handshake", async () => {
     const c = client(agentEnv);
     const g = c.gen as unknown as Record<string, unknown>;
