@@ -76,11 +76,16 @@ describe("agents", { skip, timeout: 180_000 }, () => {
     );
   });
 
-  test("ask answers the final text of a one-shot agent", async () => {
+  test("ask answers the final text of a one-shot agent; a gc-immediate agent is read after its end", async () => {
     await orcr.scope(root, async () => {
       assert.equal(await orcr.ask({ name: "asker", agent: mock, prompt: "say=pong" }), "pong\nDONE");
       // gc immediate: the agent is gone, its path free again.
       assert.equal(await orcr.ask({ name: "asker", agent: mock, prompt: "say=again", timeout: "60s" }), "again\nDONE");
+      // The scaffold's pattern: a gc-immediate agent, waited for, read after it ended.
+      const h = await orcr.agent.run({ name: "hello", agent: mock, prompt: "say=hi", gc: "immediate" });
+      const w = await h.wait();
+      assert.equal(w.targets?.[0]?.reason, "completed");
+      assert.equal(await h.lastResponse(), "hi\nDONE");
     });
   });
 
