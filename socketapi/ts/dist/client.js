@@ -1,0 +1,199 @@
+// OrcrClient: the hand-written helpers over the socket (orcr.agent, orcr.ask, orcr.scope,
+// orcr.watch, orcr.loop, orcr.server, orcr.api, orcr.context) and the generated layer
+// (orcr.gen). Everything the CLI can do, a client can do; no helper ever prompts.
+import { AttachHandle } from "./attach.js";
+import { fromEnv, loopNameFrom } from "./context.js";
+import { Core } from "./core.js";
+import { OrcrError, TranscriptUnavailable } from "./errors.js";
+import { GeneratedClient } from "./generated.js";
+import { AgentHandle } from "./handle.js";
+import { loopApi } from "./loops.js";
+import { resolveCreate, resolveSelector } from "./path.js";
+import { composeScope, runInScope } from "./scope.js";
+import { Watch, WatchFilter } from "./watch.js";
+import { Transport } from "./wire.js";
+function put(target, key, value) {
+    if (value !== undefined)
+        target[key] = value;
+}
+function spawnParams(core, opts) {
+    const params = { path: resolveCreate({ name: opts.name, path: opts.path }, core.scope()) };
+    put(params, "prompt", opts.prompt);
+    put(params, "agent", opts.agent);
+    put(params, "model", opts.model);
+    put(params, "effort", opts.effort);
+    put(params, "cwd", opts.cwd);
+    put(params, "timeout", opts.timeout);
+    return core.withCaller(params);
+}
+/**
+ * OrcrClient is the SDK. `new OrcrClient()` talks to the server of ORCR_HOME (default
+ * ~/.orcr) and starts one on its first helper call when none answers; `new
+ * OrcrClient(new Transport(socket))` talks to that socket. Each request opens its own
+ * connection. The helpers add the caller identity (ORCR_ID, ORCR_PATH) to every call that
+ * touches agents or removes a loop, and send every path absolute, resolved against the
+ * current scope (orcr.scope, else the context's). `gen` is the generated layer: one
+ * method per socket method, raw, without lineage or auto-start.
+ */
+export class OrcrClient {
+    transport;
+    gen;
+    agent;
+    loop;
+    server;
+    api;
+    context;
+    #core;
+    constructor(transport = new Transport(), opts = {}) {
+        const env = opts.env ?? process.env;
+        const core = new Core(transport, env, opts.bin, opts.autoStart ?? true);
+        this.#core = core;
+        this.transport = transport;
+        this.gen = new GeneratedClient(transport);
+        this.agent = {
+            async run(o) {
+                const params = spawnParams(core, o);
+                put(params, "gc", o.gc);
+                const res = (await core.call("agent.run", params));
+                if (!res?.agent)
+                    throw new OrcrError("server_error", "agent.run answered without an agent");
+                return new AgentHandle(core, res.agent);
+            },
+            async wait(pattern, o = {}) {
+                const params = { targets: core.targets(pattern) };
+                put(params, "timeout", o.timeout);
+                return (await core.call("agent.wait", core.withCaller(params)));
+            },
+            async ls(o = {}) {
+                const params = {};
+                if (o.pattern !== undefined && o.pattern !== "")
+                    params.pattern = resolveSelector(o.pattern, core.scope());
+                put(params, "agent", o.agent);
+                put(params, "status", o.status);
+                if (o.managed)
+                    params.managed = true;
+                if (o.unmanaged)
+                    params.unmanaged = true;
+                if (o.all)
+                    params.all = true;
+                const res = (await core.call("agent.ls", core.withCaller(params)));
+                return res?.agents ?? [];
+            },
+            async kill(pattern, o = {}) {
+                const params = { targets: core.targets(pattern), force: o.force ?? false };
+                return (await core.call("agent.kill", core.withCaller(params)));
+            },
+            async prepareAttach(target, o = {}) {
+                const params = { target: resolveSelector(target, core.scope()), takeover: o.takeover ?? false, client_pid: process.pid };
+                const res = (await core.call("agent.attach.prepare", core.withCaller(params)));
+                return new AttachHandle(core, res ?? {});
+            },
+        };
+        this.loop = loopApi(core);
+        this.server = {
+            async status() {
+                return (await core.call("server.status", {}));
+            },
+            async stop() {
+                try {
+                    await core.handshake();
+                }
+                catch (e) {
+                    if (e instanceof OrcrError && e.causeCode === "server_unreachable")
+                        return { status: "not_running" };
+                    throw e;
+                }
+                return (await transport.request("server.stop", {}));
+            },
+            async handshake() {
+                await core.ensureRunning();
+                return (await core.handshake());
+            },
+        };
+        this.api = {
+            async schema() {
+                return (await core.call("api.schema", {}));
+            },
+            async snapshot() {
+                return (await core.call("api.snapshot", {}));
+            },
+        };
+        this.context = {
+            fromEnv: (e) => fromEnv(e ?? env),
+        };
+    }
+    /**
+     * ask runs a one-shot agent and returns its final response text: one agent.ask call
+     * (run with gc immediate, wait, read the response, all on the server) with the params of
+     * agent.run but gc. A response without text is TranscriptUnavailable {path}.
+     */
+    async ask(opts) {
+        const params = spawnParams(this.#core, opts);
+        const res = (await this.#core.call("agent.ask", params));
+        const text = res?.response?.text;
+        if (typeof text !== "string") {
+            const path = String(res?.path ?? params.path);
+            throw new TranscriptUnavailable("transcript_unavailable", `agent ${path} gave no final response`, { path });
+        }
+        return text;
+    }
+    /**
+     * scope runs fn with relative names and paths landing under path: `{rand}` expanded,
+     * nested under the current scope (a leading "/" starts from the root), validated. fn
+     * gets the composed scope. The frame is an AsyncLocalStorage one, so concurrent scopes
+     * never see each other's. With killOnThrow, a throw from fn first kills `/<scope>/**`
+     * (agent.kill, force, errors ignored), then propagates.
+     */
+    async scope(path, fn, opts = {}) {
+        const core = this.#core;
+        const composed = composeScope(core.scope(), path);
+        return runInScope(composed, async () => {
+            try {
+                return await fn(composed);
+            }
+            catch (err) {
+                if (opts.killOnThrow) {
+                    try {
+                        await core.call("agent.kill", core.withCaller({ targets: [`/${composed}/**`], force: true }));
+                    }
+                    catch {
+                        // best effort: the original error is what the caller needs
+                    }
+                }
+                throw err;
+            }
+        });
+    }
+    /** currentScope is where relative paths land now ("" at the root). */
+    currentScope() {
+        return this.#core.scope();
+    }
+    /**
+     * watch opens watch.open: the Watch's snapshot and the events after it, none missed. The
+     * options are sent (`pattern` absolute) and, since the server reads none, applied
+     * client-side (see WatchFilter).
+     */
+    async watch(opts = {}) {
+        const core = this.#core;
+        const params = {};
+        const pattern = opts.pattern !== undefined && opts.pattern !== "" ? resolveSelector(opts.pattern, core.scope()) : undefined;
+        put(params, "pattern", pattern);
+        put(params, "agent", opts.agent);
+        put(params, "status", opts.status);
+        put(params, "managed", opts.managed);
+        put(params, "since_seq", opts.sinceSeq);
+        const sub = await core.stream("watch.open", params);
+        const filter = new WatchFilter(opts, pattern);
+        return new Watch(sub, filter.active ? filter : null);
+    }
+    /** loopNameFrom is the first segment of a path: the loop of a run path. */
+    loopNameFrom(path) {
+        return loopNameFrom(path);
+    }
+    /** ensureRunning makes sure a server answers (auto-start), once per client. */
+    ensureRunning() {
+        return this.#core.ensureRunning();
+    }
+}
+/** orcr is the default client: ORCR_HOME's server, process.env's context. */
+export const orcr = new OrcrClient();

@@ -1,0 +1,1292 @@
+import type { MethodTransport, Subscription } from "./wire.js";
+/** Every method of the socket protocol, sorted. */
+export declare const PROTOCOL_METHODS: readonly ["agent.adopt", "agent.ask", "agent.attach.heartbeat", "agent.attach.prepare", "agent.attach.release", "agent.kill", "agent.logs", "agent.ls", "agent.run", "agent.send", "agent.token", "agent.wait", "api.schema", "api.snapshot", "events.subscribe", "loop.create", "loop.logs", "loop.ls", "loop.pause", "loop.resume", "loop.rm", "loop.run.ls", "loop.run.start", "loop.run.stop", "server.handshake", "server.status", "server.stop", "watch.open"];
+/** A method name of PROTOCOL_METHODS. */
+export type ProtocolMethod = (typeof PROTOCOL_METHODS)[number];
+/** The methods that answer with an initial result, then event frames. */
+export declare const STREAMING_METHODS: readonly ["events.subscribe", "watch.open"];
+/** The event kinds the schema registers, sorted. */
+export declare const EVENT_KINDS: readonly ["agent.close_applied", "agent.close_requested", "agent.created", "agent.ended", "agent.input_applied", "agent.input_requested", "agent.location_changed", "agent.move_applied", "agent.move_requested", "agent.response_captured", "agent.spawn_applied", "agent.spawn_requested", "agent.status_changed", "agent.turn_completed", "attach.ended", "attach.started", "loop.coalesced", "loop.created", "loop.ended", "loop.fired", "loop.paused", "loop.removed", "loop.resumed", "loop.skipped", "loop_run.ended", "loop_run.signal_applied", "loop_run.signal_requested", "loop_run.spawn_applied", "loop_run.spawn_requested", "loop_run.started", "loop_run.stopping", "queue.promoted", "server_stopping"];
+/** The error codes of protocol 1 with their CLI exit codes, in the schema's order. */
+export declare const ERROR_CODES: readonly [{
+    readonly code: "not_found";
+    readonly exit: 6;
+    readonly description: "target, loop or run resolved to nothing; ambiguous uuid prefix";
+}, {
+    readonly code: "invalid_request";
+    readonly exit: 1;
+    readonly description: "bad envelope, params, names, paths, durations, cron or flags";
+}, {
+    readonly code: "state_conflict";
+    readonly exit: 7;
+    readonly description: "wrong state for the operation; uniqueness collisions";
+}, {
+    readonly code: "blocked";
+    readonly exit: 4;
+    readonly description: "agent.ask target needs a human";
+}, {
+    readonly code: "timeout";
+    readonly exit: 3;
+    readonly description: "agent.ask deadline (the agent's own or the ask's wait)";
+}, {
+    readonly code: "integration_missing";
+    readonly exit: 2;
+    readonly description: "provider lacks the orcr or the herdr integration";
+}, {
+    readonly code: "transcript_unavailable";
+    readonly exit: 1;
+    readonly description: "final response or transcript not identifiable";
+}, {
+    readonly code: "environment_error";
+    readonly exit: 2;
+    readonly description: "home, config, store, lock, server start, herdr, platform, version";
+}, {
+    readonly code: "server_error";
+    readonly exit: 1;
+    readonly description: "internal failure, cursor expiry";
+}];
+/**
+ * Params of `agent.adopt` (turn an unmanaged agent into a managed one, resuming its conversation).
+ * AdoptRequest is agent.adopt's params (beyond the reference, docs/decisions.md D12).
+ */
+export interface AgentAdoptParams {
+    /** The caller's ORCR_ID: an agent uuid or a loop-run uuid. */
+    caller_id?: string;
+    /** The caller's ORCR_PATH (absolute, no leading slash). */
+    caller_path?: string;
+    /** The managed path it gets, joined under the caller's scope as agent.run's path is. */
+    path?: string;
+    /** An unmanaged agent's path or uuid (prefix). */
+    target?: string;
+    [key: string]: unknown;
+}
+/**
+ * Result of `agent.adopt`.
+ * AdoptResult is agent.adopt's result.
+ */
+export interface AgentAdoptResult {
+    /** The agent's row as it is now (managed, usually queued): same uuid, new path. */
+    agent?: {
+        agent?: string | null;
+        blocked_kind?: string;
+        created_at?: number;
+        cwd?: string | null;
+        effort?: string | null;
+        ended_at?: number;
+        exit_reason?: string;
+        herdr_session?: string;
+        idle_since?: number;
+        last_status_change_at?: number | null;
+        managed?: boolean;
+        model?: string | null;
+        move_state?: string;
+        pane_id?: string | null;
+        parent_id?: string;
+        /** only when parent_id names an agent row */
+        parent_path?: string;
+        parked_at?: number;
+        path?: string;
+        /** derived; only when status = queued */
+        queue_position?: number;
+        starting_at?: number;
+        status?: string;
+        /** of the latest turn */
+        turn_completed_at?: number;
+        /** of the latest turn (highest input_seq) */
+        turn_delivered_at?: number;
+        uuid?: string;
+        [key: string]: unknown;
+    };
+    /** The unmanaged path it had. */
+    from_path?: string;
+    /** herdr's conversation pointer the new pane resumes. */
+    resume?: string;
+    [key: string]: unknown;
+}
+/**
+ * Params of `agent.ask` (run with gc immediate, wait, and return the final response).
+ * AskRequest is agent.ask's params: agent.run's without gc, which is always immediate.
+ */
+export interface AgentAskParams {
+    /** The provider (default: the config's defaults.agent). */
+    agent?: string;
+    /** The caller's ORCR_ID: an agent uuid or a loop-run uuid. */
+    caller_id?: string;
+    /** The caller's ORCR_PATH (absolute, no leading slash). */
+    caller_path?: string;
+    /** The working directory (absolute). */
+    cwd?: string;
+    /** The reasoning effort. */
+    effort?: string;
+    /** The model. */
+    model?: string;
+    /** The agent's name: one segment, created in the caller's scope. */
+    name?: string;
+    /** The agent's path, relative to the caller's scope; a leading / makes it absolute. */
+    path?: string;
+    /**
+     * The prompt. At most 8 MiB, with no control
+     * characters but newline and tab; CRLF and CR are read as LF.
+     */
+    prompt?: string;
+    /** Give up (and kill the agent) after this duration. */
+    timeout?: string;
+    [key: string]: unknown;
+}
+/**
+ * Result of `agent.ask`.
+ * AskResult is agent.ask's result.
+ */
+export interface AgentAskResult {
+    path?: string;
+    /** The agent's final response. */
+    response?: {
+        /** Whether the turn that produced it had completed. */
+        final?: boolean;
+        text?: string;
+        [key: string]: unknown;
+    };
+    uuid?: string;
+    [key: string]: unknown;
+}
+/**
+ * Params of `agent.attach.heartbeat` (extend an attach lease).
+ * LeaseRequest names an attach lease (agent.attach.heartbeat, agent.attach.release).
+ */
+export interface AgentAttachHeartbeatParams {
+    lease_id?: string;
+    [key: string]: unknown;
+}
+/**
+ * Result of `agent.attach.heartbeat`.
+ * HeartbeatResult is agent.attach.heartbeat's result.
+ */
+export interface AgentAttachHeartbeatResult {
+    ok?: boolean;
+    [key: string]: unknown;
+}
+/**
+ * Params of `agent.attach.prepare` (take an attach lease and return the herdr attach command).
+ * AttachPrepareRequest is agent.attach.prepare's params.
+ */
+export interface AgentAttachPrepareParams {
+    /** The caller's ORCR_ID: an agent uuid or a loop-run uuid. */
+    caller_id?: string;
+    /** The caller's ORCR_PATH (absolute, no leading slash). */
+    caller_path?: string;
+    /** The attaching client's process id. */
+    client_pid?: number;
+    /** Take over input instead of observing. */
+    takeover?: boolean;
+    /** An agent path (in the caller's scope) or uuid (prefix). */
+    target?: string;
+    [key: string]: unknown;
+}
+/**
+ * Result of `agent.attach.prepare`.
+ * AttachPrepareResult is agent.attach.prepare's result.
+ */
+export interface AgentAttachPrepareResult {
+    /**
+     * The herdr attach command to exec: `agent attach <current pane_id>`
+     * (docs/decisions.md D6).
+     */
+    command?: string[] | null;
+    /**
+     * The command to run instead when herdr refuses the pane id: `terminal attach
+     * <terminal_id>` (D6; absent when command already is that form).
+     */
+    fallback_command?: string[];
+    lease_id?: string;
+    path?: string;
+    takeover?: boolean;
+    /** The lease's time to live; heartbeat before it passes. */
+    ttl_ms?: number;
+    uuid?: string;
+    [key: string]: unknown;
+}
+/**
+ * Params of `agent.attach.release` (release an attach lease).
+ * LeaseRequest names an attach lease (agent.attach.heartbeat, agent.attach.release).
+ */
+export interface AgentAttachReleaseParams {
+    lease_id?: string;
+    [key: string]: unknown;
+}
+/**
+ * Result of `agent.attach.release`.
+ * ReleaseResult is agent.attach.release's result.
+ */
+export interface AgentAttachReleaseResult {
+    released?: boolean;
+    [key: string]: unknown;
+}
+/**
+ * Params of `agent.kill` (kill agents by pattern or uuid).
+ * KillRequest is agent.kill's params.
+ */
+export interface AgentKillParams {
+    /** The caller's ORCR_ID: an agent uuid or a loop-run uuid. */
+    caller_id?: string;
+    /** The caller's ORCR_PATH (absolute, no leading slash). */
+    caller_path?: string;
+    /** Also kill unmanaged agents. */
+    force?: boolean;
+    /** Only say what a kill would act on. */
+    preview?: boolean;
+    /** Patterns, paths or uuids. */
+    targets?: string[];
+    [key: string]: unknown;
+}
+/**
+ * Result of `agent.kill`.
+ * KillResult is agent.kill's result: the kill shape {killed, skipped, all_killed}, or with preview the shape {preview, targets}.
+ */
+export interface AgentKillResult {
+    /** Nothing was skipped. */
+    all_killed?: boolean;
+    /** The agents killed. */
+    killed?: {
+        path?: string;
+        reason?: string;
+        uuid?: string;
+        [key: string]: unknown;
+    }[] | null;
+    /** True for a preview: nothing was killed. */
+    preview?: boolean;
+    /** The agents left alone, with the reason. */
+    skipped?: {
+        path?: string;
+        reason?: string;
+        uuid?: string;
+        [key: string]: unknown;
+    }[] | null;
+    /** The agents a kill would act on (preview only). */
+    targets?: {
+        managed?: boolean;
+        path?: string;
+        status?: string;
+        uuid?: string;
+        [key: string]: unknown;
+    }[] | null;
+    [key: string]: unknown;
+}
+/**
+ * Params of `agent.logs` (read an agent's native transcript or last response).
+ * LogsRequest is agent.logs's params.
+ */
+export interface AgentLogsParams {
+    /** The caller's ORCR_ID: an agent uuid or a loop-run uuid. */
+    caller_id?: string;
+    /** The caller's ORCR_PATH (absolute, no leading slash). */
+    caller_path?: string;
+    /** Accepted and ignored: following is client-side (Client.FollowLogs). */
+    follow?: boolean;
+    /** Only the final assistant message. */
+    last_response?: boolean;
+    /** Only the last N entries. */
+    tail?: number;
+    /** An agent path (in the caller's scope) or uuid (prefix). */
+    target?: string;
+    [key: string]: unknown;
+}
+/**
+ * Result of `agent.logs`.
+ * LogsResult is agent.logs's result: the transcript entries, or (last_response) the final response.
+ */
+export interface AgentLogsResult {
+    /** The agent's creation time (ms). */
+    created_at?: number;
+    /** The transcript entries, oldest first (absent with last_response). */
+    entries?: {
+        input_tokens?: number;
+        /** text, thinking, tool_use, tool_result or other. */
+        kind?: string;
+        output_tokens?: number;
+        /** user, assistant, or a provider's own role. */
+        role?: string;
+        text?: string;
+        timestamp?: string;
+        /** The tool's name (tool_use). */
+        tool?: string;
+        [key: string]: unknown;
+    }[];
+    path?: string;
+    /** How the target resolved: "uuid", "active" or "latest_ended". */
+    resolved?: string;
+    /** The final response (only with last_response). */
+    response?: {
+        /** Whether the turn that produced it had completed. */
+        final?: boolean;
+        text?: string;
+        [key: string]: unknown;
+    };
+    uuid?: string;
+    [key: string]: unknown;
+}
+/**
+ * Params of `agent.ls` (list agents in tree order).
+ * LsRequest is agent.ls's params.
+ */
+export interface AgentLsParams {
+    /** Only this provider. */
+    agent?: string;
+    /** Include ended agents. */
+    all?: boolean;
+    /** The caller's ORCR_ID: an agent uuid or a loop-run uuid. */
+    caller_id?: string;
+    /** The caller's ORCR_PATH (absolute, no leading slash). */
+    caller_path?: string;
+    /** Only managed agents. */
+    managed?: boolean;
+    /** A pattern, path or uuid (prefix), joined under the caller's scope. */
+    pattern?: string;
+    /** Only this status (exact). */
+    status?: string;
+    /** Only unmanaged agents. */
+    unmanaged?: boolean;
+    [key: string]: unknown;
+}
+/**
+ * Result of `agent.ls`.
+ * LsResult is agent.ls's result.
+ */
+export interface AgentLsResult {
+    /** The rows in tree order (path, then creation). */
+    agents?: {
+        agent?: string | null;
+        blocked_kind?: string;
+        created_at?: number;
+        cwd?: string | null;
+        effort?: string | null;
+        ended_at?: number;
+        exit_reason?: string;
+        herdr_session?: string;
+        idle_since?: number;
+        last_status_change_at?: number | null;
+        managed?: boolean;
+        model?: string | null;
+        move_state?: string;
+        pane_id?: string | null;
+        parent_id?: string;
+        /** only when parent_id names an agent row */
+        parent_path?: string;
+        parked_at?: number;
+        path?: string;
+        /** derived; only when status = queued */
+        queue_position?: number;
+        starting_at?: number;
+        status?: string;
+        /** of the latest turn */
+        turn_completed_at?: number;
+        /** of the latest turn (highest input_seq) */
+        turn_delivered_at?: number;
+        uuid?: string;
+        [key: string]: unknown;
+    }[] | null;
+    [key: string]: unknown;
+}
+/**
+ * Params of `agent.run` (enqueue a managed agent at a path).
+ * RunRequest is agent.run's params (docs/protocol.md §5.8).
+ */
+export interface AgentRunParams {
+    /** The provider (default: the config's defaults.agent). */
+    agent?: string;
+    /** The caller's ORCR_ID: an agent uuid or a loop-run uuid. */
+    caller_id?: string;
+    /** The caller's ORCR_PATH (absolute, no leading slash). */
+    caller_path?: string;
+    /** The working directory (absolute). */
+    cwd?: string;
+    /** The reasoning effort (default: the provider's configured effort). */
+    effort?: string;
+    /** When to reap the agent: auto (default), immediate or never. */
+    gc?: string;
+    /** The model (default: the provider's configured model). */
+    model?: string;
+    /**
+     * The agent's name: one segment, created in the caller's scope. Exactly one of name
+     * and path.
+     */
+    name?: string;
+    /** The agent's path, relative to the caller's scope; a leading / makes it absolute. */
+    path?: string;
+    /**
+     * The first prompt. At most 8 MiB, with no control
+     * characters but newline and tab; CRLF and CR are read as LF.
+     */
+    prompt?: string;
+    /** Kill the agent after this duration (e.g. 30m). */
+    timeout?: string;
+    [key: string]: unknown;
+}
+/**
+ * Result of `agent.run`.
+ * RunResult is agent.run's result.
+ */
+export interface AgentRunResult {
+    /** The agent that was enqueued. */
+    agent?: {
+        agent?: string;
+        cwd?: string | null;
+        /** The agent's data directory (its ORCR_AGENT_DATA_DIR). */
+        data_dir?: string;
+        managed?: boolean;
+        parent_id?: string;
+        parent_path?: string;
+        path?: string;
+        /** 1-based position in the admission queue, while queued. */
+        queue_position?: number;
+        status?: string;
+        uuid?: string;
+        [key: string]: unknown;
+    };
+    /**
+     * The permission mode the provider runs in: bypass, or approvals when
+     * remote.approvals mounted the approvals row (docs/remote.md §7).
+     */
+    permissions?: string;
+    [key: string]: unknown;
+}
+/**
+ * Params of `agent.send` (deliver a prompt to an existing agent).
+ * SendRequest is agent.send's params.
+ */
+export interface AgentSendParams {
+    /** The caller's ORCR_ID: an agent uuid or a loop-run uuid. */
+    caller_id?: string;
+    /** The caller's ORCR_PATH (absolute, no leading slash). */
+    caller_path?: string;
+    /**
+     * The prompt to deliver. At most 8 MiB, with no control
+     * characters but newline and tab; CRLF and CR are read as LF.
+     */
+    prompt?: string;
+    /** An agent path (in the caller's scope) or uuid (prefix). */
+    target?: string;
+    [key: string]: unknown;
+}
+/**
+ * Result of `agent.send`.
+ * SendResult is agent.send's result.
+ */
+export interface AgentSendResult {
+    /** The agent's status when the prompt was delivered. */
+    delivered_while?: string;
+    /** The delivered turn's sequence number. */
+    input_seq?: number;
+    path?: string;
+    uuid?: string;
+    [key: string]: unknown;
+}
+/**
+ * Params of `agent.token` (issue, rotate or revoke an agent's remote stream token).
+ * TokenRequest is agent.token's params (docs/remote.md §3).
+ */
+export interface AgentTokenParams {
+    /** The caller's ORCR_ID: an agent uuid or a loop-run uuid. */
+    caller_id?: string;
+    /** The caller's ORCR_PATH (absolute, no leading slash). */
+    caller_path?: string;
+    /** Revoke every token of the agent and issue none. */
+    revoke?: boolean;
+    /** Issue a new token and revoke every older one of the agent. */
+    rotate?: boolean;
+    /** An agent path (in the caller's scope) or uuid (prefix). */
+    target?: string;
+    [key: string]: unknown;
+}
+/**
+ * Result of `agent.token`.
+ * TokenResult is agent.token's result.
+ */
+export interface AgentTokenResult {
+    /** The agent's path. */
+    path?: string;
+    /** How many tokens were revoked. */
+    revoked?: number;
+    /** The new token, shown this once (absent with revoke). */
+    token?: string;
+    /** The stream's path on the listener: /agents/<uuid>/ws. */
+    url_path?: string;
+    /** The agent's uuid: the {agent_id} of its stream URL. */
+    uuid?: string;
+    [key: string]: unknown;
+}
+/**
+ * Params of `agent.wait` (block until every target settles).
+ * WaitRequest is agent.wait's params.
+ */
+export interface AgentWaitParams {
+    /** The caller's ORCR_ID: an agent uuid or a loop-run uuid. */
+    caller_id?: string;
+    /** The caller's ORCR_PATH (absolute, no leading slash). */
+    caller_path?: string;
+    /** Patterns, paths or uuids. */
+    targets?: string[];
+    /** Give up after this duration (a result with timed_out, not an error). */
+    timeout?: string;
+    [key: string]: unknown;
+}
+/**
+ * Result of `agent.wait`.
+ * WaitResult is agent.wait's result.
+ */
+export interface AgentWaitResult {
+    /** Every target settled ok. */
+    all_ok?: boolean;
+    /** The event seq of the decision. */
+    decision_seq?: number;
+    /** One entry per agent waited for. */
+    targets?: {
+        exit_reason?: string;
+        /** What to run next. */
+        next?: {
+            command?: string;
+            kind?: string;
+            [key: string]: unknown;
+        };
+        /** The agent settled the way a caller hopes (idle after a turn, or ended completed). */
+        ok?: boolean;
+        path?: string;
+        /** Why it settled (docs/protocol.md §5.12). */
+        reason?: string;
+        status?: string;
+        uuid?: string;
+        [key: string]: unknown;
+    }[] | null;
+    /** The timeout passed first. */
+    timed_out?: boolean;
+    [key: string]: unknown;
+}
+/** Params of `api.schema` (this schema document). */
+export interface ApiSchemaParams {
+    [key: string]: unknown;
+}
+/** Result of `api.schema`. */
+export interface ApiSchemaResult {
+    [key: string]: unknown;
+}
+/** Params of `api.snapshot` (consistent snapshot of agents, loops and queue with its event cursor). */
+export interface ApiSnapshotParams {
+    [key: string]: unknown;
+}
+/**
+ * Result of `api.snapshot`.
+ * Snapshot is the SnapshotDoc of docs/protocol.md §4.3 (api.snapshot, watch.open).
+ */
+export interface ApiSnapshotResult {
+    /** every non-ended agent (incl. lost), by path then created_at */
+    agents?: {
+        agent?: string | null;
+        blocked_kind?: string;
+        created_at?: number;
+        cwd?: string | null;
+        effort?: string | null;
+        ended_at?: number;
+        exit_reason?: string;
+        herdr_session?: string;
+        idle_since?: number;
+        last_status_change_at?: number | null;
+        managed?: boolean;
+        model?: string | null;
+        move_state?: string;
+        pane_id?: string | null;
+        parent_id?: string;
+        /** only when parent_id names an agent row */
+        parent_path?: string;
+        parked_at?: number;
+        path?: string;
+        /** derived; only when status = queued */
+        queue_position?: number;
+        starting_at?: number;
+        status?: string;
+        /** of the latest turn */
+        turn_completed_at?: number;
+        /** of the latest turn (highest input_seq) */
+        turn_delivered_at?: number;
+        uuid?: string;
+        [key: string]: unknown;
+    }[] | null;
+    /** active and paused loops, by created_at */
+    loops?: {
+        cadence?: string;
+        cadence_kind?: string;
+        created_at?: number;
+        ended_reason?: string | null;
+        last_fire_at?: number | null;
+        max_concurrency?: number;
+        name?: string;
+        next_fire_at?: number | null;
+        overlap?: string;
+        runs?: {
+            due_at?: number | null;
+            kind?: string;
+            run_id?: string;
+            started_at?: number | null;
+            status?: string;
+            uuid?: string;
+            [key: string]: unknown;
+        }[] | null;
+        status?: string;
+        tz?: string;
+        uuid?: string;
+        [key: string]: unknown;
+    }[] | null;
+    /** the queued subset of Agents, in path order */
+    queue?: {
+        agent?: string | null;
+        path?: string;
+        uuid?: string;
+        [key: string]: unknown;
+    }[] | null;
+    snapshot_seq?: number;
+    [key: string]: unknown;
+}
+/**
+ * Params of `events.subscribe` (stream events after since_seq (replay, then live)).
+ * SubscribeRequest is events.subscribe's params.
+ */
+export interface EventsSubscribeParams {
+    /** Deliver events after this seq (0: from the oldest retained). */
+    since_seq?: number;
+    [key: string]: unknown;
+}
+/**
+ * The initial result of `events.subscribe`; event frames follow it.
+ * SubscribeResult is events.subscribe's initial result.
+ */
+export interface EventsSubscribeResult {
+    /** The first seq the stream may deliver. */
+    from_seq?: number;
+    /** The subscription id the event frames carry. */
+    subscription?: number;
+    [key: string]: unknown;
+}
+/**
+ * Params of `loop.create` (create a durable cron or one-shot loop for a command).
+ * LoopCreateRequest is loop.create's params (docs/loops.md).
+ */
+export interface LoopCreateParams {
+    /** The command's argv. */
+    command?: string[];
+    /** A cron expression (exactly one of cron and once_at). */
+    cron?: string;
+    /** The working directory (absolute). */
+    cwd?: string;
+    /** Runs at once (default 1). */
+    max_concurrency?: number;
+    /** The loop's name (one segment). */
+    name?: string;
+    /** A one-shot time. */
+    once_at?: string;
+    /** What a fire at capacity does: queue or skip. */
+    overlap?: string;
+    /** Stop a run after this duration. */
+    timeout?: string;
+    [key: string]: unknown;
+}
+/**
+ * Result of `loop.create`.
+ * LoopResult is loop.create's result.
+ */
+export interface LoopCreateResult {
+    loop?: {
+        /** The command its runs execute. */
+        argv?: string[] | null;
+        cadence?: string;
+        cadence_kind?: string;
+        /** The command that removes the loop. */
+        cancel?: string;
+        created_at?: number;
+        ended_reason?: string | null;
+        last_fire_at?: number | null;
+        max_concurrency?: number;
+        name?: string;
+        next_fire_at?: number | null;
+        overlap?: string;
+        status?: string;
+        tz?: string;
+        uuid?: string;
+        [key: string]: unknown;
+    };
+    [key: string]: unknown;
+}
+/**
+ * Params of `loop.logs` (read a loop's run output and orcr events).
+ * LoopLogsRequest is loop.logs's params.
+ */
+export interface LoopLogsParams {
+    /** Accepted and ignored: following is client-side. */
+    follow?: boolean;
+    name?: string;
+    /** A run id (default: the latest run). */
+    run?: string;
+    /** command (the run's output) or orcr (orcr's events). */
+    source?: string;
+    tail?: number;
+    [key: string]: unknown;
+}
+/**
+ * Result of `loop.logs`.
+ * LoopLogsResult is loop.logs's result.
+ */
+export interface LoopLogsResult {
+    lines?: {
+        /** "<loop>/<run_id>", or "<loop>" for an event of no run. */
+        run?: string;
+        source?: string;
+        /** stdout or stderr (source command only). */
+        stream?: string;
+        text?: string;
+        ts?: number;
+        [key: string]: unknown;
+    }[] | null;
+    [key: string]: unknown;
+}
+/**
+ * Params of `loop.ls` (list loops).
+ * LoopLsRequest is loop.ls's params.
+ */
+export interface LoopLsParams {
+    /** Include ended loops. */
+    all?: boolean;
+    names?: string[];
+    status?: string;
+    [key: string]: unknown;
+}
+/**
+ * Result of `loop.ls`.
+ * LoopLsResult is loop.ls's result.
+ */
+export interface LoopLsResult {
+    loops?: {
+        cadence?: string;
+        cadence_kind?: string;
+        created_at?: number;
+        ended_reason?: string | null;
+        last_fire_at?: number | null;
+        max_concurrency?: number;
+        name?: string;
+        next_fire_at?: number | null;
+        overlap?: string;
+        status?: string;
+        tz?: string;
+        uuid?: string;
+        [key: string]: unknown;
+    }[] | null;
+    [key: string]: unknown;
+}
+/**
+ * Params of `loop.pause` (pause loops).
+ * LoopNamesRequest names loops (loop.pause, loop.resume).
+ */
+export interface LoopPauseParams {
+    names?: string[];
+    [key: string]: unknown;
+}
+/**
+ * Result of `loop.pause`.
+ * LoopUpdateResult is loop.pause's and loop.resume's result.
+ */
+export interface LoopPauseResult {
+    skipped?: {
+        name?: string;
+        reason?: string;
+        [key: string]: unknown;
+    }[] | null;
+    updated?: {
+        name?: string;
+        status?: string;
+        [key: string]: unknown;
+    }[] | null;
+    [key: string]: unknown;
+}
+/**
+ * Params of `loop.resume` (resume loops).
+ * LoopNamesRequest names loops (loop.pause, loop.resume).
+ */
+export interface LoopResumeParams {
+    names?: string[];
+    [key: string]: unknown;
+}
+/**
+ * Result of `loop.resume`.
+ * LoopUpdateResult is loop.pause's and loop.resume's result.
+ */
+export interface LoopResumeResult {
+    skipped?: {
+        name?: string;
+        reason?: string;
+        [key: string]: unknown;
+    }[] | null;
+    updated?: {
+        name?: string;
+        status?: string;
+        [key: string]: unknown;
+    }[] | null;
+    [key: string]: unknown;
+}
+/**
+ * Params of `loop.rm` (remove loops, optionally stopping active runs).
+ * LoopRmRequest is loop.rm's params.
+ */
+export interface LoopRmParams {
+    /** The caller's ORCR_ID: an agent uuid or a loop-run uuid. */
+    caller_id?: string;
+    /** The caller's ORCR_PATH (absolute, no leading slash). */
+    caller_path?: string;
+    /** Also stop the loops' active runs. */
+    kill_active?: boolean;
+    names?: string[];
+    [key: string]: unknown;
+}
+/**
+ * Result of `loop.rm`.
+ * LoopRmResult is loop.rm's result.
+ */
+export interface LoopRmResult {
+    removed?: {
+        name?: string;
+        reason?: string;
+        [key: string]: unknown;
+    }[] | null;
+    skipped?: {
+        name?: string;
+        reason?: string;
+        [key: string]: unknown;
+    }[] | null;
+    [key: string]: unknown;
+}
+/**
+ * Params of `loop.run.ls` (list a loop's runs).
+ * LoopRunLsRequest is loop.run.ls's params.
+ */
+export interface LoopRunLsParams {
+    /** Include ended runs. */
+    all?: boolean;
+    name?: string;
+    status?: string;
+    [key: string]: unknown;
+}
+/**
+ * Result of `loop.run.ls`.
+ * LoopRunLsResult is loop.run.ls's result.
+ */
+export interface LoopRunLsResult {
+    runs?: {
+        agents?: number;
+        created_at?: number;
+        due_at?: number | null;
+        ended_at?: number | null;
+        exit_code?: number | null;
+        kind?: string;
+        loop_uuid?: string;
+        path?: string;
+        pgid?: number | null;
+        pid?: number | null;
+        run_id?: string;
+        signal?: number | null;
+        started_at?: number | null;
+        status?: string;
+        uuid?: string;
+        [key: string]: unknown;
+    }[] | null;
+    [key: string]: unknown;
+}
+/**
+ * Params of `loop.run.start` (start a manual run of a loop).
+ * LoopRunRequest names a loop (loop.run.start).
+ */
+export interface LoopRunStartParams {
+    name?: string;
+    [key: string]: unknown;
+}
+/**
+ * Result of `loop.run.start`.
+ * LoopRunResult is loop.run.start's result.
+ */
+export interface LoopRunStartResult {
+    run?: {
+        kind?: string;
+        loop?: string;
+        path?: string;
+        run_id?: string;
+        /** running, or pending when the loop is at capacity. */
+        status?: string;
+        uuid?: string;
+        [key: string]: unknown;
+    };
+    [key: string]: unknown;
+}
+/**
+ * Params of `loop.run.stop` (stop a loop's runs).
+ * LoopRunStopRequest is loop.run.stop's params.
+ */
+export interface LoopRunStopParams {
+    name?: string;
+    /** A run id (default: every active run). */
+    run?: string;
+    [key: string]: unknown;
+}
+/**
+ * Result of `loop.run.stop`.
+ * LoopRunStopResult is loop.run.stop's result.
+ */
+export interface LoopRunStopResult {
+    skipped?: {
+        reason?: string;
+        run_id?: string;
+        status?: string;
+        [key: string]: unknown;
+    }[] | null;
+    stopped?: {
+        path?: string;
+        run_id?: string;
+        status?: string;
+        [key: string]: unknown;
+    }[] | null;
+    [key: string]: unknown;
+}
+/** Params of `server.handshake` (readiness probe: pid, protocol and store path). */
+export interface ServerHandshakeParams {
+    [key: string]: unknown;
+}
+/**
+ * Result of `server.handshake`.
+ * Handshake is the result of server.handshake, the readiness probe.
+ */
+export interface ServerHandshakeResult {
+    /** The server's process id. */
+    pid?: number;
+    /** The socket protocol the server speaks. */
+    protocol?: number;
+    /** Always true once the server answers. */
+    ready?: boolean;
+    /** The path of the server's SQLite store. */
+    store?: string;
+    [key: string]: unknown;
+}
+/** Params of `server.status` (server health: herdr, integrations, counts, loops, drift). */
+export interface ServerStatusParams {
+    [key: string]: unknown;
+}
+/**
+ * Result of `server.status`.
+ * StatusResult is server.status's result (docs/protocol.md §5.2).
+ */
+export interface ServerStatusResult {
+    /**
+     * Agent and pane counts (live, queued, blocked, unmanaged, unmarked_panes,
+     * unknown_marked_panes).
+     */
+    counts?: Record<string, number> | null;
+    /** Reconciliation counters (lost, repaired, unknown_marked_panes, unmarked_panes). */
+    drift?: Record<string, number> | null;
+    /** herdr as the server sees it. */
+    herdr?: {
+        /** The herdr binary in use; null when none was found. */
+        bin?: string | null;
+        /**
+         * Why the object stops short: no binary (herdr_missing), a failing `herdr session
+         * list`, or a failed ping of the running session. Null when nothing failed (a
+         * session that is simply not running yet is no error).
+         */
+        error?: {
+            code?: string;
+            details?: Record<string, unknown>;
+            message?: string;
+            [key: string]: unknown;
+        } | null;
+        /** herdr's socket protocol, when the owned session answered a ping. */
+        protocol?: number | null;
+        /** Whether the binary was found. */
+        reachable?: boolean;
+        /** The owned session's name. */
+        session?: string;
+        /** Whether the owned session is listed as running. */
+        session_running?: boolean;
+        /** The owned session's socket, when it is running. */
+        socket?: string | null;
+        /** herdr's version, when the owned session answered a ping. */
+        version?: string | null;
+        [key: string]: unknown;
+    };
+    /** Per provider: whether orcr and herdr each have an integration. */
+    integrations?: Record<string, {
+        /** herdr reports its integration for the provider installed. */
+        herdr?: boolean;
+        /** orcr has built-in support for the provider. */
+        orcr?: boolean;
+        [key: string]: unknown;
+    }> | null;
+    /** Active and paused loops. */
+    loops?: {
+        name?: string;
+        next_fire_at?: number | null;
+        status?: string;
+        [key: string]: unknown;
+    }[] | null;
+    /** Whether the start-at-login unit is installed. */
+    loops_firing?: boolean;
+    /** The server's process id. */
+    pid?: number;
+    /** The socket protocol. */
+    protocol?: number;
+    /** The remote stream's listener (docs/remote.md §2). */
+    remote?: {
+        /** The bound host:port, when listening. */
+        address?: string | null;
+        /** Open stream connections. */
+        connections?: number;
+        /** Whether the listener is up (remote.listen is set and bound). */
+        listening?: boolean;
+        /**
+         * Replay reads holding a slot now, connections waiting for one, and the most
+         * ever held at once (at most remote.max_concurrent_replays).
+         */
+        replays_active?: number;
+        replays_peak?: number;
+        replays_waiting?: number;
+        /** Whether the listener speaks TLS. */
+        tls?: boolean;
+        [key: string]: unknown;
+    };
+    /** The socket path. */
+    socket?: string;
+    /** The store path. */
+    store?: string;
+    /** Milliseconds since the server started. */
+    uptime_ms?: number;
+    /** The server's package version. */
+    version?: string;
+    [key: string]: unknown;
+}
+/** Params of `server.stop` (graceful control-plane stop; agent panes are untouched). */
+export interface ServerStopParams {
+    [key: string]: unknown;
+}
+/**
+ * Result of `server.stop`.
+ * StopResult is the result of server.stop.
+ */
+export interface ServerStopResult {
+    /** "stopping": the response is written, then the server stops. */
+    status?: string;
+    [key: string]: unknown;
+}
+/** Params of `watch.open` (snapshot plus a pinned subscription under one cursor). */
+export interface WatchOpenParams {
+    [key: string]: unknown;
+}
+/**
+ * The initial result of `watch.open`; event frames follow it.
+ * WatchResult is watch.open's initial result.
+ */
+export interface WatchOpenResult {
+    /** The state at snapshot_seq. */
+    snapshot?: {
+        /** every non-ended agent (incl. lost), by path then created_at */
+        agents?: {
+            agent?: string | null;
+            blocked_kind?: string;
+            created_at?: number;
+            cwd?: string | null;
+            effort?: string | null;
+            ended_at?: number;
+            exit_reason?: string;
+            herdr_session?: string;
+            idle_since?: number;
+            last_status_change_at?: number | null;
+            managed?: boolean;
+            model?: string | null;
+            move_state?: string;
+            pane_id?: string | null;
+            parent_id?: string;
+            /** only when parent_id names an agent row */
+            parent_path?: string;
+            parked_at?: number;
+            path?: string;
+            /** derived; only when status = queued */
+            queue_position?: number;
+            starting_at?: number;
+            status?: string;
+            /** of the latest turn */
+            turn_completed_at?: number;
+            /** of the latest turn (highest input_seq) */
+            turn_delivered_at?: number;
+            uuid?: string;
+            [key: string]: unknown;
+        }[] | null;
+        /** active and paused loops, by created_at */
+        loops?: {
+            cadence?: string;
+            cadence_kind?: string;
+            created_at?: number;
+            ended_reason?: string | null;
+            last_fire_at?: number | null;
+            max_concurrency?: number;
+            name?: string;
+            next_fire_at?: number | null;
+            overlap?: string;
+            runs?: {
+                due_at?: number | null;
+                kind?: string;
+                run_id?: string;
+                started_at?: number | null;
+                status?: string;
+                uuid?: string;
+                [key: string]: unknown;
+            }[] | null;
+            status?: string;
+            tz?: string;
+            uuid?: string;
+            [key: string]: unknown;
+        }[] | null;
+        /** the queued subset of Agents, in path order */
+        queue?: {
+            agent?: string | null;
+            path?: string;
+            uuid?: string;
+            [key: string]: unknown;
+        }[] | null;
+        snapshot_seq?: number;
+        [key: string]: unknown;
+    };
+    /** The cursor of the snapshot: events after it follow. */
+    snapshot_seq?: number;
+    /** The subscription id the event frames carry. */
+    subscription?: number;
+    [key: string]: unknown;
+}
+/** The params type of each method. */
+export interface MethodParams {
+    "agent.adopt": AgentAdoptParams;
+    "agent.ask": AgentAskParams;
+    "agent.attach.heartbeat": AgentAttachHeartbeatParams;
+    "agent.attach.prepare": AgentAttachPrepareParams;
+    "agent.attach.release": AgentAttachReleaseParams;
+    "agent.kill": AgentKillParams;
+    "agent.logs": AgentLogsParams;
+    "agent.ls": AgentLsParams;
+    "agent.run": AgentRunParams;
+    "agent.send": AgentSendParams;
+    "agent.token": AgentTokenParams;
+    "agent.wait": AgentWaitParams;
+    "api.schema": ApiSchemaParams;
+    "api.snapshot": ApiSnapshotParams;
+    "events.subscribe": EventsSubscribeParams;
+    "loop.create": LoopCreateParams;
+    "loop.logs": LoopLogsParams;
+    "loop.ls": LoopLsParams;
+    "loop.pause": LoopPauseParams;
+    "loop.resume": LoopResumeParams;
+    "loop.rm": LoopRmParams;
+    "loop.run.ls": LoopRunLsParams;
+    "loop.run.start": LoopRunStartParams;
+    "loop.run.stop": LoopRunStopParams;
+    "server.handshake": ServerHandshakeParams;
+    "server.status": ServerStatusParams;
+    "server.stop": ServerStopParams;
+    "watch.open": WatchOpenParams;
+}
+/** What each method's call resolves to: its result, or a Subscription for a stream. */
+export interface MethodResults {
+    "agent.adopt": AgentAdoptResult;
+    "agent.ask": AgentAskResult;
+    "agent.attach.heartbeat": AgentAttachHeartbeatResult;
+    "agent.attach.prepare": AgentAttachPrepareResult;
+    "agent.attach.release": AgentAttachReleaseResult;
+    "agent.kill": AgentKillResult;
+    "agent.logs": AgentLogsResult;
+    "agent.ls": AgentLsResult;
+    "agent.run": AgentRunResult;
+    "agent.send": AgentSendResult;
+    "agent.token": AgentTokenResult;
+    "agent.wait": AgentWaitResult;
+    "api.schema": ApiSchemaResult;
+    "api.snapshot": ApiSnapshotResult;
+    "events.subscribe": Subscription<EventsSubscribeResult>;
+    "loop.create": LoopCreateResult;
+    "loop.logs": LoopLogsResult;
+    "loop.ls": LoopLsResult;
+    "loop.pause": LoopPauseResult;
+    "loop.resume": LoopResumeResult;
+    "loop.rm": LoopRmResult;
+    "loop.run.ls": LoopRunLsResult;
+    "loop.run.start": LoopRunStartResult;
+    "loop.run.stop": LoopRunStopResult;
+    "server.handshake": ServerHandshakeResult;
+    "server.status": ServerStatusResult;
+    "server.stop": ServerStopResult;
+    "watch.open": Subscription<WatchOpenResult>;
+}
+/**
+ * GeneratedClient has one method per socket method, 1:1: raw params in, the raw result
+ * out (a Subscription for a stream). It adds no caller identity, resolves no path and
+ * never starts a server.
+ */
+export declare class GeneratedClient {
+    readonly transport: MethodTransport;
+    constructor(transport: MethodTransport);
+    /** call sends any method by name; a streaming method opens its stream. */
+    call<M extends ProtocolMethod>(method: M, params?: MethodParams[M]): Promise<MethodResults[M]>;
+    call(method: string, params?: object): Promise<unknown>;
+    /** turn an unmanaged agent into a managed one, resuming its conversation (`agent.adopt`). */
+    agentAdopt(params?: AgentAdoptParams): Promise<AgentAdoptResult>;
+    /** run with gc immediate, wait, and return the final response (`agent.ask`). */
+    agentAsk(params?: AgentAskParams): Promise<AgentAskResult>;
+    /** extend an attach lease (`agent.attach.heartbeat`). */
+    agentAttachHeartbeat(params?: AgentAttachHeartbeatParams): Promise<AgentAttachHeartbeatResult>;
+    /** take an attach lease and return the herdr attach command (`agent.attach.prepare`). */
+    agentAttachPrepare(params?: AgentAttachPrepareParams): Promise<AgentAttachPrepareResult>;
+    /** release an attach lease (`agent.attach.release`). */
+    agentAttachRelease(params?: AgentAttachReleaseParams): Promise<AgentAttachReleaseResult>;
+    /** kill agents by pattern or uuid (`agent.kill`). */
+    agentKill(params?: AgentKillParams): Promise<AgentKillResult>;
+    /** read an agent's native transcript or last response (`agent.logs`). */
+    agentLogs(params?: AgentLogsParams): Promise<AgentLogsResult>;
+    /** list agents in tree order (`agent.ls`). */
+    agentLs(params?: AgentLsParams): Promise<AgentLsResult>;
+    /** enqueue a managed agent at a path (`agent.run`). */
+    agentRun(params?: AgentRunParams): Promise<AgentRunResult>;
+    /** deliver a prompt to an existing agent (`agent.send`). */
+    agentSend(params?: AgentSendParams): Promise<AgentSendResult>;
+    /** issue, rotate or revoke an agent's remote stream token (`agent.token`). */
+    agentToken(params?: AgentTokenParams): Promise<AgentTokenResult>;
+    /** block until every target settles (`agent.wait`). */
+    agentWait(params?: AgentWaitParams): Promise<AgentWaitResult>;
+    /** this schema document (`api.schema`). */
+    apiSchema(params?: ApiSchemaParams): Promise<ApiSchemaResult>;
+    /** consistent snapshot of agents, loops and queue with its event cursor (`api.snapshot`). */
+    apiSnapshot(params?: ApiSnapshotParams): Promise<ApiSnapshotResult>;
+    /** stream events after since_seq (replay, then live) (`events.subscribe`, streaming). */
+    eventsSubscribe(params?: EventsSubscribeParams): Promise<Subscription<EventsSubscribeResult>>;
+    /** create a durable cron or one-shot loop for a command (`loop.create`). */
+    loopCreate(params?: LoopCreateParams): Promise<LoopCreateResult>;
+    /** read a loop's run output and orcr events (`loop.logs`). */
+    loopLogs(params?: LoopLogsParams): Promise<LoopLogsResult>;
+    /** list loops (`loop.ls`). */
+    loopLs(params?: LoopLsParams): Promise<LoopLsResult>;
+    /** pause loops (`loop.pause`). */
+    loopPause(params?: LoopPauseParams): Promise<LoopPauseResult>;
+    /** resume loops (`loop.resume`). */
+    loopResume(params?: LoopResumeParams): Promise<LoopResumeResult>;
+    /** remove loops, optionally stopping active runs (`loop.rm`). */
+    loopRm(params?: LoopRmParams): Promise<LoopRmResult>;
+    /** list a loop's runs (`loop.run.ls`). */
+    loopRunLs(params?: LoopRunLsParams): Promise<LoopRunLsResult>;
+    /** start a manual run of a loop (`loop.run.start`). */
+    loopRunStart(params?: LoopRunStartParams): Promise<LoopRunStartResult>;
+    /** stop a loop's runs (`loop.run.stop`). */
+    loopRunStop(params?: LoopRunStopParams): Promise<LoopRunStopResult>;
+    /** readiness probe: pid, protocol and store path (`server.handshake`). */
+    serverHandshake(params?: ServerHandshakeParams): Promise<ServerHandshakeResult>;
+    /** server health: herdr, integrations, counts, loops, drift (`server.status`). */
+    serverStatus(params?: ServerStatusParams): Promise<ServerStatusResult>;
+    /** graceful control-plane stop; agent panes are untouched (`server.stop`). */
+    serverStop(params?: ServerStopParams): Promise<ServerStopResult>;
+    /** snapshot plus a pinned subscription under one cursor (`watch.open`, streaming). */
+    watchOpen(params?: WatchOpenParams): Promise<Subscription<WatchOpenResult>>;
+}

@@ -1,0 +1,314 @@
+// OrcrClient: the hand-written helpers over the socket (orcr.agent, orcr.ask, orcr.scope,
+// orcr.watch, orcr.loop, orcr.server, orcr.api, orcr.context) and the generated layer
+// (orcr.gen). Everything the CLI can do, a client can do; no helper ever prompts.
+
+import { AttachHandle } from "./attach.js";
+import { fromEnv, loopNameFrom, type OrcrContext } from "./context.js";
+import { Core } from "./core.js";
+import { OrcrError, TranscriptUnavailable } from "./errors.js";
+import { GeneratedClient } from "./generated.js";
+import type * as G from "./generated.js";
+import { AgentHandle, type KillOptions, type KillResult, type WaitOptions, type WaitResult } from "./handle.js";
+import { loopApi, type LoopApi } from "./loops.js";
+import { resolveCreate, resolveSelector } from "./path.js";
+import { composeScope, runInScope } from "./scope.js";
+import { Watch, WatchFilter, type AgentRow, type Snapshot, type WatchOptions } from "./watch.js";
+import { Transport, type Env } from "./wire.js";
+
+/** What a new agent is: where it goes, what it runs and what it is told. */
+export interface SpawnOptions {
+  /** The agent's name: one segment, created in the current scope. Exactly one of name and path. */
+  name?: string;
+  /** The agent's path relative to the current scope; a leading "/" makes it absolute. */
+  path?: string;
+  /** The prompt. */
+  prompt?: string;
+  /** The provider (default: the config's defaults.agent). */
+  agent?: string;
+  /** The model (default: the provider's configured model). */
+  model?: string;
+  /** The reasoning effort (default: the provider's configured effort). */
+  effort?: string;
+  /** The working directory (absolute); absent: herdr's default. */
+  cwd?: string;
+  /** Kill the agent after this duration ("30m"); for ask also the wait's deadline. */
+  timeout?: string;
+}
+
+/** Options of orcr.agent.run. */
+export interface RunOptions extends SpawnOptions {
+  /** When to reap the agent: "auto" (default), "immediate" or "never". */
+  gc?: "auto" | "immediate" | "never";
+}
+
+/** Options of orcr.agent.ls. */
+export interface LsOptions {
+  /** A pattern, path or uuid, resolved against the scope; absent: every agent. */
+  pattern?: string;
+  /** Only this provider. */
+  agent?: string;
+  /** Only this status. */
+  status?: string;
+  /** Only managed agents. */
+  managed?: boolean;
+  /** Only unmanaged agents. */
+  unmanaged?: boolean;
+  /** Include ended agents. */
+  all?: boolean;
+}
+
+/** Options of orcr.scope. */
+export interface ScopeOptions {
+  /** When fn throws: kill `/<scope>/**` (force, errors ignored), then re-throw. */
+  killOnThrow?: boolean;
+}
+
+/** Options of orcr.agent.prepareAttach. */
+export interface AttachOptions {
+  /** Take over input instead of observing (default false). */
+  takeover?: boolean;
+}
+
+/** Options of an OrcrClient. */
+export interface ClientOptions {
+  /** Where ORCR_ID, ORCR_PATH, ORCR_BIN and the context come from (default process.env). */
+  env?: Env;
+  /** The binary auto-start runs (default $ORCR_BIN, else orcr on PATH). */
+  bin?: string;
+  /** Start a server when none answers (default true). */
+  autoStart?: boolean;
+}
+
+/** orcr.agent. */
+export interface AgentApi {
+  /**
+   * run enqueues an agent (agent.run `{path, prompt, agent?, model?, effort?, cwd?,
+   * timeout?, gc?}`, the path absolute from name/path and the scope) and returns its handle.
+   */
+  run(opts: RunOptions): Promise<AgentHandle>;
+  /**
+   * wait blocks until every matching agent settles (agent.wait `{targets, timeout?}`); no
+   * pattern waits on the whole scope (`/<scope>/**`). The raw result; a timeout is
+   * `timed_out: true`, not an error.
+   */
+  wait(pattern?: string | string[], opts?: WaitOptions): Promise<WaitResult>;
+  /** ls lists agents (agent.ls `{pattern?, agent?, status?, managed?, unmanaged?, all?}`): the rows. */
+  ls(opts?: LsOptions): Promise<AgentRow[]>;
+  /** kill kills the matching agents (agent.kill `{targets, force}`); no pattern kills the whole scope. */
+  kill(pattern?: string | string[], opts?: KillOptions): Promise<KillResult>;
+  /** prepareAttach takes an attach lease (agent.attach.prepare `{target, takeover, client_pid}`). */
+  prepareAttach(target: string, opts?: AttachOptions): Promise<AttachHandle>;
+}
+
+/** orcr.server. */
+export interface ServerApi {
+  /** status is server.status's result. */
+  status(): Promise<G.ServerStatusResult>;
+  /**
+   * stop asks the server to stop (server.stop): `{status: "stopping"}`. It never starts
+   * one: with no server answering it resolves to `{status: "not_running"}`.
+   */
+  stop(): Promise<G.ServerStopResult>;
+  /** handshake is server.handshake's result (pid, protocol, store, ready). */
+  handshake(): Promise<G.ServerHandshakeResult>;
+}
+
+/** orcr.api. */
+export interface ApiApi {
+  /** schema is the schema document (api.schema). */
+  schema(): Promise<G.ApiSchemaResult>;
+  /** snapshot is a consistent snapshot of agents, loops and queue (api.snapshot). */
+  snapshot(): Promise<Snapshot>;
+}
+
+/** orcr.context. */
+export interface ContextApi {
+  /** fromEnv reads the context of env (default: the client's environment). */
+  fromEnv(env?: Env): OrcrContext;
+}
+
+function put<T extends object>(target: T, key: string, value: unknown): void {
+  if (value !== undefined) (target as Record<string, unknown>)[key] = value;
+}
+
+function spawnParams(core: Core, opts: SpawnOptions): Record<string, unknown> {
+  const params: Record<string, unknown> = { path: resolveCreate({ name: opts.name, path: opts.path }, core.scope()) };
+  put(params, "prompt", opts.prompt);
+  put(params, "agent", opts.agent);
+  put(params, "model", opts.model);
+  put(params, "effort", opts.effort);
+  put(params, "cwd", opts.cwd);
+  put(params, "timeout", opts.timeout);
+  return core.withCaller(params);
+}
+
+/**
+ * OrcrClient is the SDK. `new OrcrClient()` talks to the server of ORCR_HOME (default
+ * ~/.orcr) and starts one on its first helper call when none answers; `new
+ * OrcrClient(new Transport(socket))` talks to that socket. Each request opens its own
+ * connection. The helpers add the caller identity (ORCR_ID, ORCR_PATH) to every call that
+ * touches agents or removes a loop, and send every path absolute, resolved against the
+ * current scope (orcr.scope, else the context's). `gen` is the generated layer: one
+ * method per socket method, raw, without lineage or auto-start.
+ */
+export class OrcrClient {
+  readonly transport: Transport;
+  readonly gen: GeneratedClient;
+  readonly agent: AgentApi;
+  readonly loop: LoopApi;
+  readonly server: ServerApi;
+  readonly api: ApiApi;
+  readonly context: ContextApi;
+  readonly #core: Core;
+
+  constructor(transport: Transport = new Transport(), opts: ClientOptions = {}) {
+    const env = opts.env ?? process.env;
+    const core = new Core(transport, env, opts.bin, opts.autoStart ?? true);
+    this.#core = core;
+    this.transport = transport;
+    this.gen = new GeneratedClient(transport);
+    this.agent = {
+      async run(o) {
+        const params = spawnParams(core, o);
+        put(params, "gc", o.gc);
+        const res = (await core.call("agent.run", params)) as G.AgentRunResult | null;
+        if (!res?.agent) throw new OrcrError("server_error", "agent.run answered without an agent");
+        return new AgentHandle(core, res.agent);
+      },
+      async wait(pattern, o = {}) {
+        const params: Record<string, unknown> = { targets: core.targets(pattern) };
+        put(params, "timeout", o.timeout);
+        return (await core.call("agent.wait", core.withCaller(params))) as WaitResult;
+      },
+      async ls(o = {}) {
+        const params: Record<string, unknown> = {};
+        if (o.pattern !== undefined && o.pattern !== "") params.pattern = resolveSelector(o.pattern, core.scope());
+        put(params, "agent", o.agent);
+        put(params, "status", o.status);
+        if (o.managed) params.managed = true;
+        if (o.unmanaged) params.unmanaged = true;
+        if (o.all) params.all = true;
+        const res = (await core.call("agent.ls", core.withCaller(params))) as G.AgentLsResult | null;
+        return res?.agents ?? [];
+      },
+      async kill(pattern, o = {}) {
+        const params = { targets: core.targets(pattern), force: o.force ?? false };
+        return (await core.call("agent.kill", core.withCaller(params))) as KillResult;
+      },
+      async prepareAttach(target, o = {}) {
+        const params = { target: resolveSelector(target, core.scope()), takeover: o.takeover ?? false, client_pid: process.pid };
+        const res = (await core.call("agent.attach.prepare", core.withCaller(params))) as G.AgentAttachPrepareResult;
+        return new AttachHandle(core, res ?? {});
+      },
+    };
+    this.loop = loopApi(core);
+    this.server = {
+      async status() {
+        return (await core.call("server.status", {})) as G.ServerStatusResult;
+      },
+      async stop() {
+        try {
+          await core.handshake();
+        } catch (e) {
+          if (e instanceof OrcrError && e.causeCode === "server_unreachable") return { status: "not_running" };
+          throw e;
+        }
+        return (await transport.request("server.stop", {})) as G.ServerStopResult;
+      },
+      async handshake() {
+        await core.ensureRunning();
+        return (await core.handshake()) as G.ServerHandshakeResult;
+      },
+    };
+    this.api = {
+      async schema() {
+        return (await core.call("api.schema", {})) as G.ApiSchemaResult;
+      },
+      async snapshot() {
+        return (await core.call("api.snapshot", {})) as Snapshot;
+      },
+    };
+    this.context = {
+      fromEnv: (e?: Env) => fromEnv(e ?? env),
+    };
+  }
+
+  /**
+   * ask runs a one-shot agent and returns its final response text: one agent.ask call
+   * (run with gc immediate, wait, read the response, all on the server) with the params of
+   * agent.run but gc. A response without text is TranscriptUnavailable {path}.
+   */
+  async ask(opts: SpawnOptions): Promise<string> {
+    const params = spawnParams(this.#core, opts);
+    const res = (await this.#core.call("agent.ask", params)) as G.AgentAskResult | null;
+    const text = res?.response?.text;
+    if (typeof text !== "string") {
+      const path = String(res?.path ?? params.path);
+      throw new TranscriptUnavailable("transcript_unavailable", `agent ${path} gave no final response`, { path });
+    }
+    return text;
+  }
+
+  /**
+   * scope runs fn with relative names and paths landing under path: `{rand}` expanded,
+   * nested under the current scope (a leading "/" starts from the root), validated. fn
+   * gets the composed scope. The frame is an AsyncLocalStorage one, so concurrent scopes
+   * never see each other's. With killOnThrow, a throw from fn first kills `/<scope>/**`
+   * (agent.kill, force, errors ignored), then propagates.
+   */
+  async scope<T>(path: string, fn: (scope: string) => T | Promise<T>, opts: ScopeOptions = {}): Promise<T> {
+    const core = this.#core;
+    const composed = composeScope(core.scope(), path);
+    return runInScope(composed, async () => {
+      try {
+        return await fn(composed);
+      } catch (err) {
+        if (opts.killOnThrow) {
+          try {
+            await core.call("agent.kill", core.withCaller({ targets: [`/${composed}/**`], force: true }));
+          } catch {
+            // best effort: the original error is what the caller needs
+          }
+        }
+        throw err;
+      }
+    });
+  }
+
+  /** currentScope is where relative paths land now ("" at the root). */
+  currentScope(): string {
+    return this.#core.scope();
+  }
+
+  /**
+   * watch opens watch.open: the Watch's snapshot and the events after it, none missed. The
+   * options are sent (`pattern` absolute) and, since the server reads none, applied
+   * client-side (see WatchFilter).
+   */
+  async watch(opts: WatchOptions = {}): Promise<Watch> {
+    const core = this.#core;
+    const params: Record<string, unknown> = {};
+    const pattern = opts.pattern !== undefined && opts.pattern !== "" ? resolveSelector(opts.pattern, core.scope()) : undefined;
+    put(params, "pattern", pattern);
+    put(params, "agent", opts.agent);
+    put(params, "status", opts.status);
+    put(params, "managed", opts.managed);
+    put(params, "since_seq", opts.sinceSeq);
+    const sub = await core.stream<G.WatchOpenResult>("watch.open", params);
+    const filter = new WatchFilter(opts, pattern);
+    return new Watch(sub, filter.active ? filter : null);
+  }
+
+  /** loopNameFrom is the first segment of a path: the loop of a run path. */
+  loopNameFrom(path: string): string {
+    return loopNameFrom(path);
+  }
+
+  /** ensureRunning makes sure a server answers (auto-start), once per client. */
+  ensureRunning(): Promise<void> {
+    return this.#core.ensureRunning();
+  }
+}
+
+/** orcr is the default client: ORCR_HOME's server, process.env's context. */
+export const orcr = new OrcrClient();

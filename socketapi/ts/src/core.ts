@@ -1,0 +1,231 @@
+// The machinery under the helpers: auto-start (docs/protocol.md §1.7), the caller identity
+// every agent verb carries (§4.1), and the scope paths are resolved in.
+
+import { spawn } from "node:child_process";
+import type { Readable } from "node:stream";
+import { setTimeout as sleep } from "node:timers/promises";
+
+import { fromEnv } from "./context.js";
+import { environmentError, errorFromWire, invalidRequest, OrcrError, type WireError } from "./errors.js";
+import { resolveSelector } from "./path.js";
+import { activeScope } from "./scope.js";
+import { ORCR_PROTOCOL, type Env, type RequestOptions, type Subscription, type Transport } from "./wire.js";
+
+/** How long auto-start waits for a spawned server, and how often it asks. */
+export const START_DEADLINE_MS = 15_000;
+export const START_POLL_MS = 100;
+
+/** The handshake of one poll may take this long. */
+const HANDSHAKE_TIMEOUT_MS = 5_000;
+
+/**
+ * Core is what every helper of an OrcrClient shares: its transport, the environment it
+ * reads ORCR_* from, and the memoized auto-start.
+ * @internal
+ */
+export class Core {
+  readonly transport: Transport;
+  readonly env: Env;
+  readonly autoStart: boolean;
+  readonly #bin: string | undefined;
+  #ready: Promise<void> | null = null;
+
+  constructor(transport: Transport, env: Env, bin: string | undefined, autoStart: boolean) {
+    this.transport = transport;
+    this.env = env;
+    this.#bin = bin;
+    this.autoStart = autoStart;
+  }
+
+  /** The binary auto-start runs: the bin option, else $ORCR_BIN, else orcr on PATH. */
+  get bin(): string {
+    return this.#bin ?? (this.env.ORCR_BIN || "orcr");
+  }
+
+  /**
+   * call makes sure a server runs, then sends one request. When the connect fails (the
+   * server went away since it was last seen, so the request was never sent), a server is
+   * started again and the request sent once more.
+   */
+  call(method: string, params: object, opts?: RequestOptions): Promise<unknown> {
+    return this.#again(() => this.transport.request(method, params, opts));
+  }
+
+  /** stream makes sure a server runs, then opens a stream (started again as call is). */
+  stream<T>(method: string, params: object): Promise<Subscription<T>> {
+    return this.#again(() => this.transport.openStream<T>(method, params));
+  }
+
+  async #again<T>(send: () => Promise<T>): Promise<T> {
+    const ready = this.ensureRunning();
+    await ready;
+    try {
+      return await send();
+    } catch (e) {
+      if (!this.autoStart || !notConnected(e)) throw e;
+      if (this.#ready === ready) this.#ready = null;
+      await this.ensureRunning();
+      return send();
+    }
+  }
+
+  /** withCaller adds caller_id / caller_path from ORCR_ID / ORCR_PATH when they are set. */
+  withCaller<P extends object>(params: P): P & { caller_id?: string; caller_path?: string } {
+    const out: P & { caller_id?: string; caller_path?: string } = { ...params };
+    if (this.env.ORCR_ID && out.caller_id === undefined) out.caller_id = this.env.ORCR_ID;
+    if (this.env.ORCR_PATH && out.caller_path === undefined) out.caller_path = this.env.ORCR_PATH;
+    return out;
+  }
+
+  /** scope is the innermost orcr.scope frame, else the context's scope ("" at root). */
+  scope(): string {
+    return activeScope() ?? fromEnv(this.env).scope ?? "";
+  }
+
+  /**
+   * targets resolves the selectors of a collection call (wait, kill) against the scope;
+   * none means the whole scope (`/<scope>/**`), and at root is InvalidRequest no_scope.
+   */
+  targets(pattern: string | readonly string[] | undefined): string[] {
+    const scope = this.scope();
+    const given = pattern === undefined ? [] : typeof pattern === "string" ? [pattern] : [...pattern];
+    if (given.length === 0) {
+      if (scope === "") {
+        throw invalidRequest("no_scope", 'no pattern given and no scope to default to; pass "**" to mean every agent');
+      }
+      return [`/${scope}/**`];
+    }
+    return given.map((p) => resolveSelector(p, scope));
+  }
+
+  /** handshake asks server.handshake once and checks the protocol. */
+  async handshake(timeoutMs: number | null = HANDSHAKE_TIMEOUT_MS): Promise<Record<string, unknown>> {
+    const h = (await this.transport.request("server.handshake", {}, { timeoutMs })) as Record<string, unknown> | null;
+    const protocol = h?.protocol;
+    if (protocol !== ORCR_PROTOCOL) {
+      throw environmentError("unsupported_version", `the orcr server speaks protocol ${String(protocol)}, this client speaks ${ORCR_PROTOCOL}`, {
+        server_protocol: protocol ?? null,
+        client_protocol: ORCR_PROTOCOL,
+      });
+    }
+    return h!;
+  }
+
+  /**
+   * ensureRunning makes sure a server answers, once per Core: a handshake, else (with
+   * autoStart) `<bin> server start --foreground` spawned detached with ORCR_HOME set to the
+   * transport's home, then a handshake every 100 ms for up to 15 s. A failed start is not
+   * memoized: the next call tries again.
+   */
+  ensureRunning(): Promise<void> {
+    if (!this.#ready) {
+      const p = this.#start();
+      this.#ready = p;
+      p.catch(() => {
+        if (this.#ready === p) this.#ready = null;
+      });
+    }
+    return this.#ready;
+  }
+
+  async #start(): Promise<void> {
+    let last: unknown;
+    try {
+      await this.handshake();
+      return;
+    } catch (e) {
+      if (isUnsupported(e) || !this.autoStart) throw e;
+      last = e;
+    }
+    const bin = this.bin;
+    const child = spawn(bin, ["server", "start", "--foreground", "--start-report-fd=3"], {
+      detached: true,
+      stdio: ["ignore", "ignore", "ignore", "pipe"],
+      env: { ...this.env, ORCR_HOME: this.transport.home },
+    });
+    let spawnError: Error | null = null;
+    let ended: { code: number | null; signal: NodeJS.Signals | null } | null = null;
+    let report = "";
+    const reportPipe = child.stdio[3] as Readable | null;
+    reportPipe?.setEncoding("utf8");
+    reportPipe?.on("data", (d: string) => {
+      if (report.length < 1 << 20) report += d;
+    });
+    reportPipe?.on("error", () => {});
+    child.on("error", (e) => {
+      spawnError = e;
+    });
+    child.on("close", (code, signal) => {
+      ended = { code, signal };
+    });
+    child.unref();
+    const deadline = Date.now() + START_DEADLINE_MS;
+    try {
+      for (;;) {
+        if (spawnError) {
+          throw environmentError("server_start_failed", `cannot run ${bin}: ${(spawnError as Error).message} (set ORCR_BIN to the orcr binary)`, {
+            bin,
+          });
+        }
+        try {
+          await this.handshake(Math.max(500, Math.min(HANDSHAKE_TIMEOUT_MS, deadline - Date.now())));
+          return;
+        } catch (e) {
+          if (isUnsupported(e)) throw e;
+          last = e;
+        }
+        if (ended) {
+          const failure = startFailure(report, ended);
+          if (failure) {
+            // One more look, in case another client's server answers after all.
+            try {
+              await this.handshake();
+              return;
+            } catch {
+              throw failure;
+            }
+          }
+          // A clean exit without a report: this server lost a start race; the winner will answer.
+        }
+        if (Date.now() >= deadline) {
+          throw environmentError("server_start_failed", "the orcr server did not become ready in time", { last_error: errorText(last) });
+        }
+        await sleep(START_POLL_MS);
+      }
+    } finally {
+      reportPipe?.destroy();
+    }
+  }
+}
+
+/** notConnected: the connect itself failed (no socket, nobody listening), so nothing was sent. */
+function notConnected(e: unknown): boolean {
+  if (!(e instanceof OrcrError) || e.causeCode !== "server_unreachable") return false;
+  const errno = e.details?.errno;
+  return errno === "ENOENT" || errno === "ECONNREFUSED";
+}
+
+function isUnsupported(e: unknown): boolean {
+  return e instanceof OrcrError && e.code === "environment_error" && e.causeCode === "unsupported_version";
+}
+
+function errorText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+/** startFailure reads what a spawned server that has exited left on its start report. */
+function startFailure(report: string, ended: { code: number | null; signal: NodeJS.Signals | null }): OrcrError | null {
+  const text = report.trim();
+  if (text !== "") {
+    try {
+      const e = JSON.parse(text.split("\n")[0]) as WireError;
+      if (e && typeof e.code === "string") return errorFromWire(e);
+    } catch {
+      // not JSON: report the text
+    }
+    return environmentError("server_start_failed", `the orcr server failed to start: ${text}`);
+  }
+  if (ended.code === 0) return null;
+  const how = ended.signal ? `signal ${ended.signal}` : `exit status ${ended.code}`;
+  return environmentError("server_start_failed", `the orcr server exited while starting (${how})`);
+}

@@ -1,0 +1,170 @@
+// AgentHandle: one agent, addressed by its uuid (which stays unambiguous when its path is
+// reused later).
+
+import { setTimeout as sleep } from "node:timers/promises";
+
+import type { Core } from "./core.js";
+import { NotFound, TranscriptUnavailable } from "./errors.js";
+import type * as G from "./generated.js";
+import { nameOf } from "./path.js";
+
+/** The agent row agent.run returns. */
+export type RunAgent = NonNullable<G.AgentRunResult["agent"]>;
+/** One transcript entry (docs/providers.md §6.1). */
+export type LogEntry = NonNullable<G.AgentLogsResult["entries"]>[number];
+/** agent.wait's result. */
+export type WaitResult = G.AgentWaitResult;
+/** agent.send's result. */
+export type SendResult = G.AgentSendResult;
+/** agent.kill's result. */
+export type KillResult = G.AgentKillResult;
+
+/** Options of a wait. */
+export interface WaitOptions {
+  /** Give up after this duration ("30s", "10m"); the result then has `timed_out: true`. */
+  timeout?: string;
+}
+
+/** Options of logs(). */
+export interface LogsOptions {
+  /** Only the last N entries. */
+  tail?: number;
+}
+
+/** Options of followLogs(). */
+export interface FollowLogsOptions {
+  /** The polling interval in ms (default 500). */
+  intervalMs?: number;
+  /** Of the entries already there, yield only the last N. */
+  tail?: number;
+  /** Ends the iteration when aborted. */
+  signal?: AbortSignal;
+}
+
+/** Options of a kill. */
+export interface KillOptions {
+  /** Also kill unmanaged agents (default false). */
+  force?: boolean;
+}
+
+/** The default polling interval of followLogs. */
+export const FOLLOW_INTERVAL_MS = 500;
+
+/**
+ * AgentHandle is one agent: `uuid`, `path`, `name` (its last segment), `dataDir` (its
+ * ORCR_AGENT_DATA_DIR, which outlives the agent) and `row`, the row agent.run answered
+ * with. Every call targets the uuid.
+ */
+export class AgentHandle {
+  readonly uuid: string;
+  readonly path: string;
+  readonly name: string;
+  readonly dataDir: string;
+  readonly row: RunAgent;
+  readonly #core: Core;
+
+  /** @internal — handles come from orcr.agent.run. */
+  constructor(core: Core, row: RunAgent) {
+    this.#core = core;
+    this.row = row;
+    this.uuid = String(row.uuid ?? "");
+    this.path = String(row.path ?? "");
+    this.name = nameOf(this.path);
+    this.dataDir = String(row.data_dir ?? "");
+  }
+
+  /** wait blocks until the agent settles (agent.wait `{targets: [uuid], timeout?}`); the raw result. */
+  wait(opts: WaitOptions = {}): Promise<WaitResult> {
+    const params: G.AgentWaitParams = { targets: [this.uuid] };
+    if (opts.timeout !== undefined) params.timeout = opts.timeout;
+    return this.#core.call("agent.wait", this.#core.withCaller(params)) as Promise<WaitResult>;
+  }
+
+  /** send delivers a prompt (agent.send `{target: uuid, prompt}`); the raw result. */
+  send(prompt: string): Promise<SendResult> {
+    return this.#core.call("agent.send", this.#core.withCaller({ target: this.uuid, prompt })) as Promise<SendResult>;
+  }
+
+  /** logs reads the transcript (agent.logs `{target: uuid, last_response: false, tail?}`): its entries. */
+  async logs(opts: LogsOptions = {}): Promise<LogEntry[]> {
+    const params: G.AgentLogsParams = { target: this.uuid, last_response: false };
+    if (opts.tail !== undefined) params.tail = opts.tail;
+    const res = (await this.#core.call("agent.logs", this.#core.withCaller(params))) as G.AgentLogsResult | null;
+    return res?.entries ?? [];
+  }
+
+  /**
+   * lastResponse is the text of the agent's final response (agent.logs `{target: uuid,
+   * last_response: true}`); none is TranscriptUnavailable.
+   */
+  async lastResponse(): Promise<string> {
+    const params = { target: this.uuid, last_response: true };
+    const res = (await this.#core.call("agent.logs", this.#core.withCaller(params))) as G.AgentLogsResult | null;
+    const text = res?.response?.text;
+    if (typeof text !== "string") {
+      throw new TranscriptUnavailable("transcript_unavailable", `no final response of ${this.path} was found`, { uuid: this.uuid });
+    }
+    return text;
+  }
+
+  /** kill ends the agent (agent.kill `{targets: [uuid], force}`); the raw result. */
+  kill(opts: KillOptions = {}): Promise<KillResult> {
+    const params = { targets: [this.uuid], force: opts.force ?? false };
+    return this.#core.call("agent.kill", this.#core.withCaller(params)) as Promise<KillResult>;
+  }
+
+  /**
+   * followLogs yields the transcript's entries as they appear: those already there, then
+   * new ones, polling agent.logs every intervalMs. A transcript not readable yet
+   * (TranscriptUnavailable) counts as no entries. Once agent.ls `{pattern: uuid, all:
+   * true}` shows the agent ended, one last poll drains what is left and the iteration
+   * ends. Leaving the loop or aborting the signal stops the polling.
+   */
+  async *followLogs(opts: FollowLogsOptions = {}): AsyncGenerator<LogEntry, void, undefined> {
+    const every = opts.intervalMs ?? FOLLOW_INTERVAL_MS;
+    let seen = 0;
+    let first = true;
+    const poll = async (): Promise<{ fresh: LogEntry[]; ended: boolean }> => {
+      let res: G.AgentLogsResult | null;
+      try {
+        res = (await this.#core.call("agent.logs", this.#core.withCaller({ target: this.uuid, last_response: false }))) as G.AgentLogsResult | null;
+      } catch (e) {
+        if (e instanceof TranscriptUnavailable) return { fresh: [], ended: false };
+        throw e;
+      }
+      const all = res?.entries ?? [];
+      let fresh = all.slice(seen);
+      if (first && opts.tail !== undefined && opts.tail >= 0 && fresh.length > opts.tail) fresh = fresh.slice(fresh.length - opts.tail);
+      first = false;
+      seen = Math.max(seen, all.length);
+      return { fresh, ended: res?.resolved === "latest_ended" };
+    };
+    for (;;) {
+      const { fresh, ended } = await poll();
+      yield* fresh;
+      if (ended) return;
+      if (await this.#hasEnded()) {
+        yield* (await poll()).fresh;
+        return;
+      }
+      if (opts.signal?.aborted) return;
+      try {
+        await sleep(every, undefined, { signal: opts.signal });
+      } catch {
+        return; // aborted
+      }
+    }
+  }
+
+  async #hasEnded(): Promise<boolean> {
+    let res: G.AgentLsResult | null;
+    try {
+      res = (await this.#core.call("agent.ls", this.#core.withCaller({ pattern: this.uuid, all: true }))) as G.AgentLsResult | null;
+    } catch (e) {
+      if (e instanceof NotFound) return true; // the row is gone
+      throw e;
+    }
+    const row = res?.agents?.[0];
+    return !row || row.status === "ended";
+  }
+}
