@@ -115,10 +115,6 @@ func nodeAtLeast(version string, major int) bool {
 // The TypeScript project with no ORCR_SDK_SPEC: the SDK comes from the binary, npm
 // install runs for real, and `npx tsx workflow.ts` auto-starts the server (ORCR_BIN)
 // and prints the agent's answer: acceptance 1 of issue 13.
-//
-// Until the SDK lands in socketapi/ts the embedded package is a placeholder whose
-// dist/index.js is `export {};`: then the test stops after npm install, with a logged
-// reason. It runs in full by itself once the real SDK is embedded.
 func TestScaffoldTypeScriptProjectRuns(t *testing.T) {
 	nodeOrSkip(t)
 	h, _ := herdrHome(t, mockDefaults)
@@ -144,8 +140,7 @@ func TestScaffoldTypeScriptProjectRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	if strings.TrimSpace(string(entry)) == "export {};" {
-		t.Skip("skipped the run: the embedded SDK (socketapi/ts) is still the placeholder `export {};`; " +
-			"this test type-checks and runs workflow.ts once the SDK is embedded")
+		t.Fatal("the embedded SDK (socketapi/ts/dist) is an empty placeholder")
 	}
 	command(t, 2*time.Minute, dir, h.env, "npx", "tsc", "--noEmit", "-p", ".")
 	out := command(t, 2*time.Minute, dir, h.env, "npx", "tsx", "workflow.ts")
