@@ -6,7 +6,7 @@ build:
 
 # the test suite, as CI runs it
 test:
-    go test -race ./...
+    go test -race -timeout 15m ./...
 
 # vet and formatting
 lint:
