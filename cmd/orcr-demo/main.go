@@ -15,6 +15,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -26,6 +27,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/orcr-go/orcr/socketapi/remote"
 )
 
 const agents = 6
@@ -86,7 +89,9 @@ func (d *demo) run(ctx context.Context) error {
 		}
 	}
 	// At most 3 agents hold a slot at once: the rest wait in the admission queue.
-	if err := os.WriteFile(filepath.Join(d.home, "config.json"), []byte(`{"concurrency": {"max": 3}}`), 0o600); err != nil {
+	// The remote stream listens on a loopback port the kernel picks.
+	if err := os.WriteFile(filepath.Join(d.home, "config.json"),
+		[]byte(`{"concurrency": {"max": 3}, "remote": {"listen": "127.0.0.1:0"}}`), 0o600); err != nil {
 		return err
 	}
 	d.env = append(os.Environ(),
@@ -153,6 +158,10 @@ func (d *demo) run(ctx context.Context) error {
 		if err := d.orcr(ctx, os.Stdout, args...); err != nil {
 			return err
 		}
+	}
+
+	if err := d.remoteStream(ctx); err != nil {
+		return err
 	}
 
 	d.step("orcr agent ask   (run + wait + answer in one call)")
@@ -240,4 +249,77 @@ func countLines(path string) int {
 		return 0
 	}
 	return bytes.Count(b, []byte("\n"))
+}
+
+// remoteStream shows the per-agent WebSocket stream (docs/remote.md): a token from the
+// CLI, then a remote client that replays demo/chat's durable session log and injects a
+// wake that starts a turn, whose entries arrive live.
+func (d *demo) remoteStream(ctx context.Context) error {
+	d.step("the remote stream: orcr agent token demo/chat, then a WebSocket client replays its session log and wakes it")
+	var st bytes.Buffer
+	if err := d.orcr(ctx, &st, "server", "status", "--json"); err != nil {
+		return err
+	}
+	var status struct {
+		Result struct {
+			Remote struct {
+				Address string `json:"address"`
+			} `json:"remote"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(st.Bytes(), &status); err != nil || status.Result.Remote.Address == "" {
+		return fmt.Errorf("the remote listener is not up: %s", st.String())
+	}
+	var tok, id bytes.Buffer
+	if err := d.orcr(ctx, &tok, "agent", "token", "demo/chat"); err != nil {
+		return err
+	}
+	if err := d.orcr(ctx, &id, "agent", "ls", "demo/chat", "--json"); err != nil {
+		return err
+	}
+	var ls struct {
+		Result struct {
+			Agents []struct {
+				UUID string `json:"uuid"`
+			} `json:"agents"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(id.Bytes(), &ls); err != nil || len(ls.Result.Agents) != 1 {
+		return fmt.Errorf("cannot find demo/chat: %s", id.String())
+	}
+	base := "http://" + status.Result.Remote.Address
+	fmt.Printf("listening on %s; GET /agents/%s/ws with the token as a bearer\n", base, ls.Result.Agents[0].UUID)
+	sctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	c, err := (&remote.Dialer{}).Dial(sctx, base, ls.Result.Agents[0].UUID, strings.TrimSpace(tok.String()))
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	tip := c.Hello().LastSeq
+	if err := c.Subscribe(sctx, 0); err != nil {
+		return err
+	}
+	woke := false
+	for {
+		f, err := c.Next(sctx)
+		if err != nil {
+			return err
+		}
+		e, ok := f.(remote.Event)
+		if !ok {
+			continue
+		}
+		fmt.Printf("  seq %-3d %-18s %s\n", e.Seq, e.Type, string(e.Payload))
+		if e.Seq == tip && !woke {
+			woke = true
+			fmt.Println("  -- replayed; now a remote wake: inject {text: \"say=from_afar\", wake: true}")
+			if err := c.Inject(sctx, "say=from_afar", true); err != nil {
+				return err
+			}
+		}
+		if woke && e.Type == "turn/end" {
+			return nil
+		}
+	}
 }
