@@ -109,8 +109,27 @@ func runRecipes(t *testing.T, h *home, start func(name string) *exec.Cmd) {
 		}
 	}
 	t.Logf("all recipes: %.1fs", time.Since(began).Seconds())
-	if !t.Failed() {
-		recipeLoopDrains(t, h, dirs["loop_until_done"])
+	if t.Failed() {
+		return
+	}
+	// While the loop drains: a crash half-way through takes the recipe's agents with it
+	// (killOnThrow). The verifier's provider does not exist, so the first verification
+	// fails after two rounds of fixes, with the gc-never fixer live.
+	crash := start("fix_until_green")
+	crash.Dir = t.TempDir()
+	crash.Env = append(h.env, "ORCR_RECIPE_AGENT=mock", "ORCR_RECIPE_VERIFIER=no_such_provider", "NODE_NO_WARNINGS=1")
+	var crashOut bytes.Buffer
+	crash.Stdout, crash.Stderr = &crashOut, &crashOut
+	var crashErr error
+	wg.Go(func() { crashErr = crash.Run() })
+	recipeLoopDrains(t, h, dirs["loop_until_done"])
+	wg.Wait()
+	t.Logf("fix_until_green with no verifier:\n%s", crashOut.String())
+	if crashErr == nil || !strings.Contains(crashOut.String(), "no_such_provider") {
+		t.Errorf("fix_until_green with no verifier: %v, want a failure naming the provider", crashErr)
+	}
+	if rows := h.lsRows(t, "fix_build/**"); len(rows) != 0 {
+		t.Errorf("live agents left after the crash: %+v", rows)
 	}
 }
 
@@ -209,5 +228,22 @@ func TestRecipesGo(t *testing.T) {
 	}
 	runRecipes(t, h, func(name string) *exec.Cmd {
 		return withTimeout(t, 3*time.Minute, filepath.Join(dir, name))
+	})
+}
+
+func TestRecipesTypeScript(t *testing.T) {
+	t.Parallel()
+	tsxBin := tsx(t)
+	recipes, err := filepath.Abs(filepath.Join(tsDir, "recipes"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, _ := herdrHome(t, mockDefaults)
+	h.env = append(h.env, "ORCR_BIN="+bins.orcr)
+	if r := h.run("server", "start"); r.exit != 0 {
+		t.Fatalf("server start: exit %d %s", r.exit, r.stderr)
+	}
+	runRecipes(t, h, func(name string) *exec.Cmd {
+		return withTimeout(t, 3*time.Minute, tsxBin, filepath.Join(recipes, name+".ts"))
 	})
 }
