@@ -82,7 +82,9 @@ func runRecipes(t *testing.T, h *home, start func(name string) *exec.Cmd) {
 		cmd := start(rc.name)
 		cmd.Dir = t.TempDir()
 		dirs[rc.name] = cmd.Dir
-		cmd.Env = append(h.env, "ORCR_RECIPE_AGENT=mock", "ORCR_RECIPE_VERIFIER=mock", "NODE_NO_WARNINGS=1")
+		// A fresh slice for each command: appending to h.env could share one backing
+		// array between the commands' goroutines (the race detector saw it).
+		cmd.Env = slices.Concat(h.env, []string{"ORCR_RECIPE_AGENT=mock", "ORCR_RECIPE_VERIFIER=mock", "NODE_NO_WARNINGS=1"})
 		wg.Go(func() {
 			var out bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &out
@@ -117,7 +119,7 @@ func runRecipes(t *testing.T, h *home, start func(name string) *exec.Cmd) {
 	// fails after two rounds of fixes, with the gc-never fixer live.
 	crash := start("fix_until_green")
 	crash.Dir = t.TempDir()
-	crash.Env = append(h.env, "ORCR_RECIPE_AGENT=mock", "ORCR_RECIPE_VERIFIER=no_such_provider", "NODE_NO_WARNINGS=1")
+	crash.Env = slices.Concat(h.env, []string{"ORCR_RECIPE_AGENT=mock", "ORCR_RECIPE_VERIFIER=no_such_provider", "NODE_NO_WARNINGS=1"})
 	var crashOut bytes.Buffer
 	crash.Stdout, crash.Stderr = &crashOut, &crashOut
 	var crashErr error
