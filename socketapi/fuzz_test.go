@@ -50,10 +50,10 @@ func FuzzModelApply(f *testing.F) {
 	f.Add([]byte(`{"agent":{"uuid":"u2","status":"queued","queue_position":-3}}`))
 	f.Add([]byte(`{"agent":null,"loop":7}`))
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		m := newModel(Snapshot{SnapshotSeq: 1, Agents: []AgentRow{{UUID: "u0", Path: "z", Status: StatusQueued, QueuePosition: new(int64(1))}},
+		m := NewModel(Snapshot{SnapshotSeq: 1, Agents: []AgentRow{{UUID: "u0", Path: "z", Status: StatusQueued, QueuePosition: new(int64(1))}},
 			Loops: []SnapshotLoop{{LoopRow: LoopRow{UUID: "l1", Status: "active"}, Runs: []SnapshotRun{}}}})
 		for range 2 { // the same event twice: replacing a row must be idempotent
-			_ = m.apply(Event{Seq: m.Seq + 1, Raw: raw})
+			_ = m.Apply(Event{Seq: m.Seq + 1, Raw: raw})
 		}
 		s := m.Snapshot()
 		seen := map[string]bool{}

@@ -36,7 +36,8 @@ type Model struct {
 	loops  map[string]SnapshotLoop
 }
 
-func newModel(s Snapshot) *Model {
+// NewModel returns a model holding s, ready for [Model.Apply].
+func NewModel(s Snapshot) *Model {
 	m := &Model{Seq: s.SnapshotSeq, agents: map[string]AgentRow{}, loops: map[string]SnapshotLoop{}}
 	for _, a := range s.Agents {
 		m.agents[a.UUID] = a
@@ -88,8 +89,9 @@ type rows struct {
 	Run   *RunRow   `json:"run"`
 }
 
-// apply folds one event into the model.
-func (m *Model) apply(e Event) error {
+// Apply folds the next event of the stream into the model (events carry the row after
+// the change, docs/decisions.md D2).
+func (m *Model) Apply(e Event) error {
 	m.Seq, m.Event = e.Seq, e
 	var r rows
 	if err := json.Unmarshal(e.Raw, &r); err != nil {
@@ -176,57 +178,92 @@ func (c *Client) Watch(ctx context.Context) iter.Seq2[*Model, error] {
 }
 
 func (c *Client) watch(ctx context.Context, step func(*Model, error) bool) {
-	st, err := c.Subscribe(ctx, WatchOpen.Name, NoParams{})
+	w, err := c.OpenWatch(ctx)
 	if err != nil {
 		if ctx.Err() == nil {
 			step(nil, err)
 		}
 		return
 	}
-	defer st.Close()
-	stop := context.AfterFunc(ctx, func() { st.Close() })
-	defer stop()
-	var open WatchResult
-	if err := json.Unmarshal(st.Result, &open); err != nil {
-		step(nil, wire.Internal("decode", "cannot decode watch.open: "+err.Error()))
-		return
-	}
-	m := newModel(open.Snapshot)
+	defer w.Close()
+	m := NewModel(w.Snapshot)
 	if !step(m, nil) {
 		return
 	}
 	for {
-		f, err := st.Next()
+		e, err := w.Next()
+		if err == nil {
+			err = m.Apply(e)
+		}
 		if err != nil {
 			if ctx.Err() == nil {
-				step(nil, streamEnd(err))
+				step(nil, err)
 			}
-			return
-		}
-		var head struct {
-			Kind    string `json:"kind"`
-			RefUUID string `json:"ref_uuid"`
-		}
-		if err := json.Unmarshal(f.Event, &head); err != nil {
-			step(nil, wire.Internal("decode", "cannot decode an event: "+err.Error()))
-			return
-		}
-		if f.Seq == 0 {
-			step(nil, controlEnd(head.Kind, f.Event))
-			return
-		}
-		if f.Seq != m.Seq+1 {
-			step(nil, wire.Internal("gap", "watch stream skipped from seq "+itoa(m.Seq)+" to "+itoa(f.Seq)))
-			return
-		}
-		if err := m.apply(Event{Seq: f.Seq, Kind: head.Kind, RefUUID: head.RefUUID, Raw: f.Event}); err != nil {
-			step(nil, err)
 			return
 		}
 		if !step(m, nil) {
 			return
 		}
 	}
+}
+
+// WatchStream is an open watch.open subscription read one event at a time: for a client
+// that keeps its own [Model] on another goroutine than the one reading (orcr top applies
+// events on its UI loop). [Client.Watch] is the same stream with the model kept for you.
+type WatchStream struct {
+	// Snapshot is the state at the subscription's start (snapshot_seq).
+	Snapshot Snapshot
+	st       *Stream
+	seq      int64
+	stop     func() bool
+}
+
+// OpenWatch opens watch.open on its own connection. Closing ctx closes the stream.
+func (c *Client) OpenWatch(ctx context.Context) (*WatchStream, error) {
+	st, err := c.Subscribe(ctx, WatchOpen.Name, NoParams{})
+	if err != nil {
+		return nil, err
+	}
+	var open WatchResult
+	if err := json.Unmarshal(st.Result, &open); err != nil {
+		st.Close()
+		return nil, wire.Internal("decode", "cannot decode watch.open: "+err.Error())
+	}
+	w := &WatchStream{Snapshot: open.Snapshot, st: st, seq: open.Snapshot.SnapshotSeq}
+	w.stop = context.AfterFunc(ctx, func() { st.Close() })
+	return w, nil
+}
+
+// Next blocks for the next event, in seq order with no gap. It fails with
+// environment_error server_stopping, server_error cursor_expired, a broken stream
+// (environment_error server_unreachable) or a gap (server_error, which a pinned
+// subscription never shows).
+func (w *WatchStream) Next() (Event, error) {
+	f, err := w.st.Next()
+	if err != nil {
+		return Event{}, streamEnd(err)
+	}
+	var head struct {
+		Kind    string `json:"kind"`
+		RefUUID string `json:"ref_uuid"`
+	}
+	if err := json.Unmarshal(f.Event, &head); err != nil {
+		return Event{}, wire.Internal("decode", "cannot decode an event: "+err.Error())
+	}
+	if f.Seq == 0 {
+		return Event{}, controlEnd(head.Kind, f.Event)
+	}
+	if f.Seq != w.seq+1 {
+		return Event{}, wire.Internal("gap", "watch stream skipped from seq "+itoa(w.seq)+" to "+itoa(f.Seq))
+	}
+	w.seq = f.Seq
+	return Event{Seq: f.Seq, Kind: head.Kind, RefUUID: head.RefUUID, Raw: f.Event}, nil
+}
+
+// Close ends the subscription (its connection).
+func (w *WatchStream) Close() error {
+	w.stop()
+	return w.st.Close()
 }
 
 // controlEnd is the error a control frame (seq 0) ends a stream with.

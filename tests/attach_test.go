@@ -29,6 +29,12 @@ type tmuxTerm struct {
 // newTmux starts shellCmd in a 100×30 tmux session with environment env.
 func newTmux(t *testing.T, env []string, name, shellCmd string) *tmuxTerm {
 	t.Helper()
+	return newTmuxSize(t, env, name, shellCmd, 100, 30)
+}
+
+// newTmuxSize is [newTmux] with a terminal of cols×rows.
+func newTmuxSize(t *testing.T, env []string, name, shellCmd string, cols, rows int) *tmuxTerm {
+	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Fatal("tmux is not installed (.ci/run installs it; locally: apt-get install tmux)")
 	}
@@ -41,7 +47,7 @@ func newTmux(t *testing.T, env []string, name, shellCmd string) *tmuxTerm {
 		tt.tmux("kill-server")
 		os.RemoveAll(dir)
 	})
-	cmd := exec.Command("tmux", "-S", tt.sock, "-f", "/dev/null", "new-session", "-d", "-s", name, "-x", "100", "-y", "30", shellCmd)
+	cmd := exec.Command("tmux", "-S", tt.sock, "-f", "/dev/null", "new-session", "-d", "-s", name, "-x", strconv.Itoa(cols), "-y", strconv.Itoa(rows), shellCmd)
 	cmd.Env = env
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("tmux new-session: %v %s", err, out)

@@ -31,7 +31,6 @@ type ListFilter struct {
 // therefore lists nothing.
 func List(ctx context.Context, q store.Querier, caller Caller, f ListFilter) ([]store.AgentRow, error) {
 	scope := caller.scope()
-	var p *Pattern
 	if f.Pattern != "" {
 		useUUID := strings.Contains(f.Pattern, "-")
 		if !useUUID && isHexWord(f.Pattern) {
@@ -49,32 +48,32 @@ func List(ctx context.Context, q store.Querier, caller Caller, f ListFilter) ([]
 			}
 			return []store.AgentRow{r}, nil
 		}
-		var err error
-		if p, err = CompilePattern(scope, f.Pattern); err != nil {
-			return nil, err
-		}
+	}
+	keep, err := CompileFilter(scope, f)
+	if err != nil {
+		return nil, err
 	}
 
-	var conds []string
-	var args []any
+	// SQL only narrows the candidates (the index on status, the pattern's literal
+	// prefix); keep.Keep is the rule.
+	cond := `1`
 	if !f.All {
-		conds = append(conds, condActive)
+		cond = condActive
 	}
-	if f.Agent != "" {
-		conds = append(conds, `a.agent = ?`)
-		args = append(args, f.Agent)
+	var rows []store.AgentRow
+	if p := keep.Pattern(); p != nil {
+		rows, err = matchRows(ctx, q, p, cond)
+	} else {
+		rows, err = store.QueryAgents(ctx, q, `WHERE `+cond+` ORDER BY a.path, a.created_at, a.uuid`)
 	}
-	if f.Status != "" {
-		conds = append(conds, `a.status = ?`)
-		args = append(args, f.Status)
+	if err != nil {
+		return nil, err
 	}
-	if f.Managed != f.Unmanaged {
-		conds = append(conds, `a.managed = ?`)
-		args = append(args, f.Managed)
+	out := rows[:0]
+	for _, r := range rows {
+		if keep.Keep(r) {
+			out = append(out, r)
+		}
 	}
-	cond := where(conds...)
-	if p != nil {
-		return matchRows(ctx, q, p, cond, args...)
-	}
-	return store.QueryAgents(ctx, q, `WHERE `+cond+` ORDER BY a.path, a.created_at, a.uuid`, args...)
+	return out, nil
 }

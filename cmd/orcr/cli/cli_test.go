@@ -144,11 +144,27 @@ func TestAPISchema(t *testing.T) {
 	}
 }
 
-func TestTopNotImplemented(t *testing.T) {
+// orcr top refuses what it cannot do before it touches the server: --json (it is a
+// terminal UI), both ownership flags, and a stdout that is no terminal.
+func TestTopRefusals(t *testing.T) {
 	h := newHarness(t)
-	got := h.run(t, "top", "--json")
-	env := decodeEnvelope(t, got.stdout)
-	if got.code != 1 || env.Error == nil || env.Error.Reason() != "not_implemented" {
-		t.Errorf("orcr top: got %q exit %d, want not_implemented exit 1", got.stdout, got.code)
+	for _, c := range []struct {
+		args       []string
+		code       int
+		errCode    string
+		reasonWant string
+	}{
+		{[]string{"--json", "top"}, 1, "invalid_request", "json_not_supported"},
+		{[]string{"--json", "top", "--managed", "--unmanaged"}, 1, "invalid_request", "conflicting_flags"},
+	} {
+		got := h.run(t, c.args...)
+		env := decodeEnvelope(t, got.stdout)
+		if got.code != c.code || env.Error == nil || string(env.Error.Code) != c.errCode || env.Error.Reason() != c.reasonWant {
+			t.Errorf("orcr %v: got %q exit %d, want %s %s exit %d", c.args, got.stdout, got.code, c.errCode, c.reasonWant, c.code)
+		}
+	}
+	got := h.run(t, "top")
+	if got.code != 2 || !strings.Contains(got.stderr, "needs a terminal") {
+		t.Errorf("orcr top without a terminal: exit %d stderr %q, want environment_error exit 2", got.code, got.stderr)
 	}
 }

@@ -94,7 +94,7 @@ var verbMethods = map[string][]string{
 	"server stop":    {"server.handshake", "server.stop"},
 	"server status":  {"server.status"},
 	"api snapshot":   {"api.snapshot"},
-	"top":            {"watch.open", "events.subscribe", "agent.ls"},
+	"top":            {"watch.open", "server.status", "agent.ls", "agent.send", "agent.kill", "agent.wait", "agent.logs"},
 }
 
 // localVerbs never talk to the server (docs/cli.md §1.3). `api schema` is generated locally
@@ -111,9 +111,7 @@ var localVerbs = map[string]bool{
 
 // pendingClientVerbs are the verbs whose missing part is in the CLI itself: they answer
 // not_implemented without asking the server (docs/cli.md §1.1).
-var pendingClientVerbs = map[string]bool{
-	"top": true,
-}
+var pendingClientVerbs = map[string]bool{}
 
 // notImplementedVerb reports whether verb answers not_implemented: it is one of
 // [pendingClientVerbs], or a method of socketapi.Methods behind it has not landed.

@@ -1,0 +1,147 @@
+package top
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/orcr-go/orcr/socketapi"
+)
+
+// Label is the word a status is shown as (docs/top.md §3): the socket and the store keep
+// the internal words.
+func Label(s socketapi.Status) string {
+	switch s {
+	case socketapi.StatusWorking:
+		return "running"
+	case socketapi.StatusIdle, socketapi.StatusParked:
+		return "done"
+	case socketapi.StatusBlocked:
+		return "needs input"
+	case socketapi.StatusQueued:
+		return "pending"
+	case socketapi.StatusStarting:
+		return "starting"
+	case socketapi.StatusLost:
+		return "failed"
+	}
+	return string(s)
+}
+
+// tone is a glyph's colour class; the view maps it to a colour (or none).
+type tone int
+
+const (
+	toneGray tone = iota
+	toneGreen
+	toneMagenta
+	toneDim
+	toneRed
+	toneCyan
+)
+
+// Glyph is the mark in front of an agent row, with its colour class.
+func Glyph(s socketapi.Status) (string, tone) {
+	switch s {
+	case socketapi.StatusWorking:
+		return "●", toneGreen
+	case socketapi.StatusIdle, socketapi.StatusParked:
+		return "✓", toneGreen
+	case socketapi.StatusBlocked:
+		return "◐", toneMagenta
+	case socketapi.StatusQueued, socketapi.StatusStarting:
+		return "◌", toneDim
+	case socketapi.StatusLost:
+		return "✗", toneRed
+	}
+	return "·", toneGray
+}
+
+// NeedsHuman reports whether an agent waits on a person: blocked, or lost (its pane went
+// away behind orcr's back). The `n` key jumps between them.
+func NeedsHuman(a *socketapi.AgentRow) bool {
+	return a.Status == socketapi.StatusBlocked || a.Status == socketapi.StatusLost
+}
+
+// Age formats a duration for the duration column: "<s>s" under a minute, "<m>m" or
+// "<m>m<ss>s" under an hour, "<h>h" under a day, "<d>d"; negative is "0s".
+func Age(d time.Duration) string {
+	s := int64(d / time.Second)
+	switch {
+	case s < 0:
+		return "0s"
+	case s < 60:
+		return strconv.FormatInt(s, 10) + "s"
+	case s < 3600:
+		m, r := s/60, s%60
+		if r == 0 {
+			return strconv.FormatInt(m, 10) + "m"
+		}
+		return strconv.FormatInt(m, 10) + "m" + pad2(r) + "s"
+	case s < 86400:
+		return strconv.FormatInt(s/3600, 10) + "h"
+	}
+	return strconv.FormatInt(s/86400, 10) + "d"
+}
+
+func pad2(n int64) string {
+	if n < 10 {
+		return "0" + strconv.FormatInt(n, 10)
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+// Duration is an agent's duration column and whether it still runs (so the view needs
+// a clock): the latest turn's time while working, frozen at its completion (or the last
+// status change) otherwise, a new input restarting it; without a turn, the lifecycle
+// clock of the current status.
+func Duration(a *socketapi.AgentRow, now time.Time) (string, bool) {
+	nowMS := now.UnixMilli()
+	if a.TurnDeliveredAt != nil {
+		d := *a.TurnDeliveredAt
+		if a.Status == socketapi.StatusWorking {
+			return Age(ms(nowMS - d)), true
+		}
+		end := a.TurnCompletedAt
+		if end == nil || *end < d {
+			end = a.LastStatusChangeAt
+		}
+		if end == nil {
+			return Age(0), false
+		}
+		return Age(ms(*end - d)), false
+	}
+	var since *int64
+	switch a.Status {
+	case socketapi.StatusStarting:
+		since = a.StartingAt
+	case socketapi.StatusIdle:
+		since = a.IdleSince
+	case socketapi.StatusParked:
+		since = a.ParkedAt
+	}
+	if since == nil {
+		since = a.LastStatusChangeAt
+	}
+	if since == nil {
+		since = &a.CreatedAt
+	}
+	return Age(ms(nowMS - *since)), true
+}
+
+func ms(v int64) time.Duration { return time.Duration(v) * time.Millisecond }
+
+// Clock formats a unix-ms time as local HH:MM ("--:--" when absent).
+func Clock(at *int64, loc *time.Location) string {
+	if at == nil || *at <= 0 {
+		return "--:--"
+	}
+	return time.UnixMilli(*at).In(loc).Format("15:04")
+}
+
+// or returns *p, or def when p is nil or empty.
+func or(p *string, def string) string {
+	if p == nil || *p == "" {
+		return def
+	}
+	return *p
+}

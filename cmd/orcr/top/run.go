@@ -1,0 +1,128 @@
+package top
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+
+	"github.com/orcr-go/orcr/socketapi"
+)
+
+// Reconnect backoff of the watch: from the first retry to the longest wait.
+const (
+	retryFirst = 250 * time.Millisecond
+	retryMax   = 2 * time.Second
+)
+
+// ClientActions are the actions of the keys on the Go SDK client cl; self is the orcr
+// binary `a` runs as `orcr agent attach <uuid>`.
+func ClientActions(cl *socketapi.Client, self string) Actions {
+	return Actions{
+		Send: func(ctx context.Context, uuid, prompt string) (socketapi.SendResult, error) {
+			return cl.Send(ctx, socketapi.SendRequest{Target: uuid, Prompt: prompt})
+		},
+		Kill: func(ctx context.Context, targets []string) (socketapi.KillResult, error) {
+			return cl.Kill(ctx, socketapi.KillRequest{Targets: targets})
+		},
+		Wait: func(ctx context.Context, targets []string) (socketapi.WaitResult, error) {
+			return cl.Wait(ctx, socketapi.WaitRequest{Targets: targets})
+		},
+		Detail: func(ctx context.Context, uuid string) ([]socketapi.LogEntry, *socketapi.Response, error) {
+			ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			defer cancel()
+			tail := 6
+			logs, err := cl.Logs(ctx, socketapi.LogsRequest{Target: uuid, Tail: &tail})
+			if err != nil {
+				return nil, nil, err
+			}
+			last, err := cl.Logs(ctx, socketapi.LogsRequest{Target: uuid, LastResponse: true})
+			if err != nil {
+				// No final response yet is no error for the pane: the entries still show.
+				return logs.Entries, nil, nil
+			}
+			return logs.Entries, last.Response, nil
+		},
+		Attach: func(uuid string) *exec.Cmd {
+			c := exec.Command(self, "agent", "attach", uuid)
+			c.Env = os.Environ()
+			return c
+		},
+	}
+}
+
+// Run shows the dashboard on the terminal (in, out) until q, Ctrl-C, SIGTERM or ctx
+// ends, restoring the terminal on every one of them. The watch reader runs beside the
+// program: the snapshot, then every event, then — when the watch ends (server stopping,
+// cursor expired, connection dropped) — "reconnecting…" and a fresh watch.open with
+// backoff, for as long as the program runs. It never starts a server: a server someone
+// stopped stays stopped until they start it.
+func Run(ctx context.Context, cl *socketapi.Client, cfg Config, in io.Reader, out io.Writer) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	m := NewModel(cfg)
+	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(in), tea.WithOutput(out), tea.WithFPS(30)}
+	if cfg.NoColor {
+		opts = append(opts, tea.WithColorProfile(colorprofile.Ascii))
+	}
+	p := tea.NewProgram(m, opts...)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		Feed(ctx, cl, p.Send)
+	}()
+	_, err := p.Run()
+	cancel()
+	<-done
+	if err == tea.ErrProgramKilled && ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+// Feed reads watches of cl into send until ctx ends: snapshotMsg at each (re)open, an
+// eventMsg per event, lostMsg when a watch ends or cannot open. Each opened watch is a
+// new generation, so events of a dead watch are never applied on top of a fresh
+// snapshot.
+func Feed(ctx context.Context, cl *socketapi.Client, send func(tea.Msg)) {
+	gen, attempt := 0, 0
+	wait := retryFirst
+	for ctx.Err() == nil {
+		w, err := cl.OpenWatch(ctx)
+		if err != nil {
+			attempt++
+			send(lostMsg{gen: gen, err: err, attempt: attempt})
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(wait):
+			}
+			wait = min(wait*2, retryMax)
+			continue
+		}
+		attempt, wait = 0, retryFirst
+		gen++
+		var st *socketapi.StatusResult
+		sctx, scancel := context.WithTimeout(ctx, 5*time.Second)
+		if s, err := cl.Status(sctx); err == nil {
+			st = &s
+		}
+		scancel()
+		send(snapshotMsg{gen: gen, snap: w.Snapshot, status: st})
+		for {
+			ev, err := w.Next()
+			if err != nil {
+				w.Close()
+				if ctx.Err() == nil {
+					send(lostMsg{gen: gen, err: err})
+				}
+				break
+			}
+			send(eventMsg{gen: gen, ev: ev})
+		}
+	}
+}
