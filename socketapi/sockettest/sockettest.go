@@ -87,7 +87,10 @@ func NewServer(tb testing.TB, opts ...Option) *Server {
 }
 
 func newConfig(opts []Option) *config {
-	c := &config{env: map[string]string{"ORCR_DEBUG_METHODS": "1"}, log: slog.New(slog.DiscardHandler)}
+	// A loop run starts `<ORCR_RUN_SHIM> __run-shim`, by default this very executable:
+	// in a test binary that would run the tests again, once per run. Without WithHerdr
+	// (which names the real orcr binary) runs fail to start instead.
+	c := &config{env: map[string]string{"ORCR_DEBUG_METHODS": "1", "ORCR_RUN_SHIM": "/nonexistent/orcr-run-shim"}, log: slog.New(slog.DiscardHandler)}
 	for _, o := range opts {
 		o(c)
 	}

@@ -94,7 +94,7 @@ var verbMethods = map[string][]string{
 	"server stop":    {"server.handshake", "server.stop"},
 	"server status":  {"server.status"},
 	"api snapshot":   {"api.snapshot"},
-	"top":            {"watch.open", "server.status", "agent.ls", "agent.send", "agent.kill", "agent.wait", "agent.logs"},
+	"top":            {"watch.open", "events.subscribe", "server.status", "agent.ls", "agent.send", "agent.kill", "agent.wait", "agent.logs"},
 }
 
 // localVerbs never talk to the server (docs/cli.md §1.3). `api schema` is generated locally

@@ -43,7 +43,7 @@ const (
 	orcrModule = "github.com/orcr-go/orcr"
 	// goDirective is the go line of a scaffolded go.mod: the Go release orcr's own
 	// go.mod asks for (a test keeps them equal).
-	goDirective = "1.26.0"
+	goDirective = "1.26.7"
 	// probeTimeout bounds `node --version`, `npm --version` and `go version`.
 	probeTimeout = 30 * time.Second
 )

@@ -174,6 +174,13 @@ func Build(snap socketapi.Snapshot, opts Options) *Tree {
 	if done != nil {
 		root.Children = append(root.Children, done)
 	}
+	if opts.Extra != nil || (opts.Keep != nil && opts.Keep.Pattern() != nil) {
+		// Under a pattern a loop stays when its name, one of its runs or one of its
+		// agents matches.
+		root.Children = slices.DeleteFunc(root.Children, func(n *Node) bool {
+			return n.Kind == KindLoop && !loopMatches(n, opts)
+		})
+	}
 	for _, r := range root.Children {
 		r.Parent = nil
 	}
@@ -185,6 +192,33 @@ func Build(snap socketapi.Snapshot, opts Options) *Tree {
 	sortNodes(root.Children)
 	t.Roots = root.Children
 	return t
+}
+
+func loopMatches(n *Node, opts Options) bool {
+	match := func(p string) bool {
+		return (opts.Extra == nil || opts.Extra.Match(p)) && (opts.Keep == nil || opts.Keep.Pattern() == nil || opts.Keep.Pattern().Match(p))
+	}
+	if match(n.Path) || hasAgent(n) {
+		return true
+	}
+	for _, c := range n.Children {
+		if c.Kind == KindRun && match(c.Path) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasAgent(n *Node) bool {
+	if n.Agent != nil {
+		return true
+	}
+	for _, c := range n.Children {
+		if hasAgent(c) {
+			return true
+		}
+	}
+	return false
 }
 
 func (n *Node) parentOr(root *Node) *Node {

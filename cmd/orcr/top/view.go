@@ -54,11 +54,11 @@ type columns struct{ status, provider, model, effort, dur int }
 func presetFor(w int) columns {
 	switch {
 	case w >= 120:
-		return columns{status: 20, provider: 9, model: 20, effort: 7, dur: 7}
+		return columns{status: 22, provider: 9, model: 18, effort: 7, dur: 10}
 	case w >= 80:
-		return columns{status: 22, provider: 6, model: 10, effort: 6, dur: 5}
+		return columns{status: 22, provider: 6, model: 8, effort: 6, dur: 10}
 	}
-	return columns{status: 12, dur: 6}
+	return columns{status: 12, dur: 10}
 }
 
 // Layout: two header lines, the body, a status line and the footer.
@@ -136,11 +136,11 @@ func (m *Model) Render() string {
 	lines = append(lines, m.header()...)
 	table := m.table()
 	if m.sideBySide() {
-		det := m.detailLines(m.detailWidth(), m.height-chrome)
+		det := m.detailLines(m.detailWidth(), m.height-chrome, false)
 		tw := m.tableWidth()
+		bar := m.styles.dim.Render("│")
 		for i := range m.height - chrome {
-			l := pad(table, i, tw)
-			lines = append(lines, l+" "+fit(det, i, m.detailWidth()))
+			lines = append(lines, pad(table, i, tw)+bar+fit(det, i, m.detailWidth()))
 		}
 	} else {
 		lines = append(lines, table...)
@@ -148,7 +148,7 @@ func (m *Model) Render() string {
 			lines = append(lines, "")
 		}
 		if !m.tooSmallForDetail() {
-			lines = append(lines, m.detailLines(m.width, detailBelow)...)
+			lines = append(lines, m.detailLines(m.width, detailBelow, true)...)
 		}
 	}
 	for len(lines) < m.height-2 {
@@ -394,7 +394,7 @@ func (m *Model) footer() string {
 
 // detailLines is the detail pane: what the selected node is and, for an agent, its turn,
 // last response and latest transcript entries, h lines of at most w cells.
-func (m *Model) detailLines(w, h int) []string {
+func (m *Model) detailLines(w, h int, rule bool) []string {
 	st := m.styles
 	var ls []string
 	add := func(s string, style lipgloss.Style) {
@@ -402,7 +402,16 @@ func (m *Model) detailLines(w, h int) []string {
 			ls = append(ls, style.Render(l))
 		}
 	}
-	ls = append(ls, st.dim.Render(strings.Repeat("─", w)))
+	if rule {
+		ls = append(ls, st.dim.Render(strings.Repeat("─", w)))
+	} else {
+		w-- // a space after the bar
+		add = func(s string, style lipgloss.Style) {
+			for _, l := range wrap(s, w) {
+				ls = append(ls, " "+style.Render(l))
+			}
+		}
+	}
 	n := m.selected()
 	switch {
 	case n == nil:
