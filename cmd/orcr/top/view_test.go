@@ -41,23 +41,15 @@ func lineWith(screen, sub string) string {
 	return ""
 }
 
+// special are the keys tests press by name.
+var special = map[string]rune{"enter": tea.KeyEnter, "esc": tea.KeyEscape, "down": tea.KeyDown,
+	"left": tea.KeyLeft, "right": tea.KeyRight, "backspace": tea.KeyBackspace}
+
 func key(s string) tea.KeyPressMsg {
-	switch s {
-	case "enter":
-		return tea.KeyPressMsg{Code: tea.KeyEnter}
-	case "esc":
-		return tea.KeyPressMsg{Code: tea.KeyEscape}
-	case "down":
-		return tea.KeyPressMsg{Code: tea.KeyDown}
-	case "left":
-		return tea.KeyPressMsg{Code: tea.KeyLeft}
-	case "right":
-		return tea.KeyPressMsg{Code: tea.KeyRight}
-	case "backspace":
-		return tea.KeyPressMsg{Code: tea.KeyBackspace}
+	if c, ok := special[s]; ok {
+		return tea.KeyPressMsg{Code: c}
 	}
-	r := []rune(s)[0]
-	return tea.KeyPressMsg{Code: r, Text: s}
+	return tea.KeyPressMsg{Code: []rune(s)[0], Text: s}
 }
 
 func press(m *Model, keys ...string) tea.Cmd {
