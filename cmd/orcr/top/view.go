@@ -16,8 +16,8 @@ import (
 
 type styles struct {
 	title, gray, dim, yellow, label, blocked, lineage, selMark, related lipgloss.Style
-	tones                                                            map[tone]lipgloss.Style
-	selBg                                                            color.Color
+	tones                                                               map[tone]lipgloss.Style
+	selBg                                                               color.Color
 }
 
 func newStyles(noColor bool) styles {
