@@ -249,8 +249,9 @@ func (m *Model) frameCmd() tea.Cmd {
 	return tea.Tick(frameBudget, func(time.Time) tea.Msg { return frameMsg{} })
 }
 
-// clockCmd schedules a redraw in a second while a visible row shows a running clock;
-// with nothing running there is no timer at all.
+// clockCmd schedules a redraw in a second while a row on the screen shows a running
+// clock (a working agent's turn, a run, or an agent's time in its status when it has
+// no finished turn); with none there is no timer at all.
 func (m *Model) clockCmd() tea.Cmd {
 	if m.ticking || !m.clockRunning() {
 		return nil
@@ -261,7 +262,8 @@ func (m *Model) clockCmd() tea.Cmd {
 
 func (m *Model) clockRunning() bool {
 	now := m.now()
-	for _, r := range m.rows {
+	end := min(len(m.rows), m.offset+m.tableHeight())
+	for _, r := range m.rows[min(m.offset, end):end] {
 		switch n := r.Node; {
 		case n.Agent != nil:
 			if _, running := Duration(n.Agent, now); running {

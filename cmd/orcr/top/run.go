@@ -13,6 +13,10 @@ import (
 	"github.com/orcr-go/orcr/socketapi"
 )
 
+// fps bounds how often the terminal is repainted (Bubble Tea's renderer ticks at it and
+// writes only what changed); the tree itself changes at most once per frameBudget.
+const fps = 30
+
 // Reconnect backoff of the watch: from the first retry to the longest wait.
 const (
 	retryFirst = 250 * time.Millisecond
@@ -65,7 +69,7 @@ func Run(ctx context.Context, cl *socketapi.Client, cfg Config, in io.Reader, ou
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	m := NewModel(cfg)
-	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(in), tea.WithOutput(out), tea.WithFPS(30)}
+	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(in), tea.WithOutput(out), tea.WithFPS(fps)}
 	if cfg.NoColor {
 		opts = append(opts, tea.WithColorProfile(colorprofile.Ascii))
 	}
