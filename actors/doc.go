@@ -52,6 +52,11 @@
 // Responses are written by the edge goroutines; actors only ever enqueue (Enqueue never
 // blocks), so a slow client cannot stall an actor.
 //
+// An agent actor retires only when its row has ended. The agents actor routes every
+// message for a uuid to the pid it holds until it sees that child terminate, so a
+// message sent in between is a dead letter: a live row (even one restart recovery put
+// back in the queue, whose promotion sends StartAgent) must keep its actor.
+//
 // Unmanaged rows (agents discovery found in the user's own herdr sessions) have no
 // actor of their own while nothing is asked of them: discovery writes their status
 // straight through the store actor (compare-and-set on status and input_seq, so a send

@@ -330,9 +330,10 @@ func (w *agentWork) recover() (ended bool) {
 	ctx, cancel := w.herdrCtx()
 	defer cancel()
 	if w.st.TerminalID == "" {
-		panes, err := w.env.Herdr.Owned().PaneList(ctx, "")
+		panes, err := w.recoveryPanes(time.Now().Add(recoveryHerdrWait))
 		if err != nil {
-			return false // herdr down: leave it to the stuck-start guard
+			w.log().Warn("recovery: cannot list the owned session's panes; the stuck-start guard decides", "err", err)
+			return false
 		}
 		for _, p := range panes {
 			if p.Label == w.st.Path {
@@ -341,7 +342,12 @@ func (w *agentWork) recover() (ended bool) {
 		}
 		err = w.apply(func(tx *store.Tx) error { return tx.Requeue(w.uuid) })
 		w.logErr("requeue", err)
-		return true
+		// The actor stays: the row is live again (queued), and its promotion's
+		// StartAgent is addressed to this actor. Retiring here raced with that
+		// promotion — a StartAgent sent to the retiring actor's pid before the agents
+		// actor saw it terminate was a dead letter, and the row stayed starting with
+		// no spawn (seen in TestStopDuringSpawnResumesAtRestart under load).
+		return w.isEnded()
 	}
 	if _, err := w.env.Herdr.Owned().PaneGet(ctx, w.st.TerminalID); err != nil {
 		w.endAs([]store.Status{store.StatusStarting}, store.ExitFailed)
@@ -364,6 +370,31 @@ func (w *agentWork) recover() (ended bool) {
 
 // recoveryHerdrWait bounds how long restart recovery waits for herdr to answer.
 const recoveryHerdrWait = 15 * time.Second
+
+// recoveryPanes lists the owned session's panes for recovery, retrying until deadline:
+// right after a start the session's connection can answer a ping while pane.list still
+// fails (seen: "herdr session orcr is not running" for a few hundred ms after the
+// session came up), and giving up there would leave a cut-off spawn to the stuck-start
+// guard instead of putting it back in the queue.
+func (w *agentWork) recoveryPanes(deadline time.Time) ([]herdr.PaneInfo, error) {
+	pause := 100 * time.Millisecond
+	for {
+		ctx, cancel := w.herdrCtx()
+		err := w.ensureOwned(ctx)
+		var panes []herdr.PaneInfo
+		if err == nil {
+			panes, err = w.env.Herdr.Owned().PaneList(ctx, "")
+		}
+		cancel()
+		if err == nil || w.ctx.Err() != nil || time.Now().After(deadline) {
+			return panes, err
+		}
+		if !w.sleepCtx(pause) {
+			return nil, err
+		}
+		pause = min(2*pause, time.Second)
+	}
+}
 
 func hasIntentOf(intents []store.Intent, uuid string) bool {
 	for _, in := range intents {
