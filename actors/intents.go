@@ -234,10 +234,11 @@ func (w *agentWork) recoverInput(opID string, p intentParams) {
 
 func (w *agentWork) markSubmitted(opID string, seq int64) {
 	err := w.apply(func(tx *store.Tx) error {
-		if _, err := tx.Applied(opID, true, "", map[string]any{"input_seq": seq, "repaired": true}); err != nil {
+		if err := tx.MarkDelivered(w.uuid, seq); err != nil {
 			return err
 		}
-		return tx.MarkDelivered(w.uuid, seq)
+		_, err := tx.Applied(opID, true, "", map[string]any{"input_seq": seq, "repaired": true})
+		return err
 	})
 	w.logErr("input recovered as submitted", err)
 }

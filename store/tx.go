@@ -249,6 +249,9 @@ func (t *Tx) Intent(kind, ref string, params map[string]any) (opID string, seq i
 	}
 	payload[refKey(kind)] = ref
 	payload["op_id"] = opID
+	if err := t.embedAgent(kind, ref, payload); err != nil {
+		return "", 0, err
+	}
 	seq, err = t.Emit(kind, ref, payload)
 	if err != nil {
 		return "", 0, err
@@ -293,6 +296,9 @@ func (t *Tx) Applied(opID string, ok bool, errText string, result map[string]any
 		payload["error"] = errText
 	} else {
 		delete(payload, "error")
+	}
+	if err := t.embedAgent(applied, ref.String, payload); err != nil {
+		return 0, err
 	}
 	seq, err := t.Emit(applied, ref.String, payload)
 	if err != nil {
@@ -416,4 +422,25 @@ func (db *DB) OpenIntents() ([]Intent, error) {
 		out = append(out, in)
 	}
 	return out, sqliteErr("read intents", rows.Err())
+}
+
+// embedAgent adds the agent row, as it is at this point of the transaction, to the
+// payload of an agent.* intent or applied event (docs/decisions.md D2: every agent.*
+// payload carries the row). A delivery stamps the turn's delivered_at just before its
+// agent.input_applied, and no other event announces that change; without the row a
+// client keeping a snapshot current from events would keep the old turn's time. An
+// intent about a row that is gone carries none.
+func (t *Tx) embedAgent(kind, ref string, payload map[string]any) error {
+	if ref == "" || !strings.HasPrefix(kind, "agent.") {
+		return nil
+	}
+	row, err := AgentByUUID(t.ctx, t, ref)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return nil
+	case err != nil:
+		return err
+	}
+	payload["agent"] = row
+	return nil
 }
