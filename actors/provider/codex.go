@@ -323,9 +323,9 @@ func CodexRequests(version string) []byte {
 		}{ClientInfo: clientInfo{"orcr", version}, Capabilities: struct {
 			ExperimentalAPI bool `json:"experimentalApi"`
 		}{true}}},
+		// No params: the protocol declares none for this notification (§4.1).
 		struct {
-			Method string   `json:"method"`
-			Params struct{} `json:"params"`
+			Method string `json:"method"`
 		}{Method: "initialized"},
 		struct {
 			ID     int    `json:"id"`
