@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -385,4 +386,50 @@ func TestCodexCatalogLive(t *testing.T) {
 		"reason": provider.ReasonInvalidEffort, "provider": provider.Codex, "model": m.Model,
 		"effort": noEffort, "valid_efforts": m.Efforts,
 	})
+}
+
+// TestClaudeRouteValuesLive: the installed claude knows every model and effort of
+// orcr's fixed routing lists (docs/providers.md §3.1). claude warns about a value it
+// does not know, quoting it ("Unknown --effort value 'x' — ignoring it", "doesn't
+// recognize the model \"x\""), and then carries on with its default, so an unknown
+// value would not stop an agent, only change what it runs. Each pair runs `claude
+// --model M --effort E -p hi` in an empty home and a bare environment, where it stops
+// at once without credentials ("Not logged in"); its output must not quote M or E. A
+// bogus pair first shows that the probe sees both warnings.
+func TestClaudeRouteValuesLive(t *testing.T) {
+	cli := providertest.Require(t, provider.Claude)
+	home := t.TempDir()
+	// No credentials can reach the probe: nothing of the test's environment but PATH.
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "TERM=dumb"}
+	probe := func(model, effort string) string {
+		r := provider.Route{Provider: provider.Claude, Model: model, Effort: effort, Approvals: true}
+		argv := append(launchArgv(t, r), "-p", "hi")
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, cli.Path, argv[1:]...)
+		cmd.Env, cmd.Dir = env, home
+		out, _ := cmd.CombinedOutput() // exits 1: not logged in
+		if ctx.Err() != nil {
+			t.Fatalf("%q did not stop within 30 s: %s", argv, out)
+		}
+		return string(out)
+	}
+	quoted := func(out, v string) bool {
+		return strings.Contains(out, "'"+v+"'") || strings.Contains(out, `"`+v+`"`)
+	}
+	const badModel, badEffort = "orcr-no-such-model", "orcr-no-such-effort"
+	if out := probe(badModel, badEffort); !quoted(out, badModel) || !quoted(out, badEffort) {
+		t.Fatalf("%s %s: an unknown model and effort were not both reported, so this probe proves nothing:\n%s", cli.Name, cli.Version, out)
+	}
+	n := max(len(provider.ClaudeModels), len(provider.ClaudeEfforts))
+	for i := range n {
+		m := provider.ClaudeModels[i%len(provider.ClaudeModels)]
+		e := provider.ClaudeEfforts[i%len(provider.ClaudeEfforts)]
+		out := probe(m, e)
+		for _, v := range []string{m, e} {
+			if quoted(out, v) {
+				t.Errorf("%s %s does not know %q, which orcr routes (docs/providers.md §3.1):\n%s", cli.Name, cli.Version, v, out)
+			}
+		}
+	}
 }
