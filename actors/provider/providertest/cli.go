@@ -87,7 +87,7 @@ func Require(tb testing.TB, name string) CLI {
 	if Required() {
 		tb.Fatalf("%v (CI is set: the provider CLIs must be installed, see .ci/run)", err)
 	}
-	tb.Skipf("skipped: %v (install it, or set %s; `just providers` does both)", err, EnvBinDir)
+	tb.Skipf("skipped: %v (install it on PATH or into $%s to run the provider fidelity tests)", err, EnvBinDir)
 	return CLI{}
 }
 
