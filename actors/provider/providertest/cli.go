@@ -60,11 +60,12 @@ func Find(name string) (CLI, error) {
 		return CLI{}, err
 	}
 	c := CLI{Name: name, Path: abs}
-	out, err := c.Output(context.Background(), nil, "--version")
+	stdout, _, err := c.run(context.Background(), nil, "--version")
 	if err != nil {
 		return CLI{}, fmt.Errorf("%s --version: %w", abs, err)
 	}
-	c.Version, _, _ = strings.Cut(strings.TrimSpace(string(out)), "\n")
+	// stdout only: codex may print a warning about its home on stderr first.
+	c.Version, _, _ = strings.Cut(strings.TrimSpace(string(stdout)), "\n")
 	return c, nil
 }
 
@@ -95,19 +96,27 @@ func Require(tb testing.TB, name string) CLI {
 // process environment), stdin empty, and returns stdout and stderr together. A run
 // that exits non-zero is an error that quotes the output.
 func (c CLI) Output(ctx context.Context, env []string, args ...string) ([]byte, error) {
+	_, both, err := c.run(ctx, env, args...)
+	return both, err
+}
+
+// run is [CLI.Output] that also returns stdout alone. The combined output is stdout
+// followed by stderr (their interleaving is not kept).
+func (c CLI) run(ctx context.Context, env []string, args ...string) (stdout, both []byte, err error) {
 	ctx, cancel := context.WithTimeout(ctx, versionTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, c.Path, args...)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.WaitDelay = time.Second
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err = cmd.Run()
+	both = append(bytes.Clone(out.Bytes()), errOut.Bytes()...)
 	if err != nil {
 		if ctx.Err() != nil {
 			err = errors.Join(err, ctx.Err())
 		}
-		return out.Bytes(), fmt.Errorf("%s %s: %w\n%s", c.Name, strings.Join(args, " "), err, out.Bytes())
+		return out.Bytes(), both, fmt.Errorf("%s %s: %w\n%s", c.Name, strings.Join(args, " "), err, both)
 	}
-	return out.Bytes(), nil
+	return out.Bytes(), both, nil
 }
