@@ -191,18 +191,23 @@ func TestCodexTUIInStandinPaneLive(t *testing.T) {
 	})
 	t.Logf("first screen after %s:\n%s", time.Since(start).Round(time.Millisecond), screen)
 	checkPaneProcess(t, uid, "cx", cwd, argv)
-	// orcr does not recognise a login screen (docs/providers.md §10): its startup recipe
-	// types the prompt into it and the row goes on as a started agent.
+	// orcr does not recognise a login screen yet (docs/providers.md §10): its startup
+	// recipe types the prompt into it and the row goes on as a started agent, which
+	// only a kill ends. Should it end by itself, it must end failed, with nothing left.
 	var rows []cliRow
-	eventually(t, 60*time.Second, "the startup recipe to finish", func() bool {
-		rows = h.lsRows(t, "cx")
+	eventually(t, 60*time.Second, "the row to leave starting", func() bool {
+		rows = h.lsRows(t, "--all", "cx")
 		return len(rows) == 1 && rows[0].Status != "starting"
 	})
-	t.Logf("row status after the startup recipe, %s after the run: %s", time.Since(start).Round(time.Millisecond), rows[0].Status)
-	if rows[0].Status == "ended" {
-		t.Fatalf("the row ended by itself: %+v", rows[0])
+	t.Logf("the row left starting %s after the run: %s", time.Since(start).Round(time.Millisecond), rows[0].Status)
+	if rows[0].Status != "ended" {
+		killAndCheck(t, h, "cx", uid)
+		return
 	}
-	killAndCheck(t, h, "cx", uid)
+	if rows[0].ExitReason == nil || *rows[0].ExitReason != "failed" {
+		t.Errorf("the row ended by itself, not failed: %+v", rows[0])
+	}
+	eventually(t, 20*time.Second, "no process of the agent", func() bool { return len(agentProcs(uid)) == 0 })
 }
 
 // checkPaneProcess checks that a process of the agent runs argv in cwd with orcr's
