@@ -22,14 +22,13 @@ import (
 	"github.com/orcr-go/orcr/herdr"
 )
 
-// providerHome is a herdr stand-in home whose server finds the installed claude and
-// codex on its PATH, with herdr's integration for both reported installed (the
+// providerHome is a herdr stand-in home whose server finds the installed CLI name
+// first on its PATH, with herdr's integration for claude and codex reported installed (the
 // stand-in reads the marker files herdr's installer writes) and every CLI's state in
 // throwaway directories.
-func providerHome(t *testing.T, configJSON string) (h *home, sock string, codexHome string) {
+func providerHome(t *testing.T, configJSON, name string) (h *home, sock string, codexHome string) {
 	t.Helper()
-	claude := providertest.Require(t, provider.Claude)
-	codex := providertest.Require(t, provider.Codex)
+	cli := providertest.Require(t, name)
 	h, sock = herdrHome(t, configJSON)
 	state := t.TempDir()
 	claudeDir := filepath.Join(state, ".claude")
@@ -43,8 +42,7 @@ func providerHome(t *testing.T, configJSON string) (h *home, sock string, codexH
 			t.Fatal(err)
 		}
 	}
-	path := filepath.Dir(claude.Path) + string(os.PathListSeparator) + filepath.Dir(codex.Path) +
-		string(os.PathListSeparator) + os.Getenv("PATH")
+	path := filepath.Dir(cli.Path) + string(os.PathListSeparator) + os.Getenv("PATH")
 	h.env = append(h.env, "PATH="+path, "HOME="+state, "CLAUDE_CONFIG_DIR="+claudeDir, "CODEX_HOME="+codexHome)
 	return h, sock, codexHome
 }
@@ -151,7 +149,7 @@ func TestCodexTUIInStandinPaneLive(t *testing.T) {
 	// confirmation loop never sees the prompt taken and runs its whole budget, and an
 	// agent kill waits for it (the agent actor runs one operation at a time; with the
 	// default 20 s the kill answered after about 22 s, docs/providers.md §10).
-	h, sock, codexHome := providerHome(t, `{"integrations": {"codex": {"submit_confirm_ms": 3000}}}`)
+	h, sock, codexHome := providerHome(t, `{"integrations": {"codex": {"submit_confirm_ms": 3000}}}`, provider.Codex)
 	// The catalogue as the server's codex sees it (same binary, same CODEX_HOME).
 	t.Setenv("CODEX_HOME", codexHome)
 	bin := providertest.Require(t, provider.Codex).Path
@@ -242,7 +240,7 @@ func checkPaneProcess(t *testing.T, uid, path, cwd string, argv []string) {
 // Otherwise claude stays at its first-run screen, and orcr's kill must end it.
 func TestClaudeTUIInStandinPaneLive(t *testing.T) {
 	const maxStarting = 30 * time.Second
-	h, sock, _ := providerHome(t, `{"timings": {"max_starting": "30s"}}`)
+	h, sock, _ := providerHome(t, `{"timings": {"max_starting": "30s"}}`, provider.Claude)
 	start := time.Now()
 	uid, cwd := runAgent(t, h, "-a", "claude", "--name", "cl", "-p", "hello")
 	p, _ := provider.Lookup(provider.Claude, provider.Options{})
