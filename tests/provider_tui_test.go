@@ -141,15 +141,12 @@ func runAgent(t *testing.T, h *home, args ...string) (uid, cwd string) {
 // TestCodexTUIInStandinPaneLive: `orcr agent run -a codex` with a model and effort the
 // real catalogue lists passes routing (through the server's own catalogue fetch) and
 // starts the real codex TUI in a stand-in pane with orcr's argv, environment and
-// working directory; without a login its first screen is codex's sign-in; orcr's kill
-// ends it with no process left. An unlisted model is refused with valid_models from
-// the real catalogue.
+// working directory; without a login its first screen is codex's sign-in, which orcr
+// recognises: the row ends failed within max_starting with no process left. An
+// unlisted model is refused with valid_models from the real catalogue.
 func TestCodexTUIInStandinPaneLive(t *testing.T) {
-	// A short confirmation budget: at the sign-in screen the first delivery's
-	// confirmation loop never sees the prompt taken and runs its whole budget, and an
-	// agent kill waits for it (the agent actor runs one operation at a time; with the
-	// default 20 s the kill answered after about 22 s, docs/providers.md §10).
-	h, sock, codexHome := providerHome(t, `{"integrations": {"codex": {"submit_confirm_ms": 3000}}}`, provider.Codex)
+	const maxStarting = 30 * time.Second
+	h, sock, codexHome := providerHome(t, `{"timings": {"max_starting": "30s"}}`, provider.Codex)
 	// The catalogue as the server's codex sees it (same binary, same CODEX_HOME).
 	t.Setenv("CODEX_HOME", codexHome)
 	bin := providertest.Require(t, provider.Codex).Path
@@ -189,23 +186,45 @@ func TestCodexTUIInStandinPaneLive(t *testing.T) {
 	})
 	t.Logf("first screen after %s:\n%s", time.Since(start).Round(time.Millisecond), screen)
 	checkPaneProcess(t, uid, "cx", cwd, argv)
-	// orcr does not recognise a login screen yet (docs/providers.md §10): its startup
-	// recipe types the prompt into it and the row goes on as a started agent, which
-	// only a kill ends. Should it end by itself, it must end failed, with nothing left.
+	// orcr recognises codex's sign-in screen before it types the prompt
+	// (docs/providers.md §5.2): the row ends failed within max_starting, the reason in
+	// the server log, and nothing is left running.
+	wantEndedFailed(t, h, "cx", uid, start, maxStarting, "codex is at its login screen")
+}
+
+// wantEndedFailed waits up to within for the agent's row to end, which must be as
+// failed, then for its processes to be gone, and checks the server log's `agent
+// failed` line for it holds logWant.
+func wantEndedFailed(t *testing.T, h *home, name, uid string, start time.Time, within time.Duration, logWant string) {
+	t.Helper()
 	var rows []cliRow
-	eventually(t, 60*time.Second, "the row to leave starting", func() bool {
-		rows = h.lsRows(t, "--all", "cx")
-		return len(rows) == 1 && rows[0].Status != "starting"
+	eventually(t, within, "the row of "+name+" to end", func() bool {
+		rows = h.lsRows(t, "--all", name)
+		return len(rows) == 1 && rows[0].Status == "ended"
 	})
-	t.Logf("the row left starting %s after the run: %s", time.Since(start).Round(time.Millisecond), rows[0].Status)
-	if rows[0].Status != "ended" {
-		killAndCheck(t, h, "cx", uid)
-		return
-	}
 	if rows[0].ExitReason == nil || *rows[0].ExitReason != "failed" {
-		t.Errorf("the row ended by itself, not failed: %+v", rows[0])
+		t.Fatalf("the row ended, but not failed: %+v", rows[0])
 	}
+	t.Logf("the row of %s ended failed %s after the run", name, time.Since(start).Round(time.Millisecond))
 	eventually(t, 20*time.Second, "no process of the agent", func() bool { return len(agentProcs(uid)) == 0 })
+	wantFailedInLog(t, h, uid, logWant)
+}
+
+// wantFailedInLog checks that the server log has an `agent failed` line for uid whose
+// error contains want.
+func wantFailedInLog(t *testing.T, h *home, uid, want string) {
+	t.Helper()
+	log, err := os.ReadFile(filepath.Join(h.dir, "logs", "server.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(log), "\n") {
+		if strings.Contains(line, `"msg":"agent failed"`) && strings.Contains(line, uid) && strings.Contains(line, want) {
+			t.Logf("server log: %s", line)
+			return
+		}
+	}
+	t.Errorf("no `agent failed` line for %s with %q in the server log:\n%s", uid, want, log)
 }
 
 // checkPaneProcess checks that a process of the agent runs argv in cwd with orcr's
@@ -247,35 +266,8 @@ func TestClaudeTUIInStandinPaneLive(t *testing.T) {
 	argv, _ := p.LaunchArgv(provider.Route{Provider: provider.Claude, Model: "sonnet", Effort: "medium"})
 
 	if os.Geteuid() == 0 {
-		var rows []cliRow
-		eventually(t, maxStarting, "the row to end after claude refused to run as root", func() bool {
-			rows = h.lsRows(t, "--all", "cl")
-			return len(rows) == 1 && rows[0].Status == "ended"
-		})
-		reason := "<none>"
-		if rows[0].ExitReason != nil {
-			reason = *rows[0].ExitReason
-		}
-		t.Logf("as root: the row ended after %s, exit_reason %s", time.Since(start).Round(time.Millisecond), reason)
-		if reason != "failed" {
-			t.Errorf("exit_reason %s, want failed", reason)
-		}
-		eventually(t, 20*time.Second, "no process of the agent", func() bool { return len(agentProcs(uid)) == 0 })
-		// The reason is in the server log: orcr found the pane gone when it delivered.
-		log, err := os.ReadFile(filepath.Join(h.dir, "logs", "server.log"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		found := false
-		for _, line := range strings.Split(string(log), "\n") {
-			if strings.Contains(line, `"msg":"agent failed"`) && strings.Contains(line, uid) {
-				t.Logf("server log: %s", line)
-				found = true
-			}
-		}
-		if !found {
-			t.Errorf("no `agent failed` line for %s in the server log:\n%s", uid, log)
-		}
+		// claude refused to run as root; orcr finds the pane gone when it delivers.
+		wantEndedFailed(t, h, "cl", uid, start, maxStarting, "its pane is gone")
 		return
 	}
 	var screen string
@@ -286,4 +278,20 @@ func TestClaudeTUIInStandinPaneLive(t *testing.T) {
 	t.Logf("first screen after %s:\n%s", time.Since(start).Round(time.Millisecond), screen)
 	checkPaneProcess(t, uid, "cl", cwd, argv)
 	killAndCheck(t, h, "cl", uid)
+}
+
+// TestLoginScreenEndsStartFailed: the login-screen rule (docs/providers.md §5.2) with the
+// mock, so it runs without any provider CLI: a mock whose screen shows the phrase
+// $ORCR_MOCK_LOGIN_SCREEN names is not typed into; its row ends failed within
+// max_starting with the reason in the server log, and its pane is closed.
+func TestLoginScreenEndsStartFailed(t *testing.T) {
+	h, _ := herdrHome(t, `{"timings": {"max_starting": "30s"}, "integrations": {"mock": {"submit_ready_ms": 5000}}}`)
+	h.env = append(h.env, "ORCR_MOCK_BANNER=Please Log In to the mock", "ORCR_MOCK_LOGIN_SCREEN=log in to the mock")
+	start := time.Now()
+	uid, _ := runAgent(t, h, "-a", "mock", "--name", "lg", "-p", "say=hi")
+	wantEndedFailed(t, h, "lg", uid, start, 30*time.Second, "mock is at its login screen (`log in to the mock` on screen)")
+	// The prompt was never typed: the mock's transcript has no user line.
+	if b, err := os.ReadFile(filepath.Join(h.dir, "data", "lg", uid, provider.MockTranscriptFile)); err == nil && bytes.Contains(b, []byte("say=hi")) {
+		t.Errorf("the prompt reached the mock at its login screen:\n%s", b)
+	}
 }
