@@ -8,6 +8,13 @@ build:
 test:
     go test -race -timeout 15m ./...
 
+# the provider fidelity tests against the claude and codex on PATH (or in
+# $ORCR_TEST_PROVIDER_BIN_DIR): orcr's flags, codex's app-server schema and catalogue,
+# the real TUIs in herdr stand-in panes
+providers:
+    go test -race -count=1 -v -run 'Live$' ./actors/provider/
+    go test -race -count=1 -v -run 'TUIInStandinPaneLive$' ./tests/
+
 # vet and formatting
 lint:
     go vet ./...

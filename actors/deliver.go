@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/orcr-go/orcr/actors/provider"
 	"github.com/orcr-go/orcr/herdr"
 	"github.com/orcr-go/orcr/socketapi/wire"
 	"github.com/orcr-go/orcr/store"
@@ -152,14 +153,17 @@ const defaultEnterDelay = time.Second
 // ReadyBudget skips the readiness wait.
 type SubmitPlan struct {
 	ReadyBudget, ReadyPoll time.Duration
-	Paste                  bool
-	ClearKeys              []string
-	EnterDelay             time.Duration
-	ConfirmBudget          time.Duration
-	ConfirmPoll            time.Duration
-	RetypeDelay            time.Duration
-	Attempts               int
-	ProbeMaxChars          int
+	// LoginScreen reports the phrase of the provider's login screen a visible screen
+	// holds ("" for none); nil when orcr knows no login screen of the provider.
+	LoginScreen   func(screen string) string
+	Paste         bool
+	ClearKeys     []string
+	EnterDelay    time.Duration
+	ConfirmBudget time.Duration
+	ConfirmPoll   time.Duration
+	RetypeDelay   time.Duration
+	Attempts      int
+	ProbeMaxChars int
 }
 
 func (w *agentWork) plan(provider string) SubmitPlan {
@@ -226,6 +230,17 @@ func (w *agentWork) submit(target, prompt string, plan SubmitPlan) (counter, err
 	sess := w.sess()
 	if plan.ReadyBudget > 0 {
 		w.waitReady(target, plan)
+	}
+	// A TUI at its login screen takes no prompt; typing into it would drive the login
+	// dialog instead (docs/providers.md §5.2).
+	if plan.LoginScreen != nil {
+		if text, ok := w.screen(target); ok {
+			if phrase := plan.LoginScreen(text); phrase != "" {
+				return counter{}, wire.Env(provider.CauseLoginRequired,
+					fmt.Sprintf("%s is at its login screen (`%s` on screen): log in to %s in a terminal first, then run the agent again",
+						w.st.Provider, phrase, w.st.Provider), "provider", w.st.Provider)
+			}
+		}
 	}
 	pause := plan.EnterDelay
 	if pause <= 0 {

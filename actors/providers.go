@@ -94,7 +94,12 @@ func (s *System) submitPlan(name string) SubmitPlan {
 		return SubmitPlan{}
 	}
 	st := prov.Startup(s.cfg.Config)
+	var login func(string) string
+	if len(st.LoginScreens) > 0 {
+		login = st.LoginScreen
+	}
 	return SubmitPlan{
+		LoginScreen: login,
 		ReadyBudget: st.ReadyBudget, ReadyPoll: st.ReadyPoll, Paste: st.Paste, ClearKeys: st.ClearKeys,
 		EnterDelay:    st.EnterDelay,
 		ConfirmBudget: st.Confirm.Budget, ConfirmPoll: st.Confirm.Poll, RetypeDelay: st.Confirm.RetypeDelay,

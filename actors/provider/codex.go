@@ -75,6 +75,19 @@ func (codex) LaunchArgv(r Route) ([]string, error) {
 	return argv, nil
 }
 
+// CodexLoginScreens are phrases of codex's sign-in screens (docs/providers.md §4.3),
+// as codex 0.169.0 shows them without a login: its first screen offers "Sign in with
+// ChatGPT" and "Sign in with Device Code"; after the first choice it says "Finish
+// signing in via your browser".
+var CodexLoginScreens = []string{"sign in with chatgpt", "sign in with device code", "finish signing in via your browser"}
+
+// Startup is the shared recipe (§5) with codex's login screens.
+func (c codex) Startup(cfg *config.Config) Startup {
+	st := c.common.Startup(cfg)
+	st.LoginScreens = append([]string(nil), CodexLoginScreens...)
+	return st
+}
+
 // Keys of codex's approval overlay (§4.8).
 const (
 	CodexApproveKey = "y"
@@ -323,9 +336,9 @@ func CodexRequests(version string) []byte {
 		}{ClientInfo: clientInfo{"orcr", version}, Capabilities: struct {
 			ExperimentalAPI bool `json:"experimentalApi"`
 		}{true}}},
+		// No params: the protocol declares none for this notification (§4.1).
 		struct {
-			Method string   `json:"method"`
-			Params struct{} `json:"params"`
+			Method string `json:"method"`
 		}{Method: "initialized"},
 		struct {
 			ID     int    `json:"id"`

@@ -85,7 +85,7 @@ func TestParseCodexModelListEdgeCases(t *testing.T) {
 
 func TestCodexRequests(t *testing.T) {
 	want := `{"id":1,"method":"initialize","params":{"clientInfo":{"name":"orcr","version":"9.9.9"},"capabilities":{"experimentalApi":true}}}
-{"method":"initialized","params":{}}
+{"method":"initialized"}
 {"id":2,"method":"model/list","params":{"includeHidden":true,"limit":100}}
 `
 	if got := string(provider.CodexRequests("9.9.9")); got != want {

@@ -22,7 +22,19 @@ const MockShutdownLine = "/quit"
 // environment has ORCR_ALLOW_MOCK_PROVIDER=1 (see [Options]).
 type mock struct {
 	common
-	bin string // $ORCR_MOCK_AGENT_BIN
+	bin   string // $ORCR_MOCK_AGENT_BIN
+	login string // $ORCR_MOCK_LOGIN_SCREEN, lowercased: the mock's "login screen" phrase
+}
+
+// Startup is the shared recipe (§5); with $ORCR_MOCK_LOGIN_SCREEN set in the server's
+// environment, that phrase is the mock's login screen (§5.2), so tests can show one
+// through ORCR_MOCK_BANNER.
+func (m mock) Startup(cfg *config.Config) Startup {
+	st := m.common.Startup(cfg)
+	if m.login != "" {
+		st.LoginScreens = []string{m.login}
+	}
+	return st
 }
 
 // Transcript is always <data dir>/transcript.jsonl in claude format.

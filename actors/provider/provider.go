@@ -21,6 +21,9 @@ const (
 	EnvAllowMock = "ORCR_ALLOW_MOCK_PROVIDER"
 	// EnvMockBin is the mock agent binary: the whole argv of a mock pane.
 	EnvMockBin = "ORCR_MOCK_AGENT_BIN"
+	// EnvMockLoginScreen is a phrase that makes a mock screen holding it a login
+	// screen (docs/providers.md §5.2), for tests.
+	EnvMockLoginScreen = "ORCR_MOCK_LOGIN_SCREEN"
 	// MockEnvPrefix is the prefix of the server variables copied into a mock pane.
 	MockEnvPrefix = "ORCR_MOCK_"
 )
@@ -29,6 +32,8 @@ const (
 const (
 	CauseMockBinUnset            = "mock_bin_unset"            // server_error
 	CauseModelCatalogUnavailable = "model_catalog_unavailable" // environment_error
+	// CauseLoginRequired: the provider's TUI shows its login screen ([Startup.LoginScreens]).
+	CauseLoginRequired = "provider_login_required" // environment_error
 )
 
 // Reason values this package puts into details.reason of invalid_request errors.
@@ -222,7 +227,11 @@ func Lookup(name string, o Options) (Provider, error) {
 		}
 		return codex{common{Codex}, cat}, nil
 	case name == Mock && o.MockAllowed():
-		return mock{common{Mock}, o.mockBin()}, nil
+		login := ""
+		if o.Getenv != nil {
+			login = strings.ToLower(strings.TrimSpace(o.Getenv(EnvMockLoginScreen)))
+		}
+		return mock{common{Mock}, o.mockBin(), login}, nil
 	}
 	return nil, missingError(name, []string{LayerOrcr})
 }

@@ -405,6 +405,8 @@ func TestRecipes(t *testing.T) {
 		Confirm: provider.SubmitConfirm{Budget: 20 * time.Second, Attempts: 6, Poll: 400 * time.Millisecond,
 			RetypeDelay: 300 * time.Millisecond, ProbeMaxChars: 60},
 	}
+	codexStartup := real
+	codexStartup.LoginScreens = []string{"sign in with chatgpt", "sign in with device code", "finish signing in via your browser"}
 	mockStartup := provider.Startup{
 		SessionPoll: 150 * time.Millisecond, SessionWait: 3 * time.Second,
 		ReadyBudget: 0, ReadyPoll: 400 * time.Millisecond,
@@ -422,7 +424,7 @@ func TestRecipes(t *testing.T) {
 	}{
 		{"claude", real, provider.Shutdown{}, provider.Transcript{Format: "claude"},
 			[]string{"Enter"}, []string{"Escape"}},
-		{"codex", real, provider.Shutdown{}, provider.Transcript{Format: "codex"},
+		{"codex", codexStartup, provider.Shutdown{}, provider.Transcript{Format: "codex"},
 			[]string{"y"}, []string{"n"}},
 		{"mock", mockStartup,
 			provider.Shutdown{Line: "/quit", Keys: []string{"Enter"}, Grace: 400 * time.Millisecond},
@@ -551,5 +553,38 @@ func TestRouteJSON(t *testing.T) {
 		if err != nil || string(got) != tc.want {
 			t.Errorf("json.Marshal(%+v): got %s, %v; want %s", tc.r, got, err, tc.want)
 		}
+	}
+}
+
+func TestLoginScreen(t *testing.T) {
+	codex := mustLookup(t, "codex", provider.Options{}).Startup(nil)
+	claude := mustLookup(t, "claude", provider.Options{}).Startup(nil)
+	mock := mustLookup(t, "mock", provider.Options{AllowMock: true, Getenv: func(k string) string {
+		if k == provider.EnvMockLoginScreen {
+			return "  Log In Here "
+		}
+		return ""
+	}}).Startup(nil)
+	tests := []struct {
+		name   string
+		st     provider.Startup
+		screen string
+		want   string
+	}{
+		{"codex first screen", codex, "  Welcome to Codex\n> 1. Sign in with ChatGPT\n  2. Sign in with Device Code\n", "sign in with chatgpt"},
+		{"codex browser sign-in", codex, "  Finish signing in via your browser\n", "finish signing in via your browser"},
+		{"codex ready composer", codex, "› Explain this codebase\n  gpt-5.6-luna high · ~/src\n", ""},
+		{"codex empty screen", codex, "", ""},
+		{"claude knows none", claude, "Sign in with ChatGPT", ""},
+		{"mock phrase from the environment, any case", mock, "PLEASE LOG IN HERE", "log in here"},
+		{"mock other screen", mock, "orcr-mock-agent ready", ""},
+	}
+	for _, tc := range tests {
+		if got := tc.st.LoginScreen(tc.screen); got != tc.want {
+			t.Errorf("%s: LoginScreen(%q) = %q, want %q", tc.name, tc.screen, got, tc.want)
+		}
+	}
+	if m := mustLookup(t, "mock", provider.Options{AllowMock: true}).Startup(nil); len(m.LoginScreens) != 0 {
+		t.Errorf("mock without %s: LoginScreens %q", provider.EnvMockLoginScreen, m.LoginScreens)
 	}
 }

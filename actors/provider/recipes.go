@@ -75,6 +75,27 @@ type Startup struct {
 
 	// Confirm is the confirmation loop after the first two calls.
 	Confirm SubmitConfirm
+
+	// LoginScreens are lowercase phrases of the provider's own login screens
+	// (docs/providers.md §5.2): a visible screen holding one of them, read once the
+	// readiness wait is over, means the TUI waits for a login and no prompt can reach
+	// the model. Empty means orcr knows no such screen of the provider.
+	LoginScreens []string
+}
+
+// LoginScreen returns the phrase of s.LoginScreens that screen holds (compared in lower
+// case), or "" when it holds none.
+func (s Startup) LoginScreen(screen string) string {
+	if len(s.LoginScreens) == 0 {
+		return ""
+	}
+	lower := strings.ToLower(screen)
+	for _, p := range s.LoginScreens {
+		if p != "" && strings.Contains(lower, p) {
+			return p
+		}
+	}
+	return ""
 }
 
 // SubmitConfirm holds the parameters of the submit-confirmation loop (docs/providers.md

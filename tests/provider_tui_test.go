@@ -1,0 +1,297 @@
+package tests
+
+// The real claude and codex TUIs in herdr stand-in panes (docs/providers.md §10): what
+// `orcr agent run -a claude|codex` starts with the installed CLIs, without any login.
+// The CLIs are found like the provider fidelity tests find them
+// (providertest.Require): skipped without them, a failure under CI=1.
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/orcr-go/orcr/actors/provider"
+	"github.com/orcr-go/orcr/actors/provider/providertest"
+	"github.com/orcr-go/orcr/herdr"
+)
+
+// providerHome is a herdr stand-in home whose server finds the installed CLI name
+// first on its PATH, with herdr's integration for claude and codex reported installed (the
+// stand-in reads the marker files herdr's installer writes) and every CLI's state in
+// throwaway directories.
+func providerHome(t *testing.T, configJSON, name string) (h *home, sock string, codexHome string) {
+	t.Helper()
+	cli := providertest.Require(t, name)
+	h, sock = herdrHome(t, configJSON)
+	state := t.TempDir()
+	claudeDir := filepath.Join(state, ".claude")
+	codexHome = filepath.Join(state, ".codex")
+	for path, version := range map[string]int{
+		filepath.Join(claudeDir, "hooks", "herdr-agent-state.sh"): 11,
+		filepath.Join(codexHome, "herdr-agent-state.sh"):          9,
+	} {
+		mustMkdir(t, filepath.Dir(path), 0o700)
+		if err := os.WriteFile(path, []byte(fmt.Sprintf("# HERDR_INTEGRATION_VERSION=%d\n", version)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := filepath.Dir(cli.Path) + string(os.PathListSeparator) + os.Getenv("PATH")
+	h.env = append(h.env, "PATH="+path, "HOME="+state, "CLAUDE_CONFIG_DIR="+claudeDir, "CODEX_HOME="+codexHome)
+	return h, sock, codexHome
+}
+
+// agentProcs returns the pids of the processes whose environment holds ORCR_ID=uid:
+// the agent's pane process and everything it started.
+func agentProcs(uid string) []int {
+	want := []byte("ORCR_ID=" + uid + "\x00")
+	entries, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err != nil || !bytes.Contains(env, want) {
+			continue
+		}
+		if st, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil && isZombie(st) {
+			continue
+		}
+		pids = append(pids, pid)
+	}
+	return pids
+}
+
+func cmdline(pid int) []string {
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	return strings.Split(strings.TrimSuffix(string(b), "\x00"), "\x00")
+}
+
+// procWith returns the first of pids whose argv ends with want's flags (want[1:]; the
+// npm wrapper runs as `node <path> <flags…>`, the native binary as `<path> <flags…>`).
+func procWith(pids []int, want []string) (int, bool) {
+	for _, pid := range pids {
+		got := cmdline(pid)
+		if len(got) >= len(want) && slices.Equal(got[len(got)-len(want)+1:], want[1:]) &&
+			filepath.Base(got[len(got)-len(want)]) == want[0] {
+			return pid, true
+		}
+	}
+	return 0, false
+}
+
+// paneScreen reads the visible screen of the agent's pane, "" while it has none.
+func paneScreen(t *testing.T, h *home, sock, name string) string {
+	t.Helper()
+	rows := h.lsRows(t, name)
+	if len(rows) != 1 || rows[0].PaneID == nil {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	read, err := herdr.NewRemote(sock).Read(ctx, *rows[0].PaneID, "visible", 0)
+	if err != nil {
+		return ""
+	}
+	return read.Text
+}
+
+// killAndCheck kills the agent through orcr (its shutdown recipe: for claude and codex
+// the pane is closed at once, docs/providers.md §3.5, §4.5) and checks that the row
+// ends killed and that no process of the agent is left.
+func killAndCheck(t *testing.T, h *home, name, uid string) {
+	t.Helper()
+	start := time.Now()
+	if ok, res, e := h.jsonRun(t, "agent.kill", 0, "agent", "kill", name); !ok || res["all_killed"] != true {
+		t.Fatalf("agent kill %s: %v %v", name, res, e)
+	}
+	killed := time.Since(start)
+	eventually(t, 30*time.Second, "the agent's processes to be gone after agent kill", func() bool {
+		return len(agentProcs(uid)) == 0
+	})
+	t.Logf("agent kill %s answered after %s; no process left after %s", name,
+		killed.Round(time.Millisecond), time.Since(start).Round(time.Millisecond))
+	rows := h.lsRows(t, "--all", name)
+	if len(rows) != 1 || rows[0].Status != "ended" || rows[0].ExitReason == nil || *rows[0].ExitReason != "killed" {
+		t.Errorf("after agent kill: %+v, want ended killed", rows)
+	}
+}
+
+// runAgent is `orcr agent run --json` that must be accepted; it returns the uuid and
+// the working directory the row records.
+func runAgent(t *testing.T, h *home, args ...string) (uid, cwd string) {
+	t.Helper()
+	ok, res, e := h.jsonRun(t, "agent.run", 0, append([]string{"agent", "run"}, args...)...)
+	if !ok {
+		t.Fatalf("agent run %q: %v", args, e)
+	}
+	agent := res["agent"].(map[string]any)
+	cwd, _ = agent["cwd"].(string)
+	return agent["uuid"].(string), cwd
+}
+
+// TestCodexTUIInStandinPaneLive: `orcr agent run -a codex` with a model and effort the
+// real catalogue lists passes routing (through the server's own catalogue fetch) and
+// starts the real codex TUI in a stand-in pane with orcr's argv, environment and
+// working directory; without a login its first screen is codex's sign-in, which orcr
+// recognises: the row ends failed within max_starting with no process left. An
+// unlisted model is refused with valid_models from the real catalogue.
+func TestCodexTUIInStandinPaneLive(t *testing.T) {
+	const maxStarting = 30 * time.Second
+	h, sock, codexHome := providerHome(t, `{"timings": {"max_starting": "30s"}}`, provider.Codex)
+	// The catalogue as the server's codex sees it (same binary, same CODEX_HOME).
+	t.Setenv("CODEX_HOME", codexHome)
+	bin := providertest.Require(t, provider.Codex).Path
+	out, err := provider.RunAppServer(context.Background(), []string{bin, "app-server", "--stdio"}, provider.CodexRequests("test"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	models, err := provider.ParseCodexModelList(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	ok, _, e := h.jsonRun(t, "agent.run", 1, "agent", "run", "-a", "codex", "--model", "orcr-no-such-model", "--effort", "high", "--name", "bad", "-p", "hi")
+	if ok || e["code"] != "invalid_request" || errDetail(e, "reason") != "invalid_model" {
+		t.Fatalf("an unlisted model: %v", e)
+	}
+	var valid []string
+	for _, v := range errDetail(e, "valid_models").([]any) {
+		valid = append(valid, v.(string))
+	}
+	if !slices.Equal(valid, models.Names()) {
+		t.Errorf("valid_models %q, want the real catalogue's %q", valid, models.Names())
+	}
+
+	m := models[len(models)-1]
+	effort := m.Efforts[len(m.Efforts)-1]
+	start := time.Now()
+	uid, cwd := runAgent(t, h, "-a", "codex", "--model", m.Model, "--effort", effort, "--name", "cx", "-p", "hello")
+	t.Logf("agent run -a codex --model %s --effort %s accepted in %s", m.Model, effort, time.Since(start).Round(time.Millisecond))
+	p, _ := provider.Lookup(provider.Codex, provider.Options{})
+	argv, _ := p.LaunchArgv(provider.Route{Provider: provider.Codex, Model: m.Model, Effort: effort})
+
+	var screen string
+	eventually(t, 30*time.Second, "codex's sign-in screen in its pane", func() bool {
+		screen = paneScreen(t, h, sock, "cx")
+		return strings.Contains(strings.ToLower(screen), "sign")
+	})
+	t.Logf("first screen after %s:\n%s", time.Since(start).Round(time.Millisecond), screen)
+	checkPaneProcess(t, uid, "cx", cwd, argv)
+	// orcr recognises codex's sign-in screen before it types the prompt
+	// (docs/providers.md §5.2): the row ends failed within max_starting, the reason in
+	// the server log, and nothing is left running.
+	wantEndedFailed(t, h, "cx", uid, start, maxStarting, "codex is at its login screen")
+}
+
+// wantEndedFailed waits up to within for the agent's row to end, which must be as
+// failed, then for its processes to be gone, and checks the server log's `agent
+// failed` line for it holds logWant.
+func wantEndedFailed(t *testing.T, h *home, name, uid string, start time.Time, within time.Duration, logWant string) {
+	t.Helper()
+	var rows []cliRow
+	eventually(t, within, "the row of "+name+" to end", func() bool {
+		rows = h.lsRows(t, "--all", name)
+		return len(rows) == 1 && rows[0].Status == "ended"
+	})
+	if rows[0].ExitReason == nil || *rows[0].ExitReason != "failed" {
+		t.Fatalf("the row ended, but not failed: %+v", rows[0])
+	}
+	t.Logf("the row of %s ended failed %s after the run", name, time.Since(start).Round(time.Millisecond))
+	eventually(t, 20*time.Second, "no process of the agent", func() bool { return len(agentProcs(uid)) == 0 })
+	wantFailedInLog(t, h, uid, logWant)
+}
+
+// wantFailedInLog checks that the server log has an `agent failed` line for uid whose
+// error contains want.
+func wantFailedInLog(t *testing.T, h *home, uid, want string) {
+	t.Helper()
+	log, err := os.ReadFile(filepath.Join(h.dir, "logs", "server.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(log), "\n") {
+		if strings.Contains(line, `"msg":"agent failed"`) && strings.Contains(line, uid) && strings.Contains(line, want) {
+			t.Logf("server log: %s", line)
+			return
+		}
+	}
+	t.Errorf("no `agent failed` line for %s with %q in the server log:\n%s", uid, want, log)
+}
+
+// checkPaneProcess checks that a process of the agent runs argv in cwd with orcr's
+// pane environment.
+func checkPaneProcess(t *testing.T, uid, path, cwd string, argv []string) {
+	t.Helper()
+	pids := agentProcs(uid)
+	pid, ok := procWith(pids, argv)
+	if !ok {
+		var got [][]string
+		for _, p := range pids {
+			got = append(got, cmdline(p))
+		}
+		t.Fatalf("no process of the agent runs %q: %q", argv, got)
+	}
+	if got, _ := os.Readlink(fmt.Sprintf("/proc/%d/cwd", pid)); got != cwd {
+		t.Errorf("the TUI runs in %s, want the row's cwd %s", got, cwd)
+	}
+	env, _ := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+	for _, kv := range []string{"ORCR_PATH=" + path, "ORCR_ID=" + uid} {
+		if !bytes.Contains(env, []byte("\x00"+kv+"\x00")) && !bytes.HasPrefix(env, []byte(kv+"\x00")) {
+			t.Errorf("the TUI's environment lacks %s", kv)
+		}
+	}
+}
+
+// TestClaudeTUIInStandinPaneLive: `orcr agent run -a claude` starts the real claude
+// TUI in a stand-in pane with orcr's argv, environment and working directory, and orcr
+// does not hang on what it shows without a login. As root, claude refuses orcr's
+// --dangerously-skip-permissions and exits at once (docs/providers.md §3.2): the row
+// must then end on its own, within timings.max_starting, with no process left.
+// Otherwise claude stays at its first-run screen, and orcr's kill must end it.
+func TestClaudeTUIInStandinPaneLive(t *testing.T) {
+	const maxStarting = 30 * time.Second
+	h, sock, _ := providerHome(t, `{"timings": {"max_starting": "30s"}}`, provider.Claude)
+	start := time.Now()
+	uid, cwd := runAgent(t, h, "-a", "claude", "--name", "cl", "-p", "hello")
+	p, _ := provider.Lookup(provider.Claude, provider.Options{})
+	argv, _ := p.LaunchArgv(provider.Route{Provider: provider.Claude, Model: "sonnet", Effort: "medium"})
+
+	if os.Geteuid() == 0 {
+		// claude refused to run as root; orcr finds the pane gone when it delivers.
+		wantEndedFailed(t, h, "cl", uid, start, maxStarting, "its pane is gone")
+		return
+	}
+	var screen string
+	eventually(t, 30*time.Second, "claude's first screen in its pane", func() bool {
+		screen = paneScreen(t, h, sock, "cl")
+		return strings.TrimSpace(screen) != ""
+	})
+	t.Logf("first screen after %s:\n%s", time.Since(start).Round(time.Millisecond), screen)
+	checkPaneProcess(t, uid, "cl", cwd, argv)
+	killAndCheck(t, h, "cl", uid)
+}
+
+// TestLoginScreenEndsStartFailed: the login-screen rule (docs/providers.md §5.2) with the
+// mock, so it runs without any provider CLI: a mock whose screen shows the phrase
+// $ORCR_MOCK_LOGIN_SCREEN names is not typed into; its row ends failed within
+// max_starting with the reason in the server log, and its pane is closed.
+func TestLoginScreenEndsStartFailed(t *testing.T) {
+	h, _ := herdrHome(t, `{"timings": {"max_starting": "30s"}, "integrations": {"mock": {"submit_ready_ms": 5000}}}`)
+	h.env = append(h.env, "ORCR_MOCK_BANNER=Please Log In to the mock", "ORCR_MOCK_LOGIN_SCREEN=log in to the mock")
+	start := time.Now()
+	uid, _ := runAgent(t, h, "-a", "mock", "--name", "lg", "-p", "say=hi")
+	wantEndedFailed(t, h, "lg", uid, start, 30*time.Second, "mock is at its login screen (`log in to the mock` on screen)")
+	// The prompt was never typed: the mock's transcript has no user line.
+	if b, err := os.ReadFile(filepath.Join(h.dir, "data", "lg", uid, provider.MockTranscriptFile)); err == nil && bytes.Contains(b, []byte("say=hi")) {
+		t.Errorf("the prompt reached the mock at its login screen:\n%s", b)
+	}
+}
