@@ -292,7 +292,7 @@ func (m *Model) relayout() {
 	m.rows = m.tree.Rows(m.folded)
 	if m.index(m.sel) < 0 {
 		// The selected node went away: select what now sits at its row, else the last.
-		i := min(m.cursorHint(), len(m.rows)-1)
+		i := min(m.cursor, len(m.rows)-1)
 		m.sel = ""
 		if i >= 0 {
 			m.sel = m.rows[i].Node.ID
@@ -300,9 +300,6 @@ func (m *Model) relayout() {
 	}
 	m.clampScroll()
 }
-
-// cursorHint is the row the selection was last seen at.
-func (m *Model) cursorHint() int { return m.cursor }
 
 func (m *Model) index(id string) int {
 	if id == "" {

@@ -181,9 +181,6 @@ func Build(snap socketapi.Snapshot, opts Options) *Tree {
 			return n.Kind == KindLoop && !loopMatches(n, opts)
 		})
 	}
-	for _, r := range root.Children {
-		r.Parent = nil
-	}
 	count(root.Children)
 	for _, r := range root.Children {
 		t.Agents += r.Agents

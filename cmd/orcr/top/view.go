@@ -348,12 +348,12 @@ func (m *Model) row(r Row, sel *Node, cols columns, treeW int, now time.Time) st
 func renderCells(cs []cell, w int, bg func(lipgloss.Style) lipgloss.Style) string {
 	var b strings.Builder
 	left := w
-	for i, c := range cs {
+	for _, c := range cs {
 		if left <= 0 {
 			break
 		}
 		t := c.text
-		if ansi.StringWidth(t) > left || (i == len(cs)-1 && ansi.StringWidth(t) > left) {
+		if ansi.StringWidth(t) > left {
 			t = ansi.Truncate(t, left, "…")
 		}
 		left -= ansi.StringWidth(t)
