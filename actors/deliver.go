@@ -153,9 +153,13 @@ const defaultEnterDelay = time.Second
 // ReadyBudget skips the readiness wait.
 type SubmitPlan struct {
 	ReadyBudget, ReadyPoll time.Duration
-	// LoginScreen reports the phrase of the provider's login screen a visible screen
-	// holds ("" for none); nil when orcr knows no login screen of the provider.
-	LoginScreen   func(screen string) string
+	// BlankBudget is how long the readiness wait goes on past ReadyBudget while the
+	// pane has shown nothing (timings.max_starting).
+	BlankBudget time.Duration
+	// Gate reports the phrase of a provider screen that takes no prompt (a login or a
+	// trust question) a visible screen holds and its cause ([provider.Startup.Gate]);
+	// nil when orcr knows no such screen of the provider.
+	Gate          func(screen string) (phrase, cause string)
 	Paste         bool
 	ClearKeys     []string
 	EnterDelay    time.Duration
@@ -221,6 +225,18 @@ func (w *agentWork) screen(target string) (string, bool) {
 	return rd.Text, true
 }
 
+// gateError is the environment_error of a delivery that found the provider's TUI at a
+// screen that takes no prompt (docs/providers.md §5.2).
+func gateError(prov, phrase, cause, cwd string) error {
+	if cause == provider.CauseTrustRequired {
+		return wire.Env(cause, fmt.Sprintf("%s asks whether to trust the agent's working directory %s (`%s` on screen): "+
+			"start %s there once in a terminal and trust it (a trusted directory's subdirectories are trusted too), then run the agent again",
+			prov, cwd, phrase, prov), "provider", prov, "cwd", cwd)
+	}
+	return wire.Env(cause, fmt.Sprintf("%s is at its login screen (`%s` on screen): log in to %s in a terminal first, then run the agent again",
+		prov, phrase, prov), "provider", prov)
+}
+
 // submit delivers prompt to target following plan (docs/lifecycle.md §9.1–§9.2). orcr
 // confirms delivery to the terminal, not acceptance by the provider: when the budget
 // runs out the turn simply stays open. Right after the first Enter it reads the
@@ -231,14 +247,12 @@ func (w *agentWork) submit(target, prompt string, plan SubmitPlan) (counter, err
 	if plan.ReadyBudget > 0 {
 		w.waitReady(target, plan)
 	}
-	// A TUI at its login screen takes no prompt; typing into it would drive the login
-	// dialog instead (docs/providers.md §5.2).
-	if plan.LoginScreen != nil {
+	// A TUI at its login screen or asking whether to trust its directory takes no
+	// prompt; typing into it would answer the dialog instead (docs/providers.md §5.2).
+	if plan.Gate != nil {
 		if text, ok := w.screen(target); ok {
-			if phrase := plan.LoginScreen(text); phrase != "" {
-				return counter{}, wire.Env(provider.CauseLoginRequired,
-					fmt.Sprintf("%s is at its login screen (`%s` on screen): log in to %s in a terminal first, then run the agent again",
-						w.st.Provider, phrase, w.st.Provider), "provider", w.st.Provider)
+			if phrase, cause := plan.Gate(text); phrase != "" {
+				return counter{}, gateError(w.st.Provider, phrase, cause, w.st.Cwd)
 			}
 		}
 	}
@@ -277,6 +291,9 @@ func (w *agentWork) submit(target, prompt string, plan SubmitPlan) (counter, err
 			return base, nil
 		}
 		text, readable := w.screen(target)
+		if readable && strings.TrimSpace(text) == "" {
+			continue // nothing drawn: what was typed waits in the terminal, not lost
+		}
 		shown := !readable || probe == "" || strings.Contains(text, probe)
 		ctx, cancel := w.herdrCtx()
 		switch {
@@ -301,15 +318,19 @@ func (w *agentWork) submit(target, prompt string, plan SubmitPlan) (counter, err
 }
 
 // waitReady waits (bounded) until herdr reports any status but unknown for the pane,
-// or its visible text is non-empty and the same on two reads in a row.
+// or its visible text is non-empty and the same on two reads in a row. A pane that has
+// shown nothing yet is waited for past ReadyBudget, up to BlankBudget: a TUI that has
+// not drawn its first screen has not started reading its terminal, and text typed then
+// reaches it in one chunk when it does, where claude took the Enter for a newline
+// (docs/lifecycle.md §9.2).
 func (w *agentWork) waitReady(target string, plan SubmitPlan) {
 	poll := plan.ReadyPoll
 	if poll <= 0 {
 		poll = 400 * time.Millisecond
 	}
-	deadline := time.Now().Add(plan.ReadyBudget)
-	prev := ""
-	for time.Now().Before(deadline) {
+	start := time.Now()
+	prev, drawn := "", false
+	for readyWaitGoesOn(time.Since(start), drawn, plan) {
 		if st, ok := w.paneStatus(target); ok && st != "" && st != herdr.StatusUnknown {
 			return
 		}
@@ -317,12 +338,22 @@ func (w *agentWork) waitReady(target string, plan SubmitPlan) {
 			if text == prev {
 				return
 			}
-			prev = text
+			prev, drawn = text, true
 		}
 		if !w.sleepCtx(poll) {
 			return
 		}
 	}
+	if !drawn {
+		w.log().Warn("the pane showed nothing within the readiness wait; typing the input regardless", "target", target,
+			"waited", time.Since(start).Round(time.Millisecond).String())
+	}
+}
+
+// readyWaitGoesOn is the readiness wait's bound: ReadyBudget, and BlankBudget while
+// nothing was drawn.
+func readyWaitGoesOn(elapsed time.Duration, drawn bool, plan SubmitPlan) bool {
+	return elapsed < plan.ReadyBudget || !drawn && elapsed < plan.BlankBudget
 }
 
 // promptProbe is the first non-empty line of prompt, capped at max characters: what

@@ -94,13 +94,13 @@ func (s *System) submitPlan(name string) SubmitPlan {
 		return SubmitPlan{}
 	}
 	st := prov.Startup(s.cfg.Config)
-	var login func(string) string
-	if len(st.LoginScreens) > 0 {
-		login = st.LoginScreen
+	var gate func(string) (string, string)
+	if len(st.LoginScreens)+len(st.TrustScreens) > 0 {
+		gate = st.Gate
 	}
 	return SubmitPlan{
-		LoginScreen: login,
-		ReadyBudget: st.ReadyBudget, ReadyPoll: st.ReadyPoll, Paste: st.Paste, ClearKeys: st.ClearKeys,
+		Gate:        gate,
+		ReadyBudget: st.ReadyBudget, BlankBudget: s.cfg.Config.Timings.MaxStarting, ReadyPoll: st.ReadyPoll, Paste: st.Paste, ClearKeys: st.ClearKeys,
 		EnterDelay:    st.EnterDelay,
 		ConfirmBudget: st.Confirm.Budget, ConfirmPoll: st.Confirm.Poll, RetypeDelay: st.Confirm.RetypeDelay,
 		Attempts: st.Confirm.Attempts, ProbeMaxChars: st.Confirm.ProbeMaxChars,
@@ -124,7 +124,7 @@ func (t transcripts) spec(name string) provider.Transcript {
 func (t transcripts) Locate(a TranscriptTarget) (string, error) {
 	sp := t.spec(a.Provider)
 	return transcript.Locate(transcript.Locator{
-		Home: t.s.getenv("HOME"), DataDir: a.DataDir, Format: sp.Format, DataDirFile: sp.DataDirFile,
+		Home: t.s.getenv("HOME"), ClaudeDir: t.s.getenv("CLAUDE_CONFIG_DIR"), CodexHome: t.s.getenv("CODEX_HOME"), DataDir: a.DataDir, Format: sp.Format, DataDirFile: sp.DataDirFile,
 		SessionKind: a.SessionKind, SessionValue: a.SessionValue, CreatedAt: a.CreatedAt, Cwd: a.Cwd,
 	})
 }

@@ -71,6 +71,9 @@ func (s *System) Run(ctx context.Context, r socketapi.RunRequest) (socketapi.Run
 	// without the provider's permission bypass and their approvals row is mounted
 	// (docs/remote.md §7).
 	route.Approvals = s.cfg.Config.Remote.Approvals
+	if err := prov.Preflight(route, os.Geteuid(), s.serverEnv()); err != nil {
+		return socketapi.RunResult{}, err
+	}
 	timeout, err := parseTimeout(r.Timeout)
 	if err != nil {
 		return socketapi.RunResult{}, err

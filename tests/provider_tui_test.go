@@ -8,6 +8,7 @@ package tests
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -192,13 +193,13 @@ func TestCodexTUIInStandinPaneLive(t *testing.T) {
 	wantEndedFailed(t, h, "cx", uid, start, maxStarting, "codex is at its login screen")
 }
 
-// wantEndedFailed waits up to within for the agent's row to end, which must be as
-// failed, then for its processes to be gone, and checks the server log's `agent
-// failed` line for it holds logWant.
+// wantEndedFailed waits until within after start for the agent's row to end, which
+// must be as failed, then for its processes to be gone, and checks the server log's
+// `agent failed` line for it holds logWant.
 func wantEndedFailed(t *testing.T, h *home, name, uid string, start time.Time, within time.Duration, logWant string) {
 	t.Helper()
 	var rows []cliRow
-	eventually(t, within, "the row of "+name+" to end", func() bool {
+	eventually(t, time.Until(start.Add(within)), "the row of "+name+" to end within "+within.String()+" of its run", func() bool {
 		rows = h.lsRows(t, "--all", name)
 		return len(rows) == 1 && rows[0].Status == "ended"
 	})
@@ -251,33 +252,124 @@ func checkPaneProcess(t *testing.T, uid, path, cwd string, argv []string) {
 	}
 }
 
-// TestClaudeTUIInStandinPaneLive: `orcr agent run -a claude` starts the real claude
-// TUI in a stand-in pane with orcr's argv, environment and working directory, and orcr
-// does not hang on what it shows without a login. As root, claude refuses orcr's
-// --dangerously-skip-permissions and exits at once (docs/providers.md §3.2): the row
-// must then end on its own, within timings.max_starting, with no process left.
-// Otherwise claude stays at its first-run screen, and orcr's kill must end it.
+// TestClaudeTUIInStandinPaneLive: `orcr agent run -a claude` with the real claude
+// (docs/providers.md §3.2, §5.2, §10). As root without IS_SANDBOX the run is refused
+// up front (claude would refuse orcr's --dangerously-skip-permissions and exit). With
+// IS_SANDBOX=1 in the server's environment (or not as root) three agents start the
+// real TUI in stand-in panes with orcr's argv, environment and working directory:
+//   - in a directory claude was told to trust, with an API key it was told to use
+//     (claude's state seeded as if a user had answered both questions once): its input
+//     box shows, orcr's prompt reaches it (the turn opens and the transcript orcr
+//     locates under CLAUDE_CONFIG_DIR holds it), and orcr's kill leaves no process;
+//   - in a directory not trusted: claude asks whether to trust it, orcr types nothing
+//     and the row ends failed within max_starting;
+//   - with an API key claude was not told about: claude asks whether to use it, which
+//     orcr treats as its login screen.
+//
+// Offline, claude cannot reach its API: the delivered prompt's turn stays open (claude
+// retries), which is all this test needs.
 func TestClaudeTUIInStandinPaneLive(t *testing.T) {
-	const maxStarting = 30 * time.Second
-	h, sock, _ := providerHome(t, `{"timings": {"max_starting": "30s"}}`, provider.Claude)
+	const maxStarting = 60 * time.Second
+	h, sock, _ := providerHome(t, `{"timings": {"max_starting": "60s"}}`, provider.Claude)
+	const key = "sk-ant-orcr-test-key"
+	// The machine's own IS_SANDBOX (if any) is not the test's.
+	h.env = append(h.env, "ANTHROPIC_API_KEY="+key, "DISABLE_AUTOUPDATER=1", provider.ClaudeSandboxEnv+"=")
+	if os.Geteuid() == 0 {
+		ok, _, e := h.jsonRun(t, "agent.run", 2, "agent", "run", "-a", "claude", "--name", "root", "-p", "hello")
+		if ok || e["code"] != "environment_error" || errDetail(e, "cause") != provider.CauseRefusesRoot {
+			t.Fatalf("agent run -a claude as root without IS_SANDBOX: %v, want environment_error %s", e, provider.CauseRefusesRoot)
+		}
+		if rows := h.lsRows(t, "--all"); len(rows) != 0 {
+			t.Fatalf("a refused run left rows: %+v", rows)
+		}
+		stopServer(t, h) // the next run starts a server with IS_SANDBOX
+		h.env = append(h.env, provider.ClaudeSandboxEnv+"=1")
+	}
+	claudeDir, mockBin := h.envValue("CLAUDE_CONFIG_DIR"), h.envValue("ORCR_MOCK_AGENT_BIN")
+	trusted, untrusted := t.TempDir(), t.TempDir()
+	work := filepath.Join(trusted, "work")
+	mustMkdir(t, work, 0o700)
+	seedClaude(t, claudeDir, trusted, key)
+	// herdr's claude integration reports the session id of each claude pane from
+	// claude's hooks; the stand-in has none, so the mock binary's session hook does it.
+	hook := []map[string]any{{"hooks": []map[string]any{{"type": "command", "command": mockBin + " claude-session-hook"}}}}
+	writeJSON(t, filepath.Join(claudeDir, "settings.json"), map[string]any{
+		"hooks": map[string]any{"SessionStart": hook, "UserPromptSubmit": hook}})
+
 	start := time.Now()
-	uid, cwd := runAgent(t, h, "-a", "claude", "--name", "cl", "-p", "hello")
+	uid, cwd := runAgent(t, h, "-a", "claude", "--name", "cl", "--cwd", work, "-p", "hello from orcr")
+	untrustedID, _ := runAgent(t, h, "-a", "claude", "--name", "untrusted", "--cwd", untrusted, "-p", "hello")
 	p, _ := provider.Lookup(provider.Claude, provider.Options{})
 	argv, _ := p.LaunchArgv(provider.Route{Provider: provider.Claude, Model: "sonnet", Effort: "medium"})
 
-	if os.Geteuid() == 0 {
-		// claude refused to run as root; orcr finds the pane gone when it delivers.
-		wantEndedFailed(t, h, "cl", uid, start, maxStarting, "its pane is gone")
-		return
-	}
 	var screen string
-	eventually(t, 30*time.Second, "claude's first screen in its pane", func() bool {
+	eventually(t, 40*time.Second, "claude's input box in its pane", func() bool {
 		screen = paneScreen(t, h, sock, "cl")
-		return strings.TrimSpace(screen) != ""
+		return strings.Contains(screen, "bypass permissions on")
 	})
 	t.Logf("first screen after %s:\n%s", time.Since(start).Round(time.Millisecond), screen)
 	checkPaneProcess(t, uid, "cl", cwd, argv)
+	// The prompt reaches claude: its turn opens and claude's own transcript, which orcr
+	// locates from herdr's session pointer, has it as the user's line.
+	eventually(t, 40*time.Second, "the prompt in claude's transcript as orcr reads it", func() bool {
+		r := h.run("agent", "logs", "cl", "--json")
+		return r.exit == 0 && strings.Contains(r.stdout, "hello from orcr")
+	})
+	rows := h.lsRows(t, "cl")
+	if len(rows) != 1 || rows[0].Status != "working" {
+		t.Errorf("after the prompt: %+v, want working", rows)
+	}
+	wantEndedFailed(t, h, "untrusted", untrustedID, start, maxStarting, "claude asks whether to trust the agent's working directory "+untrusted)
 	killAndCheck(t, h, "cl", uid)
+
+	// An API key claude was not told to use: its question is orcr's login screen.
+	stopServer(t, h)
+	seedClaude(t, claudeDir, trusted, "")
+	start = time.Now()
+	keyID, _ := runAgent(t, h, "-a", "claude", "--name", "key", "--cwd", work, "-p", "hello")
+	wantEndedFailed(t, h, "key", keyID, start, maxStarting, "claude is at its login screen (`do you want to use this api key` on screen)")
+}
+
+// seedClaude writes claude's state as a user who finished its onboarding, trusted dir
+// and (unless key is "") told it to use key would have it (claude 2.1.328's
+// .claude.json in CLAUDE_CONFIG_DIR).
+func seedClaude(t *testing.T, claudeDir, dir, key string) {
+	t.Helper()
+	approved := []string{}
+	if key != "" {
+		approved = append(approved, key)
+	}
+	state := map[string]any{
+		"hasCompletedOnboarding":        true,
+		"bypassPermissionsModeAccepted": true,
+		"customApiKeyResponses":         map[string]any{"approved": approved, "rejected": []string{}},
+		"projects":                      map[string]any{dir: map[string]any{"hasTrustDialogAccepted": true}},
+	}
+	writeJSON(t, filepath.Join(claudeDir, ".claude.json"), state)
+}
+
+// writeJSON writes v as JSON to path, creating its directory.
+func writeJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustMkdir(t, filepath.Dir(path), 0o700)
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// envValue is the last value h.env gives key ("" when none).
+func (h *home) envValue(key string) string {
+	v := ""
+	for _, kv := range h.env {
+		if val, ok := strings.CutPrefix(kv, key+"="); ok {
+			v = val
+		}
+	}
+	return v
 }
 
 // TestLoginScreenEndsStartFailed: the login-screen rule (docs/providers.md §5.2) with the
@@ -293,5 +385,39 @@ func TestLoginScreenEndsStartFailed(t *testing.T) {
 	// The prompt was never typed: the mock's transcript has no user line.
 	if b, err := os.ReadFile(filepath.Join(h.dir, "data", "lg", uid, provider.MockTranscriptFile)); err == nil && bytes.Contains(b, []byte("say=hi")) {
 		t.Errorf("the prompt reached the mock at its login screen:\n%s", b)
+	}
+}
+
+// stopServer stops h's server, so that the next CLI call starts one with h.env.
+func stopServer(t *testing.T, h *home) {
+	t.Helper()
+	if r := h.run("server", "stop", "--json"); r.exit != 0 {
+		t.Fatalf("server stop: %+v", r)
+	}
+}
+
+// TestSlowFirstScreenTypedOnce: a TUI that takes the terminal but draws nothing for
+// longer than submit_ready_ms (claude on a busy machine took 19 s) is not typed into
+// until it shows its first screen, and a blank screen is never taken for a lost prompt
+// (docs/lifecycle.md §9.2). Typed into early, the prompt waits in the terminal; typed
+// again at every confirmation poll, all the copies reach the TUI in one read when it
+// starts (claude glued them into one multi-line prompt; the mock takes each as a turn).
+func TestSlowFirstScreenTypedOnce(t *testing.T) {
+	h, _ := herdrHome(t, `{"integrations": {"mock": {"submit_ready_ms": 500, "submit_confirm_ms": 6000, "submit_attempts": 6}}}`)
+	h.env = append(h.env, "ORCR_MOCK_START_DELAY_MS=3000")
+	start := time.Now()
+	uid, _ := runAgent(t, h, "-a", "mock", "--name", "slow", "-p", "say=once")
+	var rows []cliRow
+	eventually(t, 30*time.Second, "the first turn to complete", func() bool {
+		rows = h.lsRows(t, "slow")
+		return len(rows) == 1 && rows[0].Status == "idle"
+	})
+	t.Logf("idle %s after the run", time.Since(start).Round(time.Millisecond))
+	b, err := os.ReadFile(filepath.Join(h.dir, "data", "slow", uid, provider.MockTranscriptFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := bytes.Count(b, []byte(`"type":"user"`)); n != 1 {
+		t.Errorf("the mock got %d prompts, want 1:\n%s", n, b)
 	}
 }

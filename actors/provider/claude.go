@@ -1,11 +1,13 @@
 package provider
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/orcr-go/orcr/config"
+	"github.com/orcr-go/orcr/socketapi/wire"
 )
 
 // ClaudeModels and ClaudeEfforts are claude's fixed routing lists (docs/providers.md §3.1);
@@ -55,6 +57,53 @@ func (claude) LaunchArgv(r Route) ([]string, error) {
 		argv = append(argv, "--effort", r.Effort)
 	}
 	return argv, nil
+}
+
+// ClaudeSandboxEnv is the variable with which claude accepts its permission bypass as
+// root (§3.2). orcr never sets it: an operator who sets it in the server's environment
+// has declared the machine a sandbox, and orcr passes it on to claude's panes.
+const ClaudeSandboxEnv = "IS_SANDBOX"
+
+// Env passes [ClaudeSandboxEnv] on from the server's environment when it is set there.
+func (claude) Env(serverEnv []string) map[string]string {
+	if serverEnv == nil {
+		serverEnv = os.Environ()
+	}
+	return envMap(serverEnv, func(k string) bool { return k == ClaudeSandboxEnv })
+}
+
+// Preflight refuses a launch with [ClaudeBypassFlag] by a root server whose
+// environment has no [ClaudeSandboxEnv]: claude 2.1.328 exits at once then ("cannot be
+// used with root/sudo privileges"), which orcr would only see as a pane gone before
+// the first prompt (§3.2). The panes run as the server's user: herdr's socket is
+// private to that user.
+func (c claude) Preflight(r Route, euid int, serverEnv []string) error {
+	if r.Approvals || euid != 0 || c.Env(serverEnv)[ClaudeSandboxEnv] != "" {
+		return nil
+	}
+	return wire.Env(CauseRefusesRoot,
+		"claude refuses "+ClaudeBypassFlag+" when it runs as root: on a machine that is a sandbox set "+
+			ClaudeSandboxEnv+"=1 in the orcr server's environment (orcr passes it on to claude's panes), or run orcr and herdr as another user",
+		"provider", Claude, "flag", ClaudeBypassFlag, "env", ClaudeSandboxEnv)
+}
+
+// ClaudeTrustScreens are phrases of claude's question whether to trust the working
+// directory, shown in a directory no trusted directory contains (§5.2). claude
+// 2.1.328 asks "Is this a project you created or one you trust?" with "No, exit"
+// selected, so a typed prompt's Enter would end it.
+var ClaudeTrustScreens = []string{"is this a project you created or one you trust", "yes, i trust this folder"}
+
+// ClaudeLoginScreens are phrases of claude's screens that need a human's say on
+// credentials (§5.2): 2.1.328 asks whether to use an ANTHROPIC_API_KEY it has not
+// been told about, with "No (recommended)" selected.
+var ClaudeLoginScreens = []string{"do you want to use this api key"}
+
+// Startup is the shared recipe (§5) with claude's login and trust screens.
+func (c claude) Startup(cfg *config.Config) Startup {
+	st := c.common.Startup(cfg)
+	st.LoginScreens = append([]string(nil), ClaudeLoginScreens...)
+	st.TrustScreens = append([]string(nil), ClaudeTrustScreens...)
+	return st
 }
 
 // ClaudeResumeFlag is the flag that makes claude continue a session (§3.7).

@@ -34,6 +34,12 @@ const (
 	CauseModelCatalogUnavailable = "model_catalog_unavailable" // environment_error
 	// CauseLoginRequired: the provider's TUI shows its login screen ([Startup.LoginScreens]).
 	CauseLoginRequired = "provider_login_required" // environment_error
+	// CauseTrustRequired: the provider's TUI asks whether to trust the agent's working
+	// directory ([Startup.TrustScreens]).
+	CauseTrustRequired = "provider_trust_required" // environment_error
+	// CauseRefusesRoot: the provider refuses its permission bypass as root
+	// ([Provider.Preflight]).
+	CauseRefusesRoot = "provider_refuses_root" // environment_error
 )
 
 // Reason values this package puts into details.reason of invalid_request errors.
@@ -132,6 +138,12 @@ type Provider interface {
 	// entries as in os.Environ; nil means os.Environ()). Only the mock has any: every
 	// ORCR_MOCK_* variable. The result is never nil.
 	Env(serverEnv []string) map[string]string
+
+	// Preflight refuses a launch of r the provider is known to refuse outright in the
+	// server's circumstances (euid, the server's environment as for Env), before
+	// anything is created: claude's permission bypass as root without IS_SANDBOX is
+	// environment_error provider_refuses_root (docs/providers.md §3.2). nil for the rest.
+	Preflight(r Route, euid int, serverEnv []string) error
 
 	// Startup is the recipe applied before and while delivering input (docs/providers.md §5).
 	Startup(cfg *config.Config) Startup

@@ -2,6 +2,8 @@ package provider_test
 
 import (
 	"encoding/json"
+	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -407,6 +409,9 @@ func TestRecipes(t *testing.T) {
 	}
 	codexStartup := real
 	codexStartup.LoginScreens = []string{"sign in with chatgpt", "sign in with device code", "finish signing in via your browser"}
+	claudeStartup := real
+	claudeStartup.LoginScreens = []string{"do you want to use this api key"}
+	claudeStartup.TrustScreens = []string{"is this a project you created or one you trust", "yes, i trust this folder"}
 	mockStartup := provider.Startup{
 		SessionPoll: 150 * time.Millisecond, SessionWait: 3 * time.Second,
 		ReadyBudget: 0, ReadyPoll: 400 * time.Millisecond,
@@ -422,7 +427,7 @@ func TestRecipes(t *testing.T) {
 		transcript    provider.Transcript
 		approve, deny []string
 	}{
-		{"claude", real, provider.Shutdown{}, provider.Transcript{Format: "claude"},
+		{"claude", claudeStartup, provider.Shutdown{}, provider.Transcript{Format: "claude"},
 			[]string{"Enter"}, []string{"Escape"}},
 		{"codex", codexStartup, provider.Shutdown{}, provider.Transcript{Format: "codex"},
 			[]string{"y"}, []string{"n"}},
@@ -556,7 +561,7 @@ func TestRouteJSON(t *testing.T) {
 	}
 }
 
-func TestLoginScreen(t *testing.T) {
+func TestGate(t *testing.T) {
 	codex := mustLookup(t, "codex", provider.Options{}).Startup(nil)
 	claude := mustLookup(t, "claude", provider.Options{}).Startup(nil)
 	mock := mustLookup(t, "mock", provider.Options{AllowMock: true, Getenv: func(k string) string {
@@ -565,26 +570,81 @@ func TestLoginScreen(t *testing.T) {
 		}
 		return ""
 	}}).Startup(nil)
+	const login, trust = provider.CauseLoginRequired, provider.CauseTrustRequired
 	tests := []struct {
-		name   string
-		st     provider.Startup
-		screen string
-		want   string
+		name          string
+		st            provider.Startup
+		screen        string
+		phrase, cause string
 	}{
-		{"codex first screen", codex, "  Welcome to Codex\n> 1. Sign in with ChatGPT\n  2. Sign in with Device Code\n", "sign in with chatgpt"},
-		{"codex browser sign-in", codex, "  Finish signing in via your browser\n", "finish signing in via your browser"},
-		{"codex ready composer", codex, "› Explain this codebase\n  gpt-5.6-luna high · ~/src\n", ""},
-		{"codex empty screen", codex, "", ""},
-		{"claude knows none", claude, "Sign in with ChatGPT", ""},
-		{"mock phrase from the environment, any case", mock, "PLEASE LOG IN HERE", "log in here"},
-		{"mock other screen", mock, "orcr-mock-agent ready", ""},
+		{"codex first screen", codex, "  Welcome to Codex\n> 1. Sign in with ChatGPT\n  2. Sign in with Device Code\n", "sign in with chatgpt", login},
+		{"codex browser sign-in", codex, "  Finish signing in via your browser\n", "finish signing in via your browser", login},
+		{"codex ready composer", codex, "› Explain this codebase\n  gpt-5.6-luna high · ~/src\n", "", ""},
+		{"codex empty screen", codex, "", "", ""},
+		{"codex has no trust screen", codex, "Yes, I trust this folder", "", ""},
+		// claude 2.1.328's screens (docs/providers.md §5.2).
+		{"claude trust question", claude, " Accessing workspace:\n\n /tmp/p\n\n Quick safety check: Is this a project you created or one you trust? (Like your own\n ❯ No, exit\n   Yes, I trust this folder\n", "is this a project you created or one you trust", trust},
+		{"claude trust question wrapped by a narrow pane", claude, " Quick safety check: Is this a project you\n created or one you\n trust?", "is this a project you created or one you trust", trust},
+		{"claude api key question", claude, "  Detected a custom API key in your environment\n  Do you want to use this API key?\n    Yes\n  ❯ No (recommended)\n", "do you want to use this api key", login},
+		{"claude ready input box", claude, "❯ \n  ⏵⏵ bypass permissions on (shift+tab to cycle)\n", "", ""},
+		{"claude has no codex sign-in", claude, "Sign in with ChatGPT", "", ""},
+		{"mock phrase from the environment, any case", mock, "PLEASE LOG IN HERE", "log in here", login},
+		{"mock other screen", mock, "orcr-mock-agent ready", "", ""},
 	}
 	for _, tc := range tests {
-		if got := tc.st.LoginScreen(tc.screen); got != tc.want {
-			t.Errorf("%s: LoginScreen(%q) = %q, want %q", tc.name, tc.screen, got, tc.want)
+		if phrase, cause := tc.st.Gate(tc.screen); phrase != tc.phrase || cause != tc.cause {
+			t.Errorf("%s: Gate(%q) = %q, %q; want %q, %q", tc.name, tc.screen, phrase, cause, tc.phrase, tc.cause)
 		}
 	}
-	if m := mustLookup(t, "mock", provider.Options{AllowMock: true}).Startup(nil); len(m.LoginScreens) != 0 {
-		t.Errorf("mock without %s: LoginScreens %q", provider.EnvMockLoginScreen, m.LoginScreens)
+	if m := mustLookup(t, "mock", provider.Options{AllowMock: true}).Startup(nil); len(m.LoginScreens)+len(m.TrustScreens) != 0 {
+		t.Errorf("mock without %s: LoginScreens %q TrustScreens %q", provider.EnvMockLoginScreen, m.LoginScreens, m.TrustScreens)
+	}
+}
+
+// TestPreflight: claude's bypass is refused up front for a root server without
+// IS_SANDBOX (docs/providers.md §3.2), and IS_SANDBOX reaches claude's panes.
+func TestPreflight(t *testing.T) {
+	claude := mustLookup(t, "claude", provider.Options{})
+	bypass := provider.Route{Provider: "claude", Model: "sonnet", Effort: "high"}
+	approvals := bypass
+	approvals.Approvals = true
+	sandbox := []string{"PATH=/bin", "IS_SANDBOX=1"}
+	for _, tc := range []struct {
+		name    string
+		r       provider.Route
+		euid    int
+		env     []string
+		refused bool
+	}{
+		{"root with the bypass", bypass, 0, []string{"PATH=/bin"}, true},
+		{"root with the bypass, IS_SANDBOX empty", bypass, 0, []string{"IS_SANDBOX="}, true},
+		{"root with the bypass on a sandbox", bypass, 0, sandbox, false},
+		{"root with approvals", approvals, 0, []string{"PATH=/bin"}, false},
+		{"a user with the bypass", bypass, 1000, []string{"PATH=/bin"}, false},
+	} {
+		err := claude.Preflight(tc.r, tc.euid, tc.env)
+		if !tc.refused {
+			if err != nil {
+				t.Errorf("%s: refused: %v", tc.name, err)
+			}
+			continue
+		}
+		var we *wire.Error
+		if !errors.As(err, &we) || we.Code != wire.EnvironmentError || we.Details["cause"] != provider.CauseRefusesRoot ||
+			!strings.Contains(we.Message, "IS_SANDBOX=1") {
+			t.Errorf("%s: %v, want environment_error %s naming IS_SANDBOX=1", tc.name, err, provider.CauseRefusesRoot)
+		}
+	}
+	if got := claude.Env(sandbox); len(got) != 1 || got["IS_SANDBOX"] != "1" {
+		t.Errorf("claude pane env from %q: %v, want IS_SANDBOX only", sandbox, got)
+	}
+	for _, name := range []string{"codex", "mock"} {
+		p := mustLookup(t, name, provider.Options{AllowMock: true, MockBin: "/bin/true"})
+		if err := p.Preflight(provider.Route{Provider: name}, 0, nil); err != nil {
+			t.Errorf("%s preflight as root: %v", name, err)
+		}
+		if _, ok := p.Env(sandbox)["IS_SANDBOX"]; ok {
+			t.Errorf("%s passes IS_SANDBOX on", name)
+		}
 	}
 }

@@ -81,21 +81,32 @@ type Startup struct {
 	// readiness wait is over, means the TUI waits for a login and no prompt can reach
 	// the model. Empty means orcr knows no such screen of the provider.
 	LoginScreens []string
+	// TrustScreens are lowercase phrases of the provider's question whether to trust
+	// the working directory (docs/providers.md §5.2): typed into, the prompt's Enter
+	// would answer it (claude's default answer exits).
+	TrustScreens []string
 }
 
-// LoginScreen returns the phrase of s.LoginScreens that screen holds (compared in lower
-// case), or "" when it holds none.
-func (s Startup) LoginScreen(screen string) string {
-	if len(s.LoginScreens) == 0 {
-		return ""
+// Gate reports the first login or trust phrase screen holds and the cause it stands
+// for ([CauseLoginRequired] or [CauseTrustRequired]); "" and "" when it holds none.
+// Phrases are compared in lower case with every run of white space (a line break a
+// narrow pane put into the phrase included) taken as one space.
+func (s Startup) Gate(screen string) (phrase, cause string) {
+	if len(s.LoginScreens)+len(s.TrustScreens) == 0 {
+		return "", ""
 	}
-	lower := strings.ToLower(screen)
-	for _, p := range s.LoginScreens {
-		if p != "" && strings.Contains(lower, p) {
-			return p
+	flat := " " + strings.Join(strings.Fields(strings.ToLower(screen)), " ") + " "
+	for _, g := range []struct {
+		phrases []string
+		cause   string
+	}{{s.LoginScreens, CauseLoginRequired}, {s.TrustScreens, CauseTrustRequired}} {
+		for _, p := range g.phrases {
+			if p != "" && strings.Contains(flat, strings.Join(strings.Fields(p), " ")) {
+				return p, g.cause
+			}
 		}
 	}
-	return ""
+	return "", ""
 }
 
 // SubmitConfirm holds the parameters of the submit-confirmation loop (docs/providers.md
@@ -180,3 +191,6 @@ func (common) Shutdown(*config.Config) Shutdown { return Shutdown{} }
 
 // Env has no extras by default.
 func (common) Env([]string) map[string]string { return map[string]string{} }
+
+// Preflight refuses nothing by default.
+func (common) Preflight(Route, int, []string) error { return nil }

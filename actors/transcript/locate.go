@@ -23,6 +23,9 @@ type Locator struct {
 	// Home is the user's home directory ($HOME) under which claude keeps
 	// .claude/projects and codex keeps .codex/sessions. Empty means os.UserHomeDir.
 	Home string
+	// ClaudeDir and CodexHome replace Home/.claude and Home/.codex when set: the
+	// directories claude's CLAUDE_CONFIG_DIR and codex's CODEX_HOME name.
+	ClaudeDir, CodexHome string
 	// DataDir is the agent's orcr data dir; used only with DataDirFile.
 	DataDir string
 	// Format is FormatClaude or FormatCodex: where to look for a session id's file.
@@ -51,9 +54,11 @@ type Locator struct {
 //   - SessionKind "path": the value (relative values are taken relative to Cwd) must be
 //     an existing regular file, else not_found.
 //   - Otherwise SessionValue is a session id and the candidates depend on Format:
-//     claude: Home/.claude/projects/<ClaudeProjectSlug(Cwd)>/<id>.jsonl (Cwd cleaned) if it exists,
-//     else every Home/.claude/projects/*/<id>.jsonl; codex: every regular file under
-//     Home/.codex/sessions (symlinks not followed) whose name ends in -<id>.jsonl.
+//     claude: <claude dir>/projects/<ClaudeProjectSlug(Cwd)>/<id>.jsonl (Cwd cleaned) if it exists,
+//     else every <claude dir>/projects/*/<id>.jsonl; codex: every regular file under
+//     <codex home>/sessions (symlinks not followed) whose name ends in -<id>.jsonl.
+//     <claude dir> is ClaudeDir, else Home/.claude; <codex home> is CodexHome, else
+//     Home/.codex.
 //     An id holding a path separator or equal to "." or ".." matches nothing.
 //
 // The candidates are sorted and de-duplicated: none → not_found; one → it; several →
@@ -86,7 +91,7 @@ func Locate(l Locator) (string, error) {
 		return "", Unavailable(CauseNotFound, fmt.Sprintf("session id %q names no transcript file", id))
 	}
 	home := l.Home
-	if home == "" {
+	if home == "" && (l.Format == FormatClaude && l.ClaudeDir == "" || l.Format == FormatCodex && l.CodexHome == "") {
 		h, err := os.UserHomeDir()
 		if err != nil {
 			return "", Unavailable(CauseReadError, "cannot find the home directory: "+err.Error()).Wrap(err)
@@ -97,9 +102,9 @@ func Locate(l Locator) (string, error) {
 	var err error
 	switch l.Format {
 	case FormatClaude:
-		cands, err = claudeCandidates(home, l.Cwd, id)
+		cands, err = claudeCandidates(orDir(l.ClaudeDir, home, ".claude"), l.Cwd, id)
 	case FormatCodex:
-		cands, err = codexCandidates(home, id)
+		cands, err = codexCandidates(orDir(l.CodexHome, home, ".codex"), id)
 	default:
 		return "", Unavailable(CauseReadError, fmt.Sprintf("unknown transcript format %q", l.Format)).Wrap(ErrUnknownFormat)
 	}
@@ -107,6 +112,14 @@ func Locate(l Locator) (string, error) {
 		return "", err
 	}
 	return choose(cands, l.CreatedAt, "session "+id)
+}
+
+// orDir is dir, else home/name.
+func orDir(dir, home, name string) string {
+	if dir != "" {
+		return dir
+	}
+	return filepath.Join(home, name)
 }
 
 // ClaudeProjectSlug is claude's project directory name for cwd: every character that is
@@ -126,8 +139,8 @@ func ClaudeProjectSlug(cwd string) string {
 }
 
 // claudeCandidates lists claude's candidate files for session id (docs/providers.md §3.6).
-func claudeCandidates(home, cwd, id string) ([]string, error) {
-	projects := filepath.Join(home, ".claude", "projects")
+func claudeCandidates(dir, cwd, id string) ([]string, error) {
+	projects := filepath.Join(dir, "projects")
 	name := id + ".jsonl"
 	if cwd != "" {
 		p := filepath.Join(projects, ClaudeProjectSlug(filepath.Clean(cwd)), name)
@@ -154,8 +167,8 @@ func claudeCandidates(home, cwd, id string) ([]string, error) {
 
 // codexCandidates lists codex's candidate files for session id (docs/providers.md §4.6).
 // Subdirectories that cannot be read are skipped; an unreadable root is read_error.
-func codexCandidates(home, id string) ([]string, error) {
-	root := filepath.Join(home, ".codex", "sessions")
+func codexCandidates(dir, id string) ([]string, error) {
+	root := filepath.Join(dir, "sessions")
 	suffix := "-" + id + ".jsonl"
 	var out []string
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {

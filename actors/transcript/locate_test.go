@@ -129,6 +129,24 @@ func TestLocate(t *testing.T) {
 			},
 		},
 		{
+			name: "claude config dir replaces home/.claude",
+			setup: func(t *testing.T, home string) (transcript.Locator, string) {
+				touch(t, claudeFile(home, transcript.ClaudeProjectSlug(cwd)), after)
+				dir := filepath.Join(home, "cfg")
+				p := touch(t, filepath.Join(dir, "projects", transcript.ClaudeProjectSlug(cwd), sid+".jsonl"), before)
+				return transcript.Locator{Home: home, ClaudeDir: dir, Format: transcript.FormatClaude, Cwd: cwd, SessionKind: "id", SessionValue: sid, CreatedAt: created}, p
+			},
+		},
+		{
+			name: "codex home replaces home/.codex",
+			setup: func(t *testing.T, home string) (transcript.Locator, string) {
+				touch(t, filepath.Join(home, ".codex", "sessions", "2026", "rollout-x-"+sid+".jsonl"), after)
+				dir := filepath.Join(home, "ch")
+				p := touch(t, filepath.Join(dir, "sessions", "2026", "rollout-x-"+sid+".jsonl"), before)
+				return transcript.Locator{CodexHome: dir, Format: transcript.FormatCodex, SessionKind: "id", SessionValue: sid, CreatedAt: created}, p
+			},
+		},
+		{
 			name: "claude single file in another project",
 			setup: func(t *testing.T, home string) (transcript.Locator, string) {
 				p := touch(t, claudeFile(home, "-srv-code-moved"), before)

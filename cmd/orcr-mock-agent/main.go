@@ -65,6 +65,7 @@
 //	ORCR_MOCK_BANNER               banner text (default "orcr-mock-agent ready")
 //	ORCR_MOCK_DROP_FIRST_SENDS     silently discard the first N non-blank prompts
 //	ORCR_MOCK_DELAY_WORKING_MS     stay idle this long after a prompt before reporting working
+//	ORCR_MOCK_START_DELAY_MS       after taking the terminal (raw mode), draw nothing and read nothing this long, like a TUI that boots slowly
 //	ORCR_MOCK_LATE_TRANSCRIPT_MS   write the turn's transcript lines this long after reporting its final state
 //	ORCR_MOCK_NO_REPORT            never contact herdr
 //	ORCR_MOCK_HERDR_SOCKET         herdr socket (default $HERDR_SOCKET_PATH)
@@ -197,6 +198,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"golang.org/x/term"
 )
@@ -216,6 +218,7 @@ type config struct {
 	exitAfter        int // 0 = never; ORCR_MOCK_ONCE makes it 1
 	dropFirst        int
 	delayWorkingMS   int
+	startDelayMS     int
 	lateTranscriptMS int
 	noReport         bool
 	socket           string
@@ -267,6 +270,7 @@ func loadConfig(getenv func(string) string, logf func(string, ...any)) config {
 		exitAfter:        intKnob("ORCR_MOCK_EXIT_AFTER", 0, 1<<31-1),
 		dropFirst:        intKnob("ORCR_MOCK_DROP_FIRST_SENDS", 0, 1<<31-1),
 		delayWorkingMS:   intKnob("ORCR_MOCK_DELAY_WORKING_MS", 0, maxDirectiveMS),
+		startDelayMS:     intKnob("ORCR_MOCK_START_DELAY_MS", 0, maxDirectiveMS),
 		lateTranscriptMS: intKnob("ORCR_MOCK_LATE_TRANSCRIPT_MS", 0, maxDirectiveMS),
 		noReport:         boolKnob("ORCR_MOCK_NO_REPORT"),
 		socket:           orDefault(getenv("ORCR_MOCK_HERDR_SOCKET"), getenv("HERDR_SOCKET_PATH")),
@@ -296,7 +300,8 @@ func envDump(environ []string) map[string]string {
 }
 
 // usage is printed to stderr for a command line the program does not take.
-const usage = "usage: orcr-mock-agent [--skip-permissions] [--resume <transcript path>]\n"
+const usage = "usage: orcr-mock-agent [--skip-permissions] [--resume <transcript path>]\n" +
+	"       orcr-mock-agent " + ClaudeSessionHook + "   (a claude hook: reports the session to herdr)\n"
 
 // cmdLine is what the command line asks for.
 type cmdLine struct {
@@ -341,6 +346,9 @@ func main() {
 
 // run is the whole program; it returns the exit code: 2 for a bad command line, else 0.
 func run(args []string) int {
+	if len(args) == 1 && args[0] == ClaudeSessionHook {
+		return claudeSessionHook(os.Stdin, os.Getenv, log.New(os.Stderr, "orcr-mock-agent: ", 0))
+	}
 	cl, err := parseArgs(args)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "orcr-mock-agent: %v\n%s", err, usage)
@@ -377,6 +385,8 @@ func run(args []string) int {
 			defer term.Restore(stdinFD, old)
 		}
 	}
+	// What is typed meanwhile waits in the terminal and is read in one go afterwards.
+	time.Sleep(time.Duration(cfg.startDelayMS) * time.Millisecond)
 	stdoutFD := int(os.Stdout.Fd())
 	io.WriteString(os.Stdout, "\x1b[?2004h") // enable bracketed paste
 	defer io.WriteString(os.Stdout, "\x1b[?2004l\r\n")
