@@ -35,8 +35,8 @@ type waitEntry struct {
 }
 
 type waitResp struct {
-	Targets     []waitEntry `json:"targets"`
-	AllOK       bool        `json:"all_ok"`
+	Targets      []waitEntry `json:"targets"`
+	AllOK        bool        `json:"all_ok"`
 	TimedOut     bool        `json:"timed_out"`
 	DecisionSeq  int64       `json:"decision_seq"`
 	FirstSettled string      `json:"first_settled"`
