@@ -50,15 +50,15 @@ func TestWaitAny(t *testing.T) {
 	t.Run("already settled", func(t *testing.T) {
 		early, late, busy := newID(), newID(), newID()
 		setAgent(t, c, busy, "p/busy", "working")
-		setAgent(t, c, early, "p/z-early", "blocked", "blocked_kind", "login")
+		setAgent(t, c, early, "p/z_early", "blocked", "blocked_kind", "login")
 		tickMillis(t)
-		setAgent(t, c, late, "p/a-late", "idle")
+		setAgent(t, c, late, "p/a_late", "idle")
 		r := callWait(t, c, map[string]any{"targets": []string{"p/*"}, "any": true})
 		m := byPath(r)
 		if r.FirstSettled != early || r.AllOK || r.TimedOut {
-			t.Fatalf("got %+v, want first_settled %s (p/z-early)", r, early)
+			t.Fatalf("got %+v, want first_settled %s (p/z_early)", r, early)
 		}
-		if m["p/z-early"].Reason != "blocked:login" || m["p/a-late"].Reason != "turn_complete" || m["p/busy"].Reason != "pending" {
+		if m["p/z_early"].Reason != "blocked:login" || m["p/a_late"].Reason != "turn_complete" || m["p/busy"].Reason != "pending" {
 			t.Fatalf("reasons: got %+v", r.Targets)
 		}
 	})
