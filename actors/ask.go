@@ -35,7 +35,7 @@ func (s *System) Ask(ctx context.Context, ask socketapi.AskRequest) (socketapi.A
 		return socketapi.AskResult{}, err
 	}
 	uuid, path := run.Agent.UUID, run.Agent.Path
-	wr, err := s.waitLoop(ctx, w, []string{uuid}, deadline)
+	wr, err := s.waitLoop(ctx, w, []string{uuid}, deadline, false)
 	if err != nil {
 		return socketapi.AskResult{}, err
 	}

@@ -37,7 +37,8 @@ var waitReadSlots = make(chan struct{}, 4)
 // Each read takes all member rows and the event head in one read transaction on the read
 // pool (no store lock, no writer involvement); the wait settles when every member is
 // settled at one read, whose head is decision_seq. A member that settled at an earlier
-// read but not at this one keeps the wait going. While it blocks, a wait costs one idle
+// read but not at this one keeps the wait going. With r.Any the wait settles at the first
+// read where one member is settled ([decideWait]). While it blocks, a wait costs one idle
 // actor and a parked goroutine. When ctx ends (the client left, the server stops) the
 // wait answers with the current state.
 func (s *System) Wait(ctx context.Context, r socketapi.WaitRequest) (socketapi.WaitResult, error) {
@@ -69,13 +70,13 @@ func (s *System) Wait(ctx context.Context, r socketapi.WaitRequest) (socketapi.W
 
 	w := s.startWaiter(ctx)
 	defer w.stop()
-	return s.waitLoop(ctx, w, uuids, deadline)
+	return s.waitLoop(ctx, w, uuids, deadline, r.Any)
 }
 
 // waitLoop reads, decides, and blocks until the next commit, the deadline, the fallback
 // re-check or the end of ctx (server shutdown or the client leaving), which returns the
 // current state.
-func (s *System) waitLoop(ctx context.Context, w *waiter, uuids []string, deadline time.Time) (socketapi.WaitResult, error) {
+func (s *System) waitLoop(ctx context.Context, w *waiter, uuids []string, deadline time.Time, onAny bool) (socketapi.WaitResult, error) {
 	// Reads outlive ctx: on shutdown the current state is still read and returned (the
 	// store is closed only after every request goroutine ended).
 	rctx := context.WithoutCancel(ctx)
@@ -92,10 +93,9 @@ func (s *System) waitLoop(ctx context.Context, w *waiter, uuids []string, deadli
 		if err != nil {
 			return socketapi.WaitResult{}, err
 		}
-		settled := allSettled(rows)
-		timedOut := !settled && !deadline.IsZero() && !time.Now().Before(deadline)
-		if settled || timedOut || ctx.Err() != nil {
-			return buildWaitResult(rows, head, timedOut), nil
+		v := decideWait(rows, onAny, !deadline.IsZero() && !time.Now().Before(deadline))
+		if v.done || ctx.Err() != nil {
+			return buildWaitResult(rows, head, v), nil
 		}
 		fallback.Reset(waitFallback)
 	block:
@@ -114,7 +114,7 @@ func (s *System) waitLoop(ctx context.Context, w *waiter, uuids []string, deadli
 				// Shutdown: answer at once, before the connection closes, with the last
 				// read when no commit came since (it is then the current state).
 				if w.head.Load() <= head {
-					return buildWaitResult(rows, head, false), nil
+					return buildWaitResult(rows, head, waitVerdict{first: -1}), nil
 				}
 				break block
 			}
@@ -133,13 +133,40 @@ func (s *System) waitRead(ctx context.Context, uuids []string) (int64, []store.W
 	return head, rows, nil
 }
 
-func allSettled(rows []store.WaitRow) bool {
-	for _, r := range rows {
-		if _, ok := settlement(r); !ok {
-			return false
+// waitVerdict is what one read of a wait's members decides.
+type waitVerdict struct {
+	done     bool // answer with this read
+	timedOut bool // the deadline passed before the wait was satisfied
+	first    int  // with any: the index of the row that ended the wait; else -1
+}
+
+// decideWait decides one read (docs/protocol.md §5.12). rows are the members still
+// present, by path; expired says the deadline has passed. Without onAny the wait is
+// done when every row is settled. With onAny it is done when one is, and first is the
+// settled row whose status changed earliest (ties: the first by path), so of members
+// already settled at the call, or settled in one burst of commits, the one that got
+// there first is named; an any wait whose members have all disappeared is done with
+// none named. A wait that is not done by the deadline is done and timed out.
+func decideWait(rows []store.WaitRow, onAny, expired bool) waitVerdict {
+	v := waitVerdict{first: -1}
+	settled := 0
+	for i, r := range rows {
+		if _, ok := settlement(r); ok {
+			settled++
+			if v.first < 0 || r.StatusChangedAt < rows[v.first].StatusChangedAt {
+				v.first = i
+			}
 		}
 	}
-	return true
+	if onAny {
+		v.done = v.first >= 0 || len(rows) == 0
+	} else {
+		v.done, v.first = settled == len(rows), -1
+	}
+	if !v.done && expired {
+		v.done, v.timedOut = true, true
+	}
+	return v
 }
 
 // settlement maps a row to its wait target (docs/protocol.md §5.12's table); settled is false
@@ -177,10 +204,19 @@ func settlement(r store.WaitRow) (t socketapi.WaitTarget, settled bool) {
 	return t, true
 }
 
-func buildWaitResult(rows []store.WaitRow, head int64, timedOut bool) socketapi.WaitResult {
-	res := socketapi.WaitResult{Targets: make([]socketapi.WaitTarget, 0, len(rows)), AllOK: true, TimedOut: timedOut, DecisionSeq: head}
+// buildWaitResult is the answer of a wait decided by v at the read (rows, head). After an
+// any wait named its first settled row, the members not settled are reason pending, not
+// wait_timeout: the wait did not run out on them, it did not wait for them.
+func buildWaitResult(rows []store.WaitRow, head int64, v waitVerdict) socketapi.WaitResult {
+	res := socketapi.WaitResult{Targets: make([]socketapi.WaitTarget, 0, len(rows)), AllOK: true, TimedOut: v.timedOut, DecisionSeq: head}
+	if v.first >= 0 {
+		res.FirstSettled = rows[v.first].UUID
+	}
 	for _, r := range rows {
-		t, _ := settlement(r)
+		t, settled := settlement(r)
+		if !settled && v.first >= 0 {
+			t.Reason = "pending"
+		}
 		res.Targets = append(res.Targets, t)
 		res.AllOK = res.AllOK && t.OK
 	}

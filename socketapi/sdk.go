@@ -159,8 +159,9 @@ func (c *Client) Logs(ctx context.Context, req LogsRequest) (LogsResult, error) 
 	return Invoke(ctx, c, AgentLogs, req)
 }
 
-// Wait calls agent.wait: it blocks until every target settles (or the request's
-// timeout passes, which is a result with TimedOut, not an error).
+// Wait calls agent.wait: it blocks until every target settles, or with req.Any until the
+// first one does ([WaitResult.First] names it), or until the request's timeout passes,
+// which is a result with TimedOut, not an error.
 func (c *Client) Wait(ctx context.Context, req WaitRequest) (WaitResult, error) {
 	return Invoke(ctx, c, AgentWait, req)
 }

@@ -216,7 +216,7 @@ var (
 	AgentLogs = &Method[LogsRequest, LogsResult]{Name: "agent.logs", CLI: "agent logs", Call: Facade.Logs,
 		Summary: "read an agent's native transcript or last response"}
 	AgentWait = &Method[WaitRequest, WaitResult]{Name: "agent.wait", CLI: "agent wait", Call: Facade.Wait, Unbounded: true,
-		Summary: "block until every target settles"}
+		Summary: "block until every target settles, or with any until one does"}
 	AgentAttachPrepare = &Method[AttachPrepareRequest, AttachPrepareResult]{Name: "agent.attach.prepare", CLI: "agent attach", Call: Facade.AttachPrepare,
 		Summary: "take an attach lease and return the herdr attach command"}
 	AgentAttachHeartbeat = &Method[LeaseRequest, HeartbeatResult]{Name: "agent.attach.heartbeat", CLI: "agent attach", Call: Facade.AttachHeartbeat,

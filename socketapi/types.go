@@ -325,6 +325,9 @@ type WaitRequest struct {
 	Targets []string `json:"targets,omitempty"`
 	// Give up after this duration (a result with timed_out, not an error).
 	Timeout string `json:"timeout,omitempty"`
+	// Answer as soon as one target settles rather than when all have (docs/protocol.md
+	// §5.12); targets not settled then have reason pending.
+	Any bool `json:"any,omitempty"`
 }
 
 // WaitResult is agent.wait's result.
@@ -337,6 +340,23 @@ type WaitResult struct {
 	TimedOut bool `json:"timed_out"`
 	// The event seq of the decision.
 	DecisionSeq int64 `json:"decision_seq"`
+	// With any: the uuid of the target whose settlement ended the wait (the one that
+	// settled first); absent when none settled.
+	FirstSettled string `json:"first_settled,omitempty"`
+}
+
+// First returns the target named by FirstSettled; ok is false when there is none (a
+// wait without any, or one that timed out).
+func (r WaitResult) First() (t WaitTarget, ok bool) {
+	if r.FirstSettled == "" {
+		return WaitTarget{}, false
+	}
+	for _, t := range r.Targets {
+		if t.UUID == r.FirstSettled {
+			return t, true
+		}
+	}
+	return WaitTarget{}, false
 }
 
 // WaitTarget is one entry of agent.wait's targets.
@@ -346,7 +366,8 @@ type WaitTarget struct {
 	Status Status `json:"status"`
 	// The agent settled the way a caller hopes (idle after a turn, or ended completed).
 	OK bool `json:"ok"`
-	// Why it settled (docs/protocol.md §5.12).
+	// Why it settled (docs/protocol.md §5.12). Not settled: wait_timeout, or pending
+	// once an any wait settled on another target.
 	Reason     string `json:"reason"`
 	ExitReason string `json:"exit_reason,omitempty"`
 	// What to run next.

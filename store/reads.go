@@ -139,10 +139,13 @@ func (db *DB) LatestTurnOf(ctx context.Context, uuid string) (LatestTurn, error)
 }
 
 // WaitRow is the part of an agent row wait settlement needs ("" for NULL).
+// StatusChangedAt is last_status_change_at in Unix ms (0 for NULL): an any wait names
+// the settled member that got there first.
 type WaitRow struct {
 	UUID, Path              string
 	Status                  Status
 	BlockedKind, ExitReason string
+	StatusChangedAt         int64
 }
 
 // WaitRows reads the rows of uuids still present, by path, and the event head in one
@@ -163,15 +166,15 @@ func (db *DB) WaitRows(ctx context.Context, uuids []string) (int64, []WaitRow, e
 	for i, u := range uuids {
 		args[i] = u
 	}
-	rs, err := tx.QueryContext(ctx, `SELECT uuid, path, status, COALESCE(blocked_kind, ''), COALESCE(exit_reason, '')
-		FROM agents WHERE uuid IN (`+marks(len(uuids))+`) ORDER BY path, uuid`, args...)
+	rs, err := tx.QueryContext(ctx, `SELECT uuid, path, status, COALESCE(blocked_kind, ''), COALESCE(exit_reason, ''),
+		COALESCE(last_status_change_at, 0) FROM agents WHERE uuid IN (`+marks(len(uuids))+`) ORDER BY path, uuid`, args...)
 	if err != nil {
 		return 0, nil, sqliteErr("read wait rows", err)
 	}
 	rows := make([]WaitRow, 0, len(uuids))
 	for rs.Next() {
 		var r WaitRow
-		if err := rs.Scan(&r.UUID, &r.Path, &r.Status, &r.BlockedKind, &r.ExitReason); err != nil {
+		if err := rs.Scan(&r.UUID, &r.Path, &r.Status, &r.BlockedKind, &r.ExitReason, &r.StatusChangedAt); err != nil {
 			rs.Close()
 			return 0, nil, sqliteErr("read wait rows", err)
 		}

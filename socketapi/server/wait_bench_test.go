@@ -51,59 +51,11 @@ func BenchmarkWait100(b *testing.B) {
 	const idle = time.Second
 	for range b.N {
 		b.StopTimer()
-		srv := sockettest.NewServer(b)
-		c := &socketapi.Client{Socket: srv.Socket()}
+		c, ids := benchAgents(b, n, func(i int) string { return fmt.Sprintf("bench/a%03d", i) })
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		ids := make([]string, n)
-		for i := range ids {
-			ids[i] = newID()
-			setAgent(b, c, ids[i], fmt.Sprintf("bench/a%03d", i), "working")
-		}
 
 		// A bare subscriber following the stream from here on.
-		var head struct {
-			Seq int64 `json:"seq"`
-		}
-		if err := c.Call(ctx, "__debug.emit_event", nil, &head); err != nil {
-			b.Fatal(err)
-		}
-		st, err := c.Subscribe(ctx, "events.subscribe", map[string]any{"since_seq": head.Seq})
-		if err != nil {
-			b.Fatal(err)
-		}
-		var mu sync.Mutex
-		seen := map[int64]time.Time{}
-		arrived := make(chan struct{}, 1)
-		go func() {
-			for {
-				f, err := st.Next()
-				if err != nil {
-					return
-				}
-				mu.Lock()
-				seen[f.Seq] = time.Now()
-				mu.Unlock()
-				select {
-				case arrived <- struct{}{}:
-				default:
-				}
-			}
-		}()
-		subscriberAt := func(seq int64) time.Time {
-			for {
-				mu.Lock()
-				at, ok := seen[seq]
-				mu.Unlock()
-				if ok {
-					return at
-				}
-				select {
-				case <-arrived:
-				case <-ctx.Done():
-					b.Fatalf("subscriber never received seq %d", seq)
-				}
-			}
-		}
+		subscriberAt := bareSubscriber(ctx, b, c)
 
 		// (a) CPU: an idle second without waits, then with 100 blocked waits.
 		base := idleCPU(b, idle)
@@ -139,17 +91,134 @@ func BenchmarkWait100(b *testing.B) {
 			gap = append(gap, o.at.Sub(subAt))
 		}
 		b.StopTimer()
-		st.Close()
 		cancel()
 
 		b.ReportMetric(float64(base.Microseconds())/1e3, "cpu-ms/idle-s-no-waits")
 		b.ReportMetric(float64(waiting.Microseconds())/1e3, "cpu-ms/idle-s-100-waits")
 		b.ReportMetric(float64((waiting-base).Microseconds())/1e3, "cpu-ms/idle-s-delta")
-		b.ReportMetric(micros(quantile(waitDelay, 0.5)), "wait-p50-µs")
-		b.ReportMetric(micros(quantile(waitDelay, 0.95)), "wait-p95-µs")
-		b.ReportMetric(micros(quantile(subDelay, 0.5)), "sub-p50-µs")
-		b.ReportMetric(micros(quantile(subDelay, 0.95)), "sub-p95-µs")
-		b.ReportMetric(micros(quantile(gap, 0.5)), "wait-minus-sub-p50-µs")
-		b.ReportMetric(micros(quantile(gap, 0.95)), "wait-minus-sub-p95-µs")
+		reportWakeups(b, waitDelay, subDelay, gap)
 	}
+}
+
+// bareSubscriber opens an events.subscribe from the current head and returns a function
+// that blocks until the subscriber has received seq and says when it did. The
+// subscription ends with ctx.
+func bareSubscriber(ctx context.Context, b *testing.B, c *socketapi.Client) (receivedAt func(seq int64) time.Time) {
+	var head struct {
+		Seq int64 `json:"seq"`
+	}
+	if err := c.Call(ctx, "__debug.emit_event", nil, &head); err != nil {
+		b.Fatal(err)
+	}
+	st, err := c.Subscribe(ctx, "events.subscribe", map[string]any{"since_seq": head.Seq})
+	if err != nil {
+		b.Fatal(err)
+	}
+	context.AfterFunc(ctx, func() { st.Close() })
+	var mu sync.Mutex
+	seen := map[int64]time.Time{}
+	arrived := make(chan struct{}, 1)
+	go func() {
+		for {
+			f, err := st.Next()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			seen[f.Seq] = time.Now()
+			mu.Unlock()
+			select {
+			case arrived <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	return func(seq int64) time.Time {
+		for {
+			mu.Lock()
+			at, ok := seen[seq]
+			mu.Unlock()
+			if ok {
+				return at
+			}
+			select {
+			case <-arrived:
+			case <-ctx.Done():
+				b.Fatalf("subscriber never received seq %d", seq)
+			}
+		}
+	}
+}
+
+// BenchmarkWaitAny (issue 15's benchmark): the wake-up of one blocked agent.wait {any:
+// true} over n working members when one of them settles, against a bare events.subscribe
+// subscriber receiving the same commit. Each round starts a fresh any wait, lets it
+// block, settles the round's member with __debug.set_agent idle and measures, from just
+// before that call (so both delays include the write's request and commit, and neither
+// can come out negative), the delay to the wait's reply and to the subscriber's receipt
+// of that event; then the member goes back to working. Medians and p95 of both, of their
+// per-event difference, and the ratio of the medians.
+func BenchmarkWaitAny(b *testing.B) {
+	for _, n := range []int{10, 100} {
+		b.Run(fmt.Sprintf("members=%d", n), func(b *testing.B) { benchWaitAny(b, n, 50) })
+	}
+}
+
+func benchWaitAny(b *testing.B, n, rounds int) {
+	for range b.N {
+		b.StopTimer()
+		path := func(i int) string { return fmt.Sprintf("bench_any/a%03d", i) }
+		c, ids := benchAgents(b, n, path)
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		subscriberAt := bareSubscriber(ctx, b, c)
+		waitDelay := make([]time.Duration, 0, rounds)
+		subDelay := make([]time.Duration, 0, rounds)
+		gap := make([]time.Duration, 0, rounds)
+		for r := range rounds {
+			i := r % n
+			ch := startWait(ctx, c, map[string]any{"targets": []string{"bench_any/*"}, "any": true})
+			time.Sleep(20 * time.Millisecond) // let the wait reach its blocked state
+			b.StartTimer()
+			sent := time.Now()
+			seq := setAgent(b, c, ids[i], path(i), "idle")
+			o := <-ch
+			b.StopTimer()
+			if o.err != nil || o.res.FirstSettled != ids[i] || o.res.DecisionSeq < seq {
+				b.Fatalf("round %d: %+v %v (settling %s at seq %d)", r, o.res, o.err, ids[i], seq)
+			}
+			subAt := subscriberAt(seq)
+			waitDelay = append(waitDelay, o.at.Sub(sent))
+			subDelay = append(subDelay, subAt.Sub(sent))
+			gap = append(gap, o.at.Sub(subAt))
+			setAgent(b, c, ids[i], path(i), "working")
+		}
+		cancel()
+
+		reportWakeups(b, waitDelay, subDelay, gap)
+		b.ReportMetric(float64(quantile(waitDelay, 0.5))/float64(quantile(subDelay, 0.5)), "wait/sub-p50")
+	}
+}
+
+// benchAgents starts a server with n working agents at path(i) and returns a client of it
+// and their uuids.
+func benchAgents(b *testing.B, n int, path func(i int) string) (*socketapi.Client, []string) {
+	srv := sockettest.NewServer(b)
+	c := &socketapi.Client{Socket: srv.Socket()}
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = newID()
+		setAgent(b, c, ids[i], path(i), "working")
+	}
+	return c, ids
+}
+
+// reportWakeups reports the medians and p95 of the waits' delays, the subscriber's
+// delays and their per-event differences.
+func reportWakeups(b *testing.B, waitDelay, subDelay, gap []time.Duration) {
+	b.ReportMetric(micros(quantile(waitDelay, 0.5)), "wait-p50-µs")
+	b.ReportMetric(micros(quantile(waitDelay, 0.95)), "wait-p95-µs")
+	b.ReportMetric(micros(quantile(subDelay, 0.5)), "sub-p50-µs")
+	b.ReportMetric(micros(quantile(subDelay, 0.95)), "sub-p95-µs")
+	b.ReportMetric(micros(quantile(gap, 0.5)), "wait-minus-sub-p50-µs")
+	b.ReportMetric(micros(quantile(gap, 0.95)), "wait-minus-sub-p95-µs")
 }

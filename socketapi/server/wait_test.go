@@ -35,10 +35,11 @@ type waitEntry struct {
 }
 
 type waitResp struct {
-	Targets     []waitEntry `json:"targets"`
-	AllOK       bool        `json:"all_ok"`
-	TimedOut    bool        `json:"timed_out"`
-	DecisionSeq int64       `json:"decision_seq"`
+	Targets      []waitEntry `json:"targets"`
+	AllOK        bool        `json:"all_ok"`
+	TimedOut     bool        `json:"timed_out"`
+	DecisionSeq  int64       `json:"decision_seq"`
+	FirstSettled string      `json:"first_settled"`
 }
 
 type waitOutcome struct {
@@ -352,6 +353,7 @@ func TestWaitErrors(t *testing.T) {
 	setAgent(t, c, ended, "x/gone", "working")
 	setAgent(t, c, ended, "x/gone", "ended")
 	ctx := context.Background()
+	before := eventHead(t, c)
 	for _, tc := range []struct {
 		name    string
 		params  map[string]any
@@ -368,6 +370,13 @@ func TestWaitErrors(t *testing.T) {
 			map[string]any{"target": []any{"x/nope", "nope/**"}}},
 		{"ended only", map[string]any{"targets": []string{"x/gone"}}, wire.NotFound,
 			map[string]any{"target": []any{"x/gone"}}},
+		{"any not a boolean", map[string]any{"targets": []string{"x/live"}, "any": "yes"}, wire.InvalidRequest,
+			map[string]any{"reason": "wrong_type", "field": "any", "expected": "a boolean"}},
+		{"any without targets", map[string]any{"any": true}, wire.InvalidRequest, map[string]any{"reason": "target_required"}},
+		{"any with a bad duration", map[string]any{"targets": []string{"x/live"}, "any": true, "timeout": "-1s"}, wire.InvalidRequest,
+			map[string]any{"reason": "bad_duration", "value": "-1s"}},
+		{"any, unknown", map[string]any{"targets": []string{"x/nope"}, "any": true}, wire.NotFound,
+			map[string]any{"target": []any{"x/nope"}}},
 	} {
 		err := c.Call(ctx, "agent.wait", tc.params, nil)
 		pe, ok := wire.As(err)
@@ -381,6 +390,21 @@ func TestWaitErrors(t *testing.T) {
 			}
 		}
 	}
+	if after := eventHead(t, c); after != before {
+		t.Errorf("refused waits changed the store: event head %d, was %d", after, before)
+	}
+}
+
+// eventHead is the store's event cursor (api.snapshot's snapshot_seq).
+func eventHead(t *testing.T, c *socketapi.Client) int64 {
+	t.Helper()
+	var snap struct {
+		SnapshotSeq int64 `json:"snapshot_seq"`
+	}
+	if err := c.Call(context.Background(), "api.snapshot", nil, &snap); err != nil {
+		t.Fatal(err)
+	}
+	return snap.SnapshotSeq
 }
 
 // Membership is snapshotted at the call: a row that appears later under the pattern is

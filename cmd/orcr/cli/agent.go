@@ -307,21 +307,20 @@ func (a *app) printLogs(r *socketapi.LogsResult) {
 type agentWaitCmd struct {
 	Targets []string `arg:"" required:"" help:"Patterns, paths or uuids."`
 	Timeout string   `help:"Give up after this duration (exit 3, not an error)."`
+	Any     bool     `help:"Return as soon as one target settles; the rest show as pending."`
 }
 
 // Run implements `orcr agent wait` (docs/cli.md §5.5): prints the success result, then
 // exits with the code of the wait rule (docs/cli.md §1.6).
 func (c *agentWaitCmd) Run(a *app) error {
-	r, raw, err := invoke(a, socketapi.AgentWait, socketapi.WaitRequest{Targets: c.Targets, Timeout: c.Timeout})
+	r, raw, err := invoke(a, socketapi.AgentWait, socketapi.WaitRequest{Targets: c.Targets, Timeout: c.Timeout, Any: c.Any})
 	if err != nil {
 		return err
 	}
 	if a.json {
 		a.printOK(raw)
 	} else {
-		targets := slices.Clone(r.Targets)
-		sort.SliceStable(targets, func(i, j int) bool { return targets[i].Path < targets[j].Path })
-		for _, t := range targets {
+		for _, t := range waitLines(r) {
 			a.stdout("%s  %s", t.Path, t.Reason)
 		}
 	}
@@ -331,8 +330,26 @@ func (c *agentWaitCmd) Run(a *app) error {
 	return nil
 }
 
-// exitCode applies the agent wait rule of docs/cli.md §1.6 (first match wins).
+// waitLines orders a wait's targets for the human output: by path, except that the
+// target an any wait settled on comes first.
+func waitLines(r socketapi.WaitResult) []socketapi.WaitTarget {
+	targets := slices.Clone(r.Targets)
+	first := func(t socketapi.WaitTarget) bool { return r.FirstSettled != "" && t.UUID == r.FirstSettled }
+	sort.SliceStable(targets, func(i, j int) bool {
+		if first(targets[i]) != first(targets[j]) {
+			return first(targets[i])
+		}
+		return targets[i].Path < targets[j].Path
+	})
+	return targets
+}
+
+// waitExitCode applies the agent wait rule of docs/cli.md §1.6 (first match wins). An any
+// wait that settled exits as a wait for its first target alone would.
 func waitExitCode(r socketapi.WaitResult) int {
+	if first, ok := r.First(); ok {
+		r = socketapi.WaitResult{Targets: []socketapi.WaitTarget{first}, AllOK: first.OK}
+	}
 	if r.AllOK {
 		return 0
 	}

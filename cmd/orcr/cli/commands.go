@@ -30,7 +30,7 @@ type agentCmd struct {
 	Ask    agentAskCmd    `cmd:"" help:"Start an agent, wait, and print its final response."`
 	Send   agentSendCmd   `cmd:"" help:"Deliver a prompt to an existing agent."`
 	Logs   agentLogsCmd   `cmd:"" help:"Read an agent's transcript or last response."`
-	Wait   agentWaitCmd   `cmd:"" help:"Block until every target settles."`
+	Wait   agentWaitCmd   `cmd:"" help:"Block until every target settles (with --any: the first one)."`
 	Attach agentAttachCmd `cmd:"" help:"Attach the terminal to an agent's pane."`
 	Kill   agentKillCmd   `cmd:"" help:"Kill agents."`
 	Ls     agentLsCmd     `cmd:"" help:"List agents."`

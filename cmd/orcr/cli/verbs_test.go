@@ -203,6 +203,46 @@ func TestAgentWaitExit(t *testing.T) {
 	}
 }
 
+// agent wait --any: the exit code is the first settled target's alone, and the human
+// output names it on the first line, then the rest by path.
+func TestAgentWaitAny(t *testing.T) {
+	const pending = `{"uuid":"p","path":"a","ok":false,"reason":"pending"}`
+	cases := []struct {
+		name   string
+		result string
+		lines  string
+		want   int
+	}{
+		{"first ok, the rest pending", `{"targets":[` + pending + `,{"uuid":"f","path":"m","ok":true,"reason":"turn_complete"}],"all_ok":false,"first_settled":"f"}`,
+			"m  turn_complete\na  pending\n", 0},
+		// Another settled target does not change the code: b is killed (5), the first is ok.
+		{"first ok, another dead", `{"targets":[{"uuid":"k","path":"b","ok":false,"reason":"killed"},{"uuid":"f","path":"c","ok":true,"reason":"completed"}],"all_ok":false,"first_settled":"f"}`,
+			"c  completed\nb  killed\n", 0},
+		{"first blocked", `{"targets":[` + pending + `,{"uuid":"f","path":"b","ok":false,"reason":"blocked:limit"}],"all_ok":false,"first_settled":"f"}`,
+			"b  blocked:limit\na  pending\n", 4},
+		{"first dead", `{"targets":[` + pending + `,{"uuid":"f","path":"b","ok":false,"reason":"canceled"}],"all_ok":false,"first_settled":"f"}`,
+			"b  canceled\na  pending\n", 5},
+		{"timed out with none settled", `{"targets":[{"uuid":"p","path":"a","ok":false,"reason":"wait_timeout"}],"all_ok":false,"timed_out":true}`,
+			"a  wait_timeout\n", 3},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			f := startFake(t, h.home, func(string, map[string]any) (any, *wire.Error) { return json.RawMessage(tc.result), nil })
+			got := h.run(t, "agent", "wait", "--any", "a", "b")
+			if got.stdout != tc.lines || got.code != tc.want {
+				t.Errorf("agent wait --any: got %q exit %d, want %q exit %d", got.stdout, got.code, tc.lines, tc.want)
+			}
+			if reqs := f.requests(); len(reqs) != 1 || reqs[0].Params["any"] != true {
+				t.Errorf("requests: got %+v, want one agent.wait with any: true", reqs)
+			}
+			if got := h.run(t, "agent", "wait", "--any", "a", "b", "--json"); got.code != tc.want || !decodeEnvelope(t, got.stdout).OK {
+				t.Errorf("agent wait --any --json: got %s exit %d, want a success envelope, exit %d", got.stdout, got.code, tc.want)
+			}
+		})
+	}
+}
+
 func TestAgentKill(t *testing.T) {
 	killResult := `{"killed":[],"skipped":[{"uuid":"u","path":"x","reason":"force_required"}],"all_killed":false}`
 	t.Run("all skipped exits 7", func(t *testing.T) {

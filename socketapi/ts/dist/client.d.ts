@@ -2,7 +2,7 @@ import { AttachHandle } from "./attach.js";
 import { type OrcrContext } from "./context.js";
 import { GeneratedClient } from "./generated.js";
 import type * as G from "./generated.js";
-import { AgentHandle, type KillOptions, type KillResult, type WaitOptions, type WaitResult } from "./handle.js";
+import { AgentHandle, type AgentWaitOptions, type KillOptions, type KillResult, type WaitResult } from "./handle.js";
 import { type LoopApi } from "./loops.js";
 import { Watch, type AgentRow, type Snapshot, type WatchOptions } from "./watch.js";
 import { Transport, type Env } from "./wire.js";
@@ -72,11 +72,11 @@ export interface AgentApi {
      */
     run(opts: RunOptions): Promise<AgentHandle>;
     /**
-     * wait blocks until every matching agent settles (agent.wait `{targets, timeout?}`); no
-     * pattern waits on the whole scope (`/<scope>/**`). The raw result; a timeout is
-     * `timed_out: true`, not an error.
+     * wait blocks until every matching agent settles, or with `any` until the first one does
+     * (agent.wait `{targets, timeout?, any?}`); no pattern waits on the whole scope
+     * (`/<scope>/**`). The raw result; a timeout is `timed_out: true`, not an error.
      */
-    wait(pattern?: string | string[], opts?: WaitOptions): Promise<WaitResult>;
+    wait(pattern?: string | string[], opts?: AgentWaitOptions): Promise<WaitResult>;
     /** ls lists agents (agent.ls `{pattern?, agent?, status?, managed?, unmanaged?, all?}`): the rows. */
     ls(opts?: LsOptions): Promise<AgentRow[]>;
     /** kill kills the matching agents (agent.kill `{targets, force}`); no pattern kills the whole scope. */

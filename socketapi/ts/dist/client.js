@@ -62,6 +62,8 @@ export class OrcrClient {
             async wait(pattern, o = {}) {
                 const params = { targets: core.targets(pattern) };
                 put(params, "timeout", o.timeout);
+                if (o.any)
+                    params.any = true;
                 return (await core.call("agent.wait", core.withCaller(params)));
             },
             async ls(o = {}) {

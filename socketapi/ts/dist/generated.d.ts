@@ -515,10 +515,15 @@ export interface AgentTokenResult {
     [key: string]: unknown;
 }
 /**
- * Params of `agent.wait` (block until every target settles).
+ * Params of `agent.wait` (block until every target settles, or with any until one does).
  * WaitRequest is agent.wait's params.
  */
 export interface AgentWaitParams {
+    /**
+     * Answer as soon as one target settles rather than when all have (docs/protocol.md
+     * §5.12); targets not settled then have reason pending.
+     */
+    any?: boolean;
     /** The caller's ORCR_ID: an agent uuid or a loop-run uuid. */
     caller_id?: string;
     /** The caller's ORCR_PATH (absolute, no leading slash). */
@@ -538,6 +543,11 @@ export interface AgentWaitResult {
     all_ok?: boolean;
     /** The event seq of the decision. */
     decision_seq?: number;
+    /**
+     * With any: the uuid of the target whose settlement ended the wait (the one that
+     * settled first); absent when none settled.
+     */
+    first_settled?: string;
     /** One entry per agent waited for. */
     targets?: {
         exit_reason?: string;
@@ -550,7 +560,10 @@ export interface AgentWaitResult {
         /** The agent settled the way a caller hopes (idle after a turn, or ended completed). */
         ok?: boolean;
         path?: string;
-        /** Why it settled (docs/protocol.md §5.12). */
+        /**
+         * Why it settled (docs/protocol.md §5.12). Not settled: wait_timeout, or pending
+         * once an any wait settled on another target.
+         */
         reason?: string;
         status?: string;
         uuid?: string;
@@ -1255,7 +1268,7 @@ export declare class GeneratedClient {
     agentSend(params?: AgentSendParams): Promise<AgentSendResult>;
     /** issue, rotate or revoke an agent's remote stream token (`agent.token`). */
     agentToken(params?: AgentTokenParams): Promise<AgentTokenResult>;
-    /** block until every target settles (`agent.wait`). */
+    /** block until every target settles, or with any until one does (`agent.wait`). */
     agentWait(params?: AgentWaitParams): Promise<AgentWaitResult>;
     /** this schema document (`api.schema`). */
     apiSchema(params?: ApiSchemaParams): Promise<ApiSchemaResult>;

@@ -143,7 +143,7 @@ export class GeneratedClient {
     agentToken(params = {}) {
         return this.transport.request("agent.token", params);
     }
-    /** block until every target settles (`agent.wait`). */
+    /** block until every target settles, or with any until one does (`agent.wait`). */
     agentWait(params = {}) {
         return this.transport.request("agent.wait", params);
     }

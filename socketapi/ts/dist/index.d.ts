@@ -1,5 +1,5 @@
 export { orcr, OrcrClient, type AgentApi, type ApiApi, type AttachOptions, type ClientOptions, type ContextApi, type LsOptions, type RunOptions, type ScopeOptions, type ServerApi, type SpawnOptions, } from "./client.js";
-export { AgentHandle, FOLLOW_INTERVAL_MS, type FollowLogsOptions, type KillOptions, type KillResult, type LogEntry, type LogsOptions, type RunAgent, type SendResult, type WaitOptions, type WaitResult, } from "./handle.js";
+export { AgentHandle, FOLLOW_INTERVAL_MS, type AgentWaitOptions, type FollowLogsOptions, type KillOptions, type KillResult, type LogEntry, type LogsOptions, type RunAgent, type SendResult, type WaitOptions, type WaitResult, } from "./handle.js";
 export { AttachHandle } from "./attach.js";
 export { Watch, type AgentRow, type Snapshot, type WatchOptions } from "./watch.js";
 export { type CreatedLoop, type LoopApi, type LoopCreateOptions, type LoopLogLine, type LoopLogsOptions, type LoopLsOptions, type LoopRmOptions, type LoopRow, type LoopRunApi, type LoopRunLsOptions, type LoopRunStopOptions, type RunRow, type StartedRun, } from "./loops.js";

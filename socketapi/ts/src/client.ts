@@ -8,7 +8,7 @@ import { Core } from "./core.js";
 import { OrcrError, TranscriptUnavailable } from "./errors.js";
 import { GeneratedClient } from "./generated.js";
 import type * as G from "./generated.js";
-import { AgentHandle, type KillOptions, type KillResult, type WaitOptions, type WaitResult } from "./handle.js";
+import { AgentHandle, type AgentWaitOptions, type KillOptions, type KillResult, type WaitResult } from "./handle.js";
 import { loopApi, type LoopApi } from "./loops.js";
 import { resolveCreate, resolveSelector } from "./path.js";
 import { composeScope, runInScope } from "./scope.js";
@@ -87,11 +87,11 @@ export interface AgentApi {
    */
   run(opts: RunOptions): Promise<AgentHandle>;
   /**
-   * wait blocks until every matching agent settles (agent.wait `{targets, timeout?}`); no
-   * pattern waits on the whole scope (`/<scope>/**`). The raw result; a timeout is
-   * `timed_out: true`, not an error.
+   * wait blocks until every matching agent settles, or with `any` until the first one does
+   * (agent.wait `{targets, timeout?, any?}`); no pattern waits on the whole scope
+   * (`/<scope>/**`). The raw result; a timeout is `timed_out: true`, not an error.
    */
-  wait(pattern?: string | string[], opts?: WaitOptions): Promise<WaitResult>;
+  wait(pattern?: string | string[], opts?: AgentWaitOptions): Promise<WaitResult>;
   /** ls lists agents (agent.ls `{pattern?, agent?, status?, managed?, unmanaged?, all?}`): the rows. */
   ls(opts?: LsOptions): Promise<AgentRow[]>;
   /** kill kills the matching agents (agent.kill `{targets, force}`); no pattern kills the whole scope. */
@@ -178,6 +178,7 @@ export class OrcrClient {
       async wait(pattern, o = {}) {
         const params: Record<string, unknown> = { targets: core.targets(pattern) };
         put(params, "timeout", o.timeout);
+        if (o.any) params.any = true;
         return (await core.call("agent.wait", core.withCaller(params))) as WaitResult;
       },
       async ls(o = {}) {

@@ -25,6 +25,15 @@ export interface WaitOptions {
   timeout?: string;
 }
 
+/** Options of orcr.agent.wait, which may wait on several agents. */
+export interface AgentWaitOptions extends WaitOptions {
+  /**
+   * Answer as soon as one target settles: `first_settled` is its uuid, and targets not
+   * settled have reason `pending`.
+   */
+  any?: boolean;
+}
+
 /** Options of logs(). */
 export interface LogsOptions {
   /** Only the last N entries. */

@@ -17,6 +17,7 @@ export {
 export {
   AgentHandle,
   FOLLOW_INTERVAL_MS,
+  type AgentWaitOptions,
   type FollowLogsOptions,
   type KillOptions,
   type KillResult,

@@ -114,6 +114,9 @@ describe("orcr.agent", () => {
     await c.agent.wait(["a/*", "0192aaaa-0000"], { timeout: "5s" });
     assert.deepEqual(sent("agent.wait").targets, ["/lead/a/*", "0192aaaa-0000"]);
     assert.equal(sent("agent.wait").timeout, "5s");
+    assert.equal(sent("agent.wait").any, undefined);
+    await c.agent.wait(["a", "b"], { any: true });
+    assert.equal(sent("agent.wait").any, true);
     await c.agent.kill("x", { force: true });
     assert.deepEqual(sent("agent.kill"), { targets: ["/lead/x"], force: true, caller_id: agentEnv.ORCR_ID, caller_path: "lead/boss" });
     await c.agent.kill();

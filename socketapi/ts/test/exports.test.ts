@@ -7,6 +7,7 @@ import { test } from "node:test";
 
 import * as sdk from "../dist/index.js";
 import type {
+  AgentWaitOptions,
   KillOptions,
   LogsOptions,
   LoopCreateOptions,
@@ -45,6 +46,7 @@ export async function documentedProgram(orcr: OrcrClient): Promise<void> {
   const run: RunOptions = { name: "w", prompt: "p", agent: "claude", model: "m", effort: "e", cwd: "/", timeout: "5m", gc: "never" };
   const spawn: SpawnOptions = { path: "x/y", prompt: "p" };
   const wait: WaitOptions = { timeout: "1m" };
+  const waitAny: AgentWaitOptions = { timeout: "1m", any: true };
   const logs: LogsOptions = { tail: 5 };
   const ls: LsOptions = { pattern: "**", agent: "claude", status: "idle", managed: true, all: true };
   const kill: KillOptions = { force: true };
@@ -62,6 +64,8 @@ export async function documentedProgram(orcr: OrcrClient): Promise<void> {
     const text: string = await orcr.ask(spawn);
     console.log(text, (await orcr.agent.ls(ls)).map((a) => a.path));
     await orcr.agent.wait("*", wait);
+    const first = await orcr.agent.wait(["a", "b"], waitAny);
+    console.log(first.first_settled, first.targets?.map((t) => `${t.path} ${t.reason}`));
     await orcr.agent.kill(undefined, kill);
     await h.kill({ force: false });
   }, { killOnThrow: true });
