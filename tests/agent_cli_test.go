@@ -78,6 +78,7 @@ type cliRow struct {
 	Status     string  `json:"status"`
 	PaneID     *string `json:"pane_id"`
 	ExitReason *string `json:"exit_reason"`
+	EndedAt    *int64  `json:"ended_at"`
 }
 
 func (h *home) lsRows(t *testing.T, args ...string) []cliRow {

@@ -203,10 +203,15 @@ func wantEndedFailed(t *testing.T, h *home, name, uid string, start time.Time, w
 		rows = h.lsRows(t, "--all", name)
 		return len(rows) == 1 && rows[0].Status == "ended"
 	})
-	if rows[0].ExitReason == nil || *rows[0].ExitReason != "failed" {
+	if rows[0].ExitReason == nil || *rows[0].ExitReason != "failed" || rows[0].EndedAt == nil {
 		t.Fatalf("the row ended, but not failed: %+v", rows[0])
 	}
-	t.Logf("the row of %s ended failed %s after the run", name, time.Since(start).Round(time.Millisecond))
+	// The row's own end time: the test may look only later.
+	took := time.UnixMilli(*rows[0].EndedAt).Sub(start)
+	if took > within {
+		t.Errorf("the row of %s ended %s after its run, more than %s", name, took.Round(time.Millisecond), within)
+	}
+	t.Logf("the row of %s ended failed %s after the run", name, took.Round(time.Millisecond))
 	eventually(t, 20*time.Second, "no process of the agent", func() bool { return len(agentProcs(uid)) == 0 })
 	wantFailedInLog(t, h, uid, logWant)
 }
