@@ -54,7 +54,9 @@ type face struct {
 const instructions = "orcr runs AI coding agents (claude, codex) in herdr panes. agent_run starts one and " +
 	"returns at once; agent_wait blocks until agents settle; agent_logs with last_response reads the answer; " +
 	"agent_ask does all three. Names and relative paths land in your own scope, so agents you start are your " +
-	"children. Errors carry {\"error\": {code, message, details}} with one of orcr's nine error codes."
+	"children. agent_wait with a timeout shorter than your tool-call limit returns timed_out: true when it runs " +
+	"out; call it again to keep waiting. Errors carry {\"error\": {code, message, details}} with one of orcr's " +
+	"nine error codes."
 
 // NewServer returns the MCP server of the face: one tool per entry of the tool list.
 func NewServer(o Options) *sdk.Server {
