@@ -9,7 +9,8 @@
 // [System] is the one facade every face of the server calls: the Unix socket today
 // (socketapi/server dispatches from the method table socketapi.Methods, whose entries
 // call System through the socketapi.Facade interface), the WebSocket stream
-// (socketapi/ws, through its own Facade interface), `orcr top` and an MCP face later. Its methods (Run, Ask, Send, Kill, Wait, Logs, Ls, Snapshot,
+// (socketapi/ws, through its own Facade interface); `orcr top` and the MCP face (`orcr mcp`,
+// cmd/orcr/mcp) are clients of the Unix socket. Its methods (Run, Ask, Send, Kill, Wait, Logs, Ls, Snapshot,
 // Status, AttachPrepare, AttachHeartbeat, AttachRelease, Adopt, the Loop* verbs, Token; and for
 // the WebSocket face CheckStreamToken, OpenStream and StreamFrame) take the wire's typed requests and return its typed results (package
 // socketapi defines them) and *wire.Error values. They are edge code: they run on the caller's goroutine and may

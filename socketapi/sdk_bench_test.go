@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"testing"
-	"time"
 
 	"github.com/orcr-go/orcr/socketapi"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
@@ -74,29 +73,7 @@ func benchTyped(b *testing.B, socket string, c *socketapi.Client, agents int) {
 	for _, tc := range cases {
 		b.Run(tc.name, func(b *testing.B) {
 			frame := []byte(tc.frame + "\n")
-			// Alternate the two in rounds so drift of the machine hits both alike.
-			var raw, typed time.Duration
-			const round = 20
-			for n := 0; n < b.N; n += round {
-				start := time.Now()
-				for range round {
-					if err := rawCall(socket, frame); err != nil {
-						b.Fatal(err)
-					}
-				}
-				raw += time.Since(start)
-				start = time.Now()
-				for range round {
-					if err := tc.typed(); err != nil {
-						b.Fatal(err)
-					}
-				}
-				typed += time.Since(start)
-			}
-			calls := float64(((b.N + round - 1) / round) * round)
-			b.ReportMetric(float64(typed.Nanoseconds())/calls, "typed-ns/call")
-			b.ReportMetric(float64(raw.Nanoseconds())/calls, "raw-ns/call")
-			b.ReportMetric(float64(typed)/float64(raw), "ratio-vs-raw")
+			sockettest.CompareCalls(b, "raw", func() error { return rawCall(socket, frame) }, "typed", tc.typed)
 		})
 	}
 }

@@ -168,3 +168,18 @@ func TestTopRefusals(t *testing.T) {
 		t.Errorf("orcr top without a terminal: exit %d stderr %q, want environment_error exit 2", got.code, got.stderr)
 	}
 }
+
+// orcr mcp refuses --json (stdout is the MCP transport) and a non-loopback --http
+// address, before it serves anything.
+func TestMCPRefusals(t *testing.T) {
+	h := newHarness(t)
+	got := h.run(t, "--json", "mcp")
+	if env := decodeEnvelope(t, got.stdout); got.code != 1 || env.Error == nil || env.Error.Reason() != "json_not_supported" {
+		t.Errorf("orcr --json mcp: got %q exit %d, want invalid_request json_not_supported exit 1", got.stdout, got.code)
+	}
+	got = h.run(t, "mcp", "--http", "0.0.0.0:0")
+	if got.code != 1 || got.stdout != "" || !strings.Contains(got.stderr, "invalid_request") || !strings.Contains(got.stderr, "not_loopback") {
+		t.Errorf("orcr mcp --http 0.0.0.0:0: got stdout %q stderr %q exit %d, want invalid_request not_loopback on stderr, exit 1",
+			got.stdout, got.stderr, got.code)
+	}
+}

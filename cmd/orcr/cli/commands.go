@@ -6,6 +6,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/orcr-go/orcr/cmd/orcr/mcp"
 	"github.com/orcr-go/orcr/socketapi"
 )
 
@@ -21,6 +22,7 @@ type rootCmd struct {
 	Scaffold scaffoldCmd `cmd:"" help:"Create a workflow project on the TypeScript (or Go) SDK."`
 	Skill    skillCmd    `cmd:"" help:"The orchestratr skill that teaches coding agents to use orcr."`
 	Top      topCmd      `cmd:"" help:"Full-screen live view of agents and loops."`
+	MCP      mcpCmd      `cmd:"" name:"mcp" help:"Serve orcr's verbs as MCP tools (stdio, or Streamable HTTP with --http)."`
 
 	RunShim runShimCmd `cmd:"" name:"__run-shim" hidden:"" passthrough:"" help:"Internal: the process of a loop run."`
 }
@@ -95,6 +97,7 @@ var verbMethods = map[string][]string{
 	"server status":  {"server.status"},
 	"api snapshot":   {"api.snapshot"},
 	"top":            {"watch.open", "events.subscribe", "server.status", "agent.ls", "agent.send", "agent.kill", "agent.wait", "agent.logs"},
+	"mcp":            append([]string{"server.handshake"}, mcp.Methods()...),
 }
 
 // localVerbs never talk to the server (docs/cli.md §1.3). `api schema` is generated locally

@@ -71,6 +71,7 @@ var notImplementedProbes = map[string][]string{
 	"skill install": {"skill", "install", "/dev/null"},
 	"skill show":    {"skill", "show"},
 	"top":           {"top"},
+	"mcp":           {"mcp"},
 }
 
 // `orcr --help` marks exactly the commands that answer not_implemented when run, and

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -57,12 +58,18 @@ func (a *app) clientFor(home string) *socketapi.Client {
 // client, the outcome (socketapi.Started or socketapi.AlreadyRunning) and the pid of the
 // server that answered.
 func (a *app) ensureRunning(home string) (*socketapi.Client, string, int, error) {
+	return a.ensureRunningCtx(a.ctx, home)
+}
+
+// ensureRunningCtx is [app.ensureRunning] bounded by ctx instead of the invocation's
+// context (an MCP tool call's auto-start ends with the call).
+func (a *app) ensureRunningCtx(ctx context.Context, home string) (*socketapi.Client, string, int, error) {
 	c := a.clientFor(home)
 	spawn := func() (socketapi.Spawned, error) { return socketapi.Spawned{}, a.env.Spawn(home) }
 	if a.env.spawnDetached != nil {
 		spawn = func() (socketapi.Spawned, error) { return a.env.spawnDetached(home) }
 	}
-	outcome, pid, err := c.EnsureRunning(a.ctx, spawn)
+	outcome, pid, err := c.EnsureRunning(ctx, spawn)
 	if err != nil {
 		return nil, "", 0, err
 	}

@@ -51,6 +51,7 @@ func TestCatalogueCoverage(t *testing.T) {
 		"agent adopt", "agent ask", "agent attach", "agent kill", "agent logs", "agent ls", "agent run", "agent send", "agent token", "agent wait",
 		"api schema", "api snapshot",
 		"loop create", "loop logs", "loop ls", "loop pause", "loop resume", "loop rm", "loop run ls", "loop run start", "loop run stop",
+		"mcp",
 		"scaffold",
 		"server disable", "server enable", "server logs", "server start", "server status", "server stop",
 		"skill install", "skill show",

@@ -1,0 +1,51 @@
+package cli
+
+import (
+	"context"
+
+	"github.com/orcr-go/orcr/cmd/orcr/mcp"
+	"github.com/orcr-go/orcr/socketapi/wire"
+)
+
+type mcpCmd struct {
+	HTTP string `name:"http" placeholder:"ADDR" help:"Serve MCP over Streamable HTTP at http://ADDR/mcp instead of stdio (loopback only; :PORT binds 127.0.0.1)."`
+}
+
+// Run implements `orcr mcp` (docs/cli.md §5.29, docs/mcp.md): the verbs of the MCP face
+// served as tools on stdin/stdout (or Streamable HTTP with --http) until the client
+// closes stdin, or SIGINT/SIGTERM. stdout carries only the protocol, so there is no
+// --json, and config warnings and the --http address go to stderr. The server is
+// auto-started by the first tool call that finds none, as by any verb; each call goes
+// with this process's ORCR_ID / ORCR_PATH as its caller.
+func (c *mcpCmd) Run(a *app) error {
+	if a.json {
+		return wire.Invalid("json_not_supported", "orcr mcp speaks the Model Context Protocol on stdout and has no --json")
+	}
+	home, err := a.resolveHome()
+	if err != nil {
+		return err
+	}
+	o := mcp.Options{
+		Client: a.clientFor(home),
+		Ensure: func(ctx context.Context) error {
+			home, err := a.prepareHome()
+			if err != nil {
+				return err
+			}
+			_, _, _, err = a.ensureRunningCtx(ctx, home)
+			return err
+		},
+		Getwd: a.env.Getwd,
+	}
+	// A signal is the normal way for an MCP client to stop its server.
+	a.ownsSignals = true
+	if c.HTTP == "" {
+		return mcp.ServeStdio(a.ctx, o, a.env.Stdin, a.env.Stdout)
+	}
+	ln, err := mcp.Listen(c.HTTP)
+	if err != nil {
+		return err
+	}
+	a.stderr("orcr mcp: serving MCP (Streamable HTTP) at http://%s%s", ln.Addr(), mcp.HTTPPath)
+	return mcp.ServeHTTP(a.ctx, o, ln)
+}

@@ -1,0 +1,153 @@
+// Package mcp is orcr's MCP face (docs/mcp.md): `orcr mcp` serves a set of the socket
+// API's verbs as Model Context Protocol tools, over stdio or Streamable HTTP, with the
+// official Go SDK. Like `orcr top` it is a thin client of the server's Unix socket
+// through the Go SDK ([socketapi.Client]): every tool call is one socket call, made
+// with the caller identity of this process's ORCR_ID / ORCR_PATH, so an agent that uses
+// the face creates its children under itself exactly as with the CLI. The tools are
+// generated from the method table (socketapi.Methods): names, schemas and calls.
+//
+// Nothing here writes to the output it is given except the MCP transport: on stdio,
+// stdout is the protocol.
+package mcp
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/wire"
+)
+
+// Options configure the face. Only Client is required.
+type Options struct {
+	// Client is the Go SDK client every tool call goes through. Its caller identity
+	// (socketapi.FromEnv) is the caller of every call.
+	Client *socketapi.Client
+	// Ensure, when set, starts the orcr server (the CLI's auto-start, docs/protocol.md
+	// §1.7) and returns once it answers. It is called when a tool call cannot connect
+	// to the socket at all; the call is then sent once more.
+	Ensure func(ctx context.Context) error
+	// Getwd is the working directory a relative or absent cwd argument is resolved
+	// against; nil means os.Getwd.
+	Getwd func() (string, error)
+	// Log receives the MCP SDK's own log lines; nil discards them.
+	Log *slog.Logger
+}
+
+// face is one configured MCP face.
+type face struct {
+	client *socketapi.Client
+	ensure func(context.Context) error
+	getwd  func() (string, error)
+}
+
+// instructions tell a model what the server is for.
+const instructions = "orcr runs AI coding agents (claude, codex) in herdr panes. agent_run starts one and " +
+	"returns at once; agent_wait blocks until agents settle; agent_logs with last_response reads the answer; " +
+	"agent_ask does all three. Names and relative paths land in your own scope, so agents you start are your " +
+	"children. agent_wait with a timeout shorter than your tool-call limit returns timed_out: true when it runs " +
+	"out; call it again to keep waiting. Errors carry {\"error\": {code, message, details}} with one of orcr's " +
+	"nine error codes."
+
+// NewServer returns the MCP server of the face: one tool per entry of the tool list.
+func NewServer(o Options) *sdk.Server {
+	f := &face{client: o.Client, ensure: o.Ensure, getwd: o.Getwd}
+	if f.getwd == nil {
+		f.getwd = os.Getwd
+	}
+	log := o.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := sdk.NewServer(&sdk.Implementation{Name: "orcr", Title: "orcr", Version: socketapi.Version}, &sdk.ServerOptions{
+		Instructions: instructions,
+		Logger:       log,
+		// Tools only: no logging capability (logs never travel over the transport).
+		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}},
+	})
+	for _, t := range tools {
+		s.AddTool(t.definition(), func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return result(t.call(ctx, f, req.Params.Arguments)), nil
+		})
+	}
+	return s
+}
+
+// ServeStdio serves one MCP session on in and out (the process's stdin and stdout)
+// until the client closes in or ctx ends; both are a clean end (nil).
+func ServeStdio(ctx context.Context, o Options, in io.Reader, out io.Writer) error {
+	err := NewServer(o).Run(ctx, &sdk.IOTransport{Reader: readCloser(in), Writer: nopWriteCloser{out}})
+	if ctx.Err() != nil || errors.Is(err, io.EOF) || errors.Is(err, sdk.ErrConnectionClosed) {
+		return nil
+	}
+	return err
+}
+
+func readCloser(r io.Reader) io.ReadCloser {
+	if rc, ok := r.(io.ReadCloser); ok {
+		return rc
+	}
+	return io.NopCloser(r)
+}
+
+// nopWriteCloser keeps the session's end from closing the process's stdout.
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+// HTTPPath is where [ServeHTTP] serves the Streamable HTTP endpoint.
+const HTTPPath = "/mcp"
+
+// ServeHTTP serves the MCP Streamable HTTP transport at [HTTPPath] on ln until ctx
+// ends (a clean end, nil). Every session speaks for this process's caller identity.
+// The SDK's DNS-rebinding protection stays on: a request that reached a loopback
+// address with a Host header naming another host is refused.
+func ServeHTTP(ctx context.Context, o Options, ln net.Listener) error {
+	s := NewServer(o)
+	mux := http.NewServeMux()
+	mux.Handle(HTTPPath, sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, nil))
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	stop := context.AfterFunc(ctx, func() { hs.Close() })
+	defer stop()
+	err := hs.Serve(ln)
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return err
+}
+
+// Listen binds the TCP address of `orcr mcp --http`: host:port, :port or a bare port.
+// Only loopback hosts are accepted (127.0.0.0/8, ::1, localhost, which binds
+// 127.0.0.1); no host means 127.0.0.1. Anything else is invalid_request not_loopback:
+// the endpoint has no authentication, and whoever reaches it drives agents. A bind that
+// fails is environment_error listen_failed.
+func Listen(addr string) (net.Listener, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		if _, perr := strconv.ParseUint(addr, 10, 16); perr != nil {
+			return nil, wire.Invalid("bad_address", "--http wants host:port, :port or a port, not "+strconv.Quote(addr), "value", addr)
+		}
+		host, port = "", addr
+	}
+	switch ip := net.ParseIP(host); {
+	case host == "" || host == "localhost":
+		host = "127.0.0.1"
+	case ip == nil || !ip.IsLoopback():
+		return nil, wire.Invalid("not_loopback", "orcr mcp --http binds loopback addresses only (127.0.0.1, ::1, localhost), not "+
+			strconv.Quote(host), "value", addr)
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, port))
+	if err != nil {
+		return nil, wire.Env("listen_failed", "cannot listen on "+net.JoinHostPort(host, port)+": "+err.Error(), "address", addr).Wrap(err)
+	}
+	return ln, nil
+}

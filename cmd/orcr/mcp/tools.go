@@ -1,0 +1,176 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"path/filepath"
+	"reflect"
+	"strings"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/wire"
+)
+
+// tool is one entry of the socket method table served as an MCP tool.
+type tool struct {
+	spec socketapi.Spec
+	// hints are the tool's MCP annotations (how a client may treat a call).
+	hints sdk.ToolAnnotations
+	// call decodes raw arguments, prepares the request and invokes the method; it returns
+	// the result exactly as the orcr server sent it.
+	call func(ctx context.Context, f *face, raw json.RawMessage) (json.RawMessage, error)
+}
+
+var (
+	no  = new(false)
+	yes = new(true)
+)
+
+// Hint sets of the tools: readOnly reads state only; additive creates or delivers
+// without destroying anything; destructive ends agents, loops or runs. Nothing orcr
+// does reaches outside the machine's own agents and loops, so none is open-world.
+var (
+	readOnly    = sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: no}
+	additive    = sdk.ToolAnnotations{DestructiveHint: no, OpenWorldHint: no}
+	destructive = sdk.ToolAnnotations{DestructiveHint: yes, IdempotentHint: true, OpenWorldHint: no}
+)
+
+// tools are the verbs `orcr mcp` serves (docs/mcp.md §2), in the method table's order.
+// Everything else about a tool — its name, description, input and output schemas, how
+// its arguments are read and how it is called — comes from the table entry, so a field
+// added to a request or result type reaches the tool by itself.
+var tools = []tool{
+	newTool(socketapi.AgentRun, additive),
+	newTool(socketapi.AgentAsk, additive),
+	newTool(socketapi.AgentSend, additive),
+	newTool(socketapi.AgentLogs, readOnly),
+	newTool(socketapi.AgentWait, readOnly),
+	newTool(socketapi.AgentKill, destructive),
+	newTool(socketapi.AgentLs, readOnly),
+	newTool(socketapi.LoopCreate, additive),
+	newTool(socketapi.LoopRm, destructive),
+	newTool(socketapi.LoopLs, readOnly),
+}
+
+// Methods returns the wire names of the socket methods the tools call, in tool order.
+func Methods() []string {
+	out := make([]string, len(tools))
+	for i, t := range tools {
+		out[i] = t.spec.Info().Name
+	}
+	return out
+}
+
+// ToolName is the MCP tool name of a wire method: its dots become underscores
+// (agent.run → agent_run), because several MCP clients hand tool names to model APIs
+// that only accept [a-zA-Z0-9_-].
+func ToolName(method string) string { return strings.ReplaceAll(method, ".", "_") }
+
+// newTool makes the tool of table entry m. The call goes through m's own table entry
+// with the result left undecoded (it is passed on as the server wrote it).
+func newTool[Req, Res any](m *socketapi.Method[Req, Res], hints sdk.ToolAnnotations) tool {
+	raw := &socketapi.Method[Req, socketapi.Open]{Name: m.Name, Unbounded: m.Unbounded}
+	return tool{spec: m, hints: hints, call: func(ctx context.Context, f *face, args json.RawMessage) (json.RawMessage, error) {
+		var req Req
+		if err := socketapi.DecodeParams(args, &req); err != nil {
+			return nil, err
+		}
+		if err := f.prepare(&req); err != nil {
+			return nil, err
+		}
+		res, err := socketapi.Invoke(ctx, f.client, raw, req)
+		if err != nil && f.ensure != nil && dialFailed(err) {
+			// Nothing was sent: start the server as any CLI verb would and send it once.
+			if err := f.ensure(ctx); err != nil {
+				return nil, err
+			}
+			res, err = socketapi.Invoke(ctx, f.client, raw, req)
+		}
+		return res, err
+	}}
+}
+
+// dialFailed reports whether err is the client's failure to connect at all (no socket,
+// nobody listening), after which a request was certainly not sent.
+func dialFailed(err error) bool {
+	var op *net.OpError
+	return wire.Is(err, wire.EnvironmentError, "server_unreachable") && errors.As(err, &op) && op.Op == "dial"
+}
+
+// definition is the MCP tool definition of t: the input schema is the params schema
+// of the schema document (docs/protocol.md §10) without the caller identity, which the
+// face fills itself; the output schema is the result's.
+func (t tool) definition() *sdk.Tool {
+	info := t.spec.Info()
+	req, res := t.spec.Types()
+	in := socketapi.TypeSchema(req)
+	if props, ok := in["properties"].(map[string]any); ok {
+		delete(props, "caller_id")
+		delete(props, "caller_path")
+	}
+	hints := t.hints
+	hints.Title = "orcr " + info.CLI
+	return &sdk.Tool{
+		Name: ToolName(info.Name),
+		Description: info.Summary + ". The orcr socket method " + info.Name + " (the CLI's `orcr " + info.CLI +
+			"`): relative paths and patterns land in the caller's scope. On failure the result is an error " +
+			"whose structured content is {\"error\": {code, message, details}}.",
+		InputSchema:  in,
+		OutputSchema: socketapi.TypeSchema(res),
+		Annotations:  &hints,
+	}
+}
+
+var callerType = reflect.TypeFor[socketapi.Caller]()
+
+// prepare applies what the CLI does to a request before sending it (docs/cli.md §2.1,
+// §5.1): a caller identity given in the arguments is dropped, so the client's own
+// (ORCR_ID / ORCR_PATH of this process) is sent, and a cwd is made absolute against
+// this process's working directory, the working directory itself when absent. req is a
+// pointer to a request struct.
+func (f *face) prepare(req any) error {
+	v := reflect.ValueOf(req).Elem()
+	if c := v.FieldByName("Caller"); c.IsValid() && c.Type() == callerType {
+		c.SetZero()
+	}
+	if c := v.FieldByName("Cwd"); c.IsValid() && c.Kind() == reflect.String {
+		dir := c.String()
+		if !filepath.IsAbs(dir) {
+			wd, err := f.getwd()
+			if err != nil {
+				return wire.Env("cwd_unavailable", "cannot read the current directory: "+err.Error())
+			}
+			dir = filepath.Join(wd, dir)
+		}
+		c.SetString(filepath.Clean(dir))
+	}
+	return nil
+}
+
+// result is the tool result of a call: the result as the server sent it, both as the
+// structured content and as its JSON text; or, for an error, the error object under
+// "error" in both (docs/mcp.md §4). Every output schema is an open object without
+// required keys, so the error shape conforms to it too.
+func result(raw json.RawMessage, err error) *sdk.CallToolResult {
+	if err != nil {
+		b, merr := json.Marshal(errorBody{wire.From(err, "mcp")})
+		if merr != nil {
+			b, _ = json.Marshal(errorBody{wire.Internal("encode", merr.Error())})
+		}
+		return &sdk.CallToolResult{IsError: true, StructuredContent: json.RawMessage(b),
+			Content: []sdk.Content{&sdk.TextContent{Text: string(b)}}}
+	}
+	if len(raw) == 0 {
+		raw = json.RawMessage("{}")
+	}
+	return &sdk.CallToolResult{StructuredContent: raw, Content: []sdk.Content{&sdk.TextContent{Text: string(raw)}}}
+}
+
+// errorBody is the structured content of a tool error.
+type errorBody struct {
+	Error *wire.Error `json:"error"`
+}

@@ -1,0 +1,102 @@
+package tests
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// mcpSession runs the real binary as `orcr mcp` with h's environment plus env and
+// returns the SDK client's session over its stdin and stdout (CommandTransport). Its
+// stderr is logged should the test fail.
+func (h *home) mcpSession(t *testing.T, ctx context.Context, env ...string) *sdk.ClientSession {
+	t.Helper()
+	cmd := exec.Command(bins.orcr, "mcp")
+	cmd.Env = append(append([]string(nil), h.env...), env...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "orcr-e2e", Version: "0"}, nil).Connect(ctx,
+		&sdk.CommandTransport{Command: cmd, TerminateDuration: 5 * time.Second}, nil)
+	if err != nil {
+		t.Fatalf("orcr mcp: %v (stderr %q)", err, stderr.String())
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("orcr mcp stderr:\n%s", stderr.String())
+		}
+	})
+	return cs
+}
+
+// mcpCall calls a tool and returns its structured content and whether it is an error.
+func mcpCall(t *testing.T, ctx context.Context, cs *sdk.ClientSession, name string, args map[string]any) (map[string]any, bool) {
+	t.Helper()
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s(%v): %v", name, args, err)
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	var out map[string]any
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatalf("%s: structured content %s is no object", name, b)
+	}
+	return out, res.IsError
+}
+
+// `orcr mcp` over a real subprocess: it auto-starts the server, runs, waits for and
+// reads a mock agent through tools, refuses a bad input with the protocol's code, and
+// an agent's `orcr mcp` (ORCR_ID / ORCR_PATH set) creates children under that agent.
+// Closing stdin ends it with exit 0, nothing but the protocol having reached stdout
+// (the SDK's client would have failed on any other line).
+func TestMCPSubprocess(t *testing.T) {
+	h, _ := herdrHome(t, `{"integrations":{"mock":{"fast_turn_grace_ms":500,"idle_stable_ms":500}}}`)
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+	defer cancel()
+	cs := h.mcpSession(t, ctx)
+
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil || len(tools.Tools) != 10 {
+		t.Fatalf("tools/list: got %d tools, %v; want 10", len(tools.Tools), err)
+	}
+	run, isErr := mcpCall(t, ctx, cs, "agent_run", map[string]any{"path": "mcp/lead", "agent": "mock", "prompt": "say=hi"})
+	lead, _ := run["agent"].(map[string]any)
+	if isErr || lead["path"] != "mcp/lead" {
+		t.Fatalf("agent_run: got %v, want mcp/lead", run)
+	}
+	if pids := h.serverPIDs(); len(pids) != 1 {
+		t.Errorf("after the first tool call: %d servers run for the home, want the one orcr mcp started", len(pids))
+	}
+	wait, _ := mcpCall(t, ctx, cs, "agent_wait", map[string]any{"targets": []string{"mcp/lead"}, "timeout": "30s"})
+	if wait["all_ok"] != true {
+		t.Fatalf("agent_wait: got %v, want all_ok", wait)
+	}
+	logs, _ := mcpCall(t, ctx, cs, "agent_logs", map[string]any{"target": "mcp/lead", "last_response": true})
+	if resp, _ := logs["response"].(map[string]any); resp == nil || !strings.HasPrefix(resp["text"].(string), "hi") {
+		t.Errorf("agent_logs last_response: got %v, want hi", logs)
+	}
+	bad, isErr := mcpCall(t, ctx, cs, "agent_run", map[string]any{"name": "x/y", "agent": "mock"})
+	if e, _ := bad["error"].(map[string]any); !isErr || e["code"] != "invalid_request" || e["details"].(map[string]any)["reason"] != "invalid_name" {
+		t.Errorf("agent_run name x/y: got %v, want a tool error invalid_request invalid_name", bad)
+	}
+
+	kidFace := h.mcpSession(t, ctx, "ORCR_ID="+lead["uuid"].(string), "ORCR_PATH=mcp/lead", "ORCR_AGENT_DATA_DIR="+lead["data_dir"].(string))
+	kid, _ := mcpCall(t, ctx, kidFace, "agent_run", map[string]any{"name": "kid", "agent": "mock"})
+	if a, _ := kid["agent"].(map[string]any); a["path"] != "mcp/kid" || a["parent_id"] != lead["uuid"] || a["parent_path"] != "mcp/lead" {
+		t.Errorf("agent_run kid from mcp/lead's orcr mcp: got %v, want mcp/kid with parent %v", kid, lead["uuid"])
+	}
+	for _, s := range []*sdk.ClientSession{kidFace, cs} {
+		began := time.Now()
+		if err := s.Close(); err != nil {
+			t.Errorf("orcr mcp after stdin closed: %v, want exit 0", err)
+		}
+		if d := time.Since(began); d > 3*time.Second {
+			t.Errorf("orcr mcp took %v to exit after stdin closed", d)
+		}
+	}
+}
