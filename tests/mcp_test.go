@@ -5,11 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/orcr-go/orcr/actors/provider"
+	"github.com/orcr-go/orcr/actors/provider/providertest"
 )
 
 // mcpSession runs the real binary as `orcr mcp` with h's environment plus env and
@@ -99,4 +103,55 @@ func TestMCPSubprocess(t *testing.T) {
 			t.Errorf("orcr mcp took %v to exit after stdin closed", d)
 		}
 	}
+}
+
+// TestMCPRegistrationLive: `orcr mcp` as the real provider CLIs take it
+// (docs/mcp.md §3). claude registers it with `claude mcp add` and its health check
+// (`claude mcp list`, which starts the server and speaks MCP's handshake with it)
+// reports it connected; codex loads the `[mcp_servers.orcr]` keys docs/mcp.md §3.2
+// gives under --strict-config, which refuses a key it does not know.
+func TestMCPRegistrationLive(t *testing.T) {
+	state := t.TempDir()
+	env := []string{"HOME=" + state, "CLAUDE_CONFIG_DIR=" + filepath.Join(state, ".claude"),
+		"CODEX_HOME=" + filepath.Join(state, ".codex"), "ORCR_HOME=" + filepath.Join(state, "orcr"), "DISABLE_AUTOUPDATER=1"}
+	mustMkdir(t, filepath.Join(state, ".codex"), 0o700)
+	ctx := t.Context()
+	t.Run("claude", func(t *testing.T) {
+		claude := providertest.Require(t, provider.Claude)
+		if out, err := claude.Output(ctx, env, "mcp", "add", "--scope", "user", "orcr", "--", bins.orcr, "mcp"); err != nil {
+			t.Fatalf("claude mcp add: %v\n%s", err, out)
+		}
+		out, err := claude.Output(ctx, env, "mcp", "list")
+		if err != nil {
+			t.Fatalf("claude mcp list: %v\n%s", err, out)
+		}
+		var line string
+		for _, l := range strings.Split(string(out), "\n") {
+			if strings.HasPrefix(l, "orcr:") {
+				line = l
+			}
+		}
+		if !strings.Contains(line, "Connected") {
+			t.Fatalf("claude mcp list does not report orcr connected:\n%s", out)
+		}
+		t.Logf("claude mcp list: %s", line)
+	})
+	t.Run("codex", func(t *testing.T) {
+		codex := providertest.Require(t, provider.Codex)
+		keys := []string{`command="` + bins.orcr + `"`, `args=["mcp"]`,
+			`env_vars=["ORCR_HOME","ORCR_ID","ORCR_PATH","ORCR_AGENT_DATA_DIR","ORCR_LOOP_DATA_DIR"]`, `tool_timeout_sec=1800`}
+		load := func(keys ...string) ([]byte, error) {
+			args := []string{"app-server", "--strict-config", "--print-startup-config"}
+			for _, k := range keys {
+				args = append(args, "-c", "mcp_servers.orcr."+k)
+			}
+			return codex.Output(ctx, env, args...)
+		}
+		if out, err := load(keys...); err != nil {
+			t.Fatalf("codex does not load docs/mcp.md's [mcp_servers.orcr]: %v\n%s", err, out)
+		}
+		if out, err := load(append(keys, "orcr_no_such_key=1")...); err == nil {
+			t.Fatalf("codex --strict-config loaded an unknown mcp_servers key, so the check above proves nothing:\n%s", out)
+		}
+	})
 }
