@@ -320,9 +320,11 @@ func TestClaudeTUIInStandinPaneLive(t *testing.T) {
 		r := h.run("agent", "logs", "cl", "--json")
 		return r.exit == 0 && strings.Contains(r.stdout, "hello from orcr")
 	})
+	// Offline the turn stays open (claude retries); where claude reaches its API the
+	// made-up key's refusal may end the turn: idle then.
 	rows := h.lsRows(t, "cl")
-	if len(rows) != 1 || rows[0].Status != "working" {
-		t.Errorf("after the prompt: %+v, want working", rows)
+	if len(rows) != 1 || rows[0].Status != "working" && rows[0].Status != "idle" {
+		t.Errorf("after the prompt: %+v, want working (or idle)", rows)
 	}
 	wantEndedFailed(t, h, "untrusted", untrustedID, start, maxStarting, "claude asks whether to trust the agent's working directory "+untrusted)
 	killAndCheck(t, h, "cl", uid)
