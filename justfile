@@ -13,7 +13,7 @@ test:
 # the real TUIs in herdr stand-in panes
 providers:
     go test -race -count=1 -v -run 'Live$' ./actors/provider/
-    go test -race -count=1 -v -run 'TUIInStandinPaneLive$' ./tests/
+    go test -race -count=1 -v -run 'Live$' ./tests/
 
 # vet and formatting
 lint:
@@ -27,3 +27,27 @@ bench:
 # the self-contained demo (no herdr or provider needed)
 demo:
     go run ./cmd/orcr-demo
+
+# short coverage-guided runs of every fuzz target beyond its seed corpus (the seeds
+# run with the tests); a crasher is saved under testdata/fuzz and fails the tests
+fuzz:
+    go test -run '^$' -fuzz '^FuzzCheckPrompt$' -fuzztime 5s ./actors
+    go test -run '^$' -fuzz '^FuzzParseCodexModelList$' -fuzztime 5s ./actors/provider
+    go test -run '^$' -fuzz '^FuzzParseCron$' -fuzztime 5s ./actors/schedule
+    go test -run '^$' -fuzz '^FuzzParseOnceAt$' -fuzztime 5s ./actors/schedule
+    go test -run '^$' -fuzz '^FuzzParseClaude$' -fuzztime 5s ./actors/transcript
+    go test -run '^$' -fuzz '^FuzzParseCodex$' -fuzztime 5s ./actors/transcript
+    go test -run '^$' -fuzz '^FuzzParseDirectives$' -fuzztime 5s ./cmd/orcr-mock-agent
+    go test -run '^$' -fuzz '^FuzzLoad$' -fuzztime 5s ./config
+    go test -run '^$' -fuzz '^FuzzParseDuration$' -fuzztime 5s ./config
+    go test -run '^$' -fuzz '^FuzzDecodeResponse$' -fuzztime 5s ./herdr
+    go test -run '^$' -fuzz '^FuzzParseIntegrationStatus$' -fuzztime 5s ./herdr
+    go test -run '^$' -fuzz '^FuzzParseSessionList$' -fuzztime 5s ./herdr
+    go test -run '^$' -fuzz '^FuzzRequest$' -fuzztime 5s ./herdr/herdrtest
+    go test -run '^$' -fuzz '^FuzzDecodeParams$' -fuzztime 5s ./socketapi
+    go test -run '^$' -fuzz '^FuzzModelApply$' -fuzztime 5s ./socketapi
+    go test -run '^$' -fuzz '^FuzzDecodeClient$' -fuzztime 5s ./socketapi/remote
+    go test -run '^$' -fuzz '^FuzzReplyFramesAreUTF8JSON$' -fuzztime 5s ./socketapi/server
+    go test -run '^$' -fuzz '^FuzzDecode$' -fuzztime 5s ./socketapi/wire
+    go test -run '^$' -fuzz '^FuzzCompilePattern$' -fuzztime 5s ./store/agentpath
+    go test -run '^$' -fuzz '^FuzzCreation$' -fuzztime 5s ./store/agentpath
