@@ -382,7 +382,8 @@ func (h *home) envValue(key string) string {
 // TestLoginScreenEndsStartFailed: the login-screen rule (docs/providers.md §5.2) with the
 // mock, so it runs without any provider CLI: a mock whose screen shows the phrase
 // $ORCR_MOCK_LOGIN_SCREEN names is not typed into; its row ends failed within
-// max_starting with the reason in the server log, and its pane is closed.
+// max_starting with the reason in the server log, and its pane is closed. A send to
+// such an agent started without a prompt is refused the same way.
 func TestLoginScreenEndsStartFailed(t *testing.T) {
 	h, _ := herdrHome(t, `{"timings": {"max_starting": "30s"}, "integrations": {"mock": {"submit_ready_ms": 5000}}}`)
 	h.env = append(h.env, "ORCR_MOCK_BANNER=Please Log In to the mock", "ORCR_MOCK_LOGIN_SCREEN=log in to the mock")
@@ -392,6 +393,24 @@ func TestLoginScreenEndsStartFailed(t *testing.T) {
 	// The prompt was never typed: the mock's transcript has no user line.
 	if b, err := os.ReadFile(filepath.Join(h.dir, "data", "lg", uid, provider.MockTranscriptFile)); err == nil && bytes.Contains(b, []byte("say=hi")) {
 		t.Errorf("the prompt reached the mock at its login screen:\n%s", b)
+	}
+
+	// An agent started without a prompt is not checked; a send to it is refused with
+	// the same cause and the row keeps the status it had.
+	idleID, _ := runAgent(t, h, "-a", "mock", "--name", "lg2")
+	eventually(t, 30*time.Second, "lg2 to be idle", func() bool {
+		rows := h.lsRows(t, "lg2")
+		return len(rows) == 1 && rows[0].Status == "idle"
+	})
+	ok, _, e := h.jsonRun(t, "agent.send", 2, "agent", "send", "lg2", "say=later")
+	if ok || e["code"] != "environment_error" || errDetail(e, "cause") != provider.CauseLoginRequired {
+		t.Fatalf("agent send to a mock at its login screen: %v, want environment_error %s", e, provider.CauseLoginRequired)
+	}
+	if rows := h.lsRows(t, "lg2"); len(rows) != 1 || rows[0].Status != "idle" {
+		t.Errorf("after the refused send: %+v, want idle", rows)
+	}
+	if b, err := os.ReadFile(filepath.Join(h.dir, "data", "lg2", idleID, provider.MockTranscriptFile)); err == nil && bytes.Contains(b, []byte("say=later")) {
+		t.Errorf("the send reached the mock at its login screen:\n%s", b)
 	}
 }
 
