@@ -210,6 +210,38 @@ func TestCodexConfigOverridesLive(t *testing.T) {
 	}
 }
 
+// TestCodexResumeArgvParsesLive: codex takes orcr's resume argv as it is ordered —
+// `codex resume <session id>` followed by the launch flags (docs/providers.md §4.7) —
+// up to the point where it needs a terminal: its argument parser accepts it, and
+// refuses the same argv with a flag it does not know (so the check can fail).
+func TestCodexResumeArgvParsesLive(t *testing.T) {
+	cli := providertest.Require(t, provider.Codex)
+	env := isolatedEnv(t)
+	p, err := provider.Lookup(provider.Codex, provider.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const id = "019a3c5e-7b21-7d40-a1f3-5c2e9b8d4a61"
+	for _, r := range []provider.Route{
+		{Provider: provider.Codex, Model: "gpt-5.6-luna", Effort: "high"},
+		{Provider: provider.Codex, Model: "gpt-5.6-luna", Effort: "high", Approvals: true},
+	} {
+		argv, err := p.ResumeArgv(r, provider.SessionKindID, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, _ := cli.Output(context.Background(), env, argv[1:]...)
+		if strings.Contains(string(out), "unexpected argument") || strings.Contains(string(out), "Usage:") ||
+			!strings.Contains(string(out), "stdin is not a terminal") {
+			t.Errorf("%s %s: orcr's resume argv %q is not taken up to the terminal check:\n%s", cli.Name, cli.Version, argv, out)
+		}
+		bogus, _ := cli.Output(context.Background(), env, append(argv[1:], "--orcr-no-such-flag")...)
+		if !strings.Contains(string(bogus), "unexpected argument '--orcr-no-such-flag'") {
+			t.Errorf("%s %s: an unknown flag after the resume argv was not refused, so the check proves nothing:\n%s", cli.Name, cli.Version, bogus)
+		}
+	}
+}
+
 // generateCodexSchema writes the installed app-server's protocol schema into a
 // temporary directory and compiles what orcr checks.
 func generateCodexSchema(t *testing.T, cli providertest.CLI, env []string) (*providertest.CodexSchema, string) {
