@@ -252,11 +252,12 @@ func TestWorktreeRefusals(t *testing.T) {
 	}
 }
 
-// A removal a crash cut off — after the row ended, before or after the removal's intent
-// — is finished at restart.
-func TestWorktreeRemovalRecovered(t *testing.T) {
-	for _, withIntent := range []bool{false, true} {
-		t.Run(map[bool]string{false: "ended ready", true: "remove intent open"}[withIntent], func(t *testing.T) {
+// A worktree step a crash cut off is finished at restart: an ended row whose removal
+// never started, an open removal intent, and an open add intent of a row that ended
+// meanwhile (git shows the worktree was made: it is adopted, then removed).
+func TestWorktreeRecovery(t *testing.T) {
+	for _, open := range []string{"", "agent.worktree_remove_requested", "agent.worktree_add_requested"} {
+		t.Run("open="+open, func(t *testing.T) {
 			repo := gitRepo(t)
 			cr := newCrashed(t, "rcv/wt", map[string]any{"gc": "never", "cwd": repo, "worktree": true})
 			var path string
@@ -266,17 +267,15 @@ func TestWorktreeRemovalRecovered(t *testing.T) {
 					return err
 				}
 				path = a.Worktree.Path
-				if err := tx.EndAgent(cr.a.UUID, []store.Status{store.StatusIdle}, store.ExitKilled); err != nil {
+				if err := tx.EndAgent(cr.a.UUID, []store.Status{store.StatusIdle}, store.ExitKilled); err != nil || open == "" {
 					return err
 				}
-				if !withIntent {
-					return nil
-				}
-				if err := tx.SetWorktree(cr.a.UUID, path, store.WorktreeRemoving); err != nil {
+				state := map[string]string{"agent.worktree_remove_requested": store.WorktreeRemoving,
+					"agent.worktree_add_requested": store.WorktreeCreating}[open]
+				if err := tx.SetWorktree(cr.a.UUID, path, state); err != nil {
 					return err
 				}
-				_, _, err = tx.Intent("agent.worktree_remove_requested", cr.a.UUID,
-					map[string]any{"worktree": path, "branch": a.Worktree.Branch, "repo": a.Worktree.Repo})
+				_, _, err = tx.Intent(open, cr.a.UUID, map[string]any{"worktree": path, "branch": a.Worktree.Branch, "repo": a.Worktree.Repo})
 				return err
 			})
 			c, rec := cr.restart()
