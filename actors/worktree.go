@@ -29,8 +29,8 @@ func (s *System) planWorktree(ctx context.Context, r socketapi.RunRequest, path,
 		}
 		return nil, nil
 	}
-	if r.Cwd == "" {
-		return nil, wire.Invalid("not_a_git_repository", "a worktree needs a cwd inside a git repository", "cwd", nil)
+	if !filepath.IsAbs(r.Cwd) {
+		return nil, wire.Invalid("not_a_git_repository", "a worktree needs an absolute cwd inside a git repository", "cwd", r.Cwd)
 	}
 	repo, err := worktree.Open(ctx, r.Cwd)
 	if err != nil {

@@ -3,11 +3,12 @@ package tests
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/orcr-go/orcr/actors/worktree/worktreetest"
 )
 
 // wtInfo is the worktree object of a row or a run result.
@@ -52,15 +53,7 @@ func (h *home) lsWorktree(t *testing.T, uuid string) wtInfo {
 // repository the run is refused (exit 1) and nothing is made.
 func TestWorktreeCLI(t *testing.T) {
 	h, _ := herdrHome(t, "")
-	repo, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "init"}} {
-		if out, err := exec.Command("git", append([]string{"-C", repo}, args...)...).CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	repo := worktreetest.NewRepo(t)
 	mockCwd := func(path, uuid string) string {
 		var got string
 		eventually(t, 20*time.Second, "mock_cwd of "+path, func() bool {

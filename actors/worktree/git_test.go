@@ -4,34 +4,18 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
-)
 
-// NewRepo makes a git repository with one commit in a temporary directory and returns
-// its (symlink-free) path.
-func newRepo(t *testing.T) string {
-	t.Helper()
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, args := range [][]string{{"init", "-q"}, {"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "init"}} {
-		cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	return dir
-}
+	"github.com/orcr-go/orcr/actors/worktree/worktreetest"
+)
 
 // Against the real git: open a repository from a subdirectory, add a worktree on a
 // new branch, refuse to remove it while it holds an untracked file, remove it once
 // clean, and prune the record of one whose directory vanished.
 func TestGitRoundTrip(t *testing.T) {
 	ctx := context.Background()
-	src := newRepo(t)
+	src := worktreetest.NewRepo(t)
 	sub := filepath.Join(src, "sub")
 	if err := os.Mkdir(sub, 0o755); err != nil {
 		t.Fatal(err)

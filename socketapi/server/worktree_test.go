@@ -10,38 +10,17 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/orcr-go/orcr/actors/worktree/worktreetest"
 	"github.com/orcr-go/orcr/socketapi"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
 	"github.com/orcr-go/orcr/socketapi/wire"
 	"github.com/orcr-go/orcr/store"
 )
-
-// gitRepo makes a repository with one commit on branch main and returns its path.
-func gitRepo(t *testing.T) string {
-	t.Helper()
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	gitIn(t, dir, "init", "-q", "-b", "main")
-	gitIn(t, dir, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "init")
-	return dir
-}
-
-func gitIn(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return string(out)
-}
 
 // wtRow is an agent row with its worktree.
 type wtRow struct {
@@ -106,7 +85,7 @@ func TestWorktreeRunKillKeepReuseReap(t *testing.T) {
 		sockettest.WithConfig(`{"timings": {"gc_tick": "100ms", "idle_after": "1s", "kill_after": "1s"}}`))
 	c := srv.Client(t)
 	rec := record(t, c)
-	repo := gitRepo(t)
+	repo := worktreetest.NewRepo(t)
 	home, err := filepath.EvalSymlinks(srv.Home)
 	if err != nil {
 		t.Fatal(err)
@@ -136,7 +115,7 @@ func TestWorktreeRunKillKeepReuseReap(t *testing.T) {
 	if _, err := os.Stat(want); !os.IsNotExist(err) {
 		t.Errorf("worktree %s after the kill: %v, want it gone", want, err)
 	}
-	if !strings.Contains(gitIn(t, repo, "branch", "--list"), "orcr/wt-one") {
+	if !strings.Contains(worktreetest.Git(t, repo, "branch", "--list"), "orcr/wt-one") {
 		t.Errorf("branch orcr/wt-one is gone after the kill")
 	}
 
@@ -216,7 +195,7 @@ func TestWorktreeRunKillKeepReuseReap(t *testing.T) {
 func TestWorktreeRefusals(t *testing.T) {
 	srv := sockettest.NewServer(t, sockettest.WithHerdr(t))
 	c := srv.Client(t)
-	repo := gitRepo(t)
+	repo := worktreetest.NewRepo(t)
 	for _, tc := range []struct {
 		name   string
 		params map[string]any
@@ -225,6 +204,7 @@ func TestWorktreeRefusals(t *testing.T) {
 	}{
 		{"outside a repository", map[string]any{"cwd": t.TempDir(), "worktree": true}, wire.InvalidRequest, "not_a_git_repository"},
 		{"no cwd", map[string]any{"worktree": true}, wire.InvalidRequest, "not_a_git_repository"},
+		{"relative cwd", map[string]any{"cwd": "src", "worktree": true}, wire.InvalidRequest, "not_a_git_repository"},
 		{"keep without worktree", map[string]any{"cwd": repo, "keep_worktree": true}, wire.InvalidRequest, "keep_without_worktree"},
 		{"bad branch", map[string]any{"cwd": repo, "worktree_branch": "a..b"}, wire.InvalidRequest, "invalid_branch"},
 		{"branch checked out by the user", map[string]any{"cwd": repo, "worktree_branch": "main"}, wire.StateConflict, "branch_checked_out"},
@@ -247,7 +227,7 @@ func TestWorktreeRefusals(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(srv.Home, "data", "ref")); !os.IsNotExist(err) {
 		t.Errorf("data dir after refusals: %v", err)
 	}
-	if got := strings.Count(gitIn(t, repo, "worktree", "list"), "\n"); got != 1 {
+	if got := strings.Count(worktreetest.Git(t, repo, "worktree", "list"), "\n"); got != 1 {
 		t.Errorf("git worktree list after refusals: %d worktrees, want the main one", got)
 	}
 }
@@ -258,7 +238,7 @@ func TestWorktreeRefusals(t *testing.T) {
 func TestWorktreeRecovery(t *testing.T) {
 	for _, open := range []string{"", "agent.worktree_remove_requested", "agent.worktree_add_requested"} {
 		t.Run("open="+open, func(t *testing.T) {
-			repo := gitRepo(t)
+			repo := worktreetest.NewRepo(t)
 			cr := newCrashed(t, "rcv/wt", map[string]any{"gc": "never", "cwd": repo, "worktree": true})
 			var path string
 			cr.leave(func(tx *store.Tx) error {
