@@ -581,6 +581,11 @@ func (a *agentActor) start(c actor.Context, op queuedOp) {
 			done.result = w.reconcile(m)
 			done.ended = w.loaded && w.st.Status == store.StatusEnded
 		}
+		// Every way a row ends passes here: a worktree it leaves is removed (or kept)
+		// before the op's asker is answered (docs/lifecycle.md §8.4).
+		if w.loaded && w.st.Worktree.State == store.WorktreeReady && w.isEnded() {
+			w.releaseWorktree()
+		}
 		done.st, done.loaded, done.mark = w.st, w.loaded, w.mark
 		root.Send(self, done)
 	}()

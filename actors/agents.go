@@ -107,4 +107,17 @@ func (a *agentsActor) recoverAll(c actor.Context) {
 			c.Send(a.child(c, in.Ref), recoverAgent{UUID: in.Ref})
 		}
 	}
+	// A row that ended with its worktree not yet removed (a crash between the end and
+	// the removal's intent) gets one too: the removal runs after its op.
+	ended, err := a.env.DB.UnremovedWorktrees(contextBG)
+	if err != nil {
+		a.env.Log.Error("agent recovery: cannot list unremoved worktrees", "err", err)
+		return
+	}
+	for _, u := range ended {
+		if !live[u] {
+			live[u] = true
+			c.Send(a.child(c, u), recoverAgent{UUID: u})
+		}
+	}
 }

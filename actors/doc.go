@@ -139,8 +139,10 @@
 // decideTurn (a pure function of the row, the observation and the tuning); a report
 // that changes nothing costs no SQL, no write and no goroutine, and a timing threshold
 // (stable idle, the end of the fast-turn grace window) re-decides from a timer. Work
-// that does I/O runs as an op on an op goroutine (edge code) that may block on herdr and
-// on store futures, and reports back with opDone; requests that arrive meanwhile wait
+// that does I/O runs as an op on an op goroutine (edge code) that may block on herdr, on
+// store futures and on git subprocesses (an agent's worktree, made in its spawn and, once
+// any op found its row ended, removed before that op reports: actors/worktree.go, each
+// git call bounded), and reports back with opDone; requests that arrive meanwhile wait
 // in the actor's queue, which makes the actor the agent's move lock: park, un-park
 // (inside a send, or a turn step when herdr reports a parked agent working or blocked),
 // reap and move recovery never overlap a send or a kill of the same agent. Moves are

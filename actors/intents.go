@@ -25,7 +25,10 @@ type intentParams struct {
 	Label    string `json:"label"`
 	InputSeq int64  `json:"input_seq"`
 	Probe    string `json:"probe"`
-	Path     string `json:"path"` // an adoption's new path
+	Path     string `json:"path"`     // an adoption's new path
+	Worktree string `json:"worktree"` // a worktree intent's directory, branch and repository
+	Branch   string `json:"branch"`
+	Repo     string `json:"repo"`
 }
 
 // recoverIntent settles one open intent of this agent.
@@ -39,6 +42,10 @@ func (w *agentWork) recoverIntent(in store.Intent) {
 		w.recoverSpawn(in.OpID, p)
 	case "agent.input_requested":
 		w.recoverInput(in.OpID, p)
+	case "agent.worktree_add_requested":
+		w.recoverWorktreeAdd(in.OpID, p)
+	case "agent.worktree_remove_requested":
+		w.removeWorktree(in.OpID, p.Worktree, p.Repo, true)
 	default:
 		w.closeIntent(in.OpID, false, "interrupted by a server restart", nil)
 	}

@@ -97,6 +97,15 @@ func (s *System) Run(ctx context.Context, r socketapi.RunRequest) (socketapi.Run
 		return socketapi.RunResult{}, wire.Internal("uuid", err.Error())
 	}
 	uid, token := id.String(), uuid.NewString()
+	// The worktree is planned here and made by the spawn (docs/lifecycle.md §8.4): a
+	// refusal comes before anything is written. The agent's cwd is the worktree.
+	wt, err := s.planWorktree(ctx, r, path, uid)
+	if err != nil {
+		return socketapi.RunResult{}, err
+	}
+	if wt != nil {
+		r.Cwd = wt.Path
+	}
 	home := s.cfg.Home
 	dir := AgentDataDir(home, path, uid)
 	parentID, parentPath := caller.Parent()
@@ -125,6 +134,9 @@ func (s *System) Run(ctx context.Context, r socketapi.RunRequest) (socketapi.Run
 	}
 	n := store.NewAgent{UUID: uid, Path: path, ParentID: parentID, Provider: provName, Model: route.Model,
 		Effort: route.Effort, GCMode: gc, Cwd: r.Cwd, Session: s.cfg.Config.Herdr.Session, LaunchToken: token}
+	if wt != nil {
+		n.Worktree = *wt
+	}
 	_, err = s.writeGuarded(func(tx *store.Tx, b BarrierView) (any, error) {
 		if target, ok := b.Covering(path); ok {
 			return nil, wire.Conflict(fmt.Sprintf("a kill of `%s` is in progress", target),
@@ -148,6 +160,10 @@ func (s *System) Run(ctx context.Context, r socketapi.RunRequest) (socketapi.Run
 		if errors.As(err, &inUse) {
 			return socketapi.RunResult{}, pathInUse(inUse)
 		}
+		var wtInUse *store.WorktreeInUseError
+		if errors.As(err, &wtInUse) {
+			return socketapi.RunResult{}, worktreeInUse(wtInUse)
+		}
 		return socketapi.RunResult{}, wire.From(err, "sqlite")
 	}
 	s.sys.Root.Send(s.queue, PokeQueue{})
@@ -158,7 +174,7 @@ func (s *System) Run(ctx context.Context, r socketapi.RunRequest) (socketapi.Run
 	}
 	// The row as it is now: the promotion pass poked above may already have moved it.
 	if row, err := store.AgentByUUID(ctx, s.cfg.DB.Reader(), uid); err == nil {
-		res.Status, res.QueuePosition = row.Status, row.QueuePosition
+		res.Status, res.QueuePosition, res.Worktree = row.Status, row.QueuePosition, row.Worktree
 	}
 	if parentID != "" {
 		res.ParentID, res.ParentPath = parentID, parentPath

@@ -60,6 +60,16 @@ func (w *agentWork) spawn() (ended bool) {
 	if l.Cwd != nil {
 		spec.Cwd = *l.Cwd
 	}
+	dir, err := w.makeWorktree()
+	if err != nil {
+		return w.abandon(err)
+	}
+	if dir != "" {
+		spec.Cwd = dir
+	}
+	if w.cut() {
+		return w.isEnded()
+	}
 	v, err := w.write(func(tx *store.Tx) (any, error) {
 		if err := tx.CheckStarting(w.uuid); err != nil {
 			return nil, err
@@ -69,12 +79,7 @@ func (w *agentWork) spawn() (ended bool) {
 		return id, err
 	})
 	if err != nil {
-		if errors.Is(err, store.ErrStale) {
-			w.logErr("re-read the row", w.reload())
-		} else {
-			w.fail(err)
-		}
-		return w.isEnded()
+		return w.abandon(err)
 	}
 	opID := v.(string)
 	ctx, cancel := w.herdrCtx()
@@ -135,6 +140,18 @@ func (w *agentWork) spawn() (ended bool) {
 			w.closePane(pl.TerminalID, "canceled")
 		}
 	default:
+		w.fail(err)
+	}
+	return w.isEnded()
+}
+
+// abandon stops the pipeline after a step that failed before its side effect: a
+// compare-and-set that found the row moved on (a cancel) only re-reads it; anything
+// else fails the row. It reports whether the row ended.
+func (w *agentWork) abandon(err error) bool {
+	if errors.Is(err, store.ErrStale) {
+		w.logErr("re-read the row", w.reload())
+	} else {
 		w.fail(err)
 	}
 	return w.isEnded()

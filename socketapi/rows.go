@@ -64,6 +64,26 @@ type AgentRow struct {
 	BlockedKind     *string `json:"blocked_kind,omitempty"`
 	ExitReason      *string `json:"exit_reason,omitempty"`
 	EndedAt         *int64  `json:"ended_at,omitempty"`
+	// The git worktree the agent runs in: only for an agent started with worktree
+	// (docs/lifecycle.md §8.4).
+	Worktree *AgentWorktree `json:"worktree,omitempty"`
+}
+
+// AgentWorktree is the git worktree of an agent started with worktree
+// (docs/lifecycle.md §8.4).
+type AgentWorktree struct {
+	// The worktree's directory: the agent's cwd.
+	Path string `json:"path"`
+	// The branch checked out there.
+	Branch string `json:"branch"`
+	// The repository's common git directory.
+	Repo string `json:"repo"`
+	// Whether the worktree is kept when the agent ends (keep_worktree).
+	Keep bool `json:"keep"`
+	// pending (queued, not made yet), creating, ready, removing; once the agent has
+	// ended: removed, kept, dirty (kept: it had uncommitted changes), failed (kept: git
+	// refused the removal) or unused (the agent ended before it was made).
+	State string `json:"state"`
 }
 
 // LoopRow is the loop row shape of docs/protocol.md §4.3 (loop.ls, snapshots, the "loop"

@@ -140,6 +140,14 @@ type RunRequest struct {
 	Cwd string `json:"cwd,omitempty"`
 	// Kill the agent after this duration (e.g. 30m).
 	Timeout string `json:"timeout,omitempty"`
+	// Run the agent in a git worktree of the repository cwd is in, made under its data
+	// dir (or an earlier agent's kept one on the same branch), removed when the agent
+	// ends (docs/lifecycle.md §8.4).
+	Worktree bool `json:"worktree,omitempty"`
+	// The worktree's branch (implies worktree; default orcr/<path with / as ->).
+	WorktreeBranch string `json:"worktree_branch,omitempty"`
+	// Keep the worktree when the agent ends (requires worktree).
+	KeepWorktree bool `json:"keep_worktree,omitempty"`
 }
 
 // AskRequest is agent.ask's params: agent.run's without gc, which is always immediate.
@@ -193,6 +201,8 @@ type RunAgent struct {
 	QueuePosition *int64 `json:"queue_position,omitempty"`
 	ParentID      string `json:"parent_id,omitempty"`
 	ParentPath    string `json:"parent_path,omitempty"`
+	// The agent's git worktree (only with worktree): where it is or will be made.
+	Worktree *AgentWorktree `json:"worktree,omitempty"`
 }
 
 // AskResult is agent.ask's result.

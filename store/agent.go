@@ -26,6 +26,8 @@ type Agent struct {
 	CreatedAt                 int64
 	IdleSince                 int64
 	ParkedAt                  int64
+	// Worktree is the agent's git worktree (State "" = none; docs/lifecycle.md §8.4).
+	Worktree Worktree
 	// Turn is the open (not completed) turn with the highest input_seq; Seq 0 = none.
 	Turn Turn
 }
@@ -41,7 +43,9 @@ const agentStateSelect = `SELECT a.uuid, a.path, a.status, a.managed, COALESCE(a
 	COALESCE(a.cwd, ''), COALESCE(a.herdr_session, ''), COALESCE(a.terminal_id, ''), COALESCE(a.pane_id, ''),
 	COALESCE(a.agent_session_kind, ''), COALESCE(a.agent_session_value, ''), a.move_state, COALESCE(a.move_token, ''),
 	a.cancel_requested, a.input_seq, a.created_at, COALESCE(a.idle_since, 0), COALESCE(a.parked_at, 0),
-	COALESCE(t.input_seq, 0), COALESCE(t.delivered_at, 0), COALESCE(t.working_seen_at, 0)
+	COALESCE(t.input_seq, 0), COALESCE(t.delivered_at, 0), COALESCE(t.working_seen_at, 0),
+	COALESCE(a.worktree_state, ''), COALESCE(a.worktree_path, ''), COALESCE(a.worktree_branch, ''),
+	COALESCE(a.worktree_repo, ''), COALESCE(a.worktree_base, ''), a.worktree_keep
 	FROM agents a LEFT JOIN turns t ON t.agent_uuid = a.uuid AND t.input_seq =
 		(SELECT max(o.input_seq) FROM turns o WHERE o.agent_uuid = a.uuid AND o.completed_at IS NULL)
 	WHERE a.uuid = ?`
@@ -50,11 +54,17 @@ const agentStateSelect = `SELECT a.uuid, a.path, a.status, a.managed, COALESCE(a
 // [Tx]) in one statement. No row wraps [ErrNotFound].
 func LoadAgent(ctx context.Context, q Querier, uuid string) (Agent, error) {
 	var a Agent
-	err := q.QueryRowContext(ctx, agentStateSelect, uuid).Scan(&a.UUID, &a.Path, &a.Status, &a.Managed,
+	err := q.QueryRowContext(ctx, agentStateSelect, uuid).Scan(a.dest()...)
+	return a, rowErr("agent", err)
+}
+
+// dest is what a row of agentStateSelect scans into, in column order.
+func (a *Agent) dest() []any {
+	return []any{&a.UUID, &a.Path, &a.Status, &a.Managed,
 		&a.Provider, &a.GCMode, &a.Cwd, &a.Session, &a.TerminalID, &a.PaneID, &a.SessionKind, &a.SessionValue,
 		&a.MoveState, &a.MoveToken, &a.CancelRequested, &a.InputSeq, &a.CreatedAt, &a.IdleSince, &a.ParkedAt,
-		&a.Turn.Seq, &a.Turn.DeliveredAt, &a.Turn.WorkingSeenAt)
-	return a, rowErr("agent", err)
+		&a.Turn.Seq, &a.Turn.DeliveredAt, &a.Turn.WorkingSeenAt,
+		&a.Worktree.State, &a.Worktree.Path, &a.Worktree.Branch, &a.Worktree.Repo, &a.Worktree.Base, &a.Worktree.Keep}
 }
 
 // Agent reads the lifecycle state of uuid inside the transaction.
@@ -124,6 +134,8 @@ type NewAgent struct {
 	GCMode                    GCMode
 	Cwd, Session, LaunchToken string
 	DeadlineAt                int64 // 0 = none
+	// Worktree, when its Branch is set, is the planned worktree (state pending).
+	Worktree Worktree
 }
 
 // Enqueue inserts a queued managed row at the tail of the admission queue and emits
@@ -141,13 +153,21 @@ func (t *Tx) Enqueue(n NewAgent) (AgentRow, error) {
 	case !errors.Is(err, sql.ErrNoRows):
 		return AgentRow{}, sqliteErr("read path occupant", err)
 	}
+	var wtState any
+	if wt := n.Worktree; wt.Branch != "" {
+		if err := t.checkWorktreeFree(wt); err != nil {
+			return AgentRow{}, err
+		}
+		wtState = WorktreePending
+	}
 	_, err = t.Exec(`INSERT INTO agents (uuid, path, managed, origin, parent_id, agent, model, effort, gc_mode,
 		cwd, herdr_session, launch_token, status, queue_seq, enqueued_at, deadline_at, last_status_change_at,
-		created_at, updated_at)
+		created_at, updated_at, worktree_state, worktree_path, worktree_branch, worktree_repo, worktree_base, worktree_keep)
 		VALUES (?, ?, 1, 'run', ?, ?, ?, ?, ?, ?, ?, ?, 'queued',
-		(SELECT COALESCE(MAX(queue_seq), 0) + 1 FROM agents), ?, ?, ?, ?, ?)`,
+		(SELECT COALESCE(MAX(queue_seq), 0) + 1 FROM agents), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		n.UUID, n.Path, null(n.ParentID), n.Provider, n.Model, n.Effort, n.GCMode, null(n.Cwd),
-		n.Session, n.LaunchToken, t.now, nullInt(n.DeadlineAt), t.now, t.now, t.now)
+		n.Session, n.LaunchToken, t.now, nullInt(n.DeadlineAt), t.now, t.now, t.now,
+		wtState, null(n.Worktree.Path), null(n.Worktree.Branch), null(n.Worktree.Repo), null(n.Worktree.Base), n.Worktree.Keep)
 	if isUniqueViolation(err) {
 		return AgentRow{}, &PathInUseError{Path: n.Path}
 	}
@@ -165,7 +185,12 @@ func (t *Tx) Enqueue(n NewAgent) (AgentRow, error) {
 // EndAgent ends uuid from one of from with reason, emitting agent.status_changed(ended)
 // then agent.ended. The compare-and-set makes a second end a no-op (ErrStale).
 func (t *Tx) EndAgent(uuid string, from []Status, reason ExitReason) error {
-	if err := t.casStatus(uuid, from, StatusEnded, "exit_reason = ?, ended_at = ?, move_state = 'none', move_token = NULL",
+	// A planned worktree never made (the row ended queued) is marked unused, a made one
+	// with keep_worktree kept; any other made one stays ready until the agent actor
+	// removes it (docs/lifecycle.md §8.4).
+	if err := t.casStatus(uuid, from, StatusEnded, "exit_reason = ?, ended_at = ?, move_state = 'none', move_token = NULL, "+
+		"worktree_state = CASE WHEN worktree_state = 'pending' THEN 'unused' "+
+		"WHEN worktree_state = 'ready' AND worktree_keep = 1 THEN 'kept' ELSE worktree_state END",
 		reason, t.now); err != nil {
 		return err
 	}

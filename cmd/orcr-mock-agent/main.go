@@ -41,7 +41,8 @@
 // The data directory is $ORCR_AGENT_DATA_DIR (created if missing), else the
 // current directory. At start the program opens mock.log there (its only log;
 // herdr errors go there), writes mock_env.json (a JSON object of every ORCR_*
-// and HERDR_* variable in its environment) and creates transcript.jsonl. With
+// and HERDR_* variable in its environment) and mock_cwd (its working directory, one
+// line) and creates transcript.jsonl. With
 // --resume it then, before the banner, appends every non-blank line of the
 // named file to its own transcript.jsonl, verbatim and in one write, takes the
 // session_id of the last copied entry that has one as its session id (unless
@@ -374,6 +375,11 @@ func run(args []string) int {
 	if b, err := json.MarshalIndent(envDump(os.Environ()), "", "  "); err == nil {
 		if err := os.WriteFile(filepath.Join(dataDir, "mock_env.json"), append(b, '\n'), 0o644); err != nil {
 			logger.Printf("mock_env.json: %v", err)
+		}
+	}
+	if wd, err := os.Getwd(); err == nil {
+		if err := os.WriteFile(filepath.Join(dataDir, "mock_cwd"), []byte(wd+"\n"), 0o644); err != nil {
+			logger.Printf("mock_cwd: %v", err)
 		}
 	}
 

@@ -35,6 +35,10 @@ var EventKinds = []string{
 	"agent.input_requested", "agent.input_applied",
 	"loop_run.spawn_requested", "loop_run.spawn_applied",
 	"loop_run.signal_requested", "loop_run.signal_applied",
+	// An agent's git worktree (docs/lifecycle.md §8.4): made before its pane, removed
+	// after its row ended.
+	"agent.worktree_add_requested", "agent.worktree_add_applied",
+	"agent.worktree_remove_requested", "agent.worktree_remove_applied",
 }
 
 // Control frame kinds: written with seq 0, never stored.

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/alecthomas/kong"
+
 	"github.com/orcr-go/orcr/socketapi"
 	"github.com/orcr-go/orcr/socketapi/wire"
 )
@@ -105,8 +107,28 @@ func (a *app) absDir(dir string) (string, error) {
 }
 
 type agentRunCmd struct {
-	createFlags `embed:""`
-	GC          string `name:"gc" enum:"auto,immediate,never" default:"auto" help:"When to reap the agent: auto, immediate or never."`
+	createFlags  `embed:""`
+	GC           string        `name:"gc" enum:"auto,immediate,never" default:"auto" help:"When to reap the agent: auto, immediate or never."`
+	Worktree     optionalValue `placeholder:"BRANCH" help:"Run in a git worktree of the cwd's repository, on BRANCH (optional; default orcr/<path with / as ->)."`
+	KeepWorktree bool          `help:"Keep the worktree when the agent ends (needs --worktree)."`
+}
+
+// optionalValue is a flag whose value may be left out: "--worktree", "--worktree
+// <branch>" and "--worktree=<branch>" all set it; the next word is taken as its value
+// only when it does not start with "-" (agent run has no positional arguments, so no
+// word is ambiguous).
+type optionalValue struct {
+	Set   bool
+	Value string
+}
+
+// Decode implements kong.MapperValue.
+func (o *optionalValue) Decode(ctx *kong.DecodeContext) error {
+	o.Set = true
+	if t := ctx.Scan.Peek(); t.IsValue() {
+		return ctx.Scan.PopValueInto("branch", &o.Value)
+	}
+	return nil
 }
 
 // Run implements `orcr agent run` (docs/cli.md §5.1).
@@ -116,6 +138,7 @@ func (c *agentRunCmd) Run(a *app) error {
 		return err
 	}
 	req.GC = c.GC
+	req.Worktree, req.WorktreeBranch, req.KeepWorktree = c.Worktree.Set, c.Worktree.Value, c.KeepWorktree
 	return request(a, socketapi.AgentRun, req, func(r socketapi.RunResult) error {
 		a.stdout("%s %s", r.Agent.Path, r.Agent.UUID)
 		if a.env.IsTTY() {

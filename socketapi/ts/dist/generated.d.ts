@@ -6,7 +6,7 @@ export type ProtocolMethod = (typeof PROTOCOL_METHODS)[number];
 /** The methods that answer with an initial result, then event frames. */
 export declare const STREAMING_METHODS: readonly ["events.subscribe", "watch.open"];
 /** The event kinds the schema registers, sorted. */
-export declare const EVENT_KINDS: readonly ["agent.close_applied", "agent.close_requested", "agent.created", "agent.ended", "agent.input_applied", "agent.input_requested", "agent.location_changed", "agent.move_applied", "agent.move_requested", "agent.response_captured", "agent.spawn_applied", "agent.spawn_requested", "agent.status_changed", "agent.turn_completed", "attach.ended", "attach.started", "loop.coalesced", "loop.created", "loop.ended", "loop.fired", "loop.paused", "loop.removed", "loop.resumed", "loop.skipped", "loop_run.ended", "loop_run.signal_applied", "loop_run.signal_requested", "loop_run.spawn_applied", "loop_run.spawn_requested", "loop_run.started", "loop_run.stopping", "queue.promoted", "server_stopping"];
+export declare const EVENT_KINDS: readonly ["agent.close_applied", "agent.close_requested", "agent.created", "agent.ended", "agent.input_applied", "agent.input_requested", "agent.location_changed", "agent.move_applied", "agent.move_requested", "agent.response_captured", "agent.spawn_applied", "agent.spawn_requested", "agent.status_changed", "agent.turn_completed", "agent.worktree_add_applied", "agent.worktree_add_requested", "agent.worktree_remove_applied", "agent.worktree_remove_requested", "attach.ended", "attach.started", "loop.coalesced", "loop.created", "loop.ended", "loop.fired", "loop.paused", "loop.removed", "loop.resumed", "loop.skipped", "loop_run.ended", "loop_run.signal_applied", "loop_run.signal_requested", "loop_run.spawn_applied", "loop_run.spawn_requested", "loop_run.started", "loop_run.stopping", "queue.promoted", "server_stopping"];
 /** The error codes of protocol 1 with their CLI exit codes, in the schema's order. */
 export declare const ERROR_CODES: readonly [{
     readonly code: "not_found";
@@ -95,6 +95,27 @@ export interface AgentAdoptResult {
         /** of the latest turn (highest input_seq) */
         turn_delivered_at?: number;
         uuid?: string;
+        /**
+         * The git worktree the agent runs in: only for an agent started with worktree
+         * (docs/lifecycle.md §8.4).
+         */
+        worktree?: {
+            /** The branch checked out there. */
+            branch?: string;
+            /** Whether the worktree is kept when the agent ends (keep_worktree). */
+            keep?: boolean;
+            /** The worktree's directory: the agent's cwd. */
+            path?: string;
+            /** The repository's common git directory. */
+            repo?: string;
+            /**
+             * pending (queued, not made yet), creating, ready, removing; once the agent has
+             * ended: removed, kept, dirty (kept: it had uncommitted changes), failed (kept: git
+             * refused the removal) or unused (the agent ended before it was made).
+             */
+            state?: string;
+            [key: string]: unknown;
+        };
         [key: string]: unknown;
     };
     /** The unmanaged path it had. */
@@ -382,6 +403,27 @@ export interface AgentLsResult {
         /** of the latest turn (highest input_seq) */
         turn_delivered_at?: number;
         uuid?: string;
+        /**
+         * The git worktree the agent runs in: only for an agent started with worktree
+         * (docs/lifecycle.md §8.4).
+         */
+        worktree?: {
+            /** The branch checked out there. */
+            branch?: string;
+            /** Whether the worktree is kept when the agent ends (keep_worktree). */
+            keep?: boolean;
+            /** The worktree's directory: the agent's cwd. */
+            path?: string;
+            /** The repository's common git directory. */
+            repo?: string;
+            /**
+             * pending (queued, not made yet), creating, ready, removing; once the agent has
+             * ended: removed, kept, dirty (kept: it had uncommitted changes), failed (kept: git
+             * refused the removal) or unused (the agent ended before it was made).
+             */
+            state?: string;
+            [key: string]: unknown;
+        };
         [key: string]: unknown;
     }[] | null;
     [key: string]: unknown;
@@ -403,6 +445,8 @@ export interface AgentRunParams {
     effort?: string;
     /** When to reap the agent: auto (default), immediate or never. */
     gc?: string;
+    /** Keep the worktree when the agent ends (requires worktree). */
+    keep_worktree?: boolean;
     /** The model (default: the provider's configured model). */
     model?: string;
     /**
@@ -419,6 +463,14 @@ export interface AgentRunParams {
     prompt?: string;
     /** Kill the agent after this duration (e.g. 30m). */
     timeout?: string;
+    /**
+     * Run the agent in a git worktree of the repository cwd is in, made under its data
+     * dir (or an earlier agent's kept one on the same branch), removed when the agent
+     * ends (docs/lifecycle.md §8.4).
+     */
+    worktree?: boolean;
+    /** The worktree's branch (implies worktree; default orcr/<path with / as ->). */
+    worktree_branch?: string;
     [key: string]: unknown;
 }
 /**
@@ -440,6 +492,24 @@ export interface AgentRunResult {
         queue_position?: number;
         status?: string;
         uuid?: string;
+        /** The agent's git worktree (only with worktree): where it is or will be made. */
+        worktree?: {
+            /** The branch checked out there. */
+            branch?: string;
+            /** Whether the worktree is kept when the agent ends (keep_worktree). */
+            keep?: boolean;
+            /** The worktree's directory: the agent's cwd. */
+            path?: string;
+            /** The repository's common git directory. */
+            repo?: string;
+            /**
+             * pending (queued, not made yet), creating, ready, removing; once the agent has
+             * ended: removed, kept, dirty (kept: it had uncommitted changes), failed (kept: git
+             * refused the removal) or unused (the agent ended before it was made).
+             */
+            state?: string;
+            [key: string]: unknown;
+        };
         [key: string]: unknown;
     };
     /**
@@ -620,6 +690,27 @@ export interface ApiSnapshotResult {
         /** of the latest turn (highest input_seq) */
         turn_delivered_at?: number;
         uuid?: string;
+        /**
+         * The git worktree the agent runs in: only for an agent started with worktree
+         * (docs/lifecycle.md §8.4).
+         */
+        worktree?: {
+            /** The branch checked out there. */
+            branch?: string;
+            /** Whether the worktree is kept when the agent ends (keep_worktree). */
+            keep?: boolean;
+            /** The worktree's directory: the agent's cwd. */
+            path?: string;
+            /** The repository's common git directory. */
+            repo?: string;
+            /**
+             * pending (queued, not made yet), creating, ready, removing; once the agent has
+             * ended: removed, kept, dirty (kept: it had uncommitted changes), failed (kept: git
+             * refused the removal) or unused (the agent ended before it was made).
+             */
+            state?: string;
+            [key: string]: unknown;
+        };
         [key: string]: unknown;
     }[] | null;
     /** active and paused loops, by created_at */
@@ -1130,6 +1221,27 @@ export interface WatchOpenResult {
             /** of the latest turn (highest input_seq) */
             turn_delivered_at?: number;
             uuid?: string;
+            /**
+             * The git worktree the agent runs in: only for an agent started with worktree
+             * (docs/lifecycle.md §8.4).
+             */
+            worktree?: {
+                /** The branch checked out there. */
+                branch?: string;
+                /** Whether the worktree is kept when the agent ends (keep_worktree). */
+                keep?: boolean;
+                /** The worktree's directory: the agent's cwd. */
+                path?: string;
+                /** The repository's common git directory. */
+                repo?: string;
+                /**
+                 * pending (queued, not made yet), creating, ready, removing; once the agent has
+                 * ended: removed, kept, dirty (kept: it had uncommitted changes), failed (kept: git
+                 * refused the removal) or unused (the agent ended before it was made).
+                 */
+                state?: string;
+                [key: string]: unknown;
+            };
             [key: string]: unknown;
         }[] | null;
         /** active and paused loops, by created_at */

@@ -60,6 +60,10 @@ export const EVENT_KINDS = [
   "agent.spawn_requested",
   "agent.status_changed",
   "agent.turn_completed",
+  "agent.worktree_add_applied",
+  "agent.worktree_add_requested",
+  "agent.worktree_remove_applied",
+  "agent.worktree_remove_requested",
   "attach.ended",
   "attach.started",
   "loop.coalesced",
@@ -145,6 +149,27 @@ export interface AgentAdoptResult {
     /** of the latest turn (highest input_seq) */
     turn_delivered_at?: number;
     uuid?: string;
+    /**
+     * The git worktree the agent runs in: only for an agent started with worktree
+     * (docs/lifecycle.md §8.4).
+     */
+    worktree?: {
+      /** The branch checked out there. */
+      branch?: string;
+      /** Whether the worktree is kept when the agent ends (keep_worktree). */
+      keep?: boolean;
+      /** The worktree's directory: the agent's cwd. */
+      path?: string;
+      /** The repository's common git directory. */
+      repo?: string;
+      /**
+       * pending (queued, not made yet), creating, ready, removing; once the agent has
+       * ended: removed, kept, dirty (kept: it had uncommitted changes), failed (kept: git
+       * refused the removal) or unused (the agent ended before it was made).
+       */
+      state?: string;
+      [key: string]: unknown;
+    };
     [key: string]: unknown;
   };
   /** The unmanaged path it had. */
@@ -446,6 +471,27 @@ export interface AgentLsResult {
     /** of the latest turn (highest input_seq) */
     turn_delivered_at?: number;
     uuid?: string;
+    /**
+     * The git worktree the agent runs in: only for an agent started with worktree
+     * (docs/lifecycle.md §8.4).
+     */
+    worktree?: {
+      /** The branch checked out there. */
+      branch?: string;
+      /** Whether the worktree is kept when the agent ends (keep_worktree). */
+      keep?: boolean;
+      /** The worktree's directory: the agent's cwd. */
+      path?: string;
+      /** The repository's common git directory. */
+      repo?: string;
+      /**
+       * pending (queued, not made yet), creating, ready, removing; once the agent has
+       * ended: removed, kept, dirty (kept: it had uncommitted changes), failed (kept: git
+       * refused the removal) or unused (the agent ended before it was made).
+       */
+      state?: string;
+      [key: string]: unknown;
+    };
     [key: string]: unknown;
   }[] | null;
   [key: string]: unknown;
@@ -468,6 +514,8 @@ export interface AgentRunParams {
   effort?: string;
   /** When to reap the agent: auto (default), immediate or never. */
   gc?: string;
+  /** Keep the worktree when the agent ends (requires worktree). */
+  keep_worktree?: boolean;
   /** The model (default: the provider's configured model). */
   model?: string;
   /**
@@ -484,6 +532,14 @@ export interface AgentRunParams {
   prompt?: string;
   /** Kill the agent after this duration (e.g. 30m). */
   timeout?: string;
+  /**
+   * Run the agent in a git worktree of the repository cwd is in, made under its data
+   * dir (or an earlier agent's kept one on the same branch), removed when the agent
+   * ends (docs/lifecycle.md §8.4).
+   */
+  worktree?: boolean;
+  /** The worktree's branch (implies worktree; default orcr/<path with / as ->). */
+  worktree_branch?: string;
   [key: string]: unknown;
 }
 
@@ -506,6 +562,24 @@ export interface AgentRunResult {
     queue_position?: number;
     status?: string;
     uuid?: string;
+    /** The agent's git worktree (only with worktree): where it is or will be made. */
+    worktree?: {
+      /** The branch checked out there. */
+      branch?: string;
+      /** Whether the worktree is kept when the agent ends (keep_worktree). */
+      keep?: boolean;
+      /** The worktree's directory: the agent's cwd. */
+      path?: string;
+      /** The repository's common git directory. */
+      repo?: string;
+      /**
+       * pending (queued, not made yet), creating, ready, removing; once the agent has
+       * ended: removed, kept, dirty (kept: it had uncommitted changes), failed (kept: git
+       * refused the removal) or unused (the agent ended before it was made).
+       */
+      state?: string;
+      [key: string]: unknown;
+    };
     [key: string]: unknown;
   };
   /**
@@ -696,6 +770,27 @@ export interface ApiSnapshotResult {
     /** of the latest turn (highest input_seq) */
     turn_delivered_at?: number;
     uuid?: string;
+    /**
+     * The git worktree the agent runs in: only for an agent started with worktree
+     * (docs/lifecycle.md §8.4).
+     */
+    worktree?: {
+      /** The branch checked out there. */
+      branch?: string;
+      /** Whether the worktree is kept when the agent ends (keep_worktree). */
+      keep?: boolean;
+      /** The worktree's directory: the agent's cwd. */
+      path?: string;
+      /** The repository's common git directory. */
+      repo?: string;
+      /**
+       * pending (queued, not made yet), creating, ready, removing; once the agent has
+       * ended: removed, kept, dirty (kept: it had uncommitted changes), failed (kept: git
+       * refused the removal) or unused (the agent ended before it was made).
+       */
+      state?: string;
+      [key: string]: unknown;
+    };
     [key: string]: unknown;
   }[] | null;
   /** active and paused loops, by created_at */
@@ -1234,6 +1329,27 @@ export interface WatchOpenResult {
       /** of the latest turn (highest input_seq) */
       turn_delivered_at?: number;
       uuid?: string;
+      /**
+       * The git worktree the agent runs in: only for an agent started with worktree
+       * (docs/lifecycle.md §8.4).
+       */
+      worktree?: {
+        /** The branch checked out there. */
+        branch?: string;
+        /** Whether the worktree is kept when the agent ends (keep_worktree). */
+        keep?: boolean;
+        /** The worktree's directory: the agent's cwd. */
+        path?: string;
+        /** The repository's common git directory. */
+        repo?: string;
+        /**
+         * pending (queued, not made yet), creating, ready, removing; once the agent has
+         * ended: removed, kept, dirty (kept: it had uncommitted changes), failed (kept: git
+         * refused the removal) or unused (the agent ended before it was made).
+         */
+        state?: string;
+        [key: string]: unknown;
+      };
       [key: string]: unknown;
     }[] | null;
     /** active and paused loops, by created_at */
