@@ -90,7 +90,11 @@ func newConfig(opts []Option) *config {
 	// A loop run starts `<ORCR_RUN_SHIM> __run-shim`, by default this very executable:
 	// in a test binary that would run the tests again, once per run. Without WithHerdr
 	// (which names the real orcr binary) runs fail to start instead.
-	c := &config{env: map[string]string{"ORCR_DEBUG_METHODS": "1", "ORCR_RUN_SHIM": "/nonexistent/orcr-run-shim"}, log: slog.New(slog.DiscardHandler)}
+	// IS_SANDBOX: the tests' claude is a script in a stand-in pane, not the real claude,
+	// so a server running as root (CI) must not refuse its permission bypass
+	// (docs/providers.md §3.2).
+	c := &config{env: map[string]string{"ORCR_DEBUG_METHODS": "1", "ORCR_RUN_SHIM": "/nonexistent/orcr-run-shim",
+		"IS_SANDBOX": "1"}, log: slog.New(slog.DiscardHandler)}
 	for _, o := range opts {
 		o(c)
 	}
