@@ -426,7 +426,9 @@ func TestStreamInternalError(t *testing.T) {
 	c := r.dial(agent, tok)
 	// Damage the store under the running server: the log's table goes away, so the
 	// replay read fails.
-	raw, err := sql.Open("sqlite", r.srv.Home+"/orcr.db")
+	// busy_timeout: the server writes meanwhile (on a loaded machine an ALTER without
+	// one met SQLITE_BUSY at once).
+	raw, err := sql.Open("sqlite", "file:"+r.srv.Home+"/orcr.db?_pragma=busy_timeout(10000)")
 	if err != nil {
 		t.Fatal(err)
 	}
