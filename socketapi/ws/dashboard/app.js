@@ -457,7 +457,7 @@
       return null;
     }
     if (!env.ok) {
-      toast(name + ' ' + errorText(env.error), 'error');
+      toast(name + ': ' + errorText(env.error), 'error');
       return null;
     }
     return env.result;
