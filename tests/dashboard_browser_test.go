@@ -56,9 +56,16 @@ func artifacts(t *testing.T) string {
 // idle, the tool's result in the log), sends and kills, and shows a protocol error code;
 // on a phone-sized viewport too.
 func TestDashboardBrowser(t *testing.T) {
+	h, _ := herdrHome(t, `{"remote": {"listen": "127.0.0.1:0", "approvals": true}}`)
+	// `orcr dashboard` prints the link alone on stdout.
+	r := h.run("dashboard")
+	if out := strings.TrimSpace(r.stdout); r.exit != 0 || strings.Contains(out, "\n") ||
+		!strings.HasPrefix(out, remoteBase(t, h)+"/?token=") || !strings.Contains(r.stderr, "once") {
+		t.Errorf("orcr dashboard: exit %d stdout %q stderr %q", r.exit, r.stdout, r.stderr)
+	}
+	h.jsonRun(t, "dashboard.login", 1, "dashboard", "--rotate", "--revoke")
 	browser := chromium(t)
 	shots := artifacts(t)
-	h, _ := herdrHome(t, `{"remote": {"listen": "127.0.0.1:0", "approvals": true}}`)
 	for _, path := range []string{"web/a", "web/team/b"} {
 		if ok, _, _ := h.jsonRun(t, "agent.run", 0, "agent", "run", "--path", path, "-a", "mock"); !ok {
 			t.Fatalf("agent run %s failed", path)
