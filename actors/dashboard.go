@@ -160,8 +160,7 @@ func (s *System) CheckDashboardSession(ctx context.Context, session string) (str
 	if session == "" {
 		return "", ErrUnauthorized
 	}
-	since := time.Now().Add(-DashboardSessionTTL).UnixMilli()
-	hashes, err := store.LiveTokensSince(ctx, s.cfg.DB.Reader(), store.DashboardSessions, since)
+	hashes, err := s.liveSessions(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -170,6 +169,12 @@ func (s *System) CheckDashboardSession(ctx context.Context, session string) (str
 		return "", ErrUnauthorized
 	}
 	return got, nil
+}
+
+// liveSessions reads the hashes of the live sessions younger than DashboardSessionTTL.
+func (s *System) liveSessions(ctx context.Context) ([]string, error) {
+	since := time.Now().Add(-DashboardSessionTTL).UnixMilli()
+	return store.LiveTokensSince(ctx, s.cfg.DB.Reader(), store.DashboardSessions, since)
 }
 
 // CheckDashboardStream is the stream's door for a dashboard session (docs/remote.md §2):
@@ -227,8 +232,7 @@ func (s *System) OpenDashboardFeed(ctx context.Context, hash string, sink FrameS
 	s.dashMu.Lock()
 	s.dashFeeds[f] = struct{}{}
 	s.dashMu.Unlock()
-	since := time.Now().Add(-DashboardSessionTTL).UnixMilli()
-	hashes, err := store.LiveTokensSince(ctx, s.cfg.DB.Reader(), store.DashboardSessions, since)
+	hashes, err := s.liveSessions(ctx)
 	if err != nil {
 		f.Close()
 		return nil, err
@@ -238,7 +242,7 @@ func (s *System) OpenDashboardFeed(ctx context.Context, hash string, sink FrameS
 	}
 	n := dashSeq.Add(1)
 	props := s.SubscriptionProps(SubscriptionSpec{ID: n, Kind: KindWatch, Store: s.storePID, DB: s.cfg.DB, Sink: sink,
-		Log: s.cfg.Log})
+		MaxInFlight: DefaultMaxInFlight, Log: s.cfg.Log})
 	if f.pid, err = s.sys.Root.SpawnNamed(props, fmt.Sprintf("dash-%d", n)); err != nil {
 		f.Close()
 		return nil, wire.Internal("actor", "cannot start a dashboard feed: "+err.Error())

@@ -111,7 +111,7 @@ func (s *Server) serveIndex(w http.ResponseWriter, r *http.Request) {
 		s.signIn(w, r)
 		return
 	}
-	if _, err := s.dash.CheckDashboardSession(r.Context(), s.session(r)); err != nil {
+	if _, err := s.facade.CheckDashboardSession(r.Context(), s.session(r)); err != nil {
 		s.signedOut(w, err)
 		return
 	}
@@ -129,14 +129,16 @@ func (s *Server) serveIndex(w http.ResponseWriter, r *http.Request) {
 // redirect that ends a cross-site navigation (a link clicked in a web mail), but it is
 // on the page's own same-origin navigation. The link's URL is left behind at once.
 func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
-	session, err := s.dash.RedeemDashboardLink(r.Context(), r.URL.Query().Get("token"))
+	session, err := s.facade.RedeemDashboardLink(r.Context(), r.URL.Query().Get("token"))
 	if err != nil {
-		if _, cerr := s.dash.CheckDashboardSession(r.Context(), s.session(r)); cerr == nil {
+		if _, cerr := s.facade.CheckDashboardSession(r.Context(), s.session(r)); cerr == nil {
 			http.Redirect(w, r, "/", http.StatusSeeOther) // an old link; this browser is signed in
 			return
 		}
 		if !errors.Is(err, actors.ErrUnauthorized) {
 			s.log.Error("dashboard: sign-in failed", "err", err)
+			s.page(w, http.StatusInternalServerError, "Sign-in failed", "The server could not sign this browser in; its log says why.")
+			return
 		}
 		s.page(w, http.StatusUnauthorized, "This sign-in link is not valid",
 			"It was already used, it expired (links last 10 minutes), or it was revoked. Run <code>orcr dashboard</code> on the server's machine for a new one.")
@@ -184,7 +186,7 @@ func (s *Server) serveFeed(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithCancel(s.ctx)
 	defer cancel()
-	hash, err := s.dash.CheckDashboardSession(ctx, s.session(r))
+	hash, err := s.facade.CheckDashboardSession(ctx, s.session(r))
 	if err != nil {
 		if !errors.Is(err, actors.ErrUnauthorized) {
 			s.log.Error("dashboard: session check failed", "err", err)
@@ -192,8 +194,8 @@ func (s *Server) serveFeed(w http.ResponseWriter, r *http.Request) {
 		s.refuse(ctx, c, remote.Unauthorized, "not signed in: run `orcr dashboard` for a sign-in link")
 		return
 	}
-	sink := newSink(2 * feedInFlight)
-	feed, err := s.dash.OpenDashboardFeed(ctx, hash, feedSink{sink})
+	sink := newSink(2 * actors.DefaultMaxInFlight)
+	feed, err := s.facade.OpenDashboardFeed(ctx, hash, feedSink{sink})
 	if err != nil {
 		s.log.Error("dashboard: cannot open the fleet feed", "err", err)
 		s.refuse(ctx, c, remote.Internal, "the server cannot open the fleet feed")
@@ -225,12 +227,9 @@ func (s *Server) serveFeed(w http.ResponseWriter, r *http.Request) {
 	<-writerDone
 }
 
-// feedInFlight is the subscription's default bound on frames handed to the sink and not
-// yet written (actors.SubscriptionSpec.MaxInFlight); the feed's queue holds twice that,
+// feedSink adapts a connection's sink to the subscription actor (actors.FrameSink). The
+// queue holds twice the subscription's frames in flight (and its few control frames),
 // so it only overflows if that bound is broken.
-const feedInFlight = 512
-
-// feedSink adapts a connection's sink to the subscription actor (actors.FrameSink).
 type feedSink struct{ *sink }
 
 func (f feedSink) Enqueue(frame []byte, onWritten func()) {
@@ -266,7 +265,7 @@ var httpStatus = map[wire.Code]int{
 func (s *Server) action(do func(ctx context.Context, body json.RawMessage) (any, error)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		setPageHeaders(w)
-		if _, err := s.dash.CheckDashboardSession(r.Context(), s.session(r)); err != nil {
+		if _, err := s.facade.CheckDashboardSession(r.Context(), s.session(r)); err != nil {
 			if !errors.Is(err, actors.ErrUnauthorized) {
 				s.log.Error("dashboard: session check failed", "err", err)
 			}
@@ -346,7 +345,7 @@ func (s *Server) sendAction(ctx context.Context, body json.RawMessage) (any, err
 	if err := decodeBody(body, &b); err != nil {
 		return nil, err
 	}
-	return s.dash.Send(ctx, socketapi.SendRequest{Target: b.Target, Prompt: b.Prompt})
+	return s.facade.Send(ctx, socketapi.SendRequest{Target: b.Target, Prompt: b.Prompt})
 }
 
 func (s *Server) killAction(ctx context.Context, body json.RawMessage) (any, error) {
@@ -358,5 +357,5 @@ func (s *Server) killAction(ctx context.Context, body json.RawMessage) (any, err
 	if b.Target != "" {
 		targets = []string{b.Target}
 	}
-	return s.dash.Kill(ctx, socketapi.KillRequest{Targets: targets, Force: b.Force})
+	return s.facade.Kill(ctx, socketapi.KillRequest{Targets: targets, Force: b.Force})
 }

@@ -41,7 +41,6 @@ const finalGrace = 5 * time.Second
 type Server struct {
 	cfg    config.Remote
 	facade Facade
-	dash   DashboardFacade // the same facade, seen by the dashboard's handlers
 	log    *slog.Logger
 	ln     net.Listener
 	http   *http.Server
@@ -73,7 +72,7 @@ func Listen(cfg config.Remote, facade Facade, log *slog.Logger) (*Server, error)
 		}
 		ln = tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
 	}
-	s := &Server{cfg: cfg, facade: facade, dash: facade, log: log, ln: ln}
+	s := &Server{cfg: cfg, facade: facade, log: log, ln: ln}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {

@@ -235,6 +235,7 @@
 
   const current = {
     uuid: '', path: '', ws: null, next: 0, tries: 0,
+    closedFor: '', // the error code that ended the stream for good (superseded, unauthorized)
     pending: new Map(), // call_id → approval/requested payload, until resolved
   };
 
