@@ -67,8 +67,9 @@ func (s *Server) routeDashboard(mux *http.ServeMux) {
 	files := http.StripPrefix("/dashboard/", http.FileServer(http.FS(assets)))
 	mux.HandleFunc("GET /{$}", s.serveIndex)
 	mux.HandleFunc("GET /dashboard/{file}", func(w http.ResponseWriter, r *http.Request) {
-		if r.PathValue("file") == "index.html" {
-			http.NotFound(w, r) // only through GET /, behind the session
+		// The page's code only; index.html is served by GET /, behind the session.
+		if f := r.PathValue("file"); f != "app.js" && f != "app.css" {
+			http.NotFound(w, r)
 			return
 		}
 		setPageHeaders(w)
