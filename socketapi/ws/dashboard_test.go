@@ -20,6 +20,13 @@ import (
 // noRedirect is an HTTP client that shows redirects instead of following them.
 var noRedirect = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 
+// newBareRig is a rig without herdr (no agents): enough for sign-in.
+func newBareRig(t *testing.T) *rig {
+	t.Helper()
+	srv := sockettest.NewServer(t, sockettest.WithConfig(`{"remote": {"listen": "127.0.0.1:0"}}`))
+	return &rig{t: t, srv: srv, c: srv.Client(t), base: "http://" + srv.RemoteAddr(), d: &remote.Dialer{}}
+}
+
 // link issues a dashboard sign-in link.
 func (r *rig) link() string {
 	r.t.Helper()
@@ -84,7 +91,7 @@ func (r *rig) action(name, cookie, body string, kv ...string) (int, bool, map[st
 // sign in; a link sets an HttpOnly SameSite=Strict cookie once and is spent; a wrong
 // token is 401; every answer forbids framing and referrers.
 func TestDashboardSignIn(t *testing.T) {
-	r := newRig(t, "")
+	r := newBareRig(t)
 	resp, body := r.get("/")
 	if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(body, "orcr dashboard") {
 		t.Errorf("GET / signed out: %d %q", resp.StatusCode, body)
