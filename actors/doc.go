@@ -9,10 +9,12 @@
 // [System] is the one facade every face of the server calls: the Unix socket today
 // (socketapi/server dispatches from the method table socketapi.Methods, whose entries
 // call System through the socketapi.Facade interface), the WebSocket stream
-// (socketapi/ws, through its own Facade interface); `orcr top` and the MCP face (`orcr mcp`,
+// (socketapi/ws, through its own Facade interface), the web dashboard on the same listener
+// (socketapi/ws, docs/dashboard.md); `orcr top` and the MCP face (`orcr mcp`,
 // cmd/orcr/mcp) are clients of the Unix socket. Its methods (Run, Ask, Send, Kill, Wait, Logs, Ls, Snapshot,
-// Status, AttachPrepare, AttachHeartbeat, AttachRelease, Adopt, the Loop* verbs, Token; and for
-// the WebSocket face CheckStreamToken, OpenStream and StreamFrame) take the wire's typed requests and return its typed results (package
+// Status, AttachPrepare, AttachHeartbeat, AttachRelease, Adopt, the Loop* verbs, Token, DashboardLogin; for
+// the WebSocket face CheckStreamToken, OpenStream and StreamFrame; for the dashboard
+// RedeemDashboardLink, CheckDashboardSession, CheckDashboardStream and OpenDashboardFeed) take the wire's typed requests and return its typed results (package
 // socketapi defines them) and *wire.Error values. They are edge code: they run on the caller's goroutine and may
 // block on futures. All SQL lives in package store, behind named operations; this
 // package holds the rules and the order of side effects.
@@ -40,6 +42,7 @@
 //	│   └── loop-<uuid>-<n>          one per active or paused loop: fires, manual starts, promotions, stops, exits, pause, rm
 //	├── remote                       the remote stream's hub: one connection per agent, revocation, the replay gate
 //	├── ws-<n>                       one per remote stream WebSocket (socketapi/ws): replay-then-tail of one agent's log
+//	├── dash-<n>                     one per dashboard fleet feed (socketapi/ws): a watch.open subscription for a browser
 //	├── conn/<n>                     one per accepted client connection (socketapi/server)
 //	│   └── <subscription>           one per events.subscribe / watch.open on that connection
 //	└── wait-<n>                     one per blocked agent.wait / agent.ask: forwards commit notifications
@@ -85,7 +88,7 @@
 //	gc sweep goroutine  → store            Write(expire attach leases) → WriteResult
 //	discovery goroutine → store, herdr     Write(one session's changes) → WriteResult; the
 //	                                       herdr CLI and the user sessions' connection actors
-//	subscription        → store            Bounds → BoundsResult, WatchOpen → WatchOpenResult
+//	subscription, dash-<n> → store         Bounds → BoundsResult, WatchOpen → WatchOpenResult
 //	ws-<n>              → store            SubscribeLog → LogSubscribed (its subscribes wait for it)
 //	the facade          → remote           RemoteStatsQuery → RemoteStats (server.status)
 //	stream frame goroutines → agents → <agent> SendInput (source remote) → SendOutcome,
@@ -99,17 +102,20 @@
 // Plain sends (no reply): ws-<n> → remote (hubRegister, replayAcquire, replayRelease) and
 // remote → ws-<n> (replayGranted, streamSuperseded, streamRevoked); store → ws-<n>
 // (LogCommitted after every commit that appended to its agent's session log); the facade
-// → remote (hubRevoke after a token rotation or revocation) and → agents → <agent>
+// → remote (hubRevoke after a token rotation or revocation, or a dashboard revocation:
+// then for every agent; a dashboard feed is reached by the facade itself, which keeps
+// the open feeds and closes a revoked one's Revoked channel) and → agents → <agent>
 // (drainInbox after text went to an agent's inbox; an agent actor also queues a drain
 // for itself when its status lets waiting text through); the sink's writer goroutine →
 // ws-<n> (streamRoom, once half its queue is free); the WebSocket face → ws-<n>
 // (StreamSubscribe, streamGone); ws-<n> → agents → <agent> (feedTools, every second while
 // the agent it streams is working: the agent actor queues one tool-feed op). A ws-<n> reads the session log from the store's read
 // pool only while it holds a replay slot; it never sends a Request to anyone but the
-// store. subscription and wait-<n> → store (Subscribe, Unsubscribe,
-// Pin, Unpin); store → subscription and wait-<n> (EventsCommitted after every commit,
-// PinDropped); request goroutines → store (LiftBarriers, on every way out of a kill);
-// connection writer callbacks → subscription (credit for written frames); server → conn
+// store. subscription, dash-<n> and wait-<n> → store (Subscribe, Unsubscribe,
+// Pin, Unpin); store → subscription, dash-<n> and wait-<n> (EventsCommitted after every
+// commit, PinDropped); request goroutines → store (LiftBarriers, on every way out of a kill);
+// connection writer callbacks → subscription, the dashboard sink's writer → dash-<n>
+// (credit for written frames); server → conn
 // (stopConn); queue → agents (StartAgent per promoted row, CancelSpawn/KillAgent for
 // deadlines); gc → agents → <agent> (ParkAgent; a park or reap already waiting behind
 // an op absorbs a repeat); gc → queue (PokeQueue after a reap freed a slot); reconciler → queue (PokeQueue after a
@@ -185,7 +191,7 @@
 //     those frames to flush, then every connection is closed.
 //  4. Reader goroutines end with their sockets; the remaining request goroutines are
 //     waited for. Then the remote listener (socketapi/ws) stops accepting and ends
-//     every stream connection: each ws-<n> stops, its socket closes, and the client
+//     every stream connection and dashboard feed: each ws-<n> and dash-<n> stops, its socket closes, and the client
 //     frames still being served (a cancel's keys, an inject's delivery) finish while the
 //     agent actors are still up (bounded, 3 s).
 //  5. [System.Stop]: the loops (a stop's grace ends at once, the run stays stopping for the

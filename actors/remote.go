@@ -2,6 +2,7 @@ package actors
 
 import (
 	"log/slog"
+	"slices"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -20,7 +21,8 @@ type (
 		Agent, Hash string
 		Conn        *actor.PID
 	}
-	// hubRevoke drops the agent's connection when it presented one of Hashes.
+	// hubRevoke drops the agent's connection when it presented one of Hashes; with no
+	// Agent, every connection that presented one of them (a revoked dashboard session).
 	hubRevoke struct {
 		Agent  string
 		Hashes []string
@@ -83,14 +85,9 @@ func (h *remoteHub) Receive(c actor.Context) {
 		h.agentOf[m.Conn.String()] = m.Agent
 		c.Watch(m.Conn)
 	case hubRevoke:
-		cn, ok := h.conns[m.Agent]
-		if !ok {
-			return
-		}
-		for _, hash := range m.Hashes {
-			if hash == cn.hash {
+		for agent, cn := range h.conns {
+			if (m.Agent == "" || agent == m.Agent) && slices.Contains(m.Hashes, cn.hash) {
 				c.Send(cn.pid, streamRevoked{})
-				return
 			}
 		}
 	case replayAcquire:

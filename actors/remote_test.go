@@ -111,4 +111,12 @@ func TestRemoteHub(t *testing.T) {
 	expectNothing(t, cCh, "a revocation of another token")
 	sys.Root.Send(hub, hubRevoke{Agent: "ag", Hashes: []string{"h0", "h2"}})
 	expectMsg[streamRevoked](t, cCh, "the connection that presented a revoked token")
+
+	// A dashboard session's revocation names no agent: every connection that presented it.
+	d, dCh := newProbe(t, sys)
+	sys.Root.Send(hub, hubRegister{Agent: "bg", Hash: "s1", Conn: d})
+	sys.Root.Send(hub, hubRevoke{Agent: "ag", Hashes: []string{"s1"}})
+	expectNothing(t, dCh, "a revocation for another agent")
+	sys.Root.Send(hub, hubRevoke{Hashes: []string{"s1"}})
+	expectMsg[streamRevoked](t, dCh, "a revoked session on any agent")
 }

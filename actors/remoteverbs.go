@@ -2,10 +2,7 @@ package actors
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
-	"crypto/subtle"
-	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -49,11 +46,9 @@ func (s *System) Token(ctx context.Context, r socketapi.TokenRequest) (socketapi
 	res := socketapi.TokenResult{UUID: row.UUID, Path: row.Path, URLPath: "/agents/" + row.UUID + "/ws"}
 	var secret, hash string
 	if !r.Revoke {
-		b := make([]byte, tokenBytes)
-		if _, err := rand.Read(b); err != nil {
-			return socketapi.TokenResult{}, wire.Internal("random", "cannot make a token: "+err.Error())
+		if secret, err = newSecret(); err != nil {
+			return socketapi.TokenResult{}, err
 		}
-		secret = base64.RawURLEncoding.EncodeToString(b)
 		hash = HashToken(secret)
 	}
 	v, err := s.write(func(tx *store.Tx) (any, error) {
@@ -95,11 +90,7 @@ func (s *System) CheckStreamToken(ctx context.Context, agent, token string) (str
 		return "", err
 	}
 	got := HashToken(token)
-	ok := 0
-	for _, h := range hashes {
-		ok |= subtle.ConstantTimeCompare([]byte(got), []byte(h))
-	}
-	if ok != 1 {
+	if !matchHash(got, hashes) {
 		return "", ErrUnauthorized
 	}
 	return got, nil

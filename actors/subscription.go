@@ -39,11 +39,15 @@ type SubscriptionSpec struct {
 	DB        *store.DB
 	Sink      FrameSink
 	Log       *slog.Logger
-	// MaxInFlight bounds frames handed to the sink but not yet written (default 512).
+	// MaxInFlight bounds frames handed to the sink but not yet written (default
+	// [DefaultMaxInFlight]).
 	MaxInFlight int
 	// Batch is the number of events read per query (default 256).
 	Batch int
 }
+
+// DefaultMaxInFlight is a subscription's default bound on frames in its sink.
+const DefaultMaxInFlight = 512
 
 type framesWritten struct {
 	n    int
@@ -68,7 +72,7 @@ type subscription struct {
 // opening request itself, so the response always precedes the first event frame.
 func NewSubscriptionProps(spec SubscriptionSpec) *actor.Props {
 	if spec.MaxInFlight <= 0 {
-		spec.MaxInFlight = 512
+		spec.MaxInFlight = DefaultMaxInFlight
 	}
 	if spec.Batch <= 0 {
 		spec.Batch = 256

@@ -70,7 +70,9 @@ type System struct {
 	remoteMu   sync.Mutex
 	remoteAddr string // the remote listener's address ("" = off)
 	remoteTLS  bool
-	stopped    chan struct{} // closed by Stop: the loops' waiting goroutines end
+	dashMu     sync.Mutex
+	dashFeeds  map[*DashboardFeed]struct{} // the open dashboard fleet feeds (revocation)
+	stopped    chan struct{}               // closed by Stop: the loops' waiting goroutines end
 	driver     *herdr.Driver
 	env        *AgentEnv
 
@@ -84,7 +86,7 @@ type System struct {
 // the herdr driver, the restart re-arm, the completion monitor, the agents actor (which
 // runs restart recovery), the queue and the GC actor.
 func Start(cfg SystemConfig) (*System, error) {
-	s := &System{cfg: cfg, getenv: cfg.Getenv, stopped: make(chan struct{})}
+	s := &System{cfg: cfg, getenv: cfg.Getenv, stopped: make(chan struct{}), dashFeeds: map[*DashboardFeed]struct{}{}}
 	if s.getenv == nil {
 		s.getenv = os.Getenv
 	}

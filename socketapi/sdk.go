@@ -154,6 +154,12 @@ func (c *Client) Token(ctx context.Context, req TokenRequest) (TokenResult, erro
 	return Invoke(ctx, c, AgentToken, req)
 }
 
+// DashboardLogin issues a one-time sign-in link for the web dashboard, or with Revoke
+// signs every browser out (dashboard.login, docs/dashboard.md §2).
+func (c *Client) DashboardLogin(ctx context.Context, req DashboardLoginRequest) (DashboardLoginResult, error) {
+	return Invoke(ctx, c, DashboardLogin, req)
+}
+
 // Logs calls agent.logs: the agent's transcript entries, or its final response.
 func (c *Client) Logs(ctx context.Context, req LogsRequest) (LogsResult, error) {
 	return Invoke(ctx, c, AgentLogs, req)

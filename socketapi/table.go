@@ -29,6 +29,7 @@ type Facade interface {
 	AttachRelease(context.Context, LeaseRequest) (ReleaseResult, error)
 	Adopt(context.Context, AdoptRequest) (AdoptResult, error)
 	Token(context.Context, TokenRequest) (TokenResult, error)
+	DashboardLogin(context.Context, DashboardLoginRequest) (DashboardLoginResult, error)
 	LoopCreate(context.Context, LoopCreateRequest) (LoopResult, error)
 	LoopPause(context.Context, LoopNamesRequest) (LoopUpdateResult, error)
 	LoopResume(context.Context, LoopNamesRequest) (LoopUpdateResult, error)
@@ -231,6 +232,8 @@ var (
 		Summary: "turn an unmanaged agent into a managed one, resuming its conversation"}
 	AgentToken = &Method[TokenRequest, TokenResult]{Name: "agent.token", CLI: "agent token", Call: Facade.Token,
 		Summary: "issue, rotate or revoke an agent's remote stream token"}
+	DashboardLogin = &Method[DashboardLoginRequest, DashboardLoginResult]{Name: "dashboard.login", CLI: "dashboard",
+		Call: Facade.DashboardLogin, Summary: "issue a one-time sign-in link for the web dashboard, or sign every browser out"}
 	LoopCreate = &Method[LoopCreateRequest, LoopResult]{Name: "loop.create", CLI: "loop create", Call: Facade.LoopCreate,
 		Summary: "create a durable cron or one-shot loop for a command"}
 	LoopPause = &Method[LoopNamesRequest, LoopUpdateResult]{Name: "loop.pause", CLI: "loop pause", Call: Facade.LoopPause,
@@ -257,6 +260,7 @@ var Methods = []Spec{
 	AgentRun, AgentAsk, AgentSend, AgentLogs, AgentWait, AgentAttachPrepare, AgentAttachHeartbeat,
 	AgentAttachRelease, AgentKill, AgentLs, LoopCreate, LoopPause, LoopResume, LoopRm, LoopLs,
 	LoopLogs, LoopRunStart, LoopRunStop, LoopRunLs,
-	AgentAdopt, // beyond the reference (docs/decisions.md D12)
-	AgentToken, // the remote stream's tokens (docs/remote.md §3)
+	AgentAdopt,     // beyond the reference (docs/decisions.md D12)
+	AgentToken,     // the remote stream's tokens (docs/remote.md §3)
+	DashboardLogin, // the web dashboard's sign-in (docs/dashboard.md §2)
 }

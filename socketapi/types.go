@@ -264,6 +264,28 @@ type TokenResult struct {
 	Revoked int `json:"revoked"`
 }
 
+// DashboardLoginRequest is dashboard.login's params (docs/dashboard.md §2).
+type DashboardLoginRequest struct {
+	// Sign every browser out first: revoke every dashboard session and unused link,
+	// then issue a new link.
+	Rotate bool `json:"rotate,omitempty"`
+	// Sign every browser out and issue no link.
+	Revoke bool `json:"revoke,omitempty"`
+}
+
+// DashboardLoginResult is dashboard.login's result.
+type DashboardLoginResult struct {
+	// The one-time sign-in link: the listener's address with /?token=<token> (absent
+	// with revoke). It works once, within expires_in_s.
+	URL *string `json:"url,omitempty"`
+	// The link's token alone (43 characters of base64url; absent with revoke).
+	Token *string `json:"token,omitempty"`
+	// Seconds the link stays valid.
+	ExpiresInS int64 `json:"expires_in_s"`
+	// How many sessions and unused links were revoked.
+	Revoked int `json:"revoked"`
+}
+
 // SendRequest is agent.send's params.
 type SendRequest struct {
 	Caller

@@ -43,6 +43,37 @@ func LiveTokens(ctx context.Context, q Querier, agent string) ([]string, error) 
 	return queryStrings(q, ctx, `SELECT hash FROM remote_tokens WHERE agent_uuid = ? AND revoked_at IS NULL`, agent)
 }
 
+// The dashboard's credentials (docs/dashboard.md §2) live in remote_tokens beside the
+// stream tokens, under two reserved owners that are not uuids, so the stream's door
+// (which only looks up uuids) can never accept one: one-time sign-in links and the
+// sessions they are exchanged for.
+const (
+	DashboardLogins   = "dashboard-login"
+	DashboardSessions = "dashboard"
+)
+
+// RedeemToken spends the live token hash of owner issued at or after notBefore (ms):
+// it is revoked in the same transaction, so a token redeems at most once. ok is false
+// when there is no such token (unknown, already spent, revoked or too old).
+func (t *Tx) RedeemToken(owner, hash string, notBefore int64) (ok bool, err error) {
+	res, err := t.Exec(`UPDATE remote_tokens SET revoked_at = ? WHERE hash = ? AND agent_uuid = ? AND revoked_at IS NULL AND created_at >= ?`,
+		t.now, hash, owner, notBefore)
+	if err != nil {
+		return false, sqliteErr("redeem token", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, sqliteErr("redeem token", err)
+	}
+	return n == 1, nil
+}
+
+// LiveTokensSince reads the live token hashes of owner issued at or after notBefore (ms).
+func LiveTokensSince(ctx context.Context, q Querier, owner string, notBefore int64) ([]string, error) {
+	return queryStrings(q, ctx, `SELECT hash FROM remote_tokens WHERE agent_uuid = ? AND revoked_at IS NULL AND created_at >= ?`,
+		owner, notBefore)
+}
+
 // InboxItem is injected text waiting in an agent's durable inbox (docs/remote.md §6).
 type InboxItem struct {
 	ID        int64

@@ -2,11 +2,14 @@ package server_test
 
 import (
 	"context"
+	"net/http"
 	"os"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/coder/websocket"
 
 	"github.com/orcr-go/orcr/socketapi"
 	"github.com/orcr-go/orcr/socketapi/remote"
@@ -81,6 +84,14 @@ func TestActorTreeMatchesDoc(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rc.Close()
+	// An open dashboard fleet feed keeps its subscription actor.
+	cookie := sockettest.DashboardCookie(t, c)
+	feed, _, err := websocket.Dial(ctx, "ws://"+srv.RemoteAddr()+"/dashboard/ws", &websocket.DialOptions{
+		HTTPHeader: http.Header{"Cookie": {cookie.Name + "=" + cookie.Value}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer feed.CloseNow()
 	st, err := c.Subscribe(ctx, "watch.open", nil)
 	if err != nil {
 		t.Fatal(err)

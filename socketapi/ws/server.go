@@ -1,8 +1,9 @@
 // Package ws is orcr's remote face (docs/remote.md): an HTTP listener, off by default,
-// serving one WebSocket per agent at GET /agents/{agent_id}/ws and GET /healthz. It only
-// frames, dispatches and encodes: the token check, the connection actor (one connection
-// per agent, replay-then-tail, the replay gate, lagged) and the client frames' use cases
-// are in package actors, behind the facade.
+// serving one WebSocket per agent at GET /agents/{agent_id}/ws, GET /healthz and the web
+// dashboard (docs/dashboard.md: GET /, its assets, its fleet feed and actions). It only
+// frames, dispatches and encodes: the token and session checks, the connection actor
+// (one connection per agent, replay-then-tail, the replay gate, lagged) and the client
+// frames' and actions' use cases are in package actors, behind the facade.
 package ws
 
 import (
@@ -30,6 +31,7 @@ type Facade interface {
 	CheckStreamToken(ctx context.Context, agent, token string) (string, error)
 	OpenStream(ctx context.Context, agent, hash string, sink actors.StreamSink) (*actors.Stream, error)
 	StreamFrame(ctx context.Context, agent string, f remote.ClientFrame) error
+	DashboardFacade
 }
 
 // finalGrace bounds how long a closing connection may take to write its last frame.
@@ -78,6 +80,7 @@ func Listen(cfg config.Remote, facade Facade, log *slog.Logger) (*Server, error)
 		io.WriteString(w, `{"ok":true}`+"\n")
 	})
 	mux.HandleFunc("GET /agents/{agent_id}/ws", s.serveStream)
+	s.routeDashboard(mux)
 	s.http = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	go func() {
@@ -123,9 +126,13 @@ func bearer(r *http.Request) string {
 func (s *Server) serveStream(w http.ResponseWriter, r *http.Request) {
 	s.conns.Add(1)
 	defer s.conns.Done()
-	// Authentication is by bearer token, never by cookie, so a browser page of another
-	// origin gains nothing: origins are not checked.
-	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
+	// A bearer token is never sent by a browser on its own, so a page of another origin
+	// gains nothing and origins are not checked. Without one, the dashboard's session
+	// cookie is the credential (docs/dashboard.md §2): a browser sends it on a cross-site
+	// handshake too (SameSite aside), so then the Origin must be this host.
+	token := bearer(r)
+	cookie := token == "" && s.session(r) != ""
+	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: !cookie})
 	if err != nil {
 		return
 	}
@@ -133,7 +140,12 @@ func (s *Server) serveStream(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithCancel(s.ctx)
 	defer cancel()
 	agent := r.PathValue("agent_id")
-	hash, err := s.facade.CheckStreamToken(ctx, agent, bearer(r))
+	var hash string
+	if cookie {
+		hash, err = s.facade.CheckDashboardStream(ctx, agent, s.session(r))
+	} else {
+		hash, err = s.facade.CheckStreamToken(ctx, agent, token)
+	}
 	if err != nil {
 		if !errors.Is(err, actors.ErrUnauthorized) {
 			s.log.Error("remote: token check failed", "err", err)

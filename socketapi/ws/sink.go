@@ -11,7 +11,7 @@ import (
 // sink is a connection's outbound queue and writer (actors.StreamSink): a bounded queue
 // of whole text frames, written in order by run. Nothing but run ever blocks.
 type sink struct {
-	ch chan []byte
+	ch chan queued
 
 	mu     sync.Mutex
 	closed bool
@@ -20,21 +20,34 @@ type sink struct {
 	done   chan struct{} // closed by Close
 }
 
+// queued is one frame and what to call once it is written (nil: nothing).
+type queued struct {
+	frame   []byte
+	written func()
+}
+
 func newSink(capacity int) *sink {
-	return &sink{ch: make(chan []byte, max(capacity, 1)), done: make(chan struct{})}
+	return &sink{ch: make(chan queued, max(capacity, 1)), done: make(chan struct{})}
 }
 
 func (s *sink) Enqueue(frame []byte) bool {
+	ok, _ := s.enqueue(queued{frame: frame})
+	return ok
+}
+
+// enqueue queues q; closed reports a sink already closed (else a false ok is a full
+// queue).
+func (s *sink) enqueue(q queued) (ok, closed bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return false
+		return false, true
 	}
 	select {
-	case s.ch <- frame:
-		return true
+	case s.ch <- q:
+		return true, false
 	default:
-		return false
+		return false, false
 	}
 }
 
@@ -115,17 +128,20 @@ func (s *sink) run(ctx context.Context, c *websocket.Conn) {
 		case <-ctx.Done():
 			c.CloseNow()
 			return
-		case f := <-s.ch:
+		case q := <-s.ch:
 			select {
 			case <-s.done:
 				s.finish(ctx, c)
 				return
 			default:
 			}
-			if err := c.Write(ctx, websocket.MessageText, f); err != nil {
+			if err := c.Write(ctx, websocket.MessageText, q.frame); err != nil {
 				c.CloseNow()
 				s.Close(nil)
 				return
+			}
+			if q.written != nil {
+				q.written()
 			}
 			s.written()
 		}

@@ -15,14 +15,15 @@ type rootCmd struct {
 	JSON    bool             `name:"json" help:"Print exactly one JSON envelope line on stdout."`
 	Version kong.VersionFlag `short:"V" help:"Print the version and exit."`
 
-	Agent    agentCmd    `cmd:"" help:"Run, talk to, wait for and kill agents."`
-	Loop     loopCmd     `cmd:"" help:"Durable cron and one-shot loops."`
-	Server   serverCmd   `cmd:"" help:"Start, stop and inspect the orcr server."`
-	API      apiCmd      `cmd:"" name:"api" help:"The socket API: schema and snapshot."`
-	Scaffold scaffoldCmd `cmd:"" help:"Create a workflow project on the TypeScript (or Go) SDK."`
-	Skill    skillCmd    `cmd:"" help:"The orchestratr skill that teaches coding agents to use orcr."`
-	Top      topCmd      `cmd:"" help:"Full-screen live view of agents and loops."`
-	MCP      mcpCmd      `cmd:"" name:"mcp" help:"Serve orcr's verbs as MCP tools (stdio, or Streamable HTTP with --http)."`
+	Agent     agentCmd     `cmd:"" help:"Run, talk to, wait for and kill agents."`
+	Loop      loopCmd      `cmd:"" help:"Durable cron and one-shot loops."`
+	Server    serverCmd    `cmd:"" help:"Start, stop and inspect the orcr server."`
+	API       apiCmd       `cmd:"" name:"api" help:"The socket API: schema and snapshot."`
+	Scaffold  scaffoldCmd  `cmd:"" help:"Create a workflow project on the TypeScript (or Go) SDK."`
+	Skill     skillCmd     `cmd:"" help:"The orchestratr skill that teaches coding agents to use orcr."`
+	Top       topCmd       `cmd:"" help:"Full-screen live view of agents and loops."`
+	MCP       mcpCmd       `cmd:"" name:"mcp" help:"Serve orcr's verbs as MCP tools (stdio, or Streamable HTTP with --http)."`
+	Dashboard dashboardCmd `cmd:"" help:"Print a one-time sign-in link for the web dashboard, or sign every browser out."`
 
 	RunShim runShimCmd `cmd:"" name:"__run-shim" hidden:"" passthrough:"" help:"Internal: the process of a loop run."`
 }
@@ -83,6 +84,7 @@ var verbMethods = map[string][]string{
 	"agent ls":       {"agent.ls"},
 	"agent adopt":    {"agent.adopt"},
 	"agent token":    {"agent.token"},
+	"dashboard":      {"dashboard.login"},
 	"loop create":    {"loop.create"},
 	"loop pause":     {"loop.pause"},
 	"loop resume":    {"loop.resume"},

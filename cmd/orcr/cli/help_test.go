@@ -48,6 +48,7 @@ var notImplementedProbes = map[string][]string{
 	"agent ls":       {"agent", "ls"},
 	"agent adopt":    {"agent", "adopt", "nosuch", "--path", "team/x"},
 	"agent token":    {"agent", "token", "nosuch"},
+	"dashboard":      {"dashboard", "--revoke"},
 	"loop create":    {"loop", "create", "probe", "* * * * *", "--", "true"},
 	"loop pause":     {"loop", "pause", "probe"},
 	"loop resume":    {"loop", "resume", "probe"},

@@ -50,6 +50,7 @@ func TestCatalogueCoverage(t *testing.T) {
 	want := []string{
 		"agent adopt", "agent ask", "agent attach", "agent kill", "agent logs", "agent ls", "agent run", "agent send", "agent token", "agent wait",
 		"api schema", "api snapshot",
+		"dashboard",
 		"loop create", "loop logs", "loop ls", "loop pause", "loop resume", "loop rm", "loop run ls", "loop run start", "loop run stop",
 		"mcp",
 		"scaffold",
@@ -123,6 +124,7 @@ func TestRequestParams(t *testing.T) {
 		{[]string{"loop", "run", "stop", "a", "r12345"}, "", "loop.run.stop", map[string]any{"name": "a", "run": "r12345"}},
 		{[]string{"loop", "run", "ls", "a", "--status", "ok"}, "", "loop.run.ls", map[string]any{"name": "a", "status": "ok"}},
 		{[]string{"api", "snapshot"}, "", "api.snapshot", map[string]any{}},
+		{[]string{"dashboard", "--rotate"}, "", "dashboard.login", map[string]any{"rotate": true}},
 	}
 	for _, tc := range cases {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {

@@ -1,6 +1,6 @@
 import type { MethodTransport, Subscription } from "./wire.js";
 /** Every method of the socket protocol, sorted. */
-export declare const PROTOCOL_METHODS: readonly ["agent.adopt", "agent.ask", "agent.attach.heartbeat", "agent.attach.prepare", "agent.attach.release", "agent.kill", "agent.logs", "agent.ls", "agent.run", "agent.send", "agent.token", "agent.wait", "api.schema", "api.snapshot", "events.subscribe", "loop.create", "loop.logs", "loop.ls", "loop.pause", "loop.resume", "loop.rm", "loop.run.ls", "loop.run.start", "loop.run.stop", "server.handshake", "server.status", "server.stop", "watch.open"];
+export declare const PROTOCOL_METHODS: readonly ["agent.adopt", "agent.ask", "agent.attach.heartbeat", "agent.attach.prepare", "agent.attach.release", "agent.kill", "agent.logs", "agent.ls", "agent.run", "agent.send", "agent.token", "agent.wait", "api.schema", "api.snapshot", "dashboard.login", "events.subscribe", "loop.create", "loop.logs", "loop.ls", "loop.pause", "loop.resume", "loop.rm", "loop.run.ls", "loop.run.start", "loop.run.stop", "server.handshake", "server.status", "server.stop", "watch.open"];
 /** A method name of PROTOCOL_METHODS. */
 export type ProtocolMethod = (typeof PROTOCOL_METHODS)[number];
 /** The methods that answer with an initial result, then event frames. */
@@ -749,6 +749,38 @@ export interface ApiSnapshotResult {
     [key: string]: unknown;
 }
 /**
+ * Params of `dashboard.login` (issue a one-time sign-in link for the web dashboard, or sign every browser out).
+ * DashboardLoginRequest is dashboard.login's params (docs/dashboard.md §2).
+ */
+export interface DashboardLoginParams {
+    /** Sign every browser out and issue no link. */
+    revoke?: boolean;
+    /**
+     * Sign every browser out first: revoke every dashboard session and unused link,
+     * then issue a new link.
+     */
+    rotate?: boolean;
+    [key: string]: unknown;
+}
+/**
+ * Result of `dashboard.login`.
+ * DashboardLoginResult is dashboard.login's result.
+ */
+export interface DashboardLoginResult {
+    /** Seconds the link stays valid. */
+    expires_in_s?: number;
+    /** How many sessions and unused links were revoked. */
+    revoked?: number;
+    /** The link's token alone (43 characters of base64url; absent with revoke). */
+    token?: string;
+    /**
+     * The one-time sign-in link: the listener's address with /?token=<token> (absent
+     * with revoke). It works once, within expires_in_s.
+     */
+    url?: string;
+    [key: string]: unknown;
+}
+/**
  * Params of `events.subscribe` (stream events after since_seq (replay, then live)).
  * SubscribeRequest is events.subscribe's params.
  */
@@ -1301,6 +1333,7 @@ export interface MethodParams {
     "agent.wait": AgentWaitParams;
     "api.schema": ApiSchemaParams;
     "api.snapshot": ApiSnapshotParams;
+    "dashboard.login": DashboardLoginParams;
     "events.subscribe": EventsSubscribeParams;
     "loop.create": LoopCreateParams;
     "loop.logs": LoopLogsParams;
@@ -1332,6 +1365,7 @@ export interface MethodResults {
     "agent.wait": AgentWaitResult;
     "api.schema": ApiSchemaResult;
     "api.snapshot": ApiSnapshotResult;
+    "dashboard.login": DashboardLoginResult;
     "events.subscribe": Subscription<EventsSubscribeResult>;
     "loop.create": LoopCreateResult;
     "loop.logs": LoopLogsResult;
@@ -1386,6 +1420,8 @@ export declare class GeneratedClient {
     apiSchema(params?: ApiSchemaParams): Promise<ApiSchemaResult>;
     /** consistent snapshot of agents, loops and queue with its event cursor (`api.snapshot`). */
     apiSnapshot(params?: ApiSnapshotParams): Promise<ApiSnapshotResult>;
+    /** issue a one-time sign-in link for the web dashboard, or sign every browser out (`dashboard.login`). */
+    dashboardLogin(params?: DashboardLoginParams): Promise<DashboardLoginResult>;
     /** stream events after since_seq (replay, then live) (`events.subscribe`, streaming). */
     eventsSubscribe(params?: EventsSubscribeParams): Promise<Subscription<EventsSubscribeResult>>;
     /** create a durable cron or one-shot loop for a command (`loop.create`). */

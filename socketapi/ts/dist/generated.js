@@ -16,6 +16,7 @@ export const PROTOCOL_METHODS = [
     "agent.wait",
     "api.schema",
     "api.snapshot",
+    "dashboard.login",
     "events.subscribe",
     "loop.create",
     "loop.logs",
@@ -158,6 +159,10 @@ export class GeneratedClient {
     /** consistent snapshot of agents, loops and queue with its event cursor (`api.snapshot`). */
     apiSnapshot(params = {}) {
         return this.transport.request("api.snapshot", params);
+    }
+    /** issue a one-time sign-in link for the web dashboard, or sign every browser out (`dashboard.login`). */
+    dashboardLogin(params = {}) {
+        return this.transport.request("dashboard.login", params);
     }
     /** stream events after since_seq (replay, then live) (`events.subscribe`, streaming). */
     eventsSubscribe(params = {}) {

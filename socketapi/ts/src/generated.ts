@@ -19,6 +19,7 @@ export const PROTOCOL_METHODS = [
   "agent.wait",
   "api.schema",
   "api.snapshot",
+  "dashboard.login",
   "events.subscribe",
   "loop.create",
   "loop.logs",
@@ -830,6 +831,40 @@ export interface ApiSnapshotResult {
 }
 
 /**
+ * Params of `dashboard.login` (issue a one-time sign-in link for the web dashboard, or sign every browser out).
+ * DashboardLoginRequest is dashboard.login's params (docs/dashboard.md §2).
+ */
+export interface DashboardLoginParams {
+  /** Sign every browser out and issue no link. */
+  revoke?: boolean;
+  /**
+   * Sign every browser out first: revoke every dashboard session and unused link,
+   * then issue a new link.
+   */
+  rotate?: boolean;
+  [key: string]: unknown;
+}
+
+/**
+ * Result of `dashboard.login`.
+ * DashboardLoginResult is dashboard.login's result.
+ */
+export interface DashboardLoginResult {
+  /** Seconds the link stays valid. */
+  expires_in_s?: number;
+  /** How many sessions and unused links were revoked. */
+  revoked?: number;
+  /** The link's token alone (43 characters of base64url; absent with revoke). */
+  token?: string;
+  /**
+   * The one-time sign-in link: the listener's address with /?token=<token> (absent
+   * with revoke). It works once, within expires_in_s.
+   */
+  url?: string;
+  [key: string]: unknown;
+}
+
+/**
  * Params of `events.subscribe` (stream events after since_seq (replay, then live)).
  * SubscribeRequest is events.subscribe's params.
  */
@@ -1410,6 +1445,7 @@ export interface MethodParams {
   "agent.wait": AgentWaitParams;
   "api.schema": ApiSchemaParams;
   "api.snapshot": ApiSnapshotParams;
+  "dashboard.login": DashboardLoginParams;
   "events.subscribe": EventsSubscribeParams;
   "loop.create": LoopCreateParams;
   "loop.logs": LoopLogsParams;
@@ -1442,6 +1478,7 @@ export interface MethodResults {
   "agent.wait": AgentWaitResult;
   "api.schema": ApiSchemaResult;
   "api.snapshot": ApiSnapshotResult;
+  "dashboard.login": DashboardLoginResult;
   "events.subscribe": Subscription<EventsSubscribeResult>;
   "loop.create": LoopCreateResult;
   "loop.logs": LoopLogsResult;
@@ -1547,6 +1584,11 @@ export class GeneratedClient {
   /** consistent snapshot of agents, loops and queue with its event cursor (`api.snapshot`). */
   apiSnapshot(params: ApiSnapshotParams = {}): Promise<ApiSnapshotResult> {
     return this.transport.request("api.snapshot", params) as Promise<ApiSnapshotResult>;
+  }
+
+  /** issue a one-time sign-in link for the web dashboard, or sign every browser out (`dashboard.login`). */
+  dashboardLogin(params: DashboardLoginParams = {}): Promise<DashboardLoginResult> {
+    return this.transport.request("dashboard.login", params) as Promise<DashboardLoginResult>;
   }
 
   /** stream events after since_seq (replay, then live) (`events.subscribe`, streaming). */

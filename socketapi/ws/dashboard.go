@@ -1,0 +1,362 @@
+package ws
+
+import (
+	"bytes"
+	"context"
+	"embed"
+	"encoding/json"
+	"errors"
+	"io"
+	"io/fs"
+	"mime"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/orcr-go/orcr/actors"
+	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/remote"
+	"github.com/orcr-go/orcr/socketapi/wire"
+)
+
+// The web dashboard's face (docs/dashboard.md): the page and its assets, the sign-in
+// link's exchange for a cookie, the fleet feed, and the send and kill actions. The
+// credentials' rules and every action's rules are the facade's.
+
+//go:embed dashboard
+var dashboardFiles embed.FS
+
+// DashboardFacade is what the dashboard needs of the use cases (actors.System).
+type DashboardFacade interface {
+	RedeemDashboardLink(ctx context.Context, token string) (string, error)
+	CheckDashboardSession(ctx context.Context, session string) (string, error)
+	CheckDashboardStream(ctx context.Context, agent, session string) (string, error)
+	OpenDashboardFeed(ctx context.Context, hash string, sink actors.FrameSink) (*actors.DashboardFeed, error)
+	Send(ctx context.Context, r socketapi.SendRequest) (socketapi.SendResult, error)
+	Kill(ctx context.Context, r socketapi.KillRequest) (socketapi.KillResult, error)
+}
+
+// maxActionBody bounds an action's request body: a prompt of 8 MiB (docs/decisions.md
+// D9) with room for JSON escaping.
+const maxActionBody = 9 << 20
+
+// pageHeaders are sent with every dashboard response: no framing (the approve buttons
+// must not be clickjacked), scripts and connections from this origin only, no referrer
+// (a sign-in link never leaves in a Referer), nothing cached.
+var pageHeaders = map[string]string{
+	"Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+		"connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+	"X-Frame-Options":        "DENY",
+	"Referrer-Policy":        "no-referrer",
+	"X-Content-Type-Options": "nosniff",
+	"Cache-Control":          "no-store",
+}
+
+func setPageHeaders(w http.ResponseWriter) {
+	for k, v := range pageHeaders {
+		w.Header().Set(k, v)
+	}
+}
+
+// routeDashboard adds the dashboard's routes to mux.
+func (s *Server) routeDashboard(mux *http.ServeMux) {
+	assets, _ := fs.Sub(dashboardFiles, "dashboard")
+	files := http.StripPrefix("/dashboard/", http.FileServer(http.FS(assets)))
+	mux.HandleFunc("GET /{$}", s.serveIndex)
+	mux.HandleFunc("GET /dashboard/{file}", func(w http.ResponseWriter, r *http.Request) {
+		// The page's code only; index.html is served by GET /, behind the session.
+		if f := r.PathValue("file"); f != "app.js" && f != "app.css" {
+			http.NotFound(w, r)
+			return
+		}
+		setPageHeaders(w)
+		files.ServeHTTP(w, r)
+	})
+	mux.HandleFunc("GET /dashboard/ws", s.serveFeed)
+	// Cross-origin POSTs are refused by Sec-Fetch-Site / Origin (net/http's
+	// CrossOriginProtection) before the session is even read.
+	csrf := http.NewCrossOriginProtection()
+	mux.Handle("POST /dashboard/api/send", csrf.Handler(s.action(s.sendAction)))
+	mux.Handle("POST /dashboard/api/kill", csrf.Handler(s.action(s.killAction)))
+}
+
+// cookieName is the session cookie's name. Cookies do not tell ports apart, so the
+// listener's port is in the name (two servers on one host keep their own sessions);
+// with TLS the __Host- prefix pins it to this host, Secure and Path=/.
+func (s *Server) cookieName() string {
+	_, port, _ := net.SplitHostPort(s.Addr())
+	name := "orcr_dashboard_" + port
+	if s.TLS() {
+		name = "__Host-" + name
+	}
+	return name
+}
+
+// session returns the request's session cookie ("" for none).
+func (s *Server) session(r *http.Request) string {
+	c, err := r.Cookie(s.cookieName())
+	if err != nil {
+		return ""
+	}
+	return c.Value
+}
+
+// serveIndex serves the page to a signed-in browser. With ?token= it first exchanges a
+// sign-in link for a session cookie.
+func (s *Server) serveIndex(w http.ResponseWriter, r *http.Request) {
+	setPageHeaders(w)
+	if r.URL.Query().Has("token") {
+		s.signIn(w, r)
+		return
+	}
+	if _, err := s.facade.CheckDashboardSession(r.Context(), s.session(r)); err != nil {
+		s.signedOut(w, err)
+		return
+	}
+	page, err := dashboardFiles.ReadFile("dashboard/index.html")
+	if err != nil {
+		http.Error(w, "the dashboard page is missing from this build", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Write(page)
+}
+
+// signIn redeems ?token= and sets the session cookie. The answer is a page that moves
+// on to / itself rather than a redirect: a SameSite=Strict cookie is not sent on a
+// redirect that ends a cross-site navigation (a link clicked in a web mail), but it is
+// on the page's own same-origin navigation. The link's URL is left behind at once.
+func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
+	session, err := s.facade.RedeemDashboardLink(r.Context(), r.URL.Query().Get("token"))
+	if err != nil {
+		if _, cerr := s.facade.CheckDashboardSession(r.Context(), s.session(r)); cerr == nil {
+			http.Redirect(w, r, "/", http.StatusSeeOther) // an old link; this browser is signed in
+			return
+		}
+		if !errors.Is(err, actors.ErrUnauthorized) {
+			s.log.Error("dashboard: sign-in failed", "err", err)
+			s.page(w, http.StatusInternalServerError, "Sign-in failed", "The server could not sign this browser in; its log says why.")
+			return
+		}
+		s.page(w, http.StatusUnauthorized, "This sign-in link is not valid",
+			"It was already used, it expired (links last 10 minutes), or it was revoked. Run <code>orcr dashboard</code> on the server's machine for a new one.")
+		return
+	}
+	http.SetCookie(w, &http.Cookie{Name: s.cookieName(), Value: session, Path: "/",
+		MaxAge: int(actors.DashboardSessionTTL / time.Second), HttpOnly: true, Secure: s.TLS(),
+		SameSite: http.SameSiteStrictMode})
+	s.page(w, http.StatusOK, "Signed in", `Opening the dashboard… <a href="/">continue</a>`,
+		`<meta http-equiv="refresh" content="0;url=/">`)
+}
+
+// signedOut answers a request without a valid session: 401 and how to sign in.
+func (s *Server) signedOut(w http.ResponseWriter, err error) {
+	if !errors.Is(err, actors.ErrUnauthorized) {
+		s.log.Error("dashboard: session check failed", "err", err)
+	}
+	s.page(w, http.StatusUnauthorized, "Not signed in",
+		"Run <code>orcr dashboard</code> on the server's machine and open the link it prints (it works once, within 10 minutes).")
+}
+
+// page writes a small static HTML page (title and body are trusted text of this file).
+func (s *Server) page(w http.ResponseWriter, status int, title, body string, head ...string) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	io.WriteString(w, `<!doctype html><html lang="en"><head><meta charset="utf-8">`+
+		`<meta name="viewport" content="width=device-width, initial-scale=1">`)
+	for _, h := range head {
+		io.WriteString(w, h)
+	}
+	io.WriteString(w, `<title>orcr — `+title+`</title><link rel="stylesheet" href="/dashboard/app.css"></head>`+
+		`<body class="notice"><main><h1>`+title+`</h1><p>`+body+`</p></main></body></html>`)
+}
+
+// serveFeed serves the fleet feed: the session first (after the upgrade, so a refusal
+// is the stream's single unauthorized frame), then the watch.open frames until the
+// browser goes, the session is revoked or the server stops. The upgrade checks that the
+// Origin is this host (a cookie rides cross-site WebSocket handshakes otherwise).
+func (s *Server) serveFeed(w http.ResponseWriter, r *http.Request) {
+	s.conns.Add(1)
+	defer s.conns.Done()
+	c, err := websocket.Accept(w, r, nil)
+	if err != nil {
+		return
+	}
+	ctx, cancel := context.WithCancel(s.ctx)
+	defer cancel()
+	hash, err := s.facade.CheckDashboardSession(ctx, s.session(r))
+	if err != nil {
+		if !errors.Is(err, actors.ErrUnauthorized) {
+			s.log.Error("dashboard: session check failed", "err", err)
+		}
+		s.refuse(ctx, c, remote.Unauthorized, "not signed in: run `orcr dashboard` for a sign-in link")
+		return
+	}
+	sink := newSink(2 * actors.DefaultMaxInFlight)
+	feed, err := s.facade.OpenDashboardFeed(ctx, hash, feedSink{sink})
+	if err != nil {
+		s.log.Error("dashboard: cannot open the fleet feed", "err", err)
+		s.refuse(ctx, c, remote.Internal, "the server cannot open the fleet feed")
+		return
+	}
+	defer feed.Close()
+	writerDone := make(chan struct{})
+	go func() {
+		defer close(writerDone)
+		sink.run(ctx, c)
+		cancel()
+	}()
+	go func() {
+		select {
+		case <-feed.Revoked():
+			b, _ := remote.ErrorFrame{Code: remote.Unauthorized, Message: "this dashboard session was revoked"}.MarshalJSON()
+			sink.Close(b)
+		case <-ctx.Done():
+		}
+	}()
+	go s.heartbeat(ctx, c)
+	// The browser sends nothing; reading keeps pings and the close handshake working.
+	for {
+		if _, _, err := c.Read(ctx); err != nil {
+			break
+		}
+	}
+	sink.Close(nil)
+	<-writerDone
+}
+
+// feedSink adapts a connection's sink to the subscription actor (actors.FrameSink). The
+// queue holds twice the subscription's frames in flight (and its few control frames),
+// so it only overflows if that bound is broken.
+type feedSink struct{ *sink }
+
+func (f feedSink) Enqueue(frame []byte, onWritten func()) {
+	ok, closed := f.enqueue(queued{frame: frame, written: onWritten})
+	if !ok && !closed {
+		b, _ := remote.ErrorFrame{Code: remote.Lagged, Message: "the fleet feed fell behind; reconnect"}.MarshalJSON()
+		f.Close(b)
+	}
+}
+
+// envelope is an action's answer, the CLI's --json envelope (docs/cli.md §1.4).
+type envelope struct {
+	OK     bool        `json:"ok"`
+	Result any         `json:"result,omitempty"`
+	Error  *wire.Error `json:"error,omitempty"`
+}
+
+// httpStatus is the HTTP status of an action refused with a protocol error code.
+var httpStatus = map[wire.Code]int{
+	wire.NotFound:              http.StatusNotFound,
+	wire.InvalidRequest:        http.StatusBadRequest,
+	wire.StateConflict:         http.StatusConflict,
+	wire.Blocked:               http.StatusConflict,
+	wire.Timeout:               http.StatusGatewayTimeout,
+	wire.IntegrationMissing:    http.StatusFailedDependency,
+	wire.TranscriptUnavailable: http.StatusNotFound,
+	wire.EnvironmentError:      http.StatusServiceUnavailable,
+	wire.ServerError:           http.StatusInternalServerError,
+}
+
+// action serves one dashboard action: a signed-in session, a JSON body decoded strictly,
+// then the facade call; the answer is the CLI's envelope.
+func (s *Server) action(do func(ctx context.Context, body json.RawMessage) (any, error)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		setPageHeaders(w)
+		if _, err := s.facade.CheckDashboardSession(r.Context(), s.session(r)); err != nil {
+			if !errors.Is(err, actors.ErrUnauthorized) {
+				s.log.Error("dashboard: session check failed", "err", err)
+			}
+			writeEnvelope(w, http.StatusUnauthorized, envelope{Error: &wire.Error{Code: "unauthorized",
+				Message: "not signed in: run `orcr dashboard` for a sign-in link"}})
+			return
+		}
+		// A JSON body cannot come from a cross-site form without a CORS preflight,
+		// which this server never grants.
+		if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
+			writeEnvelope(w, http.StatusUnsupportedMediaType, envelope{Error: wire.New(wire.InvalidRequest,
+				"actions take a JSON body (Content-Type: application/json)", "reason", "bad_json")})
+			return
+		}
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxActionBody))
+		if err != nil {
+			writeEnvelope(w, http.StatusRequestEntityTooLarge, envelope{Error: wire.New(wire.InvalidRequest,
+				"the request body is larger than "+strconv.Itoa(maxActionBody)+" bytes", "reason", "frame_too_large",
+				"limit_bytes", maxActionBody)})
+			return
+		}
+		ctx, cancel := context.WithCancel(r.Context())
+		defer cancel()
+		defer context.AfterFunc(s.ctx, cancel)()
+		res, err := do(ctx, body)
+		if err != nil {
+			pe := wire.From(err, "internal")
+			if pe.Code == wire.ServerError {
+				s.log.Error("dashboard: an action failed", "path", r.URL.Path, "err", err)
+			}
+			status, ok := httpStatus[pe.Code]
+			if !ok {
+				status = http.StatusInternalServerError
+			}
+			writeEnvelope(w, status, envelope{Error: pe})
+			return
+		}
+		writeEnvelope(w, http.StatusOK, envelope{OK: true, Result: res})
+	})
+}
+
+func writeEnvelope(w http.ResponseWriter, status int, e envelope) {
+	b, err := json.Marshal(e)
+	if err != nil {
+		status, b = http.StatusInternalServerError, []byte(`{"ok":false,"error":{"code":"server_error","message":"encode"}}`)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(append(b, '\n'))
+}
+
+// sendBody and killBody are the actions' bodies: a target as the CLI takes it (the page
+// sends uuids); the caller is the server's own user, scoped like a CLI without ORCR_ID.
+type (
+	sendBody struct {
+		Target string `json:"target"`
+		Prompt string `json:"prompt"`
+	}
+	killBody struct {
+		Target string `json:"target"`
+		Force  bool   `json:"force,omitempty"`
+	}
+)
+
+// decodeBody decodes an action body strictly (unknown keys refused).
+func decodeBody(body json.RawMessage, v any) error {
+	d := json.NewDecoder(bytes.NewReader(body))
+	d.DisallowUnknownFields()
+	if err := d.Decode(v); err != nil {
+		return wire.New(wire.InvalidRequest, "bad action body: "+err.Error(), "reason", "bad_json")
+	}
+	return nil
+}
+
+func (s *Server) sendAction(ctx context.Context, body json.RawMessage) (any, error) {
+	var b sendBody
+	if err := decodeBody(body, &b); err != nil {
+		return nil, err
+	}
+	return s.facade.Send(ctx, socketapi.SendRequest{Target: b.Target, Prompt: b.Prompt})
+}
+
+func (s *Server) killAction(ctx context.Context, body json.RawMessage) (any, error) {
+	var b killBody
+	if err := decodeBody(body, &b); err != nil {
+		return nil, err
+	}
+	var targets []string
+	if b.Target != "" {
+		targets = []string{b.Target}
+	}
+	return s.facade.Kill(ctx, socketapi.KillRequest{Targets: targets, Force: b.Force})
+}

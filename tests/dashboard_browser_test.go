@@ -1,0 +1,196 @@
+package tests
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// chromium finds the browser of the dashboard test: $ORCR_TEST_CHROMIUM, else chromium
+// (Debian's package; .ci/run installs it) on PATH. Under CI=1 a missing browser fails
+// the test; elsewhere it is a logged skip.
+func chromium(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("ORCR_TEST_CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") == "1" {
+		t.Fatal("no chromium on PATH (apt-get install chromium); CI=1 requires the browser test")
+	}
+	t.Skip("no chromium on PATH (apt-get install chromium, or set ORCR_TEST_CHROMIUM): the browser test is skipped")
+	return ""
+}
+
+// artifacts is where the browser test writes its screenshots:
+// $ORCR_TEST_ARTIFACTS/<test name> when that is set (kept), else a temporary
+// directory removed with the test. The directory is logged.
+func artifacts(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if base := os.Getenv("ORCR_TEST_ARTIFACTS"); base != "" {
+		dir = filepath.Join(base, t.Name())
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Logf("screenshots in %s", dir)
+	return dir
+}
+
+// The web dashboard in a real browser (docs/dashboard.md): a real server (the CLI's
+// auto-start, the herdr stand-in, the mock agent with approvals on), headless chromium
+// opens the sign-in link of `orcr dashboard`; the page shows the fleet tree, opens an
+// agent's log, approves a parked tool call and sees the turn continue (the row back to
+// idle, the tool's result in the log), sends and kills, and shows a protocol error code;
+// on a phone-sized viewport too.
+func TestDashboardBrowser(t *testing.T) {
+	h, _ := herdrHome(t, `{"remote": {"listen": "127.0.0.1:0", "approvals": true}}`)
+	// `orcr dashboard` prints the link alone on stdout.
+	r := h.run("dashboard")
+	if out := strings.TrimSpace(r.stdout); r.exit != 0 || strings.Contains(out, "\n") ||
+		!strings.HasPrefix(out, remoteBase(t, h)+"/?token=") || !strings.Contains(r.stderr, "once") {
+		t.Errorf("orcr dashboard: exit %d stdout %q stderr %q", r.exit, r.stdout, r.stderr)
+	}
+	h.jsonRun(t, "dashboard.login", 1, "dashboard", "--rotate", "--revoke")
+	browser := chromium(t)
+	shots := artifacts(t)
+	for _, path := range []string{"web/a", "web/team/b"} {
+		if ok, _, _ := h.jsonRun(t, "agent.run", 0, "agent", "run", "--path", path, "-a", "mock"); !ok {
+			t.Fatalf("agent run %s failed", path)
+		}
+	}
+	if r := h.run("agent", "wait", "web/**", "--timeout", "60s"); r.exit != 0 {
+		t.Fatalf("agent wait: %d %s %s", r.exit, r.stdout, r.stderr)
+	}
+	ok, res, _ := h.jsonRun(t, "dashboard.login", 0, "dashboard")
+	link, _ := res["url"].(string)
+	if !ok || !strings.Contains(link, "/?token=") {
+		t.Fatalf("orcr dashboard: %v", res)
+	}
+
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(browser), chromedp.NoSandbox, chromedp.WindowSize(1280, 900),
+		chromedp.Flag("disable-gpu", true))...)
+	defer cancelAlloc()
+	bctx, cancelBrowser := chromedp.NewContext(alloc)
+	defer cancelBrowser()
+	ctx, cancel := context.WithTimeout(bctx, 120*time.Second)
+	defer cancel()
+
+	step := func(what string, actions ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if err := chromedp.Do(ctx, actions...); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	shot := func(name string) {
+		t.Helper()
+		png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+		if err != nil {
+			t.Fatalf("screenshot %s: %v", name, err)
+		}
+		if err := os.WriteFile(filepath.Join(shots, name+".png"), png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	text := func(sel string) string {
+		t.Helper()
+		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
+		if err != nil {
+			t.Fatalf("text of %s: %v", sel, err)
+		}
+		return s
+	}
+	row := func(path, status string) chromedp.CSS {
+		return chromedp.CSS(`#tree li[data-path="` + path + `"][data-status="` + status + `"]`)
+	}
+
+	// The fleet tree, live from the feed: both agents at their paths under scope rows.
+	step("sign in and see the tree", chromedp.Navigate(link), chromedp.WaitVisible(row("web/a", "idle")),
+		chromedp.WaitVisible(row("web/team/b", "idle")))
+	if got := text("#tree"); !strings.Contains(got, "web/") || !strings.Contains(got, "team/") {
+		t.Errorf("tree text %q lacks its scope rows", got)
+	}
+	shot("01-fleet")
+
+	// The agent's log, then a prompt whose tool call parks on an approval.
+	step("open the log", chromedp.Click(chromedp.CSS(`#tree li[data-path="web/a"] button`)),
+		chromedp.WaitVisible(chromedp.CSS(`#log li[data-type="session/created"]`)))
+	step("send a tool turn", chromedp.SetValue(chromedp.CSS("#prompt"), "tool=Bash say=ran"),
+		chromedp.Click(chromedp.CSS("#send-btn")),
+		chromedp.WaitVisible(chromedp.CSS(`#approvals button[data-verdict="approve"]`)),
+		chromedp.WaitVisible(row("web/a", "blocked")))
+	if got := text("#approvals"); !strings.Contains(got, "Bash") {
+		t.Errorf("the approval box %q does not name the tool", got)
+	}
+	shot("02-approval")
+
+	// Approve: the turn goes on; the row returns to idle and the log shows the result.
+	step("approve", chromedp.Click(chromedp.CSS(`#approvals button[data-verdict="approve"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#log li[data-type="approval/resolved"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#log li[data-type="tool/result"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#log li[data-type="assistant/message"]`)),
+		chromedp.WaitVisible(row("web/a", "idle")),
+		chromedp.WaitNotPresent(chromedp.CSS(`#approvals .approval`)))
+	if got := text(`#log li[data-type="tool/result"]`); !strings.Contains(got, "ok") {
+		t.Errorf("tool/result reads %q", got)
+	}
+	if got := text(`#log li[data-type="approval/resolved"]`); !strings.Contains(got, "approved") {
+		t.Errorf("approval/resolved reads %q", got)
+	}
+	shot("03-approved")
+
+	// A phone: the agent view fills the screen, the buttons are touch-sized, and the
+	// back button returns to the tree.
+	step("phone viewport", chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile,
+		chromedp.EmulateTouch), chromedp.WaitVisible(chromedp.CSS("#back")))
+	small, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll('#send-btn, #kill, #back')]
+		.filter(b => b.getBoundingClientRect().height < 48 || b.getBoundingClientRect().width < 48).map(b => b.id)`))
+	if err != nil || len(small) != 0 {
+		t.Errorf("buttons under 48px on a phone: %v %v", small, err)
+	}
+	if hidden, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`getComputedStyle(document.getElementById('fleet')).display === 'none'`)); err != nil || !hidden {
+		t.Errorf("on a phone the tree should give way to the open agent: %v %v", hidden, err)
+	}
+	shot("04-phone-agent")
+	step("back to the tree", chromedp.Click(chromedp.CSS("#back")), chromedp.WaitVisible(row("web/team/b", "idle")))
+	shot("05-phone-fleet")
+
+	// Send from the page, then kill (the button asks twice): the row leaves the tree
+	// and the log ends.
+	step("send", chromedp.Click(chromedp.CSS(`#tree li[data-path="web/team/b"] button`)),
+		chromedp.WaitVisible(chromedp.CSS(`#log li[data-type="session/created"]`)),
+		chromedp.SetValue(chromedp.CSS("#prompt"), "say=phone_hello"),
+		chromedp.Click(chromedp.CSS("#send-btn")),
+		chromedp.WaitVisible(chromedp.CSS(`#log li[data-type="assistant/message"]`)))
+	if got := text(`#log li[data-type="assistant/message"]`); !strings.Contains(got, "phone_hello") {
+		t.Errorf("the response reads %q", got)
+	}
+	step("kill", chromedp.Click(chromedp.CSS("#kill")), chromedp.WaitVisible(chromedp.CSS("#kill.armed")),
+		chromedp.Click(chromedp.CSS("#kill")),
+		chromedp.WaitVisible(chromedp.CSS(`#log li[data-type="session/ended"]`)),
+		chromedp.WaitNotPresent(chromedp.CSS(`#tree li[data-path="web/team/b"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#agent[data-status="ended"]`)))
+	shot("06-phone-killed")
+
+	// A refused action shows its protocol error code: a send to the ended agent.
+	step("send to the ended agent", chromedp.SetValue(chromedp.CSS("#prompt"), "say=too late"),
+		chromedp.Click(chromedp.CSS("#send-btn")), chromedp.WaitVisible(chromedp.CSS(`#toast[data-kind="error"]`)))
+	codes := regexp.MustCompile(`\b(not_found|invalid_request|state_conflict|blocked|timeout|integration_missing|transcript_unavailable|environment_error|server_error)\b`)
+	if got := text("#toast"); !codes.MatchString(got) {
+		t.Errorf("the error toast %q shows none of the nine codes", got)
+	}
+	shot("07-phone-error")
+}
