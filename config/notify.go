@@ -37,12 +37,11 @@ var (
 	notifyKeys       = []string{"targets", "rules", "max_attempts", "queue_limit", "retry_initial", "retry_max"}
 	notifyTypes      = []string{NotifyHerdr, NotifyWebhook, NotifyCommand}
 	notifyTargetKeys = map[string][]string{
-		NotifyHerdr:   {"type", "sound"},
+		NotifyHerdr:   {"type"},
 		NotifyWebhook: {"type", "url", "secret", "timeout"},
 		NotifyCommand: {"type", "argv", "timeout"},
 	}
 	notifyRuleKeys = []string{"events", "paths", "targets"}
-	herdrSounds    = []string{"none", "done", "request"}
 )
 
 // Notify is the `notify` section (docs/notify.md): where notifications go and which events
@@ -64,7 +63,6 @@ type NotifyTarget struct {
 	URL     string        // webhook: http or https URL
 	Secret  string        // webhook: the HMAC key
 	Argv    []string      // command: the program and its arguments (no shell)
-	Sound   string        // herdr: none, done or request ("" = herdr's default)
 	Timeout time.Duration // webhook, command: one attempt's bound
 }
 
@@ -235,15 +233,6 @@ func (l *loader) notifyTarget(name string, v any) (NotifyTarget, error) {
 		t.Timeout = 0
 	}
 	switch typ {
-	case NotifyHerdr:
-		s, ok, err := stringKey(obj, "sound", section+".sound")
-		if err != nil {
-			return t, err
-		}
-		if ok && !slices.Contains(herdrSounds, s) {
-			return t, invalid(section + ".sound must be one of none, done, request")
-		}
-		t.Sound = s
 	case NotifyWebhook:
 		u, _, err := stringKey(obj, "url", section+".url")
 		if err != nil {

@@ -14,7 +14,7 @@ func TestParseNotify(t *testing.T) {
 	src := `{"notify":{
 		"targets":{
 			"hook":{"type":"webhook","url":"https://u:p@example.com/h?token=x","secret":"s3cret","timeout":"2s"},
-			"desk":{"type":"herdr","sound":"request"},
+			"desk":{"type":"herdr"},
 			"script":{"type":"command","argv":["/bin/notify","--quiet"]}},
 		"rules":[
 			{"events":["blocked","lost"],"paths":["team/**","/ops/*"],"targets":["hook","desk"]},
@@ -26,7 +26,7 @@ func TestParseNotify(t *testing.T) {
 	}
 	want := config.Notify{
 		Targets: []config.NotifyTarget{
-			{Name: "desk", Type: "herdr", Sound: "request"},
+			{Name: "desk", Type: "herdr"},
 			{Name: "hook", Type: "webhook", URL: "https://u:p@example.com/h?token=x", Secret: "s3cret", Timeout: 2 * time.Second},
 			{Name: "script", Type: "command", Argv: []string{"/bin/notify", "--quiet"}, Timeout: config.DefaultNotifyTimeout},
 		},
@@ -82,7 +82,6 @@ func TestParseNotifyErrors(t *testing.T) {
 		{"timeout floor", `{"notify":{"targets":{"x":{"type":"webhook","url":"http://h/","secret":"k","timeout":"10ms"}}}}`, `notify.targets.x.timeout must be at least 100ms (got "10ms")`},
 		{"argv type", `{"notify":{"targets":{"x":{"type":"command","argv":"notify-send"}}}}`, "`notify.targets.x.argv` must be an array of strings"},
 		{"argv empty", `{"notify":{"targets":{"x":{"type":"command","argv":[]}}}}`, "notify.targets.x.argv must name a program"},
-		{"sound", `{"notify":{"targets":{"x":{"type":"herdr","sound":"loud"}}}}`, "notify.targets.x.sound must be one of none, done, request"},
 		{"rules type", `{"notify":{"rules":{}}}`, "`notify.rules` must be a JSON array"},
 		{"rule events", `{"notify":{"targets":{` + hook + `},"rules":[{"targets":["h"]}]}}`, "notify.rules[0].events must name at least one event"},
 		{"rule event", `{"notify":{"targets":{` + hook + `},"rules":[{"events":["idle"],"targets":["h"]}]}}`, "notify.rules[0].events: unknown event `idle` (use blocked, lost, stalled, loop_run.failed, ended)"},
