@@ -26,6 +26,8 @@ func TestClassify(t *testing.T) {
 			notify.Occurrence{Event: "blocked", Path: "a/b", Ref: "u1", Summary: "a/b is blocked (question)"}},
 		{"blocked no kind", ev("agent.status_changed", `{"status":"blocked","agent":{"path":"a"}}`),
 			notify.Occurrence{Event: "blocked", Path: "a", Ref: "u1", Summary: "a is blocked (unknown)"}},
+		{"blocked kind from the row", ev("agent.status_changed", `{"status":"blocked","agent":{"path":"a","blocked_kind":"limit"}}`),
+			notify.Occurrence{Event: "blocked", Path: "a", Ref: "u1", Summary: "a is blocked (limit)"}},
 		{"lost", ev("agent.status_changed", `{"status":"lost","agent":{"path":"a"}}`),
 			notify.Occurrence{Event: "lost", Path: "a", Ref: "u1", Summary: "a is lost"}},
 		{"idle", ev("agent.status_changed", `{"status":"idle","agent":{"path":"a"}}`), notify.Occurrence{}},

@@ -42,7 +42,8 @@ type payload struct {
 	ExitReason  string `json:"exit_reason"`
 	Stalled     *bool  `json:"stalled"`
 	Agent       *struct {
-		Path string `json:"path"`
+		Path        string `json:"path"`
+		BlockedKind string `json:"blocked_kind"`
 	} `json:"agent"`
 	Run *struct {
 		Path   string `json:"path"`
@@ -68,6 +69,9 @@ func Classify(ev store.Event) (Occurrence, bool) {
 	switch {
 	case ev.Kind == "agent.status_changed" && p.Status == "blocked":
 		kind := p.BlockedKind
+		if kind == "" && p.Agent != nil {
+			kind = p.Agent.BlockedKind // the row after the change
+		}
 		if kind == "" {
 			kind = "unknown"
 		}
