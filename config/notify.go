@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/orcr-go/orcr/socketapi/wire"
-	"github.com/orcr-go/orcr/store/agentpath/pathglob"
+	"github.com/orcr-go/orcr/socketapi/wire/pathglob"
 )
 
 // Defaults and floors of the `notify` section (docs/notify.md §2).

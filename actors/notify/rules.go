@@ -12,8 +12,8 @@ import (
 	"slices"
 
 	"github.com/orcr-go/orcr/config"
+	"github.com/orcr-go/orcr/socketapi/wire/pathglob"
 	"github.com/orcr-go/orcr/store"
-	"github.com/orcr-go/orcr/store/agentpath/pathglob"
 )
 
 // Rule event names (config.NotifyEvents) and the stored events they come from

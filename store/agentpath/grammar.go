@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/orcr-go/orcr/socketapi/wire"
-	"github.com/orcr-go/orcr/store/agentpath/pathglob"
+	"github.com/orcr-go/orcr/socketapi/wire/pathglob"
 )
 
 // Grammar limits (docs/cli.md §3.2).

@@ -1,6 +1,6 @@
 package agentpath
 
-import "github.com/orcr-go/orcr/store/agentpath/pathglob"
+import "github.com/orcr-go/orcr/socketapi/wire/pathglob"
 
 // Whole-segment wildcards (docs/cli.md §3.5).
 const (

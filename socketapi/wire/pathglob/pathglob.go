@@ -1,7 +1,8 @@
-// Package pathglob is the whole-segment pattern grammar of agent paths (docs/cli.md
-// §3.2, §3.5): segments, joining a selector under a scope, and [Pattern]. It depends
-// on nothing but the wire errors, so configuration can validate patterns (notify rules,
-// docs/notify.md) without the store; package agentpath re-exports it.
+// Package pathglob is the whole-segment pattern grammar of agent paths and selectors
+// (docs/cli.md §3.2, §3.5): segments, joining a selector under a scope, and [Pattern].
+// It depends on nothing but the wire errors, so configuration validates patterns
+// (notify rules, docs/notify.md) without the store, in clients and the server alike;
+// package agentpath re-exports it.
 package pathglob
 
 import (
