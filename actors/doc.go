@@ -41,6 +41,8 @@
 //	├── loops                        loop scheduler: every loop_tick the due loops and timed-out runs; restart recovery of runs
 //	│   └── loop-<uuid>-<n>          one per active or paused loop: fires, manual starts, promotions, stops, exits, pause, rm
 //	├── remote                       the remote stream's hub: one connection per agent, revocation, the replay gate
+//	├── notify                       notifications (only with notify rules): committed events → durable deliveries
+//	│   └── <target>                 one per notify target: schedules attempts of its pending deliveries
 //	├── ws-<n>                       one per remote stream WebSocket (socketapi/ws): replay-then-tail of one agent's log
 //	├── dash-<n>                     one per dashboard fleet feed (socketapi/ws): a watch.open subscription for a browser
 //	├── conn/<n>                     one per accepted client connection (socketapi/server)
@@ -94,6 +96,10 @@
 //	stream frame goroutines → agents → <agent> SendInput (source remote) → SendOutcome,
 //	                                       sendKeys → keysSent (a cancel's interrupt, a verdict's answer)
 //	wait-<n>            → store            Bounds → BoundsResult (confirms its Subscribe)
+//	notify              → store            Bounds → BoundsResult (the first scan's head)
+//	notify scan and attempt goroutines → store Write(enqueue deliveries with the cursor;
+//	                                       an attempt's outcome) → WriteResult; a herdr
+//	                                       target's attempt → herdr supervisor (notification.show)
 //	op goroutines       → store, herdr     (edge code of an agent actor, see below)
 //	request goroutines  → herdr supervisor driver operations (herdr/doc.go)
 //	reconcile pass      → herdr supervisor pane.list (and, when the owned session does
@@ -126,7 +132,15 @@
 // goroutines → their agent actor (opDone); timers → <agent> (recheck), → monitor, queue,
 // gc, reconciler, discovery (their ticks); discovery → herdr supervisor (Forget, for a user
 // session that is gone); the discovery goroutine → discovery (discDone); loops → loop-<uuid>
-// (fireDue, stopRun, recoverRun, recoverLoop) and loop-<uuid> → loops (loopIdle); a loop's
+// (fireDue, stopRun, recoverRun, recoverLoop) and loop-<uuid> → loops (loopIdle); notify →
+// store (Subscribe, Pin and, at Stopping, Unsubscribe, Unpin) and store → notify
+// (EventsCommitted, PinDropped); notify → notify/<target> (notifyPoke after a scan queued
+// deliveries for it); a scan goroutine → notify (notifyScanned), a target's read and
+// attempt goroutines → their target (notifyDue, notifyAttempted), timers → notify and
+// notify/<target> (retry and due ticks). An attempt's HTTP call, command or herdr call
+// runs on its goroutine, bounded by the target's timeout; the store actor only ever
+// applies the small writes that enqueue and record, so a slow or dead target never slows
+// a commit (docs/notify.md §5). A loop's
 // op goroutines → their loop actor (loopOpDone, watchRun, stopStarted, stopWaiter,
 // stopOver), a run's process waiter → its loop actor (runExited), a stop's TERM–grace–KILL
 // goroutine → its loop actor (stopFinished). A run's process outlives the server: its
@@ -195,7 +209,8 @@
 //     frames still being served (a cancel's keys, an inject's delivery) finish while the
 //     agent actors are still up (bounded, 3 s).
 //  5. [System.Stop]: the loops (a stop's grace ends at once, the run stays stopping for the
-//     next start), the discovery, the gc, the reconciler, the monitor, the queue and the remote hub stop, in that order (no more
+//     next start), the discovery, the gc, the reconciler, the monitor, the queue, the remote hub and the notifier stop, in that order (an
+//     attempt in flight is canceled and left pending, so it is sent again after the restart; no more
 //     sweeps, polls or promotions; a reconcile pass in flight, which may be waiting for
 //     herdr or starting the owned session, is canceled; a ReapResult arriving after gc stopped goes to dead
 //     letters, and the next start's queue pass promotes into the freed slot); the agents

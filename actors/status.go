@@ -84,6 +84,7 @@ func (s *System) Status(ctx context.Context) (socketapi.StatusResult, error) {
 		LoopsFiring: service.Manager{Getenv: s.getenv}.Installed(),
 		Loops:       loops,
 		Remote:      s.remoteStatus(ctx),
+		Notify:      s.notifyStatus(ctx),
 		Drift: map[string]int64{"lost": drift.Lost, "repaired": drift.Repaired,
 			"unknown_marked_panes": drift.UnknownMarkedPanes, "unmarked_panes": drift.UnmarkedPanes},
 	}, nil

@@ -66,6 +66,7 @@ type System struct {
 	discover *actor.PID
 	loops    *actor.PID
 	remote   *actor.PID // the remote stream's hub
+	notifier *actor.PID // nil without notify rules
 
 	remoteMu   sync.Mutex
 	remoteAddr string // the remote listener's address ("" = off)
@@ -131,6 +132,9 @@ func Start(cfg SystemConfig) (*System, error) {
 		NeedsAgentSession: func(name string) bool { return tr.spec(name).DataDirFile == "" },
 		AgentSessionWait:  3 * time.Second,
 		OwnedStart:        make(chan struct{}, 1),
+	}
+	if err := s.startNotifier(); err != nil {
+		return fail(err)
 	}
 	if s.monitor, err = s.sys.Root.SpawnNamed(NewMonitorProps(MonitorSpec{Env: s.env}), "monitor"); err != nil {
 		return fail(wire.Internal("actor", "cannot start the completion monitor: "+err.Error()))
@@ -222,7 +226,7 @@ func (s *System) Stop() {
 			close(s.stopped)
 		}
 	}
-	for _, pid := range []*actor.PID{s.loops, s.discover, s.gc, s.recon, s.monitor, s.queue, s.remote} {
+	for _, pid := range []*actor.PID{s.loops, s.discover, s.gc, s.recon, s.monitor, s.queue, s.remote, s.notifier} {
 		if pid != nil {
 			root.PoisonFuture(pid).Wait()
 		}

@@ -57,6 +57,7 @@ type Config struct {
 	Logs         Logs
 	Integrations map[string]TuningOverride // integrations.<provider>; never nil
 	Remote       Remote
+	Notify       Notify // notifications (docs/notify.md)
 
 	// HerdrBinEnv is $ORCR_HERDR_BIN as seen by Load. It is not merged into Herdr.Bin:
 	// see [Config.HerdrBin] for the discovery order.
@@ -148,6 +149,7 @@ func Default() *Config {
 		Logs:         Logs{MaxBytes: DefaultLogMaxBytes, MaxFiles: DefaultLogMaxFiles},
 		Integrations: map[string]TuningOverride{},
 		Remote:       defaultRemote(),
+		Notify:       defaultNotify(),
 	}
 }
 

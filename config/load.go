@@ -23,7 +23,7 @@ import (
 // Known keys of each section, in the order docs/config.md §1.6 lists them (that order breaks
 // ties between equally near suggestions).
 var (
-	topKeys         = []string{"defaults", "herdr", "concurrency", "timings", "logs", "integrations", "remote"}
+	topKeys         = []string{"defaults", "herdr", "concurrency", "timings", "logs", "integrations", "remote", "notify"}
 	defaultsKeys    = []string{"agent", "providers"}
 	routeKeys       = []string{"model", "effort"}
 	herdrKeys       = []string{"bin", "session"}
@@ -151,6 +151,7 @@ func Parse(data []byte, getenv func(string) string) (*Config, []string, error) {
 		{"logs", l.logs},
 		{"integrations", l.integrations},
 		{"remote", l.remote},
+		{"notify", l.notify},
 	}
 	for _, s := range steps {
 		v, present := top[s.key]

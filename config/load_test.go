@@ -33,6 +33,7 @@ func TestDefault(t *testing.T) {
 		Remote: config.Remote{
 			Heartbeat: 20 * time.Second, ReplayLimit: 10000, MaxConcurrentReplays: 4, OutboundQueue: 1024,
 		},
+		Notify: config.Notify{MaxAttempts: 10, QueueLimit: 10000, RetryInitial: time.Second, RetryMax: 5 * time.Minute},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Default() mismatch (-want +got):\n%s", diff)

@@ -68,6 +68,34 @@ type StatusResult struct {
 	Drift map[string]int64 `json:"drift"`
 	// The remote stream's listener (docs/remote.md §2).
 	Remote RemoteStatus `json:"remote"`
+	// Every configured notify target, by name (docs/notify.md §6); empty without
+	// notify targets.
+	Notify []NotifyTargetStatus `json:"notify"`
+}
+
+// NotifyTargetStatus is one notify target in server.status: its durable delivery queue
+// and counters (docs/notify.md §6).
+type NotifyTargetStatus struct {
+	// The target's name in notify.targets.
+	Name string `json:"name"`
+	// herdr, webhook or command.
+	Type string `json:"type"`
+	// Deliveries waiting for an attempt (a first one or a retry).
+	Pending int64 `json:"pending"`
+	// Deliveries the target took.
+	Delivered int64 `json:"delivered"`
+	// Deliveries given up: attempts exhausted or a permanent error.
+	Failed int64 `json:"failed"`
+	// Deliveries refused at notify.queue_limit.
+	Dropped int64 `json:"dropped"`
+	// The last attempt's error, when one failed.
+	LastError *string `json:"last_error"`
+	// When that error happened (ms).
+	LastErrorAt *int64 `json:"last_error_at"`
+	// When the last delivery succeeded (ms).
+	LastDeliveredAt *int64 `json:"last_delivered_at"`
+	// When the earliest pending attempt is due (ms); null when nothing is pending.
+	NextAttemptAt *int64 `json:"next_attempt_at"`
 }
 
 // RemoteStatus is server.status's remote object.

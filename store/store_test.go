@@ -58,18 +58,19 @@ func TestOpenFresh(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if got, want := schemaVersion(t, path), "5"; got != want {
+	if got, want := schemaVersion(t, path), "6"; got != want {
 		t.Errorf("schema_version: got %q, want %q", got, want)
 	}
-	if store.SchemaVersion != 5 {
-		t.Errorf("SchemaVersion: got %d, want 5", store.SchemaVersion)
+	if store.SchemaVersion != 6 {
+		t.Errorf("SchemaVersion: got %d, want 6", store.SchemaVersion)
 	}
 	want := []string{
 		"agents", "agents_active_path", "agents_agent_session", "agents_pane", "agents_parent",
 		"agents_path", "agents_provider_status", "agents_session_term", "agents_status_queue", "agents_worktree",
 		"attaches", "attaches_agent", "events", "events_ref", "inbox", "inbox_agent", "intents", "loop_runs",
 		"loop_runs_loop_status", "loop_runs_run_id", "loop_runs_status_timeout", "loops", "loops_active_name",
-		"loops_status_fire", "meta", "remote_tokens", "remote_tokens_agent", "session_log", "sessions", "turns",
+		"loops_status_fire", "meta", "notify_deliveries", "notify_deliveries_due", "notify_deliveries_event",
+		"notify_targets", "remote_tokens", "remote_tokens_agent", "session_log", "sessions", "turns",
 	}
 	if diff := cmp.Diff(want, tableNames(t, db.Reader())); diff != "" {
 		t.Errorf("tables and indexes (-want +got):\n%s", diff)
@@ -118,7 +119,7 @@ func TestMigrateFromV1(t *testing.T) {
 		t.Fatalf("Open v1 store: %v", err)
 	}
 	defer db.Close()
-	if got := schemaVersion(t, path); got != "5" {
+	if got := schemaVersion(t, path); got != "6" {
 		t.Errorf("schema_version after migration: got %q, want 5", got)
 	}
 	evs, err := db.EventsAfter(context.Background(), 0, 10)
@@ -141,7 +142,7 @@ func TestRefuseNewerVersion(t *testing.T) {
 	}
 	db.Close()
 	raw, _ := sql.Open("sqlite", "file:"+path)
-	if _, err := raw.Exec(`UPDATE meta SET value = '7' WHERE key = 'schema_version'`); err != nil {
+	if _, err := raw.Exec(`UPDATE meta SET value = '99' WHERE key = 'schema_version'`); err != nil {
 		t.Fatal(err)
 	}
 	raw.Close()
@@ -151,10 +152,10 @@ func TestRefuseNewerVersion(t *testing.T) {
 		t.Fatalf("Open newer store: got %v, want environment_error store_version_mismatch", err)
 	}
 	pe, _ := wire.As(err)
-	if !strings.Contains(pe.Message, "7") || !strings.Contains(pe.Message, "5") {
-		t.Errorf("message %q must name both versions (7 and 5)", pe.Message)
+	if !strings.Contains(pe.Message, "99") || !strings.Contains(pe.Message, "version 6)") {
+		t.Errorf("message %q must name both versions (99 and 6)", pe.Message)
 	}
-	if got := schemaVersion(t, path); got != "7" {
+	if got := schemaVersion(t, path); got != "99" {
 		t.Errorf("refused store was modified: schema_version %q", got)
 	}
 }

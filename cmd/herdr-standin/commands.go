@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"time"
 
@@ -30,6 +31,8 @@ func cmdServer(session string, prof profile, stderr io.Writer) int {
 		Version:       prof.version,
 		Protocol:      prof.protocol,
 		CompletionSeq: prof.completionSeq,
+		Toasts:        prof.toasts,
+		OnNotify:      toastLogger(prof.toastLog, stderr),
 		BinPath:       exe,
 		Logf:          func(f string, a ...any) { fmt.Fprintf(stderr, f+"\n", a...) },
 	}
@@ -53,6 +56,25 @@ func cmdServer(session string, prof profile, stderr io.Writer) int {
 	case <-s.Done():
 	}
 	return 0
+}
+
+// toastLogger appends each shown notification to path as a JSON line; nil without a path.
+func toastLogger(path string, stderr io.Writer) func(title, body string) {
+	if path == "" {
+		return nil
+	}
+	var mu sync.Mutex
+	return func(title, body string) {
+		mu.Lock()
+		defer mu.Unlock()
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if err != nil {
+			fmt.Fprintf(stderr, "toast log: %v\n", err)
+			return
+		}
+		defer f.Close()
+		writeJSON(f, map[string]string{"title": title, "body": body})
+	}
 }
 
 func writeJSON(w io.Writer, v any) {

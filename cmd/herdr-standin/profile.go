@@ -8,11 +8,14 @@ import (
 
 // profile is the herdr the stand-in plays: the protocol ping reports and whose schema
 // fixture `api schema` prints, the version it names, and whether agent rows carry
-// completion_seq (herdrtest.Options.CompletionSeq).
+// completion_seq (herdrtest.Options.CompletionSeq), whether it shows toasts
+// (herdrtest.Options.Toasts) and the file each shown one is appended to.
 type profile struct {
 	protocol      int
 	version       string
 	completionSeq bool
+	toasts        bool
+	toastLog      string
 }
 
 // defaultVersions names a herdr release for every protocol the stand-in can play (the
@@ -24,6 +27,9 @@ var defaultVersions = map[int]string{16: "0.7.2", 20: "0.8.0", 22: "0.9.0"}
 //	HERDR_STANDIN_PROTOCOL=16|20|22   default 20
 //	HERDR_STANDIN_VERSION=<v>         default the release of that protocol
 //	HERDR_STANDIN_COMPLETION_SEQ=0|1  default 1 from protocol 22 on, else 0
+//	HERDR_STANDIN_TOASTS=0|1          default 0 (herdr's default config: toasts off)
+//	HERDR_STANDIN_TOAST_LOG=<file>    with toasts, each shown notification is appended
+//	                                  to it as a JSON line {"title", "body"}
 //
 // Child processes (a server started by `--session N server`) inherit them.
 func loadProfile(getenv func(string) string) (profile, error) {
@@ -47,6 +53,14 @@ func loadProfile(getenv func(string) string) (profile, error) {
 	default:
 		return p, fmt.Errorf("HERDR_STANDIN_COMPLETION_SEQ=%q: want 0 or 1", v)
 	}
+	switch v := getenv("HERDR_STANDIN_TOASTS"); v {
+	case "", "0":
+	case "1":
+		p.toasts = true
+	default:
+		return p, fmt.Errorf("HERDR_STANDIN_TOASTS=%q: want 0 or 1", v)
+	}
+	p.toastLog = getenv("HERDR_STANDIN_TOAST_LOG")
 	return p, nil
 }
 

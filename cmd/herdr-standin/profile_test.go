@@ -27,6 +27,8 @@ func TestLoadProfile(t *testing.T) {
 		{map[string]string{"HERDR_STANDIN_PROTOCOL": "21"}, profile{}, true},
 		{map[string]string{"HERDR_STANDIN_PROTOCOL": "twenty"}, profile{}, true},
 		{map[string]string{"HERDR_STANDIN_COMPLETION_SEQ": "yes"}, profile{}, true},
+		{map[string]string{"HERDR_STANDIN_TOASTS": "1", "HERDR_STANDIN_TOAST_LOG": "/t"}, profile{protocol: 20, version: "0.8.0", toasts: true, toastLog: "/t"}, false},
+		{map[string]string{"HERDR_STANDIN_TOASTS": "on"}, profile{}, true},
 	}
 	for _, tt := range tests {
 		got, err := loadProfile(func(k string) string { return tt.env[k] })

@@ -14,8 +14,9 @@
 // package herdrschema. [ListSessions] reproduces `herdr session list`. Fault hooks:
 // [Session.Freeze], [Session.Unfreeze], [Session.DropSocket], [Session.Restore].
 //
-// Implemented methods: ping, session.snapshot, notification.show (always
-// {shown:false, reason:"disabled"}, herdr's default config), server.stop,
+// Implemented methods: ping, session.snapshot, notification.show ({shown:false,
+// reason:"disabled"}, herdr's default config; {shown:true, reason:"shown"} with
+// [Options].Toasts, each shown one passed to [Options].OnNotify), server.stop,
 // workspace.create|list|get|focus|rename|close, tab.create|list|get|focus|rename|close,
 // layout.apply, pane.list|get|focus|rename|send_text|send_keys|send_input|read|move|
 // close, pane.report_agent|report_agent_session|release_agent|clear_agent_authority,
@@ -66,6 +67,9 @@
 //   - Legacy id spellings (w_1, p_<ws>_<n>, …) are not accepted.
 //   - Pane processes are killed with SIGHUP to their process group, then SIGKILL
 //     after one second.
+//   - notification.show with Toasts: every notification is shown (herdr may also answer
+//     rate_limited, busy or no_foreground_client; the stand-in never does); the body is
+//     cut to 240 characters like the title to 80.
 //   - completion_seq (with CompletionSeq): starts at 0 for every pane, counts only
 //     working → idle and blocked → idle (idle or done; never from unknown), stays with
 //     the pane across moves, and is written on every agent row, like state_change_seq.

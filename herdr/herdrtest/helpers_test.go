@@ -18,13 +18,17 @@ var reqSeq atomic.Int64
 // start runs a fixture whose every response is validated against the schema.
 func start(t *testing.T, sessions ...string) *herdrtest.Fixture {
 	t.Helper()
-	opts := herdrtest.Options{
-		Shell: "/bin/sh",
-		OnResponse: func(method string, raw []byte) {
-			if err := validateResponse(raw); err != nil {
-				t.Errorf("method %q: %v", method, err)
-			}
-		},
+	return startWith(t, herdrtest.Options{}, sessions...)
+}
+
+// startWith is start with options (Shell and OnResponse are set here).
+func startWith(t *testing.T, opts herdrtest.Options, sessions ...string) *herdrtest.Fixture {
+	t.Helper()
+	opts.Shell = "/bin/sh"
+	opts.OnResponse = func(method string, raw []byte) {
+		if err := validateResponse(raw); err != nil {
+			t.Errorf("method %q: %v", method, err)
+		}
 	}
 	return herdrtest.Start(t, opts, sessions...)
 }

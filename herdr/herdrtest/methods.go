@@ -268,8 +268,18 @@ func (s *Session) hNotificationShow(raw json.RawMessage) (any, error) {
 	if cleanControl(p.Title, 80) == "" {
 		return nil, errf("invalid_params", "notification title must not be empty")
 	}
-	// herdr's default config has ui.toast.delivery = "off".
-	return notificationResult{Type: "notification_show", Shown: false, Reason: "disabled"}, nil
+	if !s.opts.Toasts {
+		// herdr's default config has ui.toast.delivery = "off".
+		return notificationResult{Type: "notification_show", Shown: false, Reason: "disabled"}, nil
+	}
+	if s.opts.OnNotify != nil {
+		body := ""
+		if p.Body != nil {
+			body = cleanControl(*p.Body, 240)
+		}
+		s.opts.OnNotify(cleanControl(p.Title, 80), body)
+	}
+	return notificationResult{Type: "notification_show", Shown: true, Reason: "shown"}, nil
 }
 
 // ---- workspaces ----

@@ -562,3 +562,23 @@ func TestCompletionSeq(t *testing.T) {
 		t.Errorf("completion_seq without the option: %v", a)
 	}
 }
+
+// With Toasts the stand-in plays a herdr configured to show toasts: notification.show
+// answers shown (a response valid against the schema, like every answer here) and
+// OnNotify sees the cleaned title and body.
+func TestNotificationToasts(t *testing.T) {
+	type shown struct{ title, body string }
+	got := make(chan shown, 2)
+	f := startWith(t, herdrtest.Options{Toasts: true, OnNotify: func(title, body string) { got <- shown{title, body} }})
+	sock := f.Sessions["default"].SocketPath()
+	if res := call(t, sock, "notification.show", map[string]any{"title": "orcr: blocked\x07", "body": "a/b is blocked"}); res["shown"] != true || res["reason"] != "shown" {
+		t.Fatalf("notification.show with toasts: %v", res)
+	}
+	if s := <-got; s != (shown{"orcr: blocked", "a/b is blocked"}) {
+		t.Errorf("OnNotify: got %+v", s)
+	}
+	call(t, sock, "notification.show", map[string]any{"title": "t"})
+	if s := <-got; s != (shown{"t", ""}) {
+		t.Errorf("OnNotify without a body: got %+v", s)
+	}
+}

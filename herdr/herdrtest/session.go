@@ -51,6 +51,15 @@ type Options struct {
 	// done, docs/herdr.md §5.1), as herdr 0.9.x does. Off (the field is omitted, as
 	// in protocol 20) by default.
 	CompletionSeq bool
+	// Toasts plays a herdr whose config delivers toasts (ui.toast.delivery on) and has a
+	// foreground client: notification.show answers {shown: true, reason: "shown"}
+	// instead of the default config's {shown: false, reason: "disabled"}. The stand-in
+	// has no client of its own to show them on; OnNotify sees each one.
+	Toasts bool
+	// OnNotify, when set, is called with the title and body (after herdr's cleaning:
+	// control characters removed, at most 80 and 240 characters) of every notification
+	// shown (only with Toasts).
+	OnNotify func(title, body string)
 	// Shell runs in root panes (workspace.create, tab.create, command-less layout
 	// nodes); default $SHELL, else /bin/sh.
 	Shell string

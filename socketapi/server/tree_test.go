@@ -65,7 +65,8 @@ func TestActorTreeMatchesDoc(t *testing.T) {
 	if len(nodes) < 10 {
 		t.Fatalf("parsed %d nodes from actors/doc.go: %v", len(nodes), nodes)
 	}
-	srv := sockettest.NewServer(t, sockettest.WithHerdr(t), sockettest.WithConfig(`{"remote": {"listen": "127.0.0.1:0"}}`))
+	srv := sockettest.NewServer(t, sockettest.WithHerdr(t), sockettest.WithConfig(`{"remote": {"listen": "127.0.0.1:0"},
+		"notify": {"targets": {"desk": {"type": "herdr"}}, "rules": [{"events": ["blocked"], "targets": ["desk"]}]}}`))
 	c := srv.Client(t)
 	a, err := run(t, c, map[string]any{"path": "tree/one"})
 	if err != nil {

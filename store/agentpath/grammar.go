@@ -5,13 +5,14 @@ import (
 	"strings"
 
 	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/wire/pathglob"
 )
 
 // Grammar limits (docs/cli.md §3.2).
 const (
-	MaxSegmentLen = 64  // characters per segment
-	MaxPathLen    = 256 // characters (bytes) per effective path
-	MaxDepth      = 8   // segments per effective path
+	MaxSegmentLen = pathglob.MaxSegmentLen // characters per segment
+	MaxPathLen    = 256                    // characters (bytes) per effective path
+	MaxDepth      = 8                      // segments per effective path
 )
 
 // details.reason values of the invalid_request errors this package returns
@@ -23,11 +24,11 @@ const (
 	ReasonEmptyPath          = "empty_path"
 	ReasonPathTooLong        = "path_too_long"
 	ReasonPathTooDeep        = "path_too_deep"
-	ReasonInvalidSegment     = "invalid_segment"
+	ReasonInvalidSegment     = pathglob.ReasonInvalidSegment
 	ReasonReservedName       = "reserved_name"
-	ReasonEmptySelector      = "empty_selector"
-	ReasonInvalidPattern     = "invalid_pattern"
-	ReasonEmptyPattern       = "empty_pattern"
+	ReasonEmptySelector      = pathglob.ReasonEmptySelector
+	ReasonInvalidPattern     = pathglob.ReasonInvalidPattern
+	ReasonEmptyPattern       = pathglob.ReasonEmptyPattern
 	ReasonWildcardNotAllowed = "wildcard_not_allowed"
 	ReasonTargetRequired     = "target_required"
 	ReasonRunStopping        = "run_stopping" // state_conflict
@@ -41,21 +42,7 @@ var reservedLevel1 = map[string]bool{"idle": true, "unmanaged": true}
 func IsReservedLevel1(name string) bool { return reservedLevel1[name] }
 
 // ValidSegment reports whether s satisfies segment = [a-z0-9_]{1,64}.
-func ValidSegment(s string) bool {
-	if len(s) == 0 || len(s) > MaxSegmentLen {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if !segmentByte(s[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-func segmentByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_'
-}
+func ValidSegment(s string) bool { return pathglob.ValidSegment(s) }
 
 // ValidatePath checks an effective path (absolute, no leading "/") against the grammar
 // and limits in the order of docs/cli.md §3.2: empty_path, then path_too_long {path, len},
@@ -84,23 +71,12 @@ func ValidatePath(p string) error {
 	return nil
 }
 
-func invalidSegment(p, seg string) error {
-	return wire.Invalid(ReasonInvalidSegment,
-		fmt.Sprintf("invalid segment %q in %q: segments are 1-%d characters of [a-z0-9_]", seg, p, MaxSegmentLen))
-}
+func invalidSegment(p, seg string) error { return pathglob.InvalidSegment(p, seg) }
 
 // Join resolves a user-supplied path or selector against a scope: a leading "/" makes it
 // absolute (the slash is stripped and scope ignored); otherwise it is appended to scope
 // with a "/" (or returned as is when scope is empty). Join does not validate.
-func Join(scope, s string) string {
-	if rest, ok := strings.CutPrefix(s, "/"); ok {
-		return rest
-	}
-	if scope == "" {
-		return s
-	}
-	return scope + "/" + s
-}
+func Join(scope, s string) string { return pathglob.Join(scope, s) }
 
 // FirstSegment returns the part of p before the first "/" (all of p when there is none).
 func FirstSegment(p string) string {

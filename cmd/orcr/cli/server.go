@@ -152,7 +152,8 @@ func renderServerStatus(raw json.RawMessage, all bool) (string, error) {
 			Orcr  bool `json:"orcr"`
 			Herdr bool `json:"herdr"`
 		} `json:"integrations"`
-		LoopsFiring json.RawMessage `json:"loops_firing"`
+		LoopsFiring json.RawMessage              `json:"loops_firing"`
+		Notify      []map[string]json.RawMessage `json:"notify"`
 		Loops       []struct {
 			Name       string          `json:"name"`
 			Status     string          `json:"status"`
@@ -212,6 +213,7 @@ func renderServerStatus(raw json.RawMessage, all bool) (string, error) {
 		}
 		fmt.Fprintf(&b, "    %-16s status=%s next_fire_at=%s\n", l.Name, l.Status, next)
 	}
+	writeNotify(&b, st.Notify)
 	return b.String(), nil
 }
 
@@ -230,6 +232,30 @@ func writeHerdrError(b *strings.Builder, h map[string]json.RawMessage) {
 		what = "unreachable"
 	}
 	fmt.Fprintf(b, "    herdr %s: %s\n", what, e.Message)
+}
+
+// writeNotify adds the notify targets of server.status (docs/cli.md §5.19): one line per
+// target with its counters and next attempt, and its last error when it has one.
+func writeNotify(b *strings.Builder, targets []map[string]json.RawMessage) {
+	if len(targets) == 0 {
+		b.WriteString("  notify    (none)\n")
+		return
+	}
+	b.WriteString("  notify\n")
+	for _, t := range targets {
+		var name, typ string
+		json.Unmarshal(t["name"], &name)
+		json.Unmarshal(t["type"], &typ)
+		next := "-"
+		if s := literal(t["next_attempt_at"]); s != "null" {
+			next = s
+		}
+		fmt.Fprintf(b, "    %-16s %-7s pending=%s delivered=%s failed=%s dropped=%s next_attempt_at=%s\n", name, typ,
+			literal(t["pending"]), literal(t["delivered"]), literal(t["failed"]), literal(t["dropped"]), next)
+		if s := literal(t["last_error"]); s != "null" {
+			fmt.Fprintf(b, "      last_error=%s\n", s)
+		}
+	}
 }
 
 func okMissing(ok bool) string {

@@ -184,7 +184,9 @@ const statusJSON = `{"version":"0.1.0","protocol":1,"pid":77,"uptime_ms":5,
  "loops_firing":false,
  "loops":[{"name":"nightly","status":"active","next_fire_at":1700000000000},{"name":"once","status":"paused","next_fire_at":null}],
  "drift":{"lost":1,"repaired":2,"unknown_marked_panes":4,"unmarked_panes":0},
- "remote":{"listening":true,"address":"127.0.0.1:7788","tls":false,"connections":3,"replays_active":1,"replays_waiting":0,"replays_peak":4}}`
+ "remote":{"listening":true,"address":"127.0.0.1:7788","tls":false,"connections":3,"replays_active":1,"replays_waiting":0,"replays_peak":4},
+ "notify":[{"name":"desk","type":"herdr","pending":0,"delivered":5,"failed":0,"dropped":0,"last_error":null,"last_error_at":null,"last_delivered_at":1700000000000,"next_attempt_at":null},
+  {"name":"hook","type":"webhook","pending":2,"delivered":1,"failed":1,"dropped":3,"last_error":"HTTP 503","last_error_at":1700000000000,"last_delivered_at":null,"next_attempt_at":1700000004000}]}`
 
 func TestServerStatus(t *testing.T) {
 	h := newHarness(t)
@@ -207,6 +209,10 @@ func TestServerStatus(t *testing.T) {
   loops     firing_durable=false
     nightly          status=active next_fire_at=1700000000000
     once             status=paused next_fire_at=-
+  notify
+    desk             herdr   pending=0 delivered=5 failed=0 dropped=0 next_attempt_at=-
+    hook             webhook pending=2 delivered=1 failed=1 dropped=3 next_attempt_at=1700000004000
+      last_error="HTTP 503"
 `
 	if got.code != 0 {
 		t.Fatalf("exit %d: %s", got.code, got.stderr)

@@ -32,7 +32,7 @@ func TestServerStatusHerdrErrorAndIntegrations(t *testing.T) {
     claude   orcr=ok herdr=missing
     codex    orcr=ok herdr=missing
 `
-	tail := "  loops     firing_durable=false\n"
+	tail := "  loops     firing_durable=false\n  notify    (none)\n"
 	for _, tc := range []struct {
 		args []string
 		want string

@@ -1273,6 +1273,33 @@ export interface ServerStatusResult {
   }[] | null;
   /** Whether the start-at-login unit is installed. */
   loops_firing?: boolean;
+  /**
+   * Every configured notify target, by name (docs/notify.md §6); empty without
+   * notify targets.
+   */
+  notify?: {
+    /** Deliveries the target took. */
+    delivered?: number;
+    /** Deliveries refused at notify.queue_limit. */
+    dropped?: number;
+    /** Deliveries given up: attempts exhausted or a permanent error. */
+    failed?: number;
+    /** When the last delivery succeeded (ms). */
+    last_delivered_at?: number | null;
+    /** The last attempt's error, when one failed. */
+    last_error?: string | null;
+    /** When that error happened (ms). */
+    last_error_at?: number | null;
+    /** The target's name in notify.targets. */
+    name?: string;
+    /** When the earliest pending attempt is due (ms); null when nothing is pending. */
+    next_attempt_at?: number | null;
+    /** Deliveries waiting for an attempt (a first one or a retry). */
+    pending?: number;
+    /** herdr, webhook or command. */
+    type?: string;
+    [key: string]: unknown;
+  }[] | null;
   /** The server's process id. */
   pid?: number;
   /** The socket protocol. */
