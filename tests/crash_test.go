@@ -37,6 +37,7 @@ import (
 // test), ORCR_CRASH_BUDGET bounds the campaign (default 300s), ORCR_CRASH_KEEP names a
 // directory that receives the events and the server log for a post-mortem.
 func TestCrashCampaign(t *testing.T) {
+	t.Parallel() // mostly waits (turn windows, TUIs booting): see main_test.go
 	seed := uint64(time.Now().UnixNano())
 	if s := os.Getenv("ORCR_CRASH_SEED"); s != "" {
 		n, err := strconv.ParseUint(s, 10, 64)

@@ -56,6 +56,7 @@ func artifacts(t *testing.T) string {
 // idle, the tool's result in the log), sends and kills, and shows a protocol error code;
 // on a phone-sized viewport too.
 func TestDashboardBrowser(t *testing.T) {
+	t.Parallel() // mostly waits (turn windows, TUIs booting): see main_test.go
 	h, _ := herdrHome(t, `{"remote": {"listen": "127.0.0.1:0", "approvals": true}}`)
 	// `orcr dashboard` prints the link alone on stdout.
 	r := h.run("dashboard")

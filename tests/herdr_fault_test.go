@@ -323,6 +323,7 @@ const herdrFrozenFor = 6 * time.Second
 // SIGCONT everything goes on — the idle agent takes a turn, and when the working one is
 // killed the queued one gets its slot and completes its turn.
 func TestHerdrFrozen(t *testing.T) {
+	t.Parallel() // mostly waits (turn windows, TUIs booting): see main_test.go
 	h, sock, xdg, a := startHerdrFault(t)
 	herdrPID := onlyHerdrServer(t, xdg)
 	panes := paneProcesses(sock)

@@ -1,5 +1,12 @@
 // Package tests holds orcr's end-to-end suites: they build the real binaries, run the
 // real CLI against real servers in throwaway homes, and check what a user relies on.
+//
+// The longest tests call t.Parallel: they spend most of their time waiting (a turn's
+// completion windows, a TUI booting, a loop's tick), about 40 % of one core, so two of
+// them at a time (go test's -parallel, GOMAXPROCS by default) shorten the package's
+// run without starving each other. A parallel test must keep to its own home, herdr
+// config dir and tmux socket, find processes by its own home or socket only, and not
+// use t.Setenv.
 package tests
 
 import (

@@ -59,6 +59,7 @@ func mcpCall(t *testing.T, ctx context.Context, cs *sdk.ClientSession, name stri
 // Closing stdin ends it with exit 0, nothing but the protocol having reached stdout
 // (the SDK's client would have failed on any other line).
 func TestMCPSubprocess(t *testing.T) {
+	t.Parallel() // mostly waits (turn windows, TUIs booting): see main_test.go
 	h, _ := herdrHome(t, `{"integrations":{"mock":{"fast_turn_grace_ms":500,"idle_stable_ms":500}}}`)
 	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
 	defer cancel()

@@ -21,6 +21,7 @@ import (
 // herdr that shows toasts); `orcr server status` reports both targets delivered; a
 // notify section with an error stops every verb with config_invalid (exit 2).
 func TestNotifyEndToEnd(t *testing.T) {
+	t.Parallel() // mostly waits (turn windows, TUIs booting): see main_test.go
 	var mu sync.Mutex
 	var docs []notify.Document
 	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -274,6 +274,7 @@ func checkPaneProcess(t *testing.T, uid, path, cwd string, argv []string) {
 // Offline, claude cannot reach its API: the delivered prompt's turn stays open (claude
 // retries), which is all this test needs.
 func TestClaudeTUIInStandinPaneLive(t *testing.T) {
+	t.Parallel() // mostly waits (turn windows, TUIs booting): see main_test.go
 	const maxStarting = 60 * time.Second
 	h, sock, _ := providerHome(t, `{"timings": {"max_starting": "60s"}}`, provider.Claude)
 	const key = "sk-ant-orcr-test-key"
@@ -429,6 +430,7 @@ func stopServer(t *testing.T, h *home) {
 // again at every confirmation poll, all the copies reach the TUI in one read when it
 // starts (claude glued them into one multi-line prompt; the mock takes each as a turn).
 func TestSlowFirstScreenTypedOnce(t *testing.T) {
+	t.Parallel() // mostly waits (turn windows, TUIs booting): see main_test.go
 	h, _ := herdrHome(t, `{"integrations": {"mock": {"submit_ready_ms": 500, "submit_confirm_ms": 6000, "submit_attempts": 6}}}`)
 	h.env = append(h.env, "ORCR_MOCK_START_DELAY_MS=3000")
 	start := time.Now()

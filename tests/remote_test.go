@@ -90,6 +90,7 @@ func TestAgentTokenCLI(t *testing.T) {
 // resubscribes from its last durable seq sees no gap and no duplicate, and the open
 // turn resumes on the next stimulus (the wake rides it: no second turn/start).
 func TestRemoteKill9MidTurn(t *testing.T) {
+	t.Parallel() // mostly waits (turn windows, TUIs booting): see main_test.go
 	h, _ := herdrHome(t, `{"remote": {"listen": "127.0.0.1:0"}}`)
 	srv := startCrashServer(t, h)
 	ok, res, _ := h.jsonRun(t, "agent.run", 0, "agent", "run", "--path", "k9/a", "-a", "mock")
@@ -161,6 +162,7 @@ func TestRemoteKill9MidTurn(t *testing.T) {
 // An unmanaged agent (started by hand in a user session) that is blocked keeps a wake in
 // the inbox; once discovery sees it idle again, the wake is typed into it as a turn.
 func TestRemoteInboxOfAnUnmanagedAgent(t *testing.T) {
+	t.Parallel() // mostly waits (turn windows, TUIs booting): see main_test.go
 	f := startHandStarted(t, `{"remote": {"listen": "127.0.0.1:0"}}`, "first")
 	t.Cleanup(func() {
 		if t.Failed() {

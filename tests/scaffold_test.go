@@ -116,6 +116,7 @@ func nodeAtLeast(version string, major int) bool {
 // install runs for real, and `npx tsx workflow.ts` auto-starts the server (ORCR_BIN)
 // and prints the agent's answer: acceptance 1 of issue 13.
 func TestScaffoldTypeScriptProjectRuns(t *testing.T) {
+	t.Parallel() // mostly waits (turn windows, TUIs booting): see main_test.go
 	nodeOrSkip(t)
 	h, _ := herdrHome(t, mockDefaults)
 	h.env = append(h.env, "ORCR_SDK_SPEC=", "ORCR_BIN="+bins.orcr)

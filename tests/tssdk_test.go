@@ -48,6 +48,7 @@ func tsx(t *testing.T) string {
 // attach leases and auto-start after a stop. Then the benchmark of bench/ls.ts (an SDK
 // agent.ls against a raw socket round trip) runs briefly and its numbers are logged.
 func TestTypeScriptSDKLive(t *testing.T) {
+	t.Parallel() // mostly waits (turn windows, TUIs booting): see main_test.go
 	tsxBin := tsx(t)
 	b := sockettest.BuildBinaries(t)
 	h, _ := herdrHome(t, "")

@@ -36,6 +36,7 @@ func panesLabelled(t *testing.T, sock, label string) []herdr.PaneInfo {
 // pane, and an `orcr agent wait` started after the restart settles when the turn ends,
 // with the turn's answer readable.
 func TestCrashMidTurnResumes(t *testing.T) {
+	t.Parallel() // mostly waits (turn windows, TUIs booting): see main_test.go
 	h, sock := herdrHome(t, "")
 	r := h.run("server", "status", "--json")
 	if r.exit != 0 {

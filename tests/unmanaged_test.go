@@ -89,6 +89,7 @@ func unmanagedRows(t *testing.T, c *socketapi.Client) map[string]socketapi.Agent
 // reason) when their terminal goes — one closed behind orcr's back, a whole session
 // stopped.
 func TestUnmanagedDiscovery(t *testing.T) {
+	t.Parallel() // mostly waits (turn windows, TUIs booting): see main_test.go
 	h, sock := herdrHome(t, `{"timings": {"gc_tick": "200ms"}}`)
 	xdg := strings.TrimSuffix(sock, filepath.Join("/herdr", "sessions", "orcr", "herdr.sock"))
 	if r := h.run("server", "start"); r.exit != 0 {
@@ -288,6 +289,7 @@ func history(t *testing.T, c *socketapi.Client, target string) string {
 // resumes its conversation (the history is in its logs), it completes turns and the GC
 // parks it.
 func TestAdoptUnmanagedAgent(t *testing.T) {
+	t.Parallel() // mostly waits (turn windows, TUIs booting): see main_test.go
 	// A turn typed by hand before orcr knows the agent: the conversation to carry over.
 	f := startHandStarted(t, `{"timings": {"gc_tick": "200ms", "idle_after": "4s"}}`, "first")
 	ctx, c, h, work, pane, from := context.Background(), f.c, f.h, f.work, f.pane, f.row.Path

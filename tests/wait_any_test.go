@@ -11,6 +11,7 @@ import (
 // schema-valid envelope naming it in first_settled; `--any --timeout` on agents that
 // are all still working is the plain wait timeout (exit 3).
 func TestWaitAnyCLI(t *testing.T) {
+	t.Parallel() // mostly waits (turn windows, TUIs booting): see main_test.go
 	h, _ := herdrHome(t, "")
 	_, res, _ := h.jsonRun(t, "agent.run", 0, "agent", "run", "-a", "mock", "--path", "any/slow", "-p", "say=slow turn_ms=600000")
 	slow := res["agent"].(map[string]any)["uuid"].(string)

@@ -52,6 +52,7 @@ func (h *home) lsWorktree(t *testing.T, uuid string) wtInfo {
 // --keep-worktree keeps it and a later run on the branch reuses it; outside a
 // repository the run is refused (exit 1) and nothing is made.
 func TestWorktreeCLI(t *testing.T) {
+	t.Parallel() // mostly waits (turn windows, TUIs booting): see main_test.go
 	h, _ := herdrHome(t, "")
 	repo := worktreetest.NewRepo(t)
 	mockCwd := func(path, uuid string) string {
