@@ -64,6 +64,11 @@ type AgentRow struct {
 	BlockedKind     *string `json:"blocked_kind,omitempty"`
 	ExitReason      *string `json:"exit_reason,omitempty"`
 	EndedAt         *int64  `json:"ended_at,omitempty"`
+	// Stalled is true while the open turn is marked stalled: working, but neither screen
+	// nor transcript changed for the provider's stall_after (docs/lifecycle.md §10.7).
+	// Never acted on by orcr; progress clears it.
+	Stalled   bool   `json:"stalled,omitempty"`
+	StalledAt *int64 `json:"stalled_at,omitempty"` // when the turn was marked stalled
 }
 
 // LoopRow is the loop row shape of docs/protocol.md §4.3 (loop.ls, snapshots, the "loop"
@@ -134,6 +139,14 @@ type QueueEntry struct {
 	UUID  string  `json:"uuid"`
 	Path  string  `json:"path"`
 	Agent *string `json:"agent"`
+}
+
+// StalledAgent is one agent whose open turn is marked stalled, as server.status lists it
+// (docs/lifecycle.md §10.7).
+type StalledAgent struct {
+	UUID      string `json:"uuid"`
+	Path      string `json:"path"`
+	StalledAt int64  `json:"stalled_at"`
 }
 
 // LoopSummary is one active or paused loop as server.status lists it.

@@ -26,6 +26,8 @@ type Agent struct {
 	CreatedAt                 int64
 	IdleSince                 int64
 	ParkedAt                  int64
+	StatusChangedAt           int64 // last_status_change_at
+	StalledAt                 int64 // when the open turn was marked stalled; 0 = not stalled (docs/lifecycle.md §10.7)
 	// Turn is the open (not completed) turn with the highest input_seq; Seq 0 = none.
 	Turn Turn
 }
@@ -41,6 +43,7 @@ const agentStateSelect = `SELECT a.uuid, a.path, a.status, a.managed, COALESCE(a
 	COALESCE(a.cwd, ''), COALESCE(a.herdr_session, ''), COALESCE(a.terminal_id, ''), COALESCE(a.pane_id, ''),
 	COALESCE(a.agent_session_kind, ''), COALESCE(a.agent_session_value, ''), a.move_state, COALESCE(a.move_token, ''),
 	a.cancel_requested, a.input_seq, a.created_at, COALESCE(a.idle_since, 0), COALESCE(a.parked_at, 0),
+	COALESCE(a.last_status_change_at, 0), COALESCE(a.stalled_at, 0),
 	COALESCE(t.input_seq, 0), COALESCE(t.delivered_at, 0), COALESCE(t.working_seen_at, 0)
 	FROM agents a LEFT JOIN turns t ON t.agent_uuid = a.uuid AND t.input_seq =
 		(SELECT max(o.input_seq) FROM turns o WHERE o.agent_uuid = a.uuid AND o.completed_at IS NULL)
@@ -50,11 +53,16 @@ const agentStateSelect = `SELECT a.uuid, a.path, a.status, a.managed, COALESCE(a
 // [Tx]) in one statement. No row wraps [ErrNotFound].
 func LoadAgent(ctx context.Context, q Querier, uuid string) (Agent, error) {
 	var a Agent
-	err := q.QueryRowContext(ctx, agentStateSelect, uuid).Scan(&a.UUID, &a.Path, &a.Status, &a.Managed,
+	err := q.QueryRowContext(ctx, agentStateSelect, uuid).Scan(a.dest()...)
+	return a, rowErr("agent", err)
+}
+
+// dest is the scan destinations of agentStateSelect's columns, in order.
+func (a *Agent) dest() []any {
+	return []any{&a.UUID, &a.Path, &a.Status, &a.Managed,
 		&a.Provider, &a.GCMode, &a.Cwd, &a.Session, &a.TerminalID, &a.PaneID, &a.SessionKind, &a.SessionValue,
 		&a.MoveState, &a.MoveToken, &a.CancelRequested, &a.InputSeq, &a.CreatedAt, &a.IdleSince, &a.ParkedAt,
-		&a.Turn.Seq, &a.Turn.DeliveredAt, &a.Turn.WorkingSeenAt)
-	return a, rowErr("agent", err)
+		&a.StatusChangedAt, &a.StalledAt, &a.Turn.Seq, &a.Turn.DeliveredAt, &a.Turn.WorkingSeenAt}
 }
 
 // Agent reads the lifecycle state of uuid inside the transaction.
@@ -90,7 +98,10 @@ func (t *Tx) casStatus(uuid string, from []Status, to Status, set string, args .
 	for _, f := range from {
 		all = append(all, f)
 	}
-	return t.execOne("update agent status", q, all...)
+	if err := t.execOne("update agent status", q, all...); err != nil {
+		return err
+	}
+	return t.clearStall(uuid, StallClearedStatus)
 }
 
 // execOne runs an UPDATE that must change exactly one row; ErrStale when none matched.
@@ -397,6 +408,9 @@ func (t *Tx) CompleteTurn(c TurnCompletion) error {
 		AND input_seq = ? AND completed_at IS NULL`, t.now, null(c.Cursor), c.UUID, c.Seq); err != nil {
 		return err
 	}
+	if err := t.clearStall(c.UUID, StallClearedStatus); err != nil {
+		return err
+	}
 	if _, err := t.EmitAgent("agent.turn_completed", c.UUID, map[string]any{"input_seq": c.Seq}); err != nil {
 		return err
 	}
@@ -468,6 +482,9 @@ func (t *Tx) FinishMove(uuid string, state MoveState, token string, to Status, t
 		terminal_id = ?, pane_id = ?, updated_at = ?, last_status_change_at = ?, `+clocks+`
 		WHERE uuid = ? AND move_state = ? AND move_token = ?`,
 		to, terminal, pane, t.now, t.now, t.now, uuid, state, token); err != nil {
+		return err
+	}
+	if err := t.clearStall(uuid, StallClearedStatus); err != nil {
 		return err
 	}
 	if _, err := t.EmitAgent("agent.location_changed", uuid, map[string]any{"pane_id": pane, "terminal_id": terminal}); err != nil {

@@ -59,10 +59,7 @@ func (db *DB) UnmanagedRows(ctx context.Context, session string) ([]UnmanagedRow
 	for rows.Next() {
 		var u UnmanagedRow
 		a := &u.Agent
-		if err := rows.Scan(&a.UUID, &a.Path, &a.Status, &a.Managed,
-			&a.Provider, &a.GCMode, &a.Cwd, &a.Session, &a.TerminalID, &a.PaneID, &a.SessionKind, &a.SessionValue,
-			&a.MoveState, &a.MoveToken, &a.CancelRequested, &a.InputSeq, &a.CreatedAt, &a.IdleSince, &a.ParkedAt,
-			&a.Turn.Seq, &a.Turn.DeliveredAt, &a.Turn.WorkingSeenAt, &u.Closing); err != nil {
+		if err := rows.Scan(append(a.dest(), &u.Closing)...); err != nil {
 			return nil, sqliteErr("read unmanaged agents", err)
 		}
 		out = append(out, u)

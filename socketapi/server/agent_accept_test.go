@@ -29,6 +29,7 @@ type evRow struct {
 	Agent      *string `json:"agent"`
 	PaneID     *string `json:"pane_id"`
 	ExitReason *string `json:"exit_reason"`
+	Stalled    bool    `json:"stalled"`
 }
 
 // ev is one event frame of the recorded stream.

@@ -28,6 +28,8 @@ var EventKinds = []string{
 	"loop_run.ended",
 	"loop_run.stopping",
 	"server_stopping",
+	// Beyond the reference: the stall signal (docs/lifecycle.md §10.7).
+	"agent.stalled", "agent.stall_cleared",
 	// Intent/applied pairs (seed 000, docs/decisions.md D1).
 	"agent.spawn_requested", "agent.spawn_applied",
 	"agent.move_requested", "agent.move_applied",

@@ -152,6 +152,10 @@ func renderServerStatus(raw json.RawMessage, all bool) (string, error) {
 			Orcr  bool `json:"orcr"`
 			Herdr bool `json:"herdr"`
 		} `json:"integrations"`
+		Stalled []struct {
+			Path      string          `json:"path"`
+			StalledAt json.RawMessage `json:"stalled_at"`
+		} `json:"stalled"`
 		LoopsFiring json.RawMessage `json:"loops_firing"`
 		Loops       []struct {
 			Name       string          `json:"name"`
@@ -171,9 +175,12 @@ func renderServerStatus(raw json.RawMessage, all bool) (string, error) {
 	fmt.Fprintf(&b, "  herdr     reachable=%s session=%s running=%s\n",
 		literal(st.Herdr["reachable"]), literal(st.Herdr["session"]), literal(st.Herdr["session_running"]))
 	writeHerdrError(&b, st.Herdr)
-	fmt.Fprintf(&b, "  counts    live=%s queued=%s blocked=%s unmanaged=%s unmarked_panes=%s unknown_marked_panes=%s\n",
-		literal(st.Counts["live"]), literal(st.Counts["queued"]), literal(st.Counts["blocked"]),
+	fmt.Fprintf(&b, "  counts    live=%s queued=%s blocked=%s stalled=%s unmanaged=%s unmarked_panes=%s unknown_marked_panes=%s\n",
+		literal(st.Counts["live"]), literal(st.Counts["queued"]), literal(st.Counts["blocked"]), literal(st.Counts["stalled"]),
 		literal(st.Counts["unmanaged"]), literal(st.Counts["unmarked_panes"]), literal(st.Counts["unknown_marked_panes"]))
+	for _, a := range st.Stalled {
+		fmt.Fprintf(&b, "    stalled %s stalled_at=%s\n", a.Path, literal(a.StalledAt))
+	}
 	fmt.Fprintf(&b, "  drift     lost=%s repaired=%s\n", literal(st.Drift["lost"]), literal(st.Drift["repaired"]))
 	if string(st.Remote["listening"]) == "true" {
 		fmt.Fprintf(&b, "  remote    listening=%s tls=%s connections=%s replays=%s waiting=%s\n", literal(st.Remote["address"]),

@@ -50,6 +50,8 @@ export const EVENT_KINDS = [
     "agent.response_captured",
     "agent.spawn_applied",
     "agent.spawn_requested",
+    "agent.stall_cleared",
+    "agent.stalled",
     "agent.status_changed",
     "agent.turn_completed",
     "attach.ended",

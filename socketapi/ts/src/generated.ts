@@ -58,6 +58,8 @@ export const EVENT_KINDS = [
   "agent.response_captured",
   "agent.spawn_applied",
   "agent.spawn_requested",
+  "agent.stall_cleared",
+  "agent.stalled",
   "agent.status_changed",
   "agent.turn_completed",
   "attach.ended",
@@ -138,6 +140,14 @@ export interface AgentAdoptResult {
     path?: string;
     /** derived; only when status = queued */
     queue_position?: number;
+    /**
+     * Stalled is true while the open turn is marked stalled: working, but neither screen
+     * nor transcript changed for the provider's stall_after (docs/lifecycle.md §10.7).
+     * Never acted on by orcr; progress clears it.
+     */
+    stalled?: boolean;
+    /** when the turn was marked stalled */
+    stalled_at?: number;
     starting_at?: number;
     status?: string;
     /** of the latest turn */
@@ -439,6 +449,14 @@ export interface AgentLsResult {
     path?: string;
     /** derived; only when status = queued */
     queue_position?: number;
+    /**
+     * Stalled is true while the open turn is marked stalled: working, but neither screen
+     * nor transcript changed for the provider's stall_after (docs/lifecycle.md §10.7).
+     * Never acted on by orcr; progress clears it.
+     */
+    stalled?: boolean;
+    /** when the turn was marked stalled */
+    stalled_at?: number;
     starting_at?: number;
     status?: string;
     /** of the latest turn */
@@ -689,6 +707,14 @@ export interface ApiSnapshotResult {
     path?: string;
     /** derived; only when status = queued */
     queue_position?: number;
+    /**
+     * Stalled is true while the open turn is marked stalled: working, but neither screen
+     * nor transcript changed for the provider's stall_after (docs/lifecycle.md §10.7).
+     * Never acted on by orcr; progress clears it.
+     */
+    stalled?: boolean;
+    /** when the turn was marked stalled */
+    stalled_at?: number;
     starting_at?: number;
     status?: string;
     /** of the latest turn */
@@ -1091,7 +1117,7 @@ export interface ServerStatusParams {
  */
 export interface ServerStatusResult {
   /**
-   * Agent and pane counts (live, queued, blocked, unmanaged, unmarked_panes,
+   * Agent and pane counts (live, queued, blocked, stalled, unmanaged, unmarked_panes,
    * unknown_marked_panes).
    */
   counts?: Record<string, number> | null;
@@ -1168,6 +1194,13 @@ export interface ServerStatusResult {
   };
   /** The socket path. */
   socket?: string;
+  /** The agents whose open turn is marked stalled, longest stalled first. */
+  stalled?: {
+    path?: string;
+    stalled_at?: number;
+    uuid?: string;
+    [key: string]: unknown;
+  }[] | null;
   /** The store path. */
   store?: string;
   /** Milliseconds since the server started. */
@@ -1227,6 +1260,14 @@ export interface WatchOpenResult {
       path?: string;
       /** derived; only when status = queued */
       queue_position?: number;
+      /**
+       * Stalled is true while the open turn is marked stalled: working, but neither screen
+       * nor transcript changed for the provider's stall_after (docs/lifecycle.md §10.7).
+       * Never acted on by orcr; progress clears it.
+       */
+      stalled?: boolean;
+      /** when the turn was marked stalled */
+      stalled_at?: number;
       starting_at?: number;
       status?: string;
       /** of the latest turn */
