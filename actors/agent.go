@@ -57,6 +57,12 @@ type AgentEnv struct {
 	// HerdrGate, if set, runs before the first herdr call of a spawn: the contract
 	// check against the live herdr schema (herdr_version_skew on drift).
 	HerdrGate func(ctx context.Context) error
+	// Relaunch rebuilds a launch for the provider, model and effort routing.fallback
+	// promoted its row as (docs/lifecycle.md §7.6); nil: such a spawn fails.
+	Relaunch func(l *Launch, provider string) (*Launch, error)
+	// LimitBackoff is how long a provider is paused at a usage limit whose reset time
+	// could not be read (timings.limit_backoff; docs/lifecycle.md §7.6).
+	LimitBackoff time.Duration
 	// OwnedStart, a channel of capacity 1, serializes starting the owned herdr session
 	// (actors/spawn.go ensureOwned); nil: no serialization.
 	OwnedStart chan struct{}

@@ -57,6 +57,11 @@ func (s *System) Status(ctx context.Context) (socketapi.StatusResult, error) {
 		s.cfg.Log.Warn("server.status: cannot list stalled agents", "err", err)
 		stalled = []socketapi.StalledAgent{}
 	}
+	paused, err := s.cfg.DB.ProviderPauses(ctx)
+	if err != nil {
+		s.cfg.Log.Warn("server.status: cannot read provider pauses", "err", err)
+		paused = []socketapi.ProviderPause{}
+	}
 	loops, err := s.cfg.DB.ActiveLoops(ctx)
 	if err != nil {
 		s.cfg.Log.Warn("server.status: cannot read loops", "err", err)
@@ -86,6 +91,7 @@ func (s *System) Status(ctx context.Context) (socketapi.StatusResult, error) {
 		Integrations: integrations,
 		Counts:       counts,
 		Stalled:      stalled,
+		Paused:       paused,
 		// The start-at-login unit, located with the server's environment as the CLI's
 		// `server enable` locates it with its own (docs/loops.md §12).
 		LoopsFiring: service.Manager{Getenv: s.getenv}.Installed(),

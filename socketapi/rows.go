@@ -149,6 +149,24 @@ type StalledAgent struct {
 	StalledAt int64  `json:"stalled_at"`
 }
 
+// ProviderPause is a provider the admission queue holds back because one of its agents
+// stopped at its usage limit (docs/lifecycle.md §7.6): server.status's paused, and the
+// payload of provider.paused.
+type ProviderPause struct {
+	Provider string `json:"provider"`
+	// Since is when the pause began, Until when the queue promotes the provider's agents
+	// again (unix ms).
+	Since int64 `json:"since"`
+	Until int64 `json:"until"`
+	// AgentUUID is the agent whose limit started (or last extended) the pause.
+	AgentUUID string `json:"agent_uuid,omitempty"`
+	// Source is how Until was found: reset (read from the limit message) or backoff
+	// (timings.limit_backoff).
+	Source string `json:"source"`
+	// Message is the screen line that named the limit, when one did.
+	Message string `json:"message,omitempty"`
+}
+
 // LoopSummary is one active or paused loop as server.status lists it.
 type LoopSummary struct {
 	Name       string `json:"name"`

@@ -62,6 +62,8 @@ type StatusResult struct {
 	Counts map[string]int64 `json:"counts"`
 	// The agents whose open turn is marked stalled, longest stalled first.
 	Stalled []StalledAgent `json:"stalled"`
+	// The providers the admission queue holds back at a usage limit, by provider.
+	Paused []ProviderPause `json:"paused"`
 	// Whether the start-at-login unit is installed.
 	LoopsFiring bool `json:"loops_firing"`
 	// Active and paused loops.

@@ -58,18 +58,18 @@ func TestOpenFresh(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if got, want := schemaVersion(t, path), "5"; got != want {
+	if got, want := schemaVersion(t, path), "6"; got != want {
 		t.Errorf("schema_version: got %q, want %q", got, want)
 	}
-	if store.SchemaVersion != 5 {
-		t.Errorf("SchemaVersion: got %d, want 5", store.SchemaVersion)
+	if store.SchemaVersion != 6 {
+		t.Errorf("SchemaVersion: got %d, want 6", store.SchemaVersion)
 	}
 	want := []string{
 		"agents", "agents_active_path", "agents_agent_session", "agents_pane", "agents_parent",
 		"agents_path", "agents_provider_status", "agents_session_term", "agents_status_queue",
 		"attaches", "attaches_agent", "events", "events_ref", "inbox", "inbox_agent", "intents", "loop_runs",
 		"loop_runs_loop_status", "loop_runs_run_id", "loop_runs_status_timeout", "loops", "loops_active_name",
-		"loops_status_fire", "meta", "remote_tokens", "remote_tokens_agent", "session_log", "sessions", "turns",
+		"loops_status_fire", "meta", "provider_pauses", "remote_tokens", "remote_tokens_agent", "session_log", "sessions", "turns",
 	}
 	if diff := cmp.Diff(want, tableNames(t, db.Reader())); diff != "" {
 		t.Errorf("tables and indexes (-want +got):\n%s", diff)
@@ -118,8 +118,8 @@ func TestMigrateFromV1(t *testing.T) {
 		t.Fatalf("Open v1 store: %v", err)
 	}
 	defer db.Close()
-	if got := schemaVersion(t, path); got != "5" {
-		t.Errorf("schema_version after migration: got %q, want 5", got)
+	if got := schemaVersion(t, path); got != "6" {
+		t.Errorf("schema_version after migration: got %q, want 6", got)
 	}
 	evs, err := db.EventsAfter(context.Background(), 0, 10)
 	if err != nil || len(evs) != 1 || evs[0].Kind != "agent.created" || evs[0].Ref != "u1" {
@@ -151,8 +151,8 @@ func TestRefuseNewerVersion(t *testing.T) {
 		t.Fatalf("Open newer store: got %v, want environment_error store_version_mismatch", err)
 	}
 	pe, _ := wire.As(err)
-	if !strings.Contains(pe.Message, "7") || !strings.Contains(pe.Message, "5") {
-		t.Errorf("message %q must name both versions (7 and 5)", pe.Message)
+	if !strings.Contains(pe.Message, "7") || !strings.Contains(pe.Message, "6") {
+		t.Errorf("message %q must name both versions (7 and 6)", pe.Message)
 	}
 	if got := schemaVersion(t, path); got != "7" {
 		t.Errorf("refused store was modified: schema_version %q", got)

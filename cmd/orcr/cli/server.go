@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/orcr-go/orcr/socketapi"
 )
@@ -156,6 +158,12 @@ func renderServerStatus(raw json.RawMessage, all bool) (string, error) {
 			Path      string          `json:"path"`
 			StalledAt json.RawMessage `json:"stalled_at"`
 		} `json:"stalled"`
+		Paused []struct {
+			Provider  string `json:"provider"`
+			Until     int64  `json:"until"`
+			Source    string `json:"source"`
+			AgentUUID string `json:"agent_uuid"`
+		} `json:"paused"`
 		LoopsFiring json.RawMessage `json:"loops_firing"`
 		Loops       []struct {
 			Name       string          `json:"name"`
@@ -180,6 +188,10 @@ func renderServerStatus(raw json.RawMessage, all bool) (string, error) {
 		literal(st.Counts["unmanaged"]), literal(st.Counts["unmarked_panes"]), literal(st.Counts["unknown_marked_panes"]))
 	for _, a := range st.Stalled {
 		fmt.Fprintf(&b, "    stalled %s stalled_at=%s\n", a.Path, literal(a.StalledAt))
+	}
+	for _, p := range st.Paused {
+		fmt.Fprintf(&b, "  paused    %s until=%s (%s) source=%s agent=%s\n", p.Provider, strconv.FormatInt(p.Until, 10),
+			time.UnixMilli(p.Until).UTC().Format(time.RFC3339), p.Source, p.AgentUUID)
 	}
 	fmt.Fprintf(&b, "  drift     lost=%s repaired=%s\n", literal(st.Drift["lost"]), literal(st.Drift["repaired"]))
 	if string(st.Remote["listening"]) == "true" {

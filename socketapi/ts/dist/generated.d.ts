@@ -6,7 +6,7 @@ export type ProtocolMethod = (typeof PROTOCOL_METHODS)[number];
 /** The methods that answer with an initial result, then event frames. */
 export declare const STREAMING_METHODS: readonly ["events.subscribe", "watch.open"];
 /** The event kinds the schema registers, sorted. */
-export declare const EVENT_KINDS: readonly ["agent.close_applied", "agent.close_requested", "agent.created", "agent.ended", "agent.input_applied", "agent.input_requested", "agent.location_changed", "agent.move_applied", "agent.move_requested", "agent.response_captured", "agent.spawn_applied", "agent.spawn_requested", "agent.stall_cleared", "agent.stalled", "agent.status_changed", "agent.turn_completed", "attach.ended", "attach.started", "loop.coalesced", "loop.created", "loop.ended", "loop.fired", "loop.paused", "loop.removed", "loop.resumed", "loop.skipped", "loop_run.ended", "loop_run.signal_applied", "loop_run.signal_requested", "loop_run.spawn_applied", "loop_run.spawn_requested", "loop_run.started", "loop_run.stopping", "queue.promoted", "server_stopping"];
+export declare const EVENT_KINDS: readonly ["agent.close_applied", "agent.close_requested", "agent.created", "agent.ended", "agent.input_applied", "agent.input_requested", "agent.location_changed", "agent.move_applied", "agent.move_requested", "agent.rerouted", "agent.response_captured", "agent.spawn_applied", "agent.spawn_requested", "agent.stall_cleared", "agent.stalled", "agent.status_changed", "agent.turn_completed", "attach.ended", "attach.started", "loop.coalesced", "loop.created", "loop.ended", "loop.fired", "loop.paused", "loop.removed", "loop.resumed", "loop.skipped", "loop_run.ended", "loop_run.signal_applied", "loop_run.signal_requested", "loop_run.spawn_applied", "loop_run.spawn_requested", "loop_run.started", "loop_run.stopping", "provider.paused", "provider.resumed", "queue.promoted", "server_stopping"];
 /** The error codes of protocol 1 with their CLI exit codes, in the schema's order. */
 export declare const ERROR_CODES: readonly [{
     readonly code: "not_found";
@@ -1067,6 +1067,26 @@ export interface ServerStatusResult {
     }[] | null;
     /** Whether the start-at-login unit is installed. */
     loops_firing?: boolean;
+    /** The providers the admission queue holds back at a usage limit, by provider. */
+    paused?: {
+        /** AgentUUID is the agent whose limit started (or last extended) the pause. */
+        agent_uuid?: string;
+        /** Message is the screen line that named the limit, when one did. */
+        message?: string;
+        provider?: string;
+        /**
+         * Since is when the pause began, Until when the queue promotes the provider's agents
+         * again (unix ms).
+         */
+        since?: number;
+        /**
+         * Source is how Until was found: reset (read from the limit message) or backoff
+         * (timings.limit_backoff).
+         */
+        source?: string;
+        until?: number;
+        [key: string]: unknown;
+    }[] | null;
     /** The server's process id. */
     pid?: number;
     /** The socket protocol. */

@@ -47,6 +47,7 @@ export const EVENT_KINDS = [
     "agent.location_changed",
     "agent.move_applied",
     "agent.move_requested",
+    "agent.rerouted",
     "agent.response_captured",
     "agent.spawn_applied",
     "agent.spawn_requested",
@@ -71,6 +72,8 @@ export const EVENT_KINDS = [
     "loop_run.spawn_requested",
     "loop_run.started",
     "loop_run.stopping",
+    "provider.paused",
+    "provider.resumed",
     "queue.promoted",
     "server_stopping",
 ];

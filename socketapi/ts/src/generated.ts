@@ -55,6 +55,7 @@ export const EVENT_KINDS = [
   "agent.location_changed",
   "agent.move_applied",
   "agent.move_requested",
+  "agent.rerouted",
   "agent.response_captured",
   "agent.spawn_applied",
   "agent.spawn_requested",
@@ -79,6 +80,8 @@ export const EVENT_KINDS = [
   "loop_run.spawn_requested",
   "loop_run.started",
   "loop_run.stopping",
+  "provider.paused",
+  "provider.resumed",
   "queue.promoted",
   "server_stopping",
 ] as const;
@@ -1169,6 +1172,26 @@ export interface ServerStatusResult {
   }[] | null;
   /** Whether the start-at-login unit is installed. */
   loops_firing?: boolean;
+  /** The providers the admission queue holds back at a usage limit, by provider. */
+  paused?: {
+    /** AgentUUID is the agent whose limit started (or last extended) the pause. */
+    agent_uuid?: string;
+    /** Message is the screen line that named the limit, when one did. */
+    message?: string;
+    provider?: string;
+    /**
+     * Since is when the pause began, Until when the queue promotes the provider's agents
+     * again (unix ms).
+     */
+    since?: number;
+    /**
+     * Source is how Until was found: reset (read from the limit message) or backoff
+     * (timings.limit_backoff).
+     */
+    source?: string;
+    until?: number;
+    [key: string]: unknown;
+  }[] | null;
   /** The server's process id. */
   pid?: number;
   /** The socket protocol. */
