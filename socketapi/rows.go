@@ -69,6 +69,9 @@ type AgentRow struct {
 	// Never acted on by orcr; progress clears it.
 	Stalled   bool   `json:"stalled,omitempty"`
 	StalledAt *int64 `json:"stalled_at,omitempty"` // when the turn was marked stalled
+	// RoutedFrom is the provider the agent was queued for when routing.fallback promoted
+	// it as Agent, with Agent's configured model and effort (docs/lifecycle.md §7.6).
+	RoutedFrom *string `json:"routed_from,omitempty"`
 }
 
 // LoopRow is the loop row shape of docs/protocol.md §4.3 (loop.ls, snapshots, the "loop"

@@ -132,13 +132,14 @@ func TestLimitFallbackReroutesQueuedAgents(t *testing.T) {
 			Kind, UUID, From, To, Model, Effort string
 			Agent                               struct {
 				Agent, Model, Effort string
+				RoutedFrom           string `json:"routed_from"`
 			}
 		}
 		json.Unmarshal(e, &p)
 		if p.Kind == "agent.rerouted" && p.UUID == moved.UUID {
 			rerouted.From, rerouted.To, rerouted.Model, rerouted.Effort = p.From, p.To, p.Model, p.Effort
-			if p.Agent.Agent != "codex" || p.Agent.Model != "gpt-5.6-luna" || p.Agent.Effort != "low" {
-				t.Errorf("agent.rerouted row: %+v, want codex gpt-5.6-luna low", p.Agent)
+			if p.Agent.Agent != "codex" || p.Agent.Model != "gpt-5.6-luna" || p.Agent.Effort != "low" || p.Agent.RoutedFrom != "mock" {
+				t.Errorf("agent.rerouted row: %+v, want codex gpt-5.6-luna low routed from mock", p.Agent)
 			}
 		}
 	}

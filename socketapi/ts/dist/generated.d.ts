@@ -89,6 +89,11 @@ export interface AgentAdoptResult {
         /** derived; only when status = queued */
         queue_position?: number;
         /**
+         * RoutedFrom is the provider the agent was queued for when routing.fallback promoted
+         * it as Agent, with Agent's configured model and effort (docs/lifecycle.md §7.6).
+         */
+        routed_from?: string;
+        /**
          * Stalled is true while the open turn is marked stalled: working, but neither screen
          * nor transcript changed for the provider's stall_after (docs/lifecycle.md §10.7).
          * Never acted on by orcr; progress clears it.
@@ -384,6 +389,11 @@ export interface AgentLsResult {
         /** derived; only when status = queued */
         queue_position?: number;
         /**
+         * RoutedFrom is the provider the agent was queued for when routing.fallback promoted
+         * it as Agent, with Agent's configured model and effort (docs/lifecycle.md §7.6).
+         */
+        routed_from?: string;
+        /**
          * Stalled is true while the open turn is marked stalled: working, but neither screen
          * nor transcript changed for the provider's stall_after (docs/lifecycle.md §10.7).
          * Never acted on by orcr; progress clears it.
@@ -629,6 +639,11 @@ export interface ApiSnapshotResult {
         path?: string;
         /** derived; only when status = queued */
         queue_position?: number;
+        /**
+         * RoutedFrom is the provider the agent was queued for when routing.fallback promoted
+         * it as Agent, with Agent's configured model and effort (docs/lifecycle.md §7.6).
+         */
+        routed_from?: string;
         /**
          * Stalled is true while the open turn is marked stalled: working, but neither screen
          * nor transcript changed for the provider's stall_after (docs/lifecycle.md §10.7).
@@ -1174,6 +1189,11 @@ export interface WatchOpenResult {
             path?: string;
             /** derived; only when status = queued */
             queue_position?: number;
+            /**
+             * RoutedFrom is the provider the agent was queued for when routing.fallback promoted
+             * it as Agent, with Agent's configured model and effort (docs/lifecycle.md §7.6).
+             */
+            routed_from?: string;
             /**
              * Stalled is true while the open turn is marked stalled: working, but neither screen
              * nor transcript changed for the provider's stall_after (docs/lifecycle.md §10.7).
