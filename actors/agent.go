@@ -57,6 +57,12 @@ type AgentEnv struct {
 	// HerdrGate, if set, runs before the first herdr call of a spawn: the contract
 	// check against the live herdr schema (herdr_version_skew on drift).
 	HerdrGate func(ctx context.Context) error
+	// Relaunch rebuilds a launch for the provider, model and effort routing.fallback
+	// promoted its row as (docs/lifecycle.md §7.6); nil: such a spawn fails.
+	Relaunch func(l *Launch, provider string) (*Launch, error)
+	// LimitBackoff is how long a provider is paused at a usage limit whose reset time
+	// could not be read (timings.limit_backoff; docs/lifecycle.md §7.6).
+	LimitBackoff time.Duration
 	// OwnedStart, a channel of capacity 1, serializes starting the owned herdr session
 	// (actors/spawn.go ensureOwned); nil: no serialization.
 	OwnedStart chan struct{}
@@ -160,6 +166,8 @@ type opDone struct {
 	mark   completionMark
 	drain  *bool   // a drain op: whether text still waits in the inbox
 	tools  *string // a tool feed: the transcript cursor it read
+	// stallObs is a stall probe's observation of the pane (docs/lifecycle.md §10.7).
+	stallObs *stallObservation
 }
 
 // completionMark is what an agent actor knows of herdr's completion_seq for its open
@@ -213,6 +221,11 @@ type agentActor struct {
 	inbox       bool         // the stream's inbox may hold text for this agent
 	inboxStatus store.Status // the status a drain last left text waiting in ("" = none)
 	toolsCursor string       // the transcript's mtime at the last tool feed
+
+	stall      stallProgress // the open turn's progress as probed (docs/lifecycle.md §10.7)
+	stallTimer *time.Timer   // the next stall probe; nil while none is armed
+	stallGen   int64
+	stallDue   bool // a stall write waits for the op that runs
 }
 
 type queuedOp struct {
@@ -264,8 +277,13 @@ func (a *agentActor) Receive(c actor.Context) {
 		if a.ended {
 			return
 		}
+		prev := a.report
 		a.report = &m
+		a.noteReport(prev, m)
 		a.decide(c)
+		a.watchStall(c, true)
+	case stallTick:
+		a.onStallTick(c, m)
 	case recheck:
 		if m.gen == a.recheckGen && !a.ended {
 			a.decide(c)
@@ -282,6 +300,7 @@ func (a *agentActor) Receive(c actor.Context) {
 			a.cancel()
 		}
 		a.disarm()
+		a.disarmStall()
 		// Ops that never started are answered now: after the stop nobody would, and
 		// their askers would wait for their whole timeout.
 		stopping := wire.Internal("stopping", "the server is stopping; try again after it restarts")
@@ -327,6 +346,7 @@ func (a *agentActor) load(c actor.Context) {
 		a.inbox = true
 	}
 	a.track(c)
+	a.watchStall(c, false)
 }
 
 // queueDrain queues a drain of the inbox when text may wait, the agent's state could let
@@ -367,6 +387,9 @@ func (a *agentActor) done(c actor.Context, m opDone) {
 	if m.tools != nil {
 		a.toolsCursor = *m.tools
 	}
+	if m.stallObs != nil {
+		a.stall = foldProgress(a.stall, a.st.Turn.Seq, *m.stallObs, a.st.StalledAt)
+	}
 	if m.drain != nil {
 		a.inbox, a.inboxStatus = *m.drain, ""
 		if *m.drain {
@@ -385,6 +408,7 @@ func (a *agentActor) done(c actor.Context, m opDone) {
 		a.undecided = false
 		a.decide(c)
 	}
+	a.watchStall(c, m.stallObs != nil || a.stallDue)
 	a.queueDrain(c)
 	a.next(c)
 }
@@ -393,6 +417,7 @@ func (a *agentActor) done(c actor.Context, m opDone) {
 func (a *agentActor) finish(c actor.Context) {
 	a.ended = true
 	a.disarm()
+	a.disarmStall()
 	for _, q := range a.queue {
 		a.reject(c, q.sender, q.msg)
 	}
@@ -577,6 +602,11 @@ func (a *agentActor) start(c actor.Context, op queuedOp) {
 		case feedTools:
 			cur := w.feedTools(cursor)
 			done.tools = &cur
+		case stallProbe:
+			o := w.probeStall()
+			done.stallObs = &o
+		case stallWrite:
+			w.writeStall(m)
 		case ReconcileAgent:
 			done.result = w.reconcile(m)
 			done.ended = w.loaded && w.st.Status == store.StatusEnded

@@ -129,7 +129,8 @@
 // monitor (TrackPane when the pane to watch changes); the facade → monitor (SetAgents,
 // once at start); monitor → agents → <agent> (StatusReport, only when herdr's view of the
 // pane changed); request goroutines → queue (PokeQueue) and → agents (CancelSpawn); op
-// goroutines → their agent actor (opDone); timers → <agent> (recheck), → monitor, queue,
+// goroutines → their agent actor (opDone); timers → <agent> (recheck; stallTick, the stall
+// probe of a working turn, docs/lifecycle.md §10.7), → monitor, queue,
 // gc, reconciler, discovery (their ticks); discovery → herdr supervisor (Forget, for a user
 // session that is gone); the discovery goroutine → discovery (discDone); loops → loop-<uuid>
 // (fireDue, stopRun, recoverRun, recoverLoop) and loop-<uuid> → loops (loopIdle); notify →

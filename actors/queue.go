@@ -25,8 +25,11 @@ type QueueSpec struct {
 	Agents      *actor.PID // receives StartAgent for every promoted row
 	Caps        Caps
 	MaxStarting time.Duration
-	Log         *slog.Logger
-	Tick        time.Duration // default QueueTick
+	// Fallback is routing.fallback resolved: where a paused provider's queued agents go
+	// (nil: nowhere; docs/lifecycle.md §7.6).
+	Fallback func(provider string) (store.Fallback, bool)
+	Log      *slog.Logger
+	Tick     time.Duration // default QueueTick
 }
 
 // Caps are the admission limits (config concurrency).
@@ -104,10 +107,16 @@ func (q *queueActor) pass(c actor.Context) {
 		return
 	}
 	q.inflight = true
-	caps, maxStarting := q.spec.Caps, q.spec.MaxStarting.Milliseconds()
+	caps, maxStarting, fallback := q.spec.Caps, q.spec.MaxStarting.Milliseconds(), q.spec.Fallback
 	c.Request(q.spec.Store, Write{Guarded: func(tx *store.Tx, b BarrierView) (any, error) {
+		// Pauses whose time is up end first, so this pass promotes into them
+		// (docs/lifecycle.md §7.6).
+		paused, err := resumeDue(tx)
+		if err != nil {
+			return nil, err
+		}
 		return tx.Promote(store.Admission{Max: caps.Max, ProviderCap: caps.Provider, MaxStartingMS: maxStarting,
-			Blocked: func(path string) bool { _, ok := b.Covering(path); return ok }})
+			Blocked: func(path string) bool { _, ok := b.Covering(path); return ok }, Paused: paused, Fallback: fallback})
 	}})
 }
 

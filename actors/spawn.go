@@ -37,6 +37,10 @@ func (w *agentWork) spawn() (ended bool) {
 		}
 	}
 	l, err := ReadLaunch(AgentDataDir(w.env.Home, w.st.Path, w.uuid))
+	if err == nil && l.Provider != w.st.Provider && w.st.Provider != "" {
+		// routing.fallback promoted the row as another provider (docs/lifecycle.md §7.6).
+		l, err = w.relaunch(l)
+	}
 	if err != nil {
 		w.fail(err)
 		return w.isEnded()

@@ -132,6 +132,8 @@ func Start(cfg SystemConfig) (*System, error) {
 		NeedsAgentSession: func(name string) bool { return tr.spec(name).DataDirFile == "" },
 		AgentSessionWait:  3 * time.Second,
 		OwnedStart:        make(chan struct{}, 1),
+		LimitBackoff:      cfg.Config.Timings.LimitBackoff,
+		Relaunch:          s.relaunch,
 	}
 	if err := s.startNotifier(); err != nil {
 		return fail(err)
@@ -148,6 +150,7 @@ func Start(cfg SystemConfig) (*System, error) {
 	caps := Caps{Max: cfg.Config.Concurrency.Max, Provider: cfg.Config.ProviderCap}
 	if s.queue, err = s.sys.Root.SpawnNamed(NewQueueProps(QueueSpec{
 		Store: s.storePID, Agents: s.agents, Caps: caps, MaxStarting: cfg.Config.Timings.MaxStarting, Log: log,
+		Fallback: s.fallbackFor,
 	}), "queue"); err != nil {
 		return fail(wire.Internal("actor", "cannot start the queue actor: "+err.Error()))
 	}

@@ -79,7 +79,13 @@ func (w *agentWork) turn(op turnOp) (ended bool, retry int64) {
 		if w.env.Transcripts != nil {
 			kind = w.env.Transcripts.ClassifyBlocked(r.Title, r.Name)
 		}
-		w.logErr("mark blocked", w.apply(func(tx *store.Tx) error { return tx.MarkBlocked(w.uuid, kind, w.st.Turn.Seq) }))
+		limit := w.limitSeen(kind)
+		w.logErr("mark blocked", w.apply(func(tx *store.Tx) error {
+			if err := tx.MarkBlocked(w.uuid, kind, w.st.Turn.Seq); err != nil {
+				return err
+			}
+			return limit(tx)
+		}))
 		w.approvals()
 	case turnStartIdle:
 		w.logErr("start idle streak", w.apply(func(tx *store.Tx) error { return tx.StartIdle(w.uuid, op.step.IdleSince) }))

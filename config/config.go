@@ -27,6 +27,8 @@ const (
 	DefaultAttachLeaseTTL = 30 * time.Second
 	DefaultLoopTick       = time.Second
 	DefaultRunTermGrace   = 10 * time.Second
+	DefaultStallAfter     = 10 * time.Minute
+	DefaultLimitBackoff   = 15 * time.Minute
 	DefaultLogMaxBytes    = 10 << 20
 	DefaultLogMaxFiles    = 5
 )
@@ -58,6 +60,7 @@ type Config struct {
 	Integrations map[string]TuningOverride // integrations.<provider>; never nil
 	Remote       Remote
 	Notify       Notify // notifications (docs/notify.md)
+	Routing      Routing
 
 	// HerdrBinEnv is $ORCR_HERDR_BIN as seen by Load. It is not merged into Herdr.Bin:
 	// see [Config.HerdrBin] for the discovery order.
@@ -102,6 +105,8 @@ const (
 	MinAttachLeaseTTL = time.Second
 	MinLoopTick       = 100 * time.Millisecond
 	MinRunTermGrace   = 100 * time.Millisecond
+	MinStallAfter     = time.Second
+	MinLimitBackoff   = time.Second
 )
 
 // Timings is the `timings` section; every value is at least its Min… floor.
@@ -113,6 +118,20 @@ type Timings struct {
 	AttachLeaseTTL time.Duration
 	LoopTick       time.Duration
 	RunTermGrace   time.Duration
+	// StallAfter is how long a working turn may show no progress before it is marked
+	// stalled (docs/lifecycle.md §10.7); integrations.<p>.stall_after_ms overrides it
+	// per provider.
+	StallAfter time.Duration
+	// LimitBackoff is how long a provider stays paused at a usage limit whose reset
+	// time could not be read (docs/lifecycle.md §7.6).
+	LimitBackoff time.Duration
+}
+
+// Routing is the `routing` section.
+type Routing struct {
+	// Fallback maps a provider to the provider its queued agents are promoted as while
+	// it is paused at a usage limit (docs/lifecycle.md §7.6); never nil.
+	Fallback map[string]string
 }
 
 // Logs is the `logs` section.
@@ -145,11 +164,14 @@ func Default() *Config {
 			AttachLeaseTTL: DefaultAttachLeaseTTL,
 			LoopTick:       DefaultLoopTick,
 			RunTermGrace:   DefaultRunTermGrace,
+			StallAfter:     DefaultStallAfter,
+			LimitBackoff:   DefaultLimitBackoff,
 		},
 		Logs:         Logs{MaxBytes: DefaultLogMaxBytes, MaxFiles: DefaultLogMaxFiles},
 		Integrations: map[string]TuningOverride{},
 		Remote:       defaultRemote(),
 		Notify:       defaultNotify(),
+		Routing:      Routing{Fallback: map[string]string{}},
 	}
 }
 

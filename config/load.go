@@ -23,16 +23,18 @@ import (
 // Known keys of each section, in the order docs/config.md §1.6 lists them (that order breaks
 // ties between equally near suggestions).
 var (
-	topKeys         = []string{"defaults", "herdr", "concurrency", "timings", "logs", "integrations", "remote", "notify"}
-	defaultsKeys    = []string{"agent", "providers"}
-	routeKeys       = []string{"model", "effort"}
-	herdrKeys       = []string{"bin", "session"}
-	timingsKeys     = []string{"idle_after", "kill_after", "gc_tick", "max_starting", "attach_lease_ttl", "loop_tick", "run_term_grace"}
+	topKeys      = []string{"defaults", "herdr", "concurrency", "timings", "logs", "integrations", "remote", "notify", "routing"}
+	defaultsKeys = []string{"agent", "providers"}
+	routeKeys    = []string{"model", "effort"}
+	herdrKeys    = []string{"bin", "session"}
+	timingsKeys  = []string{"idle_after", "kill_after", "gc_tick", "max_starting", "attach_lease_ttl", "loop_tick", "run_term_grace",
+		"stall_after", "limit_backoff"}
 	logsKeys        = []string{"max_bytes", "max_files"}
 	integrationKeys = []string{
 		"fast_turn_grace_ms", "idle_stable_ms", "transcript_settle_ms", "transcript_freshness_timeout_ms",
-		"shutdown_grace_ms", "submit_ready_ms", "submit_confirm_ms", "submit_attempts",
+		"shutdown_grace_ms", "submit_ready_ms", "submit_confirm_ms", "submit_attempts", "stall_after_ms",
 	}
+	routingKeys = []string{"fallback"}
 )
 
 // Integer limits: "32-bit" keys must fit in a uint32 (and in an int), the others in an
@@ -152,6 +154,7 @@ func Parse(data []byte, getenv func(string) string) (*Config, []string, error) {
 		{"integrations", l.integrations},
 		{"remote", l.remote},
 		{"notify", l.notify},
+		{"routing", l.routing},
 	}
 	for _, s := range steps {
 		v, present := top[s.key]
@@ -347,8 +350,10 @@ func (l *loader) concurrency(obj map[string]any) error {
 func (l *loader) timings(obj map[string]any) error {
 	l.unknown("timings", obj, timingsKeys)
 	t := &l.cfg.Timings
-	fields := []*time.Duration{&t.IdleAfter, &t.KillAfter, &t.GCTick, &t.MaxStarting, &t.AttachLeaseTTL, &t.LoopTick, &t.RunTermGrace}
-	floors := []time.Duration{MinIdleAfter, MinKillAfter, MinGCTick, MinMaxStarting, MinAttachLeaseTTL, MinLoopTick, MinRunTermGrace}
+	fields := []*time.Duration{&t.IdleAfter, &t.KillAfter, &t.GCTick, &t.MaxStarting, &t.AttachLeaseTTL, &t.LoopTick, &t.RunTermGrace,
+		&t.StallAfter, &t.LimitBackoff}
+	floors := []time.Duration{MinIdleAfter, MinKillAfter, MinGCTick, MinMaxStarting, MinAttachLeaseTTL, MinLoopTick, MinRunTermGrace,
+		MinStallAfter, MinLimitBackoff}
 	for i, k := range timingsKeys {
 		d, ok, err := durationKey(obj, k, "timings."+k)
 		if err != nil {
@@ -415,6 +420,37 @@ func (l *loader) integrations(obj map[string]any) error {
 			}
 		}
 		l.cfg.Integrations[p] = o
+	}
+	return nil
+}
+
+// routing reads the routing section (docs/config.md §1.3): fallback maps a provider to
+// the provider its queued agents go to while it is paused at a usage limit
+// (docs/lifecycle.md §7.6). Each value is a non-empty provider name other than its key.
+func (l *loader) routing(obj map[string]any) error {
+	l.unknown("routing", obj, routingKeys)
+	v, ok := obj["fallback"]
+	if !ok {
+		return nil
+	}
+	fb, err := object(v, "routing.fallback")
+	if err != nil {
+		return err
+	}
+	for _, p := range sortedKeys(fb) {
+		field := "routing.fallback." + p
+		s, _, err := stringKey(fb, p, field)
+		if err != nil {
+			return err
+		}
+		s = strings.TrimSpace(s)
+		switch {
+		case s == "":
+			return invalid("`" + field + "` must name a provider")
+		case s == p:
+			return invalid("`" + field + "` must name another provider than `" + p + "`")
+		}
+		l.cfg.Routing.Fallback[p] = s
 	}
 	return nil
 }

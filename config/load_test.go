@@ -26,14 +26,15 @@ func TestDefault(t *testing.T) {
 		Timings: config.Timings{
 			IdleAfter: 5 * time.Minute, KillAfter: 10 * time.Minute, GCTick: 30 * time.Second,
 			MaxStarting: 2 * time.Minute, AttachLeaseTTL: 30 * time.Second, LoopTick: time.Second,
-			RunTermGrace: 10 * time.Second,
+			RunTermGrace: 10 * time.Second, StallAfter: 10 * time.Minute, LimitBackoff: 15 * time.Minute,
 		},
 		Logs:         config.Logs{MaxBytes: 10485760, MaxFiles: 5},
 		Integrations: map[string]config.TuningOverride{},
 		Remote: config.Remote{
 			Heartbeat: 20 * time.Second, ReplayLimit: 10000, MaxConcurrentReplays: 4, OutboundQueue: 1024,
 		},
-		Notify: config.Notify{MaxAttempts: 10, QueueLimit: 10000, RetryInitial: time.Second, RetryMax: 5 * time.Minute},
+		Notify:  config.Notify{MaxAttempts: 10, QueueLimit: 10000, RetryInitial: time.Second, RetryMax: 5 * time.Minute},
+		Routing: config.Routing{Fallback: map[string]string{}},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Default() mismatch (-want +got):\n%s", diff)
@@ -126,6 +127,10 @@ func TestParseErrors(t *testing.T) {
 		{"providers not object", `{"defaults":{"providers":[]}}`, "`defaults.providers` must be a JSON object"},
 		{"provider route not object", `{"defaults":{"providers":{"claude":"opus"}}}`, "`defaults.providers.claude` must be a JSON object"},
 		{"integration entry not object", `{"integrations":{"claude":5}}`, "`integrations.claude` must be a JSON object"},
+		{"routing fallback not object", `{"routing":{"fallback":["codex"]}}`, "`routing.fallback` must be a JSON object"},
+		{"routing fallback number", `{"routing":{"fallback":{"claude":1}}}`, "`routing.fallback.claude` must be a string"},
+		{"routing fallback blank", `{"routing":{"fallback":{"claude":" "}}}`, "`routing.fallback.claude` must name a provider"},
+		{"routing fallback self", `{"routing":{"fallback":{"claude":"claude"}}}`, "`routing.fallback.claude` must name another provider than `claude`"},
 		// string keys
 		{"agent number", `{"defaults":{"agent":1}}`, "`defaults.agent` must be a string"},
 		{"agent null", `{"defaults":{"agent":null}}`, "`defaults.agent` must be a string"},
@@ -327,14 +332,18 @@ func TestParseMerge(t *testing.T) {
 			func(c *config.Config) { c.Concurrency.Max = 4294967295 }, nil,
 		},
 		{
-			"timings", `{"timings":{"idle_after":" 7m ","kill_after":"1h","gc_tick":"250ms","max_starting":"1d","attach_lease_ttl":"45s","loop_tick":"2s","run_term_grace":"03s"}}`,
+			"timings", `{"timings":{"idle_after":" 7m ","kill_after":"1h","gc_tick":"250ms","max_starting":"1d","attach_lease_ttl":"45s","loop_tick":"2s","run_term_grace":"03s","stall_after":"2s","limit_backoff":"1h"}}`,
 			func(c *config.Config) {
 				c.Timings = config.Timings{
 					IdleAfter: 7 * time.Minute, KillAfter: time.Hour, GCTick: 250 * time.Millisecond,
 					MaxStarting: 24 * time.Hour, AttachLeaseTTL: 45 * time.Second, LoopTick: 2 * time.Second,
-					RunTermGrace: 3 * time.Second,
+					RunTermGrace: 3 * time.Second, StallAfter: 2 * time.Second, LimitBackoff: time.Hour,
 				}
 			}, nil,
+		},
+		{
+			"routing fallback", `{"routing":{"fallback":{"claude":" codex "}}}`,
+			func(c *config.Config) { c.Routing.Fallback = map[string]string{"claude": "codex"} }, nil,
 		},
 		{
 			"partial timings keep defaults", `{"timings":{"gc_tick":"10s"}}`,

@@ -19,6 +19,10 @@ type Tuning struct {
 	SubmitReady                time.Duration // submit_ready_ms; 0 skips the readiness wait
 	SubmitConfirm              time.Duration // submit_confirm_ms; 0 = no verification
 	SubmitAttempts             int           // submit_attempts
+	// StallAfter is stall_after_ms: how long a working turn may show no progress before
+	// it is marked stalled (docs/lifecycle.md §10.7); 0 turns the stall signal off. The
+	// built-in value is timings.stall_after ([Config.TuningFor]).
+	StallAfter time.Duration
 }
 
 // TuningOverride is one integrations.<provider> object of config.json. A nil field was
@@ -33,6 +37,7 @@ type TuningOverride struct {
 	SubmitReadyMS                *int64
 	SubmitConfirmMS              *int64
 	SubmitAttempts               *int64
+	StallAfterMS                 *int64
 }
 
 // fields returns pointers to o's fields in integrationKeys order.
@@ -40,6 +45,7 @@ func (o *TuningOverride) fields() []**int64 {
 	return []**int64{
 		&o.FastTurnGraceMS, &o.IdleStableMS, &o.TranscriptSettleMS, &o.TranscriptFreshnessTimeoutMS,
 		&o.ShutdownGraceMS, &o.SubmitReadyMS, &o.SubmitConfirmMS, &o.SubmitAttempts,
+		&o.StallAfterMS,
 	}
 }
 
@@ -56,6 +62,7 @@ func BuiltinTuning(provider string) Tuning {
 			SubmitReady:                0,
 			SubmitConfirm:              0,
 			SubmitAttempts:             0,
+			StallAfter:                 DefaultStallAfter,
 		}
 	}
 	return Tuning{
@@ -67,6 +74,7 @@ func BuiltinTuning(provider string) Tuning {
 		SubmitReady:                8000 * time.Millisecond,
 		SubmitConfirm:              20000 * time.Millisecond,
 		SubmitAttempts:             6,
+		StallAfter:                 DefaultStallAfter,
 	}
 }
 
@@ -91,14 +99,19 @@ func (o TuningOverride) Apply(t Tuning) Tuning {
 	ms(o.ShutdownGraceMS, &t.ShutdownGrace)
 	ms(o.SubmitReadyMS, &t.SubmitReady)
 	ms(o.SubmitConfirmMS, &t.SubmitConfirm)
+	ms(o.StallAfterMS, &t.StallAfter)
 	if o.SubmitAttempts != nil {
 		t.SubmitAttempts = int(uint32(*o.SubmitAttempts))
 	}
 	return t
 }
 
-// TuningFor returns the tuning of provider: [BuiltinTuning] with the
-// integrations.<provider> overrides of c applied.
+// TuningFor returns the tuning of provider: [BuiltinTuning] with timings.stall_after as
+// its StallAfter and the integrations.<provider> overrides of c applied.
 func (c *Config) TuningFor(provider string) Tuning {
-	return c.Integrations[provider].Apply(BuiltinTuning(provider))
+	t := BuiltinTuning(provider)
+	if c.Timings.StallAfter > 0 {
+		t.StallAfter = c.Timings.StallAfter
+	}
+	return c.Integrations[provider].Apply(t)
 }

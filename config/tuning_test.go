@@ -18,6 +18,7 @@ var standardTuning = config.Tuning{
 	SubmitReady:                8000 * time.Millisecond,
 	SubmitConfirm:              20000 * time.Millisecond,
 	SubmitAttempts:             6,
+	StallAfter:                 10 * time.Minute,
 }
 
 var mockTuning = config.Tuning{
@@ -25,6 +26,7 @@ var mockTuning = config.Tuning{
 	IdleStable:                 1200 * time.Millisecond,
 	TranscriptFreshnessTimeout: 3000 * time.Millisecond,
 	ShutdownGrace:              400 * time.Millisecond,
+	StallAfter:                 10 * time.Minute,
 }
 
 func TestBuiltinTuning(t *testing.T) {
@@ -51,23 +53,25 @@ func TestTuningFor(t *testing.T) {
 		"claude":{"idle_stable_ms":100,"submit_attempts":0},
 		"mock":{"transcript_settle_ms":50,"submit_attempts":4294967297},
 		"codex":{"fast_turn_grace_ms":9223372036854775807},
-		"gemini":{"fast_turn_grace_ms":1,"idle_stable_ms":2,"transcript_settle_ms":3,"transcript_freshness_timeout_ms":4,"shutdown_grace_ms":5,"submit_ready_ms":6,"submit_confirm_ms":7,"submit_attempts":8}
-	}}`
+		"gemini":{"fast_turn_grace_ms":1,"idle_stable_ms":2,"transcript_settle_ms":3,"transcript_freshness_timeout_ms":4,"shutdown_grace_ms":5,"submit_ready_ms":6,"submit_confirm_ms":7,"submit_attempts":8,"stall_after_ms":0}
+	},"timings":{"stall_after":"3m"}}`
 	cfg, _, err := parse(t, src, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	claude := standardTuning
-	claude.IdleStable, claude.SubmitAttempts = 100*time.Millisecond, 0
+	claude.IdleStable, claude.SubmitAttempts, claude.StallAfter = 100*time.Millisecond, 0, 3*time.Minute
 	mock := mockTuning
-	mock.TranscriptSettle, mock.SubmitAttempts = 50*time.Millisecond, 1 // truncated to 32 bits
+	mock.TranscriptSettle, mock.SubmitAttempts, mock.StallAfter = 50*time.Millisecond, 1, 3*time.Minute // truncated to 32 bits
 	codex := standardTuning
-	codex.FastTurnGrace = time.Duration(math.MaxInt64) // saturates
+	codex.FastTurnGrace, codex.StallAfter = time.Duration(math.MaxInt64), 3*time.Minute // saturates
 	gemini := config.Tuning{
 		FastTurnGrace: 1 * time.Millisecond, IdleStable: 2 * time.Millisecond, TranscriptSettle: 3 * time.Millisecond,
 		TranscriptFreshnessTimeout: 4 * time.Millisecond, ShutdownGrace: 5 * time.Millisecond,
 		SubmitReady: 6 * time.Millisecond, SubmitConfirm: 7 * time.Millisecond, SubmitAttempts: 8,
 	}
+	other := standardTuning
+	other.StallAfter = 3 * time.Minute // timings.stall_after; gemini's stall_after_ms 0 turns it off
 	tests := []struct {
 		provider string
 		want     config.Tuning
@@ -76,7 +80,7 @@ func TestTuningFor(t *testing.T) {
 		{"mock", mock},
 		{"codex", codex},
 		{"gemini", gemini},
-		{"other", standardTuning},
+		{"other", other},
 	}
 	for _, tt := range tests {
 		if diff := cmp.Diff(tt.want, cfg.TuningFor(tt.provider)); diff != "" {

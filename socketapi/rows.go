@@ -64,6 +64,14 @@ type AgentRow struct {
 	BlockedKind     *string `json:"blocked_kind,omitempty"`
 	ExitReason      *string `json:"exit_reason,omitempty"`
 	EndedAt         *int64  `json:"ended_at,omitempty"`
+	// Stalled is true while the open turn is marked stalled: working, but neither screen
+	// nor transcript changed for the provider's stall_after (docs/lifecycle.md §10.7).
+	// Never acted on by orcr; progress clears it.
+	Stalled   bool   `json:"stalled,omitempty"`
+	StalledAt *int64 `json:"stalled_at,omitempty"` // when the turn was marked stalled
+	// RoutedFrom is the provider the agent was queued for when routing.fallback promoted
+	// it as Agent, with Agent's configured model and effort (docs/lifecycle.md §7.6).
+	RoutedFrom *string `json:"routed_from,omitempty"`
 	// The git worktree the agent runs in: only for an agent started with worktree
 	// (docs/lifecycle.md §8.4).
 	Worktree *AgentWorktree `json:"worktree,omitempty"`
@@ -154,6 +162,32 @@ type QueueEntry struct {
 	UUID  string  `json:"uuid"`
 	Path  string  `json:"path"`
 	Agent *string `json:"agent"`
+}
+
+// StalledAgent is one agent whose open turn is marked stalled, as server.status lists it
+// (docs/lifecycle.md §10.7).
+type StalledAgent struct {
+	UUID      string `json:"uuid"`
+	Path      string `json:"path"`
+	StalledAt int64  `json:"stalled_at"`
+}
+
+// ProviderPause is a provider the admission queue holds back because one of its agents
+// stopped at its usage limit (docs/lifecycle.md §7.6): server.status's paused, and the
+// payload of provider.paused.
+type ProviderPause struct {
+	Provider string `json:"provider"`
+	// Since is when the pause began, Until when the queue promotes the provider's agents
+	// again (unix ms).
+	Since int64 `json:"since"`
+	Until int64 `json:"until"`
+	// AgentUUID is the agent whose limit started (or last extended) the pause.
+	AgentUUID string `json:"agent_uuid,omitempty"`
+	// Source is how Until was found: reset (read from the limit message) or backoff
+	// (timings.limit_backoff).
+	Source string `json:"source"`
+	// Message is the screen line that named the limit, when one did.
+	Message string `json:"message,omitempty"`
 }
 
 // LoopSummary is one active or paused loop as server.status lists it.

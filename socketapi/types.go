@@ -57,9 +57,13 @@ type StatusResult struct {
 	Herdr HerdrStatus `json:"herdr"`
 	// Per provider: whether orcr and herdr each have an integration.
 	Integrations map[string]Integration `json:"integrations"`
-	// Agent and pane counts (live, queued, blocked, unmanaged, unmarked_panes,
+	// Agent and pane counts (live, queued, blocked, stalled, unmanaged, unmarked_panes,
 	// unknown_marked_panes).
 	Counts map[string]int64 `json:"counts"`
+	// The agents whose open turn is marked stalled, longest stalled first.
+	Stalled []StalledAgent `json:"stalled"`
+	// The providers the admission queue holds back at a usage limit, by provider.
+	Paused []ProviderPause `json:"paused"`
 	// Whether the start-at-login unit is installed.
 	LoopsFiring bool `json:"loops_firing"`
 	// Active and paused loops.

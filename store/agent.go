@@ -26,6 +26,8 @@ type Agent struct {
 	CreatedAt                 int64
 	IdleSince                 int64
 	ParkedAt                  int64
+	StatusChangedAt           int64 // last_status_change_at
+	StalledAt                 int64 // when the open turn was marked stalled; 0 = not stalled (docs/lifecycle.md §10.7)
 	// Worktree is the agent's git worktree (State "" = none; docs/lifecycle.md §8.4).
 	Worktree Worktree
 	// Turn is the open (not completed) turn with the highest input_seq; Seq 0 = none.
@@ -43,6 +45,7 @@ const agentStateSelect = `SELECT a.uuid, a.path, a.status, a.managed, COALESCE(a
 	COALESCE(a.cwd, ''), COALESCE(a.herdr_session, ''), COALESCE(a.terminal_id, ''), COALESCE(a.pane_id, ''),
 	COALESCE(a.agent_session_kind, ''), COALESCE(a.agent_session_value, ''), a.move_state, COALESCE(a.move_token, ''),
 	a.cancel_requested, a.input_seq, a.created_at, COALESCE(a.idle_since, 0), COALESCE(a.parked_at, 0),
+	COALESCE(a.last_status_change_at, 0), COALESCE(a.stalled_at, 0),
 	COALESCE(t.input_seq, 0), COALESCE(t.delivered_at, 0), COALESCE(t.working_seen_at, 0),
 	COALESCE(a.worktree_state, ''), COALESCE(a.worktree_path, ''), COALESCE(a.worktree_branch, ''),
 	COALESCE(a.worktree_repo, ''), COALESCE(a.worktree_base, ''), a.worktree_keep
@@ -63,7 +66,7 @@ func (a *Agent) dest() []any {
 	return []any{&a.UUID, &a.Path, &a.Status, &a.Managed,
 		&a.Provider, &a.GCMode, &a.Cwd, &a.Session, &a.TerminalID, &a.PaneID, &a.SessionKind, &a.SessionValue,
 		&a.MoveState, &a.MoveToken, &a.CancelRequested, &a.InputSeq, &a.CreatedAt, &a.IdleSince, &a.ParkedAt,
-		&a.Turn.Seq, &a.Turn.DeliveredAt, &a.Turn.WorkingSeenAt,
+		&a.StatusChangedAt, &a.StalledAt, &a.Turn.Seq, &a.Turn.DeliveredAt, &a.Turn.WorkingSeenAt,
 		&a.Worktree.State, &a.Worktree.Path, &a.Worktree.Branch, &a.Worktree.Repo, &a.Worktree.Base, &a.Worktree.Keep}
 }
 
@@ -100,7 +103,10 @@ func (t *Tx) casStatus(uuid string, from []Status, to Status, set string, args .
 	for _, f := range from {
 		all = append(all, f)
 	}
-	return t.execOne("update agent status", q, all...)
+	if err := t.execOne("update agent status", q, all...); err != nil {
+		return err
+	}
+	return t.clearStall(uuid, StallClearedStatus)
 }
 
 // execOne runs an UPDATE that must change exactly one row; ErrStale when none matched.
@@ -422,6 +428,9 @@ func (t *Tx) CompleteTurn(c TurnCompletion) error {
 		AND input_seq = ? AND completed_at IS NULL`, t.now, null(c.Cursor), c.UUID, c.Seq); err != nil {
 		return err
 	}
+	if err := t.clearStall(c.UUID, StallClearedStatus); err != nil {
+		return err
+	}
 	if _, err := t.EmitAgent("agent.turn_completed", c.UUID, map[string]any{"input_seq": c.Seq}); err != nil {
 		return err
 	}
@@ -493,6 +502,9 @@ func (t *Tx) FinishMove(uuid string, state MoveState, token string, to Status, t
 		terminal_id = ?, pane_id = ?, updated_at = ?, last_status_change_at = ?, `+clocks+`
 		WHERE uuid = ? AND move_state = ? AND move_token = ?`,
 		to, terminal, pane, t.now, t.now, t.now, uuid, state, token); err != nil {
+		return err
+	}
+	if err := t.clearStall(uuid, StallClearedStatus); err != nil {
 		return err
 	}
 	if _, err := t.EmitAgent("agent.location_changed", uuid, map[string]any{"pane_id": pane, "terminal_id": terminal}); err != nil {

@@ -13,6 +13,18 @@ type Admission struct {
 	MaxStartingMS int64
 	// Blocked reports whether a kill barrier covers path: such rows are not promoted.
 	Blocked func(path string) bool
+	// Paused holds the providers paused at a usage limit (docs/lifecycle.md §7.6): their
+	// queued rows are not promoted, unless Fallback routes them elsewhere.
+	Paused map[string]bool
+	// Fallback returns the provider (and its model and effort) a paused provider's
+	// queued rows are promoted as (routing.fallback); ok false: none.
+	Fallback func(provider string) (to Fallback, ok bool)
+}
+
+// Fallback is where routing.fallback sends a paused provider's queued rows: the other
+// provider with its configured model and effort.
+type Fallback struct {
+	Provider, Model, Effort string
 }
 
 // Promotion lists what one queue pass did, in FIFO order.
@@ -96,8 +108,30 @@ func (t *Tx) Promote(a Admission) (Promotion, error) {
 				limit = n
 			}
 		}
+		var reroute *Fallback
+		if a.Paused[c.provider] {
+			fb, ok := Fallback{}, false
+			if a.Fallback != nil {
+				fb, ok = a.Fallback(c.provider)
+			}
+			if !ok || a.Paused[fb.Provider] {
+				continue
+			}
+			reroute, limit = &fb, a.Max
+			if a.ProviderCap != nil {
+				if n, ok := a.ProviderCap(fb.Provider); ok && n < limit {
+					limit = n
+				}
+			}
+			c.provider = fb.Provider
+		}
 		if used[c.provider] >= limit || (a.Blocked != nil && a.Blocked(c.path)) {
 			continue
+		}
+		if reroute != nil {
+			if err := t.reroute(c.uuid, *reroute); err != nil {
+				return res, err
+			}
 		}
 		err := t.casStatus(c.uuid, []Status{StatusQueued}, StatusStarting, "starting_at = ?", t.now)
 		if errors.Is(err, ErrStale) {
@@ -117,6 +151,22 @@ func (t *Tx) Promote(a Admission) (Promotion, error) {
 		res.Promoted = append(res.Promoted, c.uuid)
 	}
 	return res, nil
+}
+
+// reroute makes a queued row fb's provider, model and effort, keeping the provider it
+// was queued for in routed_from, with agent.rerouted {uuid, from, to, model, effort}
+// (docs/lifecycle.md §7.6). The spawn pipeline builds its launch for the new provider.
+func (t *Tx) reroute(uuid string, fb Fallback) error {
+	var from string
+	if err := t.QueryRow(`SELECT COALESCE(agent, '') FROM agents WHERE uuid = ?`, uuid).Scan(&from); err != nil {
+		return sqliteErr("read agent", err)
+	}
+	if err := t.exec("reroute", `UPDATE agents SET agent = ?, model = ?, effort = ?, routed_from = COALESCE(routed_from, ?),
+		updated_at = ? WHERE uuid = ? AND status = 'queued'`, fb.Provider, fb.Model, fb.Effort, from, t.now, uuid); err != nil {
+		return err
+	}
+	_, err := t.EmitAgent("agent.rerouted", uuid, map[string]any{"from": from, "to": fb.Provider, "model": fb.Model, "effort": fb.Effort})
+	return err
 }
 
 // deadlineSweep applies --timeout: a queued row past its deadline ends timeout at

@@ -76,7 +76,7 @@ func gcCandidates(ctx context.Context, q Querier, query string, args ...any) ([]
 
 // Counts are the agent counts of server.status.
 type Counts struct {
-	Live, Queued, Blocked, Unmanaged int64
+	Live, Queued, Blocked, Stalled, Unmanaged int64
 }
 
 // AgentCounts counts managed live (not ended or lost), queued and blocked rows, and
@@ -87,9 +87,19 @@ func (db *DB) AgentCounts(ctx context.Context) (Counts, error) {
 		COALESCE(SUM(managed = 1 AND status NOT IN ('ended','lost')), 0),
 		COALESCE(SUM(managed = 1 AND status = 'queued'), 0),
 		COALESCE(SUM(managed = 1 AND status = 'blocked'), 0),
+		COALESCE(SUM(stalled_at IS NOT NULL), 0),
 		COALESCE(SUM(managed = 0 AND status != 'ended'), 0)
-		FROM agents`).Scan(&c.Live, &c.Queued, &c.Blocked, &c.Unmanaged)
+		FROM agents`).Scan(&c.Live, &c.Queued, &c.Blocked, &c.Stalled, &c.Unmanaged)
 	return c, sqliteErr("count agents", err)
+}
+
+// StalledAgents lists the rows marked stalled (docs/lifecycle.md §10.7), longest
+// stalled first.
+func (db *DB) StalledAgents(ctx context.Context) ([]socketapi.StalledAgent, error) {
+	return queryRows(ctx, db.r, `SELECT uuid, path, stalled_at FROM agents WHERE stalled_at IS NOT NULL
+		ORDER BY stalled_at, uuid`, nil, func(s Scanner) (r socketapi.StalledAgent, err error) {
+		return r, s.Scan(&r.UUID, &r.Path, &r.StalledAt)
+	})
 }
 
 // ActiveLoops lists active and paused loops in creation order.

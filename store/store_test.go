@@ -58,11 +58,11 @@ func TestOpenFresh(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if got, want := schemaVersion(t, path), "6"; got != want {
+	if got, want := schemaVersion(t, path), "8"; got != want {
 		t.Errorf("schema_version: got %q, want %q", got, want)
 	}
-	if store.SchemaVersion != 6 {
-		t.Errorf("SchemaVersion: got %d, want 6", store.SchemaVersion)
+	if store.SchemaVersion != 8 {
+		t.Errorf("SchemaVersion: got %d, want 8", store.SchemaVersion)
 	}
 	want := []string{
 		"agents", "agents_active_path", "agents_agent_session", "agents_pane", "agents_parent",
@@ -70,7 +70,7 @@ func TestOpenFresh(t *testing.T) {
 		"attaches", "attaches_agent", "events", "events_ref", "inbox", "inbox_agent", "intents", "loop_runs",
 		"loop_runs_loop_status", "loop_runs_run_id", "loop_runs_status_timeout", "loops", "loops_active_name",
 		"loops_status_fire", "meta", "notify_deliveries", "notify_deliveries_due", "notify_deliveries_event",
-		"notify_targets", "remote_tokens", "remote_tokens_agent", "session_log", "sessions", "turns",
+		"notify_targets", "provider_pauses", "remote_tokens", "remote_tokens_agent", "session_log", "sessions", "turns",
 	}
 	if diff := cmp.Diff(want, tableNames(t, db.Reader())); diff != "" {
 		t.Errorf("tables and indexes (-want +got):\n%s", diff)
@@ -119,8 +119,8 @@ func TestMigrateFromV1(t *testing.T) {
 		t.Fatalf("Open v1 store: %v", err)
 	}
 	defer db.Close()
-	if got := schemaVersion(t, path); got != "6" {
-		t.Errorf("schema_version after migration: got %q, want 5", got)
+	if got := schemaVersion(t, path); got != "8" {
+		t.Errorf("schema_version after migration: got %q, want 8", got)
 	}
 	evs, err := db.EventsAfter(context.Background(), 0, 10)
 	if err != nil || len(evs) != 1 || evs[0].Kind != "agent.created" || evs[0].Ref != "u1" {
@@ -152,8 +152,8 @@ func TestRefuseNewerVersion(t *testing.T) {
 		t.Fatalf("Open newer store: got %v, want environment_error store_version_mismatch", err)
 	}
 	pe, _ := wire.As(err)
-	if !strings.Contains(pe.Message, "99") || !strings.Contains(pe.Message, "version 6)") {
-		t.Errorf("message %q must name both versions (99 and 6)", pe.Message)
+	if !strings.Contains(pe.Message, "99") || !strings.Contains(pe.Message, "version 8)") {
+		t.Errorf("message %q must name both versions (99 and 8)", pe.Message)
 	}
 	if got := schemaVersion(t, path); got != "99" {
 		t.Errorf("refused store was modified: schema_version %q", got)

@@ -79,6 +79,7 @@ type cliRow struct {
 	PaneID     *string `json:"pane_id"`
 	ExitReason *string `json:"exit_reason"`
 	EndedAt    *int64  `json:"ended_at"`
+	Stalled    bool    `json:"stalled"`
 }
 
 func (h *home) lsRows(t *testing.T, args ...string) []cliRow {

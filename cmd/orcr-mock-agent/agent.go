@@ -293,7 +293,7 @@ func (a *agent) finish() {
 type turnParams struct {
 	turnMS, toolGaps, gapMS  int
 	block, noWorking, digest bool
-	say, write, tool         string
+	say, write, tool, limit  string
 }
 
 // params merges the prompt's directives over the knobs.
@@ -309,6 +309,7 @@ func (a *agent) params(prompt string) turnParams {
 		say:       d.say,
 		write:     d.write,
 		tool:      d.tool,
+		limit:     d.limit,
 	}
 	if d.turnMS.ok {
 		p.turnMS = d.turnMS.v
@@ -327,6 +328,9 @@ func response(prompt string, p turnParams) string {
 	if p.digest {
 		sum := sha256.Sum256([]byte(prompt))
 		return fmt.Sprintf("bytes=%d sha256=%x\nDONE", len(prompt), sum)
+	}
+	if p.limit != "" {
+		return p.limit
 	}
 	if p.say != "" {
 		return p.say + "\nDONE"
@@ -353,6 +357,7 @@ func (a *agent) turn(prompt string) {
 
 	p := a.params(prompt)
 	resp := response(prompt, p)
+	a.scr.setTitle("")
 	a.log.Printf("turn %q (%d bytes): %+v", clip(prompt, 200), len(prompt), p)
 	a.scr.addLines(quote(prompt))
 
@@ -408,11 +413,17 @@ func (a *agent) turn(prompt string) {
 	}
 	a.scr.addLines(resp)
 	final := "idle"
-	if p.block {
+	block := p.block || p.limit != ""
+	if p.limit != "" {
+		// A provider stopped by its usage limit: the title names it, so orcr classifies
+		// the block as limit (docs/providers.md §7); the next turn clears it.
+		a.scr.setTitle("mock: usage limit reached")
+	}
+	if block {
 		final = "blocked"
 	}
 	a.mu.Lock()
-	a.blocked = p.block
+	a.blocked = block
 	a.mu.Unlock()
 	a.setState(final)
 	if late > 0 {

@@ -30,11 +30,12 @@ type directives struct {
 	say       string // non-empty when say=<word> was given
 	write     string // non-empty when write=<relpath> was given
 	tool      string // non-empty when tool=<name> was given: the turn calls that tool
+	limit     string // non-empty when limit=<text> was given: the turn ends at a usage-limit message ("_" read as spaces)
 }
 
 // parseDirectives scans prompt for whitespace-separated directive tokens:
 // turn_ms=<n>, tool_gaps=<n>, gap_ms=<n>, block, no_working, digest, say=<word>,
-// write=<relpath> and tool=<name>, each optionally prefixed with one '@'. Tokens that are not
+// write=<relpath>, tool=<name> and limit=<text> (underscores read as spaces), each optionally prefixed with one '@'. Tokens that are not
 // directives, and directives with an empty, negative or non-numeric value, are
 // ignored. A later token overrides an earlier one. Numbers are clamped to
 // [maxDirectiveMS] (milliseconds) and [maxToolGaps] (gaps). It never panics.
@@ -76,6 +77,8 @@ func parseDirectives(prompt string) directives {
 			d.write = val
 		case "tool":
 			d.tool = val
+		case "limit":
+			d.limit = strings.ReplaceAll(val, "_", " ")
 		}
 	}
 	return d

@@ -36,6 +36,8 @@ func TestParseDirectives(t *testing.T) {
 		{"@@say=x", directives{}},
 		{"line one\nsay=two\tturn_ms=3", directives{say: "two", turnMS: optInt{3, true}}},
 		{"tool=Bash", directives{tool: "Bash"}},
+		{"limit=usage_limit_reached,_resets_3pm", directives{limit: "usage limit reached, resets 3pm"}},
+		{"limit=", directives{}},
 		{"clean up @tool=Bash say=done", directives{tool: "Bash", say: "done"}},
 		{"tool=Read tool=Write", directives{tool: "Write"}},
 		{"tool= tool tools=Bash Tool=Bash", directives{}},

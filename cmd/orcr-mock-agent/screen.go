@@ -29,6 +29,17 @@ type screen struct {
 	status string
 	model  string // shown on the status line when set (/model)
 	input  string
+	title  string // the terminal title (OSC 2), "" for none
+	titled bool   // a title was ever set: every redraw then writes the title, so "" clears it
+}
+
+// setTitle sets the terminal title (OSC 2) and redraws; herdr lists it as the pane's
+// title, which orcr's blocked classification reads (docs/providers.md §7).
+func (s *screen) setTitle(title string) {
+	s.mu.Lock()
+	s.titled = s.titled || title != ""
+	s.mu.Unlock()
+	s.set(&s.title, title)
 }
 
 // setHeader sets the header lines and redraws.
@@ -129,6 +140,9 @@ func (s *screen) drawLocked() {
 	}
 
 	var b strings.Builder
+	if s.titled {
+		b.WriteString("\x1b]2;" + s.title + "\x07")
+	}
 	b.WriteString("\x1b[H\x1b[2J")
 	all := append(append(top, body...), bottom...)
 	for i, l := range all {

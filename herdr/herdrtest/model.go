@@ -153,6 +153,7 @@ type agentInfo struct {
 	Revision         uint64            `json:"revision"`
 	Agent            string            `json:"agent,omitempty"`
 	TerminalTitle    string            `json:"terminal_title,omitempty"`
+	Title            string            `json:"title,omitempty"` // the pane's title: here its terminal title
 	ScreenDetSkipped bool              `json:"screen_detection_skipped,omitempty"`
 	AgentSession     *AgentSessionInfo `json:"agent_session,omitempty"`
 	StateChangeSeq   uint64            `json:"state_change_seq"`
@@ -365,7 +366,7 @@ func (s *Session) agentInfo(p *pane) agentInfo {
 	ai := agentInfo{
 		TerminalID: p.terminal, AgentStatus: p.effectiveStatus(), WorkspaceID: p.ws.id,
 		TabID: p.tab.id, PaneID: p.id, Focused: s.paneFocused(p), Revision: p.revision,
-		Agent: p.agent, TerminalTitle: p.vt.Title(), ScreenDetSkipped: p.skipsScreen,
+		Agent: p.agent, TerminalTitle: p.vt.Title(), Title: p.vt.Title(), ScreenDetSkipped: p.skipsScreen,
 		AgentSession: p.session, StateChangeSeq: p.stateSeq, Cwd: s.paneCwd(p),
 	}
 	if s.opts.CompletionSeq {

@@ -29,6 +29,7 @@ type evRow struct {
 	Agent      *string `json:"agent"`
 	PaneID     *string `json:"pane_id"`
 	ExitReason *string `json:"exit_reason"`
+	Stalled    bool    `json:"stalled"`
 }
 
 // ev is one event frame of the recorded stream.
@@ -47,6 +48,7 @@ type ev struct {
 type recorder struct {
 	mu   sync.Mutex
 	evs  []ev
+	raws []json.RawMessage
 	err  error
 	done chan struct{}
 	st   *socketapi.Stream
@@ -92,11 +94,19 @@ func record(t *testing.T, c *socketapi.Client) *recorder {
 			}
 			r.mu.Lock()
 			r.evs = append(r.evs, e)
+			r.raws = append(r.raws, f.Event)
 			r.mu.Unlock()
 		}
 	}()
 	t.Cleanup(func() { st.Close(); <-r.done })
 	return r
+}
+
+// raw returns the event payloads recorded so far, as the server sent them.
+func (r *recorder) raw() []json.RawMessage {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]json.RawMessage(nil), r.raws...)
 }
 
 // events returns a copy of what has been recorded so far.

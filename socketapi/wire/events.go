@@ -28,6 +28,10 @@ var EventKinds = []string{
 	"loop_run.ended",
 	"loop_run.stopping",
 	"server_stopping",
+	// Beyond the reference: the stall signal (docs/lifecycle.md §10.7).
+	"agent.stalled", "agent.stall_cleared",
+	// Beyond the reference: rate-limit-aware admission (docs/lifecycle.md §7.6).
+	"provider.paused", "provider.resumed", "agent.rerouted",
 	// Intent/applied pairs (seed 000, docs/decisions.md D1).
 	"agent.spawn_requested", "agent.spawn_applied",
 	"agent.move_requested", "agent.move_applied",

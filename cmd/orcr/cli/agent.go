@@ -464,7 +464,8 @@ func (c *agentLsCmd) Run(a *app) error {
 }
 
 // renderLs renders the human `agent ls` table (docs/cli.md §5.8): PATH (40), UUID,
-// STATUS (9), AGENT (8, "-" if none), AGE right-aligned (5); "no agents" when empty.
+// STATUS (9; "working!" for a stalled turn), AGENT (8, "-" if none), AGE right-aligned
+// (5); "no agents" when empty.
 // The UUID column shows each row's shortest prefix of at least 8 characters, never
 // ending in "-", that no other row's uuid and none of others starts with (others: the
 // uuids, or unique prefixes, of agents the table does not list), as wide as the longest.
@@ -493,7 +494,11 @@ func renderLs(rows []socketapi.AgentRow, others []string, now time.Time) string 
 			basis = *r.LastStatusChangeAt
 		}
 		age := now.Sub(time.UnixMilli(basis))
-		fmt.Fprintf(&b, "%-40s %-*s %-9s %-8s %5s\n", r.Path, width, ids[i], r.Status, agent, formatAge(age))
+		status := string(r.Status)
+		if r.Stalled {
+			status += "!" // the open turn is stalled (docs/lifecycle.md §10.7)
+		}
+		fmt.Fprintf(&b, "%-40s %-*s %-9s %-8s %5s\n", r.Path, width, ids[i], status, agent, formatAge(age))
 	}
 	return b.String()
 }

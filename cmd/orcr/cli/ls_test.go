@@ -22,11 +22,14 @@ func TestRenderLs(t *testing.T) {
 		{UUID: "0190abcd-1111-7000-8000-000000000000", Path: "review/worker", Status: "working", Agent: &claude,
 			CreatedAt: now.Add(-3 * time.Hour).UnixMilli(), LastStatusChangeAt: &changed},
 		{UUID: "0190abce-2222", Path: "review/queued", Status: "queued", CreatedAt: now.Add(-7 * time.Second).UnixMilli(), LastStatusChangeAt: &changed},
+		{UUID: "0190abcf-3333", Path: "review/stuck", Status: "working", Agent: &claude, Stalled: true,
+			CreatedAt: now.Add(-3 * time.Hour).UnixMilli(), LastStatusChangeAt: &changed},
 	}
 	got := cli.RenderLs(rows, nil, now)
 	want := "PATH                                     UUID     STATUS    AGENT      AGE\n" +
 		"review/worker                            0190abcd working   claude   2m05s\n" +
-		"review/queued                            0190abce queued    -           7s\n"
+		"review/queued                            0190abce queued    -           7s\n" +
+		"review/stuck                             0190abcf working!  claude   2m05s\n"
 	if got != want {
 		t.Errorf("renderLs:\ngot:\n%s\nwant:\n%s", got, want)
 	}

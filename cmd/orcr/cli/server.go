@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/orcr-go/orcr/socketapi"
 )
@@ -152,6 +154,16 @@ func renderServerStatus(raw json.RawMessage, all bool) (string, error) {
 			Orcr  bool `json:"orcr"`
 			Herdr bool `json:"herdr"`
 		} `json:"integrations"`
+		Stalled []struct {
+			Path      string          `json:"path"`
+			StalledAt json.RawMessage `json:"stalled_at"`
+		} `json:"stalled"`
+		Paused []struct {
+			Provider  string `json:"provider"`
+			Until     int64  `json:"until"`
+			Source    string `json:"source"`
+			AgentUUID string `json:"agent_uuid"`
+		} `json:"paused"`
 		LoopsFiring json.RawMessage              `json:"loops_firing"`
 		Notify      []map[string]json.RawMessage `json:"notify"`
 		Loops       []struct {
@@ -172,9 +184,16 @@ func renderServerStatus(raw json.RawMessage, all bool) (string, error) {
 	fmt.Fprintf(&b, "  herdr     reachable=%s session=%s running=%s\n",
 		literal(st.Herdr["reachable"]), literal(st.Herdr["session"]), literal(st.Herdr["session_running"]))
 	writeHerdrError(&b, st.Herdr)
-	fmt.Fprintf(&b, "  counts    live=%s queued=%s blocked=%s unmanaged=%s unmarked_panes=%s unknown_marked_panes=%s\n",
-		literal(st.Counts["live"]), literal(st.Counts["queued"]), literal(st.Counts["blocked"]),
+	fmt.Fprintf(&b, "  counts    live=%s queued=%s blocked=%s stalled=%s unmanaged=%s unmarked_panes=%s unknown_marked_panes=%s\n",
+		literal(st.Counts["live"]), literal(st.Counts["queued"]), literal(st.Counts["blocked"]), literal(st.Counts["stalled"]),
 		literal(st.Counts["unmanaged"]), literal(st.Counts["unmarked_panes"]), literal(st.Counts["unknown_marked_panes"]))
+	for _, a := range st.Stalled {
+		fmt.Fprintf(&b, "    stalled %s stalled_at=%s\n", a.Path, literal(a.StalledAt))
+	}
+	for _, p := range st.Paused {
+		fmt.Fprintf(&b, "  paused    %s until=%s (%s) source=%s agent=%s\n", p.Provider, strconv.FormatInt(p.Until, 10),
+			time.UnixMilli(p.Until).UTC().Format(time.RFC3339), p.Source, p.AgentUUID)
+	}
 	fmt.Fprintf(&b, "  drift     lost=%s repaired=%s\n", literal(st.Drift["lost"]), literal(st.Drift["repaired"]))
 	if string(st.Remote["listening"]) == "true" {
 		fmt.Fprintf(&b, "  remote    listening=%s tls=%s connections=%s replays=%s waiting=%s\n", literal(st.Remote["address"]),

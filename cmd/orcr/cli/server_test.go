@@ -180,7 +180,9 @@ const statusJSON = `{"version":"0.1.0","protocol":1,"pid":77,"uptime_ms":5,
  "socket":"/h/orcr.sock","store":"/h/orcr.db",
  "herdr":{"bin":"/bin/herdr","reachable":true,"version":null,"protocol":null,"socket":null,"session":"orcr","session_running":false},
  "integrations":{"codex":{"orcr":true,"herdr":false},"claude":{"orcr":true,"herdr":true}},
- "counts":{"live":3,"queued":1,"blocked":0,"unmanaged":2,"unmarked_panes":0,"unknown_marked_panes":4},
+ "counts":{"live":3,"queued":1,"blocked":0,"stalled":1,"unmanaged":2,"unmarked_panes":0,"unknown_marked_panes":4},
+ "stalled":[{"uuid":"0190a0b2-0000-7000-8000-000000000001","path":"fix/tests","stalled_at":1700000000000}],
+ "paused":[{"provider":"claude","since":1700000000000,"until":1700003600000,"agent_uuid":"0190a0b2-0000-7000-8000-000000000002","source":"reset","message":"usage limit reached"}],
  "loops_firing":false,
  "loops":[{"name":"nightly","status":"active","next_fire_at":1700000000000},{"name":"once","status":"paused","next_fire_at":null}],
  "drift":{"lost":1,"repaired":2,"unknown_marked_panes":4,"unmarked_panes":0},
@@ -200,7 +202,9 @@ func TestServerStatus(t *testing.T) {
   socket    "/h/orcr.sock"
   store     "/h/orcr.db"
   herdr     reachable=true session="orcr" running=false
-  counts    live=3 queued=1 blocked=0 unmanaged=2 unmarked_panes=0 unknown_marked_panes=4
+  counts    live=3 queued=1 blocked=0 stalled=1 unmanaged=2 unmarked_panes=0 unknown_marked_panes=4
+    stalled fix/tests stalled_at=1700000000000
+  paused    claude until=1700003600000 (2023-11-14T23:13:20Z) source=reset agent=0190a0b2-0000-7000-8000-000000000002
   drift     lost=1 repaired=2
   remote    listening="127.0.0.1:7788" tls=false connections=3 replays=1 waiting=0
   integrations

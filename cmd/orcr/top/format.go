@@ -56,6 +56,10 @@ func Glyph(s socketapi.Status) (string, tone) {
 	return "·", toneGray
 }
 
+// StalledGlyph marks an agent whose open turn is stalled (docs/lifecycle.md §10.7) in
+// place of its status glyph.
+const StalledGlyph = "⧗"
+
 // NeedsHuman reports whether an agent waits on a person: blocked, or lost (its pane went
 // away behind orcr's back). The `n` key jumps between them.
 func NeedsHuman(a *socketapi.AgentRow) bool {

@@ -291,6 +291,10 @@ func (m *Model) row(r Row, sel *Node, cols columns, treeW int, now time.Time) st
 		if a.BlockedKind != nil {
 			status += " · " + *a.BlockedKind
 		}
+		if a.Stalled {
+			glyph, gt = StalledGlyph, toneMagenta
+			status += " · stalled"
+		}
 		provider, model, effort = or(a.Agent, "-"), or(a.Model, ""), or(a.Effort, "")
 		dur, _ = Duration(a, now)
 	case KindLoop:
@@ -421,6 +425,9 @@ func (m *Model) detailLines(w, h int, rule bool) []string {
 		line := "status " + Label(a.Status) + " (" + string(a.Status) + ")"
 		if a.BlockedKind != nil {
 			line += " · blocked on " + *a.BlockedKind
+		}
+		if a.Stalled && a.StalledAt != nil {
+			line += " · stalled " + Age(m.now().Sub(time.UnixMilli(*a.StalledAt)))
 		}
 		line += " · " + or(a.Agent, "-")
 		if a.Model != nil {

@@ -56,9 +56,12 @@ export const EVENT_KINDS = [
   "agent.location_changed",
   "agent.move_applied",
   "agent.move_requested",
+  "agent.rerouted",
   "agent.response_captured",
   "agent.spawn_applied",
   "agent.spawn_requested",
+  "agent.stall_cleared",
+  "agent.stalled",
   "agent.status_changed",
   "agent.turn_completed",
   "agent.worktree_add_applied",
@@ -82,6 +85,8 @@ export const EVENT_KINDS = [
   "loop_run.spawn_requested",
   "loop_run.started",
   "loop_run.stopping",
+  "provider.paused",
+  "provider.resumed",
   "queue.promoted",
   "server_stopping",
 ] as const;
@@ -143,6 +148,19 @@ export interface AgentAdoptResult {
     path?: string;
     /** derived; only when status = queued */
     queue_position?: number;
+    /**
+     * RoutedFrom is the provider the agent was queued for when routing.fallback promoted
+     * it as Agent, with Agent's configured model and effort (docs/lifecycle.md §7.6).
+     */
+    routed_from?: string;
+    /**
+     * Stalled is true while the open turn is marked stalled: working, but neither screen
+     * nor transcript changed for the provider's stall_after (docs/lifecycle.md §10.7).
+     * Never acted on by orcr; progress clears it.
+     */
+    stalled?: boolean;
+    /** when the turn was marked stalled */
+    stalled_at?: number;
     starting_at?: number;
     status?: string;
     /** of the latest turn */
@@ -465,6 +483,19 @@ export interface AgentLsResult {
     path?: string;
     /** derived; only when status = queued */
     queue_position?: number;
+    /**
+     * RoutedFrom is the provider the agent was queued for when routing.fallback promoted
+     * it as Agent, with Agent's configured model and effort (docs/lifecycle.md §7.6).
+     */
+    routed_from?: string;
+    /**
+     * Stalled is true while the open turn is marked stalled: working, but neither screen
+     * nor transcript changed for the provider's stall_after (docs/lifecycle.md §10.7).
+     * Never acted on by orcr; progress clears it.
+     */
+    stalled?: boolean;
+    /** when the turn was marked stalled */
+    stalled_at?: number;
     starting_at?: number;
     status?: string;
     /** of the latest turn */
@@ -764,6 +795,19 @@ export interface ApiSnapshotResult {
     path?: string;
     /** derived; only when status = queued */
     queue_position?: number;
+    /**
+     * RoutedFrom is the provider the agent was queued for when routing.fallback promoted
+     * it as Agent, with Agent's configured model and effort (docs/lifecycle.md §7.6).
+     */
+    routed_from?: string;
+    /**
+     * Stalled is true while the open turn is marked stalled: working, but neither screen
+     * nor transcript changed for the provider's stall_after (docs/lifecycle.md §10.7).
+     * Never acted on by orcr; progress clears it.
+     */
+    stalled?: boolean;
+    /** when the turn was marked stalled */
+    stalled_at?: number;
     starting_at?: number;
     status?: string;
     /** of the latest turn */
@@ -1221,7 +1265,7 @@ export interface ServerStatusParams {
  */
 export interface ServerStatusResult {
   /**
-   * Agent and pane counts (live, queued, blocked, unmanaged, unmarked_panes,
+   * Agent and pane counts (live, queued, blocked, stalled, unmanaged, unmarked_panes,
    * unknown_marked_panes).
    */
   counts?: Record<string, number> | null;
@@ -1300,6 +1344,26 @@ export interface ServerStatusResult {
     type?: string;
     [key: string]: unknown;
   }[] | null;
+  /** The providers the admission queue holds back at a usage limit, by provider. */
+  paused?: {
+    /** AgentUUID is the agent whose limit started (or last extended) the pause. */
+    agent_uuid?: string;
+    /** Message is the screen line that named the limit, when one did. */
+    message?: string;
+    provider?: string;
+    /**
+     * Since is when the pause began, Until when the queue promotes the provider's agents
+     * again (unix ms).
+     */
+    since?: number;
+    /**
+     * Source is how Until was found: reset (read from the limit message) or backoff
+     * (timings.limit_backoff).
+     */
+    source?: string;
+    until?: number;
+    [key: string]: unknown;
+  }[] | null;
   /** The server's process id. */
   pid?: number;
   /** The socket protocol. */
@@ -1325,6 +1389,13 @@ export interface ServerStatusResult {
   };
   /** The socket path. */
   socket?: string;
+  /** The agents whose open turn is marked stalled, longest stalled first. */
+  stalled?: {
+    path?: string;
+    stalled_at?: number;
+    uuid?: string;
+    [key: string]: unknown;
+  }[] | null;
   /** The store path. */
   store?: string;
   /** Milliseconds since the server started. */
@@ -1384,6 +1455,19 @@ export interface WatchOpenResult {
       path?: string;
       /** derived; only when status = queued */
       queue_position?: number;
+      /**
+       * RoutedFrom is the provider the agent was queued for when routing.fallback promoted
+       * it as Agent, with Agent's configured model and effort (docs/lifecycle.md §7.6).
+       */
+      routed_from?: string;
+      /**
+       * Stalled is true while the open turn is marked stalled: working, but neither screen
+       * nor transcript changed for the provider's stall_after (docs/lifecycle.md §10.7).
+       * Never acted on by orcr; progress clears it.
+       */
+      stalled?: boolean;
+      /** when the turn was marked stalled */
+      stalled_at?: number;
       starting_at?: number;
       status?: string;
       /** of the latest turn */

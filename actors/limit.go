@@ -1,0 +1,168 @@
+package actors
+
+import (
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/orcr-go/orcr/actors/provider"
+	"github.com/orcr-go/orcr/actors/transcript"
+	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/store"
+)
+
+// The agent actor's side of rate-limit-aware admission (docs/lifecycle.md §7.6): a block
+// classified limit reads the reset time from the pane's screen (one pane.read), else
+// from the transcript's last response, and pauses the provider in the transaction that
+// marks the agent blocked, so the pause is as durable as the block.
+
+// limitSeen returns what the block op writes besides the block for kind: nothing unless
+// kind is limit; then the pause [decideLimit] chooses for the row's provider.
+func (w *agentWork) limitSeen(kind string) func(tx *store.Tx) error {
+	if kind != transcript.BlockedLimit || !w.st.Managed || w.st.Provider == "" {
+		return func(*store.Tx) error { return nil }
+	}
+	now := time.Now()
+	var text string
+	if w.env.Herdr != nil && w.st.PaneID != "" {
+		text, _ = w.screen(w.st.PaneID)
+	}
+	reset, ok := ParseLimitReset(text, now)
+	if !ok && w.env.Transcripts != nil {
+		if path, err := w.locate(); err == nil {
+			if resp, err := w.env.Transcripts.LastResponse(w.st.Provider, path); err == nil {
+				text = resp
+				reset, ok = ParseLimitReset(resp, now)
+			}
+		}
+	}
+	obs := limitObs{At: now.UnixMilli(), Blocked: true}
+	if ok {
+		obs.ResetAt = reset.UnixMilli()
+	}
+	provider, uuid, message := w.st.Provider, w.uuid, limitLine(text)
+	return func(tx *store.Tx) error {
+		pauses, err := tx.ProviderPauses()
+		if err != nil {
+			return err
+		}
+		var cur *store.ProviderPause
+		for i := range pauses {
+			if pauses[i].Provider == provider {
+				cur = &pauses[i]
+			}
+		}
+		step := decideLimit(cur, obs, w.env.LimitBackoff)
+		if step.Action != limitPause {
+			return nil
+		}
+		return tx.PauseProvider(store.ProviderPause{Provider: provider, Since: step.Since, Until: step.Until,
+			AgentUUID: uuid, Source: step.Source, Message: message})
+	}
+}
+
+// limitLine is the last non-blank line of text that names a limit (at most 200 bytes),
+// for server.status; "" when none does.
+func limitLine(text string) string {
+	lines := strings.Split(text, "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		l := strings.TrimSpace(lines[i])
+		if low := strings.ToLower(l); strings.Contains(low, "limit") || strings.Contains(low, "quota") {
+			if len(l) > 200 {
+				l = l[:200]
+			}
+			return strings.ToValidUTF8(l, "")
+		}
+	}
+	return ""
+}
+
+// relaunch rebuilds l for the provider the row was rerouted to and writes it back, so a
+// restart's recovery spawns the same.
+func (w *agentWork) relaunch(l *Launch) (*Launch, error) {
+	if w.env.Relaunch == nil {
+		return nil, wire.Internal("relaunch", "no relaunch for provider "+w.st.Provider)
+	}
+	nl, err := w.env.Relaunch(l, w.st.Provider)
+	if err != nil {
+		return nil, err
+	}
+	if err := WriteLaunch(AgentDataDir(w.env.Home, w.st.Path, w.uuid), nl); err != nil {
+		return nil, err
+	}
+	return nl, nil
+}
+
+// relaunch is AgentEnv.Relaunch: l's launch for provider with its configured model and
+// effort (the model and effort of another provider mean nothing to it), its argv and
+// pane environment rebuilt; identity, prompt, cwd and the rest are kept.
+func (s *System) relaunch(l *Launch, to string) (*Launch, error) {
+	prov, err := provider.Lookup(to, s.providerOptions())
+	if err != nil {
+		return nil, err
+	}
+	route, err := prov.Route(s.cfg.Config, "", "")
+	if err != nil {
+		return nil, err
+	}
+	route.Approvals = l.Approvals
+	argv, err := prov.LaunchArgv(route)
+	if err != nil {
+		return nil, err
+	}
+	nl := *l
+	nl.Provider, nl.Model, nl.Effort, nl.Argv = to, route.Model, route.Effort, argv
+	nl.Env = s.paneEnv(prov, l.UUID, l.Path, l.LaunchToken)
+	for _, k := range []string{"ORCR_PARENT_ID", "ORCR_PARENT_PATH", "ORCR_LOOP_DATA_DIR"} {
+		if v, ok := l.Env[k]; ok {
+			nl.Env[k] = v
+		}
+	}
+	return &nl, nil
+}
+
+// fallbackFor is the queue's routing.fallback: the provider a paused provider's queued
+// agents go to, with that provider's configured model and effort.
+func (s *System) fallbackFor(from string) (store.Fallback, bool) {
+	to, ok := s.cfg.Config.Routing.Fallback[from]
+	if !ok {
+		return store.Fallback{}, false
+	}
+	prov, err := provider.Lookup(to, s.providerOptions())
+	if err != nil {
+		return store.Fallback{}, false
+	}
+	// The provider's own routing (a catalogue check for codex); when that cannot be
+	// done here, the configured defaults — the spawn routes again and fails the row
+	// if they do not hold.
+	route, err := prov.Route(s.cfg.Config, "", "")
+	if err != nil {
+		cr, cerr := s.cfg.Config.ResolveRoute(to, "", "")
+		if cerr != nil {
+			return store.Fallback{}, false
+		}
+		route.Model, route.Effort = cr.Model, cr.Effort
+	}
+	return store.Fallback{Provider: to, Model: route.Model, Effort: route.Effort}, true
+}
+
+// resumeDue resumes every pause [decideLimit] finds over at now (the queue pass's look
+// at the clock) and returns the providers still paused.
+func resumeDue(tx *store.Tx) (map[string]bool, error) {
+	pauses, err := tx.ProviderPauses()
+	if err != nil {
+		return nil, err
+	}
+	paused := map[string]bool{}
+	for i := range pauses {
+		p := &pauses[i]
+		if decideLimit(p, limitObs{At: tx.Now()}, 0).Action == limitResume {
+			if err := tx.ResumeProvider(p.Provider, "elapsed"); err != nil && !errors.Is(err, store.ErrStale) {
+				return nil, err
+			}
+			continue
+		}
+		paused[p.Provider] = true
+	}
+	return paused, nil
+}

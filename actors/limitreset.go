@@ -1,0 +1,151 @@
+package actors
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The reset time of a usage-limit message (docs/lifecycle.md §7.6): a best-effort parser
+// of what providers print when they stop at their limit — text from outside orcr, so it
+// never panics, reads at most maxLimitText bytes and only returns times within
+// maxLimitReset of now.
+
+// maxLimitText is how much of a screen or transcript the parser reads (its end: the
+// newest lines).
+const maxLimitText = 16 << 10
+
+// maxLimitReset is the latest reset the parser believes; anything later (a misread
+// date) is no reset at all, and the backoff applies.
+const maxLimitReset = 7 * 24 * time.Hour
+
+var (
+	// "try again in 2 hours", "resets in 1h 30m", "retry in 45 seconds",
+	// "available again in 3 days and 4 hours".
+	limitRelative = regexp.MustCompile(`(?:again|resets?|retry|available|wait)\s+(?:in|after)\s+((?:\d{1,4}\s*(?:days?|d|hours?|hrs?|h|minutes?|mins?|m|seconds?|secs?|s)\b(?:\s*,\s*|\s+and\s+|\s*)?)+)`)
+	limitPart     = regexp.MustCompile(`(\d{1,4})\s*(days?|d|hours?|hrs?|h|minutes?|mins?|m|seconds?|secs?|s)\b`)
+	// "resets at 3pm", "resets 3:30 pm", "reset at 15:30 (UTC)",
+	// "try again at 9:05 AM (Europe/Berlin)".
+	limitClock = regexp.MustCompile(`(?:resets?|again|retry)(?:\s+at)?\s+(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)?(?:\s*\(([a-z0-9_+\-/]{1,40})\))?`)
+	// The unix time some claude versions append: "usage limit reached|1760000000".
+	limitEpoch = regexp.MustCompile(`limit reached\|(\d{10})\b`)
+)
+
+// ParseLimitReset returns when the usage limit that text reports resets, as seen at now;
+// false when text names no reset time orcr can read. Of several, the one written last
+// wins (the bottom of a screen is its newest line). A clock time without a date is the
+// next such time after now, in the zone named in parentheses after it (an IANA name or
+// UTC), else in now's location; a clock time needs minutes or am/pm ("resets 3" is not
+// read).
+func ParseLimitReset(text string, now time.Time) (time.Time, bool) {
+	if len(text) > maxLimitText {
+		text = text[len(text)-maxLimitText:]
+	}
+	text = strings.ToLower(text)
+	best, bestAt := time.Time{}, -1
+	take := func(at int, t time.Time) {
+		if at > bestAt && t.After(now) && t.Sub(now) <= maxLimitReset {
+			best, bestAt = t, at
+		}
+	}
+	for _, m := range limitRelative.FindAllStringSubmatchIndex(text, -1) {
+		var d time.Duration
+		for _, p := range limitPart.FindAllStringSubmatch(text[m[2]:m[3]], -1) {
+			n, _ := strconv.Atoi(p[1])
+			d += time.Duration(n) * limitUnit(p[2])
+		}
+		take(m[0], now.Add(d))
+	}
+	for _, m := range limitClock.FindAllStringSubmatchIndex(text, -1) {
+		group := func(i int) string {
+			if m[2*i] < 0 {
+				return ""
+			}
+			return text[m[2*i]:m[2*i+1]]
+		}
+		if t, ok := clockAfter(group(1), group(2), group(3), group(4), now); ok {
+			take(m[0], t)
+		}
+	}
+	for _, m := range limitEpoch.FindAllStringSubmatchIndex(text, -1) {
+		sec, _ := strconv.ParseInt(text[m[2]:m[3]], 10, 64)
+		take(m[0], time.Unix(sec, 0))
+	}
+	return best, bestAt >= 0
+}
+
+// limitUnit is the duration of one unit as limitPart spells it.
+func limitUnit(u string) time.Duration {
+	switch u[0] {
+	case 'd':
+		return 24 * time.Hour
+	case 'h':
+		return time.Hour
+	case 'm':
+		return time.Minute
+	}
+	return time.Second
+}
+
+// clockAfter is the first time after now showing hour:minute (with an am/pm marker or
+// 24-hour) in zone (an IANA name or utc; "" or unknown: now's location).
+func clockAfter(hour, minute, ampm, zone string, now time.Time) (time.Time, bool) {
+	if minute == "" && ampm == "" {
+		return time.Time{}, false
+	}
+	h, _ := strconv.Atoi(hour)
+	m := 0
+	if minute != "" {
+		m, _ = strconv.Atoi(minute)
+	}
+	if m > 59 {
+		return time.Time{}, false
+	}
+	switch {
+	case ampm == "":
+		if h > 23 {
+			return time.Time{}, false
+		}
+	case h < 1 || h > 12:
+		return time.Time{}, false
+	default:
+		h %= 12
+		if ampm[0] == 'p' {
+			h += 12
+		}
+	}
+	loc := now.Location()
+	switch zone {
+	case "", "local":
+	case "utc", "gmt", "z":
+		loc = time.UTC
+	default:
+		if l, err := loadZone(zone); err == nil {
+			loc = l
+		}
+	}
+	n := now.In(loc)
+	t := time.Date(n.Year(), n.Month(), n.Day(), h, m, 0, 0, loc)
+	if !t.After(now) {
+		t = t.AddDate(0, 0, 1)
+	}
+	return t, true
+}
+
+// loadZone loads an IANA zone named in lower case ("america/new_york"): the zone
+// database is case-sensitive, so each part is capitalised as the database spells most
+// names.
+func loadZone(lower string) (*time.Location, error) {
+	parts := strings.Split(lower, "/")
+	for i, p := range parts {
+		words := strings.Split(p, "_")
+		for j, w := range words {
+			if w != "" {
+				words[j] = strings.ToUpper(w[:1]) + w[1:]
+			}
+		}
+		parts[i] = strings.Join(words, "_")
+	}
+	return time.LoadLocation(strings.Join(parts, "/"))
+}

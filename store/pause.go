@@ -1,0 +1,65 @@
+package store
+
+import (
+	"context"
+
+	"github.com/orcr-go/orcr/socketapi"
+)
+
+// Provider pauses (docs/lifecycle.md §7.6): while a provider's row stands, the queue
+// promotes none of its agents (or promotes them as routing.fallback's provider). The
+// agent actor that saw one of its agents blocked on its usage limit writes it, with the
+// block, in one transaction; the queue pass deletes it once `until` passed.
+
+// ProviderPause is one provider_pauses row: the wire shape of server.status's paused.
+type ProviderPause = socketapi.ProviderPause
+
+// Sources of a pause's until.
+const (
+	PauseSourceReset   = "reset"   // the reset time read from the limit message
+	PauseSourceBackoff = "backoff" // timings.limit_backoff: no reset time could be read
+)
+
+const pauseSelect = `SELECT provider, since, until, COALESCE(agent_uuid, ''), source, COALESCE(message, '') FROM provider_pauses`
+
+func scanPause(s Scanner) (p ProviderPause, err error) {
+	return p, s.Scan(&p.Provider, &p.Since, &p.Until, &p.AgentUUID, &p.Source, &p.Message)
+}
+
+// ProviderPauses lists the standing pauses in provider order.
+func (t *Tx) ProviderPauses() ([]ProviderPause, error) {
+	return queryRows(t.ctx, t, pauseSelect+` ORDER BY provider`, nil, scanPause)
+}
+
+// ProviderPauses lists the standing pauses from the read pool (server.status), in
+// provider order.
+func (db *DB) ProviderPauses(ctx context.Context) ([]ProviderPause, error) {
+	return queryRows(ctx, db.r, pauseSelect+` ORDER BY provider`, nil, scanPause)
+}
+
+// PauseProvider writes p (a new pause, or a later until for a standing one) and emits
+// provider.paused {provider, since, until, agent_uuid, source, message}.
+func (t *Tx) PauseProvider(p ProviderPause) error {
+	if err := t.exec("pause provider", `INSERT INTO provider_pauses (provider, since, until, agent_uuid, source, message)
+		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (provider) DO UPDATE SET until = excluded.until,
+		agent_uuid = excluded.agent_uuid, source = excluded.source, message = excluded.message`,
+		p.Provider, p.Since, p.Until, null(p.AgentUUID), p.Source, null(p.Message)); err != nil {
+		return err
+	}
+	_, err := t.Emit("provider.paused", "", p)
+	return err
+}
+
+// ResumeProvider deletes provider's pause and emits provider.resumed {provider, reason};
+// nothing happens when none stands.
+func (t *Tx) ResumeProvider(provider, reason string) error {
+	res, err := t.Exec(`DELETE FROM provider_pauses WHERE provider = ?`, provider)
+	if err != nil {
+		return sqliteErr("resume provider", err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return sqliteErr("resume provider", err)
+	}
+	_, err = t.Emit("provider.resumed", "", map[string]any{"provider": provider, "reason": reason})
+	return err
+}

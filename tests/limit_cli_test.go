@@ -1,0 +1,49 @@
+package tests
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// Rate-limit-aware admission through the real binary (docs/lifecycle.md §7.6): a mock
+// agent stops at a usage limit whose message names a reset 4 s away; `server status`
+// shows the provider paused and when it resumes, the next agent of that provider stays
+// queued — also across `server stop` and an auto-started server — and its `agent wait`
+// settles once the reset passed.
+func TestLimitPauseShownAndDurable(t *testing.T) {
+	h, _ := herdrHome(t, `{"timings":{"limit_backoff":"1h"}}`)
+	h.jsonRun(t, "agent.run", 0, "agent", "run", "-a", "mock", "--path", "lim/cli", "-p", "limit=Usage_limit_reached,_try_again_in_4_seconds")
+	var until int64
+	eventually(t, 20*time.Second, "mock paused in server status --json", func() bool {
+		_, res, _ := h.run("server", "status", "--json").envelope(t)
+		paused, _ := res["paused"].([]any)
+		if len(paused) != 1 {
+			return false
+		}
+		p := paused[0].(map[string]any)
+		until = int64(p["until"].(float64))
+		return p["provider"] == "mock" && p["source"] == "reset"
+	})
+	if r := h.run("server", "status"); r.exit != 0 || !strings.Contains(r.stdout, "  paused    mock until=") {
+		t.Errorf("server status: exit %d stdout %q, want the paused provider", r.exit, r.stdout)
+	}
+	h.jsonRun(t, "agent.run", 0, "agent", "run", "-a", "mock", "--path", "lim/next", "-p", "say=later")
+	if r := h.run("server", "stop"); r.exit != 0 {
+		t.Fatalf("server stop: %d %s", r.exit, r.stderr)
+	}
+	rows := h.lsRows(t, "lim/next") // auto-starts a server
+	if time.Now().UnixMilli() < until && (len(rows) != 1 || rows[0].Status != "queued") {
+		t.Fatalf("after the restart, before the reset: %+v, want queued", rows)
+	}
+	if w := h.run("agent", "wait", "lim/next"); w.exit != 0 || w.stdout != "lim/next  turn_complete\n" {
+		t.Fatalf("agent wait: exit %d stdout %q stderr %q", w.exit, w.stdout, w.stderr)
+	}
+	if now := time.Now().UnixMilli(); now < until {
+		t.Errorf("lim/next finished %d ms before the reset", until-now)
+	}
+	if _, res, _ := h.run("server", "status", "--json").envelope(t); len(res["paused"].([]any)) != 0 {
+		t.Errorf("still paused after the reset: %v", res["paused"])
+	}
+	h.run("agent", "kill", "-y", "lim/cli", "lim/next")
+}
