@@ -298,3 +298,31 @@ func TestNotifyHerdrBlockedAgent(t *testing.T) {
 		t.Errorf("toasts shown: %v", lines)
 	}
 }
+
+// A turn that really stalls (the stall signal, docs/lifecycle.md §10.7) reaches a rule
+// on `stalled` once: agent.stalled is delivered, agent.stall_cleared (its progress) is
+// not a second notification (docs/notify.md).
+func TestNotifyStalledAgent(t *testing.T) {
+	rcv := newReceiver(t, "s3cret")
+	cfg := strings.TrimSuffix(notifyConfig(webhookTarget("hook", rcv.srv.URL, "s3cret"),
+		`{"events": ["stalled"], "targets": ["hook"]}`), "}") +
+		`, "timings": {"stall_after": "1s"}, "integrations": {"mock": {"idle_stable_ms": 300}}}`
+	srv := sockettest.NewServer(t, sockettest.WithHerdr(t), sockettest.WithConfig(cfg))
+	c := srv.Client(t)
+	// 2.5 s of silence (stalled after 1 s), 300 ms idle (progress clears it), 2.5 s more
+	// silence (stalled again), then the end of the turn.
+	a := runOK(t, c, map[string]any{"path": "st/one", "prompt": "say=late turn_ms=2500 tool_gaps=1 gap_ms=300"})
+	st := targetStatus(t, c, "hook", func(s socketapi.NotifyTargetStatus) bool { return s.Delivered >= 1 && s.Pending == 0 })
+	reqs, _ := rcv.snapshot()
+	if len(reqs) == 0 || reqs[0].Event != "stalled" || reqs[0].RefUUID != a.UUID || reqs[0].Path != "st/one" {
+		t.Fatalf("deliveries: got %+v (status %+v), want a stalled one for st/one", reqs, st)
+	}
+	var frame struct {
+		Kind string `json:"kind"`
+	}
+	for _, d := range reqs {
+		if json.Unmarshal(d.Data, &frame); frame.Kind != "agent.stalled" {
+			t.Errorf("a %s event was delivered to the stalled rule: %s", frame.Kind, d.Data)
+		}
+	}
+}
