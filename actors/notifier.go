@@ -19,6 +19,13 @@ const notifyPinID = -1
 // notifyScanRetry is how long a scan that failed (a store error) waits to run again.
 const notifyScanRetry = time.Second
 
+// notifyCursorEvery bounds how far the stored cursor may lag behind the scanned one: a
+// batch that matches nothing writes nothing until the lag reaches it, so events no rule
+// sends (most of them) cost the store writer no write. After a crash the lagging events
+// are scanned again, which enqueues nothing twice ([store.Tx.EnqueueDeliveries] skips a
+// (target, seq) it holds).
+const notifyCursorEvery = 1000
+
 // NotifierSpec configures the notifier (docs/notify.md §5).
 type NotifierSpec struct {
 	Env    *AgentEnv // Store, DB, Log and Ops
@@ -42,7 +49,8 @@ type NotifierSpec struct {
 // dead target never slows a commit.
 type notifier struct {
 	spec     NotifierSpec
-	cursor   int64
+	cursor   int64 // scanned up to here
+	stored   int64 // the cursor as stored (at most notifyCursorEvery behind)
 	head     int64
 	scanning bool
 	retry    actorkit.Ticker
@@ -51,6 +59,7 @@ type notifier struct {
 
 type notifyScanned struct {
 	cursor int64
+	stored int64
 	queued map[string]int // target → deliveries queued (or dropped)
 	err    error
 }
@@ -68,7 +77,7 @@ func NewNotifierProps(spec NotifierSpec) *actor.Props {
 func (n *notifier) Receive(c actor.Context) {
 	switch m := c.Message().(type) {
 	case *actor.Started:
-		n.cursor, n.head = n.spec.Cursor, n.spec.Cursor
+		n.cursor, n.stored, n.head = n.spec.Cursor, n.spec.Cursor, n.spec.Cursor
 		n.targets = map[string]*actor.PID{}
 		policy := notify.Policy{MaxAttempts: n.spec.Config.MaxAttempts, Initial: n.spec.Config.RetryInitial, Max: n.spec.Config.RetryMax}
 		for _, t := range n.spec.Config.Targets {
@@ -96,7 +105,7 @@ func (n *notifier) Receive(c actor.Context) {
 			n.retry.Arm(c, notifyScanRetry, func(gen int64) any { return notifyRetryTick{gen} })
 			return
 		}
-		n.cursor = m.cursor
+		n.cursor, n.stored = m.cursor, m.stored
 		c.Send(n.spec.Env.Store, Pin{ID: notifyPinID, Seq: n.cursor})
 		for target := range m.queued {
 			if pid := n.targets[target]; pid != nil {
@@ -130,20 +139,22 @@ func (n *notifier) scan(c actor.Context) {
 		return
 	}
 	n.scanning = true
-	self, root, spec, cursor := c.Self(), c.ActorSystem().Root, n.spec, n.cursor
+	self, root, spec, cursor, stored := c.Self(), c.ActorSystem().Root, n.spec, n.cursor, n.stored
 	spec.Env.Ops.Add(1)
 	go func() {
 		defer spec.Env.Ops.Done()
-		root.Send(self, scanEvents(root, spec, cursor))
+		root.Send(self, scanEvents(root, spec, cursor, stored))
 	}()
 }
 
 // scanEvents matches the batch of events after cursor and enqueues its deliveries with
-// the new cursor in one write. Edge code: it reads the pool and waits for the store actor.
-func scanEvents(root *actor.RootContext, spec NotifierSpec, cursor int64) notifyScanned {
+// the new cursor in one write (none for a batch that matches nothing while the stored
+// cursor lags less than notifyCursorEvery). Edge code: it reads the pool and waits for
+// the store actor.
+func scanEvents(root *actor.RootContext, spec NotifierSpec, cursor, stored int64) notifyScanned {
 	evs, err := spec.Env.DB.EventsAfter(context.Background(), cursor, store.DefaultEventsBatch)
 	if err != nil || len(evs) == 0 {
-		return notifyScanned{cursor: cursor, err: err}
+		return notifyScanned{cursor: cursor, stored: stored, err: err}
 	}
 	if first := evs[0].Seq; first > cursor+1 {
 		spec.Env.Log.Error("notify: events were trimmed before they were matched", "from", cursor+1, "to", first-1)
@@ -158,7 +169,7 @@ func scanEvents(root *actor.RootContext, spec NotifierSpec, cursor int64) notify
 		for _, target := range spec.Rules.Targets(o) {
 			id, err := uuid.NewV7()
 			if err != nil {
-				return notifyScanned{cursor: cursor, err: err}
+				return notifyScanned{cursor: cursor, stored: stored, err: err}
 			}
 			ds = append(ds, store.NewDelivery{ID: id.String(), Target: target, Seq: ev.Seq, Event: o.Event,
 				Body: notify.Body(id.String(), target, o, ev)})
@@ -166,14 +177,17 @@ func scanEvents(root *actor.RootContext, spec NotifierSpec, cursor int64) notify
 		}
 	}
 	next, limit := evs[len(evs)-1].Seq, spec.Config.QueueLimit
+	if len(ds) == 0 && next-stored < notifyCursorEvery {
+		return notifyScanned{cursor: next, stored: stored}
+	}
 	v, err := WriteSync(root, spec.Env.Store, func(tx *store.Tx) (any, error) { return tx.EnqueueDeliveries(next, ds, limit) })
 	if err != nil {
-		return notifyScanned{cursor: cursor, err: err}
+		return notifyScanned{cursor: cursor, stored: stored, err: err}
 	}
 	if r := v.(store.EnqueueResult); r.Dropped > 0 {
 		spec.Env.Log.Warn("notify: deliveries dropped at notify.queue_limit", "dropped", r.Dropped, "limit", limit)
 	}
-	return notifyScanned{cursor: next, queued: queued}
+	return notifyScanned{cursor: next, stored: next, queued: queued}
 }
 
 // notifyPoke tells a target actor that deliveries may be due.
