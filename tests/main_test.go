@@ -127,7 +127,7 @@ func (h *home) run(args ...string) result {
 // serverPIDs lists live processes that are `orcr server start --foreground` for this
 // home (found through /proc: cmdline and environment).
 func (h *home) serverPIDs() map[int]bool {
-	found := map[int]bool{}
+	found := map[int]int{} // pid → ppid
 	ents, _ := os.ReadDir("/proc")
 	for _, e := range ents {
 		pid, err := strconv.Atoi(e.Name())
@@ -142,12 +142,35 @@ func (h *home) serverPIDs() map[int]bool {
 		if err != nil || !bytes.Contains(append(environ, 0), []byte("ORCR_HOME="+h.dir+"\x00")) {
 			continue
 		}
-		if st, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil && isZombie(st) {
+		st, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err == nil && isZombie(st) {
 			continue
 		}
-		found[pid] = true
+		found[pid] = parentPID(st)
 	}
-	return found
+	// A child the server is starting (a herdr call) shows the server's cmdline and
+	// environment between its fork and its exec: it is not a second server.
+	servers := map[int]bool{}
+	for pid, ppid := range found {
+		if _, child := found[ppid]; !child {
+			servers[pid] = true
+		}
+	}
+	return servers
+}
+
+// parentPID is the ppid field of a /proc/<pid>/stat line (0 when unreadable).
+func parentPID(stat []byte) int {
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(stat[i+1:]))
+	if len(f) < 2 {
+		return 0
+	}
+	n, _ := strconv.Atoi(f[1])
+	return n
 }
 
 func isZombie(stat []byte) bool {
