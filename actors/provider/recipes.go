@@ -95,7 +95,7 @@ func (s Startup) Gate(screen string) (phrase, cause string) {
 	if len(s.LoginScreens)+len(s.TrustScreens) == 0 {
 		return "", ""
 	}
-	flat := " " + strings.Join(strings.Fields(strings.ToLower(screen)), " ") + " "
+	flat := strings.Join(strings.Fields(strings.ToLower(screen)), " ")
 	for _, g := range []struct {
 		phrases []string
 		cause   string
