@@ -2,6 +2,7 @@ package actors
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -25,6 +26,13 @@ const notifyScanRetry = time.Second
 // are scanned again, which enqueues nothing twice ([store.Tx.EnqueueDeliveries] skips a
 // (target, seq) it holds).
 const notifyCursorEvery = 1000
+
+// notifyScanEvery paces the scans: one starts at most this long after the one before,
+// unless that one read a full batch (a backlog is read back to back). The first event
+// after a quiet spell is scanned at once; under a burst of commits the notifier reads
+// and writes once per interval instead of once per commit, so its work on the read
+// pool and the store writer does not grow with the commit rate.
+const notifyScanEvery = 50 * time.Millisecond
 
 // NotifierSpec configures the notifier (docs/notify.md §5).
 type NotifierSpec struct {
@@ -55,16 +63,24 @@ type notifier struct {
 	scanning bool
 	retry    actorkit.Ticker
 	targets  map[string]*actor.PID
+
+	lastScan time.Time // when the latest scan started
+	backlog  bool      // the latest scan read a full batch
+	paced    bool      // a pace tick is armed
+	pace     actorkit.Ticker
 }
 
 type notifyScanned struct {
 	cursor int64
 	stored int64
+	full   bool           // the batch read was full: more events may be waiting
 	queued map[string]int // target → deliveries queued (or dropped)
 	err    error
 }
 
 type notifyRetryTick struct{ gen int64 }
+
+type notifyPaceTick struct{ gen int64 }
 
 // NewNotifierProps returns the notifier's props.
 func NewNotifierProps(spec NotifierSpec) *actor.Props {
@@ -105,7 +121,7 @@ func (n *notifier) Receive(c actor.Context) {
 			n.retry.Arm(c, notifyScanRetry, func(gen int64) any { return notifyRetryTick{gen} })
 			return
 		}
-		n.cursor, n.stored = m.cursor, m.stored
+		n.cursor, n.stored, n.backlog = m.cursor, m.stored, m.full
 		c.Send(n.spec.Env.Store, Pin{ID: notifyPinID, Seq: n.cursor})
 		for target := range m.queued {
 			if pid := n.targets[target]; pid != nil {
@@ -117,12 +133,18 @@ func (n *notifier) Receive(c actor.Context) {
 		if n.retry.Current(m.gen) {
 			n.scan(c)
 		}
+	case notifyPaceTick:
+		if n.pace.Current(m.gen) {
+			n.paced = false
+			n.scan(c)
+		}
 	case PinDropped:
 		// Only a notifier more than 100,000 events behind loses its pin (docs/decisions.md
 		// D5); it goes on from the oldest event still there and logs the gap.
 		n.spec.Env.Log.Error("notify: retention pin dropped; events may be skipped", "oldest", m.OldestSeq)
 	case *actor.Stopping:
 		n.retry.Stop()
+		n.pace.Stop()
 		c.Send(n.spec.Env.Store, Unsubscribe{PID: c.Self()})
 		c.Send(n.spec.Env.Store, Unpin{ID: notifyPinID})
 	}
@@ -133,18 +155,34 @@ func (n *notifier) commit(c actor.Context, head int64) {
 	n.scan(c)
 }
 
-// scan starts a scan goroutine when events are waiting and none is running.
+// scan starts a scan goroutine when events are waiting and none is running, paced by
+// notifyScanEvery.
 func (n *notifier) scan(c actor.Context) {
-	if n.scanning || n.cursor >= n.head {
+	if n.scanning || n.paced || n.cursor >= n.head {
 		return
 	}
-	n.scanning = true
+	if wait := scanDelay(time.Since(n.lastScan), n.backlog); wait > 0 {
+		n.paced = true
+		n.pace.Arm(c, wait, func(gen int64) any { return notifyPaceTick{gen} })
+		return
+	}
+	n.scanning, n.lastScan = true, time.Now()
 	self, root, spec, cursor, stored := c.Self(), c.ActorSystem().Root, n.spec, n.cursor, n.stored
 	spec.Env.Ops.Add(1)
 	go func() {
 		defer spec.Env.Ops.Done()
 		root.Send(self, scanEvents(root, spec, cursor, stored))
 	}()
+}
+
+// scanDelay is how long a scan waits to start, given the time since the previous one
+// started and whether that one read a full batch: 0 after a quiet spell or in a
+// backlog, else the rest of notifyScanEvery.
+func scanDelay(since time.Duration, backlog bool) time.Duration {
+	if backlog || since >= notifyScanEvery {
+		return 0
+	}
+	return notifyScanEvery - since
 }
 
 // scanEvents matches the batch of events after cursor and enqueues its deliveries with
@@ -176,9 +214,9 @@ func scanEvents(root *actor.RootContext, spec NotifierSpec, cursor, stored int64
 			queued[target]++
 		}
 	}
-	next, limit := evs[len(evs)-1].Seq, spec.Config.QueueLimit
+	next, limit, full := evs[len(evs)-1].Seq, spec.Config.QueueLimit, len(evs) == store.DefaultEventsBatch
 	if len(ds) == 0 && next-stored < notifyCursorEvery {
-		return notifyScanned{cursor: next, stored: stored}
+		return notifyScanned{cursor: next, stored: stored, full: full}
 	}
 	v, err := WriteSync(root, spec.Env.Store, func(tx *store.Tx) (any, error) { return tx.EnqueueDeliveries(next, ds, limit) })
 	if err != nil {
@@ -187,7 +225,7 @@ func scanEvents(root *actor.RootContext, spec NotifierSpec, cursor, stored int64
 	if r := v.(store.EnqueueResult); r.Dropped > 0 {
 		spec.Env.Log.Warn("notify: deliveries dropped at notify.queue_limit", "dropped", r.Dropped, "limit", limit)
 	}
-	return notifyScanned{cursor: next, stored: next, queued: queued}
+	return notifyScanned{cursor: next, stored: next, full: full, queued: queued}
 }
 
 // notifyPoke tells a target actor that deliveries may be due.
@@ -202,8 +240,15 @@ type notifyDue struct {
 	err  error
 }
 
-// notifyAttempted reports one attempt finished (and its outcome recorded).
-type notifyAttempted struct{ row int64 }
+// notifyAttempted reports one attempt finished; outcome is nil when the server is
+// stopping (the row stays pending and is sent again after the restart).
+type notifyAttempted struct {
+	row     int64
+	outcome *store.DeliveryOutcome
+}
+
+// notifyRecorded reports that a batch of outcomes was written (or failed to be).
+type notifyRecorded struct{ rows []int64 }
 
 // Attempts in flight at once per target type: herdr's toasts one at a time, in order.
 func targetParallel(typ string) int {
@@ -221,7 +266,10 @@ func targetParallel(typ string) int {
 // the timer of the earliest retry or a finished attempt makes it read the due rows (at
 // most one read in flight) and start attempts on goroutines, up to targetParallel at
 // once, each bounded by the target's timeout; an attempt's goroutine decides the next
-// step (notify.Decide) and records it through the store actor before it reports back.
+// step (notify.Decide) and hands it back. The actor writes the outcomes that arrived
+// meanwhile in one store write, one write in flight at a time (so attempts finishing
+// together cost the store writer one write, not one each); a row stays in flight until
+// its outcome is written, so it is never read and sent a second time meanwhile.
 type notifyTarget struct {
 	env    *AgentEnv
 	target config.NotifyTarget
@@ -235,6 +283,9 @@ type notifyTarget struct {
 	reading  bool
 	again    bool // a poke arrived during the read
 	tick     actorkit.Ticker
+
+	outcomes  []store.DeliveryOutcome // decided, not written yet
+	recording bool                    // a write of outcomes is in flight
 }
 
 func (t *notifyTarget) Receive(c actor.Context) {
@@ -253,7 +304,18 @@ func (t *notifyTarget) Receive(c actor.Context) {
 		t.reading = false
 		t.dispatch(c, m)
 	case notifyAttempted:
-		delete(t.inflight, m.row)
+		if m.outcome == nil {
+			delete(t.inflight, m.row)
+			return
+		}
+		t.outcomes = append(t.outcomes, *m.outcome)
+		t.record(c)
+	case notifyRecorded:
+		t.recording = false
+		for _, row := range m.rows {
+			delete(t.inflight, row)
+		}
+		t.record(c)
 		t.read(c)
 	case *actor.Stopping:
 		t.tick.Stop()
@@ -312,16 +374,16 @@ func (t *notifyTarget) dispatch(c actor.Context, m notifyDue) {
 	}
 }
 
-// attempt sends d once on a goroutine, then records the outcome.
+// attempt sends d once on a goroutine and reports the decided outcome.
 func (t *notifyTarget) attempt(c actor.Context, d store.Delivery) {
 	self, root, env, ctx, sender, policy, now, target := c.Self(), c.ActorSystem().Root, t.env, t.ctx, t.sender, t.policy, t.now, t.target
 	env.Ops.Add(1)
 	go func() {
 		defer env.Ops.Done()
-		defer root.Send(self, notifyAttempted{row: d.RowID})
 		res := sender.Send(ctx, d)
 		if ctx.Err() != nil {
-			return // the server is stopping: the row stays pending and is sent again after the restart
+			root.Send(self, notifyAttempted{row: d.RowID})
+			return
 		}
 		attempts := d.Attempts + 1
 		step := notify.Decide(policy, attempts, res, now())
@@ -337,8 +399,39 @@ func (t *notifyTarget) attempt(c actor.Context, d store.Delivery) {
 			env.Log.Info("notify: attempt failed; will retry", "target", target, "delivery", d.ID, "attempts", attempts,
 				"err", step.Err, "retry_at", step.Retry)
 		}
-		if _, err := WriteSync(root, env.Store, func(tx *store.Tx) (any, error) { return nil, tx.RecordDelivery(o) }); err != nil {
-			env.Log.Error("notify: cannot record a delivery's outcome", "target", target, "delivery", d.ID, "err", err)
+		root.Send(self, notifyAttempted{row: d.RowID, outcome: &o})
+	}()
+}
+
+// record writes the outcomes waiting, in one store write, unless a write is in flight
+// (the ones arriving meanwhile go in the next). A row whose outcome cannot be written
+// stays pending in the store and is sent again: deliveries are at least once.
+func (t *notifyTarget) record(c actor.Context) {
+	if t.recording || len(t.outcomes) == 0 {
+		return
+	}
+	t.recording = true
+	batch := t.outcomes
+	t.outcomes = nil
+	self, root, env, name := c.Self(), c.ActorSystem().Root, t.env, t.target.Name
+	env.Ops.Add(1)
+	go func() {
+		defer env.Ops.Done()
+		rows := make([]int64, len(batch))
+		for i, o := range batch {
+			rows[i] = o.RowID
 		}
+		_, err := WriteSync(root, env.Store, func(tx *store.Tx) (any, error) {
+			for _, o := range batch {
+				if err := tx.RecordDelivery(o); err != nil && !errors.Is(err, store.ErrStale) {
+					return nil, err
+				}
+			}
+			return nil, nil
+		})
+		if err != nil {
+			env.Log.Error("notify: cannot record deliveries' outcomes", "target", name, "deliveries", len(batch), "err", err)
+		}
+		root.Send(self, notifyRecorded{rows: rows})
 	}()
 }

@@ -171,11 +171,14 @@ func (t *Tx) pruneFailed(target string) error {
 		target, target, KeepFailedDeliveries)
 }
 
-// DueDeliveries returns up to limit pending deliveries of target due at now, oldest event
-// first, and the earliest next_attempt_at after now of the rest (0 when none is waiting).
+// DueDeliveries returns up to limit pending deliveries of target due at now, in the order
+// they fell due (next_attempt_at, then enqueue order: a new delivery is due when it is
+// enqueued, a retried one at its retry time), and the earliest next_attempt_at after now
+// of the rest (0 when none is waiting). Both queries walk the notify_deliveries_due
+// index: a read costs the same with 10 or 10,000 rows pending (no sort of the queue).
 func (db *DB) DueDeliveries(ctx context.Context, target string, now int64, limit int) ([]Delivery, int64, error) {
 	rows, err := db.r.QueryContext(ctx, `SELECT id, delivery_id, event_seq, event, body, attempts, next_attempt_at
-		FROM notify_deliveries WHERE target = ? AND state = 'pending' AND next_attempt_at <= ? ORDER BY event_seq LIMIT ?`,
+		FROM notify_deliveries WHERE target = ? AND state = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?`,
 		target, now, limit)
 	if err != nil {
 		return nil, 0, sqliteErr("read deliveries", err)

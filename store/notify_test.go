@@ -76,3 +76,41 @@ func TestNotifyDeliveries(t *testing.T) {
 		t.Errorf("NotifyCursor after StopNotify: still set")
 	}
 }
+
+// A target's deliveries come due in the order they fell due: a retried delivery comes
+// after the ones enqueued before its retry time, even those of later events.
+func TestDueDeliveriesInDueOrder(t *testing.T) {
+	db := storetest.Open(t)
+	ctx := context.Background()
+	d := func(id string, seq int64) store.NewDelivery {
+		return store.NewDelivery{ID: id, Target: "hook", Seq: seq, Event: "blocked", Body: []byte(`{}`)}
+	}
+	storetest.Write(t, db, func(tx *store.Tx) (any, error) { return tx.EnqueueDeliveries(2, []store.NewDelivery{d("a", 1), d("b", 2)}, 10) })
+	due, _, err := db.DueDeliveries(ctx, "hook", 1<<42, 10)
+	if err != nil || len(due) != 2 || due[0].ID != "a" || due[1].ID != "b" {
+		t.Fatalf("DueDeliveries: got %+v err %v, want a then b", due, err)
+	}
+	const retry = int64(1) << 43
+	storetest.Write(t, db, func(tx *store.Tx) (any, error) {
+		return nil, tx.RecordDelivery(store.DeliveryOutcome{RowID: due[0].RowID, Target: "hook", Attempts: 1, Err: "503", Retry: retry})
+	})
+	storetest.Write(t, db, func(tx *store.Tx) (any, error) { return tx.EnqueueDeliveries(3, []store.NewDelivery{d("c", 3)}, 10) })
+	ids := func(ds []store.Delivery) (out []string) {
+		for _, d := range ds {
+			out = append(out, d.ID)
+		}
+		return out
+	}
+	due, next, err := db.DueDeliveries(ctx, "hook", retry-1, 10)
+	if got := ids(due); err != nil || len(got) != 2 || got[0] != "b" || got[1] != "c" || next != retry {
+		t.Errorf("before a's retry: got %v next %d err %v, want [b c] next %d", got, next, err, retry)
+	}
+	due, next, err = db.DueDeliveries(ctx, "hook", retry, 10)
+	if got := ids(due); err != nil || len(got) != 3 || got[0] != "b" || got[1] != "c" || got[2] != "a" || next != 0 {
+		t.Errorf("at a's retry: got %v next %d err %v, want [b c a]", got, next, err)
+	}
+	due, _, _ = db.DueDeliveries(ctx, "hook", retry, 1)
+	if got := ids(due); len(got) != 1 || got[0] != "b" {
+		t.Errorf("limit 1: got %v, want [b]", got)
+	}
+}
