@@ -2,15 +2,15 @@
 // and every way a start fails (docs/protocol.md §1.7).
 
 import assert from "node:assert/strict";
-import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
+import { tempDir } from "./tmp.js";
 
 import { EnvironmentError, OrcrClient, OrcrError, Transport } from "../src/index.js";
 
 function home(): string {
-  return mkdtempSync(join(tmpdir(), "osdk"));
+  return tempDir();
 }
 
 function script(dir: string, name: string, body: string): string {

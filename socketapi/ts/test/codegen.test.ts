@@ -3,11 +3,11 @@
 
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { test } from "node:test";
+import { tempDir } from "./tmp.js";
 
 import { camel, generate, pascal, tsType, type SchemaDoc } from "../scripts/codegen.js";
 import { EVENT_KINDS, GeneratedClient, PROTOCOL_METHODS, STREAMING_METHODS } from "../src/index.js";
@@ -75,7 +75,7 @@ test("a method without properties gets an empty open interface; comments are esc
 });
 
 test("--check exits 0 when current and 1 when stale", () => {
-  const dir = mkdtempSync(join(tmpdir(), "osdk"));
+  const dir = tempDir();
   const out = join(dir, "generated.ts");
   writeFileSync(out, generate(doc));
   const script = join(root, "scripts", "codegen.ts");

@@ -1,10 +1,10 @@
 // A fake orcr server for the unit tests: a Unix socket in a temporary directory whose
 // connections are handed to a test's handler, frame by frame or as raw sockets.
 
-import { mkdtempSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { tempDir } from "./tmp.js";
 
 /** A request as the fake server received it. */
 export interface Received {
@@ -34,7 +34,7 @@ export async function fakeServer(handlers: {
   onRequest?: (req: Received, conn: Socket) => Answer | Promise<Answer>;
   onConnection?: (conn: Socket) => void;
 }): Promise<FakeServer> {
-  const dir = mkdtempSync(join(tmpdir(), "osdk"));
+  const dir = tempDir();
   const socket = join(dir, "orcr.sock");
   const requests: Received[] = [];
   const conns = new Set<Socket>();

@@ -2,10 +2,10 @@
 // broken replies, timeouts, string ids, streams and the handshake's protocol check.
 
 import assert from "node:assert/strict";
-import { mkdtempSync, symlinkSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
+import { tempDir } from "./tmp.js";
 
 import {
   EnvironmentError,
@@ -143,7 +143,7 @@ describe("requests", () => {
   });
 
   test("no socket, or nobody listening, is server_unreachable; a symlink is unsafe_home", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "osdk"));
+    const dir = tempDir();
     await rejectsWith(new Transport(join(dir, "orcr.sock")).request("agent.ls"), EnvironmentError, "server_unreachable");
     const s = await serve({ onRequest: handshakeAnswer });
     symlinkSync(s.socket, join(dir, "link.sock"));
