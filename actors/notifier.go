@@ -389,7 +389,8 @@ func (t *notifyTarget) attempt(c actor.Context, d store.Delivery) {
 		step := notify.Decide(policy, attempts, res, now())
 		o := store.DeliveryOutcome{RowID: d.RowID, Target: target.Name, Attempts: attempts, Err: step.Err}
 		if !step.Retry.IsZero() {
-			o.Retry = step.Retry.UnixMilli()
+			// Rounded up to the millisecond: never before the step's time (a Retry-After).
+			o.Retry = step.Retry.Add(time.Millisecond - 1).UnixMilli()
 		}
 		switch {
 		case step.Delivered:

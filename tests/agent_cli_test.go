@@ -80,6 +80,8 @@ type cliRow struct {
 	ExitReason *string `json:"exit_reason"`
 	EndedAt    *int64  `json:"ended_at"`
 	Stalled    bool    `json:"stalled"`
+	Agent      *string `json:"agent"`       // the provider
+	RoutedFrom *string `json:"routed_from"` // the provider it was queued for (routing.fallback)
 }
 
 func (h *home) lsRows(t *testing.T, args ...string) []cliRow {

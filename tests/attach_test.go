@@ -114,6 +114,10 @@ type streamEvent struct {
 	Reason   string `json:"reason"`
 	Status   string `json:"status"`
 	InputSeq int64  `json:"input_seq"`
+	From     string `json:"from"` // agent.rerouted: from provider, to provider, with to's route
+	To       string `json:"to"`
+	Model    string `json:"model"`
+	Effort   string `json:"effort"`
 }
 
 // eventLog follows a home's events.subscribe from seq 0.

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/orcr-go/orcr/actors/provider"
 )
 
 // Rate-limit-aware admission through the real binary (docs/lifecycle.md §7.6): a mock
@@ -46,4 +48,38 @@ func TestLimitPauseShownAndDurable(t *testing.T) {
 		t.Errorf("still paused after the reset: %v", res["paused"])
 	}
 	h.run("agent", "kill", "-y", "lim/cli", "lim/next")
+}
+
+// routing.fallback through the real binary to the real claude (docs/lifecycle.md §7.6):
+// a mock agent stops at a usage limit (the mock's limit directive) and pauses the mock
+// provider; the next mock agent waits in the queue, is rerouted to claude (agent.rerouted
+// mock → claude; its row claude, routed_from mock) and promoted, and the spawn runs it as
+// claude: its stand-in pane runs the real claude with claude's launch argv for the route
+// the reroute gave it (set up as TestClaudeTUIInStandinPaneLive does), its prompt reaches
+// claude's transcript, and its kill leaves no process. The CLI is found as the other
+// live tests find it: skipped without it, a failure under CI=1.
+func TestLimitFallbackRunsClaudeLive(t *testing.T) {
+	t.Parallel() // mostly waits (claude's TUI booting): see main_test.go
+	h, sock := claudeHome(t, `{"timings": {"limit_backoff": "1h", "max_starting": "60s"}, "routing": {"fallback": {"mock": "claude"}}}`)
+	claudeSandbox(h)
+	_, work := trustClaude(t, h)
+	limited, _ := runAgent(t, h, "-a", "mock", "--name", "lim", "-p", "limit=usage_limit_reached")
+	evs := followEvents(t, h) // the run started the server
+	evs.waitFor(t, 20*time.Second, "the mock paused at its limit", func(e streamEvent) bool { return e.Kind == "provider.paused" })
+
+	start := time.Now()
+	uid, cwd := runAgent(t, h, "-a", "mock", "--name", "fb", "--cwd", work, "-p", "hello from orcr")
+	rr := evs.waitFor(t, 20*time.Second, "agent.rerouted", func(e streamEvent) bool { return e.Kind == "agent.rerouted" && e.UUID == uid })
+	if rr.From != "mock" || rr.To != provider.Claude || rr.Model == "" {
+		t.Fatalf("agent.rerouted: %+v, want mock → claude with claude's route", rr)
+	}
+	rows := h.lsRows(t, "fb")
+	if len(rows) != 1 || rows[0].Agent == nil || *rows[0].Agent != provider.Claude || rows[0].RoutedFrom == nil || *rows[0].RoutedFrom != "mock" {
+		t.Fatalf("the rerouted row: %+v, want claude routed from mock", rows)
+	}
+	t.Logf("rerouted to claude %s %s %s after the run", rr.Model, rr.Effort, time.Since(start).Round(time.Millisecond))
+	route := provider.Route{Provider: provider.Claude, Model: rr.Model, Effort: rr.Effort}
+	claudeTookPrompt(t, h, sock, "fb", uid, cwd, route, "hello from orcr", start)
+	killAndCheck(t, h, "fb", uid)
+	killAndCheck(t, h, "lim", limited)
 }

@@ -276,10 +276,7 @@ func checkPaneProcess(t *testing.T, uid, path, cwd string, argv []string) {
 func TestClaudeTUIInStandinPaneLive(t *testing.T) {
 	t.Parallel() // mostly waits (turn windows, TUIs booting): see main_test.go
 	const maxStarting = 60 * time.Second
-	h, sock, _ := providerHome(t, `{"timings": {"max_starting": "60s"}}`, provider.Claude)
-	const key = "sk-ant-orcr-test-key"
-	// The machine's own IS_SANDBOX (if any) is not the test's.
-	h.env = append(h.env, "ANTHROPIC_API_KEY="+key, "DISABLE_AUTOUPDATER=1", provider.ClaudeSandboxEnv+"=")
+	h, sock := claudeHome(t, `{"timings": {"max_starting": "60s"}}`)
 	if os.Geteuid() == 0 {
 		ok, _, e := h.jsonRun(t, "agent.run", 2, "agent", "run", "-a", "claude", "--name", "root", "-p", "hello")
 		if ok || e["code"] != "environment_error" || errDetail(e, "cause") != provider.CauseRefusesRoot {
@@ -289,53 +286,97 @@ func TestClaudeTUIInStandinPaneLive(t *testing.T) {
 			t.Fatalf("a refused run left rows: %+v", rows)
 		}
 		stopServer(t, h) // the next run starts a server with IS_SANDBOX
-		h.env = append(h.env, provider.ClaudeSandboxEnv+"=1")
 	}
-	claudeDir, mockBin := h.envValue("CLAUDE_CONFIG_DIR"), h.envValue("ORCR_MOCK_AGENT_BIN")
-	trusted, untrusted := t.TempDir(), t.TempDir()
-	work := filepath.Join(trusted, "work")
-	mustMkdir(t, work, 0o700)
-	seedClaude(t, claudeDir, trusted, key)
-	// herdr's claude integration reports the session id of each claude pane from
-	// claude's hooks; the stand-in has none, so the mock binary's session hook does it.
-	hook := []map[string]any{{"hooks": []map[string]any{{"type": "command", "command": mockBin + " claude-session-hook"}}}}
-	writeJSON(t, filepath.Join(claudeDir, "settings.json"), map[string]any{
-		"hooks": map[string]any{"SessionStart": hook, "UserPromptSubmit": hook}})
+	claudeSandbox(h)
+	trusted, work := trustClaude(t, h)
+	untrusted := t.TempDir()
 
 	start := time.Now()
 	uid, cwd := runAgent(t, h, "-a", "claude", "--name", "cl", "--cwd", work, "-p", "hello from orcr")
 	untrustedID, _ := runAgent(t, h, "-a", "claude", "--name", "untrusted", "--cwd", untrusted, "-p", "hello")
-	p, _ := provider.Lookup(provider.Claude, provider.Options{})
-	argv, _ := p.LaunchArgv(provider.Route{Provider: provider.Claude, Model: "sonnet", Effort: "medium"})
-
-	var screen string
-	eventually(t, 40*time.Second, "claude's input box in its pane", func() bool {
-		screen = paneScreen(t, h, sock, "cl")
-		return strings.Contains(screen, "bypass permissions on")
-	})
-	t.Logf("first screen after %s:\n%s", time.Since(start).Round(time.Millisecond), screen)
-	checkPaneProcess(t, uid, "cl", cwd, argv)
-	// The prompt reaches claude: its turn opens and claude's own transcript, which orcr
-	// locates from herdr's session pointer, has it as the user's line.
-	eventually(t, 40*time.Second, "the prompt in claude's transcript as orcr reads it", func() bool {
-		r := h.run("agent", "logs", "cl", "--json")
-		return r.exit == 0 && strings.Contains(r.stdout, "hello from orcr")
-	})
-	// Offline the turn stays open (claude retries); where claude reaches its API the
-	// made-up key's refusal may end the turn: idle then.
-	rows := h.lsRows(t, "cl")
-	if len(rows) != 1 || rows[0].Status != "working" && rows[0].Status != "idle" {
-		t.Errorf("after the prompt: %+v, want working (or idle)", rows)
-	}
+	claudeTookPrompt(t, h, sock, "cl", uid, cwd, provider.Route{Provider: provider.Claude, Model: "sonnet", Effort: "medium"}, "hello from orcr", start)
 	wantEndedFailed(t, h, "untrusted", untrustedID, start, maxStarting, "claude asks whether to trust the agent's working directory "+untrusted)
 	killAndCheck(t, h, "cl", uid)
 
 	// An API key claude was not told to use: its question is orcr's login screen.
 	stopServer(t, h)
-	seedClaude(t, claudeDir, trusted, "")
+	seedClaude(t, h.envValue("CLAUDE_CONFIG_DIR"), trusted, "")
 	start = time.Now()
 	keyID, _ := runAgent(t, h, "-a", "claude", "--name", "key", "--cwd", work, "-p", "hello")
 	wantEndedFailed(t, h, "key", keyID, start, maxStarting, "claude is at its login screen (`do you want to use this api key` on screen)")
+}
+
+// claudeKey is the made-up ANTHROPIC_API_KEY of the tests with the real claude.
+const claudeKey = "sk-ant-orcr-test-key"
+
+// claudeHome is providerHome for the real claude, with [claudeKey] and no autoupdater
+// in the server's environment, and without the machine's own IS_SANDBOX (if any): a
+// test that runs claude as root says so with [claudeSandbox].
+func claudeHome(t *testing.T, configJSON string) (h *home, sock string) {
+	t.Helper()
+	h, sock, _ = providerHome(t, configJSON, provider.Claude)
+	h.env = append(h.env, "ANTHROPIC_API_KEY="+claudeKey, "DISABLE_AUTOUPDATER=1", provider.ClaudeSandboxEnv+"=")
+	return h, sock
+}
+
+// claudeSandbox puts IS_SANDBOX=1 into the environment of h's next server when the test
+// runs as root (as CI does), so that claude accepts orcr's permission bypass; the server
+// passes it on to the panes. Not as root it changes nothing.
+func claudeSandbox(h *home) {
+	if os.Geteuid() == 0 {
+		h.env = append(h.env, provider.ClaudeSandboxEnv+"=1")
+	}
+}
+
+// trustClaude seeds claude's state in h's CLAUDE_CONFIG_DIR as a user who trusted a
+// new directory and told claude to use [claudeKey] would have it, and installs claude's
+// SessionStart and UserPromptSubmit hooks: herdr's claude integration reports each
+// claude pane's session id from them, and the stand-in has none, so the mock binary's
+// claude-session-hook does it (docs/providers.md §8). It returns the trusted directory
+// and an agent's working directory below it.
+func trustClaude(t *testing.T, h *home) (trusted, work string) {
+	t.Helper()
+	claudeDir, mockBin := h.envValue("CLAUDE_CONFIG_DIR"), h.envValue("ORCR_MOCK_AGENT_BIN")
+	trusted = t.TempDir()
+	work = filepath.Join(trusted, "work")
+	mustMkdir(t, work, 0o700)
+	seedClaude(t, claudeDir, trusted, claudeKey)
+	hook := []map[string]any{{"hooks": []map[string]any{{"type": "command", "command": mockBin + " claude-session-hook"}}}}
+	writeJSON(t, filepath.Join(claudeDir, "settings.json"), map[string]any{
+		"hooks": map[string]any{"SessionStart": hook, "UserPromptSubmit": hook}})
+	return trusted, work
+}
+
+// claudeTookPrompt checks that the agent name (uuid uid, started at start in cwd) runs
+// the real claude with orcr's argv for route, cwd and pane environment, that claude's
+// input box shows and that prompt reaches it: claude's own transcript, which orcr
+// locates from herdr's session pointer, has it as the user's line in `orcr agent logs`,
+// and the row is working (or idle).
+func claudeTookPrompt(t *testing.T, h *home, sock, name, uid, cwd string, route provider.Route, prompt string, start time.Time) {
+	t.Helper()
+	p, _ := provider.Lookup(provider.Claude, provider.Options{})
+	argv, err := p.LaunchArgv(route)
+	if err != nil {
+		t.Fatalf("claude's launch argv for %+v: %v", route, err)
+	}
+	var screen string
+	eventually(t, 40*time.Second, "claude's input box in its pane", func() bool {
+		screen = paneScreen(t, h, sock, name)
+		return strings.Contains(screen, "bypass permissions on")
+	})
+	t.Logf("first screen after %s:\n%s", time.Since(start).Round(time.Millisecond), screen)
+	checkPaneProcess(t, uid, name, cwd, argv)
+	eventually(t, 40*time.Second, "the prompt in claude's transcript as orcr reads it", func() bool {
+		r := h.run("agent", "logs", name, "--json")
+		return r.exit == 0 && strings.Contains(r.stdout, prompt)
+	})
+	t.Logf("the prompt in claude's transcript %s after the run", time.Since(start).Round(time.Millisecond))
+	// Offline the turn stays open (claude retries); where claude reaches its API the
+	// made-up key's refusal may end the turn: idle then.
+	rows := h.lsRows(t, name)
+	if len(rows) != 1 || rows[0].Status != "working" && rows[0].Status != "idle" {
+		t.Errorf("after the prompt: %+v, want working (or idle)", rows)
+	}
 }
 
 // seedClaude writes claude's state as a user who finished its onboarding, trusted dir

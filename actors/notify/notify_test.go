@@ -2,6 +2,8 @@ package notify_test
 
 import (
 	"encoding/json"
+	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -122,6 +124,122 @@ func TestDecide(t *testing.T) {
 	if d := notify.Backoff(notify.Policy{MaxAttempts: 1 << 30, Initial: time.Second, Max: time.Hour}, 1000); d != time.Hour {
 		t.Errorf("Backoff(1000): got %v, want the cap", d)
 	}
+}
+
+// retryNow is the fixed clock of the Retry-After tables: Sunday 1 March 2026, 12:00 UTC.
+var retryNow = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+func TestParseRetryAfter(t *testing.T) {
+	tests := []struct {
+		in     string
+		want   time.Duration
+		wantOK bool
+	}{
+		{"120", 2 * time.Minute, true},
+		{"0", 0, true},
+		{"007", 7 * time.Second, true},
+		{" 7\t", 7 * time.Second, true},
+		{"Sun, 01 Mar 2026 12:00:30 GMT", 30 * time.Second, true},  // IMF-fixdate
+		{"Sunday, 01-Mar-26 12:00:20 GMT", 20 * time.Second, true}, // RFC 850
+		{"Sun Mar  1 12:00:45 2026", 45 * time.Second, true},       // asctime
+		{"Sun, 01 Mar 2026 11:59:00 GMT", 0, true},                 // past: now
+		{"Thu, 01 Jan 1970 00:00:00 GMT", 0, true},                 // long past
+		{"Fri, 31 Dec 9999 23:59:59 GMT", math.MaxInt64, true},     // Sub saturates
+		{"9223372037", math.MaxInt64, true},                        // above the longest Duration in seconds
+		{"9223372036", 9223372036 * time.Second, true},             // the largest that fits
+		{"99999999999999999999999999999", math.MaxInt64, true},     // beyond int64
+		{"", 0, false},
+		{"   ", 0, false},
+		{"-5", 0, false},
+		{"+5", 0, false},
+		{"1.5", 0, false},
+		{"5s", 0, false},
+		{"0x10", 0, false},
+		{"soon", 0, false},
+		{"1 2", 0, false},
+		{"Sun, 01 Mar 2026 12:00:30", 0, false}, // no zone
+		{"2026-03-01T12:00:30Z", 0, false},      // not an HTTP-date
+		{"Sun, 32 Mar 2026 12:00:30 GMT", 0, false},
+	}
+	for _, tt := range tests {
+		got, ok := notify.ParseRetryAfter(tt.in, retryNow)
+		if got != tt.want || ok != tt.wantOK {
+			t.Errorf("ParseRetryAfter(%q): got %v, %v, want %v, %v", tt.in, got, ok, tt.want, tt.wantOK)
+		}
+	}
+}
+
+// Decide with a Retry-After: the later of the backoff and the time asked for, never
+// more than Max after now; a value that does not parse changes nothing.
+func TestDecideRetryAfter(t *testing.T) {
+	p := notify.Policy{MaxAttempts: 5, Initial: time.Second, Max: time.Minute}
+	now := retryNow
+	retry := func(d time.Duration) notify.Step { return notify.Step{Retry: now.Add(d), Err: "HTTP 429"} }
+	tests := []struct {
+		name       string
+		attempts   int
+		retryAfter string
+		want       notify.Step
+	}{
+		{"seconds above the backoff", 1, "10", retry(10 * time.Second)},
+		{"seconds below the backoff", 3, "2", retry(4 * time.Second)},
+		{"zero", 2, "0", retry(2 * time.Second)},
+		{"IMF-fixdate", 1, "Sun, 01 Mar 2026 12:00:30 GMT", retry(30 * time.Second)},
+		{"RFC 850 date", 1, "Sunday, 01-Mar-26 12:00:20 GMT", retry(20 * time.Second)},
+		{"asctime date", 1, "Sun Mar  1 12:00:45 2026", retry(45 * time.Second)},
+		{"date in the past", 2, "Sun, 01 Mar 2026 11:00:00 GMT", retry(2 * time.Second)},
+		{"above the cap", 1, "3600", retry(time.Minute)},
+		{"date above the cap", 1, "Mon, 02 Mar 2026 12:00:00 GMT", retry(time.Minute)},
+		{"huge seconds", 1, "99999999999999999999999", retry(time.Minute)},
+		{"far date", 1, "Fri, 31 Dec 9999 23:59:59 GMT", retry(time.Minute)},
+		{"negative", 1, "-30", retry(time.Second)},
+		{"garbage", 2, "in a bit", retry(2 * time.Second)},
+		{"fraction", 1, "1.5", retry(time.Second)},
+		{"missing", 1, "", retry(time.Second)},
+		{"still counts toward max_attempts", 5, "10", notify.Step{Err: "gave up after 5 attempts: HTTP 429"}},
+	}
+	for _, tt := range tests {
+		got := notify.Decide(p, tt.attempts, notify.Result{Err: "HTTP 429", RetryAfter: tt.retryAfter}, now)
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("Decide(%s, attempt %d, Retry-After %q) mismatch (-want +got):\n%s", tt.name, tt.attempts, tt.retryAfter, diff)
+		}
+	}
+	if got := notify.Decide(p, 1, notify.Result{RetryAfter: "10"}, now); !got.Delivered {
+		t.Errorf("Decide(delivered with a Retry-After): got %+v, want delivered", got)
+	}
+	if got := notify.Decide(p, 1, notify.Result{Err: "HTTP 400", Permanent: true, RetryAfter: "10"}, now); got.Err != "permanent: HTTP 400" || !got.Failed() {
+		t.Errorf("Decide(permanent with a Retry-After): got %+v, want failed", got)
+	}
+}
+
+// FuzzParseRetryAfter: a receiver's Retry-After is outside input. Whatever it holds,
+// the parser does not panic, never asks for a negative delay, takes every run of
+// digits, and the retry Decide schedules from it is never before the backoff nor
+// more than retry_max after the attempt.
+func FuzzParseRetryAfter(f *testing.F) {
+	for _, s := range []string{
+		"0", "2", "120", " 7\t", "-5", "+5", "1.5", "5s", "", "soon", "99999999999999999999999", "9223372037",
+		"Sun, 01 Mar 2026 12:00:30 GMT", "Sunday, 01-Mar-26 12:00:20 GMT", "Sun Mar  1 12:00:45 2026",
+		"Thu, 01 Jan 1970 00:00:00 GMT", "Fri, 31 Dec 9999 23:59:59 GMT", "Sun, 32 Mar 2026 12:00:30 GMT",
+	} {
+		f.Add(s, uint8(1))
+	}
+	p := notify.Policy{MaxAttempts: 10, Initial: time.Second, Max: time.Minute}
+	f.Fuzz(func(t *testing.T, v string, attempt uint8) {
+		d, ok := notify.ParseRetryAfter(v, retryNow)
+		if d < 0 || !ok && d != 0 {
+			t.Fatalf("ParseRetryAfter(%q): got %v, %v", v, d, ok)
+		}
+		if s := strings.Trim(v, " \t"); s != "" && strings.Trim(s, "0123456789") == "" && !ok {
+			t.Fatalf("ParseRetryAfter(%q): digits not taken", v)
+		}
+		attempts := 1 + int(attempt)%(p.MaxAttempts-1)
+		step := notify.Decide(p, attempts, notify.Result{Err: "HTTP 503", RetryAfter: v}, retryNow)
+		wait := step.Retry.Sub(retryNow)
+		if b := notify.Backoff(p, attempts); wait < b || wait > p.Max || ok && wait < min(d, p.Max) {
+			t.Fatalf("Decide(attempt %d, Retry-After %q): retry after %v; backoff %v, asked %v (%v), cap %v", attempts, v, wait, b, d, ok, p.Max)
+		}
+	})
 }
 
 func TestSignVerify(t *testing.T) {

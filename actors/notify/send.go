@@ -41,7 +41,8 @@ func clip(s string) string {
 
 // Webhook POSTs the document to Target.URL with the headers of docs/notify.md §4.1. A
 // 2xx answer is delivered; a 4xx other than 408 and 429 is permanent; any other status,
-// and every transport error, is retried. Redirects are not followed.
+// and every transport error, is retried. Redirects are not followed. The Retry-After
+// header of a 429 or 503 answer goes into [Result.RetryAfter].
 type Webhook struct {
 	Target    config.NotifyTarget
 	Client    *http.Client     // nil: a client of its own
@@ -95,7 +96,11 @@ func (w *Webhook) Send(ctx context.Context, d store.Delivery) Result {
 	msg := clip(fmt.Sprintf("HTTP %d %s", resp.StatusCode, bytes.TrimSpace(snippet)))
 	permanent := resp.StatusCode >= 400 && resp.StatusCode < 500 &&
 		resp.StatusCode != http.StatusRequestTimeout && resp.StatusCode != http.StatusTooManyRequests
-	return Result{Err: msg, Permanent: permanent}
+	r := Result{Err: msg, Permanent: permanent}
+	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
+		r.RetryAfter = resp.Header.Get("Retry-After")
+	}
+	return r
 }
 
 // transportErr is err without the request URL net/http puts in front (it may carry

@@ -25,6 +25,7 @@ func TestWebhookSend(t *testing.T) {
 	var gotBody []byte
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		got, gotBody = r, must(io.ReadAll(r.Body))
+		w.Header().Set("Retry-After", "7")
 		w.WriteHeader(status)
 		io.WriteString(w, "nope")
 	}))
@@ -43,14 +44,16 @@ func TestWebhookSend(t *testing.T) {
 	if !notify.Verify("s3cret", h.Get("X-Orcr-Timestamp"), gotBody, h.Get("X-Orcr-Signature")) || string(gotBody) != string(delivery.Body) {
 		t.Errorf("webhook signature %q over %q does not verify", h.Get("X-Orcr-Signature"), gotBody)
 	}
+	// Every answer carries Retry-After: 7; only a 429's and a 503's is kept.
 	for _, tt := range []struct {
-		status    int
-		permanent bool
-	}{{500, false}, {503, false}, {429, false}, {408, false}, {401, true}, {410, true}, {302, false}} {
+		status     int
+		permanent  bool
+		retryAfter string
+	}{{500, false, ""}, {503, false, "7"}, {429, false, "7"}, {408, false, ""}, {401, true, ""}, {410, true, ""}, {302, false, ""}} {
 		status = tt.status
 		r := w.Send(context.Background(), delivery)
-		if r.Err == "" || r.Permanent != tt.permanent || !strings.HasPrefix(r.Err, "HTTP ") {
-			t.Errorf("Send to a %d receiver: %+v, want an error, permanent %v", tt.status, r, tt.permanent)
+		if r.Err == "" || r.Permanent != tt.permanent || !strings.HasPrefix(r.Err, "HTTP ") || r.RetryAfter != tt.retryAfter {
+			t.Errorf("Send to a %d receiver: %+v, want an error, permanent %v, Retry-After %q", tt.status, r, tt.permanent, tt.retryAfter)
 		}
 	}
 	// A dead receiver: the error names neither the URL's query nor the secret.

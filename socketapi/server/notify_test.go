@@ -31,11 +31,13 @@ type receiver struct {
 	secret string
 	srv    *httptest.Server
 
-	mu       sync.Mutex
-	failing  bool // answer 503 to everything
-	fails    []int
-	requests []notify.Document // every request, signed correctly
-	accepted map[string]int    // delivery id → times answered 200
+	mu         sync.Mutex
+	failing    bool // answer 503 to everything
+	fails      []int
+	retryAfter string            // the Retry-After header of every failing answer ("" none)
+	requests   []notify.Document // every request, signed correctly
+	arrivals   []time.Time       // when each of them arrived
+	accepted   map[string]int    // delivery id → times answered 200
 }
 
 func newReceiver(t *testing.T, secret string, fails ...int) *receiver {
@@ -57,7 +59,7 @@ func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
 		r.t.Errorf("webhook: body %s (%v) does not carry the delivery id header %q", body, err, req.Header.Get(notify.HeaderDelivery))
 	}
 	r.mu.Lock()
-	r.requests = append(r.requests, doc)
+	r.requests, r.arrivals = append(r.requests, doc), append(r.arrivals, time.Now())
 	status := http.StatusOK
 	if r.failing {
 		status = http.StatusServiceUnavailable
@@ -66,9 +68,25 @@ func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
 	}
 	if status == http.StatusOK {
 		r.accepted[doc.DeliveryID]++
+	} else if r.retryAfter != "" {
+		w.Header().Set("Retry-After", r.retryAfter)
 	}
 	r.mu.Unlock()
 	w.WriteHeader(status)
+}
+
+// answerRetryAfter makes every failing answer carry Retry-After: v.
+func (r *receiver) answerRetryAfter(v string) {
+	r.mu.Lock()
+	r.retryAfter = v
+	r.mu.Unlock()
+}
+
+// arrivalTimes returns when each request arrived, in order.
+func (r *receiver) arrivalTimes() []time.Time {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]time.Time(nil), r.arrivals...)
 }
 
 func (r *receiver) failAll(on bool) {
@@ -164,6 +182,31 @@ func TestNotifyWebhookRetriedAndDelivered(t *testing.T) {
 	}
 	if strings.Contains(*st.LastError, "t0k") || strings.Contains(*st.LastError, "s3cret") {
 		t.Errorf("last_error leaks a secret: %q", *st.LastError)
+	}
+}
+
+// A receiver answering 429 with Retry-After: 2 gets the next attempt no earlier than
+// 2 s later, where the backoff alone (retry_initial 100 ms) would retry at once; the
+// 200 it gives then delivers it, after two attempts.
+func TestNotifyWebhookRetryAfter(t *testing.T) {
+	rcv := newReceiver(t, "s3cret", http.StatusTooManyRequests)
+	rcv.answerRetryAfter("2")
+	srv := sockettest.NewServer(t, sockettest.WithConfig(`{"notify": {"retry_initial": "100ms", "retry_max": "10s", "max_attempts": 4,
+		"targets": {`+webhookTarget("hook", rcv.srv.URL, "s3cret")+`}, "rules": [{"events": ["blocked"], "targets": ["hook"]}]}}`))
+	c := srv.Client(t)
+	block(t, c, "a")
+	st := targetStatus(t, c, "hook", wantDelivered(1))
+	at := rcv.arrivalTimes()
+	if len(at) != 2 {
+		t.Fatalf("receiver: got %d requests, want 2 (the 429, then the 200)", len(at))
+	}
+	gap := at[1].Sub(at[0])
+	t.Logf("second attempt %v after the first", gap.Round(time.Millisecond))
+	if gap < 2*time.Second {
+		t.Errorf("second attempt %v after a 429 with Retry-After: 2, want at least 2s", gap)
+	}
+	if st.LastError == nil || !strings.HasPrefix(*st.LastError, "HTTP 429") {
+		t.Errorf("server.status notify: got %+v, want last_error HTTP 429", st)
 	}
 }
 
