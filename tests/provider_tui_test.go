@@ -360,13 +360,13 @@ func claudeTookPrompt(t *testing.T, h *home, sock, name, uid, cwd string, route 
 		t.Fatalf("claude's launch argv for %+v: %v", route, err)
 	}
 	var screen string
-	eventually(t, 40*time.Second, "claude's input box in its pane", func() bool {
+	eventually(t, 60*time.Second, "claude's input box in its pane", func() bool {
 		screen = paneScreen(t, h, sock, name)
 		return strings.Contains(screen, "bypass permissions on")
 	})
 	t.Logf("first screen after %s:\n%s", time.Since(start).Round(time.Millisecond), screen)
 	checkPaneProcess(t, uid, name, cwd, argv)
-	eventually(t, 40*time.Second, "the prompt in claude's transcript as orcr reads it", func() bool {
+	eventually(t, 90*time.Second, "the prompt in claude's transcript as orcr reads it", func() bool {
 		r := h.run("agent", "logs", name, "--json")
 		return r.exit == 0 && strings.Contains(r.stdout, prompt)
 	})

@@ -2,9 +2,12 @@ package tests
 
 import (
 	"bytes"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -34,5 +37,51 @@ func TestNoLargeTrackedFiles(t *testing.T) {
 		if fi.Mode().IsRegular() && fi.Size() > maxTrackedFile {
 			t.Errorf("%s is tracked and %d bytes (> 1 MiB): remove it and add it to .gitignore", f, fi.Size())
 		}
+	}
+}
+
+// TestEveryFuzzTargetInJustFuzz fails when a `func FuzzXxx` of the repository is missing
+// from the `just fuzz` recipe, which runs each coverage-guided (CI runs only the seeds):
+// a parser of outside input added without its fuzz run would go unfuzzed.
+func TestEveryFuzzTargetInJustFuzz(t *testing.T) {
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	justfile, err := os.ReadFile(filepath.Join(root, "justfile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	decl := regexp.MustCompile(`(?m)^func (Fuzz\w+)\(`)
+	found := 0
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "node_modules" || d.Name() == ".git") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, filepath.Dir(path))
+		for _, m := range decl.FindAllSubmatch(src, -1) {
+			found++
+			want := "-fuzz '^" + string(m[1]) + "$' -fuzztime 5s ./" + filepath.ToSlash(rel) + "\n"
+			if !bytes.Contains(justfile, []byte(want)) {
+				t.Errorf("%s (%s) is not in the justfile's fuzz recipe: add the line\n    go test -run '^$' %s", m[1], rel, strings.TrimSpace(want))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if found < 20 {
+		t.Errorf("found %d fuzz targets; the repository has at least 20", found)
 	}
 }
