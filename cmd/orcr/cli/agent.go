@@ -465,7 +465,8 @@ func (c *agentLsCmd) Run(a *app) error {
 
 // renderLs renders the human `agent ls` table (docs/cli.md §5.8): PATH (40), UUID,
 // STATUS (9; "working!" for a stalled turn), AGENT (8, "-" if none), AGE right-aligned
-// (5); "no agents" when empty.
+// (5); "no agents" when empty. When some row has a worktree, a last column WORKTREE
+// follows AGE (see [lsWorktree]); without one the table is exactly as before.
 // The UUID column shows each row's shortest prefix of at least 8 characters, never
 // ending in "-", that no other row's uuid and none of others starts with (others: the
 // uuids, or unique prefixes, of agents the table does not list), as wide as the longest.
@@ -482,8 +483,13 @@ func renderLs(rows []socketapi.AgentRow, others []string, now time.Time) string 
 	for _, id := range ids {
 		width = max(width, len(id))
 	}
+	worktrees := slices.ContainsFunc(rows, func(r socketapi.AgentRow) bool { return r.Worktree != nil })
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-40s %-*s %-9s %-8s %5s\n", "PATH", width, "UUID", "STATUS", "AGENT", "AGE")
+	fmt.Fprintf(&b, "%-40s %-*s %-9s %-8s %5s", "PATH", width, "UUID", "STATUS", "AGENT", "AGE")
+	if worktrees {
+		b.WriteString(" WORKTREE")
+	}
+	b.WriteByte('\n')
 	for i, r := range rows {
 		agent := "-"
 		if r.Agent != nil && *r.Agent != "" {
@@ -498,9 +504,27 @@ func renderLs(rows []socketapi.AgentRow, others []string, now time.Time) string 
 		if r.Stalled {
 			status += "!" // the open turn is stalled (docs/lifecycle.md §10.7)
 		}
-		fmt.Fprintf(&b, "%-40s %-*s %-9s %-8s %5s\n", r.Path, width, ids[i], status, agent, formatAge(age))
+		fmt.Fprintf(&b, "%-40s %-*s %-9s %-8s %5s", r.Path, width, ids[i], status, agent, formatAge(age))
+		if worktrees {
+			b.WriteString(" " + lsWorktree(r.Worktree))
+		}
+		b.WriteByte('\n')
 	}
 	return b.String()
+}
+
+// lsWorktree is a row's WORKTREE cell: "-" for an agent without one, the branch while
+// the worktree is ready (the agent runs in it), else the branch and the state, as in
+// "orcr/review-one (kept)" (docs/lifecycle.md §8.4). The path is in --json.
+func lsWorktree(w *socketapi.AgentWorktree) string {
+	switch {
+	case w == nil:
+		return "-"
+	case w.State == "ready":
+		return w.Branch
+	default:
+		return w.Branch + " (" + w.State + ")"
+	}
 }
 
 // formatAge renders an age as Ns, Nm or NmSSs, Nh, Nd.
