@@ -167,8 +167,13 @@ func TestAgentLsPrefixesResolve(t *testing.T) {
 	if got.code != 0 {
 		t.Fatalf("orcr agent ls: exit %d %s", got.code, got.stderr)
 	}
+	// None of these rows has a worktree: the header is the old one, with no WORKTREE.
+	lines := strings.Split(strings.TrimSpace(got.stdout), "\n")
+	if f := strings.Fields(lines[0]); !slices.Equal(f, []string{"PATH", "UUID", "STATUS", "AGENT", "AGE"}) {
+		t.Errorf("orcr agent ls header without worktrees: got %q, want PATH UUID STATUS AGENT AGE", lines[0])
+	}
 	shown := map[string]string{}
-	for _, line := range strings.Split(strings.TrimSpace(got.stdout), "\n")[1:] {
+	for _, line := range lines[1:] {
 		f := strings.Fields(line)
 		shown[f[0]] = f[1]
 	}
