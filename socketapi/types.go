@@ -202,12 +202,28 @@ type AskRequest struct {
 	Cwd string `json:"cwd,omitempty"`
 	// Give up (and kill the agent) after this duration.
 	Timeout string `json:"timeout,omitempty"`
+	// Run the agent in a git worktree of the repository cwd is in, as agent.run's
+	// worktree: removed when the agent ends after its answer (docs/lifecycle.md §8.4).
+	Worktree bool `json:"worktree,omitempty"`
+	// The worktree's branch (implies worktree; default orcr/<path with / as ->).
+	WorktreeBranch string `json:"worktree_branch,omitempty"`
+	// Keep the worktree when the agent ends (requires worktree).
+	KeepWorktree bool `json:"keep_worktree,omitempty"`
 }
 
 // Run returns the agent.run request an ask stands for (gc immediate).
 func (r AskRequest) Run() RunRequest {
 	return RunRequest{Caller: r.Caller, Name: r.Name, Path: r.Path, Agent: r.Agent, Prompt: r.Prompt,
-		GC: "immediate", Model: r.Model, Effort: r.Effort, Cwd: r.Cwd, Timeout: r.Timeout}
+		GC: "immediate", Model: r.Model, Effort: r.Effort, Cwd: r.Cwd, Timeout: r.Timeout,
+		Worktree: r.Worktree, WorktreeBranch: r.WorktreeBranch, KeepWorktree: r.KeepWorktree}
+}
+
+// Ask returns the agent.ask request that asks what r runs; r's gc is dropped (an ask's
+// is always immediate).
+func (r RunRequest) Ask() AskRequest {
+	return AskRequest{Caller: r.Caller, Name: r.Name, Path: r.Path, Agent: r.Agent, Prompt: r.Prompt,
+		Model: r.Model, Effort: r.Effort, Cwd: r.Cwd, Timeout: r.Timeout,
+		Worktree: r.Worktree, WorktreeBranch: r.WorktreeBranch, KeepWorktree: r.KeepWorktree}
 }
 
 // RunResult is agent.run's result.

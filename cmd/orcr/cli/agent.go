@@ -107,16 +107,27 @@ func (a *app) absDir(dir string) (string, error) {
 }
 
 type agentRunCmd struct {
-	createFlags  `embed:""`
-	GC           string        `name:"gc" enum:"auto,immediate,never" default:"auto" help:"When to reap the agent: auto, immediate or never."`
+	createFlags   `embed:""`
+	worktreeFlags `embed:""`
+	GC            string `name:"gc" enum:"auto,immediate,never" default:"auto" help:"When to reap the agent: auto, immediate or never."`
+}
+
+// worktreeFlags are the worktree flags shared by `agent run` and `agent ask`
+// (docs/cli.md §5.1–§5.2, docs/lifecycle.md §8.4).
+type worktreeFlags struct {
 	Worktree     optionalValue `placeholder:"BRANCH" help:"Run in a git worktree of the cwd's repository, on BRANCH (optional; default orcr/<path with / as ->)."`
 	KeepWorktree bool          `help:"Keep the worktree when the agent ends (needs --worktree)."`
 }
 
+// apply sets r's worktree params from the flags.
+func (f *worktreeFlags) apply(r *socketapi.RunRequest) {
+	r.Worktree, r.WorktreeBranch, r.KeepWorktree = f.Worktree.Set, f.Worktree.Value, f.KeepWorktree
+}
+
 // optionalValue is a flag whose value may be left out: "--worktree", "--worktree
 // <branch>" and "--worktree=<branch>" all set it; the next word is taken as its value
-// only when it does not start with "-" (agent run has no positional arguments, so no
-// word is ambiguous).
+// only when it does not start with "-" (agent run and agent ask have no positional
+// arguments, so no word is ambiguous).
 type optionalValue struct {
 	Set   bool
 	Value string
@@ -138,7 +149,7 @@ func (c *agentRunCmd) Run(a *app) error {
 		return err
 	}
 	req.GC = c.GC
-	req.Worktree, req.WorktreeBranch, req.KeepWorktree = c.Worktree.Set, c.Worktree.Value, c.KeepWorktree
+	c.apply(&req)
 	return request(a, socketapi.AgentRun, req, func(r socketapi.RunResult) error {
 		a.stdout("%s %s", r.Agent.Path, r.Agent.UUID)
 		if a.env.IsTTY() {
@@ -149,7 +160,8 @@ func (c *agentRunCmd) Run(a *app) error {
 }
 
 type agentAskCmd struct {
-	createFlags `embed:""`
+	createFlags   `embed:""`
+	worktreeFlags `embed:""`
 }
 
 // Run implements `orcr agent ask` (docs/cli.md §5.2). A target that died is state_conflict
@@ -159,9 +171,8 @@ func (c *agentAskCmd) Run(a *app) error {
 	if err != nil {
 		return err
 	}
-	req := socketapi.AskRequest{Name: run.Name, Path: run.Path, Agent: run.Agent, Prompt: run.Prompt,
-		Model: run.Model, Effort: run.Effort, Cwd: run.Cwd, Timeout: run.Timeout}
-	err = request(a, socketapi.AgentAsk, req, func(r socketapi.AskResult) error {
+	c.apply(&run)
+	err = request(a, socketapi.AgentAsk, run.Ask(), func(r socketapi.AskResult) error {
 		a.stdout("%s", r.Response.Text)
 		return nil
 	})
@@ -465,7 +476,8 @@ func (c *agentLsCmd) Run(a *app) error {
 
 // renderLs renders the human `agent ls` table (docs/cli.md §5.8): PATH (40), UUID,
 // STATUS (9; "working!" for a stalled turn), AGENT (8, "-" if none), AGE right-aligned
-// (5); "no agents" when empty.
+// (5); "no agents" when empty. When some row has a worktree, a last column WORKTREE
+// follows AGE (see [lsWorktree]); without one the table is exactly as before.
 // The UUID column shows each row's shortest prefix of at least 8 characters, never
 // ending in "-", that no other row's uuid and none of others starts with (others: the
 // uuids, or unique prefixes, of agents the table does not list), as wide as the longest.
@@ -482,8 +494,13 @@ func renderLs(rows []socketapi.AgentRow, others []string, now time.Time) string 
 	for _, id := range ids {
 		width = max(width, len(id))
 	}
+	worktrees := slices.ContainsFunc(rows, func(r socketapi.AgentRow) bool { return r.Worktree != nil })
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-40s %-*s %-9s %-8s %5s\n", "PATH", width, "UUID", "STATUS", "AGENT", "AGE")
+	fmt.Fprintf(&b, "%-40s %-*s %-9s %-8s %5s", "PATH", width, "UUID", "STATUS", "AGENT", "AGE")
+	if worktrees {
+		b.WriteString(" WORKTREE")
+	}
+	b.WriteByte('\n')
 	for i, r := range rows {
 		agent := "-"
 		if r.Agent != nil && *r.Agent != "" {
@@ -498,9 +515,27 @@ func renderLs(rows []socketapi.AgentRow, others []string, now time.Time) string 
 		if r.Stalled {
 			status += "!" // the open turn is stalled (docs/lifecycle.md §10.7)
 		}
-		fmt.Fprintf(&b, "%-40s %-*s %-9s %-8s %5s\n", r.Path, width, ids[i], status, agent, formatAge(age))
+		fmt.Fprintf(&b, "%-40s %-*s %-9s %-8s %5s", r.Path, width, ids[i], status, agent, formatAge(age))
+		if worktrees {
+			b.WriteString(" " + lsWorktree(r.Worktree))
+		}
+		b.WriteByte('\n')
 	}
 	return b.String()
+}
+
+// lsWorktree is a row's WORKTREE cell: "-" for an agent without one, the branch while
+// the worktree is ready (the agent runs in it), else the branch and the state, as in
+// "orcr/review-one (kept)" (docs/lifecycle.md §8.4). The path is in --json.
+func lsWorktree(w *socketapi.AgentWorktree) string {
+	switch {
+	case w == nil:
+		return "-"
+	case w.State == "ready":
+		return w.Branch
+	default:
+		return w.Branch + " (" + w.State + ")"
+	}
 }
 
 // formatAge renders an age as Ns, Nm or NmSSs, Nh, Nd.

@@ -10,7 +10,10 @@ var (
 )
 
 // Table rendering of agent ls.
-type LsRow = socketapi.AgentRow
+type (
+	LsRow      = socketapi.AgentRow
+	LsWorktree = socketapi.AgentWorktree
+)
 
 var (
 	RenderLs  = renderLs

@@ -43,6 +43,55 @@ func TestRenderLs(t *testing.T) {
 	}
 }
 
+// A WORKTREE column follows AGE only when some listed row has a worktree: the branch
+// while it is ready, with the state in parentheses otherwise, "-" for a row without
+// one. A table with no worktree keeps its old layout byte for byte.
+func TestRenderLsWorktree(t *testing.T) {
+	now := time.UnixMilli(1_000_000_000)
+	mock := "mock"
+	row := func(path, uuid string, wt *cli.LsWorktree) cli.LsRow {
+		return cli.LsRow{UUID: uuid, Path: path, Status: "idle", Agent: &mock, CreatedAt: now.Add(-time.Minute).UnixMilli(), Worktree: wt}
+	}
+	wt := func(branch, state string) *cli.LsWorktree {
+		return &cli.LsWorktree{Path: "/h/data/x/worktree", Branch: branch, Repo: "/r/.git", State: state}
+	}
+	const header = "PATH                                     UUID     STATUS    AGENT      AGE"
+	tests := []struct {
+		name string
+		rows []cli.LsRow
+		want []string
+	}{
+		{"no worktree: no column", []cli.LsRow{row("plain", "01900000-aaaa", nil), row("other", "01910000-aaaa", nil)}, []string{
+			header,
+			"plain                                    01900000 idle      mock        1m",
+			"other                                    01910000 idle      mock        1m",
+		}},
+		{"ready shows the branch, no worktree a dash", []cli.LsRow{row("plain", "01900000-aaaa", nil), row("wt/one", "01910000-aaaa", wt("orcr/wt-one", "ready"))}, []string{
+			header + " WORKTREE",
+			"plain                                    01900000 idle      mock        1m -",
+			"wt/one                                   01910000 idle      mock        1m orcr/wt-one",
+		}},
+		{"other states in parentheses", []cli.LsRow{
+			row("a", "01900000-aaaa", wt("feat", "pending")),
+			row("b", "01910000-aaaa", wt("orcr/b", "kept")),
+			row("c", "01920000-aaaa", wt("orcr/c", "removed")),
+		}, []string{
+			header + " WORKTREE",
+			"a                                        01900000 idle      mock        1m feat (pending)",
+			"b                                        01910000 idle      mock        1m orcr/b (kept)",
+			"c                                        01920000 idle      mock        1m orcr/c (removed)",
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := strings.Split(strings.TrimSuffix(cli.RenderLs(tc.rows, nil, now), "\n"), "\n")
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("renderLs (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 // The UUID column shows each row's shortest prefix (at least 8 characters) that neither
 // another listed row nor an unlisted agent shares, and widens to the longest.
 func TestRenderLsUUIDPrefixes(t *testing.T) {
@@ -118,8 +167,13 @@ func TestAgentLsPrefixesResolve(t *testing.T) {
 	if got.code != 0 {
 		t.Fatalf("orcr agent ls: exit %d %s", got.code, got.stderr)
 	}
+	// None of these rows has a worktree: the header is the old one, with no WORKTREE.
+	lines := strings.Split(strings.TrimSpace(got.stdout), "\n")
+	if f := strings.Fields(lines[0]); !slices.Equal(f, []string{"PATH", "UUID", "STATUS", "AGENT", "AGE"}) {
+		t.Errorf("orcr agent ls header without worktrees: got %q, want PATH UUID STATUS AGENT AGE", lines[0])
+	}
 	shown := map[string]string{}
-	for _, line := range strings.Split(strings.TrimSpace(got.stdout), "\n")[1:] {
+	for _, line := range lines[1:] {
 		f := strings.Fields(line)
 		shown[f[0]] = f[1]
 	}

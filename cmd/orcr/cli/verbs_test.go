@@ -98,6 +98,13 @@ func TestRequestParams(t *testing.T) {
 			with(map[string]any{"name": "w", "gc": "auto", "cwd": "/work/dir", "worktree": true})},
 		{[]string{"agent", "ask", "--name", "q", "-p", "-"}, "from\nstdin\n", "agent.ask",
 			with(map[string]any{"name": "q", "prompt": "from\nstdin\n", "cwd": "/work/dir"})},
+		// agent ask takes run's worktree flags, sent as run's params.
+		{[]string{"agent", "ask", "--name", "q", "--worktree", "--keep-worktree"}, "", "agent.ask",
+			with(map[string]any{"name": "q", "cwd": "/work/dir", "worktree": true, "keep_worktree": true})},
+		{[]string{"agent", "ask", "--worktree", "feat/x", "--name", "q"}, "", "agent.ask",
+			with(map[string]any{"name": "q", "cwd": "/work/dir", "worktree": true, "worktree_branch": "feat/x"})},
+		{[]string{"agent", "ask", "--name", "q", "--worktree=fix"}, "", "agent.ask",
+			with(map[string]any{"name": "q", "cwd": "/work/dir", "worktree": true, "worktree_branch": "fix"})},
 		{[]string{"agent", "send", "w1", "hello"}, "", "agent.send", with(map[string]any{"target": "w1", "prompt": "hello"})},
 		{[]string{"agent", "send", "w1", "hello", "-p", "flag wins"}, "", "agent.send", with(map[string]any{"target": "w1", "prompt": "flag wins"})},
 		{[]string{"agent", "send", "w1", "-"}, "piped", "agent.send", with(map[string]any{"target": "w1", "prompt": "piped"})},

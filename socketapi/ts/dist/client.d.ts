@@ -24,6 +24,14 @@ export interface SpawnOptions {
     cwd?: string;
     /** Kill the agent after this duration ("30m"); for ask also the wait's deadline. */
     timeout?: string;
+    /**
+     * Run the agent in a git worktree of the repository cwd is in: true for the default
+     * branch (orcr/<path with / as ->), a string for that branch. Removed when the agent
+     * ends (for ask, after its answer) unless keepWorktree.
+     */
+    worktree?: boolean | string;
+    /** Keep the worktree when the agent ends (needs worktree). */
+    keepWorktree?: boolean;
 }
 /** Options of orcr.agent.run. */
 export interface RunOptions extends SpawnOptions {
@@ -68,7 +76,8 @@ export interface ClientOptions {
 export interface AgentApi {
     /**
      * run enqueues an agent (agent.run `{path, prompt, agent?, model?, effort?, cwd?,
-     * timeout?, gc?}`, the path absolute from name/path and the scope) and returns its handle.
+     * timeout?, gc?, worktree?, worktree_branch?, keep_worktree?}`, the path absolute from
+     * name/path and the scope) and returns its handle.
      */
     run(opts: RunOptions): Promise<AgentHandle>;
     /**

@@ -24,6 +24,12 @@ function spawnParams(core, opts) {
     put(params, "effort", opts.effort);
     put(params, "cwd", opts.cwd);
     put(params, "timeout", opts.timeout);
+    if (opts.worktree !== undefined && opts.worktree !== false)
+        params.worktree = true;
+    if (typeof opts.worktree === "string")
+        params.worktree_branch = opts.worktree;
+    if (opts.keepWorktree)
+        params.keep_worktree = true;
     return core.withCaller(params);
 }
 /**

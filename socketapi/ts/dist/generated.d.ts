@@ -152,6 +152,8 @@ export interface AgentAskParams {
     cwd?: string;
     /** The reasoning effort. */
     effort?: string;
+    /** Keep the worktree when the agent ends (requires worktree). */
+    keep_worktree?: boolean;
     /** The model. */
     model?: string;
     /** The agent's name: one segment, created in the caller's scope. */
@@ -165,6 +167,13 @@ export interface AgentAskParams {
     prompt?: string;
     /** Give up (and kill the agent) after this duration. */
     timeout?: string;
+    /**
+     * Run the agent in a git worktree of the repository cwd is in, as agent.run's
+     * worktree: removed when the agent ends after its answer (docs/lifecycle.md §8.4).
+     */
+    worktree?: boolean;
+    /** The worktree's branch (implies worktree; default orcr/<path with / as ->). */
+    worktree_branch?: string;
     [key: string]: unknown;
 }
 /**

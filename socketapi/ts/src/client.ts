@@ -33,6 +33,14 @@ export interface SpawnOptions {
   cwd?: string;
   /** Kill the agent after this duration ("30m"); for ask also the wait's deadline. */
   timeout?: string;
+  /**
+   * Run the agent in a git worktree of the repository cwd is in: true for the default
+   * branch (orcr/<path with / as ->), a string for that branch. Removed when the agent
+   * ends (for ask, after its answer) unless keepWorktree.
+   */
+  worktree?: boolean | string;
+  /** Keep the worktree when the agent ends (needs worktree). */
+  keepWorktree?: boolean;
 }
 
 /** Options of orcr.agent.run. */
@@ -83,7 +91,8 @@ export interface ClientOptions {
 export interface AgentApi {
   /**
    * run enqueues an agent (agent.run `{path, prompt, agent?, model?, effort?, cwd?,
-   * timeout?, gc?}`, the path absolute from name/path and the scope) and returns its handle.
+   * timeout?, gc?, worktree?, worktree_branch?, keep_worktree?}`, the path absolute from
+   * name/path and the scope) and returns its handle.
    */
   run(opts: RunOptions): Promise<AgentHandle>;
   /**
@@ -139,6 +148,9 @@ function spawnParams(core: Core, opts: SpawnOptions): Record<string, unknown> {
   put(params, "effort", opts.effort);
   put(params, "cwd", opts.cwd);
   put(params, "timeout", opts.timeout);
+  if (opts.worktree !== undefined && opts.worktree !== false) params.worktree = true;
+  if (typeof opts.worktree === "string") params.worktree_branch = opts.worktree;
+  if (opts.keepWorktree) params.keep_worktree = true;
   return core.withCaller(params);
 }
 

@@ -98,6 +98,8 @@ describe("orcr.agent", () => {
     assert.deepEqual([h.uuid, h.path, h.name, h.dataDir], [row.uuid, "demo/w", "w", "/h/data/demo/w/u"]);
     await c.agent.run({ path: "/abs/x" });
     assert.deepEqual(sent("agent.run"), { path: "/abs/x", caller_id: agentEnv.ORCR_ID, caller_path: "lead/boss" });
+    await c.agent.run({ path: "/abs/x", worktree: true, keepWorktree: false });
+    assert.deepEqual(sent("agent.run"), { path: "/abs/x", worktree: true, caller_id: agentEnv.ORCR_ID, caller_path: "lead/boss" });
     await assert.rejects(c.agent.run({ prompt: "no name" }), (e: unknown) => e instanceof InvalidRequest && e.reason === "name_required");
   });
 
@@ -187,6 +189,10 @@ describe("handles and ask", () => {
     const c = client();
     assert.equal(await c.ask({ name: "a", prompt: "say=hi", agent: "mock", timeout: "1m" }), "hi\nDONE");
     assert.deepEqual(sent("agent.ask"), { path: "/a", prompt: "say=hi", agent: "mock", timeout: "1m" });
+    await c.ask({ name: "a", cwd: "/repo", worktree: "feat", keepWorktree: true });
+    assert.deepEqual(sent("agent.ask"), { path: "/a", cwd: "/repo", worktree: true, worktree_branch: "feat", keep_worktree: true });
+    await c.ask({ name: "a", cwd: "/repo", worktree: true });
+    assert.deepEqual(sent("agent.ask"), { path: "/a", cwd: "/repo", worktree: true });
     await c.scope("demo", async () => {
       await assert.rejects(c.ask({ name: "silent" }), (e: unknown) => e instanceof TranscriptUnavailable && e.details?.path === "demo/silent");
     });
