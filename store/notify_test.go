@@ -85,7 +85,9 @@ func TestDueDeliveriesInDueOrder(t *testing.T) {
 	d := func(id string, seq int64) store.NewDelivery {
 		return store.NewDelivery{ID: id, Target: "hook", Seq: seq, Event: "blocked", Body: []byte(`{}`)}
 	}
-	storetest.Write(t, db, func(tx *store.Tx) (any, error) { return tx.EnqueueDeliveries(2, []store.NewDelivery{d("a", 1), d("b", 2)}, 10) })
+	storetest.Write(t, db, func(tx *store.Tx) (any, error) {
+		return tx.EnqueueDeliveries(2, []store.NewDelivery{d("a", 1), d("b", 2)}, 10)
+	})
 	due, _, err := db.DueDeliveries(ctx, "hook", 1<<42, 10)
 	if err != nil || len(due) != 2 || due[0].ID != "a" || due[1].ID != "b" {
 		t.Fatalf("DueDeliveries: got %+v err %v, want a then b", due, err)
