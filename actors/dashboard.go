@@ -22,8 +22,8 @@ import (
 )
 
 // The web dashboard's use cases (docs/dashboard.md): the one-time sign-in link, the
-// sessions it is exchanged for, the fleet feed, and revocation. The face
-// (socketapi/ws) serves the page, sets the cookie and frames; the rules are here.
+// sessions it is exchanged for, the fleet feed, revocation, and one session's sign-out.
+// The face (socketapi/ws) serves the page, sets the cookie and frames; the rules are here.
 
 // Lifetimes of the dashboard's credentials (docs/dashboard.md §2).
 const (
@@ -151,6 +151,30 @@ func (s *System) RedeemDashboardLink(ctx context.Context, token string) (string,
 		return "", ErrUnauthorized
 	}
 	return session, nil
+}
+
+// SignOutDashboard ends one browser's session (docs/dashboard.md §2): the session whose
+// secret (the cookie) is session is revoked in the store — spent like a link, so it no
+// longer authenticates, across restarts too — and its open dashboard connections are
+// closed with unauthorized, as [System.DashboardLogin]'s revocation closes them. Other
+// sessions are untouched. A bad, revoked or expired session is [ErrUnauthorized] and
+// changes nothing.
+func (s *System) SignOutDashboard(ctx context.Context, session string) error {
+	if session == "" {
+		return ErrUnauthorized
+	}
+	hash := HashToken(session)
+	v, err := s.write(func(tx *store.Tx) (any, error) {
+		return tx.RedeemToken(store.DashboardSessions, hash, tx.Now()-DashboardSessionTTL.Milliseconds())
+	})
+	if err != nil {
+		return err
+	}
+	if ok, _ := v.(bool); !ok {
+		return ErrUnauthorized
+	}
+	s.revokeDashboard([]string{hash})
+	return nil
 }
 
 // CheckDashboardSession checks a browser's session secret (its cookie) against the live

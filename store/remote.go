@@ -55,6 +55,7 @@ const (
 // RedeemToken spends the live token hash of owner issued at or after notBefore (ms):
 // it is revoked in the same transaction, so a token redeems at most once. ok is false
 // when there is no such token (unknown, already spent, revoked or too old).
+// Signing a dashboard session out spends it the same way (docs/dashboard.md §2).
 func (t *Tx) RedeemToken(owner, hash string, notBefore int64) (ok bool, err error) {
 	res, err := t.Exec(`UPDATE remote_tokens SET revoked_at = ? WHERE hash = ? AND agent_uuid = ? AND revoked_at IS NULL AND created_at >= ?`,
 		t.now, hash, owner, notBefore)

@@ -54,7 +54,7 @@ func artifacts(t *testing.T) string {
 // opens the sign-in link of `orcr dashboard`; the page shows the fleet tree, opens an
 // agent's log, approves a parked tool call and sees the turn continue (the row back to
 // idle, the tool's result in the log), sends and kills, and shows a protocol error code;
-// on a phone-sized viewport too.
+// on a phone-sized viewport too; then signs out, and a reload shows no fleet.
 func TestDashboardBrowser(t *testing.T) {
 	t.Parallel() // mostly waits (turn windows, TUIs booting): see main_test.go
 	h, _ := herdrHome(t, `{"remote": {"listen": "127.0.0.1:0", "approvals": true}}`)
@@ -157,7 +157,7 @@ func TestDashboardBrowser(t *testing.T) {
 	// back button returns to the tree.
 	step("phone viewport", chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile,
 		chromedp.EmulateTouch), chromedp.WaitVisible(chromedp.CSS("#back")))
-	small, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll('#send-btn, #kill, #back')]
+	small, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll('#send-btn, #kill, #back, #signout')]
 		.filter(b => b.getBoundingClientRect().height < 48 || b.getBoundingClientRect().width < 48).map(b => b.id)`))
 	if err != nil || len(small) != 0 {
 		t.Errorf("buttons under 48px on a phone: %v %v", small, err)
@@ -194,4 +194,24 @@ func TestDashboardBrowser(t *testing.T) {
 		t.Errorf("the error toast %q shows none of the nine codes", got)
 	}
 	shot("07-phone-error")
+
+	// Sign out: the page says so and how to sign in again, and a reload shows the
+	// server's signed-out page, not the fleet (the cookie is gone and the session dead).
+	step("sign out", chromedp.Click(chromedp.CSS("#signout")), chromedp.WaitVisible(chromedp.CSS("#signed-out")),
+		chromedp.WaitNotVisible(chromedp.CSS("#layout")),
+		chromedp.Poll[chromedp.Void](`document.getElementById('signed-out-why').textContent.includes('This browser is signed out')`))
+	if got := text("#signed-out"); !strings.Contains(got, "orcr dashboard") {
+		t.Errorf("the signed-out notice %q does not say how to sign in again", got)
+	}
+	shot("08-signed-out")
+	// The 401 page is the server's, complete when loaded: nothing to wait for.
+	step("reload", chromedp.Reload())
+	if got, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body.className + ': ' + document.body.innerText`)); err != nil ||
+		!strings.HasPrefix(got, "notice: Not signed in") || !strings.Contains(got, "orcr dashboard") {
+		t.Errorf("the page after a reload reads %q (%v), want the server's signed-out page", got, err)
+	}
+	if n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('#tree, #tree li').length`)); err != nil || n != 0 {
+		t.Errorf("the reloaded page shows the fleet (%d elements): %v", n, err)
+	}
+	shot("09-reloaded")
 }

@@ -23,8 +23,8 @@ import (
 )
 
 // The web dashboard's face (docs/dashboard.md): the page and its assets, the sign-in
-// link's exchange for a cookie, the fleet feed, and the send and kill actions. The
-// credentials' rules and every action's rules are the facade's.
+// link's exchange for a cookie, the fleet feed, the send and kill actions, and signing
+// out. The credentials' rules and every action's rules are the facade's.
 
 //go:embed dashboard
 var dashboardFiles embed.FS
@@ -35,6 +35,7 @@ type DashboardFacade interface {
 	CheckDashboardSession(ctx context.Context, session string) (string, error)
 	CheckDashboardStream(ctx context.Context, agent, session string) (string, error)
 	OpenDashboardFeed(ctx context.Context, hash string, sink actors.FrameSink) (*actors.DashboardFeed, error)
+	SignOutDashboard(ctx context.Context, session string) error
 	Send(ctx context.Context, r socketapi.SendRequest) (socketapi.SendResult, error)
 	Kill(ctx context.Context, r socketapi.KillRequest) (socketapi.KillResult, error)
 }
@@ -81,6 +82,7 @@ func (s *Server) routeDashboard(mux *http.ServeMux) {
 	csrf := http.NewCrossOriginProtection()
 	mux.Handle("POST /dashboard/api/send", csrf.Handler(s.action(s.sendAction)))
 	mux.Handle("POST /dashboard/api/kill", csrf.Handler(s.action(s.killAction)))
+	mux.Handle("POST /dashboard/api/signout", csrf.Handler(http.HandlerFunc(s.signOut)))
 }
 
 // cookieName is the session cookie's name. Cookies do not tell ports apart, so the
@@ -145,11 +147,15 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
 			"It was already used, it expired (links last 10 minutes), or it was revoked. Run <code>orcr dashboard</code> on the server's machine for a new one.")
 		return
 	}
-	http.SetCookie(w, &http.Cookie{Name: s.cookieName(), Value: session, Path: "/",
-		MaxAge: int(actors.DashboardSessionTTL / time.Second), HttpOnly: true, Secure: s.TLS(),
-		SameSite: http.SameSiteStrictMode})
+	s.setCookie(w, session, int(actors.DashboardSessionTTL/time.Second))
 	s.page(w, http.StatusOK, "Signed in", `Opening the dashboard… <a href="/">continue</a>`,
 		`<meta http-equiv="refresh" content="0;url=/">`)
+}
+
+// setCookie sets the session cookie to value for maxAge seconds (negative: delete it).
+func (s *Server) setCookie(w http.ResponseWriter, value string, maxAge int) {
+	http.SetCookie(w, &http.Cookie{Name: s.cookieName(), Value: value, Path: "/", MaxAge: maxAge,
+		HttpOnly: true, Secure: s.TLS(), SameSite: http.SameSiteStrictMode})
 }
 
 // signedOut answers a request without a valid session: 401 and how to sign in.
@@ -267,25 +273,11 @@ func (s *Server) action(do func(ctx context.Context, body json.RawMessage) (any,
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		setPageHeaders(w)
 		if _, err := s.facade.CheckDashboardSession(r.Context(), s.session(r)); err != nil {
-			if !errors.Is(err, actors.ErrUnauthorized) {
-				s.log.Error("dashboard: session check failed", "err", err)
-			}
-			writeEnvelope(w, http.StatusUnauthorized, envelope{Error: &wire.Error{Code: "unauthorized",
-				Message: "not signed in: run `orcr dashboard` for a sign-in link"}})
+			s.unauthorized(w, err)
 			return
 		}
-		// A JSON body cannot come from a cross-site form without a CORS preflight,
-		// which this server never grants.
-		if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
-			writeEnvelope(w, http.StatusUnsupportedMediaType, envelope{Error: wire.New(wire.InvalidRequest,
-				"actions take a JSON body (Content-Type: application/json)", "reason", "bad_json")})
-			return
-		}
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxActionBody))
-		if err != nil {
-			writeEnvelope(w, http.StatusRequestEntityTooLarge, envelope{Error: wire.New(wire.InvalidRequest,
-				"the request body is larger than "+strconv.Itoa(maxActionBody)+" bytes", "reason", "frame_too_large",
-				"limit_bytes", maxActionBody)})
+		body, ok := readActionBody(w, r)
+		if !ok {
 			return
 		}
 		ctx, cancel := context.WithCancel(r.Context())
@@ -293,19 +285,91 @@ func (s *Server) action(do func(ctx context.Context, body json.RawMessage) (any,
 		defer context.AfterFunc(s.ctx, cancel)()
 		res, err := do(ctx, body)
 		if err != nil {
-			pe := wire.From(err, "internal")
-			if pe.Code == wire.ServerError {
-				s.log.Error("dashboard: an action failed", "path", r.URL.Path, "err", err)
-			}
-			status, ok := httpStatus[pe.Code]
-			if !ok {
-				status = http.StatusInternalServerError
-			}
-			writeEnvelope(w, status, envelope{Error: pe})
+			s.actionError(w, r, err)
 			return
 		}
 		writeEnvelope(w, http.StatusOK, envelope{OK: true, Result: res})
 	})
+}
+
+// unauthorized answers an action without a valid session: 401 with the unauthorized
+// envelope (err is logged unless it is [actors.ErrUnauthorized]).
+func (s *Server) unauthorized(w http.ResponseWriter, err error) {
+	if !errors.Is(err, actors.ErrUnauthorized) {
+		s.log.Error("dashboard: session check failed", "err", err)
+	}
+	writeEnvelope(w, http.StatusUnauthorized, envelope{Error: &wire.Error{Code: "unauthorized",
+		Message: "not signed in: run `orcr dashboard` for a sign-in link"}})
+}
+
+// readActionBody reads an action's body, which must be JSON (a JSON body cannot come
+// from a cross-site form without a CORS preflight, which this server never grants) of
+// at most maxActionBody bytes; otherwise it answers 415 or 413 and ok is false.
+func readActionBody(w http.ResponseWriter, r *http.Request) (body json.RawMessage, ok bool) {
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
+		writeEnvelope(w, http.StatusUnsupportedMediaType, envelope{Error: wire.New(wire.InvalidRequest,
+			"actions take a JSON body (Content-Type: application/json)", "reason", "bad_json")})
+		return nil, false
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxActionBody))
+	if err != nil {
+		writeEnvelope(w, http.StatusRequestEntityTooLarge, envelope{Error: wire.New(wire.InvalidRequest,
+			"the request body is larger than "+strconv.Itoa(maxActionBody)+" bytes", "reason", "frame_too_large",
+			"limit_bytes", maxActionBody)})
+		return nil, false
+	}
+	return body, true
+}
+
+// actionError answers an action the facade refused, with the error's protocol code and
+// its HTTP status.
+func (s *Server) actionError(w http.ResponseWriter, r *http.Request, err error) {
+	pe := wire.From(err, "internal")
+	if pe.Code == wire.ServerError {
+		s.log.Error("dashboard: an action failed", "path", r.URL.Path, "err", err)
+	}
+	status, ok := httpStatus[pe.Code]
+	if !ok {
+		status = http.StatusInternalServerError
+	}
+	writeEnvelope(w, status, envelope{Error: pe})
+}
+
+// signOut ends this browser's session (docs/dashboard.md §2): the same checks as an
+// action (same origin, a session, a JSON body: `{}`), then the facade revokes the
+// session and closes its open connections, and the cookie is deleted. Another browser's
+// sessions are untouched. Without a valid session nothing changes (401), though a stale
+// cookie is deleted too.
+func (s *Server) signOut(w http.ResponseWriter, r *http.Request) {
+	setPageHeaders(w)
+	session := s.session(r)
+	if _, err := s.facade.CheckDashboardSession(r.Context(), session); err != nil {
+		if errors.Is(err, actors.ErrUnauthorized) && session != "" {
+			s.setCookie(w, "", -1)
+		}
+		s.unauthorized(w, err)
+		return
+	}
+	body, ok := readActionBody(w, r)
+	if !ok {
+		return
+	}
+	if err := decodeBody(body, &struct{}{}); err != nil {
+		s.actionError(w, r, err)
+		return
+	}
+	err := s.facade.SignOutDashboard(r.Context(), session)
+	if errors.Is(err, actors.ErrUnauthorized) { // signed out meanwhile (another tab)
+		s.setCookie(w, "", -1)
+		s.unauthorized(w, err)
+		return
+	}
+	if err != nil {
+		s.actionError(w, r, err)
+		return
+	}
+	s.setCookie(w, "", -1)
+	writeEnvelope(w, http.StatusOK, envelope{OK: true, Result: struct{}{}})
 }
 
 func writeEnvelope(w http.ResponseWriter, status int, e envelope) {

@@ -334,3 +334,180 @@ func TestDashboardNoListener(t *testing.T) {
 		t.Errorf("revoke without a listener: %+v %v", res, err)
 	}
 }
+
+// feedError reads the feed's frames until its error frame, then checks that the feed
+// closes after it.
+func feedError(t *testing.T, c *websocket.Conn) map[string]any {
+	t.Helper()
+	for {
+		if f := readJSON(t, c); f["type"] == "error" {
+			if _, _, err := c.Read(ctxT(t, 10*time.Second)); err == nil {
+				t.Errorf("the feed stays open after its error frame %v", f)
+			}
+			return f
+		}
+	}
+}
+
+// feedSees reads the feed's frames until an event of agent.
+func feedSees(t *testing.T, c *websocket.Conn, agent string) {
+	t.Helper()
+	for {
+		f := readJSON(t, c)
+		if f["type"] == "error" {
+			t.Fatalf("the feed ended with %v before an event of %s", f, agent)
+		}
+		ev, _ := f["event"].(map[string]any)
+		if a, _ := ev["agent"].(map[string]any); a != nil && a["uuid"] == agent {
+			return
+		}
+	}
+}
+
+// signOut posts the sign-out action with cookie and the same-origin headers; it
+// returns the status, the envelope's error and the cookie the answer set (nil: none).
+func (r *rig) signOut(cookie string, kv ...string) (int, *wire.Error, *http.Cookie) {
+	r.t.Helper()
+	hs := append([]string{"Cookie", cookie, "Content-Type", "application/json", "Origin", r.base}, kv...)
+	resp, b := r.do(http.MethodPost, "/dashboard/api/signout", "{}", hs...)
+	var env struct {
+		OK    bool        `json:"ok"`
+		Error *wire.Error `json:"error"`
+	}
+	if resp.StatusCode != http.StatusForbidden {
+		if err := json.Unmarshal([]byte(b), &env); err != nil || env.OK != (resp.StatusCode == http.StatusOK) {
+			r.t.Fatalf("sign-out: %d %q is not its envelope: %v", resp.StatusCode, b, err)
+		}
+	}
+	var set *http.Cookie
+	if cs := resp.Cookies(); len(cs) == 1 {
+		set = cs[0]
+	}
+	return resp.StatusCode, env.Error, set
+}
+
+// Signing out (docs/dashboard.md §2) ends one browser's session: its cookie is deleted
+// and refused from then on, and its open feed and agent stream are closed with
+// unauthorized; another session goes on, its connections too. A sign-out that is
+// cross-site, not JSON or without a valid session changes nothing; a second one is a
+// harmless 401.
+func TestDashboardSignOut(t *testing.T) {
+	r := newRig(t, "")
+	agentA, agentB := r.run("dso/a", ""), r.run("dso/b", "")
+	cookieA, cookieB := r.signIn(), r.signIn()
+	signedIn := func(what, cookie string, want int) {
+		t.Helper()
+		if resp, _ := r.get("/", "Cookie", cookie); resp.StatusCode != want {
+			t.Errorf("GET / %s: %d, want %d", what, resp.StatusCode, want)
+		}
+	}
+	feed := func(cookie string) *websocket.Conn {
+		t.Helper()
+		c, _, err := r.dialFeed("Cookie", cookie, "Origin", r.base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f := readJSON(t, c); f["ok"] != true {
+			t.Fatalf("the feed's first frame: %v", f)
+		}
+		return c
+	}
+	stream := func(cookie, agent string) *remote.Conn {
+		t.Helper()
+		d := &remote.Dialer{Header: http.Header{"Cookie": {cookie}, "Origin": {r.base}}}
+		c, err := d.Dial(ctxT(t, 10*time.Second), r.base, agent, "")
+		if err != nil {
+			t.Fatalf("the stream of %s with a session: %v", agent, err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+	feedA, feedB := feed(cookieA), feed(cookieB)
+	streamA, streamB := stream(cookieA, agentA), stream(cookieB, agentB)
+
+	// Refused before anything changes: another site, a form, no session.
+	for _, c := range []struct {
+		name   string
+		cookie string
+		kv     []string
+		want   int
+	}{
+		{"from another Origin", cookieA, []string{"Origin", "http://evil.example"}, http.StatusForbidden},
+		{"Sec-Fetch-Site cross-site", cookieA, []string{"Sec-Fetch-Site", "cross-site"}, http.StatusForbidden},
+		{"a form body", cookieA, []string{"Content-Type", "application/x-www-form-urlencoded"}, http.StatusUnsupportedMediaType},
+		{"without a session", "", nil, http.StatusUnauthorized},
+		{"with a forged session", cookieA[:len(cookieA)-4] + "AAAA", nil, http.StatusUnauthorized},
+	} {
+		if st, _, set := r.signOut(c.cookie, c.kv...); st != c.want || (set != nil && c.want != http.StatusUnauthorized) {
+			t.Errorf("sign-out %s: %d (cookie set %v), want %d and no cookie", c.name, st, set, c.want)
+		}
+	}
+	signedIn("with A after the refused sign-outs", cookieA, http.StatusOK)
+
+	// A signs out: the cookie is deleted, the feed and the stream end with unauthorized.
+	st, e, set := r.signOut(cookieA)
+	name, _, _ := strings.Cut(cookieA, "=")
+	if st != http.StatusOK || e != nil || set == nil || set.Name != name || set.MaxAge >= 0 || set.Value != "" ||
+		!set.HttpOnly || set.SameSite != http.SameSiteStrictMode || set.Path != "/" {
+		t.Fatalf("sign-out: %d %+v, cookie %+v, want 200 and %s deleted", st, e, set, name)
+	}
+	if f := feedError(t, feedA); f["code"] != "unauthorized" {
+		t.Errorf("A's feed at the sign-out: %v", f)
+	}
+	if ef := errorFrame(t, streamA, 10*time.Second); ef.Code != remote.Unauthorized {
+		t.Errorf("A's stream at the sign-out: %+v", ef)
+	}
+	signedIn("with A after its sign-out", cookieA, http.StatusUnauthorized)
+	if st, _, _, e := r.action("send", cookieA, `{"target":"`+agentA+`","prompt":"say=x"}`); st != http.StatusUnauthorized || e == nil || e.Code != "unauthorized" {
+		t.Errorf("an action with A after its sign-out: %d %+v", st, e)
+	}
+	c, _, err := r.dialFeed("Cookie", cookieA, "Origin", r.base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := readJSON(t, c); f["type"] != "error" || f["code"] != "unauthorized" {
+		t.Errorf("the feed with A after its sign-out: %v", f)
+	}
+
+	// A second sign-out is a 401 that changes nothing (and deletes the stale cookie).
+	if st, e, set := r.signOut(cookieA); st != http.StatusUnauthorized || e == nil || e.Code != "unauthorized" || set == nil || set.MaxAge >= 0 {
+		t.Errorf("a second sign-out: %d %+v, cookie %+v", st, e, set)
+	}
+
+	// B is untouched: its page, its open feed and its open stream.
+	signedIn("with B", cookieB, http.StatusOK)
+	feedSees(t, feedB, r.run("dso/c", ""))
+	if err := streamB.Subscribe(ctxT(t, 10*time.Second), 0); err != nil {
+		t.Fatal(err)
+	}
+	events(t, streamB, 0, 10*time.Second, isType("session/created"))
+}
+
+// A signed-out session stays dead across a restart of the server (the revocation is in
+// the store); another session still opens the page.
+func TestDashboardSignOutAcrossRestart(t *testing.T) {
+	r := newBareRig(t)
+	cookieA, cookieB := r.signIn(), r.signIn()
+	if st, e, _ := r.signOut(cookieA); st != http.StatusOK {
+		t.Fatalf("sign-out: %d %+v", st, e)
+	}
+	r.srv.Stop()
+	if err := r.srv.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	srv := sockettest.NewServer(t, sockettest.WithHome(r.srv.Home))
+	base := "http://" + srv.RemoteAddr()
+	_, port, _ := strings.Cut(srv.RemoteAddr(), ":")
+	// The listener's port is new, and so is the cookie's name; the secrets are the same.
+	rename := func(cookie string) string {
+		_, value, _ := strings.Cut(cookie, "=")
+		return "orcr_dashboard_" + port + "=" + value
+	}
+	r2 := &rig{t: t, srv: srv, c: srv.Client(t), base: base}
+	if resp, _ := r2.get("/", "Cookie", rename(cookieA)); resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("the signed-out session after a restart: %d, want 401", resp.StatusCode)
+	}
+	if resp, _ := r2.get("/", "Cookie", rename(cookieB)); resp.StatusCode != http.StatusOK {
+		t.Errorf("the other session after a restart: %d, want 200", resp.StatusCode)
+	}
+}

@@ -7,7 +7,8 @@
 //   - the open agent's stream, GET /agents/<uuid>/ws (docs/remote.md): its session log,
 //     and the approve/deny client frames;
 //   - the actions, POST /dashboard/api/send and /kill: answered with the CLI's --json
-//     envelope, whose error code is shown as it is.
+//     envelope, whose error code is shown as it is; and POST /dashboard/api/signout,
+//     which ends this browser's session (the server closes its connections too).
 // Everything from the server is put into the page as text (textContent), never as HTML.
 'use strict';
 
@@ -110,13 +111,21 @@
     return e.code + (why ? ' (' + why + ')' : '') + ': ' + (e.message || '');
   }
 
+  // showSignedOut replaces the page with the signed-out notice and closes the page's
+  // connections for good; why says how it came to that, when the page knows.
   let signedOut = false;
-  function showSignedOut() {
+  function showSignedOut(why) {
     signedOut = true;
+    if (why) $('signed-out-why').textContent = why;
     $('layout').hidden = true;
+    $('signout').hidden = true;
+    $('summary').textContent = '';
+    $('toast').hidden = true;
     $('signed-out').hidden = false;
     $('conn').dataset.state = 'signed-out';
     $('conn').textContent = 'signed out';
+    if (feed) feed.close();
+    closeStream();
   }
 
   function backoff(n) {
@@ -497,6 +506,16 @@
     else toast('not killed: ' + res.skipped.map((k) => k.path + ' (' + k.reason + ')').join(', '), 'error');
   }
 
+  // signOut ends this browser's session; the server clears the cookie and closes the
+  // feed and the log. A session that was already gone (401) ends the same way.
+  async function signOut() {
+    const btn = $('signout');
+    btn.disabled = true;
+    const res = await action('signout', {});
+    btn.disabled = false;
+    if (res) showSignedOut('This browser is signed out of the dashboard; other signed-in browsers are not.');
+  }
+
   function disarmKill() {
     clearTimeout(killTimer);
     const btn = $('kill');
@@ -512,6 +531,7 @@
   });
   $('kill').addEventListener('click', kill);
   $('back').addEventListener('click', closeAgent);
+  $('signout').addEventListener('click', signOut);
   openFeed();
   const hash = location.hash.slice(1);
   if (/^[0-9a-f-]{36}$/.test(hash)) openAgent(hash);
