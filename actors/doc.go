@@ -97,9 +97,9 @@
 //	                                       sendKeys → keysSent (a cancel's interrupt, a verdict's answer)
 //	wait-<n>            → store            Bounds → BoundsResult (confirms its Subscribe)
 //	notify              → store            Bounds → BoundsResult (the first scan's head)
-//	notify scan and attempt goroutines → store Write(enqueue deliveries with the cursor;
-//	                                       an attempt's outcome) → WriteResult; a herdr
-//	                                       target's attempt → herdr supervisor (notification.show)
+//	notify scan and record goroutines → store Write(enqueue deliveries with the cursor;
+//	                                       a target's batch of outcomes) → WriteResult; a
+//	                                       herdr target's attempt → herdr supervisor (notification.show)
 //	op goroutines       → store, herdr     (edge code of an agent actor, see below)
 //	request goroutines  → herdr supervisor driver operations (herdr/doc.go)
 //	reconcile pass      → herdr supervisor pane.list (and, when the owned session does
@@ -136,9 +136,9 @@
 // (fireDue, stopRun, recoverRun, recoverLoop) and loop-<uuid> → loops (loopIdle); notify →
 // store (Subscribe, Pin and, at Stopping, Unsubscribe, Unpin) and store → notify
 // (EventsCommitted, PinDropped); notify → notify/<target> (notifyPoke after a scan queued
-// deliveries for it); a scan goroutine → notify (notifyScanned), a target's read and
-// attempt goroutines → their target (notifyDue, notifyAttempted), timers → notify and
-// notify/<target> (retry and due ticks). An attempt's HTTP call, command or herdr call
+// deliveries for it); a scan goroutine → notify (notifyScanned), a target's read, attempt
+// and record goroutines → their target (notifyDue, notifyAttempted, notifyRecorded),
+// timers → notify (retry and pace ticks) and notify/<target> (due ticks). An attempt's HTTP call, command or herdr call
 // runs on its goroutine, bounded by the target's timeout; the store actor only ever
 // applies the small writes that enqueue and record, so a slow or dead target never slows
 // a commit (docs/notify.md §5). A loop's
