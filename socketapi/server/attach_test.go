@@ -159,9 +159,14 @@ func TestAttachLeaseDefersGCAndExpires(t *testing.T) {
 // prepare refuses rows with no pane to attach to (state_conflict with current_status);
 // heartbeat and release need a lease_id and answer false for one that is not stored.
 func TestAttachRefusals(t *testing.T) {
-	srv := sockettest.NewServer(t)
+	// One slot, held by an idle row made first: the queue never promotes the queued row
+	// while the test looks at it (it did, once, between its set and its prepare).
+	srv := sockettest.NewServer(t, sockettest.WithConfig(`{"concurrency": {"max": 1}}`))
 	c := srv.Client(t)
 	ctx := context.Background()
+	if err := c.Call(ctx, "__debug.set_agent", map[string]any{"uuid": "0190a000-0000-7000-8000-000000000000", "path": "att/holder", "status": "idle"}, nil); err != nil {
+		t.Fatalf("__debug.set_agent: %v", err)
+	}
 	for i, status := range []string{"queued", "starting", "ended", "lost", "idle"} {
 		uuid := "0190a000-0000-7000-8000-00000000000" + string(rune('1'+i))
 		path := "att/" + status
