@@ -32,7 +32,7 @@ type gcSwept struct {
 // actor) and selects the park and reap candidates (a read); then it hands each
 // candidate to its agent actor: ParkAgent (a plain send) and ReapAgent (a Request; the
 // ReapResult comes back as a message and a reap that freed a slot pokes the queue).
-// A candidate with a fresh attach lease is deferred instead (logged once when the
+// A candidate with an attach lease (stored: not yet ended by the tick) is deferred instead (logged once when the
 // deferral starts). The agent actor re-checks every condition under its move lock,
 // the lease included, so a stale candidate is harmless. Ticks use an actorkit.Ticker.
 type gcActor struct {
@@ -95,7 +95,7 @@ func (g *gcActor) Receive(c actor.Context) {
 	}
 }
 
-// deferLeased reports whether candidate a of sweep what has a fresh attach lease, and
+// deferLeased reports whether candidate a of sweep what holds an attach lease, and
 // records it in deferred (logging it when the last sweep did not defer it already).
 func (g *gcActor) deferLeased(deferred map[string]bool, what string, a store.GCCandidate) bool {
 	if !a.Leased {
@@ -104,7 +104,7 @@ func (g *gcActor) deferLeased(deferred map[string]bool, what string, a store.GCC
 	key := what + " " + a.UUID
 	deferred[key] = true
 	if !g.deferred[key] {
-		g.spec.Env.Log.Info("gc: "+what+" deferred: the agent has a fresh attach lease", "agent", a.UUID, "path", a.Path)
+		g.spec.Env.Log.Info("gc: "+what+" deferred: the agent has an attach lease", "agent", a.UUID, "path", a.Path)
 	}
 	return true
 }
@@ -128,7 +128,7 @@ func (g *gcActor) arm(c actor.Context) {
 
 // sweep selects the park candidates (managed, gc auto, idle, no move in flight, idle
 // streak at least idleAfter old) and the reap candidates (parked at least killAfter),
-// each marked when it has a fresh attach lease.
+// each marked when it holds an attach lease.
 func sweep(env *AgentEnv, idleAfter, killAfter time.Duration) gcSwept {
 	now := time.Now()
 	s := gcSwept{idleBefore: now.Add(-idleAfter).UnixMilli(), parkBefore: now.Add(-killAfter).UnixMilli()}
@@ -136,10 +136,10 @@ func sweep(env *AgentEnv, idleAfter, killAfter time.Duration) gcSwept {
 		return s
 	}
 	var err error
-	if s.park, err = env.DB.ParkCandidates(contextBG, s.idleBefore, now.UnixMilli()); err != nil {
+	if s.park, err = env.DB.ParkCandidates(contextBG, s.idleBefore); err != nil {
 		env.Log.Warn("gc: cannot read park candidates", "err", err)
 	}
-	if s.reap, err = env.DB.ReapCandidates(contextBG, s.parkBefore, now.UnixMilli()); err != nil {
+	if s.reap, err = env.DB.ReapCandidates(contextBG, s.parkBefore); err != nil {
 		env.Log.Warn("gc: cannot read reap candidates", "err", err)
 	}
 	return s

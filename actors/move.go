@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/orcr-go/orcr/herdr"
 	"github.com/orcr-go/orcr/socketapi/wire"
@@ -191,7 +190,7 @@ func (w *agentWork) unpark() error {
 }
 
 // reap ends a parked agent whose parked_at is at or before parkedBefore (docs/lifecycle.md M19): only if
-// it is still parked with no move in flight and no fresh attach lease (§12.2); the pane
+// it is still parked with no move in flight and no attach lease (§12.2); the pane
 // is shut down gracefully first, then the row ends reaped with a compare-and-set on
 // status parked. A prepare that commits its lease after the lease check loses the race:
 // its attach finds the pane closing, as it would after any reap.
@@ -200,9 +199,9 @@ func (w *agentWork) reap(parkedBefore int64) ReapResult {
 		w.st.ParkedAt == 0 || w.st.ParkedAt > parkedBefore {
 		return ReapResult{}
 	}
-	if leased, err := store.FreshLease(w.ctx, w.env.DB.Reader(), w.uuid, time.Now().UnixMilli()); err != nil || leased {
+	if leased, err := store.HoldsLease(w.ctx, w.env.DB.Reader(), w.uuid); err != nil || leased {
 		if leased {
-			w.log().Info("gc: reap deferred: the agent has a fresh attach lease")
+			w.log().Info("gc: reap deferred: the agent has an attach lease")
 		}
 		return ReapResult{Err: err}
 	}

@@ -471,7 +471,7 @@ type MoveStart struct {
 	Token string
 	From  Status
 	// IdleBefore, when not 0, is the GC park condition: gc mode auto, an idle streak
-	// that began at or before it, and no fresh attach lease (docs/lifecycle.md §12.2).
+	// that began at or before it, and no stored attach lease (docs/lifecycle.md §12.2).
 	IdleBefore int64
 }
 
@@ -483,8 +483,8 @@ func (t *Tx) BeginMove(m MoveStart) error {
 	args := []any{m.State, m.Token, t.now, m.UUID, m.From}
 	if m.IdleBefore != 0 {
 		q += ` AND gc_mode = 'auto' AND idle_since IS NOT NULL AND idle_since <= ?
-			AND NOT EXISTS (SELECT 1 FROM attaches l WHERE l.agent_uuid = agents.uuid AND l.expires_at > ?)`
-		args = append(args, m.IdleBefore, t.now)
+			AND NOT EXISTS (SELECT 1 FROM attaches l WHERE l.agent_uuid = agents.uuid)`
+		args = append(args, m.IdleBefore)
 	}
 	return t.execOne("begin move", q, args...)
 }

@@ -13,8 +13,11 @@ import (
 )
 
 // Attach leases (docs/lifecycle.md §11.6, §12.2): one row of the attaches table per
-// `orcr agent attach` session. A lease is fresh while expires_at > now; the GC defers
-// park and reap of an agent with a fresh lease and deletes expired leases.
+// `orcr agent attach` session. A lease holds while it is stored: the GC tick deletes the
+// leases whose expires_at has passed (attach.ended, reason expired) before it sweeps, and
+// park and reap are deferred by any stored lease. So an expired lease's attach.ended
+// always comes before the park or reap it deferred, and a heartbeat that arrives after
+// expires_at but before the tick still renews it.
 
 // Lease modes.
 const (
@@ -111,10 +114,10 @@ func (t *Tx) ExpireLeases() (int, error) {
 	return len(out), nil
 }
 
-// FreshLease reports whether uuid has a lease that has not expired at now (unix ms).
-func FreshLease(ctx context.Context, q Querier, uuid string, now int64) (bool, error) {
+// HoldsLease reports whether uuid has a stored attach lease (one the GC has not ended).
+func HoldsLease(ctx context.Context, q Querier, uuid string) (bool, error) {
 	var n int
-	err := q.QueryRowContext(ctx, `SELECT count(*) FROM attaches WHERE agent_uuid = ? AND expires_at > ?`, uuid, now).Scan(&n)
+	err := q.QueryRowContext(ctx, `SELECT count(*) FROM attaches WHERE agent_uuid = ?`, uuid).Scan(&n)
 	return n > 0, sqliteErr("read leases", err)
 }
 

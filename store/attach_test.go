@@ -54,10 +54,10 @@ func TestLeases(t *testing.T) {
 		t.Errorf("attach.started payload %v", p)
 	}
 	now := time.Now().UnixMilli()
-	if fresh, err := store.FreshLease(t.Context(), db.Reader(), id, now); err != nil || !fresh {
-		t.Errorf("FreshLease: %v %v, want true", fresh, err)
+	if held, err := store.HoldsLease(t.Context(), db.Reader(), id); err != nil || !held {
+		t.Errorf("HoldsLease: %v %v, want true", held, err)
 	}
-	park, err := db.ParkCandidates(t.Context(), now, now)
+	park, err := db.ParkCandidates(t.Context(), now)
 	if err != nil || len(park) != 1 || !park[0].Leased {
 		t.Errorf("ParkCandidates: %+v %v, want the agent, leased", park, err)
 	}
@@ -108,5 +108,53 @@ func TestLeases(t *testing.T) {
 	leases, err := db.Leases(t.Context(), id)
 	if err != nil || len(leases) != 1 || leases[0].LeaseID != kept.LeaseID {
 		t.Errorf("leases after expiry: %+v %v, want only %s", leases, err, kept.LeaseID)
+	}
+}
+
+// A lease past its expires_at defers park and reap until the GC's expiry deletes it, so
+// the stream shows its attach.ended before the park it deferred (docs/lifecycle.md
+// §11.6); a heartbeat before that deletion renews it.
+func TestExpiredLeaseHoldsUntilEnded(t *testing.T) {
+	db := storetest.Open(t)
+	id := storetest.InsertAgent(t, db, map[string]any{"status": "idle", "terminal_id": "t1", "pane_id": "w1:p1",
+		"gc_mode": "auto", "idle_since": 1})
+	parked := storetest.InsertAgent(t, db, map[string]any{"status": "parked", "terminal_id": "t2", "pane_id": "w9:p1",
+		"parked_at": 1})
+	for _, agent := range []string{id, parked} {
+		applyEvents(t, db, func(tx *store.Tx) (any, error) { return tx.InsertLease(store.NewLease{AgentUUID: agent, TTL: 0}) })
+	}
+	now := time.Now().UnixMilli()
+	park, err := db.ParkCandidates(t.Context(), now)
+	if err != nil || len(park) != 1 || !park[0].Leased {
+		t.Errorf("ParkCandidates with an expired, stored lease: %+v %v, want the agent, leased", park, err)
+	}
+	reap, err := db.ReapCandidates(t.Context(), now)
+	if err != nil || len(reap) != 1 || !reap[0].Leased {
+		t.Errorf("ReapCandidates with an expired, stored lease: %+v %v, want the agent, leased", reap, err)
+	}
+	if held, err := store.HoldsLease(t.Context(), db.Reader(), parked); err != nil || !held {
+		t.Errorf("HoldsLease of the parked agent: %v %v, want true until the expiry deletes it", held, err)
+	}
+	begin := func() error {
+		res, _, err := db.Apply([]store.Op{func(tx *store.Tx) (any, error) {
+			return nil, tx.BeginMove(store.MoveStart{UUID: id, State: store.MoveParking, Token: "t", From: store.StatusIdle, IdleBefore: now})
+		}})
+		if err == nil {
+			err = res[0].Err
+		}
+		return err
+	}
+	if err := begin(); !errors.Is(err, store.ErrStale) {
+		t.Errorf("BeginMove (GC park) with an expired, stored lease: %v, want ErrStale", err)
+	}
+	v, _ := applyEvents(t, db, func(tx *store.Tx) (any, error) { return tx.ExpireLeases() })
+	if v.(int) != 2 {
+		t.Fatalf("ExpireLeases: %v, want both leases", v)
+	}
+	if park, _ := db.ParkCandidates(t.Context(), now); len(park) != 1 || park[0].Leased {
+		t.Errorf("ParkCandidates after the expiry: %+v, want the agent, not leased", park)
+	}
+	if err := begin(); err != nil {
+		t.Errorf("BeginMove (GC park) after the expiry: %v, want the move begun", err)
 	}
 }

@@ -42,30 +42,32 @@ func (db *DB) LiveManagedUUIDs(ctx context.Context) ([]string, error) {
 }
 
 // GCCandidate is one park or reap candidate of a GC sweep. Leased: the agent has a
-// fresh attach lease, so the sweep defers it (docs/lifecycle.md §12.2).
+// stored attach lease, so the sweep defers it (docs/lifecycle.md §12.2).
 type GCCandidate struct {
 	UUID, Path string
 	Leased     bool
 }
 
-// freshLeaseExpr is true for a row of agents a with a lease fresh at the first ? arg.
-const freshLeaseExpr = `EXISTS (SELECT 1 FROM attaches l WHERE l.agent_uuid = a.uuid AND l.expires_at > ?)`
+// leaseExpr is true for a row of agents a with a stored attach lease (see store/attach.go:
+// a lease holds until the GC ends it).
+const leaseExpr = `EXISTS (SELECT 1 FROM attaches l WHERE l.agent_uuid = a.uuid)`
 
 // ParkCandidates lists idle gc-auto rows with a pane and no move in flight whose idle
-// streak began at or before idleBefore, longest idle first; Leased as of now (unix ms).
-func (db *DB) ParkCandidates(ctx context.Context, idleBefore, now int64) ([]GCCandidate, error) {
-	return gcCandidates(ctx, db.r, `SELECT a.uuid, a.path, `+freshLeaseExpr+` FROM agents a
+// streak began at or before idleBefore, longest idle first, each Leased when it holds a
+// lease.
+func (db *DB) ParkCandidates(ctx context.Context, idleBefore int64) ([]GCCandidate, error) {
+	return gcCandidates(ctx, db.r, `SELECT a.uuid, a.path, `+leaseExpr+` FROM agents a
 		WHERE a.managed = 1 AND a.gc_mode = 'auto' AND a.status = 'idle' AND a.move_state = 'none'
 		AND COALESCE(a.terminal_id, '') != '' AND a.idle_since IS NOT NULL AND a.idle_since <= ?
-		ORDER BY a.idle_since`, now, idleBefore)
+		ORDER BY a.idle_since`, idleBefore)
 }
 
 // ReapCandidates lists parked rows parked at or before parkedBefore, longest parked
-// first; Leased as of now (unix ms).
-func (db *DB) ReapCandidates(ctx context.Context, parkedBefore, now int64) ([]GCCandidate, error) {
-	return gcCandidates(ctx, db.r, `SELECT a.uuid, a.path, `+freshLeaseExpr+` FROM agents a
+// first, each Leased when it holds a lease.
+func (db *DB) ReapCandidates(ctx context.Context, parkedBefore int64) ([]GCCandidate, error) {
+	return gcCandidates(ctx, db.r, `SELECT a.uuid, a.path, `+leaseExpr+` FROM agents a
 		WHERE a.managed = 1 AND a.status = 'parked' AND a.parked_at IS NOT NULL AND a.parked_at <= ?
-		ORDER BY a.parked_at`, now, parkedBefore)
+		ORDER BY a.parked_at`, parkedBefore)
 }
 
 func gcCandidates(ctx context.Context, q Querier, query string, args ...any) ([]GCCandidate, error) {
