@@ -3,13 +3,18 @@ package actors
 import (
 	"context"
 	"fmt"
-	"github.com/orcr-go/orcr/socketapi"
 	"strings"
 	"time"
 
+	"github.com/orcr-go/orcr/socketapi"
 	"github.com/orcr-go/orcr/socketapi/wire"
 	"github.com/orcr-go/orcr/store"
 )
+
+// askWorktreeSettle bounds how long agent.ask with a worktree waits, after the answer,
+// for the ended agent's worktree to be removed or kept (its pane's shutdown and one `git
+// worktree remove`: well under a second when nothing is stuck).
+const askWorktreeSettle = 30 * time.Second
 
 // Ask is agent.ask (docs/protocol.md §5.9, docs/lifecycle.md §11.3): agent.run with gc
 // forced to immediate, a wait on the new agent (the same timeout), then the final
@@ -69,5 +74,42 @@ func (s *System) Ask(ctx context.Context, ask socketapi.AskRequest) (socketapi.A
 	if err != nil {
 		return socketapi.AskResult{}, err
 	}
-	return socketapi.AskResult{UUID: uuid, Path: path, Response: socketapi.Response{Text: text, Final: true}}, nil
+	res := socketapi.AskResult{UUID: uuid, Path: path, Response: socketapi.Response{Text: text, Final: true}}
+	if row.Worktree != nil {
+		res.Worktree = s.askWorktree(ctx, w, uuid, row.Worktree)
+	}
+	return res, nil
+}
+
+// askWorktree waits, up to askWorktreeSettle, for the worktree of the ask's agent to
+// settle — the agent ended and its worktree removed, kept, dirty, failed or unused — and
+// returns it as it then stands (docs/lifecycle.md §8.4), so the caller learns where a
+// kept worktree is. It wakes on the waiter's commit notifications (re-reading at least
+// every waitFallback); a store error or the deadline returns the last state read.
+func (s *System) askWorktree(ctx context.Context, w *waiter, uuid string, last *socketapi.AgentWorktree) *socketapi.AgentWorktree {
+	deadline := time.NewTimer(askWorktreeSettle)
+	defer deadline.Stop()
+	fallback := time.NewTimer(waitFallback)
+	defer fallback.Stop()
+	for {
+		row, err := store.AgentByUUID(ctx, s.cfg.DB.Reader(), uuid)
+		if err != nil {
+			return last
+		}
+		if row.Worktree != nil {
+			last = row.Worktree
+		}
+		if row.Status == store.StatusEnded && store.WorktreeSettled(last.State) {
+			return last
+		}
+		fallback.Reset(waitFallback)
+		select {
+		case <-w.wake:
+		case <-fallback.C:
+		case <-deadline.C:
+			return last
+		case <-ctx.Done():
+			return last
+		}
+	}
 }

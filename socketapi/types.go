@@ -259,6 +259,10 @@ type AskResult struct {
 	Path string `json:"path"`
 	// The agent's final response.
 	Response Response `json:"response"`
+	// With worktree: the agent's worktree once the ended agent's cleanup has settled
+	// (removed, kept, dirty, failed), so a kept one can be found; as it stands when that
+	// takes longer than 30 s.
+	Worktree *AgentWorktree `json:"worktree,omitempty"`
 }
 
 // Response is an agent's final response text.

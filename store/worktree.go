@@ -30,6 +30,16 @@ const (
 	WorktreeUnused   = "unused"   // the agent ended before it was made
 )
 
+// WorktreeSettled reports whether state is one an ended agent's worktree keeps for good:
+// removed, kept, dirty, failed or unused.
+func WorktreeSettled(state string) bool {
+	switch state {
+	case WorktreeRemoved, WorktreeKept, WorktreeDirty, WorktreeFailed, WorktreeUnused:
+		return true
+	}
+	return false
+}
+
 // holdsWorktree is the SQL condition of a row that holds its worktree (and branch):
 // planned for a live row, being made, in use, or made and not yet removed or kept.
 const holdsWorktree = `(a.worktree_state IN ('creating','ready','removing') OR (a.worktree_state = 'pending' AND a.status != 'ended'))`

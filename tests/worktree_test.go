@@ -141,36 +141,29 @@ func TestWorktreeAsk(t *testing.T) {
 	ask := func(path string, args ...string) []string {
 		return append([]string{"agent", "ask", "-a", "mock", "--path", path, "--cwd", repo, "--timeout", "60s"}, args...)
 	}
-	// settled waits for uuid's worktree to reach want (the reap after the answer removes
-	// it, so it may still be in progress when the ask returns).
-	settled := func(uuid, want string) wtInfo {
-		var got wtInfo
-		eventually(t, 20*time.Second, "worktree of "+uuid+" "+want, func() bool {
-			got = h.lsWorktree(t, uuid)
-			return got.State == want
-		})
-		return got
-	}
-
-	// Answered, then the worktree goes with the agent.
+	// Answered, and the answer says what became of the worktree: the ask waits for the
+	// gc-immediate end to settle it, so it is already removed when the ask returns.
 	_, res, _ := h.jsonRun(t, "agent.ask", 0, ask("e2e/ask", "--worktree", "-p", "say=fromtree")...)
 	uuid, _ := res["uuid"].(string)
 	if text, _ := res["response"].(map[string]any)["text"].(string); !strings.Contains(text, "fromtree") {
 		t.Errorf("ask --worktree: response %v, want the mock's fromtree", res["response"])
 	}
-	wt := settled(uuid, "removed")
-	if wt.Branch != "orcr/e2e-ask" || !strings.HasSuffix(wt.Path, filepath.Join("data", "e2e", "ask", uuid, "worktree")) {
-		t.Errorf("ask --worktree: worktree %+v, want orcr/e2e-ask under the agent's data dir", wt)
+	wt := worktreeOf(t, res)
+	if wt.State != "removed" || wt.Branch != "orcr/e2e-ask" || !strings.HasSuffix(wt.Path, filepath.Join("data", "e2e", "ask", uuid, "worktree")) {
+		t.Errorf("ask --worktree: worktree %+v, want removed, orcr/e2e-ask under the agent's data dir", wt)
 	}
 	if got := h.mockCwd(t, "e2e/ask", uuid); got != wt.Path {
 		t.Errorf("the asked agent's cwd: %s, want its worktree %s", got, wt.Path)
 	}
 	if _, err := os.Stat(wt.Path); !os.IsNotExist(err) {
-		t.Errorf("after the answer: %s still there (%v)", wt.Path, err)
+		t.Errorf("when the ask returned: %s still there (%v)", wt.Path, err)
+	}
+	if got := h.lsWorktree(t, uuid); got != wt {
+		t.Errorf("agent ls: worktree %+v, want the ask's %+v", got, wt)
 	}
 
-	// --keep-worktree on a named branch, human output: the answer on stdout, the
-	// worktree kept, and `agent ls --all` naming the branch and its state.
+	// --keep-worktree on a named branch, human output: the answer on stdout, where the
+	// kept worktree is on stderr, and `agent ls --all` naming the branch and its state.
 	r := h.run(ask("e2e/keep", "--worktree", "keepme", "--keep-worktree", "-p", "say=kept")...)
 	if r.exit != 0 || !strings.HasPrefix(r.stdout, "kept") {
 		t.Fatalf("ask --keep-worktree: exit %d stdout %q stderr %q", r.exit, r.stdout, r.stderr)
@@ -180,16 +173,44 @@ func TestWorktreeAsk(t *testing.T) {
 	if len(rows) != 1 {
 		t.Fatalf("agent ls --all e2e/keep: %v", lsRes)
 	}
-	kuuid, _ := rows[0].(map[string]any)["uuid"].(string)
-	kwt := settled(kuuid, "kept")
-	if kwt.Branch != "keepme" || !kwt.Keep {
+	kwt := worktreeOf(t, rows[0].(map[string]any))
+	if kwt.State != "kept" || kwt.Branch != "keepme" || !kwt.Keep {
 		t.Errorf("ask --keep-worktree: worktree %+v, want kept on keepme", kwt)
+	}
+	if want := "worktree kept: " + kwt.Path + " (branch keepme)"; !strings.Contains(r.stderr, want) {
+		t.Errorf("ask --keep-worktree: stderr %q, want %q", r.stderr, want)
+	}
+	if strings.Contains(r.stdout, "worktree") {
+		t.Errorf("ask --keep-worktree: stdout %q carries more than the answer", r.stdout)
 	}
 	if _, err := os.Stat(kwt.Path); err != nil {
 		t.Errorf("kept worktree: %v", err)
 	}
 	if r := h.run("agent", "ls", "--all", "e2e/keep"); r.exit != 0 || !lsColumn(r.stdout, "WORKTREE", "keepme (kept)") {
 		t.Errorf("agent ls --all: exit %d, want a WORKTREE column with keepme (kept):\n%s", r.exit, r.stdout)
+	}
+
+	// The agent leaves a new file in its worktree (the mock's write= lands under its data
+	// dir, whose worktree/ is the checkout): git refuses the removal, the worktree is kept
+	// as dirty, and the ask says where.
+	r = h.run(ask("e2e/dirty", "--worktree", "-p", "say=wrote write=worktree/notes.txt")...)
+	if r.exit != 0 || !strings.HasPrefix(r.stdout, "wrote") {
+		t.Fatalf("ask --worktree leaving a file: exit %d stdout %q stderr %q", r.exit, r.stdout, r.stderr)
+	}
+	_, lsRes, _ = h.jsonRun(t, "agent.ls", 0, "agent", "ls", "--all", "e2e/dirty")
+	rows, _ = lsRes["agents"].([]any)
+	if len(rows) != 1 {
+		t.Fatalf("agent ls --all e2e/dirty: %v", lsRes)
+	}
+	dwt := worktreeOf(t, rows[0].(map[string]any))
+	if dwt.State != "dirty" {
+		t.Errorf("ask --worktree leaving a file: worktree %+v, want dirty", dwt)
+	}
+	if want := "worktree kept, it has uncommitted changes: " + dwt.Path + " (branch orcr/e2e-dirty)"; !strings.Contains(r.stderr, want) {
+		t.Errorf("ask --worktree leaving a file: stderr %q, want %q", r.stderr, want)
+	}
+	if b, err := os.ReadFile(filepath.Join(dwt.Path, "notes.txt")); err != nil || len(b) == 0 {
+		t.Errorf("the agent's file in the dirty worktree: %q %v", b, err)
 	}
 
 	// Killed mid-turn: the ask reports the death (exit 5), the kill has removed the

@@ -174,6 +174,9 @@ func (c *agentAskCmd) Run(a *app) error {
 	c.apply(&run)
 	err = request(a, socketapi.AgentAsk, run.Ask(), func(r socketapi.AskResult) error {
 		a.stdout("%s", r.Response.Text)
+		if note := askWorktreeNote(r.Worktree); note != "" {
+			a.stderr("%s", note)
+		}
 		return nil
 	})
 	if pe, ok := wire.As(err); ok && pe.Code == wire.StateConflict {
@@ -183,6 +186,25 @@ func (c *agentAskCmd) Run(a *app) error {
 		}
 	}
 	return err
+}
+
+// askWorktreeNote is what `agent ask --worktree` tells stderr about the worktree after
+// the answer: where it is when it was not removed ("" when it was, or without one).
+func askWorktreeNote(wt *socketapi.AgentWorktree) string {
+	if wt == nil {
+		return ""
+	}
+	switch wt.State {
+	case "removed", "unused":
+		return ""
+	case "kept":
+		return fmt.Sprintf("worktree kept: %s (branch %s)", wt.Path, wt.Branch)
+	case "dirty":
+		return fmt.Sprintf("worktree kept, it has uncommitted changes: %s (branch %s)", wt.Path, wt.Branch)
+	case "failed":
+		return fmt.Sprintf("worktree kept, git could not remove it (see the server log): %s (branch %s)", wt.Path, wt.Branch)
+	}
+	return fmt.Sprintf("worktree %s: %s (branch %s)", wt.State, wt.Path, wt.Branch)
 }
 
 type agentSendCmd struct {

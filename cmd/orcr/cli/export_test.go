@@ -15,6 +15,8 @@ type (
 	LsWorktree = socketapi.AgentWorktree
 )
 
+var AskWorktreeNote = askWorktreeNote
+
 var (
 	RenderLs  = renderLs
 	FormatAge = formatAge

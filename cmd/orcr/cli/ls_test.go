@@ -196,3 +196,27 @@ func TestAgentLsPrefixesResolve(t *testing.T) {
 		}
 	}
 }
+
+// What `agent ask --worktree` says on stderr after the answer: nothing when the worktree
+// went with the agent, where it is otherwise.
+func TestAskWorktreeNote(t *testing.T) {
+	wt := func(state string) *cli.LsWorktree {
+		return &cli.LsWorktree{Path: "/h/data/a/u/worktree", Branch: "orcr/a", State: state}
+	}
+	for _, tc := range []struct {
+		wt   *cli.LsWorktree
+		want string
+	}{
+		{nil, ""},
+		{wt("removed"), ""},
+		{wt("unused"), ""},
+		{wt("kept"), "worktree kept: /h/data/a/u/worktree (branch orcr/a)"},
+		{wt("dirty"), "worktree kept, it has uncommitted changes: /h/data/a/u/worktree (branch orcr/a)"},
+		{wt("failed"), "worktree kept, git could not remove it (see the server log): /h/data/a/u/worktree (branch orcr/a)"},
+		{wt("removing"), "worktree removing: /h/data/a/u/worktree (branch orcr/a)"},
+	} {
+		if got := cli.AskWorktreeNote(tc.wt); got != tc.want {
+			t.Errorf("AskWorktreeNote(%+v) = %q, want %q", tc.wt, got, tc.want)
+		}
+	}
+}

@@ -252,6 +252,28 @@ export interface AgentAskResult {
     [key: string]: unknown;
   };
   uuid?: string;
+  /**
+   * With worktree: the agent's worktree once the ended agent's cleanup has settled
+   * (removed, kept, dirty, failed), so a kept one can be found; as it stands when that
+   * takes longer than 30 s.
+   */
+  worktree?: {
+    /** The branch checked out there. */
+    branch?: string;
+    /** Whether the worktree is kept when the agent ends (keep_worktree). */
+    keep?: boolean;
+    /** The worktree's directory: the agent's cwd. */
+    path?: string;
+    /** The repository's common git directory. */
+    repo?: string;
+    /**
+     * pending (queued, not made yet), creating, ready, removing; once the agent has
+     * ended: removed, kept, dirty (kept: it had uncommitted changes), failed (kept: git
+     * refused the removal) or unused (the agent ended before it was made).
+     */
+    state?: string;
+    [key: string]: unknown;
+  };
   [key: string]: unknown;
 }
 
