@@ -96,11 +96,14 @@ func herdrServerPIDs(xdg, session string) []int {
 	})
 }
 
-// paneProcesses lists the live processes running in a pane of the herdr session whose
-// socket is sock (herdr gives every pane process HERDR_SOCKET_PATH).
+// paneProcesses lists the live agent processes running in a pane of the herdr session
+// whose socket is sock (herdr gives every pane process HERDR_SOCKET_PATH, orcr gives an
+// agent's ORCR_ID). A workspace's root shell, which orcr closes right after the spawn
+// and which may still be exiting, is not one of them: once it was taken for an agent
+// that died while herdr was frozen.
 func paneProcesses(sock string) []int {
 	return procsWhere(func(_, environ []byte) bool {
-		return bytes.Contains(environ, []byte("\x00HERDR_SOCKET_PATH="+sock+"\x00"))
+		return bytes.Contains(environ, []byte("\x00HERDR_SOCKET_PATH="+sock+"\x00")) && bytes.Contains(environ, []byte("\x00ORCR_ID="))
 	})
 }
 
