@@ -25,7 +25,7 @@ func (w *agentWork) deliver(prompt string, from []store.Status, target string, w
 			return nil, err
 		}
 		id, _, err := tx.Intent("agent.input_requested", w.uuid, map[string]any{"input_seq": seq, "target": target, "bytes": len(prompt),
-			"probe": promptProbe(prompt, recoveryProbeChars)})
+			"probe": promptProbe(prompt, recoveryProbeChars), "from": was})
 		return openedTurn{seq: seq, opID: id, was: was}, err
 	})
 	if err != nil {

@@ -25,6 +25,7 @@ type intentParams struct {
 	Label    string `json:"label"`
 	InputSeq int64  `json:"input_seq"`
 	Probe    string `json:"probe"`
+	From     string `json:"from"`     // an input's: the status its turn opened from
 	Path     string `json:"path"`     // an adoption's new path
 	Worktree string `json:"worktree"` // a worktree intent's directory, branch and repository
 	Branch   string `json:"branch"`
@@ -180,9 +181,10 @@ func (w *agentWork) orphanPanes(label string) ([]herdr.PaneInfo, error) {
 	return out, nil
 }
 
-// recoverInput settles a delivery a crash cut off (docs/lifecycle.md §13.1): when
-// herdr shows the agent working (or blocked) the prompt was submitted and the turn goes
-// on; when the transcript was written since the delivery and the prompt is not in the
+// recoverInput settles a delivery a crash cut off (docs/lifecycle.md §13.1): a prompt
+// typed while the agent worked on an earlier turn has its turn undone (see below); else
+// when herdr shows the agent working (or blocked) the prompt was submitted and the turn
+// goes on; when the transcript was written since the delivery and the prompt is not in the
 // input box, it was submitted and its turn may already be over: the turn stays open for
 // the completion rules, which settle it from the transcript. Otherwise (still in the
 // box, or never typed) it never reached the agent: the box is cleared and the first
@@ -199,6 +201,17 @@ func (w *agentWork) recoverInput(opID string, p intentParams) {
 	}
 	if w.st.Status != store.StatusWorking || w.st.InputSeq != p.InputSeq || w.st.Turn.Seq != p.InputSeq {
 		w.closeIntent(opID, false, "interrupted by a server restart", map[string]any{"input_seq": p.InputSeq})
+		return
+	}
+	if p.From == string(store.StatusWorking) {
+		// Typed into a TUI busy with an earlier turn, which takes its input only when
+		// that turn is over: herdr's working may be the earlier turn's, and neither the
+		// screen nor the transcript tells a prompt still waiting unread (perhaps cut off
+		// before its Enter) from one taken. The turn is undone, nothing is typed into the
+		// busy TUI, and the row goes on with the earlier turn; a prompt that was taken
+		// after all shows later as herdr working with no open turn, an external turn
+		// (M14). Marking it submitted instead left a turn nothing could complete.
+		w.undoTurn(opID, p.InputSeq, store.StatusWorking)
 		return
 	}
 	st, listed := w.paneStatus(p.Target)
@@ -229,12 +242,18 @@ func (w *agentWork) recoverInput(opID string, p intentParams) {
 	}
 	// A later prompt's text is not kept: the turn is undone (the row goes idle), and the
 	// caller's send had failed with the crash anyway.
+	w.undoTurn(opID, p.InputSeq, store.StatusIdle)
+}
+
+// undoTurn closes a cut-off delivery as not submitted and undoes its turn seq: the row
+// goes back to status back (docs/lifecycle.md §13.1).
+func (w *agentWork) undoTurn(opID string, seq int64, back store.Status) {
 	err := w.apply(func(tx *store.Tx) error {
 		if _, err := tx.Applied(opID, false, "the prompt was never submitted; the turn was undone",
-			map[string]any{"input_seq": p.InputSeq, "repaired": true, "rolled_back": true}); err != nil {
+			map[string]any{"input_seq": seq, "repaired": true, "rolled_back": true}); err != nil {
 			return err
 		}
-		return ignoreStale(tx.AbandonTurn(w.uuid, p.InputSeq, store.StatusIdle))
+		return ignoreStale(tx.AbandonTurn(w.uuid, seq, back))
 	})
 	w.logErr("undo an unsubmitted turn", err)
 }

@@ -170,6 +170,80 @@ func TestRecoveryUndoesAnUnsubmittedPrompt(t *testing.T) {
 	}
 }
 
+// A crash while a prompt was being typed into an agent busy with an earlier turn: the
+// TUI takes typed input only when that turn is over, so herdr's working says nothing
+// about the new prompt. Restart undoes the new turn (nothing typed into the busy TUI),
+// the row goes on with the earlier turn and settles when it completes, and the next
+// prompt is answered alone. (Marking the prompt submitted, as herdr's working once
+// made recovery do, left a turn open that nothing could complete: the crash campaign
+// found it.)
+func TestRecoveryUndoesAPromptTypedIntoABusyAgent(t *testing.T) {
+	cr := newCrashed(t, "rcv/busy", map[string]any{"gc": "never", "prompt": "turn_ms=20"})
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	r := herdr.NewRemote(herdrSocket())
+	// The earlier turn, typed as orcr would have: the mock works for 4 s.
+	if err := r.SendText(ctx, *cr.a.PaneID, "say=earlier turn_ms=4000"); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.SendKeys(ctx, *cr.a.PaneID, "Enter"); err != nil {
+		t.Fatal(err)
+	}
+	// The new prompt cut off before its Enter, while the mock works.
+	if err := r.SendText(ctx, *cr.a.PaneID, "say=cut"); err != nil {
+		t.Fatal(err)
+	}
+	var opID string
+	cr.leave(func(tx *store.Tx) error {
+		if _, _, err := tx.OpenTurn(cr.a.UUID, []store.Status{store.StatusIdle}); err != nil {
+			return err
+		}
+		if err := tx.MarkDelivered(cr.a.UUID, 2); err != nil {
+			return err
+		}
+		seq, was, err := tx.OpenTurn(cr.a.UUID, []store.Status{store.StatusWorking})
+		if err != nil {
+			return err
+		}
+		a, err := tx.Agent(cr.a.UUID)
+		if err != nil {
+			return err
+		}
+		opID, _, err = tx.Intent("agent.input_requested", cr.a.UUID, map[string]any{"input_seq": seq, "target": a.TerminalID,
+			"bytes": 7, "probe": "say=cut", "from": was})
+		return err
+	})
+	c, rec := cr.restart()
+	noOpenIntents(t, rec)
+	applied := func(evs []ev) (out []ev) {
+		for _, e := range evs {
+			if e.Kind == "agent.input_applied" && e.OpID == opID {
+				out = append(out, e)
+			}
+		}
+		return out
+	}
+	evs := rec.waitFor(t, 20*time.Second, "the cut-off input applied", func(evs []ev) bool { return len(applied(evs)) > 0 })
+	if in := applied(evs); len(in) != 1 || in[0].OK == nil || *in[0].OK {
+		t.Errorf("the cut-off delivery: %+v, want one input_applied, ok false (the turn undone)", in)
+	}
+	if w, err := c.Wait(t.Context(), socketapi.WaitRequest{Targets: []string{cr.a.UUID}, Timeout: "30s"}); err != nil || !w.AllOK {
+		t.Fatalf("the earlier turn after recovery: %+v %v, want it completed", w, err)
+	}
+	if got := lastResponse(t, c, "rcv/busy"); got != "earlier\nDONE" {
+		t.Errorf("answer %q, want the earlier turn's", got)
+	}
+	if _, err := c.Send(t.Context(), socketapi.SendRequest{Target: cr.a.UUID, Prompt: "say=third turn_ms=20"}); err != nil {
+		t.Fatal(err)
+	}
+	if w, err := c.Wait(t.Context(), socketapi.WaitRequest{Targets: []string{cr.a.UUID}, Timeout: "30s"}); err != nil || !w.AllOK {
+		t.Fatalf("turn after recovery: %+v %v", w, err)
+	}
+	if got := lastResponse(t, c, "rcv/busy"); got != "third\nDONE" {
+		t.Errorf("answer %q, want the third prompt alone", got)
+	}
+}
+
 // Defect 2, second half: a gc-immediate agent whose turn completed before a crash cut
 // its teardown off is torn down at restart and ends completed.
 func TestRecoveryResumesAGCImmediateTeardown(t *testing.T) {
