@@ -17,9 +17,12 @@ import (
 // Messages of the hub.
 type (
 	// hubRegister makes conn the agent's stream connection; an older one is superseded.
+	// Order is when the connection was opened (before its hello): a connection actor
+	// can start after a newer one of the same agent, and it is the older one still.
 	hubRegister struct {
 		Agent, Hash string
 		Conn        *actor.PID
+		Order       int64
 	}
 	// hubRevoke drops the agent's connection when it presented one of Hashes; with no
 	// Agent, every connection that presented one of them (a revoked dashboard session).
@@ -52,8 +55,9 @@ type RemoteStats struct {
 }
 
 type hubConn struct {
-	pid  *actor.PID
-	hash string
+	pid   *actor.PID
+	hash  string
+	order int64
 }
 
 type remoteHub struct {
@@ -78,10 +82,17 @@ func (h *remoteHub) Receive(c actor.Context) {
 	switch m := c.Message().(type) {
 	case hubRegister:
 		if old, ok := h.conns[m.Agent]; ok && !old.pid.Equal(m.Conn) {
+			if old.order > m.Order {
+				// A newer connection registered first: this one is the superseded one
+				// (watched all the same, so a replay slot it takes is freed when it ends).
+				c.Send(m.Conn, streamSuperseded{})
+				c.Watch(m.Conn)
+				return
+			}
 			c.Send(old.pid, streamSuperseded{})
 			delete(h.agentOf, old.pid.String())
 		}
-		h.conns[m.Agent] = hubConn{pid: m.Conn, hash: m.Hash}
+		h.conns[m.Agent] = hubConn{pid: m.Conn, hash: m.Hash, order: m.Order}
 		h.agentOf[m.Conn.String()] = m.Agent
 		c.Watch(m.Conn)
 	case hubRevoke:

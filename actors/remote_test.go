@@ -119,4 +119,15 @@ func TestRemoteHub(t *testing.T) {
 	expectNothing(t, dCh, "a revocation for another agent")
 	sys.Root.Send(hub, hubRevoke{Hashes: []string{"s1"}})
 	expectMsg[streamRevoked](t, dCh, "a revoked session on any agent")
+
+	// The order of opening decides, not the order the actors register in: an older
+	// connection whose actor started after the newer one's is the superseded one.
+	newer, newerCh := newProbe(t, sys)
+	older, olderCh := newProbe(t, sys)
+	sys.Root.Send(hub, hubRegister{Agent: "cg", Hash: "t1", Conn: newer, Order: 11})
+	sys.Root.Send(hub, hubRegister{Agent: "cg", Hash: "t1", Conn: older, Order: 10})
+	expectMsg[streamSuperseded](t, olderCh, "the older connection, registered second")
+	expectNothing(t, newerCh, "the newer connection")
+	sys.Root.Send(hub, hubRevoke{Agent: "cg", Hashes: []string{"t1"}})
+	expectMsg[streamRevoked](t, newerCh, "the newer connection is the agent's")
 }

@@ -118,11 +118,12 @@ type Stream struct {
 	LastSeq int64
 	// Agent is the agent's uuid.
 	Agent string
+	order int64 // [StreamSpec.Order]
 }
 
 // Start spawns the connection actor; call it after hello is queued.
 func (st *Stream) Start() error {
-	pid, err := st.root.SpawnNamed(st.props, fmt.Sprintf("ws-%d", streamSeq.Add(1)))
+	pid, err := st.root.SpawnNamed(st.props, fmt.Sprintf("ws-%d", st.order))
 	if err != nil {
 		return wire.Internal("actor", "cannot start a stream connection: "+err.Error())
 	}
@@ -153,9 +154,12 @@ func (s *System) OpenStream(ctx context.Context, agent, hash string, sink Stream
 		return nil, err
 	}
 	cfg := s.cfg.Config.Remote
-	props := newStreamProps(StreamSpec{Agent: agent, TokenHash: hash, Sink: sink, ReplayLimit: cfg.ReplayLimit,
+	// Numbered now, before the caller queues hello: a client that saw this hello and
+	// then opened another connection has the newer one, whichever actor starts first.
+	order := streamSeq.Add(1)
+	props := newStreamProps(StreamSpec{Agent: agent, TokenHash: hash, Sink: sink, ReplayLimit: cfg.ReplayLimit, Order: order,
 		store: s.storePID, hub: s.remote, agents: s.agents, db: s.cfg.DB, log: s.cfg.Log})
-	return &Stream{root: s.sys.Root, props: props, LastSeq: v.(int64), Agent: agent}, nil
+	return &Stream{root: s.sys.Root, props: props, LastSeq: v.(int64), Agent: agent, order: order}, nil
 }
 
 // SetRemoteListener records the remote listener's address (server.status); "" = off.

@@ -51,6 +51,9 @@ type StreamSpec struct {
 	Sink        StreamSink
 	ReplayLimit int // remote.replay_limit
 	Batch       int // entries per replay read (default 256)
+	// Order numbers the connections in the order they were opened (newer is greater);
+	// the hub supersedes by it.
+	Order int64
 
 	store, hub *actor.PID
 	agents     *actor.PID // feedTools goes there while the agent works (nil: never)
@@ -107,7 +110,7 @@ func (s *streamConn) Receive(c actor.Context) {
 	switch m := c.Message().(type) {
 	case *actor.Started:
 		c.Request(s.spec.store, SubscribeLog{Agent: s.spec.Agent, PID: c.Self()})
-		c.Send(s.spec.hub, hubRegister{Agent: s.spec.Agent, Hash: s.spec.TokenHash, Conn: c.Self()})
+		c.Send(s.spec.hub, hubRegister{Agent: s.spec.Agent, Hash: s.spec.TokenHash, Conn: c.Self(), Order: s.spec.Order})
 	case LogSubscribed:
 		s.registered = true
 		if s.pending != nil {
