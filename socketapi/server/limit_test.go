@@ -123,7 +123,11 @@ func TestLimitFallbackReroutesQueuedAgents(t *testing.T) {
 		t.Fatalf("paused: %+v, want mock paused by the backoff (no reset named)", p)
 	}
 	moved := runOK(t, c, map[string]any{"path": "fb/two", "prompt": "say=elsewhere"})
-	evs := rec.waitFor(t, 20*time.Second, "agent.rerouted", func(evs []ev) bool { return countEvents(evs, "agent.rerouted", moved.UUID) == 1 })
+	// agent.rerouted and queue.promoted are written together but stream one at a time:
+	// wait for the promotion too (the recorder can hold the first without the second).
+	evs := rec.waitFor(t, 20*time.Second, "agent.rerouted and queue.promoted", func(evs []ev) bool {
+		return countEvents(evs, "agent.rerouted", moved.UUID) == 1 && countEvents(evs, "queue.promoted", moved.UUID) >= 1
+	})
 	var rerouted struct {
 		From, To, Model, Effort string
 	}
@@ -147,6 +151,10 @@ func TestLimitFallbackReroutesQueuedAgents(t *testing.T) {
 		t.Errorf("agent.rerouted: %+v, want mock → codex with codex's configured route", rerouted)
 	}
 	if countEvents(evs, "queue.promoted", moved.UUID) != 1 {
-		t.Errorf("the rerouted agent was not promoted")
+		t.Errorf("the rerouted agent was promoted %d times, want once", countEvents(evs, "queue.promoted", moved.UUID))
+	}
+	if rr, pr := seqOf(evs, func(e ev) bool { return e.Kind == "agent.rerouted" && e.UUID == moved.UUID }),
+		seqOf(evs, func(e ev) bool { return e.Kind == "queue.promoted" && e.UUID == moved.UUID }); rr > pr {
+		t.Errorf("agent.rerouted at seq %d after queue.promoted at %d, want it before", rr, pr)
 	}
 }
