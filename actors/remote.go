@@ -67,6 +67,10 @@ type remoteHub struct {
 	active  map[string]bool    // connections holding a slot
 	waiting []*actor.PID       // FIFO of connections waiting for a slot
 	peak    int
+	// revoked holds every token hash revoked since the start: a connection that passed
+	// its token check before the revocation committed but registers after the hub
+	// handled it is revoked at registration (a revoked token never becomes valid again).
+	revoked map[string]bool
 }
 
 // newRemoteHubProps returns the hub's props; maxReplays (>= 1) is
@@ -74,13 +78,18 @@ type remoteHub struct {
 func newRemoteHubProps(log *slog.Logger, maxReplays int) *actor.Props {
 	return actorkit.Props(log, func() actor.Actor {
 		return &remoteHub{max: max(maxReplays, 1), conns: map[string]hubConn{}, agentOf: map[string]string{},
-			active: map[string]bool{}}
+			active: map[string]bool{}, revoked: map[string]bool{}}
 	})
 }
 
 func (h *remoteHub) Receive(c actor.Context) {
 	switch m := c.Message().(type) {
 	case hubRegister:
+		if h.revoked[m.Hash] {
+			c.Send(m.Conn, streamRevoked{})
+			c.Watch(m.Conn)
+			return
+		}
 		if old, ok := h.conns[m.Agent]; ok && !old.pid.Equal(m.Conn) {
 			if old.order > m.Order {
 				// A newer connection registered first: this one is the superseded one
@@ -96,6 +105,9 @@ func (h *remoteHub) Receive(c actor.Context) {
 		h.agentOf[m.Conn.String()] = m.Agent
 		c.Watch(m.Conn)
 	case hubRevoke:
+		for _, hash := range m.Hashes {
+			h.revoked[hash] = true
+		}
 		for agent, cn := range h.conns {
 			if (m.Agent == "" || agent == m.Agent) && slices.Contains(m.Hashes, cn.hash) {
 				c.Send(cn.pid, streamRevoked{})

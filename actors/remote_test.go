@@ -130,4 +130,11 @@ func TestRemoteHub(t *testing.T) {
 	expectNothing(t, newerCh, "the newer connection")
 	sys.Root.Send(hub, hubRevoke{Agent: "cg", Hashes: []string{"t1"}})
 	expectMsg[streamRevoked](t, newerCh, "the newer connection is the agent's")
+
+	// A connection that checked its token before the revocation and registers after the
+	// hub handled it is revoked at registration.
+	late, lateCh := newProbe(t, sys)
+	sys.Root.Send(hub, hubRevoke{Agent: "dg", Hashes: []string{"u1"}})
+	sys.Root.Send(hub, hubRegister{Agent: "dg", Hash: "u1", Conn: late, Order: 20})
+	expectMsg[streamRevoked](t, lateCh, "a connection registering with a revoked token")
 }
