@@ -32,8 +32,9 @@ type gcSwept struct {
 // actor) and selects the park and reap candidates (a read); then it hands each
 // candidate to its agent actor: ParkAgent (a plain send) and ReapAgent (a Request; the
 // ReapResult comes back as a message and a reap that freed a slot pokes the queue).
-// A candidate with an attach lease (stored: not yet ended by the tick) is deferred instead (logged once when the
-// deferral starts). The agent actor re-checks every condition under its move lock,
+// A candidate holding an attach lease (stored: not yet ended by a tick) is deferred
+// instead (logged once when the deferral starts). The agent actor re-checks every
+// condition under its move lock,
 // the lease included, so a stale candidate is harmless. Ticks use an actorkit.Ticker.
 type gcActor struct {
 	spec GCSpec
