@@ -34,8 +34,8 @@ type gcSwept struct {
 // ReapResult comes back as a message and a reap that freed a slot pokes the queue).
 // A candidate holding an attach lease (stored: not yet ended by a tick) is deferred
 // instead (logged once when the deferral starts). The agent actor re-checks every
-// condition under its move lock,
-// the lease included, so a stale candidate is harmless. Ticks use an actorkit.Ticker.
+// condition under its move lock, the lease included, so a stale candidate is
+// harmless. Ticks use an actorkit.Ticker.
 type gcActor struct {
 	spec GCSpec
 	tick actorkit.Ticker
