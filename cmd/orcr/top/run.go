@@ -2,6 +2,7 @@ package top
 
 import (
 	"context"
+	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -69,7 +70,11 @@ func Run(ctx context.Context, cl *socketapi.Client, cfg Config, in io.Reader, ou
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	m := NewModel(cfg)
-	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(in), tea.WithOutput(out), tea.WithFPS(fps)}
+	// No signal handler of bubbletea's own: SIGINT and SIGTERM are the CLI's
+	// (cli.NotifyContext), which cancels ctx with the signal as its cause, and that ends
+	// the program. With both handlers a SIGTERM raced: when bubbletea's quit won, top
+	// returned before the cause was set and exited 0 instead of 143.
+	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(in), tea.WithOutput(out), tea.WithFPS(fps), tea.WithoutSignalHandler()}
 	if cfg.NoColor {
 		opts = append(opts, tea.WithColorProfile(colorprofile.Ascii))
 	}
@@ -82,7 +87,7 @@ func Run(ctx context.Context, cl *socketapi.Client, cfg Config, in io.Reader, ou
 	_, err := p.Run()
 	cancel()
 	<-done
-	if err == tea.ErrProgramKilled && ctx.Err() != nil {
+	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return nil
 	}
 	return err
