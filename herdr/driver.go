@@ -408,14 +408,14 @@ func (s *Session) Spawn(ctx context.Context, spec SpawnSpec) (Placement, error) 
 			if len(spec.Argv) == 0 {
 				return nil, errors.New("herdr: spawn needs an argv")
 			}
-			ws, err := ensureWorkspace(ctx, e, spec.Workspace)
+			var pane string
+			ws, err := inWorkspace(ctx, e, spec.Workspace, func(ws WorkspaceInfo) (err error) {
+				_, pane, err = e.r.LayoutApply(ctx, ws.WorkspaceID, spec.Label, spec.Argv, spec.Cwd, spec.Label, spec.Env)
+				return err
+			})
 			if err != nil {
-				return nil, err
-			}
-			// On error the fresh workspace's root shell is closed too (docs/lifecycle.md §8.1
-			// step 4), so a failed spawn leaves no pane behind.
-			_, pane, err := e.r.LayoutApply(ctx, ws.WorkspaceID, spec.Label, spec.Argv, spec.Cwd, spec.Label, spec.Env)
-			if err != nil {
+				// The fresh workspace's root shell is closed too (docs/lifecycle.md §8.1
+				// step 4), so a failed spawn leaves no pane behind.
 				closeRoot(ctx, e, ws.WorkspaceID)
 				return nil, err
 			}
@@ -441,17 +441,22 @@ func (s *Session) Move(ctx context.Context, target, workspace, label string) (Mo
 			if err != nil {
 				return nil, err
 			}
-			ws, err := ensureWorkspace(ctx, e, workspace)
+			var m MoveResult
+			same := false
+			ws, err := inWorkspace(ctx, e, workspace, func(ws WorkspaceInfo) (err error) {
+				if same = p.WorkspaceID == ws.WorkspaceID; same {
+					return nil
+				}
+				m, err = e.r.MoveToNewTab(ctx, p.PaneID, ws.WorkspaceID, label)
+				return err
+			})
 			if err != nil {
+				closeRoot(ctx, e, ws.WorkspaceID)
 				return nil, err
 			}
-			if p.WorkspaceID == ws.WorkspaceID {
+			if same {
 				return MoveResult{Placement: Placement{Workspace: workspace, WorkspaceID: p.WorkspaceID,
 					TabID: p.TabID, PaneID: p.PaneID, TerminalID: p.TerminalID}, PreviousPaneID: p.PaneID}, nil
-			}
-			m, err := e.r.MoveToNewTab(ctx, p.PaneID, ws.WorkspaceID, label)
-			if err != nil {
-				return nil, err
 			}
 			m.Workspace = workspace
 			closeRoot(ctx, e, ws.WorkspaceID)
@@ -479,6 +484,29 @@ func paneID(ctx context.Context, r *Remote, target string) (string, error) {
 	}
 	p, err := r.ResolvePane(ctx, target)
 	return p.PaneID, err
+}
+
+// placeAttempts bounds how often [inWorkspace] looks a vanished workspace up again.
+const placeAttempts = 3
+
+// inWorkspace runs place with the workspace labelled label, created when missing. The
+// workspace can vanish between workspace.list and place's call: herdr removes a
+// workspace once its last pane is gone, and a pane whose process exits on its own (an
+// agent that quit, a kill's shutdown line) is not ordered by the structural ops. place
+// then fails workspace_not_found, and the workspace is looked up — so created — again,
+// at most placeAttempts times in all. It returns the workspace place last ran with.
+func inWorkspace(ctx context.Context, e *opEnv, label string, place func(WorkspaceInfo) error) (WorkspaceInfo, error) {
+	var ws WorkspaceInfo
+	var err error
+	for range placeAttempts {
+		if ws, err = ensureWorkspace(ctx, e, label); err != nil {
+			return ws, err
+		}
+		if err = place(ws); !IsCode(err, "workspace_not_found") {
+			return ws, err
+		}
+	}
+	return ws, err
 }
 
 func ensureWorkspace(ctx context.Context, e *opEnv, label string) (WorkspaceInfo, error) {

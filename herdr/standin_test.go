@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -428,4 +429,89 @@ func TestTwoSessions(t *testing.T) {
 	if len(hs) != 2 {
 		t.Errorf("Health: got %+v, want two sessions", hs)
 	}
+}
+
+// A workspace vanishes under a spawn or a move: its last pane's process exits (an agent
+// that quit, a kill's shutdown line) after the driver found the workspace in
+// workspace.list and before its layout.apply or pane.move reached herdr, which
+// removed the empty workspace and answers workspace_not_found. The driver creates the
+// workspace again and places the pane there (docs/herdr.md §8.1).
+func TestPlacementIntoAWorkspaceThatVanishes(t *testing.T) {
+	var (
+		sess   atomic.Pointer[herdrtest.Session]
+		armed  atomic.Pointer[string] // the method whose next request ends the quitter
+		quitFn = filepath.Join(shortDir(t), "quit")
+	)
+	f := herdrtest.Start(t, herdrtest.Options{Shell: "/bin/sh", OnRequest: func(raw []byte) {
+		m := armed.Load()
+		if m == nil || !bytes.Contains(raw, []byte(`"method":"`+*m+`"`)) || !armed.CompareAndSwap(m, nil) {
+			return
+		}
+		// Runs before herdr handles the request: the quitter exits and herdr removes its
+		// pane, its tab and the emptied workspace.
+		if err := os.WriteFile(quitFn, nil, 0o600); err != nil {
+			t.Error(err)
+			return
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for slices.ContainsFunc(sess.Load().Panes(), func(p herdrtest.PaneInfo) bool { return p.Label == "gone/quitter" }) {
+			if time.Now().After(deadline) {
+				t.Error("the quitter's pane is still listed 10 s after it was told to quit")
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}}, "orcr")
+	sess.Store(f.Sessions["orcr"])
+	s := fixtureDriver(t, f, "orcr").Owned()
+	ctx := context.Background()
+	quitter := SpawnSpec{Workspace: "gone", Label: "gone/quitter",
+		Argv: []string{"/bin/sh", "-c", "while [ ! -e " + quitFn + " ]; do sleep 0.02; done"}}
+	wsCount := func(label string) int {
+		wss, err := s.WorkspaceList(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(slices.DeleteFunc(wss, func(w WorkspaceInfo) bool { return w.Label != label }))
+	}
+
+	// Spawn: layout.apply into the vanished workspace.
+	if _, err := s.Spawn(ctx, quitter); err != nil {
+		t.Fatal(err)
+	}
+	m := "layout.apply"
+	armed.Store(&m)
+	pl, err := s.Spawn(ctx, SpawnSpec{Workspace: "gone", Label: "gone/next", Argv: shellAgent("next")})
+	if err != nil {
+		t.Fatalf("spawn into a workspace that vanished under it: %v", err)
+	}
+	if armed.Load() != nil {
+		t.Fatal("the spawn sent no layout.apply")
+	}
+	waitScreen(t, s, pl.TerminalID, "ready-next")
+	if n := wsCount("gone"); n != 1 {
+		t.Errorf("after the spawn: %d workspaces labelled gone, want 1", n)
+	}
+
+	// Move: pane.move into the vanished workspace (a park into "idle").
+	os.Remove(quitFn)
+	if _, err := s.Spawn(ctx, SpawnSpec{Workspace: "idle", Label: "gone/quitter", Argv: quitter.Argv}); err != nil {
+		t.Fatal(err)
+	}
+	m = "pane.move"
+	armed.Store(&m)
+	mv, err := s.Move(ctx, pl.TerminalID, "idle", "gone/next")
+	if err != nil {
+		t.Fatalf("move into a workspace that vanished under it: %v", err)
+	}
+	if armed.Load() != nil {
+		t.Fatal("the move sent no pane.move")
+	}
+	if mv.TerminalID != pl.TerminalID || wsCount("idle") != 1 {
+		t.Errorf("after the move: %+v, %d workspaces labelled idle; want the same terminal in one idle workspace", mv, wsCount("idle"))
+	}
+	if err := s.Deliver(ctx, pl.TerminalID, "after-move"); err != nil {
+		t.Fatal(err)
+	}
+	waitScreen(t, s, pl.TerminalID, "after-move")
 }
