@@ -1,6 +1,7 @@
 package sockettest
 
 import (
+	"log/slog"
 	"os"
 )
 
@@ -34,6 +35,9 @@ func Sandbox(opts ...Option) (srv *Server, stop func(), err error) {
 	c := newConfig(append([]Option{withEnvMap(env)}, opts...))
 	if c.home == "" {
 		c.home = dir + "/h"
+	}
+	if c.log == nil {
+		c.log = slog.New(slog.DiscardHandler)
 	}
 	srv, err = c.start()
 	if err != nil {

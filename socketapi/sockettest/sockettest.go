@@ -1,6 +1,6 @@
 // Package sockettest starts in-process orcr servers for tests: a short temporary home,
-// no signal handling, a discard logger unless asked otherwise, and cleanup that stops
-// the server and checks it stopped.
+// no signal handling, a log kept in memory (its tail printed when the test failed)
+// unless asked otherwise, and cleanup that stops the server and checks it stopped.
 package sockettest
 
 import (
@@ -73,6 +73,9 @@ func NewServer(tb testing.TB, opts ...Option) *Server {
 	if c.home == "" {
 		c.home = TempHome(tb)
 	}
+	if c.log == nil {
+		c.log = tailLogger(tb)
+	}
 	s, err := c.start()
 	if err != nil {
 		tb.Fatal(err)
@@ -94,7 +97,7 @@ func newConfig(opts []Option) *config {
 	// so a server running as root (CI) must not refuse its permission bypass
 	// (docs/providers.md §3.2).
 	c := &config{env: map[string]string{"ORCR_DEBUG_METHODS": "1", "ORCR_RUN_SHIM": "/nonexistent/orcr-run-shim",
-		"IS_SANDBOX": "1"}, log: slog.New(slog.DiscardHandler)}
+		"IS_SANDBOX": "1"}}
 	for _, o := range opts {
 		o(c)
 	}
