@@ -65,6 +65,9 @@ func TestLimitPausesProviderUntilResetAcrossRestart(t *testing.T) {
 		t.Fatalf("promoted while paused")
 	}
 	srv1.Stop()
+	if err := srv1.Wait(); err != nil { // the home is the next server's only once this one let go
+		t.Fatal(err)
+	}
 	srv2 := sockettest.NewServer(t, withHerdr, sockettest.WithHome(home), cfg)
 	c2 := srv2.Client(t)
 	if p := pausesOf(t, c2); len(p) != 1 || p[0].Until != until {
