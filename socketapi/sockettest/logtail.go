@@ -32,12 +32,11 @@ func (r *logTail) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// String returns the kept lines, oldest first.
-func (r *logTail) String() string {
+// kept returns the kept lines, oldest first.
+func (r *logTail) kept() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	out := append(append([]string(nil), r.lines[r.next:]...), r.lines[:r.next]...)
-	return strings.Join(out, "\n")
+	return append(append([]string(nil), r.lines[r.next:]...), r.lines[:r.next]...)
 }
 
 // tailLogger returns a debug-level logger into a fresh logTail and registers a cleanup
@@ -46,8 +45,9 @@ func (r *logTail) String() string {
 func tailLogger(tb testing.TB) *slog.Logger {
 	tail := &logTail{}
 	tb.Cleanup(func() {
-		if tb.Failed() {
-			tb.Logf("the server's last %d log lines:\n%s", logTailLines, tail)
+		// A server that never started logged nothing: no empty heading.
+		if lines := tail.kept(); tb.Failed() && len(lines) > 0 {
+			tb.Logf("the server's last %d log lines:\n%s", len(lines), strings.Join(lines, "\n"))
 		}
 	})
 	return slog.New(slog.NewTextHandler(tail, &slog.HandlerOptions{Level: slog.LevelDebug}))
