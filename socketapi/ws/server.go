@@ -129,9 +129,14 @@ func (s *Server) serveStream(w http.ResponseWriter, r *http.Request) {
 	// A bearer token is never sent by a browser on its own, so a page of another origin
 	// gains nothing and origins are not checked. Without one, the dashboard's session
 	// cookie is the credential (docs/dashboard.md §2): a browser sends it on a cross-site
-	// handshake too (SameSite aside), so then the Origin must be this host.
+	// handshake too (SameSite aside), so then the Origin must be this host, and a
+	// handshake without one is refused like one from elsewhere.
 	token := bearer(r)
 	cookie := token == "" && s.session(r) != ""
+	if cookie && !s.sameOrigin(r) {
+		forbidOrigin(w)
+		return
+	}
 	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: !cookie})
 	if err != nil {
 		return
