@@ -93,17 +93,20 @@ func Start(ctx context.Context, opts Options) (*Server, string, error) {
 	}
 	s.paths = config.NewPaths(opts.Home)
 
-	// 1. Home, then config.
-	if err := config.EnsureHome(opts.Home); err != nil {
+	// 1. Home, then config; logs/ and data/ only once the config passed, so that a
+	// refused start creates nothing (docs/protocol.md §1.5). A listener setting that
+	// would expose the stream unsafely refuses the start (docs/remote.md §1).
+	if err := config.EnsureHomeDir(opts.Home); err != nil {
 		return nil, "", err
 	}
 	cfg, warnings, err := config.Load(opts.Home, s.getenv)
 	if err != nil {
 		return nil, "", err
 	}
-	// A listener setting that would expose the stream unsafely refuses the start
-	// before anything is created (docs/remote.md §2).
 	if err := cfg.Remote.CheckListen(); err != nil {
+		return nil, "", err
+	}
+	if err := config.EnsureDataDirs(opts.Home); err != nil {
 		return nil, "", err
 	}
 	s.cfg = cfg

@@ -11,8 +11,10 @@ import (
 	"crypto/x509/pkix"
 	"database/sql"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math/big"
 	"net"
 	"net/http"
@@ -368,8 +370,10 @@ func TestStreamListenerRules(t *testing.T) {
 	if !wire.Is(err, wire.EnvironmentError, "config_invalid") {
 		t.Fatalf("non-loopback without TLS: %v, want environment_error config_invalid", err)
 	}
-	if _, err := os.Stat(home + "/orcr.db"); err == nil {
-		t.Error("a refused start created the store")
+	for _, name := range []string{"orcr.db", "orcr.sock", "data", "logs"} {
+		if _, err := os.Stat(home + "/" + name); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("a refused start created %s (%v); it creates nothing", name, err)
+		}
 	}
 
 	certFile, keyFile, pool := selfSigned(t)
