@@ -50,15 +50,13 @@ type Server struct {
 	frames sync.WaitGroup // goroutines serving client frames through the facade
 }
 
-// Listen starts the listener of cfg (cfg.Listen must be set and pass
-// [config.Remote.CheckListen]). A bind or certificate failure is environment_error
-// config_invalid.
-func Listen(cfg config.Remote, facade Facade, log *slog.Logger) (*Server, error) {
+// Bind opens the listener of cfg (cfg.Listen must be set and pass
+// [config.Remote.CheckListen]) without serving on it: the server binds it before it
+// touches its log or its store, so that a refused start creates nothing (docs/remote.md
+// §1). A bind or certificate failure is environment_error config_invalid.
+func Bind(cfg config.Remote) (net.Listener, error) {
 	if err := cfg.CheckListen(); err != nil {
 		return nil, err
-	}
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
 	}
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
@@ -71,6 +69,14 @@ func Listen(cfg config.Remote, facade Facade, log *slog.Logger) (*Server, error)
 			return nil, wire.Env("config_invalid", "cannot load remote.tls_cert / remote.tls_key: "+err.Error())
 		}
 		ln = tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
+	}
+	return ln, nil
+}
+
+// Serve serves the listener ln of cfg (from [Bind]) with facade.
+func Serve(ln net.Listener, cfg config.Remote, facade Facade, log *slog.Logger) *Server {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{cfg: cfg, facade: facade, log: log, ln: ln}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
@@ -89,7 +95,7 @@ func Listen(cfg config.Remote, facade Facade, log *slog.Logger) (*Server, error)
 		}
 	}()
 	log.Info("remote: listening", "address", s.Addr(), "tls", cfg.TLSCert != "")
-	return s, nil
+	return s
 }
 
 // Addr is the address the listener is bound to.
