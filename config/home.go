@@ -118,7 +118,8 @@ func EnsureHomeDir(home string) error {
 
 // EnsureDataDirs creates logs/ and data/ under a home that passed [EnsureHomeDir],
 // recursively with default permissions (umask applies); failure → home_create_failed.
-// The server does it once its config has passed (docs/protocol.md §1.5 step 1).
+// The server does it once its config passed and its remote listener is bound
+// (docs/protocol.md §1.5 step 3).
 func EnsureDataDirs(home string) error {
 	for _, dir := range []string{LogsDirName, DataDirName} {
 		p := filepath.Join(home, dir)

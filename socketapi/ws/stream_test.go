@@ -442,18 +442,29 @@ func TestStreamSDKIterator(t *testing.T) {
 }
 
 // A listener on a non-loopback address without TLS is refused at start
-// (config_invalid) unless remote.allow_insecure; with TLS it serves wss.
+// (config_invalid) unless remote.allow_insecure, and so is an address in use; a refused
+// start creates nothing. With TLS it serves wss.
 func TestStreamListenerRules(t *testing.T) {
-	home := sockettest.TempHome(t)
-	os.MkdirAll(home, 0o700)
-	os.WriteFile(home+"/config.json", []byte(`{"remote": {"listen": "0.0.0.0:0"}}`), 0o600)
-	_, _, err := server.Start(context.Background(), server.Options{Home: home, Getenv: func(string) string { return "" }, NoSignals: true})
-	if !wire.Is(err, wire.EnvironmentError, "config_invalid") {
-		t.Fatalf("non-loopback without TLS: %v, want environment_error config_invalid", err)
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, name := range []string{"orcr.db", "orcr.sock", "data", "logs"} {
-		if _, err := os.Stat(home + "/" + name); !errors.Is(err, fs.ErrNotExist) {
-			t.Errorf("a refused start created %s (%v); it creates nothing", name, err)
+	defer busy.Close()
+	for what, remoteJSON := range map[string]string{
+		"non-loopback without TLS": `{"listen": "0.0.0.0:0"}`,
+		"an address in use":        `{"listen": "` + busy.Addr().String() + `"}`,
+	} {
+		home := sockettest.TempHome(t)
+		os.MkdirAll(home, 0o700)
+		os.WriteFile(home+"/config.json", []byte(`{"remote": `+remoteJSON+`}`), 0o600)
+		_, _, err := server.Start(context.Background(), server.Options{Home: home, Getenv: func(string) string { return "" }, NoSignals: true})
+		if !wire.Is(err, wire.EnvironmentError, "config_invalid") {
+			t.Fatalf("%s: %v, want environment_error config_invalid", what, err)
+		}
+		for _, name := range []string{"orcr.db", "orcr.sock", "data", "logs"} {
+			if _, err := os.Stat(home + "/" + name); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("%s: the refused start created %s (%v); it creates nothing", what, name, err)
+			}
 		}
 	}
 
