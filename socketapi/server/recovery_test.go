@@ -2,9 +2,12 @@ package server_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/orcr-go/orcr/actors"
 	"github.com/orcr-go/orcr/herdr"
 	"github.com/orcr-go/orcr/socketapi"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
@@ -67,6 +70,22 @@ func paneExists(t *testing.T, paneOrTerminal string) bool {
 	defer cancel()
 	_, err := herdr.NewRemote(herdrSocket()).ResolvePane(ctx, paneOrTerminal)
 	return err == nil
+}
+
+// cutDelivery opens the next turn of uuid from status from and records its input
+// intent, as a delivery of prompt does before typing it; it returns the intent's op id.
+func cutDelivery(tx *store.Tx, uuid string, from store.Status, prompt string) (string, error) {
+	seq, was, err := tx.OpenTurn(uuid, []store.Status{from})
+	if err != nil {
+		return "", err
+	}
+	a, err := tx.Agent(uuid)
+	if err != nil {
+		return "", err
+	}
+	opID, _, err := tx.Intent("agent.input_requested", uuid, map[string]any{"input_seq": seq, "target": a.TerminalID,
+		"bytes": len(prompt), "probe": prompt, "from": was})
+	return opID, err
 }
 
 func noOpenIntents(t *testing.T, rec *recorder) {
@@ -194,23 +213,14 @@ func TestRecoveryUndoesAPromptTypedIntoABusyAgent(t *testing.T) {
 		t.Fatal(err)
 	}
 	var opID string
-	cr.leave(func(tx *store.Tx) error {
+	cr.leave(func(tx *store.Tx) (err error) {
 		if _, _, err := tx.OpenTurn(cr.a.UUID, []store.Status{store.StatusIdle}); err != nil {
 			return err
 		}
 		if err := tx.MarkDelivered(cr.a.UUID, 2); err != nil {
 			return err
 		}
-		seq, was, err := tx.OpenTurn(cr.a.UUID, []store.Status{store.StatusWorking})
-		if err != nil {
-			return err
-		}
-		a, err := tx.Agent(cr.a.UUID)
-		if err != nil {
-			return err
-		}
-		opID, _, err = tx.Intent("agent.input_requested", cr.a.UUID, map[string]any{"input_seq": seq, "target": a.TerminalID,
-			"bytes": 7, "probe": "say=cut", "from": was})
+		opID, err = cutDelivery(tx, cr.a.UUID, store.StatusWorking, "say=cut")
 		return err
 	})
 	c, rec := cr.restart()
@@ -260,5 +270,53 @@ func TestRecoveryResumesAGCImmediateTeardown(t *testing.T) {
 	noOpenIntents(t, rec)
 	if paneExists(t, *cr.a.PaneID) {
 		t.Error("the pane is still there")
+	}
+}
+
+// Issue 32, defect 2: two quick crashes cut off an agent's first prompt after its turn
+// was opened and before the text reached the TUI, which wrote its (empty) transcript
+// at start-up after the turn's delivered_at. A transcript written since the delivery is
+// no evidence that the prompt arrived: recovery types the first prompt again and the
+// turn is answered — never left `working` with a prompt the agent never got.
+func TestRecoveryRedeliversAFirstPromptTheAgentNeverGot(t *testing.T) {
+	// Started without a prompt, so the screen shows none; launch.json then gets the
+	// first prompt the cut-off delivery was typing.
+	cr := newCrashed(t, "rcv/first", map[string]any{"gc": "never"})
+	dir := actors.AgentDataDir(cr.home, "rcv/first", cr.a.UUID)
+	l, err := actors.ReadLaunch(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prompt := "say=first turn_ms=20"
+	l.Prompt = &prompt
+	if err := actors.WriteLaunch(dir, l); err != nil {
+		t.Fatal(err)
+	}
+	transcript := filepath.Join(dir, "transcript.jsonl")
+	var opID string
+	cr.leave(func(tx *store.Tx) (err error) {
+		opID, err = cutDelivery(tx, cr.a.UUID, store.StatusIdle, prompt)
+		return err
+	})
+	// The TUI's start-up transcript, written after the turn opened.
+	if err := os.WriteFile(transcript, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	later := time.Now().Add(time.Second)
+	if err := os.Chtimes(transcript, later, later); err != nil {
+		t.Fatal(err)
+	}
+	c, rec := cr.restart()
+	noOpenIntents(t, rec)
+	if w, err := c.Wait(t.Context(), socketapi.WaitRequest{Targets: []string{cr.a.UUID}, Timeout: "30s"}); err != nil || !w.AllOK {
+		t.Fatalf("the first turn after recovery: %+v %v, want it answered", w, err)
+	}
+	if got := lastResponse(t, c, "rcv/first"); got != "first\nDONE" {
+		t.Errorf("answer %q, want the first prompt's", got)
+	}
+	for _, e := range rec.events() {
+		if e.Kind == "agent.input_applied" && e.OpID == opID && (e.OK == nil || !*e.OK) {
+			t.Errorf("the cut-off first prompt: %+v, want it delivered", e)
+		}
 	}
 }
