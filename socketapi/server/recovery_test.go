@@ -320,3 +320,40 @@ func TestRecoveryRedeliversAFirstPromptTheAgentNeverGot(t *testing.T) {
 		}
 	}
 }
+
+// Issue 32, defect 5: a crash during a spawn that created a new workspace leaves the
+// workspace's root shell (labelled as orcr labels it when it creates a workspace; no
+// row claims it), which kept the workspace alive for good. The restarted server's
+// reconciliation reports it and closes it, and the emptied workspace goes; the agent
+// of another workspace is left alone.
+func TestRecoveryClosesTheRootShellOfACutOffSpawn(t *testing.T) {
+	cr := newCrashed(t, "rcv/root", map[string]any{"gc": "never"})
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	r := herdr.NewRemote(herdrSocket())
+	ws, err := r.WorkspaceCreate(ctx, "fresh", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Rename(ctx, ws.RootPane.PaneID, herdr.RootShellLabel); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := cr.restart()
+	eventuallyT(t, 20*time.Second, "the root shell closed", func() bool { return !paneExists(t, ws.RootPane.TerminalID) })
+	eventuallyT(t, 10*time.Second, "the root shell reported and its close counted as a repair", func() bool {
+		d := drift(t, c)
+		return d["root_shell_panes"] == 1 && d["repaired"] >= 1
+	})
+	wss, err := r.WorkspaceList(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range wss {
+		if w.WorkspaceID == ws.Workspace.WorkspaceID {
+			t.Errorf("the workspace of the root shell is still there: %+v", w)
+		}
+	}
+	if row := waitStatus(t, c, cr.a.UUID, "idle"); !paneExists(t, *row.PaneID) {
+		t.Error("the agent's pane was closed")
+	}
+}
