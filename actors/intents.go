@@ -237,8 +237,9 @@ func (w *agentWork) recoverInput(opID string, p intentParams) {
 }
 
 // redeliverFirst types a cut-off first prompt (from launch.json) again under its turn
-// and watches for the provider's fast-turn window whether the agent got it, with
-// [judgeRedelivery]: evidence closes the intent ok; none types it again, and after
+// and watches for the provider's fast-turn window (longer while the pane has drawn
+// nothing) whether the agent got it, with [judgeRedelivery]: evidence closes the
+// intent ok; none types it again, and after
 // maxRedeliveries typings the turn is undone (the row goes idle), so the turn is never
 // left open on a prompt the agent never got. A server stop during the watch leaves the
 // intent open for the next restart.
@@ -250,11 +251,11 @@ func (w *agentWork) redeliverFirst(opID string, p intentParams) {
 	}
 	prompt, since := *l.Prompt, w.st.Turn.DeliveredAt
 	probe := promptProbe(prompt, recoveryProbeChars)
-	window := w.env.tuning(w.st.Provider).FastTurnGrace
+	window, plan := w.env.tuning(w.st.Provider).FastTurnGrace, w.plan(w.st.Provider)
 	var r redelivery
 	var base counter
 	for {
-		switch judgeRedelivery(r, time.Now().UnixMilli(), window) {
+		switch judgeRedelivery(r, time.Now().UnixMilli(), window, plan.BlankBudget) {
 		case redeliverySubmitted:
 			w.markSubmitted(opID, p.InputSeq, map[string]any{"typed_again": r.Attempts})
 			w.mark = completionMark{Turn: p.InputSeq, Base: base, Seen: base.N}
@@ -265,7 +266,7 @@ func (w *agentWork) redeliverFirst(opID string, p intentParams) {
 			w.undoTurn(opID, p.InputSeq, store.StatusIdle)
 			return
 		case redeliveryAgain:
-			if base, err = w.submit(p.Target, prompt, w.plan(w.st.Provider)); err != nil {
+			if base, err = w.submit(p.Target, prompt, plan); err != nil {
 				w.log().Warn("reconcile: a cut-off first prompt could not be typed again; its turn is undone", "err", err, "path", w.st.Path)
 				w.undoTurn(opID, p.InputSeq, store.StatusIdle)
 				return
@@ -278,6 +279,8 @@ func (w *agentWork) redeliverFirst(opID string, p intentParams) {
 			}
 		}
 		r.Evidence = w.deliveryEvidence(p.Target, probe, base, since)
+		text, readable := w.screen(p.Target)
+		r.Blank = readable && strings.TrimSpace(text) == ""
 	}
 }
 

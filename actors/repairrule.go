@@ -84,6 +84,7 @@ const maxRedeliveries = 2
 type redelivery struct {
 	EnterAt  int64 // unix ms the last typing's Enter was sent
 	Evidence bool  // herdr showed working or blocked, its completion_seq rose past the baseline, or the transcript ends with the prompt
+	Blank    bool  // the pane has drawn nothing yet: a TUI still starting, which has not read what was typed
 	Attempts int   // typings so far (the first included)
 }
 
@@ -113,10 +114,16 @@ func (v redeliveryVerdict) String() string {
 
 // judgeRedelivery decides at now on a re-delivery r watched for the provider's window
 // (its fast-turn window: the time a provider is given to show it took a prompt):
-// evidence submits it; without evidence, before EnterAt+window it waits, and from then
-// on (inclusive) it types the prompt again while fewer than maxRedeliveries typings were
-// made, else undoes the turn. A re-delivery never ends open.
-func judgeRedelivery(r redelivery, now int64, window time.Duration) redeliveryVerdict {
+// evidence submits it; without evidence, before EnterAt+window it waits — before
+// EnterAt+blankWindow (timings.max_starting) while the pane has drawn nothing, since
+// what was typed into a TUI that has not started waits in its terminal, and typing it
+// again would submit it twice — and from then on (inclusive) it types the prompt again
+// while fewer than maxRedeliveries typings were made, else undoes the turn. A
+// re-delivery never ends open.
+func judgeRedelivery(r redelivery, now int64, window, blankWindow time.Duration) redeliveryVerdict {
+	if r.Blank {
+		window = max(window, blankWindow)
+	}
 	switch {
 	case r.Evidence:
 		return redeliverySubmitted

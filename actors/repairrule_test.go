@@ -38,9 +38,9 @@ func TestJudgeCutDelivery(t *testing.T) {
 }
 
 func TestJudgeRedelivery(t *testing.T) {
-	const window = 1500 * time.Millisecond
+	const window, blankWindow = 1500 * time.Millisecond, 8 * time.Second
 	const enter = int64(1_000_000)
-	w := window.Milliseconds()
+	w, bw := window.Milliseconds(), blankWindow.Milliseconds()
 	for _, tc := range []struct {
 		name string
 		r    redelivery
@@ -55,8 +55,14 @@ func TestJudgeRedelivery(t *testing.T) {
 		{"window over, attempts left: again", redelivery{EnterAt: enter, Attempts: maxRedeliveries - 1}, enter + 3*w, redeliveryAgain},
 		{"window over, attempts spent: undo", redelivery{EnterAt: enter, Attempts: maxRedeliveries}, enter + w, redeliveryUndo},
 		{"last attempt, inside its window: wait", redelivery{EnterAt: enter, Attempts: maxRedeliveries}, enter + w/2, redeliveryWait},
+		{"nothing drawn yet, past the window: wait (the text waits in the terminal)",
+			redelivery{EnterAt: enter, Blank: true, Attempts: 1}, enter + w, redeliveryWait},
+		{"nothing drawn until the blank window ends: again", redelivery{EnterAt: enter, Blank: true, Attempts: 1}, enter + bw, redeliveryAgain},
+		{"nothing drawn, attempts spent: undo at the blank window", redelivery{EnterAt: enter, Blank: true, Attempts: maxRedeliveries},
+			enter + bw, redeliveryUndo},
+		{"nothing drawn but evidence: submitted", redelivery{EnterAt: enter, Blank: true, Evidence: true, Attempts: 1}, enter, redeliverySubmitted},
 	} {
-		if got := judgeRedelivery(tc.r, tc.now, window); got != tc.want {
+		if got := judgeRedelivery(tc.r, tc.now, window, blankWindow); got != tc.want {
 			t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
 		}
 	}
