@@ -20,13 +20,14 @@ import (
 type crashed struct {
 	t    *testing.T
 	home string
-	opt  sockettest.Option
+	opts []sockettest.Option
 	a    agentRow
 }
 
-func newCrashed(t *testing.T, path string, runParams map[string]any) *crashed {
-	cr := &crashed{t: t, home: sockettest.TempHome(t), opt: sockettest.WithHerdr(t)}
-	srv := sockettest.NewServer(t, cr.opt, sockettest.WithHome(cr.home))
+func newCrashed(t *testing.T, path string, runParams map[string]any, opts ...sockettest.Option) *crashed {
+	cr := &crashed{t: t, home: sockettest.TempHome(t)}
+	cr.opts = append([]sockettest.Option{sockettest.WithHerdr(t), sockettest.WithHome(cr.home)}, opts...)
+	srv := sockettest.NewServer(t, cr.opts...)
 	c := srv.Client(t)
 	runParams["path"] = path
 	a, err := run(t, c, runParams)
@@ -59,7 +60,7 @@ func (cr *crashed) leave(op func(tx *store.Tx) error) {
 
 // restart starts the second run, recording every event from the start.
 func (cr *crashed) restart() (*socketapi.Client, *recorder) {
-	srv := sockettest.NewServer(cr.t, cr.opt, sockettest.WithHome(cr.home))
+	srv := sockettest.NewServer(cr.t, cr.opts...)
 	c := srv.Client(cr.t)
 	return c, record(cr.t, c)
 }
@@ -273,32 +274,27 @@ func TestRecoveryResumesAGCImmediateTeardown(t *testing.T) {
 	}
 }
 
-// Issue 32, defect 2: two quick crashes cut off an agent's first prompt after its turn
-// was opened and before the text reached the TUI, which wrote its (empty) transcript
-// at start-up after the turn's delivered_at. A transcript written since the delivery is
-// no evidence that the prompt arrived: recovery types the first prompt again and the
-// turn is answered — never left `working` with a prompt the agent never got.
-func TestRecoveryRedeliversAFirstPromptTheAgentNeverGot(t *testing.T) {
-	// Started without a prompt, so the screen shows none; launch.json then gets the
-	// first prompt the cut-off delivery was typing.
-	cr := newCrashed(t, "rcv/first", map[string]any{"gc": "never"})
-	dir := actors.AgentDataDir(cr.home, "rcv/first", cr.a.UUID)
+// cutFirstPrompt leaves what two quick crashes can leave of an agent's first prompt:
+// its turn opened and its input intent recorded, the prompt not typed (or cleared from
+// the box again), and the TUI's start-up transcript written after the turn opened. The
+// agent was started without a prompt, so no screen shows one; launch.json then gets
+// the first prompt. opts go to both servers (the mock takes its knobs from the first).
+func cutFirstPrompt(t *testing.T, path, prompt string, opts ...sockettest.Option) (cr *crashed, opID string) {
+	cr = newCrashed(t, path, map[string]any{"gc": "never"}, opts...)
+	dir := actors.AgentDataDir(cr.home, path, cr.a.UUID)
 	l, err := actors.ReadLaunch(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	prompt := "say=first turn_ms=20"
 	l.Prompt = &prompt
 	if err := actors.WriteLaunch(dir, l); err != nil {
 		t.Fatal(err)
 	}
-	transcript := filepath.Join(dir, "transcript.jsonl")
-	var opID string
 	cr.leave(func(tx *store.Tx) (err error) {
 		opID, err = cutDelivery(tx, cr.a.UUID, store.StatusIdle, prompt)
 		return err
 	})
-	// The TUI's start-up transcript, written after the turn opened.
+	transcript := filepath.Join(dir, "transcript.jsonl")
 	if err := os.WriteFile(transcript, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -306,19 +302,71 @@ func TestRecoveryRedeliversAFirstPromptTheAgentNeverGot(t *testing.T) {
 	if err := os.Chtimes(transcript, later, later); err != nil {
 		t.Fatal(err)
 	}
+	return cr, opID
+}
+
+// inputApplied returns the agent.input_applied events of op opID.
+func inputApplied(evs []ev, opID string) (out []ev) {
+	for _, e := range evs {
+		if e.Kind == "agent.input_applied" && e.OpID == opID {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Issue 32, defect 2: two quick crashes cut off an agent's first prompt after its turn
+// was opened and before the text reached the TUI, which wrote its (empty) transcript
+// at start-up after the turn's delivered_at. A transcript written since the delivery is
+// no evidence that the prompt arrived: recovery types the first prompt again and the
+// turn is answered — never marked delivered with a prompt the agent never got.
+func TestRecoveryRedeliversAFirstPromptTheAgentNeverGot(t *testing.T) {
+	cr, opID := cutFirstPrompt(t, "rcv/first", "say=first turn_ms=20")
+	answeredAfterRestart(t, cr, opID, "first\nDONE")
+}
+
+// answeredAfterRestart restarts cr's server and checks that its cut-off first prompt
+// (intent opID) is applied ok and its turn answered with answer.
+func answeredAfterRestart(t *testing.T, cr *crashed, opID, answer string) {
+	t.Helper()
 	c, rec := cr.restart()
+	evs := rec.waitFor(t, 30*time.Second, "the cut-off input applied", func(evs []ev) bool { return len(inputApplied(evs, opID)) > 0 })
+	if in := inputApplied(evs, opID); len(in) != 1 || in[0].OK == nil || !*in[0].OK {
+		t.Errorf("the cut-off first prompt: %+v, want one input_applied, ok", in)
+	}
 	noOpenIntents(t, rec)
 	if w, err := c.Wait(t.Context(), socketapi.WaitRequest{Targets: []string{cr.a.UUID}, Timeout: "30s"}); err != nil || !w.AllOK {
 		t.Fatalf("the first turn after recovery: %+v %v, want it answered", w, err)
 	}
-	if got := lastResponse(t, c, "rcv/first"); got != "first\nDONE" {
-		t.Errorf("answer %q, want the first prompt's", got)
+	if got := lastResponse(t, c, cr.a.UUID); got != answer {
+		t.Errorf("answer %q, want %q", got, answer)
 	}
-	for _, e := range rec.events() {
-		if e.Kind == "agent.input_applied" && e.OpID == opID && (e.OK == nil || !*e.OK) {
-			t.Errorf("the cut-off first prompt: %+v, want it delivered", e)
+}
+
+// A first prompt typed again by recovery that the TUI drops (ORCR_MOCK_DROP_FIRST_SENDS)
+// shows no sign of having arrived within the provider's window: it is typed once more
+// and answered. One the TUI drops every time is undone after the second typing: the row
+// goes idle with no turn open, never left working on a prompt the agent never got.
+func TestRecoveryTypesAFirstPromptAgainOrUndoesIt(t *testing.T) {
+	t.Run("dropped once: typed again", func(t *testing.T) {
+		cr, opID := cutFirstPrompt(t, "rcv/drop1", "say=again turn_ms=20",
+			sockettest.WithEnv("ORCR_MOCK_DROP_FIRST_SENDS", "1"))
+		answeredAfterRestart(t, cr, opID, "again\nDONE")
+	})
+	t.Run("dropped every time: undone", func(t *testing.T) {
+		cr, opID := cutFirstPrompt(t, "rcv/dropall", "say=never turn_ms=20",
+			sockettest.WithEnv("ORCR_MOCK_DROP_FIRST_SENDS", "9"))
+		c, rec := cr.restart()
+		evs := rec.waitFor(t, 30*time.Second, "the cut-off input applied", func(evs []ev) bool { return len(inputApplied(evs, opID)) > 0 })
+		noOpenIntents(t, rec)
+		if in := inputApplied(evs, opID); len(in) != 1 || in[0].OK == nil || *in[0].OK {
+			t.Errorf("the cut-off first prompt: %+v, want one input_applied, not ok (undone)", in)
 		}
-	}
+		waitStatus(t, c, cr.a.UUID, "idle")
+		if w, err := c.Wait(t.Context(), socketapi.WaitRequest{Targets: []string{cr.a.UUID}, Timeout: "5s"}); err != nil || !w.AllOK {
+			t.Errorf("wait on the undone agent: %+v %v, want it settled idle", w, err)
+		}
+	})
 }
 
 // Issue 32, defect 5: a crash during a spawn that created a new workspace leaves the
