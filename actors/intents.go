@@ -238,11 +238,10 @@ func (w *agentWork) recoverInput(opID string, p intentParams) {
 
 // redeliverFirst types a cut-off first prompt (from launch.json) again under its turn
 // and watches for the provider's fast-turn window (longer while the pane has drawn
-// nothing) whether the agent got it, with [judgeRedelivery]: evidence closes the
-// intent ok; none types it again, and after
-// maxRedeliveries typings the turn is undone (the row goes idle), so the turn is never
-// left open on a prompt the agent never got. A server stop during the watch leaves the
-// intent open for the next restart.
+// nothing) whether the agent got it, with [judgeRedelivery]: evidence closes the intent
+// ok; none types it again, and after maxRedeliveries typings the turn is undone (the
+// row goes idle), so the turn is never left open on a prompt the agent never got. A
+// server stop during the watch leaves the intent open for the next restart.
 func (w *agentWork) redeliverFirst(opID string, p intentParams) {
 	l, err := ReadLaunch(AgentDataDir(w.env.Home, w.st.Path, w.uuid))
 	if err != nil || l.Prompt == nil {
@@ -262,12 +261,12 @@ func (w *agentWork) redeliverFirst(opID string, p intentParams) {
 			return
 		case redeliveryUndo:
 			w.log().Warn("reconcile: a cut-off first prompt typed again never reached the agent; its turn is undone",
-				"path", w.st.Path, "attempts", r.Attempts)
+				"attempts", r.Attempts)
 			w.undoTurn(opID, p.InputSeq, store.StatusIdle)
 			return
 		case redeliveryAgain:
 			if base, err = w.submit(p.Target, prompt, plan); err != nil {
-				w.log().Warn("reconcile: a cut-off first prompt could not be typed again; its turn is undone", "err", err, "path", w.st.Path)
+				w.log().Warn("reconcile: a cut-off first prompt could not be typed again; its turn is undone", "err", err)
 				w.undoTurn(opID, p.InputSeq, store.StatusIdle)
 				return
 			}
