@@ -70,7 +70,8 @@
 //   - A session-only official report on a pane with no agent label sets the label
 //     (before the first probe, or for an agent the stand-in does not detect); on a
 //     pane labelled with another agent it is ignored.
-//   - Detection: the probe pace (500 ms in a pane's first 8 s, 5 s once an agent is
+//   - Detection: the rule set (herdr 0.8.2's bundled rules; a real herdr fetches newer
+//     ones from herdr.dev, and 0.8.0's predate claude 2.1.228's spinner), the probe pace (500 ms in a pane's first 8 s, 5 s once an agent is
 //     found, 2 s on a changing screen after that), finding a job's members through
 //     /proc/<pid>/task/*/children from the pane's process, the emulator the rules read
 //     (see pane.read above), and how release and detection combine: a release leaves
