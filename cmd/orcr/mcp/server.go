@@ -19,6 +19,7 @@ import (
 	"net/http"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -59,11 +60,17 @@ const instructions = "orcr runs AI coding agents (claude, codex) in herdr panes.
 	"nine error codes."
 
 // NewServer returns the MCP server of the face: one tool per entry of the tool list.
-func NewServer(o Options) *sdk.Server {
+func NewServer(o Options) *sdk.Server { return newFace(o).server(o) }
+
+func newFace(o Options) *face {
 	f := &face{client: o.Client, ensure: o.Ensure, getwd: o.Getwd}
 	if f.getwd == nil {
 		f.getwd = os.Getwd
 	}
+	return f
+}
+
+func (f *face) server(o Options) *sdk.Server {
 	log := o.Log
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -109,12 +116,15 @@ const HTTPPath = "/mcp"
 
 // ServeHTTP serves the MCP Streamable HTTP transport at [HTTPPath] on ln until ctx
 // ends (a clean end, nil). Every session speaks for this process's caller identity.
-// The SDK's DNS-rebinding protection stays on: a request that reached a loopback
-// address with a Host header naming another host is refused.
+// Every request must carry a live MCP token as its bearer credential (docs/mcp.md
+// §1.1), or it is answered 401 before the MCP SDK sees it. The SDK's DNS-rebinding
+// protection stays on: a request that reached a loopback address with a Host header
+// naming another host is refused.
 func ServeHTTP(ctx context.Context, o Options, ln net.Listener) error {
-	s := NewServer(o)
+	f := newFace(o)
+	s := f.server(o)
 	mux := http.NewServeMux()
-	mux.Handle(HTTPPath, sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, nil))
+	mux.Handle(HTTPPath, f.authorize(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, nil)))
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	stop := context.AfterFunc(ctx, func() { hs.Close() })
 	defer stop()
@@ -125,11 +135,49 @@ func ServeHTTP(ctx context.Context, o Options, ln net.Listener) error {
 	return err
 }
 
+// authorize lets through to h only a request whose Authorization header is "Bearer
+// <token>" with a live MCP token, which the orcr server checks in constant time
+// (mcp.auth; the server is auto-started like for a tool call). Any other request gets
+// 401 with WWW-Authenticate: Bearer; a check that cannot reach the server gets 503.
+// Loopback TCP is reachable by every local user, so the token is the boundary. Nothing
+// here logs the header.
+func (f *face) authorize(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		token, ok := bearer(r.Header.Get("Authorization"))
+		if ok {
+			res, err := invoke(r.Context(), f, func(ctx context.Context) (socketapi.MCPAuthResult, error) {
+				return f.client.MCPAuth(ctx, socketapi.MCPAuthRequest{Token: token})
+			})
+			if err != nil {
+				http.Error(w, "orcr mcp: cannot check the token with the orcr server: "+wire.From(err, "mcp").Message,
+					http.StatusServiceUnavailable)
+				return
+			}
+			ok = res.OK
+		}
+		if !ok {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="orcr mcp"`)
+			http.Error(w, "orcr mcp: a bearer token from `orcr mcp token` is required", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// bearer is the token of an Authorization header "Bearer <token>" (the scheme in any
+// case, RFC 6750 §2.1).
+func bearer(header string) (string, bool) {
+	scheme, token, ok := strings.Cut(header, " ")
+	token = strings.TrimSpace(token)
+	return token, ok && strings.EqualFold(scheme, "Bearer") && token != ""
+}
+
 // Listen binds the TCP address of `orcr mcp --http`: host:port, :port or a bare port.
 // Only loopback hosts are accepted (127.0.0.0/8, ::1, localhost, which binds
 // 127.0.0.1); no host means 127.0.0.1. Anything else is invalid_request not_loopback:
-// the endpoint has no authentication, and whoever reaches it drives agents. A bind that
-// fails is environment_error listen_failed.
+// loopback keeps the endpoint off the network, though not from the machine's other
+// users, whom the bearer token keeps out ([ServeHTTP]). A bind that fails is
+// environment_error listen_failed.
 func Listen(addr string) (net.Listener, error) {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
