@@ -24,7 +24,7 @@ type mcpTokenCmd struct {
 	Revoke bool `help:"Revoke every token; issue none."`
 }
 
-// Run implements `orcr mcp token` (docs/cli.md §5.32, docs/mcp.md §1.1): the token is
+// Run implements `orcr mcp token` (docs/cli.md §5.31, docs/mcp.md §1.1): the token is
 // printed once, on stdout alone, so it can be captured; how to use it goes to stderr.
 func (c *mcpTokenCmd) Run(a *app) error {
 	req := socketapi.MCPTokenRequest{Rotate: c.Rotate, Revoke: c.Revoke}
