@@ -90,26 +90,19 @@ func (f *face) server(o Options) *sdk.Server {
 }
 
 // ServeStdio serves one MCP session on in and out (the process's stdin and stdout)
-// until the client closes in or ctx ends; both are a clean end (nil).
+// until the client closes in or ctx ends; both are a clean end (nil). A line that is no
+// JSON-RPC message is answered with a JSON-RPC error and the session goes on; the end
+// of in ends the session once every request read before it has been answered
+// (docs/mcp.md §1.2).
 func ServeStdio(ctx context.Context, o Options, in io.Reader, out io.Writer) error {
-	err := NewServer(o).Run(ctx, &sdk.IOTransport{Reader: readCloser(in), Writer: nopWriteCloser{out}})
+	s := newStdio(ctx, in, out)
+	// The lines are bounded by the line reader (MaxLine), not again by the SDK.
+	err := NewServer(o).Run(ctx, &sdk.IOTransport{Reader: s.reader(), Writer: s.writer(), MaxLineLength: -1})
 	if ctx.Err() != nil || errors.Is(err, io.EOF) || errors.Is(err, sdk.ErrConnectionClosed) {
 		return nil
 	}
 	return err
 }
-
-func readCloser(r io.Reader) io.ReadCloser {
-	if rc, ok := r.(io.ReadCloser); ok {
-		return rc
-	}
-	return io.NopCloser(r)
-}
-
-// nopWriteCloser keeps the session's end from closing the process's stdout.
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 // HTTPPath is where [ServeHTTP] serves the Streamable HTTP endpoint.
 const HTTPPath = "/mcp"
