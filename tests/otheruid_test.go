@@ -152,7 +152,8 @@ func mcpInitialize(t *testing.T, endpoint, token string) int {
 }
 
 // Every listening face refuses a local user who is not the server's: the Unix socket
-// (behind the 0700 home, and by its own 0600 mode where its path is reachable), the
+// (behind the 0700 home, by its own 0600 mode where its path is reachable, and by the
+// peer's uid where that mode was loosened too), the
 // remote listener's stream, the dashboard's feed and actions, and `orcr mcp --http`;
 // nor can that user get a credential — the CLI refuses the home, and the store is
 // unreadable. The same faces answer the user with a credential, so every refusal is one.
@@ -213,6 +214,16 @@ func TestOtherUIDIsRefusedByEveryFace(t *testing.T) {
 			refusedErr("the socket", probe(t, u, dir, "unix", sock))
 			refusedErr("the socket through a reachable path", probe(t, u, dir, "unix", link))
 			refusedErr("reading the store", probe(t, u, dir, "read", filepath.Join(h.dir, "orcr.db")))
+			// With the socket's mode loosened as well, the server refuses the peer itself:
+			// the connection is closed unanswered.
+			if err := os.Chmod(link, 0o666); err != nil {
+				t.Fatal(err)
+			}
+			o := probe(t, u, dir, "unix", link)
+			os.Chmod(link, 0o600)
+			if o.Reply != "" || o.Err == "" || strings.Contains(o.Err, "permission denied") {
+				t.Errorf("the socket with mode 0666 as %s: %+v, want the connection closed unanswered", u.Username, o)
+			}
 
 			// The remote stream: any agent id, no token (the door checks the token first).
 			if o := probe(t, u, dir, "ws", wsBase+"/agents/"+uuid.NewString()+"/ws"); !strings.Contains(o.Frame, `"unauthorized"`) && o.Status != http.StatusUnauthorized {
