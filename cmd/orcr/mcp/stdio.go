@@ -9,6 +9,7 @@ import (
 	"io"
 	"strconv"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -73,24 +74,23 @@ func lineID(line []byte) json.RawMessage {
 	return nil
 }
 
-// errorLine is a JSON-RPC error response with id (null when nil).
+// errorLine is a JSON-RPC error response with id (null when nil or not valid UTF-8).
 func errorLine(id json.RawMessage, code int, message string) []byte {
-	if id == nil {
+	if id == nil || !utf8.Valid(id) {
 		id = json.RawMessage("null")
 	}
-	b, err := json.Marshal(struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Error   struct {
-			Code    int    `json:"code"`
-			Message string `json:"message"`
-		} `json:"error"`
-	}{JSONRPC: "2.0", ID: id, Error: struct {
+	type wireError struct {
 		Code    int    `json:"code"`
 		Message string `json:"message"`
-	}{code, message}})
-	if err != nil { // id came from a line json.Unmarshal accepted
-		panic(err)
+	}
+	type response struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   wireError       `json:"error"`
+	}
+	b, err := json.Marshal(response{"2.0", id, wireError{code, message}})
+	if err != nil { // id came from a line json.Unmarshal accepted; never expected
+		b, _ = json.Marshal(response{"2.0", json.RawMessage("null"), wireError{code, message}})
 	}
 	return b
 }

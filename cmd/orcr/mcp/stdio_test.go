@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
@@ -151,6 +152,7 @@ func FuzzCheckLine(f *testing.F) {
 		`{"jsonrpc":"1.0","id":1,"method":"m"}`, `{"jsonrpc":"2.0","id":{},"method":"m"}`, `{"jsonrpc":"2.0","id":1.5,"method":"m"}`,
 		`{"jsonrpc":"2.0","id":"a","result":1}`, `{"jsonrpc":"2.0","id":null,"result":1}`, `{"jsonrpc":"2.0","method":"m"} x`,
 		`{"jsonrpc":"2.0","id":-1,"method":"m","params":[` + strings.Repeat("[", 200) + `]}`, "{\"jsonrpc\":\"2.0\",\"id\":\"\xff\",\"method\":\"m\"}",
+		"{\"jsonrpc\":\"1.0\",\"id\":\"\xff\",\"method\":\"m\"}",
 	} {
 		f.Add([]byte(s))
 	}
@@ -172,7 +174,7 @@ func FuzzCheckLine(f *testing.F) {
 					Message string
 				}
 			}
-			if err := json.Unmarshal(reply, &r); err != nil || bytes.ContainsAny(reply, "\n") {
+			if err := json.Unmarshal(reply, &r); err != nil || bytes.ContainsAny(reply, "\n") || !utf8.Valid(reply) {
 				t.Fatalf("%q: reply %q is no JSON line: %v", line, reply, err)
 			}
 			if r.JSONRPC != "2.0" || (r.Error.Code != -32700 && r.Error.Code != -32600) || r.Error.Message == "" {
