@@ -534,3 +534,70 @@ func (l lockedWriter) Write(b []byte) (int, error) {
 	defer l.mu.Unlock()
 	return l.w.Write(b)
 }
+
+// A revocation reaches a request already being served: the standalone SSE stream a
+// client opened with a token ends once that token is revoked.
+func TestHTTPRevocationEndsOpenStreams(t *testing.T) {
+	srv := sockettest.NewServer(t)
+	ln, err := mcp.Listen(":0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := options(t, srv.Home, "/", nil)
+	o.TokenRecheck = 50 * time.Millisecond
+	go mcp.ServeHTTP(t.Context(), o, ln)
+	ctx := ctxFor(t, 20*time.Second)
+	cl := srv.Client(t)
+	token := mintToken(t, ctx, cl, socketapi.MCPTokenRequest{})
+	endpoint := "http://" + ln.Addr().String() + mcp.HTTPPath
+
+	post := func(body, session string) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+token)
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+			req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp
+	}
+	init := post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",`+
+		`"capabilities":{},"clientInfo":{"name":"orcr-test","version":"0"}}}`, "")
+	session := init.Header.Get("Mcp-Session-Id")
+	if init.StatusCode != http.StatusOK || session == "" {
+		t.Fatalf("initialize: HTTP %d, session %q", init.StatusCode, session)
+	}
+	post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`, session)
+
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, endpoint, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Mcp-Session-Id", session)
+	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	stream, err := http.DefaultClient.Do(req)
+	if err != nil || stream.StatusCode != http.StatusOK {
+		t.Fatalf("the standalone SSE stream: %v, %v", stream, err)
+	}
+	defer stream.Body.Close()
+	ended := make(chan error, 1)
+	go func() {
+		_, err := io.Copy(io.Discard, stream.Body)
+		ended <- err
+	}()
+	if _, err := cl.MCPToken(ctx, socketapi.MCPTokenRequest{Revoke: true}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-ended:
+	case <-ctx.Done():
+		t.Fatal("the stream opened with a revoked token is still open")
+	}
+}

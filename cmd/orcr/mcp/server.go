@@ -40,15 +40,19 @@ type Options struct {
 	// Getwd is the working directory a relative or absent cwd argument is resolved
 	// against; nil means os.Getwd.
 	Getwd func() (string, error)
+	// TokenRecheck is how often a request being served over HTTP checks its token again,
+	// so that a revocation ends it; 0 means every 5 s.
+	TokenRecheck time.Duration
 	// Log receives the MCP SDK's own log lines; nil discards them.
 	Log *slog.Logger
 }
 
 // face is one configured MCP face.
 type face struct {
-	client *socketapi.Client
-	ensure func(context.Context) error
-	getwd  func() (string, error)
+	client  *socketapi.Client
+	ensure  func(context.Context) error
+	getwd   func() (string, error)
+	recheck time.Duration
 }
 
 // instructions tell a model what the server is for.
@@ -63,9 +67,12 @@ const instructions = "orcr runs AI coding agents (claude, codex) in herdr panes.
 func NewServer(o Options) *sdk.Server { return newFace(o).server(o) }
 
 func newFace(o Options) *face {
-	f := &face{client: o.Client, ensure: o.Ensure, getwd: o.Getwd}
+	f := &face{client: o.Client, ensure: o.Ensure, getwd: o.Getwd, recheck: o.TokenRecheck}
 	if f.getwd == nil {
 		f.getwd = os.Getwd
+	}
+	if f.recheck <= 0 {
+		f.recheck = 5 * time.Second
 	}
 	return f
 }
@@ -153,8 +160,30 @@ func (f *face) authorize(h http.Handler) http.Handler {
 			http.Error(w, "orcr mcp: a bearer token from `orcr mcp token` is required", http.StatusUnauthorized)
 			return
 		}
-		h.ServeHTTP(w, r)
+		ctx, cancel := context.WithCancel(r.Context())
+		defer cancel()
+		go f.watchToken(ctx, token, cancel)
+		h.ServeHTTP(w, r.WithContext(ctx))
 	})
+}
+
+// watchToken checks token again every f.recheck while its request is served (ctx) and
+// ends the request (cancel) once the server says it is no longer live: a rotation or
+// revocation reaches a stream opened before it. A check that fails is no verdict.
+func (f *face) watchToken(ctx context.Context, token string, cancel context.CancelFunc) {
+	t := time.NewTicker(f.recheck)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if res, err := f.client.MCPAuth(ctx, socketapi.MCPAuthRequest{Token: token}); err == nil && !res.OK {
+			cancel()
+			return
+		}
+	}
 }
 
 // bearer is the token of an Authorization header "Bearer <token>" (the scheme in any
