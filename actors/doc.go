@@ -12,7 +12,7 @@
 // (socketapi/ws, through its own Facade interface), the web dashboard on the same listener
 // (socketapi/ws, docs/dashboard.md); `orcr top` and the MCP face (`orcr mcp`,
 // cmd/orcr/mcp) are clients of the Unix socket. Its methods (Run, Ask, Send, Kill, Wait, Logs, Ls, Snapshot,
-// Status, AttachPrepare, AttachHeartbeat, AttachRelease, Adopt, the Loop* verbs, Token, DashboardLogin; for
+// Status, AttachPrepare, AttachHeartbeat, AttachRelease, Adopt, the Loop* verbs, Token, DashboardLogin, MCPToken, MCPAuth; for
 // the WebSocket face CheckStreamToken, OpenStream and StreamFrame; for the dashboard
 // RedeemDashboardLink, CheckDashboardSession, CheckDashboardStream and OpenDashboardFeed) take the wire's typed requests and return its typed results (package
 // socketapi defines them) and *wire.Error values. They are edge code: they run on the caller's goroutine and may

@@ -160,6 +160,18 @@ func (c *Client) DashboardLogin(ctx context.Context, req DashboardLoginRequest) 
 	return Invoke(ctx, c, DashboardLogin, req)
 }
 
+// MCPToken issues, rotates or revokes the bearer token of `orcr mcp --http` (mcp.token,
+// docs/mcp.md §1.1). The token is in the result this once.
+func (c *Client) MCPToken(ctx context.Context, req MCPTokenRequest) (MCPTokenResult, error) {
+	return Invoke(ctx, c, MCPToken, req)
+}
+
+// MCPAuth checks a bearer token presented to `orcr mcp --http` (mcp.auth, docs/mcp.md
+// §1.1).
+func (c *Client) MCPAuth(ctx context.Context, req MCPAuthRequest) (MCPAuthResult, error) {
+	return Invoke(ctx, c, MCPAuth, req)
+}
+
 // Logs calls agent.logs: the agent's transcript entries, or its final response.
 func (c *Client) Logs(ctx context.Context, req LogsRequest) (LogsResult, error) {
 	return Invoke(ctx, c, AgentLogs, req)

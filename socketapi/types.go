@@ -338,6 +338,35 @@ type DashboardLoginResult struct {
 	Revoked int `json:"revoked"`
 }
 
+// MCPTokenRequest is mcp.token's params (docs/mcp.md §1.1).
+type MCPTokenRequest struct {
+	// Issue a new token and revoke every older one.
+	Rotate bool `json:"rotate,omitempty"`
+	// Revoke every token and issue none.
+	Revoke bool `json:"revoke,omitempty"`
+}
+
+// MCPTokenResult is mcp.token's result.
+type MCPTokenResult struct {
+	// The new token, shown this once (absent with revoke): the bearer credential of
+	// `orcr mcp --http`, 43 characters of base64url.
+	Token *string `json:"token,omitempty"`
+	// How many tokens were revoked.
+	Revoked int `json:"revoked"`
+}
+
+// MCPAuthRequest is mcp.auth's params (docs/mcp.md §1.1).
+type MCPAuthRequest struct {
+	// The bearer token an HTTP request to `orcr mcp --http` presented.
+	Token string `json:"token,omitempty"`
+}
+
+// MCPAuthResult is mcp.auth's result.
+type MCPAuthResult struct {
+	// Whether the token is a live MCP token.
+	OK bool `json:"ok"`
+}
+
 // SendRequest is agent.send's params.
 type SendRequest struct {
 	Caller

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"maps"
+	"net/http"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -155,4 +158,84 @@ func TestMCPRegistrationLive(t *testing.T) {
 			t.Fatalf("codex --strict-config loaded an unknown mcp_servers key, so the check above proves nothing:\n%s", out)
 		}
 	})
+}
+
+// `orcr mcp token` prints a token alone on stdout that a running `orcr mcp --http`
+// takes at once; --rotate makes the older one fail there, --revoke the last one, and
+// both flags at once are refused.
+func TestMCPTokenCLI(t *testing.T) {
+	h, _ := herdrHome(t, "")
+	first := h.run("mcp", "token")
+	token := strings.TrimSpace(first.stdout)
+	if first.exit != 0 || len(token) != 43 || strings.Contains(first.stdout, " ") || !strings.Contains(first.stderr, "shown once") {
+		t.Fatalf("orcr mcp token: exit %d, stdout %q, stderr %q; want the token alone", first.exit, first.stdout, first.stderr)
+	}
+	endpoint := serveMCPHTTP(t, h)
+	if code := mcpInitialize(t, endpoint, token); code != http.StatusOK {
+		t.Fatalf("initialize with the token: HTTP %d, want 200", code)
+	}
+	_, res, _ := h.jsonRun(t, "mcp.token", 0, "mcp", "token", "--rotate")
+	rotated, _ := res["token"].(string)
+	if len(rotated) != 43 || res["revoked"] != float64(1) {
+		t.Fatalf("orcr mcp token --rotate --json: %v, want a token and 1 revoked", res)
+	}
+	if code := mcpInitialize(t, endpoint, token); code != http.StatusUnauthorized {
+		t.Errorf("initialize with the rotated-out token: HTTP %d, want 401", code)
+	}
+	if code := mcpInitialize(t, endpoint, rotated); code != http.StatusOK {
+		t.Errorf("initialize with the new token: HTTP %d, want 200", code)
+	}
+	if r := h.run("mcp", "token", "--revoke"); r.exit != 0 || strings.TrimSpace(r.stdout) != "1 MCP token(s) revoked" {
+		t.Errorf("orcr mcp token --revoke: exit %d, stdout %q", r.exit, r.stdout)
+	}
+	if code := mcpInitialize(t, endpoint, rotated); code != http.StatusUnauthorized {
+		t.Errorf("initialize after --revoke: HTTP %d, want 401", code)
+	}
+	if ok, _, e := h.jsonRun(t, "mcp.token", 1, "mcp", "token", "--rotate", "--revoke"); ok || e["code"] != "invalid_request" {
+		t.Errorf("orcr mcp token --rotate --revoke: %v, want invalid_request", e)
+	}
+}
+
+// The real `orcr mcp` on stdio answers malformed lines with JSON-RPC errors, answers
+// every request written before stdin closes, and exits 0.
+func TestMCPStdioMalformedLinesSubprocess(t *testing.T) {
+	h := newHome(t)
+	input := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"e2e","version":"0"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`not json`,
+		`{"jsonrpc":"1.0","id":2,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":{"o":1},"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`,
+	}, "\n") + "\n"
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bins.orcr, "mcp")
+	cmd.Env = h.env
+	cmd.Stdin = strings.NewReader(input)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("orcr mcp: %v, want exit 0 (stderr %q)", err, stderr.String())
+	}
+	got := map[string]string{} // id → error code or "result"
+	for _, line := range strings.Split(strings.TrimSpace(stdout.String()), "\n") {
+		var m struct {
+			ID     json.RawMessage
+			Result json.RawMessage
+			Error  *struct{ Code int }
+		}
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("stdout line %q: %v", line, err)
+		}
+		what := "result"
+		if m.Error != nil {
+			what = strconv.Itoa(m.Error.Code)
+		}
+		got[string(m.ID)] += what + " "
+	}
+	want := map[string]string{"1": "result ", "2": "-32600 ", "3": "result ", "null": "-32700 -32600 "}
+	if !maps.Equal(got, want) {
+		t.Errorf("answers by id: got %v, want %v", got, want)
+	}
 }

@@ -52,7 +52,7 @@ func TestCatalogueCoverage(t *testing.T) {
 		"api schema", "api snapshot",
 		"dashboard",
 		"loop create", "loop logs", "loop ls", "loop pause", "loop resume", "loop rm", "loop run ls", "loop run start", "loop run stop",
-		"mcp",
+		"mcp serve", "mcp token",
 		"scaffold",
 		"server disable", "server enable", "server logs", "server start", "server status", "server stop",
 		"skill install", "skill show",
