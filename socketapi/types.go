@@ -68,7 +68,8 @@ type StatusResult struct {
 	LoopsFiring bool `json:"loops_firing"`
 	// Active and paused loops.
 	Loops []LoopSummary `json:"loops"`
-	// Reconciliation counters (lost, repaired, unknown_marked_panes, unmarked_panes).
+	// Reconciliation counters (lost, repaired, unknown_marked_panes, unmarked_panes,
+	// root_shell_panes).
 	Drift map[string]int64 `json:"drift"`
 	// The remote stream's listener (docs/remote.md §2).
 	Remote RemoteStatus `json:"remote"`

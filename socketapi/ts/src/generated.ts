@@ -1349,7 +1349,10 @@ export interface ServerStatusResult {
    * unknown_marked_panes).
    */
   counts?: Record<string, number> | null;
-  /** Reconciliation counters (lost, repaired, unknown_marked_panes, unmarked_panes). */
+  /**
+   * Reconciliation counters (lost, repaired, unknown_marked_panes, unmarked_panes,
+   * root_shell_panes).
+   */
   drift?: Record<string, number> | null;
   /** herdr as the server sees it. */
   herdr?: {
