@@ -167,6 +167,9 @@ func AskRaw(ctx context.Context, c *Client, req AskRequest) (AskResult, json.Raw
 		if err != nil {
 			return AskResult{}, nil, err
 		}
+		if run.Agent.UUID == "" {
+			return AskResult{}, nil, wire.Internal("decode", "agent.run answered without an agent")
+		}
 		req = req.Resumed(run.Agent.UUID)
 	}
 	r, err := Resuming(ctx, c, AgentAsk.Name, func(attempt int) (reply, error) {

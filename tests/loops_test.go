@@ -485,12 +485,12 @@ func TestMissedWhileDownIsSkipped(t *testing.T) {
 // Issue 32: a fire due while a fresh server is still recovering belongs to that server
 // and fires; only one due before the server started was missed while down (docs/loops.md
 // §5.3, §9.1). The loop's recovery waits for its runs' clean-up: a run a crash left dead
-// has an agent under it whose kill takes the mock's 3 s shutdown grace. The once loop's
-// instant, forged on the stopped server, falls 2 s after the restart, inside that
+// has an agent under it whose kill takes the mock's 5 s shutdown grace. The once loop's
+// instant, forged on the stopped server, falls 3 s after the restart, inside that
 // clean-up — the minute boundary of the crash campaign, without waiting for one.
 func TestFireDueWhileRecoveringRuns(t *testing.T) {
 	h, _ := herdrHome(t, `{"timings": {"gc_tick": "200ms", "loop_tick": "100ms", "run_term_grace": "2s"},
- "integrations": {"mock": {"shutdown_grace_ms": 3000}}}`)
+ "integrations": {"mock": {"shutdown_grace_ms": 5000}}}`)
 	h.env = append(h.env, "PATH="+bins.dir+":"+os.Getenv("PATH"))
 	if r := h.run("server", "start"); r.exit != 0 {
 		t.Fatalf("server start: %d %s %s", r.exit, r.stdout, r.stderr)
@@ -524,7 +524,7 @@ exec sleep 600`
 	}
 	syscall.Kill(-int(pgid), syscall.SIGKILL)
 	eventually(t, 5*time.Second, "the run's process group gone", func() bool { return syscall.Kill(-int(pgid), 0) != nil })
-	due := time.Now().Add(2 * time.Second)
+	due := time.Now().Add(3 * time.Second)
 	forgeOnStoppedServer(t, h, func(tx *store.Tx) (any, error) {
 		return tx.Exec(`UPDATE loops SET next_fire_at = ? WHERE uuid = ?`, due.UnixMilli(), loop.Loop.UUID)
 	})
@@ -533,7 +533,7 @@ exec sleep 600`
 		t.Fatal(err)
 	}
 	if started := time.Now().Add(-time.Duration(st.UptimeMS) * time.Millisecond); !started.Before(due) {
-		t.Fatalf("the server started at %v, not before the forged instant %v: the restart took over 2 s", started, due)
+		t.Fatalf("the server started at %v, not before the forged instant %v: the restart took over 3 s", started, due)
 	}
 	var runs []socketapi.RunRow
 	eventually(t, 30*time.Second, "the once loop ended", func() bool {

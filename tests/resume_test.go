@@ -48,7 +48,8 @@ func socketOf(pid int) string {
 }
 
 // blockedInCall waits until the CLI process pid holds one connection for a while: its
-// blocking request is in flight (the auto-start handshake before it takes milliseconds).
+// blocking request is in flight (the auto-start handshake before it takes milliseconds,
+// not a second).
 func blockedInCall(t *testing.T, pid int) {
 	t.Helper()
 	last, since := "", time.Now()
@@ -57,7 +58,7 @@ func blockedInCall(t *testing.T, pid int) {
 		if s != last {
 			last, since = s, time.Now()
 		}
-		return s != "" && time.Since(since) >= 500*time.Millisecond
+		return s != "" && time.Since(since) >= time.Second
 	})
 }
 
@@ -119,7 +120,7 @@ func TestWaitRidesOverAServerCrash(t *testing.T) {
 	}
 	c := &socketapi.Client{Socket: filepath.Join(h.dir, "orcr.sock"), Timeout: 60 * time.Second}
 	ctx := context.Background()
-	if r := h.run("agent", "run", "--name", "slow", "-a", "mock", "-p", "say=finished turn_ms=6000"); r.exit != 0 {
+	if r := h.run("agent", "run", "--name", "slow", "-a", "mock", "-p", "say=finished turn_ms=10000"); r.exit != 0 {
 		t.Fatalf("agent run: %d %s", r.exit, r.stderr)
 	}
 	eventually(t, 30*time.Second, "the agent is working", func() bool {
@@ -162,7 +163,7 @@ func TestAskRidesOverAServerCrash(t *testing.T) {
 		res, err := c.Ls(ctx, socketapi.LsRequest{Pattern: "/q"})
 		return err == nil && len(res.Agents) == 1 && res.Agents[0].Status == socketapi.StatusWorking
 	}
-	r := h.crossCrash(t, working, "agent", "ask", "--name", "q", "-a", "mock", "-p", "say=answered turn_ms=6000", "--timeout", "90s")
+	r := h.crossCrash(t, working, "agent", "ask", "--name", "q", "-a", "mock", "-p", "say=answered turn_ms=10000", "--timeout", "90s")
 	if r.exit != 0 || !strings.HasPrefix(r.stdout, "answered") {
 		t.Fatalf("agent ask across the crash: exit %d stdout %q stderr %q", r.exit, r.stdout, r.stderr)
 	}
@@ -179,7 +180,7 @@ func TestAskRidesOverAServerCrash(t *testing.T) {
 func TestLoopRunRidesOverAServerCrash(t *testing.T) {
 	h, c := loopHome(t)
 	ctx := context.Background()
-	script := `orcr agent run --name w -a mock -p "say=done turn_ms=6000" --json > /dev/null &&
+	script := `orcr agent run --name w -a mock -p "say=done turn_ms=10000" --json > /dev/null &&
 orcr agent wait w --timeout 90s`
 	if _, err := c.LoopCreate(ctx, socketapi.LoopCreateRequest{Name: "rider", Cron: "0 0 1 1 *", Cwd: h.dir,
 		Command: []string{"sh", "-c", script}}); err != nil {
