@@ -116,4 +116,14 @@ func TestSDKBlockingCallsResume(t *testing.T) {
 	if want := "agent.wait,agent.ask,agent.logs"; strings.Join(resumed, ",") != want || strings.Join(d.dropped, ",") != want {
 		t.Errorf("resumed %v after dropping %v, want %s", resumed, d.dropped, want)
 	}
+
+	// Resuming an ask on an agent the store does not know starts nothing.
+	const nobody = "01900000-0000-7000-8000-000000000000"
+	_, err = c.Ask(ctx, socketapi.AskRequest{Resume: nobody, Timeout: "5s"})
+	if e, ok := err.(*socketapi.Error); !ok || e.Code != socketapi.CodeNotFound || e.Details["target"] != nobody {
+		t.Errorf("an ask resumed on an unknown uuid: %v, want not_found {target}", err)
+	}
+	if runs := d.requests("agent.run"); len(runs) != 2 {
+		t.Errorf("%d agent.run requests after the resumed ask of nobody, want still 2", len(runs))
+	}
 }
