@@ -210,6 +210,11 @@ type AskRequest struct {
 	WorktreeBranch string `json:"worktree_branch,omitempty"`
 	// Keep the worktree when the agent ends (requires worktree).
 	KeepWorktree bool `json:"keep_worktree,omitempty"`
+	// The uuid of the agent an acknowledged agent.run started for this ask: nothing is
+	// started, the ask waits on that agent (timeout is then the wait's deadline only)
+	// and returns its final response. Clients resume an ask so across a server restart
+	// (docs/protocol.md §1.10).
+	Resume string `json:"resume,omitempty"`
 }
 
 // Run returns the agent.run request an ask stands for (gc immediate).

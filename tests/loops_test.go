@@ -38,6 +38,18 @@ func runsOf(t *testing.T, c *socketapi.Client, loop string) []socketapi.RunRow {
 	return res.Runs
 }
 
+// runPGID is the process group recorded for run (by uuid) of loop.
+func runPGID(t *testing.T, c *socketapi.Client, loop, run string) int64 {
+	t.Helper()
+	for _, r := range runsOf(t, c, loop) {
+		if r.UUID == run && r.PGID != nil {
+			return *r.PGID
+		}
+	}
+	t.Fatal("no pgid recorded")
+	return 0
+}
+
 func waitRunEnded(t *testing.T, c *socketapi.Client, loop, runID string) socketapi.RunRow {
 	t.Helper()
 	var run socketapi.RunRow
@@ -210,15 +222,7 @@ while true; do sleep 1; done`
 		res, err := c.Ls(ctx, socketapi.LsRequest{Pattern: "/" + agentPath})
 		return err == nil && len(res.Agents) == 1 && res.Agents[0].Status == socketapi.StatusWorking
 	})
-	var pgid int64
-	for _, r := range runsOf(t, c, "stubborn") {
-		if r.UUID == start.Run.UUID && r.PGID != nil {
-			pgid = *r.PGID
-		}
-	}
-	if pgid == 0 {
-		t.Fatal("no pgid recorded")
-	}
+	pgid := runPGID(t, c, "stubborn", start.Run.UUID)
 	type stopped struct {
 		res socketapi.LoopRunStopResult
 		err error
@@ -475,5 +479,94 @@ func TestMissedWhileDownIsSkipped(t *testing.T) {
 	}
 	if skipped != 1 {
 		t.Errorf("%d missed_while_down skips, want 1: %+v", skipped, logs.Lines)
+	}
+}
+
+// Issue 32: a fire due while a fresh server is still recovering belongs to that server
+// and fires; only one due before the server started was missed while down (docs/loops.md
+// §5.3, §9.1). The loop's recovery waits for its runs' clean-up: a run a crash left dead
+// has an agent under it whose kill takes the mock's 5 s shutdown grace. The once loop's
+// instant, forged on the stopped server, falls 3 s after the restart, inside that
+// clean-up — the minute boundary of the crash campaign, without waiting for one.
+func TestFireDueWhileRecoveringRuns(t *testing.T) {
+	h, _ := herdrHome(t, `{"timings": {"gc_tick": "200ms", "loop_tick": "100ms", "run_term_grace": "2s"},
+ "integrations": {"mock": {"shutdown_grace_ms": 5000}}}`)
+	h.env = append(h.env, "PATH="+bins.dir+":"+os.Getenv("PATH"))
+	if r := h.run("server", "start"); r.exit != 0 {
+		t.Fatalf("server start: %d %s %s", r.exit, r.stdout, r.stderr)
+	}
+	c := &socketapi.Client{Socket: filepath.Join(h.dir, "orcr.sock"), Timeout: 60 * time.Second}
+	ctx := context.Background()
+	marker := filepath.Join(h.dir, "first-run")
+	script := `if [ -e "` + marker + `" ]; then echo fired; exit 0; fi
+touch "` + marker + `"
+orcr agent run --name held -a mock -p "say=hi" --json > /dev/null
+exec sleep 600`
+	loop, err := c.LoopCreate(ctx, socketapi.LoopCreateRequest{Name: "boundary", OnceAt: "1h", Cwd: h.dir,
+		Command: []string{"sh", "-c", script}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start, err := c.LoopRunStart(ctx, "boundary")
+	if err != nil {
+		t.Fatal(err)
+	}
+	agentPath := "boundary/" + start.Run.RunID + "/held"
+	eventually(t, 30*time.Second, "the run's agent is idle", func() bool {
+		res, err := c.Ls(ctx, socketapi.LsRequest{Pattern: "/" + agentPath})
+		return err == nil && len(res.Agents) == 1 && res.Agents[0].Status == socketapi.StatusIdle
+	})
+	pgid := runPGID(t, c, "boundary", start.Run.UUID)
+	// The crash: the server first, then the run (so no server sees it end).
+	for pid := range h.serverPIDs() {
+		syscall.Kill(pid, syscall.SIGKILL)
+		waitGone(t, pid)
+	}
+	syscall.Kill(-int(pgid), syscall.SIGKILL)
+	eventually(t, 5*time.Second, "the run's process group gone", func() bool { return syscall.Kill(-int(pgid), 0) != nil })
+	due := time.Now().Add(3 * time.Second)
+	forgeOnStoppedServer(t, h, func(tx *store.Tx) (any, error) {
+		return tx.Exec(`UPDATE loops SET next_fire_at = ? WHERE uuid = ?`, due.UnixMilli(), loop.Loop.UUID)
+	})
+	st, err := c.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if started := time.Now().Add(-time.Duration(st.UptimeMS) * time.Millisecond); !started.Before(due) {
+		t.Fatalf("the server started at %v, not before the forged instant %v: the restart took over 3 s", started, due)
+	}
+	var runs []socketapi.RunRow
+	eventually(t, 30*time.Second, "the once loop ended", func() bool {
+		ls, err := c.LoopLs(ctx, socketapi.LoopLsRequest{Names: []string{"boundary"}})
+		runs = runsOf(t, c, "boundary")
+		return err == nil && len(ls.Loops) == 1 && ls.Loops[0].Status == "ended"
+	})
+	// The clean-up did hold the loop's recovery past the instant.
+	if a := lsAll(t, c, agentPath); a.EndedAt == nil || *a.EndedAt < due.UnixMilli() {
+		t.Fatalf("the dead run's agent ended at %v, before the due instant %d: the scenario did not happen", a.EndedAt, due.UnixMilli())
+	}
+	var scheduled *socketapi.RunRow
+	for i, r := range runs {
+		if r.Kind == "scheduled" {
+			scheduled = &runs[i]
+		}
+	}
+	logs, err := c.LoopLogs(ctx, socketapi.LoopLogsRequest{Name: "boundary", Source: "orcr"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range logs.Lines {
+		if strings.HasPrefix(l.Text, "loop.skipped") {
+			t.Errorf("the fire due while the server recovered was skipped: %s", l.Text)
+		}
+	}
+	if scheduled == nil {
+		t.Fatalf("no scheduled run for the fire due while the server recovered: %+v", runs)
+	}
+	if scheduled.DueAt == nil || *scheduled.DueAt != due.UnixMilli() {
+		t.Errorf("the scheduled run's due_at %v, want %d", scheduled.DueAt, due.UnixMilli())
+	}
+	if run := waitRunEnded(t, c, "boundary", scheduled.RunID); run.Status != "ok" {
+		t.Errorf("the scheduled run: %+v", run)
 	}
 }

@@ -191,6 +191,9 @@ func (c *loopLogsCmd) Run(a *app) error {
 	printed := len(r.Lines)
 	return a.poll(loopLogsPoll, func() (bool, error) {
 		next, err := cl.LoopLogs(a.ctx, req)
+		if socketapi.ServerGone(err) && a.ctx.Err() == nil {
+			return false, cl.Reconnect(a.ctx, socketapi.LoopLogs.Name, err)
+		}
 		if err != nil {
 			return false, nil // transient errors are skipped
 		}

@@ -228,6 +228,13 @@ export interface AgentAskParams {
    * characters but newline and tab; CRLF and CR are read as LF.
    */
   prompt?: string;
+  /**
+   * The uuid of the agent an acknowledged agent.run started for this ask: nothing is
+   * started, the ask waits on that agent (timeout is then the wait's deadline only)
+   * and returns its final response. Clients resume an ask so across a server restart
+   * (docs/protocol.md §1.10).
+   */
+  resume?: string;
   /** Give up (and kill the agent) after this duration. */
   timeout?: string;
   /**
