@@ -236,6 +236,9 @@ func (d *Driver) Status(ctx context.Context) StatusInfo {
 	}
 	v, pr := p.Version, p.Protocol
 	st.Version, st.Protocol = &v, &pr
+	if !d.closed.Load() {
+		d.sys.Root.Send(d.sup, &sessionAnswered{name: st.Session})
+	}
 	return st
 }
 

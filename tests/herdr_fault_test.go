@@ -317,14 +317,21 @@ func procAlive(pid int) bool {
 }
 
 // herdrFrozenFor is how long TestHerdrFrozen keeps herdr stopped: thirty reconcile
-// ticks, monitor polls and queue passes, and longer than server.status waits for a
-// ping (5 s).
+// ticks, monitor polls and queue passes, and several times what a call waits for herdr
+// to take its request (1 s) before it says herdr is not answering.
 const herdrFrozenFor = 6 * time.Second
 
+// frozenAnswerWithin is how soon a verb that needs herdr answers while herdr is frozen
+// (docs/herdr.md §2: herdr has 1 s to take a request; the rest is the CLI's own start
+// and a loaded machine). It used to be 15 s for a send and 5 s for server status.
+const frozenAnswerWithin = 3 * time.Second
+
 // A frozen herdr (SIGSTOP) answers nothing but still runs, and so do its panes: while
-// it is frozen no row goes lost or ends and no second herdr server is started; after
-// SIGCONT everything goes on — the idle agent takes a turn, and when the working one is
-// killed the queued one gets its slot and completes its turn.
+// it is frozen server status says at once that herdr is not answering, a send fails
+// within about a second with herdr_unreachable (issue 32, defect 8), no row goes lost
+// or ends and no second herdr server is started; after SIGCONT everything goes on — the
+// idle agent takes a turn, and when the working one is killed the queued one gets its
+// slot and completes its turn.
 func TestHerdrFrozen(t *testing.T) {
 	t.Parallel() // mostly waits (turn windows, TUIs booting): see main_test.go
 	h, sock, xdg, a := startHerdrFault(t)
@@ -344,10 +351,25 @@ func TestHerdrFrozen(t *testing.T) {
 	}
 	t.Cleanup(thaw)
 	frozenAt := time.Now()
-	// A status asked while herdr is frozen says the session does not answer (the ping
-	// runs out of its 5 s).
+	// A status asked while herdr is frozen says the session does not answer, at once.
 	status := make(chan herdrStatus, 1)
-	go func() { status <- serverHerdrStatus(t, h) }()
+	go func() {
+		start := time.Now()
+		st := serverHerdrStatus(t, h)
+		if took := time.Since(start); took > frozenAnswerWithin {
+			t.Errorf("server status while herdr is frozen took %v, want under %v", took, frozenAnswerWithin)
+		}
+		status <- st
+	}()
+	sendAt := time.Now()
+	sent := h.run("agent", "send", a.idle, "say=frozen", "--json")
+	if took := time.Since(sendAt); took > frozenAnswerWithin {
+		t.Errorf("agent send while herdr is frozen took %v, want under %v", took, frozenAnswerWithin)
+	}
+	ok, _, e := sent.envelope(t)
+	if details, _ := e["details"].(map[string]any); ok || sent.exit != 2 || e["code"] != "environment_error" || details["cause"] != "herdr_unreachable" {
+		t.Errorf("agent send while herdr is frozen: exit %d %v, want exit 2 environment_error herdr_unreachable", sent.exit, e)
+	}
 	for time.Since(frozenAt) < herdrFrozenFor {
 		for path, s := range statusByPath(h.lsRows(t, "--all", "hd/*")) {
 			if s != "idle" && s != "working" && s != "queued" {
@@ -365,7 +387,7 @@ func TestHerdrFrozen(t *testing.T) {
 		}
 	}
 	thaw()
-	if st := <-status; st.answers() {
+	if st := <-status; st.answers() || !strings.Contains(fmt.Sprint(st.Error["message"]), "not answering") {
 		t.Errorf("server status while herdr was frozen: %+v, want the owned session not answering", st)
 	}
 
