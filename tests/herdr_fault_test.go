@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gofrs/flock"
+
 	"github.com/orcr-go/orcr/config"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
 	"github.com/orcr-go/orcr/store"
@@ -416,6 +418,18 @@ func TestHerdrFrozen(t *testing.T) {
 	}
 }
 
+// idleAgent runs a mock agent at path through one short turn and returns its uuid once
+// it is idle.
+func idleAgent(t *testing.T, h *home, path string) string {
+	t.Helper()
+	_, res, _ := h.jsonRun(t, "agent.run", 0, "agent", "run", "-a", "mock", "--path", path, "--gc", "never", "-p", "say=one")
+	uuid, _ := res["agent"].(map[string]any)["uuid"].(string)
+	if reason, _ := waitOutcome(t, h, uuid, "30s"); reason != "turn_complete" {
+		t.Fatalf("%s: %s, want turn_complete", path, reason)
+	}
+	return uuid
+}
+
 // A server stop while herdr is down and will not start again is not held up by the
 // reconcile pass that is trying to start it (the bootstrap polls for up to 10 s): the
 // pass ends with the reconciler. A wrapper around the stand-in makes `herdr --session
@@ -434,11 +448,7 @@ func TestServerStopWhileHerdrWillNotStart(t *testing.T) {
 	h.env = append(h.env, "ORCR_HERDR_BIN="+wrapper)
 	srv := startCrashServer(t, h)
 	t.Cleanup(func() { srv.stop(t, h) })
-	_, res, _ := h.jsonRun(t, "agent.run", 0, "agent", "run", "-a", "mock", "--path", "hd/idle", "--gc", "never", "-p", "say=one")
-	uuid, _ := res["agent"].(map[string]any)["uuid"].(string)
-	if reason, _ := waitOutcome(t, h, uuid, "30s"); reason != "turn_complete" {
-		t.Fatalf("hd/idle: %s, want turn_complete", reason)
-	}
+	idleAgent(t, h, "hd/idle")
 
 	if err := os.WriteFile(flag, nil, 0o600); err != nil {
 		t.Fatal(err)
@@ -466,5 +476,38 @@ func TestServerStopWhileHerdrWillNotStart(t *testing.T) {
 	defer db.Close()
 	if r := rowAt(readRows(t, context.Background(), db), "hd/idle"); r == nil || r.Status != store.StatusIdle {
 		t.Errorf("after a stop with herdr down: %+v, want hd/idle still idle", r)
+	}
+}
+
+// `orcr server stop` answers once the server has let go of the home (issue 32, defect
+// 12): when it prints "server stopped" the instance lock is free and the process is
+// on its way out, so the next verb starts a server at once. Herdr is frozen during the
+// stop, so herdr calls are in flight (the monitor's poll) when it begins.
+func TestServerStopAnswersWhenTheHomeIsFree(t *testing.T) {
+	h, sock := herdrHome(t, herdrFaultConfig)
+	xdg := strings.TrimSuffix(sock, filepath.Join("/herdr", "sessions", "orcr", "herdr.sock"))
+	srv := startCrashServer(t, h)
+	t.Cleanup(func() { srv.stop(t, h) })
+	idleAgent(t, h, "hd/idle")
+	herdrPID := onlyHerdrServer(t, xdg)
+	if err := syscall.Kill(herdrPID, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Kill(herdrPID, syscall.SIGCONT) })
+
+	_, res, _ := h.jsonRun(t, "server.stop", 0, "server", "stop")
+	if res["status"] != "stopped" {
+		t.Errorf("server stop: %v, want status stopped", res)
+	}
+	lock := flock.New(config.NewPaths(h.dir).Lock)
+	if ok, err := lock.TryLock(); err != nil || !ok {
+		t.Errorf("right after server stop answered the instance lock is still held (%v)", err)
+	} else {
+		lock.Unlock()
+	}
+	select {
+	case <-srv.done:
+	case <-time.After(2 * time.Second):
+		t.Errorf("the server process lives on 2 s after server stop answered")
 	}
 }
