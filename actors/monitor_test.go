@@ -41,3 +41,32 @@ func TestMonitorDiffCompletionSeq(t *testing.T) {
 	check("only the count moved", []herdr.AgentInfo{row("term_a", "w1:p1", herdr.StatusIdle, n(3))}, want{"a", n(3)})
 	check("herdr stopped reporting it", []herdr.AgentInfo{row("term_a", "w1:p1", herdr.StatusIdle, nil)}, want{"a", nil})
 }
+
+// An agent herdr listed and then stops listing is reported missing once (a hint for a
+// reconcile pass), not at every poll after, and not before herdr ever listed it (a
+// spawn whose agent has not reported yet).
+func TestMonitorUnlisted(t *testing.T) {
+	m := newMonitorState()
+	m.track(TrackPane{UUID: "a", Terminal: "term_a", Pane: "w1:p1"})
+	m.track(TrackPane{UUID: "b", Terminal: "term_b", Pane: "w1:p2"})
+	a := herdr.AgentInfo{TerminalID: "term_a", PaneID: "w1:p1", AgentStatus: herdr.StatusIdle}
+	b := herdr.AgentInfo{TerminalID: "term_b", PaneID: "w1:p2", AgentStatus: herdr.StatusIdle}
+	steps := []struct {
+		what string
+		list []herdr.AgentInfo
+		gone bool
+	}{
+		{"b not listed yet", []herdr.AgentInfo{a}, false},
+		{"both listed", []herdr.AgentInfo{a, b}, false},
+		{"a gone", []herdr.AgentInfo{b}, true},
+		{"a still gone", []herdr.AgentInfo{b}, false},
+		{"a back", []herdr.AgentInfo{a, b}, false},
+		{"both gone", nil, true},
+	}
+	for _, s := range steps {
+		m.diff(s.list, time.Now())
+		if got := m.unlisted(); got != s.gone {
+			t.Errorf("%s: unlisted %v, want %v", s.what, got, s.gone)
+		}
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/orcr-go/orcr/config"
+	"github.com/orcr-go/orcr/herdr"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
 	"github.com/orcr-go/orcr/store"
 )
@@ -509,5 +510,49 @@ func TestServerStopAnswersWhenTheHomeIsFree(t *testing.T) {
 	case <-srv.done:
 	case <-time.After(2 * time.Second):
 		t.Errorf("the server process lives on 2 s after server stop answered")
+	}
+}
+
+// A pane closed behind orcr's back is noticed within about a second, not at the next
+// gc_tick (30 s here; issue 32, defect 11). The monitor's poll no longer lists the agent
+// and hints a reconcile pass, so agent ls says lost at once; a wait asked right after
+// a close — while the row may still read idle — checks the pane and answers lost,
+// never turn_complete.
+func TestClosedPaneNoticedAtOnce(t *testing.T) {
+	h, sock := herdrHome(t, `{"timings": {"gc_tick": "30s", "idle_after": "10m", "kill_after": "10m"}}`)
+	srv := startCrashServer(t, h)
+	t.Cleanup(func() { srv.stop(t, h) })
+	seen := idleAgent(t, h, "hd/seen")
+	waited := idleAgent(t, h, "hd/waited")
+	panes := map[string]string{}
+	for _, r := range h.lsRows(t, "hd/*") {
+		if r.PaneID != nil {
+			panes[r.UUID] = *r.PaneID
+		}
+	}
+	closePane := func(uuid string) time.Time {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := herdr.NewRemote(sock).Close(ctx, panes[uuid]); err != nil {
+			t.Fatalf("pane.close %q: %v", panes[uuid], err)
+		}
+		return time.Now()
+	}
+
+	closedAt := closePane(seen)
+	eventually(t, 10*time.Second, "hd/seen to show lost", func() bool {
+		return statusByPath(h.lsRows(t, "--all", "hd/seen"))["hd/seen"] == "lost"
+	})
+	if took := time.Since(closedAt); took > 3*time.Second {
+		t.Errorf("hd/seen: its closed pane was noticed after %v, want about a second", took)
+	}
+
+	closePane(waited)
+	if reason, exit := waitOutcome(t, h, waited, "10s"); reason != "lost" || exit != 5 {
+		t.Errorf("agent wait right after its pane closed: reason %q exit %d, want lost and exit 5", reason, exit)
+	}
+	if st := statusByPath(h.lsRows(t, "--all", "hd/*")); st["hd/seen"] != "lost" || st["hd/waited"] != "lost" {
+		t.Errorf("after the closes: %v, want both lost (ended lost only at a gc_tick pass)", st)
 	}
 }
