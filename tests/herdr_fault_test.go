@@ -496,7 +496,9 @@ func TestServerStopAnswersWhenTheHomeIsFree(t *testing.T) {
 	}
 	t.Cleanup(func() { syscall.Kill(herdrPID, syscall.SIGCONT) })
 
+	stopAt := time.Now()
 	_, res, _ := h.jsonRun(t, "server.stop", 0, "server", "stop")
+	t.Logf("server stop took %v", time.Since(stopAt).Round(time.Millisecond))
 	if res["status"] != "stopped" {
 		t.Errorf("server stop: %v, want status stopped", res)
 	}
