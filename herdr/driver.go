@@ -528,8 +528,48 @@ func ensureWorkspace(ctx context.Context, e *opEnv, label string) (WorkspaceInfo
 	}
 	if e.roots != nil && created.RootPane.PaneID != "" {
 		e.roots[created.Workspace.WorkspaceID] = created.RootPane.PaneID
+		// Labelled at once, so that a root shell a crash leaves behind (no row claims
+		// it, and this server's ops no longer know it) can be found and closed
+		// ([Session.CloseRootShells]). A failed rename leaves a plain shell, which
+		// reconciliation reports as unmarked.
+		_ = e.r.Rename(ctx, created.RootPane.PaneID, RootShellLabel)
 	}
 	return created.Workspace, nil
+}
+
+// RootShellLabel is the label orcr gives the root shell of a workspace it creates,
+// which it closes once an agent pane is placed there (docs/herdr.md §11).
+const RootShellLabel = "orcr:root-shell"
+
+// CloseRootShells closes every pane of the session labelled [RootShellLabel] that no
+// structural op of this driver still means to close: root shells a crash or a failed
+// close left behind, which would keep their workspace alive for good
+// (docs/lifecycle.md §13.2). Being structural, it runs between spawns and moves, so it
+// never closes the root of a workspace a placement in flight is about to fill. It
+// returns the pane ids it closed.
+func (s *Session) CloseRootShells(ctx context.Context) ([]string, error) {
+	return doTyped[[]string](ctx, s, op{name: "close_root_shells", structural: true,
+		run: func(ctx context.Context, e *opEnv) (any, error) {
+			panes, err := e.r.PaneList(ctx, "")
+			if err != nil {
+				return nil, err
+			}
+			pending := map[string]bool{}
+			for _, root := range e.roots {
+				pending[root] = true
+			}
+			var closed []string
+			for _, p := range panes {
+				if p.Label != RootShellLabel || pending[p.PaneID] {
+					continue
+				}
+				if err := e.r.Close(ctx, p.PaneID); err != nil && !IsCode(err, "pane_not_found") {
+					return closed, err
+				}
+				closed = append(closed, p.PaneID)
+			}
+			return closed, nil
+		}})
 }
 
 // closeRoot closes the root shell of a workspace orcr created, once it holds an agent.

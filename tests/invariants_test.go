@@ -49,6 +49,7 @@ const (
 	anStartingStuck  = "starting_stuck"  // starting longer than timings.max_starting while herdr answers
 	anQueuedStuck    = "queued_stuck"    // queued longer than timings.max_starting while slots are free
 	anHerdrUnreached = "herdr_unreached" // the owned session did not answer pane.list
+	anRootShell      = "root_shell"      // the root shell of a workspace orcr created, left open (it keeps the workspace alive)
 )
 
 // permanent are the kinds found in the event history, which no later work can undo:
@@ -305,6 +306,14 @@ func checkInvariants(t testing.TB, home, xdg string, acked ...string) []anomaly 
 		}
 		add(anOrphanPane, rowAt(rows2, p.Label), p.TerminalID, fmt.Sprintf("pane %s (terminal %s, herdr %s) labelled %s belongs to no live row",
 			p.PaneID, p.TerminalID, p.AgentStatus, p.Label))
+	}
+	// 8. No root shell of a workspace orcr created outlives the spawn or move that made
+	// it: one a crash cut off is closed by reconciliation (docs/lifecycle.md §13.2).
+	for _, p := range panes {
+		if p.Label == herdr.RootShellLabel {
+			add(anRootShell, nil, p.TerminalID, fmt.Sprintf("root shell %s (terminal %s) of workspace %s left open",
+				p.PaneID, p.TerminalID, p.WorkspaceID))
+		}
 	}
 	return withEvents(out, evs)
 }

@@ -21,7 +21,8 @@ func (a *app) resolveHome() (string, error) {
 
 // prepareHome is the ensure step of docs/cli.md §1.3: resolve, create + safety-check the
 // home, load the config (warnings to stderr). A config or home error aborts before the
-// server is contacted (environment_error, exit 2).
+// server is contacted (environment_error, exit 2). logs/ and data/ are the server's to
+// create, once it has checked its config (a refused start creates nothing).
 func (a *app) prepareHome() (string, error) {
 	home, _, err := a.prepareHomeConfig()
 	return home, err
@@ -33,7 +34,7 @@ func (a *app) prepareHomeConfig() (string, *config.Config, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	if err := config.EnsureHome(home); err != nil {
+	if err := config.EnsureHomeDir(home); err != nil {
 		return "", nil, err
 	}
 	cfg, warnings, err := config.Load(home, a.env.Getenv)
