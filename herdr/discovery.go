@@ -73,7 +73,7 @@ func FindBinary(configured string, getenv func(string) string) (string, error) {
 // checkExecutable says why p cannot be run as herdr, or nil: it must be a regular file
 // with execute permission that starts as a program the kernel runs (an ELF or Mach-O
 // image, or a #! script). Execute bits alone are not enough: a text file with them set
-// (the issue's /etc/hostname) passed, and every spawn failed later with ENOEXEC. A file
+// (/etc/hostname on some systems) passed, and every spawn failed later with ENOEXEC. A file
 // orcr may execute but not read is taken on trust.
 func checkExecutable(p string) error {
 	fi, err := os.Stat(p)
