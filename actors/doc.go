@@ -217,7 +217,8 @@
 //     next start), the discovery, the gc, the reconciler, the monitor, the queue, the remote hub and the notifier stop, in that order (an
 //     attempt in flight is canceled and left pending, so it is sent again after the restart; no more
 //     sweeps, polls or promotions; a reconcile pass in flight, which may be waiting for
-//     herdr or starting the owned session, is canceled; a ReapResult arriving after gc stopped goes to dead
+//     herdr or starting the owned session, is canceled, and so is the monitor's poll in
+//     flight (a slow herdr's answer is not waited for); a ReapResult arriving after gc stopped goes to dead
 //     letters, and the next start's queue pass promotes into the freed slot); the agents
 //     actor stops its children — each answers the ops still queued with server_error
 //     cause stopping, so no asker waits out its timeout — whose op goroutines see their context canceled at the

@@ -82,6 +82,10 @@ type monitorActor struct {
 	spec   MonitorSpec
 	agents *actor.PID
 	recon  *actor.PID
+	// ctx ends when the actor stops, and with it a poll in flight: a stop does not
+	// wait for a slow herdr's answer (the stop waits for the poll's goroutine).
+	ctx    context.Context
+	cancel context.CancelFunc
 	tick   actorkit.Ticker
 	busy   bool
 	w      monitorState
@@ -186,6 +190,7 @@ func NewMonitorProps(spec MonitorSpec) *actor.Props {
 func (m *monitorActor) Receive(c actor.Context) {
 	switch msg := c.Message().(type) {
 	case *actor.Started:
+		m.ctx, m.cancel = context.WithCancel(context.Background())
 		m.arm(c)
 	case SetAgents:
 		m.agents = msg.PID
@@ -202,11 +207,11 @@ func (m *monitorActor) Receive(c actor.Context) {
 			return
 		}
 		m.busy = true
-		self, root, env := c.Self(), c.ActorSystem().Root, m.spec.Env
+		self, root, env, base := c.Self(), c.ActorSystem().Root, m.spec.Env, m.ctx
 		env.Ops.Add(1)
 		go func() {
 			defer env.Ops.Done()
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			ctx, cancel := context.WithTimeout(base, 5*time.Second)
 			defer cancel()
 			list, err := env.Herdr.Owned().AgentList(ctx)
 			root.Send(self, monitorPolled{agents: list, at: time.Now(), err: err})
@@ -233,6 +238,7 @@ func (m *monitorActor) Receive(c actor.Context) {
 		m.arm(c)
 	case *actor.Stopping:
 		m.tick.Stop()
+		m.cancel()
 	}
 }
 

@@ -95,7 +95,7 @@ func (s *System) waitLoop(ctx context.Context, w *waiter, uuids []string, deadli
 			return socketapi.WaitResult{}, err
 		}
 		v := decideWait(rows, onAny, !deadline.IsZero() && !time.Now().Before(deadline))
-		if v.done && !v.timedOut && ctx.Err() == nil && s.paneVanished(rctx, rows, &checkedAt) {
+		if v.done && !v.timedOut && ctx.Err() == nil && s.paneVanished(ctx, rows, &checkedAt) {
 			// The row still reads settled but its pane is gone: a reconcile pass marks
 			// it lost now, and that commit wakes this wait.
 			s.sys.Root.Send(s.recon, ReconcileNow{Hint: true})
