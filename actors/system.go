@@ -162,6 +162,7 @@ func Start(cfg SystemConfig) (*System, error) {
 	}), "reconciler"); err != nil {
 		return fail(wire.Internal("actor", "cannot start the reconciler: "+err.Error()))
 	}
+	s.sys.Root.Send(s.monitor, SetReconciler{PID: s.recon})
 	if s.gc, err = s.sys.Root.SpawnNamed(NewGCProps(GCSpec{
 		Env: s.env, Agents: s.agents, Queue: s.queue,
 		IdleAfter: cfg.Config.Timings.IdleAfter, KillAfter: cfg.Config.Timings.KillAfter, Tick: cfg.Config.Timings.GCTick,

@@ -205,7 +205,9 @@ type StatusInfo = socketapi.HerdrStatus
 // Status builds server.status's herdr object: reachable means the binary was found;
 // socket, version and protocol are filled only when the owned session is listed as
 // running (version/protocol from a direct ping, null on failure). Error carries the
-// failure that left the rest unfilled. It never starts a session.
+// failure that left the rest unfilled (a frozen herdr is told within about a second,
+// [Client.TakenWithin]). It never starts a session; a ping that answers brings a
+// connection waiting out its reconnect backoff back at once.
 func (d *Driver) Status(ctx context.Context) StatusInfo {
 	st := StatusInfo{Session: d.cfg.owned()}
 	bin := d.cfg.bin()
@@ -236,6 +238,9 @@ func (d *Driver) Status(ctx context.Context) StatusInfo {
 	}
 	v, pr := p.Version, p.Protocol
 	st.Version, st.Protocol = &v, &pr
+	if !d.closed.Load() {
+		d.sys.Root.Send(d.sup, &sessionAnswered{name: st.Session})
+	}
 	return st
 }
 
