@@ -32,6 +32,7 @@ demo:
 # run with the tests); a crasher is saved under testdata/fuzz and fails the tests
 fuzz:
     go test -run '^$' -fuzz '^FuzzCheckPrompt$' -fuzztime 5s ./actors
+    go test -run '^$' -fuzz '^FuzzOrcrPane$' -fuzztime 5s ./actors
     go test -run '^$' -fuzz '^FuzzParseLimitReset$' -fuzztime 5s ./actors
     go test -run '^$' -fuzz '^FuzzParseRetryAfter$' -fuzztime 5s ./actors/notify
     go test -run '^$' -fuzz '^FuzzParseCodexModelList$' -fuzztime 5s ./actors/provider

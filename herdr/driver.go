@@ -404,9 +404,10 @@ func (s *Session) EnsureWorkspace(ctx context.Context, label string) (WorkspaceI
 		run: func(ctx context.Context, e *opEnv) (any, error) { return ensureWorkspace(ctx, e, label) }})
 }
 
-// Spawn creates the agent pane of spec: a new tab labelled spec.Label in workspace
-// spec.Workspace (created if needed) running spec.Argv via layout.apply, then pane.get
-// for the terminal id; a fresh workspace's root shell is closed afterwards.
+// Spawn creates the agent pane of spec: a new tab labelled spec.Label (its pane labelled
+// spec.PaneLabel) in workspace spec.Workspace (created if needed) running spec.Argv via
+// layout.apply, then pane.get for the terminal id; a fresh workspace's root shell is
+// closed afterwards.
 func (s *Session) Spawn(ctx context.Context, spec SpawnSpec) (Placement, error) {
 	return doTyped[Placement](ctx, s, op{name: "spawn", structural: true,
 		run: func(ctx context.Context, e *opEnv) (any, error) {
@@ -414,8 +415,12 @@ func (s *Session) Spawn(ctx context.Context, spec SpawnSpec) (Placement, error) 
 				return nil, errors.New("herdr: spawn needs an argv")
 			}
 			var pane string
+			paneLabel := spec.PaneLabel
+			if paneLabel == "" {
+				paneLabel = spec.Label
+			}
 			ws, err := inWorkspace(ctx, e, spec.Workspace, func(ws WorkspaceInfo) (err error) {
-				_, pane, err = e.r.LayoutApply(ctx, ws.WorkspaceID, spec.Label, spec.Argv, spec.Cwd, spec.Label, spec.Env)
+				_, pane, err = e.r.LayoutApply(ctx, ws.WorkspaceID, spec.Label, spec.Argv, spec.Cwd, paneLabel, spec.Env)
 				return err
 			})
 			if err != nil {

@@ -570,3 +570,62 @@ exec sleep 600`
 		t.Errorf("the scheduled run: %+v", run)
 	}
 }
+
+// Issue 33 #7 (docs/cli.md §5.9, §5.12, §5.16): loops can be inspected through the CLI.
+// `loop run ls` shows finished runs by default under a header, newest --limit of them,
+// and counts the agent a run created though it has ended; a --once-at loop shows its
+// instant, not the text typed; a command given without "--" is told where it goes.
+func TestLoopInspectionThroughTheCLI(t *testing.T) {
+	h, c := loopHome(t)
+	r := h.run("loop", "create", "x", "* * * * *", "true")
+	if r.exit != 1 || !strings.Contains(r.stderr, "after --") {
+		t.Errorf("loop create without --: %d %q", r.exit, r.stderr)
+	}
+	if r := h.run("loop", "create", "asker", "0 0 1 1 *", "--", "orcr", "agent", "ask", "--name", "helper", "-a", "mock",
+		"-p", "say=from-run", "--timeout", "30s"); r.exit != 0 {
+		t.Fatalf("loop create: %d %s %s", r.exit, r.stdout, r.stderr)
+	}
+	var ids []string
+	for range 2 {
+		start, err := c.LoopRunStart(context.Background(), "asker")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if run := waitRunEnded(t, c, "asker", start.Run.RunID); run.Status != "ok" {
+			t.Fatalf("run %+v (logs: %s)", run, h.run("loop", "logs", "asker").stdout)
+		}
+		ids = append(ids, start.Run.RunID)
+	}
+	// The count covers ended agents: the runs' helpers end (gc immediate) after answering.
+	eventually(t, 20*time.Second, "the runs' agents ended", func() bool {
+		return lsAll(t, c, "asker/"+ids[0]+"/helper").Status == socketapi.StatusEnded &&
+			lsAll(t, c, "asker/"+ids[1]+"/helper").Status == socketapi.StatusEnded
+	})
+	ls := h.run("loop", "run", "ls", "asker")
+	lines := strings.Split(strings.TrimSpace(ls.stdout), "\n")
+	if ls.exit != 0 || len(lines) != 3 || strings.Join(strings.Fields(lines[0]), " ") != "RUN STATUS KIND AGENTS STARTED ENDED" {
+		t.Fatalf("loop run ls: %d %q %q", ls.exit, ls.stdout, ls.stderr)
+	}
+	for i, id := range ids {
+		if f := strings.Fields(lines[i+1]); len(f) != 6 || f[0] != id || f[1] != "ok" || f[2] != "manual" || f[3] != "1" || f[5] == "-" {
+			t.Errorf("run line %q, want %s ok manual with 1 agent and an end", lines[i+1], id)
+		}
+	}
+	one := h.run("loop", "run", "ls", "asker", "--limit", "1")
+	if lines := strings.Split(strings.TrimSpace(one.stdout), "\n"); len(lines) != 2 || !strings.HasPrefix(lines[1], ids[1]) ||
+		!strings.Contains(one.stderr, "1 older run(s) not shown") {
+		t.Errorf("loop run ls --limit 1: %q %q", one.stdout, one.stderr)
+	}
+	if all := h.run("loop", "run", "ls", "asker", "--all", "--limit", "1"); strings.Count(all.stdout, "\n") != 3 {
+		t.Errorf("loop run ls --all: %q", all.stdout)
+	}
+
+	created := h.run("loop", "create", "later", "--once-at", "1h", "--", "true")
+	if created.exit != 0 || strings.Contains(created.stdout, "once at 1h") || !strings.Contains(created.stdout, "once at "+time.Now().Add(time.Hour).Format("Mon 2006-01-02")) {
+		t.Errorf("loop create --once-at 1h: %q %q", created.stdout, created.stderr)
+	}
+	lsLoops := h.run("loop", "ls", "later")
+	if f := strings.Fields(lsLoops.stdout); len(f) < 3 || !strings.HasPrefix(f[2], "once@") || f[2][len("once@"):] != strings.TrimPrefix(f[3], "next=") {
+		t.Errorf("loop ls of a once loop: %q", lsLoops.stdout)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/orcr-go/orcr/cmd/orcr/mcp"
+	"github.com/orcr-go/orcr/config"
 	"github.com/orcr-go/orcr/socketapi"
 	"github.com/orcr-go/orcr/socketapi/wire"
 )
@@ -42,7 +43,8 @@ func (c *mcpTokenCmd) Run(a *app) error {
 // Run implements `orcr mcp` (docs/cli.md §5.29, docs/mcp.md): the verbs of the MCP face
 // served as tools on stdin/stdout (or Streamable HTTP with --http) until the client
 // closes stdin, or SIGINT/SIGTERM. stdout carries only the protocol, so there is no
-// --json, and config warnings and the --http address go to stderr. The server is
+// --json; the home it serves (one line at start), config warnings and the --http
+// address go to stderr. The server is
 // auto-started by the first tool call that finds none, as by any verb; each call goes
 // with this process's ORCR_ID / ORCR_PATH as its caller.
 func (c *mcpServeCmd) Run(a *app) error {
@@ -52,6 +54,13 @@ func (c *mcpServeCmd) Run(a *app) error {
 	home, err := a.resolveHome()
 	if err != nil {
 		return err
+	}
+	// An MCP client that does not pass the environment would otherwise drive the
+	// default home without a word (docs/mcp.md §1).
+	if a.env.Getenv(config.EnvHome) != "" {
+		a.stderr("orcr mcp: orcr home %s (from %s)", home, config.EnvHome)
+	} else {
+		a.stderr("orcr mcp: orcr home %s (%s is not set; pass it in the MCP client's config to serve another home)", home, config.EnvHome)
 	}
 	o := mcp.Options{
 		Client: a.clientFor(home),
