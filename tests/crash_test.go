@@ -83,7 +83,7 @@ func TestCrashCampaign(t *testing.T) {
 		time.Sleep(crashMinRun + time.Duration(rnd.Int64N(int64(crashMaxRun-crashMinRun))))
 		pr := pointReport{point: p, at: time.Since(start), inFlight: wl.inFlight()}
 		srv.kill9(t)
-		wl.pause()
+		wl.hold()
 		pr.lastEvents = lastEvents(t, h.dir, crashLastEvents)
 		if rnd.IntN(crashLongDownOdds) == 0 {
 			// Down for longer than a fast turn's completion window (issue 10, defect 5).
@@ -93,6 +93,9 @@ func TestCrashCampaign(t *testing.T) {
 		restart := time.Now()
 		srv = startCrashServer(t, h)
 		pr.restart = time.Since(restart)
+		// The blocking calls the kill cut (wait, ask) ride over the restart and resume on
+		// this server (docs/protocol.md §1.10); the check starts once they have returned.
+		wl.drain()
 		time.Sleep(crashReconcileWait)
 		check := time.Now()
 		known := map[string]bool{}
@@ -438,7 +441,7 @@ func envInt(t *testing.T, name string, def int) int {
 
 // workload is the campaign's client side: a few workers, each drawing operations
 // (run, same-path race, send, wait, kill, ask, ls) with a think time between them.
-// pause waits until no operation is in flight, so a check sees the server at rest.
+// hold and drain bracket a kill point, so a check sees the server at rest.
 type workload struct {
 	c    *socketapi.Client
 	seed uint64
@@ -481,11 +484,18 @@ func (w *workload) resume() {
 	w.cond.Broadcast()
 }
 
-// pause stops new operations and waits for those in flight to return.
-func (w *workload) pause() {
+// hold stops new operations; those in flight go on (a blocking one waits for the next
+// server, docs/protocol.md §1.10).
+func (w *workload) hold() {
 	w.epoch.Add(1)
 	w.mu.Lock()
 	w.paused = true
+	w.mu.Unlock()
+}
+
+// drain waits for the operations in flight to return.
+func (w *workload) drain() {
+	w.mu.Lock()
 	for w.active > 0 {
 		w.cond.Wait()
 	}
