@@ -52,7 +52,8 @@ func clientsDir(t *testing.T) (node, dir string) {
 // and not, parses with the providers' own client libraries into the message its
 // directives asked for: text, thinking, tool_use built from input_json_delta,
 // function_call and custom_tool_call items, the answer after a tool result, usage,
-// count_tokens, the models list, and the typed errors of a 429 (with retry-after and
+// an answer bound to a JSON schema (codex's title request) in that JSON without tool
+// call or stall, count_tokens, the models list, and the typed errors of a 429 (with retry-after and
 // the rate-limit headers) and a 529.
 func TestStreamsParseWithOfficialClients(t *testing.T) {
 	node, dir := clientsDir(t)
@@ -82,6 +83,7 @@ func TestStreamsParseWithOfficialClients(t *testing.T) {
 		"openaiTool":          `{"output":[{"type":"function_call","name":"shell_command","arguments":"{\"command\":\"echo hi\"}"}]}`,
 		"openaiCustom":        `{"output":[{"type":"custom_tool_call","name":"exec","input":"const r = await tools.exec_command({cmd: \"echo hi\"});\ntext(r.output);\n"}]}`,
 		"openaiFollowUp":      `{"output":[{"type":"message","content":[{"type":"output_text","text":"after"}]}]}`,
+		"openaiSchema":        `{"output":[{"type":"message","content":[{"type":"output_text","text":"{\"title\":\"Fix\"}"}]}]}`,
 		"openaiPlain":         `{"status":"completed","output":[{"type":"message","content":[{"type":"output_text","text":"plain"}]}]}`,
 		"openaiLimit":         `{"name":"RateLimitError","status":429,"retryAfter":"60","codexUsed":"100.0"}`,
 	}

@@ -16,6 +16,39 @@ type openaiRequest struct {
 	Stream bool         `json:"stream"`
 	Input  inputItems   `json:"input"`
 	Tools  []openaiTool `json:"tools"`
+	Text   struct {
+		Format struct {
+			Type   string          `json:"type"`
+			Schema json.RawMessage `json:"schema"`
+		} `json:"format"`
+	} `json:"text"`
+}
+
+// schemaAnswer is an answer in the JSON the schema asks for: an object whose required
+// string properties hold text (cut to their maxLength), as a model bound to a
+// json_schema format answers. codex asks for its title this way ({"title": …}).
+func schemaAnswer(schema json.RawMessage, text string) string {
+	var sc struct {
+		Properties map[string]struct {
+			Type      string `json:"type"`
+			MaxLength int    `json:"maxLength"`
+		} `json:"properties"`
+		Required []string `json:"required"`
+	}
+	obj := map[string]any{}
+	if json.Unmarshal(schema, &sc) == nil {
+		for _, k := range sc.Required {
+			if p := sc.Properties[k]; p.Type == "string" {
+				v := text
+				if p.MaxLength > 0 && len(v) > p.MaxLength {
+					v = v[:p.MaxLength]
+				}
+				obj[k] = v
+			}
+		}
+	}
+	b, _ := json.Marshal(obj)
+	return string(b)
 }
 
 // inputItems is a request's input: a list of items, or a string read as one user
@@ -139,12 +172,19 @@ func (s *Server) responses(w http.ResponseWriter, ctx context.Context, body []by
 	rec.Model, rec.Stream = req.Model, req.Stream
 	rec.Tools = toolNames(req)
 	rec.Prompt, rec.ToolResult, rec.FollowUp = openaiPrompt(req)
+	// A request bound to a JSON schema (codex's title for a new conversation) is a
+	// side request: answered in that JSON, with no tool call and no stall.
+	rec.Side = req.Text.Format.Type == "json_schema"
 	s.record(rec) // seen before it is answered: a stalled request too
 	d := ParseDirectives(rec.Prompt)
 	if !rec.FollowUp {
 		if status := s.gate(w, OpenAI, rec.Prompt, d); status != 0 {
 			return status
 		}
+	}
+	if rec.Side {
+		d = Directives{Say: schemaAnswer(req.Text.Format.Schema, answerText(d)), StreamMS: d.StreamMS, Tokens: d.Tokens,
+			TokensIn: d.TokensIn, TokensOut: d.TokensOut, CacheRead: d.CacheRead}
 	}
 	id := s.nextID()
 	respID := fmt.Sprintf("resp_standin%06d", id)

@@ -51,8 +51,11 @@ type Request struct {
 	// does not end with one.
 	ToolResult string
 	FollowUp   bool // the request ends with a tool result
-	Status     int  // the status the stand-in answered, 0 while it answers
-	Body       []byte
+	// Side is a side request of the CLI, not a turn of its conversation: one bound to a
+	// JSON schema (codex's title). It gets no tool call and no stall.
+	Side   bool
+	Status int // the status the stand-in answered, 0 while it answers
+	Body   []byte
 
 	index int // where in Server.reqs, -1 before record
 }
@@ -126,12 +129,12 @@ func (s *Server) Requests() []Request {
 }
 
 // Turns returns the requests that opened a turn of the agent through api: a request to
-// the API's turn endpoint that offered tools (the CLIs' side requests — titles, quota
-// checks — offer none) and did not end with a tool result.
+// the API's turn endpoint that offered tools (claude's side requests offer none), is
+// not a [Request.Side] one and did not end with a tool result.
 func (s *Server) Turns(api string) []Request {
 	var out []Request
 	for _, r := range s.Requests() {
-		if r.API == api && r.Method == http.MethodPost && !r.FollowUp && len(r.Tools) > 0 &&
+		if r.API == api && r.Method == http.MethodPost && !r.FollowUp && !r.Side && len(r.Tools) > 0 &&
 			(r.Path == "/v1/messages" || r.Path == "/v1/responses") {
 			out = append(out, r)
 		}

@@ -52,6 +52,8 @@ async function main() {
     out.openaiTool.output[0],
     { type: 'function_call_output', call_id: out.openaiTool.output[0].call_id, output: 'hi' },
   ] }).finalResponse();
+  out.openaiSchema = await o.responses.stream({ model: 'gpt-5', tools: [exec], input: 'Title this:\nstall tool=bash:echo_hi say=Fixit',
+    text: { format: { type: 'json_schema', name: 't', strict: true, schema: { type: 'object', properties: { title: { type: 'string', maxLength: 3 } }, required: ['title'] } } } }).finalResponse();
   out.openaiPlain = await o.responses.create({ model: 'gpt-5', input: 'say=plain' });
   out.openaiLimit = await failure(o.responses.create({ model: 'gpt-5', input: 'limit=429 reset=60' }));
   process.stdout.write(JSON.stringify(out));
