@@ -156,8 +156,17 @@ func FuzzParseCodex(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkTools(t, transcript.FormatCodex, data)
 		for i, e := range checkParse(t, transcript.FormatCodex, data) {
-			if e.Kind != transcript.KindText || e.Text == "" || e.InputTokens != nil || e.OutputTokens != nil {
-				t.Fatalf("codex entry %d: %+v; want non-empty text without tokens", i, e)
+			switch {
+			case e.InputTokens != nil || e.OutputTokens != nil:
+				t.Fatalf("codex entry %d: %+v; want no tokens", i, e)
+			case e.Kind == transcript.KindText && e.Text == "":
+				t.Fatalf("codex entry %d: %+v; want non-empty text", i, e)
+			case e.Kind == transcript.KindToolUse && (e.Role != transcript.RoleAssistant || e.Text != ""):
+				t.Fatalf("codex entry %d: %+v; want an assistant tool_use without text", i, e)
+			case e.Kind == transcript.KindToolResult && e.Role != transcript.RoleTool:
+				t.Fatalf("codex entry %d: %+v; want a tool tool_result", i, e)
+			case e.Kind != transcript.KindText && e.Kind != transcript.KindToolUse && e.Kind != transcript.KindToolResult:
+				t.Fatalf("codex entry %d: %+v; want text, tool_use or tool_result", i, e)
 			}
 		}
 	})
