@@ -3,13 +3,14 @@ package actors
 import (
 	"errors"
 	"fmt"
-	"github.com/orcr-go/orcr/socketapi"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/orcr-go/orcr/actors/provider"
 	"github.com/orcr-go/orcr/herdr"
+	"github.com/orcr-go/orcr/socketapi"
 	"github.com/orcr-go/orcr/socketapi/wire"
 	"github.com/orcr-go/orcr/store"
 )
@@ -265,6 +266,7 @@ func (w *agentWork) submit(target, prompt string, plan SubmitPlan) (counter, err
 	typed := func(pause time.Duration) herdr.Submission {
 		return herdr.Submission{Text: prompt, Paste: plan.Paste, Clear: plan.ClearKeys, Pause: pause}
 	}
+	written := w.transcriptWritten(target)
 	ctx, cancel := w.herdrCtx()
 	err := sess.Submit(ctx, target, typed(pause))
 	cancel()
@@ -295,6 +297,13 @@ func (w *agentWork) submit(target, prompt string, plan SubmitPlan) (counter, err
 			continue // nothing drawn: what was typed waits in the terminal, not lost
 		}
 		shown := !readable || probe == "" || strings.Contains(text, probe)
+		if shown && written() {
+			// The prompt on screen is the conversation's copy: the provider wrote its
+			// transcript after the Enter, which it does when it takes the input. A
+			// turn faster than the poll is over before herdr is seen working, and
+			// the real TUIs keep the prompt on screen above the input box.
+			return base, nil
+		}
 		ctx, cancel := w.herdrCtx()
 		switch {
 		case shown:
@@ -315,6 +324,46 @@ func (w *agentWork) submit(target, prompt string, plan SubmitPlan) (counter, err
 		cancel()
 	}
 	return base, nil
+}
+
+// transcriptWritten reads the agent's transcript's mtime now and returns a check that
+// reports whether the transcript was written since: its mtime is later than now's (or,
+// when it could not be located now, not earlier than now).
+//
+// A first prompt's agent has no session recorded yet (the row is not re-read during
+// the delivery): herdr's report of the pane's session stands in for it.
+func (w *agentWork) transcriptWritten(target string) func() bool {
+	if w.env.Transcripts == nil {
+		return func() bool { return false }
+	}
+	mtime := func() (int64, bool) {
+		tt := transcriptTarget(w.env.Home, w.st)
+		if tt.SessionValue == "" {
+			a, ok := w.agentRow(target, true)
+			if !ok || a.AgentSession == nil || a.AgentSession.Value == "" {
+				return 0, false
+			}
+			tt.SessionKind, tt.SessionValue = a.AgentSession.Kind, a.AgentSession.Value
+		}
+		path, err := w.env.Transcripts.Locate(tt)
+		if err != nil {
+			return 0, false
+		}
+		c, ok := w.env.Transcripts.Cursor(path)
+		if !ok {
+			return 0, false
+		}
+		n, err := strconv.ParseInt(c, 10, 64)
+		return n, err == nil
+	}
+	before, had := mtime()
+	if !had {
+		before = time.Now().UnixMilli() - 1
+	}
+	return func() bool {
+		now, ok := mtime()
+		return ok && now > before
+	}
 }
 
 // waitReady waits (bounded) until herdr reports any status but unknown for the pane,

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -21,6 +22,7 @@ import (
 	"github.com/orcr-go/orcr/actors/provider"
 	"github.com/orcr-go/orcr/actors/provider/modeltest"
 	"github.com/orcr-go/orcr/actors/provider/providertest"
+	"github.com/orcr-go/orcr/socketapi/remote"
 )
 
 // codexKeyEnv names the variable the stand-in's codex model provider reads its key from.
@@ -225,7 +227,7 @@ func logModel(t *testing.T, model *modeltest.Server) {
 func TestRealTurnsLive(t *testing.T) {
 	t.Parallel() // mostly waits (TUIs booting, turn windows): see main_test.go
 	model := startModel(t)
-	h, _, work := realHome(t, `{"timings": {"max_starting": "90s"}}`, model)
+	h, _, work := realHome(t, `{"timings": {"max_starting": "90s"}, "remote": {"listen": "127.0.0.1:0"}}`, model)
 	providers := []string{provider.Claude, provider.Codex}
 	name := map[string]string{provider.Claude: "rt/cl", provider.Codex: "rt/cx"}
 	for _, p := range providers {
@@ -256,6 +258,23 @@ func TestRealTurnsLive(t *testing.T) {
 	waitTurn(t, h, name[provider.Codex])
 	if got := lastResponse(t, h, name[provider.Codex]); got != "codex-later\n" {
 		t.Errorf("codex after the stall: last response %q", got)
+	}
+	wantAllConfirmed(t, h)
+}
+
+// wantAllConfirmed checks that the server log has no delivery whose input was not
+// confirmed: every prompt of the test reached its TUI and was taken
+// (docs/lifecycle.md §9.2).
+func wantAllConfirmed(t *testing.T, h *home) {
+	t.Helper()
+	log, err := os.ReadFile(filepath.Join(h.dir, "logs", "server.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(log), "\n") {
+		if strings.Contains(line, "input not confirmed") {
+			t.Errorf("server log: %s", line)
+		}
 	}
 }
 
@@ -290,6 +309,8 @@ func realTurns(t *testing.T, h *home, model *modeltest.Server, p, name, work str
 	}
 	wantPromptOnce(t, model, api, tool)
 	wantToolEntries(t, h, model, name, "orcr-tool-"+p)
+	first := "say=" + p + "-first stream_ms=50"
+	wantSessionLog(t, h, name, []string{first, second, tool}, []string{p + "-first", p + "-second", p + "-tooldone"}, "orcr-tool-"+p)
 
 	ask := "say=" + p + "-asked"
 	r := h.run("agent", "ask", "-a", p, "--path", name+"_ask", "--cwd", work, "--timeout", "150s", "-p", ask)
@@ -323,4 +344,180 @@ func wantToolEntries(t *testing.T, h *home, model *modeltest.Server, name, out s
 		t.Errorf("agent logs %s: tool_use %v, tool_result with %q %v:\n%s", name, use, out, result, r.stdout)
 		logModel(t, model)
 	}
+}
+
+// sessionLog reads the session log of agent name (uuid uid) from the remote stream,
+// from its start, until done holds for the events read or 30 s passed.
+func sessionLog(t *testing.T, h *home, name, uid string, done func([]remote.Event) bool) []remote.Event {
+	t.Helper()
+	tok := strings.TrimSpace(h.run("agent", "token", name).stdout)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, err := (&remote.Dialer{}).Dial(ctx, remoteBase(t, h), uid, tok)
+	if err != nil {
+		t.Fatalf("remote stream of %s: %v", name, err)
+	}
+	defer c.Close()
+	if err := c.Subscribe(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	var evs []remote.Event
+	for !done(evs) {
+		f, err := c.Next(ctx)
+		if err != nil {
+			t.Errorf("remote stream of %s: %v after %d events", name, err, len(evs))
+			return evs
+		}
+		if e, ok := f.(remote.Event); ok {
+			evs = append(evs, e)
+		}
+	}
+	return evs
+}
+
+// payloads returns the payloads of the events of type typ.
+func payloads(evs []remote.Event, typ string) []map[string]any {
+	var out []map[string]any
+	for _, e := range evs {
+		if e.Type == typ {
+			var p map[string]any
+			json.Unmarshal(e.Payload, &p)
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// wantSessionLog checks that the session log of agent name carries its turns: each
+// prompt once as a user/message, each answer as an assistant/message, a turn/start and
+// one turn/end completed per turn, and the tool call with its result holding toolOut.
+func wantSessionLog(t *testing.T, h *home, name string, prompts, answers []string, toolOut string) {
+	t.Helper()
+	rows := h.lsRows(t, name)
+	if len(rows) != 1 {
+		t.Fatalf("agent ls %s: %+v", name, rows)
+	}
+	ended := func(evs []remote.Event) bool { return len(payloads(evs, "turn/end")) >= len(prompts) }
+	evs := sessionLog(t, h, name, rows[0].UUID, ended)
+	texts := func(typ string) []string {
+		var out []string
+		for _, p := range payloads(evs, typ) {
+			out = append(out, fmt.Sprint(p["text"]))
+		}
+		return out
+	}
+	if got := texts("user/message"); !slices.Equal(got, prompts) {
+		t.Errorf("%s's session log: user/message %q, want %q", name, got, prompts)
+	}
+	if got := texts("assistant/message"); !slices.Equal(got, answers) {
+		t.Errorf("%s's session log: assistant/message %q, want %q", name, got, answers)
+	}
+	var ends []string
+	for _, p := range payloads(evs, "turn/end") {
+		ends = append(ends, fmt.Sprint(p["status"]))
+	}
+	if n := len(payloads(evs, "turn/start")); n != len(prompts) || !slices.Equal(ends, slices.Repeat([]string{"completed"}, len(prompts))) {
+		t.Errorf("%s's session log: %d turn/start, turn/end %q; want %d of each, completed", name, n, ends, len(prompts))
+	}
+	calls, results := payloads(evs, "tool/call"), payloads(evs, "tool/result")
+	if len(calls) != 1 || len(results) != 1 || results[0]["ok"] != true || !strings.Contains(fmt.Sprint(results[0]["text"]), toolOut) ||
+		calls[0]["call_id"] != results[0]["call_id"] {
+		t.Errorf("%s's session log: tool/call %v, tool/result %v; want one call and its ok result with %q", name, calls, results, toolOut)
+	}
+}
+
+// TestRealStallAndCancelLive: for claude and codex each, in parallel within one orcr
+// server: a stream that stalls (headers, then silence) for longer than stall_after
+// marks the working agent stalled, and the mark clears when the stream resumes and the
+// turn completes; a remote cancel mid-stream reaches the CLI as its own interrupt (its
+// request to the model is dropped), the turn ends cancelled, and the next prompt works.
+func TestRealStallAndCancelLive(t *testing.T) {
+	t.Parallel() // mostly waits (TUIs booting, turn windows): see main_test.go
+	model := startModel(t)
+	h, _, work := realHome(t, `{"timings": {"max_starting": "90s", "stall_after": "2s"}, "remote": {"listen": "127.0.0.1:0"}}`, model)
+	providers := []string{provider.Claude, provider.Codex}
+	for _, p := range providers {
+		runAgent(t, h, "-a", p, "--path", "sc/"+p, "--cwd", work, "-p", "say="+p+"-resumed stall_ms=9000")
+	}
+	var wg sync.WaitGroup
+	for _, p := range providers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t.Run(p, func(t *testing.T) { stallAndCancel(t, h, model, p, "sc/"+p) })
+		}()
+	}
+	wg.Wait()
+	wantAllConfirmed(t, h)
+}
+
+func stallAndCancel(t *testing.T, h *home, model *modeltest.Server, p, name string) {
+	eventually(t, 60*time.Second, name+" stalled while its stream is silent", func() bool {
+		rows := h.lsRows(t, name)
+		return len(rows) == 1 && rows[0].Stalled && rows[0].Status == "working"
+	})
+	waitTurn(t, h, name)
+	if got, want := lastResponse(t, h, name), p+"-resumed\n"; got != want {
+		t.Errorf("%s: after the stall: last response %q, want %q", p, got, want)
+	}
+	if rows := h.lsRows(t, name); len(rows) != 1 || rows[0].Stalled || rows[0].Status != "idle" {
+		t.Errorf("%s: after the stalled turn: %+v, want idle and not stalled", p, rows)
+	}
+
+	rows := h.lsRows(t, name)
+	uid := rows[0].UUID
+	tok := strings.TrimSpace(h.run("agent", "token", name).stdout)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	c, err := (&remote.Dialer{}).Dial(ctx, remoteBase(t, h), uid, tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	next := c.Hello().LastSeq + 1
+	c.Subscribe(ctx, next)
+	held := "say=" + p + "-never stall"
+	if r := h.run("agent", "send", name, held); r.exit != 0 {
+		t.Fatalf("agent send: %+v", r)
+	}
+	eventually(t, 30*time.Second, "the held prompt at the model", func() bool {
+		for _, r := range model.Turns(apiOf(p)) {
+			if r.Prompt == held {
+				return true
+			}
+		}
+		return false
+	})
+	if err := c.Cancel(ctx, "test cancel"); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		e := nextEvent(t, ctx, c, next)
+		next++
+		if e.Type == "turn/end" {
+			var pl map[string]any
+			json.Unmarshal(e.Payload, &pl)
+			if pl["status"] != "cancelled" {
+				t.Errorf("%s: turn/end %v after the cancel, want cancelled", p, pl)
+			}
+			break
+		}
+	}
+	eventually(t, 30*time.Second, "the CLI's request to the model dropped by its interrupt", func() bool {
+		for _, r := range model.Requests() {
+			if r.Prompt == held && r.Status == 0 {
+				return false // still answering: the CLI did not let go of it
+			}
+		}
+		return true
+	})
+	after := "say=" + p + "-after"
+	if r := h.run("agent", "send", name, after); r.exit != 0 {
+		t.Fatalf("agent send: %+v", r)
+	}
+	waitTurn(t, h, name)
+	if got, want := lastResponse(t, h, name), p+"-after\n"; got != want {
+		t.Errorf("%s: after the cancel: last response %q, want %q", p, got, want)
+	}
+	wantPromptOnce(t, model, apiOf(p), after)
 }
