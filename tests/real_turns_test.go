@@ -521,3 +521,138 @@ func stallAndCancel(t *testing.T, h *home, model *modeltest.Server, p, name stri
 	}
 	wantPromptOnce(t, model, apiOf(p), after)
 }
+
+// TestRealKill9MidTurnLive: kill -9 of the orcr server while the real claude and codex
+// are mid-turn (their streams still running); after the restart each turn completes
+// with its answer, as docs/lifecycle.md says an open turn survives a crash, and the
+// model got each prompt once (nothing typed twice).
+func TestRealKill9MidTurnLive(t *testing.T) {
+	t.Parallel() // mostly waits (TUIs booting, turn windows): see main_test.go
+	model := startModel(t)
+	h, _, work := realHome(t, `{"timings": {"max_starting": "90s"}}`, model)
+	srv := startCrashServer(t, h)
+	providers := []string{provider.Claude, provider.Codex}
+	prompt := map[string]string{}
+	for _, p := range providers {
+		prompt[p] = "say=" + p + "-survived stream_ms=1500"
+		runAgent(t, h, "-a", p, "--path", "k9/"+p, "--cwd", work, "-p", prompt[p])
+	}
+	eventually(t, 90*time.Second, "both prompts streaming from the model", func() bool {
+		n := 0
+		for _, p := range providers {
+			for _, r := range model.Turns(apiOf(p)) {
+				if r.Prompt == prompt[p] {
+					n++
+					break
+				}
+			}
+		}
+		return n == len(providers)
+	})
+	srv.kill9(t)
+	srv = startCrashServer(t, h)
+	defer srv.stop(t, h)
+	for _, p := range providers {
+		name := "k9/" + p
+		waitTurn(t, h, name)
+		if got, want := lastResponse(t, h, name), p+"-survived\n"; got != want {
+			t.Errorf("%s: after the restart: last response %q, want %q", p, got, want)
+		}
+		wantPromptOnce(t, model, apiOf(p), prompt[p])
+	}
+}
+
+// TestRealApprovalsLive: with remote.approvals on, the real claude and codex run
+// without their permission bypass. A shell call they ask about makes the agent blocked
+// and appears on the remote stream as approval/requested; approved there, the command
+// runs and the turn completes with the answer; a second call denied there does not run,
+// and the turn ends as the CLI ends it (the agent settles, the next prompt works).
+func TestRealApprovalsLive(t *testing.T) {
+	t.Parallel() // mostly waits (TUIs booting, turn windows): see main_test.go
+	model := startModel(t)
+	h, _, work := realHome(t, `{"timings": {"max_starting": "90s"}, "remote": {"listen": "127.0.0.1:0", "approvals": true}}`, model)
+	providers := []string{provider.Claude, provider.Codex}
+	for _, p := range providers {
+		runAgent(t, h, "-a", p, "--path", "ap/"+p, "--cwd", work, "-p", "say="+p+"-ready")
+	}
+	var wg sync.WaitGroup
+	for _, p := range providers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t.Run(p, func(t *testing.T) { approvals(t, h, model, p, "ap/"+p, work) })
+		}()
+	}
+	wg.Wait()
+}
+
+func approvals(t *testing.T, h *home, model *modeltest.Server, p, name, work string) {
+	waitTurn(t, h, name)
+	rows := h.lsRows(t, name)
+	uid := rows[0].UUID
+	tok := strings.TrimSpace(h.run("agent", "token", name).stdout)
+	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
+	defer cancel()
+	c, err := (&remote.Dialer{}).Dial(ctx, remoteBase(t, h), uid, tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	next := c.Hello().LastSeq + 1
+	c.Subscribe(ctx, next)
+	requested := func() string {
+		for {
+			e := nextEvent(t, ctx, c, next)
+			next++
+			if e.Type == "approval/requested" {
+				var pl map[string]any
+				json.Unmarshal(e.Payload, &pl)
+				t.Logf("%s: approval/requested %v", p, pl)
+				return fmt.Sprint(pl["call_id"])
+			}
+		}
+	}
+	for _, verdict := range []string{"approved", "denied"} {
+		file := "orcr-" + p + "-" + verdict
+		prompt := "tool=bash:touch_" + file + " escalate say=" + p + "-" + verdict
+		if r := h.run("agent", "send", name, prompt); r.exit != 0 {
+			t.Fatalf("agent send: %+v", r)
+		}
+		call := requested()
+		if rows := h.lsRows(t, name); len(rows) != 1 || rows[0].Status != "blocked" {
+			t.Errorf("%s: at the approval request: %+v, want blocked", p, rows)
+		}
+		if verdict == "approved" {
+			err = c.Approve(ctx, call, "test")
+		} else {
+			err = c.Deny(ctx, call, "test")
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := h.run("agent", "wait", "--timeout", "90s", name)
+		t.Logf("%s: after %s: agent wait exit %d %q; last response %q", p, verdict, r.exit, r.stdout, lastResponse(t, h, name))
+		_, statErr := os.Stat(filepath.Join(work, file))
+		switch verdict {
+		case "approved":
+			if r.exit != 0 || statErr != nil {
+				t.Errorf("%s: approved: agent wait exit %d %q, %s: %v; want turn_complete and the file", p, r.exit, r.stdout, file, statErr)
+			}
+			if got, want := lastResponse(t, h, name), p+"-approved\n"; got != want {
+				t.Errorf("%s: approved: last response %q, want %q", p, got, want)
+			}
+		case "denied":
+			if statErr == nil {
+				t.Errorf("%s: denied, yet %s was created", p, file)
+			}
+		}
+	}
+	after := "say=" + p + "-after-deny"
+	if r := h.run("agent", "send", name, after); r.exit != 0 {
+		t.Fatalf("agent send: %+v", r)
+	}
+	waitTurn(t, h, name)
+	if got, want := lastResponse(t, h, name), p+"-after-deny\n"; got != want {
+		t.Errorf("%s: after the denial: last response %q, want %q", p, got, want)
+	}
+}

@@ -18,6 +18,7 @@ type Directives struct {
 	Say       string // say=<word>: the answer's text (default "ok")
 	Think     string // think=<word>: a thinking block before the answer
 	Tool      string // tool=bash:<cmd>: the command of a shell tool call ("_" read as spaces)
+	Escalate  bool   // escalate: the tool call asks to run outside codex's sandbox (codex asks for approval)
 	StreamMS  int    // stream_ms=<n>: pause between stream events
 	Stall     bool   // stall: headers sent, then silence until the client leaves or Release
 	StallMS   int    // stall_ms=<n>: headers sent, then silence for n ms, then the stream
@@ -32,7 +33,7 @@ type Directives struct {
 }
 
 // ParseDirectives scans text for whitespace-separated directive tokens, each optionally
-// prefixed with one '@': say=, think=, tool=bash:<cmd>, stream_ms=, stall, stall_ms=,
+// prefixed with one '@': say=, think=, tool=bash:<cmd>, escalate, stream_ms=, stall, stall_ms=,
 // limit=429, reset=, overloaded, overloaded=<n> and tokens=. Tokens that are not
 // directives, and directives with a value they do not take, are ignored; a later token
 // overrides an earlier one; numbers are clamped. It never panics.
@@ -46,6 +47,9 @@ func ParseDirectives(text string) Directives {
 			continue
 		case "overloaded":
 			d.Overload = -1
+			continue
+		case "escalate":
+			d.Escalate = true
 			continue
 		}
 		key, val, ok := strings.Cut(tok, "=")

@@ -18,6 +18,7 @@ func TestParseDirectives(t *testing.T) {
 		{"please @say=hi think=hmm", Directives{Say: "hi", Think: "hmm"}},
 		{"tool=bash:echo_orcr-ok say=done", Directives{Tool: "echo orcr-ok", Say: "done"}},
 		{"tool=bash: tool=python:x tool=Bash", Directives{}},
+		{"tool=bash:touch_x escalate", Directives{Tool: "touch x", Escalate: true}},
 		{"stream_ms=40 stall", Directives{StreamMS: 40, Stall: true}},
 		{"@stall_ms=500", Directives{StallMS: 500}},
 		{"limit=429 reset=30", Directives{Limit: true, ResetS: 30}},

@@ -140,7 +140,7 @@ func openaiPrompt(req openaiRequest) (prompt, toolResult string, followUp bool) 
 
 // openaiShell is the shell tool codex offers and the arguments that run cmd with it;
 // custom reports a freeform tool, whose input is the text args rather than JSON.
-func openaiShell(names []string, cmd string) (name, args string, custom bool) {
+func openaiShell(names []string, cmd string, escalate bool) (name, args string, custom bool) {
 	has := map[string]bool{}
 	for _, n := range names {
 		has[n] = true
@@ -149,7 +149,13 @@ func openaiShell(names []string, cmd string) (name, args string, custom bool) {
 	switch {
 	case has["exec"]:
 		q, _ := json.Marshal(cmd)
-		return "exec", "const r = await tools.exec_command({cmd: " + string(q) + "});\ntext(r.output);\n", true
+		extra := ""
+		if escalate {
+			extra = `, sandbox_permissions: "require_escalated", justification: "the test asks for it"`
+		}
+		return "exec", "const r = await tools.exec_command({cmd: " + string(q) + extra + "});\ntext(r.output);\n", true
+	case has["exec_command"] && escalate:
+		name, a = "exec_command", map[string]any{"cmd": cmd, "sandbox_permissions": "require_escalated", "justification": "the test asks for it"}
 	case has["exec_command"]:
 		name, a = "exec_command", map[string]any{"cmd": cmd}
 	case has["shell_command"]:
@@ -190,7 +196,7 @@ func (s *Server) responses(w http.ResponseWriter, ctx context.Context, body []by
 	respID := fmt.Sprintf("resp_standin%06d", id)
 	var item map[string]any
 	text := answerText(d)
-	if name, args, custom := openaiShell(rec.Tools, d.Tool); d.Tool != "" && !rec.FollowUp && name != "" {
+	if name, args, custom := openaiShell(rec.Tools, d.Tool, d.Escalate); d.Tool != "" && !rec.FollowUp && name != "" {
 		item = map[string]any{"id": fmt.Sprintf("fc_standin%06d", id), "type": "function_call", "status": "completed",
 			"call_id": fmt.Sprintf("call_standin%06d", id), "name": name, "arguments": args}
 		if custom {
