@@ -571,6 +571,17 @@ func TestRealApprovalsLive(t *testing.T) {
 	t.Parallel() // mostly waits (TUIs booting, turn windows): see main_test.go
 	model := startModel(t)
 	h, _, work := realHome(t, `{"timings": {"max_starting": "90s"}, "remote": {"listen": "127.0.0.1:0", "approvals": true}}`, model)
+	// claude 2.1.328 starts in its auto mode, which runs a harmless command without
+	// asking; a user who wants to be asked sets its manual mode (orcr passes no policy
+	// flag, docs/providers.md §2.2).
+	claudeDir := h.envValue("CLAUDE_CONFIG_DIR")
+	var settings map[string]any
+	b, err := os.ReadFile(filepath.Join(claudeDir, "settings.json"))
+	if err != nil || json.Unmarshal(b, &settings) != nil {
+		t.Fatalf("claude's settings.json: %v", err)
+	}
+	settings["permissions"] = map[string]any{"defaultMode": "manual"}
+	writeJSON(t, filepath.Join(claudeDir, "settings.json"), settings)
 	providers := []string{provider.Claude, provider.Codex}
 	for _, p := range providers {
 		runAgent(t, h, "-a", p, "--path", "ap/"+p, "--cwd", work, "-p", "say="+p+"-ready")
@@ -630,6 +641,10 @@ func approvals(t *testing.T, h *home, model *modeltest.Server, p, name, work str
 		if err != nil {
 			t.Fatal(err)
 		}
+		eventually(t, 60*time.Second, name+" no longer blocked after the verdict", func() bool {
+			rows := h.lsRows(t, name)
+			return len(rows) == 1 && rows[0].Status != "blocked"
+		})
 		r := h.run("agent", "wait", "--timeout", "90s", name)
 		t.Logf("%s: after %s: agent wait exit %d %q; last response %q", p, verdict, r.exit, r.stdout, lastResponse(t, h, name))
 		_, statErr := os.Stat(filepath.Join(work, file))
