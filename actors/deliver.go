@@ -229,6 +229,10 @@ func (w *agentWork) screen(target string) (string, bool) {
 // gateError is the environment_error of a delivery that found the provider's TUI at a
 // screen that takes no prompt (docs/providers.md §5.2).
 func gateError(prov, phrase, cause, cwd string) error {
+	if cause == provider.CauseSetupRequired {
+		return wire.Env(cause, fmt.Sprintf("%s asks a question about its own settings (`%s` on screen): start %s once in a terminal and answer it, then run the agent again",
+			prov, phrase, prov), "provider", prov)
+	}
 	if cause == provider.CauseTrustRequired {
 		return wire.Env(cause, fmt.Sprintf("%s asks whether to trust the agent's working directory %s (`%s` on screen): "+
 			"start %s there once in a terminal and trust it (a trusted directory's subdirectories are trusted too), then run the agent again",

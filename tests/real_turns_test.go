@@ -571,21 +571,29 @@ func TestRealApprovalsLive(t *testing.T) {
 	t.Parallel() // mostly waits (TUIs booting, turn windows): see main_test.go
 	model := startModel(t)
 	h, _, work := realHome(t, `{"timings": {"max_starting": "90s"}, "remote": {"listen": "127.0.0.1:0", "approvals": true}}`, model)
+	runAgent(t, h, "-a", provider.Codex, "--path", "ap/codex", "--cwd", work, "-p", "say=codex-ready")
 	// claude 2.1.328 starts in its auto mode, which runs a harmless command without
 	// asking; a user who wants to be asked sets its manual mode (orcr passes no policy
-	// flag, docs/providers.md §2.2).
+	// flag, docs/providers.md §2.2). Started so the first time, claude asks whether to
+	// make auto mode the default, "Yes" selected: orcr types nothing into it and the
+	// start fails with the reason (§5.2).
 	claudeDir := h.envValue("CLAUDE_CONFIG_DIR")
-	var settings map[string]any
-	b, err := os.ReadFile(filepath.Join(claudeDir, "settings.json"))
-	if err != nil || json.Unmarshal(b, &settings) != nil {
-		t.Fatalf("claude's settings.json: %v", err)
+	editJSON(t, filepath.Join(claudeDir, "settings.json"), func(m map[string]any) {
+		m["permissions"] = map[string]any{"defaultMode": "default"}
+	})
+	start := time.Now()
+	nudge, _ := runAgent(t, h, "-a", provider.Claude, "--path", "ap/nudge", "--cwd", work, "-p", "say=never")
+	wantEndedFailed(t, h, "ap/nudge", nudge, start, 90*time.Second,
+		"claude asks a question about its own settings (`make auto mode your default permission mode` on screen)")
+	for _, r := range model.Turns(modeltest.Anthropic) {
+		if r.Prompt == "say=never" {
+			t.Errorf("the prompt typed into claude's auto-mode question reached the model")
+		}
 	}
-	settings["permissions"] = map[string]any{"defaultMode": "manual"}
-	writeJSON(t, filepath.Join(claudeDir, "settings.json"), settings)
+	// The user's answer "No, keep manual mode", as claude records it.
+	editJSON(t, filepath.Join(claudeDir, ".claude.json"), func(m map[string]any) { m["hasSeenAutoDefaultNudge"] = true })
+	runAgent(t, h, "-a", provider.Claude, "--path", "ap/claude", "--cwd", work, "-p", "say=claude-ready")
 	providers := []string{provider.Claude, provider.Codex}
-	for _, p := range providers {
-		runAgent(t, h, "-a", p, "--path", "ap/"+p, "--cwd", work, "-p", "say="+p+"-ready")
-	}
 	var wg sync.WaitGroup
 	for _, p := range providers {
 		wg.Add(1)
@@ -670,4 +678,16 @@ func approvals(t *testing.T, h *home, model *modeltest.Server, p, name, work str
 	if got, want := lastResponse(t, h, name), p+"-after-deny\n"; got != want {
 		t.Errorf("%s: after the denial: last response %q, want %q", p, got, want)
 	}
+}
+
+// editJSON rewrites the JSON object in path through edit.
+func editJSON(t *testing.T, path string, edit func(map[string]any)) {
+	t.Helper()
+	var m map[string]any
+	b, err := os.ReadFile(path)
+	if err != nil || json.Unmarshal(b, &m) != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	edit(m)
+	writeJSON(t, path, m)
 }

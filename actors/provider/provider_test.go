@@ -412,6 +412,7 @@ func TestRecipes(t *testing.T) {
 	claudeStartup := real
 	claudeStartup.LoginScreens = []string{"do you want to use this api key"}
 	claudeStartup.TrustScreens = []string{"is this a project you created or one you trust", "yes, i trust this folder"}
+	claudeStartup.SetupScreens = []string{"make auto mode your default permission mode"}
 	mockStartup := provider.Startup{
 		SessionPoll: 150 * time.Millisecond, SessionWait: 3 * time.Second,
 		ReadyBudget: 0, ReadyPoll: 400 * time.Millisecond,
@@ -586,6 +587,8 @@ func TestGate(t *testing.T) {
 		{"claude trust question", claude, " Accessing workspace:\n\n /tmp/p\n\n Quick safety check: Is this a project you created or one you trust? (Like your own\n ❯ No, exit\n   Yes, I trust this folder\n", "is this a project you created or one you trust", trust},
 		{"claude trust question wrapped by a narrow pane", claude, " Quick safety check: Is this a project you\n created or one you\n trust?", "is this a project you created or one you trust", trust},
 		{"claude api key question", claude, "  Detected a custom API key in your environment\n  Do you want to use this API key?\n    Yes\n  ❯ No (recommended)\n", "do you want to use this api key", login},
+		{"claude auto-mode question", claude, "  Make auto mode your default permission mode?\n\n  Auto mode lets Claude handle permission prompts automatically.\n  ❯ Yes, set auto mode as my default permission mode\n    No, keep manual mode\n", "make auto mode your default permission mode", provider.CauseSetupRequired},
+		{"claude manual mode input box", claude, "❯ \n  ⏸ manual mode on · ? for shortcuts\n", "", ""},
 		{"claude ready input box", claude, "❯ \n  ⏵⏵ bypass permissions on (shift+tab to cycle)\n", "", ""},
 		{"claude has no codex sign-in", claude, "Sign in with ChatGPT", "", ""},
 		{"mock phrase from the environment, any case", mock, "PLEASE LOG IN HERE", "log in here", login},
