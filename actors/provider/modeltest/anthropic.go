@@ -64,7 +64,12 @@ func anthropicPrompt(req anthropicRequest) (prompt, toolResult string, followUp 
 				}
 			}
 		}
-		if !hasResult && len(texts) > 0 {
+		if len(texts) > 0 && (!hasResult || i == len(req.Messages)-1) {
+			// The user's text beside a tool result (claude sends a rejected call's
+			// result with the next prompt) is a new prompt, not a follow-up.
+			if hasResult {
+				followUp, toolResult = false, ""
+			}
 			return strings.Join(texts, "\n"), toolResult, followUp
 		}
 	}

@@ -107,3 +107,27 @@ func TestStallHoldsStreamUntilRelease(t *testing.T) {
 		t.Errorf("turns: %+v", turns)
 	}
 }
+
+// TestPromptBesideToolResult: a user message holding a tool result and the user's text
+// (claude sends a rejected call's result with the next prompt) is a new prompt, not the
+// answer after the tool.
+func TestPromptBesideToolResult(t *testing.T) {
+	s := start(t)
+	body := `{"model":"m","max_tokens":10,"tools":[{"name":"Bash"}],"messages":[
+		{"role":"user","content":"tool=bash:touch_x say=old"},
+		{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"touch x"}}]},
+		{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","is_error":true,"content":"rejected"},{"type":"text","text":"say=new"}]}]}`
+	resp := post(t, context.Background(), s.URL()+"/v1/messages", body)
+	defer resp.Body.Close()
+	var m struct {
+		Content []struct {
+			Text string `json:"text"`
+		} `json:"content"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&m); err != nil || len(m.Content) != 1 || m.Content[0].Text != "new" {
+		t.Errorf("answer %+v (%v), want the text new", m, err)
+	}
+	if r := s.Requests()[0]; r.FollowUp || r.Prompt != "say=new" {
+		t.Errorf("recorded %+v, want the prompt say=new, not a follow-up", r)
+	}
+}
