@@ -175,6 +175,11 @@ func (transcripts) Settled(path string, settle time.Duration, now time.Time) boo
 
 func (transcripts) Cursor(path string) (string, bool) { return transcript.Cursor(path) }
 
+func (t transcripts) LimitNotice(providerName, path string) (string, bool) {
+	n, ok, err := transcript.ReadLimitNotice(path, t.spec(providerName).Format)
+	return n, ok && err == nil
+}
+
 func (transcripts) ClassifyBlocked(parts ...string) string {
 	return transcript.ClassifyBlocked(parts...)
 }

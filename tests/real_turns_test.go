@@ -691,3 +691,69 @@ func editJSON(t *testing.T, path string, edit func(map[string]any)) {
 	edit(m)
 	writeJSON(t, path, m)
 }
+
+// pauses reads the provider pauses from `orcr server status --json`, by provider.
+func pauses(t *testing.T, h *home) map[string]map[string]any {
+	t.Helper()
+	ok, res, _ := h.jsonRun(t, "server.status", 0, "server", "status")
+	if !ok {
+		t.Fatal("server status failed")
+	}
+	out := map[string]map[string]any{}
+	ps, _ := res["paused"].([]any)
+	for _, p := range ps {
+		m, _ := p.(map[string]any)
+		out[fmt.Sprint(m["provider"])] = m
+	}
+	return out
+}
+
+// TestRealLimitFallbackLive: the model answers 429 (its limit=429 directive). The real
+// codex ends the turn with its own usage-limit message ("… try again at <time>"), the
+// real claude with its API error ("Request rejected (429) … rate limit"); each turn
+// completes as the CLI ended it, and pauses the provider — codex until the reset its
+// message names, claude (whose message names none) for timings.limit_backoff. The next
+// codex agent is then rerouted by routing.fallback to the real claude, which answers
+// it.
+func TestRealLimitFallbackLive(t *testing.T) {
+	t.Parallel() // mostly waits (TUIs booting, turn windows): see main_test.go
+	model := startModel(t)
+	h, _, work := realHome(t, `{"timings": {"max_starting": "90s", "limit_backoff": "1h"}, "routing": {"fallback": {"codex": "claude"}}}`, model)
+	const limited = "limit=429 reset=900 say=never"
+	runAgent(t, h, "-a", provider.Codex, "--path", "lf/cx", "--cwd", work, "-p", limited)
+	waitTurn(t, h, "lf/cx")
+	var first time.Time
+	for _, r := range model.Requests() {
+		if r.Prompt == limited && r.API == modeltest.OpenAI {
+			first = r.At
+			break
+		}
+	}
+	cx := pauses(t, h)[provider.Codex]
+	reset := first.Add(900 * time.Second).UnixMilli()
+	if until, _ := cx["until"].(float64); cx == nil || cx["source"] != "reset" || int64(until) < reset-60_000 || int64(until) > reset+60_000 {
+		logModel(t, model)
+		t.Fatalf("codex's pause %v, want until its message's reset (about %d, read to the minute)", cx, reset)
+	}
+
+	uid, _ := runAgent(t, h, "-a", provider.Codex, "--path", "lf/next", "--cwd", work, "-p", "say=fallback-done")
+	waitTurn(t, h, "lf/next")
+	rows := h.lsRows(t, "lf/next")
+	if len(rows) != 1 || rows[0].UUID != uid || rows[0].Agent == nil || *rows[0].Agent != provider.Claude ||
+		rows[0].RoutedFrom == nil || *rows[0].RoutedFrom != provider.Codex {
+		t.Errorf("the queued codex agent: %+v, want rerouted to claude", rows)
+	}
+	if got := lastResponse(t, h, "lf/next"); got != "fallback-done\n" {
+		t.Errorf("the rerouted agent's last response %q", got)
+	}
+	wantPromptOnce(t, model, modeltest.Anthropic, "say=fallback-done")
+
+	// claude's own message names no reset: the backoff.
+	if r := h.run("agent", "send", "lf/next", limited); r.exit != 0 {
+		t.Fatalf("agent send: %+v", r)
+	}
+	waitTurn(t, h, "lf/next")
+	if cl := pauses(t, h)[provider.Claude]; cl == nil || cl["source"] != "backoff" {
+		t.Errorf("claude's pause %v, want the backoff", cl)
+	}
+}

@@ -136,6 +136,7 @@ func FuzzParseClaude(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		entries := checkParse(t, transcript.FormatClaude, data)
 		evs := checkTools(t, transcript.FormatClaude, data)
+		transcript.LimitNotice(transcript.FormatClaude, data)
 		// Every tool event is a block Parse reads as a tool entry (one without an id is
 		// an entry but no event).
 		isKind := func(k string) func(transcript.Entry) bool {
@@ -155,6 +156,7 @@ func FuzzParseCodex(f *testing.F) {
 	seed(f, "codex")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkTools(t, transcript.FormatCodex, data)
+		transcript.LimitNotice(transcript.FormatCodex, data)
 		for i, e := range checkParse(t, transcript.FormatCodex, data) {
 			switch {
 			case e.InputTokens != nil || e.OutputTokens != nil:
