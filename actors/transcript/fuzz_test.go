@@ -137,6 +137,9 @@ func FuzzParseClaude(f *testing.F) {
 		entries := checkParse(t, transcript.FormatClaude, data)
 		evs := checkTools(t, transcript.FormatClaude, data)
 		transcript.LimitNotice(transcript.FormatClaude, data)
+		if u, _ := transcript.TurnUsage(transcript.FormatClaude, data); u.Input < 0 || u.Output < 0 || u.CacheRead < 0 || u.CacheWrite < 0 {
+			t.Fatalf("negative usage %+v", u)
+		}
 		// Every tool event is a block Parse reads as a tool entry (one without an id is
 		// an entry but no event).
 		isKind := func(k string) func(transcript.Entry) bool {
@@ -157,6 +160,9 @@ func FuzzParseCodex(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkTools(t, transcript.FormatCodex, data)
 		transcript.LimitNotice(transcript.FormatCodex, data)
+		if u, _ := transcript.TurnUsage(transcript.FormatCodex, data); u.Input < 0 || u.Output < 0 || u.CacheRead < 0 || u.CacheWrite < 0 {
+			t.Fatalf("negative usage %+v", u)
+		}
 		for i, e := range checkParse(t, transcript.FormatCodex, data) {
 			switch {
 			case e.InputTokens != nil || e.OutputTokens != nil:
