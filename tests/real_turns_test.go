@@ -8,6 +8,7 @@ package tests
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -23,6 +24,7 @@ import (
 	"github.com/orcr-go/orcr/actors/provider/modeltest"
 	"github.com/orcr-go/orcr/actors/provider/providertest"
 	"github.com/orcr-go/orcr/socketapi/remote"
+	_ "modernc.org/sqlite" // the store's driver, to read the turns' usage
 )
 
 // codexKeyEnv names the variable the stand-in's codex model provider reads its key from.
@@ -289,7 +291,7 @@ func realTurns(t *testing.T, h *home, model *modeltest.Server, p, name, work str
 	}
 	wantPromptOnce(t, model, api, "say="+p+"-first stream_ms=50")
 
-	second := "say=" + p + "-second"
+	second := "say=" + p + "-second tokens=11,22,33,44"
 	if r := h.run("agent", "send", name, second); r.exit != 0 {
 		t.Fatalf("agent send: %+v", r)
 	}
@@ -298,6 +300,15 @@ func realTurns(t *testing.T, h *home, model *modeltest.Server, p, name, work str
 		t.Errorf("%s: second turn's last response %q, want %q", p, got, want)
 	}
 	wantPromptOnce(t, model, api, second)
+	// The usage the model reported for the turn is in its record (docs/providers.md
+	// §6.8); codex's Responses usage has no cache writes.
+	want := [4]int64{11, 22, 33, 44}
+	if p == provider.Codex {
+		want[3] = 0
+	}
+	if got := turnUsage(t, h, name, 2); got != want {
+		t.Errorf("%s: the second turn's usage (input, output, cache read, cache write) %v, want %v", p, got, want)
+	}
 
 	tool := "tool=bash:echo_orcr-tool-" + p + " say=" + p + "-tooldone"
 	if r := h.run("agent", "send", name, tool); r.exit != 0 {
@@ -756,4 +767,30 @@ func TestRealLimitFallbackLive(t *testing.T) {
 	if cl := pauses(t, h)[provider.Claude]; cl == nil || cl["source"] != "backoff" {
 		t.Errorf("claude's pause %v, want the backoff", cl)
 	}
+}
+
+// turnUsage reads the usage recorded for turn seq of agent path from the store (read
+// only, beside the running server).
+func turnUsage(t *testing.T, h *home, path string, seq int64) [4]int64 {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(h.dir, "orcr.db")+"?mode=ro&_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var u [4]sql.NullInt64
+	err = db.QueryRow(`SELECT t.input_tokens, t.output_tokens, t.cache_read_tokens, t.cache_write_tokens
+		FROM turns t JOIN agents a ON a.uuid = t.agent_uuid WHERE a.path = ? AND t.input_seq = ?`, path, seq).
+		Scan(&u[0], &u[1], &u[2], &u[3])
+	if err != nil {
+		t.Fatalf("the turn %d of %s: %v", seq, path, err)
+	}
+	var out [4]int64
+	for i, v := range u {
+		out[i] = v.Int64
+		if !v.Valid {
+			out[i] = -1
+		}
+	}
+	return out
 }
