@@ -230,8 +230,8 @@ func (w *agentWork) screen(target string) (string, bool) {
 // screen that takes no prompt (docs/providers.md §5.2).
 func gateError(prov, phrase, cause, cwd string) error {
 	if cause == provider.CauseSetupRequired {
-		return wire.Env(cause, fmt.Sprintf("%s asks a question about its own settings (`%s` on screen): start %s once in a terminal and answer it, then run the agent again",
-			prov, phrase, prov), "provider", prov)
+		return wire.Env(cause, fmt.Sprintf("%s asks a question about its own settings (`%s` on screen): answer it in the agent's pane (orcr agent attach) "+
+			"or once in a terminal, then try again", prov, phrase), "provider", prov)
 	}
 	if cause == provider.CauseTrustRequired {
 		return wire.Env(cause, fmt.Sprintf("%s asks whether to trust the agent's working directory %s (`%s` on screen): "+

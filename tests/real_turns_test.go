@@ -740,6 +740,12 @@ func TestRealLimitFallbackLive(t *testing.T) {
 			break
 		}
 	}
+	// codex follows its limit message with a dialog offering a cheaper model, "Switch"
+	// selected: a send types nothing into it (docs/providers.md §5.2).
+	ok, _, e := h.jsonRun(t, "agent.send", 2, "agent", "send", "lf/cx", "say=not-typed")
+	if ok || e["code"] != "environment_error" || errDetail(e, "cause") != provider.CauseSetupRequired {
+		t.Errorf("agent send to codex at its model offer: %v, want environment_error %s", e, provider.CauseSetupRequired)
+	}
 	cx := pauses(t, h)[provider.Codex]
 	reset := first.Add(900 * time.Second).UnixMilli()
 	if until, _ := cx["until"].(float64); cx == nil || cx["source"] != "reset" || int64(until) < reset-60_000 || int64(until) > reset+60_000 {

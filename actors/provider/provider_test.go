@@ -409,6 +409,7 @@ func TestRecipes(t *testing.T) {
 	}
 	codexStartup := real
 	codexStartup.LoginScreens = []string{"sign in with chatgpt", "sign in with device code", "finish signing in via your browser"}
+	codexStartup.SetupScreens = []string{"approaching rate limits"}
 	claudeStartup := real
 	claudeStartup.LoginScreens = []string{"do you want to use this api key"}
 	claudeStartup.TrustScreens = []string{"is this a project you created or one you trust", "yes, i trust this folder"}
@@ -582,6 +583,7 @@ func TestGate(t *testing.T) {
 		{"codex browser sign-in", codex, "  Finish signing in via your browser\n", "finish signing in via your browser", login},
 		{"codex ready composer", codex, "› Explain this codebase\n  gpt-5.6-luna high · ~/src\n", "", ""},
 		{"codex empty screen", codex, "", "", ""},
+		{"codex model offer after its limit", codex, "■ You’ve hit your usage limit.\n\n  Approaching rate limits\n  Switch to gpt-6-luna for lower credit usage?\n› 1. Switch to gpt-6-luna\n", "approaching rate limits", provider.CauseSetupRequired},
 		{"codex has no trust screen", codex, "Yes, I trust this folder", "", ""},
 		// claude 2.1.328's screens (docs/providers.md §5.2).
 		{"claude trust question", claude, " Accessing workspace:\n\n /tmp/p\n\n Quick safety check: Is this a project you created or one you trust? (Like your own\n ❯ No, exit\n   Yes, I trust this folder\n", "is this a project you created or one you trust", trust},
