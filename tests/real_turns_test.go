@@ -38,7 +38,7 @@ const codexKeyEnv = "ORCR_TEST_STANDIN_KEY"
 // directory trusted, the model-upgrade notice seen, its SessionStart hook reporting
 // the session as herdr's integration would, trusted the way codex's /hooks does it).
 // As root the server gets IS_SANDBOX=1 for claude's permission bypass.
-func realHome(t *testing.T, configJSON string, model *modeltest.Server) (h *home, sock, work string) {
+func realHome(t testing.TB, configJSON string, model *modeltest.Server) (h *home, sock, work string) {
 	t.Helper()
 	codexCLI := providertest.Require(t, provider.Codex)
 	h, sock = claudeHome(t, configJSON)
@@ -55,7 +55,7 @@ func realHome(t *testing.T, configJSON string, model *modeltest.Server) (h *home
 // trusts its SessionStart hook: codex asks about a hook it has not seen unless
 // config.toml holds the hash codex computes for it, which `codex app-server`'s
 // hooks/list reports (currentHash under its key).
-func codexStandin(t *testing.T, bin, codexHome, home, mockBin, work, url string) {
+func codexStandin(t testing.TB, bin, codexHome, home, mockBin, work, url string) {
 	t.Helper()
 	config := fmt.Sprintf(`model_provider = "standin"
 
@@ -141,7 +141,7 @@ func mustJSON(v any) string {
 	return string(b)
 }
 
-func writeFile(t *testing.T, path, s string) {
+func writeFile(t testing.TB, path, s string) {
 	t.Helper()
 	mustMkdir(t, filepath.Dir(path), 0o700)
 	if err := os.WriteFile(path, []byte(s), 0o600); err != nil {
@@ -149,7 +149,7 @@ func writeFile(t *testing.T, path, s string) {
 	}
 }
 
-func startModel(t *testing.T) *modeltest.Server {
+func startModel(t testing.TB) *modeltest.Server {
 	t.Helper()
 	m, err := modeltest.Start()
 	if err != nil {
@@ -168,7 +168,7 @@ func apiOf(p string) string {
 }
 
 // waitTurn is `orcr agent wait <name>` that must end turn_complete.
-func waitTurn(t *testing.T, h *home, name string) {
+func waitTurn(t testing.TB, h *home, name string) {
 	t.Helper()
 	r := h.run("agent", "wait", "--timeout", "120s", name)
 	if want := name + "  turn_complete\n"; r.exit != 0 || r.stdout != want {
@@ -177,7 +177,7 @@ func waitTurn(t *testing.T, h *home, name string) {
 }
 
 // lastResponse is `orcr agent logs <name> --last-response`.
-func lastResponse(t *testing.T, h *home, name string) string {
+func lastResponse(t testing.TB, h *home, name string) string {
 	t.Helper()
 	r := h.run("agent", "logs", name, "--last-response")
 	if r.exit != 0 {

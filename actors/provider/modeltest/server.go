@@ -54,7 +54,8 @@ type Request struct {
 	// Side is a side request of the CLI, not a turn of its conversation: one bound to a
 	// JSON schema (codex's title). It gets no tool call and no stall.
 	Side   bool
-	Status int // the status the stand-in answered, 0 while it answers
+	Status int       // the status the stand-in answered, 0 while it answers
+	Done   time.Time // when the answer's last byte was written (zero while it answers)
 	Body   []byte
 
 	index int // where in Server.reqs, -1 before record
@@ -152,6 +153,7 @@ func (s *Server) record(r *Request) {
 
 // answered stores r's final state (its status) over what record stored.
 func (s *Server) answered(r *Request) {
+	r.Done = time.Now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if r.index < 0 {
