@@ -14,6 +14,7 @@ test:
 providers:
     go test -race -count=1 -v -run 'Live$' ./actors/provider/
     go test -race -count=1 -v -run 'Live$' ./tests/
+    go test -run '^$' -bench RealCompletionLatency -benchtime 1x ./tests/
 
 # vet and formatting
 lint:
