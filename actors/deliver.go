@@ -333,41 +333,43 @@ func (w *agentWork) submit(target, prompt string, plan SubmitPlan) (counter, err
 // transcriptWritten reads the agent's transcript's mtime now and returns a check that
 // reports whether the transcript was written since: its mtime is later than now's (or,
 // when it could not be located now, not earlier than now).
-//
-// A first prompt's agent has no session recorded yet (the row is not re-read during
-// the delivery): herdr's report of the pane's session stands in for it.
 func (w *agentWork) transcriptWritten(target string) func() bool {
-	if w.env.Transcripts == nil {
-		return func() bool { return false }
-	}
-	mtime := func() (int64, bool) {
-		tt := transcriptTarget(w.env.Home, w.st)
-		if tt.SessionValue == "" {
-			a, ok := w.agentRow(target, true)
-			if !ok || a.AgentSession == nil || a.AgentSession.Value == "" {
-				return 0, false
-			}
-			tt.SessionKind, tt.SessionValue = a.AgentSession.Kind, a.AgentSession.Value
-		}
-		path, err := w.env.Transcripts.Locate(tt)
-		if err != nil {
-			return 0, false
-		}
-		c, ok := w.env.Transcripts.Cursor(path)
-		if !ok {
-			return 0, false
-		}
-		n, err := strconv.ParseInt(c, 10, 64)
-		return n, err == nil
-	}
-	before, had := mtime()
+	before, had := w.transcriptMtime(target)
 	if !had {
 		before = time.Now().UnixMilli() - 1
 	}
 	return func() bool {
-		now, ok := mtime()
+		now, ok := w.transcriptMtime(target)
 		return ok && now > before
 	}
+}
+
+// transcriptMtime is the agent's transcript's mtime (unix ms), if it can be located. A
+// first prompt's agent may have no session recorded yet (the row is not re-read during
+// a delivery, and a restart's recovery runs before the monitor records it): herdr's
+// report of the pane's session (target, a terminal or pane id) stands in for it.
+func (w *agentWork) transcriptMtime(target string) (int64, bool) {
+	if w.env.Transcripts == nil {
+		return 0, false
+	}
+	tt := transcriptTarget(w.env.Home, w.st)
+	if tt.SessionValue == "" {
+		a, ok := w.agentRow(target, true)
+		if !ok || a.AgentSession == nil || a.AgentSession.Value == "" {
+			return 0, false
+		}
+		tt.SessionKind, tt.SessionValue = a.AgentSession.Kind, a.AgentSession.Value
+	}
+	path, err := w.env.Transcripts.Locate(tt)
+	if err != nil {
+		return 0, false
+	}
+	c, ok := w.env.Transcripts.Cursor(path)
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(c, 10, 64)
+	return n, err == nil
 }
 
 // waitReady waits (bounded) until herdr reports any status but unknown for the pane,

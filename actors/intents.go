@@ -2,7 +2,6 @@ package actors
 
 import (
 	"encoding/json"
-	"strings"
 
 	"github.com/orcr-go/orcr/herdr"
 	"github.com/orcr-go/orcr/store"
@@ -184,11 +183,11 @@ func (w *agentWork) orphanPanes(label string) ([]herdr.PaneInfo, error) {
 // recoverInput settles a delivery a crash cut off (docs/lifecycle.md §13.1): a prompt
 // typed while the agent worked on an earlier turn has its turn undone (see below); else
 // when herdr shows the agent working (or blocked) the prompt was submitted and the turn
-// goes on; when the transcript was written since the delivery and the prompt is not in the
-// input box, it was submitted and its turn may already be over: the turn stays open for
-// the completion rules, which settle it from the transcript. Otherwise (still in the
-// box, or never typed) it never reached the agent: the box is cleared and the first
-// prompt typed again under its turn, or a later turn undone.
+// goes on; when the transcript was written since the turn opened, it was submitted and
+// its turn may already be over, whatever the screen shows: the turn stays open for the
+// completion rules, which settle it from the transcript. Otherwise (still in the box,
+// or never typed) it never reached the agent: the box is cleared and the first prompt
+// typed again under its turn, or a later turn undone.
 func (w *agentWork) recoverInput(opID string, p intentParams) {
 	if w.env.Herdr == nil {
 		return
@@ -219,14 +218,15 @@ func (w *agentWork) recoverInput(opID string, p intentParams) {
 		w.markSubmitted(opID, p.InputSeq)
 		return
 	}
-	text, readable := w.screen(p.Target)
-	if !readable {
+	if _, readable := w.screen(p.Target); !readable {
 		return // herdr cannot tell now
 	}
-	// Not in the input box and the transcript written since: submitted (the turn may
-	// be over already). Still in the box, or nothing written: it never reached the agent.
-	typed := p.Probe != "" && strings.Contains(text, p.Probe)
-	if !typed && w.transcriptWrittenAfter(w.st.Turn.DeliveredAt) != 0 {
+	// The transcript written since the turn opened: submitted (the turn may be over
+	// already), whatever the screen shows — the real claude and codex keep a taken
+	// prompt on screen above the input box, where it reads as still typed (docs/
+	// lifecycle.md §13.1). Else, not on screen and nothing written, or still on screen:
+	// it never reached the agent.
+	if at, ok := w.transcriptMtime(p.Target); ok && at > w.st.Turn.DeliveredAt {
 		w.markSubmitted(opID, p.InputSeq)
 		return
 	}
