@@ -41,12 +41,14 @@ fuzz:
     go test -run '^$' -fuzz '^FuzzParseOnceAt$' -fuzztime 5s ./actors/schedule
     go test -run '^$' -fuzz '^FuzzParseClaude$' -fuzztime 5s ./actors/transcript
     go test -run '^$' -fuzz '^FuzzParseCodex$' -fuzztime 5s ./actors/transcript
+    go test -run '^$' -fuzz '^FuzzCodexSessionHook$' -fuzztime 5s ./cmd/orcr-mock-agent
     go test -run '^$' -fuzz '^FuzzParseDirectives$' -fuzztime 5s ./cmd/orcr-mock-agent
     go test -run '^$' -fuzz '^FuzzLoad$' -fuzztime 5s ./config
     go test -run '^$' -fuzz '^FuzzParseDuration$' -fuzztime 5s ./config
     go test -run '^$' -fuzz '^FuzzDecodeResponse$' -fuzztime 5s ./herdr
     go test -run '^$' -fuzz '^FuzzParseIntegrationStatus$' -fuzztime 5s ./herdr
     go test -run '^$' -fuzz '^FuzzParseSessionList$' -fuzztime 5s ./herdr
+    go test -run '^$' -fuzz '^FuzzDetectAgentScreen$' -fuzztime 5s ./herdr/herdrtest
     go test -run '^$' -fuzz '^FuzzRequest$' -fuzztime 5s ./herdr/herdrtest
     go test -run '^$' -fuzz '^FuzzDecodeParams$' -fuzztime 5s ./socketapi
     go test -run '^$' -fuzz '^FuzzModelApply$' -fuzztime 5s ./socketapi

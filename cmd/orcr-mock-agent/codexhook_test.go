@@ -82,3 +82,17 @@ func TestCodexSessionHook(t *testing.T) {
 		t.Fatalf("after a second start: %+v", got)
 	}
 }
+
+// FuzzCodexSessionHook feeds the codex hook any input codex could write: it never
+// fails, and outside herdr it reports nothing.
+func FuzzCodexSessionHook(f *testing.F) {
+	f.Add(`{"session_id":"s","transcript_path":"/t","hook_event_name":"SessionStart","source":"startup"}`)
+	f.Add(`{"session_id":1}`)
+	f.Add("")
+	f.Fuzz(func(t *testing.T, input string) {
+		var logs bytes.Buffer
+		if code := codexSessionHook(strings.NewReader(input), func(string) string { return "" }, log.New(&logs, "", 0)); code != 0 {
+			t.Fatalf("exit %d", code)
+		}
+	})
+}

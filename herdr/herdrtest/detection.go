@@ -19,8 +19,7 @@ func (s *Session) watchAgent(p *pane) {
 		case <-timer.C:
 		}
 		now := time.Now()
-		snap := p.vt.snapshot()
-		text := joinRows(trimTrailingBlank(snap.screen))
+		text := p.vt.detectionText()
 		changed := text != lastText
 		lastText = text
 		if pgid := foregroundGroup(pid); w.dueProbe(pgid, changed, now) {

@@ -189,3 +189,41 @@ func TestScreenRegions(t *testing.T) {
 		t.Errorf("after the last prompt: %q", got)
 	}
 }
+
+// FuzzDetectAgentScreen feeds the screen rules any screen, title and OSC 9 payload a
+// program could write: a verdict is always one of the four states, its visible flag
+// matches its state, a kept (viewer) screen is unknown, and the regions are parts of
+// the text.
+func FuzzDetectAgentScreen(f *testing.F) {
+	for _, name := range []string{"claude-idle", "claude-blocked", "codex-blocked", "codex-working"} {
+		b, err := os.ReadFile(filepath.Join("testdata", "screens", name+".txt"))
+		if err != nil {
+			f.Fatal(err)
+		}
+		_, body, _ := strings.Cut(string(b), "\n--\n")
+		f.Add(body, "✳ Claude Code", "4;0;")
+	}
+	f.Add("────\n❯ \n────", "⠋ x", "")
+	f.Fuzz(func(t *testing.T, text, title, progress string) {
+		for _, agent := range []string{"claude", "codex"} {
+			d := DetectAgentScreen(agent, Screen{Text: text, Title: title, Progress: progress})
+			switch d.State {
+			case StatusIdle, StatusWorking, StatusBlocked, StatusUnknown:
+			default:
+				t.Fatalf("%s: state %q", agent, d.State)
+			}
+			if d.VisibleIdle && d.State != StatusIdle || d.VisibleWorking && d.State != StatusWorking ||
+				d.VisibleBlocker && d.State != StatusBlocked || d.Keep && d.State != StatusUnknown {
+				t.Fatalf("%s: inconsistent %+v", agent, d)
+			}
+		}
+		for _, region := range []string{bottomNonEmptyLines(text, 3), afterLastRule(text), afterLastPromptLine(text)} {
+			if !strings.Contains(text, region) {
+				t.Fatalf("region %q is not part of %q", region, text)
+			}
+		}
+		if body, ok := inputBoxBody(text); ok && !strings.Contains(text, body) {
+			t.Fatalf("box body %q is not part of %q", body, text)
+		}
+	})
+}

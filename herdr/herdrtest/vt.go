@@ -603,6 +603,14 @@ func (t *terminal) snapshot() termSnapshot {
 	return s
 }
 
+// detectionText is the active screen without its trailing blank rows, one line per
+// row (pane.read's "detection"), read without copying the scrollback.
+func (t *terminal) detectionText() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return joinRows(trimTrailingBlank(t.grid().rows))
+}
+
 func (t *terminal) modes() (bracketed, appCursor bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
