@@ -14,6 +14,7 @@ test:
 providers:
     go test -race -count=1 -v -run 'Live$' ./actors/provider/
     go test -race -count=1 -v -run 'Live$' ./tests/
+    go test -run '^$' -bench RealCompletionLatency -benchtime 1x ./tests/
 
 # vet and formatting
 lint:
@@ -36,6 +37,7 @@ fuzz:
     go test -run '^$' -fuzz '^FuzzParseLimitReset$' -fuzztime 5s ./actors
     go test -run '^$' -fuzz '^FuzzParseRetryAfter$' -fuzztime 5s ./actors/notify
     go test -run '^$' -fuzz '^FuzzParseCodexModelList$' -fuzztime 5s ./actors/provider
+    go test -run '^$' -fuzz '^FuzzParseDirectives$' -fuzztime 5s ./actors/provider/modeltest
     go test -run '^$' -fuzz '^FuzzParseCron$' -fuzztime 5s ./actors/schedule
     go test -run '^$' -fuzz '^FuzzParseOnceAt$' -fuzztime 5s ./actors/schedule
     go test -run '^$' -fuzz '^FuzzParseClaude$' -fuzztime 5s ./actors/transcript

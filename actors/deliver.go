@@ -3,13 +3,14 @@ package actors
 import (
 	"errors"
 	"fmt"
-	"github.com/orcr-go/orcr/socketapi"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/orcr-go/orcr/actors/provider"
 	"github.com/orcr-go/orcr/herdr"
+	"github.com/orcr-go/orcr/socketapi"
 	"github.com/orcr-go/orcr/socketapi/wire"
 	"github.com/orcr-go/orcr/store"
 )
@@ -228,6 +229,10 @@ func (w *agentWork) screen(target string) (string, bool) {
 // gateError is the environment_error of a delivery that found the provider's TUI at a
 // screen that takes no prompt (docs/providers.md §5.2).
 func gateError(prov, phrase, cause, cwd string) error {
+	if cause == provider.CauseSetupRequired {
+		return wire.Env(cause, fmt.Sprintf("%s asks a question about its own settings (`%s` on screen): answer it in the agent's pane (orcr agent attach) "+
+			"or once in a terminal, then try again", prov, phrase), "provider", prov)
+	}
 	if cause == provider.CauseTrustRequired {
 		return wire.Env(cause, fmt.Sprintf("%s asks whether to trust the agent's working directory %s (`%s` on screen): "+
 			"start %s there once in a terminal and trust it (a trusted directory's subdirectories are trusted too), then run the agent again",
@@ -265,6 +270,7 @@ func (w *agentWork) submit(target, prompt string, plan SubmitPlan) (counter, err
 	typed := func(pause time.Duration) herdr.Submission {
 		return herdr.Submission{Text: prompt, Paste: plan.Paste, Clear: plan.ClearKeys, Pause: pause}
 	}
+	written := w.transcriptWritten(target)
 	ctx, cancel := w.herdrCtx()
 	err := sess.Submit(ctx, target, typed(pause))
 	cancel()
@@ -295,6 +301,13 @@ func (w *agentWork) submit(target, prompt string, plan SubmitPlan) (counter, err
 			continue // nothing drawn: what was typed waits in the terminal, not lost
 		}
 		shown := !readable || probe == "" || strings.Contains(text, probe)
+		if shown && written() {
+			// The prompt on screen is the conversation's copy: the provider wrote its
+			// transcript after the Enter, which it does when it takes the input. A
+			// turn faster than the poll is over before herdr is seen working, and
+			// the real TUIs keep the prompt on screen above the input box.
+			return base, nil
+		}
 		ctx, cancel := w.herdrCtx()
 		switch {
 		case shown:
@@ -315,6 +328,55 @@ func (w *agentWork) submit(target, prompt string, plan SubmitPlan) (counter, err
 		cancel()
 	}
 	return base, nil
+}
+
+// transcriptWritten reads the agent's transcript's mtime now and returns a check that
+// reports whether the transcript was written since: its mtime is later than now's (or,
+// when it could not be located now, not earlier than now).
+func (w *agentWork) transcriptWritten(target string) func() bool {
+	before, had := w.transcriptMtime(target)
+	if !had {
+		before = time.Now().UnixMilli() - 1
+	}
+	return func() bool {
+		now, ok := w.transcriptMtime(target)
+		return ok && now > before
+	}
+}
+
+// transcriptMtime is the agent's transcript's mtime (unix ms), if it can be located
+// ([agentWork.locateAt]).
+func (w *agentWork) transcriptMtime(target string) (int64, bool) {
+	path, ok := w.locateAt(target)
+	if !ok {
+		return 0, false
+	}
+	c, ok := w.env.Transcripts.Cursor(path)
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(c, 10, 64)
+	return n, err == nil
+}
+
+// locateAt is the agent's transcript path, if it can be located. A first prompt's agent
+// may have no session recorded yet (the row is not re-read during a delivery, and a
+// restart's recovery runs before the monitor records it): herdr's report of the pane's
+// session (target, a terminal or pane id) stands in for it.
+func (w *agentWork) locateAt(target string) (string, bool) {
+	if w.env.Transcripts == nil {
+		return "", false
+	}
+	tt := transcriptTarget(w.env.Home, w.st)
+	if tt.SessionValue == "" {
+		a, ok := w.agentRow(target, true)
+		if !ok || a.AgentSession == nil || a.AgentSession.Value == "" {
+			return "", false
+		}
+		tt.SessionKind, tt.SessionValue = a.AgentSession.Kind, a.AgentSession.Value
+	}
+	path, err := w.env.Transcripts.Locate(tt)
+	return path, err == nil
 }
 
 // waitReady waits (bounded) until herdr reports any status but unknown for the pane,

@@ -213,7 +213,7 @@ func (w *agentWork) recoverInput(opID string, p intentParams) {
 		var text string
 		text, c.Readable = w.screen(p.Target)
 		c.InBox = p.Probe != "" && strings.Contains(text, p.Probe)
-		c.InTranscript = w.transcriptEndsWith(p.Probe, w.st.Turn.DeliveredAt)
+		c.InTranscript = w.transcriptEndsWith(p.Target, p.Probe, w.st.Turn.DeliveredAt)
 	}
 	switch v := judgeCutDelivery(c); v {
 	case cutLeaveOpen:
@@ -297,18 +297,22 @@ func (w *agentWork) deliveryEvidence(target, probe string, base counter, since i
 			return true
 		}
 	}
-	return w.transcriptEndsWith(probe, since)
+	return w.transcriptEndsWith(target, probe, since)
 }
 
-// transcriptEndsWith reports whether the agent's transcript was written after since and
-// its last user text holds probe: the provider took that prompt. A transcript merely
-// written is not enough (a TUI writes it when it starts).
-func (w *agentWork) transcriptEndsWith(probe string, since int64) bool {
-	if probe == "" || w.transcriptWrittenAfter(since) == 0 {
+// transcriptEndsWith reports whether the agent's transcript (located as
+// [agentWork.locateAt] does, for target) was written after since and its last user
+// text holds probe: the provider took that prompt. A transcript merely written is not
+// enough (a TUI writes it when it starts).
+func (w *agentWork) transcriptEndsWith(target, probe string, since int64) bool {
+	if probe == "" {
 		return false
 	}
-	path, err := w.locate()
-	if err != nil {
+	path, ok := w.locateAt(target)
+	if !ok {
+		return false
+	}
+	if at, ok := w.transcriptMtime(target); !ok || at <= since {
 		return false
 	}
 	text, ok := w.env.Transcripts.LastPrompt(w.st.Provider, path)

@@ -36,8 +36,25 @@ func (w *agentWork) limitSeen(kind string) func(tx *store.Tx) error {
 			}
 		}
 	}
+	return w.pauseFor(text, reset, ok, now)
+}
+
+// limitPause is what a turn that ended with the provider's own limit message (notice)
+// writes besides its completion: the pause [decideLimit] chooses, the reset read from
+// the message.
+func (w *agentWork) limitPause(notice string, now time.Time) func(tx *store.Tx) error {
+	if !w.st.Managed || w.st.Provider == "" {
+		return func(*store.Tx) error { return nil }
+	}
+	reset, ok := ParseLimitReset(notice, now)
+	return w.pauseFor(notice, reset, ok, now)
+}
+
+// pauseFor is the pause of the row's provider for a limit seen at now in text, with
+// its reset when known.
+func (w *agentWork) pauseFor(text string, reset time.Time, known bool, now time.Time) func(tx *store.Tx) error {
 	obs := limitObs{At: now.UnixMilli(), Blocked: true}
-	if ok {
+	if known {
 		obs.ResetAt = reset.UnixMilli()
 	}
 	provider, uuid, message := w.st.Provider, w.uuid, limitLine(text)

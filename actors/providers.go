@@ -183,6 +183,19 @@ func (transcripts) Settled(path string, settle time.Duration, now time.Time) boo
 
 func (transcripts) Cursor(path string) (string, bool) { return transcript.Cursor(path) }
 
+func (t transcripts) Usage(providerName, path string) (store.TurnUsage, bool) {
+	u, ok, err := transcript.ReadTurnUsage(path, t.spec(providerName).Format)
+	if err != nil || !ok {
+		return store.TurnUsage{}, false
+	}
+	return store.TurnUsage{Input: u.Input, Output: u.Output, CacheRead: u.CacheRead, CacheWrite: u.CacheWrite}, true
+}
+
+func (t transcripts) LimitNotice(providerName, path string) (string, bool) {
+	n, ok, err := transcript.ReadLimitNotice(path, t.spec(providerName).Format)
+	return n, ok && err == nil
+}
+
 func (transcripts) ClassifyBlocked(parts ...string) string {
 	return transcript.ClassifyBlocked(parts...)
 }

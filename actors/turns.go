@@ -29,6 +29,12 @@ type Transcripts interface {
 	// ClassifyBlocked guesses why a pane is blocked (question, limit, login, unknown)
 	// from herdr's title and name of the pane (docs/providers.md §7).
 	ClassifyBlocked(parts ...string) string
+	// Usage is the tokens the transcript's last turn used, if it reported any
+	// (docs/providers.md §6.8).
+	Usage(provider, path string) (store.TurnUsage, bool)
+	// LimitNotice is the message with which the provider ended the transcript's last
+	// turn at its usage or rate limit, if it did (docs/providers.md §6.7).
+	LimitNotice(provider, path string) (string, bool)
 }
 
 // TranscriptTarget identifies an agent's transcript.
@@ -139,8 +145,25 @@ func (w *agentWork) complete() (ended bool, retry int64) {
 		c.Cursor, _ = w.env.Transcripts.Cursor(path)
 		// The session log's assistant/message (docs/remote.md §5).
 		c.Response, _ = w.env.Transcripts.LastResponse(w.st.Provider, path)
+		if u, ok := w.env.Transcripts.Usage(w.st.Provider, path); ok {
+			c.Usage = &u
+		}
 	}
-	err := w.apply(func(tx *store.Tx) error { return tx.CompleteTurn(c) })
+	// A turn the provider ended at its usage or rate limit completes as the CLI ended
+	// it, and pauses the provider like a block classified limit (docs/lifecycle.md
+	// §7.6): the real CLIs end it idle, with their own message.
+	limit := func(*store.Tx) error { return nil }
+	if locErr == nil {
+		if notice, ok := w.env.Transcripts.LimitNotice(w.st.Provider, path); ok {
+			limit = w.limitPause(notice, time.Now())
+		}
+	}
+	err := w.apply(func(tx *store.Tx) error {
+		if err := tx.CompleteTurn(c); err != nil {
+			return err
+		}
+		return limit(tx)
+	})
 	w.logErr("complete turn", err)
 	if err != nil || !immediate {
 		return w.isEnded(), 0

@@ -403,6 +403,11 @@ func (t *Tx) MarkBlocked(uuid, kind string, turnSeq int64) error {
 	return err
 }
 
+// TurnUsage is the tokens a turn used (docs/providers.md §6.8).
+type TurnUsage struct {
+	Input, Output, CacheRead, CacheWrite int64
+}
+
 // TurnCompletion is what [Tx.CompleteTurn] records.
 type TurnCompletion struct {
 	UUID string
@@ -417,6 +422,9 @@ type TurnCompletion struct {
 	// Response is the turn's final response when it was read ("" = none): the
 	// session log's assistant/message.
 	Response string
+	// Usage is the tokens the turn used as the transcript reported them, nil when it
+	// reported none (docs/providers.md §6.8).
+	Usage *TurnUsage
 }
 
 // CompleteTurn completes the open turn c.Seq once (ErrStale when it already is):
@@ -427,6 +435,12 @@ func (t *Tx) CompleteTurn(c TurnCompletion) error {
 	if err := t.execOne("complete turn", `UPDATE turns SET completed_at = ?, transcript_cursor = ? WHERE agent_uuid = ?
 		AND input_seq = ? AND completed_at IS NULL`, t.now, null(c.Cursor), c.UUID, c.Seq); err != nil {
 		return err
+	}
+	if u := c.Usage; u != nil {
+		if err := t.exec("record turn usage", `UPDATE turns SET input_tokens = ?, output_tokens = ?, cache_read_tokens = ?,
+			cache_write_tokens = ? WHERE agent_uuid = ? AND input_seq = ?`, u.Input, u.Output, u.CacheRead, u.CacheWrite, c.UUID, c.Seq); err != nil {
+			return err
+		}
 	}
 	if err := t.clearStall(c.UUID, StallClearedStatus); err != nil {
 		return err

@@ -22,7 +22,7 @@ import (
 // herdrHome is a throwaway orcr home whose auto-started server uses the herdr stand-in
 // (a private herdr config dir) and the mock provider. The stand-in's owned session is
 // stopped at cleanup, after the server, which ends every pane process.
-func herdrHome(t *testing.T, configJSON string) (*home, string) {
+func herdrHome(t testing.TB, configJSON string) (*home, string) {
 	t.Helper()
 	b := sockettest.BuildBinaries(t)
 	xdg, err := os.MkdirTemp("", "x")
@@ -56,7 +56,7 @@ func herdrHome(t *testing.T, configJSON string) (*home, string) {
 // jsonRun runs `orcr <args> --json`, checks that it printed exactly one envelope that
 // validates against the schema (method's result schema for ok:true) and that it exited
 // with want, and returns the decoded envelope.
-func (h *home) jsonRun(t *testing.T, method string, want int, args ...string) (ok bool, res, errObj map[string]any) {
+func (h *home) jsonRun(t testing.TB, method string, want int, args ...string) (ok bool, res, errObj map[string]any) {
 	t.Helper()
 	r := h.run(append(args, "--json")...)
 	ok, res, errObj = r.envelope(t)
@@ -85,7 +85,7 @@ type cliRow struct {
 	RoutedFrom *string `json:"routed_from"` // the provider it was queued for (routing.fallback)
 }
 
-func (h *home) lsRows(t *testing.T, args ...string) []cliRow {
+func (h *home) lsRows(t testing.TB, args ...string) []cliRow {
 	t.Helper()
 	_, res, _ := h.jsonRun(t, "agent.ls", 0, append([]string{"agent", "ls"}, args...)...)
 	b, _ := json.Marshal(res["agents"])

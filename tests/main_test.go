@@ -52,13 +52,13 @@ func TestMain(m *testing.M) {
 // home is a throwaway orcr home for one test, with a server that is stopped (or
 // killed) at cleanup.
 type home struct {
-	t    *testing.T
+	t    testing.TB
 	dir  string
 	env  []string
 	pids map[int]bool
 }
 
-func newHome(t *testing.T, extraEnv ...string) *home {
+func newHome(t testing.TB, extraEnv ...string) *home {
 	t.Helper()
 	base, err := os.MkdirTemp("", "oe")
 	if err != nil {
@@ -90,7 +90,7 @@ type result struct {
 }
 
 // envelope decodes the single JSON envelope a --json run prints.
-func (r result) envelope(t *testing.T) (ok bool, res map[string]any, errObj map[string]any) {
+func (r result) envelope(t testing.TB) (ok bool, res map[string]any, errObj map[string]any) {
 	t.Helper()
 	var env struct {
 		OK     bool           `json:"ok"`
@@ -179,7 +179,7 @@ func isZombie(stat []byte) bool {
 }
 
 // waitGone waits up to 20 s for pid to exit; false (and an error) when it did not.
-func waitGone(t *testing.T, pid int) bool {
+func waitGone(t testing.TB, pid int) bool {
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
 		if err := syscall.Kill(pid, 0); err != nil {
@@ -196,7 +196,7 @@ func waitGone(t *testing.T, pid int) bool {
 }
 
 // logTail logs the last n lines of a log file (diagnosis of a failed stop).
-func logTail(t *testing.T, path string, n int) {
+func logTail(t testing.TB, path string, n int) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Logf("no %s: %v", path, err)
@@ -207,7 +207,7 @@ func logTail(t *testing.T, path string, n int) {
 }
 
 // eventually polls cond every 20 ms until it holds or d passes.
-func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
+func eventually(t testing.TB, d time.Duration, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(d)
 	for !cond() {

@@ -27,7 +27,7 @@ import (
 // first on its PATH, with herdr's integration for claude and codex reported installed (the
 // stand-in reads the marker files herdr's installer writes) and every CLI's state in
 // throwaway directories.
-func providerHome(t *testing.T, configJSON, name string) (h *home, sock string, codexHome string) {
+func providerHome(t testing.TB, configJSON, name string) (h *home, sock string, codexHome string) {
 	t.Helper()
 	cli := providertest.Require(t, name)
 	h, sock = herdrHome(t, configJSON)
@@ -128,7 +128,7 @@ func killAndCheck(t *testing.T, h *home, name, uid string) {
 
 // runAgent is `orcr agent run --json` that must be accepted; it returns the uuid and
 // the working directory the row records.
-func runAgent(t *testing.T, h *home, args ...string) (uid, cwd string) {
+func runAgent(t testing.TB, h *home, args ...string) (uid, cwd string) {
 	t.Helper()
 	ok, res, e := h.jsonRun(t, "agent.run", 0, append([]string{"agent", "run"}, args...)...)
 	if !ok {
@@ -323,7 +323,7 @@ const claudeKey = "sk-ant-orcr-test-key"
 // claudeHome is providerHome for the real claude, with [claudeKey] and no autoupdater
 // in the server's environment, and without the machine's own IS_SANDBOX (if any): a
 // test that runs claude as root says so with [claudeSandbox].
-func claudeHome(t *testing.T, configJSON string) (h *home, sock string) {
+func claudeHome(t testing.TB, configJSON string) (h *home, sock string) {
 	t.Helper()
 	h, sock, _ = providerHome(t, configJSON, provider.Claude)
 	h.env = append(h.env, "ANTHROPIC_API_KEY="+claudeKey, "DISABLE_AUTOUPDATER=1", provider.ClaudeSandboxEnv+"=")
@@ -345,7 +345,7 @@ func claudeSandbox(h *home) {
 // claude pane's session id from them, and the stand-in has none, so the mock binary's
 // claude-session-hook does it (docs/providers.md §8). It returns the trusted directory
 // and an agent's working directory below it.
-func trustClaude(t *testing.T, h *home) (trusted, work string) {
+func trustClaude(t testing.TB, h *home) (trusted, work string) {
 	t.Helper()
 	claudeDir, mockBin := h.envValue("CLAUDE_CONFIG_DIR"), h.envValue("ORCR_MOCK_AGENT_BIN")
 	trusted = t.TempDir()
@@ -393,7 +393,7 @@ func claudeTookPrompt(t *testing.T, h *home, sock, name, uid, cwd string, route 
 // seedClaude writes claude's state as a user who finished its onboarding, trusted dir
 // and (unless key is "") told it to use key would have it (claude 2.1.328's
 // .claude.json in CLAUDE_CONFIG_DIR).
-func seedClaude(t *testing.T, claudeDir, dir, key string) {
+func seedClaude(t testing.TB, claudeDir, dir, key string) {
 	t.Helper()
 	approved := []string{}
 	if key != "" {
@@ -409,7 +409,7 @@ func seedClaude(t *testing.T, claudeDir, dir, key string) {
 }
 
 // writeJSON writes v as JSON to path, creating its directory.
-func writeJSON(t *testing.T, path string, v any) {
+func writeJSON(t testing.TB, path string, v any) {
 	t.Helper()
 	b, err := json.Marshal(v)
 	if err != nil {

@@ -239,7 +239,7 @@ func expectRefused(t *testing.T, h *home, cause string, args ...string) {
 	}
 }
 
-func mustMkdir(t *testing.T, dir string, mode os.FileMode) {
+func mustMkdir(t testing.TB, dir string, mode os.FileMode) {
 	t.Helper()
 	if err := os.MkdirAll(dir, mode); err != nil {
 		t.Fatal(err)

@@ -107,11 +107,19 @@ var ClaudeTrustScreens = []string{"is this a project you created or one you trus
 // been told about, with "No (recommended)" selected.
 var ClaudeLoginScreens = []string{"do you want to use this api key"}
 
-// Startup is the shared recipe (§5) with claude's login and trust screens.
+// ClaudeSetupScreens are phrases of claude's one-time questions about its settings
+// (§5.2): 2.1.328 started in its manual permission mode (a user's `defaultMode`, or
+// any mode but auto) first asks "Make auto mode your default permission mode?" with
+// "Yes" selected, so a typed prompt's Enter would switch the user's default to auto
+// mode, in which claude runs the calls it deems harmless without asking.
+var ClaudeSetupScreens = []string{"make auto mode your default permission mode"}
+
+// Startup is the shared recipe (§5) with claude's login, trust and setup screens.
 func (c claude) Startup(cfg *config.Config) Startup {
 	st := c.common.Startup(cfg)
 	st.LoginScreens = append([]string(nil), ClaudeLoginScreens...)
 	st.TrustScreens = append([]string(nil), ClaudeTrustScreens...)
+	st.SetupScreens = append([]string(nil), ClaudeSetupScreens...)
 	return st
 }
 

@@ -81,10 +81,17 @@ func (codex) LaunchArgv(r Route) ([]string, error) {
 // signing in via your browser".
 var CodexLoginScreens = []string{"sign in with chatgpt", "sign in with device code", "finish signing in via your browser"}
 
-// Startup is the shared recipe (§5) with codex's login screens.
+// CodexSetupScreens are phrases of codex's questions about its own settings (§5.2):
+// 0.169.0, after its usage-limit message, offers a cheaper model ("Approaching rate
+// limits … Switch to <model>?") with "Switch" selected, so a typed prompt's Enter would
+// change the agent's model.
+var CodexSetupScreens = []string{"approaching rate limits"}
+
+// Startup is the shared recipe (§5) with codex's login and setup screens.
 func (c codex) Startup(cfg *config.Config) Startup {
 	st := c.common.Startup(cfg)
 	st.LoginScreens = append([]string(nil), CodexLoginScreens...)
+	st.SetupScreens = append([]string(nil), CodexSetupScreens...)
 	return st
 }
 

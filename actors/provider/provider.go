@@ -37,6 +37,9 @@ const (
 	// CauseTrustRequired: the provider's TUI asks whether to trust the agent's working
 	// directory ([Startup.TrustScreens]).
 	CauseTrustRequired = "provider_trust_required" // environment_error
+	// CauseSetupRequired: the provider's TUI asks a question about its own settings
+	// ([Startup.SetupScreens]).
+	CauseSetupRequired = "provider_setup_required" // environment_error
 	// CauseRefusesRoot: the provider refuses its permission bypass as root
 	// ([Provider.Preflight]).
 	CauseRefusesRoot = "provider_refuses_root" // environment_error

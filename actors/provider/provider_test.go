@@ -409,9 +409,11 @@ func TestRecipes(t *testing.T) {
 	}
 	codexStartup := real
 	codexStartup.LoginScreens = []string{"sign in with chatgpt", "sign in with device code", "finish signing in via your browser"}
+	codexStartup.SetupScreens = []string{"approaching rate limits"}
 	claudeStartup := real
 	claudeStartup.LoginScreens = []string{"do you want to use this api key"}
 	claudeStartup.TrustScreens = []string{"is this a project you created or one you trust", "yes, i trust this folder"}
+	claudeStartup.SetupScreens = []string{"make auto mode your default permission mode"}
 	mockStartup := provider.Startup{
 		SessionPoll: 150 * time.Millisecond, SessionWait: 3 * time.Second,
 		ReadyBudget: 0, ReadyPoll: 400 * time.Millisecond,
@@ -581,11 +583,14 @@ func TestGate(t *testing.T) {
 		{"codex browser sign-in", codex, "  Finish signing in via your browser\n", "finish signing in via your browser", login},
 		{"codex ready composer", codex, "› Explain this codebase\n  gpt-5.6-luna high · ~/src\n", "", ""},
 		{"codex empty screen", codex, "", "", ""},
+		{"codex model offer after its limit", codex, "■ You’ve hit your usage limit.\n\n  Approaching rate limits\n  Switch to gpt-6-luna for lower credit usage?\n› 1. Switch to gpt-6-luna\n", "approaching rate limits", provider.CauseSetupRequired},
 		{"codex has no trust screen", codex, "Yes, I trust this folder", "", ""},
 		// claude 2.1.328's screens (docs/providers.md §5.2).
 		{"claude trust question", claude, " Accessing workspace:\n\n /tmp/p\n\n Quick safety check: Is this a project you created or one you trust? (Like your own\n ❯ No, exit\n   Yes, I trust this folder\n", "is this a project you created or one you trust", trust},
 		{"claude trust question wrapped by a narrow pane", claude, " Quick safety check: Is this a project you\n created or one you\n trust?", "is this a project you created or one you trust", trust},
 		{"claude api key question", claude, "  Detected a custom API key in your environment\n  Do you want to use this API key?\n    Yes\n  ❯ No (recommended)\n", "do you want to use this api key", login},
+		{"claude auto-mode question", claude, "  Make auto mode your default permission mode?\n\n  Auto mode lets Claude handle permission prompts automatically.\n  ❯ Yes, set auto mode as my default permission mode\n    No, keep manual mode\n", "make auto mode your default permission mode", provider.CauseSetupRequired},
+		{"claude manual mode input box", claude, "❯ \n  ⏸ manual mode on · ? for shortcuts\n", "", ""},
 		{"claude ready input box", claude, "❯ \n  ⏵⏵ bypass permissions on (shift+tab to cycle)\n", "", ""},
 		{"claude has no codex sign-in", claude, "Sign in with ChatGPT", "", ""},
 		{"mock phrase from the environment, any case", mock, "PLEASE LOG IN HERE", "log in here", login},

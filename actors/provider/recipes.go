@@ -86,21 +86,26 @@ type Startup struct {
 	// the working directory (docs/providers.md §5.2): typed into, the prompt's Enter
 	// would answer it (claude's default answer exits).
 	TrustScreens []string
+	// SetupScreens are lowercase phrases of a question about the provider's own
+	// settings that it asks once (docs/providers.md §5.2): typed into, the prompt's
+	// Enter would answer it with its selected option, changing the user's settings.
+	SetupScreens []string
 }
 
-// Gate reports the first login or trust phrase screen holds and the cause it stands
-// for ([CauseLoginRequired] or [CauseTrustRequired]); "" and "" when it holds none.
+// Gate reports the first login, trust or setup phrase screen holds and the cause it
+// stands for ([CauseLoginRequired], [CauseTrustRequired] or [CauseSetupRequired]); ""
+// and "" when it holds none.
 // Phrases are compared in lower case with every run of white space (a line break a
 // narrow pane put into the phrase included) taken as one space.
 func (s Startup) Gate(screen string) (phrase, cause string) {
-	if len(s.LoginScreens)+len(s.TrustScreens) == 0 {
+	if len(s.LoginScreens)+len(s.TrustScreens)+len(s.SetupScreens) == 0 {
 		return "", ""
 	}
 	flat := strings.Join(strings.Fields(strings.ToLower(screen)), " ")
 	for _, g := range []struct {
 		phrases []string
 		cause   string
-	}{{s.LoginScreens, CauseLoginRequired}, {s.TrustScreens, CauseTrustRequired}} {
+	}{{s.LoginScreens, CauseLoginRequired}, {s.TrustScreens, CauseTrustRequired}, {s.SetupScreens, CauseSetupRequired}} {
 		for _, p := range g.phrases {
 			if p != "" && strings.Contains(flat, strings.Join(strings.Fields(p), " ")) {
 				return p, g.cause

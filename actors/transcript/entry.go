@@ -20,6 +20,7 @@ const (
 const (
 	RoleUser      = "user"
 	RoleAssistant = "assistant"
+	RoleTool      = "tool" // codex's tool results (docs/providers.md §4.6)
 )
 
 // Entry is one transcript entry in the common shape of docs/providers.md §6.1: the wire

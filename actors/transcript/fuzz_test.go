@@ -136,6 +136,10 @@ func FuzzParseClaude(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		entries := checkParse(t, transcript.FormatClaude, data)
 		evs := checkTools(t, transcript.FormatClaude, data)
+		transcript.LimitNotice(transcript.FormatClaude, data)
+		if u, _ := transcript.TurnUsage(transcript.FormatClaude, data); u.Input < 0 || u.Output < 0 || u.CacheRead < 0 || u.CacheWrite < 0 {
+			t.Fatalf("negative usage %+v", u)
+		}
 		// Every tool event is a block Parse reads as a tool entry (one without an id is
 		// an entry but no event).
 		isKind := func(k string) func(transcript.Entry) bool {
@@ -155,9 +159,22 @@ func FuzzParseCodex(f *testing.F) {
 	seed(f, "codex")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkTools(t, transcript.FormatCodex, data)
+		transcript.LimitNotice(transcript.FormatCodex, data)
+		if u, _ := transcript.TurnUsage(transcript.FormatCodex, data); u.Input < 0 || u.Output < 0 || u.CacheRead < 0 || u.CacheWrite < 0 {
+			t.Fatalf("negative usage %+v", u)
+		}
 		for i, e := range checkParse(t, transcript.FormatCodex, data) {
-			if e.Kind != transcript.KindText || e.Text == "" || e.InputTokens != nil || e.OutputTokens != nil {
-				t.Fatalf("codex entry %d: %+v; want non-empty text without tokens", i, e)
+			switch {
+			case e.InputTokens != nil || e.OutputTokens != nil:
+				t.Fatalf("codex entry %d: %+v; want no tokens", i, e)
+			case e.Kind == transcript.KindText && e.Text == "":
+				t.Fatalf("codex entry %d: %+v; want non-empty text", i, e)
+			case e.Kind == transcript.KindToolUse && (e.Role != transcript.RoleAssistant || e.Text != ""):
+				t.Fatalf("codex entry %d: %+v; want an assistant tool_use without text", i, e)
+			case e.Kind == transcript.KindToolResult && e.Role != transcript.RoleTool:
+				t.Fatalf("codex entry %d: %+v; want a tool tool_result", i, e)
+			case e.Kind != transcript.KindText && e.Kind != transcript.KindToolUse && e.Kind != transcript.KindToolResult:
+				t.Fatalf("codex entry %d: %+v; want text, tool_use or tool_result", i, e)
 			}
 		}
 	})

@@ -292,13 +292,24 @@ type codexBlock struct {
 
 // parseCodexLine appends the entries of one codex line to out: only response_item lines
 // whose payload is a message, one text entry per input_text/output_text/text block with
-// non-empty text. Codex entries carry no token counts.
+// non-empty text, or a tool call (function_call, custom_tool_call: an assistant
+// tool_use entry naming the tool) or its output (a tool tool_result entry with the text
+// [codexOutput] reads). Codex entries carry no token counts.
 func parseCodexLine(line []byte, out []Entry) []Entry {
 	l, p, ok := decodeCodexItem(line)
 	if !ok {
 		return out
 	}
-	if t, _ := jsonString(p.Type); t != "message" {
+	ts, _ := jsonString(l.Timestamp)
+	switch t, _ := jsonString(p.Type); t {
+	case "message":
+	case "function_call", "custom_tool_call":
+		name, _ := jsonString(p.Name)
+		return append(out, Entry{Role: RoleAssistant, Kind: KindToolUse, Tool: name, Timestamp: ts})
+	case "function_call_output", "custom_tool_call_output":
+		_, text := codexOutput(p.Output)
+		return append(out, Entry{Role: RoleTool, Kind: KindToolResult, Text: text, Timestamp: ts})
+	default:
 		return out
 	}
 	base := Entry{Role: RoleAssistant, Kind: KindText}

@@ -178,7 +178,9 @@ type codexExecOutput struct {
 // codexOutput reads a call's output. A string is the text; when it holds codex's
 // shell result object, the text is that object's output and a non-zero exit_code
 // marks the result an error. An object {content, success} is read the same way, with
-// success false an error. Anything else is an OK result without text.
+// success false an error. A list of items with text (codex 0.169.0's custom tool
+// output) is their texts joined with newlines. Anything else is an OK result without
+// text.
 func codexOutput(raw json.RawMessage) (ok bool, text string) {
 	if s, isStr := jsonString(raw); isStr {
 		var e codexExecOutput
@@ -195,6 +197,10 @@ func codexOutput(raw json.RawMessage) (ok bool, text string) {
 			return ok, out
 		}
 		return ok, s
+	}
+	if len(raw) > 0 && raw[0] == '[' {
+		// codex 0.169.0's custom_tool_call_output: a list of input_text items.
+		return true, toolResultText(raw)
 	}
 	var o struct {
 		Content json.RawMessage `json:"content"`

@@ -1,0 +1,183 @@
+package transcript
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// Usage is the tokens a turn used, as its provider reported them to the transcript
+// (docs/providers.md §6.8).
+type Usage struct {
+	Input      int64 `json:"input_tokens"`
+	Output     int64 `json:"output_tokens"`
+	CacheRead  int64 `json:"cache_read_tokens"`
+	CacheWrite int64 `json:"cache_write_tokens"`
+}
+
+// TurnUsage sums the usage of the transcript's last turn — everything after its last
+// user prompt — and reports whether the turn reported any:
+//   - claude: the usage of each assistant message, counted once per message id (claude
+//     writes one line per content block, each with the message's usage): input_tokens,
+//     output_tokens, cache_read_input_tokens, cache_creation_input_tokens;
+//   - codex: the growth of the session's total_token_usage over the turn, from the
+//     token_count events (input_tokens, output_tokens, cached_input_tokens,
+//     cache_write_input_tokens), so a repeated event is not counted twice.
+func TurnUsage(format string, data []byte) (Usage, bool) {
+	if format == FormatCodex {
+		return codexTurnUsage(data)
+	}
+	return claudeTurnUsage(data)
+}
+
+// ReadTurnUsage is [TurnUsage] of the transcript at path.
+func ReadTurnUsage(path, format string) (Usage, bool, error) {
+	data, err := readTranscript(path, format)
+	if err != nil {
+		return Usage{}, false, err
+	}
+	u, ok := TurnUsage(format, data)
+	return u, ok, nil
+}
+
+func lines(data []byte) [][]byte {
+	var out [][]byte
+	for _, l := range bytes.Split(data, []byte("\n")) {
+		if l = bytes.TrimSpace(l); len(l) > 0 && l[0] == '{' {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func int64Of(raw json.RawMessage) int64 {
+	if p := jsonInt(raw); p != nil && *p > 0 {
+		return *p
+	}
+	return 0
+}
+
+func claudeTurnUsage(data []byte) (Usage, bool) {
+	var u Usage
+	seen := map[string]bool{}
+	any := false
+	for _, line := range lines(data) {
+		_, typ, m, ok := decodeClaudeLine(line)
+		if !ok {
+			continue
+		}
+		if typ == RoleUser {
+			if s, isStr := jsonString(m.Content); isStr && s != "" || hasTextBlock(m) {
+				u, seen, any = Usage{}, map[string]bool{}, false // a new prompt: a new turn
+			}
+			continue
+		}
+		var msg struct {
+			ID    json.RawMessage `json:"id"`
+			Usage *struct {
+				Input      json.RawMessage `json:"input_tokens"`
+				Output     json.RawMessage `json:"output_tokens"`
+				CacheRead  json.RawMessage `json:"cache_read_input_tokens"`
+				CacheWrite json.RawMessage `json:"cache_creation_input_tokens"`
+			} `json:"usage"`
+		}
+		if json.Unmarshal(mustObject(line, "message"), &msg) != nil || msg.Usage == nil {
+			continue
+		}
+		id, _ := jsonString(msg.ID)
+		if id != "" && seen[id] {
+			continue
+		}
+		seen[id] = true
+		any = true
+		u.Input += int64Of(msg.Usage.Input)
+		u.Output += int64Of(msg.Usage.Output)
+		u.CacheRead += int64Of(msg.Usage.CacheRead)
+		u.CacheWrite += int64Of(msg.Usage.CacheWrite)
+	}
+	return u, any
+}
+
+// hasTextBlock reports whether a user message holds a text block that is not one of
+// claude's system reminders: the user's prompt, not a tool result.
+func hasTextBlock(m claudeMessage) bool {
+	for _, raw := range claudeBlocks(m) {
+		var b claudeBlock
+		if json.Unmarshal(raw, &b) != nil {
+			continue
+		}
+		if t, _ := jsonString(b.Type); t == "text" {
+			if s, _ := jsonString(b.Text); s != "" && !bytes.HasPrefix(bytes.TrimSpace([]byte(s)), []byte("<system-reminder>")) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func codexTurnUsage(data []byte) (Usage, bool) {
+	var before, last Usage
+	inTurn, any := false, false
+	for _, line := range lines(data) {
+		var l codexLine
+		if json.Unmarshal(line, &l) != nil {
+			continue
+		}
+		typ, _ := jsonString(l.Type)
+		if typ == "response_item" {
+			if _, p, ok := decodeCodexItem(line); ok {
+				pt, _ := jsonString(p.Type)
+				r, _ := jsonString(p.Role)
+				if pt == "message" && r == RoleUser && !inTurnContext(p) {
+					before, inTurn, any = last, true, false
+				}
+			}
+			continue
+		}
+		if typ != "event_msg" {
+			continue
+		}
+		var ev struct {
+			Type json.RawMessage `json:"type"`
+			Info *struct {
+				Total *struct {
+					Input      json.RawMessage `json:"input_tokens"`
+					Output     json.RawMessage `json:"output_tokens"`
+					CacheRead  json.RawMessage `json:"cached_input_tokens"`
+					CacheWrite json.RawMessage `json:"cache_write_input_tokens"`
+				} `json:"total_token_usage"`
+			} `json:"info"`
+		}
+		if json.Unmarshal(l.Payload, &ev) != nil || ev.Info == nil || ev.Info.Total == nil {
+			continue
+		}
+		if t, _ := jsonString(ev.Type); t != "token_count" {
+			continue
+		}
+		tot := ev.Info.Total
+		last = Usage{int64Of(tot.Input), int64Of(tot.Output), int64Of(tot.CacheRead), int64Of(tot.CacheWrite)}
+		any = any || inTurn
+	}
+	if !any {
+		return Usage{}, false
+	}
+	sub := func(a, b int64) int64 { return max(a-b, 0) }
+	return Usage{sub(last.Input, before.Input), sub(last.Output, before.Output),
+		sub(last.CacheRead, before.CacheRead), sub(last.CacheWrite, before.CacheWrite)}, true
+}
+
+// inTurnContext reports whether a codex user message is context codex adds (its
+// environment context, AGENTS.md instructions) rather than the user's prompt.
+func inTurnContext(p codexPayload) bool {
+	var blocks []codexBlock
+	if json.Unmarshal(p.Content, &blocks) != nil {
+		return false
+	}
+	for _, b := range blocks {
+		s, _ := jsonString(b.Text)
+		t := bytes.TrimSpace([]byte(s))
+		if bytes.HasPrefix(t, []byte("<environment_context>")) || bytes.HasPrefix(t, []byte("# AGENTS.md instructions")) {
+			return true
+		}
+	}
+	return false
+}
