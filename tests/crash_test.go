@@ -19,6 +19,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/orcr-go/orcr/actors"
 	"github.com/orcr-go/orcr/config"
 	"github.com/orcr-go/orcr/herdr"
 	"github.com/orcr-go/orcr/socketapi"
@@ -845,7 +846,7 @@ func clearOnceDrawn(t *testing.T, ctx context.Context, sock, label, probe string
 				t.Fatal(err)
 			}
 			for _, p := range panes {
-				if p.Label == label {
+				if at, _ := actors.PanePath(p.Label); at == label {
 					pane = p.PaneID
 				}
 			}
