@@ -26,6 +26,9 @@ type SystemConfig struct {
 	Home   string
 	Paths  config.Paths
 	Config *config.Config
+	// ConfigSource is config.json as Config was loaded from it; server.status compares
+	// it with the file on disk (docs/config.md §1.9). Its zero value: not recorded.
+	ConfigSource config.Source
 	// Getenv reads the server's environment (nil: os.Getenv).
 	Getenv func(string) string
 	// EnvKeys names variables Getenv knows beyond the process environment (a test's

@@ -75,6 +75,28 @@ type StatusResult struct {
 	// Every configured notify target, by name (docs/notify.md §6); empty without
 	// notify targets.
 	Notify []NotifyTargetStatus `json:"notify"`
+	// config.json as the server started with it, and whether the file on disk now
+	// differs (docs/config.md §1.9).
+	Config ConfigStatus `json:"config"`
+}
+
+// ConfigStatus is server.status's config object: the server reads config.json once, at
+// start, so a change on disk applies at the next start (`orcr server restart`).
+type ConfigStatus struct {
+	// The config file's path.
+	Path string `json:"path"`
+	// The hex SHA-256 of the file the server started with; null when there was none.
+	Digest *string `json:"digest"`
+	// Whether the file on disk now differs from the one the server started with: a
+	// restart applies the change.
+	Changed bool `json:"changed"`
+	// The keys that differ, as dotted paths to the second level (remote.listen; a whole
+	// section when it was added or removed), sorted; empty when unchanged or when either
+	// file is not a JSON object.
+	ChangedKeys []string `json:"changed_keys"`
+	// Why the file on disk now would refuse a start (a restart would fail); null when it
+	// loads.
+	Error *string `json:"error"`
 }
 
 // NotifyTargetStatus is one notify target in server.status: its durable delivery queue
