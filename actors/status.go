@@ -95,7 +95,7 @@ func (s *System) Status(ctx context.Context) (socketapi.StatusResult, error) {
 		Paused:       paused,
 		// The start-at-login unit, located with the server's environment as the CLI's
 		// `server enable` locates it with its own (docs/loops.md §12).
-		LoopsFiring: service.Manager{Getenv: s.getenv}.Installed(),
+		LoopsFiring: service.Manager{Getenv: s.getenv, SystemdRunDir: s.cfg.SystemdRunDir}.Registered(),
 		Loops:       loops,
 		Remote:      s.remoteStatus(ctx),
 		Notify:      s.notifyStatus(ctx),

@@ -44,6 +44,9 @@ type SystemConfig struct {
 	DeadLetterThrottle time.Duration
 	// Retention is the number of newest events retention keeps (0: the default).
 	Retention int
+	// SystemdRunDir replaces /run/systemd/system in server.status's loops_firing (a
+	// test seam; "": the real one).
+	SystemdRunDir string
 	// RunShim is the argv that starts a loop run's shim (docs/loops.md §6.4); empty:
 	// this executable with the hidden `__run-shim` verb.
 	RunShim []string

@@ -64,7 +64,8 @@ type StatusResult struct {
 	Stalled []StalledAgent `json:"stalled"`
 	// The providers the admission queue holds back at a usage limit, by provider.
 	Paused []ProviderPause `json:"paused"`
-	// Whether the start-at-login unit is installed.
+	// Whether the service manager will start the server at login, so loops fire after a
+	// reboot (the unit is installed and, on Linux, enabled on a machine systemd runs).
 	LoopsFiring bool `json:"loops_firing"`
 	// Active and paused loops.
 	Loops []LoopSummary `json:"loops"`

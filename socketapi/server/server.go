@@ -171,7 +171,7 @@ func Start(ctx context.Context, opts Options) (*Server, string, error) {
 	s.system, err = actors.Start(actors.SystemConfig{
 		Home: opts.Home, Paths: s.paths, Config: cfg, ConfigSource: src, Getenv: opts.Getenv, EnvKeys: opts.EnvKeys, Log: s.log, DB: db,
 		Version: socketapi.Version, Started: s.started, DeadLetterThrottle: opts.DeadLetterThrottle,
-		Retention: config.EventRetention(s.getenv),
+		Retention: config.EventRetention(s.getenv), SystemdRunDir: opts.SystemdRunDir,
 	})
 	if err != nil {
 		s.cancel()

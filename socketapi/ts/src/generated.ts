@@ -1373,7 +1373,10 @@ export interface ServerStatusResult {
     status?: string;
     [key: string]: unknown;
   }[] | null;
-  /** Whether the start-at-login unit is installed. */
+  /**
+   * Whether the service manager will start the server at login, so loops fire after a
+   * reboot (the unit is installed and, on Linux, enabled on a machine systemd runs).
+   */
   loops_firing?: boolean;
   /**
    * Every configured notify target, by name (docs/notify.md §6); empty without
