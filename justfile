@@ -32,6 +32,7 @@ demo:
 # run with the tests); a crasher is saved under testdata/fuzz and fails the tests
 fuzz:
     go test -run '^$' -fuzz '^FuzzCheckPrompt$' -fuzztime 5s ./actors
+    go test -run '^$' -fuzz '^FuzzOrcrPane$' -fuzztime 5s ./actors
     go test -run '^$' -fuzz '^FuzzParseLimitReset$' -fuzztime 5s ./actors
     go test -run '^$' -fuzz '^FuzzParseRetryAfter$' -fuzztime 5s ./actors/notify
     go test -run '^$' -fuzz '^FuzzParseCodexModelList$' -fuzztime 5s ./actors/provider
@@ -41,6 +42,7 @@ fuzz:
     go test -run '^$' -fuzz '^FuzzParseCodex$' -fuzztime 5s ./actors/transcript
     go test -run '^$' -fuzz '^FuzzCodexSessionHook$' -fuzztime 5s ./cmd/orcr-mock-agent
     go test -run '^$' -fuzz '^FuzzParseDirectives$' -fuzztime 5s ./cmd/orcr-mock-agent
+    go test -run '^$' -fuzz '^FuzzCheckLine$' -fuzztime 5s ./cmd/orcr/mcp
     go test -run '^$' -fuzz '^FuzzLoad$' -fuzztime 5s ./config
     go test -run '^$' -fuzz '^FuzzParseDuration$' -fuzztime 5s ./config
     go test -run '^$' -fuzz '^FuzzDecodeResponse$' -fuzztime 5s ./herdr

@@ -153,12 +153,14 @@ func (w *agentWork) recoverSpawn(opID string, p intentParams) {
 	}
 }
 
-// orphanPanes lists the owned session's panes labelled label whose terminal no live
-// row claims.
-func (w *agentWork) orphanPanes(label string) ([]herdr.PaneInfo, error) {
-	if label == "" {
-		label = w.st.Path
+// orphanPanes lists the owned session's panes this home labelled for path whose
+// terminal no live row claims ([PaneLabel]: another home sharing the session has its
+// own label for the same path).
+func (w *agentWork) orphanPanes(path string) ([]herdr.PaneInfo, error) {
+	if path == "" {
+		path = w.st.Path
 	}
+	label := PaneLabel(w.env.Home, path)
 	ctx, cancel := w.herdrCtx()
 	defer cancel()
 	panes, err := w.env.Herdr.Owned().PaneList(ctx, "")

@@ -144,15 +144,20 @@ type (
 	}
 	// DriftQuery asks the reconciler for its counters. Reply: Drift.
 	DriftQuery struct{}
-	// ReconcileNow runs a pass now (after the owned session came back, and in tests).
-	// No reply: the pass's outcome shows in the store and the event stream.
-	ReconcileNow struct{}
+	// ReconcileNow runs a pass now. No reply: the pass's outcome shows in the store and
+	// the event stream. Hint marks a pass asked for because a pane seems gone (the
+	// monitor no longer sees a watched agent, a wait found its pane missing): it
+	// marks rows lost and revives, but ends no lost row — that is left to the passes
+	// of the tick, so a lost row keeps its gc_tick to come back (docs/lifecycle.md
+	// §13.2).
+	ReconcileNow struct{ Hint bool }
 
 	reconTick   struct{ gen int64 }
 	reconPassed struct {
 		acts  []reconAct
 		drift Drift
 		err   error
+		hint  bool // a hint pass: ends no lost row
 		// closed counts the root shells the pass closed (repairs).
 		closed int
 	}
@@ -178,6 +183,7 @@ type reconcilerActor struct {
 	cancel   context.CancelFunc
 	busy     bool
 	again    bool // a pass was asked for while one ran
+	againAll bool // and one of those asks was not a hint
 	drift    Drift
 	repaired int64
 }
@@ -191,28 +197,33 @@ func (r *reconcilerActor) Receive(c actor.Context) {
 	switch m := c.Message().(type) {
 	case *actor.Started:
 		r.ctx, r.cancel = context.WithCancel(context.Background())
-		r.pass(c)
+		r.pass(c, false)
 	case reconTick:
 		if r.tick.Current(m.gen) {
-			r.pass(c)
+			r.pass(c, false)
 		}
 	case ReconcileNow:
-		r.pass(c)
+		r.pass(c, m.Hint)
 	case reconPassed:
 		r.busy = false
 		r.repaired += int64(m.closed)
 		if m.err == nil {
 			r.drift = m.drift
 			for _, a := range m.acts {
+				if m.hint && a.Action == reconEndLost {
+					continue
+				}
 				c.Request(r.spec.Agents, ReconcileAgent{UUID: a.UUID, Action: a.Action, Terminal: a.Terminal, To: a.To})
 			}
 		}
-		if r.again {
-			r.again = false
-			r.pass(c)
-			return
+		if !m.hint {
+			r.arm(c) // a hint pass leaves the pending tick as it is
 		}
-		r.arm(c)
+		if r.again {
+			hint := !r.againAll
+			r.again, r.againAll = false, false
+			r.pass(c, hint)
+		}
 	case ReconcileResult:
 		log := r.spec.Env.Log
 		switch {
@@ -245,18 +256,23 @@ func describeRepair(m ReconcileResult) string {
 	return "lost agent's pane is back, revived"
 }
 
-func (r *reconcilerActor) pass(c actor.Context) {
+func (r *reconcilerActor) pass(c actor.Context, hint bool) {
 	if r.busy {
 		r.again = true
+		r.againAll = r.againAll || !hint
 		return
 	}
 	r.busy = true
-	r.tick.Stop() // a pending tick is superseded
+	if !hint {
+		r.tick.Stop() // a pending tick is superseded
+	}
 	self, root, env, ctx := c.Self(), c.ActorSystem().Root, r.spec.Env, r.ctx
 	env.Ops.Add(1)
 	go func() {
 		defer env.Ops.Done()
-		root.Send(self, readPass(ctx, env))
+		res := readPass(ctx, env)
+		res.hint = hint
+		root.Send(self, res)
 	}()
 }
 

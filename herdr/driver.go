@@ -205,7 +205,9 @@ type StatusInfo = socketapi.HerdrStatus
 // Status builds server.status's herdr object: reachable means the binary was found;
 // socket, version and protocol are filled only when the owned session is listed as
 // running (version/protocol from a direct ping, null on failure). Error carries the
-// failure that left the rest unfilled. It never starts a session.
+// failure that left the rest unfilled (a frozen herdr is told within about a second,
+// [Client.TakenWithin]). It never starts a session; a ping that answers brings a
+// connection waiting out its reconnect backoff back at once.
 func (d *Driver) Status(ctx context.Context) StatusInfo {
 	st := StatusInfo{Session: d.cfg.owned()}
 	bin := d.cfg.bin()
@@ -236,6 +238,9 @@ func (d *Driver) Status(ctx context.Context) StatusInfo {
 	}
 	v, pr := p.Version, p.Protocol
 	st.Version, st.Protocol = &v, &pr
+	if !d.closed.Load() {
+		d.sys.Root.Send(d.sup, &sessionAnswered{name: st.Session})
+	}
 	return st
 }
 
@@ -399,9 +404,10 @@ func (s *Session) EnsureWorkspace(ctx context.Context, label string) (WorkspaceI
 		run: func(ctx context.Context, e *opEnv) (any, error) { return ensureWorkspace(ctx, e, label) }})
 }
 
-// Spawn creates the agent pane of spec: a new tab labelled spec.Label in workspace
-// spec.Workspace (created if needed) running spec.Argv via layout.apply, then pane.get
-// for the terminal id; a fresh workspace's root shell is closed afterwards.
+// Spawn creates the agent pane of spec: a new tab labelled spec.Label (its pane labelled
+// spec.PaneLabel) in workspace spec.Workspace (created if needed) running spec.Argv via
+// layout.apply, then pane.get for the terminal id; a fresh workspace's root shell is
+// closed afterwards.
 func (s *Session) Spawn(ctx context.Context, spec SpawnSpec) (Placement, error) {
 	return doTyped[Placement](ctx, s, op{name: "spawn", structural: true,
 		run: func(ctx context.Context, e *opEnv) (any, error) {
@@ -409,8 +415,12 @@ func (s *Session) Spawn(ctx context.Context, spec SpawnSpec) (Placement, error) 
 				return nil, errors.New("herdr: spawn needs an argv")
 			}
 			var pane string
+			paneLabel := spec.PaneLabel
+			if paneLabel == "" {
+				paneLabel = spec.Label
+			}
 			ws, err := inWorkspace(ctx, e, spec.Workspace, func(ws WorkspaceInfo) (err error) {
-				_, pane, err = e.r.LayoutApply(ctx, ws.WorkspaceID, spec.Label, spec.Argv, spec.Cwd, spec.Label, spec.Env)
+				_, pane, err = e.r.LayoutApply(ctx, ws.WorkspaceID, spec.Label, spec.Argv, spec.Cwd, paneLabel, spec.Env)
 				return err
 			})
 			if err != nil {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orcr-go/orcr/actors"
 	"github.com/orcr-go/orcr/herdr"
 	"github.com/orcr-go/orcr/socketapi"
 )
@@ -55,7 +56,8 @@ func TestCheckInvariantsSeesPlantedFaults(t *testing.T) {
 		t.Fatalf("herdr workspace.list: %v %v", wss, err)
 	}
 	for range 2 {
-		if _, _, err := remote.LayoutApply(ctx, wss[0].WorkspaceID, "planted", []string{"sleep", "60"}, "", "plant/orphan", nil); err != nil {
+		if _, _, err := remote.LayoutApply(ctx, wss[0].WorkspaceID, "planted", []string{"sleep", "60"}, "",
+			actors.PaneLabel(h.dir, "plant/orphan"), nil); err != nil {
 			t.Fatalf("herdr layout.apply: %v", err)
 		}
 	}

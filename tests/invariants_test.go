@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orcr-go/orcr/actors"
 	"github.com/orcr-go/orcr/config"
 	"github.com/orcr-go/orcr/herdr"
 	"github.com/orcr-go/orcr/store"
@@ -249,8 +250,8 @@ func checkInvariants(t testing.TB, home, xdg string, acked ...string) []anomaly 
 	perLabel := map[string][]string{}
 	for _, p := range panes {
 		paneByTerminal[p.TerminalID] = p
-		if p.Label != "" && agentpath.ValidatePath(p.Label) == nil {
-			perLabel[p.Label] = append(perLabel[p.Label], p.PaneID)
+		if path, ok := actors.PanePath(p.Label); ok && agentpath.ValidatePath(path) == nil {
+			perLabel[path] = append(perLabel[path], p.PaneID)
 		}
 	}
 	// A row is judged against the pane list only when both reads agree on it.
@@ -301,10 +302,11 @@ func checkInvariants(t testing.TB, home, xdg string, acked ...string) []anomaly 
 		}
 	}
 	for _, p := range panes {
-		if p.Label == "" || agentpath.ValidatePath(p.Label) != nil || held[p.TerminalID] {
+		path, ok := actors.PanePath(p.Label)
+		if !ok || agentpath.ValidatePath(path) != nil || held[p.TerminalID] {
 			continue
 		}
-		add(anOrphanPane, rowAt(rows2, p.Label), p.TerminalID, fmt.Sprintf("pane %s (terminal %s, herdr %s) labelled %s belongs to no live row",
+		add(anOrphanPane, rowAt(rows2, path), p.TerminalID, fmt.Sprintf("pane %s (terminal %s, herdr %s) labelled %s belongs to no live row",
 			p.PaneID, p.TerminalID, p.AgentStatus, p.Label))
 	}
 	// 8. No root shell of a workspace orcr created outlives the spawn or move that made

@@ -375,6 +375,12 @@ func acceptConns(ctx context.Context, ln net.Listener, log *slog.Logger, serve f
 // serveConn spawns the connection actor of nc. It reports false once shutdown began
 // (nc is closed then, and accepting stops).
 func (s *Server) serveConn(nc net.Conn) bool {
+	if uid, ok := peerIsUser(nc); !ok {
+		// Another user reached the socket: it gets no answer (docs/protocol.md §1.3).
+		s.log.Warn("refused a connection from another user", "peer_uid", uid)
+		nc.Close()
+		return true
+	}
 	id := s.connSeq.Add(1)
 	s.mu.Lock()
 	if s.ctx.Err() != nil {
