@@ -65,6 +65,10 @@ func (s *System) DashboardLogin(ctx context.Context, r socketapi.DashboardLoginR
 	addr, tls := s.remoteAddr, s.remoteTLS
 	s.remoteMu.Unlock()
 	if addr == "" && !r.Revoke {
+		if disk := s.configOnDisk(); disk != nil && disk.Remote.Listen != "" {
+			return res, wire.Env("remote_off", "the dashboard is served on the remote listener, which is off: remote.listen is set in "+
+				s.cfg.Paths.Config+" since the server started; restart the server to apply (orcr server restart)", "restart_needed", true)
+		}
 		return res, wire.Env("remote_off", "the dashboard is served on the remote listener, which is off: set remote.listen (docs/remote.md §1)")
 	}
 	var secret, hash string

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/orcr-go/orcr/actors/provider"
+	"github.com/orcr-go/orcr/config"
 	"github.com/orcr-go/orcr/config/service"
 	"github.com/orcr-go/orcr/socketapi"
 	"github.com/orcr-go/orcr/socketapi/wire"
@@ -94,10 +95,11 @@ func (s *System) Status(ctx context.Context) (socketapi.StatusResult, error) {
 		Paused:       paused,
 		// The start-at-login unit, located with the server's environment as the CLI's
 		// `server enable` locates it with its own (docs/loops.md §12).
-		LoopsFiring: service.Manager{Getenv: s.getenv}.Installed(),
+		LoopsFiring: service.Manager{Getenv: s.getenv, SystemdRunDir: s.cfg.SystemdRunDir}.Registered(),
 		Loops:       loops,
 		Remote:      s.remoteStatus(ctx),
 		Notify:      s.notifyStatus(ctx),
+		Config:      s.configStatus(),
 		Drift: map[string]int64{"lost": drift.Lost, "repaired": drift.Repaired,
 			"unknown_marked_panes": drift.UnknownMarkedPanes, "unmarked_panes": drift.UnmarkedPanes,
 			"root_shell_panes": drift.RootShellPanes},
@@ -112,4 +114,54 @@ func (s *System) drift() Drift {
 		return Drift{}
 	}
 	return res.(Drift)
+}
+
+// configStatus compares config.json on disk with the file the server started from
+// (docs/config.md §1.9): it changed, which keys, and whether a start would refuse it now.
+func (s *System) configStatus() socketapi.ConfigStatus {
+	was := s.cfg.ConfigSource
+	st := socketapi.ConfigStatus{Path: s.cfg.Paths.Config, ChangedKeys: []string{}}
+	if was.Path == "" {
+		return st // not recorded (a system built without a server)
+	}
+	st.Path = was.Path
+	if d := was.Digest(); d != "" {
+		st.Digest = &d
+	}
+	now, err := config.ReadSource(s.cfg.Home)
+	if err == nil {
+		var cfg *config.Config
+		if cfg, _, err = now.Load(s.getenv); err == nil {
+			err = cfg.Remote.CheckListen()
+		}
+	}
+	if err != nil {
+		msg := err.Error()
+		st.Error = &msg
+	}
+	if now.Missing || now.Data != nil {
+		st.Changed = !was.Same(now)
+		if keys := config.ChangedKeys(was, now); st.Changed && keys != nil {
+			st.ChangedKeys = keys
+		}
+	}
+	return st
+}
+
+// configOnDisk is config.json as it is now, when it loads and differs from the file the
+// server started from; nil otherwise (then the running config is the one to go by).
+func (s *System) configOnDisk() *config.Config {
+	was := s.cfg.ConfigSource
+	if was.Path == "" {
+		return nil
+	}
+	now, err := config.ReadSource(s.cfg.Home)
+	if err != nil || was.Same(now) {
+		return nil
+	}
+	cfg, _, err := now.Load(s.getenv)
+	if err != nil {
+		return nil
+	}
+	return cfg
 }

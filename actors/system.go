@@ -26,6 +26,9 @@ type SystemConfig struct {
 	Home   string
 	Paths  config.Paths
 	Config *config.Config
+	// ConfigSource is config.json as Config was loaded from it; server.status compares
+	// it with the file on disk (docs/config.md §1.9). Its zero value: not recorded.
+	ConfigSource config.Source
 	// Getenv reads the server's environment (nil: os.Getenv).
 	Getenv func(string) string
 	// EnvKeys names variables Getenv knows beyond the process environment (a test's
@@ -41,6 +44,9 @@ type SystemConfig struct {
 	DeadLetterThrottle time.Duration
 	// Retention is the number of newest events retention keeps (0: the default).
 	Retention int
+	// SystemdRunDir replaces /run/systemd/system in server.status's loops_firing (a
+	// test seam; "": the real one).
+	SystemdRunDir string
 	// RunShim is the argv that starts a loop run's shim (docs/loops.md §6.4); empty:
 	// this executable with the hidden `__run-shim` verb.
 	RunShim []string

@@ -60,7 +60,10 @@ func (s *System) Wait(ctx context.Context, r socketapi.WaitRequest) (socketapi.W
 		return socketapi.WaitResult{}, err
 	}
 	rows, err := agentpath.ResolveBulk(ctx, s.cfg.DB.Reader(), caller, targets)
-	if err != nil {
+	if err != nil && !wire.Is(err, wire.NotFound, "") {
+		return socketapi.WaitResult{}, err
+	}
+	if rows, err = s.addReaped(ctx, caller, targets, rows, err); err != nil {
 		return socketapi.WaitResult{}, err
 	}
 	uuids := make([]string, len(rows))
@@ -71,6 +74,37 @@ func (s *System) Wait(ctx context.Context, r socketapi.WaitRequest) (socketapi.W
 	w := s.startWaiter(ctx)
 	defer w.stop()
 	return s.waitLoop(ctx, w, uuids, deadline, r.Any)
+}
+
+// addReaped adds to a wait's active members the agents GC reaped that an exact target
+// names (docs/lifecycle.md §11.2): a uuid, or a path whose most recent row ended reaped
+// while no active row holds it. They settle at once as reaped, so a wait that comes
+// after the reap answers what became of the agent rather than not_found. Other ended rows
+// stay out of the membership. notFound is ResolveBulk's error when it found nothing; it
+// is returned when no reaped row is added either.
+func (s *System) addReaped(ctx context.Context, caller agentpath.Caller, targets []string, rows []store.AgentRow,
+	notFound error) ([]store.AgentRow, error) {
+	if notFound == nil && len(targets) == 1 {
+		return rows, nil // the one target named active rows
+	}
+	ended, err := agentpath.ResolveEnded(ctx, s.cfg.DB.Reader(), caller, targets)
+	if err != nil && !wire.Is(err, wire.NotFound, "") {
+		return nil, err
+	}
+	held := map[string]bool{}
+	for _, r := range rows {
+		held[r.Path] = true
+	}
+	for _, r := range ended {
+		if r.ExitReason != nil && *r.ExitReason == string(store.ExitReaped) && !held[r.Path] {
+			held[r.Path] = true
+			rows = append(rows, r)
+		}
+	}
+	if len(rows) == 0 {
+		return nil, notFound
+	}
+	return rows, nil
 }
 
 // waitLoop reads, decides, and blocks until the next commit, the deadline, the fallback

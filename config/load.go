@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"math"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -55,17 +54,11 @@ const (
 // $ORCR_HERDR_BIN is recorded in [Config.HerdrBinEnv]. getenv is usually [os.Getenv];
 // nil means os.Getenv. On error the config and warnings are nil.
 func Load(home string, getenv func(string) string) (*Config, []string, error) {
-	path := filepath.Join(home, ConfigName)
-	data, err := readConfig(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		cfg := Default()
-		applyEnv(cfg, getenv)
-		return cfg, nil, nil
-	}
+	src, err := ReadSource(home)
 	if err != nil {
-		return nil, nil, invalid(fmt.Sprintf("cannot read %s: %v", path, err)).Wrap(err)
+		return nil, nil, err
 	}
-	return Parse(data, getenv)
+	return src.Load(getenv)
 }
 
 // MaxConfigBytes is the largest config.json [Load] reads (1 MiB; a real one is a few

@@ -64,7 +64,8 @@ type StatusResult struct {
 	Stalled []StalledAgent `json:"stalled"`
 	// The providers the admission queue holds back at a usage limit, by provider.
 	Paused []ProviderPause `json:"paused"`
-	// Whether the start-at-login unit is installed.
+	// Whether the service manager will start the server at login, so loops fire after a
+	// reboot (the unit is installed and, on Linux, enabled on a machine systemd runs).
 	LoopsFiring bool `json:"loops_firing"`
 	// Active and paused loops.
 	Loops []LoopSummary `json:"loops"`
@@ -76,6 +77,28 @@ type StatusResult struct {
 	// Every configured notify target, by name (docs/notify.md §6); empty without
 	// notify targets.
 	Notify []NotifyTargetStatus `json:"notify"`
+	// config.json as the server started with it, and whether the file on disk now
+	// differs (docs/config.md §1.9).
+	Config ConfigStatus `json:"config"`
+}
+
+// ConfigStatus is server.status's config object: the server reads config.json once, at
+// start, so a change on disk applies at the next start (`orcr server restart`).
+type ConfigStatus struct {
+	// The config file's path.
+	Path string `json:"path"`
+	// The hex SHA-256 of the file the server started with; null when there was none.
+	Digest *string `json:"digest"`
+	// Whether the file on disk now differs from the one the server started with: a
+	// restart applies the change.
+	Changed bool `json:"changed"`
+	// The keys that differ, as dotted paths to the second level (remote.listen; a whole
+	// section when it was added or removed), sorted; empty when unchanged or when either
+	// file is not a JSON object.
+	ChangedKeys []string `json:"changed_keys"`
+	// Why the file on disk now would refuse a start (a restart would fail); null when it
+	// loads.
+	Error *string `json:"error"`
 }
 
 // NotifyTargetStatus is one notify target in server.status: its durable delivery queue

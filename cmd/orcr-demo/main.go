@@ -28,6 +28,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/orcr-go/orcr/config"
 	"github.com/orcr-go/orcr/socketapi/remote"
 )
 
@@ -204,8 +205,8 @@ func (d *demo) orcr(ctx context.Context, out io.Writer, args ...string) error {
 	return nil
 }
 
-// cleanup stops the server (if still up) and the herdr stand-in session, which ends
-// the agent processes, then removes the temporary tree.
+// cleanup stops the server (if still up) and the herdr stand-in session it used, which
+// ends the agent processes, then removes the temporary tree.
 func (d *demo) cleanup() {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -213,11 +214,35 @@ func (d *demo) cleanup() {
 		stopSrv := exec.CommandContext(ctx, filepath.Join(d.bin, "orcr"), "server", "stop")
 		stopSrv.Env = d.env
 		stopSrv.Run()
-		stopHerdr := exec.CommandContext(ctx, filepath.Join(d.bin, "herdr-standin"), "session", "stop", "orcr")
+		stopHerdr := exec.CommandContext(ctx, filepath.Join(d.bin, "herdr-standin"), "session", "stop", d.session())
 		stopHerdr.Env = d.env
 		stopHerdr.Run()
 	}
 	os.RemoveAll(d.tmp)
+}
+
+// session is the herdr session the demo's server owns: herdr.session of its config as
+// the server resolves it, so ORCR_HERDR_SESSION in the shell that ran the demo counts
+// (docs/config.md §1.2).
+func (d *demo) session() string {
+	cfg, _, err := config.Load(d.home, func(key string) string {
+		v, _ := envValue(d.env, key)
+		return v
+	})
+	if err != nil {
+		return "orcr"
+	}
+	return cfg.Herdr.Session
+}
+
+// envValue is the last value of key in env (exec uses the last of duplicates).
+func envValue(env []string, key string) (string, bool) {
+	for i := len(env) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(env[i], key+"="); ok {
+			return v, true
+		}
+	}
+	return "", false
 }
 
 // buildBinaries builds orcr, the herdr stand-in and the mock provider into dir; the

@@ -53,6 +53,11 @@ var launchd = platform{
 	unload: func(ctx context.Context, c commands) bool {
 		return c.run(ctx, "launchctl", "bootout", launchdTarget(c.uid)) == nil
 	},
+	plan: func(uid int, path string) []string {
+		return []string{"launchctl enable " + launchdTarget(uid), "launchctl bootstrap " + launchdDomain(uid) + " " + path}
+	},
+	// launchd loads every agent of ~/Library/LaunchAgents at login: the file is enough.
+	registered: func(Manager, string) string { return "" },
 }
 
 // launchdDomain is the GUI login session of uid, where per-user agents live.

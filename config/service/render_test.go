@@ -18,7 +18,8 @@ import (
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
 
 var (
-	plain = service.Values{Orcr: "/usr/local/bin/orcr", Home: "/home/ada/.orcr", HerdrBin: "/usr/local/bin/herdr"}
+	plain = service.Values{Orcr: "/usr/local/bin/orcr", Home: "/home/ada/.orcr", HerdrBin: "/usr/local/bin/herdr",
+		Path: "/home/ada/.npm-global/bin:/usr/local/bin:/usr/bin:/bin"}
 	// special carries what the unit formats escape: white space, specifiers, "$",
 	// quotes, backslashes and XML's markup characters. systemd cannot run an executable
 	// whose path holds quotes or backslashes, so the Linux binary path has none.
@@ -26,8 +27,9 @@ var (
 		Orcr:     `/opt/my tools/100% <orcr> & $HOME/orcr`,
 		Home:     `/home/a b/it's "%h" \ $HOME & <x>`,
 		HerdrBin: `/opt/herdr & co/bin/her'dr`,
+		Path:     `/opt/my tools/100% bin:/home/a b/"x"/bin:/usr/bin`,
 	}
-	specialMac = service.Values{Orcr: `/Applications/My "orcr" & <co>/it's/orcr`, Home: special.Home, HerdrBin: special.HerdrBin}
+	specialMac = service.Values{Orcr: `/Applications/My "orcr" & <co>/it's/orcr`, Home: special.Home, HerdrBin: special.HerdrBin, Path: special.Path}
 )
 
 // The rendered units are promised output: reviewed as golden files (-update rewrites
@@ -80,6 +82,9 @@ func TestPlistCarriesValues(t *testing.T) {
 		}
 		if v.HerdrBin != "" {
 			want = append(want, "key:ORCR_HERDR_BIN", "string:"+v.HerdrBin)
+		}
+		if v.Path != "" {
+			want = append(want, "key:PATH", "string:"+v.Path)
 		}
 		want = append(want, "key:RunAtLoad", "true:", "key:KeepAlive", "key:Crashed", "true:",
 			"key:StandardOutPath", "string:"+v.Home+"/logs/service.out.log",
@@ -147,7 +152,7 @@ func TestSystemdUnitCarriesValues(t *testing.T) {
 		if diff := cmp.Diff([]string{v.Orcr, "server", "start", "--foreground"}, exec); diff != "" {
 			t.Errorf("ExecStart for %+v (-want +got):\n%s", v, diff)
 		}
-		if diff := cmp.Diff(map[string]string{"ORCR_HOME": v.Home, "ORCR_HERDR_BIN": v.HerdrBin}, envs); diff != "" {
+		if diff := cmp.Diff(map[string]string{"ORCR_HOME": v.Home, "ORCR_HERDR_BIN": v.HerdrBin, "PATH": v.Path}, envs); diff != "" {
 			t.Errorf("Environment for %+v (-want +got):\n%s", v, diff)
 		}
 	}

@@ -19,6 +19,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -40,6 +42,10 @@ type Values struct {
 	// HerdrBin is written as ORCR_HERDR_BIN ([HerdrBin]); "" leaves the variable out,
 	// so the server looks herdr up on its PATH.
 	HerdrBin string
+	// Path is written as PATH ([SearchPath]): the service manager's own PATH is short
+	// (systemd's lacks ~/.local/bin, npm's and nvm's bin directories), and the server
+	// starts the providers from it. "" leaves the variable out.
+	Path string
 }
 
 // Unit is where one platform keeps the registration.
@@ -68,6 +74,9 @@ type Manager struct {
 	// UID is the user whose launchd domain (gui/<uid>) is addressed; nil means
 	// os.Getuid.
 	UID func() int
+	// SystemdRunDir exists when systemd runs this machine (sd_booted(3)); "" means
+	// /run/systemd/system. Without it no user unit ever starts.
+	SystemdRunDir string
 }
 
 // Enabled is the outcome of [Manager.Enable].
@@ -84,6 +93,22 @@ type Enabled struct {
 	AtLogin bool
 	// LoadErr is why the unit was not loaded, when it was not.
 	LoadErr error
+	// Registered reports what [Manager.Registered] reports after the load: the service
+	// manager will start the server at login, so loops fire durably.
+	Registered bool
+	// NotRegistered says why Registered is false ("" when it is true).
+	NotRegistered string
+}
+
+// Plan is what [Manager.Enable] would do for some values, done by [Manager.Plan]
+// without touching anything (`server enable --dry-run`).
+type Plan struct {
+	Unit
+	// Content is the unit file that would be written.
+	Content []byte
+	// Commands are the service manager's commands that would run, in order (the
+	// fallbacks run after a failure are not listed).
+	Commands []string
 }
 
 // Disabled is the outcome of [Manager.Disable].
@@ -110,6 +135,11 @@ type platform struct {
 	// unload reverses load before the file goes; forget runs after the file went.
 	unload func(ctx context.Context, c commands) bool
 	forget func(ctx context.Context, c commands)
+	// plan lists the commands load runs first, for the unit at path and uid.
+	plan func(uid int, path string) []string
+	// registered says why the unit at path, which exists, will not start at login ("":
+	// it will).
+	registered func(m Manager, path string) string
 }
 
 var platforms = map[string]platform{"linux": systemd, "darwin": launchd}
@@ -174,6 +204,41 @@ func (m Manager) Installed() bool {
 	return err == nil
 }
 
+// Registered reports whether the service manager will start the server at login: the
+// unit file exists and, on Linux, systemd runs this machine and the unit is enabled (its
+// link in default.target.wants, which `systemctl --user enable` makes). That is what
+// server.status calls loops_firing (docs/loops.md §12.4). False on an unsupported
+// platform and when the unit cannot be located.
+func (m Manager) Registered() bool {
+	return m.notRegistered() == ""
+}
+
+// notRegistered says why [Manager.Registered] is false; "" when it is true.
+func (m Manager) notRegistered() string {
+	p, u, err := m.platform()
+	if err != nil {
+		return err.Error()
+	}
+	if _, err := os.Stat(u.Path); err != nil {
+		return "no unit file at " + u.Path
+	}
+	return p.registered(m, u.Path)
+}
+
+// Plan returns the unit m's platform would write for v and the commands that would load
+// it, touching nothing.
+func (m Manager) Plan(v Values) (Plan, error) {
+	p, u, err := m.platform()
+	if err != nil {
+		return Plan{}, err
+	}
+	content, err := m.Render(v)
+	if err != nil {
+		return Plan{}, err
+	}
+	return Plan{Unit: u, Content: content, Commands: p.plan(m.commands().uid, u.Path)}, nil
+}
+
 // Render returns the unit m's platform would write for v.
 func (m Manager) Render(v Values) ([]byte, error) {
 	p, _, err := m.platform()
@@ -205,7 +270,9 @@ func (m Manager) Enable(ctx context.Context, v Values) (Enabled, error) {
 		return Enabled{}, err
 	}
 	loaded, atLogin, loadErr := p.load(ctx, m.commands(), u.Path)
-	return Enabled{Unit: u, Changed: changed, Loaded: loaded, AtLogin: atLogin, LoadErr: loadErr}, nil
+	why := m.notRegistered()
+	return Enabled{Unit: u, Changed: changed, Loaded: loaded, AtLogin: atLogin, LoadErr: loadErr,
+		Registered: why == "", NotRegistered: why}, nil
 }
 
 // Disable asks the service manager to unload the unit (best effort: which also stops a
@@ -236,9 +303,9 @@ func (m Manager) Disable(ctx context.Context) (Disabled, error) {
 // invalid UTF-8 and control characters; then the platform's own rules.
 func checkValues(v Values, p platform) error {
 	for _, f := range []struct{ name, value string }{
-		{"the orcr binary", v.Orcr}, {config.EnvHome, v.Home}, {config.EnvHerdrBin, v.HerdrBin},
+		{"the orcr binary", v.Orcr}, {config.EnvHome, v.Home}, {config.EnvHerdrBin, v.HerdrBin}, {"PATH", v.Path},
 	} {
-		if f.value == "" && f.name != config.EnvHerdrBin {
+		if f.value == "" && f.name != config.EnvHerdrBin && f.name != "PATH" {
 			return valueError(f.name, f.value, "is empty")
 		}
 		if !utf8.ValidString(f.value) {
@@ -308,4 +375,17 @@ func userHome(getenv func(string) string) (string, error) {
 		return "", wire.Env(config.CauseNoHomeDir, "cannot locate the start-at-login unit: HOME is not set")
 	}
 	return home, nil
+}
+
+// SearchPath is the PATH a unit carries: the absolute directories of path (the caller's
+// PATH), in order, each once. Relative entries ("", ".") are dropped: the server's
+// working directory is not the caller's.
+func SearchPath(path string) string {
+	var dirs []string
+	for _, d := range filepath.SplitList(path) {
+		if filepath.IsAbs(d) && !slices.Contains(dirs, d) {
+			dirs = append(dirs, d)
+		}
+	}
+	return strings.Join(dirs, string(filepath.ListSeparator))
 }

@@ -19,12 +19,19 @@ import (
 
 const uid = 501
 
-// manager is a Manager for goos whose HOME is a fresh directory, recording commands.
+// manager is a Manager for goos whose HOME is a fresh directory, recording commands, on
+// a machine systemd runs.
 func manager(t *testing.T, goos string) (service.Manager, *servicetest.Recorder, string) {
 	t.Helper()
 	home := t.TempDir()
 	rec := &servicetest.Recorder{}
-	return service.Manager{GOOS: goos, Getenv: env("HOME", home), Runner: rec, UID: func() int { return uid }}, rec, home
+	return service.Manager{GOOS: goos, Getenv: env("HOME", home), Runner: rec, UID: func() int { return uid }, SystemdRunDir: t.TempDir()},
+		rec, home
+}
+
+// systemdLinks links and unlinks the unit under home as systemctl does.
+func systemdLinks(home string) func(argv []string) {
+	return servicetest.SystemdLinks(filepath.Join(home, ".config", "systemd", "user"))
 }
 
 func TestUnitPath(t *testing.T) {
@@ -71,8 +78,10 @@ func TestEnableTwice(t *testing.T) {
 	} {
 		t.Run(tc.goos, func(t *testing.T) {
 			m, rec, home := manager(t, tc.goos)
+			rec.Effect = systemdLinks(home)
 			path := filepath.Join(home, tc.path)
-			want := service.Enabled{Unit: service.Unit{Path: path, Verify: tc.verify, Linger: tc.linger}, Changed: true, Loaded: true, AtLogin: true}
+			want := service.Enabled{Unit: service.Unit{Path: path, Verify: tc.verify, Linger: tc.linger}, Changed: true, Loaded: true, AtLogin: true,
+				Registered: true}
 			wantCommands := slices.Clone(tc.commands)
 			for i := range wantCommands {
 				wantCommands[i] = strings.ReplaceAll(wantCommands[i], "<unit>", path)
@@ -112,8 +121,12 @@ func TestEnableTwice(t *testing.T) {
 			if fi, err := os.Stat(path); err != nil || !fi.ModTime().Equal(old) || string(readFile(t, path)) != string(first) {
 				t.Errorf("second Enable touched the unit file: %v %v", fi.ModTime(), err)
 			}
-			if entries := dirNames(t, filepath.Dir(path)); !slices.Equal(entries, []string{filepath.Base(path)}) {
-				t.Errorf("the unit directory holds %v, want only the unit", entries)
+			wantEntries := []string{filepath.Base(path)}
+			if tc.goos == "linux" {
+				wantEntries = []string{"default.target.wants/" + service.SystemdUnitName, filepath.Base(path)}
+			}
+			if entries := dirNames(t, filepath.Dir(path)); !slices.Equal(entries, wantEntries) {
+				t.Errorf("the unit directory holds %v, want only the unit (and its link)", entries)
 			}
 
 			// A changed value rewrites the file.
@@ -407,4 +420,63 @@ func dirNames(t *testing.T, dir string) []string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// Issue 33 item 8: loops fire durably only when the service manager will start the
+// server at login. On Linux the unit file alone is not that: systemd must run the
+// machine and the unit must be enabled (its link), which a systemctl that could not
+// load the unit did not make. Enable reports it, and so does Registered (server.status's
+// loops_firing).
+func TestRegisteredNeedsSystemdToTakeTheUnit(t *testing.T) {
+	m, rec, home := manager(t, "linux")
+	rec.Fail = failing("systemctl")
+	got, err := m.Enable(context.Background(), plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Registered || !strings.Contains(got.NotRegistered, "not enabled") || m.Registered() || !m.Installed() {
+		t.Errorf("systemctl failing: got %+v, Registered() %v; want the file written but not registered", got, m.Registered())
+	}
+
+	rec.Fail, rec.Effect = nil, systemdLinks(home)
+	if got, _ = m.Enable(context.Background(), plain); !got.Registered || !m.Registered() {
+		t.Errorf("systemctl enabling it: got %+v, want registered", got)
+	}
+
+	m.SystemdRunDir = filepath.Join(home, "no-systemd")
+	if got, _ = m.Enable(context.Background(), plain); got.Registered || !strings.Contains(got.NotRegistered, "systemd does not run") {
+		t.Errorf("without systemd running the machine: got %+v, want not registered", got)
+	}
+
+	mac, _, _ := manager(t, "darwin")
+	if mac.Registered() {
+		t.Error("darwin: Registered() before Enable")
+	}
+	if got, _ := mac.Enable(context.Background(), plain); !got.Registered || !mac.Registered() {
+		t.Errorf("darwin: the plist is the registration: got %+v", got)
+	}
+}
+
+// Plan shows what Enable would write and run, and touches nothing.
+func TestPlanTouchesNothing(t *testing.T) {
+	m, rec, home := manager(t, "linux")
+	p, err := m.Plan(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rendered, _ := m.Render(plain)
+	want := []string{"systemctl --user daemon-reload", "systemctl --user enable --now orcr.service"}
+	if string(p.Content) != string(rendered) || !slices.Equal(p.Commands, want) || p.Path != filepath.Join(home, ".config/systemd/user/orcr.service") {
+		t.Errorf("Plan: got %+v", p)
+	}
+	if calls := rec.Calls(); len(calls) != 0 || len(dirNames(t, home)) != 0 {
+		t.Errorf("Plan ran %v or wrote %v", calls, dirNames(t, home))
+	}
+}
+
+// The unit's PATH is the caller's absolute directories, each once.
+func TestSearchPath(t *testing.T) {
+	if got := service.SearchPath("/usr/bin::.:/home/a/.npm-global/bin:/usr/bin:rel"); got != "/usr/bin:/home/a/.npm-global/bin" {
+		t.Errorf("SearchPath: got %q", got)
+	}
 }

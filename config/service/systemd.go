@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	_ "embed"
+	"os"
 	"path/filepath"
 	"strings"
 	"text/template"
@@ -35,6 +36,28 @@ var systemd = platform{
 		// The file is gone; a reload makes the manager forget the unit as well.
 		_ = c.run(ctx, "systemctl", "--user", "daemon-reload")
 	},
+	plan: func(int, string) []string {
+		return []string{"systemctl --user daemon-reload", "systemctl --user enable --now " + SystemdUnitName}
+	},
+	registered: systemdRegistered,
+}
+
+// systemdRegistered says why the user unit at path will not start at login: systemd does
+// not run this machine (no user manager will ever start), or the unit is not enabled
+// (no link in default.target.wants: systemctl could not load or link it).
+func systemdRegistered(m Manager, path string) string {
+	run := m.SystemdRunDir
+	if run == "" {
+		run = "/run/systemd/system"
+	}
+	if fi, err := os.Stat(run); err != nil || !fi.IsDir() {
+		return "systemd does not run this machine (no " + run + "), so no user unit starts at login"
+	}
+	link := filepath.Join(filepath.Dir(path), "default.target.wants", SystemdUnitName)
+	if _, err := os.Stat(link); err != nil {
+		return "the unit is not enabled (no " + link + "): systemd did not take it"
+	}
+	return ""
 }
 
 // systemdPath is <config dir>/systemd/user/orcr.service, the config dir being

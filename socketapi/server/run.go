@@ -32,6 +32,9 @@ type Options struct {
 	// Methods replaces the method table socketapi.Methods (a test seam: a test adds a
 	// method and sees it dispatched and described).
 	Methods []socketapi.Spec
+	// SystemdRunDir replaces /run/systemd/system, which exists when systemd runs the
+	// machine (a test seam of server.status's loops_firing).
+	SystemdRunDir string
 }
 
 // Outcomes of Run.

@@ -101,7 +101,11 @@ func Start(ctx context.Context, opts Options) (*Server, string, error) {
 	if err := config.EnsureHomeDir(opts.Home); err != nil {
 		return nil, "", err
 	}
-	cfg, warnings, err := config.Load(opts.Home, s.getenv)
+	src, err := config.ReadSource(opts.Home)
+	if err != nil {
+		return nil, "", err
+	}
+	cfg, warnings, err := src.Load(s.getenv)
 	if err != nil {
 		return nil, "", err
 	}
@@ -165,9 +169,9 @@ func Start(ctx context.Context, opts Options) (*Server, string, error) {
 	// Actor tree (actors/doc.go).
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.system, err = actors.Start(actors.SystemConfig{
-		Home: opts.Home, Paths: s.paths, Config: cfg, Getenv: opts.Getenv, EnvKeys: opts.EnvKeys, Log: s.log, DB: db,
+		Home: opts.Home, Paths: s.paths, Config: cfg, ConfigSource: src, Getenv: opts.Getenv, EnvKeys: opts.EnvKeys, Log: s.log, DB: db,
 		Version: socketapi.Version, Started: s.started, DeadLetterThrottle: opts.DeadLetterThrottle,
-		Retention: config.EventRetention(s.getenv),
+		Retention: config.EventRetention(s.getenv), SystemdRunDir: opts.SystemdRunDir,
 	})
 	if err != nil {
 		s.cancel()

@@ -34,7 +34,12 @@ type config struct {
 	home    string
 	config  string
 	methods []socketapi.Spec
+	runDir  string
 }
+
+// WithSystemdRunDir makes the server take dir for /run/systemd/system, which exists
+// when systemd runs the machine (server.status's loops_firing).
+func WithSystemdRunDir(dir string) Option { return func(c *config) { c.runDir = dir } }
 
 // WithEnv sets an environment variable seen by the server (ORCR_EVENT_RETENTION,
 // ORCR_DEBUG_METHODS, …).
@@ -117,7 +122,7 @@ func (c *config) start() (*Server, error) {
 	getenv := func(k string) string { return c.env[k] }
 	s, outcome, err := server.Start(context.Background(), server.Options{
 		Home: c.home, Getenv: getenv, Log: c.log, NoSignals: true,
-		DeadLetterThrottle: 10 * time.Millisecond, Methods: c.methods, EnvKeys: slices.Collect(maps.Keys(c.env)),
+		DeadLetterThrottle: 10 * time.Millisecond, Methods: c.methods, SystemdRunDir: c.runDir, EnvKeys: slices.Collect(maps.Keys(c.env)),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("server.Start: %w", err)

@@ -71,6 +71,9 @@ type Env struct {
 	// Services runs the service-manager commands (systemctl, launchctl) of `server
 	// enable` / `server disable`; nil runs them for real.
 	Services service.Runner
+	// SystemdRunDir is the directory that exists when systemd runs the machine; ""
+	// means /run/systemd/system (service.Manager.SystemdRunDir).
+	SystemdRunDir string
 
 	// spawnDetached is the default Spawn, which also knows the child's pid and sees it
 	// exit: `server start` compares the pid with the one that answers to tell a start

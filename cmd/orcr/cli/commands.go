@@ -60,6 +60,7 @@ type loopRunCmd struct {
 type serverCmd struct {
 	Start   serverStartCmd   `cmd:"" help:"Start the server (detached unless --foreground)."`
 	Stop    serverStopCmd    `cmd:"" help:"Stop the server (never auto-starts)."`
+	Restart serverRestartCmd `cmd:"" help:"Stop the server and start it again, reading config.json anew (agents keep running)."`
 	Status  serverStatusCmd  `cmd:"" help:"Show server health."`
 	Logs    serverLogsCmd    `cmd:"" help:"Print the server log."`
 	Enable  serverEnableCmd  `cmd:"" help:"Start the server at login (systemd/launchd)."`
@@ -96,6 +97,7 @@ var verbMethods = map[string][]string{
 	"loop run ls":    {"loop.run.ls"},
 	"server start":   {"server.handshake"},
 	"server stop":    {"server.handshake", "server.stop"},
+	"server restart": {"server.handshake", "server.stop"},
 	"server status":  {"server.status"},
 	"api snapshot":   {"api.snapshot"},
 	"top":            {"watch.open", "events.subscribe", "server.status", "agent.ls", "agent.send", "agent.kill", "agent.wait", "agent.logs"},

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/orcr-go/orcr/config/service/servicetest"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
 	"github.com/orcr-go/orcr/socketapi/wire"
 )
@@ -35,6 +36,7 @@ func TestServerEnableDisable(t *testing.T) {
 			h := newHarness(t)
 			h.goos = tc.goos
 			h.vars["ORCR_HERDR_BIN"] = "/opt/herdr/bin/herdr"
+			h.systemdRuns(t)
 			unit := filepath.Join(h.home, tc.unit)
 			expand := func(cmds []string) []string {
 				out := make([]string, len(cmds))
@@ -73,7 +75,7 @@ func TestServerEnableDisable(t *testing.T) {
 			}
 			env := decodeEnvelope(t, h.run(t, "--json", "server", "enable").stdout)
 			h.services.Calls()
-			wantJSON := map[string]any{"status": "enabled", "unit": unit, "verify": tc.verify, "loaded": true}
+			wantJSON := map[string]any{"status": "enabled", "unit": unit, "verify": tc.verify, "loaded": true, "firing_durable": true}
 			if diff := cmp.Diff(wantJSON, decodeObject(t, env.Result)); !env.OK || diff != "" {
 				t.Errorf("enable --json (-want +got):\n%s", diff)
 			}
@@ -88,7 +90,7 @@ func TestServerEnableDisable(t *testing.T) {
 			if _, err := os.Stat(unit); !errors.Is(err, os.ErrNotExist) {
 				t.Errorf("disable left the unit: %v", err)
 			}
-			if entries, _ := os.ReadDir(filepath.Dir(unit)); len(entries) != 0 {
+			if entries := listTree(t, filepath.Dir(unit)); len(entries) > 1 || len(entries) == 1 && entries[0] != "default.target.wants/" {
 				t.Errorf("disable left %v in %s", entries, filepath.Dir(unit))
 			}
 
@@ -113,6 +115,7 @@ func TestServerEnableDisable(t *testing.T) {
 func TestServerEnableWithoutServiceManager(t *testing.T) {
 	h := newHarness(t)
 	h.goos = "linux"
+	h.systemdRuns(t)
 	h.services.Fail = func(argv []string) error {
 		if strings.Join(argv, " ") == "systemctl --user enable orcr.service" {
 			return nil // the offline enable only links the unit
@@ -225,10 +228,13 @@ func TestServerEnableHerdrBin(t *testing.T) {
 // CLI's, reports false, true after enable, false after disable.
 func TestServerStatusLoopsFiringFollowsEnable(t *testing.T) {
 	user := shortHome(t)
-	srv := sockettest.NewServer(t, sockettest.WithEnv("HOME", user))
+	runDir := t.TempDir()
+	srv := sockettest.NewServer(t, sockettest.WithEnv("HOME", user), sockettest.WithSystemdRunDir(runDir))
 	h := newHarness(t)
 	h.vars["ORCR_HOME"] = srv.Home
 	h.vars["HOME"] = user
+	h.runDir = runDir
+	h.services.Effect = servicetest.SystemdLinks(filepath.Join(user, ".config", "systemd", "user"))
 	firing := func(step string) bool {
 		t.Helper()
 		got := h.run(t, "--json", "server", "status")
@@ -269,3 +275,80 @@ func decodeObject(t *testing.T, raw json.RawMessage) map[string]any {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// systemdRuns makes the harness's machine one systemd runs, whose systemctl links the
+// unit under HOME when it enables it.
+func (h *harness) systemdRuns(t *testing.T) {
+	h.runDir = t.TempDir()
+	h.services.Effect = servicetest.SystemdLinks(filepath.Join(h.home, ".config", "systemd", "user"))
+}
+
+// Issue 33 item 8: `server enable` says when the server will not start at login, so loops
+// do not fire durably (it said firing_durable=true while systemd had not taken the unit):
+// systemctl failing, or no systemd running the machine at all.
+func TestServerEnableSaysWhenNotDurable(t *testing.T) {
+	for _, tc := range []struct {
+		name, why string
+		setup     func(h *harness)
+	}{
+		{"systemctl fails", "the unit is not enabled", func(h *harness) {
+			h.runDir = h.home
+			h.services.Fail = func([]string) error { return errors.New("Failed to enable unit: Unit file orcr.service is not valid") }
+		}},
+		{"no systemd", "systemd does not run this machine", func(h *harness) {
+			h.services.Effect = servicetest.SystemdLinks(filepath.Join(h.home, ".config", "systemd", "user"))
+			h.services.Fail = func(argv []string) error {
+				if strings.Join(argv, " ") == "systemctl --user enable orcr.service" {
+					return nil
+				}
+				return errors.New("Failed to connect to bus: No medium found")
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			h.goos = "linux"
+			tc.setup(h)
+			got := h.run(t, "server", "enable")
+			if got.code != 0 || !strings.HasPrefix(got.stderr, "warning: the server will not start at login, so loops do not fire durably: "+tc.why) {
+				t.Errorf("enable: exit %d stdout %q stderr %q", got.code, got.stdout, got.stderr)
+			}
+			res := decodeObject(t, decodeEnvelope(t, h.run(t, "--json", "server", "enable").stdout).Result)
+			if why, _ := res["not_registered"].(string); res["firing_durable"] != false || !strings.HasPrefix(why, tc.why) {
+				t.Errorf("enable --json: %v, want firing_durable false saying %q", res, tc.why)
+			}
+		})
+	}
+}
+
+// `server enable --dry-run` prints the unit and the commands, and writes, creates and
+// runs nothing; the unit carries the caller's PATH (absolute directories), so a provider
+// installed by npm is found by a server started at login.
+func TestServerEnableDryRunAndPath(t *testing.T) {
+	h := newHarness(t)
+	h.goos = "linux"
+	h.vars["ORCR_HOME"] = filepath.Join(h.home, "orcr")
+	h.vars["PATH"] = "/home/u/.npm-global/bin:.:/usr/bin"
+	got := h.run(t, "server", "enable", "--dry-run")
+	unit := filepath.Join(h.home, ".config/systemd/user/orcr.service")
+	for _, want := range []string{"dry run: would write " + unit + ":\n", "ExecStart=/opt/orcr/bin/orcr server start --foreground\n",
+		"Environment=PATH=/home/u/.npm-global/bin:/usr/bin\n",
+		"then run:\n  systemctl --user daemon-reload\n  systemctl --user enable --now orcr.service\n"} {
+		if got.code != 0 || !strings.Contains(got.stdout, want) {
+			t.Errorf("enable --dry-run: exit %d, stdout lacks %q:\n%s%s", got.code, want, got.stdout, got.stderr)
+		}
+	}
+	res := decodeObject(t, decodeEnvelope(t, h.run(t, "--json", "server", "enable", "--dry-run").stdout).Result)
+	if content, _ := res["content"].(string); res["status"] != "dry_run" || res["unit"] != unit || !strings.Contains(content, "Environment=PATH=") {
+		t.Errorf("enable --dry-run --json: %v", res)
+	}
+	if entries, _ := os.ReadDir(h.home); len(entries) != 0 || len(h.services.Calls()) != 0 {
+		t.Errorf("--dry-run wrote %v or ran commands", entries)
+	}
+	if got := h.run(t, "server", "enable"); got.code != 0 {
+		t.Fatalf("enable: exit %d %s", got.code, got.stderr)
+	}
+	if content, _ := os.ReadFile(unit); !strings.Contains(string(content), "Environment=PATH=/home/u/.npm-global/bin:/usr/bin\n") {
+		t.Errorf("the unit does not carry PATH:\n%s", content)
+	}
+}

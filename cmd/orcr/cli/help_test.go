@@ -35,8 +35,8 @@ func helpCommands(t *testing.T, help string) map[string]string {
 }
 
 // notImplementedProbes run every verb with harmless arguments against a real server;
-// only a verb that is not implemented answers not_implemented. `server stop` gets a
-// home of its own so the server keeps running.
+// only a verb that is not implemented answers not_implemented. `server stop` and
+// `server restart` get a home of their own so the server keeps running.
 var notImplementedProbes = map[string][]string{
 	"agent run":      {"agent", "run", "--name", "probe", "-a", "nosuch"},
 	"agent ask":      {"agent", "ask", "--name", "probe", "-a", "nosuch"},
@@ -60,6 +60,7 @@ var notImplementedProbes = map[string][]string{
 	"loop run ls":    {"loop", "run", "ls", "probe"},
 	"server start":   {"server", "start"},
 	"server stop":    {"server", "stop"},
+	"server restart": {"server", "restart"},
 	"server status":  {"server", "status"},
 	"server logs":    {"server", "logs"},
 	"server enable":  {"server", "enable"},
@@ -107,7 +108,7 @@ func TestHelpMarksNotImplementedCommands(t *testing.T) {
 			continue
 		}
 		ph := h
-		if verb == "server stop" {
+		if verb == "server stop" || verb == "server restart" {
 			ph = newHarness(t)
 		}
 		got := ph.run(t, append([]string{"--json"}, args...)...)

@@ -51,6 +51,8 @@ type harness struct {
 	goos     string
 	exe      string
 	services *servicetest.Recorder
+	// runDir stands for /run/systemd/system: a test on a machine systemd runs makes it.
+	runDir string
 }
 
 func newHarness(t testing.TB) *harness {
@@ -64,6 +66,7 @@ func newHarness(t testing.TB) *harness {
 		},
 		exe:      "/opt/orcr/bin/orcr",
 		services: &servicetest.Recorder{},
+		runDir:   filepath.Join(home, "no-systemd"), // systemd runs no test's machine unless it says so
 	}
 }
 
@@ -83,7 +86,8 @@ func (h *harness) env(stdout, stderr *syncBuffer) cli.Env {
 		Executable: func() (string, error) {
 			return h.exe, nil
 		},
-		Services: h.services,
+		Services:      h.services,
+		SystemdRunDir: h.runDir,
 	}
 }
 

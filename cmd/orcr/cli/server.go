@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/orcr-go/orcr/config"
 	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/wire"
 )
 
 type serverStartCmd struct {
@@ -39,10 +41,7 @@ func (c *serverStartCmd) Run(a *app) error {
 		return err
 	}
 	if a.json {
-		a.printOKValue(struct {
-			Status string `json:"status"`
-			PID    int    `json:"pid"`
-		}{outcome, pid})
+		a.printStatusPID(outcome, pid)
 		return nil
 	}
 	if outcome == socketapi.AlreadyRunning {
@@ -77,6 +76,14 @@ func (a *app) serveForeground() error {
 	}
 	a.serverStatusLine(outcome)
 	return nil
+}
+
+// printStatusPID prints the envelope {status, pid} of `server start` and `server restart`.
+func (a *app) printStatusPID(status string, pid int) {
+	a.printOKValue(struct {
+		Status string `json:"status"`
+		PID    int    `json:"pid"`
+	}{status, pid})
 }
 
 // serverStatusLine prints `server <status>` or {"status":<status>}.
@@ -209,6 +216,7 @@ func renderServerStatus(raw json.RawMessage, all bool) (string, error) {
 			Status     string          `json:"status"`
 			NextFireAt json.RawMessage `json:"next_fire_at"`
 		} `json:"loops"`
+		Config socketapi.ConfigStatus `json:"config"`
 	}
 	if err := json.Unmarshal(raw, &st); err != nil {
 		return "", fmt.Errorf("cannot decode server.status: %w", err)
@@ -219,6 +227,7 @@ func renderServerStatus(raw json.RawMessage, all bool) (string, error) {
 	fmt.Fprintf(&b, "  protocol  %s\n", literal(st.Protocol))
 	fmt.Fprintf(&b, "  socket    %s\n", literal(st.Socket))
 	fmt.Fprintf(&b, "  store     %s\n", literal(st.Store))
+	writeConfig(&b, st.Config)
 	fmt.Fprintf(&b, "  herdr     reachable=%s session=%s running=%s\n",
 		literal(st.Herdr["reachable"]), literal(st.Herdr["session"]), literal(st.Herdr["session_running"]))
 	writeHerdrError(&b, st.Herdr)
@@ -237,6 +246,8 @@ func renderServerStatus(raw json.RawMessage, all bool) (string, error) {
 		fmt.Fprintf(&b, "  remote    listening=%s tls=%s connections=%s replays=%s waiting=%s\n", literal(st.Remote["address"]),
 			literal(st.Remote["tls"]), literal(st.Remote["connections"]), literal(st.Remote["replays_active"]),
 			literal(st.Remote["replays_waiting"]))
+	} else if slices.Contains(st.Config.ChangedKeys, "remote") || slices.Contains(st.Config.ChangedKeys, "remote.listen") {
+		b.WriteString("  remote    off (remote.listen was not set when the server started)\n")
 	} else {
 		b.WriteString("  remote    off (remote.listen is not set)\n")
 	}
@@ -272,6 +283,28 @@ func renderServerStatus(raw json.RawMessage, all bool) (string, error) {
 	}
 	writeNotify(&b, st.Notify)
 	return b.String(), nil
+}
+
+// writeConfig adds whether config.json changed since the server started (docs/cli.md
+// §5.19): the keys that differ and that a restart applies them, or why a start would
+// refuse the file now.
+func writeConfig(b *strings.Builder, c socketapi.ConfigStatus) {
+	switch {
+	case c.Path == "":
+		return
+	case !c.Changed:
+		fmt.Fprintf(b, "  config    %s (as the server started with it)\n", c.Path)
+		return
+	case len(c.ChangedKeys) > 0:
+		fmt.Fprintf(b, "  config    %s changed since the server started: %s\n", c.Path, strings.Join(c.ChangedKeys, ", "))
+	default:
+		fmt.Fprintf(b, "  config    %s changed since the server started\n", c.Path)
+	}
+	if c.Error != nil {
+		fmt.Fprintf(b, "    a start would refuse it: %s\n", *c.Error)
+		return
+	}
+	b.WriteString("    restart the server to apply: orcr server restart\n")
 }
 
 // writeHerdrError adds the reason the herdr object stops short (its "error", docs/
@@ -353,4 +386,70 @@ type apiSnapshotCmd struct{}
 // Run implements `orcr api snapshot` (docs/cli.md §5.23).
 func (c *apiSnapshotCmd) Run(a *app) error {
 	return request(a, socketapi.APISnapshot, socketapi.NoParams{}, nil)
+}
+
+// releaseDeadline bounds how long `server restart` waits for the stopped server to let
+// go of the home (its instance lock).
+const releaseDeadline = 30 * time.Second
+
+type serverRestartCmd struct{}
+
+// Run implements `orcr server restart` (docs/cli.md §5.18a): the config on disk is
+// checked first (one a start would refuse stops nothing), then a stop as `server stop`
+// does it (agents keep running), a wait until the old server released the home's
+// instance lock, and a start that reads config.json again.
+func (c *serverRestartCmd) Run(a *app) error {
+	home, cfg, err := a.prepareHomeConfig()
+	if err != nil {
+		return err
+	}
+	if err := cfg.Remote.CheckListen(); err != nil {
+		return err
+	}
+	cl := a.clientFor(home)
+	status := "started" // none was running
+	if _, err := cl.Handshake(a.ctx); err == nil {
+		if _, err := cl.Stop(a.ctx); err != nil {
+			return err
+		}
+		if err := a.waitReleased(config.NewPaths(home).Lock); err != nil {
+			return err
+		}
+		status = "restarted"
+	}
+	_, _, pid, err := a.ensureRunning(home)
+	if err != nil {
+		return err
+	}
+	if a.json {
+		a.printStatusPID(status, pid)
+		return nil
+	}
+	a.stdout("server %s (pid %d)", status, pid)
+	return nil
+}
+
+// waitReleased polls the instance lock at path until it can be taken (then lets it go at
+// once): the stopped server has closed its store and left the home.
+func (a *app) waitReleased(path string) error {
+	lock := flock.New(path)
+	deadline := time.Now().Add(releaseDeadline)
+	for {
+		ok, err := lock.TryLock()
+		if err != nil {
+			return wire.Env("store_locked", "cannot take the instance lock "+path+": "+err.Error()).Wrap(err)
+		}
+		if ok {
+			return lock.Unlock()
+		}
+		if a.ctx.Err() != nil || time.Now().After(deadline) {
+			return wire.Env("store_locked", "the stopped server did not release "+path+" within "+releaseDeadline.String())
+		}
+		t := time.NewTimer(20 * time.Millisecond)
+		select {
+		case <-a.ctx.Done():
+		case <-t.C:
+		}
+		t.Stop()
+	}
 }

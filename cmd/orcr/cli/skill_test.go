@@ -391,3 +391,65 @@ func TestSkillShow(t *testing.T) {
 	}
 	wantError(t, h.run(t, "--json", "skill", "show", "nosuch"), 6, "not_found", "target", "nosuch")
 }
+
+// Issue 33 item 8: `skill install --force` upgrades an installed skill: the skill's files
+// get this binary's text, a file of the user's in the folder is left alone, and the
+// result names what was replaced. A path in the way that is not a file is still refused.
+func TestSkillInstallForceUpgrades(t *testing.T) {
+	h := newHarness(t)
+	dir := t.TempDir()
+	if got := h.run(t, "skill", "install", dir); got.code != 0 {
+		t.Fatalf("first install: exit %d %s", got.code, got.stderr)
+	}
+	old := filepath.Join(dir, "SKILL.md")
+	os.WriteFile(old, []byte("an older skill"), 0o644)
+	mine := filepath.Join(dir, "references", "mine.md")
+	os.WriteFile(mine, []byte("mine"), 0o644)
+
+	got := h.run(t, "--json", "skill", "install", dir)
+	details := wantError(t, got, 7, "state_conflict", "reason", "file_exists")
+	if details["file"] != "SKILL.md" {
+		t.Errorf("without --force: details %v, want file SKILL.md", details)
+	}
+	got = h.run(t, "--json", "skill", "install", "--force", dir)
+	var res struct {
+		Files    []string `json:"files"`
+		Replaced []string `json:"replaced"`
+	}
+	json.Unmarshal(decodeEnvelope(t, got.stdout).Result, &res)
+	if got.code != 0 || !slices.Equal(res.Files, skill.Names()) || !slices.Equal(res.Replaced, skill.Names()) {
+		t.Fatalf("--force: exit %d %s %s", got.code, got.stdout, got.stderr)
+	}
+	for name, text := range skillText(t) {
+		if b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(name))); err != nil || string(b) != text {
+			t.Errorf("%s after --force: %v, or it differs from the embedded file", name, err)
+		}
+	}
+	if b, _ := os.ReadFile(mine); string(b) != "mine" {
+		t.Errorf("--force touched a file that is not the skill's: %q", b)
+	}
+	if n := len(listTree(t, dir)); n != len(skill.Names())+2 {
+		t.Errorf("%d entries after --force, want the skill's files, references/ and mine.md: %v", n, listTree(t, dir))
+	}
+
+	// Only what is missing is written next to what is replaced.
+	os.Remove(filepath.Join(dir, "references", "loops.md"))
+	got = h.run(t, "skill", "install", "--force", dir)
+	_, replaced, _ := strings.Cut(got.stdout, "; replaced ")
+	if got.code != 0 || !strings.HasPrefix(replaced, "SKILL.md, ") || strings.Contains(replaced, "loops.md") {
+		t.Errorf("--force with a file missing: exit %d %q, want loops.md written and the rest replaced", got.code, got.stdout)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "references", "loops.md")); err != nil {
+		t.Errorf("--force did not write the missing loops.md: %v", err)
+	}
+
+	os.RemoveAll(filepath.Join(dir, "references", "cli.md"))
+	os.Mkdir(filepath.Join(dir, "references", "cli.md"), 0o755)
+	got = h.run(t, "--json", "skill", "install", "--force", dir)
+	if d := wantError(t, got, 7, "state_conflict", "reason", "file_exists"); d["file"] != "references/cli.md" {
+		t.Errorf("--force over a directory: details %v", d)
+	}
+	if b, _ := os.ReadFile(old); string(b) != skillText(t)["SKILL.md"] {
+		t.Errorf("the refused --force changed SKILL.md")
+	}
+}

@@ -54,7 +54,7 @@ func TestCatalogueCoverage(t *testing.T) {
 		"loop create", "loop logs", "loop ls", "loop pause", "loop resume", "loop rm", "loop run ls", "loop run start", "loop run stop",
 		"mcp serve", "mcp token",
 		"scaffold",
-		"server disable", "server enable", "server logs", "server start", "server status", "server stop",
+		"server disable", "server enable", "server logs", "server restart", "server start", "server status", "server stop",
 		"skill install", "skill show",
 		"top",
 	}

@@ -1352,6 +1352,33 @@ export interface ServerStatusParams {
  */
 export interface ServerStatusResult {
   /**
+   * config.json as the server started with it, and whether the file on disk now
+   * differs (docs/config.md §1.9).
+   */
+  config?: {
+    /**
+     * Whether the file on disk now differs from the one the server started with: a
+     * restart applies the change.
+     */
+    changed?: boolean;
+    /**
+     * The keys that differ, as dotted paths to the second level (remote.listen; a whole
+     * section when it was added or removed), sorted; empty when unchanged or when either
+     * file is not a JSON object.
+     */
+    changed_keys?: string[] | null;
+    /** The hex SHA-256 of the file the server started with; null when there was none. */
+    digest?: string | null;
+    /**
+     * Why the file on disk now would refuse a start (a restart would fail); null when it
+     * loads.
+     */
+    error?: string | null;
+    /** The config file's path. */
+    path?: string;
+    [key: string]: unknown;
+  };
+  /**
    * Agent and pane counts (live, queued, blocked, stalled, unmanaged, unmarked_panes,
    * unknown_marked_panes).
    */
@@ -1405,7 +1432,10 @@ export interface ServerStatusResult {
     status?: string;
     [key: string]: unknown;
   }[] | null;
-  /** Whether the start-at-login unit is installed. */
+  /**
+   * Whether the service manager will start the server at login, so loops fire after a
+   * reboot (the unit is installed and, on Linux, enabled on a machine systemd runs).
+   */
   loops_firing?: boolean;
   /**
    * Every configured notify target, by name (docs/notify.md §6); empty without
