@@ -80,6 +80,7 @@ type pane struct {
 	tab      *tab
 	label    string
 	cwd      string
+	command  []string // the argv layout.apply gave, echoed in its layout (nil: the shell)
 
 	cmd  *exec.Cmd
 	ptmx *os.File
@@ -135,12 +136,22 @@ type PaneInfo struct {
 	AgentStatus   string            `json:"agent_status"`
 	Revision      uint64            `json:"revision"`
 	Cwd           string            `json:"cwd,omitempty"`
+	ForegroundCwd string            `json:"foreground_cwd,omitempty"`
 	Label         string            `json:"label,omitempty"`
 	Agent         string            `json:"agent,omitempty"`
 	TerminalTitle string            `json:"terminal_title,omitempty"`
+	Scroll        *PaneScroll       `json:"scroll,omitempty"`
 	AgentSession  *AgentSessionInfo `json:"agent_session,omitempty"`
 	// PID is the pane process id; not part of herdr's PaneInfo and never serialised.
 	PID int `json:"-"`
+}
+
+// PaneScroll is a pane's scroll position; herdr sends it on every pane row. The
+// stand-in never scrolls: the offsets are 0 and the viewport is the pane's rows.
+type PaneScroll struct {
+	OffsetFromBottom    int `json:"offset_from_bottom"`
+	MaxOffsetFromBottom int `json:"max_offset_from_bottom"`
+	ViewportRows        int `json:"viewport_rows"`
 }
 
 type agentInfo struct {
@@ -159,6 +170,7 @@ type agentInfo struct {
 	StateChangeSeq   uint64            `json:"state_change_seq"`
 	CompletionSeq    *uint64           `json:"completion_seq,omitempty"` // only with Options.CompletionSeq
 	Cwd              string            `json:"cwd,omitempty"`
+	ForegroundCwd    string            `json:"foreground_cwd,omitempty"`
 }
 
 type workspaceInfo struct {
@@ -354,8 +366,9 @@ func (s *Session) paneInfo(p *pane) PaneInfo {
 		PaneID: p.id, TerminalID: p.terminal, WorkspaceID: p.ws.id, TabID: p.tab.id,
 		Focused: s.paneFocused(p), AgentStatus: p.effectiveStatus(), Revision: p.revision,
 		Cwd: s.paneCwd(p), Label: p.label, Agent: p.agent, TerminalTitle: p.vt.Title(),
-		AgentSession: p.session,
+		AgentSession: p.session, Scroll: &PaneScroll{ViewportRows: defaultRows},
 	}
+	pi.ForegroundCwd = pi.Cwd
 	if p.cmd != nil && p.cmd.Process != nil {
 		pi.PID = p.cmd.Process.Pid
 	}
@@ -369,6 +382,7 @@ func (s *Session) agentInfo(p *pane) agentInfo {
 		Agent: p.agent, TerminalTitle: p.vt.Title(), Title: p.vt.Title(), ScreenDetSkipped: p.skipsScreen,
 		AgentSession: p.session, StateChangeSeq: p.stateSeq, Cwd: s.paneCwd(p),
 	}
+	ai.ForegroundCwd = ai.Cwd
 	if s.opts.CompletionSeq {
 		n := p.completions
 		ai.CompletionSeq = &n
@@ -447,7 +461,7 @@ func (s *Session) layoutDescription(t *tab) layoutDescription {
 	var conv func(n *node) *layoutNodeOut
 	conv = func(n *node) *layoutNodeOut {
 		if n.pane != nil {
-			return &layoutNodeOut{Type: "pane", PaneID: n.pane.id, Label: n.pane.label, Cwd: s.paneCwd(n.pane)}
+			return &layoutNodeOut{Type: "pane", PaneID: n.pane.id, Label: n.pane.label, Cwd: s.paneCwd(n.pane), Command: n.pane.command}
 		}
 		r := n.ratio
 		return &layoutNodeOut{Type: "split", Direction: n.direction, Ratio: &r, First: conv(n.first), Second: conv(n.second)}
