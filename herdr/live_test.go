@@ -92,19 +92,20 @@ type liveRecord struct {
 }
 
 // livePass runs every contract operation against bin in a private herdr config dir
-// (its own sessions) and returns what it saw; paths under the config dir are written
-// as <C>, the home as <HOME>.
+// (its own sessions) and returns what it saw; paths under herdr's config dir are
+// written as <C>, the rest of $XDG_CONFIG_HOME as <XDG>, the home as <HOME>.
 func livePass(t *testing.T, bin string) liveRecord {
 	t.Helper()
 	xdg, home := privateHerdrEnv(t)
 	ctx := context.Background()
 	var rec liveRecord
+	paths := strings.NewReplacer(filepath.Join(xdg, "herdr"), "<C>", xdg, "<XDG>", home, "<HOME>")
 	cli := func(args ...string) string {
 		out, err := runCLI(ctx, bin, args...)
 		if err != nil {
 			t.Fatalf("herdr %v: %v", args, err)
 		}
-		return strings.NewReplacer(filepath.Join(xdg, "herdr"), "<C>", xdg, "<XDG>", home, "<HOME>").Replace(string(out))
+		return paths.Replace(string(out))
 	}
 	rec.Version = strings.TrimSpace(cli("--version"))
 	if err := CheckLive(ctx, bin); err != nil {
@@ -195,7 +196,10 @@ func livePass(t *testing.T, bin string) liveRecord {
 		t.Fatalf("AgentList: %v", err)
 	}
 	contractTail(t, s, pl)
-	rec.Wire = px.exchanges()
+	for _, x := range px.exchanges() {
+		rec.Wire = append(rec.Wire, exchange{Request: []byte(paths.Replace(string(x.Request))),
+			Response: []byte(paths.Replace(string(x.Response)))})
+	}
 	return rec
 }
 
@@ -275,7 +279,7 @@ func shape(v any, key string) any {
 	}
 }
 
-var exactKeys = map[string]bool{"type": true, "code": true, "method": true, "status": true,
+var exactKeys = map[string]bool{"type": true, "code": true, "method": true, "status": true, "cwd": true, "foreground_cwd": true,
 	"agent": true, "label": true, "source": true, "reason": true, "state": true, "format": true}
 
 func shapeOf(t *testing.T, raw json.RawMessage) string {
