@@ -16,6 +16,7 @@ import (
 
 	"github.com/orcr-go/orcr/herdr"
 	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/sockettest"
 )
 
 // tmuxTerm is a real terminal for `orcr agent attach`: one detached tmux session on a
@@ -272,6 +273,7 @@ func TestAttachTakeoverInATerminal(t *testing.T) {
 // the CLI falls back to `terminal attach <terminal_id>` (docs/decisions.md D6). SIGTERM
 // to the CLI is forwarded to the attach, the lease released, and the CLI exits 143.
 func TestAttachObserveFallbackAndSIGTERM(t *testing.T) {
+	sockettest.StandinOnly(t, "HERDR_STANDIN_REFUSE_AGENT_ATTACH makes it refuse agent attach")
 	h, sock := herdrHome(t, "")
 	idleMock(t, h, "att/obs")
 	evs := followEvents(t, h)

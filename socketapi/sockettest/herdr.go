@@ -116,6 +116,7 @@ var (
 // test ./socketapi/server` every test that does not choose plays herdr 0.9.x.
 func UseHerdr(tb testing.TB, p HerdrProfile) {
 	tb.Helper()
+	StandinOnly(tb, "it plays herdr protocol "+strconv.Itoa(p.Protocol))
 	tb.Setenv("HERDR_STANDIN_PROTOCOL", strconv.Itoa(p.Protocol))
 	tb.Setenv("HERDR_STANDIN_COMPLETION_SEQ", "")
 }
