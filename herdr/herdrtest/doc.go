@@ -44,8 +44,9 @@
 // screen, DSR/DA replies, bracketed-paste and application-cursor modes, OSC titles).
 //
 // Stand-in choices that only a real herdr can confirm:
-//   - pane.read: visible returns every screen row right-trimmed (trailing blank rows
-//     kept); recent/recent_unwrapped drop blank rows below the last non-blank row;
+//   - pane.read: visible returns the screen rows right-trimmed, without trailing blank
+//     rows, each ending with "\n" (confirmed by herdr 0.8.2, herdr/testdata/live);
+//     recent/recent_unwrapped drop blank rows below the last non-blank row;
 //     detection is the visible screen without trailing blank rows; format "ansi"
 //     returns the same text as "text" (attributes are not kept); wide characters take
 //     one cell.
@@ -57,7 +58,9 @@
 //     agent_session when the releasing source is the one that set them.
 //   - A session-only official report on a pane with no agent label sets the label
 //     (standing in for process detection); on a pane labelled with another agent it
-//     is ignored.
+//     is ignored. herdr 0.8.2 does not label the pane, takes only its own agents'
+//     sources (never herdr:mock, which the stand-in takes) and, but for pi and omp,
+//     only a session id, never a path (docs/herdr.md §12, still open).
 //   - pane.move's focused_pane_id is the target tab's focused pane; layout rectangles
 //     assume an 80×24 area; split ids are "split" plus a 0/1 path.
 //   - layout.apply without workspace_id and with no active workspace answers
