@@ -18,7 +18,8 @@ type integrationTarget struct {
 	current int    // the stand-in's assumed current integration version
 }
 
-// integrationTargets are the lines herdr 0.8.2's `integration status` prints, in its
+// integrationTargets are the lines herdr 0.8.2's `integration status` prints (0.7.2's
+// lack the targets of [newerThanProtocol16]), in its
 // order and with its paths (recorded in herdr/testdata/live; qwen is printed although
 // the protocol-20 schema's IntegrationTarget lacks it); current versions are
 // assumptions of the stand-in.
@@ -79,8 +80,14 @@ func (t integrationTarget) statusLine() string {
 	return fmt.Sprintf("%s: outdated (%s < v%d) (%s)", t.name, installed, t.current, p)
 }
 
-func cmdIntegrationStatus(stdout io.Writer) int {
+// newerThanProtocol16 are the targets herdr 0.7.2 (protocol 16) does not print yet.
+var newerThanProtocol16 = map[string]bool{"qwen": true, "antigravity-cli": true, "grok": true}
+
+func cmdIntegrationStatus(protocol int, stdout io.Writer) int {
 	for _, t := range integrationTargets {
+		if protocol < 20 && newerThanProtocol16[t.name] {
+			continue
+		}
 		fmt.Fprintln(stdout, t.statusLine())
 	}
 	return 0

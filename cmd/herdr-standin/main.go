@@ -125,7 +125,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 	case "integration":
 		if len(words) >= 2 && words[1] == "status" {
-			return cmdIntegrationStatus(stdout)
+			return cmdIntegrationStatus(prof.protocol, stdout)
 		}
 	case "api":
 		if len(words) >= 2 && words[1] == "schema" {

@@ -180,7 +180,7 @@ func (s *Session) hPing(raw json.RawMessage) (any, error) {
 		return nil, err
 	}
 	return pongResult{Type: "pong", Version: s.opts.Version, Protocol: s.opts.Protocol,
-		Capabilities: &capabilities{LiveHandoff: true, DetachedServerDaemon: s.opts.Protocol >= 20}}, nil
+		Capabilities: &capabilities{LiveHandoff: true, DetachedServerDaemon: true}}, nil
 }
 
 type snapshotResult struct {

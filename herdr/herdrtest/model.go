@@ -167,8 +167,8 @@ type agentInfo struct {
 	Title            string            `json:"title,omitempty"` // the pane's title: here its terminal title
 	ScreenDetSkipped bool              `json:"screen_detection_skipped,omitempty"`
 	AgentSession     *AgentSessionInfo `json:"agent_session,omitempty"`
-	StateChangeSeq   uint64            `json:"state_change_seq"`
-	CompletionSeq    *uint64           `json:"completion_seq,omitempty"` // only with Options.CompletionSeq
+	StateChangeSeq   *uint64           `json:"state_change_seq,omitempty"` // protocol 20 on (herdr 0.7.2 sends none)
+	CompletionSeq    *uint64           `json:"completion_seq,omitempty"`   // only with Options.CompletionSeq
 	Cwd              string            `json:"cwd,omitempty"`
 	ForegroundCwd    string            `json:"foreground_cwd,omitempty"`
 }
@@ -380,7 +380,11 @@ func (s *Session) agentInfo(p *pane) agentInfo {
 		TerminalID: p.terminal, AgentStatus: p.effectiveStatus(), WorkspaceID: p.ws.id,
 		TabID: p.tab.id, PaneID: p.id, Focused: s.paneFocused(p), Revision: p.revision,
 		Agent: p.agent, TerminalTitle: p.vt.Title(), Title: p.vt.Title(), ScreenDetSkipped: p.skipsScreen,
-		AgentSession: p.session, StateChangeSeq: p.stateSeq, Cwd: s.paneCwd(p),
+		AgentSession: p.session, Cwd: s.paneCwd(p),
+	}
+	if s.opts.Protocol >= 20 {
+		seq := p.stateSeq
+		ai.StateChangeSeq = &seq
 	}
 	ai.ForegroundCwd = ai.Cwd
 	if s.opts.CompletionSeq {
