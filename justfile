@@ -44,6 +44,7 @@ demo:
 # run with the tests); a crasher is saved under testdata/fuzz and fails the tests
 fuzz:
     go test -run '^$' -fuzz '^FuzzCheckPrompt$' -fuzztime 5s ./actors
+    go test -run '^$' -fuzz '^FuzzOrcrPane$' -fuzztime 5s ./actors
     go test -run '^$' -fuzz '^FuzzParseLimitReset$' -fuzztime 5s ./actors
     go test -run '^$' -fuzz '^FuzzParseRetryAfter$' -fuzztime 5s ./actors/notify
     go test -run '^$' -fuzz '^FuzzParseCodexModelList$' -fuzztime 5s ./actors/provider
@@ -51,12 +52,15 @@ fuzz:
     go test -run '^$' -fuzz '^FuzzParseOnceAt$' -fuzztime 5s ./actors/schedule
     go test -run '^$' -fuzz '^FuzzParseClaude$' -fuzztime 5s ./actors/transcript
     go test -run '^$' -fuzz '^FuzzParseCodex$' -fuzztime 5s ./actors/transcript
+    go test -run '^$' -fuzz '^FuzzCodexSessionHook$' -fuzztime 5s ./cmd/orcr-mock-agent
     go test -run '^$' -fuzz '^FuzzParseDirectives$' -fuzztime 5s ./cmd/orcr-mock-agent
+    go test -run '^$' -fuzz '^FuzzCheckLine$' -fuzztime 5s ./cmd/orcr/mcp
     go test -run '^$' -fuzz '^FuzzLoad$' -fuzztime 5s ./config
     go test -run '^$' -fuzz '^FuzzParseDuration$' -fuzztime 5s ./config
     go test -run '^$' -fuzz '^FuzzDecodeResponse$' -fuzztime 5s ./herdr
     go test -run '^$' -fuzz '^FuzzParseIntegrationStatus$' -fuzztime 5s ./herdr
     go test -run '^$' -fuzz '^FuzzParseSessionList$' -fuzztime 5s ./herdr
+    go test -run '^$' -fuzz '^FuzzDetectAgentScreen$' -fuzztime 5s ./herdr/herdrtest
     go test -run '^$' -fuzz '^FuzzRequest$' -fuzztime 5s ./herdr/herdrtest
     go test -run '^$' -fuzz '^FuzzDecodeParams$' -fuzztime 5s ./socketapi
     go test -run '^$' -fuzz '^FuzzModelApply$' -fuzztime 5s ./socketapi

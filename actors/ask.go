@@ -2,6 +2,7 @@ package actors
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -22,9 +23,8 @@ const askWorktreeSettle = 30 * time.Second
 // once the response is readable from the transcript, and the pane is closed after that,
 // so the answer returned is the complete final one.
 func (s *System) Ask(ctx context.Context, ask socketapi.AskRequest) (socketapi.AskResult, error) {
-	r := ask.Run()
 	var deadline time.Time
-	d, err := parseTimeout(r.Timeout)
+	d, err := parseTimeout(ask.Timeout)
 	if err != nil {
 		return socketapi.AskResult{}, err
 	}
@@ -35,11 +35,10 @@ func (s *System) Ask(ctx context.Context, ask socketapi.AskRequest) (socketapi.A
 	// follows every commit about it.
 	w := s.startWaiter(ctx)
 	defer w.stop()
-	run, err := s.Run(ctx, r)
+	uuid, path, err := s.askAgent(ctx, ask)
 	if err != nil {
 		return socketapi.AskResult{}, err
 	}
-	uuid, path := run.Agent.UUID, run.Agent.Path
 	wr, err := s.waitLoop(ctx, w, []string{uuid}, deadline, false)
 	if err != nil {
 		return socketapi.AskResult{}, err
@@ -79,6 +78,26 @@ func (s *System) Ask(ctx context.Context, ask socketapi.AskRequest) (socketapi.A
 		res.Worktree = s.askWorktree(ctx, w, uuid, row.Worktree)
 	}
 	return res, nil
+}
+
+// askAgent starts the ask's agent, or with ask.Resume finds the agent an acknowledged
+// agent.run started for it (docs/protocol.md §5.9): an exact uuid, any status.
+func (s *System) askAgent(ctx context.Context, ask socketapi.AskRequest) (uuid, path string, err error) {
+	if ask.Resume == "" {
+		run, err := s.Run(ctx, ask.Run())
+		if err != nil {
+			return "", "", err
+		}
+		return run.Agent.UUID, run.Agent.Path, nil
+	}
+	row, err := store.AgentByUUID(ctx, s.cfg.DB.Reader(), ask.Resume)
+	if errors.Is(err, store.ErrNotFound) {
+		return "", "", wire.New(wire.NotFound, "no agent "+ask.Resume+" to resume an ask on", "target", ask.Resume)
+	}
+	if err != nil {
+		return "", "", wire.From(err, "sqlite")
+	}
+	return row.UUID, row.Path, nil
 }
 
 // askWorktree waits, up to askWorktreeSettle, for the worktree of the ask's agent to

@@ -331,7 +331,7 @@ func (w *agentWork) waitReady(target string, plan SubmitPlan) {
 	start := time.Now()
 	prev, drawn := "", false
 	for readyWaitGoesOn(time.Since(start), drawn, plan) {
-		if st, ok := w.paneStatus(target); ok && st != "" && st != herdr.StatusUnknown {
+		if st, ok := w.paneStatus(target); ok && statusShowsReady(st) {
 			return
 		}
 		if text, ok := w.screen(target); ok && strings.TrimSpace(text) != "" {
@@ -348,6 +348,14 @@ func (w *agentWork) waitReady(target string, plan SubmitPlan) {
 		w.log().Warn("the pane showed nothing within the readiness wait; typing the input regardless", "target", target,
 			"waited", time.Since(start).Round(time.Millisecond).String())
 	}
+}
+
+// statusShowsReady reports whether herdr's status of a pane proves that its TUI is up
+// and reading its terminal: working or blocked. idle does not: herdr reads a known
+// agent whose screen matches none of its rules — a blank or half-drawn screen while
+// claude or codex boots — as idle (docs/herdr.md §5.2).
+func statusShowsReady(st herdr.Status) bool {
+	return st == herdr.StatusWorking || st == herdr.StatusBlocked
 }
 
 // readyWaitGoesOn is the readiness wait's bound: ReadyBudget, and BlankBudget while

@@ -15,7 +15,8 @@ import (
 
 // Unmanaged discovery (docs/lifecycle.md §13.5): every DiscoveryEvery the discovery
 // actor reads herdr's session list and, for every running user session (not the owned
-// one), its agent.list; agents of supported providers become unmanaged rows keyed by
+// one), its agent.list; agents of supported providers, except those another orcr home
+// spawned (their pane label says so), become unmanaged rows keyed by
 // (session, terminal_id), kept current, and ended when their terminal goes. A session
 // that cannot be read is skipped: nothing of it is ended on a failed read. A session
 // herdr lists as stopped, or no longer lists, has no terminals left (a herdr session's
@@ -180,6 +181,32 @@ func sightings(agents []herdr.AgentInfo, supported func(string) bool) []store.Si
 	return out
 }
 
+// notOrcrs drops from a user session's agent.list the agents another orcr home manages
+// (docs/lifecycle.md §13.5): the panes whose label an orcr home gave them
+// ([OrcrPane]), read from pane.list after agent.list, since agent.list carries no label.
+// An agent missing from pane.list (its pane closed between the two calls) is dropped
+// too, as a closed terminal is.
+func notOrcrs(ctx context.Context, sess *herdr.Session, agents []herdr.AgentInfo) ([]herdr.AgentInfo, error) {
+	if len(agents) == 0 {
+		return nil, nil
+	}
+	panes, err := sess.PaneList(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	users := make(map[string]bool, len(panes))
+	for _, p := range panes {
+		users[p.TerminalID] = !OrcrPane(p.Label)
+	}
+	var out []herdr.AgentInfo
+	for _, a := range agents {
+		if users[a.TerminalID] {
+			out = append(out, a)
+		}
+	}
+	return out, nil
+}
+
 // DiscoverySpec configures the discovery actor.
 type DiscoverySpec struct {
 	Env   *AgentEnv
@@ -272,6 +299,9 @@ func discover(root *actor.RootContext, spec DiscoverySpec) []string {
 		}
 		running[in.Name] = true
 		agents, err := env.Herdr.Session(in.Name).AgentList(ctx)
+		if err == nil {
+			agents, err = notOrcrs(ctx, env.Herdr.Session(in.Name), agents)
+		}
 		if err != nil {
 			env.Log.Debug("discovery: cannot read a user session; skipped", "session", in.Name, "err", err)
 			continue

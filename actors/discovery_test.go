@@ -116,3 +116,39 @@ func TestSightings(t *testing.T) {
 		t.Errorf("sightings (-want +got):\n%s", d)
 	}
 }
+
+// The pane mark two orcr homes on one herdr tell their agents' panes by
+// (docs/lifecycle.md §13.5): every home's label is recognised, a person's labels are not,
+// and two homes label the same path apart.
+func TestOrcrPaneLabel(t *testing.T) {
+	a, b := PaneLabel("/home/u/.orcr", "team/a"), PaneLabel("/tmp/other/", "team/a")
+	if a == b || HomeID("/tmp/other/") != HomeID("/tmp/other") {
+		t.Errorf("labels %q %q", a, b)
+	}
+	for label, want := range map[string]bool{
+		a: true, b: true, "team/a": false, "": false, "orcr:": false, "orcr:team/a": false,
+		"orcr:0123456789ab:": false, "orcr:0123456789AB:x": false, "orcr:0123456789abc:x": false,
+		"orcr:0123456789ab:x": true, "my orcr:0123456789ab:x": false,
+	} {
+		if got := OrcrPane(label); got != want {
+			t.Errorf("OrcrPane(%q) = %v, want %v", label, got, want)
+		}
+		if path, ok := PanePath(label); ok && path != "team/a" && path != "x" {
+			t.Errorf("PanePath(%q) = %q", label, path)
+		}
+	}
+}
+
+// FuzzOrcrPane: a pane label comes from herdr (a person can set any). OrcrPane never
+// panics, and every label a home gives is recognised, its path read back.
+func FuzzOrcrPane(f *testing.F) {
+	for _, s := range []string{"orcr:0123456789ab:team/a", "team/a", "orcr:", "orcr::", "\xff"} {
+		f.Add(s, "/home/u/.orcr", "team/a")
+	}
+	f.Fuzz(func(t *testing.T, label, home, path string) {
+		OrcrPane(label)
+		if got, ok := PanePath(PaneLabel(home, path)); path != "" && (!ok || got != path) {
+			t.Errorf("PaneLabel(%q, %q) = %q is not recognised", home, path, PaneLabel(home, path))
+		}
+	})
+}

@@ -12,7 +12,7 @@
 // (socketapi/ws, through its own Facade interface), the web dashboard on the same listener
 // (socketapi/ws, docs/dashboard.md); `orcr top` and the MCP face (`orcr mcp`,
 // cmd/orcr/mcp) are clients of the Unix socket. Its methods (Run, Ask, Send, Kill, Wait, Logs, Ls, Snapshot,
-// Status, AttachPrepare, AttachHeartbeat, AttachRelease, Adopt, the Loop* verbs, Token, DashboardLogin; for
+// Status, AttachPrepare, AttachHeartbeat, AttachRelease, Adopt, the Loop* verbs, Token, DashboardLogin, MCPToken, MCPAuth; for
 // the WebSocket face CheckStreamToken, OpenStream and StreamFrame; for the dashboard
 // RedeemDashboardLink, CheckDashboardSession, CheckDashboardStream and OpenDashboardFeed) take the wire's typed requests and return its typed results (package
 // socketapi defines them) and *wire.Error values. They are edge code: they run on the caller's goroutine and may
@@ -104,6 +104,8 @@
 //	request goroutines  → herdr supervisor driver operations (herdr/doc.go)
 //	reconcile pass      → herdr supervisor pane.list (and, when the owned session does
 //	                                       not answer, ensureOwned's pings)
+//	request goroutines  → herdr supervisor an agent.wait's pane check before it settles
+//	                                       (pane.list)
 //
 // Plain sends (no reply): ws-<n> → remote (hubRegister, replayAcquire, replayRelease) and
 // remote → ws-<n> (replayGranted, streamSuperseded, streamRevoked); store → ws-<n>
@@ -126,9 +128,11 @@
 // deadlines); gc → agents → <agent> (ParkAgent; a park or reap already waiting behind
 // an op absorbs a repeat); gc → queue (PokeQueue after a reap freed a slot); reconciler → queue (PokeQueue after a
 // repair freed a slot); <agent> →
-// monitor (TrackPane when the pane to watch changes); the facade → monitor (SetAgents,
-// once at start); monitor → agents → <agent> (StatusReport, only when herdr's view of the
-// pane changed); request goroutines → queue (PokeQueue) and → agents (CancelSpawn); op
+// monitor (TrackPane when the pane to watch changes); the facade → monitor (SetAgents
+// and SetReconciler, once at start); monitor → agents → <agent> (StatusReport, only when herdr's view of the
+// pane changed); monitor → reconciler and request goroutines (an agent.wait that found a
+// settled member's pane gone) → reconciler (ReconcileNow with Hint: a pass now that marks
+// lost but ends no lost row); request goroutines → queue (PokeQueue) and → agents (CancelSpawn); op
 // goroutines → their agent actor (opDone); timers → <agent> (recheck; stallTick, the stall
 // probe of a working turn, docs/lifecycle.md §10.7), → monitor, queue,
 // gc, reconciler, discovery (their ticks); discovery → herdr supervisor (Forget, for a user
@@ -213,7 +217,8 @@
 //     next start), the discovery, the gc, the reconciler, the monitor, the queue, the remote hub and the notifier stop, in that order (an
 //     attempt in flight is canceled and left pending, so it is sent again after the restart; no more
 //     sweeps, polls or promotions; a reconcile pass in flight, which may be waiting for
-//     herdr or starting the owned session, is canceled; a ReapResult arriving after gc stopped goes to dead
+//     herdr or starting the owned session, is canceled, and so is the monitor's poll in
+//     flight (a slow herdr's answer is not waited for); a ReapResult arriving after gc stopped goes to dead
 //     letters, and the next start's queue pass promotes into the freed slot); the agents
 //     actor stops its children — each answers the ops still queued with server_error
 //     cause stopping, so no asker waits out its timeout — whose op goroutines see their context canceled at the

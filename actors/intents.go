@@ -3,6 +3,7 @@ package actors
 import (
 	"encoding/json"
 	"strings"
+	"time"
 
 	"github.com/orcr-go/orcr/herdr"
 	"github.com/orcr-go/orcr/store"
@@ -152,12 +153,14 @@ func (w *agentWork) recoverSpawn(opID string, p intentParams) {
 	}
 }
 
-// orphanPanes lists the owned session's panes labelled label whose terminal no live
-// row claims.
-func (w *agentWork) orphanPanes(label string) ([]herdr.PaneInfo, error) {
-	if label == "" {
-		label = w.st.Path
+// orphanPanes lists the owned session's panes this home labelled for path whose
+// terminal no live row claims ([PaneLabel]: another home sharing the session has its
+// own label for the same path).
+func (w *agentWork) orphanPanes(path string) ([]herdr.PaneInfo, error) {
+	if path == "" {
+		path = w.st.Path
 	}
+	label := PaneLabel(w.env.Home, path)
 	ctx, cancel := w.herdrCtx()
 	defer cancel()
 	panes, err := w.env.Herdr.Owned().PaneList(ctx, "")
@@ -181,14 +184,12 @@ func (w *agentWork) orphanPanes(label string) ([]herdr.PaneInfo, error) {
 	return out, nil
 }
 
-// recoverInput settles a delivery a crash cut off (docs/lifecycle.md §13.1): a prompt
-// typed while the agent worked on an earlier turn has its turn undone (see below); else
-// when herdr shows the agent working (or blocked) the prompt was submitted and the turn
-// goes on; when the transcript was written since the delivery and the prompt is not in the
-// input box, it was submitted and its turn may already be over: the turn stays open for
-// the completion rules, which settle it from the transcript. Otherwise (still in the
-// box, or never typed) it never reached the agent: the box is cleared and the first
-// prompt typed again under its turn, or a later turn undone.
+// recoverInput settles a delivery a crash cut off (docs/lifecycle.md §13.1) with
+// [judgeCutDelivery]: it is taken as submitted only on evidence that the agent got it
+// (herdr shows it working or blocked, or the transcript, written since, ends with the
+// prompt). Without evidence the input box is cleared and the first prompt typed again
+// under its turn and watched ([agentWork.redeliverFirst]), or a later turn undone; a
+// prompt typed into a TUI busy with an earlier turn has its turn undone.
 func (w *agentWork) recoverInput(opID string, p intentParams) {
 	if w.env.Herdr == nil {
 		return
@@ -203,46 +204,115 @@ func (w *agentWork) recoverInput(opID string, p intentParams) {
 		w.closeIntent(opID, false, "interrupted by a server restart", map[string]any{"input_seq": p.InputSeq})
 		return
 	}
-	if p.From == string(store.StatusWorking) {
+	c := cutDelivery{FromWorking: p.From == string(store.StatusWorking), First: p.InputSeq == 1}
+	if !c.FromWorking {
+		st, listed := w.paneStatus(p.Target)
+		c.HerdrBusy = listed && (st == herdr.StatusWorking || st == herdr.StatusBlocked)
+	}
+	if !c.FromWorking && !c.HerdrBusy {
+		var text string
+		text, c.Readable = w.screen(p.Target)
+		c.InBox = p.Probe != "" && strings.Contains(text, p.Probe)
+		c.InTranscript = w.transcriptEndsWith(p.Probe, w.st.Turn.DeliveredAt)
+	}
+	switch v := judgeCutDelivery(c); v {
+	case cutLeaveOpen:
+		// herdr cannot tell now
+	case cutSubmitted:
+		w.markSubmitted(opID, p.InputSeq, nil)
+	case cutUndoBusy:
 		// Typed into a TUI busy with an earlier turn, which takes its input only when
-		// that turn is over: herdr's working may be the earlier turn's, and neither the
-		// screen nor the transcript tells a prompt still waiting unread (perhaps cut off
-		// before its Enter) from one taken. The turn is undone, nothing is typed into the
-		// busy TUI, and the row goes on with the earlier turn; a prompt that was taken
-		// after all shows later as herdr working with no open turn, an external turn
-		// (M14). Marking it submitted instead left a turn nothing could complete.
+		// that turn is over: nothing is typed into it, and the row goes on with the
+		// earlier turn; a prompt that was taken after all shows later as herdr working
+		// with no open turn, an external turn (M14). Marking it submitted instead left a
+		// turn nothing could complete.
 		w.undoTurn(opID, p.InputSeq, store.StatusWorking)
+	case cutRedeliver:
+		w.clearInput(p.Target)
+		w.redeliverFirst(opID, p)
+	default:
+		// A later prompt's text is not kept: the turn is undone (the row goes idle), and
+		// the caller's send had failed with the crash anyway.
+		w.clearInput(p.Target)
+		w.undoTurn(opID, p.InputSeq, store.StatusIdle)
+	}
+}
+
+// redeliverFirst types a cut-off first prompt (from launch.json) again under its turn
+// and watches for the provider's fast-turn window (longer while the pane has drawn
+// nothing) whether the agent got it, with [judgeRedelivery]: evidence closes the intent
+// ok; none types it again, and after maxRedeliveries typings the turn is undone (the
+// row goes idle), so the turn is never left open on a prompt the agent never got. A
+// server stop during the watch leaves the intent open for the next restart.
+func (w *agentWork) redeliverFirst(opID string, p intentParams) {
+	l, err := ReadLaunch(AgentDataDir(w.env.Home, w.st.Path, w.uuid))
+	if err != nil || l.Prompt == nil {
+		w.undoTurn(opID, p.InputSeq, store.StatusIdle)
 		return
 	}
-	st, listed := w.paneStatus(p.Target)
-	if listed && (st == herdr.StatusWorking || st == herdr.StatusBlocked) {
-		w.markSubmitted(opID, p.InputSeq)
-		return
-	}
-	text, readable := w.screen(p.Target)
-	if !readable {
-		return // herdr cannot tell now
-	}
-	// Not in the input box and the transcript written since: submitted (the turn may
-	// be over already). Still in the box, or nothing written: it never reached the agent.
-	typed := p.Probe != "" && strings.Contains(text, p.Probe)
-	if !typed && w.transcriptWrittenAfter(w.st.Turn.DeliveredAt) != 0 {
-		w.markSubmitted(opID, p.InputSeq)
-		return
-	}
-	w.clearInput(p.Target)
-	if p.InputSeq == 1 {
-		// The first prompt is in launch.json: type it again under the same turn.
-		if l, err := ReadLaunch(AgentDataDir(w.env.Home, w.st.Path, w.uuid)); err == nil && l.Prompt != nil {
-			if _, err := w.submit(p.Target, *l.Prompt, w.plan(w.st.Provider)); err == nil {
-				w.markSubmitted(opID, p.InputSeq)
+	prompt, since := *l.Prompt, w.st.Turn.DeliveredAt
+	probe := promptProbe(prompt, recoveryProbeChars)
+	window, plan := w.env.tuning(w.st.Provider).FastTurnGrace, w.plan(w.st.Provider)
+	var r redelivery
+	var base counter
+	for {
+		switch judgeRedelivery(r, time.Now().UnixMilli(), window, plan.BlankBudget) {
+		case redeliverySubmitted:
+			w.markSubmitted(opID, p.InputSeq, map[string]any{"typed_again": r.Attempts})
+			w.mark = completionMark{Turn: p.InputSeq, Base: base, Seen: base.N}
+			return
+		case redeliveryUndo:
+			w.log().Warn("reconcile: a cut-off first prompt typed again never reached the agent; its turn is undone",
+				"attempts", r.Attempts)
+			w.undoTurn(opID, p.InputSeq, store.StatusIdle)
+			return
+		case redeliveryAgain:
+			if base, err = w.submit(p.Target, prompt, plan); err != nil {
+				w.log().Warn("reconcile: a cut-off first prompt could not be typed again; its turn is undone", "err", err)
+				w.undoTurn(opID, p.InputSeq, store.StatusIdle)
+				return
+			}
+			r.Attempts++
+			r.EnterAt = time.Now().UnixMilli()
+		case redeliveryWait:
+			if !w.sleepCtx(MonitorTick) {
 				return
 			}
 		}
+		r.Evidence = w.deliveryEvidence(p.Target, probe, base, since)
+		text, readable := w.screen(p.Target)
+		r.Blank = readable && strings.TrimSpace(text) == ""
 	}
-	// A later prompt's text is not kept: the turn is undone (the row goes idle), and the
-	// caller's send had failed with the crash anyway.
-	w.undoTurn(opID, p.InputSeq, store.StatusIdle)
+}
+
+// deliveryEvidence reports whether the agent demonstrably got a prompt typed into
+// target: herdr lists it working or blocked, its completion_seq rose past base (a turn
+// too short for the poll), or the transcript, written after since, ends with the prompt.
+func (w *agentWork) deliveryEvidence(target, probe string, base counter, since int64) bool {
+	if a, ok := w.agentRow(target, true); ok {
+		if a.AgentStatus == herdr.StatusWorking || a.AgentStatus == herdr.StatusBlocked {
+			return true
+		}
+		if c := counterOf(a.CompletionSeq); base.Known && c.Known && c.N > base.N {
+			return true
+		}
+	}
+	return w.transcriptEndsWith(probe, since)
+}
+
+// transcriptEndsWith reports whether the agent's transcript was written after since and
+// its last user text holds probe: the provider took that prompt. A transcript merely
+// written is not enough (a TUI writes it when it starts).
+func (w *agentWork) transcriptEndsWith(probe string, since int64) bool {
+	if probe == "" || w.transcriptWrittenAfter(since) == 0 {
+		return false
+	}
+	path, err := w.locate()
+	if err != nil {
+		return false
+	}
+	text, ok := w.env.Transcripts.LastPrompt(w.st.Provider, path)
+	return ok && strings.Contains(text, probe)
 }
 
 // undoTurn closes a cut-off delivery as not submitted and undoes its turn seq: the row
@@ -258,12 +328,17 @@ func (w *agentWork) undoTurn(opID string, seq int64, back store.Status) {
 	w.logErr("undo an unsubmitted turn", err)
 }
 
-func (w *agentWork) markSubmitted(opID string, seq int64) {
+// markSubmitted closes a cut-off delivery as submitted, with extra in its result.
+func (w *agentWork) markSubmitted(opID string, seq int64, extra map[string]any) {
+	result := map[string]any{"input_seq": seq, "repaired": true}
+	for k, v := range extra {
+		result[k] = v
+	}
 	err := w.apply(func(tx *store.Tx) error {
 		if err := tx.MarkDelivered(w.uuid, seq); err != nil {
 			return err
 		}
-		_, err := tx.Applied(opID, true, "", map[string]any{"input_seq": seq, "repaired": true})
+		_, err := tx.Applied(opID, true, "", result)
 		return err
 	})
 	w.logErr("input recovered as submitted", err)

@@ -1,6 +1,8 @@
 package actors
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -87,6 +89,44 @@ func ReadLaunch(dir string) (*Launch, error) {
 		return nil, wire.Internal("launch_decode", fmt.Sprintf("cannot decode %s/launch.json: %v", dir, err)).Wrap(err)
 	}
 	return &l, nil
+}
+
+// paneMark starts the herdr pane label of every pane an orcr home spawns
+// (docs/lifecycle.md §13.5): orcr:<home id>:<path>.
+const paneMark = "orcr:"
+
+// HomeID is the identity of an orcr home among the homes that share one herdr: the first
+// 12 hex digits of the SHA-256 of its absolute path (docs/lifecycle.md §13.5).
+func HomeID(home string) string {
+	sum := sha256.Sum256([]byte(filepath.Clean(home)))
+	return hex.EncodeToString(sum[:6])
+}
+
+// PaneLabel is the herdr pane label of the agent at path spawned by home: orcr:<home
+// id>:<path>. The tab keeps the bare path as its label (what a person sees in herdr).
+func PaneLabel(home, path string) string {
+	return paneMark + HomeID(home) + ":" + path
+}
+
+// OrcrPane reports whether a herdr pane label is one an orcr home gave its agent's pane
+// (any home's: [PaneLabel]).
+func OrcrPane(label string) bool {
+	_, ok := PanePath(label)
+	return ok
+}
+
+// PanePath is the agent path in a pane label an orcr home gave ([PaneLabel]); ok is
+// false for any other label.
+func PanePath(label string) (path string, ok bool) {
+	rest, ok := strings.CutPrefix(label, paneMark)
+	if !ok {
+		return "", false
+	}
+	id, path, ok := strings.Cut(rest, ":")
+	if !ok || len(id) != 12 || path == "" || strings.Trim(id, "0123456789abcdef") != "" {
+		return "", false
+	}
+	return path, true
 }
 
 // HomeWorkspace is the herdr workspace of a path: its first segment when it has two or

@@ -641,21 +641,21 @@ func (w *loopWork) closeRunIntents(id store.RunIdentity) {
 }
 
 // recoverLoop is restart recovery of one loop (docs/loops.md §9.1 steps 3–4): a fire
-// that passed while no server ran is logged once as missed_while_down and never
+// that passed while no server ran — due before this server started, not before this
+// op, which waits for the runs' clean-up — is logged once as missed_while_down and never
 // replayed (a once loop ends), then pending runs are promoted.
 func (w *loopWork) recoverLoop() error {
 	d, err := w.def()
 	if err != nil {
 		return err
 	}
-	now := time.Now()
 	sch, err := scheduleOf(d)
 	if err != nil {
 		return err
 	}
 	if d.Status != store.LoopEnded && d.NextFireAt != nil {
 		due := *d.NextFireAt
-		st := sch.Recover(time.UnixMilli(due), now)
+		st := sch.Recover(time.UnixMilli(due), w.spec.Started)
 		if st.Skip == "" {
 			w.promote()
 			return nil

@@ -25,6 +25,9 @@ type LoopsSpec struct {
 	// Stopped is closed when the server stops: a stop's grace and the watch of an
 	// adopted run end there (the run stays as it is; the next start recovers it).
 	Stopped <-chan struct{}
+	// Started is when this server started: restart recovery skips as missed_while_down
+	// only the fires due before it (docs/loops.md §9.1).
+	Started time.Time
 }
 
 // loopsActor is the scheduler and the loops' parent.

@@ -38,6 +38,10 @@ type TrackPane struct {
 // first, so the agent actors can reach it from their first message).
 type SetAgents struct{ PID *actor.PID }
 
+// SetReconciler gives the monitor the reconciler it hints (ReconcileNow) when a
+// watched agent herdr listed is no longer listed: its pane may be gone.
+type SetReconciler struct{ PID *actor.PID }
+
 type monitorTick struct{ gen int64 }
 
 type monitorPolled struct {
@@ -63,6 +67,9 @@ type seen struct {
 type watched struct {
 	terminal, pane string
 	last           seen
+	// listedAt is the poll that last listed the agent, 0 once its absence was hinted
+	// (or before herdr ever listed it).
+	listedAt int64
 }
 
 // monitorActor polls herdr once per tick for the owned session — one agent.list for
@@ -74,6 +81,11 @@ type watched struct {
 type monitorActor struct {
 	spec   MonitorSpec
 	agents *actor.PID
+	recon  *actor.PID
+	// ctx ends when the actor stops, and with it a poll in flight: a stop does not
+	// wait for a slow herdr's answer (the stop waits for the poll's goroutine).
+	ctx    context.Context
+	cancel context.CancelFunc
 	tick   actorkit.Ticker
 	busy   bool
 	w      monitorState
@@ -85,6 +97,7 @@ type monitorState struct {
 	byUUID map[string]*watched
 	byTerm map[string]string // terminal id → uuid
 	byPane map[string]string // pane id → uuid (fallback when herdr lists a new terminal id)
+	polls  int64             // the polls diffed so far
 }
 
 func newMonitorState() monitorState {
@@ -115,9 +128,11 @@ func (m *monitorState) track(t TrackPane) {
 // diff pairs herdr's agent list with the watched agents (by terminal id, stable across
 // moves, falling back to the pane id) and returns a report for each agent whose
 // status or transcript pointer changed since the last report. Agents herdr does not
-// list are left alone (lost handling belongs to reconciliation).
+// list are left alone here (lost handling belongs to reconciliation, which [unlisted]
+// hints).
 func (m *monitorState) diff(list []herdr.AgentInfo, at time.Time) []StatusReport {
 	var out []StatusReport
+	m.polls++
 	for i := range list {
 		a := &list[i]
 		u, byTerm := m.byTerm[a.TerminalID]
@@ -128,6 +143,7 @@ func (m *monitorState) diff(list []herdr.AgentInfo, at time.Time) []StatusReport
 			}
 		}
 		w := m.byUUID[u]
+		w.listedAt = m.polls
 		now := seen{status: a.AgentStatus.Normalise(), valid: true}
 		if a.AgentSession != nil {
 			now.session = a.AgentSession.Value
@@ -149,6 +165,20 @@ func (m *monitorState) diff(list []herdr.AgentInfo, at time.Time) []StatusReport
 	return out
 }
 
+// unlisted reports whether an agent the previous diffed poll listed is missing from
+// the last one (each disappearance once): its pane may have closed or exited, which
+// only a reconcile pass (pane.list) decides (docs/lifecycle.md §13.2).
+func (m *monitorState) unlisted() bool {
+	gone := false
+	for _, w := range m.byUUID {
+		if w.listedAt != 0 && w.listedAt != m.polls {
+			w.listedAt = 0
+			gone = true
+		}
+	}
+	return gone
+}
+
 // NewMonitorProps returns the completion monitor's props.
 func NewMonitorProps(spec MonitorSpec) *actor.Props {
 	if spec.Tick <= 0 {
@@ -160,9 +190,12 @@ func NewMonitorProps(spec MonitorSpec) *actor.Props {
 func (m *monitorActor) Receive(c actor.Context) {
 	switch msg := c.Message().(type) {
 	case *actor.Started:
+		m.ctx, m.cancel = context.WithCancel(context.Background())
 		m.arm(c)
 	case SetAgents:
 		m.agents = msg.PID
+	case SetReconciler:
+		m.recon = msg.PID
 	case TrackPane:
 		m.w.track(msg)
 	case monitorTick:
@@ -174,11 +207,11 @@ func (m *monitorActor) Receive(c actor.Context) {
 			return
 		}
 		m.busy = true
-		self, root, env := c.Self(), c.ActorSystem().Root, m.spec.Env
+		self, root, env, base := c.Self(), c.ActorSystem().Root, m.spec.Env, m.ctx
 		env.Ops.Add(1)
 		go func() {
 			defer env.Ops.Done()
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			ctx, cancel := context.WithTimeout(base, 5*time.Second)
 			defer cancel()
 			list, err := env.Herdr.Owned().AgentList(ctx)
 			root.Send(self, monitorPolled{agents: list, at: time.Now(), err: err})
@@ -198,10 +231,14 @@ func (m *monitorActor) Receive(c actor.Context) {
 			for _, r := range m.w.diff(msg.agents, msg.at) {
 				c.Send(m.agents, r)
 			}
+			if m.w.unlisted() && m.recon != nil {
+				c.Send(m.recon, ReconcileNow{Hint: true})
+			}
 		}
 		m.arm(c)
 	case *actor.Stopping:
 		m.tick.Stop()
+		m.cancel()
 	}
 }
 

@@ -1,9 +1,20 @@
 package actors
 
 import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/orcr-go/orcr/actors/actorkit"
 	"github.com/orcr-go/orcr/herdr"
 )
 
@@ -40,4 +51,109 @@ func TestMonitorDiffCompletionSeq(t *testing.T) {
 	check("nothing changed", []herdr.AgentInfo{row("term_a", "w1:p1", herdr.StatusIdle, n(2)), row("term_other", "w1:p2", herdr.StatusIdle, n(8))})
 	check("only the count moved", []herdr.AgentInfo{row("term_a", "w1:p1", herdr.StatusIdle, n(3))}, want{"a", n(3)})
 	check("herdr stopped reporting it", []herdr.AgentInfo{row("term_a", "w1:p1", herdr.StatusIdle, nil)}, want{"a", nil})
+}
+
+// An agent herdr listed and then stops listing is reported missing once (a hint for a
+// reconcile pass), not at every poll after, and not before herdr ever listed it (a
+// spawn whose agent has not reported yet).
+func TestMonitorUnlisted(t *testing.T) {
+	m := newMonitorState()
+	m.track(TrackPane{UUID: "a", Terminal: "term_a", Pane: "w1:p1"})
+	m.track(TrackPane{UUID: "b", Terminal: "term_b", Pane: "w1:p2"})
+	a := herdr.AgentInfo{TerminalID: "term_a", PaneID: "w1:p1", AgentStatus: herdr.StatusIdle}
+	b := herdr.AgentInfo{TerminalID: "term_b", PaneID: "w1:p2", AgentStatus: herdr.StatusIdle}
+	steps := []struct {
+		what string
+		list []herdr.AgentInfo
+		gone bool
+	}{
+		{"b not listed yet", []herdr.AgentInfo{a}, false},
+		{"both listed", []herdr.AgentInfo{a, b}, false},
+		{"a gone", []herdr.AgentInfo{b}, true},
+		{"a still gone", []herdr.AgentInfo{b}, false},
+		{"a back", []herdr.AgentInfo{a, b}, false},
+		{"both gone", nil, true},
+	}
+	for _, s := range steps {
+		m.diff(s.list, time.Now())
+		if got := m.unlisted(); got != s.gone {
+			t.Errorf("%s: unlisted %v, want %v", s.what, got, s.gone)
+		}
+	}
+}
+
+// A stop of the monitor cancels its poll in flight: the system waits for the poll's
+// goroutine (AgentEnv.Ops) before it closes the herdr driver, and a herdr slow to
+// answer (here: it reads the agent.list and never answers) held the stop for the
+// poll's whole 5 s bound (issue 32, defect 12).
+func TestMonitorStopCancelsItsPoll(t *testing.T) {
+	dir, err := os.MkdirTemp("", "m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	sock := filepath.Join(dir, "h.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := make(chan struct{}, 1)
+	var held sync.WaitGroup
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			held.Add(1)
+			go func() {
+				defer held.Done()
+				defer conn.Close()
+				line, err := bufio.NewReader(conn).ReadBytes('\n')
+				if err != nil {
+					return
+				}
+				var req struct{ ID, Method string }
+				json.Unmarshal(line, &req)
+				if req.Method == "ping" {
+					fmt.Fprintf(conn, `{"id":%q,"result":{"type":"pong","version":"0.8.0","protocol":20}}`+"\n", req.ID)
+					return
+				}
+				select {
+				case listed <- struct{}{}:
+				default:
+				}
+				io.Copy(io.Discard, conn) // holds the call until orcr closes it
+			}()
+		}
+	}()
+	t.Cleanup(func() { ln.Close(); held.Wait() })
+
+	sys := actorkit.NewSystem(nil, 10*time.Millisecond)
+	t.Cleanup(sys.Shutdown)
+	drv, err := herdr.NewDriver(sys, herdr.Config{Sessions: func(context.Context) ([]herdr.SessionInfo, error) {
+		return []herdr.SessionInfo{{Name: "orcr", Running: true, SocketPath: sock}}, nil
+	}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(drv.Close)
+	env := &AgentEnv{Herdr: drv, Log: slog.New(slog.DiscardHandler)}
+	mon, err := sys.Root.SpawnNamed(NewMonitorProps(MonitorSpec{Env: env, Tick: 10 * time.Millisecond}), "monitor")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sys.Root.Send(mon, SetAgents{PID: mon})
+	sys.Root.Send(mon, TrackPane{UUID: "a", Terminal: "term_a", Pane: "w1:p1"})
+	select {
+	case <-listed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the monitor never polled agent.list")
+	}
+	start := time.Now()
+	sys.Root.PoisonFuture(mon).Wait()
+	env.Ops.Wait()
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("the monitor's stop waited %v for its poll, want it canceled at once", took)
+	}
 }

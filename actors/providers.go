@@ -169,6 +169,14 @@ func (t transcripts) LastResponse(providerName, path string) (string, error) {
 	return text, nil
 }
 
+func (t transcripts) LastPrompt(providerName, path string) (string, bool) {
+	entries, err := transcript.Read(path, t.spec(providerName).Format)
+	if err != nil {
+		return "", false
+	}
+	return transcript.LastPrompt(entries)
+}
+
 func (transcripts) Settled(path string, settle time.Duration, now time.Time) bool {
 	return transcript.Settled(path, settle, now)
 }

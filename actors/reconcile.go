@@ -33,6 +33,9 @@ type reconPane struct {
 	Status         herdr.Status
 	// Marked: herdr reports an agent or an agent_session on the pane.
 	Marked bool
+	// RootShell: the pane carries [herdr.RootShellLabel], the root shell of a
+	// workspace orcr created.
+	RootShell bool
 }
 
 // reconAct is one difference found by a pass.
@@ -52,6 +55,9 @@ type Drift struct {
 	// UnknownMarkedPanes and UnmarkedPanes count owned-session panes that belong to no
 	// managed row: with an agent (or agent_session) on them, or plain shells.
 	UnknownMarkedPanes, UnmarkedPanes int64
+	// RootShellPanes counts the root shells of workspaces orcr created that the pass
+	// found left behind (a crash during a spawn or a move); the pass closes them.
+	RootShellPanes int64
 }
 
 // planReconcile is the pure rule of one pass (docs/lifecycle.md §13.2) over the rows
@@ -63,7 +69,8 @@ type Drift struct {
 // working, idle, blocked or parked row with no move in flight whose terminal is absent
 // is lost. starting rows belong to their spawn pipeline and rows with a move in flight
 // to their move (recovered by the agent's actor). Panes no row claims are counted as
-// drift, never touched.
+// drift, never touched here; root shells left behind are counted apart (the pass then
+// closes them, [herdr.Session.CloseRootShells]).
 func planReconcile(rows []store.ReconRow, panes []reconPane) ([]reconAct, Drift) {
 	byTerminal := make(map[string]reconPane, len(panes))
 	for _, p := range panes {
@@ -96,6 +103,8 @@ func planReconcile(rows []store.ReconRow, panes []reconPane) ([]reconAct, Drift)
 	for _, p := range panes {
 		switch {
 		case claimed[p.Terminal]:
+		case p.RootShell:
+			d.RootShellPanes++
 		case p.Marked:
 			d.UnknownMarkedPanes++
 		default:
@@ -135,15 +144,22 @@ type (
 	}
 	// DriftQuery asks the reconciler for its counters. Reply: Drift.
 	DriftQuery struct{}
-	// ReconcileNow runs a pass now (after the owned session came back, and in tests).
-	// No reply: the pass's outcome shows in the store and the event stream.
-	ReconcileNow struct{}
+	// ReconcileNow runs a pass now. No reply: the pass's outcome shows in the store and
+	// the event stream. Hint marks a pass asked for because a pane seems gone (the
+	// monitor no longer sees a watched agent, a wait found its pane missing): it
+	// marks rows lost and revives, but ends no lost row — that is left to the passes
+	// of the tick, so a lost row keeps its gc_tick to come back (docs/lifecycle.md
+	// §13.2).
+	ReconcileNow struct{ Hint bool }
 
 	reconTick   struct{ gen int64 }
 	reconPassed struct {
 		acts  []reconAct
 		drift Drift
 		err   error
+		hint  bool // a hint pass: ends no lost row
+		// closed counts the root shells the pass closed (repairs).
+		closed int
 	}
 )
 
@@ -167,6 +183,7 @@ type reconcilerActor struct {
 	cancel   context.CancelFunc
 	busy     bool
 	again    bool // a pass was asked for while one ran
+	againAll bool // and one of those asks was not a hint
 	drift    Drift
 	repaired int64
 }
@@ -180,27 +197,33 @@ func (r *reconcilerActor) Receive(c actor.Context) {
 	switch m := c.Message().(type) {
 	case *actor.Started:
 		r.ctx, r.cancel = context.WithCancel(context.Background())
-		r.pass(c)
+		r.pass(c, false)
 	case reconTick:
 		if r.tick.Current(m.gen) {
-			r.pass(c)
+			r.pass(c, false)
 		}
 	case ReconcileNow:
-		r.pass(c)
+		r.pass(c, m.Hint)
 	case reconPassed:
 		r.busy = false
+		r.repaired += int64(m.closed)
 		if m.err == nil {
 			r.drift = m.drift
 			for _, a := range m.acts {
+				if m.hint && a.Action == reconEndLost {
+					continue
+				}
 				c.Request(r.spec.Agents, ReconcileAgent{UUID: a.UUID, Action: a.Action, Terminal: a.Terminal, To: a.To})
 			}
 		}
-		if r.again {
-			r.again = false
-			r.pass(c)
-			return
+		if !m.hint {
+			r.arm(c) // a hint pass leaves the pending tick as it is
 		}
-		r.arm(c)
+		if r.again {
+			hint := !r.againAll
+			r.again, r.againAll = false, false
+			r.pass(c, hint)
+		}
 	case ReconcileResult:
 		log := r.spec.Env.Log
 		switch {
@@ -233,18 +256,23 @@ func describeRepair(m ReconcileResult) string {
 	return "lost agent's pane is back, revived"
 }
 
-func (r *reconcilerActor) pass(c actor.Context) {
+func (r *reconcilerActor) pass(c actor.Context, hint bool) {
 	if r.busy {
 		r.again = true
+		r.againAll = r.againAll || !hint
 		return
 	}
 	r.busy = true
-	r.tick.Stop() // a pending tick is superseded
+	if !hint {
+		r.tick.Stop() // a pending tick is superseded
+	}
 	self, root, env, ctx := c.Self(), c.ActorSystem().Root, r.spec.Env, r.ctx
 	env.Ops.Add(1)
 	go func() {
 		defer env.Ops.Done()
-		root.Send(self, readPass(ctx, env))
+		res := readPass(ctx, env)
+		res.hint = hint
+		root.Send(self, res)
 	}()
 }
 
@@ -272,10 +300,30 @@ func readPass(ctx context.Context, env *AgentEnv) reconPassed {
 	panes := make([]reconPane, len(list))
 	for i, p := range list {
 		panes[i] = reconPane{Terminal: p.TerminalID, Pane: p.PaneID, Status: p.AgentStatus,
-			Marked: p.Agent != "" || p.AgentSession != nil}
+			Marked: p.Agent != "" || p.AgentSession != nil, RootShell: p.Label == herdr.RootShellLabel}
 	}
 	acts, drift := planReconcile(rows, panes)
-	return reconPassed{acts: acts, drift: drift}
+	return reconPassed{acts: acts, drift: drift, closed: closeRootShells(ctx, env, drift.RootShellPanes)}
+}
+
+// closeRootShells closes the root shells a pass found left behind (found > 0): a crash
+// during a spawn or a move that created a workspace cut the close off, and the shell
+// would keep its workspace alive for good (docs/lifecycle.md §13.2). It returns how
+// many it closed.
+func closeRootShells(ctx context.Context, env *AgentEnv, found int64) int {
+	if found == 0 {
+		return 0
+	}
+	cctx, cancel := context.WithTimeout(ctx, reconListTimeout)
+	defer cancel()
+	closed, err := env.Herdr.Owned().CloseRootShells(cctx)
+	for _, pane := range closed {
+		env.Log.Info("reconcile: closed the root shell of a workspace a cut-off spawn or move created", "pane", pane)
+	}
+	if err != nil {
+		env.Log.Warn("reconcile: could not close a root shell left behind", "err", err)
+	}
+	return len(closed)
 }
 
 // Bounds of a pass's herdr calls: one pane.list, and bringing a session that does not

@@ -61,9 +61,18 @@ func (s *System) StreamFrame(ctx context.Context, agent string, f remote.ClientF
 		return s.setModel(ctx, agent, f.Role, f.Spec)
 	case remote.SetPolicy:
 		_, err := s.write(func(tx *store.Tx) (any, error) { return nil, tx.SetPolicy(agent, f.Patterns) })
-		return err
+		return logEnded(err, agent)
 	}
 	return streamErr(string(remote.BadFrame), "this frame is not served here")
+}
+
+// logEnded answers not_running for a write refused because the agent's log has ended
+// (nothing follows session/ended); other errors pass.
+func logEnded(err error, agent string) error {
+	if errors.Is(err, store.ErrLogEnded) {
+		return streamErr(string(remote.NotRunning), "agent %s has ended", agent)
+	}
+	return err
 }
 
 // streamRow reads the agent's row; an ended one answers not_running.
@@ -221,7 +230,7 @@ func (s *System) setModel(ctx context.Context, agent, role, spec string) error {
 		return streamErr(string(remote.BadFrame), "model %q: %s", spec, msg)
 	}
 	_, err = s.write(func(tx *store.Tx) (any, error) { return nil, tx.SetModel(agent, role, spec) })
-	return err
+	return logEnded(err, agent)
 }
 
 // paneKeys asks the agent actor to send keys to the pane; a failure is logged (the log

@@ -60,7 +60,7 @@ func (w *agentWork) spawn() (ended bool) {
 		return w.isEnded()
 	}
 	ws := HomeWorkspace(w.st.Path)
-	spec := herdr.SpawnSpec{Workspace: ws, Label: w.st.Path, Argv: l.Argv, Env: l.Env}
+	spec := herdr.SpawnSpec{Workspace: ws, Label: w.st.Path, PaneLabel: PaneLabel(w.env.Home, w.st.Path), Argv: l.Argv, Env: l.Env}
 	if l.Cwd != nil {
 		spec.Cwd = *l.Cwd
 	}
@@ -357,7 +357,7 @@ func (w *agentWork) recover() (ended bool) {
 			return false
 		}
 		for _, p := range panes {
-			if p.Label == w.st.Path {
+			if p.Label == PaneLabel(w.env.Home, w.st.Path) {
 				w.closePane(p.TerminalID, "recovery")
 			}
 		}

@@ -99,7 +99,8 @@ func (s *System) Status(ctx context.Context) (socketapi.StatusResult, error) {
 		Remote:      s.remoteStatus(ctx),
 		Notify:      s.notifyStatus(ctx),
 		Drift: map[string]int64{"lost": drift.Lost, "repaired": drift.Repaired,
-			"unknown_marked_panes": drift.UnknownMarkedPanes, "unmarked_panes": drift.UnmarkedPanes},
+			"unknown_marked_panes": drift.UnknownMarkedPanes, "unmarked_panes": drift.UnmarkedPanes,
+			"root_shell_panes": drift.RootShellPanes},
 	}, nil
 }
 

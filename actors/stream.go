@@ -28,6 +28,10 @@ type StreamSink interface {
 	// Close writes final (an error frame; nil for none) after the frame being written and
 	// closes the connection; frames still queued are dropped. Later calls do nothing.
 	Close(final []byte)
+	// End takes no more frames, writes those queued and closes the connection normally
+	// (WebSocket status 1000, no error frame): the log is complete. A Close after it
+	// still cuts the connection at once.
+	End()
 }
 
 // streamFrame encodes a protocol frame of the stream (hello, replay_truncated, error).
@@ -101,6 +105,7 @@ type streamConn struct {
 	roomGen    int // generation of the NotifyRoom in flight (0 = none)
 	roomSeq    int // generations handed out
 	closed     bool
+	ended      bool        // session/ended was queued: the sink writes it and closes
 	working    bool        // the last status entry forwarded was working
 	feed       *time.Timer // the tool feed's timer while working
 }
@@ -162,7 +167,9 @@ func (s *streamConn) Receive(c actor.Context) {
 			s.feed.Stop()
 		}
 		s.releaseSlot(c)
-		s.spec.Sink.Close(nil)
+		if !s.ended {
+			s.spec.Sink.Close(nil)
+		}
 	}
 }
 
@@ -202,6 +209,18 @@ func (s *streamConn) subscribe(c actor.Context, from int64) {
 		return
 	}
 	start := max(from, 0)
+	if start > info.Tip && info.Tip >= 0 {
+		// Past the tip: if the tip is session/ended, nothing is ever to come.
+		last, err := s.spec.db.LogAfter(context.Background(), s.spec.Agent, info.Tip, 1)
+		if err != nil {
+			s.fail(c, err)
+			return
+		}
+		if len(last) == 1 && last[0].Type == store.LogSessionEnded {
+			s.end(c)
+			return
+		}
+	}
 	if limit := int64(s.spec.ReplayLimit); limit > 0 && info.Tip-start+1 > limit {
 		start = info.Tip - limit + 1
 		s.proto = append(s.proto, streamFrame(remote.ReplayTruncated{RequestedFromSeq: from, FromSeq: start}))
@@ -246,6 +265,10 @@ func (s *streamConn) pump(c actor.Context) {
 				break
 			}
 			s.next++
+			if e.Type == store.LogSessionEnded {
+				s.end(c)
+				return
+			}
 		}
 		if len(es) == n {
 			continue
@@ -278,6 +301,10 @@ func (s *streamConn) tail(c actor.Context, es []store.LogEntry) {
 			return
 		}
 		s.next++
+		if e.Type == store.LogSessionEnded {
+			s.end(c)
+			return
+		}
 	}
 }
 
@@ -302,6 +329,20 @@ func (s *streamConn) releaseSlot(c actor.Context) {
 func (s *streamConn) fail(c actor.Context, err error) {
 	s.spec.log.Error("remote stream: serving a connection failed", "agent", s.spec.Agent, "err", err)
 	s.close(c, remote.Internal, "the server hit an unexpected error serving this connection; resubscribe from your last durable seq")
+}
+
+// end closes the connection cleanly once session/ended, the last entry of every log, is
+// queued (or the subscription starts past it): the sink writes what it holds and
+// closes normally, and the actor stops (docs/remote.md §3). The agent's tokens were
+// revoked with its end, so a client knows its log is complete.
+func (s *streamConn) end(c actor.Context) {
+	if s.closed {
+		return
+	}
+	s.closed, s.ended = true, true
+	s.releaseSlot(c)
+	s.spec.Sink.End()
+	c.Stop(c.Self())
 }
 
 // close sends the closing error frame and stops the actor.

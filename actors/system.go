@@ -162,6 +162,7 @@ func Start(cfg SystemConfig) (*System, error) {
 	}), "reconciler"); err != nil {
 		return fail(wire.Internal("actor", "cannot start the reconciler: "+err.Error()))
 	}
+	s.sys.Root.Send(s.monitor, SetReconciler{PID: s.recon})
 	if s.gc, err = s.sys.Root.SpawnNamed(NewGCProps(GCSpec{
 		Env: s.env, Agents: s.agents, Queue: s.queue,
 		IdleAfter: cfg.Config.Timings.IdleAfter, KillAfter: cfg.Config.Timings.KillAfter, Tick: cfg.Config.Timings.GCTick,
@@ -186,8 +187,12 @@ func Start(cfg SystemConfig) (*System, error) {
 		}
 		shim = []string{exe, "__run-shim"}
 	}
+	started := cfg.Started
+	if started.IsZero() {
+		started = time.Now()
+	}
 	if s.loops, err = s.sys.Root.SpawnNamed(NewLoopsProps(LoopsSpec{
-		Env: s.env, Tick: cfg.Config.Timings.LoopTick, Stopped: s.stopped,
+		Env: s.env, Tick: cfg.Config.Timings.LoopTick, Stopped: s.stopped, Started: started,
 		Run: RunEnv{Home: cfg.Home, Session: s.driver.Owned().Name(), ServerEnv: s.serverEnv, Shim: shim,
 			LogMaxBytes: cfg.Config.Logs.MaxBytes, LogMaxFiles: cfg.Config.Logs.MaxFiles,
 			Grace: cfg.Config.Timings.RunTermGrace, KillUnder: s.killUnder},

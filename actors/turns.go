@@ -16,6 +16,9 @@ type Transcripts interface {
 	Locate(t TranscriptTarget) (string, error)
 	// LastResponse returns the final assistant text of the transcript at path.
 	LastResponse(provider, path string) (string, error)
+	// LastPrompt returns the last user text of the transcript at path (false when it
+	// has none or cannot be read).
+	LastPrompt(provider, path string) (string, bool)
 	// Settled reports whether the file has been quiet for settle.
 	Settled(path string, settle time.Duration, now time.Time) bool
 	// Cursor is the file's mtime in ms as a decimal string.

@@ -88,12 +88,19 @@ func (s *System) waitLoop(ctx context.Context, w *waiter, uuids []string, deadli
 	}
 	fallback := time.NewTimer(waitFallback)
 	defer fallback.Stop()
+	var checkedAt time.Time // the last pane check that found a pane gone
 	for {
 		head, rows, err := s.waitRead(rctx, uuids)
 		if err != nil {
 			return socketapi.WaitResult{}, err
 		}
 		v := decideWait(rows, onAny, !deadline.IsZero() && !time.Now().Before(deadline))
+		if v.done && !v.timedOut && ctx.Err() == nil && s.paneVanished(ctx, rows, &checkedAt) {
+			// The row still reads settled but its pane is gone: a reconcile pass marks
+			// it lost now, and that commit wakes this wait.
+			s.sys.Root.Send(s.recon, ReconcileNow{Hint: true})
+			v.done = false
+		}
 		if v.done || ctx.Err() != nil {
 			return buildWaitResult(rows, head, v), nil
 		}
@@ -120,6 +127,51 @@ func (s *System) waitLoop(ctx context.Context, w *waiter, uuids []string, deadli
 			}
 		}
 	}
+}
+
+// Bounds of a wait's pane check: one pane.list, and how soon after a check that
+// found a pane gone the next read takes that as still true without asking herdr.
+const (
+	waitPaneCheck   = 2 * time.Second
+	waitPaneRecheck = 250 * time.Millisecond
+)
+
+// paneVanished reports whether a managed row of rows that would settle with its pane
+// (idle, blocked, parked) has a terminal herdr's owned session no longer lists
+// (docs/lifecycle.md §11.2): a wait never reports an agent whose pane is gone as
+// settled. It costs one pane.list; when herdr does not answer, the rows stand. A
+// check that found a pane gone stands for waitPaneRecheck (set in *goneAt), so a
+// burst of commits costs no burst of herdr calls.
+func (s *System) paneVanished(ctx context.Context, rows []store.WaitRow, goneAt *time.Time) bool {
+	var terminals []string
+	for _, r := range rows {
+		if r.Managed && r.TerminalID != "" && r.Status.In(store.StatusIdle, store.StatusBlocked, store.StatusParked) {
+			terminals = append(terminals, r.TerminalID)
+		}
+	}
+	if len(terminals) == 0 || s.env.Herdr == nil {
+		return false
+	}
+	if time.Since(*goneAt) < waitPaneRecheck {
+		return true
+	}
+	hctx, cancel := context.WithTimeout(ctx, waitPaneCheck)
+	panes, err := s.env.Herdr.Owned().PaneList(hctx, "")
+	cancel()
+	if err != nil {
+		return false
+	}
+	listed := make(map[string]bool, len(panes))
+	for _, p := range panes {
+		listed[p.TerminalID] = true
+	}
+	for _, t := range terminals {
+		if !listed[t] {
+			*goneAt = time.Now()
+			return true
+		}
+	}
+	return false
 }
 
 // waitRead reads the member rows and the event head in one read transaction.

@@ -84,18 +84,27 @@ func ResolveHome(getenv func(string) string) (string, error) {
 	return abs, nil
 }
 
-// EnsureHome performs the "ensure" step of docs/protocol.md §1.2 on home:
+// EnsureHome performs the "ensure" step of docs/protocol.md §1.2 on home and then
+// creates logs/ and data/: [EnsureHomeDir], then [EnsureDataDirs]. The server runs the
+// two apart, with its config's checks between them, so that a refused start creates
+// neither directory.
+func EnsureHome(home string) error {
+	if err := EnsureHomeDir(home); err != nil {
+		return err
+	}
+	return EnsureDataDirs(home)
+}
+
+// EnsureHomeDir is the "ensure" step of docs/protocol.md §1.2:
 //
 //  1. if home does not exist it is created recursively and chmod-ed to 0700
 //     (failure → environment_error home_create_failed);
 //  2. the safety check, which follows a symlinked home: home must be a directory owned
 //     by the caller's real uid whose mode has no group/world write bit (mode&0o022 == 0);
-//     any violation, or a failing stat, is environment_error unsafe_home;
-//  3. logs/ and data/ are created recursively with default permissions (umask applies)
-//     (failure → home_create_failed).
+//     any violation, or a failing stat, is environment_error unsafe_home.
 //
-// EnsureHome never deletes or re-permissions anything that already exists.
-func EnsureHome(home string) error {
+// It never deletes or re-permissions anything that already exists.
+func EnsureHomeDir(home string) error {
 	if _, err := os.Stat(home); errors.Is(err, fs.ErrNotExist) {
 		if err := os.MkdirAll(home, 0o700); err != nil {
 			return wire.Env(CauseHomeCreateFailed, fmt.Sprintf("cannot create home %s: %v", home, err), "path", home).Wrap(err)
@@ -104,9 +113,14 @@ func EnsureHome(home string) error {
 			return wire.Env(CauseHomeCreateFailed, fmt.Sprintf("cannot set mode 0700 on home %s: %v", home, err), "path", home).Wrap(err)
 		}
 	}
-	if err := checkHome(home); err != nil {
-		return err
-	}
+	return checkHome(home)
+}
+
+// EnsureDataDirs creates logs/ and data/ under a home that passed [EnsureHomeDir],
+// recursively with default permissions (umask applies); failure → home_create_failed.
+// The server does it once its config passed and its remote listener is bound
+// (docs/protocol.md §1.5 step 3).
+func EnsureDataDirs(home string) error {
 	for _, dir := range []string{LogsDirName, DataDirName} {
 		p := filepath.Join(home, dir)
 		if err := os.MkdirAll(p, 0o777); err != nil {

@@ -22,6 +22,9 @@ import (
 const (
 	// DefaultTimeout is the per-call socket deadline (herdr socket I/O timeout).
 	DefaultTimeout = 15 * time.Second
+	// DefaultTakenWithin is how long herdr may leave a request untouched before a call
+	// gives up on it as not answering (docs/herdr.md §2).
+	DefaultTakenWithin = time.Second
 	// MaxRequest is herdr's request line limit; larger requests are refused client-side.
 	MaxRequest = 1 << 20
 	// MaxResponse caps how much of one response line the client reads.
@@ -102,6 +105,15 @@ type Client struct {
 	// Timeout is the deadline for one call; 0 means [DefaultTimeout]. A negative value
 	// means no deadline (long waits that end when ctx is cancelled).
 	Timeout time.Duration
+	// TakenWithin bounds how long herdr may leave the request unread: when for that
+	// long it has taken nothing more of it, the call fails as not answering
+	// ([DefaultTakenWithin] when 0; negative: no bound). herdr reads a request as soon as
+	// the connection comes (its own 5 s line limit), even while its app thread is busy
+	// with earlier work, so only a herdr that does not run (SIGSTOP, a hung process)
+	// leaves it there; an answer that comes late after herdr took the request is
+	// waited for up to Timeout. The check needs the socket's unread-bytes count (Linux);
+	// elsewhere only Timeout applies.
+	TakenWithin time.Duration
 	// Dial replaces net.Dialer.DialContext (a test seam).
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 }
@@ -134,14 +146,116 @@ func (c *Client) Call(ctx context.Context, method string, params any, wantTag st
 	if timeout > 0 {
 		_ = conn.SetDeadline(time.Now().Add(timeout))
 	}
-	if _, err := conn.Write(line); err != nil {
-		return nil, c.ioError(ctx, method, err)
+	tw := c.watchTaken(conn)
+	defer tw.stop()
+	if err := tw.write(line); err != nil {
+		return nil, c.ioError(ctx, method, tw.cause(err))
 	}
 	resp, err := readLine(conn, MaxResponse)
 	if err != nil {
-		return nil, c.ioError(ctx, method, err)
+		return nil, c.ioError(ctx, method, tw.cause(err))
 	}
 	return DecodeResponse(method, resp, wantTag)
+}
+
+// takeTick is how often a call looks whether herdr took more of its request.
+const takeTick = 100 * time.Millisecond
+
+// writeChunk is the size of the writes a request goes out in, so the watch sees a
+// write blocked on a full socket buffer make progress as herdr reads.
+const writeChunk = 32 << 10
+
+// errNotTaken is the cause of a call herdr left unread for TakenWithin.
+var errNotTaken = errors.New("herdr is not answering: it did not read the request")
+
+// takeWatch is one call's watch on herdr taking its request ([Client.TakenWithin]):
+// a goroutine that samples, every takeTick, the bytes written and the bytes still
+// unread in the socket, and closes the connection when neither moved for
+// TakenWithin while some of the request was still unread. It ends once herdr took
+// the whole request, or with the call.
+type takeWatch struct {
+	conn     net.Conn
+	within   time.Duration
+	written  atomic.Int64
+	wrote    atomic.Bool
+	stalled  atomic.Bool
+	done     chan struct{}
+	finished chan struct{}
+}
+
+func (c *Client) watchTaken(conn net.Conn) *takeWatch {
+	w := &takeWatch{conn: conn, within: c.TakenWithin}
+	if w.within == 0 {
+		w.within = DefaultTakenWithin
+	}
+	if w.within < 0 {
+		return w
+	}
+	if _, ok := unreadBytes(conn); !ok {
+		return w
+	}
+	w.done, w.finished = make(chan struct{}), make(chan struct{})
+	go w.run()
+	return w
+}
+
+func (w *takeWatch) run() {
+	defer close(w.finished)
+	t := time.NewTicker(takeTick)
+	defer t.Stop()
+	last, lastW, lastQ := time.Now(), int64(0), -1
+	for {
+		var now time.Time
+		select {
+		case <-w.done:
+			return
+		case now = <-t.C:
+		}
+		q, ok := unreadBytes(w.conn)
+		if !ok || (q == 0 && w.wrote.Load()) {
+			return // closed, or herdr has the whole request
+		}
+		n := w.written.Load()
+		if n > lastW || (lastQ >= 0 && q < lastQ) || q == 0 {
+			last = now
+		}
+		lastW, lastQ = n, q
+		if now.Sub(last) >= w.within {
+			w.stalled.Store(true)
+			w.conn.Close()
+			return
+		}
+	}
+}
+
+// write writes line in chunks, counting what the socket took.
+func (w *takeWatch) write(line []byte) error {
+	for len(line) > 0 {
+		n, err := w.conn.Write(line[:min(len(line), writeChunk)])
+		w.written.Add(int64(n))
+		if err != nil {
+			return err
+		}
+		line = line[n:]
+	}
+	w.wrote.Store(true)
+	return nil
+}
+
+// stop ends the watch and waits for its goroutine.
+func (w *takeWatch) stop() {
+	if w.done != nil {
+		close(w.done)
+		<-w.finished
+	}
+}
+
+// cause is err, or errNotTaken when the watch closed the connection.
+func (w *takeWatch) cause(err error) error {
+	if w.stalled.Load() {
+		return fmt.Errorf("%w within %s", errNotTaken, w.within)
+	}
+	return err
 }
 
 func encodeRequest(method string, params any) ([]byte, error) {
@@ -208,6 +322,11 @@ func retryableConnect(err error) bool {
 func (c *Client) ioError(ctx context.Context, method string, err error) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
+	}
+	if errors.Is(err, errNotTaken) {
+		return wire.Env(CauseUnreachable,
+			fmt.Sprintf("herdr %s on %s: %v", method, c.Socket, err),
+			"socket", c.Socket, "method", method, "not_answering", true).Wrap(err)
 	}
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {

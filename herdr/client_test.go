@@ -212,3 +212,40 @@ func TestDeliverTwoCalls(t *testing.T) {
 		t.Errorf("done normalised: got %q, want idle", panes[0].AgentStatus)
 	}
 }
+
+// A herdr that takes no request (a frozen process: SIGSTOP leaves its socket accepting
+// connections into the backlog and nothing reads them) fails a call within about a
+// second with herdr_unreachable saying it is not answering, not after the 15 s
+// deadline; a herdr that took the request may take its time to answer.
+func TestClientNotAnswering(t *testing.T) {
+	path := filepath.Join(shortDir(t), "f.sock")
+	ln, err := net.Listen("unix", path) // never accepts: nothing reads
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	start := time.Now()
+	_, err = (&Client{Socket: path}).Call(context.Background(), "ping", nil, "pong")
+	took := time.Since(start)
+	if !IsUnreachable(err) || !strings.Contains(err.Error(), "not answering") {
+		t.Fatalf("Call on a herdr that reads nothing: got %v, want herdr_unreachable saying herdr is not answering", err)
+	}
+	if took < DefaultTakenWithin || took > DefaultTakenWithin+2*time.Second {
+		t.Errorf("Call on a herdr that reads nothing took %v, want about %v", took, DefaultTakenWithin)
+	}
+}
+
+func TestClientSlowAnswerIsNotFrozen(t *testing.T) {
+	s := newScripted(t, func(req map[string]any) string {
+		time.Sleep(DefaultTakenWithin + 1500*time.Millisecond)
+		return ok(req, `{"type":"ok"}`)
+	})
+	big := strings.Repeat("y", 900<<10) // beyond the socket buffer: written while read
+	if _, err := (&Client{Socket: s.path}).Call(context.Background(), "pane.send_text",
+		map[string]any{"pane_id": "w1:p1", "text": big}, "ok"); err != nil {
+		t.Fatalf("a slow answer to a request herdr took: %v", err)
+	}
+	if sizes := s.lineSizes(); len(sizes) != 1 || sizes[0] < 900<<10 {
+		t.Errorf("request lines read: %v", sizes)
+	}
+}

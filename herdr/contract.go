@@ -41,6 +41,7 @@ const (
 	MethodPaneRead        = "pane.read"
 	MethodPaneMove        = "pane.move"
 	MethodPaneClose       = "pane.close"
+	MethodPaneRename      = "pane.rename"
 	MethodAgentList       = "agent.list"
 	MethodNotify          = "notification.show"
 	MethodReportAgent     = "pane.report_agent"
@@ -88,6 +89,7 @@ var Contract = []Operation{
 			"move_result.previous_workspace_id", "move_result.closed_workspace_id", "move_result.closed_tab_id"},
 			prefixed("move_result.pane.", paneFields)...)},
 	{Method: MethodPaneClose, Params: []string{"pane_id"}, Tag: "ok"},
+	{Method: MethodPaneRename, Params: []string{"pane_id", "label"}, Tag: "pane_info"},
 	{Method: MethodAgentList, Tag: "agent_list",
 		Fields: prefixed("agents[].", []string{"terminal_id", "pane_id", "workspace_id", "tab_id",
 			"agent_status", "focused", "revision", "name", "agent", "title", "agent_session", "cwd"}),

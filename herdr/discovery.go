@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -69,6 +70,11 @@ func FindBinary(configured string, getenv func(string) string) (string, error) {
 	return "", wire.Env(CauseMissing, "herdr was not found on PATH; "+InstallHint, "origin", "PATH")
 }
 
+// checkExecutable says why p cannot be run as herdr, or nil: it must be a regular file
+// with execute permission that starts as a program the kernel runs (an ELF or Mach-O
+// image, or a #! script). Execute bits alone are not enough: a text file with them set
+// (/etc/hostname on some systems) passed, and every spawn failed later with ENOEXEC. A file
+// orcr may execute but not read is taken on trust.
 func checkExecutable(p string) error {
 	fi, err := os.Stat(p)
 	if err != nil {
@@ -80,7 +86,40 @@ func checkExecutable(p string) error {
 	if fi.Mode().Perm()&0o111 == 0 {
 		return errors.New("not executable")
 	}
+	f, err := os.Open(p)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	head := make([]byte, 4)
+	n, _ := io.ReadFull(f, head)
+	if !isProgram(head[:n]) {
+		return errors.New("not a program (neither a binary nor a #! script)")
+	}
 	return nil
+}
+
+// programMagic are the first bytes of the executable images orcr runs on: ELF and
+// Mach-O (both byte orders, and universal).
+var programMagic = [][]byte{
+	[]byte("\x7fELF"),
+	{0xfe, 0xed, 0xfa, 0xce}, {0xce, 0xfa, 0xed, 0xfe},
+	{0xfe, 0xed, 0xfa, 0xcf}, {0xcf, 0xfa, 0xed, 0xfe},
+	{0xca, 0xfe, 0xba, 0xbe},
+}
+
+// isProgram reports whether a file starting with head is a program: a #! script or
+// one of [programMagic].
+func isProgram(head []byte) bool {
+	if bytes.HasPrefix(head, []byte("#!")) {
+		return true
+	}
+	for _, m := range programMagic {
+		if bytes.Equal(head, m) {
+			return true
+		}
+	}
+	return false
 }
 
 // SessionInfo is one row of `herdr session list --json`.

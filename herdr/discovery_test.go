@@ -110,7 +110,25 @@ func TestFindBinary(t *testing.T) {
 	if _, err := FindBinary("", env(map[string]string{"ORCR_HERDR_BIN": plain, "PATH": dir})); !wire.Is(err, wire.EnvironmentError, CauseMissing) {
 		t.Errorf("non-executable env: got %v, want herdr_missing", err)
 	}
-	_, err := FindBinary("", env(map[string]string{"PATH": "/nonexistent"}))
+	// Executable bits on a file the kernel cannot run (text without #!, like a
+	// /etc/hostname mode 0755) are no program: exec would fail with ENOEXEC.
+	text := filepath.Join(dir, "text")
+	os.WriteFile(text, []byte("localhost\n"), 0o755)
+	empty := filepath.Join(dir, "empty")
+	os.WriteFile(empty, nil, 0o755)
+	for _, bin := range []string{text, empty} {
+		if _, err := FindBinary(bin, env(nil)); !wire.Is(err, wire.EnvironmentError, CauseMissing) || !strings.Contains(err.Error(), "not a program") {
+			t.Errorf("FindBinary(%s): got %v, want herdr_missing saying it is not a program", bin, err)
+		}
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := FindBinary(self, env(nil)); err != nil || got != self {
+		t.Errorf("FindBinary(an ELF program): got %q %v", got, err)
+	}
+	_, err = FindBinary("", env(map[string]string{"PATH": "/nonexistent"}))
 	if !wire.Is(err, wire.EnvironmentError, CauseMissing) || !strings.Contains(err.Error(), "install herdr") {
 		t.Errorf("missing: got %v, want herdr_missing with install pointer", err)
 	}

@@ -38,8 +38,9 @@
 // and handed back with opDone. Reads, lists, input and notifications run
 // concurrently.
 //
-// Failure: the first herdr_unreachable result (connect refused or socket gone, or no
-// answer within the deadline) or a failed handshake turns the actor to failed: it
+// Failure: the first herdr_unreachable result (connect refused or socket gone, no
+// answer within the deadline, or a request herdr left unread for TakenWithin: a frozen
+// herdr) or a failed handshake turns the actor to failed: it
 // answers herdr_unreachable at once and Sends sessionFailed to the supervisor. The
 // supervisor poisons it (requests already forwarded sit ahead of the pill and are
 // answered), marks the session down and arms time.AfterFunc(backoff) sending a
@@ -49,8 +50,9 @@
 // The respawned actor re-resolves the socket, so a session whose socket comes back
 // is found again without restarting orcr. A panicking sessionActor is stopped by the
 // supervisor's OneForOne strategy (StopDirective) and takes the same respawn path via
-// *actor.Terminated. [SessionHealth].Restarts counts respawns (for tests and
-// server.status). protoactor's ExponentialBackoff strategy and SetReceiveTimeout are
+// *actor.Terminated. A sessionAnswered (sent by [Driver.Status] when its own ping of
+// the owned session succeeded) respawns a down session at once instead of at its
+// timer. [SessionHealth].Restarts counts respawns (for tests and server.status). protoactor's ExponentialBackoff strategy and SetReceiveTimeout are
 // not used.
 //
 // # Messages and Request directions (acyclic)
@@ -61,7 +63,8 @@
 //     sender, and the sessionActor answers it with opReply).
 //   - sessionActor → supervisor: Send only (sessionUp, sessionFailed).
 //   - op and handshake goroutines → their sessionActor: Send only (opDone,
-//     handshakeDone); timers → supervisor: Send only (respawnTick).
+//     handshakeDone); timers → supervisor: Send only (respawnTick); [Driver.Status]
+//     → supervisor: Send only (sessionAnswered).
 //
 // No actor Requests another actor, so there is no cycle to deadlock.
 //

@@ -205,7 +205,9 @@ type StatusInfo = socketapi.HerdrStatus
 // Status builds server.status's herdr object: reachable means the binary was found;
 // socket, version and protocol are filled only when the owned session is listed as
 // running (version/protocol from a direct ping, null on failure). Error carries the
-// failure that left the rest unfilled. It never starts a session.
+// failure that left the rest unfilled (a frozen herdr is told within about a second,
+// [Client.TakenWithin]). It never starts a session; a ping that answers brings a
+// connection waiting out its reconnect backoff back at once.
 func (d *Driver) Status(ctx context.Context) StatusInfo {
 	st := StatusInfo{Session: d.cfg.owned()}
 	bin := d.cfg.bin()
@@ -236,6 +238,9 @@ func (d *Driver) Status(ctx context.Context) StatusInfo {
 	}
 	v, pr := p.Version, p.Protocol
 	st.Version, st.Protocol = &v, &pr
+	if !d.closed.Load() {
+		d.sys.Root.Send(d.sup, &sessionAnswered{name: st.Session})
+	}
 	return st
 }
 
@@ -399,9 +404,10 @@ func (s *Session) EnsureWorkspace(ctx context.Context, label string) (WorkspaceI
 		run: func(ctx context.Context, e *opEnv) (any, error) { return ensureWorkspace(ctx, e, label) }})
 }
 
-// Spawn creates the agent pane of spec: a new tab labelled spec.Label in workspace
-// spec.Workspace (created if needed) running spec.Argv via layout.apply, then pane.get
-// for the terminal id; a fresh workspace's root shell is closed afterwards.
+// Spawn creates the agent pane of spec: a new tab labelled spec.Label (its pane labelled
+// spec.PaneLabel) in workspace spec.Workspace (created if needed) running spec.Argv via
+// layout.apply, then pane.get for the terminal id; a fresh workspace's root shell is
+// closed afterwards.
 func (s *Session) Spawn(ctx context.Context, spec SpawnSpec) (Placement, error) {
 	return doTyped[Placement](ctx, s, op{name: "spawn", structural: true,
 		run: func(ctx context.Context, e *opEnv) (any, error) {
@@ -409,8 +415,12 @@ func (s *Session) Spawn(ctx context.Context, spec SpawnSpec) (Placement, error) 
 				return nil, errors.New("herdr: spawn needs an argv")
 			}
 			var pane string
+			paneLabel := spec.PaneLabel
+			if paneLabel == "" {
+				paneLabel = spec.Label
+			}
 			ws, err := inWorkspace(ctx, e, spec.Workspace, func(ws WorkspaceInfo) (err error) {
-				_, pane, err = e.r.LayoutApply(ctx, ws.WorkspaceID, spec.Label, spec.Argv, spec.Cwd, spec.Label, spec.Env)
+				_, pane, err = e.r.LayoutApply(ctx, ws.WorkspaceID, spec.Label, spec.Argv, spec.Cwd, paneLabel, spec.Env)
 				return err
 			})
 			if err != nil {
@@ -525,8 +535,48 @@ func ensureWorkspace(ctx context.Context, e *opEnv, label string) (WorkspaceInfo
 	}
 	if e.roots != nil && created.RootPane.PaneID != "" {
 		e.roots[created.Workspace.WorkspaceID] = created.RootPane.PaneID
+		// Labelled at once, so that a root shell a crash leaves behind (no row claims
+		// it, and this server's ops no longer know it) can be found and closed
+		// ([Session.CloseRootShells]). A failed rename leaves a plain shell, which
+		// reconciliation reports as unmarked.
+		_ = e.r.Rename(ctx, created.RootPane.PaneID, RootShellLabel)
 	}
 	return created.Workspace, nil
+}
+
+// RootShellLabel is the label orcr gives the root shell of a workspace it creates,
+// which it closes once an agent pane is placed there (docs/herdr.md §11).
+const RootShellLabel = "orcr:root-shell"
+
+// CloseRootShells closes every pane of the session labelled [RootShellLabel] that no
+// structural op of this driver still means to close: root shells a crash or a failed
+// close left behind, which would keep their workspace alive for good
+// (docs/lifecycle.md §13.2). Being structural, it runs between spawns and moves, so it
+// never closes the root of a workspace a placement in flight is about to fill. It
+// returns the pane ids it closed.
+func (s *Session) CloseRootShells(ctx context.Context) ([]string, error) {
+	return doTyped[[]string](ctx, s, op{name: "close_root_shells", structural: true,
+		run: func(ctx context.Context, e *opEnv) (any, error) {
+			panes, err := e.r.PaneList(ctx, "")
+			if err != nil {
+				return nil, err
+			}
+			pending := map[string]bool{}
+			for _, root := range e.roots {
+				pending[root] = true
+			}
+			var closed []string
+			for _, p := range panes {
+				if p.Label != RootShellLabel || pending[p.PaneID] {
+					continue
+				}
+				if err := e.r.Close(ctx, p.PaneID); err != nil && !IsCode(err, "pane_not_found") {
+					return closed, err
+				}
+				closed = append(closed, p.PaneID)
+			}
+			return closed, nil
+		}})
 }
 
 // closeRoot closes the root shell of a workspace orcr created, once it holds an agent.

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -172,4 +173,41 @@ func TestDriverStatusErrorAndSetBin(t *testing.T) {
 	if st := d.Status(context.Background()); st.Reachable || st.Bin != nil || st.Error == nil {
 		t.Errorf("Status after SetBin(\"\"): got %+v, want unreachable with an error", st)
 	}
+}
+
+// A status ping that finds the owned session answering ends the reconnect backoff of
+// its connection at once: after a long outage the backoff is up to 10 s, during which
+// every call failed although herdr answered again (issue 32, defect 8).
+func TestStatusPingEndsReconnectBackoff(t *testing.T) {
+	var broken atomic.Bool
+	s := newScripted(t, func(req map[string]any) string {
+		switch {
+		case req["method"] == "ping":
+			return ok(req, `{"type":"pong","version":"0.8.0","protocol":20}`)
+		case broken.Load():
+			return "" // the connection closes without an answer: unreachable
+		}
+		return ok(req, `{"type":"agent_list","agents":[]}`)
+	})
+	d := newTestDriver(t, Config{Sessions: staticSessions(SessionInfo{Name: "orcr", SocketPath: s.path}),
+		BackoffInitial: time.Hour, BackoffMax: time.Hour})
+	ctx := context.Background()
+	if _, err := d.Owned().AgentList(ctx); err != nil {
+		t.Fatalf("AgentList: %v", err)
+	}
+	broken.Store(true)
+	if _, err := d.Owned().AgentList(ctx); !IsUnreachable(err) {
+		t.Fatalf("AgentList on a broken herdr: got %v, want herdr_unreachable", err)
+	}
+	broken.Store(false)
+	if _, err := d.Owned().AgentList(ctx); !IsUnreachable(err) {
+		t.Fatalf("AgentList while the connection waits out its backoff: got %v, want herdr_unreachable", err)
+	}
+	if st := d.Status(ctx); st.Version == nil || st.Error != nil {
+		t.Fatalf("Status: %+v, want the owned session answering", st)
+	}
+	eventually(t, 5*time.Second, "AgentList to succeed after the status ping", func() bool {
+		_, err := d.Owned().AgentList(ctx)
+		return err == nil
+	})
 }

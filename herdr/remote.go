@@ -228,6 +228,11 @@ func (r *Remote) Close(ctx context.Context, paneID string) error {
 	return r.call(ctx, MethodPaneClose, map[string]any{"pane_id": paneID}, nil)
 }
 
+// Rename sets the pane's label.
+func (r *Remote) Rename(ctx context.Context, paneID, label string) error {
+	return r.call(ctx, MethodPaneRename, map[string]any{"pane_id": paneID, "label": label}, nil)
+}
+
 // AgentList lists the panes that host an agent, statuses normalised.
 func (r *Remote) AgentList(ctx context.Context) ([]AgentInfo, error) {
 	var res struct {

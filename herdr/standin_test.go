@@ -523,3 +523,61 @@ func TestPlacementIntoAWorkspaceThatVanishes(t *testing.T) {
 	}
 	waitScreen(t, s, pl.TerminalID, "after-move")
 }
+
+// A server that dies during a spawn that created its workspace (issue 32, defect 5):
+// herdr has the layout.apply when the server goes, so the workspace's root shell is
+// never closed and keeps the workspace alive for good. It carries RootShellLabel, and
+// the next server's CloseRootShells closes it; the agent pane (its spawn intent's
+// business) is left alone.
+func TestCloseRootShellsAfterACrashedSpawn(t *testing.T) {
+	release := make(chan struct{})
+	var armed atomic.Bool
+	armed.Store(true)
+	f := herdrtest.Start(t, herdrtest.Options{Shell: "/bin/sh", OnRequest: func(raw []byte) {
+		if bytes.Contains(raw, []byte(`"method":"layout.apply"`)) && armed.CompareAndSwap(true, false) {
+			<-release // the crash point: herdr holds the request while the server dies
+		}
+	}}, "orcr")
+	crashed := fixtureDriver(t, f, "orcr")
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	_, err := crashed.Owned().Spawn(ctx, SpawnSpec{Workspace: "fresh", Label: "fresh/agent", Argv: shellAgent("agent")})
+	cancel()
+	if err == nil {
+		t.Fatal("the spawn held at layout.apply returned no error")
+	}
+	crashed.Close()
+	close(release)
+
+	byLabel := func(s *Session) map[string][]PaneInfo {
+		panes, err := s.PaneList(context.Background(), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string][]PaneInfo{}
+		for _, p := range panes {
+			out[p.Label] = append(out[p.Label], p)
+		}
+		return out
+	}
+	next := fixtureDriver(t, f, "orcr").Owned()
+	var before map[string][]PaneInfo
+	eventually(t, 10*time.Second, "the agent pane of the cut-off spawn", func() bool {
+		before = byLabel(next)
+		return len(before["fresh/agent"]) == 1
+	})
+	roots := before[RootShellLabel]
+	if len(roots) != 1 || len(before) != 2 {
+		t.Fatalf("after the crash: panes %+v, want the agent's and one root shell labelled %q", before, RootShellLabel)
+	}
+	closed, err := next.CloseRootShells(context.Background())
+	if err != nil || !slices.Equal(closed, []string{roots[0].PaneID}) {
+		t.Fatalf("CloseRootShells: closed %v, %v; want [%s]", closed, err, roots[0].PaneID)
+	}
+	after := byLabel(next)
+	if len(after) != 1 || len(after["fresh/agent"]) != 1 {
+		t.Errorf("after CloseRootShells: panes %+v, want only the agent's", after)
+	}
+	if closed, err := next.CloseRootShells(context.Background()); err != nil || len(closed) != 0 {
+		t.Errorf("a second CloseRootShells closed %v, %v; want nothing", closed, err)
+	}
+}

@@ -32,6 +32,11 @@ type healthQuery struct{}
 // forgetSession drops a user session's connection actor and entry (the session is gone).
 type forgetSession struct{ name string }
 
+// sessionAnswered says a direct call (server.status's ping) found session name
+// answering: a connection waiting out its backoff is brought back now rather than
+// when the timer fires (after a long outage the backoff is up to 10 s).
+type sessionAnswered struct{ name string }
+
 // respawnTick is sent by a time.AfterFunc timer; gen must still match the entry.
 type respawnTick struct {
 	name string
@@ -106,6 +111,14 @@ func (s *supervisor) Receive(c actor.Context) {
 		}
 	case *respawnTick:
 		if e := s.sessions[m.name]; e != nil && e.gen == m.gen && e.pid == nil && !s.stopping {
+			e.restarts++
+			s.spawn(c, e)
+		}
+	case *sessionAnswered:
+		if e := s.sessions[m.name]; e != nil && e.pid == nil && !s.stopping {
+			if e.timer != nil {
+				e.timer.Stop()
+			}
 			e.restarts++
 			s.spawn(c, e)
 		}

@@ -124,10 +124,12 @@ type Notification struct {
 }
 
 // SpawnSpec describes an agent pane to create: a new tab labelled Label in the
-// workspace labelled Workspace, running Argv directly in Cwd with Env added.
+// workspace labelled Workspace, running Argv directly in Cwd with Env added; the pane is
+// labelled PaneLabel (Label when empty).
 type SpawnSpec struct {
 	Workspace string            `json:"workspace"`
 	Label     string            `json:"label"`
+	PaneLabel string            `json:"pane_label,omitempty"`
 	Argv      []string          `json:"argv"`
 	Cwd       string            `json:"cwd,omitempty"`
 	Env       map[string]string `json:"env,omitempty"`

@@ -34,6 +34,13 @@ type Client struct {
 	Timeout time.Duration
 	// FollowInterval is the polling interval of FollowLogs; 0 means 500 ms.
 	FollowInterval time.Duration
+	// Spawn, when set, starts a detached server (as [Client.EnsureRunning]'s spawn): a
+	// blocking call whose server went away starts one with it, as the CLI's auto-start
+	// does. nil: such a call waits for a server to answer again ([Client.Reconnect]).
+	Spawn func() (Spawned, error)
+	// OnResume, when set, is told each time a blocking call of method lost its server
+	// and goes on with the server pid that answered again (the CLI notes it on stderr).
+	OnResume func(method string, pid int)
 
 	ids atomic.Int64
 	// lineage is the caller identity sent with every agent verb ([FromEnv]).

@@ -15,8 +15,10 @@ const DefaultFollowInterval = 500 * time.Millisecond
 // set), then new ones, polling agent.logs every FollowInterval. A transcript that is not
 // readable yet (transcript_unavailable) counts as no entries. Once the agent has ended,
 // one last poll drains what is left and the iteration ends. Any other error is yielded
-// once, last; ctx ending ends the iteration without an error. LastResponse and Follow of
-// req are ignored.
+// once, last; ctx ending ends the iteration without an error. A server that goes away
+// does not end it: the next poll goes on, from the entries already yielded, with the
+// server that answers again ([Client.Reconnect]). LastResponse and Follow of req are
+// ignored.
 func (c *Client) FollowLogs(ctx context.Context, req LogsRequest) iter.Seq2[LogEntry, error] {
 	return func(yield func(LogEntry, error) bool) {
 		every := c.FollowInterval
@@ -27,6 +29,19 @@ func (c *Client) FollowLogs(ctx context.Context, req LogsRequest) iter.Seq2[LogE
 		req.Tail, req.LastResponse, req.Follow = nil, false, false
 		seen := 0
 		uuid := ""
+		// failed yields err unless it is the server going away and one answers again
+		// (the next poll goes on from seen); it returns whether to go on.
+		failed := func(err error) bool {
+			if ServerGone(err) && ctx.Err() == nil {
+				if err = c.Reconnect(ctx, AgentLogs.Name, err); err == nil {
+					return true
+				}
+			}
+			if ctx.Err() == nil {
+				yield(LogEntry{}, err)
+			}
+			return false
+		}
 		// poll yields the entries past seen; it returns whether to go on.
 		poll := func(first bool) (ended, ok bool) {
 			res, err := c.Logs(ctx, req)
@@ -36,10 +51,7 @@ func (c *Client) FollowLogs(ctx context.Context, req LogsRequest) iter.Seq2[LogE
 					uuid, _ = e.Details["uuid"].(string)
 				}
 			case err != nil:
-				if ctx.Err() == nil {
-					yield(LogEntry{}, err)
-				}
-				return false, false
+				return false, failed(err)
 			default:
 				uuid = res.UUID
 				fresh := res.Entries[min(seen, len(res.Entries)):]
@@ -64,10 +76,7 @@ func (c *Client) FollowLogs(ctx context.Context, req LogsRequest) iter.Seq2[LogE
 			}
 			ls, err := c.Ls(ctx, LsRequest{Pattern: uuid, All: true})
 			if err != nil {
-				if ctx.Err() == nil {
-					yield(LogEntry{}, err)
-				}
-				return false, false
+				return false, failed(err)
 			}
 			return len(ls.Agents) == 1 && ls.Agents[0].Status == StatusEnded, true
 		}

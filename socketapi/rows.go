@@ -113,7 +113,8 @@ type LoopRow struct {
 
 // RunRow is the loop-run row shape of docs/protocol.md §4.3 (loop.run.ls, the "run" member of
 // loop_run.* payloads). Every key is always present; nullable ones serialise as null.
-// Path is "<loop name>/<run_id>"; Agents counts non-ended agents under that path.
+// Path is "<loop name>/<run_id>"; Agents counts the agents under that path, ended ones
+// included.
 type RunRow struct {
 	UUID      string `json:"uuid"`
 	LoopUUID  string `json:"loop_uuid"`

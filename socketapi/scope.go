@@ -95,7 +95,8 @@ func (c *Client) Scope(name string) (*Client, error) {
 	if err := checkPath(full); err != nil {
 		return nil, err
 	}
-	return &Client{Socket: c.Socket, Dial: c.Dial, Timeout: c.Timeout, lineage: c.lineage, scope: full, scoped: true}, nil
+	return &Client{Socket: c.Socket, Dial: c.Dial, Timeout: c.Timeout, FollowInterval: c.FollowInterval, Spawn: c.Spawn,
+		OnResume: c.OnResume, lineage: c.lineage, scope: full, scoped: true}, nil
 }
 
 var segment = regexp.MustCompile(`^[a-z0-9_]{1,64}$`)
@@ -193,6 +194,9 @@ func (r *RunRequest) inScope(s scoper) (err error) {
 }
 
 func (r *AskRequest) inScope(s scoper) (err error) {
+	if r.Resume != "" {
+		return nil // a uuid; name and path are not read
+	}
 	r.Path, err = s.create(r.Name, r.Path)
 	r.Name = ""
 	return err

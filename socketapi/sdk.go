@@ -3,7 +3,9 @@ package socketapi
 import (
 	"context"
 	"encoding/json"
+	"time"
 
+	"github.com/orcr-go/orcr/config"
 	"github.com/orcr-go/orcr/socketapi/wire"
 )
 
@@ -131,10 +133,52 @@ func (c *Client) Run(ctx context.Context, req RunRequest) (RunResult, error) {
 	return Invoke(ctx, c, AgentRun, req)
 }
 
-// Ask calls agent.ask: run with gc immediate, wait, and return the final response. It
-// holds the connection until the server decides (no client call timeout).
+// Ask asks an agent: run with gc immediate, wait, and return the final response. It
+// holds the connection until the server decides (no client call timeout). It rides over
+// a server restart ([AskRaw]).
 func (c *Client) Ask(ctx context.Context, req AskRequest) (AskResult, error) {
-	return Invoke(ctx, c, AgentAsk, req)
+	res, _, err := AskRaw(ctx, c, req)
+	return res, err
+}
+
+// AskRaw is [Client.Ask] that also returns the result as the server sent it. It runs the
+// agent first (agent.run) and then calls agent.ask with resume set to the acknowledged
+// agent, so that a server going away before the answer only makes it ask again about
+// that same agent, with what is left of its timeout ([Resuming]): it never starts a
+// second one. An agent.run cut off before its answer is server_unreachable like any
+// call. A request with Resume already set, or whose timeout does not parse (the
+// server's refusal comes first, as agent.ask's), is sent as it is.
+func AskRaw(ctx context.Context, c *Client, req AskRequest) (AskResult, json.RawMessage, error) {
+	type reply struct {
+		res AskResult
+		raw json.RawMessage
+	}
+	ask := func(req AskRequest) (reply, error) {
+		res, raw, err := InvokeRaw(ctx, c, AgentAsk, req)
+		return reply{res, raw}, err
+	}
+	start := time.Now()
+	if req.Resume == "" {
+		if _, err := config.ParseDuration(req.Timeout); req.Timeout != "" && err != nil {
+			r, err := ask(req)
+			return r.res, r.raw, err
+		}
+		run, err := c.Run(ctx, req.Run())
+		if err != nil {
+			return AskResult{}, nil, err
+		}
+		if run.Agent.UUID == "" {
+			return AskResult{}, nil, wire.Internal("decode", "agent.run answered without an agent")
+		}
+		req = req.Resumed(run.Agent.UUID)
+	}
+	r, err := Resuming(ctx, c, AgentAsk.Name, func(attempt int) (reply, error) {
+		if attempt > 0 {
+			return ask(req.Remaining(time.Since(start)))
+		}
+		return ask(req)
+	})
+	return r.res, r.raw, err
 }
 
 // Send calls agent.send: it delivers a prompt to an existing agent.
@@ -160,6 +204,18 @@ func (c *Client) DashboardLogin(ctx context.Context, req DashboardLoginRequest) 
 	return Invoke(ctx, c, DashboardLogin, req)
 }
 
+// MCPToken issues, rotates or revokes the bearer token of `orcr mcp --http` (mcp.token,
+// docs/mcp.md §1.1). The token is in the result this once.
+func (c *Client) MCPToken(ctx context.Context, req MCPTokenRequest) (MCPTokenResult, error) {
+	return Invoke(ctx, c, MCPToken, req)
+}
+
+// MCPAuth checks a bearer token presented to `orcr mcp --http` (mcp.auth, docs/mcp.md
+// §1.1).
+func (c *Client) MCPAuth(ctx context.Context, req MCPAuthRequest) (MCPAuthResult, error) {
+	return Invoke(ctx, c, MCPAuth, req)
+}
+
 // Logs calls agent.logs: the agent's transcript entries, or its final response.
 func (c *Client) Logs(ctx context.Context, req LogsRequest) (LogsResult, error) {
 	return Invoke(ctx, c, AgentLogs, req)
@@ -167,9 +223,17 @@ func (c *Client) Logs(ctx context.Context, req LogsRequest) (LogsResult, error) 
 
 // Wait calls agent.wait: it blocks until every target settles, or with req.Any until the
 // first one does ([WaitResult.First] names it), or until the request's timeout passes,
-// which is a result with TimedOut, not an error.
+// which is a result with TimedOut, not an error. A server that goes away meanwhile does
+// not end it: the wait is sent again to the server that answers next, with what is left
+// of its timeout ([Resuming]).
 func (c *Client) Wait(ctx context.Context, req WaitRequest) (WaitResult, error) {
-	return Invoke(ctx, c, AgentWait, req)
+	start := time.Now()
+	return Resuming(ctx, c, AgentWait.Name, func(attempt int) (WaitResult, error) {
+		if attempt > 0 {
+			return Invoke(ctx, c, AgentWait, req.Remaining(time.Since(start)))
+		}
+		return Invoke(ctx, c, AgentWait, req)
+	})
 }
 
 // Kill calls agent.kill (with Preview: only says what it would kill).

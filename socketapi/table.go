@@ -30,6 +30,8 @@ type Facade interface {
 	Adopt(context.Context, AdoptRequest) (AdoptResult, error)
 	Token(context.Context, TokenRequest) (TokenResult, error)
 	DashboardLogin(context.Context, DashboardLoginRequest) (DashboardLoginResult, error)
+	MCPToken(context.Context, MCPTokenRequest) (MCPTokenResult, error)
+	MCPAuth(context.Context, MCPAuthRequest) (MCPAuthResult, error)
 	LoopCreate(context.Context, LoopCreateRequest) (LoopResult, error)
 	LoopPause(context.Context, LoopNamesRequest) (LoopUpdateResult, error)
 	LoopResume(context.Context, LoopNamesRequest) (LoopUpdateResult, error)
@@ -234,6 +236,10 @@ var (
 		Summary: "issue, rotate or revoke an agent's remote stream token"}
 	DashboardLogin = &Method[DashboardLoginRequest, DashboardLoginResult]{Name: "dashboard.login", CLI: "dashboard",
 		Call: Facade.DashboardLogin, Summary: "issue a one-time sign-in link for the web dashboard, or sign every browser out"}
+	MCPToken = &Method[MCPTokenRequest, MCPTokenResult]{Name: "mcp.token", CLI: "mcp token", Call: Facade.MCPToken,
+		Summary: "issue, rotate or revoke the bearer token of orcr mcp --http"}
+	MCPAuth = &Method[MCPAuthRequest, MCPAuthResult]{Name: "mcp.auth", CLI: "mcp serve", Call: Facade.MCPAuth,
+		Summary: "check a bearer token presented to orcr mcp --http"}
 	LoopCreate = &Method[LoopCreateRequest, LoopResult]{Name: "loop.create", CLI: "loop create", Call: Facade.LoopCreate,
 		Summary: "create a durable cron or one-shot loop for a command"}
 	LoopPause = &Method[LoopNamesRequest, LoopUpdateResult]{Name: "loop.pause", CLI: "loop pause", Call: Facade.LoopPause,
@@ -263,4 +269,6 @@ var Methods = []Spec{
 	AgentAdopt,     // beyond the reference (docs/decisions.md D12)
 	AgentToken,     // the remote stream's tokens (docs/remote.md §3)
 	DashboardLogin, // the web dashboard's sign-in (docs/dashboard.md §2)
+	MCPToken,       // the MCP face's HTTP credential (docs/mcp.md §1.1)
+	MCPAuth,
 }

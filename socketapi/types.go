@@ -68,7 +68,8 @@ type StatusResult struct {
 	LoopsFiring bool `json:"loops_firing"`
 	// Active and paused loops.
 	Loops []LoopSummary `json:"loops"`
-	// Reconciliation counters (lost, repaired, unknown_marked_panes, unmarked_panes).
+	// Reconciliation counters (lost, repaired, unknown_marked_panes, unmarked_panes,
+	// root_shell_panes).
 	Drift map[string]int64 `json:"drift"`
 	// The remote stream's listener (docs/remote.md §2).
 	Remote RemoteStatus `json:"remote"`
@@ -209,6 +210,11 @@ type AskRequest struct {
 	WorktreeBranch string `json:"worktree_branch,omitempty"`
 	// Keep the worktree when the agent ends (requires worktree).
 	KeepWorktree bool `json:"keep_worktree,omitempty"`
+	// The uuid of the agent an acknowledged agent.run started for this ask: nothing is
+	// started, the ask waits on that agent (timeout is then the wait's deadline only)
+	// and returns its final response. Clients resume an ask so across a server restart
+	// (docs/protocol.md §1.10).
+	Resume string `json:"resume,omitempty"`
 }
 
 // Run returns the agent.run request an ask stands for (gc immediate).
@@ -336,6 +342,35 @@ type DashboardLoginResult struct {
 	ExpiresInS int64 `json:"expires_in_s"`
 	// How many sessions and unused links were revoked.
 	Revoked int `json:"revoked"`
+}
+
+// MCPTokenRequest is mcp.token's params (docs/mcp.md §1.1).
+type MCPTokenRequest struct {
+	// Issue a new token and revoke every older one.
+	Rotate bool `json:"rotate,omitempty"`
+	// Revoke every token and issue none.
+	Revoke bool `json:"revoke,omitempty"`
+}
+
+// MCPTokenResult is mcp.token's result.
+type MCPTokenResult struct {
+	// The new token, shown this once (absent with revoke): the bearer credential of
+	// `orcr mcp --http`, 43 characters of base64url.
+	Token *string `json:"token,omitempty"`
+	// How many tokens were revoked.
+	Revoked int `json:"revoked"`
+}
+
+// MCPAuthRequest is mcp.auth's params (docs/mcp.md §1.1).
+type MCPAuthRequest struct {
+	// The bearer token an HTTP request to `orcr mcp --http` presented.
+	Token string `json:"token,omitempty"`
+}
+
+// MCPAuthResult is mcp.auth's result.
+type MCPAuthResult struct {
+	// Whether the token is a live MCP token.
+	OK bool `json:"ok"`
 }
 
 // SendRequest is agent.send's params.

@@ -29,6 +29,7 @@ func TestAskRequestRunRoundTrip(t *testing.T) {
 			t.Fatalf("AskRequest.%s: kind %v not covered", v.Type().Field(i).Name, f.Kind())
 		}
 	}
+	ask.Resume = "" // not a creation param: the run of an ask never carries it
 	run := ask.Run()
 	if run.GC != "immediate" {
 		t.Errorf("ask.Run().GC: got %q, want immediate", run.GC)

@@ -158,6 +158,10 @@ type WaitRow struct {
 	Status                  Status
 	BlockedKind, ExitReason string
 	StatusChangedAt         int64
+	// Managed and TerminalID let a wait confirm that the pane of a row it would settle
+	// still exists ("" when none was recorded).
+	Managed    bool
+	TerminalID string
 }
 
 // WaitRows reads the rows of uuids still present, by path, and the event head in one
@@ -179,14 +183,14 @@ func (db *DB) WaitRows(ctx context.Context, uuids []string) (int64, []WaitRow, e
 		args[i] = u
 	}
 	rs, err := tx.QueryContext(ctx, `SELECT uuid, path, status, COALESCE(blocked_kind, ''), COALESCE(exit_reason, ''),
-		COALESCE(last_status_change_at, 0) FROM agents WHERE uuid IN (`+marks(len(uuids))+`) ORDER BY path, uuid`, args...)
+		COALESCE(last_status_change_at, 0), managed, COALESCE(terminal_id, '') FROM agents WHERE uuid IN (`+marks(len(uuids))+`) ORDER BY path, uuid`, args...)
 	if err != nil {
 		return 0, nil, sqliteErr("read wait rows", err)
 	}
 	rows := make([]WaitRow, 0, len(uuids))
 	for rs.Next() {
 		var r WaitRow
-		if err := rs.Scan(&r.UUID, &r.Path, &r.Status, &r.BlockedKind, &r.ExitReason, &r.StatusChangedAt); err != nil {
+		if err := rs.Scan(&r.UUID, &r.Path, &r.Status, &r.BlockedKind, &r.ExitReason, &r.StatusChangedAt, &r.Managed, &r.TerminalID); err != nil {
 			rs.Close()
 			return 0, nil, sqliteErr("read wait rows", err)
 		}

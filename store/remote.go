@@ -43,13 +43,16 @@ func LiveTokens(ctx context.Context, q Querier, agent string) ([]string, error) 
 	return queryStrings(q, ctx, `SELECT hash FROM remote_tokens WHERE agent_uuid = ? AND revoked_at IS NULL`, agent)
 }
 
-// The dashboard's credentials (docs/dashboard.md §2) live in remote_tokens beside the
-// stream tokens, under two reserved owners that are not uuids, so the stream's door
-// (which only looks up uuids) can never accept one: one-time sign-in links and the
-// sessions they are exchanged for.
+// The dashboard's credentials (docs/dashboard.md §2) and the MCP face's bearer tokens
+// (docs/mcp.md §1.1) live in remote_tokens beside the stream tokens, under reserved
+// owners that are not uuids, so the stream's door (which only looks up uuids) can never
+// accept one: one-time sign-in links, the sessions they are exchanged for, and the
+// tokens of `orcr mcp --http`.
 const (
 	DashboardLogins   = "dashboard-login"
 	DashboardSessions = "dashboard"
+	// MCPTokens owns the bearer tokens of `orcr mcp --http` (docs/mcp.md §1.1).
+	MCPTokens = "mcp"
 )
 
 // RedeemToken spends the live token hash of owner issued at or after notBefore (ms):

@@ -82,13 +82,14 @@ func QueryLoops(ctx context.Context, q Querier, tail string, args ...any) ([]Loo
 }
 
 // RunSelect selects the columns [ScanRun] reads, from "loop_runs r" left-joined with
-// "loops l". The agent count uses the agents_path index: paths strictly between
-// "<run path>/" and "<run path>0" ('0' follows '/') are exactly those under the run.
+// "loops l". The agent count is every agent the run created, ended ones included (a
+// finished run's agents have ended: a live count read 0 for it); it uses the agents_path
+// index: paths strictly between "<run path>/" and "<run path>0" ('0' follows '/') are
+// exactly those under the run.
 const RunSelect = `SELECT r.uuid, r.loop_uuid, r.run_id, COALESCE(l.name, '') || '/' || r.run_id,
 	r.kind, r.status, r.due_at, r.created_at, r.started_at, r.ended_at, r.exit_code, r.signal,
 	r.pid, r.pgid,
-	(SELECT count(*) FROM agents a WHERE a.status <> 'ended'
-		AND a.path > COALESCE(l.name, '') || '/' || r.run_id || '/'
+	(SELECT count(*) FROM agents a WHERE a.path > COALESCE(l.name, '') || '/' || r.run_id || '/'
 		AND a.path < COALESCE(l.name, '') || '/' || r.run_id || '0')
 	FROM loop_runs r LEFT JOIN loops l ON l.uuid = r.loop_uuid`
 

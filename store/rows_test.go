@@ -223,8 +223,9 @@ func TestRunAndLoopRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if run.Path != "loop1/r00001" || run.Agents != 1 {
-		t.Errorf("run row: got path %q agents %d, want loop1/r00001 and 1", run.Path, run.Agents)
+	// worker (live) and done (ended) are under the run; the row at the run's own path is not.
+	if run.Path != "loop1/r00001" || run.Agents != 2 {
+		t.Errorf("run row: got path %q agents %d, want loop1/r00001 and 2", run.Path, run.Agents)
 	}
 	want := []string{"agents", "created_at", "due_at", "ended_at", "exit_code", "kind", "loop_uuid", "path",
 		"pgid", "pid", "run_id", "signal", "started_at", "status", "uuid"}

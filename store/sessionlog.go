@@ -55,6 +55,10 @@ const CancelledBeforeExecution = "cancelled before execution"
 // (a cancel, a verdict) when there is none.
 var ErrNoTurn = errors.New("store: no open turn")
 
+// ErrLogEnded is returned by [Tx.SetPolicy] and [Tx.SetModel] for an agent whose log
+// has ended: session/ended stays its last entry (docs/remote.md §4).
+var ErrLogEnded = errors.New("store: the agent's session log has ended")
+
 // ErrStaleCall is returned by [Tx.ResolveApproval] for a call id with no standing
 // approval request in the open turn.
 var ErrStaleCall = errors.New("store: no standing approval request for this call")
@@ -332,7 +336,7 @@ func scanLog(agent string, rows *sql.Rows) ([]LogEntry, error) {
 // logFromEvent writes the session-log entries an agent event describes, in the same
 // transaction (called by [Tx.Emit]): agent.created opens the log, agent.status_changed
 // logs a changed status (an end first closes an open turn), agent.ended logs
-// session/ended.
+// session/ended and revokes the agent's stream tokens (docs/remote.md §2).
 // An event naming no agent row logs nothing.
 func (t *Tx) logFromEvent(kind, agent string, payload any) error {
 	err := t.logEvent(kind, agent, payload)
@@ -368,6 +372,11 @@ func (t *Tx) logEvent(kind, agent string, payload any) error {
 		}
 		return w.save()
 	case "agent.ended":
+		// A token handed out for the agent opens nothing once it ended; connections
+		// already open close themselves after session/ended (actors/stream.go).
+		if _, err := t.RevokeTokens(agent); err != nil {
+			return err
+		}
 		w, err := t.session(agent)
 		if err != nil {
 			return err
@@ -701,6 +710,9 @@ func (t *Tx) SetPolicy(agent string, patterns []string) error {
 	if err != nil {
 		return err
 	}
+	if w.h.status == string(StatusEnded) {
+		return ErrLogEnded
+	}
 	if patterns == nil {
 		patterns = []string{}
 	}
@@ -716,6 +728,9 @@ func (t *Tx) SetModel(agent, role, spec string) error {
 	w, err := t.session(agent)
 	if err != nil {
 		return err
+	}
+	if w.h.status == string(StatusEnded) {
+		return ErrLogEnded
 	}
 	if err := w.add(LogModelUpdated, map[string]any{"role": role, "spec": spec}); err != nil {
 		return err

@@ -284,3 +284,43 @@ func TestSessionLogRollbackLeavesNoGap(t *testing.T) {
 		t.Errorf("last entry %s %v", last.Type, p)
 	}
 }
+
+// An agent's end revokes its stream tokens in the transaction that logs session/ended,
+// and nothing is appended after session/ended: set_policy and set_model are refused
+// (docs/remote.md §2, §3). A token issued after the end is live.
+func TestSessionLogEndRevokesTokens(t *testing.T) {
+	db := storetest.Open(t)
+	id := enqueue(t, db)
+	ctx := context.Background()
+	storetest.Write(t, db, func(tx *store.Tx) (any, error) {
+		if _, err := tx.IssueToken(id, "h1", false); err != nil {
+			return nil, err
+		}
+		return tx.IssueToken(id, "h2", false)
+	})
+	if hs, err := store.LiveTokens(ctx, db.Reader(), id); err != nil || len(hs) != 2 {
+		t.Fatalf("live tokens before the end: %v %v", hs, err)
+	}
+	storetest.Write(t, db, func(tx *store.Tx) (any, error) {
+		return nil, tx.EndAgent(id, []store.Status{store.StatusQueued}, store.ExitCanceled)
+	})
+	if hs, err := store.LiveTokens(ctx, db.Reader(), id); err != nil || len(hs) != 0 {
+		t.Errorf("live tokens after the end: %v %v, want none", hs, err)
+	}
+	for name, op := range map[string]store.Op{
+		"set_policy": func(tx *store.Tx) (any, error) { return nil, tx.SetPolicy(id, []string{"*"}) },
+		"set_model":  func(tx *store.Tx) (any, error) { return nil, tx.SetModel(id, "main", "m2") },
+	} {
+		res, _, err := db.Apply([]store.Op{op})
+		if err != nil || !errors.Is(res[0].Err, store.ErrLogEnded) {
+			t.Errorf("%s after the end: %v %v, want ErrLogEnded", name, err, res[0].Err)
+		}
+	}
+	if es := logOf(t, db, id); es[len(es)-1].Type != store.LogSessionEnded {
+		t.Errorf("the log after the end: %v, want session/ended last", types(es))
+	}
+	storetest.Write(t, db, func(tx *store.Tx) (any, error) { return tx.IssueToken(id, "h3", false) })
+	if hs, err := store.LiveTokens(ctx, db.Reader(), id); err != nil || len(hs) != 1 || hs[0] != "h3" {
+		t.Errorf("a token issued after the end: %v %v, want it live", hs, err)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orcr-go/orcr/actors"
 	"github.com/orcr-go/orcr/herdr"
 	"github.com/orcr-go/orcr/socketapi"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
@@ -242,8 +243,8 @@ func TestKill9MidSpawnNoDuplicatePane(t *testing.T) {
 	}
 	perLabel := map[string]int{}
 	for _, p := range panes {
-		if strings.HasPrefix(p.Label, "k9/") {
-			perLabel[p.Label]++
+		if path, _ := actors.PanePath(p.Label); strings.HasPrefix(path, "k9/") {
+			perLabel[path]++
 		}
 	}
 	live := map[string]bool{}

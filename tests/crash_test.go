@@ -3,6 +3,7 @@ package tests
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -743,4 +744,114 @@ func (w *workload) ack(uuid string) {
 	w.mu.Lock()
 	w.acked = append(w.acked, uuid)
 	w.mu.Unlock()
+}
+
+// Issue 32, defect 2: a first prompt cut off by two quick crashes — the server killed
+// while its spawn types the agent's first prompt (the turn is open, the Enter not yet
+// sent), the next server killed as soon as it answers, inside its start-up recovery,
+// which had cleared the input box and not typed the prompt again yet — is delivered by
+// the third: the turn is answered, the prompt reached the agent exactly once, and
+// nothing is left working or open. The mock TUI boots slowly
+// (ORCR_MOCK_START_DELAY_MS), so its start-up transcript is written after the turn
+// opened: recovery once took that transcript, with the prompt nowhere on screen, for
+// the prompt's and marked the turn delivered without typing it, leaving the row
+// working for good. The second server's cut between its clear and its typing is played
+// by the test (the clear keys sent once the TUI has drawn), so the third server always
+// finds that state.
+func TestTwoQuickCrashesDuringSpawnAndRecovery(t *testing.T) {
+	t.Parallel() // mostly waits: see main_test.go
+	h, sock := herdrHome(t, crashConfig)
+	h.env = append(h.env, "ORCR_MOCK_START_DELAY_MS=1500")
+	xdg := strings.TrimSuffix(sock, filepath.Join("/herdr", "sessions", "orcr", "herdr.sock"))
+	srv := startCrashServer(t, h)
+	c := &socketapi.Client{Socket: filepath.Join(h.dir, "orcr.sock"), Timeout: 10 * time.Second}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	st, err := c.Subscribe(ctx, "events.subscribe", map[string]any{"since_seq": 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const prompt = "say=twice turn_ms=20"
+	run, err := c.Run(ctx, socketapi.RunRequest{Path: "twice/a", Agent: "mock", Prompt: prompt, GC: "never"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		f, err := st.Next()
+		if err != nil {
+			t.Fatalf("event stream: %v", err)
+		}
+		var e struct{ Kind string }
+		json.Unmarshal(f.Event, &e)
+		if e.Kind == "agent.input_requested" {
+			break // the first prompt's turn is open and its typing under way
+		}
+	}
+	st.Close()
+	srv.kill9(t)
+	srv = startCrashServer(t, h) // its start-up recovery settles the cut-off delivery…
+	srv.kill9(t)                 // …and is cut off too
+	clearOnceDrawn(t, ctx, sock, "twice/a", prompt)
+	srv = startCrashServer(t, h)
+	t.Cleanup(func() { srv.stop(t, h) })
+
+	w, err := c.Wait(ctx, socketapi.WaitRequest{Targets: []string{run.Agent.UUID}, Timeout: "60s"})
+	if err != nil || !w.AllOK {
+		t.Fatalf("the first turn after two crashes: %+v %v, want it answered", w, err)
+	}
+	logs, err := c.Logs(ctx, socketapi.LogsRequest{Target: run.Agent.UUID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var prompts []string
+	for _, e := range logs.Entries {
+		if e.Role == "user" && e.Kind == "text" {
+			prompts = append(prompts, e.Text)
+		}
+	}
+	if len(prompts) != 1 || prompts[0] != prompt {
+		t.Errorf("the agent got the prompts %q, want %q once", prompts, prompt)
+	}
+	if r, err := c.Logs(ctx, socketapi.LogsRequest{Target: run.Agent.UUID, LastResponse: true}); err != nil || r.Response == nil ||
+		r.Response.Text != "twice\nDONE" {
+		t.Errorf("last response: %+v %v, want the first prompt's answer", r.Response, err)
+	}
+	if got := checkInvariants(t, h.dir, xdg, run.Agent.UUID); len(got) != 0 {
+		t.Errorf("anomalies after two quick crashes: %+v", got)
+	}
+}
+
+// clearOnceDrawn waits until the pane labelled label shows its TUI (the mock's banner),
+// then empties its input box with the mock's clear keys, as a recovery cut off between
+// its clear and its typing leaves it, and waits until probe is off the screen.
+func clearOnceDrawn(t *testing.T, ctx context.Context, sock, label, probe string) {
+	t.Helper()
+	r := herdr.NewRemote(sock)
+	var pane string
+	screen := func() string {
+		if pane == "" {
+			panes, err := r.PaneList(ctx, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range panes {
+				if p.Label == label {
+					pane = p.PaneID
+				}
+			}
+			if pane == "" {
+				return ""
+			}
+		}
+		rd, err := r.Read(ctx, pane, "visible", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rd.Text
+	}
+	eventually(t, 30*time.Second, "the TUI drawn", func() bool { return strings.Contains(screen(), "mock agent") })
+	if err := r.SendKeys(ctx, pane, "ctrl+e", "ctrl+u"); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 10*time.Second, "the input box empty", func() bool { return !strings.Contains(screen(), probe) })
 }

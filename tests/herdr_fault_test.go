@@ -14,7 +14,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gofrs/flock"
+
 	"github.com/orcr-go/orcr/config"
+	"github.com/orcr-go/orcr/herdr"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
 	"github.com/orcr-go/orcr/store"
 )
@@ -317,14 +320,21 @@ func procAlive(pid int) bool {
 }
 
 // herdrFrozenFor is how long TestHerdrFrozen keeps herdr stopped: thirty reconcile
-// ticks, monitor polls and queue passes, and longer than server.status waits for a
-// ping (5 s).
+// ticks, monitor polls and queue passes, and several times what a call waits for herdr
+// to take its request (1 s) before it says herdr is not answering.
 const herdrFrozenFor = 6 * time.Second
 
+// frozenAnswerWithin is how soon a verb that needs herdr answers while herdr is frozen
+// (docs/herdr.md §2: herdr has 1 s to take a request; the rest is the CLI's own start
+// and a loaded machine). It used to be 15 s for a send and 5 s for server status.
+const frozenAnswerWithin = 3 * time.Second
+
 // A frozen herdr (SIGSTOP) answers nothing but still runs, and so do its panes: while
-// it is frozen no row goes lost or ends and no second herdr server is started; after
-// SIGCONT everything goes on — the idle agent takes a turn, and when the working one is
-// killed the queued one gets its slot and completes its turn.
+// it is frozen server status says at once that herdr is not answering, a send fails
+// within about a second with herdr_unreachable (issue 32, defect 8), no row goes lost
+// or ends and no second herdr server is started; after SIGCONT everything goes on — the
+// idle agent takes a turn, and when the working one is killed the queued one gets its
+// slot and completes its turn.
 func TestHerdrFrozen(t *testing.T) {
 	t.Parallel() // mostly waits (turn windows, TUIs booting): see main_test.go
 	h, sock, xdg, a := startHerdrFault(t)
@@ -344,10 +354,25 @@ func TestHerdrFrozen(t *testing.T) {
 	}
 	t.Cleanup(thaw)
 	frozenAt := time.Now()
-	// A status asked while herdr is frozen says the session does not answer (the ping
-	// runs out of its 5 s).
+	// A status asked while herdr is frozen says the session does not answer, at once.
 	status := make(chan herdrStatus, 1)
-	go func() { status <- serverHerdrStatus(t, h) }()
+	go func() {
+		start := time.Now()
+		st := serverHerdrStatus(t, h)
+		if took := time.Since(start); took > frozenAnswerWithin {
+			t.Errorf("server status while herdr is frozen took %v, want under %v", took, frozenAnswerWithin)
+		}
+		status <- st
+	}()
+	sendAt := time.Now()
+	sent := h.run("agent", "send", a.idle, "say=frozen", "--json")
+	if took := time.Since(sendAt); took > frozenAnswerWithin {
+		t.Errorf("agent send while herdr is frozen took %v, want under %v", took, frozenAnswerWithin)
+	}
+	ok, _, e := sent.envelope(t)
+	if details, _ := e["details"].(map[string]any); ok || sent.exit != 2 || e["code"] != "environment_error" || details["cause"] != "herdr_unreachable" {
+		t.Errorf("agent send while herdr is frozen: exit %d %v, want exit 2 environment_error herdr_unreachable", sent.exit, e)
+	}
 	for time.Since(frozenAt) < herdrFrozenFor {
 		for path, s := range statusByPath(h.lsRows(t, "--all", "hd/*")) {
 			if s != "idle" && s != "working" && s != "queued" {
@@ -365,7 +390,7 @@ func TestHerdrFrozen(t *testing.T) {
 		}
 	}
 	thaw()
-	if st := <-status; st.answers() {
+	if st := <-status; st.answers() || !strings.Contains(fmt.Sprint(st.Error["message"]), "not answering") {
 		t.Errorf("server status while herdr was frozen: %+v, want the owned session not answering", st)
 	}
 
@@ -394,6 +419,18 @@ func TestHerdrFrozen(t *testing.T) {
 	}
 }
 
+// idleAgent runs a mock agent at path through one short turn and returns its uuid once
+// it is idle.
+func idleAgent(t *testing.T, h *home, path string) string {
+	t.Helper()
+	_, res, _ := h.jsonRun(t, "agent.run", 0, "agent", "run", "-a", "mock", "--path", path, "--gc", "never", "-p", "say=one")
+	uuid, _ := res["agent"].(map[string]any)["uuid"].(string)
+	if reason, _ := waitOutcome(t, h, uuid, "30s"); reason != "turn_complete" {
+		t.Fatalf("%s: %s, want turn_complete", path, reason)
+	}
+	return uuid
+}
+
 // A server stop while herdr is down and will not start again is not held up by the
 // reconcile pass that is trying to start it (the bootstrap polls for up to 10 s): the
 // pass ends with the reconciler. A wrapper around the stand-in makes `herdr --session
@@ -412,11 +449,7 @@ func TestServerStopWhileHerdrWillNotStart(t *testing.T) {
 	h.env = append(h.env, "ORCR_HERDR_BIN="+wrapper)
 	srv := startCrashServer(t, h)
 	t.Cleanup(func() { srv.stop(t, h) })
-	_, res, _ := h.jsonRun(t, "agent.run", 0, "agent", "run", "-a", "mock", "--path", "hd/idle", "--gc", "never", "-p", "say=one")
-	uuid, _ := res["agent"].(map[string]any)["uuid"].(string)
-	if reason, _ := waitOutcome(t, h, uuid, "30s"); reason != "turn_complete" {
-		t.Fatalf("hd/idle: %s, want turn_complete", reason)
-	}
+	idleAgent(t, h, "hd/idle")
 
 	if err := os.WriteFile(flag, nil, 0o600); err != nil {
 		t.Fatal(err)
@@ -444,5 +477,84 @@ func TestServerStopWhileHerdrWillNotStart(t *testing.T) {
 	defer db.Close()
 	if r := rowAt(readRows(t, context.Background(), db), "hd/idle"); r == nil || r.Status != store.StatusIdle {
 		t.Errorf("after a stop with herdr down: %+v, want hd/idle still idle", r)
+	}
+}
+
+// `orcr server stop` answers once the server has let go of the home (issue 32, defect
+// 12): when it prints "server stopped" the instance lock is free and the process is
+// on its way out, so the next verb starts a server at once. Herdr is frozen during the
+// stop, so herdr calls are in flight (the monitor's poll) when it begins.
+func TestServerStopAnswersWhenTheHomeIsFree(t *testing.T) {
+	h, sock := herdrHome(t, herdrFaultConfig)
+	xdg := strings.TrimSuffix(sock, filepath.Join("/herdr", "sessions", "orcr", "herdr.sock"))
+	srv := startCrashServer(t, h)
+	t.Cleanup(func() { srv.stop(t, h) })
+	idleAgent(t, h, "hd/idle")
+	herdrPID := onlyHerdrServer(t, xdg)
+	if err := syscall.Kill(herdrPID, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Kill(herdrPID, syscall.SIGCONT) })
+
+	stopAt := time.Now()
+	_, res, _ := h.jsonRun(t, "server.stop", 0, "server", "stop")
+	t.Logf("server stop took %v", time.Since(stopAt).Round(time.Millisecond))
+	if res["status"] != "stopped" {
+		t.Errorf("server stop: %v, want status stopped", res)
+	}
+	lock := flock.New(config.NewPaths(h.dir).Lock)
+	if ok, err := lock.TryLock(); err != nil || !ok {
+		t.Errorf("right after server stop answered the instance lock is still held (%v)", err)
+	} else {
+		lock.Unlock()
+	}
+	select {
+	case <-srv.done:
+	case <-time.After(2 * time.Second):
+		t.Errorf("the server process lives on 2 s after server stop answered")
+	}
+}
+
+// A pane closed behind orcr's back is noticed within about a second, not at the next
+// gc_tick (30 s here; issue 32, defect 11). The monitor's poll no longer lists the agent
+// and hints a reconcile pass, so agent ls says lost at once; a wait asked right after
+// a close — while the row may still read idle — checks the pane and answers lost,
+// never turn_complete.
+func TestClosedPaneNoticedAtOnce(t *testing.T) {
+	h, sock := herdrHome(t, `{"timings": {"gc_tick": "30s", "idle_after": "10m", "kill_after": "10m"}}`)
+	srv := startCrashServer(t, h)
+	t.Cleanup(func() { srv.stop(t, h) })
+	seen := idleAgent(t, h, "hd/seen")
+	waited := idleAgent(t, h, "hd/waited")
+	panes := map[string]string{}
+	for _, r := range h.lsRows(t, "hd/*") {
+		if r.PaneID != nil {
+			panes[r.UUID] = *r.PaneID
+		}
+	}
+	closePane := func(uuid string) time.Time {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := herdr.NewRemote(sock).Close(ctx, panes[uuid]); err != nil {
+			t.Fatalf("pane.close %q: %v", panes[uuid], err)
+		}
+		return time.Now()
+	}
+
+	closedAt := closePane(seen)
+	eventually(t, 10*time.Second, "hd/seen to show lost", func() bool {
+		return statusByPath(h.lsRows(t, "--all", "hd/seen"))["hd/seen"] == "lost"
+	})
+	if took := time.Since(closedAt); took > 3*time.Second {
+		t.Errorf("hd/seen: its closed pane was noticed after %v, want about a second", took)
+	}
+
+	closePane(waited)
+	if reason, exit := waitOutcome(t, h, waited, "10s"); reason != "lost" || exit != 5 {
+		t.Errorf("agent wait right after its pane closed: reason %q exit %d, want lost and exit 5", reason, exit)
+	}
+	if st := statusByPath(h.lsRows(t, "--all", "hd/*")); st["hd/seen"] != "lost" || st["hd/waited"] != "lost" {
+		t.Errorf("after the closes: %v, want both lost (ended lost only at a gc_tick pass)", st)
 	}
 }

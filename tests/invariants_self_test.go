@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orcr-go/orcr/actors"
 	"github.com/orcr-go/orcr/herdr"
 	"github.com/orcr-go/orcr/socketapi"
 )
@@ -14,8 +15,8 @@ import (
 // checkInvariants finds nothing on a healthy home at rest, and finds each fault planted
 // behind orcr's back: a live row on no pane that no turn can finish, an intent without
 // its applied half (and missing from the intents table), an applied half that is ok and
-// carries an error, two panes labelled like an agent that no row holds, and an
-// acknowledged run whose row is gone. The campaign's verdicts rest on these checks.
+// carries an error, two panes labelled like an agent that no row holds, an
+// acknowledged run whose row is gone, and a workspace's root shell left open. The campaign's verdicts rest on these checks.
 func TestCheckInvariantsSeesPlantedFaults(t *testing.T) {
 	h, sock := herdrHome(t, "")
 	xdg := strings.TrimSuffix(sock, filepath.Join("/herdr", "sessions", "orcr", "herdr.sock"))
@@ -55,9 +56,19 @@ func TestCheckInvariantsSeesPlantedFaults(t *testing.T) {
 		t.Fatalf("herdr workspace.list: %v %v", wss, err)
 	}
 	for range 2 {
-		if _, _, err := remote.LayoutApply(ctx, wss[0].WorkspaceID, "planted", []string{"sleep", "60"}, "", "plant/orphan", nil); err != nil {
+		if _, _, err := remote.LayoutApply(ctx, wss[0].WorkspaceID, "planted", []string{"sleep", "60"}, "",
+			actors.PaneLabel(h.dir, "plant/orphan"), nil); err != nil {
 			t.Fatalf("herdr layout.apply: %v", err)
 		}
+	}
+	// A root shell left open, as a spawn cut off in a workspace it created leaves it
+	// (the reconciler closes it at its next pass, timings.gc_tick away).
+	root, err := remote.WorkspaceCreate(ctx, "plantws", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := remote.Rename(ctx, root.RootPane.PaneID, herdr.RootShellLabel); err != nil {
+		t.Fatal(err)
 	}
 
 	got := map[string]int{}
@@ -65,7 +76,7 @@ func TestCheckInvariantsSeesPlantedFaults(t *testing.T) {
 		got[a.Kind]++
 	}
 	want := map[string]int{anPaneMissing: 1, anWorkingNoTurn: 1, anOpenIntent: 1, anIntentTable: 1,
-		anAppliedShape: 1, anOrphanPane: 2, anDuplicatePane: 1, anRunMissing: 1}
+		anAppliedShape: 1, anOrphanPane: 2, anDuplicatePane: 1, anRunMissing: 1, anRootShell: 1}
 	for k, n := range want {
 		if got[k] != n {
 			t.Errorf("%s: got %d, want %d (all: %v)", k, got[k], n, got)

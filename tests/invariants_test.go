@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orcr-go/orcr/actors"
 	"github.com/orcr-go/orcr/config"
 	"github.com/orcr-go/orcr/herdr"
 	"github.com/orcr-go/orcr/store"
@@ -49,6 +50,7 @@ const (
 	anStartingStuck  = "starting_stuck"  // starting longer than timings.max_starting while herdr answers
 	anQueuedStuck    = "queued_stuck"    // queued longer than timings.max_starting while slots are free
 	anHerdrUnreached = "herdr_unreached" // the owned session did not answer pane.list
+	anRootShell      = "root_shell"      // the root shell of a workspace orcr created, left open (it keeps the workspace alive)
 )
 
 // permanent are the kinds found in the event history, which no later work can undo:
@@ -248,8 +250,8 @@ func checkInvariants(t testing.TB, home, xdg string, acked ...string) []anomaly 
 	perLabel := map[string][]string{}
 	for _, p := range panes {
 		paneByTerminal[p.TerminalID] = p
-		if p.Label != "" && agentpath.ValidatePath(p.Label) == nil {
-			perLabel[p.Label] = append(perLabel[p.Label], p.PaneID)
+		if path, ok := actors.PanePath(p.Label); ok && agentpath.ValidatePath(path) == nil {
+			perLabel[path] = append(perLabel[path], p.PaneID)
 		}
 	}
 	// A row is judged against the pane list only when both reads agree on it.
@@ -300,11 +302,20 @@ func checkInvariants(t testing.TB, home, xdg string, acked ...string) []anomaly 
 		}
 	}
 	for _, p := range panes {
-		if p.Label == "" || agentpath.ValidatePath(p.Label) != nil || held[p.TerminalID] {
+		path, ok := actors.PanePath(p.Label)
+		if !ok || agentpath.ValidatePath(path) != nil || held[p.TerminalID] {
 			continue
 		}
-		add(anOrphanPane, rowAt(rows2, p.Label), p.TerminalID, fmt.Sprintf("pane %s (terminal %s, herdr %s) labelled %s belongs to no live row",
+		add(anOrphanPane, rowAt(rows2, path), p.TerminalID, fmt.Sprintf("pane %s (terminal %s, herdr %s) labelled %s belongs to no live row",
 			p.PaneID, p.TerminalID, p.AgentStatus, p.Label))
+	}
+	// 8. No root shell of a workspace orcr created outlives the spawn or move that made
+	// it: one a crash cut off is closed by reconciliation (docs/lifecycle.md §13.2).
+	for _, p := range panes {
+		if p.Label == herdr.RootShellLabel {
+			add(anRootShell, nil, p.TerminalID, fmt.Sprintf("root shell %s (terminal %s) of workspace %s left open",
+				p.PaneID, p.TerminalID, p.WorkspaceID))
+		}
 	}
 	return withEvents(out, evs)
 }

@@ -38,6 +38,18 @@ func runsOf(t *testing.T, c *socketapi.Client, loop string) []socketapi.RunRow {
 	return res.Runs
 }
 
+// runPGID is the process group recorded for run (by uuid) of loop.
+func runPGID(t *testing.T, c *socketapi.Client, loop, run string) int64 {
+	t.Helper()
+	for _, r := range runsOf(t, c, loop) {
+		if r.UUID == run && r.PGID != nil {
+			return *r.PGID
+		}
+	}
+	t.Fatal("no pgid recorded")
+	return 0
+}
+
 func waitRunEnded(t *testing.T, c *socketapi.Client, loop, runID string) socketapi.RunRow {
 	t.Helper()
 	var run socketapi.RunRow
@@ -210,15 +222,7 @@ while true; do sleep 1; done`
 		res, err := c.Ls(ctx, socketapi.LsRequest{Pattern: "/" + agentPath})
 		return err == nil && len(res.Agents) == 1 && res.Agents[0].Status == socketapi.StatusWorking
 	})
-	var pgid int64
-	for _, r := range runsOf(t, c, "stubborn") {
-		if r.UUID == start.Run.UUID && r.PGID != nil {
-			pgid = *r.PGID
-		}
-	}
-	if pgid == 0 {
-		t.Fatal("no pgid recorded")
-	}
+	pgid := runPGID(t, c, "stubborn", start.Run.UUID)
 	type stopped struct {
 		res socketapi.LoopRunStopResult
 		err error
@@ -475,5 +479,153 @@ func TestMissedWhileDownIsSkipped(t *testing.T) {
 	}
 	if skipped != 1 {
 		t.Errorf("%d missed_while_down skips, want 1: %+v", skipped, logs.Lines)
+	}
+}
+
+// Issue 32: a fire due while a fresh server is still recovering belongs to that server
+// and fires; only one due before the server started was missed while down (docs/loops.md
+// §5.3, §9.1). The loop's recovery waits for its runs' clean-up: a run a crash left dead
+// has an agent under it whose kill takes the mock's 5 s shutdown grace. The once loop's
+// instant, forged on the stopped server, falls 3 s after the restart, inside that
+// clean-up — the minute boundary of the crash campaign, without waiting for one.
+func TestFireDueWhileRecoveringRuns(t *testing.T) {
+	h, _ := herdrHome(t, `{"timings": {"gc_tick": "200ms", "loop_tick": "100ms", "run_term_grace": "2s"},
+ "integrations": {"mock": {"shutdown_grace_ms": 5000}}}`)
+	h.env = append(h.env, "PATH="+bins.dir+":"+os.Getenv("PATH"))
+	if r := h.run("server", "start"); r.exit != 0 {
+		t.Fatalf("server start: %d %s %s", r.exit, r.stdout, r.stderr)
+	}
+	c := &socketapi.Client{Socket: filepath.Join(h.dir, "orcr.sock"), Timeout: 60 * time.Second}
+	ctx := context.Background()
+	marker := filepath.Join(h.dir, "first-run")
+	script := `if [ -e "` + marker + `" ]; then echo fired; exit 0; fi
+touch "` + marker + `"
+orcr agent run --name held -a mock -p "say=hi" --json > /dev/null
+exec sleep 600`
+	loop, err := c.LoopCreate(ctx, socketapi.LoopCreateRequest{Name: "boundary", OnceAt: "1h", Cwd: h.dir,
+		Command: []string{"sh", "-c", script}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start, err := c.LoopRunStart(ctx, "boundary")
+	if err != nil {
+		t.Fatal(err)
+	}
+	agentPath := "boundary/" + start.Run.RunID + "/held"
+	eventually(t, 30*time.Second, "the run's agent is idle", func() bool {
+		res, err := c.Ls(ctx, socketapi.LsRequest{Pattern: "/" + agentPath})
+		return err == nil && len(res.Agents) == 1 && res.Agents[0].Status == socketapi.StatusIdle
+	})
+	pgid := runPGID(t, c, "boundary", start.Run.UUID)
+	// The crash: the server first, then the run (so no server sees it end).
+	for pid := range h.serverPIDs() {
+		syscall.Kill(pid, syscall.SIGKILL)
+		waitGone(t, pid)
+	}
+	syscall.Kill(-int(pgid), syscall.SIGKILL)
+	eventually(t, 5*time.Second, "the run's process group gone", func() bool { return syscall.Kill(-int(pgid), 0) != nil })
+	due := time.Now().Add(3 * time.Second)
+	forgeOnStoppedServer(t, h, func(tx *store.Tx) (any, error) {
+		return tx.Exec(`UPDATE loops SET next_fire_at = ? WHERE uuid = ?`, due.UnixMilli(), loop.Loop.UUID)
+	})
+	st, err := c.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if started := time.Now().Add(-time.Duration(st.UptimeMS) * time.Millisecond); !started.Before(due) {
+		t.Fatalf("the server started at %v, not before the forged instant %v: the restart took over 3 s", started, due)
+	}
+	var runs []socketapi.RunRow
+	eventually(t, 30*time.Second, "the once loop ended", func() bool {
+		ls, err := c.LoopLs(ctx, socketapi.LoopLsRequest{Names: []string{"boundary"}})
+		runs = runsOf(t, c, "boundary")
+		return err == nil && len(ls.Loops) == 1 && ls.Loops[0].Status == "ended"
+	})
+	// The clean-up did hold the loop's recovery past the instant.
+	if a := lsAll(t, c, agentPath); a.EndedAt == nil || *a.EndedAt < due.UnixMilli() {
+		t.Fatalf("the dead run's agent ended at %v, before the due instant %d: the scenario did not happen", a.EndedAt, due.UnixMilli())
+	}
+	var scheduled *socketapi.RunRow
+	for i, r := range runs {
+		if r.Kind == "scheduled" {
+			scheduled = &runs[i]
+		}
+	}
+	logs, err := c.LoopLogs(ctx, socketapi.LoopLogsRequest{Name: "boundary", Source: "orcr"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range logs.Lines {
+		if strings.HasPrefix(l.Text, "loop.skipped") {
+			t.Errorf("the fire due while the server recovered was skipped: %s", l.Text)
+		}
+	}
+	if scheduled == nil {
+		t.Fatalf("no scheduled run for the fire due while the server recovered: %+v", runs)
+	}
+	if scheduled.DueAt == nil || *scheduled.DueAt != due.UnixMilli() {
+		t.Errorf("the scheduled run's due_at %v, want %d", scheduled.DueAt, due.UnixMilli())
+	}
+	if run := waitRunEnded(t, c, "boundary", scheduled.RunID); run.Status != "ok" {
+		t.Errorf("the scheduled run: %+v", run)
+	}
+}
+
+// Issue 33 #7 (docs/cli.md §5.9, §5.12, §5.16): loops can be inspected through the CLI.
+// `loop run ls` shows finished runs by default under a header, newest --limit of them,
+// and counts the agent a run created though it has ended; a --once-at loop shows its
+// instant, not the text typed; a command given without "--" is told where it goes.
+func TestLoopInspectionThroughTheCLI(t *testing.T) {
+	h, c := loopHome(t)
+	r := h.run("loop", "create", "x", "* * * * *", "true")
+	if r.exit != 1 || !strings.Contains(r.stderr, "after --") {
+		t.Errorf("loop create without --: %d %q", r.exit, r.stderr)
+	}
+	if r := h.run("loop", "create", "asker", "0 0 1 1 *", "--", "orcr", "agent", "ask", "--name", "helper", "-a", "mock",
+		"-p", "say=from-run", "--timeout", "30s"); r.exit != 0 {
+		t.Fatalf("loop create: %d %s %s", r.exit, r.stdout, r.stderr)
+	}
+	var ids []string
+	for range 2 {
+		start, err := c.LoopRunStart(context.Background(), "asker")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if run := waitRunEnded(t, c, "asker", start.Run.RunID); run.Status != "ok" {
+			t.Fatalf("run %+v (logs: %s)", run, h.run("loop", "logs", "asker").stdout)
+		}
+		ids = append(ids, start.Run.RunID)
+	}
+	// The count covers ended agents: the runs' helpers end (gc immediate) after answering.
+	eventually(t, 20*time.Second, "the runs' agents ended", func() bool {
+		return lsAll(t, c, "asker/"+ids[0]+"/helper").Status == socketapi.StatusEnded &&
+			lsAll(t, c, "asker/"+ids[1]+"/helper").Status == socketapi.StatusEnded
+	})
+	ls := h.run("loop", "run", "ls", "asker")
+	lines := strings.Split(strings.TrimSpace(ls.stdout), "\n")
+	if ls.exit != 0 || len(lines) != 3 || strings.Join(strings.Fields(lines[0]), " ") != "RUN STATUS KIND AGENTS STARTED ENDED" {
+		t.Fatalf("loop run ls: %d %q %q", ls.exit, ls.stdout, ls.stderr)
+	}
+	for i, id := range ids {
+		if f := strings.Fields(lines[i+1]); len(f) != 6 || f[0] != id || f[1] != "ok" || f[2] != "manual" || f[3] != "1" || f[5] == "-" {
+			t.Errorf("run line %q, want %s ok manual with 1 agent and an end", lines[i+1], id)
+		}
+	}
+	one := h.run("loop", "run", "ls", "asker", "--limit", "1")
+	if lines := strings.Split(strings.TrimSpace(one.stdout), "\n"); len(lines) != 2 || !strings.HasPrefix(lines[1], ids[1]) ||
+		!strings.Contains(one.stderr, "1 older run(s) not shown") {
+		t.Errorf("loop run ls --limit 1: %q %q", one.stdout, one.stderr)
+	}
+	if all := h.run("loop", "run", "ls", "asker", "--all", "--limit", "1"); strings.Count(all.stdout, "\n") != 3 {
+		t.Errorf("loop run ls --all: %q", all.stdout)
+	}
+
+	created := h.run("loop", "create", "later", "--once-at", "1h", "--", "true")
+	if created.exit != 0 || strings.Contains(created.stdout, "once at 1h") || !strings.Contains(created.stdout, "once at "+time.Now().Add(time.Hour).Format("Mon 2006-01-02")) {
+		t.Errorf("loop create --once-at 1h: %q %q", created.stdout, created.stderr)
+	}
+	lsLoops := h.run("loop", "ls", "later")
+	if f := strings.Fields(lsLoops.stdout); len(f) < 3 || !strings.HasPrefix(f[2], "once@") || f[2][len("once@"):] != strings.TrimPrefix(f[3], "next=") {
+		t.Errorf("loop ls of a once loop: %q", lsLoops.stdout)
 	}
 }

@@ -258,8 +258,8 @@ func checkPaneProcess(t *testing.T, uid, path, cwd string, argv []string) {
 }
 
 // TestClaudeTUIInStandinPaneLive: `orcr agent run -a claude` with the real claude
-// (docs/providers.md §3.2, §5.2, §10). As root without IS_SANDBOX the run is refused
-// up front (claude would refuse orcr's --dangerously-skip-permissions and exit). With
+// (docs/providers.md §3.2, §5.2, §10). As root without IS_SANDBOX, or with a value
+// claude does not take (yes), the run is refused up front (claude would refuse orcr's --dangerously-skip-permissions and exit). With
 // IS_SANDBOX=1 in the server's environment (or not as root) three agents start the
 // real TUI in stand-in panes with orcr's argv, environment and working directory:
 //   - in a directory claude was told to trust, with an API key it was told to use
@@ -285,7 +285,18 @@ func TestClaudeTUIInStandinPaneLive(t *testing.T) {
 		if rows := h.lsRows(t, "--all"); len(rows) != 0 {
 			t.Fatalf("a refused run left rows: %+v", rows)
 		}
-		stopServer(t, h) // the next run starts a server with IS_SANDBOX
+		// IS_SANDBOX=yes: claude refuses the bypass with it as without it (issue 33 #2).
+		stopServer(t, h)
+		h.env = append(h.env, provider.ClaudeSandboxEnv+"=yes")
+		ok, _, e = h.jsonRun(t, "agent.run", 2, "agent", "run", "-a", "claude", "--name", "root", "-p", "hello")
+		if ok || errDetail(e, "cause") != provider.CauseRefusesRoot || errDetail(e, "value") != "yes" ||
+			!strings.Contains(fmt.Sprint(e["message"]), "IS_SANDBOX=1") {
+			t.Fatalf("agent run -a claude as root with IS_SANDBOX=yes: %v, want environment_error %s naming the value", e, provider.CauseRefusesRoot)
+		}
+		if rows := h.lsRows(t, "--all"); len(rows) != 0 {
+			t.Fatalf("a refused run left rows: %+v", rows)
+		}
+		stopServer(t, h) // the next run starts a server with IS_SANDBOX=1
 	}
 	claudeSandbox(h)
 	trusted, work := trustClaude(t, h)

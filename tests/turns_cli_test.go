@@ -10,11 +10,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orcr-go/orcr/actors"
 	"github.com/orcr-go/orcr/herdr"
 )
 
-// panesLabelled lists the stand-in's panes carrying label (herdr pane.list).
-func panesLabelled(t *testing.T, sock, label string) []herdr.PaneInfo {
+// panesLabelled lists the stand-in's panes orcr labelled with path (herdr pane.list,
+// actors.PanePath).
+func panesLabelled(t *testing.T, sock, path string) []herdr.PaneInfo {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -24,7 +26,7 @@ func panesLabelled(t *testing.T, sock, label string) []herdr.PaneInfo {
 	}
 	var out []herdr.PaneInfo
 	for _, p := range panes {
-		if p.Label == label {
+		if at, _ := actors.PanePath(p.Label); at == path {
 			out = append(out, p)
 		}
 	}

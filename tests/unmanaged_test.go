@@ -431,3 +431,74 @@ func TestAdoptionCutOffByACrashIsFinished(t *testing.T) {
 	}
 	logHas(t, h, "reconcile: an adoption cut off by a crash finished")
 }
+
+// Issue 33 #3 (docs/lifecycle.md §13.5): two orcr homes on one herdr, each with its own
+// session. The second home's discovery leaves the first home's managed agent alone — not
+// listed, so it can be neither typed into nor killed nor adopted — while a pane started
+// by hand in the first home's session is an unmanaged agent to it like any other. The
+// hand-started pane is read in the same agent.list (one transaction per session) as the
+// managed one, so seeing it proves the managed one was passed over.
+func TestTwoHomesLeaveEachOthersAgentsAlone(t *testing.T) {
+	t.Parallel() // mostly waits (TUIs booting): see main_test.go
+	a, sock := herdrHome(t, `{"timings": {"gc_tick": "200ms"}}`)
+	xdg := strings.TrimSuffix(sock, filepath.Join("/herdr", "sessions", "orcr", "herdr.sock"))
+	b := newHome(t, "ORCR_HERDR_BIN="+sockettest.BuildBinaries(t).HerdrBin, "ORCR_ALLOW_MOCK_PROVIDER=1",
+		"ORCR_MOCK_AGENT_BIN="+sockettest.BuildBinaries(t).MockAgent, "XDG_CONFIG_HOME="+xdg,
+		"ORCR_ID=", "ORCR_PATH=", "ORCR_HERDR_SESSION=second")
+	t.Cleanup(func() {
+		stop := exec.Command(sockettest.BuildBinaries(t).HerdrBin, "session", "stop", "second")
+		stop.Env = b.env
+		stop.Run()
+	})
+	for _, h := range []*home{a, b} {
+		if r := h.run("server", "start"); r.exit != 0 {
+			t.Fatalf("server start: %d %s %s", r.exit, r.stdout, r.stderr)
+		}
+	}
+	if r := a.run("agent", "run", "-a", "mock", "--path", "team/a"); r.exit != 0 {
+		t.Fatalf("agent run: %d %s %s", r.exit, r.stdout, r.stderr)
+	}
+	ca := &socketapi.Client{Socket: filepath.Join(a.dir, "orcr.sock"), Timeout: 30 * time.Second}
+	if w, err := ca.Wait(context.Background(), socketapi.WaitRequest{Targets: []string{"team/a"}, Timeout: "40s"}); err != nil || !w.AllOK {
+		t.Fatalf("wait for the first home's agent: %+v %v", w, err)
+	}
+	// A pane started by hand in the first home's session.
+	owned := herdr.NewRemote(sock)
+	handPane, _ := userAgent(t, owned, "hand", nil)
+	handPath := "unmanaged/orcr/" + strings.ReplaceAll(handPane, ":", "_")
+
+	cb := &socketapi.Client{Socket: filepath.Join(b.dir, "orcr.sock"), Timeout: 30 * time.Second}
+	eventually(t, 20*time.Second, "the second home discovers the hand-started pane", func() bool {
+		_, ok := unmanagedRows(t, cb)[handPath]
+		return ok
+	})
+	rows := unmanagedRows(t, cb)
+	if len(rows) != 1 {
+		t.Errorf("the second home lists %d unmanaged agents, want only %s: %v", len(rows), handPath, rows)
+	}
+	// Through the CLI: the second home's ls, send and kill never reach the first home's agent.
+	ls := b.run("agent", "ls", "--json")
+	if ls.exit != 0 || !strings.Contains(ls.stdout, handPath) || strings.Contains(ls.stdout, "team/a") ||
+		strings.Count(ls.stdout, `"path"`) != 1 {
+		t.Errorf("second home's agent ls: %d %s %s", ls.exit, ls.stdout, ls.stderr)
+	}
+	// The path the first home's agent would have as the second home's unmanaged agent.
+	mine := lsAll(t, ca, "team/a")
+	as := "unmanaged/orcr/" + strings.ReplaceAll(deref(mine.PaneID), ":", "_")
+	for _, verb := range [][]string{{"agent", "send", as, "say=intruder"}, {"agent", "kill", "--force", as},
+		{"agent", "adopt", as, "--path", "stolen/a"}} {
+		if r := b.run(verb...); r.exit == 0 || !strings.Contains(r.stderr, "not_found") {
+			t.Errorf("orcr %v in the second home: %d %s %s", verb, r.exit, r.stdout, r.stderr)
+		}
+	}
+	st := a.run("agent", "ls", "--json")
+	if st.exit != 0 || !strings.Contains(st.stdout, `"team/a"`) || !strings.Contains(st.stdout, `"idle"`) {
+		t.Errorf("first home's agent after the second home's passes: %s %s", st.stdout, st.stderr)
+	}
+	if r := a.run("agent", "send", "team/a", "say=still_mine"); r.exit != 0 {
+		t.Fatalf("send to the first home's agent: %d %s %s", r.exit, r.stdout, r.stderr)
+	}
+	if r := a.run("agent", "wait", "team/a", "--timeout", "40s"); r.exit != 0 {
+		t.Errorf("wait for the first home's agent: %d %s %s", r.exit, r.stdout, r.stderr)
+	}
+}

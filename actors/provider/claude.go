@@ -64,6 +64,10 @@ func (claude) LaunchArgv(r Route) ([]string, error) {
 // has declared the machine a sandbox, and orcr passes it on to claude's panes.
 const ClaudeSandboxEnv = "IS_SANDBOX"
 
+// ClaudeSandboxValue is the only value of [ClaudeSandboxEnv] claude 2.1.328 takes:
+// "yes", "true", "01" or " 1" make it refuse the bypass as if the variable were unset.
+const ClaudeSandboxValue = "1"
+
 // Env passes [ClaudeSandboxEnv] on from the server's environment when it is set there.
 func (claude) Env(serverEnv []string) map[string]string {
 	if serverEnv == nil {
@@ -73,18 +77,23 @@ func (claude) Env(serverEnv []string) map[string]string {
 }
 
 // Preflight refuses a launch with [ClaudeBypassFlag] by a root server whose
-// environment has no [ClaudeSandboxEnv]: claude 2.1.328 exits at once then ("cannot be
-// used with root/sudo privileges"), which orcr would only see as a pane gone before
-// the first prompt (§3.2). The panes run as the server's user: herdr's socket is
-// private to that user.
+// environment does not have [ClaudeSandboxEnv]=[ClaudeSandboxValue]: claude 2.1.328
+// exits at once then ("cannot be used with root/sudo privileges"), which orcr would only
+// see as a pane gone before the first prompt (§3.2). The panes run as the server's user:
+// herdr's socket is private to that user.
 func (c claude) Preflight(r Route, euid int, serverEnv []string) error {
-	if r.Approvals || euid != 0 || c.Env(serverEnv)[ClaudeSandboxEnv] != "" {
+	v, set := c.Env(serverEnv)[ClaudeSandboxEnv]
+	if r.Approvals || euid != 0 || v == ClaudeSandboxValue {
 		return nil
 	}
-	return wire.Env(CauseRefusesRoot,
-		"claude refuses "+ClaudeBypassFlag+" when it runs as root: on a machine that is a sandbox set "+
-			ClaudeSandboxEnv+"=1 in the orcr server's environment (orcr passes it on to claude's panes), or run orcr and herdr as another user",
-		"provider", Claude, "flag", ClaudeBypassFlag, "env", ClaudeSandboxEnv)
+	msg := "claude refuses " + ClaudeBypassFlag + " when it runs as root: on a machine that is a sandbox set " +
+		ClaudeSandboxEnv + "=" + ClaudeSandboxValue + " in the orcr server's environment (orcr passes it on to claude's panes), or run orcr and herdr as another user"
+	details := []any{"provider", Claude, "flag", ClaudeBypassFlag, "env", ClaudeSandboxEnv}
+	if set && v != "" {
+		msg = "claude takes only " + ClaudeSandboxEnv + "=" + ClaudeSandboxValue + ", not " + ClaudeSandboxEnv + "=" + v + ": " + msg
+		details = append(details, "value", v)
+	}
+	return wire.Env(CauseRefusesRoot, msg, details...)
 }
 
 // ClaudeTrustScreens are phrases of claude's question whether to trust the working

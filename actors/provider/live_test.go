@@ -465,3 +465,54 @@ func TestClaudeRouteValuesLive(t *testing.T) {
 		}
 	}
 }
+
+// claudeRootRefusal is what claude 2.1.328 prints when it refuses its permission bypass
+// as root (docs/providers.md §3.2).
+const claudeRootRefusal = "cannot be used with root/sudo privileges"
+
+// TestClaudeSandboxValueLive (issue 33 #2, docs/providers.md §3.2): orcr's root check
+// agrees with the real claude on every value of IS_SANDBOX. Each value runs `claude
+// --dangerously-skip-permissions -p hi` as root in an empty home with nothing of the
+// test's environment but PATH: claude either refuses the bypass at once or goes on and
+// stops without credentials ("Not logged in"), before any network call. Preflight must
+// refuse exactly the values claude refuses. Only root sees claude's check.
+func TestClaudeSandboxValueLive(t *testing.T) {
+	cli := providertest.Require(t, provider.Claude)
+	if os.Geteuid() != 0 {
+		t.Skip("claude's root check is only observable as root")
+	}
+	p, err := provider.Lookup(provider.Claude, provider.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := provider.Route{Provider: provider.Claude}
+	argv := append(launchArgv(t, r), "-p", "hi")
+	if !slices.Contains(argv, provider.ClaudeBypassFlag) {
+		t.Fatalf("launch argv %q has no %s", argv, provider.ClaudeBypassFlag)
+	}
+	accepted := 0
+	for _, v := range []string{"1", "yes", "true", "TRUE", "0", "01", " 1", ""} {
+		home := t.TempDir()
+		env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "TERM=dumb", provider.ClaudeSandboxEnv + "=" + v}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		cmd := exec.CommandContext(ctx, cli.Path, argv[1:]...)
+		cmd.Env, cmd.Dir = env, home
+		out, _ := cmd.CombinedOutput() // exits 1 either way: refused, or not logged in
+		late := ctx.Err() != nil
+		cancel()
+		if late {
+			t.Fatalf("IS_SANDBOX=%q: %q did not stop within 30 s: %s", v, argv, out)
+		}
+		refused := strings.Contains(string(out), claudeRootRefusal)
+		if !refused {
+			accepted++
+		}
+		if perr := p.Preflight(r, 0, env); (perr != nil) != refused {
+			t.Errorf("%s %s with IS_SANDBOX=%q: claude refuses the bypass: %v; orcr's preflight: %v\n%s",
+				cli.Name, cli.Version, v, refused, perr, out)
+		}
+	}
+	if accepted == 0 {
+		t.Errorf("%s %s took no value of IS_SANDBOX, so this probe proves nothing", cli.Name, cli.Version)
+	}
+}

@@ -618,6 +618,8 @@ func TestPreflight(t *testing.T) {
 	}{
 		{"root with the bypass", bypass, 0, []string{"PATH=/bin"}, true},
 		{"root with the bypass, IS_SANDBOX empty", bypass, 0, []string{"IS_SANDBOX="}, true},
+		{"root with the bypass, IS_SANDBOX=yes", bypass, 0, []string{"IS_SANDBOX=yes"}, true},
+		{"root with the bypass, IS_SANDBOX=true", bypass, 0, []string{"IS_SANDBOX=true"}, true},
 		{"root with the bypass on a sandbox", bypass, 0, sandbox, false},
 		{"root with approvals", approvals, 0, []string{"PATH=/bin"}, false},
 		{"a user with the bypass", bypass, 1000, []string{"PATH=/bin"}, false},
@@ -633,6 +635,10 @@ func TestPreflight(t *testing.T) {
 		if !errors.As(err, &we) || we.Code != wire.EnvironmentError || we.Details["cause"] != provider.CauseRefusesRoot ||
 			!strings.Contains(we.Message, "IS_SANDBOX=1") {
 			t.Errorf("%s: %v, want environment_error %s naming IS_SANDBOX=1", tc.name, err, provider.CauseRefusesRoot)
+		}
+		if v := strings.TrimPrefix(tc.env[0], "IS_SANDBOX="); v != tc.env[0] && v != "" &&
+			(we.Details["value"] != v || !strings.Contains(we.Message, "not IS_SANDBOX="+v)) {
+			t.Errorf("%s: %v, want the refused value %q named", tc.name, err, v)
 		}
 	}
 	if got := claude.Env(sandbox); len(got) != 1 || got["IS_SANDBOX"] != "1" {

@@ -55,8 +55,9 @@ type Startup struct {
 
 	// ReadyBudget (submit_ready_ms) bounds the readiness wait before the first text is
 	// typed; 0 skips it. Every ReadyPoll the pane is ready when herdr's agent.list
-	// reports it with a status other than "unknown", or when two consecutive
-	// visible-screen reads are non-empty and identical. On expiry deliver anyway.
+	// reports it working or blocked, or when two consecutive visible-screen reads are
+	// non-empty and identical (herdr's idle proves nothing: a booting TUI's screen reads
+	// idle too). On expiry deliver anyway.
 	ReadyBudget time.Duration
 	ReadyPoll   time.Duration
 

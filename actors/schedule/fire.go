@@ -123,15 +123,20 @@ func (s Schedule) Resume(next, now time.Time) Step {
 }
 
 // Recover is the step of server start for an active or paused loop whose next_fire_at
-// is next (docs/loops.md §5.3): an occurrence at or before now passed while no
-// server ran, so it is skipped with [SkipMissedWhileDown] (once, for the first missed
-// occurrence only) and the schedule advances from now — a once loop ends without ever
-// running. A loop with no next fire, or one still ahead, keeps it.
-func (s Schedule) Recover(next, now time.Time) Step {
-	if next.IsZero() || now.Before(next) {
+// is next, given the instant started at which this server started (docs/loops.md §5.3):
+// an occurrence before started passed while no server ran, so it is skipped with
+// [SkipMissedWhileDown] (once, for the first missed occurrence only) and a cron loop
+// advances to its first occurrence at or after started — a once loop ends without ever
+// running. An occurrence at or after started came while this server ran, recovering: it
+// is kept, and the tick judges it like any other ([Due]). A loop with no next fire keeps
+// it. The rule reads the server's start, never the moment recovery reaches the loop,
+// which comes after the runs' clean-up (agents' shutdown graces) and may be seconds
+// later.
+func (s Schedule) Recover(next, started time.Time) Step {
+	if next.IsZero() || !next.Before(started) {
 		return Step{Next: next}
 	}
-	st := s.Advance(now)
+	st := s.Advance(started.Add(-time.Nanosecond)) // Advance is strictly after its instant
 	st.Skip = SkipMissedWhileDown
 	return st
 }

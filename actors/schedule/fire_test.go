@@ -67,15 +67,25 @@ func TestScheduleSteps(t *testing.T) {
 			schedule.Step{End: true, Skip: schedule.SkipMissedWhilePaused}},
 		{"resume once, ahead", once.Resume(ahead, now), step(ahead)},
 		{"resume once, exactly now", once.Resume(now, now), step(now)},
-		// Server start: an occurrence at or before now passed while nothing ran.
+		// Server start (started): an occurrence before the server started passed while
+		// nothing ran; one at or after it came while this server ran, recovering, and is
+		// kept for the tick, however late recovery reaches the loop.
 		{"recover cron, missed", hourly.Recover(past, now),
 			schedule.Step{Next: nextHour, Skip: schedule.SkipMissedWhileDown}},
-		{"recover cron, due exactly now", hourly.Recover(now, now),
+		{"recover cron, missed just before the start", hourly.Recover(now.Add(-time.Millisecond), now),
+			schedule.Step{Next: nextHour, Skip: schedule.SkipMissedWhileDown}},
+		{"recover cron, due exactly at the start", hourly.Recover(now, now), step(now)},
+		{"recover cron, due while recovering", hourly.Recover(now.Add(700*time.Millisecond), now),
+			step(now.Add(700 * time.Millisecond))},
+		{"recover cron, missed, started 0.7 s before an occurrence", hourly.Recover(past, nextHour.Add(-700*time.Millisecond)),
+			schedule.Step{Next: nextHour, Skip: schedule.SkipMissedWhileDown}},
+		{"recover cron, missed, started on an occurrence", hourly.Recover(past, nextHour),
 			schedule.Step{Next: nextHour, Skip: schedule.SkipMissedWhileDown}},
 		{"recover cron, ahead", hourly.Recover(ahead, now), step(ahead)},
 		{"recover cron, no next fire", never.Recover(time.Time{}, now), schedule.Step{}},
 		{"recover once, missed", once.Recover(past, now),
 			schedule.Step{End: true, Skip: schedule.SkipMissedWhileDown}},
+		{"recover once, due while recovering", once.Recover(now.Add(time.Second), now), step(now.Add(time.Second))},
 		{"recover once, ahead", once.Recover(ahead, now), step(ahead)},
 	}
 	for _, tt := range tests {

@@ -30,10 +30,18 @@ type Entry = socketapi.LogEntry
 // text that is not blank (only white space), verbatim, and true; or "", false when
 // there is none. When one assistant message has several text blocks this is the last
 // block, not their concatenation (docs/providers.md §3.6, kept for compatibility).
-func LastResponse(entries []Entry) (string, bool) {
+func LastResponse(entries []Entry) (string, bool) { return lastText(entries, RoleAssistant) }
+
+// LastPrompt returns the text of the last entry with role user and kind text that is
+// not blank, and true; or "", false when there is none. Recovery reads it as evidence
+// that a prompt a crash cut off reached the agent (docs/lifecycle.md §13.1).
+func LastPrompt(entries []Entry) (string, bool) { return lastText(entries, RoleUser) }
+
+// lastText is the text of the last entry of role with kind text that is not blank.
+func lastText(entries []Entry, role string) (string, bool) {
 	for i := len(entries) - 1; i >= 0; i-- {
 		e := entries[i]
-		if e.Role == RoleAssistant && e.Kind == KindText && strings.TrimSpace(e.Text) != "" {
+		if e.Role == role && e.Kind == KindText && strings.TrimSpace(e.Text) != "" {
 			return e.Text, true
 		}
 	}

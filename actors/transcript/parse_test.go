@@ -189,27 +189,37 @@ func TestReadErrors(t *testing.T) {
 	}
 }
 
-func TestLastResponse(t *testing.T) {
+func TestLastResponseAndPrompt(t *testing.T) {
 	a := func(kind, text string) transcript.Entry {
 		return transcript.Entry{Role: "assistant", Kind: kind, Text: text}
 	}
+	u := func(kind, text string) transcript.Entry {
+		return transcript.Entry{Role: "user", Kind: kind, Text: text}
+	}
 	for _, tc := range []struct {
 		name    string
+		last    func([]transcript.Entry) (string, bool)
 		entries []transcript.Entry
 		want    string
 		ok      bool
 	}{
-		{"none", nil, "", false},
-		{"verbatim", []transcript.Entry{a("text", "  two\nlines \n")}, "  two\nlines \n", true},
-		{"last wins", []transcript.Entry{a("text", "first"), a("text", "second")}, "second", true},
-		{"skips blank", []transcript.Entry{a("text", "answer"), a("text", " \n\t")}, "answer", true},
-		{"skips non-text", []transcript.Entry{a("text", "answer"), a("thinking", "hmm"), a("tool_use", "")}, "answer", true},
-		{"skips user", []transcript.Entry{a("text", "answer"), {Role: "user", Kind: "text", Text: "thanks"}}, "answer", true},
-		{"only user", []transcript.Entry{{Role: "user", Kind: "text", Text: "q"}}, "", false},
+		{"response: none", transcript.LastResponse, nil, "", false},
+		{"response: verbatim", transcript.LastResponse, []transcript.Entry{a("text", "  two\nlines \n")}, "  two\nlines \n", true},
+		{"response: last wins", transcript.LastResponse, []transcript.Entry{a("text", "first"), a("text", "second")}, "second", true},
+		{"response: skips blank", transcript.LastResponse, []transcript.Entry{a("text", "answer"), a("text", " \n\t")}, "answer", true},
+		{"response: skips non-text", transcript.LastResponse, []transcript.Entry{a("text", "answer"), a("thinking", "hmm"), a("tool_use", "")}, "answer", true},
+		{"response: skips user", transcript.LastResponse, []transcript.Entry{a("text", "answer"), u("text", "thanks")}, "answer", true},
+		{"response: only user", transcript.LastResponse, []transcript.Entry{u("text", "q")}, "", false},
+		{"prompt: none", transcript.LastPrompt, nil, "", false},
+		{"prompt: last wins", transcript.LastPrompt, []transcript.Entry{u("text", "first"), u("text", "second")}, "second", true},
+		{"prompt: skips tool results", transcript.LastPrompt, []transcript.Entry{u("text", "do it"), u("tool_result", "ran")}, "do it", true},
+		{"prompt: skips blank", transcript.LastPrompt, []transcript.Entry{u("text", "ask"), u("text", "  ")}, "ask", true},
+		{"prompt: skips the answer", transcript.LastPrompt, []transcript.Entry{u("text", "ask"), a("text", "done")}, "ask", true},
+		{"prompt: only assistant", transcript.LastPrompt, []transcript.Entry{a("text", "hi")}, "", false},
 	} {
-		got, ok := transcript.LastResponse(tc.entries)
+		got, ok := tc.last(tc.entries)
 		if got != tc.want || ok != tc.ok {
-			t.Errorf("LastResponse(%s): got %q, %v; want %q, %v", tc.name, got, ok, tc.want, tc.ok)
+			t.Errorf("%s: got %q, %v; want %q, %v", tc.name, got, ok, tc.want, tc.ok)
 		}
 	}
 }

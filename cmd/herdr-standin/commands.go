@@ -32,6 +32,7 @@ func cmdServer(session string, prof profile, stderr io.Writer) int {
 		Protocol:      prof.protocol,
 		CompletionSeq: prof.completionSeq,
 		Toasts:        prof.toasts,
+		NoDetection:   prof.noDetection,
 		OnNotify:      toastLogger(prof.toastLog, stderr),
 		BinPath:       exe,
 		Logf:          func(f string, a ...any) { fmt.Fprintf(stderr, f+"\n", a...) },

@@ -16,6 +16,7 @@ type profile struct {
 	completionSeq bool
 	toasts        bool
 	toastLog      string
+	noDetection   bool
 }
 
 // defaultVersions names a herdr release for every protocol the stand-in can play (the
@@ -30,6 +31,8 @@ var defaultVersions = map[int]string{16: "0.7.2", 20: "0.8.2", 22: "0.9.0"}
 //	HERDR_STANDIN_TOASTS=0|1          default 0 (herdr's default config: toasts off)
 //	HERDR_STANDIN_TOAST_LOG=<file>    with toasts, each shown notification is appended
 //	                                  to it as a JSON line {"title", "body"}
+//	HERDR_STANDIN_DETECT=0|1          default 1: detect claude and codex in panes
+//	                                  (herdrtest.Options.NoDetection when 0)
 //
 // Child processes (a server started by `--session N server`) inherit them.
 func loadProfile(getenv func(string) string) (profile, error) {
@@ -61,6 +64,13 @@ func loadProfile(getenv func(string) string) (profile, error) {
 		return p, fmt.Errorf("HERDR_STANDIN_TOASTS=%q: want 0 or 1", v)
 	}
 	p.toastLog = getenv("HERDR_STANDIN_TOAST_LOG")
+	switch v := getenv("HERDR_STANDIN_DETECT"); v {
+	case "", "1":
+	case "0":
+		p.noDetection = true
+	default:
+		return p, fmt.Errorf("HERDR_STANDIN_DETECT=%q: want 0 or 1", v)
+	}
 	return p, nil
 }
 

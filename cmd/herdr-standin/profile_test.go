@@ -29,6 +29,9 @@ func TestLoadProfile(t *testing.T) {
 		{map[string]string{"HERDR_STANDIN_COMPLETION_SEQ": "yes"}, profile{}, true},
 		{map[string]string{"HERDR_STANDIN_TOASTS": "1", "HERDR_STANDIN_TOAST_LOG": "/t"}, profile{protocol: 20, version: "0.8.2", toasts: true, toastLog: "/t"}, false},
 		{map[string]string{"HERDR_STANDIN_TOASTS": "on"}, profile{}, true},
+		{map[string]string{"HERDR_STANDIN_DETECT": "0"}, profile{protocol: 20, version: "0.8.2", noDetection: true}, false},
+		{map[string]string{"HERDR_STANDIN_DETECT": "1"}, profile{protocol: 20, version: "0.8.2"}, false},
+		{map[string]string{"HERDR_STANDIN_DETECT": "no"}, profile{}, true},
 	}
 	for _, tt := range tests {
 		got, err := loadProfile(func(k string) string { return tt.env[k] })

@@ -17,11 +17,15 @@ import (
 
 // tryCommands are the commands the sandbox suggests after its exports. The README's
 // "Try it without herdr" block runs the same lines, and a test runs that block.
+// The scaffolded workflow (Go, on this checkout's SDK) goes next to the home, inside the
+// sandbox, and runs on the sandbox's defaults.agent, the mock.
 var tryCommands = []string{
 	`orcr agent run -a mock --name hello -p "hello there"`,
 	`orcr agent wait hello`,
 	`orcr agent ls`,
 	`orcr agent logs hello --last-response`,
+	`ORCR_SDK_SPEC="$PWD" orcr scaffold "$ORCR_HOME/../wf" --lang go`,
+	`go -C "$ORCR_HOME/../wf" run .`,
 	`orcr server stop`,
 	`herdr session stop orcr`,
 }
@@ -61,6 +65,9 @@ func sandbox(ctx context.Context, dir string, stdout, stderr io.Writer) error {
 	if err := os.WriteFile(filepath.Join(dir, sandboxMarker), []byte("made by go run ./cmd/orcr-demo --sandbox\n"), 0o600); err != nil {
 		return err
 	}
+	if err := writeSandboxConfig(home); err != nil {
+		return err
+	}
 	fmt.Fprintf(stderr, "building orcr, the herdr stand-in and the mock provider into %s\n", bin)
 	if err := buildBinaries(ctx, bin, stderr); err != nil {
 		return err
@@ -75,13 +82,35 @@ func sandbox(ctx context.Context, dir string, stdout, stderr io.Writer) error {
 	for _, line := range sandboxExports(dir) {
 		fmt.Fprintln(stdout, line)
 	}
-	fmt.Fprintf(stderr, "\nsandbox ready in %s: orcr home %s, herdr stand-in state %s.\n", dir, home, xdg)
+	fmt.Fprintf(stderr, "\nsandbox ready in %s: orcr home %s (defaults.agent mock), herdr stand-in state %s.\n", dir, home, xdg)
 	fmt.Fprintf(stderr, "Apply the export lines above to your shell, or run this command as\n\n  eval \"$(go run ./cmd/orcr-demo --sandbox %s)\"\n\nthen try:\n\n", dir)
 	for _, c := range tryCommands {
 		fmt.Fprintf(stderr, "  %s\n", c)
 	}
 	fmt.Fprintf(stderr, "\nWhen done, after the last two: rm -rf %s\n", dir)
 	return nil
+}
+
+// sandboxConfig is the sandbox home's config.json: the mock is the default provider, so
+// what names none (the scaffolded workflows) runs there; claude, the built-in default,
+// cannot run in the stand-in.
+const sandboxConfig = `{"defaults": {"agent": "mock"}}` + "\n"
+
+// writeSandboxConfig writes home/config.json unless one is there (a rebuild keeps
+// what the user changed).
+func writeSandboxConfig(home string) error {
+	f, err := os.OpenFile(filepath.Join(home, "config.json"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, os.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteString(sandboxConfig); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // checkSandboxDir accepts a missing or empty directory, or an earlier sandbox.

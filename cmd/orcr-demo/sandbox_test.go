@@ -152,9 +152,17 @@ func TestReadmeSandboxRecipe(t *testing.T) {
 		`orcr agent wait hello`:                                func(r shellResult) bool { return r.stdout == "hello  turn_complete\n" },
 		`orcr agent ls`:                                        func(r shellResult) bool { return ls.MatchString(r.stdout) },
 		`orcr agent logs hello --last-response`:                func(r shellResult) bool { return r.stdout == "RESPONSE: hello there\nDONE\n" },
-		`orcr server stop`:                                     func(r shellResult) bool { return r.stdout == "server stopped\n" },
-		`herdr session stop orcr`:                              func(r shellResult) bool { return r.stdout == "stopped session orcr\n" },
-		"rm -rf " + readmeDir:                                  func(shellResult) bool { _, err := os.Stat(dir); return errors.Is(err, os.ErrNotExist) },
+		tryCommands[4]: func(r shellResult) bool {
+			return strings.HasPrefix(r.stdout, "scaffolded "+filepath.Join(dir, "wf")+" (go.mod, main.go")
+		},
+		// The scaffolded workflow as shipped: it names no provider, so the sandbox's
+		// defaults.agent (mock) answers, and its agent ends (gc immediate).
+		tryCommands[5]: func(r shellResult) bool {
+			return r.stdout == "RESPONSE: In one short sentence, tell me which coding agent you are, then say DONE\nDONE\n"
+		},
+		`orcr server stop`:        func(r shellResult) bool { return r.stdout == "server stopped\n" },
+		`herdr session stop orcr`: func(r shellResult) bool { return r.stdout == "stopped session orcr\n" },
+		"rm -rf " + readmeDir:     func(shellResult) bool { _, err := os.Stat(dir); return errors.Is(err, os.ErrNotExist) },
 	}
 	for _, line := range lines[1:] {
 		check, ok := checks[line]

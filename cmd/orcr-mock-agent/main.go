@@ -302,7 +302,8 @@ func envDump(environ []string) map[string]string {
 
 // usage is printed to stderr for a command line the program does not take.
 const usage = "usage: orcr-mock-agent [--skip-permissions] [--resume <transcript path>]\n" +
-	"       orcr-mock-agent " + ClaudeSessionHook + "   (a claude hook: reports the session to herdr)\n"
+	"       orcr-mock-agent " + ClaudeSessionHook + "   (a claude hook: reports the session to herdr)\n" +
+	"       orcr-mock-agent " + CodexSessionHook + "    (a codex hook: reports the session to herdr)\n"
 
 // cmdLine is what the command line asks for.
 type cmdLine struct {
@@ -349,6 +350,9 @@ func main() {
 func run(args []string) int {
 	if len(args) == 1 && args[0] == ClaudeSessionHook {
 		return claudeSessionHook(os.Stdin, os.Getenv, log.New(os.Stderr, "orcr-mock-agent: ", 0))
+	}
+	if len(args) == 1 && args[0] == CodexSessionHook {
+		return codexSessionHook(os.Stdin, os.Getenv, log.New(os.Stderr, "orcr-mock-agent: ", 0))
 	}
 	cl, err := parseArgs(args)
 	if err != nil {

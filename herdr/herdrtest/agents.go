@@ -3,6 +3,7 @@ package herdrtest
 import (
 	"encoding/json"
 	"errors"
+	"time"
 )
 
 // sessionOnlySources are the official sources whose reports never change the state
@@ -110,6 +111,9 @@ func (s *Session) hReportAgent(raw json.RawMessage) (any, error) {
 		return nil, err
 	}
 	return s.onReport(p.PaneID, p.Source, p.Seq, func(pn *pane) {
+		if reportConflictsLocked(pn, agent) {
+			return // the pane's process is another agent
+		}
 		if sessionOnlySources[p.Source] {
 			if pn.agent == "" {
 				pn.agent = agent // stands in for process detection of the official agent
@@ -128,7 +132,8 @@ func (s *Session) hReportAgent(raw json.RawMessage) (any, error) {
 		}
 		pn.authority = p.Source
 		pn.skipsScreen = officialSource(p.Source, agent) && lifecycleAgents[agent]
-		s.setStatusLocked(pn, p.State)
+		pn.hookState, pn.hookAt = p.State, time.Now()
+		s.applyDetectionLocked(pn)
 		s.recordSessionLocked(pn, p.Source, agent, p.AgentSessionID, p.AgentSessionPath)
 	})
 }
@@ -153,6 +158,9 @@ func (s *Session) hReportAgentSession(raw json.RawMessage) (any, error) {
 		return nil, err
 	}
 	return s.onReport(p.PaneID, p.Source, p.Seq, func(pn *pane) {
+		if reportConflictsLocked(pn, agent) {
+			return
+		}
 		if pn.agent == "" && officialSource(p.Source, agent) {
 			pn.agent = agent
 		}
@@ -167,10 +175,21 @@ type releaseAgentParams struct {
 	Seq    *uint64 `json:"seq"`
 }
 
-// clearAgentLocked ends a reporter's authority: the pane stops being an agent pane.
+// clearAgentLocked ends a reporter's authority: the pane stops being an agent pane,
+// unless process detection found an agent in it; that agent's screen state holds
+// then, and so does a session reference another source reported.
 func (s *Session) clearAgentLocked(pn *pane) {
+	if pn.detAgent != "" {
+		if pn.session != nil && pn.session.Source == pn.authority {
+			pn.session = nil
+		}
+		pn.authority, pn.skipsScreen, pn.hookState = "", false, ""
+		pn.revision++
+		s.applyDetectionLocked(pn)
+		return
+	}
 	s.setStatusLocked(pn, StatusUnknown)
-	pn.agent, pn.authority, pn.session, pn.skipsScreen = "", "", nil, false
+	pn.agent, pn.authority, pn.session, pn.skipsScreen, pn.hookState = "", "", nil, false, ""
 	pn.revision++
 }
 

@@ -36,8 +36,20 @@
 // (herdr:claude, herdr:codex, …) never change the state and are the only ones whose
 // session ids become agent_session; idle reads as done until the pane's tab is
 // focused, unless the working/blocked → idle transition happened in the visible tab.
-// [Session.SetAgentStatus] and [Session.SetAgentSession] stand in for process and
-// screen detection, which the stand-in does not do.
+//
+// Detection (docs/herdr.md §5.2, written from herdr 0.8.2's): every pane is watched on
+// a 300 ms tick. A probe of its foreground process group in /proc names claude or codex
+// ([DetectAgentScreen] has rules for those two only; other agents are not detected): the
+// pane becomes that agent's, unknown for a 3 s startup grace, and then its screen rules
+// — applied to the pane's detection text, the title and the OSC 9 payload the program
+// set — decide idle, working or blocked. A working → idle change without visible
+// evidence waits for three more sightings or 700 ms; a visible blocker is republished
+// every 800 ms. A custom reporter's state wins over the screen's, except that a visible
+// blocker of the same agent seen after the report reads blocked; a report naming
+// another known agent than the detected one is ignored. When the agent leaves and the
+// pane's own program is in front again, the pane reads idle, then plain.
+// [Options].NoDetection turns detection off. [Session.SetAgentStatus] and
+// [Session.SetAgentSession] set a pane's state directly, for tests that run no real CLI.
 //
 // Pane output goes through the package's own VT emulator (80×24, text only, 10 000
 // scrollback rows; cursor movement, erase, insert/delete, scroll regions, alternate
@@ -57,10 +69,18 @@
 //   - pane.release_agent / clear_agent_authority clear the agent label, status and
 //     agent_session when the releasing source is the one that set them.
 //   - A session-only official report on a pane with no agent label sets the label
-//     (standing in for process detection); on a pane labelled with another agent it
-//     is ignored. herdr 0.8.2 does not label the pane, takes only its own agents'
-//     sources (never herdr:mock, which the stand-in takes) and, but for pi and omp,
-//     only a session id, never a path (docs/herdr.md §12, still open).
+//     (before the first probe, or for an agent the stand-in does not detect); on a
+//     pane labelled with another agent it is ignored. herdr 0.8.2 does not label
+//     the pane, takes only its own agents' sources (never herdr:mock, which the
+//     stand-in takes) and, but for pi and omp, only a session id, never a path
+//     (docs/herdr.md §12, still open).
+//   - Detection: the rule set (herdr 0.8.2's bundled rules; a real herdr fetches newer
+//     ones from herdr.dev, and 0.8.0's predate claude 2.1.228's spinner), the probe pace (500 ms in a pane's first 8 s, 5 s once an agent is
+//     found, 2 s on a changing screen after that), finding a job's members through
+//     /proc/<pid>/task/*/children from the pane's process, the emulator the rules read
+//     (see pane.read above), and how release and detection combine: a release leaves
+//     a detected agent's pane with the screen's state and a session another source
+//     reported.
 //   - pane.move's focused_pane_id is the target tab's focused pane; layout rectangles
 //     assume an 80×24 area; split ids are "split" plus a 0/1 path.
 //   - layout.apply without workspace_id and with no active workspace answers

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/orcr-go/orcr/herdr/herdrschema"
 )
@@ -105,6 +106,16 @@ type pane struct {
 	session     *AgentSessionInfo
 	revision    uint64
 	skipsScreen bool
+	hookState   string    // the state the custom reporter (authority) reported
+	hookAt      time.Time // when it did
+
+	// Process and screen detection (detection.go): the agent found in the pane's
+	// foreground, the state its screen rules published, whether that is a visible
+	// blocker, and when it was published.
+	detAgent   string
+	detState   string
+	detBlocker bool
+	detAt      time.Time
 }
 
 // effectiveStatus applies the seen rule: idle and unseen reads as done.

@@ -73,6 +73,13 @@ func (s *Session) newPaneLocked(w *workspace, t *tab, spec spawnSpec, label stri
 		defer s.wg.Done()
 		p.pump(ptmx)
 	}()
+	if !s.opts.NoDetection {
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			s.watchAgent(p)
+		}()
+	}
 	go func() {
 		defer s.wg.Done()
 		_ = cmd.Wait()
@@ -105,6 +112,8 @@ func (s *Session) paneEnv(caller map[string]string, wsID, tabID, paneID string) 
 	if s.name == "default" {
 		delete(m, "HERDR_SESSION")
 	}
+	// herdr starts no pane inside the codex conversation it may itself run in.
+	delete(m, "CODEX_THREAD_ID")
 	for k, v := range caller {
 		set(k, v)
 	}

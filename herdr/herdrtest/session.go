@@ -75,6 +75,10 @@ type Options struct {
 	OnResponse func(method string, raw []byte)
 	// OnRequest, when set, is called with every complete request line read.
 	OnRequest func(raw []byte)
+	// NoDetection turns off process and screen detection (docs/herdr.md §12): panes
+	// then become agent panes only by reports and the test hooks, as before the
+	// stand-in detected claude and codex.
+	NoDetection bool
 }
 
 var sessionNameRE = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)

@@ -86,7 +86,10 @@ type terminal struct {
 	bracketedPaste bool
 	appCursor      bool
 	title          string
-	reply          func([]byte) // answers to DSR/DA queries; may be nil
+	// agentTitle and agentProgress are the last title (OSC 0/2) and OSC 9 payload, kept
+	// for the screen rules (detector.go) and cleared when another agent appears.
+	agentTitle, agentProgress string
+	reply                     func([]byte) // answers to DSR/DA queries; may be nil
 }
 
 func newTerminal(rows, cols int, reply func([]byte)) *terminal {
@@ -197,9 +200,46 @@ func (t *terminal) endOSC() {
 	s := string(t.osc)
 	t.osc = t.osc[:0]
 	num, rest, ok := strings.Cut(s, ";")
-	if ok && (num == "0" || num == "2") {
+	switch {
+	case ok && (num == "0" || num == "2"):
 		t.title = rest
+		t.agentTitle = oscText(rest)
+	case ok && num == "9":
+		t.agentProgress = oscText(rest)
 	}
+}
+
+// oscText is an OSC payload as the screen rules read it: without control characters,
+// at most 256 characters.
+func oscText(s string) string {
+	var b strings.Builder
+	n := 0
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			continue
+		}
+		if n++; n > 256 {
+			break
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// agentOSC returns the title and OSC 9 payload the program set since the last
+// clearAgentOSC.
+func (t *terminal) agentOSC() (title, progress string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.agentTitle, t.agentProgress
+}
+
+// clearAgentOSC forgets the title and OSC 9 payload a previous program set, so that a
+// new agent is not judged by them.
+func (t *terminal) clearAgentOSC() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.agentTitle, t.agentProgress = "", ""
 }
 
 func (t *terminal) control(b byte) {
@@ -561,6 +601,14 @@ func (t *terminal) snapshot() termSnapshot {
 		s.history = append(cp(t.scrollback), s.screen...)
 	}
 	return s
+}
+
+// detectionText is the active screen without its trailing blank rows, one line per
+// row (pane.read's "detection"), read without copying the scrollback.
+func (t *terminal) detectionText() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return joinRows(trimTrailingBlank(t.grid().rows))
 }
 
 func (t *terminal) modes() (bracketed, appCursor bool) {

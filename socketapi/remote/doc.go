@@ -62,6 +62,8 @@
 // a [*Truncated] error value and the stream continues from the window's start. On
 // lagged, internal or a dropped connection it re-dials with jittered, bounded backoff
 // and subscribes from the seq after the last event it yielded; unauthorized and
-// superseded end the iteration with an [*Error]. The agent keeps running whatever
+// superseded end the iteration with an [*Error]. A [SessionEnded] event, the last of
+// every log, ends it without an error: the agent ended, its tokens were revoked, and the
+// server closes the connection normally after it. The agent keeps running whatever
 // happens to the socket: a dropped connection never cancels a turn.
 package remote

@@ -32,8 +32,12 @@ func (e *Truncated) Error() string {
 		e.RequestedFromSeq, e.FromSeq-1, e.FromSeq)
 }
 
-// errStop ends a stream whose consumer broke out of the loop.
+// errStop ends a stream whose consumer broke out of the loop, or whose log ended.
 var errStop = errors.New("remote: stream stopped")
+
+// SessionEnded is the type of the last entry of every agent's log: the agent ended, its
+// tokens were revoked, and the server closes the connection once it is sent.
+const SessionEnded = "session/ended"
 
 // Stream dials, subscribes from fromSeq and yields the agent's session events in seq
 // order, exactly once each (docs/remote.md §6):
@@ -56,6 +60,8 @@ var errStop = errors.New("remote: stream stopped")
 //     with an [*Error]; so do other HTTP answers ([*HandshakeError]), [ErrProto], a
 //     malformed server frame, one over [MaxServerFrame], a bad base URL and a negative
 //     fromSeq.
+//   - After a [SessionEnded] event, the last of every log, the iteration ends without
+//     an error (the agent ended; the server closes the connection normally).
 //   - When ctx ends, the iteration yields ctx.Err() and ends.
 //
 // Every error but [*Truncated] is the last value yielded. Breaking out of the loop closes
@@ -181,7 +187,7 @@ func (s *stream) serve(ctx context.Context, c *Conn) error {
 				synced = false
 			default:
 				synced = true
-				if !s.yield(f, nil) {
+				if !s.yield(f, nil) || f.Type == SessionEnded {
 					return errStop
 				}
 				s.next++

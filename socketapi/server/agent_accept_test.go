@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orcr-go/orcr/actors"
 	"github.com/orcr-go/orcr/herdr"
 	"github.com/orcr-go/orcr/socketapi"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
@@ -212,7 +213,8 @@ func herdrSocket() string {
 	return filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "herdr", "sessions", "orcr", "herdr.sock")
 }
 
-// panesUnder lists the owned session's panes whose label is path or lies under prefix/.
+// panesUnder lists the owned session's panes whose label names prefix or a path under
+// prefix/ (orcr's pane label, actors.PanePath).
 func panesUnder(t *testing.T, prefix string) []herdr.PaneInfo {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -223,7 +225,7 @@ func panesUnder(t *testing.T, prefix string) []herdr.PaneInfo {
 	}
 	var out []herdr.PaneInfo
 	for _, p := range panes {
-		if p.Label == prefix || strings.HasPrefix(p.Label, prefix+"/") {
+		if path, _ := actors.PanePath(p.Label); path == prefix || strings.HasPrefix(path, prefix+"/") {
 			out = append(out, p)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orcr-go/orcr/actors"
 	"github.com/orcr-go/orcr/herdr"
 	"github.com/orcr-go/orcr/socketapi"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
@@ -33,7 +34,7 @@ func paneOf(t *testing.T, path string) (herdr.PaneInfo, string) {
 	panes := panesUnder(t, path)
 	var mine []herdr.PaneInfo
 	for _, p := range panes {
-		if p.Label == path {
+		if at, _ := actors.PanePath(p.Label); at == path {
 			mine = append(mine, p)
 		}
 	}
@@ -240,7 +241,7 @@ func TestGCReapsParkedAgentAndPromotes(t *testing.T) {
 	waitStatus(t, c, b.UUID, "working", "idle")
 	eventuallyT(t, 10*time.Second, "reaped pane closed", func() bool {
 		for _, p := range panesUnder(t, "gcr") {
-			if p.Label == "gcr/one" {
+			if at, _ := actors.PanePath(p.Label); at == "gcr/one" {
 				return false
 			}
 		}

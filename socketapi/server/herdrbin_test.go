@@ -47,18 +47,25 @@ func refusedHerdrMissing(t *testing.T, srv *sockettest.Server, c *socketapi.Clie
 	}
 }
 
-// A configured herdr.bin that is missing or not executable refuses agent.run and
-// agent.ask synchronously (it used to be acknowledged and fail at spawn), for the mock
-// too: every agent needs a herdr pane.
+// A configured herdr.bin that is missing, not executable, or executable but no program
+// (a text file with its x bits set, such as /etc/hostname on some systems) refuses
+// agent.run and agent.ask synchronously (it used to be acknowledged and fail at spawn),
+// for the mock too: every agent needs a herdr pane. server.status says so: not
+// reachable, herdr_missing.
 func TestRunRefusesUnusableHerdrBin(t *testing.T) {
 	dir := t.TempDir()
 	plain := filepath.Join(dir, "herdr-plain")
 	if err := os.WriteFile(plain, []byte("#!/bin/sh\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	text := filepath.Join(dir, "herdr-text")
+	if err := os.WriteFile(text, []byte("localhost\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct{ name, bin string }{
 		{"missing", filepath.Join(dir, "no", "herdr")},
 		{"not executable", plain},
+		{"not a program", text},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := sockettest.NewServer(t, sockettest.WithHerdr(t), herdrBinConfig(tc.bin))
@@ -67,6 +74,13 @@ func TestRunRefusesUnusableHerdrBin(t *testing.T) {
 			err := c.Call(context.Background(), "agent.run", map[string]any{"name": "a", "agent": "mock"}, nil)
 			if pe, _ := wire.As(err); pe == nil || pe.Details["bin"] != tc.bin || pe.Details["origin"] != "herdr.bin" {
 				t.Errorf("agent.run: got %v, want details naming bin %s from herdr.bin", err, tc.bin)
+			}
+			var st socketapi.StatusResult
+			if err := c.Call(context.Background(), "server.status", nil, &st); err != nil {
+				t.Fatal(err)
+			}
+			if h := st.Herdr; h.Reachable || h.Error == nil || h.Error.Cause() != "herdr_missing" {
+				t.Errorf("server.status herdr: reachable %v error %v, want not reachable with herdr_missing", h.Reachable, h.Error)
 			}
 		})
 	}

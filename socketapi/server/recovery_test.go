@@ -2,9 +2,12 @@ package server_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/orcr-go/orcr/actors"
 	"github.com/orcr-go/orcr/herdr"
 	"github.com/orcr-go/orcr/socketapi"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
@@ -17,13 +20,14 @@ import (
 type crashed struct {
 	t    *testing.T
 	home string
-	opt  sockettest.Option
+	opts []sockettest.Option
 	a    agentRow
 }
 
-func newCrashed(t *testing.T, path string, runParams map[string]any) *crashed {
-	cr := &crashed{t: t, home: sockettest.TempHome(t), opt: sockettest.WithHerdr(t)}
-	srv := sockettest.NewServer(t, cr.opt, sockettest.WithHome(cr.home))
+func newCrashed(t *testing.T, path string, runParams map[string]any, opts ...sockettest.Option) *crashed {
+	cr := &crashed{t: t, home: sockettest.TempHome(t)}
+	cr.opts = append([]sockettest.Option{sockettest.WithHerdr(t), sockettest.WithHome(cr.home)}, opts...)
+	srv := sockettest.NewServer(t, cr.opts...)
 	c := srv.Client(t)
 	runParams["path"] = path
 	a, err := run(t, c, runParams)
@@ -56,7 +60,7 @@ func (cr *crashed) leave(op func(tx *store.Tx) error) {
 
 // restart starts the second run, recording every event from the start.
 func (cr *crashed) restart() (*socketapi.Client, *recorder) {
-	srv := sockettest.NewServer(cr.t, cr.opt, sockettest.WithHome(cr.home))
+	srv := sockettest.NewServer(cr.t, cr.opts...)
 	c := srv.Client(cr.t)
 	return c, record(cr.t, c)
 }
@@ -67,6 +71,22 @@ func paneExists(t *testing.T, paneOrTerminal string) bool {
 	defer cancel()
 	_, err := herdr.NewRemote(herdrSocket()).ResolvePane(ctx, paneOrTerminal)
 	return err == nil
+}
+
+// cutDelivery opens the next turn of uuid from status from and records its input
+// intent, as a delivery of prompt does before typing it; it returns the intent's op id.
+func cutDelivery(tx *store.Tx, uuid string, from store.Status, prompt string) (string, error) {
+	seq, was, err := tx.OpenTurn(uuid, []store.Status{from})
+	if err != nil {
+		return "", err
+	}
+	a, err := tx.Agent(uuid)
+	if err != nil {
+		return "", err
+	}
+	opID, _, err := tx.Intent("agent.input_requested", uuid, map[string]any{"input_seq": seq, "target": a.TerminalID,
+		"bytes": len(prompt), "probe": prompt, "from": was})
+	return opID, err
 }
 
 func noOpenIntents(t *testing.T, rec *recorder) {
@@ -194,23 +214,14 @@ func TestRecoveryUndoesAPromptTypedIntoABusyAgent(t *testing.T) {
 		t.Fatal(err)
 	}
 	var opID string
-	cr.leave(func(tx *store.Tx) error {
+	cr.leave(func(tx *store.Tx) (err error) {
 		if _, _, err := tx.OpenTurn(cr.a.UUID, []store.Status{store.StatusIdle}); err != nil {
 			return err
 		}
 		if err := tx.MarkDelivered(cr.a.UUID, 2); err != nil {
 			return err
 		}
-		seq, was, err := tx.OpenTurn(cr.a.UUID, []store.Status{store.StatusWorking})
-		if err != nil {
-			return err
-		}
-		a, err := tx.Agent(cr.a.UUID)
-		if err != nil {
-			return err
-		}
-		opID, _, err = tx.Intent("agent.input_requested", cr.a.UUID, map[string]any{"input_seq": seq, "target": a.TerminalID,
-			"bytes": 7, "probe": "say=cut", "from": was})
+		opID, err = cutDelivery(tx, cr.a.UUID, store.StatusWorking, "say=cut")
 		return err
 	})
 	c, rec := cr.restart()
@@ -260,5 +271,137 @@ func TestRecoveryResumesAGCImmediateTeardown(t *testing.T) {
 	noOpenIntents(t, rec)
 	if paneExists(t, *cr.a.PaneID) {
 		t.Error("the pane is still there")
+	}
+}
+
+// cutFirstPrompt leaves what two quick crashes can leave of an agent's first prompt:
+// its turn opened and its input intent recorded, the prompt not typed (or cleared from
+// the box again), and the TUI's start-up transcript written after the turn opened. The
+// agent was started without a prompt, so no screen shows one; launch.json then gets
+// the first prompt. opts go to both servers (the mock takes its knobs from the first).
+func cutFirstPrompt(t *testing.T, path, prompt string, opts ...sockettest.Option) (cr *crashed, opID string) {
+	cr = newCrashed(t, path, map[string]any{"gc": "never"}, opts...)
+	dir := actors.AgentDataDir(cr.home, path, cr.a.UUID)
+	l, err := actors.ReadLaunch(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Prompt = &prompt
+	if err := actors.WriteLaunch(dir, l); err != nil {
+		t.Fatal(err)
+	}
+	cr.leave(func(tx *store.Tx) (err error) {
+		opID, err = cutDelivery(tx, cr.a.UUID, store.StatusIdle, prompt)
+		return err
+	})
+	transcript := filepath.Join(dir, "transcript.jsonl")
+	if err := os.WriteFile(transcript, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	later := time.Now().Add(time.Second)
+	if err := os.Chtimes(transcript, later, later); err != nil {
+		t.Fatal(err)
+	}
+	return cr, opID
+}
+
+// inputApplied returns the agent.input_applied events of op opID.
+func inputApplied(evs []ev, opID string) (out []ev) {
+	for _, e := range evs {
+		if e.Kind == "agent.input_applied" && e.OpID == opID {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Issue 32, defect 2: two quick crashes cut off an agent's first prompt after its turn
+// was opened and before the text reached the TUI, which wrote its (empty) transcript
+// at start-up after the turn's delivered_at. A transcript written since the delivery is
+// no evidence that the prompt arrived: recovery types the first prompt again and the
+// turn is answered — never marked delivered with a prompt the agent never got.
+func TestRecoveryRedeliversAFirstPromptTheAgentNeverGot(t *testing.T) {
+	cr, opID := cutFirstPrompt(t, "rcv/first", "say=first turn_ms=20")
+	answeredAfterRestart(t, cr, opID, "first\nDONE")
+}
+
+// answeredAfterRestart restarts cr's server and checks that its cut-off first prompt
+// (intent opID) is applied ok and its turn answered with answer.
+func answeredAfterRestart(t *testing.T, cr *crashed, opID, answer string) {
+	t.Helper()
+	c, rec := cr.restart()
+	evs := rec.waitFor(t, 30*time.Second, "the cut-off input applied", func(evs []ev) bool { return len(inputApplied(evs, opID)) > 0 })
+	if in := inputApplied(evs, opID); len(in) != 1 || in[0].OK == nil || !*in[0].OK {
+		t.Errorf("the cut-off first prompt: %+v, want one input_applied, ok", in)
+	}
+	noOpenIntents(t, rec)
+	if w, err := c.Wait(t.Context(), socketapi.WaitRequest{Targets: []string{cr.a.UUID}, Timeout: "30s"}); err != nil || !w.AllOK {
+		t.Fatalf("the first turn after recovery: %+v %v, want it answered", w, err)
+	}
+	if got := lastResponse(t, c, cr.a.UUID); got != answer {
+		t.Errorf("answer %q, want %q", got, answer)
+	}
+}
+
+// A first prompt typed again by recovery that the TUI drops (ORCR_MOCK_DROP_FIRST_SENDS)
+// shows no sign of having arrived within the provider's window: it is typed once more
+// and answered. One the TUI drops every time is undone after the second typing: the row
+// goes idle with no turn open, never left working on a prompt the agent never got.
+func TestRecoveryTypesAFirstPromptAgainOrUndoesIt(t *testing.T) {
+	t.Run("dropped once: typed again", func(t *testing.T) {
+		cr, opID := cutFirstPrompt(t, "rcv/drop1", "say=again turn_ms=20",
+			sockettest.WithEnv("ORCR_MOCK_DROP_FIRST_SENDS", "1"))
+		answeredAfterRestart(t, cr, opID, "again\nDONE")
+	})
+	t.Run("dropped every time: undone", func(t *testing.T) {
+		cr, opID := cutFirstPrompt(t, "rcv/dropall", "say=never turn_ms=20",
+			sockettest.WithEnv("ORCR_MOCK_DROP_FIRST_SENDS", "9"))
+		c, rec := cr.restart()
+		evs := rec.waitFor(t, 30*time.Second, "the cut-off input applied", func(evs []ev) bool { return len(inputApplied(evs, opID)) > 0 })
+		noOpenIntents(t, rec)
+		if in := inputApplied(evs, opID); len(in) != 1 || in[0].OK == nil || *in[0].OK {
+			t.Errorf("the cut-off first prompt: %+v, want one input_applied, not ok (undone)", in)
+		}
+		waitStatus(t, c, cr.a.UUID, "idle")
+		if w, err := c.Wait(t.Context(), socketapi.WaitRequest{Targets: []string{cr.a.UUID}, Timeout: "5s"}); err != nil || !w.AllOK {
+			t.Errorf("wait on the undone agent: %+v %v, want it settled idle", w, err)
+		}
+	})
+}
+
+// Issue 32, defect 5: a crash during a spawn that created a new workspace leaves the
+// workspace's root shell (labelled as orcr labels it when it creates a workspace; no
+// row claims it), which kept the workspace alive for good. The restarted server's
+// reconciliation reports it and closes it, and the emptied workspace goes; the agent
+// of another workspace is left alone.
+func TestRecoveryClosesTheRootShellOfACutOffSpawn(t *testing.T) {
+	cr := newCrashed(t, "rcv/root", map[string]any{"gc": "never"})
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	r := herdr.NewRemote(herdrSocket())
+	ws, err := r.WorkspaceCreate(ctx, "fresh", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Rename(ctx, ws.RootPane.PaneID, herdr.RootShellLabel); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := cr.restart()
+	eventuallyT(t, 20*time.Second, "the root shell closed", func() bool { return !paneExists(t, ws.RootPane.TerminalID) })
+	eventuallyT(t, 10*time.Second, "the root shell reported and its close counted as a repair", func() bool {
+		d := drift(t, c)
+		return d["root_shell_panes"] == 1 && d["repaired"] >= 1
+	})
+	wss, err := r.WorkspaceList(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range wss {
+		if w.WorkspaceID == ws.Workspace.WorkspaceID {
+			t.Errorf("the workspace of the root shell is still there: %+v", w)
+		}
+	}
+	if row := waitStatus(t, c, cr.a.UUID, "idle"); !paneExists(t, *row.PaneID) {
+		t.Error("the agent's pane was closed")
 	}
 }

@@ -59,6 +59,7 @@ type Server struct {
 	ctx      context.Context // canceled when shutdown begins
 	cancel   context.CancelFunc
 	remote   *ws.Server     // the remote stream's listener (nil: off)
+	remoteLn net.Listener   // its bound listener, until it serves
 	inflight tracker        // request goroutines
 	readers  sync.WaitGroup // connection reader goroutines
 	accept   sync.WaitGroup
@@ -93,16 +94,17 @@ func Start(ctx context.Context, opts Options) (*Server, string, error) {
 	}
 	s.paths = config.NewPaths(opts.Home)
 
-	// 1. Home, then config.
-	if err := config.EnsureHome(opts.Home); err != nil {
+	// 1. Home, then config; logs/ and data/ only once the config passed and the remote
+	// listener is bound, so that a refused start creates nothing (docs/protocol.md
+	// §1.5). A listener setting that would expose the stream unsafely refuses the start
+	// (docs/remote.md §1).
+	if err := config.EnsureHomeDir(opts.Home); err != nil {
 		return nil, "", err
 	}
 	cfg, warnings, err := config.Load(opts.Home, s.getenv)
 	if err != nil {
 		return nil, "", err
 	}
-	// A listener setting that would expose the stream unsafely refuses the start
-	// before anything is created (docs/remote.md §2).
 	if err := cfg.Remote.CheckListen(); err != nil {
 		return nil, "", err
 	}
@@ -133,6 +135,17 @@ func Start(ctx context.Context, opts Options) (*Server, string, error) {
 		return nil, "", err
 	}
 
+	// The remote listener's address in use or its certificate unreadable refuses the
+	// start before anything is created; it serves once the actors are up.
+	if cfg.Remote.Listen != "" {
+		if s.remoteLn, err = ws.Bind(cfg.Remote); err != nil {
+			return fail(err)
+		}
+	}
+	if err := config.EnsureDataDirs(opts.Home); err != nil {
+		return fail(err)
+	}
+
 	// 4–6. Store, retention, log.
 	if err := s.openLog(); err != nil {
 		return fail(err)
@@ -161,12 +174,8 @@ func Start(ctx context.Context, opts Options) (*Server, string, error) {
 		return fail(err)
 	}
 	s.sys = s.system.Actors()
-	if cfg.Remote.Listen != "" {
-		if s.remote, err = ws.Listen(cfg.Remote, s.system, s.log); err != nil {
-			s.system.Stop()
-			s.cancel()
-			return fail(err)
-		}
+	if s.remoteLn != nil {
+		s.remote = ws.Serve(s.remoteLn, cfg.Remote, s.system, s.log)
 		s.system.SetRemoteListener(s.remote.Addr(), s.remote.TLS())
 	}
 	table := opts.Methods
@@ -362,6 +371,12 @@ func acceptConns(ctx context.Context, ln net.Listener, log *slog.Logger, serve f
 // serveConn spawns the connection actor of nc. It reports false once shutdown began
 // (nc is closed then, and accepting stops).
 func (s *Server) serveConn(nc net.Conn) bool {
+	if uid, ok := peerIsUser(nc); !ok {
+		// Another user reached the socket: it gets no answer (docs/protocol.md §1.3).
+		s.log.Warn("refused a connection from another user", "peer_uid", uid)
+		nc.Close()
+		return true
+	}
 	id := s.connSeq.Add(1)
 	s.mu.Lock()
 	if s.ctx.Err() != nil {
@@ -467,6 +482,9 @@ func (s *Server) shutdown() {
 }
 
 func (s *Server) closeResources() {
+	if s.remoteLn != nil && s.remote == nil {
+		s.remoteLn.Close()
+	}
 	if s.db != nil {
 		s.db.Close()
 		s.db = nil

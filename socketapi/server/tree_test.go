@@ -88,7 +88,7 @@ func TestActorTreeMatchesDoc(t *testing.T) {
 	// An open dashboard fleet feed keeps its subscription actor.
 	cookie := sockettest.DashboardCookie(t, c)
 	feed, _, err := websocket.Dial(ctx, "ws://"+srv.RemoteAddr()+"/dashboard/ws", &websocket.DialOptions{
-		HTTPHeader: http.Header{"Cookie": {cookie.Name + "=" + cookie.Value}}})
+		HTTPHeader: http.Header{"Cookie": {cookie.Name + "=" + cookie.Value}, "Origin": {"http://" + srv.RemoteAddr()}}})
 	if err != nil {
 		t.Fatal(err)
 	}

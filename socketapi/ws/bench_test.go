@@ -27,27 +27,20 @@ func benchRig(b *testing.B, remoteJSON string) (*sockettest.Server, *socketapi.C
 	return srv, &socketapi.Client{Socket: srv.Socket()}, "http://" + srv.RemoteAddr()
 }
 
-// benchAgent makes an ended debug row with n log entries and a token for it.
-func benchAgent(b *testing.B, c *socketapi.Client, n int) (agent, tok string, tip int64) {
+// benchAgent makes a debug row with n log entries (ended with end) and a token for it.
+func benchAgent(b *testing.B, c *socketapi.Client, n int, end bool) (agent, tok string, tip int64) {
 	b.Helper()
 	ctx := context.Background()
 	agent = uuid.Must(uuid.NewV7()).String()
-	if err := c.Call(ctx, "__debug.set_agent", map[string]any{"uuid": agent, "path": "bench/" + agent[:8], "status": "ended"}, nil); err != nil {
+	tip, err := debugLog(ctx, c, agent, "bench/"+agent[:8], n, end)
+	if err != nil {
 		b.Fatal(err)
-	}
-	var out struct {
-		Tip int64 `json:"tip"`
-	}
-	for left := n; left > 0; left -= 2000 {
-		if err := c.Call(ctx, "__debug.fill_session_log", map[string]any{"uuid": agent, "n": min(left, 2000)}, &out); err != nil {
-			b.Fatal(err)
-		}
 	}
 	res, err := c.Token(ctx, socketapi.TokenRequest{Target: agent})
 	if err != nil {
 		b.Fatal(err)
 	}
-	return agent, *res.Token, out.Tip
+	return agent, *res.Token, tip
 }
 
 // readEvents reads events from c until seq tip.
@@ -70,7 +63,7 @@ func readEvents(b *testing.B, ctx context.Context, c *remote.Conn, tip int64) {
 func BenchmarkReplayThroughput(b *testing.B) {
 	const n = 10000
 	_, c, base := benchRig(b, `"replay_limit": 20000`)
-	agent, tok, tip := benchAgent(b, c, n)
+	agent, tok, tip := benchAgent(b, c, n, true)
 	d := &remote.Dialer{}
 	ctx := context.Background()
 
@@ -168,7 +161,7 @@ func itoa(n int64) string {
 // change's event reaching a bare events.subscribe subscriber on the Unix socket.
 func BenchmarkLiveTailLatency(b *testing.B) {
 	_, c, base := benchRig(b, "")
-	agent, tok, _ := benchAgent(b, c, 1)
+	agent, tok, _ := benchAgent(b, c, 1, false) // set_policy needs an agent that has not ended
 	ctx := context.Background()
 	snap, err := c.Snapshot(ctx)
 	if err != nil {

@@ -11,7 +11,9 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/coder/websocket"
@@ -76,13 +78,48 @@ func (s *Server) routeDashboard(mux *http.ServeMux) {
 		setPageHeaders(w)
 		files.ServeHTTP(w, r)
 	})
-	mux.HandleFunc("GET /dashboard/ws", s.serveFeed)
+	mux.Handle("GET /dashboard/ws", s.cookieOrigin(http.HandlerFunc(s.serveFeed)))
 	// Cross-origin POSTs are refused by Sec-Fetch-Site / Origin (net/http's
-	// CrossOriginProtection) before the session is even read.
+	// CrossOriginProtection) before the session is even read; it lets a request with
+	// neither header through, which cookieOrigin then refuses.
 	csrf := http.NewCrossOriginProtection()
-	mux.Handle("POST /dashboard/api/send", csrf.Handler(s.action(s.sendAction)))
-	mux.Handle("POST /dashboard/api/kill", csrf.Handler(s.action(s.killAction)))
-	mux.Handle("POST /dashboard/api/signout", csrf.Handler(http.HandlerFunc(s.signOut)))
+	mux.Handle("POST /dashboard/api/send", csrf.Handler(s.cookieOrigin(s.action(s.sendAction))))
+	mux.Handle("POST /dashboard/api/kill", csrf.Handler(s.cookieOrigin(s.action(s.killAction))))
+	mux.Handle("POST /dashboard/api/signout", csrf.Handler(s.cookieOrigin(http.HandlerFunc(s.signOut))))
+}
+
+// sameOrigin reports whether r carries an Origin naming this listener: its scheme (https
+// with TLS) and the request's Host. A browser sends one on every WebSocket handshake and
+// every POST; a request without one is not taken to be same-origin.
+func (s *Server) sameOrigin(r *http.Request) bool {
+	u, err := url.Parse(r.Header.Get("Origin"))
+	if err != nil || u.Host == "" || u.Path != "" || u.User != nil {
+		return false
+	}
+	scheme := "http"
+	if s.TLS() {
+		scheme = "https"
+	}
+	return u.Scheme == scheme && strings.EqualFold(u.Host, r.Host)
+}
+
+// cookieOrigin refuses (403) a request that presents the session cookie without an
+// Origin naming this listener (docs/dashboard.md §2); one without the cookie goes on, to
+// be refused as not signed in.
+func (s *Server) cookieOrigin(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.session(r) != "" && !s.sameOrigin(r) {
+			forbidOrigin(w)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// forbidOrigin answers a cookie request without this host's Origin: 403, plain text.
+func forbidOrigin(w http.ResponseWriter) {
+	setPageHeaders(w)
+	http.Error(w, "the dashboard's session cookie needs an Origin header naming this host", http.StatusForbidden)
 }
 
 // cookieName is the session cookie's name. Cookies do not tell ports apart, so the
@@ -182,8 +219,9 @@ func (s *Server) page(w http.ResponseWriter, status int, title, body string, hea
 
 // serveFeed serves the fleet feed: the session first (after the upgrade, so a refusal
 // is the stream's single unauthorized frame), then the watch.open frames until the
-// browser goes, the session is revoked or the server stops. The upgrade checks that the
-// Origin is this host (a cookie rides cross-site WebSocket handshakes otherwise).
+// browser goes, the session is revoked or the server stops. A handshake with the cookie
+// has passed cookieOrigin (a cookie rides cross-site WebSocket handshakes otherwise); the
+// upgrade refuses another Origin too.
 func (s *Server) serveFeed(w http.ResponseWriter, r *http.Request) {
 	s.conns.Add(1)
 	defer s.conns.Done()

@@ -2,6 +2,7 @@ package ws_test
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/url"
@@ -509,5 +510,62 @@ func TestDashboardSignOutAcrossRestart(t *testing.T) {
 	}
 	if resp, _ := r2.get("/", "Cookie", rename(cookieB)); resp.StatusCode != http.StatusOK {
 		t.Errorf("the other session after a restart: %d, want 200", resp.StatusCode)
+	}
+}
+
+// The cookie is a credential only with an Origin naming this host (docs/remote.md §1,
+// docs/dashboard.md §2): a handshake or an action that presents it without any Origin
+// is refused (403) and changes nothing, as one from another Origin is. A bearer token
+// needs no Origin, with or without the cookie beside it.
+func TestDashboardCookieNeedsOrigin(t *testing.T) {
+	r := newRig(t, "")
+	agent := r.run("dorigin/a", "")
+	waitIdle(t, r, agent)
+	cookie := r.signIn()
+
+	for _, name := range []string{"send", "kill", "signout"} {
+		body := `{"target":"` + agent + `","prompt":"say=hi"}`
+		if name == "kill" {
+			body = `{"target":"` + agent + `"}`
+		} else if name == "signout" {
+			body = `{}`
+		}
+		resp, b := r.do(http.MethodPost, "/dashboard/api/"+name, body, "Cookie", cookie, "Content-Type", "application/json")
+		if resp.StatusCode != http.StatusForbidden {
+			t.Errorf("%s with the cookie and no Origin: %d %q, want 403", name, resp.StatusCode, b)
+		}
+	}
+	if resp, _ := r.get("/", "Cookie", cookie); resp.StatusCode != http.StatusOK {
+		t.Errorf("the session after a sign-out without Origin: %d, want it still signed in (200)", resp.StatusCode)
+	}
+	if _, resp, err := r.dialFeed("Cookie", cookie); err == nil || resp == nil || resp.StatusCode != http.StatusForbidden {
+		t.Errorf("the feed with the cookie and no Origin: %v, want 403", err)
+	}
+	noOrigin := &remote.Dialer{Header: http.Header{"Cookie": {cookie}}}
+	_, err := noOrigin.Dial(ctxT(t, 10*time.Second), r.base, agent, "")
+	if he, ok := errors.AsType[*remote.HandshakeError](err); !ok || he.StatusCode != http.StatusForbidden {
+		t.Errorf("the stream with the cookie and no Origin: %v, want a 403 handshake", err)
+	}
+
+	// Nothing was sent, killed or signed out: the agent is idle, its log has no turn.
+	tok := r.token(agent)
+	c := r.dial(agent, tok) // a bearer token without Origin
+	if err := c.Subscribe(ctxT(t, 10*time.Second), 0); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range events(t, c, 0, 10*time.Second, func(e remote.Event) bool { return e.Seq == c.Hello().LastSeq }) {
+		if e.Type == "turn/start" || e.Type == "session/ended" {
+			t.Errorf("a refused action reached the agent: %d %s", e.Seq, e.Type)
+		}
+	}
+	c.Close()
+	both := &remote.Dialer{Header: http.Header{"Cookie": {cookie}}}
+	c2, err := both.Dial(ctxT(t, 10*time.Second), r.base, agent, tok)
+	if err != nil {
+		t.Fatalf("a bearer token beside the cookie, no Origin: %v", err)
+	}
+	c2.Close()
+	if st, ok, _, e := r.action("send", cookie, `{"target":"`+agent+`","prompt":"say=hi"}`); st != http.StatusOK || !ok {
+		t.Errorf("send with the cookie and this Origin: %d %+v", st, e)
 	}
 }

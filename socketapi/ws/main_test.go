@@ -149,6 +149,27 @@ func status(t *testing.T, s string) func(remote.Event) bool {
 	return func(e remote.Event) bool { return e.Type == "status/changed" && payloadOf(t, e)["status"] == s }
 }
 
+// debugLog makes agent an idle debug row at path (no pane, nothing drives it) whose log
+// holds n policy/updated entries, then with end has it end (nothing follows
+// session/ended, which closes a stream); it returns the seq of the last filler entry.
+func debugLog(ctx context.Context, c *socketapi.Client, agent, path string, n int, end bool) (int64, error) {
+	if err := c.Call(ctx, "__debug.set_agent", map[string]any{"uuid": agent, "path": path, "status": "idle"}, nil); err != nil {
+		return 0, err
+	}
+	var out struct {
+		Tip int64 `json:"tip"`
+	}
+	for left := n; left > 0; left -= 2000 {
+		if err := c.Call(ctx, "__debug.fill_session_log", map[string]any{"uuid": agent, "n": min(left, 2000)}, &out); err != nil {
+			return 0, err
+		}
+	}
+	if !end {
+		return out.Tip, nil
+	}
+	return out.Tip, c.Call(ctx, "__debug.set_agent", map[string]any{"uuid": agent, "path": path, "status": "ended"}, nil)
+}
+
 // errorFrame reads frames until an error frame and returns it.
 func errorFrame(t *testing.T, c *remote.Conn, d time.Duration) remote.ErrorFrame {
 	t.Helper()

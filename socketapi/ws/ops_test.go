@@ -218,17 +218,11 @@ func TestStreamReconnectStorm(t *testing.T) {
 	ctx := ctxT(t, 180*time.Second)
 	for i := range n {
 		agents[i] = uuid.Must(uuid.NewV7()).String()
-		if err := r.c.Call(ctx, "__debug.set_agent", map[string]any{"uuid": agents[i], "path": fmt.Sprintf("storm/a%03d", i),
-			"status": "ended"}, nil); err != nil {
+		tip, err := debugLog(ctx, r.c, agents[i], fmt.Sprintf("storm/a%03d", i), fill, true)
+		if err != nil {
 			t.Fatal(err)
 		}
-		var out struct {
-			Tip int64 `json:"tip"`
-		}
-		if err := r.c.Call(ctx, "__debug.fill_session_log", map[string]any{"uuid": agents[i], "n": fill}, &out); err != nil {
-			t.Fatal(err)
-		}
-		tips[i] = out.Tip
+		tips[i] = tip
 		toks[i] = r.token(agents[i])
 	}
 	var wg sync.WaitGroup

@@ -50,15 +50,13 @@ type Server struct {
 	frames sync.WaitGroup // goroutines serving client frames through the facade
 }
 
-// Listen starts the listener of cfg (cfg.Listen must be set and pass
-// [config.Remote.CheckListen]). A bind or certificate failure is environment_error
-// config_invalid.
-func Listen(cfg config.Remote, facade Facade, log *slog.Logger) (*Server, error) {
+// Bind opens the listener of cfg (cfg.Listen must be set and pass
+// [config.Remote.CheckListen]) without serving on it: the server binds it before it
+// touches its log or its store, so that a refused start creates nothing (docs/remote.md
+// §1). A bind or certificate failure is environment_error config_invalid.
+func Bind(cfg config.Remote) (net.Listener, error) {
 	if err := cfg.CheckListen(); err != nil {
 		return nil, err
-	}
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
 	}
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
@@ -71,6 +69,14 @@ func Listen(cfg config.Remote, facade Facade, log *slog.Logger) (*Server, error)
 			return nil, wire.Env("config_invalid", "cannot load remote.tls_cert / remote.tls_key: "+err.Error())
 		}
 		ln = tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
+	}
+	return ln, nil
+}
+
+// Serve serves the listener ln of cfg (from [Bind]) with facade.
+func Serve(ln net.Listener, cfg config.Remote, facade Facade, log *slog.Logger) *Server {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{cfg: cfg, facade: facade, log: log, ln: ln}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
@@ -89,7 +95,7 @@ func Listen(cfg config.Remote, facade Facade, log *slog.Logger) (*Server, error)
 		}
 	}()
 	log.Info("remote: listening", "address", s.Addr(), "tls", cfg.TLSCert != "")
-	return s, nil
+	return s
 }
 
 // Addr is the address the listener is bound to.
@@ -129,9 +135,14 @@ func (s *Server) serveStream(w http.ResponseWriter, r *http.Request) {
 	// A bearer token is never sent by a browser on its own, so a page of another origin
 	// gains nothing and origins are not checked. Without one, the dashboard's session
 	// cookie is the credential (docs/dashboard.md §2): a browser sends it on a cross-site
-	// handshake too (SameSite aside), so then the Origin must be this host.
+	// handshake too (SameSite aside), so then the Origin must be this host, and a
+	// handshake without one is refused like one from elsewhere.
 	token := bearer(r)
 	cookie := token == "" && s.session(r) != ""
+	if cookie && !s.sameOrigin(r) {
+		forbidOrigin(w)
+		return
+	}
 	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: !cookie})
 	if err != nil {
 		return

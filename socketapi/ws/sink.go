@@ -15,9 +15,11 @@ type sink struct {
 
 	mu     sync.Mutex
 	closed bool
+	ending bool // End was called: nothing more is queued
 	final  []byte
 	notify func()
 	done   chan struct{} // closed by Close
+	end    chan struct{} // closed by End
 }
 
 // queued is one frame and what to call once it is written (nil: nothing).
@@ -27,7 +29,7 @@ type queued struct {
 }
 
 func newSink(capacity int) *sink {
-	return &sink{ch: make(chan queued, max(capacity, 1)), done: make(chan struct{})}
+	return &sink{ch: make(chan queued, max(capacity, 1)), done: make(chan struct{}), end: make(chan struct{})}
 }
 
 func (s *sink) Enqueue(frame []byte) bool {
@@ -40,7 +42,7 @@ func (s *sink) Enqueue(frame []byte) bool {
 func (s *sink) enqueue(q queued) (ok, closed bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed {
+	if s.closed || s.ending {
 		return false, true
 	}
 	select {
@@ -54,7 +56,7 @@ func (s *sink) enqueue(q queued) (ok, closed bool) {
 func (s *sink) Room() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed {
+	if s.closed || s.ending {
 		return 0
 	}
 	return cap(s.ch) - len(s.ch)
@@ -64,8 +66,8 @@ func (s *sink) Cap() int { return cap(s.ch) }
 
 func (s *sink) NotifyRoom(fn func()) {
 	s.mu.Lock()
-	if s.closed || len(s.ch) > cap(s.ch)/2 {
-		if !s.closed {
+	if s.closed || s.ending || len(s.ch) > cap(s.ch)/2 {
+		if !s.closed && !s.ending {
 			s.notify = fn
 		}
 		s.mu.Unlock()
@@ -85,6 +87,18 @@ func (s *sink) Close(final []byte) {
 	close(s.done)
 }
 
+// End takes no more frames; run writes those queued, then closes the connection
+// normally (actors.StreamSink).
+func (s *sink) End() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed || s.ending {
+		return
+	}
+	s.ending, s.notify = true, nil
+	close(s.end)
+}
+
 // written runs the room callback once the queue is at least half free.
 func (s *sink) written() {
 	s.mu.Lock()
@@ -98,9 +112,10 @@ func (s *sink) written() {
 	fn()
 }
 
-// run writes queued frames until Close or a write error; after Close it writes the
+// run writes queued frames until Close, End or a write error; after Close it writes the
 // final frame (bounded by finalGrace) and closes the WebSocket: with the error code's
-// status for a final error frame, normally otherwise.
+// status for a final error frame, normally otherwise. After End it writes the frames
+// still queued, then closes normally.
 func (s *sink) run(ctx context.Context, c *websocket.Conn) {
 	// A client that stopped reading can hold a write forever: once closed, the
 	// connection is torn down after the grace whatever the writer is doing.
@@ -109,6 +124,7 @@ func (s *sink) run(ctx context.Context, c *websocket.Conn) {
 	go func() {
 		select {
 		case <-s.done:
+		case <-s.end:
 		case <-finished:
 			return
 		}
@@ -128,6 +144,9 @@ func (s *sink) run(ctx context.Context, c *websocket.Conn) {
 		case <-ctx.Done():
 			c.CloseNow()
 			return
+		case <-s.end:
+			s.drain(ctx, c)
+			return
 		case q := <-s.ch:
 			select {
 			case <-s.done:
@@ -144,6 +163,34 @@ func (s *sink) run(ctx context.Context, c *websocket.Conn) {
 				q.written()
 			}
 			s.written()
+		}
+	}
+}
+
+// drain writes the frames queued before End (nothing is queued after it), then closes
+// the connection normally; a Close meanwhile cuts it as usual.
+func (s *sink) drain(ctx context.Context, c *websocket.Conn) {
+	for {
+		select {
+		case <-s.done:
+			s.finish(ctx, c)
+			return
+		default:
+		}
+		select {
+		case q := <-s.ch:
+			if err := c.Write(ctx, websocket.MessageText, q.frame); err != nil {
+				c.CloseNow()
+				s.Close(nil)
+				return
+			}
+			if q.written != nil {
+				q.written()
+			}
+		default:
+			s.Close(nil)
+			c.Close(websocket.StatusNormalClosure, "the agent ended")
+			return
 		}
 	}
 }

@@ -11,8 +11,10 @@ import (
 	"crypto/x509/pkix"
 	"database/sql"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math/big"
 	"net"
 	"net/http"
@@ -22,6 +24,8 @@ import (
 	"time"
 
 	_ "modernc.org/sqlite"
+
+	"github.com/coder/websocket"
 
 	"github.com/orcr-go/orcr/socketapi"
 	"github.com/orcr-go/orcr/socketapi/remote"
@@ -292,9 +296,88 @@ func TestStreamStayOpenErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	events(t, c, tip+1, 30*time.Second, isType("session/ended"))
+	// The connection closes after session/ended; a new one with a new token (not
+	// subscribed, so it stays open) is told not_running.
+	c = r.dial(agent, r.token(agent))
 	c.Inject(ctx, "hello", true)
 	if ef := errorFrame(t, c, 10*time.Second); ef.Code != remote.NotRunning {
 		t.Errorf("inject on an ended agent: got %+v, want not_running", ef)
+	}
+}
+
+// closedNormally checks that c ends with a normal closure (1000) and no error frame.
+func closedNormally(t *testing.T, c *remote.Conn, what string) {
+	t.Helper()
+	f, err := c.Next(ctxT(t, 10*time.Second))
+	if err == nil {
+		t.Errorf("%s: got %#v, want the connection closed normally", what, f)
+		return
+	}
+	if st := websocket.CloseStatus(err); st != websocket.StatusNormalClosure {
+		t.Errorf("%s: the connection ended with %v (status %d), want a normal closure", what, err, st)
+	}
+}
+
+// An agent's end revokes its stream tokens (docs/remote.md §2): a connection open at
+// the end gets the log through session/ended and is then closed normally, without an
+// error frame; the token then opens nothing. A token issued after the end reads the
+// whole log and is closed the same way, at once when it subscribes past the end; the
+// Go client's iterator ends there without an error.
+func TestStreamEndedAgent(t *testing.T) {
+	r := newRig(t, "")
+	agent := r.run("ended/a", "")
+	waitIdle(t, r, agent)
+	tok := r.token(agent)
+	c := r.dial(agent, tok)
+	ctx := ctxT(t, 60*time.Second)
+	if err := c.Subscribe(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	events(t, c, 0, 10*time.Second, func(e remote.Event) bool { return e.Seq == c.Hello().LastSeq })
+	if _, err := r.c.Kill(ctx, socketapi.KillRequest{Targets: []string{agent}}); err != nil {
+		t.Fatal(err)
+	}
+	all := events(t, c, c.Hello().LastSeq+1, 30*time.Second, isType("session/ended"))
+	end := all[len(all)-1].Seq
+	closedNormally(t, c, "the open connection at the end")
+	if _, err := r.d.Dial(ctxT(t, 10*time.Second), r.base, agent, tok); !remote.IsCode(err, remote.Unauthorized) {
+		t.Errorf("the token of an ended agent: %v, want unauthorized", err)
+	}
+
+	fresh := r.token(agent)
+	c = r.dial(agent, fresh)
+	if c.Hello().LastSeq != end {
+		t.Errorf("hello after the end: last_seq %d, want %d (session/ended)", c.Hello().LastSeq, end)
+	}
+	c.Subscribe(ctx, 0)
+	events(t, c, 0, 10*time.Second, isType("session/ended"))
+	closedNormally(t, c, "a replay through the end")
+	c = r.dial(agent, fresh)
+	// Nothing is appended after session/ended: set_policy and set_model are not_running.
+	c.SetPolicy(ctx, []string{"*"})
+	if ef := errorFrame(t, c, 10*time.Second); ef.Code != remote.NotRunning {
+		t.Errorf("set_policy on an ended agent: %+v, want not_running", ef)
+	}
+	c.SetModel(ctx, "main", "mock-large")
+	if ef := errorFrame(t, c, 10*time.Second); ef.Code != remote.NotRunning {
+		t.Errorf("set_model on an ended agent: %+v, want not_running", ef)
+	}
+	c.Subscribe(ctx, end+1)
+	closedNormally(t, c, "a subscribe past the end")
+	if c = r.dial(agent, fresh); c.Hello().LastSeq != end {
+		t.Errorf("the log's tip after the refused frames: %d, want %d", c.Hello().LastSeq, end)
+	}
+	c.Close()
+
+	var seen int64 = -1
+	for e, err := range r.d.Stream(ctx, r.base, agent, fresh, 0) {
+		if err != nil {
+			t.Fatalf("the iterator after seq %d: %v", seen, err)
+		}
+		seen = e.Seq
+	}
+	if seen != end {
+		t.Errorf("the iterator ended after seq %d, want %d (session/ended)", seen, end)
 	}
 }
 
@@ -359,17 +442,30 @@ func TestStreamSDKIterator(t *testing.T) {
 }
 
 // A listener on a non-loopback address without TLS is refused at start
-// (config_invalid) unless remote.allow_insecure; with TLS it serves wss.
+// (config_invalid) unless remote.allow_insecure, and so is an address in use; a refused
+// start creates nothing. With TLS it serves wss.
 func TestStreamListenerRules(t *testing.T) {
-	home := sockettest.TempHome(t)
-	os.MkdirAll(home, 0o700)
-	os.WriteFile(home+"/config.json", []byte(`{"remote": {"listen": "0.0.0.0:0"}}`), 0o600)
-	_, _, err := server.Start(context.Background(), server.Options{Home: home, Getenv: func(string) string { return "" }, NoSignals: true})
-	if !wire.Is(err, wire.EnvironmentError, "config_invalid") {
-		t.Fatalf("non-loopback without TLS: %v, want environment_error config_invalid", err)
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, err := os.Stat(home + "/orcr.db"); err == nil {
-		t.Error("a refused start created the store")
+	defer busy.Close()
+	for what, remoteJSON := range map[string]string{
+		"non-loopback without TLS": `{"listen": "0.0.0.0:0"}`,
+		"an address in use":        `{"listen": "` + busy.Addr().String() + `"}`,
+	} {
+		home := sockettest.TempHome(t)
+		os.MkdirAll(home, 0o700)
+		os.WriteFile(home+"/config.json", []byte(`{"remote": `+remoteJSON+`}`), 0o600)
+		_, _, err := server.Start(context.Background(), server.Options{Home: home, Getenv: func(string) string { return "" }, NoSignals: true})
+		if !wire.Is(err, wire.EnvironmentError, "config_invalid") {
+			t.Fatalf("%s: %v, want environment_error config_invalid", what, err)
+		}
+		for _, name := range []string{"orcr.db", "orcr.sock", "data", "logs"} {
+			if _, err := os.Stat(home + "/" + name); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("%s: the refused start created %s (%v); it creates nothing", what, name, err)
+			}
+		}
 	}
 
 	certFile, keyFile, pool := selfSigned(t)

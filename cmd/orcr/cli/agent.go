@@ -165,20 +165,30 @@ type agentAskCmd struct {
 }
 
 // Run implements `orcr agent ask` (docs/cli.md §5.2). A target that died is state_conflict
-// with an exit_reason and exits 5 (docs/decisions.md D6).
+// with an exit_reason and exits 5 (docs/decisions.md D6). The agent is run first, then
+// asked about by uuid, so that a server going away before the answer is started again
+// and the ask resumed on that agent (socketapi.AskRaw).
 func (c *agentAskCmd) Run(a *app) error {
 	run, err := c.request(a)
 	if err != nil {
 		return err
 	}
 	c.apply(&run)
-	err = request(a, socketapi.AgentAsk, run.Ask(), func(r socketapi.AskResult) error {
+	cl, err := a.connect()
+	if err != nil {
+		return err
+	}
+	r, raw, err := socketapi.AskRaw(a.ctx, cl, run.Ask())
+	switch {
+	case err != nil:
+	case a.json:
+		a.printOK(raw)
+	default:
 		a.stdout("%s", r.Response.Text)
 		if note := askWorktreeNote(r.Worktree); note != "" {
 			a.stderr("%s", note)
 		}
-		return nil
-	})
+	}
 	if pe, ok := wire.As(err); ok && pe.Code == wire.StateConflict {
 		if _, died := pe.Details["exit_reason"]; died {
 			a.printError(pe)
@@ -322,6 +332,11 @@ func (c *agentLogsCmd) Run(a *app) error {
 	}
 	return a.poll(agentLogsPoll, func() (bool, error) {
 		next, err := cl.Logs(a.ctx, req)
+		if socketapi.ServerGone(err) && a.ctx.Err() == nil {
+			// Started again (or an error when none comes back); the next poll goes on
+			// from the entries already printed.
+			return false, cl.Reconnect(a.ctx, socketapi.AgentLogs.Name, err)
+		}
 		if err != nil {
 			return false, nil // transient errors are skipped
 		}
@@ -367,9 +382,17 @@ type agentWaitCmd struct {
 }
 
 // Run implements `orcr agent wait` (docs/cli.md §5.5): prints the success result, then
-// exits with the code of the wait rule (docs/cli.md §1.6).
+// exits with the code of the wait rule (docs/cli.md §1.6). A server that goes away
+// meanwhile is started again and the wait resumed with what is left of its timeout.
 func (c *agentWaitCmd) Run(a *app) error {
-	r, raw, err := invoke(a, socketapi.AgentWait, socketapi.WaitRequest{Targets: c.Targets, Timeout: c.Timeout, Any: c.Any})
+	req := socketapi.WaitRequest{Targets: c.Targets, Timeout: c.Timeout, Any: c.Any}
+	start := time.Now()
+	r, raw, err := invokeResuming(a, socketapi.AgentWait, func(attempt int) socketapi.WaitRequest {
+		if attempt > 0 {
+			return req.Remaining(time.Since(start)) // the rest of its own timeout
+		}
+		return req
+	})
 	if err != nil {
 		return err
 	}

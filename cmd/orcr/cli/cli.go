@@ -233,7 +233,7 @@ func (a *app) parseError(parser *kong.Kong, args []string, err error) int {
 		_ = tctx.PrintUsage(false)
 		return 0
 	}
-	e := wire.Invalid("cli_parse", err.Error())
+	e := wire.Invalid("cli_parse", err.Error()+a.loopCreateHint(args, err))
 	if a.json {
 		a.printError(e)
 		return e.Code.Exit()
@@ -244,6 +244,24 @@ func (a *app) parseError(parser *kong.Kong, args []string, err error) int {
 		_ = pe.Context.PrintUsage(true)
 	}
 	return e.Code.Exit()
+}
+
+// loopCreateHint is the hint a `loop create` whose command came without "--" gets
+// (docs/cli.md §5.9): kong sees the command's first word as a third positional.
+func (a *app) loopCreateHint(args []string, err error) string {
+	if a.hasDashDash || !strings.HasPrefix(err.Error(), "unexpected argument") {
+		return ""
+	}
+	var words []string
+	for _, s := range args {
+		if !strings.HasPrefix(s, "-") {
+			words = append(words, s)
+		}
+	}
+	if len(words) < 2 || words[0] != "loop" || words[1] != "create" {
+		return ""
+	}
+	return `; put the loop's command after --: orcr loop create <name> "<cron>" -- <command…>`
 }
 
 // missingSubcommand reports whether a cleanly traced argv stopped at the root or at a

@@ -99,7 +99,8 @@ var verbMethods = map[string][]string{
 	"server status":  {"server.status"},
 	"api snapshot":   {"api.snapshot"},
 	"top":            {"watch.open", "events.subscribe", "server.status", "agent.ls", "agent.send", "agent.kill", "agent.wait", "agent.logs"},
-	"mcp":            append([]string{"server.handshake"}, mcp.Methods()...),
+	"mcp serve":      append([]string{"server.handshake", "mcp.auth"}, mcp.Methods()...),
+	"mcp token":      {"mcp.token"},
 }
 
 // localVerbs never talk to the server (docs/cli.md §1.3). `api schema` is generated locally

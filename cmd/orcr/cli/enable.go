@@ -23,6 +23,10 @@ func (c *serverEnableCmd) Run(a *app) error {
 	if err != nil {
 		return err
 	}
+	// The launchd unit names files in logs/, which launchd does not create.
+	if err := config.EnsureDataDirs(home); err != nil {
+		return err
+	}
 	orcr, err := a.env.Executable()
 	if err != nil {
 		return wire.Env(config.CauseServerStartFailed, "cannot locate the orcr binary for the unit: "+err.Error()).Wrap(err)

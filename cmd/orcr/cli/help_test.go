@@ -72,7 +72,8 @@ var notImplementedProbes = map[string][]string{
 	"skill install": {"skill", "install", "/dev/null"},
 	"skill show":    {"skill", "show"},
 	"top":           {"top"},
-	"mcp":           {"mcp"},
+	"mcp serve":     {"mcp"},
+	"mcp token":     {"mcp", "token"},
 }
 
 // `orcr --help` marks exactly the commands that answer not_implemented when run, and

@@ -40,17 +40,19 @@ func (c *loopCreateCmd) Run(a *app) error {
 		l := r.Loop
 		a.stdout("loop %s created", l.Name)
 		a.stdout("  command:  %s", strings.Join(l.Argv, " "))
+		loc, err := time.LoadLocation(l.TZ)
+		if err != nil {
+			loc = time.UTC
+		}
 		if l.CadenceKind == "cron" {
 			a.stdout("  cadence:  cron `%s` in %s", l.Cadence, l.TZ)
+		} else if at := onceInstant(l.LoopRow); at != nil {
+			a.stdout("  cadence:  once at %s (%s)", time.UnixMilli(*at).In(loc).Format("Mon 2006-01-02 15:04:05"), l.TZ)
 		} else {
 			a.stdout("  cadence:  once at %s (%s)", l.Cadence, l.TZ)
 		}
 		if l.NextFireAt != nil {
 			at := time.UnixMilli(*l.NextFireAt)
-			loc, err := time.LoadLocation(l.TZ)
-			if err != nil {
-				loc = time.UTC
-			}
 			a.stdout("  next:     %s %s (%s UTC)", at.In(loc).Format("Mon 2006-01-02 15:04"), l.TZ,
 				at.UTC().Format("Mon 2006-01-02 15:04"))
 		} else {
@@ -59,6 +61,16 @@ func (c *loopCreateCmd) Run(a *app) error {
 		a.stdout("  cancel:   %s", l.Cancel)
 		return nil
 	})
+}
+
+// onceInstant is the instant of a once loop: the fire still due, else the one that
+// happened; nil when it ended without firing. The cadence keeps the --once-at text as
+// typed ("15s"), which says nothing once the loop exists (docs/cli.md §5.9).
+func onceInstant(l socketapi.LoopRow) *int64 {
+	if l.NextFireAt != nil {
+		return l.NextFireAt
+	}
+	return l.LastFireAt
 }
 
 // printUpdates renders loop.pause / loop.resume results.
@@ -149,7 +161,11 @@ func (c *loopLsCmd) Run(a *app) error {
 				if l.NextFireAt != nil {
 					next = time.UnixMilli(*l.NextFireAt).UTC().Format(time.RFC3339)
 				}
-				a.stdout("%-20s %-8s %-16s next=%s", l.Name, l.Status, l.Cadence, next)
+				cadence := l.Cadence
+				if at := onceInstant(l); l.CadenceKind != "cron" && at != nil {
+					cadence = "once@" + time.UnixMilli(*at).UTC().Format(time.RFC3339)
+				}
+				a.stdout("%-20s %-8s %-16s next=%s", l.Name, l.Status, cadence, next)
 			}
 			return nil
 		})
@@ -191,6 +207,9 @@ func (c *loopLogsCmd) Run(a *app) error {
 	printed := len(r.Lines)
 	return a.poll(loopLogsPoll, func() (bool, error) {
 		next, err := cl.LoopLogs(a.ctx, req)
+		if socketapi.ServerGone(err) && a.ctx.Err() == nil {
+			return false, cl.Reconnect(a.ctx, socketapi.LoopLogs.Name, err)
+		}
 		if err != nil {
 			return false, nil // transient errors are skipped
 		}
@@ -266,21 +285,54 @@ func (c *loopRunStopCmd) Run(a *app) error {
 type loopRunLsCmd struct {
 	Name   string `arg:"" help:"Loop name."`
 	Status string `help:"Only this status (exact)."`
-	All    bool   `help:"Include finished runs."`
+	All    bool   `help:"Every run (default: the newest --limit)."`
+	Limit  int    `default:"20" help:"Show the newest N runs, finished ones included (0: every run)."`
 }
 
-// Run implements `orcr loop run ls` (docs/cli.md §5.16).
+// Run implements `orcr loop run ls` (docs/cli.md §5.16): every run of the loop (or those
+// with --status), finished ones included, of which the newest --limit are shown oldest
+// first unless --all; a line on stderr says how many older ones were left out.
 func (c *loopRunLsCmd) Run(a *app) error {
-	return request(a, socketapi.LoopRunLs, socketapi.LoopRunLsRequest{Name: c.Name, Status: c.Status, All: c.All},
-		func(r socketapi.LoopRunLsResult) error {
-			if len(r.Runs) == 0 {
-				a.stdout("no runs")
-			}
-			for _, x := range r.Runs {
-				a.stdout("%-10s %-10s %-10s agents=%d", x.RunID, x.Status, x.Kind, x.Agents)
-			}
-			return nil
-		})
+	if c.Limit < 0 {
+		return wire.Invalid("cli_parse", "--limit must be 0 or more")
+	}
+	r, _, err := invoke(a, socketapi.LoopRunLs, socketapi.LoopRunLsRequest{Name: c.Name, Status: c.Status, All: c.Status == ""})
+	if err != nil {
+		return err
+	}
+	left := 0
+	if !c.All && c.Limit > 0 && len(r.Runs) > c.Limit {
+		left = len(r.Runs) - c.Limit
+		r.Runs = r.Runs[left:]
+	}
+	if a.json {
+		a.printOKValue(r)
+	} else {
+		printRuns(a, r.Runs)
+	}
+	if left > 0 {
+		a.stderr("(%d older run(s) not shown: --all lists them)", left)
+	}
+	return nil
+}
+
+// printRuns renders loop.run.ls rows under a header; times are RFC 3339 UTC.
+func printRuns(a *app, runs []socketapi.RunRow) {
+	if len(runs) == 0 {
+		a.stdout("no runs")
+		return
+	}
+	at := func(ms *int64) string {
+		if ms == nil {
+			return "-"
+		}
+		return time.UnixMilli(*ms).UTC().Format(time.RFC3339)
+	}
+	const row = "%-10s %-10s %-10s %-6s %-20s %s"
+	a.stdout(row, "RUN", "STATUS", "KIND", "AGENTS", "STARTED", "ENDED")
+	for _, x := range runs {
+		a.stdout(row, x.RunID, x.Status, x.Kind, fmt.Sprint(x.Agents), at(x.StartedAt), at(x.EndedAt))
+	}
 }
 
 func nonNil(s []string) []string {

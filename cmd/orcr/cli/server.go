@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -9,6 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gofrs/flock"
+
+	"github.com/orcr-go/orcr/config"
 	"github.com/orcr-go/orcr/socketapi"
 )
 
@@ -100,8 +104,42 @@ func (c *serverStopCmd) Run(a *app) error {
 	if _, err := cl.Stop(a.ctx); err != nil {
 		return err
 	}
+	if !waitHomeFree(a.ctx, config.NewPaths(home).Lock, stopWaitBound) {
+		a.stderr("orcr: the server acknowledged the stop but still holds %s after %s", home, stopWaitBound)
+		a.serverStatusLine("stopping")
+		return nil
+	}
 	a.serverStatusLine("stopped")
 	return nil
+}
+
+// stopWaitBound bounds how long `server stop` waits for the server to let go of the
+// home after it acknowledged the stop: its own shutdown bounds (in-flight requests 2 s,
+// remote streams 3 s, herdr calls canceled) and then some (docs/cli.md §5.18).
+const stopWaitBound = 15 * time.Second
+
+// waitHomeFree polls the instance lock at lockPath until it can be taken (then lets
+// it go at once) or bound passes; it reports whether it was free. A server starting
+// meanwhile that finds the lock held for a moment retries it (socketapi/server).
+func waitHomeFree(ctx context.Context, lockPath string, bound time.Duration) bool {
+	lock := flock.New(lockPath)
+	deadline := time.Now().Add(bound)
+	for {
+		ok, err := lock.TryLock()
+		if ok {
+			lock.Unlock()
+			return true
+		}
+		if err != nil || ctx.Err() != nil || time.Now().After(deadline) {
+			return false
+		}
+		t := time.NewTimer(20 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+		case <-t.C:
+		}
+		t.Stop()
+	}
 }
 
 type serverStatusCmd struct {

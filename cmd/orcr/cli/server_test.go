@@ -3,6 +3,8 @@ package cli_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -336,5 +338,28 @@ func waitFor(t *testing.T, cond func() bool) {
 			t.Fatal("condition not met within 10s")
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// A start that the server refuses for its config (here remote.listen on every interface
+// without TLS, docs/remote.md §1) creates nothing: the CLI's ensure step creates and
+// checks the home only, and leaves logs/ and data/ to the server, which makes them once
+// its config passed.
+func TestServerStartRefusedCreatesNothing(t *testing.T) {
+	h := newHarness(t)
+	if err := os.MkdirAll(h.home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(h.home, "config.json"), []byte(`{"remote": {"listen": "0.0.0.0:0"}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h.spawn = func(string) error { return wire.Env("config_invalid", "remote.listen is not a loopback address") }
+	if got := h.run(t, "server", "start"); got.code != 2 {
+		t.Errorf("server start: exit %d %q %q, want 2", got.code, got.stdout, got.stderr)
+	}
+	for _, name := range []string{"logs", "data"} {
+		if _, err := os.Stat(filepath.Join(h.home, name)); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("the refused start created %s (%v)", name, err)
+		}
 	}
 }

@@ -21,7 +21,8 @@ func (a *app) resolveHome() (string, error) {
 
 // prepareHome is the ensure step of docs/cli.md §1.3: resolve, create + safety-check the
 // home, load the config (warnings to stderr). A config or home error aborts before the
-// server is contacted (environment_error, exit 2).
+// server is contacted (environment_error, exit 2). logs/ and data/ are the server's to
+// create, once it has checked its config (a refused start creates nothing).
 func (a *app) prepareHome() (string, error) {
 	home, _, err := a.prepareHomeConfig()
 	return home, err
@@ -33,7 +34,7 @@ func (a *app) prepareHomeConfig() (string, *config.Config, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	if err := config.EnsureHome(home); err != nil {
+	if err := config.EnsureHomeDir(home); err != nil {
 		return "", nil, err
 	}
 	cfg, warnings, err := config.Load(home, a.env.Getenv)
@@ -48,9 +49,18 @@ func (a *app) prepareHomeConfig() (string, *config.Config, error) {
 
 // clientFor is the typed client of home's server. It carries the caller identity of
 // ORCR_ID / ORCR_PATH (docs/cli.md §2.1), which the client fills into every agent verb.
+// A blocking verb whose server goes away starts one the same way (c.Spawn) and says so on
+// stderr when it goes on (docs/cli.md §1.3).
 func (a *app) clientFor(home string) *socketapi.Client {
 	c := socketapi.FromGetenv(a.env.Getenv)
 	c.Socket = config.NewPaths(home).Socket
+	c.Spawn = func() (socketapi.Spawned, error) { return socketapi.Spawned{}, a.env.Spawn(home) }
+	if a.env.spawnDetached != nil {
+		c.Spawn = func() (socketapi.Spawned, error) { return a.env.spawnDetached(home) }
+	}
+	c.OnResume = func(method string, pid int) {
+		a.stderr("note: the orcr server went away during %s; resumed with the server now answering (pid %d)", method, pid)
+	}
 	return c
 }
 
@@ -65,11 +75,7 @@ func (a *app) ensureRunning(home string) (*socketapi.Client, string, int, error)
 // context (an MCP tool call's auto-start ends with the call).
 func (a *app) ensureRunningCtx(ctx context.Context, home string) (*socketapi.Client, string, int, error) {
 	c := a.clientFor(home)
-	spawn := func() (socketapi.Spawned, error) { return socketapi.Spawned{}, a.env.Spawn(home) }
-	if a.env.spawnDetached != nil {
-		spawn = func() (socketapi.Spawned, error) { return a.env.spawnDetached(home) }
-	}
-	outcome, pid, err := c.EnsureRunning(ctx, spawn)
+	outcome, pid, err := c.EnsureRunning(ctx, c.Spawn)
 	if err != nil {
 		return nil, "", 0, err
 	}
@@ -96,6 +102,26 @@ func invoke[Req, Res any](a *app, m *socketapi.Method[Req, Res], req Req) (Res, 
 		return zero, nil, err
 	}
 	return socketapi.InvokeRaw(a.ctx, c, m, req)
+}
+
+// invokeResuming is invoke for a blocking verb: when the server goes away before the
+// answer, a server is got back (auto-started, socketapi.Resuming) and the request made
+// by next for that attempt (0 first) is sent to it.
+func invokeResuming[Req, Res any](a *app, m *socketapi.Method[Req, Res], next func(attempt int) Req) (Res, json.RawMessage, error) {
+	c, err := a.connect()
+	if err != nil {
+		var zero Res
+		return zero, nil, err
+	}
+	type reply struct {
+		res Res
+		raw json.RawMessage
+	}
+	r, err := socketapi.Resuming(a.ctx, c, m.Name, func(attempt int) (reply, error) {
+		res, raw, err := socketapi.InvokeRaw(a.ctx, c, m, next(attempt))
+		return reply{res, raw}, err
+	})
+	return r.res, r.raw, err
 }
 
 // request invokes m and prints the result: with --json the envelope of the raw result,

@@ -52,7 +52,7 @@ func TestCatalogueCoverage(t *testing.T) {
 		"api schema", "api snapshot",
 		"dashboard",
 		"loop create", "loop logs", "loop ls", "loop pause", "loop resume", "loop rm", "loop run ls", "loop run start", "loop run stop",
-		"mcp",
+		"mcp serve", "mcp token",
 		"scaffold",
 		"server disable", "server enable", "server logs", "server start", "server status", "server stop",
 		"skill install", "skill show",
@@ -96,15 +96,17 @@ func TestRequestParams(t *testing.T) {
 			with(map[string]any{"name": "w", "gc": "auto", "cwd": "/work/dir", "worktree": true, "worktree_branch": "fix"})},
 		{[]string{"agent", "run", "--name", "w", "--worktree"}, "", "agent.run",
 			with(map[string]any{"name": "w", "gc": "auto", "cwd": "/work/dir", "worktree": true})},
-		{[]string{"agent", "ask", "--name", "q", "-p", "-"}, "from\nstdin\n", "agent.ask",
-			with(map[string]any{"name": "q", "prompt": "from\nstdin\n", "cwd": "/work/dir"})},
+		// agent ask runs its agent (gc immediate), then asks about it by uuid (the second
+		// request, checked below), so that it can resume across a restart.
+		{[]string{"agent", "ask", "--name", "q", "-p", "-", "--timeout", "5m"}, "from\nstdin\n", "agent.run",
+			with(map[string]any{"name": "q", "prompt": "from\nstdin\n", "cwd": "/work/dir", "gc": "immediate", "timeout": "5m"})},
 		// agent ask takes run's worktree flags, sent as run's params.
-		{[]string{"agent", "ask", "--name", "q", "--worktree", "--keep-worktree"}, "", "agent.ask",
-			with(map[string]any{"name": "q", "cwd": "/work/dir", "worktree": true, "keep_worktree": true})},
-		{[]string{"agent", "ask", "--worktree", "feat/x", "--name", "q"}, "", "agent.ask",
-			with(map[string]any{"name": "q", "cwd": "/work/dir", "worktree": true, "worktree_branch": "feat/x"})},
-		{[]string{"agent", "ask", "--name", "q", "--worktree=fix"}, "", "agent.ask",
-			with(map[string]any{"name": "q", "cwd": "/work/dir", "worktree": true, "worktree_branch": "fix"})},
+		{[]string{"agent", "ask", "--name", "q", "--worktree", "--keep-worktree"}, "", "agent.run",
+			with(map[string]any{"name": "q", "cwd": "/work/dir", "gc": "immediate", "worktree": true, "keep_worktree": true})},
+		{[]string{"agent", "ask", "--worktree", "feat/x", "--name", "q"}, "", "agent.run",
+			with(map[string]any{"name": "q", "cwd": "/work/dir", "gc": "immediate", "worktree": true, "worktree_branch": "feat/x"})},
+		{[]string{"agent", "ask", "--name", "q", "--worktree=fix"}, "", "agent.run",
+			with(map[string]any{"name": "q", "cwd": "/work/dir", "gc": "immediate", "worktree": true, "worktree_branch": "fix"})},
 		{[]string{"agent", "send", "w1", "hello"}, "", "agent.send", with(map[string]any{"target": "w1", "prompt": "hello"})},
 		{[]string{"agent", "send", "w1", "hello", "-p", "flag wins"}, "", "agent.send", with(map[string]any{"target": "w1", "prompt": "flag wins"})},
 		{[]string{"agent", "send", "w1", "-"}, "piped", "agent.send", with(map[string]any{"target": "w1", "prompt": "piped"})},
@@ -138,7 +140,10 @@ func TestRequestParams(t *testing.T) {
 			h := newHarness(t)
 			h.vars["ORCR_ID"], h.vars["ORCR_PATH"] = "0190-abc", "review/worker"
 			h.stdin = tc.stdin
-			f := startFake(t, h.home, func(string, map[string]any) (any, *wire.Error) {
+			f := startFake(t, h.home, func(m string, _ map[string]any) (any, *wire.Error) {
+				if m == "agent.run" {
+					return map[string]any{"agent": map[string]any{"uuid": "0190-run"}}, nil
+				}
 				return map[string]any{}, nil
 			})
 			got := h.run(t, append([]string{"--json"}, tc.args...)...)
@@ -146,6 +151,16 @@ func TestRequestParams(t *testing.T) {
 				t.Fatalf("exit %d: %s %s", got.code, got.stdout, got.stderr)
 			}
 			reqs := f.requests()
+			if tc.args[1] == "ask" {
+				want := map[string]any{"resume": "0190-run"}
+				if timeout, ok := tc.params["timeout"]; ok {
+					want["timeout"] = timeout
+				}
+				if len(reqs) != 2 || reqs[1].Method != "agent.ask" || cmp.Diff(with(want), reqs[1].Params) != "" {
+					t.Fatalf("got requests %+v, want agent.run, then agent.ask %v", reqs, with(want))
+				}
+				reqs = reqs[:1]
+			}
 			if len(reqs) != 1 {
 				t.Fatalf("got %d requests %+v, want 1", len(reqs), reqs)
 			}

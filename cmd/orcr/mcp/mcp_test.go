@@ -1,11 +1,17 @@
 package mcp_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -359,7 +365,8 @@ func TestAutoStart(t *testing.T) {
 	}
 }
 
-// Streamable HTTP serves the same tools; --http binds loopback addresses only.
+// Streamable HTTP serves the same tools to a client that presents an MCP token; --http
+// binds loopback addresses only.
 func TestHTTP(t *testing.T) {
 	srv := sockettest.NewServer(t)
 	ln, err := mcp.Listen(":0")
@@ -374,11 +381,7 @@ func TestHTTP(t *testing.T) {
 	go func() { served <- mcp.ServeHTTP(sctx, options(t, srv.Home, "/", nil), ln) }()
 
 	ctx := ctxFor(t, 20*time.Second)
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "orcr-test", Version: "0"}, nil).Connect(ctx,
-		&sdk.StreamableClientTransport{Endpoint: "http://" + ln.Addr().String() + mcp.HTTPPath, DisableStandaloneSSE: true}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs := httpSession(t, ctx, ln, mintToken(t, ctx, srv.Client(t), socketapi.MCPTokenRequest{}))
 	ls := call(t, ctx, cs, "agent_ls", map[string]any{"all": true}).ok(t, "agent_ls over HTTP")
 	if as, ok := ls["agents"].([]any); !ok || len(as) != 0 {
 		t.Errorf("agent_ls over HTTP: got %v, want no agents", ls)
@@ -400,5 +403,201 @@ func TestHTTP(t *testing.T) {
 			}
 			t.Errorf("Listen(%q): got %v, want invalid_request %s", tc.addr, err, tc.reason)
 		}
+	}
+}
+
+// mintToken issues an MCP token through the socket (what `orcr mcp token` does).
+func mintToken(t *testing.T, ctx context.Context, cl *socketapi.Client, req socketapi.MCPTokenRequest) string {
+	t.Helper()
+	res, err := cl.MCPToken(ctx, req)
+	if err != nil || res.Token == nil || len(*res.Token) != 43 {
+		t.Fatalf("mcp.token %+v: got %+v, %v; want a 43-character token", req, res, err)
+	}
+	return *res.Token
+}
+
+// bearerTransport sends every request with Authorization: Bearer token.
+type bearerTransport struct{ token string }
+
+func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// httpSession connects the SDK's Streamable HTTP client to the face on ln with token.
+func httpSession(t *testing.T, ctx context.Context, ln net.Listener, token string) *sdk.ClientSession {
+	t.Helper()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "orcr-test", Version: "0"}, nil).Connect(ctx,
+		&sdk.StreamableClientTransport{Endpoint: "http://" + ln.Addr().String() + mcp.HTTPPath, DisableStandaloneSSE: true,
+			HTTPClient: &http.Client{Transport: bearerTransport{token}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
+}
+
+// initializeStatus posts an MCP initialize to the face on ln with the given
+// Authorization header ("" for none) and returns the HTTP status and the
+// WWW-Authenticate header.
+func initializeStatus(t *testing.T, ln net.Listener, authorization string) (int, string) {
+	t.Helper()
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",` +
+		`"capabilities":{},"clientInfo":{"name":"orcr-test","version":"0"}}}`
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, "http://"+ln.Addr().String()+mcp.HTTPPath, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if authorization != "" {
+		req.Header.Set("Authorization", authorization)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode, resp.Header.Get("WWW-Authenticate")
+}
+
+// The HTTP face answers 401 to a request without a live MCP token — none, another
+// scheme, a wrong one, one revoked by a rotation or a revocation — before any MCP
+// handling; a live token opens it, and issuing a token leaves the others valid. The
+// token never reaches the server log.
+func TestHTTPRequiresToken(t *testing.T) {
+	var logged bytes.Buffer
+	var logMu sync.Mutex
+	srv := sockettest.NewServer(t, sockettest.WithLog(slog.New(slog.NewTextHandler(lockedWriter{&logMu, &logged}, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+	ln, err := mcp.Listen(":0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go mcp.ServeHTTP(t.Context(), options(t, srv.Home, "/", nil), ln)
+	ctx := ctxFor(t, 20*time.Second)
+	cl := srv.Client(t)
+
+	refused := func(what, authorization string) {
+		t.Helper()
+		if code, challenge := initializeStatus(t, ln, authorization); code != http.StatusUnauthorized || !strings.HasPrefix(challenge, "Bearer") {
+			t.Errorf("initialize %s: HTTP %d, WWW-Authenticate %q; want 401 with a Bearer challenge", what, code, challenge)
+		}
+	}
+	admitted := func(what, token string) {
+		t.Helper()
+		if code, _ := initializeStatus(t, ln, "Bearer "+token); code != http.StatusOK {
+			t.Errorf("initialize %s: HTTP %d, want 200", what, code)
+		}
+	}
+	refused("without a token", "")
+	refused("before any token was issued", "Bearer "+strings.Repeat("A", 43))
+	first := mintToken(t, ctx, cl, socketapi.MCPTokenRequest{})
+	admitted("with the token", first)
+	refused("with Basic", "Basic "+first)
+	refused("with a wrong token", "Bearer "+first[:42]+"x")
+	second := mintToken(t, ctx, cl, socketapi.MCPTokenRequest{})
+	admitted("with the first token after a second was issued", first)
+	admitted("with the second token", second)
+
+	rotated := mintToken(t, ctx, cl, socketapi.MCPTokenRequest{Rotate: true})
+	refused("with the first token after a rotation", "Bearer "+first)
+	refused("with the second token after a rotation", "Bearer "+second)
+	admitted("with the rotated token", rotated)
+	call(t, ctx, httpSession(t, ctx, ln, rotated), "loop_ls", nil).ok(t, "loop_ls with the rotated token")
+
+	res, err := cl.MCPToken(ctx, socketapi.MCPTokenRequest{Revoke: true})
+	if err != nil || res.Token != nil || res.Revoked != 1 {
+		t.Errorf("mcp.token revoke: got %+v, %v; want no token and 1 revoked", res, err)
+	}
+	refused("after the revocation", "Bearer "+rotated)
+	if _, err := cl.MCPToken(ctx, socketapi.MCPTokenRequest{Rotate: true, Revoke: true}); !wire.Is(err, wire.InvalidRequest, "") {
+		t.Errorf("mcp.token rotate+revoke: got %v, want invalid_request", err)
+	}
+
+	logMu.Lock()
+	defer logMu.Unlock()
+	for _, tok := range []string{first, second, rotated} {
+		if strings.Contains(logged.String(), tok) {
+			t.Errorf("the server log holds a token:\n%s", logged.String())
+		}
+	}
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
+}
+
+// A revocation reaches a request already being served: the standalone SSE stream a
+// client opened with a token ends once that token is revoked.
+func TestHTTPRevocationEndsOpenStreams(t *testing.T) {
+	srv := sockettest.NewServer(t)
+	ln, err := mcp.Listen(":0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := options(t, srv.Home, "/", nil)
+	o.TokenRecheck = 50 * time.Millisecond
+	go mcp.ServeHTTP(t.Context(), o, ln)
+	ctx := ctxFor(t, 20*time.Second)
+	cl := srv.Client(t)
+	token := mintToken(t, ctx, cl, socketapi.MCPTokenRequest{})
+	endpoint := "http://" + ln.Addr().String() + mcp.HTTPPath
+
+	post := func(body, session string) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+token)
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+			req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp
+	}
+	init := post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",`+
+		`"capabilities":{},"clientInfo":{"name":"orcr-test","version":"0"}}}`, "")
+	session := init.Header.Get("Mcp-Session-Id")
+	if init.StatusCode != http.StatusOK || session == "" {
+		t.Fatalf("initialize: HTTP %d, session %q", init.StatusCode, session)
+	}
+	post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`, session)
+
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, endpoint, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Mcp-Session-Id", session)
+	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	stream, err := http.DefaultClient.Do(req)
+	if err != nil || stream.StatusCode != http.StatusOK {
+		t.Fatalf("the standalone SSE stream: %v, %v", stream, err)
+	}
+	defer stream.Body.Close()
+	ended := make(chan error, 1)
+	go func() {
+		_, err := io.Copy(io.Discard, stream.Body)
+		ended <- err
+	}()
+	if _, err := cl.MCPToken(ctx, socketapi.MCPTokenRequest{Revoke: true}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-ended:
+	case <-ctx.Done():
+		t.Fatal("the stream opened with a revoked token is still open")
 	}
 }

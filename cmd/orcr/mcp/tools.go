@@ -82,16 +82,23 @@ func newTool[Req, Res any](m *socketapi.Method[Req, Res], hints sdk.ToolAnnotati
 		if err := f.prepare(&req); err != nil {
 			return nil, err
 		}
-		res, err := socketapi.Invoke(ctx, f.client, raw, req)
-		if err != nil && f.ensure != nil && dialFailed(err) {
-			// Nothing was sent: start the server as any CLI verb would and send it once.
-			if err := f.ensure(ctx); err != nil {
-				return nil, err
-			}
-			res, err = socketapi.Invoke(ctx, f.client, raw, req)
-		}
-		return res, err
+		return invoke(ctx, f, func(ctx context.Context) (json.RawMessage, error) {
+			return socketapi.Invoke(ctx, f.client, raw, req)
+		})
 	}}
+}
+
+// invoke makes one socket call; when it could not connect at all, nothing was sent, so
+// it starts the server as any CLI verb would (f.ensure) and makes the call once more.
+func invoke[Res any](ctx context.Context, f *face, call func(context.Context) (Res, error)) (Res, error) {
+	res, err := call(ctx)
+	if err != nil && f.ensure != nil && dialFailed(err) {
+		if err := f.ensure(ctx); err != nil {
+			return res, err
+		}
+		res, err = call(ctx)
+	}
+	return res, err
 }
 
 // dialFailed reports whether err is the client's failure to connect at all (no socket,

@@ -71,6 +71,11 @@ export interface ClientOptions {
     bin?: string;
     /** Start a server when none answers (default true). */
     autoStart?: boolean;
+    /**
+     * Told each time a blocking call (a wait, an ask, followLogs) lost its server and goes
+     * on with the next one (docs/protocol.md §1.10).
+     */
+    onResume?: (method: string) => void;
 }
 /** orcr.agent. */
 export interface AgentApi {
@@ -137,9 +142,12 @@ export declare class OrcrClient {
     readonly context: ContextApi;
     constructor(transport?: Transport, opts?: ClientOptions);
     /**
-     * ask runs a one-shot agent and returns its final response text: one agent.ask call
-     * (run with gc immediate, wait, read the response, all on the server) with the params of
-     * agent.run but gc. A response without text is TranscriptUnavailable {path}.
+     * ask runs a one-shot agent and returns its final response text: agent.run with gc
+     * immediate and the params of ask, then agent.ask `{resume: uuid, timeout?}` (wait, read
+     * the response, all on the server), which rides over a server restart on that same
+     * agent and never starts a second one (docs/protocol.md §1.10). A timeout that does not
+     * parse goes to agent.ask as it is, for the server's refusal. A response without text is
+     * TranscriptUnavailable {path}.
      */
     ask(opts: SpawnOptions): Promise<string>;
     /**

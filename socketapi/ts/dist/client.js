@@ -3,7 +3,7 @@
 // (orcr.gen). Everything the CLI can do, a client can do; no helper ever prompts.
 import { AttachHandle } from "./attach.js";
 import { fromEnv, loopNameFrom } from "./context.js";
-import { Core } from "./core.js";
+import { Core, durationMs, remainingTimeout } from "./core.js";
 import { OrcrError, TranscriptUnavailable } from "./errors.js";
 import { GeneratedClient } from "./generated.js";
 import { AgentHandle } from "./handle.js";
@@ -15,6 +15,14 @@ import { Transport } from "./wire.js";
 function put(target, key, value) {
     if (value !== undefined)
         target[key] = value;
+}
+/**
+ * timeoutAfter is `{timeout}` with what is left of timeout elapsedMs in (undefined: the
+ * first attempt, timeout as given), or nothing.
+ */
+function timeoutAfter(timeout, elapsedMs) {
+    const left = elapsedMs === undefined ? timeout : remainingTimeout(timeout, elapsedMs);
+    return left === undefined ? {} : { timeout: left };
 }
 function spawnParams(core, opts) {
     const params = { path: resolveCreate({ name: opts.name, path: opts.path }, core.scope()) };
@@ -53,6 +61,7 @@ export class OrcrClient {
     constructor(transport = new Transport(), opts = {}) {
         const env = opts.env ?? process.env;
         const core = new Core(transport, env, opts.bin, opts.autoStart ?? true);
+        core.onResume = opts.onResume;
         this.#core = core;
         this.transport = transport;
         this.gen = new GeneratedClient(transport);
@@ -70,7 +79,7 @@ export class OrcrClient {
                 put(params, "timeout", o.timeout);
                 if (o.any)
                     params.any = true;
-                return (await core.call("agent.wait", core.withCaller(params)));
+                return (await core.blocking("agent.wait", (elapsed) => core.withCaller({ ...params, ...timeoutAfter(o.timeout, elapsed) })));
             },
             async ls(o = {}) {
                 const params = {};
@@ -131,13 +140,28 @@ export class OrcrClient {
         };
     }
     /**
-     * ask runs a one-shot agent and returns its final response text: one agent.ask call
-     * (run with gc immediate, wait, read the response, all on the server) with the params of
-     * agent.run but gc. A response without text is TranscriptUnavailable {path}.
+     * ask runs a one-shot agent and returns its final response text: agent.run with gc
+     * immediate and the params of ask, then agent.ask `{resume: uuid, timeout?}` (wait, read
+     * the response, all on the server), which rides over a server restart on that same
+     * agent and never starts a second one (docs/protocol.md §1.10). A timeout that does not
+     * parse goes to agent.ask as it is, for the server's refusal. A response without text is
+     * TranscriptUnavailable {path}.
      */
     async ask(opts) {
-        const params = spawnParams(this.#core, opts);
-        const res = (await this.#core.call("agent.ask", params));
+        const core = this.#core;
+        const params = spawnParams(core, opts);
+        let res;
+        if (opts.timeout !== undefined && opts.timeout !== "" && durationMs(opts.timeout) === undefined) {
+            res = (await core.call("agent.ask", params));
+        }
+        else {
+            const start = Date.now();
+            const run = (await core.call("agent.run", { ...params, gc: "immediate" }));
+            if (!run?.agent)
+                throw new OrcrError("server_error", "agent.run answered without an agent");
+            const uuid = run.agent.uuid;
+            res = (await core.blocking("agent.ask", (elapsed) => core.withCaller({ resume: uuid, ...timeoutAfter(opts.timeout, elapsed === undefined ? undefined : Date.now() - start) })));
+        }
         const text = res?.response?.text;
         if (typeof text !== "string") {
             const path = String(res?.path ?? params.path);

@@ -3,6 +3,11 @@ import { type Env, type RequestOptions, type Subscription, type Transport } from
 export declare const START_DEADLINE_MS = 15000;
 export declare const START_POLL_MS = 100;
 /**
+ * How long a blocking call waits for a server to answer again after the one it talked to
+ * went away (docs/protocol.md §1.10).
+ */
+export declare const RESUME_WITHIN_MS = 30000;
+/**
  * Core is what every helper of an OrcrClient shares: its transport, the environment it
  * reads ORCR_* from, and the memoized auto-start.
  * @internal
@@ -12,6 +17,8 @@ export declare class Core {
     readonly transport: Transport;
     readonly env: Env;
     readonly autoStart: boolean;
+    /** Told each time a blocking call lost its server and goes on with the next one. */
+    onResume: ((method: string) => void) | undefined;
     constructor(transport: Transport, env: Env, bin: string | undefined, autoStart: boolean);
     /** The binary auto-start runs: the bin option, else $ORCR_BIN, else orcr on PATH. */
     get bin(): string;
@@ -23,6 +30,22 @@ export declare class Core {
     call(method: string, params: object, opts?: RequestOptions): Promise<unknown>;
     /** stream makes sure a server runs, then opens a stream (started again as call is). */
     stream<T>(method: string, params: object): Promise<Subscription<T>>;
+    /**
+     * blocking sends a blocking call (agent.wait, agent.ask with resume) that rides over a
+     * server restart (docs/protocol.md §1.10): when the server goes away before the answer
+     * (server_unreachable), a server is got back — started again with autoStart, else
+     * waited for — for up to RESUME_WITHIN_MS, and the request params(elapsedMs) makes is
+     * sent again, as often as that happens (elapsedMs since the first attempt, which gets
+     * undefined). onResume, when set, is told each time.
+     */
+    blocking(method: string, params: (elapsedMs: number | undefined) => object, opts?: RequestOptions): Promise<unknown>;
+    /**
+     * reconnect gets a server back after lost, an error of a call of method that says the
+     * server went away: ensureRunning (a start with autoStart) until it succeeds or
+     * RESUME_WITHIN_MS passes, which is EnvironmentError server_unreachable {method,
+     * last_error}.
+     */
+    reconnect(method: string, lost: unknown): Promise<void>;
     /** withCaller adds caller_id / caller_path from ORCR_ID / ORCR_PATH when they are set. */
     withCaller<P extends object>(params: P): P & {
         caller_id?: string;
@@ -45,3 +68,13 @@ export declare class Core {
      */
     ensureRunning(): Promise<void>;
 }
+/** serverGone: the server went away — nobody answers, or the connection broke before the answer. */
+export declare function serverGone(e: unknown): boolean;
+/** durationMs reads orcr's duration grammar ("30s", "500ms", "2h"); undefined when it does not parse. */
+export declare function durationMs(d: string): number | undefined;
+/**
+ * remainingTimeout is what is left of a duration timeout ("30s") elapsedMs after it
+ * started, in the same grammar ("29500ms", at least "1ms"); absent stays absent, and one
+ * that does not parse is sent as it is (the server refused it the first time).
+ */
+export declare function remainingTimeout(timeout: string | undefined, elapsedMs: number): string | undefined;

@@ -27,6 +27,8 @@ export const PROTOCOL_METHODS = [
     "loop.run.ls",
     "loop.run.start",
     "loop.run.stop",
+    "mcp.auth",
+    "mcp.token",
     "server.handshake",
     "server.status",
     "server.stop",
@@ -208,6 +210,14 @@ export class GeneratedClient {
     /** stop a loop's runs (`loop.run.stop`). */
     loopRunStop(params = {}) {
         return this.transport.request("loop.run.stop", params);
+    }
+    /** check a bearer token presented to orcr mcp --http (`mcp.auth`). */
+    mcpAuth(params = {}) {
+        return this.transport.request("mcp.auth", params);
+    }
+    /** issue, rotate or revoke the bearer token of orcr mcp --http (`mcp.token`). */
+    mcpToken(params = {}) {
+        return this.transport.request("mcp.token", params);
     }
     /** readiness probe: pid, protocol and store path (`server.handshake`). */
     serverHandshake(params = {}) {

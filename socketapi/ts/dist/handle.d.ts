@@ -1,4 +1,4 @@
-import type { Core } from "./core.js";
+import { type Core } from "./core.js";
 import type * as G from "./generated.js";
 /** The agent row agent.run returns. */
 export type RunAgent = NonNullable<G.AgentRunResult["agent"]>;

@@ -1,6 +1,7 @@
 // AgentHandle: one agent, addressed by its uuid (which stays unambiguous when its path is
 // reused later).
 import { setTimeout as sleep } from "node:timers/promises";
+import { remainingTimeout, serverGone } from "./core.js";
 import { NotFound, TranscriptUnavailable } from "./errors.js";
 import { nameOf } from "./path.js";
 /** The default polling interval of followLogs. */
@@ -28,10 +29,13 @@ export class AgentHandle {
     }
     /** wait blocks until the agent settles (agent.wait `{targets: [uuid], timeout?}`); the raw result. */
     wait(opts = {}) {
-        const params = { targets: [this.uuid] };
-        if (opts.timeout !== undefined)
-            params.timeout = opts.timeout;
-        return this.#core.call("agent.wait", this.#core.withCaller(params));
+        return this.#core.blocking("agent.wait", (elapsed) => {
+            const params = { targets: [this.uuid] };
+            const timeout = elapsed === undefined ? opts.timeout : remainingTimeout(opts.timeout, elapsed);
+            if (timeout !== undefined)
+                params.timeout = timeout;
+            return this.#core.withCaller(params);
+        });
     }
     /** send delivers a prompt (agent.send `{target: uuid, prompt}`); the raw result. */
     send(prompt) {
@@ -82,7 +86,10 @@ export class AgentHandle {
             catch (e) {
                 if (e instanceof TranscriptUnavailable)
                     return { fresh: [], ended: false };
-                throw e;
+                if (!serverGone(e))
+                    throw e;
+                await this.#core.reconnect("agent.logs", e); // the next poll goes on from seen
+                return { fresh: [], ended: false };
             }
             const all = res?.entries ?? [];
             let fresh = all.slice(seen);
@@ -119,7 +126,10 @@ export class AgentHandle {
         catch (e) {
             if (e instanceof NotFound)
                 return true; // the row is gone
-            throw e;
+            if (!serverGone(e))
+                throw e;
+            await this.#core.reconnect("agent.ls", e);
+            return false;
         }
         const row = res?.agents?.[0];
         return !row || row.status === "ended";

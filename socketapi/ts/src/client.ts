@@ -4,7 +4,7 @@
 
 import { AttachHandle } from "./attach.js";
 import { fromEnv, loopNameFrom, type OrcrContext } from "./context.js";
-import { Core } from "./core.js";
+import { Core, durationMs, remainingTimeout } from "./core.js";
 import { OrcrError, TranscriptUnavailable } from "./errors.js";
 import { GeneratedClient } from "./generated.js";
 import type * as G from "./generated.js";
@@ -85,6 +85,11 @@ export interface ClientOptions {
   bin?: string;
   /** Start a server when none answers (default true). */
   autoStart?: boolean;
+  /**
+   * Told each time a blocking call (a wait, an ask, followLogs) lost its server and goes
+   * on with the next one (docs/protocol.md §1.10).
+   */
+  onResume?: (method: string) => void;
 }
 
 /** orcr.agent. */
@@ -140,6 +145,15 @@ function put<T extends object>(target: T, key: string, value: unknown): void {
   if (value !== undefined) (target as Record<string, unknown>)[key] = value;
 }
 
+/**
+ * timeoutAfter is `{timeout}` with what is left of timeout elapsedMs in (undefined: the
+ * first attempt, timeout as given), or nothing.
+ */
+function timeoutAfter(timeout: string | undefined, elapsedMs: number | undefined): { timeout?: string } {
+  const left = elapsedMs === undefined ? timeout : remainingTimeout(timeout, elapsedMs);
+  return left === undefined ? {} : { timeout: left };
+}
+
 function spawnParams(core: Core, opts: SpawnOptions): Record<string, unknown> {
   const params: Record<string, unknown> = { path: resolveCreate({ name: opts.name, path: opts.path }, core.scope()) };
   put(params, "prompt", opts.prompt);
@@ -176,6 +190,7 @@ export class OrcrClient {
   constructor(transport: Transport = new Transport(), opts: ClientOptions = {}) {
     const env = opts.env ?? process.env;
     const core = new Core(transport, env, opts.bin, opts.autoStart ?? true);
+    core.onResume = opts.onResume;
     this.#core = core;
     this.transport = transport;
     this.gen = new GeneratedClient(transport);
@@ -191,7 +206,7 @@ export class OrcrClient {
         const params: Record<string, unknown> = { targets: core.targets(pattern) };
         put(params, "timeout", o.timeout);
         if (o.any) params.any = true;
-        return (await core.call("agent.wait", core.withCaller(params))) as WaitResult;
+        return (await core.blocking("agent.wait", (elapsed) => core.withCaller({ ...params, ...timeoutAfter(o.timeout, elapsed) }))) as WaitResult;
       },
       async ls(o = {}) {
         const params: Record<string, unknown> = {};
@@ -247,13 +262,28 @@ export class OrcrClient {
   }
 
   /**
-   * ask runs a one-shot agent and returns its final response text: one agent.ask call
-   * (run with gc immediate, wait, read the response, all on the server) with the params of
-   * agent.run but gc. A response without text is TranscriptUnavailable {path}.
+   * ask runs a one-shot agent and returns its final response text: agent.run with gc
+   * immediate and the params of ask, then agent.ask `{resume: uuid, timeout?}` (wait, read
+   * the response, all on the server), which rides over a server restart on that same
+   * agent and never starts a second one (docs/protocol.md §1.10). A timeout that does not
+   * parse goes to agent.ask as it is, for the server's refusal. A response without text is
+   * TranscriptUnavailable {path}.
    */
   async ask(opts: SpawnOptions): Promise<string> {
-    const params = spawnParams(this.#core, opts);
-    const res = (await this.#core.call("agent.ask", params)) as G.AgentAskResult | null;
+    const core = this.#core;
+    const params = spawnParams(core, opts);
+    let res: G.AgentAskResult | null;
+    if (opts.timeout !== undefined && opts.timeout !== "" && durationMs(opts.timeout) === undefined) {
+      res = (await core.call("agent.ask", params)) as G.AgentAskResult | null;
+    } else {
+      const start = Date.now();
+      const run = (await core.call("agent.run", { ...params, gc: "immediate" })) as G.AgentRunResult | null;
+      if (!run?.agent) throw new OrcrError("server_error", "agent.run answered without an agent");
+      const uuid = run.agent.uuid;
+      res = (await core.blocking("agent.ask", (elapsed) =>
+        core.withCaller({ resume: uuid, ...timeoutAfter(opts.timeout, elapsed === undefined ? undefined : Date.now() - start) }),
+      )) as G.AgentAskResult | null;
+    }
     const text = res?.response?.text;
     if (typeof text !== "string") {
       const path = String(res?.path ?? params.path);

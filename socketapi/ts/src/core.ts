@@ -19,6 +19,12 @@ export const START_POLL_MS = 100;
 const HANDSHAKE_TIMEOUT_MS = 5_000;
 
 /**
+ * How long a blocking call waits for a server to answer again after the one it talked to
+ * went away (docs/protocol.md §1.10).
+ */
+export const RESUME_WITHIN_MS = 30_000;
+
+/**
  * Core is what every helper of an OrcrClient shares: its transport, the environment it
  * reads ORCR_* from, and the memoized auto-start.
  * @internal
@@ -27,6 +33,8 @@ export class Core {
   readonly transport: Transport;
   readonly env: Env;
   readonly autoStart: boolean;
+  /** Told each time a blocking call lost its server and goes on with the next one. */
+  onResume: ((method: string) => void) | undefined;
   readonly #bin: string | undefined;
   #ready: Promise<void> | null = null;
 
@@ -66,6 +74,57 @@ export class Core {
       if (this.#ready === ready) this.#ready = null;
       await this.ensureRunning();
       return send();
+    }
+  }
+
+  /**
+   * blocking sends a blocking call (agent.wait, agent.ask with resume) that rides over a
+   * server restart (docs/protocol.md §1.10): when the server goes away before the answer
+   * (server_unreachable), a server is got back — started again with autoStart, else
+   * waited for — for up to RESUME_WITHIN_MS, and the request params(elapsedMs) makes is
+   * sent again, as often as that happens (elapsedMs since the first attempt, which gets
+   * undefined). onResume, when set, is told each time.
+   */
+  async blocking(method: string, params: (elapsedMs: number | undefined) => object, opts?: RequestOptions): Promise<unknown> {
+    const start = Date.now();
+    for (let attempt = 0; ; attempt++) {
+      const ready = this.ensureRunning();
+      await ready;
+      try {
+        return await this.transport.request(method, params(attempt === 0 ? undefined : Date.now() - start), opts);
+      } catch (e) {
+        if (!serverGone(e)) throw e;
+        if (this.#ready === ready) this.#ready = null;
+        await this.reconnect(method, e);
+      }
+    }
+  }
+
+  /**
+   * reconnect gets a server back after lost, an error of a call of method that says the
+   * server went away: ensureRunning (a start with autoStart) until it succeeds or
+   * RESUME_WITHIN_MS passes, which is EnvironmentError server_unreachable {method,
+   * last_error}.
+   */
+  async reconnect(method: string, lost: unknown): Promise<void> {
+    const deadline = Date.now() + RESUME_WITHIN_MS;
+    let last = lost;
+    for (;;) {
+      try {
+        await this.ensureRunning();
+        this.onResume?.(method);
+        return;
+      } catch (e) {
+        if (isUnsupported(e)) throw e;
+        last = e;
+      }
+      if (Date.now() >= deadline) {
+        throw environmentError("server_unreachable", `the orcr server went away during ${method} and did not answer again within ${RESUME_WITHIN_MS / 1000} s`, {
+          method,
+          last_error: errorText(last),
+        });
+      }
+      await sleep(START_POLL_MS);
     }
   }
 
@@ -196,6 +255,32 @@ export class Core {
       reportPipe?.destroy();
     }
   }
+}
+
+/** serverGone: the server went away — nobody answers, or the connection broke before the answer. */
+export function serverGone(e: unknown): boolean {
+  return e instanceof OrcrError && e.code === "environment_error" && e.causeCode === "server_unreachable";
+}
+
+/** durationMs reads orcr's duration grammar ("30s", "500ms", "2h"); undefined when it does not parse. */
+export function durationMs(d: string): number | undefined {
+  const m = /^\s*([0-9]+)(ms|s|m|h|d)\s*$/.exec(d);
+  if (!m) return undefined;
+  const unit = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as "ms" | "s" | "m" | "h" | "d"];
+  const total = Number(m[1]) * unit;
+  return Number.isSafeInteger(total) && total > 0 ? total : undefined;
+}
+
+/**
+ * remainingTimeout is what is left of a duration timeout ("30s") elapsedMs after it
+ * started, in the same grammar ("29500ms", at least "1ms"); absent stays absent, and one
+ * that does not parse is sent as it is (the server refused it the first time).
+ */
+export function remainingTimeout(timeout: string | undefined, elapsedMs: number): string | undefined {
+  if (timeout === undefined || timeout === "") return timeout;
+  const total = durationMs(timeout);
+  if (total === undefined) return timeout;
+  return `${Math.max(1, Math.floor(total - elapsedMs))}ms`;
 }
 
 /** notConnected: the connect itself failed (no socket, nobody listening), so nothing was sent. */

@@ -30,6 +30,8 @@ export const PROTOCOL_METHODS = [
   "loop.run.ls",
   "loop.run.start",
   "loop.run.stop",
+  "mcp.auth",
+  "mcp.token",
   "server.handshake",
   "server.status",
   "server.stop",
@@ -226,6 +228,13 @@ export interface AgentAskParams {
    * characters but newline and tab; CRLF and CR are read as LF.
    */
   prompt?: string;
+  /**
+   * The uuid of the agent an acknowledged agent.run started for this ask: nothing is
+   * started, the ask waits on that agent (timeout is then the wait's deadline only)
+   * and returns its final response. Clients resume an ask so across a server restart
+   * (docs/protocol.md §1.10).
+   */
+  resume?: string;
   /** Give up (and kill the agent) after this duration. */
   timeout?: string;
   /**
@@ -1264,6 +1273,53 @@ export interface LoopRunStopResult {
   [key: string]: unknown;
 }
 
+/**
+ * Params of `mcp.auth` (check a bearer token presented to orcr mcp --http).
+ * MCPAuthRequest is mcp.auth's params (docs/mcp.md §1.1).
+ */
+export interface McpAuthParams {
+  /** The bearer token an HTTP request to `orcr mcp --http` presented. */
+  token?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * Result of `mcp.auth`.
+ * MCPAuthResult is mcp.auth's result.
+ */
+export interface McpAuthResult {
+  /** Whether the token is a live MCP token. */
+  ok?: boolean;
+  [key: string]: unknown;
+}
+
+/**
+ * Params of `mcp.token` (issue, rotate or revoke the bearer token of orcr mcp --http).
+ * MCPTokenRequest is mcp.token's params (docs/mcp.md §1.1).
+ */
+export interface McpTokenParams {
+  /** Revoke every token and issue none. */
+  revoke?: boolean;
+  /** Issue a new token and revoke every older one. */
+  rotate?: boolean;
+  [key: string]: unknown;
+}
+
+/**
+ * Result of `mcp.token`.
+ * MCPTokenResult is mcp.token's result.
+ */
+export interface McpTokenResult {
+  /** How many tokens were revoked. */
+  revoked?: number;
+  /**
+   * The new token, shown this once (absent with revoke): the bearer credential of
+   * `orcr mcp --http`, 43 characters of base64url.
+   */
+  token?: string;
+  [key: string]: unknown;
+}
+
 /** Params of `server.handshake` (readiness probe: pid, protocol and store path). */
 export interface ServerHandshakeParams {
   [key: string]: unknown;
@@ -1300,7 +1356,10 @@ export interface ServerStatusResult {
    * unknown_marked_panes).
    */
   counts?: Record<string, number> | null;
-  /** Reconciliation counters (lost, repaired, unknown_marked_panes, unmarked_panes). */
+  /**
+   * Reconciliation counters (lost, repaired, unknown_marked_panes, unmarked_panes,
+   * root_shell_panes).
+   */
   drift?: Record<string, number> | null;
   /** herdr as the server sees it. */
   herdr?: {
@@ -1598,6 +1657,8 @@ export interface MethodParams {
   "loop.run.ls": LoopRunLsParams;
   "loop.run.start": LoopRunStartParams;
   "loop.run.stop": LoopRunStopParams;
+  "mcp.auth": McpAuthParams;
+  "mcp.token": McpTokenParams;
   "server.handshake": ServerHandshakeParams;
   "server.status": ServerStatusParams;
   "server.stop": ServerStopParams;
@@ -1631,6 +1692,8 @@ export interface MethodResults {
   "loop.run.ls": LoopRunLsResult;
   "loop.run.start": LoopRunStartResult;
   "loop.run.stop": LoopRunStopResult;
+  "mcp.auth": McpAuthResult;
+  "mcp.token": McpTokenResult;
   "server.handshake": ServerHandshakeResult;
   "server.status": ServerStatusResult;
   "server.stop": ServerStopResult;
@@ -1781,6 +1844,16 @@ export class GeneratedClient {
   /** stop a loop's runs (`loop.run.stop`). */
   loopRunStop(params: LoopRunStopParams = {}): Promise<LoopRunStopResult> {
     return this.transport.request("loop.run.stop", params) as Promise<LoopRunStopResult>;
+  }
+
+  /** check a bearer token presented to orcr mcp --http (`mcp.auth`). */
+  mcpAuth(params: McpAuthParams = {}): Promise<McpAuthResult> {
+    return this.transport.request("mcp.auth", params) as Promise<McpAuthResult>;
+  }
+
+  /** issue, rotate or revoke the bearer token of orcr mcp --http (`mcp.token`). */
+  mcpToken(params: McpTokenParams = {}): Promise<McpTokenResult> {
+    return this.transport.request("mcp.token", params) as Promise<McpTokenResult>;
   }
 
   /** readiness probe: pid, protocol and store path (`server.handshake`). */

@@ -3,7 +3,7 @@
 
 import { setTimeout as sleep } from "node:timers/promises";
 
-import type { Core } from "./core.js";
+import { remainingTimeout, serverGone, type Core } from "./core.js";
 import { NotFound, TranscriptUnavailable } from "./errors.js";
 import type * as G from "./generated.js";
 import { nameOf } from "./path.js";
@@ -84,9 +84,12 @@ export class AgentHandle {
 
   /** wait blocks until the agent settles (agent.wait `{targets: [uuid], timeout?}`); the raw result. */
   wait(opts: WaitOptions = {}): Promise<WaitResult> {
-    const params: G.AgentWaitParams = { targets: [this.uuid] };
-    if (opts.timeout !== undefined) params.timeout = opts.timeout;
-    return this.#core.call("agent.wait", this.#core.withCaller(params)) as Promise<WaitResult>;
+    return this.#core.blocking("agent.wait", (elapsed) => {
+      const params: G.AgentWaitParams = { targets: [this.uuid] };
+      const timeout = elapsed === undefined ? opts.timeout : remainingTimeout(opts.timeout, elapsed);
+      if (timeout !== undefined) params.timeout = timeout;
+      return this.#core.withCaller(params);
+    }) as Promise<WaitResult>;
   }
 
   /** send delivers a prompt (agent.send `{target: uuid, prompt}`); the raw result. */
@@ -139,7 +142,9 @@ export class AgentHandle {
         res = (await this.#core.call("agent.logs", this.#core.withCaller({ target: this.uuid, last_response: false }))) as G.AgentLogsResult | null;
       } catch (e) {
         if (e instanceof TranscriptUnavailable) return { fresh: [], ended: false };
-        throw e;
+        if (!serverGone(e)) throw e;
+        await this.#core.reconnect("agent.logs", e); // the next poll goes on from seen
+        return { fresh: [], ended: false };
       }
       const all = res?.entries ?? [];
       let fresh = all.slice(seen);
@@ -171,7 +176,9 @@ export class AgentHandle {
       res = (await this.#core.call("agent.ls", this.#core.withCaller({ pattern: this.uuid, all: true }))) as G.AgentLsResult | null;
     } catch (e) {
       if (e instanceof NotFound) return true; // the row is gone
-      throw e;
+      if (!serverGone(e)) throw e;
+      await this.#core.reconnect("agent.ls", e);
+      return false;
     }
     const row = res?.agents?.[0];
     return !row || row.status === "ended";

@@ -22,7 +22,10 @@ const row = { uuid: "0192aaaa-0000-7000-8000-000000000001", path: "demo/w", data
 /** answers is what the fake server says per method (a function of the request, or a fixed result). */
 const answers: Record<string, (req: Received) => unknown> = {
   "agent.run": (req) => ({ agent: req.params.path === "/silent" ? { ...row, uuid: "none-x" } : row, permissions: "bypass" }),
-  "agent.ask": (req) => (req.params.path === "/demo/silent" ? { uuid: "u", path: "demo/silent" } : { uuid: "u", path: "demo/a", response: { text: "hi\nDONE", final: true } }),
+  "agent.ask": (req) =>
+    req.params.path === "/demo/silent" || req.params.resume === "none-x"
+      ? { uuid: "u", path: "demo/silent" }
+      : { uuid: "u", path: "demo/a", response: { text: "hi\nDONE", final: true } },
   "agent.wait": () => ({ targets: [], all_ok: true, timed_out: false, decision_seq: 3 }),
   "agent.send": () => ({ uuid: row.uuid, path: row.path, delivered_while: "idle", input_seq: 2 }),
   "agent.logs": (req) =>
@@ -185,17 +188,86 @@ describe("handles and ask", () => {
     await assert.rejects(h.lastResponse(), (e: unknown) => e instanceof TranscriptUnavailable && e.details?.uuid === "none-x");
   });
 
-  test("ask: one agent.ask, the response text; none is TranscriptUnavailable {path}", async () => {
+  test("ask: agent.run (gc immediate), then agent.ask resuming that agent; the response text; none is TranscriptUnavailable {path}", async () => {
     const c = client();
     assert.equal(await c.ask({ name: "a", prompt: "say=hi", agent: "mock", timeout: "1m" }), "hi\nDONE");
-    assert.deepEqual(sent("agent.ask"), { path: "/a", prompt: "say=hi", agent: "mock", timeout: "1m" });
+    assert.deepEqual(sent("agent.run"), { path: "/a", prompt: "say=hi", agent: "mock", timeout: "1m", gc: "immediate" });
+    assert.deepEqual(sent("agent.ask"), { resume: row.uuid, timeout: "1m" });
     await c.ask({ name: "a", cwd: "/repo", worktree: "feat", keepWorktree: true });
-    assert.deepEqual(sent("agent.ask"), { path: "/a", cwd: "/repo", worktree: true, worktree_branch: "feat", keep_worktree: true });
-    await c.ask({ name: "a", cwd: "/repo", worktree: true });
-    assert.deepEqual(sent("agent.ask"), { path: "/a", cwd: "/repo", worktree: true });
-    await c.scope("demo", async () => {
-      await assert.rejects(c.ask({ name: "silent" }), (e: unknown) => e instanceof TranscriptUnavailable && e.details?.path === "demo/silent");
+    assert.deepEqual(sent("agent.run"), { path: "/a", cwd: "/repo", worktree: true, worktree_branch: "feat", keep_worktree: true, gc: "immediate" });
+    assert.deepEqual(sent("agent.ask"), { resume: row.uuid });
+    // A timeout the server will refuse goes to agent.ask as it is, nothing run first.
+    const runs = srv.requests.filter((q) => q.method === "agent.run").length;
+    await c.ask({ name: "a", timeout: "soon" });
+    assert.deepEqual(sent("agent.ask"), { path: "/a", timeout: "soon" });
+    assert.equal(srv.requests.filter((q) => q.method === "agent.run").length, runs);
+    await assert.rejects(c.ask({ name: "silent" }), (e: unknown) => e instanceof TranscriptUnavailable && e.details?.path === "demo/silent");
+  });
+});
+
+describe("across a server restart (docs/protocol.md §1.10)", () => {
+  // The fake server drops the connection of the first blocking call, as a server killed
+  // in the middle of it would, and answers the next one.
+  let gone: FakeServer;
+  let drop: Set<string>;
+  before(async () => {
+    gone = await fakeServer({
+      onRequest: (req, conn) => {
+        const hs = handshakeAnswer(req);
+        if (hs) return hs;
+        if (drop.delete(req.method)) {
+          conn.destroy();
+          return undefined;
+        }
+        const a = answers[req.method];
+        return a ? { result: a(req) } : undefined;
+      },
     });
+  });
+  after(() => gone.close());
+  const resumed: string[] = [];
+  const restartable = () => new OrcrClient(new Transport(gone.socket), { env: {}, autoStart: false, onResume: (m) => resumed.push(m) });
+  const params = (method: string) => gone.requests.filter((q) => q.method === method).map((q) => q.params);
+
+  test("wait and a handle's wait are sent again with what is left of their timeout", async () => {
+    drop = new Set(["agent.wait"]);
+    const c = restartable();
+    assert.equal((await c.agent.wait("/x/**", { timeout: "1m" })).decision_seq, 3);
+    const waits = params("agent.wait");
+    assert.equal(waits.length, 2);
+    assert.deepEqual(waits[0], { targets: ["/x/**"], timeout: "1m" });
+    const left = /^([0-9]+)ms$/.exec(String(waits[1].timeout));
+    assert.ok(left && Number(left[1]) <= 60_000 && Number(left[1]) > 50_000, `resent timeout ${String(waits[1].timeout)}`);
+    assert.deepEqual(resumed, ["agent.wait"]);
+    drop = new Set(["agent.wait"]);
+    const h = await c.agent.run({ name: "w" });
+    assert.equal((await h.wait()).decision_seq, 3);
+    assert.deepEqual(params("agent.wait").slice(-2), [{ targets: [row.uuid] }, { targets: [row.uuid] }]);
+  });
+
+  test("ask resumes on the agent it ran: one agent.run, agent.ask {resume} twice", async () => {
+    drop = new Set(["agent.ask"]);
+    resumed.length = 0;
+    const before = params("agent.run").length;
+    assert.equal(await restartable().ask({ name: "a", timeout: "90s" }), "hi\nDONE");
+    assert.equal(params("agent.run").length, before + 1);
+    const asks = params("agent.ask");
+    assert.equal(asks.length, 2);
+    assert.deepEqual(asks[0], { resume: row.uuid, timeout: "90s" });
+    assert.equal(asks[1].resume, row.uuid);
+    assert.match(String(asks[1].timeout), /^[0-9]+ms$/);
+    assert.deepEqual(resumed, ["agent.ask"]);
+  });
+
+  test("followLogs polls on from the entries it yielded", async () => {
+    drop = new Set(["agent.logs"]);
+    const h = await restartable().agent.run({ name: "w" });
+    const got = [];
+    for await (const e of h.followLogs({ intervalMs: 10 })) {
+      got.push(e);
+      break;
+    }
+    assert.deepEqual(got, [{ role: "user", kind: "text", text: "p" }]);
   });
 });
 

@@ -244,7 +244,7 @@
 
   const current = {
     uuid: '', path: '', ws: null, next: 0, tries: 0,
-    closedFor: '', // the error code that ended the stream for good (superseded, unauthorized)
+    closedFor: '', // what ended the stream for good (superseded, unauthorized, or ended: the log is complete)
     pending: new Map(), // call_id → approval/requested payload, until resolved
   };
 
@@ -406,6 +406,8 @@
     if (e.type === 'approval/requested') current.pending.set(e.payload.call_id, e.payload);
     if (e.type === 'approval/resolved') current.pending.delete(e.payload.call_id);
     if (e.type === 'turn/end' || e.type === 'session/ended') current.pending.clear();
+    // session/ended is the log's last entry: the server closes the stream after it.
+    if (e.type === 'session/ended') current.closedFor = 'ended';
     if (e.type.startsWith('approval/') || e.type === 'turn/end' || e.type === 'session/ended') renderApprovals();
     const [kind, text, minor] = describe(e);
     const log = $('log');

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 
 import { EVENT_KINDS, orcr, OrcrClient, PROTOCOL_METHODS, STREAMING_METHODS, Transport, orcrHome, socketPath } from "../../dist/index.js";
-import { skip, until } from "./live.js";
+import { mock, skip, until } from "./live.js";
 
 describe("server, api, gen", { skip, timeout: 120_000 }, () => {
   test("server.status and handshake", async () => {
@@ -63,5 +63,23 @@ describe("server, api, gen", { skip, timeout: 120_000 }, () => {
     assert.notEqual(again.pid, first.pid, "a new server process");
     // So does a new client.
     assert.equal((await new OrcrClient().server.status()).pid, again.pid);
+  });
+
+  test("a wait rides over a kill -9 of the server: the next server is started and the wait answers", async () => {
+    const resumed: string[] = [];
+    const c = new OrcrClient(undefined, { onResume: (m) => resumed.push(m) });
+    const h = await c.agent.run({ path: "/sdk_restart/w", agent: mock, prompt: "say=after turn_ms=4000", gc: "never" });
+    await until("the agent is working", async () => (await c.agent.ls({ pattern: "/sdk_restart/w" }))[0]?.status === "working");
+    const first = await c.server.handshake();
+    const waiting = h.wait({ timeout: "60s" });
+    // Whether the kill comes before the wait's request reached the server or after, the
+    // wait must go on with the next server.
+    process.kill(Number(first.pid), "SIGKILL");
+    const w = await waiting;
+    assert.equal(w.all_ok, true);
+    assert.equal(w.targets?.[0]?.reason, "turn_complete");
+    assert.deepEqual(resumed, ["agent.wait"]);
+    assert.notEqual((await c.server.handshake()).pid, first.pid, "a new server process");
+    await h.kill();
   });
 });
