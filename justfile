@@ -16,6 +16,18 @@ providers:
     go test -race -count=1 -v -run 'Live$' ./tests/
     go test -run '^$' -bench RealCompletionLatency -benchtime 1x ./tests/
 
+# the herdr-facing suites against a real herdr instead of the stand-in
+# (docs/herdr.md §12.1): ORCR_TEST_HERDR_BIN=/path/to/herdr just herdr-live; each test
+# runs its own herdr sessions in a private config dir. ORCR_TEST_HERDR_RECORD=1 also
+# writes what herdr answered to herdr/testdata/live/<version>/ for the CI replay. The
+# adoption tests are left out: they need an agent_session for the mock, which a real
+# herdr never records (README, "What only a real herdr can confirm").
+herdr-live:
+    test -n "$ORCR_TEST_HERDR_BIN" || { echo "set ORCR_TEST_HERDR_BIN to a herdr binary" >&2; exit 2; }
+    go test -race -count=1 -v -run '^TestLiveHerdr$' ./herdr/
+    go test -race -count=1 -v -timeout 20m -run '^(TestRunSpawnsMockAgentWithEnvContract|TestTurnsComplete|TestAgentTimeout|TestTurnNoStaleIdle|TestTurnToolGapsCompleteOnce|TestTurnBlockedThenSend|TestSubmitConfirmationRetypesDroppedPrompt|TestWaitSingleTargetSettlesOnIdle|TestWaitBlocked|TestWaitEndedExitReasons|TestGCParksIdleAgent|TestGCSendUnparks|TestGCReapsParkedAgentAndPromotes|TestGCMoveRecoveryAtRestart|TestPaneClosedBehindOrcrsBackIsLostThenEnded|TestLostRowRevivesWhenItsTerminalIsVisible|TestDriftCountsUnclaimedPanes|TestStopDuringSpawnResumesAtRestart)$' ./socketapi/server/
+    go test -race -count=1 -v -timeout 20m -run '^(TestAgentVerbsJSONAndExitCodes|TestKill9MidSpawnNoDuplicatePane|TestVerbRightAfterStop|TestAttachTakeoverInATerminal|TestUnmanagedDiscovery|TestHerdrKilled|TestCrashMidTurnResumes|TestCrashCampaign|TestWaitAnyCLI)$' ./tests/
+
 # vet and formatting
 lint:
     go vet ./...

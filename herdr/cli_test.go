@@ -45,18 +45,26 @@ func ensureOwned(t *testing.T, d *Driver, bin string) SessionInfo {
 	return row
 }
 
-// TestStandinCLI drives discovery through the herdr stand-in binary: binary lookup,
-// live schema conformance, session list, bootstrap of the owned session, integration
-// status, and a spawn through a driver that resolves sockets with the binary.
-func TestStandinCLI(t *testing.T) {
-	bin := buildStandin(t)
-	xdg := shortDir(t)
-	home := shortDir(t)
+// privateHerdrEnv gives t a herdr config dir and a home of its own (t.Setenv), with
+// nothing that would point a herdr CLI elsewhere.
+func privateHerdrEnv(t *testing.T) (xdg, home string) {
+	t.Helper()
+	xdg = shortDir(t)
+	home = shortDir(t)
 	t.Setenv("XDG_CONFIG_HOME", xdg)
 	t.Setenv("HOME", home)
 	t.Setenv("HERDR_SOCKET_PATH", "")
 	t.Setenv("HERDR_SESSION", "")
 	t.Setenv("SHELL", "/bin/sh")
+	return xdg, home
+}
+
+// TestStandinCLI drives discovery through the herdr stand-in binary: binary lookup,
+// live schema conformance, session list, bootstrap of the owned session, integration
+// status, and a spawn through a driver that resolves sockets with the binary.
+func TestStandinCLI(t *testing.T) {
+	bin := buildStandin(t)
+	xdg, home := privateHerdrEnv(t)
 	t.Setenv("ORCR_HERDR_BIN", bin)
 	t.Setenv("HERDR_STANDIN_PROTOCOL", "") // the default herdr, whatever the environment says
 	t.Setenv("HERDR_STANDIN_COMPLETION_SEQ", "")

@@ -168,24 +168,7 @@ func conformance(t *testing.T, protocol int) {
 	} else if got := agents[0].CompletionSeq; (got != nil) != opts.CompletionSeq || (got != nil && *got != 0) {
 		t.Errorf("AgentList completion_seq: got %v, want set (0) only with completion_seq on", got)
 	}
-	if _, err := s.PaneList(ctx, pl.WorkspaceID); err != nil {
-		t.Fatalf("PaneList: %v", err)
-	}
-	if _, err := s.PaneGet(ctx, pl.PaneID); err != nil {
-		t.Fatalf("PaneGet: %v", err)
-	}
-	if _, err := s.Notify(ctx, "title", "body"); err != nil {
-		t.Fatalf("Notify: %v", err)
-	}
-	if _, err := s.Move(ctx, pl.TerminalID, "idle", "conf/a"); err != nil {
-		t.Fatalf("Move: %v", err)
-	}
-	if err := s.Close(ctx, pl.TerminalID); err != nil {
-		t.Fatalf("Close: %v", err)
-	}
-	if _, err := s.PaneGet(ctx, "w9:p9"); !IsCode(err, "pane_not_found") {
-		t.Errorf("PaneGet(missing): got %v, want pane_not_found", err)
-	}
+	contractTail(t, s, pl)
 
 	reqSchema, okSchema, errSchema := schemas(t, protocol)
 	log.mu.Lock()
@@ -210,6 +193,31 @@ func conformance(t *testing.T, protocol int) {
 				t.Errorf("%s response %s does not validate: %v", method, raw, err)
 			}
 		}
+	}
+}
+
+// contractTail runs the last contract operations of a pass on pl (labelled conf/a):
+// list, get, notify, park it in workspace "idle", close it, and get a missing pane.
+func contractTail(t *testing.T, s *Session, pl Placement) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := s.PaneList(ctx, pl.WorkspaceID); err != nil {
+		t.Fatalf("PaneList: %v", err)
+	}
+	if _, err := s.PaneGet(ctx, pl.PaneID); err != nil {
+		t.Fatalf("PaneGet: %v", err)
+	}
+	if _, err := s.Notify(ctx, "title", "body"); err != nil {
+		t.Fatalf("Notify: %v", err)
+	}
+	if _, err := s.Move(ctx, pl.TerminalID, "idle", "conf/a"); err != nil {
+		t.Fatalf("Move: %v", err)
+	}
+	if err := s.Close(ctx, pl.TerminalID); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if _, err := s.PaneGet(ctx, "w9:p9"); !IsCode(err, "pane_not_found") {
+		t.Errorf("PaneGet(missing): got %v, want pane_not_found", err)
 	}
 }
 

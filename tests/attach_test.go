@@ -16,6 +16,7 @@ import (
 
 	"github.com/orcr-go/orcr/herdr"
 	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/sockettest"
 )
 
 // tmuxTerm is a real terminal for `orcr agent attach`: one detached tmux session on a
@@ -192,7 +193,7 @@ func idleMock(t *testing.T, h *home, path string) {
 // Acceptance 5 (attach): `orcr agent attach --takeover` in a real terminal shows the
 // agent's pane; a prompt typed into it reaches the mock, which opens an external turn
 // that completion follows (agent.wait settles, the answer is in the logs); a second
-// takeover attach ends the first (its CLI exits 0, its lease released) and types on;
+// takeover attach ends the first (its CLI exits 1 with herdr, its lease released) and types on;
 // ctrl+b q detaches, the CLI prints `detached <path>`, exits 0 and releases its lease,
 // renewed by heartbeats all along (it never expired although the session outlived the
 // 2 s TTL several times).
@@ -223,8 +224,10 @@ func TestAttachTakeoverInATerminal(t *testing.T) {
 
 	// A second takeover attach ends the first.
 	second := newTmux(t, h.env, "second", attachCmd("att/one", "--takeover"))
+	// herdr ends a taken-over attach with status 1, which the CLI passes on (docs/cli.md
+	// §5.6).
 	first.waitScreen(20*time.Second, "the first attach taken over", func(s string) bool {
-		return strings.Contains(s, "detached att/one") && strings.Contains(s, "EXIT=0")
+		return strings.Contains(s, "attach taken over") && strings.Contains(s, "detached att/one") && strings.Contains(s, "EXIT=1")
 	})
 	second.waitScreen(10*time.Second, "the agent's pane in the second terminal", func(s string) bool { return strings.Contains(s, "typed") })
 	if got := evs.leases("attach.started"); len(got) != 2 || got[1].LeaseID == got[0].LeaseID {
@@ -270,6 +273,7 @@ func TestAttachTakeoverInATerminal(t *testing.T) {
 // the CLI falls back to `terminal attach <terminal_id>` (docs/decisions.md D6). SIGTERM
 // to the CLI is forwarded to the attach, the lease released, and the CLI exits 143.
 func TestAttachObserveFallbackAndSIGTERM(t *testing.T) {
+	sockettest.StandinOnly(t, "HERDR_STANDIN_REFUSE_AGENT_ATTACH makes it refuse agent attach")
 	h, sock := herdrHome(t, "")
 	idleMock(t, h, "att/obs")
 	evs := followEvents(t, h)

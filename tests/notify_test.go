@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/orcr-go/orcr/actors/notify"
+	"github.com/orcr-go/orcr/socketapi/sockettest"
 )
 
 // Notifications through the real binary: a mock agent that blocks (the mock's block
@@ -41,6 +42,7 @@ func TestNotifyEndToEnd(t *testing.T) {
 	cfg := fmt.Sprintf(`{"notify": {
 		"targets": {"hook": {"type": "webhook", "url": %q, "secret": "e2e-secret"}, "desk": {"type": "herdr"}},
 		"rules": [{"events": ["blocked"], "paths": ["e2e/**"], "targets": ["hook", "desk"]}]}}`, hook.URL)
+	sockettest.StandinOnly(t, "its toast log shows the herdr toasts")
 	h, _ := herdrHome(t, cfg)
 	toasts := filepath.Join(t.TempDir(), "toasts.jsonl")
 	h.env = append(h.env, "HERDR_STANDIN_TOASTS=1", "HERDR_STANDIN_TOAST_LOG="+toasts)

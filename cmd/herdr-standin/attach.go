@@ -154,8 +154,8 @@ func cmdAttach(kind, session string, args []string, stdout, stderr io.Writer) in
 			return
 		}
 		code := 0
-		if reason != "pane exited" && reason != "taken over" && reason != "detached" {
-			code = 1
+		if reason != "pane exited" && reason != "detached" {
+			code = 1 // herdr 0.8.2 ends a taken-over attach with status 1 too
 		}
 		ends <- ending{reason, code}
 	}()
@@ -176,6 +176,11 @@ func cmdAttach(kind, session string, args []string, stdout, stderr io.Writer) in
 	conn.Close()
 	// Leave the alternate screen and the input modes the pane's program set.
 	io.WriteString(stdout, "\x1b[?2004l\x1b[?1l\x1b[?1049l")
-	fmt.Fprintf(stderr, "[%s %s: %s]\r\n", kind, target, e.reason)
+	if e.reason == "taken over" {
+		// herdr 0.8.2's words for it (recorded by the live attach test).
+		fmt.Fprintf(stderr, "herdr: server shut down: %s attach taken over\r\n", kind)
+	} else {
+		fmt.Fprintf(stderr, "[%s %s: %s]\r\n", kind, target, e.reason)
+	}
 	return e.code
 }

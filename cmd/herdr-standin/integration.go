@@ -18,8 +18,11 @@ type integrationTarget struct {
 	current int    // the stand-in's assumed current integration version
 }
 
-// integrationTargets follows the schema's IntegrationTarget order. Paths follow herdr's
-// installer; current versions are assumptions of the stand-in.
+// integrationTargets are the lines herdr 0.8.2's `integration status` prints (0.7.2's
+// lack the targets of [newerThanProtocol16]), in its
+// order and with its paths (recorded in herdr/testdata/live; qwen is printed although
+// the protocol-20 schema's IntegrationTarget lacks it); current versions are
+// assumptions of the stand-in.
 var integrationTargets = []integrationTarget{
 	{"pi", "PI_CODING_AGENT_DIR", ".pi/agent", "extensions/herdr-agent-state.ts", 10},
 	{"omp", "PI_CODING_AGENT_DIR", ".omp/agent", "extensions/herdr-omp-agent-state.ts", 10},
@@ -30,12 +33,13 @@ var integrationTargets = []integrationTarget{
 	{"droid", "", ".factory", "hooks/herdr-agent-state.sh", 1},
 	{"kimi", "KIMI_CODE_HOME", ".kimi-code", "hooks/herdr-agent-state.sh", 8},
 	{"opencode", "", ".config/opencode", "plugins/herdr-agent-state.js", 1},
-	{"kilo", "", ".config/kilo", "plugins/herdr-agent-state.js", 1},
+	{"kilo", "", ".config/kilo", "plugin/herdr-agent-state.js", 1},
 	{"hermes", "HERMES_HOME", ".hermes", "plugins/herdr-agent-state/__init__.py", 1},
 	{"qodercli", "QODER_CONFIG_DIR", ".qoder", "hooks/herdr-agent-state.sh", 1},
-	{"cursor", "CURSOR_CONFIG_DIR", ".cursor", "hooks/herdr-agent-state.sh", 1},
+	{"qwen", "", ".qwen", "hooks/herdr-agent-session.sh", 1},
+	{"cursor", "CURSOR_CONFIG_DIR", ".cursor", "herdr-agent-state.sh", 1},
 	{"mastracode", "", ".mastracode", "hooks/herdr-agent-state.sh", 1},
-	{"antigravity-cli", "", ".gemini/antigravity", "hooks/herdr-agent-state.sh", 1},
+	{"antigravity-cli", "", ".gemini/config", "hooks/herdr-agent-state.sh", 1},
 	{"grok", "GROK_HOME", ".grok", "hooks/herdr-agent-state.sh", 1},
 }
 
@@ -76,8 +80,14 @@ func (t integrationTarget) statusLine() string {
 	return fmt.Sprintf("%s: outdated (%s < v%d) (%s)", t.name, installed, t.current, p)
 }
 
-func cmdIntegrationStatus(stdout io.Writer) int {
+// newerThanProtocol16 are the targets herdr 0.7.2 (protocol 16) does not print yet.
+var newerThanProtocol16 = map[string]bool{"qwen": true, "antigravity-cli": true, "grok": true}
+
+func cmdIntegrationStatus(protocol int, stdout io.Writer) int {
 	for _, t := range integrationTargets {
+		if protocol < 20 && newerThanProtocol16[t.name] {
+			continue
+		}
 		fmt.Fprintln(stdout, t.statusLine())
 	}
 	return 0

@@ -25,7 +25,7 @@
 // Which herdr it plays comes from the environment (profile.go):
 // HERDR_STANDIN_PROTOCOL (16, 20 or 22; default 20) is what ping reports and picks the
 // schema `api schema` prints; HERDR_STANDIN_VERSION overrides the version (default
-// 0.7.2, 0.8.0 or 0.9.0 by protocol); HERDR_STANDIN_COMPLETION_SEQ=0|1 turns
+// 0.7.2, 0.8.2 or 0.9.0 by protocol); HERDR_STANDIN_COMPLETION_SEQ=0|1 turns
 // completion_seq on agent rows off or on (default on from protocol 22). The
 // protocol-22 schema is orcr's construction, not herdr's file (herdr/herdrschema).
 //
@@ -125,7 +125,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 	case "integration":
 		if len(words) >= 2 && words[1] == "status" {
-			return cmdIntegrationStatus(stdout)
+			return cmdIntegrationStatus(prof.protocol, stdout)
 		}
 	case "api":
 		if len(words) >= 2 && words[1] == "schema" {

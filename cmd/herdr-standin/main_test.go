@@ -287,7 +287,7 @@ func TestAPISchemaAndVersion(t *testing.T) {
 		t.Fatalf("api schema: code %d, %d bytes", code, len(out))
 	}
 	out, code = runHerdr(t, nil, "--version")
-	if code != 0 || out != "herdr 0.8.0\n" {
+	if code != 0 || out != "herdr 0.8.2\n" {
 		t.Fatalf("version: %q", out)
 	}
 	out, code = runHerdr(t, []string{"XDG_CONFIG_HOME=" + t.TempDir()}, "terminal", "attach", "term_1")
@@ -312,7 +312,7 @@ func TestIntegrationStatus(t *testing.T) {
 		t.Fatalf("integration status: %d %s", code, out)
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if len(lines) != 16 {
+	if len(lines) != 17 {
 		t.Fatalf("%d lines: %s", len(lines), out)
 	}
 	want := map[string]string{
@@ -331,7 +331,7 @@ func TestIntegrationStatus(t *testing.T) {
 			}
 		}
 	}
-	if found != len(want) || !strings.HasPrefix(lines[14], "antigravity-cli: ") {
+	if found != len(want) || !strings.HasPrefix(lines[15], "antigravity-cli: ") {
 		t.Fatalf("lines: %s", out)
 	}
 }

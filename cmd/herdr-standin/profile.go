@@ -21,7 +21,7 @@ type profile struct {
 
 // defaultVersions names a herdr release for every protocol the stand-in can play (the
 // ones package herdrschema has a fixture for; 22's is orcr's own construction).
-var defaultVersions = map[int]string{16: "0.7.2", 20: "0.8.0", 22: "0.9.0"}
+var defaultVersions = map[int]string{16: "0.7.2", 20: "0.8.2", 22: "0.9.0"}
 
 // loadProfile reads the knobs from the environment:
 //

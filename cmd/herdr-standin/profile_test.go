@@ -19,7 +19,7 @@ func TestLoadProfile(t *testing.T) {
 		want profile
 		err  bool
 	}{
-		{nil, profile{protocol: 20, version: "0.8.0"}, false},
+		{nil, profile{protocol: 20, version: "0.8.2"}, false},
 		{map[string]string{"HERDR_STANDIN_PROTOCOL": "22"}, profile{protocol: 22, version: "0.9.0", completionSeq: true}, false},
 		{map[string]string{"HERDR_STANDIN_PROTOCOL": "16"}, profile{protocol: 16, version: "0.7.2"}, false},
 		{map[string]string{"HERDR_STANDIN_PROTOCOL": "22", "HERDR_STANDIN_COMPLETION_SEQ": "0"}, profile{protocol: 22, version: "0.9.0"}, false},
@@ -27,10 +27,10 @@ func TestLoadProfile(t *testing.T) {
 		{map[string]string{"HERDR_STANDIN_PROTOCOL": "21"}, profile{}, true},
 		{map[string]string{"HERDR_STANDIN_PROTOCOL": "twenty"}, profile{}, true},
 		{map[string]string{"HERDR_STANDIN_COMPLETION_SEQ": "yes"}, profile{}, true},
-		{map[string]string{"HERDR_STANDIN_TOASTS": "1", "HERDR_STANDIN_TOAST_LOG": "/t"}, profile{protocol: 20, version: "0.8.0", toasts: true, toastLog: "/t"}, false},
+		{map[string]string{"HERDR_STANDIN_TOASTS": "1", "HERDR_STANDIN_TOAST_LOG": "/t"}, profile{protocol: 20, version: "0.8.2", toasts: true, toastLog: "/t"}, false},
 		{map[string]string{"HERDR_STANDIN_TOASTS": "on"}, profile{}, true},
-		{map[string]string{"HERDR_STANDIN_DETECT": "0"}, profile{protocol: 20, version: "0.8.0", noDetection: true}, false},
-		{map[string]string{"HERDR_STANDIN_DETECT": "1"}, profile{protocol: 20, version: "0.8.0"}, false},
+		{map[string]string{"HERDR_STANDIN_DETECT": "0"}, profile{protocol: 20, version: "0.8.2", noDetection: true}, false},
+		{map[string]string{"HERDR_STANDIN_DETECT": "1"}, profile{protocol: 20, version: "0.8.2"}, false},
 		{map[string]string{"HERDR_STANDIN_DETECT": "no"}, profile{}, true},
 	}
 	for _, tt := range tests {

@@ -56,8 +56,9 @@
 // screen, DSR/DA replies, bracketed-paste and application-cursor modes, OSC titles).
 //
 // Stand-in choices that only a real herdr can confirm:
-//   - pane.read: visible returns every screen row right-trimmed (trailing blank rows
-//     kept); recent/recent_unwrapped drop blank rows below the last non-blank row;
+//   - pane.read: visible returns the screen rows right-trimmed, without trailing blank
+//     rows, each ending with "\n" (confirmed by herdr 0.8.2, herdr/testdata/live);
+//     recent/recent_unwrapped drop blank rows below the last non-blank row;
 //     detection is the visible screen without trailing blank rows; format "ansi"
 //     returns the same text as "text" (attributes are not kept); wide characters take
 //     one cell.
@@ -69,7 +70,10 @@
 //     agent_session when the releasing source is the one that set them.
 //   - A session-only official report on a pane with no agent label sets the label
 //     (before the first probe, or for an agent the stand-in does not detect); on a
-//     pane labelled with another agent it is ignored.
+//     pane labelled with another agent it is ignored. herdr 0.8.2 does not label
+//     the pane, takes only its own agents' sources (never herdr:mock, which the
+//     stand-in takes) and, but for pi and omp, only a session id, never a path
+//     (docs/herdr.md §12, still open).
 //   - Detection: the rule set (herdr 0.8.2's bundled rules; a real herdr fetches newer
 //     ones from herdr.dev, and 0.8.0's predate claude 2.1.228's spinner), the probe pace (500 ms in a pane's first 8 s, 5 s once an agent is
 //     found, 2 s on a changing screen after that), finding a job's members through

@@ -77,7 +77,7 @@ func TestTerminalScrollbackAndReads(t *testing.T) {
 		t.Fatalf("recent_unwrapped %q", text)
 	}
 	two := uint32(2)
-	if text, trunc = readPane(snap, "visible", &two); text != "abcde\nfg" || !trunc {
+	if text, trunc = readPane(snap, "visible", &two); text != "abcde\nfg\n" || !trunc {
 		t.Fatalf("visible lines=2 %q %v", text, trunc)
 	}
 	var replies [][]byte

@@ -180,7 +180,7 @@ func (s *Session) hPing(raw json.RawMessage) (any, error) {
 		return nil, err
 	}
 	return pongResult{Type: "pong", Version: s.opts.Version, Protocol: s.opts.Protocol,
-		Capabilities: &capabilities{LiveHandoff: true}}, nil
+		Capabilities: &capabilities{LiveHandoff: true, DetachedServerDaemon: true}}, nil
 }
 
 type snapshotResult struct {
@@ -306,10 +306,16 @@ func deref(p *string) string {
 }
 
 // defaultCwdLocked is the cwd a new workspace follows: the focused pane's, else the
-// server's.
+// home directory (herdr 0.8.2's first workspace starts in $HOME whatever the server's
+// cwd: herdr/testdata/live), else the server's.
 func (s *Session) defaultCwdLocked() string {
 	if w := s.active; w != nil && w.activeTab != nil && w.activeTab.focused != nil {
 		return s.paneCwd(w.activeTab.focused)
+	}
+	if h, err := os.UserHomeDir(); err == nil {
+		if st, err := os.Stat(h); err == nil && st.IsDir() {
+			return h
+		}
 	}
 	d, _ := os.Getwd()
 	return d

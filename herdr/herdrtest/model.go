@@ -81,6 +81,7 @@ type pane struct {
 	tab      *tab
 	label    string
 	cwd      string
+	command  []string // the argv layout.apply gave, echoed in its layout (nil: the shell)
 
 	cmd  *exec.Cmd
 	ptmx *os.File
@@ -146,12 +147,22 @@ type PaneInfo struct {
 	AgentStatus   string            `json:"agent_status"`
 	Revision      uint64            `json:"revision"`
 	Cwd           string            `json:"cwd,omitempty"`
+	ForegroundCwd string            `json:"foreground_cwd,omitempty"`
 	Label         string            `json:"label,omitempty"`
 	Agent         string            `json:"agent,omitempty"`
 	TerminalTitle string            `json:"terminal_title,omitempty"`
+	Scroll        *PaneScroll       `json:"scroll,omitempty"`
 	AgentSession  *AgentSessionInfo `json:"agent_session,omitempty"`
 	// PID is the pane process id; not part of herdr's PaneInfo and never serialised.
 	PID int `json:"-"`
+}
+
+// PaneScroll is a pane's scroll position; herdr sends it on every pane row. The
+// stand-in never scrolls: the offsets are 0 and the viewport is the pane's rows.
+type PaneScroll struct {
+	OffsetFromBottom    int `json:"offset_from_bottom"`
+	MaxOffsetFromBottom int `json:"max_offset_from_bottom"`
+	ViewportRows        int `json:"viewport_rows"`
 }
 
 type agentInfo struct {
@@ -167,9 +178,10 @@ type agentInfo struct {
 	Title            string            `json:"title,omitempty"` // the pane's title: here its terminal title
 	ScreenDetSkipped bool              `json:"screen_detection_skipped,omitempty"`
 	AgentSession     *AgentSessionInfo `json:"agent_session,omitempty"`
-	StateChangeSeq   uint64            `json:"state_change_seq"`
-	CompletionSeq    *uint64           `json:"completion_seq,omitempty"` // only with Options.CompletionSeq
+	StateChangeSeq   *uint64           `json:"state_change_seq,omitempty"` // protocol 20 on (herdr 0.7.2 sends none)
+	CompletionSeq    *uint64           `json:"completion_seq,omitempty"`   // only with Options.CompletionSeq
 	Cwd              string            `json:"cwd,omitempty"`
+	ForegroundCwd    string            `json:"foreground_cwd,omitempty"`
 }
 
 type workspaceInfo struct {
@@ -365,8 +377,9 @@ func (s *Session) paneInfo(p *pane) PaneInfo {
 		PaneID: p.id, TerminalID: p.terminal, WorkspaceID: p.ws.id, TabID: p.tab.id,
 		Focused: s.paneFocused(p), AgentStatus: p.effectiveStatus(), Revision: p.revision,
 		Cwd: s.paneCwd(p), Label: p.label, Agent: p.agent, TerminalTitle: p.vt.Title(),
-		AgentSession: p.session,
+		AgentSession: p.session, Scroll: &PaneScroll{ViewportRows: defaultRows},
 	}
+	pi.ForegroundCwd = pi.Cwd
 	if p.cmd != nil && p.cmd.Process != nil {
 		pi.PID = p.cmd.Process.Pid
 	}
@@ -378,8 +391,13 @@ func (s *Session) agentInfo(p *pane) agentInfo {
 		TerminalID: p.terminal, AgentStatus: p.effectiveStatus(), WorkspaceID: p.ws.id,
 		TabID: p.tab.id, PaneID: p.id, Focused: s.paneFocused(p), Revision: p.revision,
 		Agent: p.agent, TerminalTitle: p.vt.Title(), Title: p.vt.Title(), ScreenDetSkipped: p.skipsScreen,
-		AgentSession: p.session, StateChangeSeq: p.stateSeq, Cwd: s.paneCwd(p),
+		AgentSession: p.session, Cwd: s.paneCwd(p),
 	}
+	if s.opts.Protocol >= 20 {
+		seq := p.stateSeq
+		ai.StateChangeSeq = &seq
+	}
+	ai.ForegroundCwd = ai.Cwd
 	if s.opts.CompletionSeq {
 		n := p.completions
 		ai.CompletionSeq = &n
@@ -458,7 +476,7 @@ func (s *Session) layoutDescription(t *tab) layoutDescription {
 	var conv func(n *node) *layoutNodeOut
 	conv = func(n *node) *layoutNodeOut {
 		if n.pane != nil {
-			return &layoutNodeOut{Type: "pane", PaneID: n.pane.id, Label: n.pane.label, Cwd: s.paneCwd(n.pane)}
+			return &layoutNodeOut{Type: "pane", PaneID: n.pane.id, Label: n.pane.label, Cwd: s.paneCwd(n.pane), Command: n.pane.command}
 		}
 		r := n.ratio
 		return &layoutNodeOut{Type: "split", Direction: n.direction, Ratio: &r, First: conv(n.first), Second: conv(n.second)}

@@ -55,7 +55,7 @@ func (s *Session) newPaneLocked(w *workspace, t *tab, spec spawnSpec, label stri
 	if cwd == "" {
 		cwd, _ = os.Getwd()
 	}
-	p.cwd = cwd
+	p.cwd, p.command = cwd, spec.argv
 	argv := spec.argv
 	if len(argv) == 0 {
 		argv = []string{s.shell}

@@ -23,7 +23,7 @@ func TestPing(t *testing.T) {
 		t.Fatalf("socket mode: %v %v", st.Mode(), err)
 	}
 	res := call(t, sock, "ping", map[string]any{})
-	if str(res, "type") != "pong" || str(res, "version") != "0.8.0" || obj(res, "protocol") != float64(20) {
+	if str(res, "type") != "pong" || str(res, "version") != "0.8.2" || obj(res, "protocol") != float64(20) {
 		t.Fatalf("pong: %v", res)
 	}
 	snap := call(t, sock, "session.snapshot", map[string]any{})

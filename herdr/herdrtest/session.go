@@ -25,7 +25,7 @@ const (
 
 // DefaultVersion and DefaultProtocol are what ping reports when Options leave them zero.
 const (
-	DefaultVersion  = "0.8.0"
+	DefaultVersion  = "0.8.2"
 	DefaultProtocol = 20
 )
 

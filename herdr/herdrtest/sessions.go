@@ -10,11 +10,11 @@ import (
 
 // SessionRow is one row of `herdr session list --json` (docs/herdr.md §1.4).
 type SessionRow struct {
-	Name       string `json:"name"`
 	Default    bool   `json:"default"`
+	Name       string `json:"name"`
 	Running    bool   `json:"running"`
-	SocketPath string `json:"socket_path"`
 	SessionDir string `json:"session_dir"`
+	SocketPath string `json:"socket_path"`
 }
 
 // SocketAnswers reports whether a socket file exists at path and a connect succeeds.

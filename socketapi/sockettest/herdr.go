@@ -16,7 +16,7 @@ import (
 type Binaries struct {
 	Dir       string
 	Orcr      string
-	HerdrBin  string // cmd/herdr-standin
+	HerdrBin  string // cmd/herdr-standin, or the real herdr of $ORCR_TEST_HERDR_BIN ([LiveHerdr])
 	MockAgent string // cmd/orcr-mock-agent
 }
 
@@ -59,8 +59,40 @@ func buildBinaries() (Binaries, error) {
 		}
 		bins = Binaries{Dir: dir, Orcr: filepath.Join(dir, "orcr"),
 			HerdrBin: filepath.Join(dir, "herdr-standin"), MockAgent: filepath.Join(dir, "orcr-mock-agent")}
+		if live := LiveHerdr(); live != "" {
+			bins.HerdrBin = live
+		}
 	})
 	return bins, binsErr
+}
+
+// EnvLiveHerdr names a real herdr binary the full-stack tests run against instead of
+// the stand-in (docs/herdr.md §12.1, `just herdr-live`).
+const EnvLiveHerdr = "ORCR_TEST_HERDR_BIN"
+
+// LiveHerdr is the real herdr binary of $ORCR_TEST_HERDR_BIN, "" when the tests use
+// the stand-in.
+func LiveHerdr() string { return os.Getenv(EnvLiveHerdr) }
+
+// RequireLiveHerdr skips tb, saying why, unless $ORCR_TEST_HERDR_BIN names a herdr, and
+// returns that binary.
+func RequireLiveHerdr(tb testing.TB) string {
+	tb.Helper()
+	bin := LiveHerdr()
+	if bin == "" {
+		tb.Skip("no real herdr: set " + EnvLiveHerdr + " to a herdr binary (just herdr-live); CI runs the stand-in")
+	}
+	return bin
+}
+
+// StandinOnly skips tb when the tests run against a real herdr: it relies on what
+// only the stand-in can do (a test hook, a fault injection, a protocol it plays), named
+// by why.
+func StandinOnly(tb testing.TB, why string) {
+	tb.Helper()
+	if LiveHerdr() != "" {
+		tb.Skip("needs the herdr stand-in (" + why + "); " + EnvLiveHerdr + " names a real herdr")
+	}
 }
 
 // HerdrProfile is a herdr the stand-in can play (docs/herdr.md §12).
@@ -84,14 +116,19 @@ var (
 // test ./socketapi/server` every test that does not choose plays herdr 0.9.x.
 func UseHerdr(tb testing.TB, p HerdrProfile) {
 	tb.Helper()
+	StandinOnly(tb, "it plays herdr protocol "+strconv.Itoa(p.Protocol))
 	tb.Setenv("HERDR_STANDIN_PROTOCOL", strconv.Itoa(p.Protocol))
 	tb.Setenv("HERDR_STANDIN_COMPLETION_SEQ", "")
 }
 
 // EachHerdr runs body as one subtest per herdr profile ([Herdr20], [Herdr22]), each
-// with [UseHerdr].
+// with [UseHerdr]; against a real herdr ([LiveHerdr]) once, as subtest "live".
 func EachHerdr(t *testing.T, body func(t *testing.T)) {
 	t.Helper()
+	if LiveHerdr() != "" {
+		t.Run("live", body)
+		return
+	}
 	for _, p := range []HerdrProfile{Herdr20, Herdr22} {
 		t.Run(p.Name, func(t *testing.T) {
 			UseHerdr(t, p)
