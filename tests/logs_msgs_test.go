@@ -1,0 +1,24 @@
+package tests
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// Issue 33 item 9: `orcr agent logs --last-response` while the agent's turn runs says the
+// agent is still working (and how to wait), not just that there is no final response.
+func TestLastResponseWhileWorkingSaysStillWorking(t *testing.T) {
+	h, _ := herdrHome(t, "")
+	h.jsonRun(t, "agent.run", 0, "agent", "run", "-a", "mock", "--path", "busy/one", "-p", "say=later turn_ms=8000")
+	eventually(t, 30*time.Second, "busy/one working", func() bool {
+		rows := h.lsRows(t, "busy/one")
+		return len(rows) == 1 && rows[0].Status == "working"
+	})
+	r := h.run("agent", "logs", "busy/one", "--last-response")
+	if r.exit != 1 || r.stdout != "" || !strings.Contains(r.stderr, "still working") ||
+		!strings.Contains(r.stderr, "orcr agent wait busy/one") {
+		t.Errorf("last response mid-turn: exit %d stdout %q stderr %q, want exit 1 saying the agent is still working and how to wait", r.exit, r.stdout, r.stderr)
+	}
+	h.run("agent", "kill", "-y", "busy/one")
+}
