@@ -65,6 +65,15 @@ func (s *System) locateTranscript(ctx context.Context, row store.AgentRow) (path
 	}
 	t := transcripts{s: s}
 	path, err = t.Locate(transcriptTarget(s.cfg.Home, st))
+	if wire.Is(err, wire.TranscriptUnavailable, transcript.CauseNotFound) {
+		done, qerr := s.cfg.DB.AnyTurnCompleted(ctx, row.UUID)
+		if qerr != nil {
+			return "", "", wire.From(qerr, "sqlite")
+		}
+		if !done {
+			err = transcript.NeverWritten(err)
+		}
+	}
 	if err != nil {
 		return "", "", annotate(err, row)
 	}

@@ -22,3 +22,24 @@ func TestLastResponseWhileWorkingSaysStillWorking(t *testing.T) {
 	}
 	h.run("agent", "kill", "-y", "busy/one")
 }
+
+// Issue 33 item 9: a transcript the provider never wrote (here a mock that writes none,
+// started without a prompt, so no turn ever completed) is reported as not written yet,
+// not as rotated or deleted.
+func TestLogsOfUnwrittenTranscriptSaysNotWrittenYet(t *testing.T) {
+	h, _ := herdrHome(t, "")
+	h.env = append(h.env, "ORCR_MOCK_NO_TRANSCRIPT=1") // before the first run starts the server
+	h.jsonRun(t, "agent.run", 0, "agent", "run", "-a", "mock", "--path", "fresh/one")
+	eventually(t, 30*time.Second, "fresh/one idle", func() bool {
+		rows := h.lsRows(t, "fresh/one")
+		return len(rows) == 1 && rows[0].Status == "idle"
+	})
+	for _, args := range [][]string{{"agent", "logs", "fresh/one"}, {"agent", "logs", "fresh/one", "--last-response"}} {
+		r := h.run(args...)
+		if r.exit != 1 || r.stdout != "" || strings.Contains(r.stderr, "rotated") ||
+			!strings.Contains(r.stderr, "not_found") || !strings.Contains(r.stderr, "never created") {
+			t.Errorf("orcr %v: exit %d stdout %q stderr %q, want exit 1, not_found, saying the transcript was never created", args, r.exit, r.stdout, r.stderr)
+		}
+	}
+	h.run("agent", "kill", "-y", "fresh/one")
+}
