@@ -65,6 +65,15 @@ func (s *System) locateTranscript(ctx context.Context, row store.AgentRow) (path
 	}
 	t := transcripts{s: s}
 	path, err = t.Locate(transcriptTarget(s.cfg.Home, st))
+	if wire.Is(err, wire.TranscriptUnavailable, transcript.CauseNotFound) {
+		done, qerr := s.cfg.DB.AnyTurnCompleted(ctx, row.UUID)
+		if qerr != nil {
+			return "", "", wire.From(qerr, "sqlite")
+		}
+		if !done {
+			err = transcript.NeverWritten(err)
+		}
+	}
 	if err != nil {
 		return "", "", annotate(err, row)
 	}
@@ -102,9 +111,20 @@ func (s *System) lastResponse(ctx context.Context, row store.AgentRow) (string, 
 	}
 	text, ok := transcript.LastResponse(entries)
 	if !ok {
-		return "", annotate(transcript.Unavailable(transcript.CauseNoFinalResponse, "the transcript has no final response"), row)
+		return "", annotate(transcript.Unavailable(transcript.CauseNoFinalResponse, noFinalResponse(row)), row)
 	}
 	return text, nil
+}
+
+// noFinalResponse says why there is no final response yet: an agent whose turn is still
+// under way (queued, starting, working, blocked) has simply not answered yet, and the
+// message says how to wait for it (docs/cli.md, agent logs).
+func noFinalResponse(row store.AgentRow) string {
+	if row.Status.In(socketapi.StatusQueued, socketapi.StatusStarting, socketapi.StatusWorking, socketapi.StatusBlocked) {
+		return "the agent is still working on its turn, so there is no final response yet; wait for it with `orcr agent wait " +
+			row.Path + "`"
+	}
+	return "the transcript has no final response"
 }
 
 // annotate adds {uuid, status} to a transcript_unavailable error.

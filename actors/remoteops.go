@@ -344,13 +344,17 @@ func (w *agentWork) drain() (waiting bool) {
 // activity is logged, and the call it waits on (the last call without a result) is
 // requested once; a verdict already recorded for it (before a restart) is applied
 // instead, and a call the policy allows is approved at once.
-func (w *agentWork) approvals() {
+func (w *agentWork) approvals() { w.requestApproval(w.pendingCall()) }
+
+// pendingCall is the tool call an agent with the approvals row mounted waits on: the
+// transcript's last call without a result (its tool activity is logged on the way), or
+// nil when approvals are not mounted, no turn is open or every call has its result.
+func (w *agentWork) pendingCall() *store.ToolLog {
 	info, err := store.Session(w.ctx, w.env.DB.Reader(), w.uuid)
 	if err != nil || !info.Approvals || !info.Open || w.env.Transcripts == nil {
-		return
+		return nil
 	}
 	tools := w.logTools()
-	var pending *store.ToolLog
 	answered := map[string]bool{}
 	for i := len(tools) - 1; i >= 0; i-- {
 		t := tools[i]
@@ -359,10 +363,14 @@ func (w *agentWork) approvals() {
 			continue
 		}
 		if !answered[t.CallID] {
-			pending = &tools[i]
-			break
+			return &tools[i]
 		}
 	}
+	return nil
+}
+
+// requestApproval requests pending's approval once (see approvals); nil does nothing.
+func (w *agentWork) requestApproval(pending *store.ToolLog) {
 	if pending == nil {
 		return
 	}

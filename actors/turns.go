@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/orcr-go/orcr/actors/transcript"
 	"github.com/orcr-go/orcr/store"
 )
 
@@ -84,9 +85,15 @@ func (w *agentWork) turn(op turnOp) (ended bool, retry int64) {
 	case turnWorkingSeen, turnExternal:
 		w.logErr("working seen", w.apply(func(tx *store.Tx) error { return tx.SeeWorking(w.uuid) }))
 	case turnBlocked:
-		kind := "unknown"
+		kind := transcript.BlockedUnknown
 		if w.env.Transcripts != nil {
 			kind = w.env.Transcripts.ClassifyBlocked(r.Title, r.Name)
+		}
+		// A tool call waiting for approval is what the provider asks about
+		// (docs/providers.md §7): the pane's title rarely says so.
+		pending := w.pendingCall()
+		if pending != nil && (kind == transcript.BlockedUnknown || kind == transcript.BlockedQuestion) {
+			kind = transcript.BlockedPermission
 		}
 		limit := w.limitSeen(kind)
 		w.logErr("mark blocked", w.apply(func(tx *store.Tx) error {
@@ -95,7 +102,7 @@ func (w *agentWork) turn(op turnOp) (ended bool, retry int64) {
 			}
 			return limit(tx)
 		}))
-		w.approvals()
+		w.requestApproval(pending)
 	case turnStartIdle:
 		w.logErr("start idle streak", w.apply(func(tx *store.Tx) error { return tx.StartIdle(w.uuid, op.step.IdleSince) }))
 	case turnIdleEdge:

@@ -150,6 +150,13 @@ func (db *DB) LatestTurnOf(ctx context.Context, uuid string) (LatestTurn, error)
 	return lt, sqliteErr("read latest turn", err)
 }
 
+// AnyTurnCompleted reports whether any turn of uuid has completed.
+func (db *DB) AnyTurnCompleted(ctx context.Context, uuid string) (bool, error) {
+	var n int
+	err := db.r.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM turns WHERE agent_uuid = ? AND completed_at IS NOT NULL)`, uuid).Scan(&n)
+	return n == 1, sqliteErr("read completed turns", err)
+}
+
 // WaitRow is the part of an agent row wait settlement needs ("" for NULL).
 // StatusChangedAt is last_status_change_at in Unix ms (0 for NULL): an any wait names
 // the settled member that got there first.

@@ -74,15 +74,16 @@ func (h *home) jsonRun(t testing.TB, method string, want int, args ...string) (o
 }
 
 type cliRow struct {
-	UUID       string  `json:"uuid"`
-	Path       string  `json:"path"`
-	Status     string  `json:"status"`
-	PaneID     *string `json:"pane_id"`
-	ExitReason *string `json:"exit_reason"`
-	EndedAt    *int64  `json:"ended_at"`
-	Stalled    bool    `json:"stalled"`
-	Agent      *string `json:"agent"`       // the provider
-	RoutedFrom *string `json:"routed_from"` // the provider it was queued for (routing.fallback)
+	UUID        string  `json:"uuid"`
+	Path        string  `json:"path"`
+	Status      string  `json:"status"`
+	PaneID      *string `json:"pane_id"`
+	ExitReason  *string `json:"exit_reason"`
+	EndedAt     *int64  `json:"ended_at"`
+	Stalled     bool    `json:"stalled"`
+	Agent       *string `json:"agent"`       // the provider
+	RoutedFrom  *string `json:"routed_from"` // the provider it was queued for (routing.fallback)
+	BlockedKind *string `json:"blocked_kind"`
 }
 
 func (h *home) lsRows(t testing.TB, args ...string) []cliRow {

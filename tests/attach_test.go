@@ -248,9 +248,13 @@ func TestAttachTakeoverInATerminal(t *testing.T) {
 	time.Sleep(2500 * time.Millisecond) // past one more TTL: only heartbeats keep the lease
 	second.keys(false, "C-b")
 	second.keys(true, "q")
-	second.waitScreen(20*time.Second, "the detach", func(s string) bool {
+	s := second.waitScreen(20*time.Second, "the detach", func(s string) bool {
 		return strings.Contains(s, "detached att/one") && strings.Contains(s, "EXIT=0")
 	})
+	// Before attaching, the CLI said how to detach (issue 33, 9).
+	if !strings.Contains(s, "attaching to att/one: detach with ctrl+b q") {
+		t.Errorf("no detach hint before the attach; the terminal shows:\n%s", s)
+	}
 	secondLease := evs.leases("attach.started")[1].LeaseID
 	evs.waitFor(t, 10*time.Second, "the second lease released", func(e streamEvent) bool {
 		return e.Kind == "attach.ended" && e.LeaseID == secondLease

@@ -246,8 +246,11 @@ func TestTopActionsInATerminal(t *testing.T) {
 	}
 	term.waitScreen(10*time.Second, "the answer in the detail pane", func(s string) bool { return strings.Contains(s, "fromtop") })
 
-	// a: the worker's pane replaces the dashboard; ctrl+b q ends the attach and top
-	// comes back.
+	// a: the detail pane says how an attach ends before it starts (issue 33, 9); the
+	// worker's pane replaces the dashboard; ctrl+b q ends the attach and top comes back.
+	if s := term.screen(); !strings.Contains(s, "ctrl+b q detaches") {
+		t.Errorf("before the attach, top shows no detach hint:\n%s", s)
+	}
 	term.keys(true, "a")
 	term.waitScreen(20*time.Second, "the attached pane", func(s string) bool {
 		return !strings.Contains(s, "needs input") && strings.Contains(s, "say=fromtop")
@@ -259,7 +262,12 @@ func TestTopActionsInATerminal(t *testing.T) {
 	})
 
 	term.keys(false, "C-c")
-	term.waitScreen(10*time.Second, "top's exit on Ctrl-C", func(s string) bool { return strings.Contains(s, "EXIT=0") })
+	s = term.waitScreen(10*time.Second, "top's exit on Ctrl-C", func(s string) bool { return strings.Contains(s, "EXIT=0") })
+	// The attach left nothing on the terminal once top is gone (issue 33, 9): top's own
+	// status line said "detached from …"; the attach printed neither hint nor result.
+	if strings.Contains(s, "detached") || strings.Contains(s, "ctrl+b") {
+		t.Errorf("after quitting top, lines of its attach are left on the terminal:\n%s", s)
+	}
 
 	// SIGTERM: top quits like every verb interrupted by a signal (exit 128+15), leaves
 	// the alternate screen and restores the terminal (the shell's own output shows).

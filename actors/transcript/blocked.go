@@ -8,6 +8,9 @@ const (
 	BlockedLimit    = "limit"
 	BlockedQuestion = "question"
 	BlockedUnknown  = "unknown"
+	// BlockedPermission is not from the pane's title: orcr sets it for an agent with the
+	// approvals row mounted whose transcript's last tool call has no result yet.
+	BlockedPermission = "permission"
 )
 
 // blockedRules are tried in order; the first rule with a matching word wins.

@@ -1,6 +1,10 @@
 package transcript
 
-import "github.com/orcr-go/orcr/socketapi/wire"
+import (
+	"strings"
+
+	"github.com/orcr-go/orcr/socketapi/wire"
+)
 
 // Cause values of transcript_unavailable errors (docs/protocol.md §9.3).
 const (
@@ -26,4 +30,21 @@ const (
 // and status.
 func Unavailable(cause, msg string, kv ...any) *wire.Error {
 	return wire.New(wire.TranscriptUnavailable, msg, append([]any{"cause", cause}, kv...)...)
+}
+
+// mayBeRotated ends the message of a not_found from [Locate]: a file orcr read before
+// that is gone now was rotated or deleted.
+const mayBeRotated = "; it may have been rotated or deleted"
+
+// NeverWritten rewrites a not_found error of [Locate] for an agent none of whose turns
+// has completed: the file was never created (the provider has not written it yet),
+// rather than rotated or deleted. Any other error is returned as it is.
+func NeverWritten(err error) error {
+	pe, ok := wire.As(err)
+	if !ok || !wire.Is(err, wire.TranscriptUnavailable, CauseNotFound) || !strings.HasSuffix(pe.Message, mayBeRotated) {
+		return err
+	}
+	msg := strings.TrimSuffix(pe.Message, mayBeRotated) +
+		": it was never created — the provider has not written it yet (no turn of this agent has completed)"
+	return &wire.Error{Code: pe.Code, Message: msg, Details: pe.Details, Err: pe.Err}
 }

@@ -201,7 +201,7 @@ func choose(cands []string, createdAt time.Time, what string) (string, error) {
 	cands = slices.Compact(cands)
 	switch len(cands) {
 	case 0:
-		return "", Unavailable(CauseNotFound, "no transcript file for "+what+"; it may have been rotated or deleted")
+		return "", Unavailable(CauseNotFound, "no transcript file for "+what+mayBeRotated)
 	case 1:
 		return cands[0], nil
 	}
@@ -234,7 +234,7 @@ func single(p string) (string, error) {
 }
 
 func notFound(p string) error {
-	return Unavailable(CauseNotFound, "transcript file "+p+" does not exist; it may have been rotated or deleted")
+	return Unavailable(CauseNotFound, "transcript file "+p+" does not exist"+mayBeRotated)
 }
 
 // isFile reports whether p is an existing regular file (symlinks followed).

@@ -520,9 +520,10 @@ func (c *agentLsCmd) Run(a *app) error {
 }
 
 // renderLs renders the human `agent ls` table (docs/cli.md §5.8): PATH (40), UUID,
-// STATUS (9; "working!" for a stalled turn), AGENT (8, "-" if none), AGE right-aligned
-// (5); "no agents" when empty. When some row has a worktree, a last column WORKTREE
-// follows AGE (see [lsWorktree]); without one the table is exactly as before.
+// STATUS (9; "working!" for a stalled turn), AGENT (8, "-" if none), SINCE (the time in
+// the current status, right-aligned, 5); "no agents" when empty. When some row has a
+// worktree, a last column WORKTREE follows SINCE (see [lsWorktree]); without one the
+// table is exactly as before.
 // The UUID column shows each row's shortest prefix of at least 8 characters, never
 // ending in "-", that no other row's uuid and none of others starts with (others: the
 // uuids, or unique prefixes, of agents the table does not list), as wide as the longest.
@@ -541,7 +542,7 @@ func renderLs(rows []socketapi.AgentRow, others []string, now time.Time) string 
 	}
 	worktrees := slices.ContainsFunc(rows, func(r socketapi.AgentRow) bool { return r.Worktree != nil })
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-40s %-*s %-9s %-8s %5s", "PATH", width, "UUID", "STATUS", "AGENT", "AGE")
+	fmt.Fprintf(&b, "%-40s %-*s %-9s %-8s %5s", "PATH", width, "UUID", "STATUS", "AGENT", "SINCE")
 	if worktrees {
 		b.WriteString(" WORKTREE")
 	}

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/term"
+
 	"github.com/orcr-go/orcr/socketapi"
 	"github.com/orcr-go/orcr/socketapi/wire"
 )
@@ -30,6 +32,19 @@ const attachReleaseTimeout = 10 * time.Second
 type agentAttachCmd struct {
 	Target   string `arg:"" help:"Agent path or uuid."`
 	Takeover bool   `help:"Take over input instead of observing."`
+	Quiet    bool   `help:"Print neither the detach hint nor the detached line (what orcr top runs)."`
+}
+
+// detachHint is the line `agent attach` prints on stderr before attaching, when stderr
+// is a terminal (docs/cli.md §5.6): herdr's detach key, and how to type it through a
+// tmux that holds ctrl+b as its own prefix (tmux's default binds ctrl+b ctrl+b to send
+// one ctrl+b on).
+func detachHint(path string, inTmux bool) string {
+	h := "attaching to " + path + ": detach with ctrl+b q"
+	if inTmux {
+		h += " (inside tmux: ctrl+b ctrl+b q)"
+	}
+	return h
 }
 
 // attachResult is the CLI's JSON result of `agent attach` (docs/cli.md §5.6).
@@ -72,6 +87,9 @@ func (c *agentAttachCmd) Run(a *app) error {
 		release()
 		return wire.Internal("attach_command", "the server returned an empty attach command")
 	}
+	if !c.Quiet && !a.json && a.stderrIsTTY() {
+		a.stderr("%s", detachHint(lease.Path, a.env.Getenv("TMUX") != ""))
+	}
 	hb := a.heartbeat(home, lease)
 	code, runErr := a.runAttach(lease.Command, lease.FallbackCommand)
 	hb.stop()
@@ -84,13 +102,19 @@ func (c *agentAttachCmd) Run(a *app) error {
 	}
 	if a.json {
 		a.printOKValue(attachResult{UUID: lease.UUID, Path: lease.Path, Attached: true, Takeover: lease.Takeover})
-	} else {
+	} else if !c.Quiet {
 		a.stdout("detached %s", lease.Path)
 	}
 	if code != 0 {
 		return &ExitError{Code: code}
 	}
 	return nil
+}
+
+// stderrIsTTY reports whether the CLI's stderr is a terminal.
+func (a *app) stderrIsTTY() bool {
+	f, ok := a.env.Stderr.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // leaseCall runs fn with a client of home's server under ctx, starting the server again

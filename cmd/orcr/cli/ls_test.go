@@ -26,7 +26,7 @@ func TestRenderLs(t *testing.T) {
 			CreatedAt: now.Add(-3 * time.Hour).UnixMilli(), LastStatusChangeAt: &changed},
 	}
 	got := cli.RenderLs(rows, nil, now)
-	want := "PATH                                     UUID     STATUS    AGENT      AGE\n" +
+	want := "PATH                                     UUID     STATUS    AGENT    SINCE\n" +
 		"review/worker                            0190abcd working   claude   2m05s\n" +
 		"review/queued                            0190abce queued    -           7s\n" +
 		"review/stuck                             0190abcf working!  claude   2m05s\n"
@@ -43,7 +43,7 @@ func TestRenderLs(t *testing.T) {
 	}
 }
 
-// A WORKTREE column follows AGE only when some listed row has a worktree: the branch
+// A WORKTREE column follows SINCE only when some listed row has a worktree: the branch
 // while it is ready, with the state in parentheses otherwise, "-" for a row without
 // one. A table with no worktree keeps its old layout byte for byte.
 func TestRenderLsWorktree(t *testing.T) {
@@ -55,7 +55,7 @@ func TestRenderLsWorktree(t *testing.T) {
 	wt := func(branch, state string) *cli.LsWorktree {
 		return &cli.LsWorktree{Path: "/h/data/x/worktree", Branch: branch, Repo: "/r/.git", State: state}
 	}
-	const header = "PATH                                     UUID     STATUS    AGENT      AGE"
+	const header = "PATH                                     UUID     STATUS    AGENT    SINCE"
 	tests := []struct {
 		name string
 		rows []cli.LsRow
@@ -169,8 +169,8 @@ func TestAgentLsPrefixesResolve(t *testing.T) {
 	}
 	// None of these rows has a worktree: the header is the old one, with no WORKTREE.
 	lines := strings.Split(strings.TrimSpace(got.stdout), "\n")
-	if f := strings.Fields(lines[0]); !slices.Equal(f, []string{"PATH", "UUID", "STATUS", "AGENT", "AGE"}) {
-		t.Errorf("orcr agent ls header without worktrees: got %q, want PATH UUID STATUS AGENT AGE", lines[0])
+	if f := strings.Fields(lines[0]); !slices.Equal(f, []string{"PATH", "UUID", "STATUS", "AGENT", "SINCE"}) {
+		t.Errorf("orcr agent ls header without worktrees: got %q, want PATH UUID STATUS AGENT SINCE", lines[0])
 	}
 	shown := map[string]string{}
 	for _, line := range lines[1:] {

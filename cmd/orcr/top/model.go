@@ -3,6 +3,7 @@ package top
 import (
 	"context"
 	"fmt"
+	"io"
 	"os/exec"
 	"strings"
 	"time"
@@ -544,7 +545,7 @@ func (m *Model) attach() tea.Cmd {
 		return nil
 	}
 	path := n.Agent.Path
-	return tea.ExecProcess(m.acts.Attach(n.Agent.UUID), func(err error) tea.Msg {
+	return tea.Exec(&tidyExec{Cmd: m.acts.Attach(n.Agent.UUID)}, func(err error) tea.Msg {
 		if err != nil {
 			return doneMsg{text: "attach " + path, err: err}
 		}
@@ -666,4 +667,25 @@ func countFleet(s socketapi.Snapshot) fleetCounts {
 		c.live++
 	}
 	return c
+}
+
+// tidyExec runs an attach on the terminal top hands over and then erases what was
+// printed on the normal screen meanwhile (herdr's own line when an attach ends), so
+// nothing of it is left once top quits: the cursor is saved before (DECSC) and restored
+// after, and the screen below it cleared. Output that scrolled the screen stays above.
+type tidyExec struct {
+	*exec.Cmd
+	out io.Writer
+}
+
+func (t *tidyExec) SetStdin(r io.Reader)  { t.Stdin = r }
+func (t *tidyExec) SetStdout(w io.Writer) { t.Stdout, t.out = w, w }
+func (t *tidyExec) SetStderr(w io.Writer) { t.Stderr = w }
+
+func (t *tidyExec) Run() error {
+	if t.out != nil {
+		io.WriteString(t.out, "\x1b7")
+		defer io.WriteString(t.out, "\x1b8\x1b[J")
+	}
+	return t.Cmd.Run()
 }

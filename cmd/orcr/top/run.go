@@ -53,7 +53,9 @@ func ClientActions(cl *socketapi.Client, self string) Actions {
 			return logs.Entries, last.Response, nil
 		},
 		Attach: func(uuid string) *exec.Cmd {
-			c := exec.Command(self, "agent", "attach", uuid)
+			// --quiet: top's detail pane gives the detach hint and its status line the
+			// outcome, so the attach prints neither on the terminal top hands it.
+			c := exec.Command(self, "agent", "attach", "--quiet", uuid)
 			c.Env = os.Environ()
 			return c
 		},

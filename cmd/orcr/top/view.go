@@ -441,6 +441,9 @@ func (m *Model) detailLines(w, h int, rule bool) []string {
 		}
 		add(line, st.gray)
 		add(m.turnLine(a), st.gray)
+		if a.PaneID != nil && !a.Status.Gone() {
+			add("a attaches to its pane · ctrl+b q detaches", st.gray)
+		}
 		if n.Lineage != "" {
 			add("spawned by "+n.Lineage, st.gray)
 		}
