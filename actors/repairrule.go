@@ -79,11 +79,6 @@ func judgeCutDelivery(c cutDelivery) cutVerdict {
 // it undoes the turn.
 const maxRedeliveries = 2
 
-// minRedeliveryWindow is the least time a re-delivered prompt is watched for evidence
-// before it is typed again (a full run on the 2-core machine saw the mock, drawn, take
-// longer than its 1.2 s fast-turn window, and the prompt was typed twice).
-const minRedeliveryWindow = 10 * time.Second
-
 // redelivery is what the agent actor knows, while it watches a prompt recovery typed
 // again, about whether the agent got it.
 type redelivery struct {
@@ -124,11 +119,8 @@ func (v redeliveryVerdict) String() string {
 // what was typed into a TUI that has not started waits in its terminal, and typing it
 // again would submit it twice — and from then on (inclusive) it types the prompt again
 // while fewer than maxRedeliveries typings were made, else undoes the turn. A
-// re-delivery never ends open. The window is at least minRedeliveryWindow: a drawn TUI
-// slowed by a loaded machine may take longer than its fast-turn window to show it took
-// the prompt, and typing it again then submits it twice.
+// re-delivery never ends open.
 func judgeRedelivery(r redelivery, now int64, window, blankWindow time.Duration) redeliveryVerdict {
-	window = max(window, minRedeliveryWindow)
 	if r.Blank {
 		window = max(window, blankWindow)
 	}
