@@ -362,18 +362,17 @@ func (w *agentWork) transcriptMtime(target string) (int64, bool) {
 // locateAt is the agent's transcript path, if it can be located. A first prompt's agent
 // may have no session recorded yet (the row is not re-read during a delivery, and a
 // restart's recovery runs before the monitor records it): herdr's report of the pane's
-// session (target, a terminal or pane id) stands in for it.
+// session (target, a terminal or pane id) stands in for it. Without either, the
+// provider's own rule decides (the mock's needs no session).
 func (w *agentWork) locateAt(target string) (string, bool) {
 	if w.env.Transcripts == nil {
 		return "", false
 	}
 	tt := transcriptTarget(w.env.Home, w.st)
 	if tt.SessionValue == "" {
-		a, ok := w.agentRow(target, true)
-		if !ok || a.AgentSession == nil || a.AgentSession.Value == "" {
-			return "", false
+		if a, ok := w.agentRow(target, true); ok && a.AgentSession != nil && a.AgentSession.Value != "" {
+			tt.SessionKind, tt.SessionValue = a.AgentSession.Kind, a.AgentSession.Value
 		}
-		tt.SessionKind, tt.SessionValue = a.AgentSession.Kind, a.AgentSession.Value
 	}
 	path, err := w.env.Transcripts.Locate(tt)
 	return path, err == nil

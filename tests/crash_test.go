@@ -799,9 +799,21 @@ func TestTwoQuickCrashesDuringSpawnAndRecovery(t *testing.T) {
 		}
 	}
 	st.Close()
+	// herdr is frozen from here until both servers are dead, so neither the cut-off
+	// delivery (it waits for the slow TUI to draw before typing) nor the next server's
+	// start-up recovery types anything: the prompt never arrives. (Text typed into a TUI
+	// that has not read its terminal yet, then cut off by a crash, is an open edge: the
+	// next server cannot tell it from none, docs/lifecycle.md §13.1.)
+	herdrPID := onlyHerdrServer(t, xdg)
+	if err := syscall.Kill(herdrPID, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
 	srv.kill9(t)
-	srv = startCrashServer(t, h) // its start-up recovery settles the cut-off delivery…
+	srv = startCrashServer(t, h) // its start-up recovery cannot reach herdr…
 	srv.kill9(t)                 // …and is cut off too
+	if err := syscall.Kill(herdrPID, syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
 	clearOnceDrawn(t, ctx, sock, "twice/a", prompt)
 	srv = startCrashServer(t, h)
 	t.Cleanup(func() { srv.stop(t, h) })
