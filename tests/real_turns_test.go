@@ -475,18 +475,10 @@ func stallAndCancel(t *testing.T, h *home, model *modeltest.Server, p, name stri
 		t.Errorf("%s: after the stalled turn: %+v, want idle and not stalled", p, rows)
 	}
 
-	rows := h.lsRows(t, name)
-	uid := rows[0].UUID
-	tok := strings.TrimSpace(h.run("agent", "token", name).stdout)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	c, err := (&remote.Dialer{}).Dial(ctx, remoteBase(t, h), uid, tok)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, next := tailStream(t, ctx, h, name)
 	defer c.Close()
-	next := c.Hello().LastSeq + 1
-	c.Subscribe(ctx, next)
 	held := "say=" + p + "-never stall"
 	if r := h.run("agent", "send", name, held); r.exit != 0 {
 		t.Fatalf("agent send: %+v", r)
@@ -618,18 +610,10 @@ func TestRealApprovalsLive(t *testing.T) {
 
 func approvals(t *testing.T, h *home, model *modeltest.Server, p, name, work string) {
 	waitTurn(t, h, name)
-	rows := h.lsRows(t, name)
-	uid := rows[0].UUID
-	tok := strings.TrimSpace(h.run("agent", "token", name).stdout)
 	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
 	defer cancel()
-	c, err := (&remote.Dialer{}).Dial(ctx, remoteBase(t, h), uid, tok)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, next := tailStream(t, ctx, h, name)
 	defer c.Close()
-	next := c.Hello().LastSeq + 1
-	c.Subscribe(ctx, next)
 	requested := func() string {
 		for {
 			e := nextEvent(t, ctx, c, next)
@@ -652,6 +636,7 @@ func approvals(t *testing.T, h *home, model *modeltest.Server, p, name, work str
 		if rows := h.lsRows(t, name); len(rows) != 1 || rows[0].Status != "blocked" {
 			t.Errorf("%s: at the approval request: %+v, want blocked", p, rows)
 		}
+		var err error
 		if verdict == "approved" {
 			err = c.Approve(ctx, call, "test")
 		} else {
@@ -799,4 +784,19 @@ func turnUsage(t *testing.T, h *home, path string, seq int64) [4]int64 {
 		}
 	}
 	return out
+}
+
+// tailStream opens the remote stream of agent name and subscribes from its next entry:
+// the stream and that entry's seq.
+func tailStream(t *testing.T, ctx context.Context, h *home, name string) (*remote.Conn, int64) {
+	t.Helper()
+	uid := h.lsRows(t, name)[0].UUID
+	tok := strings.TrimSpace(h.run("agent", "token", name).stdout)
+	c, err := (&remote.Dialer{}).Dial(ctx, remoteBase(t, h), uid, tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := c.Hello().LastSeq + 1
+	c.Subscribe(ctx, next)
+	return c, next
 }
