@@ -257,7 +257,7 @@ func startDetached(bin string, args ...string) error {
 // IntegrationState is one line of `herdr integration status`.
 type IntegrationState struct {
 	Target    string `json:"target"`    // as printed (dashes), e.g. "claude", "antigravity-cli"
-	State     string `json:"state"`     // "current", "outdated" or "not_installed"
+	State     string `json:"state"`     // "current", "outdated", "needs_repair" or "not_installed"
 	Version   string `json:"version"`   // "v3", "legacy", or "" when not installed
 	Latest    string `json:"latest"`    // for outdated: the version herdr ships
 	Path      string `json:"path"`      // the hook/plugin path
@@ -265,10 +265,12 @@ type IntegrationState struct {
 }
 
 var integrationLine = regexp.MustCompile(
-	`^([A-Za-z0-9._-]+):\s+(?:(current)\s+\(([^)<\s]+)\)|(outdated)\s+\(([^)<\s]+)\s*<\s*([^)\s]+)\)|(not installed))\s+\((.*)\)$`)
+	`^([A-Za-z0-9._-]+):\s+(?:(current)\s+\(([^)<\s]+)\)|(outdated)\s+\(([^)<\s]+)\s*<\s*([^)\s]+)\)|(not installed)|(needs repair)\s+\(([^)<\s]+)\))\s+\((.*)\)$`)
 
 // ParseIntegrationStatus parses `herdr integration status` text: one line per target,
-// `<target>: current (v<N>) (<path>)`, `<target>: outdated (v<N> < v<M>) (<path>)` or
+// `<target>: current (v<N>) (<path>)`, `<target>: outdated (v<N> < v<M>) (<path>)`,
+// `<target>: needs repair (v<N>) (<path>)` (a current hook whose other files are
+// missing or changed, herdr 0.8.2's grok and opencode: not installed for orcr) or
 // `<target>: not installed (<path>)` (docs/herdr.md §5.4). Blank lines are
 // skipped; any other line is an error naming it.
 func ParseIntegrationStatus(out []byte) ([]IntegrationState, error) {
@@ -282,12 +284,14 @@ func ParseIntegrationStatus(out []byte) ([]IntegrationState, error) {
 		if m == nil {
 			return nil, fmt.Errorf("herdr integration status: line %d not understood: %q", i+1, line)
 		}
-		st := IntegrationState{Target: m[1], Path: m[8]}
+		st := IntegrationState{Target: m[1], Path: m[10]}
 		switch {
 		case m[2] != "":
 			st.State, st.Version, st.Installed = "current", m[3], true
 		case m[4] != "":
 			st.State, st.Version, st.Latest, st.Installed = "outdated", m[5], m[6], true
+		case m[8] != "":
+			st.State, st.Version = "needs_repair", m[9]
 		default:
 			st.State = "not_installed"
 		}

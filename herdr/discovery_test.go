@@ -51,6 +51,7 @@ const integrationSample = `pi: not installed (/home/u/.pi/agent/extensions/herdr
 claude: current (v3) (/home/u/.claude/hooks/herdr-agent-state.sh)
 codex: outdated (v1 < v2) (/home/u/.codex/herdr-agent-state.sh)
 antigravity-cli: current (legacy) (/home/u/.gemini/antigravity/hooks.json)
+grok: needs repair (v1) (/home/u/.grok/hooks/herdr-agent-state.sh)
 `
 
 func TestParseIntegrationStatus(t *testing.T) {
@@ -63,6 +64,8 @@ func TestParseIntegrationStatus(t *testing.T) {
 		{Target: "claude", State: "current", Version: "v3", Path: "/home/u/.claude/hooks/herdr-agent-state.sh", Installed: true},
 		{Target: "codex", State: "outdated", Version: "v1", Latest: "v2", Path: "/home/u/.codex/herdr-agent-state.sh", Installed: true},
 		{Target: "antigravity-cli", State: "current", Version: "legacy", Path: "/home/u/.gemini/antigravity/hooks.json", Installed: true},
+		// herdr 0.8.2 printed this for a current grok hook without its hooks/herdr.json
+		{Target: "grok", State: "needs_repair", Version: "v1", Path: "/home/u/.grok/hooks/herdr-agent-state.sh"},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("ParseIntegrationStatus:\n got %+v\nwant %+v", got, want)
@@ -81,10 +84,10 @@ func FuzzParseIntegrationStatus(f *testing.F) {
 			return
 		}
 		for _, s := range st {
-			if s.Target == "" || (s.State != "current" && s.State != "outdated" && s.State != "not_installed") {
+			if s.Target == "" || (s.State != "current" && s.State != "outdated" && s.State != "needs_repair" && s.State != "not_installed") {
 				t.Fatalf("bad row %+v", s)
 			}
-			if s.Installed != (s.State != "not_installed") {
+			if s.Installed != (s.State == "current" || s.State == "outdated") {
 				t.Fatalf("installed flag wrong: %+v", s)
 			}
 		}
