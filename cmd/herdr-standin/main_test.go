@@ -317,8 +317,8 @@ func TestIntegrationStatus(t *testing.T) {
 	}
 	want := map[string]string{
 		"claude": "claude: current (v11) (" + hook + ")",
-		"codex":  "codex: outdated (v3 < v9) (" + filepath.Join(codexHome, "herdr-agent-state.sh") + ")",
-		"pi":     "pi: outdated (legacy < v10) (" + filepath.Join(home, ".pi/agent/extensions/herdr-agent-state.ts") + ")",
+		"codex":  "codex: outdated (v3 < v8) (" + filepath.Join(codexHome, "herdr-agent-state.sh") + ")",
+		"pi":     "pi: outdated (legacy < v8) (" + filepath.Join(home, ".pi/agent/extensions/herdr-agent-state.ts") + ")",
 		"droid":  "droid: not installed (" + filepath.Join(home, ".factory/hooks/herdr-agent-state.sh") + ")",
 	}
 	found := 0
