@@ -6,8 +6,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/orcr-go/orcr/herdr/herdrschema"
 )
@@ -139,20 +142,23 @@ type AgentSessionInfo struct {
 
 // PaneInfo is herdr's PaneInfo object (docs/herdr.md §4.2), as put on the wire.
 type PaneInfo struct {
-	PaneID        string            `json:"pane_id"`
-	TerminalID    string            `json:"terminal_id"`
-	WorkspaceID   string            `json:"workspace_id"`
-	TabID         string            `json:"tab_id"`
-	Focused       bool              `json:"focused"`
-	AgentStatus   string            `json:"agent_status"`
-	Revision      uint64            `json:"revision"`
-	Cwd           string            `json:"cwd,omitempty"`
-	ForegroundCwd string            `json:"foreground_cwd,omitempty"`
-	Label         string            `json:"label,omitempty"`
-	Agent         string            `json:"agent,omitempty"`
-	TerminalTitle string            `json:"terminal_title,omitempty"`
-	Scroll        *PaneScroll       `json:"scroll,omitempty"`
-	AgentSession  *AgentSessionInfo `json:"agent_session,omitempty"`
+	PaneID        string `json:"pane_id"`
+	TerminalID    string `json:"terminal_id"`
+	WorkspaceID   string `json:"workspace_id"`
+	TabID         string `json:"tab_id"`
+	Focused       bool   `json:"focused"`
+	AgentStatus   string `json:"agent_status"`
+	Revision      uint64 `json:"revision"`
+	Cwd           string `json:"cwd,omitempty"`
+	ForegroundCwd string `json:"foreground_cwd,omitempty"`
+	Label         string `json:"label,omitempty"`
+	Agent         string `json:"agent,omitempty"`
+	TerminalTitle string `json:"terminal_title,omitempty"`
+	// TerminalTitleStripped is the terminal title without a leading activity glyph
+	// ([strippedTitle]).
+	TerminalTitleStripped string            `json:"terminal_title_stripped,omitempty"`
+	Scroll                *PaneScroll       `json:"scroll,omitempty"`
+	AgentSession          *AgentSessionInfo `json:"agent_session,omitempty"`
 	// PID is the pane process id; not part of herdr's PaneInfo and never serialised.
 	PID int `json:"-"`
 }
@@ -166,22 +172,22 @@ type PaneScroll struct {
 }
 
 type agentInfo struct {
-	TerminalID       string            `json:"terminal_id"`
-	AgentStatus      string            `json:"agent_status"`
-	WorkspaceID      string            `json:"workspace_id"`
-	TabID            string            `json:"tab_id"`
-	PaneID           string            `json:"pane_id"`
-	Focused          bool              `json:"focused"`
-	Revision         uint64            `json:"revision"`
-	Agent            string            `json:"agent,omitempty"`
-	TerminalTitle    string            `json:"terminal_title,omitempty"`
-	Title            string            `json:"title,omitempty"` // the pane's title: here its terminal title
-	ScreenDetSkipped bool              `json:"screen_detection_skipped,omitempty"`
-	AgentSession     *AgentSessionInfo `json:"agent_session,omitempty"`
-	StateChangeSeq   *uint64           `json:"state_change_seq,omitempty"` // protocol 20 on (herdr 0.7.2 sends none)
-	CompletionSeq    *uint64           `json:"completion_seq,omitempty"`   // only with Options.CompletionSeq
-	Cwd              string            `json:"cwd,omitempty"`
-	ForegroundCwd    string            `json:"foreground_cwd,omitempty"`
+	TerminalID            string            `json:"terminal_id"`
+	AgentStatus           string            `json:"agent_status"`
+	WorkspaceID           string            `json:"workspace_id"`
+	TabID                 string            `json:"tab_id"`
+	PaneID                string            `json:"pane_id"`
+	Focused               bool              `json:"focused"`
+	Revision              uint64            `json:"revision"`
+	Agent                 string            `json:"agent,omitempty"`
+	TerminalTitle         string            `json:"terminal_title,omitempty"`
+	TerminalTitleStripped string            `json:"terminal_title_stripped,omitempty"`
+	ScreenDetSkipped      bool              `json:"screen_detection_skipped,omitempty"`
+	AgentSession          *AgentSessionInfo `json:"agent_session,omitempty"`
+	StateChangeSeq        *uint64           `json:"state_change_seq,omitempty"` // protocol 20 on (herdr 0.7.2 sends none)
+	CompletionSeq         *uint64           `json:"completion_seq,omitempty"`   // only with Options.CompletionSeq
+	Cwd                   string            `json:"cwd,omitempty"`
+	ForegroundCwd         string            `json:"foreground_cwd,omitempty"`
 }
 
 type workspaceInfo struct {
@@ -376,9 +382,10 @@ func (s *Session) paneInfo(p *pane) PaneInfo {
 	pi := PaneInfo{
 		PaneID: p.id, TerminalID: p.terminal, WorkspaceID: p.ws.id, TabID: p.tab.id,
 		Focused: s.paneFocused(p), AgentStatus: p.effectiveStatus(), Revision: p.revision,
-		Cwd: s.paneCwd(p), Label: p.label, Agent: p.agent, TerminalTitle: p.vt.Title(),
+		Cwd: s.paneCwd(p), Label: p.label, Agent: p.agent,
 		AgentSession: p.session, Scroll: &PaneScroll{ViewportRows: defaultRows},
 	}
+	pi.TerminalTitle, pi.TerminalTitleStripped = s.terminalTitles(p)
 	pi.ForegroundCwd = pi.Cwd
 	if p.cmd != nil && p.cmd.Process != nil {
 		pi.PID = p.cmd.Process.Pid
@@ -390,9 +397,10 @@ func (s *Session) agentInfo(p *pane) agentInfo {
 	ai := agentInfo{
 		TerminalID: p.terminal, AgentStatus: p.effectiveStatus(), WorkspaceID: p.ws.id,
 		TabID: p.tab.id, PaneID: p.id, Focused: s.paneFocused(p), Revision: p.revision,
-		Agent: p.agent, TerminalTitle: p.vt.Title(), Title: p.vt.Title(), ScreenDetSkipped: p.skipsScreen,
+		Agent: p.agent, ScreenDetSkipped: p.skipsScreen,
 		AgentSession: p.session, Cwd: s.paneCwd(p),
 	}
+	ai.TerminalTitle, ai.TerminalTitleStripped = s.terminalTitles(p)
 	if s.opts.Protocol >= 20 {
 		seq := p.stateSeq
 		ai.StateChangeSeq = &seq
@@ -485,4 +493,36 @@ func (s *Session) layoutDescription(t *tab) layoutDescription {
 		ld.Root = conv(t.root)
 	}
 	return ld
+}
+
+// terminalTitles are a pane's terminal_title and terminal_title_stripped: the title its
+// program set (OSC 0/2), from protocol 20 on (herdr 0.7.2 sends neither).
+func (s *Session) terminalTitles(p *pane) (title, stripped string) {
+	if s.opts.Protocol < 20 {
+		return "", ""
+	}
+	title = p.vt.Title()
+	return title, strippedTitle(title)
+}
+
+// activityGlyphs are the leading characters herdr 0.8.2 strips from a terminal title
+// for terminal_title_stripped (claude's activity marks; braille spinners too).
+const activityGlyphs = "·✢✳✶✻✽◐◓◑◒"
+
+// strippedTitle is herdr's terminal_title_stripped: the title trimmed, without a
+// leading activity glyph or braille character followed by a space (or alone); ""
+// (absent) when nothing is left. herdr sends no title of its own for a pane: that is
+// the title an integration reports (pane.report_metadata), which the stand-in has not.
+func strippedTitle(title string) string {
+	t := strings.TrimSpace(title)
+	r, n := utf8.DecodeRuneInString(t)
+	if n == 0 {
+		return ""
+	}
+	rest := t[n:]
+	if (r >= 0x2800 && r <= 0x28ff || strings.ContainsRune(activityGlyphs, r)) &&
+		(rest == "" || unicode.IsSpace([]rune(rest)[0])) {
+		return strings.TrimSpace(rest)
+	}
+	return t
 }
