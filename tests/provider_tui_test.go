@@ -348,13 +348,22 @@ func claudeSandbox(h *home) {
 func trustClaude(t testing.TB, h *home) (trusted, work string) {
 	t.Helper()
 	claudeDir, mockBin := h.envValue("CLAUDE_CONFIG_DIR"), h.envValue("ORCR_MOCK_AGENT_BIN")
-	trusted = t.TempDir()
-	work = filepath.Join(trusted, "work")
-	mustMkdir(t, work, 0o700)
-	seedClaude(t, claudeDir, trusted, claudeKey)
+	trusted, work = trustedWork(t, h)
 	hook := []map[string]any{{"hooks": []map[string]any{{"type": "command", "command": mockBin + " claude-session-hook"}}}}
 	writeJSON(t, filepath.Join(claudeDir, "settings.json"), map[string]any{
 		"hooks": map[string]any{"SessionStart": hook, "UserPromptSubmit": hook}})
+	return trusted, work
+}
+
+// trustedWork seeds claude's state in h's CLAUDE_CONFIG_DIR as a user who trusted a new
+// directory and told claude to use [claudeKey] would have it, without hooks: the
+// trusted directory and an agent's working directory below it.
+func trustedWork(t testing.TB, h *home) (trusted, work string) {
+	t.Helper()
+	trusted = t.TempDir()
+	work = filepath.Join(trusted, "work")
+	mustMkdir(t, work, 0o700)
+	seedClaude(t, h.envValue("CLAUDE_CONFIG_DIR"), trusted, claudeKey)
 	return trusted, work
 }
 

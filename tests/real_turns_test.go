@@ -40,19 +40,35 @@ const codexKeyEnv = "ORCR_TEST_STANDIN_KEY"
 // As root the server gets IS_SANDBOX=1 for claude's permission bypass.
 func realHome(t testing.TB, configJSON string, model *modeltest.Server) (h *home, sock, work string) {
 	t.Helper()
+	return realHomeWith(t, configJSON, model, nil)
+}
+
+// realHomeWith is [realHome]; with install not nil the sessions are reported by the
+// hooks install puts in place (herdr's own integrations, in h's environment) instead
+// of the mock binary's.
+func realHomeWith(t testing.TB, configJSON string, model *modeltest.Server, install func(h *home)) (h *home, sock, work string) {
+	t.Helper()
 	codexCLI := providertest.Require(t, provider.Codex)
 	h, sock = claudeHome(t, configJSON)
 	h.env = append(h.env, "PATH="+filepath.Dir(codexCLI.Path)+string(os.PathListSeparator)+h.envValue("PATH"))
 	claudeSandbox(h)
-	_, work = trustClaude(t, h)
+	mockHook := h.envValue("ORCR_MOCK_AGENT_BIN")
+	if install == nil {
+		_, work = trustClaude(t, h)
+	} else {
+		_, work = trustedWork(t, h)
+		install(h)
+		mockHook = ""
+	}
 	h.env = append(h.env, "ANTHROPIC_BASE_URL="+model.URL(), codexKeyEnv+"=standin",
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1")
-	codexStandin(t, codexCLI.Path, h.envValue("CODEX_HOME"), h.envValue("HOME"), h.envValue("ORCR_MOCK_AGENT_BIN"), work, model.URL())
+	codexStandin(t, codexCLI.Path, h.envValue("CODEX_HOME"), h.envValue("HOME"), mockHook, work, model.URL())
 	return h, sock, work
 }
 
 // codexStandin writes codex's config for the model stand-in at url into codexHome and
-// trusts its SessionStart hook: codex asks about a hook it has not seen unless
+// trusts its SessionStart hook (the mock binary's, or with mockBin "" the one
+// codexHome/hooks.json already has): codex asks about a hook it has not seen unless
 // config.toml holds the hash codex computes for it, which `codex app-server`'s
 // hooks/list reports (currentHash under its key).
 func codexStandin(t testing.TB, bin, codexHome, home, mockBin, work, url string) {
@@ -75,8 +91,10 @@ trust_level = "trusted"
 "gpt-5.6-luna" = "gpt-6-luna"
 `, url+"/v1", codexKeyEnv, work)
 	writeFile(t, filepath.Join(codexHome, "config.toml"), config)
-	hook := []map[string]any{{"hooks": []map[string]any{{"type": "command", "command": mockBin + " codex-session-hook"}}}}
-	writeJSON(t, filepath.Join(codexHome, "hooks.json"), map[string]any{"hooks": map[string]any{"SessionStart": hook}})
+	if mockBin != "" {
+		hook := []map[string]any{{"hooks": []map[string]any{{"type": "command", "command": mockBin + " codex-session-hook"}}}}
+		writeJSON(t, filepath.Join(codexHome, "hooks.json"), map[string]any{"hooks": map[string]any{"SessionStart": hook}})
+	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
