@@ -7,6 +7,8 @@ import (
 	"sync"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/mattn/go-runewidth"
 )
 
 // Default pane size of a herdr server with no attached client (docs/herdr.md §12).
@@ -31,7 +33,71 @@ func newRow(cols int) vtRow {
 	return r
 }
 
-func (r vtRow) String() string { return strings.TrimRight(string(r.cells), " ") }
+func (r vtRow) String() string {
+	var b strings.Builder
+	for _, c := range r.cells {
+		switch {
+		case c == wideSpacer:
+		case c >= clusterBase:
+			b.WriteString(clusterText(c))
+		default:
+			b.WriteRune(c)
+		}
+	}
+	return strings.TrimRight(b.String(), " ")
+}
+
+// Cells of characters wider or longer than one rune (herdr's emulator keeps both, as
+// the live pass recorded): a wide character (CJK, fullwidth forms, emoji) takes its
+// cell and the next, which holds wideSpacer and prints as nothing; a character with
+// combining or zero-width marks after it is one cell holding a rune at or above
+// clusterBase (supplementary private use), which stands for the whole sequence.
+const (
+	wideSpacer  rune = 0
+	clusterBase rune = 0xF0000
+)
+
+// clusters interns the multi-rune cell texts of every terminal of the process.
+var clusters struct {
+	sync.Mutex
+	byText map[string]rune
+	text   []string
+}
+
+func clusterRune(text string) rune {
+	clusters.Lock()
+	defer clusters.Unlock()
+	if r, ok := clusters.byText[text]; ok {
+		return r
+	}
+	if clusters.byText == nil {
+		clusters.byText = map[string]rune{}
+	}
+	r := clusterBase + rune(len(clusters.text))
+	clusters.byText[text] = r
+	clusters.text = append(clusters.text, text)
+	return r
+}
+
+func clusterText(r rune) string {
+	clusters.Lock()
+	defer clusters.Unlock()
+	if i := int(r - clusterBase); i < len(clusters.text) {
+		return clusters.text[i]
+	}
+	return string(r)
+}
+
+// cellWidth is the number of cells r takes: 0 for a mark that joins the character
+// before it, 2 for a wide character, else 1.
+func cellWidth(r rune) int {
+	if unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Me, r) {
+		return 0
+	}
+	return widths.RuneWidth(r)
+}
+
+var widths = &runewidth.Condition{EastAsianWidth: false, StrictEmojiNeutral: true}
 
 func (r vtRow) blank() bool { return r.String() == "" }
 
@@ -307,22 +373,51 @@ func (t *terminal) put(r rune) {
 	if r < 0x20 || r == 0x7f {
 		return
 	}
-	if unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Me, r) {
-		return // combining marks are dropped; every other rune takes one cell
-	}
 	g := t.grid()
-	if g.wrapNext {
+	w := cellWidth(r)
+	if w == 0 {
+		t.joinPrevious(g, r)
+		return
+	}
+	if g.wrapNext || w == 2 && g.cx == t.ncols-1 {
 		g.rows[g.cy].wrapped = true
 		g.cx = 0
 		g.wrapNext = false
 		t.lineFeed()
 	}
-	g.rows[g.cy].cells[g.cx] = r
+	row := g.rows[g.cy].cells
+	row[g.cx] = r
+	if w == 2 {
+		g.cx++
+		row[g.cx] = wideSpacer
+	}
 	if g.cx == t.ncols-1 {
 		g.wrapNext = true
 	} else {
 		g.cx++
 	}
+}
+
+// joinPrevious adds the mark r to the character of the cell before the cursor (the
+// cursor's own when a wrap is pending); with none before it, r is dropped.
+func (t *terminal) joinPrevious(g *vtGrid, r rune) {
+	x := g.cx - 1
+	if g.wrapNext {
+		x = g.cx
+	}
+	row := g.rows[g.cy].cells
+	if x >= 0 && row[x] == wideSpacer {
+		x--
+	}
+	if x < 0 {
+		return
+	}
+	prev := row[x]
+	text := string(prev)
+	if prev >= clusterBase {
+		text = clusterText(prev)
+	}
+	row[x] = clusterRune(text + string(r))
 }
 
 func (t *terminal) lineFeed() {
