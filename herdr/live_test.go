@@ -90,6 +90,59 @@ type liveRecord struct {
 	IntegrationStatus string     `json:"integration_status"`
 	Wire              []exchange `json:"wire"`
 	Screens           []string   `json:"screens"`
+	// Reads are the same screen read every other way pane.read offers (orcr reads
+	// visible text only), after an answer in wide characters.
+	Reads []liveRead `json:"reads,omitempty"`
+}
+
+// liveRead is one pane.read of the live pass and the text herdr gave.
+type liveRead struct {
+	Source    string `json:"source"`
+	Format    string `json:"format"`
+	StripANSI bool   `json:"strip_ansi"`
+	Lines     int    `json:"lines,omitempty"`
+	Text      string `json:"text"`
+	Truncated bool   `json:"truncated"`
+}
+
+// wideWord is what the mock is told to say in the live pass: CJK, fullwidth Latin, an
+// emoji and a combining accent, each two columns wide but the last.
+const wideWord = "日本語ｗｉｄｅ🙂e\u0301"
+
+// readAllWays reads pane every way of [liveReadWays] through r, outside the record.
+func readAllWays(t *testing.T, r *Remote, pane string) []liveRead {
+	t.Helper()
+	var out []liveRead
+	for _, w := range liveReadWays {
+		params := map[string]any{"pane_id": pane, "source": w.Source, "format": w.Format, "strip_ansi": w.StripANSI}
+		if w.Lines > 0 {
+			params["lines"] = w.Lines
+		}
+		raw, err := r.Client.Call(context.Background(), MethodPaneRead, params, "pane_read")
+		if err != nil {
+			t.Fatalf("pane.read %+v: %v", w, err)
+		}
+		var res struct {
+			Read PaneRead `json:"read"`
+		}
+		if err := json.Unmarshal(raw, &res); err != nil {
+			t.Fatal(err)
+		}
+		w.Text, w.Truncated = res.Read.Text, res.Read.Truncated
+		out = append(out, w)
+	}
+	return out
+}
+
+var liveReadWays = []liveRead{
+	{Source: "visible", Format: "text", StripANSI: true},
+	{Source: "visible", Format: "text", StripANSI: true, Lines: 3},
+	{Source: "recent", Format: "text", StripANSI: true},
+	{Source: "recent", Format: "text", StripANSI: true, Lines: 5},
+	{Source: "recent_unwrapped", Format: "text", StripANSI: true},
+	{Source: "detection", Format: "text", StripANSI: true},
+	{Source: "visible", Format: "ansi", StripANSI: false},
+	{Source: "visible", Format: "ansi", StripANSI: true},
 }
 
 // livePass runs every contract operation against bin in a private herdr config dir
@@ -186,6 +239,14 @@ func livePass(t *testing.T, bin string) liveRecord {
 		return strings.Contains(r.Text, "hello\nDONE") && p.AgentStatus.Normalise() == StatusIdle
 	})
 	rec.Screens = append(rec.Screens, screen())
+	if err := s.Deliver(ctx, pl.TerminalID, "say="+wideWord); err != nil {
+		t.Fatalf("Deliver: %v", err)
+	}
+	settle("the wide answer, and the mock idle again", func(p PaneInfo, r PaneRead) bool {
+		return strings.Contains(r.Text, wideWord+"\nDONE") && p.AgentStatus.Normalise() == StatusIdle
+	})
+	rec.Screens = append(rec.Screens, screen())
+	rec.Reads = readAllWays(t, direct, pl.PaneID)
 	if err := s.SendKeys(ctx, pl.TerminalID, "Escape"); err != nil {
 		t.Fatalf("SendKeys: %v", err)
 	}
@@ -378,6 +439,26 @@ func compareRecords(t *testing.T, want, got liveRecord) {
 	for i := range want.Screens {
 		if rule.ReplaceAllString(got.Screens[i], "─") != rule.ReplaceAllString(want.Screens[i], "─") {
 			t.Errorf("screen %d: the stand-in showed\n%q\nherdr showed\n%q", i, got.Screens[i], want.Screens[i])
+		}
+	}
+	if len(want.Reads) > 0 && len(got.Reads) != len(want.Reads) {
+		t.Fatalf("reads: %d, want %d", len(got.Reads), len(want.Reads))
+	}
+	// herdr's ANSI rendering keeps the blanks a program wrote at the end of a row; the
+	// stand-in keeps cells, not what wrote them: they compare loosely (README, open).
+	blanks := regexp.MustCompile(` +\r\n`)
+	norm := func(r liveRead) string {
+		text := rule.ReplaceAllString(r.Text, "─")
+		if r.Format == "ansi" {
+			text = blanks.ReplaceAllString(text, "\r\n")
+		}
+		return text
+	}
+	for i, w := range want.Reads {
+		g := got.Reads[i]
+		if norm(g) != norm(w) || g.Truncated != w.Truncated {
+			t.Errorf("pane.read %s %s strip_ansi=%v lines=%d: the stand-in gave (truncated %v)\n%q\nherdr gave (truncated %v)\n%q",
+				w.Source, w.Format, w.StripANSI, w.Lines, g.Truncated, g.Text, w.Truncated, w.Text)
 		}
 	}
 }

@@ -69,7 +69,7 @@ func TestTerminalScrollbackAndReads(t *testing.T) {
 	}
 	n := uint32(10)
 	text, trunc := readPane(snap, "recent", &n)
-	if text != "l1\nl2\nl3\nl4\nabcde\nfg" || trunc {
+	if text != "l1\nl2\nl3\nl4\nabcde\nfg\n" || trunc {
 		t.Fatalf("recent %q %v", text, trunc)
 	}
 	text, _ = readPane(snap, "recent_unwrapped", &n)

@@ -2,6 +2,7 @@ package herdrtest
 
 import (
 	"encoding/json"
+	"strings"
 )
 
 // Layout limits of the stand-in (herdr has limits too; these values are the
@@ -396,8 +397,29 @@ func (s *Session) hPaneRead(raw json.RawMessage) (any, error) {
 	}
 	res := paneReadResult{PaneID: pn.id, WorkspaceID: pn.ws.id, TabID: pn.tab.id, Source: p.Source, Format: p.Format}
 	s.mu.Unlock()
+	old := s.opts.Protocol < 20
+	if old && p.Source == "visible" {
+		p.Lines = nil // herdr 0.7.2 gives the whole screen whatever lines says
+	}
 	res.Text, res.Truncated = readPane(pn.vt.snapshot(), p.Source, p.Lines)
+	if old && p.Source == "recent" {
+		res.Truncated = false // and never says a recent read was cut (the live pass)
+	}
+	if p.Format == "ansi" {
+		// herdr's ANSI rendering ends rows with CRLF and the last without; the
+		// stand-in draws no attributes, so the text is all there is to it.
+		res.Text = strings.ReplaceAll(strings.TrimSuffix(res.Text, "\n"), "\n", "\r\n")
+	}
 	return paneReadEnvelope{Type: "pane_read", Read: res}, nil
+}
+
+// rowsText is rows as herdr 0.8.2 gives them for visible, recent and detection reads:
+// every row ends with a newline (the recorded pass, herdr/testdata/live).
+func rowsText(rows []vtRow) string {
+	if len(rows) == 0 {
+		return ""
+	}
+	return joinRows(rows) + "\n"
 }
 
 // readPane renders a terminal snapshot for pane.read.
@@ -415,25 +437,24 @@ func readPane(snap termSnapshot, source string, lines *uint32) (string, bool) {
 		if lines != nil {
 			rows, trunc = last(rows, int(*lines))
 		}
-		// herdr 0.8.2 ends every row it gives with a newline (the recorded pass, herdr/testdata/live).
-		if len(rows) == 0 {
-			return "", trunc
-		}
-		return joinRows(rows) + "\n", trunc
+		return rowsText(rows), trunc
 	case "detection":
-		return joinRows(trimTrailingBlank(snap.screen)), false
+		return rowsText(trimTrailingBlank(snap.screen)), false
 	default: // recent, recent_unwrapped
 		n := 80
 		if lines != nil {
 			n = int(*lines)
 		}
 		n = min(n, 1000)
-		rows := trimTrailingBlank(snap.history)
 		if source == "recent_unwrapped" {
-			rows = unwrap(rows)
+			rows, trunc := last(unwrap(trimTrailingBlank(snap.history)), n)
+			return joinRows(rows), trunc
 		}
-		rows, trunc := last(rows, n)
-		return joinRows(rows), trunc
+		// herdr counts the last lines rows of the buffer, blank ones at the bottom of
+		// the screen included, then drops those (the live pass: a short read of a
+		// screen whose last rows are empty is empty).
+		rows, trunc := last(snap.history, n)
+		return rowsText(trimTrailingBlank(rows)), trunc
 	}
 }
 
