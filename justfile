@@ -26,7 +26,7 @@ herdr-live:
     test -n "$ORCR_TEST_HERDR_BIN" || { echo "set ORCR_TEST_HERDR_BIN to a herdr binary" >&2; exit 2; }
     go test -race -count=1 -v -run '^TestLiveHerdr$' ./herdr/
     go test -race -count=1 -v -timeout 20m -run '^(TestRunSpawnsMockAgentWithEnvContract|TestTurnsComplete|TestAgentTimeout|TestTurnNoStaleIdle|TestTurnToolGapsCompleteOnce|TestTurnBlockedThenSend|TestSubmitConfirmationRetypesDroppedPrompt|TestWaitSingleTargetSettlesOnIdle|TestWaitBlocked|TestWaitEndedExitReasons|TestGCParksIdleAgent|TestGCSendUnparks|TestGCReapsParkedAgentAndPromotes|TestGCMoveRecoveryAtRestart|TestPaneClosedBehindOrcrsBackIsLostThenEnded|TestLostRowRevivesWhenItsTerminalIsVisible|TestDriftCountsUnclaimedPanes|TestStopDuringSpawnResumesAtRestart)$' ./socketapi/server/
-    go test -race -count=1 -v -timeout 20m -run '^(TestAgentVerbsJSONAndExitCodes|TestKill9MidSpawnNoDuplicatePane|TestVerbRightAfterStop|TestAttachTakeoverInATerminal|TestUnmanagedDiscovery|TestHerdrKilled|TestCrashMidTurnResumes|TestCrashCampaign|TestWaitAnyCLI)$' ./tests/
+    go test -race -count=1 -v -timeout 20m -run '^(TestAgentVerbsJSONAndExitCodes|TestKill9MidSpawnNoDuplicatePane|TestVerbRightAfterStop|TestAttachTakeoverInATerminal|TestUnmanagedDiscovery|TestHerdrKilled|TestCrashMidTurnResumes|TestCrashCampaign|TestWaitAnyCLI|TestHerdrIntegrationsLive)$' ./tests/
 
 # vet and formatting
 lint:
