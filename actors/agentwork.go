@@ -28,6 +28,13 @@ type agentWork struct {
 	mark     completionMark // the actor's, handed back in opDone
 	source   string         // the current send's session-log source ("" = orcr)
 	inboxID  int64          // the inbox item the current send delivers (0 = none)
+	// started: the start's readiness wait and screen check passed (awaitStart), so the
+	// first prompt's delivery skips them.
+	started bool
+	// screenText is the last non-blank screen this op read of the pane, and screenAt when
+	// (unix ms): kept with the row when it fails (docs/lifecycle.md §4.1).
+	screenText string
+	screenAt   int64
 }
 
 // inputSource is the session log's source of the input being delivered.
@@ -224,7 +231,8 @@ func (w *agentWork) endAs(from []store.Status, reason store.ExitReason) {
 }
 
 // fail ends a starting or live row failed, closing its pane first when one is
-// recorded. During a server stop nothing is failed: the row is left as it is, for
+// recorded; the row keeps the cause's message as its exit detail and the pane's last
+// screen. During a server stop nothing is failed: the row is left as it is, for
 // restart recovery to resume or re-queue.
 func (w *agentWork) fail(cause error) {
 	if w.stopping.Load() {
@@ -233,9 +241,13 @@ func (w *agentWork) fail(cause error) {
 	}
 	w.log().Warn("agent failed", "err", cause)
 	if w.st.TerminalID != "" {
+		w.readScreen(w.st.TerminalID) // the screen it failed at, kept with the row
 		w.closePane(w.st.TerminalID, "failed")
 	}
-	w.endAs(store.LiveStatuses, store.ExitFailed)
+	end := store.End{Detail: endDetail(cause), Screen: w.screenText, ScreenAt: w.screenAt}
+	w.logErr("end failed", w.apply(func(tx *store.Tx) error {
+		return tx.EndAgentWith(w.uuid, store.LiveStatuses, store.ExitFailed, end)
+	}))
 }
 
 // sleepCtx waits d or until the op is canceled; false when canceled.

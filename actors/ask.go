@@ -61,8 +61,15 @@ func (s *System) Ask(ctx context.Context, ask socketapi.AskRequest) (socketapi.A
 		case !t.OK:
 			// Our decision (docs/lifecycle.md §11.3, Q8): a dead agent is an error, not a
 			// guess at an old answer.
-			return socketapi.AskResult{}, wire.Conflict(fmt.Sprintf("agent %s ended without completing (%s)", path, t.Reason),
-				"uuid", uuid, "path", path, "reason", t.Reason, "exit_reason", t.ExitReason)
+			msg := fmt.Sprintf("agent %s ended without completing (%s)", path, t.Reason)
+			if t.ExitDetail != "" {
+				msg += ": " + t.ExitDetail
+			}
+			if t.Next.Kind == "logs_screen" {
+				msg += "; its last screen: " + t.Next.Command
+			}
+			return socketapi.AskResult{}, wire.Conflict(msg,
+				"uuid", uuid, "path", path, "reason", t.Reason, "exit_reason", t.ExitReason, "exit_detail", t.ExitDetail)
 		}
 	}
 	row, err := store.AgentByUUID(ctx, s.cfg.DB.Reader(), uuid)

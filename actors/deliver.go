@@ -36,8 +36,14 @@ func (w *agentWork) deliver(prompt string, from []store.Status, target string, w
 	if while == "" {
 		while = o.was
 	}
-	base, derr := w.submit(target, prompt, w.plan(w.st.Provider))
-	gone := paneGone(derr)
+	plan := w.plan(w.st.Provider)
+	if w.started {
+		plan.ReadyBudget, plan.Gate = 0, nil // the start's readiness wait ran (awaitStart)
+	}
+	base, derr := w.submit(target, prompt, plan)
+	// A first prompt's pane gone means the provider exited during its start: the turn
+	// is undone and the caller fails the row (docs/lifecycle.md §8.1), never lost.
+	gone := paneGone(derr) && o.was != store.StatusStarting
 	w.mark = completionMark{Turn: o.seq}
 	if derr == nil {
 		w.mark.Base, w.mark.Seen = base, base.N

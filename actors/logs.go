@@ -2,6 +2,8 @@ package actors
 
 import (
 	"context"
+	"time"
+
 	"github.com/orcr-go/orcr/socketapi"
 
 	"github.com/orcr-go/orcr/actors/provider"
@@ -18,6 +20,17 @@ func (s *System) Logs(ctx context.Context, r socketapi.LogsRequest) (socketapi.L
 		return socketapi.LogsResult{}, err
 	}
 	res := socketapi.LogsResult{UUID: row.UUID, Path: row.Path, Resolved: resolved, CreatedAt: row.CreatedAt}
+	if r.Screen {
+		if r.LastResponse {
+			return socketapi.LogsResult{}, wire.Invalid("conflicting_flags", "screen and last_response are mutually exclusive")
+		}
+		scr, err := s.screenOf(ctx, row)
+		if err != nil {
+			return socketapi.LogsResult{}, err
+		}
+		res.Screen = scr
+		return res, nil
+	}
 	if r.LastResponse {
 		text, err := s.lastResponse(ctx, row)
 		if err != nil {
@@ -127,15 +140,82 @@ func noFinalResponse(row store.AgentRow) string {
 	return "the transcript has no final response"
 }
 
-// annotate adds {uuid, status} to a transcript_unavailable error.
+// annotate adds {uuid, status} to a transcript_unavailable error; for an agent that
+// ended or is lost it also says so first, with why (exit_reason, exit_detail) and where
+// its last screen is, since that explains the missing transcript better than the file.
 func annotate(err error, row store.AgentRow) error {
 	pe, ok := wire.As(err)
 	if !ok || pe.Code != wire.TranscriptUnavailable {
 		return err
 	}
 	d := map[string]any{"uuid": row.UUID, "status": row.Status}
+	msg := pe.Message
+	if row.Status.In(socketapi.StatusEnded, socketapi.StatusLost) {
+		msg = endedNote(row) + "; " + msg
+		if row.ExitReason != nil {
+			d["exit_reason"] = *row.ExitReason
+		}
+		if row.ExitDetail != nil {
+			d["exit_detail"] = *row.ExitDetail
+		}
+	}
 	for k, v := range pe.Details {
 		d[k] = v
 	}
-	return &wire.Error{Code: pe.Code, Message: pe.Message, Details: d, Err: pe.Err}
+	return &wire.Error{Code: pe.Code, Message: msg, Details: d, Err: pe.Err}
+}
+
+// endedNote says how an ended or lost agent ended, and where its kept screen is:
+// "agent c3 ended failed (mock exited during start: …); its last screen: orcr agent logs
+// <uuid> --screen".
+func endedNote(row store.AgentRow) string {
+	note := "agent " + row.Path + " is lost (its pane is gone)"
+	if row.Status == socketapi.StatusEnded {
+		reason := "without an exit reason"
+		if row.ExitReason != nil {
+			reason = *row.ExitReason
+		}
+		note = "agent " + row.Path + " ended " + reason
+	}
+	if row.ExitDetail != nil && *row.ExitDetail != "" {
+		note += " (" + *row.ExitDetail + ")"
+	}
+	if row.ScreenAt != nil {
+		note += "; its last screen: orcr agent logs " + row.UUID + " --screen"
+	}
+	return note
+}
+
+// screenOf is the screen agent.logs shows with screen (docs/lifecycle.md §11.4): the
+// live screen of the agent's pane while herdr has it, else the last screen kept with
+// the row; none is state_conflict, saying why.
+func (s *System) screenOf(ctx context.Context, row store.AgentRow) (*socketapi.Screen, error) {
+	st, err := store.LoadAgent(ctx, s.cfg.DB.Reader(), row.UUID)
+	if err != nil {
+		return nil, wire.From(err, "sqlite")
+	}
+	if st.TerminalID != "" && s.env.Herdr != nil && !st.Status.In(store.StatusEnded, store.StatusLost) {
+		sess := s.env.Herdr.Owned()
+		if !st.Managed && st.Session != "" {
+			sess = s.env.Herdr.Session(st.Session)
+		}
+		hctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		rd, err := sess.Read(hctx, st.TerminalID, 0)
+		cancel()
+		if err == nil {
+			return &socketapi.Screen{Text: rd.Text, At: time.Now().UnixMilli(), Live: true}, nil
+		}
+	}
+	text, at, ok, err := s.cfg.DB.LastScreen(ctx, row.UUID)
+	if err != nil {
+		return nil, wire.From(err, "sqlite")
+	}
+	if ok {
+		return &socketapi.Screen{Text: text, At: at}, nil
+	}
+	why := "agent " + row.Path + " has no pane to read (status " + string(row.Status) + ")"
+	if row.Status.In(socketapi.StatusEnded, socketapi.StatusLost) {
+		why = endedNote(row) + "; orcr kept no screen of its pane (it read none before the pane went away)"
+	}
+	return nil, wire.Conflict(why, "uuid", row.UUID, "current_status", row.Status, "reason", "no_screen")
 }

@@ -129,11 +129,11 @@ func (w *agentWork) spawn() (ended bool) {
 		}
 		return w.isEnded()
 	}
-	if l.Prompt == nil || *l.Prompt == "" {
-		err = w.apply(func(tx *store.Tx) error { return tx.SettleIdle(w.uuid) })
-	} else {
-		_, err = w.deliver(*l.Prompt, []store.Status{store.StatusStarting}, pl.TerminalID, "")
+	prompt := ""
+	if l.Prompt != nil {
+		prompt = *l.Prompt
 	}
+	err = w.settle(pl.TerminalID, prompt)
 	switch {
 	case err == nil:
 	case errors.Is(err, store.ErrStale) || wire.Is(err, wire.NotFound, ""):
@@ -383,7 +383,7 @@ func (w *agentWork) recover() (ended bool) {
 		w.logErr("settle idle", w.apply(func(tx *store.Tx) error { return tx.SettleIdle(w.uuid) }))
 		return w.isEnded()
 	}
-	if _, err := w.deliver(*l.Prompt, []store.Status{store.StatusStarting}, w.st.TerminalID, ""); err != nil {
+	if err := w.settle(w.st.TerminalID, *l.Prompt); err != nil {
 		w.fail(err)
 	}
 	return w.isEnded()

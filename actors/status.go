@@ -45,14 +45,14 @@ func (s *System) Snapshot(ctx context.Context) (socketapi.Snapshot, error) {
 // Status is server.status: herdr as the driver sees it (binary, owned session, ping),
 // per-provider integration layers, counts, loops and drift.
 func (s *System) Status(ctx context.Context) (socketapi.StatusResult, error) {
-	counts := map[string]int64{"live": 0, "queued": 0, "blocked": 0, "stalled": 0, "unmanaged": 0,
+	counts := map[string]int64{"live": 0, "queued": 0, "starting": 0, "blocked": 0, "stalled": 0, "unmanaged": 0,
 		"unmarked_panes": 0, "unknown_marked_panes": 0}
 	c, err := s.cfg.DB.AgentCounts(ctx)
 	if err != nil {
 		s.cfg.Log.Warn("server.status: cannot count agents", "err", err)
 	}
 	counts["live"], counts["queued"], counts["blocked"], counts["unmanaged"] = c.Live, c.Queued, c.Blocked, c.Unmanaged
-	counts["stalled"] = c.Stalled
+	counts["stalled"], counts["starting"] = c.Stalled, c.Starting
 	stalled, err := s.cfg.DB.StalledAgents(ctx)
 	if err != nil {
 		s.cfg.Log.Warn("server.status: cannot list stalled agents", "err", err)

@@ -63,7 +63,7 @@ func (s *System) Wait(ctx context.Context, r socketapi.WaitRequest) (socketapi.W
 	if err != nil && !wire.Is(err, wire.NotFound, "") {
 		return socketapi.WaitResult{}, err
 	}
-	if rows, err = s.addReaped(ctx, caller, targets, rows, err); err != nil {
+	if rows, err = s.addEnded(ctx, caller, targets, rows, err); err != nil {
 		return socketapi.WaitResult{}, err
 	}
 	uuids := make([]string, len(rows))
@@ -76,13 +76,13 @@ func (s *System) Wait(ctx context.Context, r socketapi.WaitRequest) (socketapi.W
 	return s.waitLoop(ctx, w, uuids, deadline, r.Any)
 }
 
-// addReaped adds to a wait's active members the agents GC reaped that an exact target
-// names (docs/lifecycle.md §11.2): a uuid, or a path whose most recent row ended reaped
-// while no active row holds it. They settle at once as reaped, so a wait that comes
-// after the reap answers what became of the agent rather than not_found. Other ended rows
-// stay out of the membership. notFound is ResolveBulk's error when it found nothing; it
-// is returned when no reaped row is added either.
-func (s *System) addReaped(ctx context.Context, caller agentpath.Caller, targets []string, rows []store.AgentRow,
+// addEnded adds to a wait's active members the ended agents that an exact target names
+// (docs/lifecycle.md §11.2): a uuid, or a path whose most recent row has ended while no
+// active row holds it. They settle at once by their exit_reason (reaped, failed,
+// killed, …), so a wait that comes after the end answers what became of the agent
+// rather than not_found. notFound is ResolveBulk's error when it found nothing; it is
+// returned when no ended row is added either.
+func (s *System) addEnded(ctx context.Context, caller agentpath.Caller, targets []string, rows []store.AgentRow,
 	notFound error) ([]store.AgentRow, error) {
 	if notFound == nil && len(targets) == 1 {
 		return rows, nil // the one target named active rows
@@ -96,7 +96,7 @@ func (s *System) addReaped(ctx context.Context, caller agentpath.Caller, targets
 		held[r.Path] = true
 	}
 	for _, r := range ended {
-		if r.ExitReason != nil && *r.ExitReason == string(store.ExitReaped) && !held[r.Path] {
+		if !held[r.Path] {
 			held[r.Path] = true
 			rows = append(rows, r)
 		}
@@ -258,7 +258,7 @@ func decideWait(rows []store.WaitRow, onAny, expired bool) waitVerdict {
 // settlement maps a row to its wait target (docs/protocol.md §5.12's table); settled is false
 // for queued, starting, working and unknown rows, which carry reason wait_timeout.
 func settlement(r store.WaitRow) (t socketapi.WaitTarget, settled bool) {
-	t = socketapi.WaitTarget{UUID: r.UUID, Path: r.Path, Status: r.Status, ExitReason: r.ExitReason}
+	t = socketapi.WaitTarget{UUID: r.UUID, Path: r.Path, Status: r.Status, ExitReason: r.ExitReason, ExitDetail: r.ExitDetail}
 	none := socketapi.WaitNext{Kind: "none"}
 	lastResponse := socketapi.WaitNext{Kind: "logs_last_response", Command: "orcr agent logs " + r.Path + " --last-response"}
 	switch r.Status {
@@ -282,6 +282,10 @@ func settlement(r store.WaitRow) (t socketapi.WaitTarget, settled bool) {
 			t.Reason, t.Next = t.ExitReason, none
 		default:
 			t.Reason, t.Next = "failed", none
+		}
+		if r.Screen && !t.OK {
+			// The pane's last screen was kept: the provider's own words on why.
+			t.Next = socketapi.WaitNext{Kind: "logs_screen", Command: "orcr agent logs " + r.UUID + " --screen"}
 		}
 	default: // queued, starting, working, unknown
 		t.Reason, t.Next = "wait_timeout", none

@@ -63,7 +63,14 @@ type AgentRow struct {
 	ParentPath      *string `json:"parent_path,omitempty"` // only when parent_id names an agent row
 	BlockedKind     *string `json:"blocked_kind,omitempty"`
 	ExitReason      *string `json:"exit_reason,omitempty"`
-	EndedAt         *int64  `json:"ended_at,omitempty"`
+	// ExitDetail says in words why the agent ended, when orcr knows more than the
+	// exit_reason: a provider that exited or showed nothing during its start, a screen
+	// that takes no prompt, a spawn error (docs/lifecycle.md §4.3).
+	ExitDetail *string `json:"exit_detail,omitempty"`
+	// ScreenAt is when orcr read the last screen it kept of the agent's pane, which
+	// `agent logs --screen` shows once the pane is gone (docs/lifecycle.md §4.1).
+	ScreenAt *int64 `json:"screen_at,omitempty"`
+	EndedAt  *int64 `json:"ended_at,omitempty"`
 	// Stalled is true while the open turn is marked stalled: working, but neither screen
 	// nor transcript changed for the provider's stall_after (docs/lifecycle.md §10.7).
 	// Never acted on by orcr; progress clears it.

@@ -427,6 +427,9 @@ type LogsRequest struct {
 	Tail *int `json:"tail,omitempty"`
 	// Accepted and ignored: following is client-side (Client.FollowLogs).
 	Follow bool `json:"follow,omitempty"`
+	// The pane's screen instead of the transcript: the live screen while the agent has a
+	// pane, else the last screen orcr kept with the row (docs/lifecycle.md §11.4).
+	Screen bool `json:"screen,omitempty"`
 }
 
 // LogsResult is agent.logs's result: the transcript entries, or (last_response) the
@@ -442,6 +445,19 @@ type LogsResult struct {
 	Entries []LogEntry `json:"entries,omitzero"`
 	// The final response (only with last_response).
 	Response *Response `json:"response,omitempty"`
+	// The pane's screen (only with screen).
+	Screen *Screen `json:"screen,omitempty"`
+}
+
+// Screen is the visible text of an agent's pane (agent.logs with screen).
+type Screen struct {
+	// The screen's text, without ANSI codes.
+	Text string `json:"text"`
+	// When it was read (ms).
+	At int64 `json:"at"`
+	// Read from the live pane now; false: the last screen kept with the row, read
+	// before its pane went away.
+	Live bool `json:"live"`
 }
 
 // LogEntry is one transcript entry in the common shape of docs/providers.md §6.1: tool,
@@ -512,6 +528,9 @@ type WaitTarget struct {
 	// once an any wait settled on another target.
 	Reason     string `json:"reason"`
 	ExitReason string `json:"exit_reason,omitempty"`
+	// Why an ended agent ended, in words, when orcr knows more than the exit_reason
+	// (docs/lifecycle.md §4.3).
+	ExitDetail string `json:"exit_detail,omitempty"`
 	// What to run next.
 	Next WaitNext `json:"next"`
 }

@@ -191,13 +191,33 @@ func (t *Tx) Enqueue(n NewAgent) (AgentRow, error) {
 // EndAgent ends uuid from one of from with reason, emitting agent.status_changed(ended)
 // then agent.ended. The compare-and-set makes a second end a no-op (ErrStale).
 func (t *Tx) EndAgent(uuid string, from []Status, reason ExitReason) error {
+	return t.EndAgentWith(uuid, from, reason, End{})
+}
+
+// End is what an end records besides its exit_reason (docs/lifecycle.md §4.1): Detail,
+// why in words; Screen, the last screen orcr read of the pane, with ScreenAt, when it
+// was read. Empty fields leave what the row holds.
+type End struct {
+	Detail   string
+	Screen   string
+	ScreenAt int64
+}
+
+// EndAgentWith is [Tx.EndAgent] that also records end.
+func (t *Tx) EndAgentWith(uuid string, from []Status, reason ExitReason, end End) error {
+	var screen, screenAt any
+	if strings.TrimSpace(end.Screen) != "" {
+		screen, screenAt = end.Screen, nullInt(end.ScreenAt)
+	}
 	// A planned worktree never made (the row ended queued) is marked unused, a made one
 	// with keep_worktree kept; any other made one stays ready until the agent actor
 	// removes it (docs/lifecycle.md §8.4).
 	if err := t.casStatus(uuid, from, StatusEnded, "exit_reason = ?, ended_at = ?, move_state = 'none', move_token = NULL, "+
+		"exit_detail = COALESCE(?, exit_detail), last_screen = COALESCE(?, last_screen), "+
+		"last_screen_at = COALESCE(?, last_screen_at), "+
 		"worktree_state = CASE WHEN worktree_state = 'pending' THEN 'unused' "+
 		"WHEN worktree_state = 'ready' AND worktree_keep = 1 THEN 'kept' ELSE worktree_state END",
-		reason, t.now); err != nil {
+		reason, t.now, null(end.Detail), screen, screenAt); err != nil {
 		return err
 	}
 	if _, err := t.EmitAgent("agent.status_changed", uuid, map[string]any{"status": StatusEnded, "exit_reason": reason}); err != nil {

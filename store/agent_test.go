@@ -55,3 +55,41 @@ func loadAgent(t *testing.T, db *store.DB, id string) store.Agent {
 	}
 	return a
 }
+
+// An end records why in words and the pane's last screen with the row
+// (docs/lifecycle.md §4.1): the detail goes on the agent row, the screen only to
+// LastScreen (the row carries when it was read). A blank screen is not kept, and an end
+// that names nothing leaves what an earlier write recorded.
+func TestEndAgentWithDetailAndScreen(t *testing.T) {
+	db := storetest.Open(t)
+	ctx := t.Context()
+	blank := storetest.InsertAgent(t, db, map[string]any{"status": "starting", "path": "e/blank"})
+	storetest.Write(t, db, func(tx *store.Tx) (any, error) {
+		return nil, tx.EndAgentWith(blank, []store.Status{store.StatusStarting}, store.ExitFailed,
+			store.End{Detail: "mock exited during start", Screen: " \n ", ScreenAt: 7})
+	})
+	if _, _, ok, err := db.LastScreen(ctx, blank); err != nil || ok {
+		t.Errorf("a blank screen was kept: ok %v, err %v", ok, err)
+	}
+	row, err := store.AgentByUUID(ctx, db.Reader(), blank)
+	if err != nil || row.ExitDetail == nil || *row.ExitDetail != "mock exited during start" || row.ScreenAt != nil {
+		t.Errorf("row after the end: %+v (%v), want the detail and no screen", row, err)
+	}
+
+	id := storetest.InsertAgent(t, db, map[string]any{"status": "working", "path": "e/kept"})
+	storetest.Write(t, db, func(tx *store.Tx) (any, error) {
+		return nil, tx.EndAgentWith(id, store.LiveStatuses, store.ExitFailed,
+			store.End{Detail: "boom", Screen: "Error: boom\n", ScreenAt: 1234})
+	})
+	text, at, ok, err := db.LastScreen(ctx, id)
+	if err != nil || !ok || text != "Error: boom\n" || at != 1234 {
+		t.Errorf("LastScreen = %q, %d, %v, %v; want the kept screen", text, at, ok, err)
+	}
+	row, err = store.AgentByUUID(ctx, db.Reader(), id)
+	if err != nil || row.ExitReason == nil || *row.ExitReason != "failed" || row.ScreenAt == nil || *row.ScreenAt != 1234 {
+		t.Errorf("row after the end: %+v (%v), want failed with screen_at 1234", row, err)
+	}
+	if _, _, _, err := db.LastScreen(ctx, "no-such-agent"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("LastScreen of no agent: %v, want ErrNotFound", err)
+	}
+}

@@ -78,21 +78,34 @@ func gcCandidates(ctx context.Context, q Querier, query string, args ...any) ([]
 
 // Counts are the agent counts of server.status.
 type Counts struct {
-	Live, Queued, Blocked, Stalled, Unmanaged int64
+	Live, Queued, Starting, Blocked, Stalled, Unmanaged int64
 }
 
-// AgentCounts counts managed live (not ended or lost), queued and blocked rows, and
-// unmanaged rows that have not ended.
+// AgentCounts counts managed live (not ended or lost), queued, starting and blocked
+// rows, and unmanaged rows that have not ended.
 func (db *DB) AgentCounts(ctx context.Context) (Counts, error) {
 	var c Counts
 	err := db.r.QueryRowContext(ctx, `SELECT
 		COALESCE(SUM(managed = 1 AND status NOT IN ('ended','lost')), 0),
 		COALESCE(SUM(managed = 1 AND status = 'queued'), 0),
+		COALESCE(SUM(managed = 1 AND status = 'starting'), 0),
 		COALESCE(SUM(managed = 1 AND status = 'blocked'), 0),
 		COALESCE(SUM(stalled_at IS NOT NULL), 0),
 		COALESCE(SUM(managed = 0 AND status != 'ended'), 0)
-		FROM agents`).Scan(&c.Live, &c.Queued, &c.Blocked, &c.Stalled, &c.Unmanaged)
+		FROM agents`).Scan(&c.Live, &c.Queued, &c.Starting, &c.Blocked, &c.Stalled, &c.Unmanaged)
 	return c, sqliteErr("count agents", err)
+}
+
+// LastScreen is the last screen kept of uuid's pane and when it was read
+// (docs/lifecycle.md §4.1); ok is false when none was kept.
+func (db *DB) LastScreen(ctx context.Context, uuid string) (text string, at int64, ok bool, err error) {
+	var t sql.NullString
+	var a sql.NullInt64
+	err = db.r.QueryRowContext(ctx, `SELECT last_screen, last_screen_at FROM agents WHERE uuid = ?`, uuid).Scan(&t, &a)
+	if err != nil {
+		return "", 0, false, rowErr("agent", err)
+	}
+	return t.String, a.Int64, t.Valid, nil
 }
 
 // StalledAgents lists the rows marked stalled (docs/lifecycle.md §10.7), longest
@@ -164,6 +177,8 @@ type WaitRow struct {
 	UUID, Path              string
 	Status                  Status
 	BlockedKind, ExitReason string
+	ExitDetail              string // why it ended, in words ("" = none)
+	Screen                  bool   // the pane's last screen was kept
 	StatusChangedAt         int64
 	// Managed and TerminalID let a wait confirm that the pane of a row it would settle
 	// still exists ("" when none was recorded).
@@ -190,14 +205,14 @@ func (db *DB) WaitRows(ctx context.Context, uuids []string) (int64, []WaitRow, e
 		args[i] = u
 	}
 	rs, err := tx.QueryContext(ctx, `SELECT uuid, path, status, COALESCE(blocked_kind, ''), COALESCE(exit_reason, ''),
-		COALESCE(last_status_change_at, 0), managed, COALESCE(terminal_id, '') FROM agents WHERE uuid IN (`+marks(len(uuids))+`) ORDER BY path, uuid`, args...)
+		COALESCE(exit_detail, ''), last_screen IS NOT NULL, COALESCE(last_status_change_at, 0), managed, COALESCE(terminal_id, '') FROM agents WHERE uuid IN (`+marks(len(uuids))+`) ORDER BY path, uuid`, args...)
 	if err != nil {
 		return 0, nil, sqliteErr("read wait rows", err)
 	}
 	rows := make([]WaitRow, 0, len(uuids))
 	for rs.Next() {
 		var r WaitRow
-		if err := rs.Scan(&r.UUID, &r.Path, &r.Status, &r.BlockedKind, &r.ExitReason, &r.StatusChangedAt, &r.Managed, &r.TerminalID); err != nil {
+		if err := rs.Scan(&r.UUID, &r.Path, &r.Status, &r.BlockedKind, &r.ExitReason, &r.ExitDetail, &r.Screen, &r.StatusChangedAt, &r.Managed, &r.TerminalID); err != nil {
 			rs.Close()
 			return 0, nil, sqliteErr("read wait rows", err)
 		}

@@ -58,11 +58,11 @@ func TestOpenFresh(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if got, want := schemaVersion(t, path), "9"; got != want {
+	if got, want := schemaVersion(t, path), "10"; got != want {
 		t.Errorf("schema_version: got %q, want %q", got, want)
 	}
-	if store.SchemaVersion != 9 {
-		t.Errorf("SchemaVersion: got %d, want 9", store.SchemaVersion)
+	if store.SchemaVersion != 10 {
+		t.Errorf("SchemaVersion: got %d, want 10", store.SchemaVersion)
 	}
 	want := []string{
 		"agents", "agents_active_path", "agents_agent_session", "agents_pane", "agents_parent",
@@ -119,8 +119,8 @@ func TestMigrateFromV1(t *testing.T) {
 		t.Fatalf("Open v1 store: %v", err)
 	}
 	defer db.Close()
-	if got := schemaVersion(t, path); got != "9" {
-		t.Errorf("schema_version after migration: got %q, want 8", got)
+	if got := schemaVersion(t, path); got != "10" {
+		t.Errorf("schema_version after migration: got %q, want 10", got)
 	}
 	evs, err := db.EventsAfter(context.Background(), 0, 10)
 	if err != nil || len(evs) != 1 || evs[0].Kind != "agent.created" || evs[0].Ref != "u1" {
@@ -152,8 +152,8 @@ func TestRefuseNewerVersion(t *testing.T) {
 		t.Fatalf("Open newer store: got %v, want environment_error store_version_mismatch", err)
 	}
 	pe, _ := wire.As(err)
-	if !strings.Contains(pe.Message, "99") || !strings.Contains(pe.Message, "version 9)") {
-		t.Errorf("message %q must name both versions (99 and 9)", pe.Message)
+	if !strings.Contains(pe.Message, "99") || !strings.Contains(pe.Message, "version 10)") {
+		t.Errorf("message %q must name both versions (99 and 10)", pe.Message)
 	}
 	if got := schemaVersion(t, path); got != "99" {
 		t.Errorf("refused store was modified: schema_version %q", got)

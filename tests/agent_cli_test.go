@@ -79,6 +79,8 @@ type cliRow struct {
 	Status      string  `json:"status"`
 	PaneID      *string `json:"pane_id"`
 	ExitReason  *string `json:"exit_reason"`
+	ExitDetail  string  `json:"exit_detail"` // why it ended, in words
+	ScreenAt    *int64  `json:"screen_at"`   // when the kept last screen was read
 	EndedAt     *int64  `json:"ended_at"`
 	Stalled     bool    `json:"stalled"`
 	Agent       *string `json:"agent"`       // the provider

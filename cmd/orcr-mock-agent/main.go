@@ -67,6 +67,8 @@
 //	ORCR_MOCK_DROP_FIRST_SENDS     silently discard the first N non-blank prompts
 //	ORCR_MOCK_DELAY_WORKING_MS     stay idle this long after a prompt before reporting working
 //	ORCR_MOCK_START_DELAY_MS       after taking the terminal (raw mode), draw nothing and read nothing this long, like a TUI that boots slowly
+//	ORCR_MOCK_START_FAIL           fail at start: after the start delay, show this text and exit with status 1, like a TUI that refuses to start
+//	ORCR_MOCK_START_FAIL_MS        how long the failed start's text stays on screen before the exit (default 0)
 //	ORCR_MOCK_LATE_TRANSCRIPT_MS   write the turn's transcript lines this long after reporting its final state
 //	ORCR_MOCK_NO_REPORT            never contact herdr
 //	ORCR_MOCK_HERDR_SOCKET         herdr socket (default $HERDR_SOCKET_PATH)
@@ -220,6 +222,8 @@ type config struct {
 	dropFirst        int
 	delayWorkingMS   int
 	startDelayMS     int
+	startFail        string // ORCR_MOCK_START_FAIL: the message of a start that fails; "" starts
+	startFailMS      int
 	lateTranscriptMS int
 	noReport         bool
 	socket           string
@@ -272,6 +276,8 @@ func loadConfig(getenv func(string) string, logf func(string, ...any)) config {
 		dropFirst:        intKnob("ORCR_MOCK_DROP_FIRST_SENDS", 0, 1<<31-1),
 		delayWorkingMS:   intKnob("ORCR_MOCK_DELAY_WORKING_MS", 0, maxDirectiveMS),
 		startDelayMS:     intKnob("ORCR_MOCK_START_DELAY_MS", 0, maxDirectiveMS),
+		startFail:        getenv("ORCR_MOCK_START_FAIL"),
+		startFailMS:      intKnob("ORCR_MOCK_START_FAIL_MS", 0, maxDirectiveMS),
 		lateTranscriptMS: intKnob("ORCR_MOCK_LATE_TRANSCRIPT_MS", 0, maxDirectiveMS),
 		noReport:         boolKnob("ORCR_MOCK_NO_REPORT"),
 		socket:           orDefault(getenv("ORCR_MOCK_HERDR_SOCKET"), getenv("HERDR_SOCKET_PATH")),
@@ -346,7 +352,8 @@ func main() {
 	os.Exit(run(os.Args[1:]))
 }
 
-// run is the whole program; it returns the exit code: 2 for a bad command line, else 0.
+// run is the whole program; it returns the exit code: 2 for a bad command line, 1 for a
+// start that fails (ORCR_MOCK_START_FAIL), else 0.
 func run(args []string) int {
 	if len(args) == 1 && args[0] == ClaudeSessionHook {
 		return claudeSessionHook(os.Stdin, os.Getenv, log.New(os.Stderr, "orcr-mock-agent: ", 0))
@@ -397,6 +404,9 @@ func run(args []string) int {
 	}
 	// What is typed meanwhile waits in the terminal and is read in one go afterwards.
 	time.Sleep(time.Duration(cfg.startDelayMS) * time.Millisecond)
+	if cfg.startFail != "" {
+		return failStart(cfg, logger)
+	}
 	stdoutFD := int(os.Stdout.Fd())
 	io.WriteString(os.Stdout, "\x1b[?2004h") // enable bracketed paste
 	defer io.WriteString(os.Stdout, "\x1b[?2004l\r\n")
@@ -429,6 +439,16 @@ func run(args []string) int {
 	a.work()
 	a.finish()
 	return 0
+}
+
+// failStart is a start that fails (ORCR_MOCK_START_FAIL): the message is shown, stays
+// on screen for ORCR_MOCK_START_FAIL_MS, and the program exits with status 1 without
+// ever reporting to herdr, as a provider that refuses to start does.
+func failStart(cfg config, logger *log.Logger) int {
+	logger.Printf("start fails: %q (exit in %d ms)", cfg.startFail, cfg.startFailMS)
+	io.WriteString(os.Stdout, strings.ReplaceAll(cfg.startFail, "\n", "\r\n")+"\r\n")
+	time.Sleep(time.Duration(cfg.startFailMS) * time.Millisecond)
+	return 1
 }
 
 // readInput forwards reads from r as chunks; the last chunk carries the

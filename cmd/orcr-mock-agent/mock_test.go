@@ -718,3 +718,26 @@ func TestPipedStdin(t *testing.T) {
 		t.Errorf("transcript = %+v", lines)
 	}
 }
+
+// TestStartFail: ORCR_MOCK_START_FAIL shows its message, keeps it on screen for
+// ORCR_MOCK_START_FAIL_MS, then exits with status 1 without a word to herdr, as a
+// provider that refuses to start.
+func TestStartFail(t *testing.T) {
+	t.Parallel()
+	start := time.Now()
+	m := startMock(t, "ORCR_MOCK_START_FAIL=cannot start: no such model", "ORCR_MOCK_START_FAIL_MS=300")
+	m.waitExit()
+	if took := time.Since(start); took < 300*time.Millisecond {
+		t.Errorf("exited after %v, want the message kept on screen for 300 ms first", took)
+	}
+	var ee *exec.ExitError
+	if !errors.As(m.waitErr, &ee) || ee.ExitCode() != 1 {
+		t.Errorf("exit: %v, want status 1", m.waitErr)
+	}
+	if out := m.output(); !strings.Contains(out, "cannot start: no such model") || strings.Contains(out, defaultBanner) {
+		t.Errorf("screen output %q: want the message and no banner", out)
+	}
+	if calls := m.herdr.Calls(); len(calls) != 0 {
+		t.Errorf("herdr calls %+v, want none", calls)
+	}
+}

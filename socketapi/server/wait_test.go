@@ -368,8 +368,6 @@ func TestWaitErrors(t *testing.T) {
 			map[string]any{"reason": "bad_duration", "value": "0s"}},
 		{"unknown", map[string]any{"targets": []string{"x/nope", "nope/**"}}, wire.NotFound,
 			map[string]any{"target": []any{"x/nope", "nope/**"}}},
-		{"ended only", map[string]any{"targets": []string{"x/gone"}}, wire.NotFound,
-			map[string]any{"target": []any{"x/gone"}}},
 		{"any not a boolean", map[string]any{"targets": []string{"x/live"}, "any": "yes"}, wire.InvalidRequest,
 			map[string]any{"reason": "wrong_type", "field": "any", "expected": "a boolean"}},
 		{"any without targets", map[string]any{"any": true}, wire.InvalidRequest, map[string]any{"reason": "target_required"}},
@@ -392,6 +390,23 @@ func TestWaitErrors(t *testing.T) {
 	}
 	if after := eventHead(t, c); after != before {
 		t.Errorf("refused waits changed the store: event head %d, was %d", after, before)
+	}
+}
+
+// A wait on an ended agent that an exact target names, by path or by uuid, answers its
+// end at once (docs/lifecycle.md §11.2): what became of it, never not_found.
+func TestWaitEndedAnswersItsEnd(t *testing.T) {
+	srv := sockettest.NewServer(t)
+	c := srv.Client(t)
+	id := newID()
+	setAgent(t, c, id, "x/gone", "working")
+	setAgent(t, c, id, "x/gone", "ended", "exit_reason", "killed")
+	for _, target := range []string{"x/gone", id} {
+		r := callWait(t, c, map[string]any{"targets": []string{target}})
+		if len(r.Targets) != 1 || r.Targets[0].UUID != id || r.Targets[0].Reason != "killed" || r.Targets[0].OK || r.AllOK ||
+			r.TimedOut {
+			t.Errorf("wait %s: %+v, want x/gone settled killed", target, r)
+		}
 	}
 }
 

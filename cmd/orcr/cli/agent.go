@@ -291,6 +291,7 @@ type agentLogsCmd struct {
 	LastResponse bool   `help:"Only the final assistant message."`
 	Tail         *uint  `help:"Only the last N entries."`
 	Follow       bool   `help:"Keep printing new entries until the agent ends."`
+	Screen       bool   `help:"The pane's screen instead of the transcript: live, or the last one kept of an ended agent."`
 }
 
 // Run implements `orcr agent logs` (docs/cli.md §5.4). --follow polls every 500 ms and
@@ -298,8 +299,8 @@ type agentLogsCmd struct {
 // and stops after the poll that finds the agent ended (issue override). --follow is
 // ignored with --last-response.
 func (c *agentLogsCmd) Run(a *app) error {
-	req := socketapi.LogsRequest{Target: c.Target, LastResponse: c.LastResponse}
-	follow := c.Follow && !c.LastResponse
+	req := socketapi.LogsRequest{Target: c.Target, LastResponse: c.LastResponse, Screen: c.Screen}
+	follow := c.Follow && !c.LastResponse && !c.Screen
 	if c.Tail != nil && !follow {
 		tail := int(*c.Tail)
 		req.Tail = &tail
@@ -364,6 +365,13 @@ func (a *app) printLogs(r *socketapi.LogsResult) {
 	}
 	if r.Response != nil {
 		a.stdout("%s", r.Response.Text)
+		return
+	}
+	if r.Screen != nil {
+		if !r.Screen.Live && a.env.IsTTY() {
+			a.stderr("note: the last screen orcr kept of %s, read %s", r.Path, time.UnixMilli(r.Screen.At).Local().Format("15:04:05"))
+		}
+		a.stdout("%s", strings.TrimRight(r.Screen.Text, " \n"))
 		return
 	}
 	for _, e := range r.Entries {

@@ -231,8 +231,8 @@ func renderServerStatus(raw json.RawMessage, all bool) (string, error) {
 	fmt.Fprintf(&b, "  herdr     reachable=%s session=%s running=%s\n",
 		literal(st.Herdr["reachable"]), literal(st.Herdr["session"]), literal(st.Herdr["session_running"]))
 	writeHerdrError(&b, st.Herdr)
-	fmt.Fprintf(&b, "  counts    live=%s queued=%s blocked=%s stalled=%s unmanaged=%s unmarked_panes=%s unknown_marked_panes=%s\n",
-		literal(st.Counts["live"]), literal(st.Counts["queued"]), literal(st.Counts["blocked"]), literal(st.Counts["stalled"]),
+	fmt.Fprintf(&b, "  counts    live=%s queued=%s starting=%s blocked=%s stalled=%s unmanaged=%s unmarked_panes=%s unknown_marked_panes=%s\n",
+		literal(st.Counts["live"]), literal(st.Counts["queued"]), literal(st.Counts["starting"]), literal(st.Counts["blocked"]), literal(st.Counts["stalled"]),
 		literal(st.Counts["unmanaged"]), literal(st.Counts["unmarked_panes"]), literal(st.Counts["unknown_marked_panes"]))
 	for _, a := range st.Stalled {
 		fmt.Fprintf(&b, "    stalled %s stalled_at=%s\n", a.Path, literal(a.StalledAt))

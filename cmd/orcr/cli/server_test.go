@@ -182,7 +182,7 @@ const statusJSON = `{"version":"0.1.0","protocol":1,"pid":77,"uptime_ms":5,
  "socket":"/h/orcr.sock","store":"/h/orcr.db",
  "herdr":{"bin":"/bin/herdr","reachable":true,"version":null,"protocol":null,"socket":null,"session":"orcr","session_running":false},
  "integrations":{"codex":{"orcr":true,"herdr":false},"claude":{"orcr":true,"herdr":true}},
- "counts":{"live":3,"queued":1,"blocked":0,"stalled":1,"unmanaged":2,"unmarked_panes":0,"unknown_marked_panes":4},
+ "counts":{"live":3,"queued":1,"starting":1,"blocked":0,"stalled":1,"unmanaged":2,"unmarked_panes":0,"unknown_marked_panes":4},
  "stalled":[{"uuid":"0190a0b2-0000-7000-8000-000000000001","path":"fix/tests","stalled_at":1700000000000}],
  "paused":[{"provider":"claude","since":1700000000000,"until":1700003600000,"agent_uuid":"0190a0b2-0000-7000-8000-000000000002","source":"reset","message":"usage limit reached"}],
  "loops_firing":false,
@@ -204,7 +204,7 @@ func TestServerStatus(t *testing.T) {
   socket    "/h/orcr.sock"
   store     "/h/orcr.db"
   herdr     reachable=true session="orcr" running=false
-  counts    live=3 queued=1 blocked=0 stalled=1 unmanaged=2 unmarked_panes=0 unknown_marked_panes=4
+  counts    live=3 queued=1 starting=1 blocked=0 stalled=1 unmanaged=2 unmarked_panes=0 unknown_marked_panes=4
     stalled fix/tests stalled_at=1700000000000
   paused    claude until=1700003600000 (2023-11-14T23:13:20Z) source=reset agent=0190a0b2-0000-7000-8000-000000000002
   drift     lost=1 repaired=2

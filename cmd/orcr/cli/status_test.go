@@ -25,7 +25,7 @@ func TestServerStatusHerdrErrorAndIntegrations(t *testing.T) {
 	// From the herdr line on (the lines above it are TestServerStatus's).
 	head := `  herdr     reachable=false session="orcr" running=false
     herdr unreachable: herdr was not found on PATH; install herdr
-  counts    live=null queued=null blocked=null stalled=null unmanaged=null unmarked_panes=null unknown_marked_panes=null
+  counts    live=null queued=null starting=null blocked=null stalled=null unmanaged=null unmarked_panes=null unknown_marked_panes=null
   drift     lost=null repaired=null
   remote    off (remote.listen is not set)
   integrations

@@ -73,6 +73,12 @@ export interface AgentAdoptResult {
         cwd?: string | null;
         effort?: string | null;
         ended_at?: number;
+        /**
+         * ExitDetail says in words why the agent ended, when orcr knows more than the
+         * exit_reason: a provider that exited or showed nothing during its start, a screen
+         * that takes no prompt, a spawn error (docs/lifecycle.md §4.3).
+         */
+        exit_detail?: string;
         exit_reason?: string;
         herdr_session?: string;
         idle_since?: number;
@@ -93,6 +99,11 @@ export interface AgentAdoptResult {
          * it as Agent, with Agent's configured model and effort (docs/lifecycle.md §7.6).
          */
         routed_from?: string;
+        /**
+         * ScreenAt is when orcr read the last screen it kept of the agent's pane, which
+         * `agent logs --screen` shows once the pane is gone (docs/lifecycle.md §4.1).
+         */
+        screen_at?: number;
         /**
          * Stalled is true while the open turn is marked stalled: working, but neither screen
          * nor transcript changed for the provider's stall_after (docs/lifecycle.md §10.7).
@@ -356,6 +367,11 @@ export interface AgentLogsParams {
     follow?: boolean;
     /** Only the final assistant message. */
     last_response?: boolean;
+    /**
+     * The pane's screen instead of the transcript: the live screen while the agent has a
+     * pane, else the last screen orcr kept with the row (docs/lifecycle.md §11.4).
+     */
+    screen?: boolean;
     /** Only the last N entries. */
     tail?: number;
     /** An agent path (in the caller's scope) or uuid (prefix). */
@@ -390,6 +406,19 @@ export interface AgentLogsResult {
     response?: {
         /** Whether the turn that produced it had completed. */
         final?: boolean;
+        text?: string;
+        [key: string]: unknown;
+    };
+    /** The pane's screen (only with screen). */
+    screen?: {
+        /** When it was read (ms). */
+        at?: number;
+        /**
+         * Read from the live pane now; false: the last screen kept with the row, read
+         * before its pane went away.
+         */
+        live?: boolean;
+        /** The screen's text, without ANSI codes. */
         text?: string;
         [key: string]: unknown;
     };
@@ -432,6 +461,12 @@ export interface AgentLsResult {
         cwd?: string | null;
         effort?: string | null;
         ended_at?: number;
+        /**
+         * ExitDetail says in words why the agent ended, when orcr knows more than the
+         * exit_reason: a provider that exited or showed nothing during its start, a screen
+         * that takes no prompt, a spawn error (docs/lifecycle.md §4.3).
+         */
+        exit_detail?: string;
         exit_reason?: string;
         herdr_session?: string;
         idle_since?: number;
@@ -452,6 +487,11 @@ export interface AgentLsResult {
          * it as Agent, with Agent's configured model and effort (docs/lifecycle.md §7.6).
          */
         routed_from?: string;
+        /**
+         * ScreenAt is when orcr read the last screen it kept of the agent's pane, which
+         * `agent logs --screen` shows once the pane is gone (docs/lifecycle.md §4.1).
+         */
+        screen_at?: number;
         /**
          * Stalled is true while the open turn is marked stalled: working, but neither screen
          * nor transcript changed for the provider's stall_after (docs/lifecycle.md §10.7).
@@ -684,6 +724,11 @@ export interface AgentWaitResult {
     first_settled?: string;
     /** One entry per agent waited for. */
     targets?: {
+        /**
+         * Why an ended agent ended, in words, when orcr knows more than the exit_reason
+         * (docs/lifecycle.md §4.3).
+         */
+        exit_detail?: string;
         exit_reason?: string;
         /** What to run next. */
         next?: {
@@ -732,6 +777,12 @@ export interface ApiSnapshotResult {
         cwd?: string | null;
         effort?: string | null;
         ended_at?: number;
+        /**
+         * ExitDetail says in words why the agent ended, when orcr knows more than the
+         * exit_reason: a provider that exited or showed nothing during its start, a screen
+         * that takes no prompt, a spawn error (docs/lifecycle.md §4.3).
+         */
+        exit_detail?: string;
         exit_reason?: string;
         herdr_session?: string;
         idle_since?: number;
@@ -752,6 +803,11 @@ export interface ApiSnapshotResult {
          * it as Agent, with Agent's configured model and effort (docs/lifecycle.md §7.6).
          */
         routed_from?: string;
+        /**
+         * ScreenAt is when orcr read the last screen it kept of the agent's pane, which
+         * `agent logs --screen` shows once the pane is gone (docs/lifecycle.md §4.1).
+         */
+        screen_at?: number;
         /**
          * Stalled is true while the open turn is marked stalled: working, but neither screen
          * nor transcript changed for the provider's stall_after (docs/lifecycle.md §10.7).
@@ -1438,6 +1494,12 @@ export interface WatchOpenResult {
             cwd?: string | null;
             effort?: string | null;
             ended_at?: number;
+            /**
+             * ExitDetail says in words why the agent ended, when orcr knows more than the
+             * exit_reason: a provider that exited or showed nothing during its start, a screen
+             * that takes no prompt, a spawn error (docs/lifecycle.md §4.3).
+             */
+            exit_detail?: string;
             exit_reason?: string;
             herdr_session?: string;
             idle_since?: number;
@@ -1458,6 +1520,11 @@ export interface WatchOpenResult {
              * it as Agent, with Agent's configured model and effort (docs/lifecycle.md §7.6).
              */
             routed_from?: string;
+            /**
+             * ScreenAt is when orcr read the last screen it kept of the agent's pane, which
+             * `agent logs --screen` shows once the pane is gone (docs/lifecycle.md §4.1).
+             */
+            screen_at?: number;
             /**
              * Stalled is true while the open turn is marked stalled: working, but neither screen
              * nor transcript changed for the provider's stall_after (docs/lifecycle.md §10.7).

@@ -1,0 +1,107 @@
+package actors
+
+import (
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/store"
+)
+
+// settle finishes a start whose pane is recorded (docs/lifecycle.md §8.1 step 9): the
+// readiness wait runs while the row is still starting, then the first prompt is
+// delivered (M6) or, without one, the row becomes idle (M7). A provider that exits or
+// stays blank during the wait, or shows a screen that takes no prompt, is an error for
+// the caller to fail the row with. A cancel returns store.ErrStale.
+func (w *agentWork) settle(target, prompt string) error {
+	if err := w.awaitStart(target, prompt != ""); err != nil {
+		return err
+	}
+	if w.cut() {
+		return store.ErrStale
+	}
+	if prompt == "" {
+		return w.apply(func(tx *store.Tx) error { return tx.SettleIdle(w.uuid) })
+	}
+	_, err := w.deliver(prompt, []store.Status{store.StatusStarting}, target, "")
+	if paneGone(err) {
+		// The process exited between the readiness wait and the typing.
+		return errors.New(exitedDetail(w.st.Provider, w.screenText))
+	}
+	return err
+}
+
+// awaitStart is the readiness wait of a start (docs/lifecycle.md §9.2, decided by
+// [decideStart]), skipped for a provider whose submit_ready_ms is 0, then, when a
+// prompt is to follow, the check for a screen that takes no prompt. Every poll that can
+// read the screen keeps it (the pane's last screen, kept with the row if the start
+// fails). The first delivery then skips both (w.started).
+func (w *agentWork) awaitStart(target string, prompt bool) error {
+	plan := w.plan(w.st.Provider)
+	if plan.ReadyBudget > 0 {
+		poll := plan.ReadyPoll
+		if poll <= 0 {
+			poll = 400 * time.Millisecond
+		}
+		begin := time.Now()
+		prev := ""
+	wait:
+		for {
+			p := startPoll{Elapsed: time.Since(begin), Prev: prev}
+			if st, ok := w.paneStatus(target); ok {
+				p.StatusReady = statusShowsReady(st)
+			}
+			if !p.StatusReady {
+				p.Screen, p.Readable, p.Gone = w.readScreen(target)
+			}
+			switch decideStart(p, plan) {
+			case startReady:
+				break wait
+			case startExited:
+				return errors.New(exitedDetail(w.st.Provider, w.screenText))
+			case startStalled:
+				return errors.New(stalledDetail(w.st.Provider, plan))
+			}
+			if p.Readable && strings.TrimSpace(p.Screen) != "" {
+				prev = p.Screen
+			}
+			if !w.sleepCtx(poll) {
+				return nil // canceled: the caller's cut() sees it
+			}
+		}
+	}
+	if prompt && plan.Gate != nil {
+		if text, ok, _ := w.readScreen(target); ok {
+			if phrase, cause := plan.Gate(text); phrase != "" {
+				return gateError(w.st.Provider, phrase, cause, w.st.Cwd)
+			}
+		}
+	}
+	w.started = true
+	return nil
+}
+
+// readScreen reads target's visible screen, keeping it as the pane's last screen when
+// it is not blank; gone reports that herdr has no such pane any more.
+func (w *agentWork) readScreen(target string) (text string, ok, gone bool) {
+	ctx, cancel := w.herdrCtx()
+	defer cancel()
+	rd, err := w.sess().Read(ctx, target, 0)
+	if err != nil {
+		return "", false, paneGone(err)
+	}
+	if strings.TrimSpace(rd.Text) != "" {
+		w.screenText, w.screenAt = rd.Text, time.Now().UnixMilli()
+	}
+	return rd.Text, true, false
+}
+
+// endDetail is the exit detail a failure records: the message of a protocol error, the
+// text of any other.
+func endDetail(err error) string {
+	if pe, ok := wire.As(err); ok {
+		return pe.Message
+	}
+	return err.Error()
+}
