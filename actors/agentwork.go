@@ -143,7 +143,9 @@ func (w *agentWork) closePaneThen(target, reason, line string, grace time.Durati
 	opID := v.(string)
 	if line != "" {
 		ctx, cancel := w.herdrCtx()
-		if err := w.sess().Deliver(ctx, target, line); err == nil && grace > 0 {
+		// The line is typed as the provider's prompts are: its Enter after the
+		// provider's own pause (submit_enter_delay_ms).
+		if err := w.sess().DeliverWith(ctx, target, line, w.plan(w.st.Provider).EnterDelay); err == nil && grace > 0 {
 			w.sleepCtx(grace)
 		}
 		cancel()
