@@ -150,12 +150,34 @@ func (w *agentWork) closePaneThen(target, reason, line string, grace time.Durati
 	opID := v.(string)
 	if line != "" {
 		ctx, cancel := w.herdrCtx()
-		if err := w.sess().Deliver(ctx, target, line); err == nil && grace > 0 {
-			w.sleepCtx(grace)
+		// The line is typed as the provider's prompts are: its Enter after the
+		// provider's own pause (submit_enter_delay_ms).
+		if err := w.sess().DeliverWith(ctx, target, line, w.plan(w.st.Provider).EnterDelay); err == nil && grace > 0 {
+			w.awaitExit(target, grace)
 		}
 		cancel()
 	}
 	return w.finishCloseThen(opID, target, false, then)
+}
+
+// exitPoll is how often a shutdown's grace looks whether the pane's process exited.
+const exitPoll = 50 * time.Millisecond
+
+// awaitExit waits up to grace for target's process to exit after its shutdown line:
+// herdr removes the pane of a process that exits, so the wait ends as soon as the pane
+// is gone (docs/lifecycle.md §15.2). A pane still there when grace runs out is closed,
+// as before; a failed look waits on.
+func (w *agentWork) awaitExit(target string, grace time.Duration) {
+	deadline := time.Now().Add(grace)
+	for {
+		ctx, cancel := w.herdrCtx()
+		_, err := w.sess().PaneGet(ctx, target)
+		cancel()
+		left := time.Until(deadline)
+		if herdr.IsCode(err, "pane_not_found") || left <= 0 || !w.sleepCtx(min(exitPoll, left)) {
+			return
+		}
+	}
 }
 
 // finishClose closes target and commits the close intent opID: ok when the pane is

@@ -150,7 +150,8 @@ func (w *agentWork) send(prompt string) (socketapi.SendResult, error) {
 	return res, err
 }
 
-// defaultEnterDelay is the pause between the text and its Enter when a plan names none.
+// defaultEnterDelay is the pause between the text and its Enter of a delivery with no
+// provider recipe (claude's and codex's submit_enter_delay_ms).
 const defaultEnterDelay = time.Second
 
 // SubmitPlan is a provider's input-delivery recipe (docs/lifecycle.md §9): the readiness wait
@@ -179,9 +180,15 @@ type SubmitPlan struct {
 
 func (w *agentWork) plan(provider string) SubmitPlan {
 	if w.env.Submit == nil {
-		return SubmitPlan{}
+		return SubmitPlan{EnterDelay: defaultEnterDelay}
 	}
 	return w.env.Submit(provider)
+}
+
+// submission is text typed the way plan types a prompt: the input box cleared, the
+// text (as one bracketed paste where the provider takes one), pause, Enter.
+func (p SubmitPlan) submission(text string, pause time.Duration) herdr.Submission {
+	return herdr.Submission{Text: text, Paste: p.Paste, Clear: p.ClearKeys, Pause: pause}
 }
 
 // agentRow is herdr's agent.list row of target (a terminal id; or a pane id, when
@@ -267,18 +274,11 @@ func (w *agentWork) submit(target, prompt string, plan SubmitPlan) (counter, err
 			}
 		}
 	}
-	pause := plan.EnterDelay
-	if pause <= 0 {
-		pause = defaultEnterDelay
-	}
 	// Every delivery, a re-delivery included, empties the input box first, so nothing
 	// left there is glued onto the prompt and a retyped prompt is never there twice.
-	typed := func(pause time.Duration) herdr.Submission {
-		return herdr.Submission{Text: prompt, Paste: plan.Paste, Clear: plan.ClearKeys, Pause: pause}
-	}
 	written := w.transcriptWritten(target)
 	ctx, cancel := w.herdrCtx()
-	err := sess.Submit(ctx, target, typed(pause))
+	err := sess.Submit(ctx, target, plan.submission(prompt, plan.EnterDelay))
 	cancel()
 	if err != nil {
 		return counter{}, err
@@ -327,7 +327,7 @@ func (w *agentWork) submit(target, prompt string, plan SubmitPlan) (counter, err
 			// Never shown: the text itself was dropped. Type it again (never after it
 			// was seen once, so it is not typed twice).
 			retypes++
-			sess.Submit(ctx, target, typed(plan.RetypeDelay))
+			sess.Submit(ctx, target, plan.submission(prompt, plan.RetypeDelay))
 		default:
 			sess.SendKeys(ctx, target, "Enter")
 		}

@@ -91,7 +91,7 @@ func (s *System) herdrGate(ctx context.Context) error {
 func (s *System) submitPlan(name string) SubmitPlan {
 	prov, err := provider.Lookup(name, s.providerOptions())
 	if err != nil {
-		return SubmitPlan{}
+		return SubmitPlan{EnterDelay: defaultEnterDelay}
 	}
 	st := prov.Startup(s.cfg.Config)
 	var gate func(string) (string, string)

@@ -6,7 +6,6 @@ import (
 	"path"
 	"time"
 
-	"github.com/orcr-go/orcr/herdr"
 	"github.com/orcr-go/orcr/socketapi/remote"
 	"github.com/orcr-go/orcr/socketapi/wire"
 	"github.com/orcr-go/orcr/store"
@@ -250,15 +249,6 @@ func (s *System) paneKeys(agent string, keys []string, why string) {
 	}
 }
 
-// herdrSubmission types text the way the provider's deliveries do.
-func herdrSubmission(text string, plan SubmitPlan) herdr.Submission {
-	pause := plan.EnterDelay
-	if pause <= 0 {
-		pause = defaultEnterDelay
-	}
-	return herdr.Submission{Text: text, Paste: plan.Paste, Clear: plan.ClearKeys, Pause: pause}
-}
-
 func derefStr(p *string) string {
 	if p == nil {
 		return ""
@@ -476,7 +466,7 @@ func (w *agentWork) switchModel() {
 	}
 	plan := w.plan(w.st.Provider)
 	ctx, cancel := w.herdrCtx()
-	err = w.sess().Submit(ctx, w.st.PaneID, herdrSubmission(text, plan))
+	err = w.sess().Submit(ctx, w.st.PaneID, plan.submission(text, plan.EnterDelay))
 	cancel()
 	if err != nil {
 		w.log().Warn("model switch failed; it is tried again before the next waking input", "model", model, "err", err)

@@ -72,12 +72,8 @@ func (w *agentWork) sendExternal(prompt string) (socketapi.SendResult, error) {
 	}
 	o := v.(openedTurn)
 	plan := w.plan(w.st.Provider)
-	pause := plan.EnterDelay
-	if pause <= 0 {
-		pause = defaultEnterDelay
-	}
 	ctx, cancel = w.herdrCtx()
-	derr := w.sess().Submit(ctx, pane.PaneID, herdr.Submission{Text: prompt, Paste: plan.Paste, Clear: plan.ClearKeys, Pause: pause})
+	derr := w.sess().Submit(ctx, pane.PaneID, plan.submission(prompt, plan.EnterDelay))
 	cancel()
 	err = w.apply(func(tx *store.Tx) error {
 		if derr == nil {

@@ -19,6 +19,10 @@ type Tuning struct {
 	SubmitReady                time.Duration // submit_ready_ms; 0 skips the readiness wait
 	SubmitConfirm              time.Duration // submit_confirm_ms; 0 = no verification
 	SubmitAttempts             int           // submit_attempts
+	// SubmitEnterDelay is submit_enter_delay_ms: the pause between a delivery's typed
+	// text and its Enter (docs/lifecycle.md §9.1), which a TUI that takes an Enter
+	// arriving right behind a paste as part of it needs; 0 presses Enter at once.
+	SubmitEnterDelay time.Duration
 	// StallAfter is stall_after_ms: how long a working turn may show no progress before
 	// it is marked stalled (docs/lifecycle.md §10.7); 0 turns the stall signal off. The
 	// built-in value is timings.stall_after ([Config.TuningFor]).
@@ -38,6 +42,7 @@ type TuningOverride struct {
 	SubmitConfirmMS              *int64
 	SubmitAttempts               *int64
 	StallAfterMS                 *int64
+	SubmitEnterDelayMS           *int64
 }
 
 // fields returns pointers to o's fields in integrationKeys order.
@@ -45,7 +50,7 @@ func (o *TuningOverride) fields() []**int64 {
 	return []**int64{
 		&o.FastTurnGraceMS, &o.IdleStableMS, &o.TranscriptSettleMS, &o.TranscriptFreshnessTimeoutMS,
 		&o.ShutdownGraceMS, &o.SubmitReadyMS, &o.SubmitConfirmMS, &o.SubmitAttempts,
-		&o.StallAfterMS,
+		&o.StallAfterMS, &o.SubmitEnterDelayMS,
 	}
 }
 
@@ -62,6 +67,7 @@ func BuiltinTuning(provider string) Tuning {
 			SubmitReady:                0,
 			SubmitConfirm:              0,
 			SubmitAttempts:             0,
+			SubmitEnterDelay:           0,
 			StallAfter:                 DefaultStallAfter,
 		}
 	}
@@ -74,6 +80,7 @@ func BuiltinTuning(provider string) Tuning {
 		SubmitReady:                8000 * time.Millisecond,
 		SubmitConfirm:              20000 * time.Millisecond,
 		SubmitAttempts:             6,
+		SubmitEnterDelay:           1000 * time.Millisecond,
 		StallAfter:                 DefaultStallAfter,
 	}
 }
@@ -100,6 +107,7 @@ func (o TuningOverride) Apply(t Tuning) Tuning {
 	ms(o.SubmitReadyMS, &t.SubmitReady)
 	ms(o.SubmitConfirmMS, &t.SubmitConfirm)
 	ms(o.StallAfterMS, &t.StallAfter)
+	ms(o.SubmitEnterDelayMS, &t.SubmitEnterDelay)
 	if o.SubmitAttempts != nil {
 		t.SubmitAttempts = int(uint32(*o.SubmitAttempts))
 	}

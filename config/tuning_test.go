@@ -18,6 +18,7 @@ var standardTuning = config.Tuning{
 	SubmitReady:                8000 * time.Millisecond,
 	SubmitConfirm:              20000 * time.Millisecond,
 	SubmitAttempts:             6,
+	SubmitEnterDelay:           1000 * time.Millisecond,
 	StallAfter:                 10 * time.Minute,
 }
 
@@ -53,7 +54,7 @@ func TestTuningFor(t *testing.T) {
 		"claude":{"idle_stable_ms":100,"submit_attempts":0},
 		"mock":{"transcript_settle_ms":50,"submit_attempts":4294967297},
 		"codex":{"fast_turn_grace_ms":9223372036854775807},
-		"gemini":{"fast_turn_grace_ms":1,"idle_stable_ms":2,"transcript_settle_ms":3,"transcript_freshness_timeout_ms":4,"shutdown_grace_ms":5,"submit_ready_ms":6,"submit_confirm_ms":7,"submit_attempts":8,"stall_after_ms":0}
+		"gemini":{"fast_turn_grace_ms":1,"idle_stable_ms":2,"transcript_settle_ms":3,"transcript_freshness_timeout_ms":4,"shutdown_grace_ms":5,"submit_ready_ms":6,"submit_confirm_ms":7,"submit_attempts":8,"stall_after_ms":0,"submit_enter_delay_ms":9}
 	},"timings":{"stall_after":"3m"}}`
 	cfg, _, err := parse(t, src, nil)
 	if err != nil {
@@ -69,6 +70,7 @@ func TestTuningFor(t *testing.T) {
 		FastTurnGrace: 1 * time.Millisecond, IdleStable: 2 * time.Millisecond, TranscriptSettle: 3 * time.Millisecond,
 		TranscriptFreshnessTimeout: 4 * time.Millisecond, ShutdownGrace: 5 * time.Millisecond,
 		SubmitReady: 6 * time.Millisecond, SubmitConfirm: 7 * time.Millisecond, SubmitAttempts: 8,
+		SubmitEnterDelay: 9 * time.Millisecond,
 	}
 	other := standardTuning
 	other.StallAfter = 3 * time.Minute // timings.stall_after; gemini's stall_after_ms 0 turns it off

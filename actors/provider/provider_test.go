@@ -418,7 +418,7 @@ func TestRecipes(t *testing.T) {
 		SessionPoll: 150 * time.Millisecond, SessionWait: 3 * time.Second,
 		ReadyBudget: 0, ReadyPoll: 400 * time.Millisecond,
 		Paste: true, ClearKeys: []string{"ctrl+e", "ctrl+u"},
-		EnterDelay: time.Second, SubmitKey: "Enter",
+		EnterDelay: 0, SubmitKey: "Enter",
 		Confirm: provider.SubmitConfirm{Budget: 0, Attempts: 0, Poll: 400 * time.Millisecond,
 			RetypeDelay: 300 * time.Millisecond, ProbeMaxChars: 60},
 	}
@@ -475,18 +475,20 @@ func TestRecipes(t *testing.T) {
 
 func TestTuningOverrides(t *testing.T) {
 	cfg := config.Default()
-	cfg.Integrations["claude"] = config.TuningOverride{SubmitConfirmMS: i64(0), SubmitAttempts: i64(2), SubmitReadyMS: i64(1234)}
+	cfg.Integrations["claude"] = config.TuningOverride{SubmitConfirmMS: i64(0), SubmitAttempts: i64(2), SubmitReadyMS: i64(1234),
+		SubmitEnterDelayMS: i64(250)}
 	cfg.Integrations["mock"] = config.TuningOverride{ShutdownGraceMS: i64(50), IdleStableMS: i64(10)}
 	opts := provider.Options{AllowMock: true}
 
 	claude := mustLookup(t, "claude", opts)
 	want := config.BuiltinTuning("claude")
-	want.SubmitConfirm, want.SubmitAttempts, want.SubmitReady = 0, 2, 1234*time.Millisecond
+	want.SubmitConfirm, want.SubmitAttempts, want.SubmitReady, want.SubmitEnterDelay = 0, 2, 1234*time.Millisecond, 250*time.Millisecond
 	if diff := cmp.Diff(want, claude.Tuning(cfg)); diff != "" {
 		t.Errorf("claude Tuning mismatch (-want +got):\n%s", diff)
 	}
 	st := claude.Startup(cfg)
-	if st.ReadyBudget != 1234*time.Millisecond || st.Confirm.Budget != 0 || st.Confirm.Attempts != 2 || st.Confirm.Enabled() {
+	if st.ReadyBudget != 1234*time.Millisecond || st.EnterDelay != 250*time.Millisecond || st.Confirm.Budget != 0 || st.Confirm.Attempts != 2 ||
+		st.Confirm.Enabled() {
 		t.Errorf("claude Startup with overrides: got %+v", st)
 	}
 	// codex is untouched by claude's overrides.

@@ -11,13 +11,12 @@ import (
 // Fixed timings of the shared startup and delivery recipe (docs/providers.md §5,
 // docs/lifecycle.md §8.1 step 7 and §9, docs/config.md §1.8). They are not configurable.
 const (
-	SessionPollInterval = 150 * time.Millisecond  // pane.get poll for agent_session after the spawn
-	SessionPollTimeout  = 3 * time.Second         // how long that poll runs
-	ReadyPollInterval   = 400 * time.Millisecond  // readiness poll
-	EnterDelay          = 1000 * time.Millisecond // send_text → Enter pause of a delivery
-	ConfirmPollInterval = 400 * time.Millisecond  // confirmation poll
-	RetypeEnterDelay    = 300 * time.Millisecond  // send_text → Enter pause of a re-delivery
-	PromptProbeMaxChars = 60                      // the on-screen prompt probe is capped at this many characters
+	SessionPollInterval = 150 * time.Millisecond // pane.get poll for agent_session after the spawn
+	SessionPollTimeout  = 3 * time.Second        // how long that poll runs
+	ReadyPollInterval   = 400 * time.Millisecond // readiness poll
+	ConfirmPollInterval = 400 * time.Millisecond // confirmation poll
+	RetypeEnterDelay    = 300 * time.Millisecond // send_text → Enter pause of a re-delivery
+	PromptProbeMaxChars = 60                     // the on-screen prompt probe is capped at this many characters
 )
 
 // Key names sent through herdr's pane.send_keys.
@@ -69,7 +68,8 @@ type Startup struct {
 	// there (an interrupted delivery, keys typed by hand) is not glued onto the prompt.
 	ClearKeys []string
 
-	// EnterDelay is the pause between send_text and send_keys([SubmitKey]).
+	// EnterDelay (submit_enter_delay_ms) is the pause between send_text and
+	// send_keys([SubmitKey]); 0 presses it at once.
 	EnterDelay time.Duration
 	// SubmitKey is the key that submits typed text.
 	SubmitKey string
@@ -168,7 +168,7 @@ func startupFor(t config.Tuning) Startup {
 		ReadyPoll:   ReadyPollInterval,
 		Paste:       true,
 		ClearKeys:   append([]string(nil), clearInputKeys...),
-		EnterDelay:  EnterDelay,
+		EnterDelay:  t.SubmitEnterDelay,
 		SubmitKey:   KeyEnter,
 		Confirm:     submitConfirmFor(t),
 	}

@@ -125,3 +125,30 @@ func TestAskWaitsForTheTranscript(t *testing.T) {
 		t.Errorf("after ask: %+v, want ended/completed", rows[0])
 	}
 }
+
+// A shutdown's grace ends when the provider exits (docs/lifecycle.md §15.2): with a
+// grace of two minutes, the mock's `/quit` still ends an ask's agent at once, because
+// the pane is gone as soon as the mock is. Sleeping the whole grace would run the ask
+// past the call's deadline.
+func TestAskTeardownEndsWhenTheProviderExits(t *testing.T) {
+	srv := sockettest.NewServer(t, sockettest.WithHerdr(t),
+		sockettest.WithConfig(`{"integrations": {"mock": {"shutdown_grace_ms": 120000}}}`))
+	c := srv.Client(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var res struct {
+		UUID     string `json:"uuid"`
+		Response struct {
+			Text string `json:"text"`
+		} `json:"response"`
+	}
+	if err := c.Call(ctx, "agent.ask", map[string]any{"path": "q/exit", "agent": "mock", "prompt": "say=bye"}, &res); err != nil {
+		t.Fatalf("ask: %v", err)
+	}
+	if res.Response.Text != "bye\nDONE" {
+		t.Errorf("ask response: got %+v", res.Response)
+	}
+	if rows := ls(t, c, map[string]any{"pattern": res.UUID}); rows[0].Status != "ended" || rows[0].ExitReason != "completed" {
+		t.Errorf("after ask: %+v, want ended/completed", rows[0])
+	}
+}
