@@ -757,6 +757,13 @@ func (w *workload) ack(uuid string) {
 	w.mu.Unlock()
 }
 
+// twoCrashesConfig is crashConfig with a mock that waits 5 s between a delivery's typed
+// text and its Enter (the mock's own pause is none), so the kills land while the first
+// prompt's turn is open and its Enter not yet sent.
+const twoCrashesConfig = `{"concurrency": {"max": 4},
+ "timings": {"gc_tick": "200ms", "idle_after": "2s", "kill_after": "3s", "max_starting": "8s"},
+ "integrations": {"mock": {"submit_enter_delay_ms": 5000}}}`
+
 // Issue 32, defect 2: a first prompt cut off by two quick crashes — the server killed
 // while its spawn types the agent's first prompt (the turn is open, the Enter not yet
 // sent), the next server killed as soon as it answers, inside its start-up recovery,
@@ -771,7 +778,7 @@ func (w *workload) ack(uuid string) {
 // finds that state.
 func TestTwoQuickCrashesDuringSpawnAndRecovery(t *testing.T) {
 	t.Parallel() // mostly waits: see main_test.go
-	h, sock := herdrHome(t, crashConfig)
+	h, sock := herdrHome(t, twoCrashesConfig)
 	h.env = append(h.env, "ORCR_MOCK_START_DELAY_MS=1500")
 	xdg := strings.TrimSuffix(sock, filepath.Join("/herdr", "sessions", "orcr", "herdr.sock"))
 	srv := startCrashServer(t, h)
@@ -800,8 +807,8 @@ func TestTwoQuickCrashesDuringSpawnAndRecovery(t *testing.T) {
 	}
 	st.Close()
 	// herdr is frozen from here until both servers are dead, so neither the cut-off
-	// delivery (it waits for the slow TUI to draw before typing) nor the next server's
-	// start-up recovery types anything: the prompt never arrives. (Text typed into a TUI
+	// delivery (inside its long pause before Enter, twoCrashesConfig) nor the next
+	// server's start-up recovery types anything more: the prompt never arrives. (Text typed into a TUI
 	// that has not read its terminal yet, then cut off by a crash, is an open edge: the
 	// next server cannot tell it from none, docs/lifecycle.md §13.1.)
 	herdrPID := onlyHerdrServer(t, xdg)
