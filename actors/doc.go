@@ -7,8 +7,8 @@
 // # The facade
 //
 // [System] is the one facade every face of the server calls: the Unix socket today
-// (socketapi/server dispatches from the method table socketapi.Methods, whose entries
-// call System through the socketapi.Facade interface), the WebSocket stream
+// (socketapi/server dispatches from the method table api.Methods, whose entries
+// call System through the api.Facade interface), the WebSocket stream
 // (socketapi/ws, through its own Facade interface), the web dashboard on the same listener
 // (socketapi/ws, docs/dashboard.md); `orcr top` and the MCP face (`orcr mcp`,
 // cmd/orcr/mcp) are clients of the Unix socket. Its methods (Run, Ask, Send, Kill, Wait, Logs, Ls, Snapshot,

@@ -2,37 +2,37 @@ package actors
 
 import (
 	"context"
-	"github.com/orcr-go/orcr/socketapi"
 
 	"github.com/orcr-go/orcr/actors/provider"
 	"github.com/orcr-go/orcr/actors/transcript"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/store"
 )
 
 // Logs is agent.logs (docs/lifecycle.md §11.4): the native transcript, or its final
 // response behind the freshness gate. It fails loudly rather than guess.
-func (s *System) Logs(ctx context.Context, r socketapi.LogsRequest) (socketapi.LogsResult, error) {
+func (s *System) Logs(ctx context.Context, r api.LogsRequest) (api.LogsResult, error) {
 	row, resolved, err := s.exactTarget(ctx, r.Caller, r.Target)
 	if err != nil {
-		return socketapi.LogsResult{}, err
+		return api.LogsResult{}, err
 	}
-	res := socketapi.LogsResult{UUID: row.UUID, Path: row.Path, Resolved: resolved, CreatedAt: row.CreatedAt}
+	res := api.LogsResult{UUID: row.UUID, Path: row.Path, Resolved: resolved, CreatedAt: row.CreatedAt}
 	if r.LastResponse {
 		text, err := s.lastResponse(ctx, row)
 		if err != nil {
-			return socketapi.LogsResult{}, err
+			return api.LogsResult{}, err
 		}
-		res.Response = &socketapi.Response{Text: text, Final: true}
+		res.Response = &api.Response{Text: text, Final: true}
 		return res, nil
 	}
 	path, format, err := s.locateTranscript(ctx, row)
 	if err != nil {
-		return socketapi.LogsResult{}, err
+		return api.LogsResult{}, err
 	}
 	entries, err := transcript.Read(path, format)
 	if err != nil {
-		return socketapi.LogsResult{}, annotate(err, row)
+		return api.LogsResult{}, annotate(err, row)
 	}
 	if r.Tail != nil && *r.Tail >= 0 && *r.Tail < len(entries) {
 		entries = entries[len(entries)-*r.Tail:]
@@ -120,7 +120,7 @@ func (s *System) lastResponse(ctx context.Context, row store.AgentRow) (string, 
 // under way (queued, starting, working, blocked) has simply not answered yet, and the
 // message says how to wait for it (docs/cli.md, agent logs).
 func noFinalResponse(row store.AgentRow) string {
-	if row.Status.In(socketapi.StatusQueued, socketapi.StatusStarting, socketapi.StatusWorking, socketapi.StatusBlocked) {
+	if row.Status.In(api.StatusQueued, api.StatusStarting, api.StatusWorking, api.StatusBlocked) {
 		return "the agent is still working on its turn, so there is no final response yet; wait for it with `orcr agent wait " +
 			row.Path + "`"
 	}

@@ -3,14 +3,14 @@ package herdr
 import (
 	"context"
 	"errors"
-	"github.com/orcr-go/orcr/socketapi"
 	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 // Defaults of [Config].
@@ -200,7 +200,7 @@ func (d *Driver) Restarts(name string) int {
 
 // StatusInfo is the `herdr` object of server.status (docs/protocol.md §5.2). Nil pointers
 // encode as JSON null.
-type StatusInfo = socketapi.HerdrStatus
+type StatusInfo = api.HerdrStatus
 
 // Status builds server.status's herdr object: reachable means the binary was found;
 // socket, version and protocol are filled only when the owned session is listed as

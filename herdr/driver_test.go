@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/orcr-go/orcr/actors/actorkit"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 // newTestDriver starts an actor system and a driver with fast backoff.
