@@ -24,8 +24,10 @@
 // All actors live in one protoactor-go system built by [actorkit.NewSystem], whose
 // library logger (including its "actor system started" line) writes to the server log,
 // never to stdout. Every Props is built by actorkit.Props, which logs a panic's stack and
-// re-panics so supervision still applies. The names are the actors' ids in the process
-// registry (<...> is a variable part; a child's id is its parent's id, "/", its name).
+// re-panics so supervision still applies; the herdr driver, which imports nothing under
+// actors/, is handed it as herdr.Config.Props. The names are the actors' ids in the
+// process registry (<...> is a variable part; a child's id is its parent's id, "/", its
+// name).
 //
 //	root
 //	├── store                        the store actor: the only writer of the SQLite store; holds the kill barriers

@@ -118,7 +118,7 @@ func Start(cfg SystemConfig) (*System, error) {
 		log.Warn("no herdr binary; agents cannot be spawned until one is configured", "err", err)
 		bin = ""
 	}
-	if s.driver, err = herdr.NewDriver(s.sys, herdr.Config{Bin: bin, Owned: cfg.Config.Herdr.Session}, log); err != nil {
+	if s.driver, err = herdr.NewDriver(s.sys, herdr.Config{Bin: bin, Owned: cfg.Config.Herdr.Session, Props: actorkit.Props}, log); err != nil {
 		return fail(wire.Internal("actor", "cannot start the herdr driver: "+err.Error()))
 	}
 	// Restart re-arm (docs/lifecycle.md §10.5): completion must observe a fresh idle
