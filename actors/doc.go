@@ -15,7 +15,7 @@
 // Status, AttachPrepare, AttachHeartbeat, AttachRelease, Adopt, the Loop* verbs, Token, DashboardLogin, MCPToken, MCPAuth; for
 // the WebSocket face CheckStreamToken, OpenStream and StreamFrame; for the dashboard
 // RedeemDashboardLink, CheckDashboardSession, CheckDashboardStream and OpenDashboardFeed) take the wire's typed requests and return its typed results (package
-// socketapi defines them) and *wire.Error values. They are edge code: they run on the caller's goroutine and may
+// socketapi/api defines them) and *wire.Error values. They are edge code: they run on the caller's goroutine and may
 // block on futures. All SQL lives in package store, behind named operations; this
 // package holds the rules and the order of side effects.
 //

@@ -136,7 +136,7 @@ func queryRows[T any](ctx context.Context, q Querier, query string, args []any, 
 	return out, sqliteErr("query", rows.Err())
 }
 
-// The row shapes are the wire types of package socketapi (docs/protocol.md §4.3); the
+// The row shapes are the wire types of package socketapi/api (docs/protocol.md §4.3); the
 // store scans into them.
 type (
 	AgentRow = api.AgentRow

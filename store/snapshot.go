@@ -66,7 +66,7 @@ func snapshot(ctx context.Context, q Querier) (*Snapshot, error) {
 	return s, nil
 }
 
-// The snapshot document's types are the wire types of package socketapi.
+// The snapshot document's types are the wire types of package socketapi/api.
 type (
 	Snapshot     = api.Snapshot
 	SnapshotLoop = api.SnapshotLoop
