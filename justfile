@@ -64,10 +64,10 @@ fuzz:
     go test -run '^$' -fuzz '^FuzzParseSessionList$' -fuzztime 5s ./herdr
     go test -run '^$' -fuzz '^FuzzDetectAgentScreen$' -fuzztime 5s ./herdr/herdrtest
     go test -run '^$' -fuzz '^FuzzRequest$' -fuzztime 5s ./herdr/herdrtest
-    go test -run '^$' -fuzz '^FuzzDecodeParams$' -fuzztime 5s ./socketapi
+    go test -run '^$' -fuzz '^FuzzDecodeParams$' -fuzztime 5s ./socketapi/api
     go test -run '^$' -fuzz '^FuzzModelApply$' -fuzztime 5s ./socketapi
     go test -run '^$' -fuzz '^FuzzDecodeClient$' -fuzztime 5s ./socketapi/remote
     go test -run '^$' -fuzz '^FuzzReplyFramesAreUTF8JSON$' -fuzztime 5s ./socketapi/server
-    go test -run '^$' -fuzz '^FuzzDecode$' -fuzztime 5s ./socketapi/wire
+    go test -run '^$' -fuzz '^FuzzDecode$' -fuzztime 5s ./socketapi/api/wire
     go test -run '^$' -fuzz '^FuzzCompilePattern$' -fuzztime 5s ./store/agentpath
     go test -run '^$' -fuzz '^FuzzCreation$' -fuzztime 5s ./store/agentpath

@@ -10,8 +10,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/orcr-go/orcr/actors/provider"
-	"github.com/orcr-go/orcr/socketapi"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/store"
 	"github.com/orcr-go/orcr/store/agentpath"
 )
@@ -40,61 +40,61 @@ type AdoptOutcome struct{ Err error }
 // runs, with a conversation pointer the provider can resume, a path that agent.run
 // would accept), then launch.json at the new path, then the agent actor's op, then a
 // poke of the queue.
-func (s *System) Adopt(ctx context.Context, r socketapi.AdoptRequest) (socketapi.AdoptResult, error) {
+func (s *System) Adopt(ctx context.Context, r api.AdoptRequest) (api.AdoptResult, error) {
 	if r.Path == "" {
-		return socketapi.AdoptResult{}, wire.Invalid("path_required", "a path is required (--path)")
+		return api.AdoptResult{}, wire.Invalid("path_required", "a path is required (--path)")
 	}
 	row, _, err := s.exactTarget(ctx, r.Caller, r.Target)
 	if err != nil {
-		return socketapi.AdoptResult{}, err
+		return api.AdoptResult{}, err
 	}
 	if row.Status == store.StatusEnded {
-		return socketapi.AdoptResult{}, wire.New(wire.NotFound, "agent "+row.Path+" has ended", "target", r.Target)
+		return api.AdoptResult{}, wire.New(wire.NotFound, "agent "+row.Path+" has ended", "target", r.Target)
 	}
 	if row.Managed {
-		return socketapi.AdoptResult{}, wire.Invalid("not_unmanaged", "agent "+row.Path+" is managed already; only unmanaged agents can be adopted",
+		return api.AdoptResult{}, wire.Invalid("not_unmanaged", "agent "+row.Path+" is managed already; only unmanaged agents can be adopted",
 			"target", r.Target, "path", row.Path)
 	}
 	if err := s.findHerdr(); err != nil {
-		return socketapi.AdoptResult{}, err
+		return api.AdoptResult{}, err
 	}
 	a, err := store.LoadAgent(ctx, s.cfg.DB.Reader(), row.UUID)
 	if err != nil {
-		return socketapi.AdoptResult{}, wire.From(err, "sqlite")
+		return api.AdoptResult{}, wire.From(err, "sqlite")
 	}
 	prov, err := provider.Lookup(a.Provider, s.providerOptions())
 	if err != nil {
-		return socketapi.AdoptResult{}, err
+		return api.AdoptResult{}, err
 	}
 	route, err := prov.Route(s.cfg.Config, "", "")
 	if err != nil {
-		return socketapi.AdoptResult{}, err
+		return api.AdoptResult{}, err
 	}
 	route.Approvals = s.cfg.Config.Remote.Approvals
 	if a.SessionValue == "" {
-		return socketapi.AdoptResult{}, wire.Conflict("herdr reports no conversation for agent "+a.Path+
+		return api.AdoptResult{}, wire.Conflict("herdr reports no conversation for agent "+a.Path+
 			" (its pane has no agent_session; is the provider's herdr integration installed?)",
 			"reason", "no_agent_session", "current_status", a.Status)
 	}
 	argv, err := prov.ResumeArgv(route, a.SessionKind, a.SessionValue)
 	if err != nil {
-		return socketapi.AdoptResult{}, err
+		return api.AdoptResult{}, err
 	}
 	if a.Status != store.StatusIdle {
-		return socketapi.AdoptResult{}, wire.Conflict(fmt.Sprintf("agent %s is %s; it can be adopted when idle", a.Path, a.Status),
+		return api.AdoptResult{}, wire.Conflict(fmt.Sprintf("agent %s is %s; it can be adopted when idle", a.Path, a.Status),
 			"current_status", a.Status)
 	}
 	caller, err := s.caller(ctx, r.Caller)
 	if err != nil {
-		return socketapi.AdoptResult{}, err
+		return api.AdoptResult{}, err
 	}
 	scope, _ := caller.Scope()
 	path, err := agentpath.Creation(scope, "", r.Path, nil)
 	if err != nil {
-		return socketapi.AdoptResult{}, err
+		return api.AdoptResult{}, err
 	}
 	if err := agentpath.CheckLoopNamespace(ctx, s.cfg.DB.Reader(), path, r.CallerPath); err != nil {
-		return socketapi.AdoptResult{}, err
+		return api.AdoptResult{}, err
 	}
 
 	token := uuid.NewString()
@@ -104,28 +104,28 @@ func (s *System) Adopt(ctx context.Context, r socketapi.AdoptRequest) (socketapi
 		EffectivePath: path, Env: s.paneEnv(prov, a.UUID, path, token), CreatedAt: time.Now().UnixMilli(),
 		Cwd: optional(a.Cwd), Scope: optional(scope), Approvals: route.Approvals}
 	if err := WriteLaunch(dir, l); err != nil {
-		return socketapi.AdoptResult{}, err
+		return api.AdoptResult{}, err
 	}
 	res, err := s.sys.Root.RequestFuture(s.agents, AdoptAgent{UUID: a.UUID, Path: path}, adoptTimeout).Result()
 	if err != nil {
 		os.RemoveAll(dir)
-		return socketapi.AdoptResult{}, wire.Internal("actor", "agent actor did not answer: "+err.Error())
+		return api.AdoptResult{}, wire.Internal("actor", "agent actor did not answer: "+err.Error())
 	}
 	if out := res.(AdoptOutcome); out.Err != nil {
 		os.RemoveAll(dir)
 		var inUse *store.PathInUseError
 		if errors.As(out.Err, &inUse) {
-			return socketapi.AdoptResult{}, pathInUse(inUse)
+			return api.AdoptResult{}, pathInUse(inUse)
 		}
-		return socketapi.AdoptResult{}, wire.From(out.Err, "herdr")
+		return api.AdoptResult{}, wire.From(out.Err, "herdr")
 	}
 	s.sys.Root.Send(s.queue, PokeQueue{})
 	s.cfg.Log.Info("agent adopted", "agent", a.UUID, "from", a.Path, "path", path, "resume", a.SessionValue)
 	now, err := store.AgentByUUID(ctx, s.cfg.DB.Reader(), a.UUID)
 	if err != nil {
-		return socketapi.AdoptResult{}, wire.From(err, "sqlite")
+		return api.AdoptResult{}, wire.From(err, "sqlite")
 	}
-	return socketapi.AdoptResult{Agent: now, FromPath: a.Path, Resume: a.SessionValue}, nil
+	return api.AdoptResult{Agent: now, FromPath: a.Path, Resume: a.SessionValue}, nil
 }
 
 // adopt is the agent actor's part of an adoption: the row is read again and must still

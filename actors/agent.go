@@ -2,7 +2,6 @@ package actors
 
 import (
 	"context"
-	"github.com/orcr-go/orcr/socketapi"
 	"log/slog"
 	"reflect"
 	"sync"
@@ -14,7 +13,8 @@ import (
 	"github.com/orcr-go/orcr/actors/actorkit"
 	"github.com/orcr-go/orcr/config"
 	"github.com/orcr-go/orcr/herdr"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/store"
 )
 
@@ -101,7 +101,7 @@ type (
 	}
 	// SendOutcome answers SendInput.
 	SendOutcome struct {
-		Result socketapi.SendResult
+		Result api.SendResult
 		Err    error
 	}
 	// KillAgent shuts a live agent's pane down and ends its row (agent.kill; the

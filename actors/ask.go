@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/orcr-go/orcr/socketapi"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/store"
 )
 
@@ -22,11 +22,11 @@ const askWorktreeSettle = 30 * time.Second
 // response through the freshness gate. Completion of a gc-immediate turn only happens
 // once the response is readable from the transcript, and the pane is closed after that,
 // so the answer returned is the complete final one.
-func (s *System) Ask(ctx context.Context, ask socketapi.AskRequest) (socketapi.AskResult, error) {
+func (s *System) Ask(ctx context.Context, ask api.AskRequest) (api.AskResult, error) {
 	var deadline time.Time
 	d, err := parseTimeout(ask.Timeout)
 	if err != nil {
-		return socketapi.AskResult{}, err
+		return api.AskResult{}, err
 	}
 	if d > 0 {
 		deadline = time.Now().Add(d)
@@ -37,27 +37,27 @@ func (s *System) Ask(ctx context.Context, ask socketapi.AskRequest) (socketapi.A
 	defer w.stop()
 	uuid, path, err := s.askAgent(ctx, ask)
 	if err != nil {
-		return socketapi.AskResult{}, err
+		return api.AskResult{}, err
 	}
 	wr, err := s.waitLoop(ctx, w, []string{uuid}, deadline, false)
 	if err != nil {
-		return socketapi.AskResult{}, err
+		return api.AskResult{}, err
 	}
 	if ctx.Err() != nil {
-		return socketapi.AskResult{}, wire.Internal("canceled", "the server is stopping")
+		return api.AskResult{}, wire.Internal("canceled", "the server is stopping")
 	}
 	if wr.TimedOut {
-		return socketapi.AskResult{}, wire.New(wire.Timeout, "agent.ask timed out waiting for "+path, "uuid", uuid, "path", path)
+		return api.AskResult{}, wire.New(wire.Timeout, "agent.ask timed out waiting for "+path, "uuid", uuid, "path", path)
 	}
 	if len(wr.Targets) == 1 {
 		t := wr.Targets[0]
 		switch {
 		case strings.HasPrefix(t.Reason, "blocked"):
 			kind := strings.TrimPrefix(strings.TrimPrefix(t.Reason, "blocked"), ":")
-			return socketapi.AskResult{}, wire.New(wire.Blocked, fmt.Sprintf("agent %s is blocked (%s) and needs a human", path, kind),
+			return api.AskResult{}, wire.New(wire.Blocked, fmt.Sprintf("agent %s is blocked (%s) and needs a human", path, kind),
 				"blocked_kind", kind, "uuid", uuid, "path", path)
 		case t.Reason == "timeout":
-			return socketapi.AskResult{}, wire.New(wire.Timeout, "agent timed out", "uuid", uuid, "path", path)
+			return api.AskResult{}, wire.New(wire.Timeout, "agent timed out", "uuid", uuid, "path", path)
 		case !t.OK:
 			// Our decision (docs/lifecycle.md §11.3, Q8): a dead agent is an error, not a
 			// guess at an old answer.
@@ -68,19 +68,19 @@ func (s *System) Ask(ctx context.Context, ask socketapi.AskRequest) (socketapi.A
 			if t.Next.Kind == "logs_screen" {
 				msg += "; its last screen: " + t.Next.Command
 			}
-			return socketapi.AskResult{}, wire.Conflict(msg,
+			return api.AskResult{}, wire.Conflict(msg,
 				"uuid", uuid, "path", path, "reason", t.Reason, "exit_reason", t.ExitReason, "exit_detail", t.ExitDetail)
 		}
 	}
 	row, err := store.AgentByUUID(ctx, s.cfg.DB.Reader(), uuid)
 	if err != nil {
-		return socketapi.AskResult{}, wire.From(err, "sqlite")
+		return api.AskResult{}, wire.From(err, "sqlite")
 	}
 	text, err := s.lastResponse(ctx, row)
 	if err != nil {
-		return socketapi.AskResult{}, err
+		return api.AskResult{}, err
 	}
-	res := socketapi.AskResult{UUID: uuid, Path: path, Response: socketapi.Response{Text: text, Final: true}}
+	res := api.AskResult{UUID: uuid, Path: path, Response: api.Response{Text: text, Final: true}}
 	if row.Worktree != nil {
 		res.Worktree = s.askWorktree(ctx, w, uuid, row.Worktree)
 	}
@@ -89,7 +89,7 @@ func (s *System) Ask(ctx context.Context, ask socketapi.AskRequest) (socketapi.A
 
 // askAgent starts the ask's agent, or with ask.Resume finds the agent an acknowledged
 // agent.run started for it (docs/protocol.md §5.9): an exact uuid, any status.
-func (s *System) askAgent(ctx context.Context, ask socketapi.AskRequest) (uuid, path string, err error) {
+func (s *System) askAgent(ctx context.Context, ask api.AskRequest) (uuid, path string, err error) {
 	if ask.Resume == "" {
 		run, err := s.Run(ctx, ask.Run())
 		if err != nil {
@@ -112,7 +112,7 @@ func (s *System) askAgent(ctx context.Context, ask socketapi.AskRequest) (uuid, 
 // returns it as it then stands (docs/lifecycle.md §8.4), so the caller learns where a
 // kept worktree is. It wakes on the waiter's commit notifications (re-reading at least
 // every waitFallback); a store error or the deadline returns the last state read.
-func (s *System) askWorktree(ctx context.Context, w *waiter, uuid string, last *socketapi.AgentWorktree) *socketapi.AgentWorktree {
+func (s *System) askWorktree(ctx context.Context, w *waiter, uuid string, last *api.AgentWorktree) *api.AgentWorktree {
 	deadline := time.NewTimer(askWorktreeSettle)
 	defer deadline.Stop()
 	fallback := time.NewTimer(waitFallback)

@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/orcr-go/orcr/herdr"
-	"github.com/orcr-go/orcr/socketapi"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/store"
 )
 
@@ -22,10 +22,10 @@ const attachLookupTimeout = 5 * time.Second
 // The lease is taken outside the agent actor: an attach never waits behind a send or a
 // move of its agent. The GC checks the lease inside the park's compare-and-set and
 // before a reap shuts the pane down (actors/gc.go).
-func (s *System) AttachPrepare(ctx context.Context, r socketapi.AttachPrepareRequest) (socketapi.AttachPrepareResult, error) {
+func (s *System) AttachPrepare(ctx context.Context, r api.AttachPrepareRequest) (api.AttachPrepareResult, error) {
 	row, _, err := s.exactTarget(ctx, r.Caller, r.Target)
 	if err != nil {
-		return socketapi.AttachPrepareResult{}, err
+		return api.AttachPrepareResult{}, err
 	}
 	ttl := s.cfg.Config.Timings.AttachLeaseTTL
 	type prepared struct {
@@ -44,11 +44,11 @@ func (s *System) AttachPrepare(ctx context.Context, r socketapi.AttachPrepareReq
 		return prepared{st: st, lease: l}, err
 	})
 	if err != nil {
-		return socketapi.AttachPrepareResult{}, err
+		return api.AttachPrepareResult{}, err
 	}
 	p := v.(prepared)
 	if err := s.findHerdr(); err != nil {
-		return socketapi.AttachPrepareResult{}, err
+		return api.AttachPrepareResult{}, err
 	}
 	session := p.st.Session
 	if session == "" {
@@ -72,7 +72,7 @@ func (s *System) AttachPrepare(ctx context.Context, r socketapi.AttachPrepareReq
 			fallback = append(fallback, "--takeover")
 		}
 	}
-	return socketapi.AttachPrepareResult{
+	return api.AttachPrepareResult{
 		UUID: p.st.UUID, Path: p.st.Path, LeaseID: p.lease.LeaseID, Takeover: r.Takeover,
 		TTLMS: ttl.Milliseconds(), Command: primary, FallbackCommand: fallback,
 	}, nil
@@ -94,29 +94,29 @@ func attachable(st store.Agent) error {
 
 // AttachHeartbeat is agent.attach.heartbeat: it extends the lease to now + the
 // configured lease TTL. A lease that is no longer stored answers {ok: false}.
-func (s *System) AttachHeartbeat(ctx context.Context, r socketapi.LeaseRequest) (socketapi.HeartbeatResult, error) {
+func (s *System) AttachHeartbeat(ctx context.Context, r api.LeaseRequest) (api.HeartbeatResult, error) {
 	if r.LeaseID == "" {
-		return socketapi.HeartbeatResult{}, leaseRequired()
+		return api.HeartbeatResult{}, leaseRequired()
 	}
 	ttl := s.cfg.Config.Timings.AttachLeaseTTL
 	v, err := s.write(func(tx *store.Tx) (any, error) { return tx.HeartbeatLease(r.LeaseID, ttl) })
 	if err != nil {
-		return socketapi.HeartbeatResult{}, err
+		return api.HeartbeatResult{}, err
 	}
-	return socketapi.HeartbeatResult{OK: v.(bool)}, nil
+	return api.HeartbeatResult{OK: v.(bool)}, nil
 }
 
 // AttachRelease is agent.attach.release: it deletes the lease (attach.ended). A lease
 // that is no longer stored answers {released: false}.
-func (s *System) AttachRelease(ctx context.Context, r socketapi.LeaseRequest) (socketapi.ReleaseResult, error) {
+func (s *System) AttachRelease(ctx context.Context, r api.LeaseRequest) (api.ReleaseResult, error) {
 	if r.LeaseID == "" {
-		return socketapi.ReleaseResult{}, leaseRequired()
+		return api.ReleaseResult{}, leaseRequired()
 	}
 	v, err := s.write(func(tx *store.Tx) (any, error) { return tx.ReleaseLease(r.LeaseID) })
 	if err != nil {
-		return socketapi.ReleaseResult{}, err
+		return api.ReleaseResult{}, err
 	}
-	return socketapi.ReleaseResult{Released: v.(bool)}, nil
+	return api.ReleaseResult{Released: v.(bool)}, nil
 }
 
 func leaseRequired() error { return wire.Invalid("lease_required", "a lease_id is required") }

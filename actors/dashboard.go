@@ -16,8 +16,8 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/google/uuid"
 
-	"github.com/orcr-go/orcr/socketapi"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/store"
 )
 
@@ -56,8 +56,8 @@ func matchHash(got string, hashes []string) bool {
 // the remote listener; with Rotate every session and unused link is revoked first; with
 // Revoke they are all revoked and no link is issued. Open dashboard connections of a
 // revoked session are closed with unauthorized.
-func (s *System) DashboardLogin(ctx context.Context, r socketapi.DashboardLoginRequest) (socketapi.DashboardLoginResult, error) {
-	res := socketapi.DashboardLoginResult{ExpiresInS: int64(DashboardLinkTTL / time.Second)}
+func (s *System) DashboardLogin(ctx context.Context, r api.DashboardLoginRequest) (api.DashboardLoginResult, error) {
+	res := api.DashboardLoginResult{ExpiresInS: int64(DashboardLinkTTL / time.Second)}
 	if r.Rotate && r.Revoke {
 		return res, wire.New(wire.InvalidRequest, "rotate and revoke cannot be combined", "field", "revoke")
 	}

@@ -10,8 +10,8 @@ import (
 
 	"github.com/orcr-go/orcr/actors/provider"
 	"github.com/orcr-go/orcr/herdr"
-	"github.com/orcr-go/orcr/socketapi"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/store"
 )
 
@@ -19,7 +19,7 @@ import (
 // intent) before typing, then types the text and Enter (the two-call rule) and records
 // the applied fact (docs/lifecycle.md §9, M6/M13). while is the status the send found
 // ("" = the status the turn opened from).
-func (w *agentWork) deliver(prompt string, from []store.Status, target string, while store.Status) (socketapi.SendResult, error) {
+func (w *agentWork) deliver(prompt string, from []store.Status, target string, while store.Status) (api.SendResult, error) {
 	v, err := w.write(func(tx *store.Tx) (any, error) {
 		seq, was, err := tx.OpenTurn(w.uuid, from)
 		if err != nil {
@@ -30,7 +30,7 @@ func (w *agentWork) deliver(prompt string, from []store.Status, target string, w
 		return openedTurn{seq: seq, opID: id, was: was}, err
 	})
 	if err != nil {
-		return socketapi.SendResult{}, w.openFailed(err)
+		return api.SendResult{}, w.openFailed(err)
 	}
 	o := v.(openedTurn)
 	if while == "" {
@@ -78,9 +78,9 @@ func (w *agentWork) deliver(prompt string, from []store.Status, target string, w
 	w.logErr("input applied", err)
 	if gone {
 		w.log().Warn("reconcile: pane gone during a delivery, agent lost", "path", w.st.Path)
-		return socketapi.SendResult{}, w.lostError("deliver to")
+		return api.SendResult{}, w.lostError("deliver to")
 	}
-	return socketapi.SendResult{UUID: w.uuid, Path: w.st.Path, DeliveredWhile: while, InputSeq: o.seq}, derr
+	return api.SendResult{UUID: w.uuid, Path: w.st.Path, DeliveredWhile: while, InputSeq: o.seq}, derr
 }
 
 // openedTurn is a turn a delivery opened: its input_seq, its input intent, and the
@@ -108,37 +108,37 @@ func (w *agentWork) openFailed(err error) error {
 // send is agent.send on a managed row (docs/lifecycle.md §11.1). A parked agent (or
 // one with a move left in flight) is moved home first (docs/lifecycle.md M18); the delivery then
 // reports the status the send found.
-func (w *agentWork) send(prompt string) (socketapi.SendResult, error) {
+func (w *agentWork) send(prompt string) (api.SendResult, error) {
 	// An unmanaged row is also written by discovery, so it is always read afresh.
 	if !w.loaded || !w.st.Managed {
 		if err := w.reload(); err != nil {
-			return socketapi.SendResult{}, err
+			return api.SendResult{}, err
 		}
 	}
 	if w.st.Status.Gone() {
-		return socketapi.SendResult{}, w.gone()
+		return api.SendResult{}, w.gone()
 	}
 	if !w.st.Managed {
 		return w.sendExternal(prompt)
 	}
 	if w.st.TerminalID == "" || w.env.Herdr == nil {
-		return socketapi.SendResult{}, wire.Conflict(fmt.Sprintf("agent %s has no pane yet (status %s)", w.st.Path, w.st.Status),
+		return api.SendResult{}, wire.Conflict(fmt.Sprintf("agent %s has no pane yet (status %s)", w.st.Path, w.st.Status),
 			"current_status", w.st.Status)
 	}
 	if w.source == store.SourceRemote && w.st.Status == store.StatusBlocked {
 		// docs/remote.md §6: stream text is never typed into a blocked agent.
-		return socketapi.SendResult{}, wire.Conflict("agent "+w.st.Path+" is blocked", "current_status", w.st.Status)
+		return api.SendResult{}, wire.Conflict("agent "+w.st.Path+" is blocked", "current_status", w.st.Status)
 	}
 	while := w.st.Status
 	if w.st.Status == store.StatusParked || w.st.MoveState != store.MoveNone {
 		if err := w.unpark(); err != nil {
-			return socketapi.SendResult{}, err
+			return api.SendResult{}, err
 		}
 		if w.st.Status.Gone() {
-			return socketapi.SendResult{}, w.gone()
+			return api.SendResult{}, w.gone()
 		}
 		if w.st.Status == store.StatusParked {
-			return socketapi.SendResult{}, wire.Conflict(fmt.Sprintf("agent %s could not be un-parked", w.st.Path),
+			return api.SendResult{}, wire.Conflict(fmt.Sprintf("agent %s could not be un-parked", w.st.Path),
 				"current_status", w.st.Status)
 		}
 	}

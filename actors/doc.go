@@ -7,15 +7,15 @@
 // # The facade
 //
 // [System] is the one facade every face of the server calls: the Unix socket today
-// (socketapi/server dispatches from the method table socketapi.Methods, whose entries
-// call System through the socketapi.Facade interface), the WebSocket stream
+// (socketapi/server dispatches from the method table api.Methods, whose entries
+// call System through the api.Facade interface), the WebSocket stream
 // (socketapi/ws, through its own Facade interface), the web dashboard on the same listener
 // (socketapi/ws, docs/dashboard.md); `orcr top` and the MCP face (`orcr mcp`,
 // cmd/orcr/mcp) are clients of the Unix socket. Its methods (Run, Ask, Send, Kill, Wait, Logs, Ls, Snapshot,
 // Status, AttachPrepare, AttachHeartbeat, AttachRelease, Adopt, the Loop* verbs, Token, DashboardLogin, MCPToken, MCPAuth; for
 // the WebSocket face CheckStreamToken, OpenStream and StreamFrame; for the dashboard
 // RedeemDashboardLink, CheckDashboardSession, CheckDashboardStream and OpenDashboardFeed) take the wire's typed requests and return its typed results (package
-// socketapi defines them) and *wire.Error values. They are edge code: they run on the caller's goroutine and may
+// socketapi/api defines them) and *wire.Error values. They are edge code: they run on the caller's goroutine and may
 // block on futures. All SQL lives in package store, behind named operations; this
 // package holds the rules and the order of side effects.
 //
@@ -24,8 +24,10 @@
 // All actors live in one protoactor-go system built by [actorkit.NewSystem], whose
 // library logger (including its "actor system started" line) writes to the server log,
 // never to stdout. Every Props is built by actorkit.Props, which logs a panic's stack and
-// re-panics so supervision still applies. The names are the actors' ids in the process
-// registry (<...> is a variable part; a child's id is its parent's id, "/", its name).
+// re-panics so supervision still applies; the herdr driver, which imports nothing under
+// actors/, is handed it as herdr.Config.Props. The names are the actors' ids in the
+// process registry (<...> is a variable part; a child's id is its parent's id, "/", its
+// name).
 //
 //	root
 //	├── store                        the store actor: the only writer of the SQLite store; holds the kill barriers

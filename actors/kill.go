@@ -2,12 +2,12 @@ package actors
 
 import (
 	"context"
-	"github.com/orcr-go/orcr/socketapi"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/store"
 	"github.com/orcr-go/orcr/store/agentpath"
 )
@@ -26,33 +26,33 @@ const killTimeout = 5 * time.Minute
 // fail kill_in_progress and queued rows under them are not promoted), then rounds kill
 // every active match until a round finds none, then the barriers come down — on every
 // path out, including a failed or timed-out install.
-func (s *System) Kill(ctx context.Context, r socketapi.KillRequest) (socketapi.KillResult, error) {
+func (s *System) Kill(ctx context.Context, r api.KillRequest) (api.KillResult, error) {
 	targets, err := bulkTargets(r.Targets)
 	if err != nil {
-		return socketapi.KillResult{}, err
+		return api.KillResult{}, err
 	}
 	caller, err := s.caller(ctx, r.Caller)
 	if err != nil {
-		return socketapi.KillResult{}, err
+		return api.KillResult{}, err
 	}
 	db := s.cfg.DB.Reader()
 	rows, err := agentpath.ResolveBulk(ctx, db, caller, targets)
 	if wire.Is(err, wire.NotFound, "") {
 		ended, eerr := agentpath.ResolveEnded(ctx, db, caller, targets)
 		if eerr != nil || len(ended) == 0 {
-			return socketapi.KillResult{}, err
+			return api.KillResult{}, err
 		}
 		if r.Preview {
 			return previewResult(ended), nil
 		}
-		skipped := make([]socketapi.KillRef, len(ended))
+		skipped := make([]api.KillRef, len(ended))
 		for i, row := range ended {
-			skipped[i] = socketapi.KillRef{UUID: row.UUID, Path: row.Path, Reason: "ended"}
+			skipped[i] = api.KillRef{UUID: row.UUID, Path: row.Path, Reason: "ended"}
 		}
-		return socketapi.KillResult{Skipped: skipped}, nil
+		return api.KillResult{Skipped: skipped}, nil
 	}
 	if err != nil {
-		return socketapi.KillResult{}, err
+		return api.KillResult{}, err
 	}
 	if r.Preview {
 		return previewResult(rows), nil
@@ -61,10 +61,10 @@ func (s *System) Kill(ctx context.Context, r socketapi.KillRequest) (socketapi.K
 	key := s.killSeq.Add(1)
 	defer s.sys.Root.Send(s.storePID, LiftBarriers{Key: key})
 	if err := s.installBarriers(key, caller, targets, rows); err != nil {
-		return socketapi.KillResult{}, err
+		return api.KillResult{}, err
 	}
 
-	var res socketapi.KillResult
+	var res api.KillResult
 	killedSet := map[string]bool{}
 	skip := map[string]bool{} // unmanaged rows without force: reported once, left alone
 	tries := map[string]int{} // a row still active after a kill (it changed state under us) is tried again
@@ -77,7 +77,7 @@ func (s *System) Kill(ctx context.Context, r socketapi.KillRequest) (socketapi.K
 			}
 			if !row.Managed && !r.Force {
 				skip[row.UUID] = true
-				res.Skipped = append(res.Skipped, socketapi.KillRef{UUID: row.UUID, Path: row.Path, Reason: "force_required"})
+				res.Skipped = append(res.Skipped, api.KillRef{UUID: row.UUID, Path: row.Path, Reason: "force_required"})
 				continue
 			}
 			tries[row.UUID]++
@@ -101,11 +101,11 @@ func (s *System) Kill(ctx context.Context, r socketapi.KillRequest) (socketapi.K
 		wg.Wait()
 		for i, row := range todo {
 			if errs[i] != nil {
-				return socketapi.KillResult{}, wire.From(errs[i], "internal")
+				return api.KillResult{}, wire.From(errs[i], "internal")
 			}
 			if ok[i] && !killedSet[row.UUID] {
 				killedSet[row.UUID] = true
-				res.Killed = append(res.Killed, socketapi.KillRef{UUID: row.UUID, Path: row.Path})
+				res.Killed = append(res.Killed, api.KillRef{UUID: row.UUID, Path: row.Path})
 			}
 		}
 		rows, err = agentpath.ResolveBulk(ctx, db, caller, targets)
@@ -113,7 +113,7 @@ func (s *System) Kill(ctx context.Context, r socketapi.KillRequest) (socketapi.K
 			break
 		}
 		if err != nil {
-			return socketapi.KillResult{}, err
+			return api.KillResult{}, err
 		}
 		if len(todo) == 0 {
 			break // everything still matching is skipped or out of tries
@@ -123,12 +123,12 @@ func (s *System) Kill(ctx context.Context, r socketapi.KillRequest) (socketapi.K
 	return res, nil
 }
 
-func previewResult(rows []store.AgentRow) socketapi.KillResult {
-	out := make([]socketapi.PreviewTarget, len(rows))
+func previewResult(rows []store.AgentRow) api.KillResult {
+	out := make([]api.PreviewTarget, len(rows))
 	for i, r := range rows {
-		out[i] = socketapi.PreviewTarget{UUID: r.UUID, Path: r.Path, Status: r.Status, Managed: r.Managed}
+		out[i] = api.PreviewTarget{UUID: r.UUID, Path: r.Path, Status: r.Status, Managed: r.Managed}
 	}
-	return socketapi.KillResult{Preview: true, Targets: out}
+	return api.KillResult{Preview: true, Targets: out}
 }
 
 // installBarriers puts one barrier per pattern target and one per matched row in place

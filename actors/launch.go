@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/orcr-go/orcr/actors/provider"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 // Launch is the launch payload written to <data dir>/launch.json before the agent row

@@ -7,7 +7,7 @@ import (
 
 	"github.com/orcr-go/orcr/actors/provider"
 	"github.com/orcr-go/orcr/actors/transcript"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/store"
 )
 

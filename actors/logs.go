@@ -4,29 +4,28 @@ import (
 	"context"
 	"time"
 
-	"github.com/orcr-go/orcr/socketapi"
-
 	"github.com/orcr-go/orcr/actors/provider"
 	"github.com/orcr-go/orcr/actors/transcript"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/store"
 )
 
 // Logs is agent.logs (docs/lifecycle.md §11.4): the native transcript, or its final
 // response behind the freshness gate. It fails loudly rather than guess.
-func (s *System) Logs(ctx context.Context, r socketapi.LogsRequest) (socketapi.LogsResult, error) {
+func (s *System) Logs(ctx context.Context, r api.LogsRequest) (api.LogsResult, error) {
 	row, resolved, err := s.exactTarget(ctx, r.Caller, r.Target)
 	if err != nil {
-		return socketapi.LogsResult{}, err
+		return api.LogsResult{}, err
 	}
-	res := socketapi.LogsResult{UUID: row.UUID, Path: row.Path, Resolved: resolved, CreatedAt: row.CreatedAt}
+	res := api.LogsResult{UUID: row.UUID, Path: row.Path, Resolved: resolved, CreatedAt: row.CreatedAt}
 	if r.Screen {
 		if r.LastResponse {
-			return socketapi.LogsResult{}, wire.Invalid("conflicting_flags", "screen and last_response are mutually exclusive")
+			return api.LogsResult{}, wire.Invalid("conflicting_flags", "screen and last_response are mutually exclusive")
 		}
 		scr, err := s.screenOf(ctx, row)
 		if err != nil {
-			return socketapi.LogsResult{}, err
+			return api.LogsResult{}, err
 		}
 		res.Screen = scr
 		return res, nil
@@ -34,18 +33,18 @@ func (s *System) Logs(ctx context.Context, r socketapi.LogsRequest) (socketapi.L
 	if r.LastResponse {
 		text, err := s.lastResponse(ctx, row)
 		if err != nil {
-			return socketapi.LogsResult{}, err
+			return api.LogsResult{}, err
 		}
-		res.Response = &socketapi.Response{Text: text, Final: true}
+		res.Response = &api.Response{Text: text, Final: true}
 		return res, nil
 	}
 	path, format, err := s.locateTranscript(ctx, row)
 	if err != nil {
-		return socketapi.LogsResult{}, err
+		return api.LogsResult{}, err
 	}
 	entries, err := transcript.Read(path, format)
 	if err != nil {
-		return socketapi.LogsResult{}, annotate(err, row)
+		return api.LogsResult{}, annotate(err, row)
 	}
 	if r.Tail != nil && *r.Tail >= 0 && *r.Tail < len(entries) {
 		entries = entries[len(entries)-*r.Tail:]
@@ -133,7 +132,7 @@ func (s *System) lastResponse(ctx context.Context, row store.AgentRow) (string, 
 // under way (queued, starting, working, blocked) has simply not answered yet, and the
 // message says how to wait for it (docs/cli.md, agent logs).
 func noFinalResponse(row store.AgentRow) string {
-	if row.Status.In(socketapi.StatusQueued, socketapi.StatusStarting, socketapi.StatusWorking, socketapi.StatusBlocked) {
+	if row.Status.In(api.StatusQueued, api.StatusStarting, api.StatusWorking, api.StatusBlocked) {
 		return "the agent is still working on its turn, so there is no final response yet; wait for it with `orcr agent wait " +
 			row.Path + "`"
 	}
@@ -150,7 +149,7 @@ func annotate(err error, row store.AgentRow) error {
 	}
 	d := map[string]any{"uuid": row.UUID, "status": row.Status}
 	msg := pe.Message
-	if row.Status.In(socketapi.StatusEnded, socketapi.StatusLost) {
+	if row.Status.In(api.StatusEnded, api.StatusLost) {
 		msg = endedNote(row) + "; " + msg
 		if row.ExitReason != nil {
 			d["exit_reason"] = *row.ExitReason
@@ -170,7 +169,7 @@ func annotate(err error, row store.AgentRow) error {
 // <uuid> --screen".
 func endedNote(row store.AgentRow) string {
 	note := "agent " + row.Path + " is lost (its pane is gone)"
-	if row.Status == socketapi.StatusEnded {
+	if row.Status == api.StatusEnded {
 		reason := "without an exit reason"
 		if row.ExitReason != nil {
 			reason = *row.ExitReason
@@ -189,7 +188,7 @@ func endedNote(row store.AgentRow) string {
 // screenOf is the screen agent.logs shows with screen (docs/lifecycle.md §11.4): the
 // live screen of the agent's pane while herdr has it, else the last screen kept with
 // the row; none is state_conflict, saying why.
-func (s *System) screenOf(ctx context.Context, row store.AgentRow) (*socketapi.Screen, error) {
+func (s *System) screenOf(ctx context.Context, row store.AgentRow) (*api.Screen, error) {
 	st, err := store.LoadAgent(ctx, s.cfg.DB.Reader(), row.UUID)
 	if err != nil {
 		return nil, wire.From(err, "sqlite")
@@ -203,7 +202,7 @@ func (s *System) screenOf(ctx context.Context, row store.AgentRow) (*socketapi.S
 		rd, err := sess.Read(hctx, st.TerminalID, 0)
 		cancel()
 		if err == nil {
-			return &socketapi.Screen{Text: rd.Text, At: time.Now().UnixMilli(), Live: true}, nil
+			return &api.Screen{Text: rd.Text, At: time.Now().UnixMilli(), Live: true}, nil
 		}
 	}
 	text, at, ok, err := s.cfg.DB.LastScreen(ctx, row.UUID)
@@ -211,10 +210,10 @@ func (s *System) screenOf(ctx context.Context, row store.AgentRow) (*socketapi.S
 		return nil, wire.From(err, "sqlite")
 	}
 	if ok {
-		return &socketapi.Screen{Text: text, At: at}, nil
+		return &api.Screen{Text: text, At: at}, nil
 	}
 	why := "agent " + row.Path + " has no pane to read (status " + string(row.Status) + ")"
-	if row.Status.In(socketapi.StatusEnded, socketapi.StatusLost) {
+	if row.Status.In(api.StatusEnded, api.StatusLost) {
 		why = endedNote(row) + "; orcr kept no screen of its pane (it read none before the pane went away)"
 	}
 	return nil, wire.Conflict(why, "uuid", row.UUID, "current_status", row.Status, "reason", "no_screen")

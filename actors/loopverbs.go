@@ -15,8 +15,8 @@ import (
 
 	"github.com/orcr-go/orcr/actors/runproc"
 	"github.com/orcr-go/orcr/actors/schedule"
-	"github.com/orcr-go/orcr/socketapi"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/store"
 	"github.com/orcr-go/orcr/store/agentpath"
 )
@@ -41,20 +41,20 @@ func (s *System) loopOp(loop string, do func(w *loopWork) (any, error)) (any, er
 // LoopCreate is loop.create (docs/loops.md §2.1), validated in the spec's order. The
 // definition, its argv included, is inserted first; loop.json is written beside it only
 // then, so a refused create never touches a live loop's files (decision L1).
-func (s *System) LoopCreate(ctx context.Context, r socketapi.LoopCreateRequest) (socketapi.LoopResult, error) {
+func (s *System) LoopCreate(ctx context.Context, r api.LoopCreateRequest) (api.LoopResult, error) {
 	if r.Name == "" {
-		return socketapi.LoopResult{}, wire.Invalid("name_required", "a loop name is required")
+		return api.LoopResult{}, wire.Invalid("name_required", "a loop name is required")
 	}
 	name := agentpath.ExpandRand(r.Name, nil)
 	if !agentpath.ValidSegment(name) {
-		return socketapi.LoopResult{}, wire.Invalid("invalid_name", "a loop name is one path segment of [a-z0-9_], 1 to 64 characters",
+		return api.LoopResult{}, wire.Invalid("invalid_name", "a loop name is one path segment of [a-z0-9_], 1 to 64 characters",
 			"name", name)
 	}
 	if agentpath.IsReservedLevel1(name) {
-		return socketapi.LoopResult{}, wire.Invalid("reserved_name", "`"+name+"` is reserved", "name", name)
+		return api.LoopResult{}, wire.Invalid("reserved_name", "`"+name+"` is reserved", "name", name)
 	}
 	if r.Cron != "" && r.OnceAt != "" {
-		return socketapi.LoopResult{}, wire.Invalid("cadence_conflict", "give either a cron expression or --once-at, not both")
+		return api.LoopResult{}, wire.Invalid("cadence_conflict", "give either a cron expression or --once-at, not both")
 	}
 	now := time.Now()
 	tz := schedule.LocalZoneName()
@@ -65,33 +65,33 @@ func (s *System) LoopCreate(ctx context.Context, r socketapi.LoopCreateRequest) 
 	case r.Cron != "":
 		cr, err := schedule.ParseCron(r.Cron)
 		if err != nil {
-			return socketapi.LoopResult{}, err
+			return api.LoopResult{}, err
 		}
 		n.CadenceKind, n.CadenceValue, sch.Cron = "cron", r.Cron, cr
 	case r.OnceAt != "":
 		var err error
 		if at, err = schedule.ParseOnceAt(r.OnceAt, now, sch.Loc); err != nil {
-			return socketapi.LoopResult{}, err
+			return api.LoopResult{}, err
 		}
 		// A time already gone is a mistake, not a request to fire at once (issue 11;
 		// docs/decisions.md D14); a second of slack absorbs the trip to the server.
 		if at.Before(now.Add(-time.Second)) {
-			return socketapi.LoopResult{}, wire.Invalid("invalid_once_at", "--once-at "+r.OnceAt+" is in the past",
+			return api.LoopResult{}, wire.Invalid("invalid_once_at", "--once-at "+r.OnceAt+" is in the past",
 				"value", r.OnceAt, "at", at.UTC().Format(time.RFC3339))
 		}
 		n.CadenceKind, n.CadenceValue = "once", r.OnceAt
 	default:
-		return socketapi.LoopResult{}, wire.Invalid("cadence_required", "a cron expression or --once-at is required")
+		return api.LoopResult{}, wire.Invalid("cadence_required", "a cron expression or --once-at is required")
 	}
 	n.NextFireAt = storeAdvance(sch.Start(now, at)).Next
 	if len(r.Command) == 0 || r.Command[0] == "" {
-		return socketapi.LoopResult{}, wire.Invalid("command_required", "a command is required (after --)")
+		return api.LoopResult{}, wire.Invalid("command_required", "a command is required (after --)")
 	}
 	if n.MaxConcurrency == 0 {
 		n.MaxConcurrency = 1
 	}
 	if n.MaxConcurrency < 1 {
-		return socketapi.LoopResult{}, wire.Invalid("invalid_max_concurrency", "max_concurrency must be at least 1",
+		return api.LoopResult{}, wire.Invalid("invalid_max_concurrency", "max_concurrency must be at least 1",
 			"value", r.MaxConcurrency)
 	}
 	switch n.Overlap {
@@ -99,15 +99,15 @@ func (s *System) LoopCreate(ctx context.Context, r socketapi.LoopCreateRequest) 
 		n.Overlap = "queue"
 	case "queue", "skip":
 	default:
-		return socketapi.LoopResult{}, wire.Invalid("invalid_overlap", "overlap must be queue or skip", "value", r.Overlap)
+		return api.LoopResult{}, wire.Invalid("invalid_overlap", "overlap must be queue or skip", "value", r.Overlap)
 	}
 	if r.Timeout != "" {
 		d, err := parseTimeout(r.Timeout)
 		if err != nil {
-			return socketapi.LoopResult{}, err
+			return api.LoopResult{}, err
 		}
 		if d < time.Second {
-			return socketapi.LoopResult{}, wire.Invalid("timeout_too_small", "a run timeout is at least 1s", "value", r.Timeout)
+			return api.LoopResult{}, wire.Invalid("timeout_too_small", "a run timeout is at least 1s", "value", r.Timeout)
 		}
 		n.TimeoutS = int64(d / time.Second)
 	}
@@ -116,28 +116,28 @@ func (s *System) LoopCreate(ctx context.Context, r socketapi.LoopCreateRequest) 
 	}
 	id, err := uuid.NewV7()
 	if err != nil {
-		return socketapi.LoopResult{}, wire.Internal("uuid", err.Error())
+		return api.LoopResult{}, wire.Internal("uuid", err.Error())
 	}
 	n.UUID = id.String()
 	v, err := s.write(func(tx *store.Tx) (any, error) { return tx.CreateLoop(n) })
 	if err != nil {
 		var inUse *store.LoopNameInUseError
 		if errors.As(err, &inUse) {
-			return socketapi.LoopResult{}, wire.Conflict(inUse.Error(), "reason", "loop_name_in_use",
+			return api.LoopResult{}, wire.Conflict(inUse.Error(), "reason", "loop_name_in_use",
 				"occupant", map[string]any{"uuid": inUse.Occupant.UUID, "name": inUse.Occupant.Name})
 		}
 		var agents *store.PathInUseError
 		if errors.As(err, &agents) {
-			return socketapi.LoopResult{}, pathInUse(agents)
+			return api.LoopResult{}, pathInUse(agents)
 		}
-		return socketapi.LoopResult{}, wire.From(err, "sqlite")
+		return api.LoopResult{}, wire.From(err, "sqlite")
 	}
 	row := v.(store.LoopRow)
 	s.sys.Root.Send(s.loops, LoopCreated{Loop: row.UUID})
 	if err := s.writeLoopJSON(n); err != nil {
 		s.cfg.Log.Warn("loop.create: cannot write loop.json (the store keeps the command)", "loop", name, "err", err)
 	}
-	return socketapi.LoopResult{Loop: socketapi.LoopCreated{LoopRow: row, Argv: r.Command, Cancel: "orcr loop rm " + name}}, nil
+	return api.LoopResult{Loop: api.LoopCreated{LoopRow: row, Argv: r.Command, Cancel: "orcr loop rm " + name}}, nil
 }
 
 // writeLoopJSON writes data/<name>/loop.json (docs/config.md §2.2) for tools that read it.
@@ -177,36 +177,36 @@ func (s *System) resolveLoop(ctx context.Context, name string) (store.LoopDef, e
 }
 
 // LoopPause is loop.pause (docs/loops.md §2.2).
-func (s *System) LoopPause(ctx context.Context, r socketapi.LoopNamesRequest) (socketapi.LoopUpdateResult, error) {
+func (s *System) LoopPause(ctx context.Context, r api.LoopNamesRequest) (api.LoopUpdateResult, error) {
 	return s.setLoops(ctx, r.Names, store.LoopPaused)
 }
 
 // LoopResume is loop.resume (docs/loops.md §2.2): a cron loop's next fire is recomputed
 // from now (fires missed while paused are dropped); a once loop whose instant passed
 // while paused is skipped and ends (decision L2); then pending runs may start.
-func (s *System) LoopResume(ctx context.Context, r socketapi.LoopNamesRequest) (socketapi.LoopUpdateResult, error) {
+func (s *System) LoopResume(ctx context.Context, r api.LoopNamesRequest) (api.LoopUpdateResult, error) {
 	return s.setLoops(ctx, r.Names, store.LoopActive)
 }
 
-func (s *System) setLoops(ctx context.Context, names []string, status string) (socketapi.LoopUpdateResult, error) {
+func (s *System) setLoops(ctx context.Context, names []string, status string) (api.LoopUpdateResult, error) {
 	if len(names) == 0 {
-		return socketapi.LoopUpdateResult{}, wire.Invalid("name_required", "at least one loop name is required")
+		return api.LoopUpdateResult{}, wire.Invalid("name_required", "at least one loop name is required")
 	}
-	out := socketapi.LoopUpdateResult{Updated: []socketapi.LoopNameStatus{}, Skipped: []socketapi.LoopNameReason{}}
+	out := api.LoopUpdateResult{Updated: []api.LoopNameStatus{}, Skipped: []api.LoopNameReason{}}
 	for _, name := range names {
 		d, err := s.resolveLoop(ctx, name)
 		if wire.Is(err, wire.NotFound, "") || (err == nil && d.Status == store.LoopEnded) {
-			out.Skipped = append(out.Skipped, socketapi.LoopNameReason{Name: name, Reason: "not_found"})
+			out.Skipped = append(out.Skipped, api.LoopNameReason{Name: name, Reason: "not_found"})
 			continue
 		}
 		if err != nil {
-			return socketapi.LoopUpdateResult{}, err
+			return api.LoopUpdateResult{}, err
 		}
 		v, err := s.loopOp(d.UUID, func(w *loopWork) (any, error) { return w.setStatus(status) })
 		if err != nil {
-			return socketapi.LoopUpdateResult{}, wire.From(err, "sqlite")
+			return api.LoopUpdateResult{}, wire.From(err, "sqlite")
 		}
-		out.Updated = append(out.Updated, socketapi.LoopNameStatus{Name: name, Status: v.(string)})
+		out.Updated = append(out.Updated, api.LoopNameStatus{Name: name, Status: v.(string)})
 	}
 	return out, nil
 }
@@ -254,20 +254,20 @@ func (w *loopWork) setStatus(status string) (any, error) {
 // kill_active its running runs are then stopped, concurrently, and the call returns when
 // they are (so no fire can come between the removal and the stops, the end is written
 // first: loop.removed precedes the stopped runs' loop_run.ended).
-func (s *System) LoopRm(ctx context.Context, r socketapi.LoopRmRequest) (socketapi.LoopRmResult, error) {
+func (s *System) LoopRm(ctx context.Context, r api.LoopRmRequest) (api.LoopRmResult, error) {
 	if len(r.Names) == 0 {
-		return socketapi.LoopRmResult{}, wire.Invalid("name_required", "at least one loop name is required")
+		return api.LoopRmResult{}, wire.Invalid("name_required", "at least one loop name is required")
 	}
-	out := socketapi.LoopRmResult{Removed: []socketapi.LoopNameReason{}, Skipped: []socketapi.LoopNameReason{}}
+	out := api.LoopRmResult{Removed: []api.LoopNameReason{}, Skipped: []api.LoopNameReason{}}
 	var tickets []StopTicket
 	for _, name := range r.Names {
 		d, err := s.resolveLoop(ctx, name)
 		if wire.Is(err, wire.NotFound, "") || (err == nil && d.Status == store.LoopEnded) {
-			out.Skipped = append(out.Skipped, socketapi.LoopNameReason{Name: name, Reason: "not_found"})
+			out.Skipped = append(out.Skipped, api.LoopNameReason{Name: name, Reason: "not_found"})
 			continue
 		}
 		if err != nil {
-			return socketapi.LoopRmResult{}, err
+			return api.LoopRmResult{}, err
 		}
 		reason := "removed"
 		if strings.HasPrefix(r.CallerPath, d.Name+"/") {
@@ -275,17 +275,17 @@ func (s *System) LoopRm(ctx context.Context, r socketapi.LoopRmRequest) (socketa
 		}
 		v, err := s.loopOp(d.UUID, func(w *loopWork) (any, error) { return w.remove(reason, r.KillActive) })
 		if errors.Is(err, store.ErrStale) {
-			out.Skipped = append(out.Skipped, socketapi.LoopNameReason{Name: name, Reason: "not_found"})
+			out.Skipped = append(out.Skipped, api.LoopNameReason{Name: name, Reason: "not_found"})
 			continue
 		}
 		if err != nil {
-			return socketapi.LoopRmResult{}, wire.From(err, "sqlite")
+			return api.LoopRmResult{}, wire.From(err, "sqlite")
 		}
 		tickets = append(tickets, v.([]StopTicket)...)
-		out.Removed = append(out.Removed, socketapi.LoopNameReason{Name: name, Reason: reason})
+		out.Removed = append(out.Removed, api.LoopNameReason{Name: name, Reason: reason})
 	}
 	if err := waitTickets(ctx, tickets); err != nil {
-		return socketapi.LoopRmResult{}, err
+		return api.LoopRmResult{}, err
 	}
 	return out, nil
 }
@@ -330,7 +330,7 @@ func waitTickets(ctx context.Context, tickets []StopTicket) error {
 }
 
 // LoopLs is loop.ls (docs/loops.md §2.4).
-func (s *System) LoopLs(ctx context.Context, r socketapi.LoopLsRequest) (socketapi.LoopLsResult, error) {
+func (s *System) LoopLs(ctx context.Context, r api.LoopLsRequest) (api.LoopLsResult, error) {
 	var where []string
 	var args []any
 	switch {
@@ -351,45 +351,45 @@ func (s *System) LoopLs(ctx context.Context, r socketapi.LoopLsRequest) (socketa
 	}
 	loops, err := store.QueryLoops(ctx, s.cfg.DB.Reader(), tail+" ORDER BY l.created_at, l.uuid", args...)
 	if err != nil {
-		return socketapi.LoopLsResult{}, wire.From(err, "sqlite")
+		return api.LoopLsResult{}, wire.From(err, "sqlite")
 	}
-	return socketapi.LoopLsResult{Loops: loops}, nil
+	return api.LoopLsResult{Loops: loops}, nil
 }
 
 // LoopRunStart is loop.run.start (docs/loops.md §2.5): paused loops are allowed.
-func (s *System) LoopRunStart(ctx context.Context, r socketapi.LoopRunRequest) (socketapi.LoopRunResult, error) {
+func (s *System) LoopRunStart(ctx context.Context, r api.LoopRunRequest) (api.LoopRunResult, error) {
 	d, err := s.resolveLoop(ctx, r.Name)
 	if err == nil && d.Status == store.LoopEnded {
 		err = wire.New(wire.NotFound, "no active loop named "+r.Name, "name", r.Name)
 	}
 	if err != nil {
-		return socketapi.LoopRunResult{}, err
+		return api.LoopRunResult{}, err
 	}
 	v, err := s.loopOp(d.UUID, func(w *loopWork) (any, error) { return w.start() })
 	if errors.Is(err, store.ErrStale) {
-		return socketapi.LoopRunResult{}, wire.New(wire.NotFound, "no active loop named "+r.Name, "name", r.Name)
+		return api.LoopRunResult{}, wire.New(wire.NotFound, "no active loop named "+r.Name, "name", r.Name)
 	}
 	if err != nil {
-		return socketapi.LoopRunResult{}, wire.From(err, "sqlite")
+		return api.LoopRunResult{}, wire.From(err, "sqlite")
 	}
 	run := v.(store.RunRow)
-	return socketapi.LoopRunResult{Run: socketapi.LoopRunStarted{UUID: run.UUID, RunID: run.RunID, Path: run.Path,
+	return api.LoopRunResult{Run: api.LoopRunStarted{UUID: run.UUID, RunID: run.RunID, Path: run.Path,
 		Loop: d.Name, Kind: run.Kind, Status: run.Status}}, nil
 }
 
 // LoopRunStop is loop.run.stop (docs/loops.md §2.6): the runs are stopped concurrently
 // and the call returns when every stop is over (no read timeout on the client side).
-func (s *System) LoopRunStop(ctx context.Context, r socketapi.LoopRunStopRequest) (socketapi.LoopRunStopResult, error) {
+func (s *System) LoopRunStop(ctx context.Context, r api.LoopRunStopRequest) (api.LoopRunStopResult, error) {
 	d, err := s.resolveLoop(ctx, r.Name)
 	if err != nil {
-		return socketapi.LoopRunStopResult{}, err
+		return api.LoopRunStopResult{}, err
 	}
 	var runs []store.RunRow
 	if r.Run != "" {
 		runs, err = store.QueryRuns(ctx, s.cfg.DB.Reader(), `WHERE r.loop_uuid = ? AND (r.run_id = ? OR r.uuid = ?)`,
 			d.UUID, r.Run, r.Run)
 		if err == nil && len(runs) == 0 {
-			return socketapi.LoopRunStopResult{}, wire.New(wire.NotFound, fmt.Sprintf("loop %s has no run %s", d.Name, r.Run),
+			return api.LoopRunStopResult{}, wire.New(wire.NotFound, fmt.Sprintf("loop %s has no run %s", d.Name, r.Run),
 				"name", d.Name, "run", r.Run)
 		}
 	} else {
@@ -397,23 +397,23 @@ func (s *System) LoopRunStop(ctx context.Context, r socketapi.LoopRunStopRequest
 			ORDER BY r.created_at`, d.UUID)
 	}
 	if err != nil {
-		return socketapi.LoopRunStopResult{}, wire.From(err, "sqlite")
+		return api.LoopRunStopResult{}, wire.From(err, "sqlite")
 	}
-	out := socketapi.LoopRunStopResult{Stopped: []socketapi.RunStopped{}, Skipped: []socketapi.RunSkipped{}}
+	out := api.LoopRunStopResult{Stopped: []api.RunStopped{}, Skipped: []api.RunSkipped{}}
 	var tickets []StopTicket
 	for _, run := range runs {
 		v, err := s.loopOp(d.UUID, func(w *loopWork) (any, error) { return w.stop(run.UUID, store.RunStopped) })
 		if err != nil {
-			return socketapi.LoopRunStopResult{}, wire.From(err, "sqlite")
+			return api.LoopRunStopResult{}, wire.From(err, "sqlite")
 		}
 		tickets = append(tickets, v.(StopTicket))
 	}
 	if err := waitTickets(ctx, tickets); err != nil {
-		return socketapi.LoopRunStopResult{}, err
+		return api.LoopRunStopResult{}, err
 	}
 	for _, t := range tickets {
 		if t.Skipped {
-			out.Skipped = append(out.Skipped, socketapi.RunSkipped{RunID: t.Run.RunID, Reason: "not_running", Status: t.Status})
+			out.Skipped = append(out.Skipped, api.RunSkipped{RunID: t.Run.RunID, Reason: "not_running", Status: t.Status})
 			continue
 		}
 		status := t.Status
@@ -421,16 +421,16 @@ func (s *System) LoopRunStop(ctx context.Context, r socketapi.LoopRunStopRequest
 			status = row.Status
 			t.Run = row
 		}
-		out.Stopped = append(out.Stopped, socketapi.RunStopped{RunID: t.Run.RunID, Path: t.Run.Path, Status: status})
+		out.Stopped = append(out.Stopped, api.RunStopped{RunID: t.Run.RunID, Path: t.Run.Path, Status: status})
 	}
 	return out, nil
 }
 
 // LoopRunLs is loop.run.ls (docs/loops.md §2.7).
-func (s *System) LoopRunLs(ctx context.Context, r socketapi.LoopRunLsRequest) (socketapi.LoopRunLsResult, error) {
+func (s *System) LoopRunLs(ctx context.Context, r api.LoopRunLsRequest) (api.LoopRunLsResult, error) {
 	d, err := s.resolveLoop(ctx, r.Name)
 	if err != nil {
-		return socketapi.LoopRunLsResult{}, err
+		return api.LoopRunLsResult{}, err
 	}
 	tail, args := `WHERE r.loop_uuid = ?`, []any{d.UUID}
 	switch {
@@ -441,17 +441,17 @@ func (s *System) LoopRunLs(ctx context.Context, r socketapi.LoopRunLsRequest) (s
 	}
 	runs, err := store.QueryRuns(ctx, s.cfg.DB.Reader(), tail+` ORDER BY r.created_at, r.uuid`, args...)
 	if err != nil {
-		return socketapi.LoopRunLsResult{}, wire.From(err, "sqlite")
+		return api.LoopRunLsResult{}, wire.From(err, "sqlite")
 	}
-	return socketapi.LoopRunLsResult{Runs: runs}, nil
+	return api.LoopRunLsResult{Runs: runs}, nil
 }
 
 // LoopLogs is loop.logs (docs/loops.md §2.8): the runs' command output from their
 // run.log files and the scheduler's events, merged by time.
-func (s *System) LoopLogs(ctx context.Context, r socketapi.LoopLogsRequest) (socketapi.LoopLogsResult, error) {
+func (s *System) LoopLogs(ctx context.Context, r api.LoopLogsRequest) (api.LoopLogsResult, error) {
 	d, err := s.resolveLoop(ctx, r.Name)
 	if err != nil {
-		return socketapi.LoopLogsResult{}, err
+		return api.LoopLogsResult{}, err
 	}
 	tail, args := `WHERE r.loop_uuid = ?`, []any{d.UUID}
 	if r.Run != "" {
@@ -459,13 +459,13 @@ func (s *System) LoopLogs(ctx context.Context, r socketapi.LoopLogsRequest) (soc
 	}
 	runs, err := store.QueryRuns(ctx, s.cfg.DB.Reader(), tail+` ORDER BY r.created_at`, args...)
 	if err != nil {
-		return socketapi.LoopLogsResult{}, wire.From(err, "sqlite")
+		return api.LoopLogsResult{}, wire.From(err, "sqlite")
 	}
 	if r.Run != "" && len(runs) == 0 {
-		return socketapi.LoopLogsResult{}, wire.New(wire.NotFound, fmt.Sprintf("loop %s has no run %s", d.Name, r.Run),
+		return api.LoopLogsResult{}, wire.New(wire.NotFound, fmt.Sprintf("loop %s has no run %s", d.Name, r.Run),
 			"name", d.Name, "run", r.Run)
 	}
-	lines := []socketapi.LoopLogLine{}
+	lines := []api.LoopLogLine{}
 	byUUID := map[string]string{}
 	for _, run := range runs {
 		byUUID[run.UUID] = run.Path
@@ -477,13 +477,13 @@ func (s *System) LoopLogs(ctx context.Context, r socketapi.LoopLogsRequest) (soc
 			s.cfg.Log.Warn("loop.logs: cannot read a run log", "run", run.Path, "err", err)
 		}
 		for _, l := range got {
-			lines = append(lines, socketapi.LoopLogLine{Run: run.Path, Source: "command", TS: l.TS, Stream: l.Stream, Text: l.Text})
+			lines = append(lines, api.LoopLogLine{Run: run.Path, Source: "command", TS: l.TS, Stream: l.Stream, Text: l.Text})
 		}
 	}
 	if r.Source != "command" {
 		evs, err := s.cfg.DB.LoopEvents(ctx, d.UUID)
 		if err != nil {
-			return socketapi.LoopLogsResult{}, wire.From(err, "sqlite")
+			return api.LoopLogsResult{}, wire.From(err, "sqlite")
 		}
 		for _, e := range evs {
 			run, ok := byUUID[e.Ref]
@@ -502,14 +502,14 @@ func (s *System) LoopLogs(ctx context.Context, r socketapi.LoopLogsRequest) (soc
 				}
 				run = d.Name
 			}
-			lines = append(lines, socketapi.LoopLogLine{Run: run, Source: "orcr", TS: e.TS, Text: e.Kind + ": " + eventText(e)})
+			lines = append(lines, api.LoopLogLine{Run: run, Source: "orcr", TS: e.TS, Text: e.Kind + ": " + eventText(e)})
 		}
 	}
 	sort.SliceStable(lines, func(i, j int) bool { return lines[i].TS < lines[j].TS })
 	if r.Tail != nil && *r.Tail >= 0 && *r.Tail < len(lines) {
 		lines = lines[len(lines)-*r.Tail:]
 	}
-	return socketapi.LoopLogsResult{Lines: lines}, nil
+	return api.LoopLogsResult{Lines: lines}, nil
 }
 
 // eventText is an event's payload as JSON without the embedded rows (they repeat what

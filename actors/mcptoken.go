@@ -3,8 +3,8 @@ package actors
 import (
 	"context"
 
-	"github.com/orcr-go/orcr/socketapi"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/store"
 )
 
@@ -14,15 +14,15 @@ import (
 
 // MCPToken is mcp.token: a new token (shown this once), with Rotate every older one
 // revoked in the same transaction, with Revoke every token revoked and none issued.
-func (s *System) MCPToken(ctx context.Context, r socketapi.MCPTokenRequest) (socketapi.MCPTokenResult, error) {
+func (s *System) MCPToken(ctx context.Context, r api.MCPTokenRequest) (api.MCPTokenResult, error) {
 	if r.Rotate && r.Revoke {
-		return socketapi.MCPTokenResult{}, wire.New(wire.InvalidRequest, "rotate and revoke cannot be combined", "field", "revoke")
+		return api.MCPTokenResult{}, wire.New(wire.InvalidRequest, "rotate and revoke cannot be combined", "field", "revoke")
 	}
 	var secret string
 	if !r.Revoke {
 		var err error
 		if secret, err = newSecret(); err != nil {
-			return socketapi.MCPTokenResult{}, err
+			return api.MCPTokenResult{}, err
 		}
 	}
 	v, err := s.write(func(tx *store.Tx) (any, error) {
@@ -32,10 +32,10 @@ func (s *System) MCPToken(ctx context.Context, r socketapi.MCPTokenRequest) (soc
 		return tx.IssueToken(store.MCPTokens, HashToken(secret), r.Rotate)
 	})
 	if err != nil {
-		return socketapi.MCPTokenResult{}, err
+		return api.MCPTokenResult{}, err
 	}
 	revoked, _ := v.([]string)
-	res := socketapi.MCPTokenResult{Revoked: len(revoked)}
+	res := api.MCPTokenResult{Revoked: len(revoked)}
 	if secret != "" {
 		res.Token = &secret
 	}
@@ -44,13 +44,13 @@ func (s *System) MCPToken(ctx context.Context, r socketapi.MCPTokenRequest) (soc
 
 // MCPAuth is mcp.auth: whether token is a live MCP token, its hash compared with every
 // live one in constant time. The token itself is neither stored nor logged.
-func (s *System) MCPAuth(ctx context.Context, r socketapi.MCPAuthRequest) (socketapi.MCPAuthResult, error) {
+func (s *System) MCPAuth(ctx context.Context, r api.MCPAuthRequest) (api.MCPAuthResult, error) {
 	if r.Token == "" {
-		return socketapi.MCPAuthResult{}, nil
+		return api.MCPAuthResult{}, nil
 	}
 	hashes, err := store.LiveTokens(ctx, s.cfg.DB.Reader(), store.MCPTokens)
 	if err != nil {
-		return socketapi.MCPAuthResult{}, err
+		return api.MCPAuthResult{}, err
 	}
-	return socketapi.MCPAuthResult{OK: matchHash(HashToken(r.Token), hashes)}, nil
+	return api.MCPAuthResult{OK: matchHash(HashToken(r.Token), hashes)}, nil
 }

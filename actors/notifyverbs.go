@@ -5,8 +5,8 @@ import (
 
 	"github.com/orcr-go/orcr/actors/notify"
 	"github.com/orcr-go/orcr/config"
-	"github.com/orcr-go/orcr/socketapi"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/store"
 )
 
@@ -60,8 +60,8 @@ func (s *System) startNotifier() error {
 // notifyStatus is server.status's notify array: every configured target with its
 // counters, by name (docs/protocol.md §5.2). Deliveries of targets no longer configured
 // are not listed.
-func (s *System) notifyStatus(ctx context.Context) []socketapi.NotifyTargetStatus {
-	out := []socketapi.NotifyTargetStatus{}
+func (s *System) notifyStatus(ctx context.Context) []api.NotifyTargetStatus {
+	out := []api.NotifyTargetStatus{}
 	if len(s.cfg.Config.Notify.Targets) == 0 {
 		return out
 	}
@@ -75,7 +75,7 @@ func (s *System) notifyStatus(ctx context.Context) []socketapi.NotifyTargetStatu
 	}
 	for _, t := range s.cfg.Config.Notify.Targets {
 		st := byName[t.Name]
-		out = append(out, socketapi.NotifyTargetStatus{
+		out = append(out, api.NotifyTargetStatus{
 			Name: t.Name, Type: t.Type, Pending: st.Pending, Delivered: st.Delivered, Failed: st.Failed, Dropped: st.Dropped,
 			LastError: st.LastError, LastErrorAt: st.LastErrorAt, LastDeliveredAt: st.LastDeliveredAt, NextAttemptAt: st.NextAttemptAt,
 		})

@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/orcr-go/orcr/actors"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 // refused reports whether CheckPrompt refuses r: C0 but tab, newline and CR, DEL, C1.

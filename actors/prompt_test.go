@@ -13,8 +13,8 @@ import (
 	"github.com/orcr-go/orcr/actors"
 	"github.com/orcr-go/orcr/herdr"
 	"github.com/orcr-go/orcr/herdr/herdrtest"
-	"github.com/orcr-go/orcr/socketapi"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/store"
 )
 
@@ -23,9 +23,9 @@ import (
 // the input box; control characters are refused before anything is written.
 
 // entries returns target's transcript entries.
-func entries(t *testing.T, sys *actors.System, target string) []socketapi.LogEntry {
+func entries(t *testing.T, sys *actors.System, target string) []api.LogEntry {
 	t.Helper()
-	logs, err := sys.Logs(t.Context(), socketapi.LogsRequest{Target: target})
+	logs, err := sys.Logs(t.Context(), api.LogsRequest{Target: target})
 	if err != nil {
 		t.Fatalf("Logs(%s): %v", target, err)
 	}
@@ -46,7 +46,7 @@ func userTexts(t *testing.T, sys *actors.System, target string) []string {
 
 func lastResponse(t *testing.T, sys *actors.System, target string) string {
 	t.Helper()
-	logs, err := sys.Logs(t.Context(), socketapi.LogsRequest{Target: target, LastResponse: true})
+	logs, err := sys.Logs(t.Context(), api.LogsRequest{Target: target, LastResponse: true})
 	if err != nil || logs.Response == nil {
 		t.Fatalf("Logs(%s, last response): %+v, %v", target, logs, err)
 	}
@@ -58,7 +58,7 @@ func lastResponse(t *testing.T, sys *actors.System, target string) string {
 func TestPromptMultiLineIsOneSubmission(t *testing.T) {
 	sys, _ := newSystem(t)
 	ctx := t.Context()
-	if _, err := sys.Run(ctx, socketapi.RunRequest{Path: "lines/one", Agent: "mock",
+	if _, err := sys.Run(ctx, api.RunRequest{Path: "lines/one", Agent: "mock",
 		Prompt: "first line\r\nline2\rline3\n\tindented"}); err != nil {
 		t.Fatalf("Run: %v", err)
 	}
@@ -71,7 +71,7 @@ func TestPromptMultiLineIsOneSubmission(t *testing.T) {
 		t.Errorf("run: last response %q", got)
 	}
 
-	if _, err := sys.Send(ctx, socketapi.SendRequest{Target: "lines/one", Prompt: "say=x\r\nline2\rline3"}); err != nil {
+	if _, err := sys.Send(ctx, api.SendRequest{Target: "lines/one", Prompt: "say=x\r\nline2\rline3"}); err != nil {
 		t.Fatalf("Send: %v", err)
 	}
 	waitOK(t, sys, "lines/one")
@@ -100,23 +100,23 @@ func TestPromptControlCharactersRefused(t *testing.T) {
 			t.Errorf("%s: details %v, want offset %d code %d", name, pe.Details, offset, code)
 		}
 	}
-	_, err := sys.Run(ctx, socketapi.RunRequest{Path: "ctl/run", Agent: "mock", Prompt: "say=x^C\x03\x04"})
+	_, err := sys.Run(ctx, api.RunRequest{Path: "ctl/run", Agent: "mock", Prompt: "say=x^C\x03\x04"})
 	check("run with ^C^D", err, 7, 0x03)
-	_, err = sys.Ask(ctx, socketapi.AskRequest{Path: "ctl/ask", Agent: "mock", Prompt: "tab\tok\r\nthen \x1b[201~"})
+	_, err = sys.Ask(ctx, api.AskRequest{Path: "ctl/ask", Agent: "mock", Prompt: "tab\tok\r\nthen \x1b[201~"})
 	check("ask with ESC", err, 13, 0x1b)
-	_, err = sys.Run(ctx, socketapi.RunRequest{Path: "ctl/c1", Agent: "mock", Prompt: "é\u009b0m"})
+	_, err = sys.Run(ctx, api.RunRequest{Path: "ctl/c1", Agent: "mock", Prompt: "é\u009b0m"})
 	check("run with a C1 control", err, 2, 0x9b)
-	if ls, err := sys.Ls(ctx, socketapi.LsRequest{All: true}); err != nil || len(ls.Agents) != 0 {
+	if ls, err := sys.Ls(ctx, api.LsRequest{All: true}); err != nil || len(ls.Agents) != 0 {
 		t.Fatalf("after refused runs: %d agents (%v), want none", len(ls.Agents), err)
 	}
 
-	if _, err := sys.Run(ctx, socketapi.RunRequest{Path: "ctl/idle", Agent: "mock"}); err != nil {
+	if _, err := sys.Run(ctx, api.RunRequest{Path: "ctl/idle", Agent: "mock"}); err != nil {
 		t.Fatalf("Run: %v", err)
 	}
 	waitOK(t, sys, "ctl/idle")
 	before, _, _ := db.Bounds()
 	for _, p := range []string{"\x03", "say=y\x04", "say=z\x1b", "del\x7f"} {
-		_, err := sys.Send(ctx, socketapi.SendRequest{Target: "ctl/idle", Prompt: p})
+		_, err := sys.Send(ctx, api.SendRequest{Target: "ctl/idle", Prompt: p})
 		pe, ok := wire.As(err)
 		if !ok || pe.Code != wire.InvalidRequest || pe.Details["reason"] != "control_characters" {
 			t.Errorf("Send(%q): got %v, want invalid_request control_characters", p, err)
@@ -127,12 +127,12 @@ func TestPromptControlCharactersRefused(t *testing.T) {
 		evs, _ := db.EventsAfter(ctx, before, 20)
 		t.Errorf("refused sends wrote %d events: %+v", after-before, evs)
 	}
-	ls, err := sys.Ls(ctx, socketapi.LsRequest{Pattern: "ctl/idle"})
+	ls, err := sys.Ls(ctx, api.LsRequest{Pattern: "ctl/idle"})
 	if err != nil || len(ls.Agents) != 1 || ls.Agents[0].Status != store.StatusIdle || ls.Agents[0].TurnDeliveredAt != nil {
 		t.Fatalf("after refused sends: %+v, %v; want the row idle with no turn", ls.Agents, err)
 	}
 	// The agent never saw any of it and still works.
-	sent, err := sys.Send(ctx, socketapi.SendRequest{Target: "ctl/idle", Prompt: "say=alive"})
+	sent, err := sys.Send(ctx, api.SendRequest{Target: "ctl/idle", Prompt: "say=alive"})
 	if err != nil || sent.InputSeq != 1 {
 		t.Fatalf("Send after the refusals: %+v, %v; want input_seq 1", sent, err)
 	}
@@ -146,13 +146,13 @@ func TestPromptControlCharactersRefused(t *testing.T) {
 func TestPromptTooLargeRefused(t *testing.T) {
 	sys, _ := newSystem(t)
 	big := strings.Repeat("x", actors.MaxPromptBytes+1)
-	_, err := sys.Run(t.Context(), socketapi.RunRequest{Path: "big/run", Agent: "mock", Prompt: big})
+	_, err := sys.Run(t.Context(), api.RunRequest{Path: "big/run", Agent: "mock", Prompt: big})
 	pe, ok := wire.As(err)
 	if !ok || pe.Code != wire.InvalidRequest || pe.Details["reason"] != "prompt_too_large" ||
 		pe.Details["limit_bytes"] != actors.MaxPromptBytes || pe.Details["prompt_bytes"] != len(big) {
 		t.Fatalf("Run(%d bytes): got %v, want invalid_request prompt_too_large", len(big), err)
 	}
-	if ls, err := sys.Ls(t.Context(), socketapi.LsRequest{All: true}); err != nil || len(ls.Agents) != 0 {
+	if ls, err := sys.Ls(t.Context(), api.LsRequest{All: true}); err != nil || len(ls.Agents) != 0 {
 		t.Fatalf("after a refused run: %d agents (%v), want none", len(ls.Agents), err)
 	}
 }
@@ -180,7 +180,7 @@ func TestPromptFiveMegabytes(t *testing.T) {
 	ctx := t.Context()
 	big := bigPrompt(5 << 20)
 	start := time.Now()
-	if _, err := sys.Run(ctx, socketapi.RunRequest{Path: "huge/one", Agent: "mock", Prompt: big}); err != nil {
+	if _, err := sys.Run(ctx, api.RunRequest{Path: "huge/one", Agent: "mock", Prompt: big}); err != nil {
 		t.Fatalf("Run: %v", err)
 	}
 	waitOK(t, sys, "huge/one")
@@ -190,7 +190,7 @@ func TestPromptFiveMegabytes(t *testing.T) {
 	t.Logf("5 MB first prompt delivered and answered in %v", time.Since(start))
 	big2 := "second " + big
 	start = time.Now()
-	if _, err := sys.Send(ctx, socketapi.SendRequest{Target: "huge/one", Prompt: big2}); err != nil {
+	if _, err := sys.Send(ctx, api.SendRequest{Target: "huge/one", Prompt: big2}); err != nil {
 		t.Fatalf("Send: %v", err)
 	}
 	sent := time.Since(start)
@@ -208,7 +208,7 @@ func TestPromptFiveMegabytes(t *testing.T) {
 // it with target's pane id.
 func ownedPane(t *testing.T, sys *actors.System, target string) (*herdr.Remote, string) {
 	t.Helper()
-	ls, err := sys.Ls(t.Context(), socketapi.LsRequest{Pattern: target})
+	ls, err := sys.Ls(t.Context(), api.LsRequest{Pattern: target})
 	if err != nil || len(ls.Agents) != 1 || ls.Agents[0].PaneID == nil {
 		t.Fatalf("Ls(%s): %+v, %v", target, ls.Agents, err)
 	}
@@ -222,7 +222,7 @@ func ownedPane(t *testing.T, sys *actors.System, target string) (*herdr.Remote, 
 func TestPromptInputBoxClearedBeforeDelivery(t *testing.T) {
 	sys, _ := newSystem(t)
 	ctx := t.Context()
-	if _, err := sys.Run(ctx, socketapi.RunRequest{Path: "clear/one", Agent: "mock"}); err != nil {
+	if _, err := sys.Run(ctx, api.RunRequest{Path: "clear/one", Agent: "mock"}); err != nil {
 		t.Fatalf("Run: %v", err)
 	}
 	waitOK(t, sys, "clear/one")
@@ -232,7 +232,7 @@ func TestPromptInputBoxClearedBeforeDelivery(t *testing.T) {
 			t.Fatalf("send_text %q: %v", left, err)
 		}
 		word := fmt.Sprintf("clean%d", i)
-		if _, err := sys.Send(ctx, socketapi.SendRequest{Target: "clear/one", Prompt: "say=" + word}); err != nil {
+		if _, err := sys.Send(ctx, api.SendRequest{Target: "clear/one", Prompt: "say=" + word}); err != nil {
 			t.Fatalf("Send: %v", err)
 		}
 		waitOK(t, sys, "clear/one")

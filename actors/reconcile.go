@@ -10,7 +10,7 @@ import (
 
 	"github.com/orcr-go/orcr/actors/actorkit"
 	"github.com/orcr-go/orcr/herdr"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/store"
 )
 

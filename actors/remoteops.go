@@ -3,11 +3,11 @@ package actors
 import (
 	"context"
 	"errors"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"path"
 	"time"
 
 	"github.com/orcr-go/orcr/socketapi/remote"
-	"github.com/orcr-go/orcr/socketapi/wire"
 	"github.com/orcr-go/orcr/store"
 )
 

@@ -13,8 +13,8 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/google/uuid"
 
-	"github.com/orcr-go/orcr/socketapi"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/store"
 )
 
@@ -35,19 +35,19 @@ func HashToken(token string) string {
 // once, stored as its SHA-256), with Rotate every older token revoked, with Revoke every
 // token revoked and none issued. Open connections that presented a revoked token are
 // dropped with unauthorized.
-func (s *System) Token(ctx context.Context, r socketapi.TokenRequest) (socketapi.TokenResult, error) {
+func (s *System) Token(ctx context.Context, r api.TokenRequest) (api.TokenResult, error) {
 	if r.Rotate && r.Revoke {
-		return socketapi.TokenResult{}, wire.New(wire.InvalidRequest, "rotate and revoke cannot be combined", "field", "revoke")
+		return api.TokenResult{}, wire.New(wire.InvalidRequest, "rotate and revoke cannot be combined", "field", "revoke")
 	}
 	row, _, err := s.exactTarget(ctx, r.Caller, r.Target)
 	if err != nil {
-		return socketapi.TokenResult{}, err
+		return api.TokenResult{}, err
 	}
-	res := socketapi.TokenResult{UUID: row.UUID, Path: row.Path, URLPath: "/agents/" + row.UUID + "/ws"}
+	res := api.TokenResult{UUID: row.UUID, Path: row.Path, URLPath: "/agents/" + row.UUID + "/ws"}
 	var secret, hash string
 	if !r.Revoke {
 		if secret, err = newSecret(); err != nil {
-			return socketapi.TokenResult{}, err
+			return api.TokenResult{}, err
 		}
 		hash = HashToken(secret)
 	}
@@ -61,7 +61,7 @@ func (s *System) Token(ctx context.Context, r socketapi.TokenRequest) (socketapi
 		return tx.IssueToken(row.UUID, hash, r.Rotate)
 	})
 	if err != nil {
-		return socketapi.TokenResult{}, err
+		return api.TokenResult{}, err
 	}
 	revoked, _ := v.([]string)
 	res.Revoked = len(revoked)
@@ -169,11 +169,11 @@ func (s *System) SetRemoteListener(addr string, tls bool) {
 	s.remoteMu.Unlock()
 }
 
-func (s *System) remoteStatus(ctx context.Context) socketapi.RemoteStatus {
+func (s *System) remoteStatus(ctx context.Context) api.RemoteStatus {
 	s.remoteMu.Lock()
 	addr, tls := s.remoteAddr, s.remoteTLS
 	s.remoteMu.Unlock()
-	out := socketapi.RemoteStatus{Listening: addr != "", TLS: tls}
+	out := api.RemoteStatus{Listening: addr != "", TLS: tls}
 	if addr != "" {
 		out.Address = &addr
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/orcr-go/orcr/socketapi"
 	"os"
 	"time"
 
@@ -12,7 +11,8 @@ import (
 
 	"github.com/orcr-go/orcr/actors/provider"
 	"github.com/orcr-go/orcr/config"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/store"
 	"github.com/orcr-go/orcr/store/agentpath"
 )
@@ -21,16 +21,16 @@ import (
 // (the prompt's included, [CheckPrompt]), then the data dir and launch.json, then one store transaction that checks the kill
 // barriers and the loop namespace and inserts the queued row with agent.created. The
 // queue is poked so promotion does not wait for its next tick.
-func (s *System) Run(ctx context.Context, r socketapi.RunRequest) (socketapi.RunResult, error) {
+func (s *System) Run(ctx context.Context, r api.RunRequest) (api.RunResult, error) {
 	switch {
 	case r.Name != "" && r.Path != "":
-		return socketapi.RunResult{}, wire.Invalid("name_and_path", "give either name or path, not both")
+		return api.RunResult{}, wire.Invalid("name_and_path", "give either name or path, not both")
 	case r.Name == "" && r.Path == "":
-		return socketapi.RunResult{}, wire.Invalid("name_required", "a name or a path is required")
+		return api.RunResult{}, wire.Invalid("name_required", "a name or a path is required")
 	}
 	prompt, err := CheckPrompt(r.Prompt)
 	if err != nil {
-		return socketapi.RunResult{}, err
+		return api.RunResult{}, err
 	}
 	r.Prompt = prompt
 	provName := r.Agent
@@ -41,18 +41,18 @@ func (s *System) Run(ctx context.Context, r socketapi.RunRequest) (socketapi.Run
 	prov, err := provider.Lookup(provName, s.providerOptions())
 	if err != nil {
 		if provName != provider.Mock {
-			return socketapi.RunResult{}, provider.CheckSupport(provName, false, s.herdrInstalled(ctx))
+			return api.RunResult{}, provider.CheckSupport(provName, false, s.herdrInstalled(ctx))
 		}
-		return socketapi.RunResult{}, err
+		return api.RunResult{}, err
 	}
 	// Every agent runs in a herdr pane: without a usable binary nothing is enqueued, and
 	// the error says how to install herdr rather than one of its integrations.
 	if herdrErr != nil {
-		return socketapi.RunResult{}, herdrErr
+		return api.RunResult{}, herdrErr
 	}
 	if provName != provider.Mock {
 		if err := provider.CheckSupport(provName, true, s.herdrInstalled(ctx)); err != nil {
-			return socketapi.RunResult{}, err
+			return api.RunResult{}, err
 		}
 	}
 	gc := store.GCMode(r.GC)
@@ -61,47 +61,47 @@ func (s *System) Run(ctx context.Context, r socketapi.RunRequest) (socketapi.Run
 		gc = store.GCAuto
 	case store.GCAuto, store.GCImmediate, store.GCNever:
 	default:
-		return socketapi.RunResult{}, wire.Invalid("invalid_gc", "gc must be auto, immediate or never", "value", r.GC)
+		return api.RunResult{}, wire.Invalid("invalid_gc", "gc must be auto, immediate or never", "value", r.GC)
 	}
 	route, err := prov.Route(s.cfg.Config, r.Model, r.Effort)
 	if err != nil {
-		return socketapi.RunResult{}, err
+		return api.RunResult{}, err
 	}
 	// Agents started while remote.approvals is on ask before risky tool calls: they run
 	// without the provider's permission bypass and their approvals row is mounted
 	// (docs/remote.md §7).
 	route.Approvals = s.cfg.Config.Remote.Approvals
 	if err := prov.Preflight(route, os.Geteuid(), s.serverEnv()); err != nil {
-		return socketapi.RunResult{}, err
+		return api.RunResult{}, err
 	}
 	timeout, err := parseTimeout(r.Timeout)
 	if err != nil {
-		return socketapi.RunResult{}, err
+		return api.RunResult{}, err
 	}
 	caller, err := s.caller(ctx, r.Caller)
 	if err != nil {
-		return socketapi.RunResult{}, err
+		return api.RunResult{}, err
 	}
 	scope, _ := caller.Scope()
 	path, err := agentpath.Creation(scope, r.Name, r.Path, nil)
 	if err != nil {
-		return socketapi.RunResult{}, err
+		return api.RunResult{}, err
 	}
 	argv, err := prov.LaunchArgv(route)
 	if err != nil {
-		return socketapi.RunResult{}, err
+		return api.RunResult{}, err
 	}
 
 	id, err := uuid.NewV7()
 	if err != nil {
-		return socketapi.RunResult{}, wire.Internal("uuid", err.Error())
+		return api.RunResult{}, wire.Internal("uuid", err.Error())
 	}
 	uid, token := id.String(), uuid.NewString()
 	// The worktree is planned here and made by the spawn (docs/lifecycle.md §8.4): a
 	// refusal comes before anything is written. The agent's cwd is the worktree.
 	wt, err := s.planWorktree(ctx, r, path, uid)
 	if err != nil {
-		return socketapi.RunResult{}, err
+		return api.RunResult{}, err
 	}
 	if wt != nil {
 		r.Cwd = wt.Path
@@ -116,7 +116,7 @@ func (s *System) Run(ctx context.Context, r socketapi.RunRequest) (socketapi.Run
 	if first := agentpath.FirstSegment(path); first != path {
 		active, err := s.cfg.DB.LoopActive(ctx, first)
 		if err != nil {
-			return socketapi.RunResult{}, err
+			return api.RunResult{}, err
 		}
 		if active {
 			env["ORCR_LOOP_DATA_DIR"] = home + "/data/" + first
@@ -130,7 +130,7 @@ func (s *System) Run(ctx context.Context, r socketapi.RunRequest) (socketapi.Run
 	}
 	l.Cwd, l.Timeout, l.Scope = optional(r.Cwd), optional(r.Timeout), optional(scope)
 	if err := WriteLaunch(dir, l); err != nil {
-		return socketapi.RunResult{}, err
+		return api.RunResult{}, err
 	}
 	n := store.NewAgent{UUID: uid, Path: path, ParentID: parentID, Provider: provName, Model: route.Model,
 		Effort: route.Effort, GCMode: gc, Cwd: r.Cwd, Session: s.cfg.Config.Herdr.Session, LaunchToken: token}
@@ -158,17 +158,17 @@ func (s *System) Run(ctx context.Context, r socketapi.RunRequest) (socketapi.Run
 		os.RemoveAll(dir)
 		var inUse *store.PathInUseError
 		if errors.As(err, &inUse) {
-			return socketapi.RunResult{}, pathInUse(inUse)
+			return api.RunResult{}, pathInUse(inUse)
 		}
 		var wtInUse *store.WorktreeInUseError
 		if errors.As(err, &wtInUse) {
-			return socketapi.RunResult{}, worktreeInUse(wtInUse)
+			return api.RunResult{}, worktreeInUse(wtInUse)
 		}
-		return socketapi.RunResult{}, wire.From(err, "sqlite")
+		return api.RunResult{}, wire.From(err, "sqlite")
 	}
 	s.sys.Root.Send(s.queue, PokeQueue{})
 
-	res := socketapi.RunAgent{UUID: uid, Path: path, Agent: provName, Managed: true, DataDir: dir, Status: store.StatusQueued}
+	res := api.RunAgent{UUID: uid, Path: path, Agent: provName, Managed: true, DataDir: dir, Status: store.StatusQueued}
 	if r.Cwd != "" {
 		res.Cwd = &r.Cwd
 	}
@@ -183,7 +183,7 @@ func (s *System) Run(ctx context.Context, r socketapi.RunRequest) (socketapi.Run
 	if route.Approvals {
 		perms = "approvals" // docs/remote.md §7: the provider asks; the stream's clients decide
 	}
-	return socketapi.RunResult{Agent: res, Permissions: perms}, nil
+	return api.RunResult{Agent: res, Permissions: perms}, nil
 }
 
 func pathInUse(e *store.PathInUseError) error {

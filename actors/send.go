@@ -2,10 +2,10 @@ package actors
 
 import (
 	"context"
-	"github.com/orcr-go/orcr/socketapi"
 	"time"
 
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 // sendTimeout bounds one delivery (a parked agent is moved home first, and a real
@@ -15,29 +15,29 @@ const sendTimeout = 10 * time.Minute
 // Send is agent.send (docs/lifecycle.md §11.1): the prompt is checked ([CheckPrompt]),
 // then the agent actor serializes the send with the agent's other operations and opens
 // the turn before typing.
-func (s *System) Send(ctx context.Context, r socketapi.SendRequest) (socketapi.SendResult, error) {
+func (s *System) Send(ctx context.Context, r api.SendRequest) (api.SendResult, error) {
 	// The prompt is checked before anything else, so a refused one changes nothing.
 	prompt, err := CheckPrompt(r.Prompt)
 	if err != nil {
-		return socketapi.SendResult{}, err
+		return api.SendResult{}, err
 	}
 	row, _, err := s.exactTarget(ctx, r.Caller, r.Target)
 	if err != nil {
-		return socketapi.SendResult{}, err
+		return api.SendResult{}, err
 	}
 	if row.Status.Gone() {
-		return socketapi.SendResult{}, wire.New(wire.NotFound, "agent "+row.Path+" is "+string(row.Status), "target", r.Target)
+		return api.SendResult{}, wire.New(wire.NotFound, "agent "+row.Path+" is "+string(row.Status), "target", r.Target)
 	}
 	res, err := s.sys.Root.RequestFuture(s.agents, SendInput{UUID: row.UUID, Prompt: prompt}, sendTimeout).Result()
 	if err != nil {
-		return socketapi.SendResult{}, wire.Internal("actor", "agent actor did not answer: "+err.Error())
+		return api.SendResult{}, wire.Internal("actor", "agent actor did not answer: "+err.Error())
 	}
 	out := res.(SendOutcome)
 	if wire.Is(out.Err, wire.NotFound, "") {
-		return socketapi.SendResult{}, wire.New(wire.NotFound, "agent "+row.Path+" has ended", "target", r.Target)
+		return api.SendResult{}, wire.New(wire.NotFound, "agent "+row.Path+" has ended", "target", r.Target)
 	}
 	if out.Err != nil {
-		return socketapi.SendResult{}, wire.From(out.Err, "internal")
+		return api.SendResult{}, wire.From(out.Err, "internal")
 	}
 	return out.Result, nil
 }

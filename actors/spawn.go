@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/orcr-go/orcr/herdr"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/store"
 )
 

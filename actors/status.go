@@ -8,8 +8,8 @@ import (
 	"github.com/orcr-go/orcr/actors/provider"
 	"github.com/orcr-go/orcr/config"
 	"github.com/orcr-go/orcr/config/service"
-	"github.com/orcr-go/orcr/socketapi"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/store"
 	"github.com/orcr-go/orcr/store/agentpath"
 )
@@ -17,34 +17,34 @@ import (
 // The read-only use cases: agent.ls, api.snapshot, server.status.
 
 // Ls is agent.ls (docs/protocol.md §5.17): rows in tree order, filtered.
-func (s *System) Ls(ctx context.Context, r socketapi.LsRequest) (socketapi.LsResult, error) {
+func (s *System) Ls(ctx context.Context, r api.LsRequest) (api.LsResult, error) {
 	caller, err := s.caller(ctx, r.Caller)
 	if err != nil {
-		return socketapi.LsResult{}, err
+		return api.LsResult{}, err
 	}
 	rows, err := agentpath.List(ctx, s.cfg.DB.Reader(), caller, agentpath.ListFilter{Pattern: r.Pattern, Agent: r.Agent, Status: r.Status,
 		Managed: r.Managed, Unmanaged: r.Unmanaged, All: r.All})
 	if err != nil {
-		return socketapi.LsResult{}, err
+		return api.LsResult{}, err
 	}
 	if rows == nil {
 		rows = []store.AgentRow{}
 	}
-	return socketapi.LsResult{Agents: rows}, nil
+	return api.LsResult{Agents: rows}, nil
 }
 
 // Snapshot is api.snapshot: agents, loops and queue at one event cursor.
-func (s *System) Snapshot(ctx context.Context) (socketapi.Snapshot, error) {
+func (s *System) Snapshot(ctx context.Context) (api.Snapshot, error) {
 	snap, err := s.cfg.DB.Snapshot(ctx)
 	if err != nil {
-		return socketapi.Snapshot{}, wire.From(err, "sqlite")
+		return api.Snapshot{}, wire.From(err, "sqlite")
 	}
 	return *snap, nil
 }
 
 // Status is server.status: herdr as the driver sees it (binary, owned session, ping),
 // per-provider integration layers, counts, loops and drift.
-func (s *System) Status(ctx context.Context) (socketapi.StatusResult, error) {
+func (s *System) Status(ctx context.Context) (api.StatusResult, error) {
 	counts := map[string]int64{"live": 0, "queued": 0, "starting": 0, "blocked": 0, "stalled": 0, "unmanaged": 0,
 		"unmarked_panes": 0, "unknown_marked_panes": 0}
 	c, err := s.cfg.DB.AgentCounts(ctx)
@@ -56,12 +56,12 @@ func (s *System) Status(ctx context.Context) (socketapi.StatusResult, error) {
 	stalled, err := s.cfg.DB.StalledAgents(ctx)
 	if err != nil {
 		s.cfg.Log.Warn("server.status: cannot list stalled agents", "err", err)
-		stalled = []socketapi.StalledAgent{}
+		stalled = []api.StalledAgent{}
 	}
 	paused, err := s.cfg.DB.ProviderPauses(ctx)
 	if err != nil {
 		s.cfg.Log.Warn("server.status: cannot read provider pauses", "err", err)
-		paused = []socketapi.ProviderPause{}
+		paused = []api.ProviderPause{}
 	}
 	loops, err := s.cfg.DB.ActiveLoops(ctx)
 	if err != nil {
@@ -77,11 +77,11 @@ func (s *System) Status(ctx context.Context) (socketapi.StatusResult, error) {
 	}
 	drift := s.drift()
 	counts["unmarked_panes"], counts["unknown_marked_panes"] = drift.UnmarkedPanes, drift.UnknownMarkedPanes
-	integrations := map[string]socketapi.Integration{}
+	integrations := map[string]api.Integration{}
 	for name, i := range provider.Integrations(s.herdrInstalled(ctx)) {
-		integrations[name] = socketapi.Integration(i)
+		integrations[name] = api.Integration(i)
 	}
-	return socketapi.StatusResult{
+	return api.StatusResult{
 		Version:      s.cfg.Version,
 		Protocol:     wire.Protocol,
 		PID:          os.Getpid(),
@@ -118,9 +118,9 @@ func (s *System) drift() Drift {
 
 // configStatus compares config.json on disk with the file the server started from
 // (docs/config.md §1.9): it changed, which keys, and whether a start would refuse it now.
-func (s *System) configStatus() socketapi.ConfigStatus {
+func (s *System) configStatus() api.ConfigStatus {
 	was := s.cfg.ConfigSource
-	st := socketapi.ConfigStatus{Path: s.cfg.Paths.Config, ChangedKeys: []string{}}
+	st := api.ConfigStatus{Path: s.cfg.Paths.Config, ChangedKeys: []string{}}
 	if was.Path == "" {
 		return st // not recorded (a system built without a server)
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/orcr-go/orcr/actors/actorkit"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/store"
 )
 

@@ -2,7 +2,6 @@ package actors
 
 import (
 	"context"
-	"github.com/orcr-go/orcr/socketapi"
 	"log/slog"
 	"os"
 	"strings"
@@ -15,7 +14,8 @@ import (
 	"github.com/orcr-go/orcr/actors/actorkit"
 	"github.com/orcr-go/orcr/config"
 	"github.com/orcr-go/orcr/herdr"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/store"
 	"github.com/orcr-go/orcr/store/agentpath"
 )
@@ -118,7 +118,7 @@ func Start(cfg SystemConfig) (*System, error) {
 		log.Warn("no herdr binary; agents cannot be spawned until one is configured", "err", err)
 		bin = ""
 	}
-	if s.driver, err = herdr.NewDriver(s.sys, herdr.Config{Bin: bin, Owned: cfg.Config.Herdr.Session}, log); err != nil {
+	if s.driver, err = herdr.NewDriver(s.sys, herdr.Config{Bin: bin, Owned: cfg.Config.Herdr.Session, Props: actorkit.Props}, log); err != nil {
 		return fail(wire.Internal("actor", "cannot start the herdr driver: "+err.Error()))
 	}
 	// Restart re-arm (docs/lifecycle.md §10.5): completion must observe a fresh idle
@@ -212,7 +212,7 @@ func Start(cfg SystemConfig) (*System, error) {
 // nothing (at most 100): the barrier kill of a stopped loop run (docs/loops.md §7 step 5).
 func (s *System) killUnder(ctx context.Context, path string) error {
 	for round := 0; round < 100; round++ {
-		res, err := s.Kill(ctx, socketapi.KillRequest{Targets: []string{"/" + path + "/**"}})
+		res, err := s.Kill(ctx, api.KillRequest{Targets: []string{"/" + path + "/**"}})
 		if wire.Is(err, wire.NotFound, "") {
 			return nil
 		}
@@ -295,13 +295,13 @@ func (s *System) writeGuarded(op func(*store.Tx, BarrierView) (any, error)) (any
 	return requestWrite(s.sys.Root, s.storePID, Write{Guarded: op})
 }
 
-func (s *System) caller(ctx context.Context, c socketapi.Caller) (agentpath.Caller, error) {
+func (s *System) caller(ctx context.Context, c api.Caller) (agentpath.Caller, error) {
 	return agentpath.ResolveCaller(ctx, s.cfg.DB.Reader(), c.CallerID, c.CallerPath)
 }
 
 // exactTarget resolves the target of an exact-target verb (send, logs) in the
 // caller's scope.
-func (s *System) exactTarget(ctx context.Context, c socketapi.Caller, target string) (store.AgentRow, string, error) {
+func (s *System) exactTarget(ctx context.Context, c api.Caller, target string) (store.AgentRow, string, error) {
 	if target == "" {
 		return store.AgentRow{}, "", wire.Invalid("target_required", "a target is required")
 	}
@@ -350,5 +350,5 @@ func (s *System) serverEnv() []string {
 // Statements is the number of SQL statements the store has run since it was opened.
 func (s *System) Statements() int64 { return s.cfg.DB.Statements() }
 
-// System is the facade the socket face dispatches to (socketapi.Methods).
-var _ socketapi.Facade = (*System)(nil)
+// System is the facade the socket face dispatches to (api.Methods).
+var _ api.Facade = (*System)(nil)

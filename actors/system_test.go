@@ -2,14 +2,14 @@ package actors_test
 
 import (
 	"context"
-	"github.com/orcr-go/orcr/socketapi"
 	"testing"
 	"time"
 
 	"github.com/orcr-go/orcr/actors"
 	"github.com/orcr-go/orcr/config"
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
-	"github.com/orcr-go/orcr/socketapi/wire"
 	"github.com/orcr-go/orcr/store"
 )
 
@@ -45,9 +45,9 @@ func newSystem(t *testing.T) (*actors.System, *store.DB) {
 	return sys, db
 }
 
-func waitOK(t *testing.T, sys *actors.System, target string) socketapi.WaitTarget {
+func waitOK(t *testing.T, sys *actors.System, target string) api.WaitTarget {
 	t.Helper()
-	res, err := sys.Wait(t.Context(), socketapi.WaitRequest{Targets: []string{target}, Timeout: "30s"})
+	res, err := sys.Wait(t.Context(), api.WaitRequest{Targets: []string{target}, Timeout: "30s"})
 	if err != nil {
 		t.Fatalf("Wait(%s): %v", target, err)
 	}
@@ -62,7 +62,7 @@ func waitOK(t *testing.T, sys *actors.System, target string) socketapi.WaitTarge
 func TestFacadeAgentLifecycle(t *testing.T) {
 	sys, _ := newSystem(t)
 	ctx := t.Context()
-	run, err := sys.Run(ctx, socketapi.RunRequest{Path: "facade/one", Agent: "mock", Prompt: "say=first turn_ms=100"})
+	run, err := sys.Run(ctx, api.RunRequest{Path: "facade/one", Agent: "mock", Prompt: "say=first turn_ms=100"})
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
@@ -72,28 +72,28 @@ func TestFacadeAgentLifecycle(t *testing.T) {
 	if w := waitOK(t, sys, "facade/one"); w.Reason != "turn_complete" {
 		t.Errorf("Wait after run: reason %q, want turn_complete", w.Reason)
 	}
-	logs, err := sys.Logs(ctx, socketapi.LogsRequest{Target: "facade/one", LastResponse: true})
+	logs, err := sys.Logs(ctx, api.LogsRequest{Target: "facade/one", LastResponse: true})
 	if err != nil || logs.Response == nil || logs.Response.Text != "first\nDONE" {
 		t.Fatalf("Logs(last response): got %+v, %v; want first\\nDONE", logs, err)
 	}
-	sent, err := sys.Send(ctx, socketapi.SendRequest{Target: "facade/one", Prompt: "say=second turn_ms=100"})
+	sent, err := sys.Send(ctx, api.SendRequest{Target: "facade/one", Prompt: "say=second turn_ms=100"})
 	if err != nil || sent.InputSeq != 2 || sent.DeliveredWhile != store.StatusIdle {
 		t.Fatalf("Send: got %+v, %v; want input_seq 2 delivered while idle", sent, err)
 	}
 	waitOK(t, sys, "facade/one")
-	logs, err = sys.Logs(ctx, socketapi.LogsRequest{Target: "facade/one"})
+	logs, err = sys.Logs(ctx, api.LogsRequest{Target: "facade/one"})
 	if err != nil || len(logs.Entries) != 4 {
 		t.Fatalf("Logs: got %d entries (%v), want 4", len(logs.Entries), err)
 	}
-	ls, err := sys.Ls(ctx, socketapi.LsRequest{})
+	ls, err := sys.Ls(ctx, api.LsRequest{})
 	if err != nil || len(ls.Agents) != 1 || ls.Agents[0].Status != store.StatusIdle {
 		t.Fatalf("Ls: got %+v, %v; want one idle agent", ls, err)
 	}
-	kill, err := sys.Kill(ctx, socketapi.KillRequest{Targets: []string{"facade/*"}})
+	kill, err := sys.Kill(ctx, api.KillRequest{Targets: []string{"facade/*"}})
 	if err != nil || len(kill.Killed) != 1 || !kill.AllKilled {
 		t.Fatalf("Kill: got %+v, %v; want facade/one killed", kill, err)
 	}
-	ls, err = sys.Ls(ctx, socketapi.LsRequest{All: true})
+	ls, err = sys.Ls(ctx, api.LsRequest{All: true})
 	if err != nil || len(ls.Agents) != 1 || ls.Agents[0].Status != store.StatusEnded ||
 		ls.Agents[0].ExitReason == nil || *ls.Agents[0].ExitReason != "killed" {
 		t.Fatalf("Ls after kill: got %+v, %v", ls, err)
@@ -103,7 +103,7 @@ func TestFacadeAgentLifecycle(t *testing.T) {
 	if err != nil || stats.Barriers != 0 {
 		t.Fatalf("after the kill: %d barriers standing (%v), want 0", stats.Barriers, err)
 	}
-	if _, err := sys.Run(ctx, socketapi.RunRequest{Path: "facade/one", Agent: "mock"}); err != nil {
+	if _, err := sys.Run(ctx, api.RunRequest{Path: "facade/one", Agent: "mock"}); err != nil {
 		t.Fatalf("Run on the killed path: %v", err)
 	}
 }
@@ -118,29 +118,29 @@ func TestFacadeErrors(t *testing.T) {
 		code wire.Code
 		why  string
 	}{
-		{"run without a name", func() error { _, err := sys.Run(ctx, socketapi.RunRequest{Agent: "mock"}); return err },
+		{"run without a name", func() error { _, err := sys.Run(ctx, api.RunRequest{Agent: "mock"}); return err },
 			wire.InvalidRequest, "name_required"},
 		{"run with name and path", func() error {
-			_, err := sys.Run(ctx, socketapi.RunRequest{Name: "a", Path: "b/a", Agent: "mock"})
+			_, err := sys.Run(ctx, api.RunRequest{Name: "a", Path: "b/a", Agent: "mock"})
 			return err
 		}, wire.InvalidRequest, "name_and_path"},
 		{"run with a bad gc", func() error {
-			_, err := sys.Run(ctx, socketapi.RunRequest{Name: "a", Agent: "mock", GC: "sometimes"})
+			_, err := sys.Run(ctx, api.RunRequest{Name: "a", Agent: "mock", GC: "sometimes"})
 			return err
 		}, wire.InvalidRequest, "invalid_gc"},
 		{"run with a bad timeout", func() error {
-			_, err := sys.Run(ctx, socketapi.RunRequest{Name: "a", Agent: "mock", Timeout: "soon"})
+			_, err := sys.Run(ctx, api.RunRequest{Name: "a", Agent: "mock", Timeout: "soon"})
 			return err
 		}, wire.InvalidRequest, "bad_duration"},
 		{"send to nobody", func() error {
-			_, err := sys.Send(ctx, socketapi.SendRequest{Target: "no/such", Prompt: "x"})
+			_, err := sys.Send(ctx, api.SendRequest{Target: "no/such", Prompt: "x"})
 			return err
 		}, wire.NotFound, ""},
-		{"send without a target", func() error { _, err := sys.Send(ctx, socketapi.SendRequest{Prompt: "x"}); return err },
+		{"send without a target", func() error { _, err := sys.Send(ctx, api.SendRequest{Prompt: "x"}); return err },
 			wire.InvalidRequest, "target_required"},
-		{"wait without targets", func() error { _, err := sys.Wait(ctx, socketapi.WaitRequest{}); return err },
+		{"wait without targets", func() error { _, err := sys.Wait(ctx, api.WaitRequest{}); return err },
 			wire.InvalidRequest, "target_required"},
-		{"kill without targets", func() error { _, err := sys.Kill(ctx, socketapi.KillRequest{}); return err },
+		{"kill without targets", func() error { _, err := sys.Kill(ctx, api.KillRequest{}); return err },
 			wire.InvalidRequest, "target_required"},
 	}
 	for _, c := range cases {
@@ -150,7 +150,7 @@ func TestFacadeErrors(t *testing.T) {
 			t.Errorf("%s: got %v, want %s %s", c.name, err, c.code, c.why)
 		}
 	}
-	ls, err := sys.Ls(ctx, socketapi.LsRequest{All: true})
+	ls, err := sys.Ls(ctx, api.LsRequest{All: true})
 	if err != nil || len(ls.Agents) != 0 {
 		t.Errorf("after bad input: %d agents (%v), want none", len(ls.Agents), err)
 	}
@@ -163,7 +163,7 @@ func TestFacadeErrors(t *testing.T) {
 func TestFacadeKillOfASpawnThatJustFinished(t *testing.T) {
 	sys, db := newSystem(t)
 	ctx := t.Context()
-	run, err := sys.Run(ctx, socketapi.RunRequest{Path: "race/one", Agent: "mock"})
+	run, err := sys.Run(ctx, api.RunRequest{Path: "race/one", Agent: "mock"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,8 +5,8 @@ import (
 	"fmt"
 
 	"github.com/orcr-go/orcr/herdr"
-	"github.com/orcr-go/orcr/socketapi"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/store"
 )
 
@@ -36,15 +36,15 @@ func (w *agentWork) liveStatuses() []store.Status {
 // state_conflict), an external turn opens before typing, and the prompt is typed
 // without confirmation. Discovery then follows herdr's status and ends the turn
 // (docs/decisions.md D11). A delivery that fails undoes the turn.
-func (w *agentWork) sendExternal(prompt string) (socketapi.SendResult, error) {
+func (w *agentWork) sendExternal(prompt string) (api.SendResult, error) {
 	if w.env.Herdr == nil {
-		return socketapi.SendResult{}, wire.Conflict("no herdr binary; cannot reach agent " + w.st.Path)
+		return api.SendResult{}, wire.Conflict("no herdr binary; cannot reach agent " + w.st.Path)
 	}
 	ctx, cancel := w.herdrCtx()
 	list, err := w.sess().AgentList(ctx)
 	cancel()
 	if err != nil {
-		return socketapi.SendResult{}, wire.Conflict(fmt.Sprintf("herdr session %s of agent %s is not running", w.st.Session, w.st.Path))
+		return api.SendResult{}, wire.Conflict(fmt.Sprintf("herdr session %s of agent %s is not running", w.st.Session, w.st.Path))
 	}
 	var pane herdr.AgentInfo
 	for _, a := range list {
@@ -53,7 +53,7 @@ func (w *agentWork) sendExternal(prompt string) (socketapi.SendResult, error) {
 		}
 	}
 	if pane.TerminalID == "" {
-		return socketapi.SendResult{}, wire.Conflict(fmt.Sprintf("agent %s has no pane in herdr session %s", w.st.Path, w.st.Session),
+		return api.SendResult{}, wire.Conflict(fmt.Sprintf("agent %s has no pane in herdr session %s", w.st.Path, w.st.Session),
 			"current_status", w.st.Status)
 	}
 	v, err := w.write(func(tx *store.Tx) (any, error) {
@@ -66,9 +66,9 @@ func (w *agentWork) sendExternal(prompt string) (socketapi.SendResult, error) {
 		return openedTurn{seq: seq, opID: id, was: was}, err
 	})
 	if err := w.openFailed(err); errors.Is(err, store.ErrStale) {
-		return socketapi.SendResult{}, wire.Conflict("agent "+w.st.Path+" changed state during delivery", "current_status", w.st.Status)
+		return api.SendResult{}, wire.Conflict("agent "+w.st.Path+" changed state during delivery", "current_status", w.st.Status)
 	} else if err != nil {
-		return socketapi.SendResult{}, err
+		return api.SendResult{}, err
 	}
 	o := v.(openedTurn)
 	plan := w.plan(w.st.Provider)
@@ -99,7 +99,7 @@ func (w *agentWork) sendExternal(prompt string) (socketapi.SendResult, error) {
 	})
 	w.logErr("input applied", err)
 	if derr != nil {
-		return socketapi.SendResult{}, wire.From(derr, "herdr")
+		return api.SendResult{}, wire.From(derr, "herdr")
 	}
-	return socketapi.SendResult{UUID: w.uuid, Path: w.st.Path, DeliveredWhile: o.was, InputSeq: o.seq}, nil
+	return api.SendResult{UUID: w.uuid, Path: w.st.Path, DeliveredWhile: o.was, InputSeq: o.seq}, nil
 }

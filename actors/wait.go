@@ -2,7 +2,6 @@ package actors
 
 import (
 	"context"
-	"github.com/orcr-go/orcr/socketapi"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -10,7 +9,8 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/orcr-go/orcr/actors/actorkit"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/store"
 	"github.com/orcr-go/orcr/store/agentpath"
 )
@@ -41,30 +41,30 @@ var waitReadSlots = make(chan struct{}, 4)
 // read where one member is settled ([decideWait]). While it blocks, a wait costs one idle
 // actor and a parked goroutine. When ctx ends (the client left, the server stops) the
 // wait answers with the current state.
-func (s *System) Wait(ctx context.Context, r socketapi.WaitRequest) (socketapi.WaitResult, error) {
+func (s *System) Wait(ctx context.Context, r api.WaitRequest) (api.WaitResult, error) {
 	start := time.Now()
 	targets, err := bulkTargets(r.Targets)
 	if err != nil {
-		return socketapi.WaitResult{}, err
+		return api.WaitResult{}, err
 	}
 	var deadline time.Time
 	if r.Timeout != "" {
 		d, err := parseTimeout(r.Timeout)
 		if err != nil {
-			return socketapi.WaitResult{}, err
+			return api.WaitResult{}, err
 		}
 		deadline = start.Add(d)
 	}
 	caller, err := s.caller(ctx, r.Caller)
 	if err != nil {
-		return socketapi.WaitResult{}, err
+		return api.WaitResult{}, err
 	}
 	rows, err := agentpath.ResolveBulk(ctx, s.cfg.DB.Reader(), caller, targets)
 	if err != nil && !wire.Is(err, wire.NotFound, "") {
-		return socketapi.WaitResult{}, err
+		return api.WaitResult{}, err
 	}
 	if rows, err = s.addEnded(ctx, caller, targets, rows, err); err != nil {
-		return socketapi.WaitResult{}, err
+		return api.WaitResult{}, err
 	}
 	uuids := make([]string, len(rows))
 	for i, r := range rows {
@@ -110,7 +110,7 @@ func (s *System) addEnded(ctx context.Context, caller agentpath.Caller, targets 
 // waitLoop reads, decides, and blocks until the next commit, the deadline, the fallback
 // re-check or the end of ctx (server shutdown or the client leaving), which returns the
 // current state.
-func (s *System) waitLoop(ctx context.Context, w *waiter, uuids []string, deadline time.Time, onAny bool) (socketapi.WaitResult, error) {
+func (s *System) waitLoop(ctx context.Context, w *waiter, uuids []string, deadline time.Time, onAny bool) (api.WaitResult, error) {
 	// Reads outlive ctx: on shutdown the current state is still read and returned (the
 	// store is closed only after every request goroutine ended).
 	rctx := context.WithoutCancel(ctx)
@@ -126,7 +126,7 @@ func (s *System) waitLoop(ctx context.Context, w *waiter, uuids []string, deadli
 	for {
 		head, rows, err := s.waitRead(rctx, uuids)
 		if err != nil {
-			return socketapi.WaitResult{}, err
+			return api.WaitResult{}, err
 		}
 		v := decideWait(rows, onAny, !deadline.IsZero() && !time.Now().Before(deadline))
 		if v.done && !v.timedOut && ctx.Err() == nil && s.paneVanished(ctx, rows, &checkedAt) {
@@ -257,10 +257,10 @@ func decideWait(rows []store.WaitRow, onAny, expired bool) waitVerdict {
 
 // settlement maps a row to its wait target (docs/protocol.md §5.12's table); settled is false
 // for queued, starting, working and unknown rows, which carry reason wait_timeout.
-func settlement(r store.WaitRow) (t socketapi.WaitTarget, settled bool) {
-	t = socketapi.WaitTarget{UUID: r.UUID, Path: r.Path, Status: r.Status, ExitReason: r.ExitReason, ExitDetail: r.ExitDetail}
-	none := socketapi.WaitNext{Kind: "none"}
-	lastResponse := socketapi.WaitNext{Kind: "logs_last_response", Command: "orcr agent logs " + r.Path + " --last-response"}
+func settlement(r store.WaitRow) (t api.WaitTarget, settled bool) {
+	t = api.WaitTarget{UUID: r.UUID, Path: r.Path, Status: r.Status, ExitReason: r.ExitReason, ExitDetail: r.ExitDetail}
+	none := api.WaitNext{Kind: "none"}
+	lastResponse := api.WaitNext{Kind: "logs_last_response", Command: "orcr agent logs " + r.Path + " --last-response"}
 	switch r.Status {
 	case store.StatusIdle, store.StatusParked:
 		t.OK, t.Reason, t.Next = true, "turn_complete", lastResponse
@@ -269,7 +269,7 @@ func settlement(r store.WaitRow) (t socketapi.WaitTarget, settled bool) {
 		if r.BlockedKind != "" {
 			kind = r.BlockedKind
 		}
-		t.Reason, t.Next = "blocked:"+kind, socketapi.WaitNext{Kind: "attach", Command: "orcr agent attach " + r.Path}
+		t.Reason, t.Next = "blocked:"+kind, api.WaitNext{Kind: "attach", Command: "orcr agent attach " + r.Path}
 	case store.StatusLost:
 		t.Reason, t.Next = "lost", none
 	case store.StatusEnded:
@@ -277,7 +277,7 @@ func settlement(r store.WaitRow) (t socketapi.WaitTarget, settled bool) {
 		case "completed":
 			t.OK, t.Reason, t.Next = true, "completed", lastResponse
 		case "reaped":
-			t.OK, t.Reason, t.Next = true, "reaped", socketapi.WaitNext{Kind: "logs_history", Command: "orcr agent logs " + r.UUID}
+			t.OK, t.Reason, t.Next = true, "reaped", api.WaitNext{Kind: "logs_history", Command: "orcr agent logs " + r.UUID}
 		case "timeout", "lost", "killed", "canceled", "failed":
 			t.Reason, t.Next = t.ExitReason, none
 		default:
@@ -285,7 +285,7 @@ func settlement(r store.WaitRow) (t socketapi.WaitTarget, settled bool) {
 		}
 		if r.Screen && !t.OK {
 			// The pane's last screen was kept: the provider's own words on why.
-			t.Next = socketapi.WaitNext{Kind: "logs_screen", Command: "orcr agent logs " + r.UUID + " --screen"}
+			t.Next = api.WaitNext{Kind: "logs_screen", Command: "orcr agent logs " + r.UUID + " --screen"}
 		}
 	default: // queued, starting, working, unknown
 		t.Reason, t.Next = "wait_timeout", none
@@ -297,8 +297,8 @@ func settlement(r store.WaitRow) (t socketapi.WaitTarget, settled bool) {
 // buildWaitResult is the answer of a wait decided by v at the read (rows, head). After an
 // any wait named its first settled row, the members not settled are reason pending, not
 // wait_timeout: the wait did not run out on them, it did not wait for them.
-func buildWaitResult(rows []store.WaitRow, head int64, v waitVerdict) socketapi.WaitResult {
-	res := socketapi.WaitResult{Targets: make([]socketapi.WaitTarget, 0, len(rows)), AllOK: true, TimedOut: v.timedOut, DecisionSeq: head}
+func buildWaitResult(rows []store.WaitRow, head int64, v waitVerdict) api.WaitResult {
+	res := api.WaitResult{Targets: make([]api.WaitTarget, 0, len(rows)), AllOK: true, TimedOut: v.timedOut, DecisionSeq: head}
 	if v.first >= 0 {
 		res.FirstSettled = rows[v.first].UUID
 	}

@@ -5,7 +5,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/store"
 )
 
@@ -52,15 +52,15 @@ func TestDecideWait(t *testing.T) {
 func TestBuildWaitResultAny(t *testing.T) {
 	rows := []store.WaitRow{waitRow("a", store.StatusWorking, 10), waitRow("b", store.StatusIdle, 30),
 		{UUID: "u-c", Path: "c", Status: store.StatusBlocked, BlockedKind: "question", StatusChangedAt: 20}}
-	none := socketapi.WaitNext{Kind: "none"}
-	target := func(r store.WaitRow, ok bool, reason string, next socketapi.WaitNext) socketapi.WaitTarget {
-		return socketapi.WaitTarget{UUID: r.UUID, Path: r.Path, Status: r.Status, OK: ok, Reason: reason, Next: next}
+	none := api.WaitNext{Kind: "none"}
+	target := func(r store.WaitRow, ok bool, reason string, next api.WaitNext) api.WaitTarget {
+		return api.WaitTarget{UUID: r.UUID, Path: r.Path, Status: r.Status, OK: ok, Reason: reason, Next: next}
 	}
-	idleB := target(rows[1], true, "turn_complete", socketapi.WaitNext{Kind: "logs_last_response", Command: "orcr agent logs b --last-response"})
-	blockedC := target(rows[2], false, "blocked:question", socketapi.WaitNext{Kind: "attach", Command: "orcr agent attach c"})
+	idleB := target(rows[1], true, "turn_complete", api.WaitNext{Kind: "logs_last_response", Command: "orcr agent logs b --last-response"})
+	blockedC := target(rows[2], false, "blocked:question", api.WaitNext{Kind: "attach", Command: "orcr agent attach c"})
 
 	got := buildWaitResult(rows, 7, decideWait(rows, true, false))
-	want := socketapi.WaitResult{Targets: []socketapi.WaitTarget{target(rows[0], false, "pending", none), idleB, blockedC},
+	want := api.WaitResult{Targets: []api.WaitTarget{target(rows[0], false, "pending", none), idleB, blockedC},
 		DecisionSeq: 7, FirstSettled: "u-c"}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("any wait settled on c (-want +got):\n%s", d)
@@ -71,7 +71,7 @@ func TestBuildWaitResultAny(t *testing.T) {
 
 	working := rows[:1]
 	got = buildWaitResult(working, 9, decideWait(working, true, true))
-	want = socketapi.WaitResult{Targets: []socketapi.WaitTarget{target(rows[0], false, "wait_timeout", none)}, TimedOut: true, DecisionSeq: 9}
+	want = api.WaitResult{Targets: []api.WaitTarget{target(rows[0], false, "wait_timeout", none)}, TimedOut: true, DecisionSeq: 9}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("any wait timed out (-want +got):\n%s", d)
 	}

@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 
 	"github.com/orcr-go/orcr/actors/worktree"
-	"github.com/orcr-go/orcr/socketapi"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/store"
 )
 
@@ -22,7 +22,7 @@ import (
 
 // planWorktree is agent.run's worktree check: the repository cwd is in, the branch,
 // and where the agent will run (worktree.Decide). nil when the request asks for none.
-func (s *System) planWorktree(ctx context.Context, r socketapi.RunRequest, path, uid string) (*store.Worktree, error) {
+func (s *System) planWorktree(ctx context.Context, r api.RunRequest, path, uid string) (*store.Worktree, error) {
 	if !r.Worktree && r.WorktreeBranch == "" {
 		if r.KeepWorktree {
 			return nil, wire.Invalid("keep_without_worktree", "keep_worktree needs worktree")

@@ -11,7 +11,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 // Default values of the config keys (docs/config.md §1.3).

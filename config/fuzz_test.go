@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/orcr-go/orcr/config"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 // FuzzLoad feeds arbitrary config.json bytes to the loader (through [config.Parse], the

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/orcr-go/orcr/config"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 // env returns a getenv over m (nothing else is visible).

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/orcr-go/orcr/socketapi/wire"
-	"github.com/orcr-go/orcr/socketapi/wire/pathglob"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
+	"github.com/orcr-go/orcr/socketapi/api/wire/pathglob"
 )
 
 // Defaults and floors of the `notify` section (docs/notify.md §2).

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/orcr-go/orcr/herdr/herdrschema"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 // buildStandin builds cmd/herdr-standin as "herdr" into a temp dir.

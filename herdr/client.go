@@ -15,7 +15,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 // Wire limits and timings of herdr's socket (docs/herdr.md §2, docs/config.md §1.8).

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 func TestClientPing(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 // Operation is one row of orcr's herdr contract: a socket method, the params orcr

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/orcr-go/orcr/herdr/herdrschema"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 func TestContractPassesSchemaFixtures(t *testing.T) {

@@ -17,7 +17,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 // Bootstrap timings of the owned session (docs/herdr.md §11, docs/config.md §1.8).

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 func TestParseSessionList(t *testing.T) {

@@ -3,14 +3,14 @@ package herdr
 import (
 	"context"
 	"errors"
-	"github.com/orcr-go/orcr/socketapi"
 	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 // Defaults of [Config].
@@ -40,6 +40,10 @@ type Config struct {
 	BackoffInitial, BackoffMax time.Duration
 	// CallTimeout bounds one blocking Session call when ctx has no deadline (2 min).
 	CallTimeout time.Duration
+	// Props builds the Props of the driver's actors (its supervisor and connection
+	// actors). The server passes actorkit.Props, so that they log a panic's stack as
+	// every actor of its tree does (actors/doc.go); nil builds plain Props.
+	Props func(log *slog.Logger, producer actor.Producer, opts ...actor.PropsOption) *actor.Props
 
 	// live is the binary in use once NewDriver has run: Bin at first, replaced by
 	// [Driver.SetBin].
@@ -61,6 +65,13 @@ func (c *Config) pause() time.Duration          { return or(c.DeliverPause, Defa
 func (c *Config) backoffInitial() time.Duration { return or(c.BackoffInitial, DefaultBackoffInitial) }
 func (c *Config) backoffMax() time.Duration     { return or(c.BackoffMax, DefaultBackoffMax) }
 func (c *Config) callTimeout() time.Duration    { return or(c.CallTimeout, DefaultCallTimeout) }
+
+func (c *Config) props(log *slog.Logger, producer actor.Producer, opts ...actor.PropsOption) *actor.Props {
+	if c.Props != nil {
+		return c.Props(log, producer, opts...)
+	}
+	return actor.PropsFromProducer(producer, opts...)
+}
 
 func (c *Config) owned() string {
 	if c.Owned == "" {
@@ -200,7 +211,7 @@ func (d *Driver) Restarts(name string) int {
 
 // StatusInfo is the `herdr` object of server.status (docs/protocol.md §5.2). Nil pointers
 // encode as JSON null.
-type StatusInfo = socketapi.HerdrStatus
+type StatusInfo = api.HerdrStatus
 
 // Status builds server.status's herdr object: reachable means the binary was found;
 // socket, version and protocol are filled only when the owned session is listed as

@@ -2,6 +2,7 @@ package herdr
 
 import (
 	"context"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,8 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/asynkron/protoactor-go/actor"
+
 	"github.com/orcr-go/orcr/actors/actorkit"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 // newTestDriver starts an actor system and a driver with fast backoff.
@@ -111,6 +114,33 @@ func TestDriverStatus(t *testing.T) {
 	none := newTestDriver(t, Config{Owned: "x"})
 	if st := none.Status(context.Background()); st.Bin != nil || st.Reachable || st.Session != "x" {
 		t.Errorf("Status without bin: got %+v", st)
+	}
+}
+
+// The driver builds its actors (the supervisor, each connection actor) with
+// Config.Props: the server passes actorkit.Props so they log a panic's stack like every
+// actor of its tree (actors/doc.go), without herdr importing anything under actors/.
+func TestDriverBuildsItsActorsWithConfigProps(t *testing.T) {
+	s := newScripted(t, func(req map[string]any) string {
+		if req["method"] == "ping" {
+			return ok(req, `{"type":"pong","version":"0.8.0","protocol":20}`)
+		}
+		return ok(req, `{"type":"agent_list","agents":[]}`)
+	})
+	var built atomic.Int32
+	props := func(log *slog.Logger, producer actor.Producer, opts ...actor.PropsOption) *actor.Props {
+		built.Add(1)
+		return actorkit.Props(log, producer, opts...)
+	}
+	d := newTestDriver(t, Config{Sessions: staticSessions(SessionInfo{Name: "orcr", SocketPath: s.path}), Props: props})
+	if n := built.Load(); n != 1 {
+		t.Fatalf("after NewDriver: %d Props built, want 1 (the supervisor)", n)
+	}
+	if _, err := d.Owned().AgentList(context.Background()); err != nil {
+		t.Fatalf("AgentList: %v", err)
+	}
+	if n := built.Load(); n != 2 {
+		t.Errorf("after the first call: %d Props built, want 2 (the supervisor and the session's connection actor)", n)
 	}
 }
 

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 // DefaultDeliverPause is the pause between typing a prompt and pressing Enter

@@ -8,8 +8,7 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/orcr-go/orcr/actors/actorkit"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 // SessionHealth is the supervisor's view of one session connection.
@@ -74,7 +73,7 @@ func newSupervisorProps(cfg *Config, log *slog.Logger, wg *sync.WaitGroup) *acto
 	// A panicking session actor is stopped, not restarted in place: its Terminated
 	// then goes through the same backoff path as a reported failure.
 	strategy := actor.NewOneForOneStrategy(0, time.Second, func(any) actor.Directive { return actor.StopDirective })
-	return actorkit.Props(log, func() actor.Actor {
+	return cfg.props(log, func() actor.Actor {
 		return &supervisor{cfg: cfg, log: log, wg: wg, sessions: map[string]*sessionEntry{}}
 	}, actor.WithSupervisor(strategy))
 }
@@ -161,7 +160,7 @@ func (s *supervisor) spawn(c actor.Context, e *sessionEntry) {
 	e.gen++
 	e.state = stateConnecting
 	e.timer = nil
-	props := actorkit.Props(s.log, newSessionActor(e.name, e.gen, s.cfg, s.wg))
+	props := s.cfg.props(s.log, newSessionActor(e.name, e.gen, s.cfg, s.wg))
 	e.pid = c.SpawnPrefix(props, "herdr-session-"+e.name+"-")
 }
 

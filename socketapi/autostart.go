@@ -4,7 +4,8 @@ import (
 	"context"
 	"time"
 
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 // Ensure-running outcomes.
@@ -70,7 +71,7 @@ func (c *Client) WaitReady(ctx context.Context, d time.Duration) error {
 // waitReady polls the handshake until it succeeds or d passes. A startup error on
 // exited ends the wait early (see [Client.EnsureRunning]); a nil one only stops the
 // watch.
-func (c *Client) waitReady(ctx context.Context, d time.Duration, exited <-chan error) (Handshake, error) {
+func (c *Client) waitReady(ctx context.Context, d time.Duration, exited <-chan error) (api.Handshake, error) {
 	deadline := time.Now().Add(d)
 	var last error
 	for {
@@ -82,7 +83,7 @@ func (c *Client) waitReady(ctx context.Context, d time.Duration, exited <-chan e
 		}
 		last = err
 		if ctx.Err() != nil || time.Now().After(deadline) {
-			return Handshake{}, wire.Env("server_start_failed", "the orcr server did not become ready in time",
+			return api.Handshake{}, wire.Env("server_start_failed", "the orcr server did not become ready in time",
 				"last_error", last.Error())
 		}
 		t := time.NewTimer(ReadyPoll)
@@ -97,7 +98,7 @@ func (c *Client) waitReady(ctx context.Context, d time.Duration, exited <-chan e
 				if h, err := c.Handshake(ctx); err == nil {
 					return h, nil
 				}
-				return Handshake{}, failed
+				return api.Handshake{}, failed
 			}
 		}
 	}

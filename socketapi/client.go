@@ -13,12 +13,13 @@ import (
 	"time"
 
 	"github.com/orcr-go/orcr/config"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 // Client is the Go SDK of the orcr socket API: one typed method per method of the table
-// ([Methods]), the streams [Client.Watch] and [Client.FollowLogs], and [Client.Call] for
-// any method by name. The zero value is usable: it talks to the server of the home
+// ([api.Methods]), the streams [Client.Watch] and [Client.FollowLogs], and [Client.Call]
+// for any method by name. The zero value is usable: it talks to the server of the home
 // ORCR_HOME names (default ~/.orcr). [FromEnv] builds the client of code running inside
 // an agent pane or a loop run; [Client.Scope] a client whose paths live in a scope.
 // Fields must not change after first use; a Client is safe for concurrent use. Each call
@@ -87,10 +88,11 @@ func (c *Client) dial(ctx context.Context) (net.Conn, error) {
 
 // Call sends one request for any method by name, untyped, on a fresh connection and
 // decodes the result into result (which may be nil, or a *json.RawMessage). params go as
-// given: no caller identity or scope is added. A protocol error comes back as *[Error].
+// given: no caller identity or scope is added. A protocol error comes back as
+// *[api.Error].
 func (c *Client) Call(ctx context.Context, method string, params any, result any) error {
 	unbounded := false
-	if m, ok := Lookup(method); ok {
+	if m, ok := api.Lookup(method); ok {
 		unbounded = m.Info().Unbounded
 	}
 	return c.call(ctx, method, unbounded, params, result)

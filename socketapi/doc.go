@@ -1,22 +1,15 @@
-// Package socketapi is the Go SDK of orcr's socket API, and the one place that API is
-// defined.
-//
-// # The method table
-//
-// [Methods] lists every wire method of protocol 1 as a [Method] value ([AgentRun],
-// [AgentLs], [ServerStatus], …) carrying its name, its request and result types and how
-// the server serves it. The server dispatches from the table, [Schema] describes it, and
-// the client calls through it, so a method added there is reachable everywhere at once.
-// A method with no implementation yet answers invalid_request with reason
-// not_implemented.
+// Package socketapi is the Go SDK of orcr's socket API: the client. What the API is —
+// the method table, the request, result and row types, the error codes — is package
+// [api], which this one calls through.
 //
 // # Calls
 //
 // [Client] has one typed method per use case: [Client.Run], [Client.Ask],
 // [Client.Send], [Client.Logs], [Client.Wait], [Client.Kill], [Client.Ls],
 // [Client.Status], [Client.Snapshot] and the others. [Invoke] and [InvokeRaw] call any
-// table entry generically; [Client.Call] calls any method by its wire name, untyped.
-// Every call opens its own connection and closes it after the one response. A call
+// entry of the method table ([api.Methods]) generically; [Client.Call] calls any method
+// by its wire name, untyped. Every call opens its own connection and closes it after the
+// one response. A call
 // without a deadline in its context is bounded by Client.Timeout, except agent.wait and
 // agent.ask, whose deadline belongs to the server. Ending the context closes the
 // connection and returns at once.
@@ -40,10 +33,11 @@
 //
 // # Errors
 //
-// A refused request comes back as an *[Error] holding one of the nine codes
-// ([CodeNotFound], [CodeInvalidRequest], …), a message and details such as the reason.
-// Match it with errors.As or [IsCode]. Failures on the client's side (no server, the
-// context ended, a broken connection) are environment_error with a cause of their own.
+// A refused request comes back as an *[api.Error] holding one of the nine codes
+// ([api.CodeNotFound], [api.CodeInvalidRequest], …), a message and details such as the
+// reason. Match it with errors.As or [api.IsCode]. Failures on the client's side (no
+// server, the context ended, a broken connection) are environment_error with a cause of
+// their own.
 //
 // # The zero Client
 //

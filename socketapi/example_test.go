@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
 )
 
@@ -126,7 +127,7 @@ func ExampleClient_Snapshot() {
 	defer stop()
 	ctx := context.Background()
 
-	if _, err := c.Run(ctx, socketapi.RunRequest{Path: "review/one", Agent: "mock"}); err != nil {
+	if _, err := c.Run(ctx, api.RunRequest{Path: "review/one", Agent: "mock"}); err != nil {
 		fmt.Println(err)
 		return
 	}
@@ -149,7 +150,7 @@ func ExampleClient_Run() {
 	defer stop()
 
 	// The sandbox runs the mock provider; its prompt says what it answers.
-	res, err := c.Run(context.Background(), socketapi.RunRequest{
+	res, err := c.Run(context.Background(), api.RunRequest{
 		Path: "review/worker", Agent: "mock", Prompt: "say=hello",
 	})
 	if err != nil {
@@ -164,7 +165,7 @@ func ExampleClient_Ask() {
 	c, stop := sandbox()
 	defer stop()
 
-	res, err := c.Ask(context.Background(), socketapi.AskRequest{
+	res, err := c.Ask(context.Background(), api.AskRequest{
 		Path: "review/question", Agent: "mock", Prompt: "say=forty_two",
 	})
 	if err != nil {
@@ -184,16 +185,16 @@ func ExampleClient_Send() {
 	defer stop()
 	ctx := context.Background()
 
-	c.Run(ctx, socketapi.RunRequest{Path: "review/chat", Agent: "mock", Prompt: "say=first"})
-	c.Wait(ctx, socketapi.WaitRequest{Targets: []string{"review/chat"}})
-	sent, err := c.Send(ctx, socketapi.SendRequest{Target: "review/chat", Prompt: "say=second"})
+	c.Run(ctx, api.RunRequest{Path: "review/chat", Agent: "mock", Prompt: "say=first"})
+	c.Wait(ctx, api.WaitRequest{Targets: []string{"review/chat"}})
+	sent, err := c.Send(ctx, api.SendRequest{Target: "review/chat", Prompt: "say=second"})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	fmt.Println("turn", sent.InputSeq, "delivered while", sent.DeliveredWhile)
-	c.Wait(ctx, socketapi.WaitRequest{Targets: []string{"review/chat"}})
-	last, err := c.Logs(ctx, socketapi.LogsRequest{Target: "review/chat", LastResponse: true})
+	c.Wait(ctx, api.WaitRequest{Targets: []string{"review/chat"}})
+	last, err := c.Logs(ctx, api.LogsRequest{Target: "review/chat", LastResponse: true})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -209,9 +210,9 @@ func ExampleClient_Logs() {
 	defer stop()
 	ctx := context.Background()
 
-	c.Run(ctx, socketapi.RunRequest{Path: "review/logged", Agent: "mock", Prompt: "say=done"})
-	c.Wait(ctx, socketapi.WaitRequest{Targets: []string{"review/logged"}})
-	logs, err := c.Logs(ctx, socketapi.LogsRequest{Target: "review/logged"})
+	c.Run(ctx, api.RunRequest{Path: "review/logged", Agent: "mock", Prompt: "say=done"})
+	c.Wait(ctx, api.WaitRequest{Targets: []string{"review/logged"}})
+	logs, err := c.Logs(ctx, api.LogsRequest{Target: "review/logged"})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -230,9 +231,9 @@ func ExampleClient_Wait() {
 	ctx := context.Background()
 
 	for _, p := range []string{"review/a", "review/b"} {
-		c.Run(ctx, socketapi.RunRequest{Path: p, Agent: "mock", Prompt: "say=ok"})
+		c.Run(ctx, api.RunRequest{Path: p, Agent: "mock", Prompt: "say=ok"})
 	}
-	res, err := c.Wait(ctx, socketapi.WaitRequest{Targets: []string{"review/*"}, Timeout: "1m"})
+	res, err := c.Wait(ctx, api.WaitRequest{Targets: []string{"review/*"}, Timeout: "1m"})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -252,8 +253,8 @@ func ExampleClient_Kill() {
 	defer stop()
 	ctx := context.Background()
 
-	c.Run(ctx, socketapi.RunRequest{Path: "review/doomed", Agent: "mock"})
-	preview, err := c.Kill(ctx, socketapi.KillRequest{Targets: []string{"review/*"}, Preview: true})
+	c.Run(ctx, api.RunRequest{Path: "review/doomed", Agent: "mock"})
+	preview, err := c.Kill(ctx, api.KillRequest{Targets: []string{"review/*"}, Preview: true})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -261,7 +262,7 @@ func ExampleClient_Kill() {
 	for _, t := range preview.Targets {
 		fmt.Println("would kill", t.Path)
 	}
-	res, err := c.Kill(ctx, socketapi.KillRequest{Targets: []string{"review/*"}})
+	res, err := c.Kill(ctx, api.KillRequest{Targets: []string{"review/*"}})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -282,9 +283,9 @@ func ExampleClient_Ls() {
 	ctx := context.Background()
 
 	for _, p := range []string{"review/b", "review/a", "other/c"} {
-		c.Run(ctx, socketapi.RunRequest{Path: p, Agent: "mock"})
+		c.Run(ctx, api.RunRequest{Path: p, Agent: "mock"})
 	}
-	res, err := c.Ls(ctx, socketapi.LsRequest{Pattern: "review/*"})
+	res, err := c.Ls(ctx, api.LsRequest{Pattern: "review/*"})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -304,9 +305,9 @@ func ExampleClient_AttachPrepare() {
 	defer stop()
 	ctx := context.Background()
 
-	c.Run(ctx, socketapi.RunRequest{Path: "review/a", Agent: "mock", Prompt: "say=ok"})
-	c.Wait(ctx, socketapi.WaitRequest{Targets: []string{"review/a"}, Timeout: "1m"})
-	lease, err := c.AttachPrepare(ctx, socketapi.AttachPrepareRequest{Target: "review/a", Takeover: true})
+	c.Run(ctx, api.RunRequest{Path: "review/a", Agent: "mock", Prompt: "say=ok"})
+	c.Wait(ctx, api.WaitRequest{Targets: []string{"review/a"}, Timeout: "1m"})
+	lease, err := c.AttachPrepare(ctx, api.AttachPrepareRequest{Target: "review/a", Takeover: true})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -337,8 +338,8 @@ func ExampleClient_LoopLogs() {
 	c, stop := sandbox()
 	defer stop()
 
-	_, err := c.LoopLogs(context.Background(), socketapi.LoopLogsRequest{Name: "nightly"})
-	var e *socketapi.Error
+	_, err := c.LoopLogs(context.Background(), api.LoopLogsRequest{Name: "nightly"})
+	var e *api.Error
 	if errors.As(err, &e) {
 		fmt.Println(e.Code, e.Message)
 	}
@@ -358,7 +359,7 @@ func ExampleClient_Stop() {
 	fmt.Println(res.Status)
 	// The server stops once it has answered; agent panes keep running.
 	for range 250 {
-		if _, err := c.Handshake(ctx); socketapi.IsCode(err, socketapi.CodeEnvironmentError) {
+		if _, err := c.Handshake(ctx); api.IsCode(err, api.CodeEnvironmentError) {
 			fmt.Println("server gone")
 			break
 		}
@@ -383,7 +384,7 @@ func ExampleClient_Watch() {
 		}
 		if m.Event.Kind == "" { // the first step: the snapshot alone
 			fmt.Println("agents at first:", m.Len())
-			res, err := c.Run(ctx, socketapi.RunRequest{Path: "review/watched", Agent: "mock", Prompt: "say=hi"})
+			res, err := c.Run(ctx, api.RunRequest{Path: "review/watched", Agent: "mock", Prompt: "say=hi"})
 			if err != nil {
 				fmt.Println(err)
 				return
@@ -391,7 +392,7 @@ func ExampleClient_Watch() {
 			uuid = res.Agent.UUID
 			continue
 		}
-		if a, ok := m.Agent(uuid); ok && a.Status == socketapi.StatusIdle {
+		if a, ok := m.Agent(uuid); ok && a.Status == api.StatusIdle {
 			fmt.Println(a.Path, a.Status)
 			break // ends the watch and closes its connection
 		}
@@ -406,8 +407,8 @@ func ExampleClient_FollowLogs() {
 	defer stop()
 	ctx := context.Background()
 
-	c.Run(ctx, socketapi.RunRequest{Path: "review/followed", Agent: "mock", Prompt: "say=streamed"})
-	for e, err := range c.FollowLogs(ctx, socketapi.LogsRequest{Target: "review/followed"}) {
+	c.Run(ctx, api.RunRequest{Path: "review/followed", Agent: "mock", Prompt: "say=streamed"})
+	for e, err := range c.FollowLogs(ctx, api.LogsRequest{Target: "review/followed"}) {
 		if err != nil {
 			fmt.Println(err)
 			return
@@ -433,22 +434,22 @@ func ExampleClient_Scope() {
 		return
 	}
 	for _, name := range []string{"lead", "helper"} {
-		res, err := team.Run(ctx, socketapi.RunRequest{Name: name, Agent: "mock"})
+		res, err := team.Run(ctx, api.RunRequest{Name: name, Agent: "mock"})
 		if err != nil {
 			fmt.Println(err)
 			return
 		}
 		fmt.Println("created", res.Agent.Path)
 	}
-	c.Run(ctx, socketapi.RunRequest{Path: "elsewhere", Agent: "mock"})
-	ls, _ := team.Ls(ctx, socketapi.LsRequest{}) // an empty pattern lists the scope
+	c.Run(ctx, api.RunRequest{Path: "elsewhere", Agent: "mock"})
+	ls, _ := team.Ls(ctx, api.LsRequest{}) // an empty pattern lists the scope
 	for _, a := range ls.Agents {
 		fmt.Println("in scope:", a.Path)
 	}
 	abs, _ := team.Scope("/ops") // a leading / starts again from the root
 	fmt.Println("scope:", abs.CurrentScope())
 	_, err = team.Scope("Bad")
-	fmt.Println(socketapi.IsCode(err, socketapi.CodeInvalidRequest))
+	fmt.Println(api.IsCode(err, api.CodeInvalidRequest))
 	// Output:
 	// created team/lead
 	// created team/helper
@@ -465,7 +466,7 @@ func ExampleFromEnv() {
 	defer stop()
 	ctx := context.Background()
 	parent, err := (&socketapi.Client{Socket: srv.Socket()}).Run(ctx,
-		socketapi.RunRequest{Path: "review/lead", Agent: "mock"})
+		api.RunRequest{Path: "review/lead", Agent: "mock"})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -477,7 +478,7 @@ func ExampleFromEnv() {
 	c := socketapi.FromEnv()
 	l := c.Lineage()
 	fmt.Println(l.Kind, l.Path, "scope:", l.Scope)
-	res, err := c.Run(ctx, socketapi.RunRequest{Name: "helper", Agent: "mock"})
+	res, err := c.Run(ctx, api.RunRequest{Name: "helper", Agent: "mock"})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -510,17 +511,17 @@ func ExampleInvoke() {
 	defer stop()
 	ctx := context.Background()
 
-	run, err := socketapi.Invoke(ctx, c, socketapi.AgentRun, socketapi.RunRequest{Path: "review/typed", Agent: "mock"})
+	run, err := socketapi.Invoke(ctx, c, api.AgentRun, api.RunRequest{Path: "review/typed", Agent: "mock"})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	ls, err := socketapi.Invoke(ctx, c, socketapi.AgentLs, socketapi.LsRequest{Pattern: run.Agent.UUID})
+	ls, err := socketapi.Invoke(ctx, c, api.AgentLs, api.LsRequest{Pattern: run.Agent.UUID})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(socketapi.AgentLs.Name, len(ls.Agents), ls.Agents[0].Path)
+	fmt.Println(api.AgentLs.Name, len(ls.Agents), ls.Agents[0].Path)
 	// Output: agent.ls 1 review/typed
 }
 
@@ -528,7 +529,7 @@ func ExampleInvokeRaw() {
 	c, stop := sandbox()
 	defer stop()
 
-	_, raw, err := socketapi.InvokeRaw(context.Background(), c, socketapi.AgentLs, socketapi.LsRequest{})
+	_, raw, err := socketapi.InvokeRaw(context.Background(), c, api.AgentLs, api.LsRequest{})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -552,13 +553,13 @@ func ExampleClient_Call() {
 	// Output: ready: true
 }
 
-func ExampleIsCode() {
+func ExampleClient_errors() {
 	c, stop := sandbox()
 	defer stop()
 
-	_, err := c.Logs(context.Background(), socketapi.LogsRequest{Target: "no/such"})
-	fmt.Println(socketapi.IsCode(err, socketapi.CodeNotFound))
-	var e *socketapi.Error
+	_, err := c.Logs(context.Background(), api.LogsRequest{Target: "no/such"})
+	fmt.Println(api.IsCode(err, api.CodeNotFound))
+	var e *api.Error
 	if errors.As(err, &e) {
 		fmt.Println(e.Code, e.Details["target"])
 	}

@@ -2,6 +2,7 @@ package socketapi
 
 import (
 	"context"
+	"github.com/orcr-go/orcr/socketapi/api"
 	"iter"
 	"time"
 )
@@ -19,8 +20,8 @@ const DefaultFollowInterval = 500 * time.Millisecond
 // does not end it: the next poll goes on, from the entries already yielded, with the
 // server that answers again ([Client.Reconnect]). LastResponse and Follow of req are
 // ignored.
-func (c *Client) FollowLogs(ctx context.Context, req LogsRequest) iter.Seq2[LogEntry, error] {
-	return func(yield func(LogEntry, error) bool) {
+func (c *Client) FollowLogs(ctx context.Context, req api.LogsRequest) iter.Seq2[api.LogEntry, error] {
+	return func(yield func(api.LogEntry, error) bool) {
 		every := c.FollowInterval
 		if every <= 0 {
 			every = DefaultFollowInterval
@@ -33,12 +34,12 @@ func (c *Client) FollowLogs(ctx context.Context, req LogsRequest) iter.Seq2[LogE
 		// (the next poll goes on from seen); it returns whether to go on.
 		failed := func(err error) bool {
 			if ServerGone(err) && ctx.Err() == nil {
-				if err = c.Reconnect(ctx, AgentLogs.Name, err); err == nil {
+				if err = c.Reconnect(ctx, api.AgentLogs.Name, err); err == nil {
 					return true
 				}
 			}
 			if ctx.Err() == nil {
-				yield(LogEntry{}, err)
+				yield(api.LogEntry{}, err)
 			}
 			return false
 		}
@@ -46,8 +47,8 @@ func (c *Client) FollowLogs(ctx context.Context, req LogsRequest) iter.Seq2[LogE
 		poll := func(first bool) (ended, ok bool) {
 			res, err := c.Logs(ctx, req)
 			switch {
-			case IsCode(err, CodeTranscriptUnavailable):
-				if e, _ := err.(*Error); e != nil && uuid == "" {
+			case api.IsCode(err, api.CodeTranscriptUnavailable):
+				if e, _ := err.(*api.Error); e != nil && uuid == "" {
 					uuid, _ = e.Details["uuid"].(string)
 				}
 			case err != nil:
@@ -74,11 +75,11 @@ func (c *Client) FollowLogs(ctx context.Context, req LogsRequest) iter.Seq2[LogE
 			if uuid == "" {
 				return false, true
 			}
-			ls, err := c.Ls(ctx, LsRequest{Pattern: uuid, All: true})
+			ls, err := c.Ls(ctx, api.LsRequest{Pattern: uuid, All: true})
 			if err != nil {
 				return false, failed(err)
 			}
-			return len(ls.Agents) == 1 && ls.Agents[0].Status == StatusEnded, true
+			return len(ls.Agents) == 1 && ls.Agents[0].Status == api.StatusEnded, true
 		}
 		ended, ok := poll(true)
 		t := time.NewTicker(every)

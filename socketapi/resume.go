@@ -6,7 +6,8 @@ import (
 	"time"
 
 	"github.com/orcr-go/orcr/config"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 // Blocking calls ride over a server restart (docs/protocol.md §1.10): [Client.Wait],
@@ -41,7 +42,7 @@ func (c *Client) Reconnect(ctx context.Context, method string, lost error) error
 		if c.Spawn != nil {
 			_, pid, err = c.EnsureRunning(ctx, c.Spawn)
 		} else {
-			var h Handshake
+			var h api.Handshake
 			h, err = c.Handshake(ctx)
 			pid = h.PID
 		}
@@ -85,30 +86,12 @@ func Resuming[T any](ctx context.Context, c *Client, method string, call func(at
 	}
 }
 
-// Resumed is the agent.ask request that asks r again about the agent uuid an
-// acknowledged agent.run started for it: caller, timeout and uuid only.
-func (r AskRequest) Resumed(uuid string) AskRequest {
-	return AskRequest{Caller: r.Caller, Timeout: r.Timeout, Resume: uuid}
-}
-
-// Remaining is r sent elapsed after it was first: what is left of its timeout (see
-// [WaitRequest.Remaining]).
-func (r AskRequest) Remaining(elapsed time.Duration) AskRequest {
-	r.Timeout = remaining(r.Timeout, elapsed)
-	return r
-}
-
-// Remaining is the request that resumes r elapsed after it was first sent: the same
-// targets with what is left of its timeout (at least 1 ms, so that a wait whose time ran
-// out while no server answered answers timed_out with the current state). A wait
-// without a timeout, or with one that does not parse (the first attempt was refused for
-// it), is r unchanged.
-func (r WaitRequest) Remaining(elapsed time.Duration) WaitRequest {
-	r.Timeout = remaining(r.Timeout, elapsed)
-	return r
-}
-
-func remaining(timeout string, elapsed time.Duration) string {
+// Remaining is the timeout param of a request that resumes one first sent elapsed ago
+// (agent.wait, agent.ask): what is left of timeout (at least 1 ms, so that a wait whose
+// time ran out while no server answered answers timed_out with the current state). No
+// timeout, or one that does not parse (the first attempt was refused for it), is
+// timeout unchanged.
+func Remaining(timeout string, elapsed time.Duration) string {
 	if timeout == "" {
 		return ""
 	}

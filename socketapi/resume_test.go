@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
 )
 
 // dropper is a Client.Dial whose connections break, as a server killed in the middle of
@@ -78,7 +79,7 @@ func TestSDKBlockingCallsResume(t *testing.T) {
 
 	w := runMock(t, c, "r/w", "say=waited turn_ms=1500")
 	d.drop["agent.wait"] = true
-	res, err := c.Wait(ctx, socketapi.WaitRequest{Targets: []string{w.UUID}, Timeout: "60s"})
+	res, err := c.Wait(ctx, api.WaitRequest{Targets: []string{w.UUID}, Timeout: "60s"})
 	if err != nil || !res.AllOK || len(res.Targets) != 1 || res.Targets[0].Reason != "turn_complete" {
 		t.Fatalf("Wait across a broken connection: %+v %v", res, err)
 	}
@@ -88,7 +89,7 @@ func TestSDKBlockingCallsResume(t *testing.T) {
 	}
 
 	d.drop["agent.ask"] = true
-	ask, err := c.Ask(ctx, socketapi.AskRequest{Path: "r/a", Agent: "mock", Prompt: "say=asked turn_ms=1000", Timeout: "60s"})
+	ask, err := c.Ask(ctx, api.AskRequest{Path: "r/a", Agent: "mock", Prompt: "say=asked turn_ms=1000", Timeout: "60s"})
 	if err != nil || !strings.HasPrefix(ask.Response.Text, "asked") {
 		t.Fatalf("Ask across a broken connection: %+v %v", ask, err)
 	}
@@ -99,13 +100,13 @@ func TestSDKBlockingCallsResume(t *testing.T) {
 
 	d.drop["agent.logs"] = true
 	var got []string
-	for e, err := range c.FollowLogs(ctx, socketapi.LogsRequest{Target: w.UUID}) {
+	for e, err := range c.FollowLogs(ctx, api.LogsRequest{Target: w.UUID}) {
 		if err != nil {
 			t.Fatalf("FollowLogs across a broken connection: %v", err)
 		}
 		got = append(got, e.Role+": "+e.Text)
 		if len(got) == 2 {
-			if _, err := c.Kill(ctx, socketapi.KillRequest{Targets: []string{w.UUID}}); err != nil {
+			if _, err := c.Kill(ctx, api.KillRequest{Targets: []string{w.UUID}}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -119,8 +120,8 @@ func TestSDKBlockingCallsResume(t *testing.T) {
 
 	// Resuming an ask on an agent the store does not know starts nothing.
 	const nobody = "01900000-0000-7000-8000-000000000000"
-	_, err = c.Ask(ctx, socketapi.AskRequest{Resume: nobody, Timeout: "5s"})
-	if e, ok := err.(*socketapi.Error); !ok || e.Code != socketapi.CodeNotFound || e.Details["target"] != nobody {
+	_, err = c.Ask(ctx, api.AskRequest{Resume: nobody, Timeout: "5s"})
+	if e, ok := err.(*api.Error); !ok || e.Code != api.CodeNotFound || e.Details["target"] != nobody {
 		t.Errorf("an ask resumed on an unknown uuid: %v, want not_found {target}", err)
 	}
 	if runs := d.requests("agent.run"); len(runs) != 2 {

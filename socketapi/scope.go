@@ -3,12 +3,14 @@ package socketapi
 import (
 	"crypto/rand"
 	"os"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/orcr-go/orcr/config"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 // Lineage is who a client speaks for: the agent or loop run whose environment it was
@@ -184,56 +186,61 @@ func (s scoper) selectors(ts []string) []string {
 	return out
 }
 
-// scopedRequest is a request with paths to compose.
-type scopedRequest interface{ inScope(scoper) error }
-
-func (r *RunRequest) inScope(s scoper) (err error) {
-	r.Path, err = s.create(r.Name, r.Path)
-	r.Name = ""
+// inScope composes the paths of the request req points to under the scope; a request
+// without paths is left as it is.
+func (s scoper) inScope(req any) (err error) {
+	switch r := req.(type) {
+	case *api.RunRequest:
+		r.Path, err = s.create(r.Name, r.Path)
+		r.Name = ""
+	case *api.AskRequest:
+		if r.Resume != "" {
+			return nil // a uuid; name and path are not read
+		}
+		r.Path, err = s.create(r.Name, r.Path)
+		r.Name = ""
+	case *api.SendRequest:
+		r.Target = s.selector(r.Target)
+	case *api.LogsRequest:
+		r.Target = s.selector(r.Target)
+	case *api.AttachPrepareRequest:
+		r.Target = s.selector(r.Target)
+	case *api.WaitRequest:
+		r.Targets = s.selectors(r.Targets)
+	case *api.KillRequest:
+		r.Targets = s.selectors(r.Targets)
+	case *api.LsRequest:
+		if r.Pattern == "" {
+			r.Pattern = "/" + s.scope + "/**"
+		} else {
+			r.Pattern = s.selector(r.Pattern)
+		}
+	}
 	return err
 }
 
-func (r *AskRequest) inScope(s scoper) (err error) {
-	if r.Resume != "" {
-		return nil // a uuid; name and path are not read
+// callerOf returns the caller identity embedded in the request req points to (nil for
+// a request without one).
+func callerOf(req any) *api.Caller {
+	v := reflect.ValueOf(req)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		return nil
 	}
-	r.Path, err = s.create(r.Name, r.Path)
-	r.Name = ""
-	return err
-}
-
-func (r *SendRequest) inScope(s scoper) error          { r.Target = s.selector(r.Target); return nil }
-func (r *LogsRequest) inScope(s scoper) error          { r.Target = s.selector(r.Target); return nil }
-func (r *AttachPrepareRequest) inScope(s scoper) error { r.Target = s.selector(r.Target); return nil }
-func (r *WaitRequest) inScope(s scoper) error          { r.Targets = s.selectors(r.Targets); return nil }
-func (r *KillRequest) inScope(s scoper) error          { r.Targets = s.selectors(r.Targets); return nil }
-
-func (r *LsRequest) inScope(s scoper) error {
-	if r.Pattern == "" {
-		r.Pattern = "/" + s.scope + "/**"
-	} else {
-		r.Pattern = s.selector(r.Pattern)
+	f := v.Elem().FieldByName("Caller")
+	if !f.IsValid() || f.Type() != reflect.TypeFor[api.Caller]() {
+		return nil
 	}
-	return nil
-}
-
-// callerRequest is a request that carries the caller identity (it embeds Caller).
-type callerRequest interface{ fillCaller(Caller) }
-
-func (c *Caller) fillCaller(v Caller) {
-	if c.CallerID == "" && c.CallerPath == "" {
-		*c = v
-	}
+	return f.Addr().Interface().(*api.Caller)
 }
 
 // prepare fills the caller identity and composes the scope of req (a pointer to a
 // request value).
 func (c *Client) prepare(req any) error {
-	if cr, ok := req.(callerRequest); ok && (c.lineage.ID != "" || c.lineage.Path != "") {
-		cr.fillCaller(Caller{CallerID: c.lineage.ID, CallerPath: c.lineage.Path})
+	if cr := callerOf(req); cr != nil && cr.CallerID == "" && cr.CallerPath == "" {
+		*cr = api.Caller{CallerID: c.lineage.ID, CallerPath: c.lineage.Path}
 	}
-	if sr, ok := req.(scopedRequest); ok && c.scoped {
-		return sr.inScope(scoper{scope: c.scope})
+	if c.scoped {
+		return scoper{scope: c.scope}.inScope(req)
 	}
 	return nil
 }

@@ -6,41 +6,15 @@ import (
 	"time"
 
 	"github.com/orcr-go/orcr/config"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
-
-// Error is a protocol error: one of the nine codes, a message and details (reason,
-// cause, the offending field, …). Every error a [Client] method returns for a refused
-// request is one; match it with errors.As or [IsCode].
-type Error = wire.Error
-
-// Code is a protocol error code.
-type Code = wire.Code
-
-// The nine error codes (docs/protocol.md §9).
-const (
-	CodeNotFound              = wire.NotFound
-	CodeInvalidRequest        = wire.InvalidRequest
-	CodeStateConflict         = wire.StateConflict
-	CodeBlocked               = wire.Blocked
-	CodeTimeout               = wire.Timeout
-	CodeIntegrationMissing    = wire.IntegrationMissing
-	CodeTranscriptUnavailable = wire.TranscriptUnavailable
-	CodeEnvironmentError      = wire.EnvironmentError
-	CodeServerError           = wire.ServerError
-)
-
-// IsCode reports whether err is a protocol error with code c.
-func IsCode(err error, c Code) bool {
-	e, ok := wire.As(err)
-	return ok && e.Code == c
-}
 
 // Invoke calls method m of the table with req on a fresh connection and returns its
 // typed result. The client's caller identity fills a request's empty caller_id and
 // caller_path, and a scoped client composes the request's paths first (see
 // [Client.Scope]). Every typed method of Client is Invoke with its table entry.
-func Invoke[Req, Res any](ctx context.Context, c *Client, m *Method[Req, Res], req Req) (Res, error) {
+func Invoke[Req, Res any](ctx context.Context, c *Client, m *api.Method[Req, Res], req Req) (Res, error) {
 	var reply struct {
 		OK     *bool       `json:"ok"`
 		Result Res         `json:"result"`
@@ -67,7 +41,7 @@ func Invoke[Req, Res any](ctx context.Context, c *Client, m *Method[Req, Res], r
 
 // InvokeRaw is [Invoke] that also returns the result exactly as the server sent it
 // (the CLI prints that with --json).
-func InvokeRaw[Req, Res any](ctx context.Context, c *Client, m *Method[Req, Res], req Req) (Res, json.RawMessage, error) {
+func InvokeRaw[Req, Res any](ctx context.Context, c *Client, m *api.Method[Req, Res], req Req) (Res, json.RawMessage, error) {
 	var res Res
 	line, err := c.invokeLine(ctx, m.Name, m.Unbounded, &req)
 	if err != nil {
@@ -98,8 +72,8 @@ func (c *Client) invokeLine(ctx context.Context, method string, unbounded bool, 
 
 // Handshake calls server.handshake, the readiness probe. A server speaking another
 // protocol is environment_error unsupported_version.
-func (c *Client) Handshake(ctx context.Context) (Handshake, error) {
-	h, err := Invoke(ctx, c, ServerHandshake, NoParams{})
+func (c *Client) Handshake(ctx context.Context) (api.Handshake, error) {
+	h, err := Invoke(ctx, c, api.ServerHandshake, api.NoParams{})
 	if err == nil && h.Protocol != wire.Protocol {
 		return h, wire.Env("unsupported_version",
 			"server speaks protocol "+itoa(int64(h.Protocol))+", this client speaks "+itoa(wire.Protocol),
@@ -109,34 +83,34 @@ func (c *Client) Handshake(ctx context.Context) (Handshake, error) {
 }
 
 // Status calls server.status.
-func (c *Client) Status(ctx context.Context) (StatusResult, error) {
-	return Invoke(ctx, c, ServerStatus, NoParams{})
+func (c *Client) Status(ctx context.Context) (api.StatusResult, error) {
+	return Invoke(ctx, c, api.ServerStatus, api.NoParams{})
 }
 
 // Stop calls server.stop: the server answers, then stops; agent panes keep running.
-func (c *Client) Stop(ctx context.Context) (StopResult, error) {
-	return Invoke(ctx, c, ServerStop, NoParams{})
+func (c *Client) Stop(ctx context.Context) (api.StopResult, error) {
+	return Invoke(ctx, c, api.ServerStop, api.NoParams{})
 }
 
 // Schema calls api.schema and returns the schema document.
 func (c *Client) Schema(ctx context.Context) (json.RawMessage, error) {
-	return Invoke(ctx, c, APISchema, NoParams{})
+	return Invoke(ctx, c, api.APISchema, api.NoParams{})
 }
 
 // Snapshot calls api.snapshot: agents, loops and queue at one event cursor.
-func (c *Client) Snapshot(ctx context.Context) (Snapshot, error) {
-	return Invoke(ctx, c, APISnapshot, NoParams{})
+func (c *Client) Snapshot(ctx context.Context) (api.Snapshot, error) {
+	return Invoke(ctx, c, api.APISnapshot, api.NoParams{})
 }
 
 // Run calls agent.run: it enqueues a managed agent and returns at once.
-func (c *Client) Run(ctx context.Context, req RunRequest) (RunResult, error) {
-	return Invoke(ctx, c, AgentRun, req)
+func (c *Client) Run(ctx context.Context, req api.RunRequest) (api.RunResult, error) {
+	return Invoke(ctx, c, api.AgentRun, req)
 }
 
 // Ask asks an agent: run with gc immediate, wait, and return the final response. It
 // holds the connection until the server decides (no client call timeout). It rides over
 // a server restart ([AskRaw]).
-func (c *Client) Ask(ctx context.Context, req AskRequest) (AskResult, error) {
+func (c *Client) Ask(ctx context.Context, req api.AskRequest) (api.AskResult, error) {
 	res, _, err := AskRaw(ctx, c, req)
 	return res, err
 }
@@ -148,13 +122,13 @@ func (c *Client) Ask(ctx context.Context, req AskRequest) (AskResult, error) {
 // second one. An agent.run cut off before its answer is server_unreachable like any
 // call. A request with Resume already set, or whose timeout does not parse (the
 // server's refusal comes first, as agent.ask's), is sent as it is.
-func AskRaw(ctx context.Context, c *Client, req AskRequest) (AskResult, json.RawMessage, error) {
+func AskRaw(ctx context.Context, c *Client, req api.AskRequest) (api.AskResult, json.RawMessage, error) {
 	type reply struct {
-		res AskResult
+		res api.AskResult
 		raw json.RawMessage
 	}
-	ask := func(req AskRequest) (reply, error) {
-		res, raw, err := InvokeRaw(ctx, c, AgentAsk, req)
+	ask := func(req api.AskRequest) (reply, error) {
+		res, raw, err := InvokeRaw(ctx, c, api.AgentAsk, req)
 		return reply{res, raw}, err
 	}
 	start := time.Now()
@@ -165,16 +139,18 @@ func AskRaw(ctx context.Context, c *Client, req AskRequest) (AskResult, json.Raw
 		}
 		run, err := c.Run(ctx, req.Run())
 		if err != nil {
-			return AskResult{}, nil, err
+			return api.AskResult{}, nil, err
 		}
 		if run.Agent.UUID == "" {
-			return AskResult{}, nil, wire.Internal("decode", "agent.run answered without an agent")
+			return api.AskResult{}, nil, wire.Internal("decode", "agent.run answered without an agent")
 		}
 		req = req.Resumed(run.Agent.UUID)
 	}
-	r, err := Resuming(ctx, c, AgentAsk.Name, func(attempt int) (reply, error) {
+	r, err := Resuming(ctx, c, api.AgentAsk.Name, func(attempt int) (reply, error) {
 		if attempt > 0 {
-			return ask(req.Remaining(time.Since(start)))
+			again := req
+			again.Timeout = Remaining(req.Timeout, time.Since(start))
+			return ask(again)
 		}
 		return ask(req)
 	})
@@ -182,131 +158,133 @@ func AskRaw(ctx context.Context, c *Client, req AskRequest) (AskResult, json.Raw
 }
 
 // Send calls agent.send: it delivers a prompt to an existing agent.
-func (c *Client) Send(ctx context.Context, req SendRequest) (SendResult, error) {
-	return Invoke(ctx, c, AgentSend, req)
+func (c *Client) Send(ctx context.Context, req api.SendRequest) (api.SendResult, error) {
+	return Invoke(ctx, c, api.AgentSend, req)
 }
 
 // Adopt calls agent.adopt: the unmanaged agent target becomes a managed agent at path,
 // its conversation resumed in orcr's own herdr session.
-func (c *Client) Adopt(ctx context.Context, req AdoptRequest) (AdoptResult, error) {
-	return Invoke(ctx, c, AgentAdopt, req)
+func (c *Client) Adopt(ctx context.Context, req api.AdoptRequest) (api.AdoptResult, error) {
+	return Invoke(ctx, c, api.AgentAdopt, req)
 }
 
 // Token issues, rotates or revokes an agent's remote stream token (agent.token,
 // docs/remote.md §3). The token is in the result this once.
-func (c *Client) Token(ctx context.Context, req TokenRequest) (TokenResult, error) {
-	return Invoke(ctx, c, AgentToken, req)
+func (c *Client) Token(ctx context.Context, req api.TokenRequest) (api.TokenResult, error) {
+	return Invoke(ctx, c, api.AgentToken, req)
 }
 
 // DashboardLogin issues a one-time sign-in link for the web dashboard, or with Revoke
 // signs every browser out (dashboard.login, docs/dashboard.md §2).
-func (c *Client) DashboardLogin(ctx context.Context, req DashboardLoginRequest) (DashboardLoginResult, error) {
-	return Invoke(ctx, c, DashboardLogin, req)
+func (c *Client) DashboardLogin(ctx context.Context, req api.DashboardLoginRequest) (api.DashboardLoginResult, error) {
+	return Invoke(ctx, c, api.DashboardLogin, req)
 }
 
 // MCPToken issues, rotates or revokes the bearer token of `orcr mcp --http` (mcp.token,
 // docs/mcp.md §1.1). The token is in the result this once.
-func (c *Client) MCPToken(ctx context.Context, req MCPTokenRequest) (MCPTokenResult, error) {
-	return Invoke(ctx, c, MCPToken, req)
+func (c *Client) MCPToken(ctx context.Context, req api.MCPTokenRequest) (api.MCPTokenResult, error) {
+	return Invoke(ctx, c, api.MCPToken, req)
 }
 
 // MCPAuth checks a bearer token presented to `orcr mcp --http` (mcp.auth, docs/mcp.md
 // §1.1).
-func (c *Client) MCPAuth(ctx context.Context, req MCPAuthRequest) (MCPAuthResult, error) {
-	return Invoke(ctx, c, MCPAuth, req)
+func (c *Client) MCPAuth(ctx context.Context, req api.MCPAuthRequest) (api.MCPAuthResult, error) {
+	return Invoke(ctx, c, api.MCPAuth, req)
 }
 
 // Logs calls agent.logs: the agent's transcript entries, or its final response.
-func (c *Client) Logs(ctx context.Context, req LogsRequest) (LogsResult, error) {
-	return Invoke(ctx, c, AgentLogs, req)
+func (c *Client) Logs(ctx context.Context, req api.LogsRequest) (api.LogsResult, error) {
+	return Invoke(ctx, c, api.AgentLogs, req)
 }
 
 // Wait calls agent.wait: it blocks until every target settles, or with req.Any until the
-// first one does ([WaitResult.First] names it), or until the request's timeout passes,
+// first one does ([api.WaitResult.First] names it), or until the request's timeout passes,
 // which is a result with TimedOut, not an error. A server that goes away meanwhile does
 // not end it: the wait is sent again to the server that answers next, with what is left
 // of its timeout ([Resuming]).
-func (c *Client) Wait(ctx context.Context, req WaitRequest) (WaitResult, error) {
+func (c *Client) Wait(ctx context.Context, req api.WaitRequest) (api.WaitResult, error) {
 	start := time.Now()
-	return Resuming(ctx, c, AgentWait.Name, func(attempt int) (WaitResult, error) {
+	return Resuming(ctx, c, api.AgentWait.Name, func(attempt int) (api.WaitResult, error) {
 		if attempt > 0 {
-			return Invoke(ctx, c, AgentWait, req.Remaining(time.Since(start)))
+			again := req
+			again.Timeout = Remaining(req.Timeout, time.Since(start))
+			return Invoke(ctx, c, api.AgentWait, again)
 		}
-		return Invoke(ctx, c, AgentWait, req)
+		return Invoke(ctx, c, api.AgentWait, req)
 	})
 }
 
 // Kill calls agent.kill (with Preview: only says what it would kill).
-func (c *Client) Kill(ctx context.Context, req KillRequest) (KillResult, error) {
-	return Invoke(ctx, c, AgentKill, req)
+func (c *Client) Kill(ctx context.Context, req api.KillRequest) (api.KillResult, error) {
+	return Invoke(ctx, c, api.AgentKill, req)
 }
 
 // Ls calls agent.ls: agent rows in tree order.
-func (c *Client) Ls(ctx context.Context, req LsRequest) (LsResult, error) {
-	return Invoke(ctx, c, AgentLs, req)
+func (c *Client) Ls(ctx context.Context, req api.LsRequest) (api.LsResult, error) {
+	return Invoke(ctx, c, api.AgentLs, req)
 }
 
 // AttachPrepare calls agent.attach.prepare: it takes an attach lease and returns the
 // herdr command to run (and its fallback, docs/decisions.md D6).
-func (c *Client) AttachPrepare(ctx context.Context, req AttachPrepareRequest) (AttachPrepareResult, error) {
-	return Invoke(ctx, c, AgentAttachPrepare, req)
+func (c *Client) AttachPrepare(ctx context.Context, req api.AttachPrepareRequest) (api.AttachPrepareResult, error) {
+	return Invoke(ctx, c, api.AgentAttachPrepare, req)
 }
 
 // AttachHeartbeat calls agent.attach.heartbeat: it extends the lease (OK is false when
 // the lease is no longer stored).
-func (c *Client) AttachHeartbeat(ctx context.Context, leaseID string) (HeartbeatResult, error) {
-	return Invoke(ctx, c, AgentAttachHeartbeat, LeaseRequest{LeaseID: leaseID})
+func (c *Client) AttachHeartbeat(ctx context.Context, leaseID string) (api.HeartbeatResult, error) {
+	return Invoke(ctx, c, api.AgentAttachHeartbeat, api.LeaseRequest{LeaseID: leaseID})
 }
 
 // AttachRelease calls agent.attach.release (Released is false when the lease was
 // already gone).
-func (c *Client) AttachRelease(ctx context.Context, leaseID string) (ReleaseResult, error) {
-	return Invoke(ctx, c, AgentAttachRelease, LeaseRequest{LeaseID: leaseID})
+func (c *Client) AttachRelease(ctx context.Context, leaseID string) (api.ReleaseResult, error) {
+	return Invoke(ctx, c, api.AgentAttachRelease, api.LeaseRequest{LeaseID: leaseID})
 }
 
 // LoopCreate calls loop.create: a durable cron (or one-shot) loop for a command.
-func (c *Client) LoopCreate(ctx context.Context, req LoopCreateRequest) (LoopResult, error) {
-	return Invoke(ctx, c, LoopCreate, req)
+func (c *Client) LoopCreate(ctx context.Context, req api.LoopCreateRequest) (api.LoopResult, error) {
+	return Invoke(ctx, c, api.LoopCreate, req)
 }
 
 // LoopPause calls loop.pause.
-func (c *Client) LoopPause(ctx context.Context, names ...string) (LoopUpdateResult, error) {
-	return Invoke(ctx, c, LoopPause, LoopNamesRequest{Names: names})
+func (c *Client) LoopPause(ctx context.Context, names ...string) (api.LoopUpdateResult, error) {
+	return Invoke(ctx, c, api.LoopPause, api.LoopNamesRequest{Names: names})
 }
 
 // LoopResume calls loop.resume.
-func (c *Client) LoopResume(ctx context.Context, names ...string) (LoopUpdateResult, error) {
-	return Invoke(ctx, c, LoopResume, LoopNamesRequest{Names: names})
+func (c *Client) LoopResume(ctx context.Context, names ...string) (api.LoopUpdateResult, error) {
+	return Invoke(ctx, c, api.LoopResume, api.LoopNamesRequest{Names: names})
 }
 
 // LoopRm calls loop.rm (with KillActive it waits until the active runs are stopped).
-func (c *Client) LoopRm(ctx context.Context, req LoopRmRequest) (LoopRmResult, error) {
-	return Invoke(ctx, c, LoopRm, req)
+func (c *Client) LoopRm(ctx context.Context, req api.LoopRmRequest) (api.LoopRmResult, error) {
+	return Invoke(ctx, c, api.LoopRm, req)
 }
 
 // LoopLs calls loop.ls.
-func (c *Client) LoopLs(ctx context.Context, req LoopLsRequest) (LoopLsResult, error) {
-	return Invoke(ctx, c, LoopLs, req)
+func (c *Client) LoopLs(ctx context.Context, req api.LoopLsRequest) (api.LoopLsResult, error) {
+	return Invoke(ctx, c, api.LoopLs, req)
 }
 
 // LoopLogs calls loop.logs.
-func (c *Client) LoopLogs(ctx context.Context, req LoopLogsRequest) (LoopLogsResult, error) {
-	return Invoke(ctx, c, LoopLogs, req)
+func (c *Client) LoopLogs(ctx context.Context, req api.LoopLogsRequest) (api.LoopLogsResult, error) {
+	return Invoke(ctx, c, api.LoopLogs, req)
 }
 
 // LoopRunStart calls loop.run.start: a manual run of the loop.
-func (c *Client) LoopRunStart(ctx context.Context, name string) (LoopRunResult, error) {
-	return Invoke(ctx, c, LoopRunStart, LoopRunRequest{Name: name})
+func (c *Client) LoopRunStart(ctx context.Context, name string) (api.LoopRunResult, error) {
+	return Invoke(ctx, c, api.LoopRunStart, api.LoopRunRequest{Name: name})
 }
 
 // LoopRunStop calls loop.run.stop; it returns when the runs are stopped.
-func (c *Client) LoopRunStop(ctx context.Context, req LoopRunStopRequest) (LoopRunStopResult, error) {
-	return Invoke(ctx, c, LoopRunStop, req)
+func (c *Client) LoopRunStop(ctx context.Context, req api.LoopRunStopRequest) (api.LoopRunStopResult, error) {
+	return Invoke(ctx, c, api.LoopRunStop, req)
 }
 
 // LoopRunLs calls loop.run.ls.
-func (c *Client) LoopRunLs(ctx context.Context, req LoopRunLsRequest) (LoopRunLsResult, error) {
-	return Invoke(ctx, c, LoopRunLs, req)
+func (c *Client) LoopRunLs(ctx context.Context, req api.LoopRunLsRequest) (api.LoopRunLsResult, error) {
+	return Invoke(ctx, c, api.LoopRunLs, req)
 }
 
 func itoa(n int64) string {

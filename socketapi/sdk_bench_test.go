@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
 )
 
@@ -56,7 +57,7 @@ func benchTyped(b *testing.B, socket string, c *socketapi.Client, agents int) {
 		typed func() error
 	}{
 		{"Ls", `{"protocol":1,"id":1,"method":"agent.ls","params":{"all":true}}`, func() error {
-			r, err := c.Ls(ctx, socketapi.LsRequest{All: true})
+			r, err := c.Ls(ctx, api.LsRequest{All: true})
 			if err == nil && len(r.Agents) != agents {
 				err = fmt.Errorf("ls: %d agents", len(r.Agents))
 			}

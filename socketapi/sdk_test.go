@@ -18,8 +18,9 @@ import (
 
 	"github.com/orcr-go/orcr/config"
 	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
-	"github.com/orcr-go/orcr/socketapi/wire"
 )
 
 // fastTurns shortens the mock provider's completion timings (docs/providers.md §2.1) so
@@ -42,9 +43,9 @@ func ctxFor(t *testing.T, d time.Duration) context.Context {
 }
 
 // runMock runs a mock agent at path with prompt.
-func runMock(t *testing.T, c *socketapi.Client, path, prompt string) socketapi.RunAgent {
+func runMock(t *testing.T, c *socketapi.Client, path, prompt string) api.RunAgent {
 	t.Helper()
-	res, err := c.Run(ctxFor(t, 10*time.Second), socketapi.RunRequest{Path: path, Agent: "mock", Prompt: prompt})
+	res, err := c.Run(ctxFor(t, 10*time.Second), api.RunRequest{Path: path, Agent: "mock", Prompt: prompt})
 	if err != nil {
 		t.Fatalf("Run(%s): %v", path, err)
 	}
@@ -52,9 +53,9 @@ func runMock(t *testing.T, c *socketapi.Client, path, prompt string) socketapi.R
 }
 
 // settle waits until every target settled ok.
-func settle(t *testing.T, c *socketapi.Client, targets ...string) socketapi.WaitResult {
+func settle(t *testing.T, c *socketapi.Client, targets ...string) api.WaitResult {
 	t.Helper()
-	res, err := c.Wait(ctxFor(t, 40*time.Second), socketapi.WaitRequest{Targets: targets, Timeout: "30s"})
+	res, err := c.Wait(ctxFor(t, 40*time.Second), api.WaitRequest{Targets: targets, Timeout: "30s"})
 	if err != nil {
 		t.Fatalf("Wait(%v): %v", targets, err)
 	}
@@ -65,7 +66,7 @@ func settle(t *testing.T, c *socketapi.Client, targets ...string) socketapi.Wait
 }
 
 // lsPaths lists the paths of the rows req matches.
-func lsPaths(t *testing.T, c *socketapi.Client, req socketapi.LsRequest) []string {
+func lsPaths(t *testing.T, c *socketapi.Client, req api.LsRequest) []string {
 	t.Helper()
 	res, err := c.Ls(ctxFor(t, 10*time.Second), req)
 	if err != nil {
@@ -79,9 +80,9 @@ func lsPaths(t *testing.T, c *socketapi.Client, req socketapi.LsRequest) []strin
 }
 
 // row returns the one row of uuid, ended ones included.
-func row(t *testing.T, c *socketapi.Client, uuid string) socketapi.AgentRow {
+func row(t *testing.T, c *socketapi.Client, uuid string) api.AgentRow {
 	t.Helper()
-	res, err := c.Ls(ctxFor(t, 10*time.Second), socketapi.LsRequest{Pattern: uuid, All: true})
+	res, err := c.Ls(ctxFor(t, 10*time.Second), api.LsRequest{Pattern: uuid, All: true})
 	if err != nil || len(res.Agents) != 1 {
 		t.Fatalf("Ls(%s): got %+v, %v; want one row", uuid, res.Agents, err)
 	}
@@ -89,12 +90,12 @@ func row(t *testing.T, c *socketapi.Client, uuid string) socketapi.AgentRow {
 }
 
 // endedRow polls the row of uuid until it ended.
-func endedRow(t *testing.T, c *socketapi.Client, uuid string) socketapi.AgentRow {
+func endedRow(t *testing.T, c *socketapi.Client, uuid string) api.AgentRow {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		r := row(t, c, uuid)
-		if r.Status == socketapi.StatusEnded {
+		if r.Status == api.StatusEnded {
 			return r
 		}
 		if time.Now().After(deadline) {
@@ -105,9 +106,9 @@ func endedRow(t *testing.T, c *socketapi.Client, uuid string) socketapi.AgentRow
 }
 
 // protoErr returns err as a protocol error, failing the test if it is not one.
-func protoErr(t *testing.T, what string, err error) *socketapi.Error {
+func protoErr(t *testing.T, what string, err error) *api.Error {
 	t.Helper()
-	var e *socketapi.Error
+	var e *api.Error
 	if !errors.As(err, &e) {
 		t.Fatalf("%s: got %v (%T), want a *socketapi.Error", what, err, err)
 	}
@@ -154,7 +155,7 @@ func TestSDKServerMethods(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Handshake: %v", err)
 	}
-	if want := (socketapi.Handshake{PID: os.Getpid(), Protocol: 1, Store: paths.DB, Ready: true}); h != want {
+	if want := (api.Handshake{PID: os.Getpid(), Protocol: 1, Store: paths.DB, Ready: true}); h != want {
 		t.Errorf("Handshake: got %+v, want %+v", h, want)
 	}
 
@@ -181,7 +182,7 @@ func TestSDKServerMethods(t *testing.T) {
 	if err := json.Unmarshal(schema, &got); err != nil {
 		t.Fatalf("Schema: not JSON: %v", err)
 	}
-	json.Unmarshal(socketapi.SchemaJSON(), &want)
+	json.Unmarshal(api.SchemaJSON(), &want)
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("Schema differs from socketapi.SchemaJSON (-want +got):\n%s", d)
 	}
@@ -191,7 +192,7 @@ func TestSDKServerMethods(t *testing.T) {
 		} `json:"methods"`
 	}
 	json.Unmarshal(schema, &doc)
-	for _, m := range socketapi.Methods {
+	for _, m := range api.Methods {
 		i := m.Info()
 		if d, ok := doc.Methods[i.Name]; !ok || d.Implemented != i.Implemented() {
 			t.Errorf("Schema: method %s: got %+v (present %v), want implemented %v", i.Name, d, ok, i.Implemented())
@@ -218,23 +219,23 @@ func TestSDKServerMethods(t *testing.T) {
 	}
 
 	// Invoke, InvokeRaw and Call reach the same method as the typed Ls.
-	typed, err := c.Ls(ctx, socketapi.LsRequest{Pattern: "srv/*"})
+	typed, err := c.Ls(ctx, api.LsRequest{Pattern: "srv/*"})
 	if err != nil {
 		t.Fatalf("Ls: %v", err)
 	}
-	inv, err := socketapi.Invoke(ctx, c, socketapi.AgentLs, socketapi.LsRequest{Pattern: "srv/*"})
+	inv, err := socketapi.Invoke(ctx, c, api.AgentLs, api.LsRequest{Pattern: "srv/*"})
 	if err != nil {
 		t.Fatalf("Invoke(agent.ls): %v", err)
 	}
-	res, raw, err := socketapi.InvokeRaw(ctx, c, socketapi.AgentLs, socketapi.LsRequest{Pattern: "srv/*"})
+	res, raw, err := socketapi.InvokeRaw(ctx, c, api.AgentLs, api.LsRequest{Pattern: "srv/*"})
 	if err != nil {
 		t.Fatalf("InvokeRaw(agent.ls): %v", err)
 	}
-	var fromRaw socketapi.LsResult
+	var fromRaw api.LsResult
 	if err := json.Unmarshal(raw, &fromRaw); err != nil {
 		t.Fatalf("InvokeRaw(agent.ls): raw result is not an LsResult: %v", err)
 	}
-	var called socketapi.LsResult
+	var called api.LsResult
 	if err := c.Call(ctx, "agent.ls", map[string]any{"pattern": "srv/*"}, &called); err != nil {
 		t.Fatalf("Call(agent.ls): %v", err)
 	}
@@ -242,7 +243,7 @@ func TestSDKServerMethods(t *testing.T) {
 		t.Fatalf("Ls(srv/*): got %+v, want srv/one", typed.Agents)
 	}
 	// The status may move between the calls; the rows are the same agent.
-	for name, r := range map[string]socketapi.LsResult{"Invoke": inv, "InvokeRaw": res, "InvokeRaw raw": fromRaw, "Call": called} {
+	for name, r := range map[string]api.LsResult{"Invoke": inv, "InvokeRaw": res, "InvokeRaw raw": fromRaw, "Call": called} {
 		if len(r.Agents) != 1 || r.Agents[0].UUID != a.UUID || r.Agents[0].Path != "srv/one" {
 			t.Errorf("%s(agent.ls srv/*): got %+v, want the row of srv/one", name, r.Agents)
 		}
@@ -256,31 +257,31 @@ func TestSDKAgentVerbs(t *testing.T) {
 	ctx := ctxFor(t, 60*time.Second)
 
 	type askOut struct {
-		res socketapi.AskResult
+		res api.AskResult
 		err error
 	}
 	asked := make(chan askOut, 1)
 	go func() {
-		res, err := c.Ask(ctx, socketapi.AskRequest{Path: "v/asker", Agent: "mock", Prompt: "say=answer"})
+		res, err := c.Ask(ctx, api.AskRequest{Path: "v/asker", Agent: "mock", Prompt: "say=answer"})
 		asked <- askOut{res, err}
 	}()
 
-	run, err := c.Run(ctx, socketapi.RunRequest{Path: "v/one", Agent: "mock", Prompt: "say=first"})
+	run, err := c.Run(ctx, api.RunRequest{Path: "v/one", Agent: "mock", Prompt: "say=first"})
 	if err != nil {
 		t.Fatalf("Run(v/one): %v", err)
 	}
 	one := run.Agent
 	if one.Path != "v/one" || one.Agent != "mock" || !one.Managed || run.Permissions != "bypass" ||
-		one.DataDir != filepath.Join(srv.Home, "data", "v", "one", one.UUID) || !one.Status.In(socketapi.StatusQueued, socketapi.StatusStarting) {
+		one.DataDir != filepath.Join(srv.Home, "data", "v", "one", one.UUID) || !one.Status.In(api.StatusQueued, api.StatusStarting) {
 		t.Errorf("Run(v/one): got %+v (permissions %q)", one, run.Permissions)
 	}
 	two := runMock(t, c, "v/two", "say=second")
 
 	w := settle(t, c, "v/one", "v/two")
-	for i, want := range []socketapi.RunAgent{one, two} {
+	for i, want := range []api.RunAgent{one, two} {
 		got := w.Targets[i]
-		next := socketapi.WaitNext{Kind: "logs_last_response", Command: "orcr agent logs " + want.Path + " --last-response"}
-		if got.UUID != want.UUID || got.Path != want.Path || got.Status != socketapi.StatusIdle || !got.OK ||
+		next := api.WaitNext{Kind: "logs_last_response", Command: "orcr agent logs " + want.Path + " --last-response"}
+		if got.UUID != want.UUID || got.Path != want.Path || got.Status != api.StatusIdle || !got.OK ||
 			got.Reason != "turn_complete" || got.Next != next {
 			t.Errorf("Wait target %d: got %+v, want %s idle turn_complete, next %+v", i, got, want.Path, next)
 		}
@@ -289,24 +290,24 @@ func TestSDKAgentVerbs(t *testing.T) {
 		t.Errorf("Wait: decision_seq %d, want > 0", w.DecisionSeq)
 	}
 
-	last, err := c.Logs(ctx, socketapi.LogsRequest{Target: "v/one", LastResponse: true})
+	last, err := c.Logs(ctx, api.LogsRequest{Target: "v/one", LastResponse: true})
 	if err != nil {
 		t.Fatalf("Logs(v/one, last response): %v", err)
 	}
 	if last.UUID != one.UUID || last.Resolved != "active" || last.Response == nil ||
-		*last.Response != (socketapi.Response{Text: "first\nDONE", Final: true}) || last.Entries != nil {
+		*last.Response != (api.Response{Text: "first\nDONE", Final: true}) || last.Entries != nil {
 		t.Errorf("Logs(v/one, last response): got %+v", last)
 	}
 
-	sent, err := c.Send(ctx, socketapi.SendRequest{Target: "v/one", Prompt: "say=again"})
+	sent, err := c.Send(ctx, api.SendRequest{Target: "v/one", Prompt: "say=again"})
 	if err != nil {
 		t.Fatalf("Send(v/one): %v", err)
 	}
-	if want := (socketapi.SendResult{UUID: one.UUID, Path: "v/one", DeliveredWhile: socketapi.StatusIdle, InputSeq: 2}); sent != want {
+	if want := (api.SendResult{UUID: one.UUID, Path: "v/one", DeliveredWhile: api.StatusIdle, InputSeq: 2}); sent != want {
 		t.Errorf("Send(v/one): got %+v, want %+v", sent, want)
 	}
 	settle(t, c, one.UUID)
-	logs, err := c.Logs(ctx, socketapi.LogsRequest{Target: "v/one"})
+	logs, err := c.Logs(ctx, api.LogsRequest{Target: "v/one"})
 	if err != nil {
 		t.Fatalf("Logs(v/one): %v", err)
 	}
@@ -319,7 +320,7 @@ func TestSDKAgentVerbs(t *testing.T) {
 		t.Errorf("Logs(v/one) entries (-want +got):\n%s", d)
 	}
 	tail := 1
-	tailed, err := c.Logs(ctx, socketapi.LogsRequest{Target: "v/one", Tail: &tail})
+	tailed, err := c.Logs(ctx, api.LogsRequest{Target: "v/one", Tail: &tail})
 	if err != nil || len(tailed.Entries) != 1 || tailed.Entries[0].Text != "again\nDONE" {
 		t.Errorf("Logs(v/one, tail 1): got %+v, %v; want the last answer", tailed.Entries, err)
 	}
@@ -333,7 +334,7 @@ func TestSDKAgentVerbs(t *testing.T) {
 	if ask.err != nil {
 		t.Fatalf("Ask(v/asker): %v", ask.err)
 	}
-	if ask.res.Path != "v/asker" || ask.res.Response != (socketapi.Response{Text: "answer\nDONE", Final: true}) {
+	if ask.res.Path != "v/asker" || ask.res.Response != (api.Response{Text: "answer\nDONE", Final: true}) {
 		t.Errorf("Ask(v/asker): got %+v, want answer\\nDONE", ask.res)
 	}
 	// An ask ends its agent (gc immediate) once the answer is in.
@@ -341,42 +342,42 @@ func TestSDKAgentVerbs(t *testing.T) {
 		t.Errorf("after Ask: v/asker ended %q, want completed", deref(r.ExitReason))
 	}
 
-	if got, want := lsPaths(t, c, socketapi.LsRequest{Pattern: "v/*"}), []string{"v/one", "v/two"}; !slices.Equal(got, want) {
+	if got, want := lsPaths(t, c, api.LsRequest{Pattern: "v/*"}), []string{"v/one", "v/two"}; !slices.Equal(got, want) {
 		t.Errorf("Ls(v/*): got %q, want %q", got, want)
 	}
-	if got, want := lsPaths(t, c, socketapi.LsRequest{Pattern: "v/*", All: true}), []string{"v/asker", "v/one", "v/two"}; !slices.Equal(got, want) {
+	if got, want := lsPaths(t, c, api.LsRequest{Pattern: "v/*", All: true}), []string{"v/asker", "v/one", "v/two"}; !slices.Equal(got, want) {
 		t.Errorf("Ls(v/*, all): got %q, want %q", got, want)
 	}
-	if got := lsPaths(t, c, socketapi.LsRequest{Pattern: "v/*", Status: "ended", All: true}); !slices.Equal(got, []string{"v/asker"}) {
+	if got := lsPaths(t, c, api.LsRequest{Pattern: "v/*", Status: "ended", All: true}); !slices.Equal(got, []string{"v/asker"}) {
 		t.Errorf("Ls(v/*, status ended): got %q, want [v/asker]", got)
 	}
 
-	preview, err := c.Kill(ctx, socketapi.KillRequest{Targets: []string{"v/*"}, Preview: true})
+	preview, err := c.Kill(ctx, api.KillRequest{Targets: []string{"v/*"}, Preview: true})
 	if err != nil {
 		t.Fatalf("Kill(v/*, preview): %v", err)
 	}
-	wantPreview := []socketapi.PreviewTarget{
-		{UUID: one.UUID, Path: "v/one", Status: socketapi.StatusIdle, Managed: true},
-		{UUID: two.UUID, Path: "v/two", Status: socketapi.StatusIdle, Managed: true},
+	wantPreview := []api.PreviewTarget{
+		{UUID: one.UUID, Path: "v/one", Status: api.StatusIdle, Managed: true},
+		{UUID: two.UUID, Path: "v/two", Status: api.StatusIdle, Managed: true},
 	}
 	if d := cmp.Diff(wantPreview, preview.Targets); !preview.Preview || d != "" || len(preview.Killed) != 0 {
 		t.Errorf("Kill(v/*, preview): got %+v; targets (-want +got):\n%s", preview, d)
 	}
-	if got := lsPaths(t, c, socketapi.LsRequest{Pattern: "v/*"}); len(got) != 2 {
+	if got := lsPaths(t, c, api.LsRequest{Pattern: "v/*"}); len(got) != 2 {
 		t.Errorf("after a preview: got %q live, want both agents still live", got)
 	}
 
-	killed, err := c.Kill(ctx, socketapi.KillRequest{Targets: []string{"v/two"}})
+	killed, err := c.Kill(ctx, api.KillRequest{Targets: []string{"v/two"}})
 	if err != nil {
 		t.Fatalf("Kill(v/two): %v", err)
 	}
-	if want := []socketapi.KillRef{{UUID: two.UUID, Path: "v/two"}}; !cmp.Equal(killed.Killed, want) || len(killed.Skipped) != 0 || !killed.AllKilled || killed.Preview {
+	if want := []api.KillRef{{UUID: two.UUID, Path: "v/two"}}; !cmp.Equal(killed.Killed, want) || len(killed.Skipped) != 0 || !killed.AllKilled || killed.Preview {
 		t.Errorf("Kill(v/two): got %+v, want %+v killed", killed, want)
 	}
-	if r := row(t, c, two.UUID); r.Status != socketapi.StatusEnded || deref(r.ExitReason) != "killed" {
+	if r := row(t, c, two.UUID); r.Status != api.StatusEnded || deref(r.ExitReason) != "killed" {
 		t.Errorf("after Kill(v/two): got %s exit %q, want ended killed", r.Status, deref(r.ExitReason))
 	}
-	if r := row(t, c, one.UUID); r.Status != socketapi.StatusIdle {
+	if r := row(t, c, one.UUID); r.Status != api.StatusIdle {
 		t.Errorf("after Kill(v/two): v/one is %s, want idle", r.Status)
 	}
 }
@@ -386,23 +387,23 @@ func TestSDKAgentVerbs(t *testing.T) {
 func TestSDKLoops(t *testing.T) {
 	_, c := newSDK(t)
 	ctx := ctxFor(t, 30*time.Second)
-	if _, err := c.LoopLogs(ctx, socketapi.LoopLogsRequest{Name: "nosuch"}); !socketapi.IsCode(err, socketapi.CodeNotFound) {
+	if _, err := c.LoopLogs(ctx, api.LoopLogsRequest{Name: "nosuch"}); !api.IsCode(err, api.CodeNotFound) {
 		t.Errorf("logs of an unknown loop: %v", err)
 	}
-	created, err := c.LoopCreate(ctx, socketapi.LoopCreateRequest{Name: "sdk", Cron: "0 0 1 1 *", Cwd: "/",
+	created, err := c.LoopCreate(ctx, api.LoopCreateRequest{Name: "sdk", Cron: "0 0 1 1 *", Cwd: "/",
 		Command: []string{"true"}})
 	if err != nil || created.Loop.Name != "sdk" || created.Loop.NextFireAt == nil {
 		t.Fatalf("create: %+v %v", created, err)
 	}
-	if _, err := c.LoopCreate(ctx, socketapi.LoopCreateRequest{Name: "sdk", Cron: "* * * * *", Command: []string{"x"}}); !socketapi.IsCode(err, socketapi.CodeStateConflict) {
+	if _, err := c.LoopCreate(ctx, api.LoopCreateRequest{Name: "sdk", Cron: "* * * * *", Command: []string{"x"}}); !api.IsCode(err, api.CodeStateConflict) {
 		t.Errorf("a second loop of the same name: %v", err)
 	}
 	past := time.Now().Add(-time.Hour).UTC().Format(time.RFC3339)
-	if _, err := c.LoopCreate(ctx, socketapi.LoopCreateRequest{Name: "late", OnceAt: past, Command: []string{"true"}}); !socketapi.IsCode(err, socketapi.CodeInvalidRequest) {
+	if _, err := c.LoopCreate(ctx, api.LoopCreateRequest{Name: "late", OnceAt: past, Command: []string{"true"}}); !api.IsCode(err, api.CodeInvalidRequest) {
 		t.Errorf("a once-at in the past: %v, want invalid_request", err)
 	}
 	runMock(t, c, "busy/a", "say=hi")
-	if _, err := c.LoopCreate(ctx, socketapi.LoopCreateRequest{Name: "busy", Cron: "* * * * *", Command: []string{"true"}}); !socketapi.IsCode(err, socketapi.CodeStateConflict) {
+	if _, err := c.LoopCreate(ctx, api.LoopCreateRequest{Name: "busy", Cron: "* * * * *", Command: []string{"true"}}); !api.IsCode(err, api.CodeStateConflict) {
 		t.Errorf("a loop named like the first segment of live agents: %v, want state_conflict path_in_use", err)
 	}
 	if up, err := c.LoopPause(ctx, "sdk", "nosuch"); err != nil || len(up.Updated) != 1 || up.Updated[0].Status != "paused" ||
@@ -412,11 +413,11 @@ func TestSDKLoops(t *testing.T) {
 	if up, err := c.LoopResume(ctx, "sdk"); err != nil || up.Updated[0].Status != "active" {
 		t.Errorf("resume: %+v %v", up, err)
 	}
-	ls, err := c.LoopLs(ctx, socketapi.LoopLsRequest{})
+	ls, err := c.LoopLs(ctx, api.LoopLsRequest{})
 	if err != nil || len(ls.Loops) != 1 || ls.Loops[0].Status != "active" {
 		t.Errorf("ls: %+v %v", ls, err)
 	}
-	rm, err := c.LoopRm(ctx, socketapi.LoopRmRequest{Names: []string{"sdk"}})
+	rm, err := c.LoopRm(ctx, api.LoopRmRequest{Names: []string{"sdk"}})
 	if err != nil || len(rm.Removed) != 1 || rm.Removed[0].Reason != "removed" {
 		t.Errorf("rm: %+v %v", rm, err)
 	}
@@ -432,7 +433,7 @@ func TestSDKFollowLogs(t *testing.T) {
 	live := runMock(t, c, "f/live", "say=one")
 	idle := runMock(t, c, "f/idle", "say=hi")
 	var got []string
-	for e, err := range c.FollowLogs(ctx, socketapi.LogsRequest{Target: "f/live"}) {
+	for e, err := range c.FollowLogs(ctx, api.LogsRequest{Target: "f/live"}) {
 		if err != nil {
 			t.Fatalf("FollowLogs(f/live): %v", err)
 		}
@@ -440,11 +441,11 @@ func TestSDKFollowLogs(t *testing.T) {
 		switch len(got) {
 		case 2: // the first turn is in: the next one arrives while we follow
 			settle(t, c, live.UUID)
-			if _, err := c.Send(ctx, socketapi.SendRequest{Target: "f/live", Prompt: "say=two"}); err != nil {
+			if _, err := c.Send(ctx, api.SendRequest{Target: "f/live", Prompt: "say=two"}); err != nil {
 				t.Fatalf("Send(f/live): %v", err)
 			}
 		case 4: // once the agent ended, the iteration ends
-			if _, err := c.Kill(ctx, socketapi.KillRequest{Targets: []string{live.UUID}}); err != nil {
+			if _, err := c.Kill(ctx, api.KillRequest{Targets: []string{live.UUID}}); err != nil {
 				t.Fatalf("Kill(f/live): %v", err)
 			}
 		}
@@ -456,14 +457,14 @@ func TestSDKFollowLogs(t *testing.T) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("FollowLogs(f/live) (-want +got):\n%s", d)
 	}
-	if r := row(t, c, live.UUID); r.Status != socketapi.StatusEnded {
+	if r := row(t, c, live.UUID); r.Status != api.StatusEnded {
 		t.Errorf("after FollowLogs ended: f/live is %s, want ended", r.Status)
 	}
 
 	// On an ended agent Tail gives the last n at once, then the iteration ends.
 	for _, n := range []int{1, 0} {
 		var tailed []string
-		for e, err := range c.FollowLogs(ctx, socketapi.LogsRequest{Target: "f/live", Tail: &n}) {
+		for e, err := range c.FollowLogs(ctx, api.LogsRequest{Target: "f/live", Tail: &n}) {
 			if err != nil {
 				t.Fatalf("FollowLogs(f/live, tail %d): %v", n, err)
 			}
@@ -478,7 +479,7 @@ func TestSDKFollowLogs(t *testing.T) {
 
 	// Breaking the loop stops the iteration (the agent stays alive: nothing else would).
 	n := 0
-	for _, err := range c.FollowLogs(ctx, socketapi.LogsRequest{Target: "f/idle"}) {
+	for _, err := range c.FollowLogs(ctx, api.LogsRequest{Target: "f/idle"}) {
 		if err != nil {
 			t.Fatalf("FollowLogs(f/idle): %v", err)
 		}
@@ -495,7 +496,7 @@ func TestSDKFollowLogs(t *testing.T) {
 		fctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		var errs []error
-		for _, err := range c.FollowLogs(fctx, socketapi.LogsRequest{Target: "f/idle"}) {
+		for _, err := range c.FollowLogs(fctx, api.LogsRequest{Target: "f/idle"}) {
 			if err != nil {
 				errs = append(errs, err)
 			}
@@ -511,7 +512,7 @@ func TestSDKFollowLogs(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("FollowLogs(f/idle) went on after its ctx was canceled")
 	}
-	if r := row(t, c, idle.UUID); r.Status != socketapi.StatusIdle {
+	if r := row(t, c, idle.UUID); r.Status != api.StatusIdle {
 		t.Errorf("f/idle is %s, want idle (the iteration must have ended by the cancel)", r.Status)
 	}
 }
@@ -528,8 +529,8 @@ func TestSDKScope(t *testing.T) {
 	if got := team.CurrentScope(); got != "team" {
 		t.Errorf("Scope(team).CurrentScope: got %q", got)
 	}
-	created := map[string]socketapi.RunAgent{}
-	for _, req := range []socketapi.RunRequest{{Name: "w1"}, {Path: "sub/w2"}, {Path: "/abs/w3"}} {
+	created := map[string]api.RunAgent{}
+	for _, req := range []api.RunRequest{{Name: "w1"}, {Path: "sub/w2"}, {Path: "/abs/w3"}} {
 		req.Agent, req.Prompt = "mock", "say=hi"
 		res, err := team.Run(ctx, req)
 		if err != nil {
@@ -548,7 +549,7 @@ func TestSDKScope(t *testing.T) {
 	if err != nil || abs.CurrentScope() != "abs" {
 		t.Errorf("team.Scope(/abs): got %v, %v; want scope abs", scopeOf(abs), err)
 	}
-	if res, err := abs.Run(ctx, socketapi.RunRequest{Name: "w4", Agent: "mock"}); err != nil || res.Agent.Path != "abs/w4" {
+	if res, err := abs.Run(ctx, api.RunRequest{Name: "w4", Agent: "mock"}); err != nil || res.Agent.Path != "abs/w4" {
 		t.Errorf("abs.Run(w4): got %q, %v; want abs/w4", res.Agent.Path, err)
 	}
 	if sub, err := team.Scope("sub"); err != nil || sub.CurrentScope() != "team/sub" {
@@ -558,16 +559,16 @@ func TestSDKScope(t *testing.T) {
 		t.Errorf("Scope(r_{rand}): got %v, %v; want r_ and five random characters", scopeOf(r), err)
 	}
 
-	if got, want := lsPaths(t, team, socketapi.LsRequest{}), []string{"team/sub/w2", "team/w1"}; !slices.Equal(got, want) {
+	if got, want := lsPaths(t, team, api.LsRequest{}), []string{"team/sub/w2", "team/w1"}; !slices.Equal(got, want) {
 		t.Errorf("team.Ls(empty pattern): got %q, want %q", got, want)
 	}
-	if got, want := lsPaths(t, team, socketapi.LsRequest{Pattern: "*"}), []string{"team/w1"}; !slices.Equal(got, want) {
+	if got, want := lsPaths(t, team, api.LsRequest{Pattern: "*"}), []string{"team/w1"}; !slices.Equal(got, want) {
 		t.Errorf("team.Ls(*): got %q, want %q", got, want)
 	}
-	if got, want := lsPaths(t, team, socketapi.LsRequest{Pattern: other.UUID}), []string{"other/x"}; !slices.Equal(got, want) {
+	if got, want := lsPaths(t, team, api.LsRequest{Pattern: other.UUID}), []string{"other/x"}; !slices.Equal(got, want) {
 		t.Errorf("team.Ls(uuid of other/x): got %q, want %q (a uuid goes as it is)", got, want)
 	}
-	if got, want := lsPaths(t, team, socketapi.LsRequest{Pattern: "/other/*"}), []string{"other/x"}; !slices.Equal(got, want) {
+	if got, want := lsPaths(t, team, api.LsRequest{Pattern: "/other/*"}), []string{"other/x"}; !slices.Equal(got, want) {
 		t.Errorf("team.Ls(/other/*): got %q, want %q", got, want)
 	}
 
@@ -575,11 +576,11 @@ func TestSDKScope(t *testing.T) {
 	if w.Targets[0].Path != "team/w1" {
 		t.Errorf("team.Wait(w1): got %q, want team/w1", w.Targets[0].Path)
 	}
-	logs, err := team.Logs(ctx, socketapi.LogsRequest{Target: "w1", LastResponse: true})
+	logs, err := team.Logs(ctx, api.LogsRequest{Target: "w1", LastResponse: true})
 	if err != nil || logs.Path != "team/w1" {
 		t.Errorf("team.Logs(w1): got %q, %v; want team/w1", logs.Path, err)
 	}
-	kill, err := team.Kill(ctx, socketapi.KillRequest{Targets: []string{"w1"}})
+	kill, err := team.Kill(ctx, api.KillRequest{Targets: []string{"w1"}})
 	if err != nil || len(kill.Killed) != 1 || kill.Killed[0].Path != "team/w1" {
 		t.Errorf("team.Kill(w1): got %+v, %v; want team/w1 killed", kill, err)
 	}
@@ -589,16 +590,16 @@ func TestSDKScope(t *testing.T) {
 
 	// A scoped create is checked like an unscoped one.
 	for _, cl := range []*socketapi.Client{c, team} {
-		_, err := cl.Run(ctx, socketapi.RunRequest{Name: "a", Path: "b", Agent: "mock"})
-		if e := protoErr(t, "Run(name and path)", err); e.Code != socketapi.CodeInvalidRequest || e.Reason() != "name_and_path" {
+		_, err := cl.Run(ctx, api.RunRequest{Name: "a", Path: "b", Agent: "mock"})
+		if e := protoErr(t, "Run(name and path)", err); e.Code != api.CodeInvalidRequest || e.Reason() != "name_and_path" {
 			t.Errorf("Run(name and path) in scope %q: got %v, want invalid_request name_and_path", cl.CurrentScope(), err)
 		}
-		_, err = cl.Run(ctx, socketapi.RunRequest{Agent: "mock"})
-		if e := protoErr(t, "Run(no name)", err); e.Code != socketapi.CodeInvalidRequest || e.Reason() != "name_required" {
+		_, err = cl.Run(ctx, api.RunRequest{Agent: "mock"})
+		if e := protoErr(t, "Run(no name)", err); e.Code != api.CodeInvalidRequest || e.Reason() != "name_required" {
 			t.Errorf("Run(no name) in scope %q: got %v, want invalid_request name_required", cl.CurrentScope(), err)
 		}
-		_, err = cl.Run(ctx, socketapi.RunRequest{Name: "a/b", Agent: "mock"})
-		if e := protoErr(t, "Run(name a/b)", err); e.Code != socketapi.CodeInvalidRequest || e.Reason() != "invalid_name" {
+		_, err = cl.Run(ctx, api.RunRequest{Name: "a/b", Agent: "mock"})
+		if e := protoErr(t, "Run(name a/b)", err); e.Code != api.CodeInvalidRequest || e.Reason() != "invalid_name" {
 			t.Errorf("Run(name a/b) in scope %q: got %v, want invalid_request invalid_name", cl.CurrentScope(), err)
 		}
 	}
@@ -615,7 +616,7 @@ func TestSDKScope(t *testing.T) {
 	}
 	for _, tc := range bad {
 		got, err := team.Scope(tc.scope)
-		if got != nil || !socketapi.IsCode(err, socketapi.CodeInvalidRequest) {
+		if got != nil || !api.IsCode(err, api.CodeInvalidRequest) {
 			t.Errorf("Scope(%q): got %v, %v; want invalid_request", tc.scope, scopeOf(got), err)
 			continue
 		}
@@ -679,7 +680,7 @@ func TestSDKFromGetenv(t *testing.T) {
 		name string
 		want string
 	}{{ac, "kid", "fam/kid"}, {crew, "kid", "fam/crew/kid"}} {
-		res, err := tc.cl.Run(ctx, socketapi.RunRequest{Name: tc.name, Agent: "mock"})
+		res, err := tc.cl.Run(ctx, api.RunRequest{Name: tc.name, Agent: "mock"})
 		if err != nil {
 			t.Fatalf("Run(%s) as fam/parent: %v", tc.want, err)
 		}
@@ -693,13 +694,13 @@ func TestSDKFromGetenv(t *testing.T) {
 		}
 	}
 	// A caller identity given in the request wins over the client's.
-	res, err := ac.Run(ctx, socketapi.RunRequest{Path: "/solo_kid", Agent: "mock", Caller: socketapi.Caller{CallerPath: "elsewhere"}})
+	res, err := ac.Run(ctx, api.RunRequest{Path: "/solo_kid", Agent: "mock", Caller: api.Caller{CallerPath: "elsewhere"}})
 	if err != nil || res.Agent.ParentID != "" {
 		t.Errorf("Run with an explicit caller: got parent %q, %v; want no parent", res.Agent.ParentID, err)
 	}
 }
 
-// Refused requests come back as *socketapi.Error with one of the nine codes.
+// Refused requests come back as *api.Error with one of the nine codes.
 func TestSDKErrors(t *testing.T) {
 	_, c := newSDK(t)
 	ctx := ctxFor(t, 30*time.Second)
@@ -707,54 +708,54 @@ func TestSDKErrors(t *testing.T) {
 	cases := []struct {
 		name   string
 		call   func() error
-		code   socketapi.Code
+		code   api.Code
 		reason string
 	}{
-		{"Logs(unknown)", func() error { _, err := c.Logs(ctx, socketapi.LogsRequest{Target: "no/such"}); return err }, socketapi.CodeNotFound, ""},
+		{"Logs(unknown)", func() error { _, err := c.Logs(ctx, api.LogsRequest{Target: "no/such"}); return err }, api.CodeNotFound, ""},
 		{"Send(unknown)", func() error {
-			_, err := c.Send(ctx, socketapi.SendRequest{Target: "no/such", Prompt: "hi"})
+			_, err := c.Send(ctx, api.SendRequest{Target: "no/such", Prompt: "hi"})
 			return err
-		}, socketapi.CodeNotFound, ""},
+		}, api.CodeNotFound, ""},
 		{"Wait(unknown uuid)", func() error {
-			_, err := c.Wait(ctx, socketapi.WaitRequest{Targets: []string{"01a00000-0000-7000-8000-000000000000"}, Timeout: "1s"})
+			_, err := c.Wait(ctx, api.WaitRequest{Targets: []string{"01a00000-0000-7000-8000-000000000000"}, Timeout: "1s"})
 			return err
-		}, socketapi.CodeNotFound, ""},
+		}, api.CodeNotFound, ""},
 		{"Run(bad gc)", func() error {
-			_, err := c.Run(ctx, socketapi.RunRequest{Name: "a", Agent: "mock", GC: "sometimes"})
+			_, err := c.Run(ctx, api.RunRequest{Name: "a", Agent: "mock", GC: "sometimes"})
 			return err
-		}, socketapi.CodeInvalidRequest, "invalid_gc"},
+		}, api.CodeInvalidRequest, "invalid_gc"},
 		{"Run(unknown provider)", func() error {
-			_, err := c.Run(ctx, socketapi.RunRequest{Name: "a", Agent: "gemini"})
+			_, err := c.Run(ctx, api.RunRequest{Name: "a", Agent: "gemini"})
 			return err
-		}, socketapi.CodeIntegrationMissing, ""},
-		{"Kill(no target)", func() error { _, err := c.Kill(ctx, socketapi.KillRequest{}); return err }, socketapi.CodeInvalidRequest, "target_required"},
+		}, api.CodeIntegrationMissing, ""},
+		{"Kill(no target)", func() error { _, err := c.Kill(ctx, api.KillRequest{}); return err }, api.CodeInvalidRequest, "target_required"},
 	}
 	for _, tc := range cases {
 		err := tc.call()
 		e := protoErr(t, tc.name, err)
-		if e.Code != tc.code || !socketapi.IsCode(err, tc.code) || (tc.reason != "" && e.Reason() != tc.reason) {
+		if e.Code != tc.code || !api.IsCode(err, tc.code) || (tc.reason != "" && e.Reason() != tc.reason) {
 			t.Errorf("%s: got %v (reason %q), want %s %s", tc.name, err, e.Reason(), tc.code, tc.reason)
 		}
-		if socketapi.IsCode(err, socketapi.CodeServerError) {
+		if api.IsCode(err, api.CodeServerError) {
 			t.Errorf("%s: IsCode(server_error) holds for %v", tc.name, err)
 		}
-		if wrapped := fmt.Errorf("ctx: %w", err); !socketapi.IsCode(wrapped, tc.code) {
+		if wrapped := fmt.Errorf("ctx: %w", err); !api.IsCode(wrapped, tc.code) {
 			t.Errorf("%s: IsCode does not see through wrapping", tc.name)
 		}
 	}
-	if socketapi.IsCode(nil, socketapi.CodeNotFound) || socketapi.IsCode(errors.New("not_found"), socketapi.CodeNotFound) {
+	if api.IsCode(nil, api.CodeNotFound) || api.IsCode(errors.New("not_found"), api.CodeNotFound) {
 		t.Error("IsCode holds for nil or a plain error")
 	}
 
 	codes := []struct {
-		c    socketapi.Code
+		c    api.Code
 		want string
 	}{
-		{socketapi.CodeNotFound, "not_found"}, {socketapi.CodeInvalidRequest, "invalid_request"},
-		{socketapi.CodeStateConflict, "state_conflict"}, {socketapi.CodeBlocked, "blocked"},
-		{socketapi.CodeTimeout, "timeout"}, {socketapi.CodeIntegrationMissing, "integration_missing"},
-		{socketapi.CodeTranscriptUnavailable, "transcript_unavailable"},
-		{socketapi.CodeEnvironmentError, "environment_error"}, {socketapi.CodeServerError, "server_error"},
+		{api.CodeNotFound, "not_found"}, {api.CodeInvalidRequest, "invalid_request"},
+		{api.CodeStateConflict, "state_conflict"}, {api.CodeBlocked, "blocked"},
+		{api.CodeTimeout, "timeout"}, {api.CodeIntegrationMissing, "integration_missing"},
+		{api.CodeTranscriptUnavailable, "transcript_unavailable"},
+		{api.CodeEnvironmentError, "environment_error"}, {api.CodeServerError, "server_error"},
 	}
 	if len(codes) != len(wire.Codes) {
 		t.Errorf("the SDK names %d codes, the error table has %d", len(codes), len(wire.Codes))
@@ -788,14 +789,14 @@ func TestSDKWaitContext(t *testing.T) {
 	} {
 		ctx, cancel := tc.ctx()
 		start := time.Now()
-		res, err := c.Wait(ctx, socketapi.WaitRequest{Targets: []string{"w/busy"}, Timeout: "1m"})
+		res, err := c.Wait(ctx, api.WaitRequest{Targets: []string{"w/busy"}, Timeout: "1m"})
 		took := time.Since(start)
 		cancel()
 		if took > 3*time.Second {
 			t.Errorf("Wait(%s): returned after %v, want promptly after 300ms", tc.name, took)
 		}
 		e := protoErr(t, "Wait("+tc.name+")", err)
-		if e.Code != socketapi.CodeEnvironmentError || e.Cause() != "client_timeout" || !errors.Is(err, tc.want) {
+		if e.Code != api.CodeEnvironmentError || e.Cause() != "client_timeout" || !errors.Is(err, tc.want) {
 			t.Errorf("Wait(%s): got %v (%+v), want environment_error client_timeout wrapping %v", tc.name, err, res, tc.want)
 		}
 		noConns(t, srv)
@@ -803,14 +804,14 @@ func TestSDKWaitContext(t *testing.T) {
 			t.Fatalf("Handshake after the canceled wait: %v", err)
 		}
 	}
-	if r := row(t, c, busy.UUID); r.Status != socketapi.StatusWorking {
+	if r := row(t, c, busy.UUID); r.Status != api.StatusWorking {
 		t.Errorf("w/busy is %s, want still working", r.Status)
 	}
 
 	// Timeout bounds ordinary calls, never a wait: the server's timeout decides.
 	short := &socketapi.Client{Socket: srv.Socket(), Dial: sockettest.ValidatingDial(t), Timeout: 100 * time.Millisecond}
-	res, err := short.Wait(t.Context(), socketapi.WaitRequest{Targets: []string{"w/busy"}, Timeout: "1s"})
-	if err != nil || !res.TimedOut || res.AllOK || len(res.Targets) != 1 || res.Targets[0].Status != socketapi.StatusWorking {
+	res, err := short.Wait(t.Context(), api.WaitRequest{Targets: []string{"w/busy"}, Timeout: "1s"})
+	if err != nil || !res.TimedOut || res.AllOK || len(res.Targets) != 1 || res.Targets[0].Status != api.StatusWorking {
 		t.Errorf("Wait(timeout 1s) with a 100ms client timeout: got %+v, %v; want a timed-out result", res, err)
 	}
 }
@@ -828,10 +829,10 @@ func TestSDKZeroClient(t *testing.T) {
 	if err != nil || st.Socket != srv.Socket() {
 		t.Errorf("zero Client.Status: got socket %q, %v; want %q", st.Socket, err, srv.Socket())
 	}
-	if _, err := c.Run(ctx, socketapi.RunRequest{Path: "z/one", Agent: "mock"}); err != nil {
+	if _, err := c.Run(ctx, api.RunRequest{Path: "z/one", Agent: "mock"}); err != nil {
 		t.Fatalf("zero Client.Run: %v", err)
 	}
-	if got := lsPaths(t, &c, socketapi.LsRequest{}); !slices.Equal(got, []string{"z/one"}) {
+	if got := lsPaths(t, &c, api.LsRequest{}); !slices.Equal(got, []string{"z/one"}) {
 		t.Errorf("zero Client.Ls: got %q, want [z/one]", got)
 	}
 }
@@ -843,7 +844,7 @@ func TestSDKWatch(t *testing.T) {
 	var (
 		steps int
 		uuid  string
-		snap  *socketapi.Snapshot
+		snap  *api.Snapshot
 		kinds []string
 	)
 	for m, err := range c.Watch(ctx) {
@@ -862,7 +863,7 @@ func TestSDKWatch(t *testing.T) {
 			kinds = append(kinds, m.Event.Kind)
 		}
 		a, ok := m.Agent(uuid)
-		if snap == nil && ok && a.Status == socketapi.StatusIdle {
+		if snap == nil && ok && a.Status == api.StatusIdle {
 			s, err := c.Snapshot(ctx)
 			if err != nil {
 				t.Fatalf("Snapshot: %v", err)
@@ -873,7 +874,7 @@ func TestSDKWatch(t *testing.T) {
 			if d := cmp.Diff(*snap, m.Snapshot()); d != "" {
 				t.Errorf("Model at seq %d differs from api.snapshot (-snapshot +model):\n%s", m.Seq, d)
 			}
-			if _, err := c.Kill(ctx, socketapi.KillRequest{Targets: []string{uuid}}); err != nil {
+			if _, err := c.Kill(ctx, api.KillRequest{Targets: []string{uuid}}); err != nil {
 				t.Fatalf("Kill: %v", err)
 			}
 		}
@@ -924,11 +925,11 @@ func TestSDKStop(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("the server did not stop after Stop")
 	}
-	if e := protoErr(t, "Watch across Stop", <-watching); e.Code != socketapi.CodeEnvironmentError || e.Cause() != "server_stopping" {
+	if e := protoErr(t, "Watch across Stop", <-watching); e.Code != api.CodeEnvironmentError || e.Cause() != "server_stopping" {
 		t.Errorf("Watch across Stop: got %v, want environment_error server_stopping", e)
 	}
 	_, err = c.Handshake(ctx)
-	if e := protoErr(t, "Handshake after Stop", err); e.Code != socketapi.CodeEnvironmentError || e.Cause() != "server_unreachable" {
+	if e := protoErr(t, "Handshake after Stop", err); e.Code != api.CodeEnvironmentError || e.Cause() != "server_unreachable" {
 		t.Errorf("Handshake after Stop: got %v, want environment_error server_unreachable", err)
 	}
 }

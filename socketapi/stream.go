@@ -6,7 +6,7 @@ import (
 	"net"
 	"sync"
 
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 // Stream is a subscription on its own connection: the initial result of

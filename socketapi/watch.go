@@ -10,7 +10,8 @@ import (
 	"net"
 	"slices"
 
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 // Event is one event of a subscription: its seq, kind and the raw event object (the
@@ -32,13 +33,13 @@ type Model struct {
 	Seq int64
 	// Event is the last event applied (zero for the snapshot itself).
 	Event  Event
-	agents map[string]AgentRow
-	loops  map[string]SnapshotLoop
+	agents map[string]api.AgentRow
+	loops  map[string]api.SnapshotLoop
 }
 
 // NewModel returns a model holding s, ready for [Model.Apply].
-func NewModel(s Snapshot) *Model {
-	m := &Model{Seq: s.SnapshotSeq, agents: map[string]AgentRow{}, loops: map[string]SnapshotLoop{}}
+func NewModel(s api.Snapshot) *Model {
+	m := &Model{Seq: s.SnapshotSeq, agents: map[string]api.AgentRow{}, loops: map[string]api.SnapshotLoop{}}
 	for _, a := range s.Agents {
 		m.agents[a.UUID] = a
 	}
@@ -49,7 +50,7 @@ func NewModel(s Snapshot) *Model {
 }
 
 // Agent returns the row of a non-ended agent.
-func (m *Model) Agent(uuid string) (AgentRow, bool) {
+func (m *Model) Agent(uuid string) (api.AgentRow, bool) {
 	a, ok := m.agents[uuid]
 	return a, ok
 }
@@ -59,24 +60,24 @@ func (m *Model) Len() int { return len(m.agents) }
 
 // Snapshot returns the model in api.snapshot's shape and order: what api.snapshot would
 // answer at seq m.Seq.
-func (m *Model) Snapshot() Snapshot {
-	s := Snapshot{SnapshotSeq: m.Seq, Agents: make([]AgentRow, 0, len(m.agents)),
-		Loops: make([]SnapshotLoop, 0, len(m.loops)), Queue: []QueueEntry{}}
+func (m *Model) Snapshot() api.Snapshot {
+	s := api.Snapshot{SnapshotSeq: m.Seq, Agents: make([]api.AgentRow, 0, len(m.agents)),
+		Loops: make([]api.SnapshotLoop, 0, len(m.loops)), Queue: []api.QueueEntry{}}
 	for _, a := range m.agents {
 		s.Agents = append(s.Agents, a)
 	}
-	slices.SortFunc(s.Agents, func(a, b AgentRow) int {
+	slices.SortFunc(s.Agents, func(a, b api.AgentRow) int {
 		return cmp.Or(cmp.Compare(a.Path, b.Path), cmp.Compare(a.CreatedAt, b.CreatedAt), cmp.Compare(a.UUID, b.UUID))
 	})
 	for _, a := range s.Agents {
-		if a.Status == StatusQueued {
-			s.Queue = append(s.Queue, QueueEntry{UUID: a.UUID, Path: a.Path, Agent: a.Agent})
+		if a.Status == api.StatusQueued {
+			s.Queue = append(s.Queue, api.QueueEntry{UUID: a.UUID, Path: a.Path, Agent: a.Agent})
 		}
 	}
 	for _, l := range m.loops {
 		s.Loops = append(s.Loops, l)
 	}
-	slices.SortFunc(s.Loops, func(a, b SnapshotLoop) int {
+	slices.SortFunc(s.Loops, func(a, b api.SnapshotLoop) int {
 		return cmp.Or(cmp.Compare(a.CreatedAt, b.CreatedAt), cmp.Compare(a.UUID, b.UUID))
 	})
 	return s
@@ -84,9 +85,9 @@ func (m *Model) Snapshot() Snapshot {
 
 // rows is the part of an event payload the model reads.
 type rows struct {
-	Agent *AgentRow `json:"agent"`
-	Loop  *LoopRow  `json:"loop"`
-	Run   *RunRow   `json:"run"`
+	Agent *api.AgentRow `json:"agent"`
+	Loop  *api.LoopRow  `json:"loop"`
+	Run   *api.RunRow   `json:"run"`
 }
 
 // Apply folds the next event of the stream into the model (events carry the row after
@@ -111,16 +112,16 @@ func (m *Model) Apply(e Event) error {
 
 // applyAgent swaps in an agent row. Queue positions of the other queued rows are derived
 // (docs/protocol.md §4.3), so they move here as rows join and leave the queue.
-func (m *Model) applyAgent(a AgentRow) {
+func (m *Model) applyAgent(a api.AgentRow) {
 	old, had := m.agents[a.UUID]
-	if had && old.Status == StatusQueued && old.QueuePosition != nil && a.Status != StatusQueued {
+	if had && old.Status == api.StatusQueued && old.QueuePosition != nil && a.Status != api.StatusQueued {
 		m.shiftQueue(*old.QueuePosition, -1)
 	}
-	if a.Status == StatusEnded {
+	if a.Status == api.StatusEnded {
 		delete(m.agents, a.UUID)
 		return
 	}
-	if a.Status == StatusQueued && (!had || old.Status != StatusQueued) && a.QueuePosition != nil {
+	if a.Status == api.StatusQueued && (!had || old.Status != api.StatusQueued) && a.QueuePosition != nil {
 		m.shiftQueue(*a.QueuePosition-1, +1)
 	}
 	m.agents[a.UUID] = a
@@ -129,7 +130,7 @@ func (m *Model) applyAgent(a AgentRow) {
 // shiftQueue moves every queued row behind position after by delta.
 func (m *Model) shiftQueue(after int64, delta int64) {
 	for id, q := range m.agents {
-		if q.Status == StatusQueued && q.QueuePosition != nil && *q.QueuePosition > after {
+		if q.Status == api.StatusQueued && q.QueuePosition != nil && *q.QueuePosition > after {
 			p := *q.QueuePosition + delta
 			q.QueuePosition = &p
 			m.agents[id] = q
@@ -137,7 +138,7 @@ func (m *Model) shiftQueue(after int64, delta int64) {
 	}
 }
 
-func (m *Model) applyLoop(l LoopRow) {
+func (m *Model) applyLoop(l api.LoopRow) {
 	if l.Status != "active" && l.Status != "paused" {
 		delete(m.loops, l.UUID)
 		return
@@ -145,22 +146,22 @@ func (m *Model) applyLoop(l LoopRow) {
 	cur := m.loops[l.UUID]
 	cur.LoopRow = l
 	if cur.Runs == nil {
-		cur.Runs = []SnapshotRun{}
+		cur.Runs = []api.SnapshotRun{}
 	}
 	m.loops[l.UUID] = cur
 }
 
 // applyRun keeps a loop's running and stopping runs.
-func (m *Model) applyRun(r RunRow) {
+func (m *Model) applyRun(r api.RunRow) {
 	l, ok := m.loops[r.LoopUUID]
 	if !ok {
 		return
 	}
-	l.Runs = slices.DeleteFunc(slices.Clone(l.Runs), func(x SnapshotRun) bool { return x.UUID == r.UUID })
+	l.Runs = slices.DeleteFunc(slices.Clone(l.Runs), func(x api.SnapshotRun) bool { return x.UUID == r.UUID })
 	if r.Status == "running" || r.Status == "stopping" {
-		l.Runs = append(l.Runs, SnapshotRun{UUID: r.UUID, RunID: r.RunID, Kind: r.Kind, Status: r.Status,
+		l.Runs = append(l.Runs, api.SnapshotRun{UUID: r.UUID, RunID: r.RunID, Kind: r.Kind, Status: r.Status,
 			DueAt: r.DueAt, StartedAt: r.StartedAt})
-		slices.SortFunc(l.Runs, func(a, b SnapshotRun) int {
+		slices.SortFunc(l.Runs, func(a, b api.SnapshotRun) int {
 			return cmp.Or(cmp.Compare(*cmp.Or(a.StartedAt, new(int64)), *cmp.Or(b.StartedAt, new(int64))), cmp.Compare(a.UUID, b.UUID))
 		})
 	}
@@ -212,7 +213,7 @@ func (c *Client) watch(ctx context.Context, step func(*Model, error) bool) {
 // events on its UI loop). [Client.Watch] is the same stream with the model kept for you.
 type WatchStream struct {
 	// Snapshot is the state at the subscription's start (snapshot_seq).
-	Snapshot Snapshot
+	Snapshot api.Snapshot
 	st       *Stream
 	seq      int64
 	stop     func() bool
@@ -220,11 +221,11 @@ type WatchStream struct {
 
 // OpenWatch opens watch.open on its own connection. Closing ctx closes the stream.
 func (c *Client) OpenWatch(ctx context.Context) (*WatchStream, error) {
-	st, err := c.Subscribe(ctx, WatchOpen.Name, NoParams{})
+	st, err := c.Subscribe(ctx, api.WatchOpen.Name, api.NoParams{})
 	if err != nil {
 		return nil, err
 	}
-	var open WatchResult
+	var open api.WatchResult
 	if err := json.Unmarshal(st.Result, &open); err != nil {
 		st.Close()
 		return nil, wire.Internal("decode", "cannot decode watch.open: "+err.Error())

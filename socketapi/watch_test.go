@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
 )
 
@@ -19,7 +20,7 @@ import (
 type watchRecorder struct {
 	mu    sync.Mutex
 	seq   int64
-	steps map[int64]socketapi.Snapshot
+	steps map[int64]api.Snapshot
 	err   error
 	done  chan struct{}
 }
@@ -29,7 +30,7 @@ const recorderKeep = 512
 // recordWatch returns once the watch is open (its snapshot is the first step), so every
 // api.snapshot taken after it is at a seq the recorder reaches.
 func recordWatch(ctx context.Context, c *socketapi.Client) *watchRecorder {
-	r := &watchRecorder{steps: map[int64]socketapi.Snapshot{}, done: make(chan struct{})}
+	r := &watchRecorder{steps: map[int64]api.Snapshot{}, done: make(chan struct{})}
 	open := make(chan struct{})
 	var once sync.Once
 	go func() {
@@ -54,7 +55,7 @@ func recordWatch(ctx context.Context, c *socketapi.Client) *watchRecorder {
 }
 
 // at waits until the watch has applied seq and returns the model's snapshot there.
-func (r *watchRecorder) at(t *testing.T, seq int64) socketapi.Snapshot {
+func (r *watchRecorder) at(t *testing.T, seq int64) api.Snapshot {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
@@ -89,7 +90,7 @@ func TestWatchModelEqualsSnapshotUnderChurn(t *testing.T) {
 
 	// A few agents exist before the watch opens: they come from its snapshot.
 	for i := range 5 {
-		if _, err := c.Run(ctx, socketapi.RunRequest{Path: fmt.Sprintf("pre/a%d", i), Agent: "mock", GC: "never", Prompt: "turn_ms=20"}); err != nil {
+		if _, err := c.Run(ctx, api.RunRequest{Path: fmt.Sprintf("pre/a%d", i), Agent: "mock", GC: "never", Prompt: "turn_ms=20"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -130,7 +131,7 @@ func TestWatchModelEqualsSnapshotUnderChurn(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	if _, err := c.Wait(ctx, socketapi.WaitRequest{Targets: []string{"churn/**", "pre/**"}, Timeout: "60s"}); err != nil {
+	if _, err := c.Wait(ctx, api.WaitRequest{Targets: []string{"churn/**", "pre/**"}, Timeout: "60s"}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -143,7 +144,7 @@ func TestWatchModelEqualsSnapshotUnderChurn(t *testing.T) {
 	}
 	live := 0
 	for _, a := range want.Agents {
-		if a.Status != socketapi.StatusEnded {
+		if a.Status != api.StatusEnded {
 			live++
 		}
 	}
@@ -162,30 +163,30 @@ func churn(ctx context.Context, c *socketapi.Client, i int) error {
 	path := fmt.Sprintf("churn/a%03d", i)
 	switch i % 4 {
 	case 0, 3:
-		_, err := c.Run(ctx, socketapi.RunRequest{Path: path, Agent: "mock", GC: "immediate", Prompt: "turn_ms=30"})
+		_, err := c.Run(ctx, api.RunRequest{Path: path, Agent: "mock", GC: "immediate", Prompt: "turn_ms=30"})
 		return err
 	case 1:
-		r, err := c.Run(ctx, socketapi.RunRequest{Path: path, Agent: "mock", GC: "never", Prompt: "turn_ms=30"})
+		r, err := c.Run(ctx, api.RunRequest{Path: path, Agent: "mock", GC: "never", Prompt: "turn_ms=30"})
 		if err != nil {
 			return err
 		}
-		w, err := c.Wait(ctx, socketapi.WaitRequest{Targets: []string{r.Agent.UUID}, Timeout: "90s"})
+		w, err := c.Wait(ctx, api.WaitRequest{Targets: []string{r.Agent.UUID}, Timeout: "90s"})
 		if err != nil || !w.AllOK {
 			return fmt.Errorf("%s: first turn: %+v %v", path, w, err)
 		}
-		_, err = c.Send(ctx, socketapi.SendRequest{Target: r.Agent.UUID, Prompt: "turn_ms=20"})
+		_, err = c.Send(ctx, api.SendRequest{Target: r.Agent.UUID, Prompt: "turn_ms=20"})
 		return err
 	default:
-		r, err := c.Run(ctx, socketapi.RunRequest{Path: path, Agent: "mock", GC: "never", Prompt: "turn_ms=5000"})
+		r, err := c.Run(ctx, api.RunRequest{Path: path, Agent: "mock", GC: "never", Prompt: "turn_ms=5000"})
 		if err != nil {
 			return err
 		}
-		_, err = c.Kill(ctx, socketapi.KillRequest{Targets: []string{r.Agent.UUID}})
+		_, err = c.Kill(ctx, api.KillRequest{Targets: []string{r.Agent.UUID}})
 		return err
 	}
 }
 
-func mustSnapshot(t *testing.T, c *socketapi.Client) socketapi.Snapshot {
+func mustSnapshot(t *testing.T, c *socketapi.Client) api.Snapshot {
 	t.Helper()
 	s, err := c.Snapshot(t.Context())
 	if err != nil {
@@ -237,7 +238,7 @@ func TestWatchModelFollowsLoops(t *testing.T) {
 			t.Errorf("%s: model differs from api.snapshot (-snapshot +model):\n%s", what, diff)
 		}
 	}
-	if _, err := c.LoopCreate(ctx, socketapi.LoopCreateRequest{Name: "w", Cron: "0 0 1 1 *", Cwd: "/",
+	if _, err := c.LoopCreate(ctx, api.LoopCreateRequest{Name: "w", Cron: "0 0 1 1 *", Cwd: "/",
 		Command: []string{"sleep", "30"}}); err != nil {
 		t.Fatal(err)
 	}
@@ -260,11 +261,11 @@ func TestWatchModelFollowsLoops(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("paused")
-	if _, err := c.LoopRunStop(ctx, socketapi.LoopRunStopRequest{Name: "w", Run: run.Run.RunID}); err != nil {
+	if _, err := c.LoopRunStop(ctx, api.LoopRunStopRequest{Name: "w", Run: run.Run.RunID}); err != nil {
 		t.Fatal(err)
 	}
 	check("after the stop")
-	if _, err := c.LoopRm(ctx, socketapi.LoopRmRequest{Names: []string{"w"}}); err != nil {
+	if _, err := c.LoopRm(ctx, api.LoopRmRequest{Names: []string{"w"}}); err != nil {
 		t.Fatal(err)
 	}
 	check("after rm")

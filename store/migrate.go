@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 //go:embed migrations/*.sql

@@ -3,7 +3,7 @@ package store
 import (
 	"context"
 
-	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
 )
 
 // Provider pauses (docs/lifecycle.md §7.6): while a provider's row stands, the queue
@@ -12,7 +12,7 @@ import (
 // block, in one transaction; the queue pass deletes it once `until` passed.
 
 // ProviderPause is one provider_pauses row: the wire shape of server.status's paused.
-type ProviderPause = socketapi.ProviderPause
+type ProviderPause = api.ProviderPause
 
 // Sources of a pause's until.
 const (

@@ -4,7 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
 )
 
 // Named reads on the read pool. Each is one read transaction or one statement.
@@ -110,9 +110,9 @@ func (db *DB) LastScreen(ctx context.Context, uuid string) (text string, at int6
 
 // StalledAgents lists the rows marked stalled (docs/lifecycle.md §10.7), longest
 // stalled first.
-func (db *DB) StalledAgents(ctx context.Context) ([]socketapi.StalledAgent, error) {
+func (db *DB) StalledAgents(ctx context.Context) ([]api.StalledAgent, error) {
 	return queryRows(ctx, db.r, `SELECT uuid, path, stalled_at FROM agents WHERE stalled_at IS NOT NULL
-		ORDER BY stalled_at, uuid`, nil, func(s Scanner) (r socketapi.StalledAgent, err error) {
+		ORDER BY stalled_at, uuid`, nil, func(s Scanner) (r api.StalledAgent, err error) {
 		return r, s.Scan(&r.UUID, &r.Path, &r.StalledAt)
 	})
 }
@@ -222,7 +222,7 @@ func (db *DB) WaitRows(ctx context.Context, uuids []string) (int64, []WaitRow, e
 }
 
 // LoopSummary is one active or paused loop as server.status lists it (a wire type).
-type LoopSummary = socketapi.LoopSummary
+type LoopSummary = api.LoopSummary
 
 // ReconRow is what a reconciliation pass reads of one managed row that may hold a pane
 // (docs/lifecycle.md §13.2).

@@ -4,7 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
 )
 
 // Scanner is satisfied by *sql.Row and *sql.Rows.
@@ -38,7 +38,7 @@ func ScanAgent(s Scanner) (AgentRow, error) {
 		&r.ParentID, &r.ParentPath, &r.BlockedKind, &r.ExitReason, &r.ExitDetail, &r.ScreenAt, &r.EndedAt, &r.Stalled, &r.StalledAt, &r.RoutedFrom,
 		&wtState, &wtPath, &wtBranch, &wtRepo, &wtKeep)
 	if wtState.Valid {
-		r.Worktree = &socketapi.AgentWorktree{Path: wtPath.String, Branch: wtBranch.String, Repo: wtRepo.String,
+		r.Worktree = &api.AgentWorktree{Path: wtPath.String, Branch: wtBranch.String, Repo: wtRepo.String,
 			Keep: wtKeep, State: wtState.String}
 	}
 	return r, err
@@ -136,10 +136,10 @@ func queryRows[T any](ctx context.Context, q Querier, query string, args []any, 
 	return out, sqliteErr("query", rows.Err())
 }
 
-// The row shapes are the wire types of package socketapi (docs/protocol.md §4.3); the
+// The row shapes are the wire types of package socketapi/api (docs/protocol.md §4.3); the
 // store scans into them.
 type (
-	AgentRow = socketapi.AgentRow
-	LoopRow  = socketapi.LoopRow
-	RunRow   = socketapi.RunRow
+	AgentRow = api.AgentRow
+	LoopRow  = api.LoopRow
+	RunRow   = api.RunRow
 )

@@ -3,7 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
-	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
 )
 
 // Snapshot builds the SnapshotDoc inside one read transaction on the read pool, so
@@ -66,10 +66,10 @@ func snapshot(ctx context.Context, q Querier) (*Snapshot, error) {
 	return s, nil
 }
 
-// The snapshot document's types are the wire types of package socketapi.
+// The snapshot document's types are the wire types of package socketapi/api.
 type (
-	Snapshot     = socketapi.Snapshot
-	SnapshotLoop = socketapi.SnapshotLoop
-	SnapshotRun  = socketapi.SnapshotRun
-	QueueEntry   = socketapi.QueueEntry
+	Snapshot     = api.Snapshot
+	SnapshotLoop = api.SnapshotLoop
+	SnapshotRun  = api.SnapshotRun
+	QueueEntry   = api.QueueEntry
 )

@@ -3,26 +3,25 @@ package store
 import (
 	"errors"
 	"fmt"
-	"github.com/orcr-go/orcr/socketapi"
-
+	"github.com/orcr-go/orcr/socketapi/api"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
 
-// Status is an agent row's public status: the wire type socketapi.Status, whose
+// Status is an agent row's public status: the wire type api.Status, whose
 // constants are repeated here for the store's own code (docs/lifecycle.md §5).
-type Status = socketapi.Status
+type Status = api.Status
 
 // Agent statuses.
 const (
-	StatusQueued   = socketapi.StatusQueued
-	StatusStarting = socketapi.StatusStarting
-	StatusWorking  = socketapi.StatusWorking
-	StatusIdle     = socketapi.StatusIdle
-	StatusBlocked  = socketapi.StatusBlocked
-	StatusParked   = socketapi.StatusParked
-	StatusLost     = socketapi.StatusLost
-	StatusEnded    = socketapi.StatusEnded
+	StatusQueued   = api.StatusQueued
+	StatusStarting = api.StatusStarting
+	StatusWorking  = api.StatusWorking
+	StatusIdle     = api.StatusIdle
+	StatusBlocked  = api.StatusBlocked
+	StatusParked   = api.StatusParked
+	StatusLost     = api.StatusLost
+	StatusEnded    = api.StatusEnded
 )
 
 // Status sets used by several operations.

@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/store"
 	"github.com/orcr-go/orcr/store/storetest"
 )

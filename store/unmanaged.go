@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
 )
 
 // Unmanaged agents (docs/lifecycle.md §3.2, §5.2, §13.5): rows discovery keeps for the
@@ -20,7 +20,7 @@ import (
 // exit_reason).
 
 // StatusUnknown is herdr's "cannot tell" status, used only by unmanaged rows.
-const StatusUnknown = socketapi.StatusUnknown
+const StatusUnknown = api.StatusUnknown
 
 // UnmanagedStatuses are the statuses an active unmanaged row can have.
 var UnmanagedStatuses = []Status{StatusWorking, StatusIdle, StatusBlocked, StatusUnknown}

@@ -23,7 +23,8 @@ import (
 	"github.com/orcr-go/orcr/config"
 	"github.com/orcr-go/orcr/herdr"
 	"github.com/orcr-go/orcr/socketapi"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/store"
 )
 
@@ -288,7 +289,7 @@ func quarantine(c *socketapi.Client, found []anomaly, done map[string]bool) int 
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	res, err := c.Kill(ctx, socketapi.KillRequest{Targets: targets})
+	res, err := c.Kill(ctx, api.KillRequest{Targets: targets})
 	if err != nil {
 		return 0
 	}
@@ -595,11 +596,11 @@ func expectedErr(err error) bool {
 		return true // transport: the server died under the call
 	}
 	switch e.Code {
-	case socketapi.CodeNotFound:
+	case api.CodeNotFound:
 		return true
-	case socketapi.CodeStateConflict:
+	case api.CodeStateConflict:
 		return true
-	case socketapi.CodeEnvironmentError:
+	case api.CodeEnvironmentError:
 		return detail(e, "cause") == "server_unreachable"
 	}
 	return false
@@ -622,7 +623,7 @@ func errLabel(err error) string {
 	return string(e.Code) + ": " + e.Message
 }
 
-func detail(e *socketapi.Error, key string) string {
+func detail(e *api.Error, key string) string {
 	s, _ := e.Details[key].(string)
 	return s
 }
@@ -639,12 +640,12 @@ func (w *workload) pick(rnd *rand.Rand) (string, string, func() error) {
 	}
 	switch n := rnd.IntN(100); {
 	case n < 2: // a prompt over herdr's request limit: typed in chunks, a long delivery window
-		return w.onAgent(rnd, "bigsend", []socketapi.Status{"idle", "working", "blocked", "parked"}, func(r socketapi.AgentRow) error {
-			_, err := w.c.Send(ctx, socketapi.SendRequest{Target: r.UUID, Prompt: "say=big " + strings.Repeat("x", crashBigPrompt)})
+		return w.onAgent(rnd, "bigsend", []api.Status{"idle", "working", "blocked", "parked"}, func(r api.AgentRow) error {
+			_, err := w.c.Send(ctx, api.SendRequest{Target: r.UUID, Prompt: "say=big " + strings.Repeat("x", crashBigPrompt)})
 			return err
 		})
 	case n < 30: // run at a path of the pool, any gc, sometimes without a prompt or with a timeout
-		req := socketapi.RunRequest{Path: fmt.Sprintf("cc/a%d", rnd.IntN(crashPaths)), Agent: "mock",
+		req := api.RunRequest{Path: fmt.Sprintf("cc/a%d", rnd.IntN(crashPaths)), Agent: "mock",
 			GC: []string{"auto", "auto", "never", "immediate", "immediate"}[rnd.IntN(5)]}
 		if rnd.IntN(7) != 0 {
 			req.Prompt = prompt()
@@ -665,7 +666,7 @@ func (w *workload) pick(rnd *rand.Rand) (string, string, func() error) {
 			errs := make([]error, 2)
 			var wg sync.WaitGroup
 			for k := range 2 {
-				req := socketapi.RunRequest{Path: path, Agent: "mock", GC: "immediate", Prompt: prompt()}
+				req := api.RunRequest{Path: path, Agent: "mock", GC: "immediate", Prompt: prompt()}
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
@@ -686,24 +687,24 @@ func (w *workload) pick(rnd *rand.Rand) (string, string, func() error) {
 			return nil
 		}
 	case n < 60:
-		return w.onAgent(rnd, "send", []socketapi.Status{"idle", "working", "blocked", "parked"}, func(r socketapi.AgentRow) error {
-			_, err := w.c.Send(ctx, socketapi.SendRequest{Target: r.UUID, Prompt: prompt()})
+		return w.onAgent(rnd, "send", []api.Status{"idle", "working", "blocked", "parked"}, func(r api.AgentRow) error {
+			_, err := w.c.Send(ctx, api.SendRequest{Target: r.UUID, Prompt: prompt()})
 			return err
 		})
 	case n < 70:
-		return w.onAgent(rnd, "wait", nil, func(r socketapi.AgentRow) error {
-			_, err := w.c.Wait(ctx, socketapi.WaitRequest{Targets: []string{r.UUID}, Timeout: "3s"})
+		return w.onAgent(rnd, "wait", nil, func(r api.AgentRow) error {
+			_, err := w.c.Wait(ctx, api.WaitRequest{Targets: []string{r.UUID}, Timeout: "3s"})
 			return err
 		})
 	case n < 84:
-		return w.onAgent(rnd, "kill", nil, func(r socketapi.AgentRow) error {
-			_, err := w.c.Kill(ctx, socketapi.KillRequest{Targets: []string{r.UUID}})
+		return w.onAgent(rnd, "kill", nil, func(r api.AgentRow) error {
+			_, err := w.c.Kill(ctx, api.KillRequest{Targets: []string{r.UUID}})
 			return err
 		})
 	case n < 92:
 		path := fmt.Sprintf("cc/q%d", w.fresh.Add(1))
 		return "ask", "ask " + path, func() error {
-			res, err := w.c.Ask(ctx, socketapi.AskRequest{Path: path, Agent: "mock", Prompt: fmt.Sprintf("say=q%d turn_ms=%d", rnd.IntN(1000), 50+rnd.IntN(600)), Timeout: "15s"})
+			res, err := w.c.Ask(ctx, api.AskRequest{Path: path, Agent: "mock", Prompt: fmt.Sprintf("say=q%d turn_ms=%d", rnd.IntN(1000), 50+rnd.IntN(600)), Timeout: "15s"})
 			if err == nil {
 				w.ack(res.UUID)
 			}
@@ -711,7 +712,7 @@ func (w *workload) pick(rnd *rand.Rand) (string, string, func() error) {
 		}
 	default:
 		return "ls", "ls", func() error {
-			_, err := w.c.Ls(ctx, socketapi.LsRequest{All: true})
+			_, err := w.c.Ls(ctx, api.LsRequest{All: true})
 			return err
 		}
 	}
@@ -719,12 +720,12 @@ func (w *workload) pick(rnd *rand.Rand) (string, string, func() error) {
 
 // onAgent is an operation on a random agent that is not ended (in one of statuses, when
 // given), found with agent.ls first.
-func (w *workload) onAgent(rnd *rand.Rand, name string, statuses []socketapi.Status, f func(socketapi.AgentRow) error) (string, string, func() error) {
-	res, err := w.c.Ls(context.Background(), socketapi.LsRequest{Pattern: "cc/*"})
+func (w *workload) onAgent(rnd *rand.Rand, name string, statuses []api.Status, f func(api.AgentRow) error) (string, string, func() error) {
+	res, err := w.c.Ls(context.Background(), api.LsRequest{Pattern: "cc/*"})
 	if err != nil {
 		return name, name + " (ls failed)", func() error { return err }
 	}
-	var pool []socketapi.AgentRow
+	var pool []api.AgentRow
 	for _, r := range res.Agents {
 		if r.Status != "ended" && (statuses == nil || containsStatus(statuses, r.Status)) {
 			pool = append(pool, r)
@@ -742,7 +743,7 @@ type raceError string
 
 func (e raceError) Error() string { return "both runs at " + string(e) + " were acknowledged" }
 
-func containsStatus(ss []socketapi.Status, s socketapi.Status) bool {
+func containsStatus(ss []api.Status, s api.Status) bool {
 	for _, x := range ss {
 		if x == s {
 			return true
@@ -790,7 +791,7 @@ func TestTwoQuickCrashesDuringSpawnAndRecovery(t *testing.T) {
 		t.Fatal(err)
 	}
 	const prompt = "say=twice turn_ms=20"
-	run, err := c.Run(ctx, socketapi.RunRequest{Path: "twice/a", Agent: "mock", Prompt: prompt, GC: "never"})
+	run, err := c.Run(ctx, api.RunRequest{Path: "twice/a", Agent: "mock", Prompt: prompt, GC: "never"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -825,11 +826,11 @@ func TestTwoQuickCrashesDuringSpawnAndRecovery(t *testing.T) {
 	srv = startCrashServer(t, h)
 	t.Cleanup(func() { srv.stop(t, h) })
 
-	w, err := c.Wait(ctx, socketapi.WaitRequest{Targets: []string{run.Agent.UUID}, Timeout: "60s"})
+	w, err := c.Wait(ctx, api.WaitRequest{Targets: []string{run.Agent.UUID}, Timeout: "60s"})
 	if err != nil || !w.AllOK {
 		t.Fatalf("the first turn after two crashes: %+v %v, want it answered", w, err)
 	}
-	logs, err := c.Logs(ctx, socketapi.LogsRequest{Target: run.Agent.UUID})
+	logs, err := c.Logs(ctx, api.LogsRequest{Target: run.Agent.UUID})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -842,7 +843,7 @@ func TestTwoQuickCrashesDuringSpawnAndRecovery(t *testing.T) {
 	if len(prompts) != 1 || prompts[0] != prompt {
 		t.Errorf("the agent got the prompts %q, want %q once", prompts, prompt)
 	}
-	if r, err := c.Logs(ctx, socketapi.LogsRequest{Target: run.Agent.UUID, LastResponse: true}); err != nil || r.Response == nil ||
+	if r, err := c.Logs(ctx, api.LogsRequest{Target: run.Agent.UUID, LastResponse: true}); err != nil || r.Response == nil ||
 		r.Response.Text != "twice\nDONE" {
 		t.Errorf("last response: %+v %v, want the first prompt's answer", r.Response, err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/orcr-go/orcr/actors"
 	"github.com/orcr-go/orcr/herdr"
 	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
 )
 
 // checkInvariants finds nothing on a healthy home at rest, and finds each fault planted
@@ -26,11 +27,11 @@ func TestCheckInvariantsSeesPlantedFaults(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 
-	run, err := c.Run(ctx, socketapi.RunRequest{Path: "plant/ok", Agent: "mock", Prompt: "say=hi turn_ms=100"})
+	run, err := c.Run(ctx, api.RunRequest{Path: "plant/ok", Agent: "mock", Prompt: "say=hi turn_ms=100"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w, err := c.Wait(ctx, socketapi.WaitRequest{Targets: []string{run.Agent.UUID}, Timeout: "30s"}); err != nil || !w.AllOK {
+	if w, err := c.Wait(ctx, api.WaitRequest{Targets: []string{run.Agent.UUID}, Timeout: "30s"}); err != nil || !w.AllOK {
 		t.Fatalf("wait for plant/ok: %+v %v", w, err)
 	}
 	if got := checkInvariants(t, h.dir, xdg, run.Agent.UUID); len(got) != 0 {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/store"
 )
 
@@ -29,9 +30,9 @@ func loopHome(t *testing.T) (*home, *socketapi.Client) {
 	return h, &socketapi.Client{Socket: filepath.Join(h.dir, "orcr.sock"), Timeout: 60 * time.Second}
 }
 
-func runsOf(t *testing.T, c *socketapi.Client, loop string) []socketapi.RunRow {
+func runsOf(t *testing.T, c *socketapi.Client, loop string) []api.RunRow {
 	t.Helper()
-	res, err := c.LoopRunLs(context.Background(), socketapi.LoopRunLsRequest{Name: loop, All: true})
+	res, err := c.LoopRunLs(context.Background(), api.LoopRunLsRequest{Name: loop, All: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,9 +51,9 @@ func runPGID(t *testing.T, c *socketapi.Client, loop, run string) int64 {
 	return 0
 }
 
-func waitRunEnded(t *testing.T, c *socketapi.Client, loop, runID string) socketapi.RunRow {
+func waitRunEnded(t *testing.T, c *socketapi.Client, loop, runID string) api.RunRow {
 	t.Helper()
-	var run socketapi.RunRow
+	var run api.RunRow
 	eventually(t, 30*time.Second, "run "+loop+"/"+runID+" ended", func() bool {
 		for _, r := range runsOf(t, c, loop) {
 			if r.RunID == runID {
@@ -70,7 +71,7 @@ func waitRunEnded(t *testing.T, c *socketapi.Client, loop, runID string) socketa
 func TestOnceLoopRunsItsCommand(t *testing.T) {
 	h, c := loopHome(t)
 	ctx := context.Background()
-	res, err := c.LoopCreate(ctx, socketapi.LoopCreateRequest{Name: "once", OnceAt: "1s", Cwd: h.dir,
+	res, err := c.LoopCreate(ctx, api.LoopCreateRequest{Name: "once", OnceAt: "1s", Cwd: h.dir,
 		Command: []string{"sh", "-c", "echo out-line; echo err-line >&2; pwd; exit 3"}})
 	if err != nil {
 		t.Fatal(err)
@@ -78,7 +79,7 @@ func TestOnceLoopRunsItsCommand(t *testing.T) {
 	if res.Loop.Cancel != "orcr loop rm once" || res.Loop.NextFireAt == nil || len(res.Loop.Argv) != 3 {
 		t.Errorf("create result %+v", res.Loop)
 	}
-	var runs []socketapi.RunRow
+	var runs []api.RunRow
 	eventually(t, 20*time.Second, "the once loop fired", func() bool {
 		runs = runsOf(t, c, "once")
 		return len(runs) == 1
@@ -87,11 +88,11 @@ func TestOnceLoopRunsItsCommand(t *testing.T) {
 	if run.Status != "failed" || run.ExitCode == nil || *run.ExitCode != 3 || run.Kind != "scheduled" || run.PGID == nil {
 		t.Errorf("run %+v", run)
 	}
-	ls, err := c.LoopLs(ctx, socketapi.LoopLsRequest{Names: []string{"once"}})
+	ls, err := c.LoopLs(ctx, api.LoopLsRequest{Names: []string{"once"}})
 	if err != nil || len(ls.Loops) != 1 || ls.Loops[0].Status != "ended" || deref(ls.Loops[0].EndedReason) != "fired" {
 		t.Errorf("loop after its fire: %+v %v", ls.Loops, err)
 	}
-	logs, err := c.LoopLogs(ctx, socketapi.LoopLogsRequest{Name: "once"})
+	logs, err := c.LoopLogs(ctx, api.LoopLogsRequest{Name: "once"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +107,7 @@ func TestOnceLoopRunsItsCommand(t *testing.T) {
 			t.Errorf("loop logs lack %q:\n%s", want, joined)
 		}
 	}
-	out, err := c.LoopLogs(ctx, socketapi.LoopLogsRequest{Name: "once", Source: "command", Tail: ptr(1)})
+	out, err := c.LoopLogs(ctx, api.LoopLogsRequest{Name: "once", Source: "command", Tail: ptr(1)})
 	if err != nil || len(out.Lines) != 1 || out.Lines[0].Source != "command" {
 		t.Errorf("tail 1 of the command lines: %+v %v", out.Lines, err)
 	}
@@ -152,7 +153,7 @@ func TestRunEnvironmentAgentsAndSelfRemoval(t *testing.T) {
 orcr agent run --name helper -a mock -p "say=from-run" --json > /dev/null &&
 orcr agent wait helper --timeout 30s > /dev/null &&
 orcr loop rm "${ORCR_PATH%%/*}"`
-	if _, err := c.LoopCreate(ctx, socketapi.LoopCreateRequest{Name: "selfrm", Cron: "0 0 1 1 *", Cwd: h.dir,
+	if _, err := c.LoopCreate(ctx, api.LoopCreateRequest{Name: "selfrm", Cron: "0 0 1 1 *", Cwd: h.dir,
 		Command: []string{"sh", "-c", script}}); err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +195,7 @@ orcr loop rm "${ORCR_PATH%%/*}"`
 	if deref(agent.ParentID) != start.Run.UUID {
 		t.Errorf("the run's agent %+v is not parented to the run", agent)
 	}
-	ls, err := c.LoopLs(ctx, socketapi.LoopLsRequest{Names: []string{"selfrm"}})
+	ls, err := c.LoopLs(ctx, api.LoopLsRequest{Names: []string{"selfrm"}})
 	if err != nil || len(ls.Loops) != 1 || ls.Loops[0].Status != "ended" || deref(ls.Loops[0].EndedReason) != "removed_by_run" {
 		t.Errorf("loop after the run removed it: %+v %v", ls.Loops, err)
 	}
@@ -209,7 +210,7 @@ func TestRunStopKillsTheGroupAndItsAgents(t *testing.T) {
 trap "" TERM
 echo ready
 while true; do sleep 1; done`
-	if _, err := c.LoopCreate(ctx, socketapi.LoopCreateRequest{Name: "stubborn", Cron: "0 0 1 1 *", Cwd: h.dir,
+	if _, err := c.LoopCreate(ctx, api.LoopCreateRequest{Name: "stubborn", Cron: "0 0 1 1 *", Cwd: h.dir,
 		Command: []string{"sh", "-c", script}}); err != nil {
 		t.Fatal(err)
 	}
@@ -219,17 +220,17 @@ while true; do sleep 1; done`
 	}
 	agentPath := "stubborn/" + start.Run.RunID + "/worker"
 	eventually(t, 30*time.Second, "the run's agent is working", func() bool {
-		res, err := c.Ls(ctx, socketapi.LsRequest{Pattern: "/" + agentPath})
-		return err == nil && len(res.Agents) == 1 && res.Agents[0].Status == socketapi.StatusWorking
+		res, err := c.Ls(ctx, api.LsRequest{Pattern: "/" + agentPath})
+		return err == nil && len(res.Agents) == 1 && res.Agents[0].Status == api.StatusWorking
 	})
 	pgid := runPGID(t, c, "stubborn", start.Run.UUID)
 	type stopped struct {
-		res socketapi.LoopRunStopResult
+		res api.LoopRunStopResult
 		err error
 	}
 	done := make(chan stopped, 1)
 	go func() {
-		res, err := c.LoopRunStop(ctx, socketapi.LoopRunStopRequest{Name: "stubborn", Run: start.Run.RunID})
+		res, err := c.LoopRunStop(ctx, api.LoopRunStopRequest{Name: "stubborn", Run: start.Run.RunID})
 		done <- stopped{res, err}
 	}()
 	// While the run stops (its command ignores TERM, so the whole grace passes), nothing
@@ -242,13 +243,13 @@ while true; do sleep 1; done`
 		}
 		return false
 	})
-	_, err = c.Run(ctx, socketapi.RunRequest{Name: "during", Agent: "mock",
-		Caller: socketapi.Caller{CallerID: start.Run.UUID, CallerPath: "stubborn/" + start.Run.RunID}})
-	if e, ok := err.(*socketapi.Error); !ok || e.Code != socketapi.CodeStateConflict || e.Details["reason"] != "run_stopping" {
+	_, err = c.Run(ctx, api.RunRequest{Name: "during", Agent: "mock",
+		Caller: api.Caller{CallerID: start.Run.UUID, CallerPath: "stubborn/" + start.Run.RunID}})
+	if e, ok := err.(*api.Error); !ok || e.Code != api.CodeStateConflict || e.Details["reason"] != "run_stopping" {
 		t.Errorf("an agent run under a stopping run: %v, want state_conflict run_stopping", err)
 	}
 	// A second stop of the same run joins the first: one TERM, one KILL, one end.
-	second, err := c.LoopRunStop(ctx, socketapi.LoopRunStopRequest{Name: "stubborn", Run: start.Run.RunID})
+	second, err := c.LoopRunStop(ctx, api.LoopRunStopRequest{Name: "stubborn", Run: start.Run.RunID})
 	if err != nil || len(second.Stopped) != 1 || second.Stopped[0].Status != "stopped" {
 		t.Errorf("a second stop: %+v %v", second, err)
 	}
@@ -257,7 +258,7 @@ while true; do sleep 1; done`
 	if got.err != nil || len(res.Stopped) != 1 || res.Stopped[0].Status != "stopped" {
 		t.Fatalf("stop: %+v %v", res, got.err)
 	}
-	logs, err := c.LoopLogs(ctx, socketapi.LoopLogsRequest{Name: "stubborn", Run: start.Run.RunID, Source: "orcr"})
+	logs, err := c.LoopLogs(ctx, api.LoopLogsRequest{Name: "stubborn", Run: start.Run.RunID, Source: "orcr"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,11 +273,11 @@ while true; do sleep 1; done`
 	// KILLed processes may be reaped a moment after the stop returns (zombies still
 	// answer kill(0)); a group that was never KILLed never goes.
 	eventually(t, 5*time.Second, "the run's process group gone", func() bool { return syscall.Kill(-int(pgid), 0) != nil })
-	if a := lsAll(t, c, agentPath); a.Status != socketapi.StatusEnded {
+	if a := lsAll(t, c, agentPath); a.Status != api.StatusEnded {
 		t.Errorf("the run's agent after the stop: %+v", a)
 	}
-	if _, err := c.Run(ctx, socketapi.RunRequest{Name: "late", Agent: "mock",
-		Caller: socketapi.Caller{CallerID: start.Run.UUID, CallerPath: "stubborn/" + start.Run.RunID}}); err == nil {
+	if _, err := c.Run(ctx, api.RunRequest{Name: "late", Agent: "mock",
+		Caller: api.Caller{CallerID: start.Run.UUID, CallerPath: "stubborn/" + start.Run.RunID}}); err == nil {
 		t.Error("an agent was created under a stopped run")
 	}
 }
@@ -288,7 +289,7 @@ func TestRunSurvivesAServerCrash(t *testing.T) {
 	ctx := context.Background()
 	marker := filepath.Join(h.dir, "go-on")
 	script := `echo started; while [ ! -e "` + marker + `" ]; do sleep 0.1; done; echo finished; exit 7`
-	if _, err := c.LoopCreate(ctx, socketapi.LoopCreateRequest{Name: "survivor", Cron: "0 0 1 1 *", Cwd: h.dir,
+	if _, err := c.LoopCreate(ctx, api.LoopCreateRequest{Name: "survivor", Cron: "0 0 1 1 *", Cwd: h.dir,
 		Command: []string{"sh", "-c", script}}); err != nil {
 		t.Fatal(err)
 	}
@@ -321,7 +322,7 @@ func TestRunSurvivesAServerCrash(t *testing.T) {
 	if run.Status != "failed" || run.ExitCode == nil || *run.ExitCode != 7 {
 		t.Errorf("the adopted run's end: %+v", run)
 	}
-	logs, _ := c.LoopLogs(ctx, socketapi.LoopLogsRequest{Name: "survivor", Source: "command"})
+	logs, _ := c.LoopLogs(ctx, api.LoopLogsRequest{Name: "survivor", Source: "command"})
 	var texts []string
 	for _, l := range logs.Lines {
 		texts = append(texts, l.Text)
@@ -348,7 +349,7 @@ if [ -z "$item" ]; then orcr loop rm "$loop" > /dev/null; exit 0; fi
 echo "$item" >> "` + done + `"
 tail -n +2 "` + queue + `" > "` + queue + `.tmp" && mv "` + queue + `.tmp" "` + queue + `"
 orcr loop run start "$loop" > /dev/null`
-	if _, err := c.LoopCreate(ctx, socketapi.LoopCreateRequest{Name: "drain", Cron: "0 0 1 1 *", Cwd: h.dir,
+	if _, err := c.LoopCreate(ctx, api.LoopCreateRequest{Name: "drain", Cron: "0 0 1 1 *", Cwd: h.dir,
 		Command: []string{"sh", "-c", script}}); err != nil {
 		t.Fatal(err)
 	}
@@ -356,7 +357,7 @@ orcr loop run start "$loop" > /dev/null`
 		t.Fatal(err)
 	}
 	eventually(t, 60*time.Second, "the loop removed itself", func() bool {
-		ls, err := c.LoopLs(ctx, socketapi.LoopLsRequest{Names: []string{"drain"}})
+		ls, err := c.LoopLs(ctx, api.LoopLsRequest{Names: []string{"drain"}})
 		return err == nil && len(ls.Loops) == 1 && ls.Loops[0].Status == "ended" && deref(ls.Loops[0].EndedReason) == "removed_by_run"
 	})
 	got, _ := os.ReadFile(done)
@@ -364,7 +365,7 @@ orcr loop run start "$loop" > /dev/null`
 		t.Errorf("processed %q", got)
 	}
 	// The run that removed the loop finishes right after.
-	var runs []socketapi.RunRow
+	var runs []api.RunRow
 	eventually(t, 10*time.Second, "every run ended", func() bool {
 		runs = runsOf(t, c, "drain")
 		for _, r := range runs {
@@ -388,7 +389,7 @@ orcr loop run start "$loop" > /dev/null`
 func TestRunTimeout(t *testing.T) {
 	h, c := loopHome(t)
 	ctx := context.Background()
-	if _, err := c.LoopCreate(ctx, socketapi.LoopCreateRequest{Name: "slow", Cron: "0 0 1 1 *", Cwd: h.dir, Timeout: "1s",
+	if _, err := c.LoopCreate(ctx, api.LoopCreateRequest{Name: "slow", Cron: "0 0 1 1 *", Cwd: h.dir, Timeout: "1s",
 		Command: []string{"sleep", "30"}}); err != nil {
 		t.Fatal(err)
 	}
@@ -409,7 +410,7 @@ func TestRunTimeout(t *testing.T) {
 func TestRecoveryNeverSignalsAReusedPid(t *testing.T) {
 	h, c := loopHome(t)
 	ctx := context.Background()
-	if _, err := c.LoopCreate(ctx, socketapi.LoopCreateRequest{Name: "reuse", Cron: "0 0 1 1 *", Cwd: h.dir,
+	if _, err := c.LoopCreate(ctx, api.LoopCreateRequest{Name: "reuse", Cron: "0 0 1 1 *", Cwd: h.dir,
 		Command: []string{"sleep", "60"}}); err != nil {
 		t.Fatal(err)
 	}
@@ -448,7 +449,7 @@ func TestRecoveryNeverSignalsAReusedPid(t *testing.T) {
 func TestMissedWhileDownIsSkipped(t *testing.T) {
 	h, c := loopHome(t)
 	ctx := context.Background()
-	res, err := c.LoopCreate(ctx, socketapi.LoopCreateRequest{Name: "missed", OnceAt: "1h", Cwd: h.dir,
+	res, err := c.LoopCreate(ctx, api.LoopCreateRequest{Name: "missed", OnceAt: "1h", Cwd: h.dir,
 		Command: []string{"true"}})
 	if err != nil {
 		t.Fatal(err)
@@ -461,13 +462,13 @@ func TestMissedWhileDownIsSkipped(t *testing.T) {
 		return tx.Exec(`UPDATE loops SET next_fire_at = ? WHERE uuid = ?`, past, res.Loop.UUID)
 	})
 	eventually(t, 10*time.Second, "the missed once loop ended", func() bool {
-		ls, err := c.LoopLs(ctx, socketapi.LoopLsRequest{Names: []string{"missed"}})
+		ls, err := c.LoopLs(ctx, api.LoopLsRequest{Names: []string{"missed"}})
 		return err == nil && len(ls.Loops) == 1 && ls.Loops[0].Status == "ended"
 	})
 	if runs := runsOf(t, c, "missed"); len(runs) != 0 {
 		t.Errorf("a missed fire was replayed: %+v", runs)
 	}
-	logs, err := c.LoopLogs(ctx, socketapi.LoopLogsRequest{Name: "missed", Source: "orcr"})
+	logs, err := c.LoopLogs(ctx, api.LoopLogsRequest{Name: "missed", Source: "orcr"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -502,7 +503,7 @@ func TestFireDueWhileRecoveringRuns(t *testing.T) {
 touch "` + marker + `"
 orcr agent run --name held -a mock -p "say=hi" --json > /dev/null
 exec sleep 600`
-	loop, err := c.LoopCreate(ctx, socketapi.LoopCreateRequest{Name: "boundary", OnceAt: "1h", Cwd: h.dir,
+	loop, err := c.LoopCreate(ctx, api.LoopCreateRequest{Name: "boundary", OnceAt: "1h", Cwd: h.dir,
 		Command: []string{"sh", "-c", script}})
 	if err != nil {
 		t.Fatal(err)
@@ -513,8 +514,8 @@ exec sleep 600`
 	}
 	agentPath := "boundary/" + start.Run.RunID + "/held"
 	eventually(t, 30*time.Second, "the run's agent is idle", func() bool {
-		res, err := c.Ls(ctx, socketapi.LsRequest{Pattern: "/" + agentPath})
-		return err == nil && len(res.Agents) == 1 && res.Agents[0].Status == socketapi.StatusIdle
+		res, err := c.Ls(ctx, api.LsRequest{Pattern: "/" + agentPath})
+		return err == nil && len(res.Agents) == 1 && res.Agents[0].Status == api.StatusIdle
 	})
 	pgid := runPGID(t, c, "boundary", start.Run.UUID)
 	// The crash: the server first, then the run (so no server sees it end).
@@ -535,9 +536,9 @@ exec sleep 600`
 	if started := time.Now().Add(-time.Duration(st.UptimeMS) * time.Millisecond); !started.Before(due) {
 		t.Fatalf("the server started at %v, not before the forged instant %v: the restart took over 3 s", started, due)
 	}
-	var runs []socketapi.RunRow
+	var runs []api.RunRow
 	eventually(t, 30*time.Second, "the once loop ended", func() bool {
-		ls, err := c.LoopLs(ctx, socketapi.LoopLsRequest{Names: []string{"boundary"}})
+		ls, err := c.LoopLs(ctx, api.LoopLsRequest{Names: []string{"boundary"}})
 		runs = runsOf(t, c, "boundary")
 		return err == nil && len(ls.Loops) == 1 && ls.Loops[0].Status == "ended"
 	})
@@ -545,13 +546,13 @@ exec sleep 600`
 	if a := lsAll(t, c, agentPath); a.EndedAt == nil || *a.EndedAt < due.UnixMilli() {
 		t.Fatalf("the dead run's agent ended at %v, before the due instant %d: the scenario did not happen", a.EndedAt, due.UnixMilli())
 	}
-	var scheduled *socketapi.RunRow
+	var scheduled *api.RunRow
 	for i, r := range runs {
 		if r.Kind == "scheduled" {
 			scheduled = &runs[i]
 		}
 	}
-	logs, err := c.LoopLogs(ctx, socketapi.LoopLogsRequest{Name: "boundary", Source: "orcr"})
+	logs, err := c.LoopLogs(ctx, api.LoopLogsRequest{Name: "boundary", Source: "orcr"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -598,8 +599,8 @@ func TestLoopInspectionThroughTheCLI(t *testing.T) {
 	}
 	// The count covers ended agents: the runs' helpers end (gc immediate) after answering.
 	eventually(t, 20*time.Second, "the runs' agents ended", func() bool {
-		return lsAll(t, c, "asker/"+ids[0]+"/helper").Status == socketapi.StatusEnded &&
-			lsAll(t, c, "asker/"+ids[1]+"/helper").Status == socketapi.StatusEnded
+		return lsAll(t, c, "asker/"+ids[0]+"/helper").Status == api.StatusEnded &&
+			lsAll(t, c, "asker/"+ids[1]+"/helper").Status == api.StatusEnded
 	})
 	ls := h.run("loop", "run", "ls", "asker")
 	lines := strings.Split(strings.TrimSpace(ls.stdout), "\n")

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
 )
 
 // The workflow patterns of docs/clients.md ("Workflow patterns"), in Go
@@ -144,8 +145,8 @@ func recipeLoopDrains(t *testing.T, h *home, cwd string) {
 	c := &socketapi.Client{Socket: filepath.Join(h.dir, "orcr.sock")}
 	ctx := context.Background()
 	const name = "drain_backlog"
-	loopRow := func() socketapi.LoopRow {
-		ls, err := c.LoopLs(ctx, socketapi.LoopLsRequest{All: true})
+	loopRow := func() api.LoopRow {
+		ls, err := c.LoopLs(ctx, api.LoopLsRequest{All: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -155,7 +156,7 @@ func recipeLoopDrains(t *testing.T, h *home, cwd string) {
 			}
 		}
 		t.Fatalf("no loop %s in %+v", name, ls.Loops)
-		return socketapi.LoopRow{}
+		return api.LoopRow{}
 	}
 	runs := 0
 	for ; loopRow().Status != "ended" && runs < 5; runs++ {
@@ -164,11 +165,11 @@ func recipeLoopDrains(t *testing.T, h *home, cwd string) {
 			t.Fatalf("run %d: %v", runs, err)
 		}
 		for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(100 * time.Millisecond) {
-			ls, err := c.LoopRunLs(ctx, socketapi.LoopRunLsRequest{Name: name, All: true})
+			ls, err := c.LoopRunLs(ctx, api.LoopRunLsRequest{Name: name, All: true})
 			if err != nil {
 				t.Fatal(err)
 			}
-			i := slices.IndexFunc(ls.Runs, func(r socketapi.RunRow) bool { return r.RunID == started.Run.RunID })
+			i := slices.IndexFunc(ls.Runs, func(r api.RunRow) bool { return r.RunID == started.Run.RunID })
 			if i >= 0 && ls.Runs[i].Status != "pending" && ls.Runs[i].Status != "running" {
 				// canceled: it was pending behind a scheduled run that worked the last
 				// item and removed the loop (checked below).
@@ -186,7 +187,7 @@ func recipeLoopDrains(t *testing.T, h *home, cwd string) {
 	// clock crossed a tenth minute meanwhile: three runs work the three items left, and a
 	// run still pending behind the one that removes the loop — the test's or a scheduled
 	// one — is canceled by the removal (one at most: the loop runs one at a time).
-	all, err := c.LoopRunLs(ctx, socketapi.LoopRunLsRequest{Name: name, All: true})
+	all, err := c.LoopRunLs(ctx, api.LoopRunLsRequest{Name: name, All: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +207,7 @@ func recipeLoopDrains(t *testing.T, h *home, cwd string) {
 		t.Errorf("after %d runs (%d started by the test, %d ok, %d canceled) the loop is %s (%v), want ended removed_by_run after 3 ok",
 			len(all.Runs), runs, worked, canceled, l.Status, l.EndedReason)
 	}
-	logs, err := c.LoopLogs(ctx, socketapi.LoopLogsRequest{Name: name, Source: "command"})
+	logs, err := c.LoopLogs(ctx, api.LoopLogsRequest{Name: name, Source: "command"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/remote"
 )
 
@@ -102,7 +103,7 @@ func TestRemoteKill9MidTurn(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
 	sc := &socketapi.Client{Socket: filepath.Join(h.dir, "orcr.sock")}
-	if _, err := sc.Wait(ctx, socketapi.WaitRequest{Targets: []string{uuid}, Timeout: "60s"}); err != nil {
+	if _, err := sc.Wait(ctx, api.WaitRequest{Targets: []string{uuid}, Timeout: "60s"}); err != nil {
 		t.Fatal(err)
 	}
 

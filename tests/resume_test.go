@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
 )
 
 // Blocking verbs ride over a server restart (issue 32, docs/protocol.md §1.10): a
@@ -124,8 +125,8 @@ func TestWaitRidesOverAServerCrash(t *testing.T) {
 		t.Fatalf("agent run: %d %s", r.exit, r.stderr)
 	}
 	eventually(t, 30*time.Second, "the agent is working", func() bool {
-		res, err := c.Ls(ctx, socketapi.LsRequest{Pattern: "/slow"})
-		return err == nil && len(res.Agents) == 1 && res.Agents[0].Status == socketapi.StatusWorking
+		res, err := c.Ls(ctx, api.LsRequest{Pattern: "/slow"})
+		return err == nil && len(res.Agents) == 1 && res.Agents[0].Status == api.StatusWorking
 	})
 	before, err := c.Status(ctx)
 	if err != nil {
@@ -136,8 +137,8 @@ func TestWaitRidesOverAServerCrash(t *testing.T) {
 		t.Fatalf("agent wait across the crash exited %d: %s %s", r.exit, r.stdout, r.stderr)
 	}
 	var env struct {
-		OK     bool                 `json:"ok"`
-		Result socketapi.WaitResult `json:"result"`
+		OK     bool           `json:"ok"`
+		Result api.WaitResult `json:"result"`
 	}
 	if err := json.Unmarshal([]byte(r.stdout), &env); err != nil || strings.Count(r.stdout, "\n") != 1 || !env.OK || len(env.Result.Targets) != 1 ||
 		env.Result.Targets[0].Reason != "turn_complete" || !env.Result.AllOK {
@@ -160,15 +161,15 @@ func TestAskRidesOverAServerCrash(t *testing.T) {
 	c := &socketapi.Client{Socket: filepath.Join(h.dir, "orcr.sock"), Timeout: 60 * time.Second}
 	ctx := context.Background()
 	working := func() bool {
-		res, err := c.Ls(ctx, socketapi.LsRequest{Pattern: "/q"})
-		return err == nil && len(res.Agents) == 1 && res.Agents[0].Status == socketapi.StatusWorking
+		res, err := c.Ls(ctx, api.LsRequest{Pattern: "/q"})
+		return err == nil && len(res.Agents) == 1 && res.Agents[0].Status == api.StatusWorking
 	}
 	r := h.crossCrash(t, working, "agent", "ask", "--name", "q", "-a", "mock", "-p", "say=answered turn_ms=10000", "--timeout", "90s")
 	if r.exit != 0 || !strings.HasPrefix(r.stdout, "answered") {
 		t.Fatalf("agent ask across the crash: exit %d stdout %q stderr %q", r.exit, r.stdout, r.stderr)
 	}
 	resumeNoted(t, r, "agent.ask")
-	res, err := c.Ls(ctx, socketapi.LsRequest{Pattern: "/**", All: true})
+	res, err := c.Ls(ctx, api.LsRequest{Pattern: "/**", All: true})
 	if err != nil || len(res.Agents) != 1 {
 		t.Errorf("agents after the ask: %+v %v, want the one asked", res.Agents, err)
 	}
@@ -182,7 +183,7 @@ func TestLoopRunRidesOverAServerCrash(t *testing.T) {
 	ctx := context.Background()
 	script := `orcr agent run --name w -a mock -p "say=done turn_ms=10000" --json > /dev/null &&
 orcr agent wait w --timeout 90s`
-	if _, err := c.LoopCreate(ctx, socketapi.LoopCreateRequest{Name: "rider", Cron: "0 0 1 1 *", Cwd: h.dir,
+	if _, err := c.LoopCreate(ctx, api.LoopCreateRequest{Name: "rider", Cron: "0 0 1 1 *", Cwd: h.dir,
 		Command: []string{"sh", "-c", script}}); err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +204,7 @@ orcr agent wait w --timeout 90s`
 		t.Fatalf("restart: %d %s", r.exit, r.stderr)
 	}
 	run := waitRunEnded(t, c, "rider", start.Run.RunID)
-	logs, _ := c.LoopLogs(ctx, socketapi.LoopLogsRequest{Name: "rider", Source: "command"})
+	logs, _ := c.LoopLogs(ctx, api.LoopLogsRequest{Name: "rider", Source: "command"})
 	var texts []string
 	for _, l := range logs.Lines {
 		texts = append(texts, l.Stream+": "+l.Text)

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/orcr-go/orcr/socketapi"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 // Acceptance 1: 20 concurrent `orcr server status --json` on a fresh home all succeed,

@@ -15,6 +15,7 @@ import (
 	"github.com/orcr-go/orcr/actors/provider"
 	"github.com/orcr-go/orcr/herdr"
 	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
 	"github.com/orcr-go/orcr/store"
 )
@@ -69,13 +70,13 @@ func userAgent(t *testing.T, r *herdr.Remote, label string, env map[string]strin
 	return pane, p.TerminalID
 }
 
-func unmanagedRows(t *testing.T, c *socketapi.Client) map[string]socketapi.AgentRow {
+func unmanagedRows(t *testing.T, c *socketapi.Client) map[string]api.AgentRow {
 	t.Helper()
-	res, err := c.Ls(context.Background(), socketapi.LsRequest{Unmanaged: true})
+	res, err := c.Ls(context.Background(), api.LsRequest{Unmanaged: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]socketapi.AgentRow{}
+	out := map[string]api.AgentRow{}
 	for _, r := range res.Agents {
 		out[r.Path] = r
 	}
@@ -110,11 +111,11 @@ func TestUnmanagedDiscovery(t *testing.T) {
 	slowPath := "unmanaged/work/" + slug(slowPane)
 	webPath := "unmanaged/play_2/" + slug(playPane)
 
-	var rows map[string]socketapi.AgentRow
+	var rows map[string]api.AgentRow
 	eventually(t, 20*time.Second, "three unmanaged agents discovered", func() bool {
 		rows = unmanagedRows(t, c)
-		return len(rows) == 3 && rows[apiPath].Status == socketapi.StatusIdle && rows[webPath].Status == socketapi.StatusIdle &&
-			rows[slowPath].Status == socketapi.StatusIdle
+		return len(rows) == 3 && rows[apiPath].Status == api.StatusIdle && rows[webPath].Status == api.StatusIdle &&
+			rows[slowPath].Status == api.StatusIdle
 	})
 	for p, r := range rows {
 		if r.Managed || deref(r.Agent) != "mock" || deref(r.HerdrSession) == "orcr" {
@@ -122,15 +123,15 @@ func TestUnmanagedDiscovery(t *testing.T) {
 		}
 	}
 	// ls shows both kinds unless told (docs/cli.md §5.8).
-	if res, err := c.Ls(context.Background(), socketapi.LsRequest{}); err != nil || len(res.Agents) != 3 {
+	if res, err := c.Ls(context.Background(), api.LsRequest{}); err != nil || len(res.Agents) != 3 {
 		t.Errorf("default ls: %d rows, %v", len(res.Agents), err)
 	}
-	if res, err := c.Ls(context.Background(), socketapi.LsRequest{Managed: true}); err != nil || len(res.Agents) != 0 {
+	if res, err := c.Ls(context.Background(), api.LsRequest{Managed: true}); err != nil || len(res.Agents) != 0 {
 		t.Errorf("ls --managed: %d rows, %v", len(res.Agents), err)
 	}
 
 	// attach uses the agent's own session (docs/lifecycle.md §11.6).
-	at, err := c.AttachPrepare(context.Background(), socketapi.AttachPrepareRequest{Target: webPath})
+	at, err := c.AttachPrepare(context.Background(), api.AttachPrepareRequest{Target: webPath})
 	if err != nil {
 		t.Fatalf("attach prepare: %v", err)
 	}
@@ -147,22 +148,22 @@ func TestUnmanagedDiscovery(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, 15*time.Second, "the slow agent shows working", func() bool {
-		return unmanagedRows(t, c)[slowPath].Status == socketapi.StatusWorking
+		return unmanagedRows(t, c)[slowPath].Status == api.StatusWorking
 	})
 	eventually(t, 20*time.Second, "the slow agent idle again", func() bool {
-		return unmanagedRows(t, c)[slowPath].Status == socketapi.StatusIdle
+		return unmanagedRows(t, c)[slowPath].Status == api.StatusIdle
 	})
 
 	// A send through orcr is an external turn: working at once, and wait settles when
 	// herdr's idle ends it.
-	sres, err := c.Send(context.Background(), socketapi.SendRequest{Target: apiPath, Prompt: "turn_ms=1500 say=hello"})
+	sres, err := c.Send(context.Background(), api.SendRequest{Target: apiPath, Prompt: "turn_ms=1500 say=hello"})
 	if err != nil {
 		t.Fatalf("send to an unmanaged agent: %v", err)
 	}
-	if sres.InputSeq != 1 || sres.DeliveredWhile != socketapi.StatusIdle {
+	if sres.InputSeq != 1 || sres.DeliveredWhile != api.StatusIdle {
 		t.Errorf("send result %+v", sres)
 	}
-	wres, err := c.Wait(context.Background(), socketapi.WaitRequest{Targets: []string{apiPath}, Timeout: "40s"})
+	wres, err := c.Wait(context.Background(), api.WaitRequest{Targets: []string{apiPath}, Timeout: "40s"})
 	if err != nil || wres.TimedOut || len(wres.Targets) != 1 || wres.Targets[0].Reason != "turn_complete" {
 		t.Fatalf("wait after the send: %+v %v", wres, err)
 	}
@@ -172,11 +173,11 @@ func TestUnmanagedDiscovery(t *testing.T) {
 	}
 
 	// kill needs --force for an unmanaged agent.
-	kres, err := c.Kill(context.Background(), socketapi.KillRequest{Targets: []string{apiPath}})
+	kres, err := c.Kill(context.Background(), api.KillRequest{Targets: []string{apiPath}})
 	if err != nil || len(kres.Killed) != 0 || len(kres.Skipped) != 1 || kres.Skipped[0].Reason != "force_required" {
 		t.Fatalf("kill without force: %+v %v", kres, err)
 	}
-	kres, err = c.Kill(context.Background(), socketapi.KillRequest{Targets: []string{apiPath}, Force: true})
+	kres, err = c.Kill(context.Background(), api.KillRequest{Targets: []string{apiPath}, Force: true})
 	if err != nil || len(kres.Killed) != 1 {
 		t.Fatalf("kill --force: %+v %v", kres, err)
 	}
@@ -193,10 +194,10 @@ func TestUnmanagedDiscovery(t *testing.T) {
 		return !ok
 	})
 	ended := lsAll(t, c, slowPath)
-	if ended.Status != socketapi.StatusEnded || ended.ExitReason != nil {
+	if ended.Status != api.StatusEnded || ended.ExitReason != nil {
 		t.Errorf("closed pane's row: %+v", ended)
 	}
-	if k := lsAll(t, c, apiPath); k.Status != socketapi.StatusEnded || deref(k.ExitReason) != "killed" {
+	if k := lsAll(t, c, apiPath); k.Status != api.StatusEnded || deref(k.ExitReason) != "killed" {
 		t.Errorf("killed row: %+v", k)
 	}
 
@@ -209,16 +210,16 @@ func TestUnmanagedDiscovery(t *testing.T) {
 	eventually(t, 15*time.Second, "the stopped session's agent ended", func() bool {
 		return len(unmanagedRows(t, c)) == 0
 	})
-	if s := lsAll(t, c, webPath); s.Status != socketapi.StatusEnded || s.ExitReason != nil {
+	if s := lsAll(t, c, webPath); s.Status != api.StatusEnded || s.ExitReason != nil {
 		t.Errorf("stopped session's row: %+v", s)
 	}
 	logHas(t, h, "reconcile: unmanaged agent discovered")
 }
 
 // lsAll finds path among every row, ended ones included (the newest row of the path).
-func lsAll(t *testing.T, c *socketapi.Client, path string) socketapi.AgentRow {
+func lsAll(t *testing.T, c *socketapi.Client, path string) api.AgentRow {
 	t.Helper()
-	res, err := c.Ls(context.Background(), socketapi.LsRequest{All: true, Pattern: "/" + path})
+	res, err := c.Ls(context.Background(), api.LsRequest{All: true, Pattern: "/" + path})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,7 +245,7 @@ type handStarted struct {
 	c              *socketapi.Client
 	work           *herdr.Remote
 	pane, terminal string
-	row            socketapi.AgentRow // the unmanaged row
+	row            api.AgentRow // the unmanaged row
 }
 
 func startHandStarted(t *testing.T, config, word string) handStarted {
@@ -263,7 +264,7 @@ func startHandStarted(t *testing.T, config, word string) handStarted {
 	}
 	eventually(t, 20*time.Second, "the agent discovered idle", func() bool {
 		f.row = unmanagedRows(t, f.c)[from]
-		return f.row.Status == socketapi.StatusIdle
+		return f.row.Status == api.StatusIdle
 	})
 	return f
 }
@@ -271,7 +272,7 @@ func startHandStarted(t *testing.T, config, word string) handStarted {
 // history is the texts of an agent's transcript entries, joined by "|".
 func history(t *testing.T, c *socketapi.Client, target string) string {
 	t.Helper()
-	logs, err := c.Logs(context.Background(), socketapi.LogsRequest{Target: target})
+	logs, err := c.Logs(context.Background(), api.LogsRequest{Target: target})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,34 +295,34 @@ func TestAdoptUnmanagedAgent(t *testing.T) {
 	f := startHandStarted(t, `{"timings": {"gc_tick": "200ms", "idle_after": "4s"}}`, "first")
 	ctx, c, h, work, pane, from := context.Background(), f.c, f.h, f.work, f.pane, f.row.Path
 
-	wantErr := func(what string, err error, code socketapi.Code, reason string) {
+	wantErr := func(what string, err error, code api.Code, reason string) {
 		t.Helper()
-		var we *socketapi.Error
+		var we *api.Error
 		if !errors.As(err, &we) || we.Code != code || (reason != "" && fmt.Sprint(we.Details["reason"]) != reason) {
 			t.Errorf("%s: got %v, want %s %s", what, err, code, reason)
 		}
 	}
-	_, err := c.Adopt(ctx, socketapi.AdoptRequest{Target: from})
-	wantErr("no path", err, socketapi.CodeInvalidRequest, "path_required")
-	if _, err := c.Run(ctx, socketapi.RunRequest{Path: "team/other", Agent: "mock"}); err != nil {
+	_, err := c.Adopt(ctx, api.AdoptRequest{Target: from})
+	wantErr("no path", err, api.CodeInvalidRequest, "path_required")
+	if _, err := c.Run(ctx, api.RunRequest{Path: "team/other", Agent: "mock"}); err != nil {
 		t.Fatal(err)
 	}
-	_, err = c.Adopt(ctx, socketapi.AdoptRequest{Target: "team/other", Path: "team/x"})
-	wantErr("a managed agent", err, socketapi.CodeInvalidRequest, "not_unmanaged")
-	_, err = c.Adopt(ctx, socketapi.AdoptRequest{Target: from, Path: "team/other"})
-	wantErr("a taken path", err, socketapi.CodeStateConflict, "path_in_use")
-	_, err = c.Adopt(ctx, socketapi.AdoptRequest{Target: from, Path: "unmanaged/x"})
-	wantErr("a reserved path", err, socketapi.CodeInvalidRequest, "reserved_name")
-	if _, err := c.Send(ctx, socketapi.SendRequest{Target: from, Prompt: "turn_ms=4000 say=busy"}); err != nil {
+	_, err = c.Adopt(ctx, api.AdoptRequest{Target: "team/other", Path: "team/x"})
+	wantErr("a managed agent", err, api.CodeInvalidRequest, "not_unmanaged")
+	_, err = c.Adopt(ctx, api.AdoptRequest{Target: from, Path: "team/other"})
+	wantErr("a taken path", err, api.CodeStateConflict, "path_in_use")
+	_, err = c.Adopt(ctx, api.AdoptRequest{Target: from, Path: "unmanaged/x"})
+	wantErr("a reserved path", err, api.CodeInvalidRequest, "reserved_name")
+	if _, err := c.Send(ctx, api.SendRequest{Target: from, Prompt: "turn_ms=4000 say=busy"}); err != nil {
 		t.Fatal(err)
 	}
-	_, err = c.Adopt(ctx, socketapi.AdoptRequest{Target: from, Path: "team/api"})
-	wantErr("a working agent", err, socketapi.CodeStateConflict, "")
-	if w, err := c.Wait(ctx, socketapi.WaitRequest{Targets: []string{from}, Timeout: "40s"}); err != nil || !w.AllOK {
+	_, err = c.Adopt(ctx, api.AdoptRequest{Target: from, Path: "team/api"})
+	wantErr("a working agent", err, api.CodeStateConflict, "")
+	if w, err := c.Wait(ctx, api.WaitRequest{Targets: []string{from}, Timeout: "40s"}); err != nil || !w.AllOK {
 		t.Fatalf("wait for the busy turn: %+v %v", w, err)
 	}
 
-	res, err := c.Adopt(ctx, socketapi.AdoptRequest{Target: from, Path: "team/api"})
+	res, err := c.Adopt(ctx, api.AdoptRequest{Target: from, Path: "team/api"})
 	if err != nil {
 		t.Fatalf("adopt: %v", err)
 	}
@@ -331,7 +332,7 @@ func TestAdoptUnmanagedAgent(t *testing.T) {
 	if _, err := work.PaneGet(ctx, pane); err == nil {
 		t.Error("the user's pane is still open after the adoption")
 	}
-	w, err := c.Wait(ctx, socketapi.WaitRequest{Targets: []string{"team/api"}, Timeout: "40s"})
+	w, err := c.Wait(ctx, api.WaitRequest{Targets: []string{"team/api"}, Timeout: "40s"})
 	if err != nil || !w.AllOK {
 		logTail(t, filepath.Join(h.dir, "logs", "server.log"), 80)
 		st := h.run("server", "status", "--json")
@@ -351,7 +352,7 @@ func TestAdoptUnmanagedAgent(t *testing.T) {
 	// The resumed TUI writes its transcript as it starts, which may be just after the
 	// spawn settled idle.
 	eventually(t, 10*time.Second, "the adopted agent's history has the earlier turns", func() bool {
-		logs, err := c.Logs(ctx, socketapi.LogsRequest{Target: "team/api"})
+		logs, err := c.Logs(ctx, api.LogsRequest{Target: "team/api"})
 		if err != nil {
 			return false
 		}
@@ -361,13 +362,13 @@ func TestAdoptUnmanagedAgent(t *testing.T) {
 		}
 		return strings.Contains(all, "first") && strings.Contains(all, "busy")
 	})
-	if _, err := c.Send(ctx, socketapi.SendRequest{Target: "team/api", Prompt: "say=second"}); err != nil {
+	if _, err := c.Send(ctx, api.SendRequest{Target: "team/api", Prompt: "say=second"}); err != nil {
 		t.Fatal(err)
 	}
-	if w, err := c.Wait(ctx, socketapi.WaitRequest{Targets: []string{"team/api"}, Timeout: "40s"}); err != nil || !w.AllOK {
+	if w, err := c.Wait(ctx, api.WaitRequest{Targets: []string{"team/api"}, Timeout: "40s"}); err != nil || !w.AllOK {
 		t.Fatalf("wait for a managed turn: %+v %v", w, err)
 	}
-	last, err := c.Logs(ctx, socketapi.LogsRequest{Target: "team/api", LastResponse: true})
+	last, err := c.Logs(ctx, api.LogsRequest{Target: "team/api", LastResponse: true})
 	if err != nil || last.Response == nil || !strings.Contains(last.Response.Text, "second") {
 		t.Errorf("last response %+v %v", last.Response, err)
 	}
@@ -375,7 +376,7 @@ func TestAdoptUnmanagedAgent(t *testing.T) {
 		t.Errorf("%d unmanaged rows after the adoption, want 0", n)
 	}
 	eventually(t, 30*time.Second, "the GC parks the adopted agent", func() bool {
-		return lsAll(t, c, "team/api").Status == socketapi.StatusParked
+		return lsAll(t, c, "team/api").Status == api.StatusParked
 	})
 }
 
@@ -407,20 +408,20 @@ func TestAdoptionCutOffByACrashIsFinished(t *testing.T) {
 		return nil, err
 	})
 	eventually(t, 20*time.Second, "recovery finishes the adoption", func() bool {
-		res, err := c.Ls(ctx, socketapi.LsRequest{Pattern: "/" + path})
+		res, err := c.Ls(ctx, api.LsRequest{Pattern: "/" + path})
 		return err == nil && len(res.Agents) == 1
 	})
-	w, err := c.Wait(ctx, socketapi.WaitRequest{Targets: []string{path}, Timeout: "40s"})
+	w, err := c.Wait(ctx, api.WaitRequest{Targets: []string{path}, Timeout: "40s"})
 	if err != nil || !w.AllOK || w.Targets[0].UUID != row.UUID {
 		t.Fatalf("wait for the recovered adoption: %+v %v", w, err)
 	}
 	if _, err := work.PaneGet(ctx, pane); err == nil {
 		t.Error("the user's pane is still open after recovery")
 	}
-	if _, err := c.Send(ctx, socketapi.SendRequest{Target: path, Prompt: "say=after"}); err != nil {
+	if _, err := c.Send(ctx, api.SendRequest{Target: path, Prompt: "say=after"}); err != nil {
 		t.Fatal(err)
 	}
-	if w, err := c.Wait(ctx, socketapi.WaitRequest{Targets: []string{path}, Timeout: "40s"}); err != nil || !w.AllOK {
+	if w, err := c.Wait(ctx, api.WaitRequest{Targets: []string{path}, Timeout: "40s"}); err != nil || !w.AllOK {
 		t.Fatalf("wait for a turn: %+v %v", w, err)
 	}
 	if all := history(t, c, path); !strings.Contains(all, "before") || !strings.Contains(all, "after") {
@@ -459,7 +460,7 @@ func TestTwoHomesLeaveEachOthersAgentsAlone(t *testing.T) {
 		t.Fatalf("agent run: %d %s %s", r.exit, r.stdout, r.stderr)
 	}
 	ca := &socketapi.Client{Socket: filepath.Join(a.dir, "orcr.sock"), Timeout: 30 * time.Second}
-	if w, err := ca.Wait(context.Background(), socketapi.WaitRequest{Targets: []string{"team/a"}, Timeout: "40s"}); err != nil || !w.AllOK {
+	if w, err := ca.Wait(context.Background(), api.WaitRequest{Targets: []string{"team/a"}, Timeout: "40s"}); err != nil || !w.AllOK {
 		t.Fatalf("wait for the first home's agent: %+v %v", w, err)
 	}
 	// A pane started by hand in the first home's session.

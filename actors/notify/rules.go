@@ -12,7 +12,7 @@ import (
 	"slices"
 
 	"github.com/orcr-go/orcr/config"
-	"github.com/orcr-go/orcr/socketapi/wire/pathglob"
+	"github.com/orcr-go/orcr/socketapi/api/wire/pathglob"
 	"github.com/orcr-go/orcr/store"
 )
 

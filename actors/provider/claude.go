@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/orcr-go/orcr/config"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 // ClaudeModels and ClaudeEfforts are claude's fixed routing lists (docs/providers.md §3.1);

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/orcr-go/orcr/config"
-	"github.com/orcr-go/orcr/socketapi"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 // CodexBypassFlag is the approvals/sandbox bypass flag of every codex launch without
@@ -242,7 +242,7 @@ func (c *CodexCatalog) Argv() []string {
 
 func (c *CodexCatalog) version() string {
 	if c.Version == "" {
-		return socketapi.Version
+		return api.Version
 	}
 	return c.Version
 }

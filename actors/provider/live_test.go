@@ -20,7 +20,7 @@ import (
 
 	"github.com/orcr-go/orcr/actors/provider"
 	"github.com/orcr-go/orcr/actors/provider/providertest"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 // isolatedEnv keeps the CLIs' state out of the user's home: codex writes its

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/orcr-go/orcr/config"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 // Default route of the mock when config has none (docs/providers.md §8).

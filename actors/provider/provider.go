@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/orcr-go/orcr/config"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 // Provider names.

@@ -1,6 +1,6 @@
 package provider
 
-import "github.com/orcr-go/orcr/socketapi/wire"
+import "github.com/orcr-go/orcr/socketapi/api/wire"
 
 // notResumable is the invalid_request not_resumable error of [Provider.ResumeArgv]
 // (docs/providers.md §3.7, §4.7, §8): display is the provider's display name, why says

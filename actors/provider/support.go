@@ -4,7 +4,7 @@ import (
 	"sort"
 
 	"github.com/orcr-go/orcr/herdr"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 // The two layers of a provider (docs/providers.md §1), as named in details.missing.

@@ -8,7 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/orcr-go/orcr/actors/provider"
 	"github.com/orcr-go/orcr/herdr"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 func TestCheckSupport(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 // ReasonInvalidCron is the invalid_request reason of every [ParseCron] error

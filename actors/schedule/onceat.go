@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/orcr-go/orcr/config"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 // ReasonInvalidOnceAt is the invalid_request reason of every [ParseOnceAt] error

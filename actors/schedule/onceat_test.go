@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/orcr-go/orcr/actors/schedule"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 func TestParseOnceAt(t *testing.T) {

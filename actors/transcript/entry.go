@@ -3,7 +3,7 @@ package transcript
 import (
 	"strings"
 
-	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
 )
 
 // Entry kinds (docs/providers.md §6.1).
@@ -25,7 +25,7 @@ const (
 
 // Entry is one transcript entry in the common shape of docs/providers.md §6.1: the wire
 // type of the agent.logs result (docs/protocol.md §5.11).
-type Entry = socketapi.LogEntry
+type Entry = api.LogEntry
 
 // LastResponse returns the text of the last entry with role assistant, kind text and
 // text that is not blank (only white space), verbatim, and true; or "", false when

@@ -3,7 +3,7 @@ package transcript
 import (
 	"strings"
 
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 // Cause values of transcript_unavailable errors (docs/protocol.md §9.3).

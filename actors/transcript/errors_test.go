@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/orcr-go/orcr/actors/transcript"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 // NeverWritten turns Locate's not_found into "never created" (same code and cause,

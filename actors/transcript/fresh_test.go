@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/orcr-go/orcr/actors/transcript"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 // mtime is a fixed file time with a sub-millisecond part, so truncation to ms shows.

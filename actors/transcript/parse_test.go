@@ -13,7 +13,7 @@ import (
 
 	"github.com/orcr-go/orcr/actors/provider"
 	"github.com/orcr-go/orcr/actors/transcript"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 // goldenDirs maps each testdata directory to the format its files are written in. The

@@ -25,7 +25,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/orcr-go/orcr/config"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 // CauseUnsupportedPlatform is the environment_error cause on a platform without a

@@ -14,7 +14,7 @@ import (
 
 	"github.com/orcr-go/orcr/config/service"
 	"github.com/orcr-go/orcr/config/service/servicetest"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 const uid = 501

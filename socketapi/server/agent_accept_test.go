@@ -18,8 +18,8 @@ import (
 	"github.com/orcr-go/orcr/actors"
 	"github.com/orcr-go/orcr/herdr"
 	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
-	"github.com/orcr-go/orcr/socketapi/wire"
 )
 
 // evRow is the agent row embedded in agent.* and queue.promoted events (docs/decisions.md D2).

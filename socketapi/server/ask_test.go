@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
-	"github.com/orcr-go/orcr/socketapi/wire"
 )
 
 type logsResult struct {

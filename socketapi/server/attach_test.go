@@ -10,13 +10,14 @@ import (
 	"time"
 
 	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
-	"github.com/orcr-go/orcr/socketapi/wire"
 )
 
-func prepare(t *testing.T, c *socketapi.Client, target string, takeover bool) socketapi.AttachPrepareResult {
+func prepare(t *testing.T, c *socketapi.Client, target string, takeover bool) api.AttachPrepareResult {
 	t.Helper()
-	res, err := c.AttachPrepare(context.Background(), socketapi.AttachPrepareRequest{Target: target, Takeover: takeover, ClientPID: 99})
+	res, err := c.AttachPrepare(context.Background(), api.AttachPrepareRequest{Target: target, Takeover: takeover, ClientPID: 99})
 	if err != nil {
 		t.Fatalf("agent.attach.prepare %s: %v", target, err)
 	}
@@ -173,7 +174,7 @@ func TestAttachRefusals(t *testing.T) {
 		if err := c.Call(ctx, "__debug.set_agent", map[string]any{"uuid": uuid, "path": path, "status": status}, nil); err != nil {
 			t.Fatalf("__debug.set_agent: %v", err)
 		}
-		_, err := c.AttachPrepare(ctx, socketapi.AttachPrepareRequest{Target: path})
+		_, err := c.AttachPrepare(ctx, api.AttachPrepareRequest{Target: path})
 		e, ok := wire.As(err)
 		if !ok || e.Code != wire.StateConflict || e.Details["current_status"] != status {
 			t.Errorf("prepare of a %s row (no pane): got %v, want state_conflict with current_status %s", status, err, status)
@@ -182,7 +183,7 @@ func TestAttachRefusals(t *testing.T) {
 	for _, tc := range []struct {
 		target, code, reason string
 	}{{"", "invalid_request", "target_required"}, {"att/*", "invalid_request", "wildcard_not_allowed"}, {"att/nosuch", "not_found", ""}} {
-		_, err := c.AttachPrepare(ctx, socketapi.AttachPrepareRequest{Target: tc.target})
+		_, err := c.AttachPrepare(ctx, api.AttachPrepareRequest{Target: tc.target})
 		if e, ok := wire.As(err); !ok || string(e.Code) != tc.code || e.Reason() != tc.reason {
 			t.Errorf("prepare %q: got %v, want %s %s", tc.target, err, tc.code, tc.reason)
 		}

@@ -10,7 +10,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/orcr-go/orcr/actors/actorkit"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 // Messages of the connection actor.
@@ -183,7 +183,7 @@ type Call struct {
 }
 
 // Params decodes the request params into v. Table methods had their params checked
-// against their params type before the handler ran (socketapi.DecodeParams); for the
+// against their params type before the handler ran (api.DecodeParams); for the
 // hidden debug methods a field of the wrong type reads as absent.
 func (c *Call) Params(v any) {
 	_ = json.Unmarshal(c.Req.Params, v)

@@ -11,8 +11,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
-	"github.com/orcr-go/orcr/socketapi/wire"
 )
 
 // sideEffects are the methods the fuzz target never sends: they would stop the shared

@@ -9,8 +9,9 @@ import (
 	"time"
 
 	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
-	"github.com/orcr-go/orcr/socketapi/wire"
 )
 
 // herdrBinConfig is a config.json whose herdr.bin is bin.
@@ -75,7 +76,7 @@ func TestRunRefusesUnusableHerdrBin(t *testing.T) {
 			if pe, _ := wire.As(err); pe == nil || pe.Details["bin"] != tc.bin || pe.Details["origin"] != "herdr.bin" {
 				t.Errorf("agent.run: got %v, want details naming bin %s from herdr.bin", err, tc.bin)
 			}
-			var st socketapi.StatusResult
+			var st api.StatusResult
 			if err := c.Call(context.Background(), "server.status", nil, &st); err != nil {
 				t.Fatal(err)
 			}

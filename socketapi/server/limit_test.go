@@ -14,13 +14,14 @@ import (
 	"time"
 
 	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
 )
 
 // pausesOf returns server.status's paused.
-func pausesOf(t *testing.T, c *socketapi.Client) []socketapi.ProviderPause {
+func pausesOf(t *testing.T, c *socketapi.Client) []api.ProviderPause {
 	t.Helper()
-	var st socketapi.StatusResult
+	var st api.StatusResult
 	if err := c.Call(context.Background(), "server.status", nil, &st); err != nil {
 		t.Fatalf("server.status: %v", err)
 	}

@@ -8,8 +8,8 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/orcr-go/orcr/actors"
-	"github.com/orcr-go/orcr/socketapi"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/store"
 )
 
@@ -25,13 +25,13 @@ type handler struct {
 	debug  bool // hidden debug method: not in the catalogue
 }
 
-// methodTable binds the method table (socketapi.Methods) to handlers: a facade method is
+// methodTable binds the method table (api.Methods) to handlers: a facade method is
 // decoded and served by its table entry on a request goroutine; a server-side method gets
 // its handler from serverSide after its params were checked against its params type; a
 // method that has not landed answers invalid_request not_implemented. A server-side
 // entry without a handler here, or a handler for a method the table does not mark
 // server-side, is a programming error.
-func (s *Server) methodTable(table []socketapi.Spec) map[string]handler {
+func (s *Server) methodTable(table []api.Spec) map[string]handler {
 	sys := s.system
 	serverSide := map[string]handler{
 		"server.handshake": {inline: s.handshake},
@@ -75,7 +75,7 @@ func (s *Server) methodTable(table []socketapi.Spec) map[string]handler {
 }
 
 func (s *Server) handshake(*Call) (any, error) {
-	return socketapi.Handshake{PID: os.Getpid(), Protocol: wire.Protocol, Store: s.paths.DB, Ready: true}, nil
+	return api.Handshake{PID: os.Getpid(), Protocol: wire.Protocol, Store: s.paths.DB, Ready: true}, nil
 }
 
 func (s *Server) stopMethod(c *Call) (any, error) {
@@ -84,11 +84,11 @@ func (s *Server) stopMethod(c *Call) (any, error) {
 		c.s.log.Info("server.stop requested")
 		s.Stop()
 	}
-	return socketapi.StopResult{Status: "stopping"}, nil
+	return api.StopResult{Status: "stopping"}, nil
 }
 
 func (s *Server) subscribe(c actor.Context, call *Call) {
-	var p socketapi.SubscribeRequest
+	var p api.SubscribeRequest
 	call.Params(&p)
 	s.spawnSubscription(c, call, actors.KindSubscribe, p.SinceSeq)
 }

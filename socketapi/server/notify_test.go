@@ -20,6 +20,7 @@ import (
 
 	"github.com/orcr-go/orcr/actors/notify"
 	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
 )
 
@@ -123,9 +124,9 @@ func block(t *testing.T, c *socketapi.Client, path string) string {
 }
 
 // targetStatus polls server.status until the named target satisfies ok (10 s).
-func targetStatus(t *testing.T, c *socketapi.Client, name string, ok func(socketapi.NotifyTargetStatus) bool) socketapi.NotifyTargetStatus {
+func targetStatus(t *testing.T, c *socketapi.Client, name string, ok func(api.NotifyTargetStatus) bool) api.NotifyTargetStatus {
 	t.Helper()
-	var last socketapi.NotifyTargetStatus
+	var last api.NotifyTargetStatus
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		st, err := c.Status(context.Background())
 		if err != nil {
@@ -144,8 +145,8 @@ func targetStatus(t *testing.T, c *socketapi.Client, name string, ok func(socket
 	return last
 }
 
-func wantDelivered(n int64) func(socketapi.NotifyTargetStatus) bool {
-	return func(s socketapi.NotifyTargetStatus) bool { return s.Delivered == n && s.Pending == 0 }
+func wantDelivered(n int64) func(api.NotifyTargetStatus) bool {
+	return func(s api.NotifyTargetStatus) bool { return s.Delivered == n && s.Pending == 0 }
 }
 
 // A blocked agent under a matching path is posted, signed, to the webhook; a receiver
@@ -223,7 +224,7 @@ func TestNotifyDeadReceiver(t *testing.T) {
 		`{"events": ["blocked"], "targets": ["hook"]}`)))
 	c := srv.Client(t)
 	block(t, c, "a")
-	pending := targetStatus(t, c, "hook", func(s socketapi.NotifyTargetStatus) bool {
+	pending := targetStatus(t, c, "hook", func(s api.NotifyTargetStatus) bool {
 		return s.Pending == 1 && s.NextAttemptAt != nil && s.LastError != nil
 	})
 	if strings.Contains(*pending.LastError, "t0k") {
@@ -237,7 +238,7 @@ func TestNotifyDeadReceiver(t *testing.T) {
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("20 commits beside a dead target took %v", d)
 	}
-	failed := targetStatus(t, c, "hook", func(s socketapi.NotifyTargetStatus) bool { return s.Failed == 1 && s.Pending == 0 })
+	failed := targetStatus(t, c, "hook", func(s api.NotifyTargetStatus) bool { return s.Failed == 1 && s.Pending == 0 })
 	if !strings.HasPrefix(*failed.LastError, "gave up after 4 attempts: ") || failed.NextAttemptAt != nil || failed.Delivered != 0 {
 		t.Errorf("after max_attempts: got %+v", failed)
 	}
@@ -254,7 +255,7 @@ func TestNotifyPendingSurvivesRestart(t *testing.T) {
 	srv1 := sockettest.NewServer(t, sockettest.WithHome(home), cfg)
 	c1 := srv1.Client(t)
 	block(t, c1, "a")
-	targetStatus(t, c1, "hook", func(s socketapi.NotifyTargetStatus) bool { return s.Pending == 1 && s.LastError != nil })
+	targetStatus(t, c1, "hook", func(s api.NotifyTargetStatus) bool { return s.Pending == 1 && s.LastError != nil })
 	srv1.Stop()
 	if err := srv1.Wait(); err != nil {
 		t.Fatal(err)
@@ -355,7 +356,7 @@ func TestNotifyStalledAgent(t *testing.T) {
 	// 2.5 s of silence (stalled after 1 s), 300 ms idle (progress clears it), 2.5 s more
 	// silence (stalled again), then the end of the turn.
 	a := runOK(t, c, map[string]any{"path": "st/one", "prompt": "say=late turn_ms=2500 tool_gaps=1 gap_ms=300"})
-	st := targetStatus(t, c, "hook", func(s socketapi.NotifyTargetStatus) bool { return s.Delivered >= 1 && s.Pending == 0 })
+	st := targetStatus(t, c, "hook", func(s api.NotifyTargetStatus) bool { return s.Delivered >= 1 && s.Pending == 0 })
 	reqs, _ := rcv.snapshot()
 	if len(reqs) == 0 || reqs[0].Event != "stalled" || reqs[0].RefUUID != a.UUID || reqs[0].Path != "st/one" {
 		t.Fatalf("deliveries: got %+v (status %+v), want a stalled one for st/one", reqs, st)

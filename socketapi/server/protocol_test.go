@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
-	"github.com/orcr-go/orcr/socketapi/wire"
 )
 
 // rawConn is a test client that speaks raw frames on one connection.
@@ -97,10 +97,10 @@ func errOf(t *testing.T, m map[string]any) (code, reasonOrCause string) {
 
 // testLater is a method registered in a table without a facade call: a method whose
 // handler has not landed (docs/protocol.md §5.28).
-var testLater = &socketapi.Method[socketapi.NoParams, socketapi.Open]{Name: "test.later", Summary: "lands later"}
+var testLater = &api.Method[api.NoParams, api.Open]{Name: "test.later", Summary: "lands later"}
 
 func TestProtocolErrors(t *testing.T) {
-	srv := sockettest.NewServer(t, sockettest.WithMethods(append(slices.Clone(socketapi.Methods), testLater)))
+	srv := sockettest.NewServer(t, sockettest.WithMethods(append(slices.Clone(api.Methods), testLater)))
 	rc := dialRaw(t, srv.Socket())
 
 	// Each bad frame gets its documented error; the connection survives every one of

@@ -8,6 +8,7 @@ import (
 
 	"github.com/orcr-go/orcr/herdr"
 	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
 	"github.com/orcr-go/orcr/store"
 )
@@ -56,7 +57,7 @@ func TestPaneClosedBehindOrcrsBackIsLostThenEnded(t *testing.T) {
 		t.Fatalf("after the pane closed: %+v, want lost first", lost)
 	}
 	// The path is still held while lost.
-	if _, err := run(t, c, map[string]any{"path": "rc/a", "gc": "never"}); !socketapi.IsCode(err, socketapi.CodeStateConflict) {
+	if _, err := run(t, c, map[string]any{"path": "rc/a", "gc": "never"}); !api.IsCode(err, api.CodeStateConflict) {
 		t.Errorf("run at a lost agent's path: got %v, want state_conflict", err)
 	}
 	ended := waitStatus(t, c, a.UUID, "ended")
@@ -87,20 +88,20 @@ func TestSendToPanelessAgentIsTypedAndLost(t *testing.T) {
 	a := idleAgent(t, c, "rs/a")
 	closeBehindOrcrsBack(t, *a.PaneID)
 
-	_, err := c.Send(t.Context(), socketapi.SendRequest{Target: a.UUID, Prompt: "turn_ms=20"})
-	var pe *socketapi.Error
-	if !errors.As(err, &pe) || pe.Code == socketapi.CodeServerError || pe.Details["current_status"] != "lost" {
+	_, err := c.Send(t.Context(), api.SendRequest{Target: a.UUID, Prompt: "turn_ms=20"})
+	var pe *api.Error
+	if !errors.As(err, &pe) || pe.Code == api.CodeServerError || pe.Details["current_status"] != "lost" {
 		t.Fatalf("send to a pane-less agent: got %v (%+v), want not_found or state_conflict with current_status lost", err, pe)
 	}
 	if row := ls(t, c, map[string]any{"pattern": a.UUID})[0]; row.Status != "lost" {
 		t.Errorf("row after the failed send: %+v, want lost", row)
 	}
-	w, err := c.Wait(t.Context(), socketapi.WaitRequest{Targets: []string{a.UUID}, Timeout: "10s"})
+	w, err := c.Wait(t.Context(), api.WaitRequest{Targets: []string{a.UUID}, Timeout: "10s"})
 	if err != nil || w.TimedOut || len(w.Targets) != 1 || w.Targets[0].Reason != "lost" {
 		t.Errorf("wait on the lost agent: %+v %v, want settled lost", w, err)
 	}
 	// A second send is refused at once, the row unchanged.
-	if _, err := c.Send(t.Context(), socketapi.SendRequest{Target: a.UUID, Prompt: "x"}); !errors.As(err, &pe) || pe.Code == socketapi.CodeServerError {
+	if _, err := c.Send(t.Context(), api.SendRequest{Target: a.UUID, Prompt: "x"}); !errors.As(err, &pe) || pe.Code == api.CodeServerError {
 		t.Errorf("second send: %v", err)
 	}
 }
@@ -139,10 +140,10 @@ func TestLostRowRevivesWhenItsTerminalIsVisible(t *testing.T) {
 		return d["repaired"] >= 1 && d["lost"] == 0
 	})
 	// Alive for real: it takes a turn.
-	if _, err := c.Send(t.Context(), socketapi.SendRequest{Target: a.UUID, Prompt: "say=back turn_ms=20"}); err != nil {
+	if _, err := c.Send(t.Context(), api.SendRequest{Target: a.UUID, Prompt: "say=back turn_ms=20"}); err != nil {
 		t.Fatal(err)
 	}
-	if w, err := c.Wait(t.Context(), socketapi.WaitRequest{Targets: []string{a.UUID}, Timeout: "30s"}); err != nil || !w.AllOK {
+	if w, err := c.Wait(t.Context(), api.WaitRequest{Targets: []string{a.UUID}, Timeout: "30s"}); err != nil || !w.AllOK {
 		t.Errorf("turn after the revival: %+v %v", w, err)
 	}
 }

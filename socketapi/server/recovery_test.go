@@ -10,6 +10,7 @@ import (
 	"github.com/orcr-go/orcr/actors"
 	"github.com/orcr-go/orcr/herdr"
 	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
 	"github.com/orcr-go/orcr/store"
 )
@@ -179,10 +180,10 @@ func TestRecoveryUndoesAnUnsubmittedPrompt(t *testing.T) {
 	c, rec := cr.restart()
 	row := waitStatus(t, c, cr.a.UUID, "idle")
 	noOpenIntents(t, rec)
-	if _, err := c.Send(t.Context(), socketapi.SendRequest{Target: cr.a.UUID, Prompt: "say=second turn_ms=20"}); err != nil {
+	if _, err := c.Send(t.Context(), api.SendRequest{Target: cr.a.UUID, Prompt: "say=second turn_ms=20"}); err != nil {
 		t.Fatal(err)
 	}
-	if w, err := c.Wait(t.Context(), socketapi.WaitRequest{Targets: []string{row.UUID}, Timeout: "30s"}); err != nil || !w.AllOK {
+	if w, err := c.Wait(t.Context(), api.WaitRequest{Targets: []string{row.UUID}, Timeout: "30s"}); err != nil || !w.AllOK {
 		t.Fatalf("turn after recovery: %+v %v", w, err)
 	}
 	if got := lastResponse(t, c, "rcv/input"); got != "second\nDONE" {
@@ -238,16 +239,16 @@ func TestRecoveryUndoesAPromptTypedIntoABusyAgent(t *testing.T) {
 	if in := applied(evs); len(in) != 1 || in[0].OK == nil || *in[0].OK {
 		t.Errorf("the cut-off delivery: %+v, want one input_applied, ok false (the turn undone)", in)
 	}
-	if w, err := c.Wait(t.Context(), socketapi.WaitRequest{Targets: []string{cr.a.UUID}, Timeout: "30s"}); err != nil || !w.AllOK {
+	if w, err := c.Wait(t.Context(), api.WaitRequest{Targets: []string{cr.a.UUID}, Timeout: "30s"}); err != nil || !w.AllOK {
 		t.Fatalf("the earlier turn after recovery: %+v %v, want it completed", w, err)
 	}
 	if got := lastResponse(t, c, "rcv/busy"); got != "earlier\nDONE" {
 		t.Errorf("answer %q, want the earlier turn's", got)
 	}
-	if _, err := c.Send(t.Context(), socketapi.SendRequest{Target: cr.a.UUID, Prompt: "say=third turn_ms=20"}); err != nil {
+	if _, err := c.Send(t.Context(), api.SendRequest{Target: cr.a.UUID, Prompt: "say=third turn_ms=20"}); err != nil {
 		t.Fatal(err)
 	}
-	if w, err := c.Wait(t.Context(), socketapi.WaitRequest{Targets: []string{cr.a.UUID}, Timeout: "30s"}); err != nil || !w.AllOK {
+	if w, err := c.Wait(t.Context(), api.WaitRequest{Targets: []string{cr.a.UUID}, Timeout: "30s"}); err != nil || !w.AllOK {
 		t.Fatalf("turn after recovery: %+v %v", w, err)
 	}
 	if got := lastResponse(t, c, "rcv/busy"); got != "third\nDONE" {
@@ -335,7 +336,7 @@ func answeredAfterRestart(t *testing.T, cr *crashed, opID, answer string) {
 		t.Errorf("the cut-off first prompt: %+v, want one input_applied, ok", in)
 	}
 	noOpenIntents(t, rec)
-	if w, err := c.Wait(t.Context(), socketapi.WaitRequest{Targets: []string{cr.a.UUID}, Timeout: "30s"}); err != nil || !w.AllOK {
+	if w, err := c.Wait(t.Context(), api.WaitRequest{Targets: []string{cr.a.UUID}, Timeout: "30s"}); err != nil || !w.AllOK {
 		t.Fatalf("the first turn after recovery: %+v %v, want it answered", w, err)
 	}
 	if got := lastResponse(t, c, cr.a.UUID); got != answer {
@@ -363,7 +364,7 @@ func TestRecoveryTypesAFirstPromptAgainOrUndoesIt(t *testing.T) {
 			t.Errorf("the cut-off first prompt: %+v, want one input_applied, not ok (undone)", in)
 		}
 		waitStatus(t, c, cr.a.UUID, "idle")
-		if w, err := c.Wait(t.Context(), socketapi.WaitRequest{Targets: []string{cr.a.UUID}, Timeout: "5s"}); err != nil || !w.AllOK {
+		if w, err := c.Wait(t.Context(), api.WaitRequest{Targets: []string{cr.a.UUID}, Timeout: "5s"}); err != nil || !w.AllOK {
 			t.Errorf("wait on the undone agent: %+v %v, want it settled idle", w, err)
 		}
 	})

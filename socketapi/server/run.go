@@ -8,7 +8,7 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
 )
 
 // Options configures [Run]. The zero value plus Home is a production server.
@@ -29,9 +29,9 @@ type Options struct {
 	// EnvKeys names the variables Getenv knows beyond the process environment (a test
 	// seam: the environment map of an in-process server).
 	EnvKeys []string
-	// Methods replaces the method table socketapi.Methods (a test seam: a test adds a
+	// Methods replaces the method table api.Methods (a test seam: a test adds a
 	// method and sees it dispatched and described).
-	Methods []socketapi.Spec
+	Methods []api.Spec
 	// SystemdRunDir replaces /run/systemd/system, which exists when systemd runs the
 	// machine (a test seam of server.status's loops_firing).
 	SystemdRunDir string

@@ -21,7 +21,8 @@ import (
 	"github.com/orcr-go/orcr/actors"
 	"github.com/orcr-go/orcr/config"
 	"github.com/orcr-go/orcr/socketapi"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/socketapi/ws"
 	"github.com/orcr-go/orcr/store"
 )
@@ -170,7 +171,7 @@ func Start(ctx context.Context, opts Options) (*Server, string, error) {
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.system, err = actors.Start(actors.SystemConfig{
 		Home: opts.Home, Paths: s.paths, Config: cfg, ConfigSource: src, Getenv: opts.Getenv, EnvKeys: opts.EnvKeys, Log: s.log, DB: db,
-		Version: socketapi.Version, Started: s.started, DeadLetterThrottle: opts.DeadLetterThrottle,
+		Version: api.Version, Started: s.started, DeadLetterThrottle: opts.DeadLetterThrottle,
 		Retention: config.EventRetention(s.getenv), SystemdRunDir: opts.SystemdRunDir,
 	})
 	if err != nil {
@@ -184,9 +185,9 @@ func Start(ctx context.Context, opts Options) (*Server, string, error) {
 	}
 	table := opts.Methods
 	if table == nil {
-		table = socketapi.Methods
+		table = api.Methods
 	}
-	s.schema = socketapi.SchemaOf(table)
+	s.schema = api.SchemaOf(table)
 	s.handlers = s.methodTable(table)
 
 	// 8. Signals.
@@ -208,7 +209,7 @@ func Start(ctx context.Context, opts Options) (*Server, string, error) {
 	s.accept.Add(1)
 	go s.acceptLoop()
 	go s.run(ctx)
-	s.log.Info("server started", "pid", os.Getpid(), "socket", s.paths.Socket, "store", s.paths.DB, "version", socketapi.Version)
+	s.log.Info("server started", "pid", os.Getpid(), "socket", s.paths.Socket, "store", s.paths.DB, "version", api.Version)
 	return s, OutcomeStarted, nil
 }
 

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
 )
 
@@ -57,13 +57,13 @@ func TestStallMarkedClearedAndNeverActedOn(t *testing.T) {
 		StalledAt *int64 `json:"stalled_at"`
 		Status    string `json:"status"`
 	}
-	var ls socketapi.LsResult
+	var ls api.LsResult
 	if err := c.Call(context.Background(), "agent.ls", map[string]any{"pattern": a.UUID}, &ls); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := json.Marshal(ls.Agents)
 	json.Unmarshal(b, &rows)
-	var st socketapi.StatusResult
+	var st api.StatusResult
 	if err := c.Call(context.Background(), "server.status", nil, &st); err != nil {
 		t.Fatal(err)
 	}

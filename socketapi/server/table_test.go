@@ -8,11 +8,12 @@ import (
 	"testing"
 
 	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
 )
 
 type echoRequest struct {
-	socketapi.Caller
+	api.Caller
 	// What to say back.
 	Say   string `json:"say"`
 	Times int    `json:"times"`
@@ -25,10 +26,10 @@ type echoResult struct {
 
 // testEcho is a method that exists only in this test's table. Its facade call reaches
 // the real facade (agent.ls) to show that a table entry is all a method needs.
-var testEcho = &socketapi.Method[echoRequest, echoResult]{
+var testEcho = &api.Method[echoRequest, echoResult]{
 	Name: "test.echo", Summary: "say it back",
-	Call: func(f socketapi.Facade, ctx context.Context, r echoRequest) (echoResult, error) {
-		ls, err := f.Ls(ctx, socketapi.LsRequest{Caller: r.Caller, All: true})
+	Call: func(f api.Facade, ctx context.Context, r echoRequest) (echoResult, error) {
+		ls, err := f.Ls(ctx, api.LsRequest{Caller: r.Caller, All: true})
 		if err != nil {
 			return echoResult{}, err
 		}
@@ -41,7 +42,7 @@ var testEcho = &socketapi.Method[echoRequest, echoResult]{
 // api.schema, and callable through socketapi.Invoke; nothing else was edited for it.
 func TestMethodTableDrivesDispatchSchemaAndClient(t *testing.T) {
 	ctx := t.Context()
-	table := append(slices.Clone(socketapi.Methods), testEcho)
+	table := append(slices.Clone(api.Methods), testEcho)
 	srv := sockettest.NewServer(t, sockettest.WithMethods(table))
 	c := &socketapi.Client{Socket: srv.Socket()}
 
@@ -56,8 +57,8 @@ func TestMethodTableDrivesDispatchSchemaAndClient(t *testing.T) {
 
 	// Dispatch checks the params against the entry's type.
 	err = c.Call(ctx, "test.echo", map[string]any{"times": "two"}, nil)
-	var pe *socketapi.Error
-	if !errors.As(err, &pe) || pe.Code != socketapi.CodeInvalidRequest || pe.Reason() != "wrong_type" || pe.Details["field"] != "times" {
+	var pe *api.Error
+	if !errors.As(err, &pe) || pe.Code != api.CodeInvalidRequest || pe.Reason() != "wrong_type" || pe.Details["field"] != "times" {
 		t.Errorf("wrong-typed times: got %v", err)
 	}
 
@@ -89,12 +90,12 @@ func TestMethodTableDrivesDispatchSchemaAndClient(t *testing.T) {
 		p["caller_id"].Type != "string" || len(m.Result.Properties) != 2 || m.Result.Properties["said"] == nil {
 		t.Errorf("schema of test.echo: %+v", m)
 	}
-	if len(doc.Methods) != len(socketapi.Methods)+1 {
-		t.Errorf("schema has %d methods, want %d", len(doc.Methods), len(socketapi.Methods)+1)
+	if len(doc.Methods) != len(api.Methods)+1 {
+		t.Errorf("schema has %d methods, want %d", len(doc.Methods), len(api.Methods)+1)
 	}
 
 	// The same schema is what SchemaOf makes of the table.
-	want, _ := json.Marshal(socketapi.SchemaOf(table))
+	want, _ := json.Marshal(api.SchemaOf(table))
 	var got json.RawMessage
 	if err := c.Call(ctx, "api.schema", nil, &got); err != nil {
 		t.Fatal(err)

@@ -11,7 +11,7 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/remote"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
 )
@@ -76,7 +76,7 @@ func TestActorTreeMatchesDoc(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	// An open remote stream keeps its connection actor.
-	tok, err := c.Token(ctx, socketapi.TokenRequest{Target: a.UUID})
+	tok, err := c.Token(ctx, api.TokenRequest{Target: a.UUID})
 	if err != nil {
 		t.Fatal(err)
 	}

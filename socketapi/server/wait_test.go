@@ -10,8 +10,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
-	"github.com/orcr-go/orcr/socketapi/wire"
 )
 
 // waitFast bounds how long a wait may take to answer once its last target settled: well

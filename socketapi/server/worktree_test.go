@@ -17,19 +17,20 @@ import (
 
 	"github.com/orcr-go/orcr/actors/worktree/worktreetest"
 	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
-	"github.com/orcr-go/orcr/socketapi/wire"
 	"github.com/orcr-go/orcr/store"
 )
 
 // wtRow is an agent row with its worktree.
 type wtRow struct {
-	UUID       string                   `json:"uuid"`
-	Path       string                   `json:"path"`
-	Status     string                   `json:"status"`
-	Cwd        *string                  `json:"cwd"`
-	ExitReason string                   `json:"exit_reason"`
-	Worktree   *socketapi.AgentWorktree `json:"worktree"`
+	UUID       string             `json:"uuid"`
+	Path       string             `json:"path"`
+	Status     string             `json:"status"`
+	Cwd        *string            `json:"cwd"`
+	ExitReason string             `json:"exit_reason"`
+	Worktree   *api.AgentWorktree `json:"worktree"`
 }
 
 func runWT(t *testing.T, c *socketapi.Client, params map[string]any) (wtRow, error) {
@@ -64,7 +65,7 @@ func mockCwd(t *testing.T, home, path, uuid string) string {
 
 func killWT(t *testing.T, c *socketapi.Client, uuid string) {
 	t.Helper()
-	var res socketapi.KillResult
+	var res api.KillResult
 	if err := c.Call(context.Background(), "agent.kill", map[string]any{"targets": []string{uuid}}, &res); err != nil || len(res.Killed) != 1 {
 		t.Fatalf("kill %s: %+v, %v", uuid, res, err)
 	}

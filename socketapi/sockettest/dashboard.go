@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
 )
 
 // DashboardCookie signs a browser in to the dashboard of the server c talks to
@@ -16,7 +17,7 @@ func DashboardCookie(t testing.TB, c *socketapi.Client) *http.Cookie {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	res, err := c.DashboardLogin(ctx, socketapi.DashboardLoginRequest{})
+	res, err := c.DashboardLogin(ctx, api.DashboardLoginRequest{})
 	if err != nil || res.URL == nil {
 		t.Fatalf("dashboard.login: %+v %v", res, err)
 	}

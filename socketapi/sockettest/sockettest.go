@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/server"
 )
 
@@ -33,7 +34,7 @@ type config struct {
 	log     *slog.Logger
 	home    string
 	config  string
-	methods []socketapi.Spec
+	methods []api.Spec
 	runDir  string
 }
 
@@ -52,8 +53,8 @@ func WithHome(home string) Option { return func(c *config) { c.home = home } }
 // the server starts.
 func WithConfig(doc string) Option { return func(c *config) { c.config = doc } }
 
-// WithMethods serves table instead of socketapi.Methods.
-func WithMethods(table []socketapi.Spec) Option { return func(c *config) { c.methods = table } }
+// WithMethods serves table instead of api.Methods.
+func WithMethods(table []api.Spec) Option { return func(c *config) { c.methods = table } }
 
 // WithLog sends the server log to l.
 func WithLog(l *slog.Logger) Option { return func(c *config) { c.log = l } }

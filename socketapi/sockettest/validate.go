@@ -12,8 +12,8 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/orcr-go/orcr/socketapi"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 // Validator checks frames against the schema document `orcr api schema --json`
@@ -34,7 +34,7 @@ var (
 
 // SchemaValidator compiles the schema document once per process.
 func SchemaValidator() (*Validator, error) {
-	validatorOnce.Do(func() { validator, validatorErr = newValidator(socketapi.SchemaJSON()) })
+	validatorOnce.Do(func() { validator, validatorErr = newValidator(api.SchemaJSON()) })
 	return validator, validatorErr
 }
 

@@ -12,12 +12,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/ts"
 )
 
 // The embedded package is what `orcr scaffold` writes into a project: its manifest must
-// name the SDK at the CLI's version (cli.Version is socketapi.Version) and point at files
+// name the SDK at the CLI's version (cli.Version is api.Version) and point at files
 // that are there.
 func TestFilesIsThePackage(t *testing.T) {
 	files := ts.Files()
@@ -33,8 +33,8 @@ func TestFilesIsThePackage(t *testing.T) {
 	if err := json.Unmarshal(raw, &pkg); err != nil {
 		t.Fatalf("package.json: %v", err)
 	}
-	if pkg.Name != "@orchestratr/sdk" || pkg.Version != socketapi.Version || pkg.Type != "module" {
-		t.Errorf("package.json: got name %q version %q type %q, want @orchestratr/sdk %s module", pkg.Name, pkg.Version, pkg.Type, socketapi.Version)
+	if pkg.Name != "@orchestratr/sdk" || pkg.Version != api.Version || pkg.Type != "module" {
+		t.Errorf("package.json: got name %q version %q type %q, want @orchestratr/sdk %s module", pkg.Name, pkg.Version, pkg.Type, api.Version)
 	}
 	if len(pkg.Dependencies) != 0 {
 		t.Errorf("package.json: runtime dependencies %v, want none", pkg.Dependencies)
@@ -80,7 +80,7 @@ func TestUnboundedMethodsFollowTheTable(t *testing.T) {
 		got = append(got, string(q[1]))
 	}
 	var want []string
-	for _, spec := range socketapi.Methods {
+	for _, spec := range api.Methods {
 		if spec.Info().Unbounded {
 			want = append(want, spec.Info().Name)
 		}
@@ -185,8 +185,8 @@ func TestCodegenCheck(t *testing.T) {
 	node(t)
 	bin := filepath.Join(t.TempDir(), "orcr")
 	run(t, nil, "go", "build", "-o", bin, "../../cmd/orcr")
-	if got := strings.TrimSpace(run(t, nil, bin, "--version")); got != "orcr "+socketapi.Version {
-		t.Errorf("orcr --version: got %q, want orcr %s", got, socketapi.Version)
+	if got := strings.TrimSpace(run(t, nil, bin, "--version")); got != "orcr "+api.Version {
+		t.Errorf("orcr --version: got %q, want orcr %s", got, api.Version)
 	}
 	t.Log(run(t, []string{"ORCR_BIN=" + bin}, filepath.Join("node_modules", ".bin", "tsx"), "scripts/codegen.ts", "--check"))
 }

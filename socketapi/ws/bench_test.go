@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/remote"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
 )
@@ -36,7 +37,7 @@ func benchAgent(b *testing.B, c *socketapi.Client, n int, end bool) (agent, tok 
 	if err != nil {
 		b.Fatal(err)
 	}
-	res, err := c.Token(ctx, socketapi.TokenRequest{Target: agent})
+	res, err := c.Token(ctx, api.TokenRequest{Target: agent})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -19,9 +19,9 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/orcr-go/orcr/actors"
-	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/socketapi/remote"
-	"github.com/orcr-go/orcr/socketapi/wire"
 )
 
 // The web dashboard's face (docs/dashboard.md): the page and its assets, the sign-in
@@ -38,8 +38,8 @@ type DashboardFacade interface {
 	CheckDashboardStream(ctx context.Context, agent, session string) (string, error)
 	OpenDashboardFeed(ctx context.Context, hash string, sink actors.FrameSink) (*actors.DashboardFeed, error)
 	SignOutDashboard(ctx context.Context, session string) error
-	Send(ctx context.Context, r socketapi.SendRequest) (socketapi.SendResult, error)
-	Kill(ctx context.Context, r socketapi.KillRequest) (socketapi.KillResult, error)
+	Send(ctx context.Context, r api.SendRequest) (api.SendResult, error)
+	Kill(ctx context.Context, r api.KillRequest) (api.KillResult, error)
 }
 
 // maxActionBody bounds an action's request body: a prompt of 8 MiB (docs/decisions.md
@@ -448,7 +448,7 @@ func (s *Server) sendAction(ctx context.Context, body json.RawMessage) (any, err
 	if err := decodeBody(body, &b); err != nil {
 		return nil, err
 	}
-	return s.facade.Send(ctx, socketapi.SendRequest{Target: b.Target, Prompt: b.Prompt})
+	return s.facade.Send(ctx, api.SendRequest{Target: b.Target, Prompt: b.Prompt})
 }
 
 func (s *Server) killAction(ctx context.Context, body json.RawMessage) (any, error) {
@@ -460,5 +460,5 @@ func (s *Server) killAction(ctx context.Context, body json.RawMessage) (any, err
 	if b.Target != "" {
 		targets = []string{b.Target}
 	}
-	return s.facade.Kill(ctx, socketapi.KillRequest{Targets: targets, Force: b.Force})
+	return s.facade.Kill(ctx, api.KillRequest{Targets: targets, Force: b.Force})
 }

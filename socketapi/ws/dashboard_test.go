@@ -12,10 +12,10 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/socketapi/remote"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
-	"github.com/orcr-go/orcr/socketapi/wire"
 )
 
 // noRedirect is an HTTP client that shows redirects instead of following them.
@@ -31,7 +31,7 @@ func newBareRig(t *testing.T) *rig {
 // link issues a dashboard sign-in link.
 func (r *rig) link() string {
 	r.t.Helper()
-	res, err := r.c.DashboardLogin(ctxT(r.t, 10*time.Second), socketapi.DashboardLoginRequest{})
+	res, err := r.c.DashboardLogin(ctxT(r.t, 10*time.Second), api.DashboardLoginRequest{})
 	if err != nil || res.URL == nil {
 		r.t.Fatalf("dashboard.login: %+v %v", res, err)
 	}
@@ -149,18 +149,18 @@ func TestDashboardSignIn(t *testing.T) {
 	}
 
 	// Rotate signs this browser out and issues a new link; revoke issues none.
-	res, err := r.c.DashboardLogin(ctxT(t, 10*time.Second), socketapi.DashboardLoginRequest{Rotate: true})
+	res, err := r.c.DashboardLogin(ctxT(t, 10*time.Second), api.DashboardLoginRequest{Rotate: true})
 	if err != nil || res.URL == nil || res.Revoked != 1 {
 		t.Fatalf("rotate: %+v %v", res, err)
 	}
 	if resp, _ := r.get("/", "Cookie", cookie); resp.StatusCode != http.StatusUnauthorized {
 		t.Errorf("a rotated-away session: %d, want 401", resp.StatusCode)
 	}
-	res, err = r.c.DashboardLogin(ctxT(t, 10*time.Second), socketapi.DashboardLoginRequest{Revoke: true})
+	res, err = r.c.DashboardLogin(ctxT(t, 10*time.Second), api.DashboardLoginRequest{Revoke: true})
 	if err != nil || res.URL != nil || res.Revoked != 1 {
 		t.Errorf("revoke (the unused link of the rotation): %+v %v", res, err)
 	}
-	_, err = r.c.DashboardLogin(ctxT(t, 10*time.Second), socketapi.DashboardLoginRequest{Rotate: true, Revoke: true})
+	_, err = r.c.DashboardLogin(ctxT(t, 10*time.Second), api.DashboardLoginRequest{Rotate: true, Revoke: true})
 	if !wire.Is(err, wire.InvalidRequest, "") {
 		t.Errorf("rotate with revoke: %v", err)
 	}
@@ -292,7 +292,7 @@ func TestDashboardFeedAndRevoke(t *testing.T) {
 		t.Errorf("the stream of no agent: %v", err)
 	}
 
-	res, err := r.c.DashboardLogin(ctxT(t, 10*time.Second), socketapi.DashboardLoginRequest{Revoke: true})
+	res, err := r.c.DashboardLogin(ctxT(t, 10*time.Second), api.DashboardLoginRequest{Revoke: true})
 	if err != nil || res.Revoked != 1 {
 		t.Fatalf("revoke: %+v %v", res, err)
 	}
@@ -327,11 +327,11 @@ func TestDashboardNoListener(t *testing.T) {
 		t.Fatalf("a listener without remote.listen: %s", srv.RemoteAddr())
 	}
 	c := srv.Client(t)
-	_, err := c.DashboardLogin(ctxT(t, 10*time.Second), socketapi.DashboardLoginRequest{})
+	_, err := c.DashboardLogin(ctxT(t, 10*time.Second), api.DashboardLoginRequest{})
 	if !wire.Is(err, wire.EnvironmentError, "remote_off") {
 		t.Errorf("dashboard.login without a listener: %v", err)
 	}
-	if res, err := c.DashboardLogin(ctxT(t, 10*time.Second), socketapi.DashboardLoginRequest{Revoke: true}); err != nil || res.URL != nil {
+	if res, err := c.DashboardLogin(ctxT(t, 10*time.Second), api.DashboardLoginRequest{Revoke: true}); err != nil || res.URL != nil {
 		t.Errorf("revoke without a listener: %+v %v", res, err)
 	}
 }

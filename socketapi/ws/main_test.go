@@ -11,6 +11,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/remote"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
 )
@@ -55,7 +56,7 @@ func ctxT(t *testing.T, d time.Duration) context.Context {
 // run starts a mock agent at path with prompt ("" = none) and returns its uuid.
 func (r *rig) run(path, prompt string) string {
 	r.t.Helper()
-	res, err := r.c.Run(ctxT(r.t, 30*time.Second), socketapi.RunRequest{Path: path, Agent: "mock", Prompt: prompt})
+	res, err := r.c.Run(ctxT(r.t, 30*time.Second), api.RunRequest{Path: path, Agent: "mock", Prompt: prompt})
 	if err != nil {
 		r.t.Fatalf("agent.run %s: %v", path, err)
 	}
@@ -65,7 +66,7 @@ func (r *rig) run(path, prompt string) string {
 // token issues a token for target.
 func (r *rig) token(target string) string {
 	r.t.Helper()
-	res, err := r.c.Token(ctxT(r.t, 10*time.Second), socketapi.TokenRequest{Target: target})
+	res, err := r.c.Token(ctxT(r.t, 10*time.Second), api.TokenRequest{Target: target})
 	if err != nil || res.Token == nil {
 		r.t.Fatalf("agent.token %s: %v", target, err)
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/google/uuid"
 
-	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/remote"
 )
 
@@ -120,7 +120,7 @@ func TestStreamSetModelAndPolicy(t *testing.T) {
 	}
 	c.Inject(ctx, "say=after", true)
 	events(t, c, es[len(es)-1].Seq+1, 60*time.Second, turnEnd)
-	res, err := r.c.Ls(ctx, socketapi.LsRequest{Pattern: agent})
+	res, err := r.c.Ls(ctx, api.LsRequest{Pattern: agent})
 	if err != nil || len(res.Agents) != 1 || res.Agents[0].Model == nil || *res.Agents[0].Model != "mock-large" {
 		t.Errorf("the row's model after the switch: %+v %v", res.Agents, err)
 	}
@@ -167,7 +167,7 @@ func TestStreamLaggedReaderResumes(t *testing.T) {
 		}
 	}
 	// The turn completes while the reader stalls.
-	wr, err := r.c.Wait(ctx, socketapi.WaitRequest{Targets: []string{agent}, Timeout: "60s"})
+	wr, err := r.c.Wait(ctx, api.WaitRequest{Targets: []string{agent}, Timeout: "60s"})
 	if err != nil || wr.TimedOut {
 		t.Fatalf("agent.wait: %+v %v", wr, err)
 	}

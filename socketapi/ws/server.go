@@ -22,8 +22,8 @@ import (
 
 	"github.com/orcr-go/orcr/actors"
 	"github.com/orcr-go/orcr/config"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/socketapi/remote"
-	"github.com/orcr-go/orcr/socketapi/wire"
 )
 
 // Facade is what the face needs of the use cases (actors.System implements it).

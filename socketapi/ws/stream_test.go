@@ -27,11 +27,11 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/socketapi/remote"
 	"github.com/orcr-go/orcr/socketapi/server"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
-	"github.com/orcr-go/orcr/socketapi/wire"
 )
 
 // hello comes first with the log's tip; nothing streams before subscribe; subscribe 0
@@ -192,7 +192,7 @@ func TestStreamTokenMatrixAndRevocation(t *testing.T) {
 	// Rotation: the open connection is dropped with unauthorized; the old token is
 	// refused at the door, the new one opens.
 	c := r.dial(agents[1], toks[1])
-	res, err := r.c.Token(ctxT(t, 10*time.Second), socketapi.TokenRequest{Target: agents[1], Rotate: true})
+	res, err := r.c.Token(ctxT(t, 10*time.Second), api.TokenRequest{Target: agents[1], Rotate: true})
 	if err != nil || res.Token == nil || res.Revoked != 1 {
 		t.Fatalf("rotate: %+v %v", res, err)
 	}
@@ -209,7 +209,7 @@ func TestStreamTokenMatrixAndRevocation(t *testing.T) {
 
 	// Revocation: every token goes, none is issued.
 	c = r.dial(agents[2], toks[2])
-	res, err = r.c.Token(ctxT(t, 10*time.Second), socketapi.TokenRequest{Target: agents[2], Revoke: true})
+	res, err = r.c.Token(ctxT(t, 10*time.Second), api.TokenRequest{Target: agents[2], Revoke: true})
 	if err != nil || res.Token != nil || res.Revoked != 1 {
 		t.Fatalf("revoke: %+v %v", res, err)
 	}
@@ -220,7 +220,7 @@ func TestStreamTokenMatrixAndRevocation(t *testing.T) {
 		t.Errorf("revoked token: %v", err)
 	}
 	// rotate and revoke together are refused, changing nothing.
-	if _, err := r.c.Token(ctxT(t, 10*time.Second), socketapi.TokenRequest{Target: agents[3], Rotate: true, Revoke: true}); !socketapi.IsCode(err, socketapi.CodeInvalidRequest) {
+	if _, err := r.c.Token(ctxT(t, 10*time.Second), api.TokenRequest{Target: agents[3], Rotate: true, Revoke: true}); !api.IsCode(err, api.CodeInvalidRequest) {
 		t.Errorf("rotate+revoke: %v", err)
 	}
 	r.dial(agents[3], toks[3]).Close()
@@ -292,7 +292,7 @@ func TestStreamStayOpenErrors(t *testing.T) {
 			t.Errorf("refused frames appended %d %s", e.Seq, e.Type)
 		}
 	}
-	if _, err := r.c.Kill(ctx, socketapi.KillRequest{Targets: []string{agent}}); err != nil {
+	if _, err := r.c.Kill(ctx, api.KillRequest{Targets: []string{agent}}); err != nil {
 		t.Fatal(err)
 	}
 	events(t, c, tip+1, 30*time.Second, isType("session/ended"))
@@ -334,7 +334,7 @@ func TestStreamEndedAgent(t *testing.T) {
 		t.Fatal(err)
 	}
 	events(t, c, 0, 10*time.Second, func(e remote.Event) bool { return e.Seq == c.Hello().LastSeq })
-	if _, err := r.c.Kill(ctx, socketapi.KillRequest{Targets: []string{agent}}); err != nil {
+	if _, err := r.c.Kill(ctx, api.KillRequest{Targets: []string{agent}}); err != nil {
 		t.Fatal(err)
 	}
 	all := events(t, c, c.Hello().LastSeq+1, 30*time.Second, isType("session/ended"))
@@ -386,7 +386,7 @@ func waitIdle(t *testing.T, r *rig, agent string) {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
-		res, err := r.c.Ls(ctxT(t, 10*time.Second), socketapi.LsRequest{Pattern: agent})
+		res, err := r.c.Ls(ctxT(t, 10*time.Second), api.LsRequest{Pattern: agent})
 		if err == nil && len(res.Agents) == 1 && res.Agents[0].Status == "idle" {
 			return
 		}

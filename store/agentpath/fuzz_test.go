@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/store/agentpath"
 )
 

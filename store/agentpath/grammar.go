@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/orcr-go/orcr/socketapi/wire"
-	"github.com/orcr-go/orcr/socketapi/wire/pathglob"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
+	"github.com/orcr-go/orcr/socketapi/api/wire/pathglob"
 )
 
 // Grammar limits (docs/cli.md §3.2).

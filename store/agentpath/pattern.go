@@ -1,6 +1,6 @@
 package agentpath
 
-import "github.com/orcr-go/orcr/socketapi/wire/pathglob"
+import "github.com/orcr-go/orcr/socketapi/api/wire/pathglob"
 
 // Whole-segment wildcards (docs/cli.md §3.5).
 const (

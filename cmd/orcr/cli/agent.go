@@ -14,7 +14,8 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/orcr-go/orcr/socketapi"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 // createFlags are the creation flags shared by `agent run` and `agent ask`
@@ -32,8 +33,8 @@ type createFlags struct {
 
 // request builds the agent.run request the flags describe (agent.ask uses all of it but
 // gc).
-func (f *createFlags) request(a *app) (socketapi.RunRequest, error) {
-	var r socketapi.RunRequest
+func (f *createFlags) request(a *app) (api.RunRequest, error) {
+	var r api.RunRequest
 	if (f.Name == nil) == (f.Path == nil) {
 		return r, wire.Invalid("name_required", "exactly one of --name or --path is required")
 	}
@@ -120,7 +121,7 @@ type worktreeFlags struct {
 }
 
 // apply sets r's worktree params from the flags.
-func (f *worktreeFlags) apply(r *socketapi.RunRequest) {
+func (f *worktreeFlags) apply(r *api.RunRequest) {
 	r.Worktree, r.WorktreeBranch, r.KeepWorktree = f.Worktree.Set, f.Worktree.Value, f.KeepWorktree
 }
 
@@ -150,7 +151,7 @@ func (c *agentRunCmd) Run(a *app) error {
 	}
 	req.GC = c.GC
 	c.apply(&req)
-	return request(a, socketapi.AgentRun, req, func(r socketapi.RunResult) error {
+	return request(a, api.AgentRun, req, func(r api.RunResult) error {
 		a.stdout("%s %s", r.Agent.Path, r.Agent.UUID)
 		if a.env.IsTTY() {
 			a.stderr("wait: orcr agent wait %[1]s · response: orcr agent logs %[1]s --last-response · attach: orcr agent attach %[1]s", r.Agent.Path)
@@ -200,7 +201,7 @@ func (c *agentAskCmd) Run(a *app) error {
 
 // askWorktreeNote is what `agent ask --worktree` tells stderr about the worktree after
 // the answer: where it is when it was not removed ("" when it was, or without one).
-func askWorktreeNote(wt *socketapi.AgentWorktree) string {
+func askWorktreeNote(wt *api.AgentWorktree) string {
 	if wt == nil {
 		return ""
 	}
@@ -236,8 +237,8 @@ func (c *agentSendCmd) Run(a *app) error {
 	if err != nil {
 		return err
 	}
-	req := socketapi.SendRequest{Target: c.Target, Prompt: prompt}
-	return request(a, socketapi.AgentSend, req, func(r socketapi.SendResult) error {
+	req := api.SendRequest{Target: c.Target, Prompt: prompt}
+	return request(a, api.AgentSend, req, func(r api.SendResult) error {
 		a.stdout("%s delivered (while %s) input_seq=%d", r.Path, r.DeliveredWhile, r.InputSeq)
 		return nil
 	})
@@ -251,8 +252,8 @@ type agentAdoptCmd struct {
 // Run implements `orcr agent adopt` (docs/cli.md §5.26): the agent's pane in the user's
 // herdr session is shut down and its conversation resumed in a managed pane.
 func (c *agentAdoptCmd) Run(a *app) error {
-	req := socketapi.AdoptRequest{Target: c.Target, Path: c.Path}
-	return request(a, socketapi.AgentAdopt, req, func(r socketapi.AdoptResult) error {
+	req := api.AdoptRequest{Target: c.Target, Path: c.Path}
+	return request(a, api.AgentAdopt, req, func(r api.AdoptResult) error {
 		a.stdout("%s adopted as %s (%s), resuming %s", r.FromPath, r.Agent.Path, r.Agent.Status, r.Resume)
 		return nil
 	})
@@ -267,8 +268,8 @@ type agentTokenCmd struct {
 // Run implements `orcr agent token` (docs/cli.md §5.27, docs/remote.md §3): the token is
 // printed once, on stdout alone, so it can be captured; where to use it goes to stderr.
 func (c *agentTokenCmd) Run(a *app) error {
-	req := socketapi.TokenRequest{Target: c.Target, Rotate: c.Rotate, Revoke: c.Revoke}
-	return request(a, socketapi.AgentToken, req, func(r socketapi.TokenResult) error {
+	req := api.TokenRequest{Target: c.Target, Rotate: c.Rotate, Revoke: c.Revoke}
+	return request(a, api.AgentToken, req, func(r api.TokenResult) error {
 		if r.Token == nil {
 			a.stdout("%s: %d token(s) revoked", r.Path, r.Revoked)
 			return nil
@@ -299,7 +300,7 @@ type agentLogsCmd struct {
 // and stops after the poll that finds the agent ended (issue override). --follow is
 // ignored with --last-response.
 func (c *agentLogsCmd) Run(a *app) error {
-	req := socketapi.LogsRequest{Target: c.Target, LastResponse: c.LastResponse, Screen: c.Screen}
+	req := api.LogsRequest{Target: c.Target, LastResponse: c.LastResponse, Screen: c.Screen}
 	follow := c.Follow && !c.LastResponse && !c.Screen
 	if c.Tail != nil && !follow {
 		tail := int(*c.Tail)
@@ -309,7 +310,7 @@ func (c *agentLogsCmd) Run(a *app) error {
 	if err != nil {
 		return err
 	}
-	r, raw, err := socketapi.InvokeRaw(a.ctx, cl, socketapi.AgentLogs, req)
+	r, raw, err := socketapi.InvokeRaw(a.ctx, cl, api.AgentLogs, req)
 	if err != nil {
 		return err
 	}
@@ -336,7 +337,7 @@ func (c *agentLogsCmd) Run(a *app) error {
 		if socketapi.ServerGone(err) && a.ctx.Err() == nil {
 			// Started again (or an error when none comes back); the next poll goes on
 			// from the entries already printed.
-			return false, cl.Reconnect(a.ctx, socketapi.AgentLogs.Name, err)
+			return false, cl.Reconnect(a.ctx, api.AgentLogs.Name, err)
 		}
 		if err != nil {
 			return false, nil // transient errors are skipped
@@ -347,7 +348,7 @@ func (c *agentLogsCmd) Run(a *app) error {
 			if a.json {
 				a.printOKValue(map[string]any{"entries": fresh})
 			} else {
-				a.printLogs(&socketapi.LogsResult{Entries: fresh})
+				a.printLogs(&api.LogsResult{Entries: fresh})
 			}
 		}
 		return next.Resolved == "latest_ended", nil
@@ -358,7 +359,7 @@ func (c *agentLogsCmd) Run(a *app) error {
 const agentLogsPoll = 500 * time.Millisecond
 
 // printLogs renders an agent.logs result for humans (docs/cli.md §5.4).
-func (a *app) printLogs(r *socketapi.LogsResult) {
+func (a *app) printLogs(r *api.LogsResult) {
 	if r.Resolved == "latest_ended" && a.env.IsTTY() {
 		created := time.UnixMilli(r.CreatedAt).Local().Format("15:04")
 		a.stderr("note: %s resolved to an ended agent created %s — use the uuid for a specific one", r.Path, created)
@@ -393,11 +394,13 @@ type agentWaitCmd struct {
 // exits with the code of the wait rule (docs/cli.md §1.6). A server that goes away
 // meanwhile is started again and the wait resumed with what is left of its timeout.
 func (c *agentWaitCmd) Run(a *app) error {
-	req := socketapi.WaitRequest{Targets: c.Targets, Timeout: c.Timeout, Any: c.Any}
+	req := api.WaitRequest{Targets: c.Targets, Timeout: c.Timeout, Any: c.Any}
 	start := time.Now()
-	r, raw, err := invokeResuming(a, socketapi.AgentWait, func(attempt int) socketapi.WaitRequest {
+	r, raw, err := invokeResuming(a, api.AgentWait, func(attempt int) api.WaitRequest {
 		if attempt > 0 {
-			return req.Remaining(time.Since(start)) // the rest of its own timeout
+			again := req
+			again.Timeout = socketapi.Remaining(req.Timeout, time.Since(start)) // the rest of its own timeout
+			return again
 		}
 		return req
 	})
@@ -419,9 +422,9 @@ func (c *agentWaitCmd) Run(a *app) error {
 
 // waitLines orders a wait's targets for the human output: by path, except that the
 // target an any wait settled on comes first.
-func waitLines(r socketapi.WaitResult) []socketapi.WaitTarget {
+func waitLines(r api.WaitResult) []api.WaitTarget {
 	targets := slices.Clone(r.Targets)
-	first := func(t socketapi.WaitTarget) bool { return r.FirstSettled != "" && t.UUID == r.FirstSettled }
+	first := func(t api.WaitTarget) bool { return r.FirstSettled != "" && t.UUID == r.FirstSettled }
 	sort.SliceStable(targets, func(i, j int) bool {
 		if first(targets[i]) != first(targets[j]) {
 			return first(targets[i])
@@ -433,9 +436,9 @@ func waitLines(r socketapi.WaitResult) []socketapi.WaitTarget {
 
 // waitExitCode applies the agent wait rule of docs/cli.md §1.6 (first match wins). An any
 // wait that settled exits as a wait for its first target alone would.
-func waitExitCode(r socketapi.WaitResult) int {
+func waitExitCode(r api.WaitResult) int {
 	if first, ok := r.First(); ok {
-		r = socketapi.WaitResult{Targets: []socketapi.WaitTarget{first}, AllOK: first.OK}
+		r = api.WaitResult{Targets: []api.WaitTarget{first}, AllOK: first.OK}
 	}
 	if r.AllOK {
 		return 0
@@ -464,11 +467,11 @@ type agentKillCmd struct {
 
 // Run implements `orcr agent kill` (docs/cli.md §5.7), with the TTY confirmation of §1.4.
 func (c *agentKillCmd) Run(a *app) error {
-	req := socketapi.KillRequest{Targets: c.Targets, Force: c.Force}
+	req := api.KillRequest{Targets: c.Targets, Force: c.Force}
 	if a.confirms(c.Yes) {
 		preview := req
 		preview.Preview = true
-		pv, _, err := invoke(a, socketapi.AgentKill, preview)
+		pv, _, err := invoke(a, api.AgentKill, preview)
 		if err != nil {
 			return err
 		}
@@ -480,7 +483,7 @@ func (c *agentKillCmd) Run(a *app) error {
 			return nil
 		}
 	}
-	r, raw, err := invoke(a, socketapi.AgentKill, req)
+	r, raw, err := invoke(a, api.AgentKill, req)
 	if err != nil {
 		return err
 	}
@@ -518,9 +521,9 @@ func (c *agentLsCmd) Run(a *app) error {
 	if c.Managed && c.Unmanaged {
 		return wire.Invalid("conflicting_flags", "--managed and --unmanaged are mutually exclusive")
 	}
-	req := socketapi.LsRequest{Pattern: c.Pattern, Agent: c.Agent, Status: c.Status,
+	req := api.LsRequest{Pattern: c.Pattern, Agent: c.Agent, Status: c.Status,
 		Managed: c.Managed, Unmanaged: c.Unmanaged, All: c.All}
-	return request(a, socketapi.AgentLs, req, func(r socketapi.LsResult) error {
+	return request(a, api.AgentLs, req, func(r api.LsResult) error {
 		others := a.unlistedPrefixes(r.Agents, c.listsEveryRow())
 		_, err := io.WriteString(a.env.Stdout, renderLs(r.Agents, others, time.Now()))
 		return err
@@ -535,7 +538,7 @@ func (c *agentLsCmd) Run(a *app) error {
 // The UUID column shows each row's shortest prefix of at least 8 characters, never
 // ending in "-", that no other row's uuid and none of others starts with (others: the
 // uuids, or unique prefixes, of agents the table does not list), as wide as the longest.
-func renderLs(rows []socketapi.AgentRow, others []string, now time.Time) string {
+func renderLs(rows []api.AgentRow, others []string, now time.Time) string {
 	if len(rows) == 0 {
 		return "no agents\n"
 	}
@@ -548,7 +551,7 @@ func renderLs(rows []socketapi.AgentRow, others []string, now time.Time) string 
 	for _, id := range ids {
 		width = max(width, len(id))
 	}
-	worktrees := slices.ContainsFunc(rows, func(r socketapi.AgentRow) bool { return r.Worktree != nil })
+	worktrees := slices.ContainsFunc(rows, func(r api.AgentRow) bool { return r.Worktree != nil })
 	var b strings.Builder
 	fmt.Fprintf(&b, "%-40s %-*s %-9s %-8s %5s", "PATH", width, "UUID", "STATUS", "AGENT", "SINCE")
 	if worktrees {
@@ -581,7 +584,7 @@ func renderLs(rows []socketapi.AgentRow, others []string, now time.Time) string 
 // lsWorktree is a row's WORKTREE cell: "-" for an agent without one, the branch while
 // the worktree is ready (the agent runs in it), else the branch and the state, as in
 // "orcr/review-one (kept)" (docs/lifecycle.md §8.4). The path is in --json.
-func lsWorktree(w *socketapi.AgentWorktree) string {
+func lsWorktree(w *api.AgentWorktree) string {
 	switch {
 	case w == nil:
 		return "-"

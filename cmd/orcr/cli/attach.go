@@ -12,7 +12,8 @@ import (
 	"golang.org/x/term"
 
 	"github.com/orcr-go/orcr/socketapi"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 // attachRefusalWindow is how fast the primary attach command must fail for the CLI to
@@ -68,7 +69,7 @@ func (c *agentAttachCmd) Run(a *app) error {
 	if err != nil {
 		return err
 	}
-	lease, err := cl.AttachPrepare(a.ctx, socketapi.AttachPrepareRequest{Target: c.Target, Takeover: c.Takeover, ClientPID: int64(a.env.PID)})
+	lease, err := cl.AttachPrepare(a.ctx, api.AttachPrepareRequest{Target: c.Target, Takeover: c.Takeover, ClientPID: int64(a.env.PID)})
 	if err != nil {
 		return err
 	}
@@ -145,7 +146,7 @@ func (h *attachHeartbeat) stop() {
 
 // heartbeat calls agent.attach.heartbeat every max(ttl/2, 1 s) until stopped or the
 // lease is gone. A failed call is retried at the next tick.
-func (a *app) heartbeat(home string, lease socketapi.AttachPrepareResult) *attachHeartbeat {
+func (a *app) heartbeat(home string, lease api.AttachPrepareResult) *attachHeartbeat {
 	h := &attachHeartbeat{done: make(chan struct{}), quit: make(chan struct{})}
 	every := max(time.Duration(lease.TTLMS)*time.Millisecond/2, time.Second)
 	go func() {
@@ -161,7 +162,7 @@ func (a *app) heartbeat(home string, lease socketapi.AttachPrepareResult) *attac
 			case <-t.C:
 			}
 			ctx, cancel := context.WithTimeout(a.ctx, every)
-			var res socketapi.HeartbeatResult
+			var res api.HeartbeatResult
 			err := a.leaseCall(ctx, home, func(cl *socketapi.Client) (err error) {
 				res, err = cl.AttachHeartbeat(ctx, lease.LeaseID)
 				return err

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 // attachFake is a fake server answering the three attach methods: prepare with

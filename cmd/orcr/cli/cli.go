@@ -19,11 +19,12 @@ import (
 
 	"github.com/orcr-go/orcr/config/service"
 	"github.com/orcr-go/orcr/socketapi"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 // Version is what `orcr -V` prints after "orcr ".
-const Version = socketapi.Version
+const Version = api.Version
 
 // ServeOptions is what `server start --foreground` hands to [Env.Serve].
 type ServeOptions struct {

@@ -9,8 +9,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/orcr-go/orcr/socketapi"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 func TestHelpAndVersion(t *testing.T) {
@@ -100,7 +100,7 @@ func TestAPISchema(t *testing.T) {
 	h.vars["ORCR_HOME"] = filepath.Join(h.home, "never")
 
 	got := h.run(t, "api", "schema")
-	if got.code != 0 || got.stdout != string(socketapi.SchemaJSON()) {
+	if got.code != 0 || got.stdout != string(api.SchemaJSON()) {
 		t.Errorf("api schema: got exit %d and %d bytes, want 0 and the pretty schema", got.code, len(got.stdout))
 	}
 
@@ -110,7 +110,7 @@ func TestAPISchema(t *testing.T) {
 	if err := json.Unmarshal(env.Result, &doc); err != nil {
 		t.Fatal(err)
 	}
-	if err := json.Unmarshal(socketapi.SchemaJSON(), &want); err != nil {
+	if err := json.Unmarshal(api.SchemaJSON(), &want); err != nil {
 		t.Fatal(err)
 	}
 	if !env.OK || got.code != 0 {
@@ -125,7 +125,7 @@ func TestAPISchema(t *testing.T) {
 	if got.code != 0 || got.stdout != "" || got.stderr != "wrote schema to "+out+"\n" {
 		t.Errorf("api schema --output: got %+v", got)
 	}
-	if b, err := os.ReadFile(out); err != nil || string(b) != string(socketapi.SchemaJSON()) {
+	if b, err := os.ReadFile(out); err != nil || string(b) != string(api.SchemaJSON()) {
 		t.Errorf("api schema --output: file content differs (err %v)", err)
 	}
 

@@ -7,7 +7,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/orcr-go/orcr/cmd/orcr/mcp"
-	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
 )
 
 // rootCmd is the command tree of docs/cli.md §1.1.
@@ -73,7 +73,7 @@ type apiCmd struct {
 }
 
 // verbMethods maps every CLI verb that talks to the server to the socket methods it
-// sends (the CLI coverage test checks it against socketapi.Methods and the kong tree).
+// sends (the CLI coverage test checks it against api.Methods and the kong tree).
 var verbMethods = map[string][]string{
 	"agent run":      {"agent.run"},
 	"agent ask":      {"agent.ask"},
@@ -122,12 +122,12 @@ var localVerbs = map[string]bool{
 var pendingClientVerbs = map[string]bool{}
 
 // notImplementedVerb reports whether verb answers not_implemented: it is one of
-// [pendingClientVerbs], or a method of socketapi.Methods behind it has not landed.
+// [pendingClientVerbs], or a method of api.Methods behind it has not landed.
 func notImplementedVerb(verb string) bool {
 	if pendingClientVerbs[verb] {
 		return true
 	}
-	for _, spec := range socketapi.Methods {
+	for _, spec := range api.Methods {
 		if m := spec.Info(); m.CLI == verb && !m.Implemented() {
 			return true
 		}

@@ -1,6 +1,8 @@
 package cli
 
-import "github.com/orcr-go/orcr/socketapi"
+import (
+	"github.com/orcr-go/orcr/socketapi/api"
+)
 
 type dashboardCmd struct {
 	Rotate bool `help:"Sign every browser out first, then issue a new link."`
@@ -10,8 +12,8 @@ type dashboardCmd struct {
 // Run implements `orcr dashboard` (docs/cli.md §5.31, docs/dashboard.md §2): the link is
 // printed alone on stdout (so it can be handed to a browser); what it is goes to stderr.
 func (c *dashboardCmd) Run(a *app) error {
-	req := socketapi.DashboardLoginRequest{Rotate: c.Rotate, Revoke: c.Revoke}
-	return request(a, socketapi.DashboardLogin, req, func(r socketapi.DashboardLoginResult) error {
+	req := api.DashboardLoginRequest{Rotate: c.Rotate, Revoke: c.Revoke}
+	return request(a, api.DashboardLogin, req, func(r api.DashboardLoginResult) error {
 		if r.URL == nil {
 			a.stdout("%d dashboard session(s) and link(s) revoked", r.Revoked)
 			return nil

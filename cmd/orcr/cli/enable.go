@@ -5,7 +5,7 @@ import (
 
 	"github.com/orcr-go/orcr/config"
 	"github.com/orcr-go/orcr/config/service"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 // The start-at-login verbs (docs/cli.md §5.21, docs/loops.md §12) run in the CLI alone:

@@ -1,6 +1,8 @@
 package cli
 
-import "github.com/orcr-go/orcr/socketapi"
+import (
+	"github.com/orcr-go/orcr/socketapi/api"
+)
 
 // Internals for the black-box tests in package cli_test.
 var (
@@ -11,8 +13,8 @@ var (
 
 // Table rendering of agent ls.
 type (
-	LsRow      = socketapi.AgentRow
-	LsWorktree = socketapi.AgentWorktree
+	LsRow      = api.AgentRow
+	LsWorktree = api.AgentWorktree
 )
 
 var AskWorktreeNote = askWorktreeNote

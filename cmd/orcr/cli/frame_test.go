@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
-	"github.com/orcr-go/orcr/socketapi/wire"
 )
 
 // A prompt too large for one frame is refused by the client before it is sent, as

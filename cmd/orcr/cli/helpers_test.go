@@ -14,8 +14,8 @@ import (
 
 	"github.com/orcr-go/orcr/cmd/orcr/cli"
 	"github.com/orcr-go/orcr/config/service/servicetest"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
-	"github.com/orcr-go/orcr/socketapi/wire"
 )
 
 // shortHome returns a fresh home under the system temp dir whose socket path stays

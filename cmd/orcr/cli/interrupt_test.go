@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/orcr-go/orcr/cmd/orcr/cli"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 // runInterrupted runs args in-process and, once ready reports true, cancels the

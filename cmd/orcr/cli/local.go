@@ -5,8 +5,8 @@ import (
 	"strings"
 
 	"github.com/orcr-go/orcr/cmd/orcr/top"
-	"github.com/orcr-go/orcr/socketapi"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/store/agentpath"
 )
 
@@ -41,7 +41,7 @@ func (c *topCmd) Run(a *app) error {
 	scope := cl.CurrentScope()
 	pattern := c.Pattern
 	if looksLikeUUID(pattern) {
-		if ls, err := cl.Ls(a.ctx, socketapi.LsRequest{Pattern: pattern}); err == nil && len(ls.Agents) == 1 {
+		if ls, err := cl.Ls(a.ctx, api.LsRequest{Pattern: pattern}); err == nil && len(ls.Agents) == 1 {
 			pattern = "/" + ls.Agents[0].Path
 		}
 	}

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/orcr-go/orcr/config"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 // serverLogPoll is how often `server logs --follow` looks for appended bytes.

@@ -6,7 +6,8 @@ import (
 	"time"
 
 	"github.com/orcr-go/orcr/socketapi"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 // The loop verbs (docs/cli.md §5.9–§5.16, docs/loops.md §2). Caller identity is sent only
@@ -34,9 +35,9 @@ func (c *loopCreateCmd) Run(a *app) error {
 	if err != nil {
 		return err
 	}
-	req := socketapi.LoopCreateRequest{Name: c.Name, Cron: c.Cron, OnceAt: c.OnceAt, Command: a.passthrough,
+	req := api.LoopCreateRequest{Name: c.Name, Cron: c.Cron, OnceAt: c.OnceAt, Command: a.passthrough,
 		MaxConcurrency: int64(c.MaxConcurrency), Overlap: c.Overlap, Timeout: c.Timeout, Cwd: cwd}
-	return request(a, socketapi.LoopCreate, req, func(r socketapi.LoopResult) error {
+	return request(a, api.LoopCreate, req, func(r api.LoopResult) error {
 		l := r.Loop
 		a.stdout("loop %s created", l.Name)
 		a.stdout("  command:  %s", strings.Join(l.Argv, " "))
@@ -66,7 +67,7 @@ func (c *loopCreateCmd) Run(a *app) error {
 // onceInstant is the instant of a once loop: the fire still due, else the one that
 // happened; nil when it ended without firing. The cadence keeps the --once-at text as
 // typed ("15s"), which says nothing once the loop exists (docs/cli.md §5.9).
-func onceInstant(l socketapi.LoopRow) *int64 {
+func onceInstant(l api.LoopRow) *int64 {
 	if l.NextFireAt != nil {
 		return l.NextFireAt
 	}
@@ -74,7 +75,7 @@ func onceInstant(l socketapi.LoopRow) *int64 {
 }
 
 // printUpdates renders loop.pause / loop.resume results.
-func (a *app) printUpdates(r socketapi.LoopUpdateResult) error {
+func (a *app) printUpdates(r api.LoopUpdateResult) error {
 	for _, u := range r.Updated {
 		a.stdout("%s %s", u.Name, u.Status)
 	}
@@ -90,7 +91,7 @@ type loopPauseCmd struct {
 
 // Run implements `orcr loop pause` (docs/cli.md §5.10).
 func (c *loopPauseCmd) Run(a *app) error {
-	return request(a, socketapi.LoopPause, socketapi.LoopNamesRequest{Names: c.Names}, a.printUpdates)
+	return request(a, api.LoopPause, api.LoopNamesRequest{Names: c.Names}, a.printUpdates)
 }
 
 type loopResumeCmd struct {
@@ -99,7 +100,7 @@ type loopResumeCmd struct {
 
 // Run implements `orcr loop resume` (docs/cli.md §5.10).
 func (c *loopResumeCmd) Run(a *app) error {
-	return request(a, socketapi.LoopResume, socketapi.LoopNamesRequest{Names: c.Names}, a.printUpdates)
+	return request(a, api.LoopResume, api.LoopNamesRequest{Names: c.Names}, a.printUpdates)
 }
 
 type loopRmCmd struct {
@@ -125,8 +126,8 @@ func (c *loopRmCmd) Run(a *app) error {
 			return nil
 		}
 	}
-	return request(a, socketapi.LoopRm, socketapi.LoopRmRequest{Names: c.Names, KillActive: c.KillActive},
-		func(r socketapi.LoopRmResult) error {
+	return request(a, api.LoopRm, api.LoopRmRequest{Names: c.Names, KillActive: c.KillActive},
+		func(r api.LoopRmResult) error {
 			for _, x := range r.Removed {
 				a.stdout("removed %s (%s)", x.Name, x.Reason)
 			}
@@ -138,8 +139,8 @@ func (c *loopRmCmd) Run(a *app) error {
 }
 
 // activeRuns lists the pending/running/stopping runs of a loop (loop.run.ls default).
-func (a *app) activeRuns(name string) ([]socketapi.RunRow, error) {
-	r, _, err := invoke(a, socketapi.LoopRunLs, socketapi.LoopRunLsRequest{Name: name})
+func (a *app) activeRuns(name string) ([]api.RunRow, error) {
+	r, _, err := invoke(a, api.LoopRunLs, api.LoopRunLsRequest{Name: name})
 	return r.Runs, err
 }
 
@@ -151,8 +152,8 @@ type loopLsCmd struct {
 
 // Run implements `orcr loop ls` (docs/cli.md §5.12).
 func (c *loopLsCmd) Run(a *app) error {
-	return request(a, socketapi.LoopLs, socketapi.LoopLsRequest{Names: nonNil(c.Names), Status: c.Status, All: c.All},
-		func(r socketapi.LoopLsResult) error {
+	return request(a, api.LoopLs, api.LoopLsRequest{Names: nonNil(c.Names), Status: c.Status, All: c.All},
+		func(r api.LoopLsResult) error {
 			if len(r.Loops) == 0 {
 				a.stdout("no loops")
 			}
@@ -183,7 +184,7 @@ type loopLogsCmd struct {
 // every 500 ms and prints the lines beyond the count already printed, until
 // interrupted; as in the reference, follow output is human lines even with --json.
 func (c *loopLogsCmd) Run(a *app) error {
-	req := socketapi.LoopLogsRequest{Name: c.Name, Run: c.RunSel, Source: c.Source}
+	req := api.LoopLogsRequest{Name: c.Name, Run: c.RunSel, Source: c.Source}
 	if c.Tail != nil {
 		tail := int(*c.Tail)
 		req.Tail = &tail
@@ -192,7 +193,7 @@ func (c *loopLogsCmd) Run(a *app) error {
 	if err != nil {
 		return err
 	}
-	r, raw, err := socketapi.InvokeRaw(a.ctx, cl, socketapi.LoopLogs, req)
+	r, raw, err := socketapi.InvokeRaw(a.ctx, cl, api.LoopLogs, req)
 	if err != nil {
 		return err
 	}
@@ -208,7 +209,7 @@ func (c *loopLogsCmd) Run(a *app) error {
 	return a.poll(loopLogsPoll, func() (bool, error) {
 		next, err := cl.LoopLogs(a.ctx, req)
 		if socketapi.ServerGone(err) && a.ctx.Err() == nil {
-			return false, cl.Reconnect(a.ctx, socketapi.LoopLogs.Name, err)
+			return false, cl.Reconnect(a.ctx, api.LoopLogs.Name, err)
 		}
 		if err != nil {
 			return false, nil // transient errors are skipped
@@ -225,7 +226,7 @@ func (c *loopLogsCmd) Run(a *app) error {
 const loopLogsPoll = 500 * time.Millisecond
 
 // printLoopLines renders loop.logs lines as `[<run>] <text>`.
-func (a *app) printLoopLines(lines []socketapi.LoopLogLine) {
+func (a *app) printLoopLines(lines []api.LoopLogLine) {
 	for _, l := range lines {
 		a.stdout("[%s] %s", l.Run, l.Text)
 	}
@@ -237,7 +238,7 @@ type loopRunStartCmd struct {
 
 // Run implements `orcr loop run start` (docs/cli.md §5.14).
 func (c *loopRunStartCmd) Run(a *app) error {
-	return request(a, socketapi.LoopRunStart, socketapi.LoopRunRequest{Name: c.Name}, func(r socketapi.LoopRunResult) error {
+	return request(a, api.LoopRunStart, api.LoopRunRequest{Name: c.Name}, func(r api.LoopRunResult) error {
 		a.stdout("%s %s", r.Run.Path, r.Run.UUID)
 		return nil
 	})
@@ -256,7 +257,7 @@ func (c *loopRunStopCmd) Run(a *app) error {
 		if err != nil {
 			return err
 		}
-		var matched []socketapi.RunRow
+		var matched []api.RunRow
 		for _, r := range runs {
 			if c.RunSel == "" || r.RunID == c.RunSel || r.UUID == c.RunSel {
 				matched = append(matched, r)
@@ -270,8 +271,8 @@ func (c *loopRunStopCmd) Run(a *app) error {
 			return nil
 		}
 	}
-	return request(a, socketapi.LoopRunStop, socketapi.LoopRunStopRequest{Name: c.Name, Run: c.RunSel},
-		func(r socketapi.LoopRunStopResult) error {
+	return request(a, api.LoopRunStop, api.LoopRunStopRequest{Name: c.Name, Run: c.RunSel},
+		func(r api.LoopRunStopResult) error {
 			for _, x := range r.Stopped {
 				a.stdout("%s %s", x.Path, x.Status)
 			}
@@ -296,7 +297,7 @@ func (c *loopRunLsCmd) Run(a *app) error {
 	if c.Limit < 0 {
 		return wire.Invalid("cli_parse", "--limit must be 0 or more")
 	}
-	r, _, err := invoke(a, socketapi.LoopRunLs, socketapi.LoopRunLsRequest{Name: c.Name, Status: c.Status, All: c.Status == ""})
+	r, _, err := invoke(a, api.LoopRunLs, api.LoopRunLsRequest{Name: c.Name, Status: c.Status, All: c.Status == ""})
 	if err != nil {
 		return err
 	}
@@ -317,7 +318,7 @@ func (c *loopRunLsCmd) Run(a *app) error {
 }
 
 // printRuns renders loop.run.ls rows under a header; times are RFC 3339 UTC.
-func printRuns(a *app, runs []socketapi.RunRow) {
+func printRuns(a *app, runs []api.RunRow) {
 	if len(runs) == 0 {
 		a.stdout("no runs")
 		return

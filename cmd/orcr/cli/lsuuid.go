@@ -3,8 +3,8 @@ package cli
 import (
 	"strings"
 
-	"github.com/orcr-go/orcr/socketapi"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 // listsEveryRow reports whether the listing holds every agent row, ended ones included:
@@ -25,7 +25,7 @@ func (c *agentLsCmd) listsEveryRow() bool {
 // row, and an ambiguous prefix comes back as not_found whose candidates are the group's
 // unique prefixes; the ones that are not a listed row's are returned. A complete listing
 // asks nothing. A failed question leaves its group to the listed rows alone.
-func (a *app) unlistedPrefixes(rows []socketapi.AgentRow, complete bool) []string {
+func (a *app) unlistedPrefixes(rows []api.AgentRow, complete bool) []string {
 	if complete || len(rows) == 0 {
 		return nil
 	}
@@ -42,7 +42,7 @@ func (a *app) unlistedPrefixes(rows []socketapi.AgentRow, complete bool) []strin
 			continue // not a canonical uuid; or already asked
 		}
 		asked[group] = true
-		_, err := cl.Ls(a.ctx, socketapi.LsRequest{Pattern: group})
+		_, err := cl.Ls(a.ctx, api.LsRequest{Pattern: group})
 		pe, ok := wire.As(err)
 		if !ok || pe.Code != wire.NotFound {
 			continue
@@ -58,7 +58,7 @@ func (a *app) unlistedPrefixes(rows []socketapi.AgentRow, complete bool) []strin
 }
 
 // prefixOfAny reports whether p is a prefix of a listed row's uuid.
-func prefixOfAny(rows []socketapi.AgentRow, p string) bool {
+func prefixOfAny(rows []api.AgentRow, p string) bool {
 	for _, r := range rows {
 		if strings.HasPrefix(r.UUID, p) {
 			return true

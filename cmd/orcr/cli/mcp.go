@@ -5,8 +5,8 @@ import (
 
 	"github.com/orcr-go/orcr/cmd/orcr/mcp"
 	"github.com/orcr-go/orcr/config"
-	"github.com/orcr-go/orcr/socketapi"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 // mcpCmd is `orcr mcp`: serving (the default, so `orcr mcp [--http ADDR]` stays the
@@ -28,8 +28,8 @@ type mcpTokenCmd struct {
 // Run implements `orcr mcp token` (docs/cli.md §5.31, docs/mcp.md §1.1): the token is
 // printed once, on stdout alone, so it can be captured; how to use it goes to stderr.
 func (c *mcpTokenCmd) Run(a *app) error {
-	req := socketapi.MCPTokenRequest{Rotate: c.Rotate, Revoke: c.Revoke}
-	return request(a, socketapi.MCPToken, req, func(r socketapi.MCPTokenResult) error {
+	req := api.MCPTokenRequest{Rotate: c.Rotate, Revoke: c.Revoke}
+	return request(a, api.MCPToken, req, func(r api.MCPTokenResult) error {
 		if r.Token == nil {
 			a.stdout("%d MCP token(s) revoked", r.Revoked)
 			return nil

@@ -17,8 +17,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/socketapi/ts"
-	"github.com/orcr-go/orcr/socketapi/wire"
 )
 
 // `orcr scaffold` (docs/cli.md §5.24) writes a small workflow project on one of the SDKs

@@ -15,7 +15,8 @@ import (
 
 	"github.com/orcr-go/orcr/config"
 	"github.com/orcr-go/orcr/socketapi"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 type serverStartCmd struct {
@@ -155,7 +156,7 @@ type serverStatusCmd struct {
 
 // Run implements `orcr server status` (docs/cli.md §5.19).
 func (c *serverStatusCmd) Run(a *app) error {
-	_, raw, err := invoke(a, socketapi.ServerStatus, socketapi.NoParams{})
+	_, raw, err := invoke(a, api.ServerStatus, api.NoParams{})
 	if err != nil {
 		return err
 	}
@@ -216,7 +217,7 @@ func renderServerStatus(raw json.RawMessage, all bool) (string, error) {
 			Status     string          `json:"status"`
 			NextFireAt json.RawMessage `json:"next_fire_at"`
 		} `json:"loops"`
-		Config socketapi.ConfigStatus `json:"config"`
+		Config api.ConfigStatus `json:"config"`
 	}
 	if err := json.Unmarshal(raw, &st); err != nil {
 		return "", fmt.Errorf("cannot decode server.status: %w", err)
@@ -288,7 +289,7 @@ func renderServerStatus(raw json.RawMessage, all bool) (string, error) {
 // writeConfig adds whether config.json changed since the server started (docs/cli.md
 // §5.19): the keys that differ and that a restart applies them, or why a start would
 // refuse the file now.
-func writeConfig(b *strings.Builder, c socketapi.ConfigStatus) {
+func writeConfig(b *strings.Builder, c api.ConfigStatus) {
 	switch {
 	case c.Path == "":
 		return
@@ -361,7 +362,7 @@ type apiSchemaCmd struct {
 
 // Run implements `orcr api schema` (docs/cli.md §5.22): generated locally, no server, no home.
 func (c *apiSchemaCmd) Run(a *app) error {
-	doc := socketapi.SchemaJSON()
+	doc := api.SchemaJSON()
 	if c.Output != "" {
 		if err := writeFile(c.Output, doc); err != nil {
 			return err
@@ -385,7 +386,7 @@ type apiSnapshotCmd struct{}
 
 // Run implements `orcr api snapshot` (docs/cli.md §5.23).
 func (c *apiSnapshotCmd) Run(a *app) error {
-	return request(a, socketapi.APISnapshot, socketapi.NoParams{}, nil)
+	return request(a, api.APISnapshot, api.NoParams{}, nil)
 }
 
 // releaseDeadline bounds how long `server restart` waits for the stopped server to let

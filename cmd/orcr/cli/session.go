@@ -12,6 +12,7 @@ import (
 
 	"github.com/orcr-go/orcr/config"
 	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
 )
 
 // resolveHome resolves the home without touching it (server stop, server logs).
@@ -95,7 +96,7 @@ func (a *app) connect() (*socketapi.Client, error) {
 // invoke connects (auto-starting) and calls method m of the table with req through the
 // typed client: the typed result, and the result as the server sent it (--json prints
 // that).
-func invoke[Req, Res any](a *app, m *socketapi.Method[Req, Res], req Req) (Res, json.RawMessage, error) {
+func invoke[Req, Res any](a *app, m *api.Method[Req, Res], req Req) (Res, json.RawMessage, error) {
 	c, err := a.connect()
 	if err != nil {
 		var zero Res
@@ -107,7 +108,7 @@ func invoke[Req, Res any](a *app, m *socketapi.Method[Req, Res], req Req) (Res, 
 // invokeResuming is invoke for a blocking verb: when the server goes away before the
 // answer, a server is got back (auto-started, socketapi.Resuming) and the request made
 // by next for that attempt (0 first) is sent to it.
-func invokeResuming[Req, Res any](a *app, m *socketapi.Method[Req, Res], next func(attempt int) Req) (Res, json.RawMessage, error) {
+func invokeResuming[Req, Res any](a *app, m *api.Method[Req, Res], next func(attempt int) Req) (Res, json.RawMessage, error) {
 	c, err := a.connect()
 	if err != nil {
 		var zero Res
@@ -126,7 +127,7 @@ func invokeResuming[Req, Res any](a *app, m *socketapi.Method[Req, Res], next fu
 
 // request invokes m and prints the result: with --json the envelope of the raw result,
 // else human renders the typed result (nil human prints it as indented JSON).
-func request[Req, Res any](a *app, m *socketapi.Method[Req, Res], req Req, human func(Res) error) error {
+func request[Req, Res any](a *app, m *api.Method[Req, Res], req Req, human func(Res) error) error {
 	res, raw, err := invoke(a, m, req)
 	if err != nil {
 		return err

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/orcr-go/orcr/cmd/orcr/cli/skill"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 // `orcr skill` (docs/cli.md §5.28) installs or prints the orchestratr skill embedded in

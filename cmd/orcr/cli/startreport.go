@@ -7,7 +7,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 // startReportFlag is the hidden `server start` flag through which [SpawnDetached] hands

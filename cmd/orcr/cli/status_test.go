@@ -8,8 +8,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
-	"github.com/orcr-go/orcr/socketapi/wire"
 )
 
 // Human server status: the reason herdr is unreachable, and only the integrations orcr

@@ -10,8 +10,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/orcr-go/orcr/cmd/orcr/cli"
-	"github.com/orcr-go/orcr/socketapi"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 // TestCatalogueCoverage: every socket method is reachable from a real CLI verb, and
@@ -20,7 +20,7 @@ func TestCatalogueCoverage(t *testing.T) {
 	verbs := cli.Verbs()
 	table := cli.VerbMethods()
 	local := cli.LocalVerbs()
-	for _, spec := range socketapi.Methods {
+	for _, spec := range api.Methods {
 		m := spec.Info()
 		if !slices.Contains(verbs, m.CLI) {
 			t.Errorf("method %s: CLI verb %q is not a command of the kong tree", m.Name, m.CLI)
@@ -37,7 +37,7 @@ func TestCatalogueCoverage(t *testing.T) {
 			t.Errorf("verb %q: talks to the server=%v, local=%v; want exactly one", v, remote, isLocal)
 		}
 		for _, name := range methods {
-			if _, ok := socketapi.Lookup(name); !ok {
+			if _, ok := api.Lookup(name); !ok {
 				t.Errorf("verb %q maps to %q, which is not in socketapi.Methods", v, name)
 			}
 		}

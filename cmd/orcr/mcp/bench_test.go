@@ -9,6 +9,7 @@ import (
 
 	"github.com/orcr-go/orcr/cmd/orcr/mcp"
 	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
 )
 
@@ -32,7 +33,7 @@ func BenchmarkToolCall(b *testing.B) {
 		}
 		b.Run(fmt.Sprintf("agents=%d", agents), func(b *testing.B) {
 			socket := func() error {
-				r, err := c.Ls(ctx, socketapi.LsRequest{All: true})
+				r, err := c.Ls(ctx, api.LsRequest{All: true})
 				if err == nil && len(r.Agents) != agents {
 					err = fmt.Errorf("ls: %d agents", len(r.Agents))
 				}

@@ -20,8 +20,9 @@ import (
 
 	"github.com/orcr-go/orcr/cmd/orcr/mcp"
 	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
-	"github.com/orcr-go/orcr/socketapi/wire"
 )
 
 // fastTurns shortens the mock provider's completion timings (docs/providers.md §2.1).
@@ -67,7 +68,7 @@ func connect(t testing.TB, o mcp.Options) *sdk.ClientSession {
 type reply struct {
 	isError bool
 	content map[string]any
-	err     *socketapi.Error
+	err     *api.Error
 }
 
 // call calls tool name with args and checks the result's shape: structured content
@@ -100,7 +101,7 @@ func decode(t *testing.T, name string, res *sdk.CallToolResult) reply {
 	r := reply{isError: res.IsError, content: content}
 	if res.IsError {
 		b, _ := json.Marshal(content["error"])
-		r.err = new(socketapi.Error)
+		r.err = new(api.Error)
 		if err := json.Unmarshal(b, r.err); err != nil || r.err.Code == "" {
 			t.Fatalf("%s: error result %v carries no protocol error", name, content)
 		}
@@ -143,7 +144,7 @@ func TestToolsListMatchesTable(t *testing.T) {
 	if diff := cmp.Diff(want, mcp.Methods()); diff != "" {
 		t.Errorf("Methods (-want +got):\n%s", diff)
 	}
-	methods := socketapi.Schema()["methods"].(map[string]any)
+	methods := api.Schema()["methods"].(map[string]any)
 	var names []string
 	for tl, err := range cs.Tools(ctxFor(t, 10*time.Second), nil) {
 		if err != nil {
@@ -151,7 +152,7 @@ func TestToolsListMatchesTable(t *testing.T) {
 		}
 		names = append(names, tl.Name)
 		method := strings.ReplaceAll(tl.Name, "_", ".")
-		spec, ok := socketapi.Lookup(method)
+		spec, ok := api.Lookup(method)
 		if !ok || !slices.Contains(want, method) {
 			t.Errorf("tool %s: no method %s of the table among %v", tl.Name, method, want)
 			continue
@@ -250,18 +251,18 @@ func TestBadInputIsAToolError(t *testing.T) {
 	cases := []struct {
 		tool    string
 		args    map[string]any
-		code    socketapi.Code
+		code    api.Code
 		details map[string]any
 	}{
-		{"agent_run", map[string]any{"name": 5, "agent": "mock"}, socketapi.CodeInvalidRequest,
+		{"agent_run", map[string]any{"name": 5, "agent": "mock"}, api.CodeInvalidRequest,
 			map[string]any{"reason": "wrong_type", "field": "name", "expected": "a string", "got": "number"}},
-		{"agent_run", map[string]any{"name": "a", "path": "b", "agent": "mock"}, socketapi.CodeInvalidRequest,
+		{"agent_run", map[string]any{"name": "a", "path": "b", "agent": "mock"}, api.CodeInvalidRequest,
 			map[string]any{"reason": "name_and_path"}},
-		{"agent_ask", map[string]any{"name": "ok", "agent": "mock", "timeout": "soon"}, socketapi.CodeInvalidRequest,
+		{"agent_ask", map[string]any{"name": "ok", "agent": "mock", "timeout": "soon"}, api.CodeInvalidRequest,
 			map[string]any{"reason": "bad_duration", "value": "soon"}},
-		{"agent_wait", map[string]any{"targets": "team/x"}, socketapi.CodeInvalidRequest,
+		{"agent_wait", map[string]any{"targets": "team/x"}, api.CodeInvalidRequest,
 			map[string]any{"reason": "wrong_type", "field": "targets", "expected": "an array", "got": "string"}},
-		{"agent_send", map[string]any{"target": "no/such", "prompt": "hi"}, socketapi.CodeNotFound,
+		{"agent_send", map[string]any{"target": "no/such", "prompt": "hi"}, api.CodeNotFound,
 			map[string]any{"target": "no/such"}},
 		{"loop_rm", map[string]any{"names": []string{"nosuch"}}, "", nil},
 	}
@@ -355,7 +356,7 @@ func TestAutoStart(t *testing.T) {
 	cs := connect(t, o)
 	ctx := ctxFor(t, 20*time.Second)
 	r := call(t, ctx, cs, "agent_ls", nil)
-	if !r.isError || r.err.Code != socketapi.CodeEnvironmentError || r.err.Cause() != "config_invalid" {
+	if !r.isError || r.err.Code != api.CodeEnvironmentError || r.err.Cause() != "config_invalid" {
 		t.Errorf("agent_ls with a failing auto-start: got %v, want environment_error config_invalid", r.content)
 	}
 	call(t, ctx, cs, "agent_ls", nil).ok(t, "agent_ls with an auto-start")
@@ -381,7 +382,7 @@ func TestHTTP(t *testing.T) {
 	go func() { served <- mcp.ServeHTTP(sctx, options(t, srv.Home, "/", nil), ln) }()
 
 	ctx := ctxFor(t, 20*time.Second)
-	cs := httpSession(t, ctx, ln, mintToken(t, ctx, srv.Client(t), socketapi.MCPTokenRequest{}))
+	cs := httpSession(t, ctx, ln, mintToken(t, ctx, srv.Client(t), api.MCPTokenRequest{}))
 	ls := call(t, ctx, cs, "agent_ls", map[string]any{"all": true}).ok(t, "agent_ls over HTTP")
 	if as, ok := ls["agents"].([]any); !ok || len(as) != 0 {
 		t.Errorf("agent_ls over HTTP: got %v, want no agents", ls)
@@ -397,7 +398,7 @@ func TestHTTP(t *testing.T) {
 		{"[::]:0", "not_loopback"}, {"soon", "bad_address"},
 	} {
 		ln, err := mcp.Listen(tc.addr)
-		if e, ok := errors.AsType[*socketapi.Error](err); !ok || e.Reason() != tc.reason {
+		if e, ok := errors.AsType[*api.Error](err); !ok || e.Reason() != tc.reason {
 			if ln != nil {
 				ln.Close()
 			}
@@ -407,7 +408,7 @@ func TestHTTP(t *testing.T) {
 }
 
 // mintToken issues an MCP token through the socket (what `orcr mcp token` does).
-func mintToken(t *testing.T, ctx context.Context, cl *socketapi.Client, req socketapi.MCPTokenRequest) string {
+func mintToken(t *testing.T, ctx context.Context, cl *socketapi.Client, req api.MCPTokenRequest) string {
 	t.Helper()
 	res, err := cl.MCPToken(ctx, req)
 	if err != nil || res.Token == nil || len(*res.Token) != 43 {
@@ -492,26 +493,26 @@ func TestHTTPRequiresToken(t *testing.T) {
 	}
 	refused("without a token", "")
 	refused("before any token was issued", "Bearer "+strings.Repeat("A", 43))
-	first := mintToken(t, ctx, cl, socketapi.MCPTokenRequest{})
+	first := mintToken(t, ctx, cl, api.MCPTokenRequest{})
 	admitted("with the token", first)
 	refused("with Basic", "Basic "+first)
 	refused("with a wrong token", "Bearer "+first[:42]+"x")
-	second := mintToken(t, ctx, cl, socketapi.MCPTokenRequest{})
+	second := mintToken(t, ctx, cl, api.MCPTokenRequest{})
 	admitted("with the first token after a second was issued", first)
 	admitted("with the second token", second)
 
-	rotated := mintToken(t, ctx, cl, socketapi.MCPTokenRequest{Rotate: true})
+	rotated := mintToken(t, ctx, cl, api.MCPTokenRequest{Rotate: true})
 	refused("with the first token after a rotation", "Bearer "+first)
 	refused("with the second token after a rotation", "Bearer "+second)
 	admitted("with the rotated token", rotated)
 	call(t, ctx, httpSession(t, ctx, ln, rotated), "loop_ls", nil).ok(t, "loop_ls with the rotated token")
 
-	res, err := cl.MCPToken(ctx, socketapi.MCPTokenRequest{Revoke: true})
+	res, err := cl.MCPToken(ctx, api.MCPTokenRequest{Revoke: true})
 	if err != nil || res.Token != nil || res.Revoked != 1 {
 		t.Errorf("mcp.token revoke: got %+v, %v; want no token and 1 revoked", res, err)
 	}
 	refused("after the revocation", "Bearer "+rotated)
-	if _, err := cl.MCPToken(ctx, socketapi.MCPTokenRequest{Rotate: true, Revoke: true}); !wire.Is(err, wire.InvalidRequest, "") {
+	if _, err := cl.MCPToken(ctx, api.MCPTokenRequest{Rotate: true, Revoke: true}); !wire.Is(err, wire.InvalidRequest, "") {
 		t.Errorf("mcp.token rotate+revoke: got %v, want invalid_request", err)
 	}
 
@@ -548,7 +549,7 @@ func TestHTTPRevocationEndsOpenStreams(t *testing.T) {
 	go mcp.ServeHTTP(t.Context(), o, ln)
 	ctx := ctxFor(t, 20*time.Second)
 	cl := srv.Client(t)
-	token := mintToken(t, ctx, cl, socketapi.MCPTokenRequest{})
+	token := mintToken(t, ctx, cl, api.MCPTokenRequest{})
 	endpoint := "http://" + ln.Addr().String() + mcp.HTTPPath
 
 	post := func(body, session string) *http.Response {
@@ -592,7 +593,7 @@ func TestHTTPRevocationEndsOpenStreams(t *testing.T) {
 		_, err := io.Copy(io.Discard, stream.Body)
 		ended <- err
 	}()
-	if _, err := cl.MCPToken(ctx, socketapi.MCPTokenRequest{Revoke: true}); err != nil {
+	if _, err := cl.MCPToken(ctx, api.MCPTokenRequest{Revoke: true}); err != nil {
 		t.Fatal(err)
 	}
 	select {

@@ -4,7 +4,7 @@
 // through the Go SDK ([socketapi.Client]): every tool call is one socket call, made
 // with the caller identity of this process's ORCR_ID / ORCR_PATH, so an agent that uses
 // the face creates its children under itself exactly as with the CLI. The tools are
-// generated from the method table (socketapi.Methods): names, schemas and calls.
+// generated from the method table (api.Methods): names, schemas and calls.
 //
 // Nothing here writes to the output it is given except the MCP transport: on stdio,
 // stdout is the protocol.
@@ -25,7 +25,8 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/orcr-go/orcr/socketapi"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 // Options configure the face. Only Client is required.
@@ -82,7 +83,7 @@ func (f *face) server(o Options) *sdk.Server {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := sdk.NewServer(&sdk.Implementation{Name: "orcr", Title: "orcr", Version: socketapi.Version}, &sdk.ServerOptions{
+	s := sdk.NewServer(&sdk.Implementation{Name: "orcr", Title: "orcr", Version: api.Version}, &sdk.ServerOptions{
 		Instructions: instructions,
 		Logger:       log,
 		// Tools only: no logging capability (logs never travel over the transport).
@@ -145,8 +146,8 @@ func (f *face) authorize(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		token, ok := bearer(r.Header.Get("Authorization"))
 		if ok {
-			res, err := invoke(r.Context(), f, func(ctx context.Context) (socketapi.MCPAuthResult, error) {
-				return f.client.MCPAuth(ctx, socketapi.MCPAuthRequest{Token: token})
+			res, err := invoke(r.Context(), f, func(ctx context.Context) (api.MCPAuthResult, error) {
+				return f.client.MCPAuth(ctx, api.MCPAuthRequest{Token: token})
 			})
 			if err != nil {
 				http.Error(w, "orcr mcp: cannot check the token with the orcr server: "+wire.From(err, "mcp").Message,
@@ -179,7 +180,7 @@ func (f *face) watchToken(ctx context.Context, token string, cancel context.Canc
 			return
 		case <-t.C:
 		}
-		if res, err := f.client.MCPAuth(ctx, socketapi.MCPAuthRequest{Token: token}); err == nil && !res.OK {
+		if res, err := f.client.MCPAuth(ctx, api.MCPAuthRequest{Token: token}); err == nil && !res.OK {
 			cancel()
 			return
 		}

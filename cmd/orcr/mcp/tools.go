@@ -12,12 +12,13 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/orcr-go/orcr/socketapi"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 // tool is one entry of the socket method table served as an MCP tool.
 type tool struct {
-	spec socketapi.Spec
+	spec api.Spec
 	// hints are the tool's MCP annotations (how a client may treat a call).
 	hints sdk.ToolAnnotations
 	// call decodes raw arguments, prepares the request and invokes the method; it returns
@@ -44,16 +45,16 @@ var (
 // its arguments are read and how it is called — comes from the table entry, so a field
 // added to a request or result type reaches the tool by itself.
 var tools = []tool{
-	newTool(socketapi.AgentRun, additive),
-	newTool(socketapi.AgentAsk, additive),
-	newTool(socketapi.AgentSend, additive),
-	newTool(socketapi.AgentLogs, readOnly),
-	newTool(socketapi.AgentWait, readOnly),
-	newTool(socketapi.AgentKill, destructive),
-	newTool(socketapi.AgentLs, readOnly),
-	newTool(socketapi.LoopCreate, additive),
-	newTool(socketapi.LoopRm, destructive),
-	newTool(socketapi.LoopLs, readOnly),
+	newTool(api.AgentRun, additive),
+	newTool(api.AgentAsk, additive),
+	newTool(api.AgentSend, additive),
+	newTool(api.AgentLogs, readOnly),
+	newTool(api.AgentWait, readOnly),
+	newTool(api.AgentKill, destructive),
+	newTool(api.AgentLs, readOnly),
+	newTool(api.LoopCreate, additive),
+	newTool(api.LoopRm, destructive),
+	newTool(api.LoopLs, readOnly),
 }
 
 // Methods returns the wire names of the socket methods the tools call, in tool order.
@@ -72,11 +73,11 @@ func ToolName(method string) string { return strings.ReplaceAll(method, ".", "_"
 
 // newTool makes the tool of table entry m. The call goes through m's own table entry
 // with the result left undecoded (it is passed on as the server wrote it).
-func newTool[Req, Res any](m *socketapi.Method[Req, Res], hints sdk.ToolAnnotations) tool {
-	raw := &socketapi.Method[Req, socketapi.Open]{Name: m.Name, Unbounded: m.Unbounded}
+func newTool[Req, Res any](m *api.Method[Req, Res], hints sdk.ToolAnnotations) tool {
+	raw := &api.Method[Req, api.Open]{Name: m.Name, Unbounded: m.Unbounded}
 	return tool{spec: m, hints: hints, call: func(ctx context.Context, f *face, args json.RawMessage) (json.RawMessage, error) {
 		var req Req
-		if err := socketapi.DecodeParams(args, &req); err != nil {
+		if err := api.DecodeParams(args, &req); err != nil {
 			return nil, err
 		}
 		if err := f.prepare(&req); err != nil {
@@ -114,7 +115,7 @@ func dialFailed(err error) bool {
 func (t tool) definition() *sdk.Tool {
 	info := t.spec.Info()
 	req, res := t.spec.Types()
-	in := socketapi.TypeSchema(req)
+	in := api.TypeSchema(req)
 	if props, ok := in["properties"].(map[string]any); ok {
 		delete(props, "caller_id")
 		delete(props, "caller_path")
@@ -127,12 +128,12 @@ func (t tool) definition() *sdk.Tool {
 			"`): relative paths and patterns land in the caller's scope. On failure the result is an error " +
 			"whose structured content is {\"error\": {code, message, details}}.",
 		InputSchema:  in,
-		OutputSchema: socketapi.TypeSchema(res),
+		OutputSchema: api.TypeSchema(res),
 		Annotations:  &hints,
 	}
 }
 
-var callerType = reflect.TypeFor[socketapi.Caller]()
+var callerType = reflect.TypeFor[api.Caller]()
 
 // prepare applies what the CLI does to a request before sending it (docs/cli.md §2.1,
 // §5.1): a caller identity given in the arguments is dropped, so the client's own

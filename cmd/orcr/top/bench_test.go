@@ -13,25 +13,26 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
 	"github.com/orcr-go/orcr/store/agentpath"
 )
 
 // bigSnapshot is a fleet of n agents over ten scopes, a tenth of them working, one in
 // twenty blocked, every turn finished except the working ones.
-func bigSnapshot(n int) socketapi.Snapshot {
-	s := socketapi.Snapshot{SnapshotSeq: 1, Loops: []socketapi.SnapshotLoop{}, Queue: []socketapi.QueueEntry{}}
+func bigSnapshot(n int) api.Snapshot {
+	s := api.Snapshot{SnapshotSeq: 1, Loops: []api.SnapshotLoop{}, Queue: []api.QueueEntry{}}
 	for i := range n {
-		st := socketapi.StatusIdle
+		st := api.StatusIdle
 		switch {
 		case i%10 == 0:
-			st = socketapi.StatusWorking
+			st = api.StatusWorking
 		case i%20 == 5:
-			st = socketapi.StatusBlocked
+			st = api.StatusBlocked
 		}
 		a := row(fmt.Sprintf("u%05d", i), fmt.Sprintf("s%d/team%d/a%04d", i%10, i%7, i), st)
 		a.TurnDeliveredAt = at(-time.Minute)
-		if st != socketapi.StatusWorking {
+		if st != api.StatusWorking {
 			a.TurnCompletedAt = at(-30 * time.Second)
 		}
 		s.Agents = append(s.Agents, a)
@@ -54,7 +55,7 @@ func BenchmarkFrame1000(b *testing.B) {
 	// The baseline: 20 decodes, timed here (testing.Benchmark cannot nest in a benchmark).
 	began := time.Now()
 	for range 20 {
-		var s socketapi.Snapshot
+		var s api.Snapshot
 		if err := json.Unmarshal(doc, &s); err != nil {
 			b.Fatal(err)
 		}
@@ -66,7 +67,7 @@ func BenchmarkFrame1000(b *testing.B) {
 	events := make([]socketapi.Event, 100)
 	for i := range events {
 		a := snap.Agents[i*10+1]
-		a.Status = socketapi.StatusWorking
+		a.Status = api.StatusWorking
 		raw, _ := json.Marshal(map[string]any{"kind": "agent.status_changed", "agent": a})
 		events[i] = socketapi.Event{Kind: "agent.status_changed", RefUUID: a.UUID, Raw: raw}
 	}

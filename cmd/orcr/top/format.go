@@ -4,24 +4,24 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
 )
 
 // Label is the word a status is shown as (docs/top.md §3): the socket and the store keep
 // the internal words.
-func Label(s socketapi.Status) string {
+func Label(s api.Status) string {
 	switch s {
-	case socketapi.StatusWorking:
+	case api.StatusWorking:
 		return "running"
-	case socketapi.StatusIdle, socketapi.StatusParked:
+	case api.StatusIdle, api.StatusParked:
 		return "done"
-	case socketapi.StatusBlocked:
+	case api.StatusBlocked:
 		return "needs input"
-	case socketapi.StatusQueued:
+	case api.StatusQueued:
 		return "pending"
-	case socketapi.StatusStarting:
+	case api.StatusStarting:
 		return "starting"
-	case socketapi.StatusLost:
+	case api.StatusLost:
 		return "failed"
 	}
 	return string(s)
@@ -40,17 +40,17 @@ const (
 )
 
 // Glyph is the mark in front of an agent row, with its colour class.
-func Glyph(s socketapi.Status) (string, tone) {
+func Glyph(s api.Status) (string, tone) {
 	switch s {
-	case socketapi.StatusWorking:
+	case api.StatusWorking:
 		return "●", toneGreen
-	case socketapi.StatusIdle, socketapi.StatusParked:
+	case api.StatusIdle, api.StatusParked:
 		return "✓", toneGreen
-	case socketapi.StatusBlocked:
+	case api.StatusBlocked:
 		return "◐", toneMagenta
-	case socketapi.StatusQueued, socketapi.StatusStarting:
+	case api.StatusQueued, api.StatusStarting:
 		return "◌", toneDim
-	case socketapi.StatusLost:
+	case api.StatusLost:
 		return "✗", toneRed
 	}
 	return "·", toneGray
@@ -62,8 +62,8 @@ const StalledGlyph = "⧗"
 
 // NeedsHuman reports whether an agent waits on a person: blocked, or lost (its pane went
 // away behind orcr's back). The `n` key jumps between them.
-func NeedsHuman(a *socketapi.AgentRow) bool {
-	return a.Status == socketapi.StatusBlocked || a.Status == socketapi.StatusLost
+func NeedsHuman(a *api.AgentRow) bool {
+	return a.Status == api.StatusBlocked || a.Status == api.StatusLost
 }
 
 // Age formats a duration for the duration column: "<s>s" under a minute, "<m>m" or
@@ -98,11 +98,11 @@ func pad2(n int64) string {
 // a clock): the latest turn's time while working, frozen at its completion (or the last
 // status change) otherwise, a new input restarting it; without a turn, the lifecycle
 // clock of the current status.
-func Duration(a *socketapi.AgentRow, now time.Time) (string, bool) {
+func Duration(a *api.AgentRow, now time.Time) (string, bool) {
 	nowMS := now.UnixMilli()
 	if a.TurnDeliveredAt != nil {
 		d := *a.TurnDeliveredAt
-		if a.Status == socketapi.StatusWorking {
+		if a.Status == api.StatusWorking {
 			return Age(ms(nowMS - d)), true
 		}
 		end := a.TurnCompletedAt
@@ -116,11 +116,11 @@ func Duration(a *socketapi.AgentRow, now time.Time) (string, bool) {
 	}
 	var since *int64
 	switch a.Status {
-	case socketapi.StatusStarting:
+	case api.StatusStarting:
 		since = a.StartingAt
-	case socketapi.StatusIdle:
+	case api.StatusIdle:
 		since = a.IdleSince
-	case socketapi.StatusParked:
+	case api.StatusParked:
 		since = a.ParkedAt
 	}
 	if since == nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
 	"github.com/orcr-go/orcr/store/agentpath"
 )
@@ -55,7 +56,7 @@ func TestFilterParityWithLs(t *testing.T) {
 		for _, pat := range []string{"", "**", "*", "a/**", "a/*", "a/b/**", "x", "team/*", "team/**", "lead", "*/sub", "nosuch/**"} {
 			for _, f := range []agentpath.ListFilter{{}, {Managed: true}, {Unmanaged: true}, {Status: "idle"}, {Status: "parked"}, {Agent: "mock"}, {Agent: "claude"}} {
 				f.Pattern = pat
-				req := socketapi.LsRequest{Caller: socketapi.Caller{CallerID: scope.id, CallerPath: scope.path}, Pattern: pat,
+				req := api.LsRequest{Caller: api.Caller{CallerID: scope.id, CallerPath: scope.path}, Pattern: pat,
 					Agent: f.Agent, Status: f.Status, Managed: f.Managed, Unmanaged: f.Unmanaged}
 				ls, err := c.Ls(t.Context(), req)
 				var want []string
@@ -124,7 +125,7 @@ func TestEventApplicationEndsAtSnapshot(t *testing.T) {
 	pump(t, m, ch, "the first snapshot", func() bool { return m.data != nil })
 
 	for _, name := range []string{"nightly", "hourly"} {
-		if _, err := c.LoopCreate(t.Context(), socketapi.LoopCreateRequest{Name: name, Cron: "0 3 * * *", MaxConcurrency: 4,
+		if _, err := c.LoopCreate(t.Context(), api.LoopCreateRequest{Name: name, Cron: "0 3 * * *", MaxConcurrency: 4,
 			Command: []string{"sleep", "0.2"}, Cwd: t.TempDir()}); err != nil {
 			t.Fatal(err)
 		}

@@ -12,7 +12,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/orcr-go/orcr/socketapi"
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/store/agentpath"
 )
 
@@ -26,8 +27,8 @@ type (
 	// header's herdr state, nil when it failed).
 	snapshotMsg struct {
 		gen    int
-		snap   socketapi.Snapshot
-		status *socketapi.StatusResult
+		snap   api.Snapshot
+		status *api.StatusResult
 	}
 	// eventMsg is one event of generation gen, applied in seq order.
 	eventMsg struct {
@@ -45,8 +46,8 @@ type (
 	detailMsg struct {
 		uuid     string
 		ver      int
-		entries  []socketapi.LogEntry
-		response *socketapi.Response
+		entries  []api.LogEntry
+		response *api.Response
 		err      error
 	}
 	// doneMsg is the outcome of an action, for the status line.
@@ -68,10 +69,10 @@ const (
 // Actions are what the keys do beyond the view. [NewClientActions] makes them from the
 // Go SDK; every one runs as a tea.Cmd, off the UI loop.
 type Actions struct {
-	Send   func(ctx context.Context, uuid, prompt string) (socketapi.SendResult, error)
-	Kill   func(ctx context.Context, targets []string) (socketapi.KillResult, error)
-	Wait   func(ctx context.Context, targets []string) (socketapi.WaitResult, error)
-	Detail func(ctx context.Context, uuid string) ([]socketapi.LogEntry, *socketapi.Response, error)
+	Send   func(ctx context.Context, uuid, prompt string) (api.SendResult, error)
+	Kill   func(ctx context.Context, targets []string) (api.KillResult, error)
+	Wait   func(ctx context.Context, targets []string) (api.WaitResult, error)
+	Detail func(ctx context.Context, uuid string) ([]api.LogEntry, *api.Response, error)
 	// Attach is the command `a` runs in the terminal while the UI is suspended.
 	Attach func(uuid string) *exec.Cmd
 }
@@ -89,7 +90,7 @@ type Model struct {
 	height  int
 	data    *socketapi.Model
 	gen     int
-	status  *socketapi.StatusResult
+	status  *api.StatusResult
 	banner  string // "reconnecting…" while the watch is down
 	tree    *Tree
 	rows    []Row
@@ -122,8 +123,8 @@ type detail struct {
 	uuid     string
 	ver      int
 	loading  bool
-	entries  []socketapi.LogEntry
-	response *socketapi.Response
+	entries  []api.LogEntry
+	response *api.Response
 	err      error
 }
 
@@ -157,7 +158,7 @@ func NewModel(c Config) *Model {
 	st := m.input.Styles()
 	st.Cursor.Blink = false
 	m.input.SetStyles(st)
-	m.tree = Build(socketapi.Snapshot{}, m.opts)
+	m.tree = Build(api.Snapshot{}, m.opts)
 	m.banner = "connecting…"
 	return m
 }
@@ -280,7 +281,7 @@ func (m *Model) clockRunning() bool {
 // rebuild makes the tree from the data and keeps the selection on the same node.
 func (m *Model) rebuild() {
 	m.dirty = false
-	snap := socketapi.Snapshot{}
+	snap := api.Snapshot{}
 	if m.data != nil {
 		snap = m.data.Snapshot()
 	}
@@ -649,19 +650,19 @@ func plural(n int, one, many string) string {
 // with the definitions of server.status: live = managed and neither ended nor lost.
 type fleetCounts struct{ live, queued, blocked, lost int }
 
-func countFleet(s socketapi.Snapshot) fleetCounts {
+func countFleet(s api.Snapshot) fleetCounts {
 	var c fleetCounts
 	for _, a := range s.Agents {
 		if !a.Managed {
 			continue
 		}
 		switch a.Status {
-		case socketapi.StatusLost:
+		case api.StatusLost:
 			c.lost++
 			continue
-		case socketapi.StatusQueued:
+		case api.StatusQueued:
 			c.queued++
-		case socketapi.StatusBlocked:
+		case api.StatusBlocked:
 			c.blocked++
 		}
 		c.live++

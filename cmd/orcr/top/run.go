@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/colorprofile"
 
 	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
 )
 
 // fps bounds how often the terminal is repainted (Bubble Tea's renderer ticks at it and
@@ -28,24 +29,24 @@ const (
 // binary `a` runs as `orcr agent attach <uuid>`.
 func ClientActions(cl *socketapi.Client, self string) Actions {
 	return Actions{
-		Send: func(ctx context.Context, uuid, prompt string) (socketapi.SendResult, error) {
-			return cl.Send(ctx, socketapi.SendRequest{Target: uuid, Prompt: prompt})
+		Send: func(ctx context.Context, uuid, prompt string) (api.SendResult, error) {
+			return cl.Send(ctx, api.SendRequest{Target: uuid, Prompt: prompt})
 		},
-		Kill: func(ctx context.Context, targets []string) (socketapi.KillResult, error) {
-			return cl.Kill(ctx, socketapi.KillRequest{Targets: targets})
+		Kill: func(ctx context.Context, targets []string) (api.KillResult, error) {
+			return cl.Kill(ctx, api.KillRequest{Targets: targets})
 		},
-		Wait: func(ctx context.Context, targets []string) (socketapi.WaitResult, error) {
-			return cl.Wait(ctx, socketapi.WaitRequest{Targets: targets})
+		Wait: func(ctx context.Context, targets []string) (api.WaitResult, error) {
+			return cl.Wait(ctx, api.WaitRequest{Targets: targets})
 		},
-		Detail: func(ctx context.Context, uuid string) ([]socketapi.LogEntry, *socketapi.Response, error) {
+		Detail: func(ctx context.Context, uuid string) ([]api.LogEntry, *api.Response, error) {
 			ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 			defer cancel()
 			tail := 6
-			logs, err := cl.Logs(ctx, socketapi.LogsRequest{Target: uuid, Tail: &tail})
+			logs, err := cl.Logs(ctx, api.LogsRequest{Target: uuid, Tail: &tail})
 			if err != nil {
 				return nil, nil, err
 			}
-			last, err := cl.Logs(ctx, socketapi.LogsRequest{Target: uuid, LastResponse: true})
+			last, err := cl.Logs(ctx, api.LogsRequest{Target: uuid, LastResponse: true})
 			if err != nil {
 				// No final response yet is no error for the pane: the entries still show.
 				return logs.Entries, nil, nil
@@ -117,7 +118,7 @@ func Feed(ctx context.Context, cl *socketapi.Client, send func(tea.Msg)) {
 		}
 		attempt, wait = 0, retryFirst
 		gen++
-		var st *socketapi.StatusResult
+		var st *api.StatusResult
 		sctx, scancel := context.WithTimeout(ctx, 5*time.Second)
 		if s, err := cl.Status(sctx); err == nil {
 			st = &s

@@ -15,7 +15,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/store/agentpath"
 )
 
@@ -46,9 +46,9 @@ type Node struct {
 	// Path is the canonical path the node stands for ("" for done); kill and wait
 	// act on it.
 	Path     string
-	Agent    *socketapi.AgentRow
-	Loop     *socketapi.SnapshotLoop
-	Run      *socketapi.SnapshotRun
+	Agent    *api.AgentRow
+	Loop     *api.SnapshotLoop
+	Run      *api.SnapshotRun
 	Children []*Node
 	// Parent is the node above (nil for roots).
 	Parent *Node
@@ -87,7 +87,7 @@ type Options struct {
 // scope nodes), parked agents under "done", lineage annotations, the "default" herdr
 // session transparent under "unmanaged", and siblings ordered blocked first, then by
 // segment.
-func Build(snap socketapi.Snapshot, opts Options) *Tree {
+func Build(snap api.Snapshot, opts Options) *Tree {
 	t := &Tree{byID: map[string]*Node{}}
 	root := &Node{}
 	child := func(parent *Node, key string, kind Kind) *Node {
@@ -134,7 +134,7 @@ func Build(snap socketapi.Snapshot, opts Options) *Tree {
 			continue
 		}
 		var n *Node
-		if a.Status == socketapi.StatusParked {
+		if a.Status == api.StatusParked {
 			if done == nil {
 				done = &Node{Kind: KindDone, Key: doneKey, ID: doneKey}
 				t.byID[doneKey] = done
@@ -226,7 +226,7 @@ func (n *Node) parentOr(root *Node) *Node {
 }
 
 // keep is the filter rule: the agent.ls predicate, then the typed `/` filter.
-func keep(opts Options, a *socketapi.AgentRow) bool {
+func keep(opts Options, a *api.AgentRow) bool {
 	if opts.Keep != nil && !opts.Keep.Keep(*a) {
 		return false
 	}
@@ -239,7 +239,7 @@ func count(ns []*Node) {
 		n.Agents, n.Blocked = 0, 0
 		if n.Agent != nil {
 			n.Agents = 1
-			if n.Agent.Status == socketapi.StatusBlocked {
+			if n.Agent.Status == api.StatusBlocked {
 				n.Blocked = 1
 			}
 		}
@@ -356,8 +356,8 @@ func (t *Tree) AgentPaths() []string {
 }
 
 // Subtree returns the agent rows at and under n (n's own agent first).
-func (n *Node) Subtree() []*socketapi.AgentRow {
-	var out []*socketapi.AgentRow
+func (n *Node) Subtree() []*api.AgentRow {
+	var out []*api.AgentRow
 	var walk func(*Node)
 	walk = func(x *Node) {
 		if x.Agent != nil {

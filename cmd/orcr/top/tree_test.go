@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/store/agentpath"
 )
 
@@ -19,43 +19,43 @@ func at(d time.Duration) *int64 { v := t0.Add(d).UnixMilli(); return &v }
 func str(s string) *string { return &s }
 
 // row is an agent row for the fixture: managed, provider mock, created an hour ago.
-func row(uuid, path string, st socketapi.Status) socketapi.AgentRow {
-	return socketapi.AgentRow{UUID: uuid, Path: path, Status: st, Managed: true, Agent: str("mock"),
+func row(uuid, path string, st api.Status) api.AgentRow {
+	return api.AgentRow{UUID: uuid, Path: path, Status: st, Managed: true, Agent: str("mock"),
 		Model: str("mock-1"), Effort: str("medium"), CreatedAt: *at(-time.Hour), LastStatusChangeAt: at(-10 * time.Minute)}
 }
 
 // fixture is the snapshot of the tree tests and golden frames: a loop with an active
 // run and its agents, a team with a blocked agent, lineage across scopes, parked
 // agents, unmanaged agents in the default and a named herdr session, a queued agent.
-func fixture() socketapi.Snapshot {
-	blocked := row("u-blocked", "team/zed", socketapi.StatusBlocked)
+func fixture() api.Snapshot {
+	blocked := row("u-blocked", "team/zed", api.StatusBlocked)
 	blocked.BlockedKind = str("question")
-	working := row("u-working", "team/alpha", socketapi.StatusWorking)
+	working := row("u-working", "team/alpha", api.StatusWorking)
 	working.TurnDeliveredAt = at(-75 * time.Second)
-	done := row("u-idle", "team/beta", socketapi.StatusIdle)
+	done := row("u-idle", "team/beta", api.StatusIdle)
 	done.TurnDeliveredAt, done.TurnCompletedAt = at(-5*time.Minute), at(-4*time.Minute)
-	inScope := row("u-child", "team/alpha/helper", socketapi.StatusIdle)
+	inScope := row("u-child", "team/alpha/helper", api.StatusIdle)
 	inScope.ParentID, inScope.ParentPath = str("u-working"), str("team/alpha")
 	inScope.IdleSince = at(-30 * time.Second)
-	cross := row("u-cross", "review/checker", socketapi.StatusWorking)
+	cross := row("u-cross", "review/checker", api.StatusWorking)
 	cross.ParentID, cross.ParentPath = str("u-working"), str("team/alpha")
 	cross.TurnDeliveredAt = at(-2 * time.Hour)
-	parked := row("u-parked", "team/old", socketapi.StatusParked)
+	parked := row("u-parked", "team/old", api.StatusParked)
 	parked.ParkedAt = at(-3 * time.Hour)
-	parked2 := row("u-parked2", "solo", socketapi.StatusParked)
-	queued := row("u-queued", "team/later", socketapi.StatusQueued)
+	parked2 := row("u-parked2", "solo", api.StatusParked)
+	queued := row("u-queued", "team/later", api.StatusQueued)
 	queued.QueuePosition = new(int64(1))
-	lost := row("u-lost", "team/gone", socketapi.StatusLost)
-	runAgent := row("u-run", "nightly/r1/fix", socketapi.StatusWorking)
+	lost := row("u-lost", "team/gone", api.StatusLost)
+	runAgent := row("u-run", "nightly/r1/fix", api.StatusWorking)
 	runAgent.TurnDeliveredAt = at(-20 * time.Second)
-	um1 := socketapi.AgentRow{UUID: "u-um1", Path: "unmanaged/default/w1p1", Status: socketapi.StatusWorking, Agent: str("claude"), CreatedAt: *at(-time.Minute)}
-	um2 := socketapi.AgentRow{UUID: "u-um2", Path: "unmanaged/work/w2p1", Status: socketapi.StatusIdle, Agent: str("codex"), CreatedAt: *at(-time.Minute)}
-	agents := []socketapi.AgentRow{runAgent, cross, parked2, working, inScope, done, lost, queued, parked, blocked, um1, um2}
-	return socketapi.Snapshot{SnapshotSeq: 42, Agents: agents, Queue: []socketapi.QueueEntry{{UUID: "u-queued", Path: "team/later", Agent: str("mock")}},
-		Loops: []socketapi.SnapshotLoop{{
-			LoopRow: socketapi.LoopRow{UUID: "l-1", Name: "nightly", Status: "active", Cadence: "0 3 * * *", CadenceKind: "cron", TZ: "UTC",
+	um1 := api.AgentRow{UUID: "u-um1", Path: "unmanaged/default/w1p1", Status: api.StatusWorking, Agent: str("claude"), CreatedAt: *at(-time.Minute)}
+	um2 := api.AgentRow{UUID: "u-um2", Path: "unmanaged/work/w2p1", Status: api.StatusIdle, Agent: str("codex"), CreatedAt: *at(-time.Minute)}
+	agents := []api.AgentRow{runAgent, cross, parked2, working, inScope, done, lost, queued, parked, blocked, um1, um2}
+	return api.Snapshot{SnapshotSeq: 42, Agents: agents, Queue: []api.QueueEntry{{UUID: "u-queued", Path: "team/later", Agent: str("mock")}},
+		Loops: []api.SnapshotLoop{{
+			LoopRow: api.LoopRow{UUID: "l-1", Name: "nightly", Status: "active", Cadence: "0 3 * * *", CadenceKind: "cron", TZ: "UTC",
 				NextFireAt: at(15 * time.Hour), CreatedAt: *at(-48 * time.Hour), MaxConcurrency: 1, Overlap: "skip"},
-			Runs: []socketapi.SnapshotRun{{UUID: "r-1", RunID: "r1", Kind: "scheduled", Status: "running", DueAt: at(-time.Minute), StartedAt: at(-50 * time.Second)}},
+			Runs: []api.SnapshotRun{{UUID: "r-1", RunID: "r1", Kind: "scheduled", Status: "running", DueAt: at(-time.Minute), StartedAt: at(-50 * time.Second)}},
 		}}}
 }
 
@@ -219,18 +219,18 @@ func TestRowsCollapse(t *testing.T) {
 
 func TestLabelsAndGlyphs(t *testing.T) {
 	for _, c := range []struct {
-		st           socketapi.Status
+		st           api.Status
 		label, glyph string
 		tone         tone
 	}{
-		{socketapi.StatusWorking, "running", "●", toneGreen},
-		{socketapi.StatusIdle, "done", "✓", toneGreen},
-		{socketapi.StatusParked, "done", "✓", toneGreen},
-		{socketapi.StatusBlocked, "needs input", "◐", toneMagenta},
-		{socketapi.StatusQueued, "pending", "◌", toneDim},
-		{socketapi.StatusStarting, "starting", "◌", toneDim},
-		{socketapi.StatusLost, "failed", "✗", toneRed},
-		{socketapi.StatusUnknown, "unknown", "·", toneGray},
+		{api.StatusWorking, "running", "●", toneGreen},
+		{api.StatusIdle, "done", "✓", toneGreen},
+		{api.StatusParked, "done", "✓", toneGreen},
+		{api.StatusBlocked, "needs input", "◐", toneMagenta},
+		{api.StatusQueued, "pending", "◌", toneDim},
+		{api.StatusStarting, "starting", "◌", toneDim},
+		{api.StatusLost, "failed", "✗", toneRed},
+		{api.StatusUnknown, "unknown", "·", toneGray},
 	} {
 		g, tn := Glyph(c.st)
 		if Label(c.st) != c.label || g != c.glyph || tn != c.tone {
@@ -253,12 +253,12 @@ func TestAge(t *testing.T) {
 
 func TestDurationFreezeAndRestart(t *testing.T) {
 	now := t0
-	a := row("u", "p", socketapi.StatusWorking)
+	a := row("u", "p", api.StatusWorking)
 	a.TurnDeliveredAt = at(-90 * time.Second)
 	if d, run := Duration(&a, now); d != "1m30s" || !run {
 		t.Errorf("working: %q %v, want 1m30s running", d, run)
 	}
-	a.Status, a.TurnCompletedAt = socketapi.StatusIdle, at(-30*time.Second)
+	a.Status, a.TurnCompletedAt = api.StatusIdle, at(-30*time.Second)
 	if d, run := Duration(&a, now); d != "1m" || run {
 		t.Errorf("idle after the turn: %q %v, want frozen at 1m", d, run)
 	}
@@ -266,22 +266,22 @@ func TestDurationFreezeAndRestart(t *testing.T) {
 		t.Errorf("an hour later: %q, want still 1m", d)
 	}
 	// A new input starts a new turn: the clock restarts from its delivery.
-	a.Status, a.TurnDeliveredAt, a.TurnCompletedAt = socketapi.StatusWorking, at(-2*time.Second), nil
+	a.Status, a.TurnDeliveredAt, a.TurnCompletedAt = api.StatusWorking, at(-2*time.Second), nil
 	if d, _ := Duration(&a, now); d != "2s" {
 		t.Errorf("the next turn: %q, want 2s", d)
 	}
 	// Blocked mid-turn with no completion: frozen at the status change.
-	a.Status, a.LastStatusChangeAt = socketapi.StatusBlocked, at(-time.Second)
+	a.Status, a.LastStatusChangeAt = api.StatusBlocked, at(-time.Second)
 	if d, run := Duration(&a, now); d != "1s" || run {
 		t.Errorf("blocked: %q %v, want frozen 1s", d, run)
 	}
 	// No turn: the lifecycle clock of the status.
-	q := row("q", "p", socketapi.StatusQueued)
+	q := row("q", "p", api.StatusQueued)
 	q.QueuePosition = new(int64(3))
 	if d, _ := Duration(&q, now); d != "10m" {
 		t.Errorf("queued: %q, want 10m since its last status change", d)
 	}
-	s := row("s", "p", socketapi.StatusStarting)
+	s := row("s", "p", api.StatusStarting)
 	s.StartingAt = at(-3 * time.Second)
 	if d, _ := Duration(&s, now); d != "3s" {
 		t.Errorf("starting: %q, want 3s", d)

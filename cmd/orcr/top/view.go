@@ -11,7 +11,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
 )
 
 type styles struct {
@@ -284,7 +284,7 @@ func (m *Model) row(r Row, sel *Node, cols columns, treeW int, now time.Time) st
 	case KindAgent:
 		a := n.Agent
 		glyph, gt = Glyph(a.Status)
-		if a.Status == socketapi.StatusBlocked {
+		if a.Status == api.StatusBlocked {
 			lstyle = st.blocked
 		}
 		status = Label(a.Status)
@@ -470,7 +470,7 @@ func (m *Model) detailLines(w, h int, rule bool) []string {
 	return ls
 }
 
-func (m *Model) turnLine(a *socketapi.AgentRow) string {
+func (m *Model) turnLine(a *api.AgentRow) string {
 	if a.TurnDeliveredAt == nil {
 		d, _ := Duration(a, m.now())
 		return "no turn yet · " + Label(a.Status) + " for " + d
@@ -483,7 +483,7 @@ func (m *Model) turnLine(a *socketapi.AgentRow) string {
 	return "last turn took " + d + " (from " + at + ")"
 }
 
-func (m *Model) detailBody(a *socketapi.AgentRow, w int, add func(string, lipgloss.Style)) {
+func (m *Model) detailBody(a *api.AgentRow, w int, add func(string, lipgloss.Style)) {
 	st := m.styles
 	d := m.detail
 	switch {

@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
@@ -25,7 +26,7 @@ func frameModel(t *testing.T, w, h int) *Model {
 	t.Helper()
 	m := NewModel(Config{Options: managedOnly(t), Now: func() time.Time { return t0 }, Location: time.UTC, NoColor: true, Width: w, Height: h})
 	proto := 20
-	m.Update(snapshotMsg{gen: 1, snap: fixture(), status: &socketapi.StatusResult{Herdr: socketapi.HerdrStatus{
+	m.Update(snapshotMsg{gen: 1, snap: fixture(), status: &api.StatusResult{Herdr: api.HerdrStatus{
 		Reachable: true, SessionRunning: true, Session: "orcr", Protocol: &proto}}})
 	return m
 }
@@ -91,12 +92,12 @@ func TestGoldenFrames(t *testing.T) {
 		name string
 	}{{80, 24, "frame_80x24.golden"}, {160, 48, "frame_160x48.golden"}} {
 		m := frameModel(t, c.w, c.h)
-		m.acts.Detail = func(_ context.Context, uuid string) ([]socketapi.LogEntry, *socketapi.Response, error) {
+		m.acts.Detail = func(_ context.Context, uuid string) ([]api.LogEntry, *api.Response, error) {
 			if uuid != "u-blocked" {
 				t.Errorf("detail fetched for %s", uuid)
 			}
-			return []socketapi.LogEntry{{Role: "user", Kind: "text", Text: "tidy the repo"}, {Role: "assistant", Kind: "tool_use", Tool: "Bash", Text: "git branch -a"}},
-				&socketapi.Response{Text: "Shall I delete the old branch?"}, nil
+			return []api.LogEntry{{Role: "user", Kind: "text", Text: "tidy the repo"}, {Role: "assistant", Kind: "tool_use", Tool: "Bash", Text: "git branch -a"}},
+				&api.Response{Text: "Shall I delete the old branch?"}, nil
 		}
 		cmd := press(m, "n")
 		if cmd == nil {
@@ -265,9 +266,9 @@ func TestFilterInput(t *testing.T) {
 func TestKillConfirmation(t *testing.T) {
 	m := frameModel(t, 100, 30)
 	var killed []string
-	m.acts.Kill = func(_ context.Context, targets []string) (socketapi.KillResult, error) {
+	m.acts.Kill = func(_ context.Context, targets []string) (api.KillResult, error) {
 		killed = targets
-		return socketapi.KillResult{Killed: []socketapi.KillRef{{Path: "team/alpha"}, {Path: "team/alpha/helper"}}}, nil
+		return api.KillResult{Killed: []api.KillRef{{Path: "team/alpha"}, {Path: "team/alpha/helper"}}}, nil
 	}
 	m.sel = "team/alpha"
 	press(m, "K")
@@ -295,9 +296,9 @@ func TestKillConfirmation(t *testing.T) {
 func TestSendInput(t *testing.T) {
 	m := frameModel(t, 100, 30)
 	var sent string
-	m.acts.Send = func(_ context.Context, uuid, prompt string) (socketapi.SendResult, error) {
+	m.acts.Send = func(_ context.Context, uuid, prompt string) (api.SendResult, error) {
 		sent = uuid + ":" + prompt
-		return socketapi.SendResult{Path: "team/zed", DeliveredWhile: socketapi.StatusBlocked}, nil
+		return api.SendResult{Path: "team/zed", DeliveredWhile: api.StatusBlocked}, nil
 	}
 	press(m, "n", "s")
 	typeText(m, "yes, delete it")
@@ -328,7 +329,7 @@ func TestReconnectGenerations(t *testing.T) {
 	snap := fixture()
 	snap.SnapshotSeq = 50
 	m.Update(snapshotMsg{gen: 2, snap: snap})
-	stale := row("u-new", "late/one", socketapi.StatusIdle)
+	stale := row("u-new", "late/one", api.StatusIdle)
 	m.Update(eventMsg{gen: 1, ev: agentEvent(t, 43, stale)})
 	if _, ok := m.data.Agent("u-new"); ok || m.data.Seq != 50 {
 		t.Errorf("an event of generation 1 was applied to generation 2 (seq %d)", m.data.Seq)
@@ -344,7 +345,7 @@ func TestEventsCoalesceIntoOneFrame(t *testing.T) {
 	m := frameModel(t, 100, 30)
 	var cmds int
 	for i := range 50 {
-		_, cmd := m.Update(eventMsg{gen: 1, ev: agentEvent(t, int64(43+i), row("u-b"+string(rune('a'+i%26))+string(rune('a'+i/26)), "burst/x"+string(rune('a'+i%26))+string(rune('a'+i/26)), socketapi.StatusIdle))})
+		_, cmd := m.Update(eventMsg{gen: 1, ev: agentEvent(t, int64(43+i), row("u-b"+string(rune('a'+i%26))+string(rune('a'+i/26)), "burst/x"+string(rune('a'+i%26))+string(rune('a'+i/26)), api.StatusIdle))})
 		if cmd != nil {
 			cmds++
 		}
@@ -361,15 +362,15 @@ func TestEventsCoalesceIntoOneFrame(t *testing.T) {
 	}
 	// Nothing running and nothing arriving: no timer at all.
 	idle := NewModel(Config{Options: managedOnly(t), Now: func() time.Time { return t0 }, Width: 100, Height: 30})
-	done := row("u-1", "a/b", socketapi.StatusIdle)
+	done := row("u-1", "a/b", api.StatusIdle)
 	done.TurnDeliveredAt, done.TurnCompletedAt = at(-time.Minute), at(-30*time.Second)
-	if _, cmd := idle.Update(snapshotMsg{gen: 1, snap: socketapi.Snapshot{Agents: []socketapi.AgentRow{done}}}); cmd != nil {
+	if _, cmd := idle.Update(snapshotMsg{gen: 1, snap: api.Snapshot{Agents: []api.AgentRow{done}}}); cmd != nil {
 		t.Errorf("an idle fleet schedules a command")
 	}
 }
 
 // agentEvent is an agent.status_changed event carrying a (docs/decisions.md D2).
-func agentEvent(t *testing.T, seq int64, a socketapi.AgentRow) socketapi.Event {
+func agentEvent(t *testing.T, seq int64, a api.AgentRow) socketapi.Event {
 	t.Helper()
 	raw, err := json.Marshal(map[string]any{"kind": "agent.status_changed", "ref_uuid": a.UUID, "agent": a})
 	if err != nil {

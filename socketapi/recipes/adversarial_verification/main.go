@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/recipes/recipe"
 )
 
@@ -31,7 +32,7 @@ func main() {
 	ctx := context.Background()
 	author, checker := recipe.Author(), recipe.Checker()
 	err := recipe.Scoped(ctx, "critical_change", func(cc *socketapi.Client) error {
-		run, err := cc.Run(ctx, socketapi.RunRequest{
+		run, err := cc.Run(ctx, api.RunRequest{
 			Name: "worker", Agent: author, GC: "never", Timeout: "3h",
 			Prompt: recipe.Prompt(author, "Add refunds to the payments module. Describe your change in $ORCR_AGENT_DATA_DIR/change.md, then say DONE.", "say=refunds_added", "write=change.md"),
 		})
@@ -49,7 +50,7 @@ func main() {
 				if round < len(mockVerdicts) {
 					mock = "say=" + mockVerdicts[round][i]
 				}
-				res, err := cc.Ask(ctx, socketapi.AskRequest{
+				res, err := cc.Ask(ctx, api.AskRequest{
 					Path: fmt.Sprintf("verify/round_%d/lens_%d", round, i), Agent: checker, Timeout: "20m",
 					Prompt: recipe.Prompt(checker, "Review the change described in "+change+" for "+lenses[i]+". Find a real problem. Reply PASS, or FAIL: <problem>.", mock),
 				})
@@ -67,10 +68,10 @@ func main() {
 			fmt.Printf("round %d: %d of %d lenses fail\n", round, len(objections), len(lenses))
 			if 2*len(objections) <= len(lenses) {
 				fmt.Printf("accepted in round %d\n", round)
-				_, err := cc.Kill(ctx, socketapi.KillRequest{Targets: []string{worker.UUID}})
+				_, err := cc.Kill(ctx, api.KillRequest{Targets: []string{worker.UUID}})
 				return err
 			}
-			if _, err := cc.Send(ctx, socketapi.SendRequest{Target: worker.UUID,
+			if _, err := cc.Send(ctx, api.SendRequest{Target: worker.UUID,
 				Prompt: recipe.Prompt(author, "Reviewers found problems: "+strings.Join(objections, "; ")+". Fix them and update change.md.", "say=refunds_revised", "write=change.md"),
 			}); err != nil {
 				return err

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/recipes/recipe"
 )
 
@@ -41,7 +42,7 @@ func handle(ctx context.Context, triage *socketapi.Client, i int) error {
 	if err != nil {
 		return err
 	}
-	res, err := issue.Ask(ctx, socketapi.AskRequest{
+	res, err := issue.Ask(ctx, api.AskRequest{
 		Name: "classify", Agent: recipe.Author(), Timeout: "5m",
 		Prompt: recipe.Prompt(recipe.Author(), "Classify this issue as exactly one word, bug, feature or question: "+issues[i].text, issues[i].mock),
 	})
@@ -59,7 +60,7 @@ func handle(ctx context.Context, triage *socketapi.Client, i int) error {
 	if slices.Contains(classes, word) {
 		class = word
 	}
-	handled, err := issue.Ask(ctx, socketapi.AskRequest{
+	handled, err := issue.Ask(ctx, api.AskRequest{
 		Path: class + "/handler", Agent: recipe.Author(), Timeout: "30m",
 		Prompt: recipe.Prompt(recipe.Author(), "Handle this "+class+" report and reply with one line: "+issues[i].text, "say="+class+"_handled"),
 	})

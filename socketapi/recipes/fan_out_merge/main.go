@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/recipes/recipe"
 )
 
@@ -22,8 +23,8 @@ func main() {
 	ctx := context.Background()
 	err := recipe.Scoped(ctx, "review", func(review *socketapi.Client) error {
 		// The server queues what exceeds its concurrency caps: starting them all is safe.
-		reviewers, err := recipe.Each(len(files), func(i int) (socketapi.RunAgent, error) {
-			res, err := review.Run(ctx, socketapi.RunRequest{
+		reviewers, err := recipe.Each(len(files), func(i int) (api.RunAgent, error) {
+			res, err := review.Run(ctx, api.RunRequest{
 				Path: fmt.Sprintf("fanout/file_%d", i), Agent: recipe.Author(), GC: "immediate", Timeout: "20m",
 				Prompt: recipe.Prompt(recipe.Author(),
 					"Review "+files[i]+" for bugs. Write your main finding as one line to $ORCR_AGENT_DATA_DIR/review.md, then say DONE.",
@@ -47,7 +48,7 @@ func main() {
 			}
 			fmt.Println("review", notes[i])
 		}
-		merged, err := review.Ask(ctx, socketapi.AskRequest{
+		merged, err := review.Ask(ctx, api.AskRequest{
 			Name: "merge", Agent: recipe.Checker(), Timeout: "15m",
 			Prompt: "Merge these reviews into one prioritized list: " + strings.Join(notes, " | "),
 		})

@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/recipes/recipe"
 )
 
@@ -47,7 +48,7 @@ func main() {
 	ctx := context.Background()
 	author, checker := recipe.Author(), recipe.Checker()
 	err := recipe.Scoped(ctx, "fix_build", func(fb *socketapi.Client) error {
-		run, err := fb.Run(ctx, socketapi.RunRequest{
+		run, err := fb.Run(ctx, api.RunRequest{
 			Name: "fixer", Agent: author, GC: "never", Timeout: "2h",
 			Prompt: recipe.Prompt(author, "You fix a broken build: the first line of $ORCR_AGENT_DATA_DIR/patch.txt must be a sum of at least two whole numbers equal to 42. You will be sent the build errors; say DONE after each fix.", "say=ready"),
 		})
@@ -58,7 +59,7 @@ func main() {
 		// send hands the fixer a prompt and waits for that very turn (an earlier idle never
 		// satisfies a wait after a send).
 		send := func(prompt string) error {
-			if _, err := fb.Send(ctx, socketapi.SendRequest{Target: fixer.UUID, Prompt: prompt}); err != nil {
+			if _, err := fb.Send(ctx, api.SendRequest{Target: fixer.UUID, Prompt: prompt}); err != nil {
 				return err
 			}
 			return recipe.Settle(ctx, fb, "30m", fixer.UUID)
@@ -84,7 +85,7 @@ func main() {
 			if rejections > 0 {
 				mock = "say=PASS"
 			}
-			res, err := fb.Ask(ctx, socketapi.AskRequest{
+			res, err := fb.Ask(ctx, api.AskRequest{
 				Path: fmt.Sprintf("verify/round_%d", round), Agent: checker, Timeout: "15m",
 				Prompt: recipe.Prompt(checker, "The build is green after a fix in "+filepath.Join(fixer.DataDir, "patch.txt")+". Is it a real fix rather than a hack? Reply PASS, or FAIL: <reason>.", mock),
 			})
@@ -94,7 +95,7 @@ func main() {
 			verdict := recipe.FirstLine(res.Response.Text)
 			if strings.HasPrefix(strings.ToUpper(verdict), "PASS") {
 				fmt.Printf("round %d: green and verified after %d fixes and %d rejections\n", round, fixes, rejections)
-				_, err := fb.Kill(ctx, socketapi.KillRequest{Targets: []string{fixer.UUID}})
+				_, err := fb.Kill(ctx, api.KillRequest{Targets: []string{fixer.UUID}})
 				return err
 			}
 			fmt.Printf("round %d: green, but the verifier says %s\n", round, verdict)

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/recipes/recipe"
 )
 
@@ -32,7 +33,7 @@ func main() {
 	err := recipe.Scoped(ctx, "tagline_drafts", func(td *socketapi.Client) error {
 		drafts, err := recipe.Each(len(roster), func(i int) (string, error) {
 			c := roster[i]
-			res, err := td.Ask(ctx, socketapi.AskRequest{
+			res, err := td.Ask(ctx, api.AskRequest{
 				Path: fmt.Sprintf("generate/gen_%d", i), Agent: c.agent, Model: c.model, Effort: c.effort, Timeout: "10m",
 				Prompt: recipe.Prompt(c.agent, task, fmt.Sprintf("say=draft_from_gen_%d", i)),
 			})
@@ -46,7 +47,7 @@ func main() {
 			listed[i] = fmt.Sprintf("%d: %s", i, d)
 		}
 		judge := recipe.Checker()
-		res, err := td.Ask(ctx, socketapi.AskRequest{
+		res, err := td.Ask(ctx, api.AskRequest{
 			Name: "judge", Agent: judge, Timeout: "10m",
 			Prompt: recipe.Prompt(judge, "Pick the best tagline. "+strings.Join(listed, " | ")+". Answer with its number only.", "say=2"),
 		})

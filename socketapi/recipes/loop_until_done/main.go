@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/recipes/recipe"
 )
 
@@ -71,7 +72,7 @@ func handOff(ctx context.Context) error {
 		return err
 	}
 	// Each run gets 5 minutes, less than the 10 between fires.
-	_, err = socketapi.FromEnv().LoopCreate(ctx, socketapi.LoopCreateRequest{
+	_, err = socketapi.FromEnv().LoopCreate(ctx, api.LoopCreateRequest{
 		Name: loopName, Cron: "*/10 * * * *", Timeout: "5m", Command: []string{self}, Cwd: wd,
 	})
 	if err != nil {
@@ -98,7 +99,7 @@ func runOnce(ctx context.Context, c *socketapi.Client) error {
 	}
 	if len(b.Todo) == 0 {
 		loop, _, _ := strings.Cut(c.Lineage().Path, "/")
-		if _, err := c.LoopRm(ctx, socketapi.LoopRmRequest{Names: []string{loop}}); err != nil {
+		if _, err := c.LoopRm(ctx, api.LoopRmRequest{Names: []string{loop}}); err != nil {
 			return err
 		}
 		fmt.Printf("backlog done (%d items): removed loop %s\n", len(b.Done), loop)
@@ -109,7 +110,7 @@ func runOnce(ctx context.Context, c *socketapi.Client) error {
 // work asks an agent to do the first item and moves it to done.
 func work(ctx context.Context, c *socketapi.Client, b *backlog) error {
 	item := b.Todo[0]
-	res, err := c.Ask(ctx, socketapi.AskRequest{
+	res, err := c.Ask(ctx, api.AskRequest{
 		Name: item, Agent: b.Agent, Timeout: "4m",
 		Prompt: recipe.Prompt(b.Agent, "Do backlog item "+item+" and reply with one line saying what you did.", "say="+item+"_done"),
 	})

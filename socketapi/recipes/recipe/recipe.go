@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
 )
 
 // Author is the provider that does the work: $ORCR_RECIPE_AGENT, or "" for the server's
@@ -55,7 +56,7 @@ func Scoped(ctx context.Context, root string, fn func(s *socketapi.Client) error
 	done := false
 	defer func() {
 		if !done {
-			s.Kill(context.WithoutCancel(ctx), socketapi.KillRequest{Targets: []string{"**"}, Force: true})
+			s.Kill(context.WithoutCancel(ctx), api.KillRequest{Targets: []string{"**"}, Force: true})
 		}
 	}()
 	err = fn(s)
@@ -67,9 +68,9 @@ func Scoped(ctx context.Context, root string, fn func(s *socketapi.Client) error
 // one settles otherwise or timeout passes first. A wait sees only agents that have not
 // ended, so not_found means every target ended already (gc immediate agents do).
 func Settle(ctx context.Context, c *socketapi.Client, timeout string, targets ...string) error {
-	res, err := c.Wait(ctx, socketapi.WaitRequest{Targets: targets, Timeout: timeout})
+	res, err := c.Wait(ctx, api.WaitRequest{Targets: targets, Timeout: timeout})
 	switch {
-	case socketapi.IsCode(err, socketapi.CodeNotFound):
+	case api.IsCode(err, api.CodeNotFound):
 		return nil
 	case err != nil:
 		return err

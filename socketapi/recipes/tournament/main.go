@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/recipes/recipe"
 )
 
@@ -33,7 +34,7 @@ func main() {
 				if m%2 == 1 {
 					mock = "say=maybe"
 				}
-				res, err := t.Ask(ctx, socketapi.AskRequest{
+				res, err := t.Ask(ctx, api.AskRequest{
 					Path: fmt.Sprintf("round_%d/match_%d", round, m), Agent: recipe.Checker(), Timeout: "10m",
 					Prompt: recipe.Prompt(recipe.Checker(),
 						fmt.Sprintf("Which tagline is better for a tool that runs coding agents? A: %q B: %q. Answer with the single letter A or B.", a, b),

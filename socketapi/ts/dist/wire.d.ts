@@ -7,8 +7,8 @@ export declare const MAX_FRAME_BYTES: number;
 /** How long an ordinary request may take before it fails `client_timeout`. */
 export declare const DEFAULT_TIMEOUT_MS = 30000;
 /**
- * Methods whose deadline the server owns (socketapi/table.go marks them Unbounded): the
- * SDK applies no client timeout to them. agent.wait and agent.ask block until their
+ * Methods whose deadline the server owns (socketapi/api/table.go marks them Unbounded):
+ * the SDK applies no client timeout to them. agent.wait and agent.ask block until their
  * targets settle or their own `timeout` param passes; loop.rm and loop.run.stop wait for
  * the runs they stop.
  */

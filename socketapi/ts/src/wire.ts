@@ -20,8 +20,8 @@ export const MAX_FRAME_BYTES = 16 * 1024 * 1024;
 export const DEFAULT_TIMEOUT_MS = 30_000;
 
 /**
- * Methods whose deadline the server owns (socketapi/table.go marks them Unbounded): the
- * SDK applies no client timeout to them. agent.wait and agent.ask block until their
+ * Methods whose deadline the server owns (socketapi/api/table.go marks them Unbounded):
+ * the SDK applies no client timeout to them. agent.wait and agent.ask block until their
  * targets settle or their own `timeout` param passes; loop.rm and loop.run.stop wait for
  * the runs they stop.
  */

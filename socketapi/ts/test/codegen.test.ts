@@ -13,12 +13,12 @@ import { camel, generate, pascal, tsType, type SchemaDoc } from "../scripts/code
 import { EVENT_KINDS, GeneratedClient, PROTOCOL_METHODS, STREAMING_METHODS } from "../src/index.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const golden = join(root, "..", "testdata", "schema.golden.json");
+const golden = join(root, "..", "api", "testdata", "schema.golden.json");
 const doc = JSON.parse(readFileSync(golden, "utf8")) as SchemaDoc;
 
-test("src/generated.ts is what codegen makes of socketapi/testdata/schema.golden.json", () => {
+test("src/generated.ts is what codegen makes of socketapi/api/testdata/schema.golden.json", () => {
   const committed = readFileSync(join(root, "src", "generated.ts"), "utf8");
-  assert.equal(committed.trim(), generate(doc).trim(), "stale: run `npm run codegen` (or `npx tsx scripts/codegen.ts --schema ../testdata/schema.golden.json`)");
+  assert.equal(committed.trim(), generate(doc).trim(), "stale: run `npm run codegen` (or `npx tsx scripts/codegen.ts --schema ../api/testdata/schema.golden.json`)");
 });
 
 test("the lists follow the schema", () => {

@@ -9,7 +9,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 // Whole-segment wildcards (docs/cli.md §3.5).

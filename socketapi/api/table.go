@@ -1,4 +1,4 @@
-package socketapi
+package api
 
 import (
 	"bytes"
@@ -9,7 +9,7 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 // Facade is what the server's use cases offer to the socket face: one typed call per
@@ -45,7 +45,7 @@ type Facade interface {
 
 // Method is one wire method of the table: its name, its params type Req, its result type
 // Res and how the server serves it. The same value drives the server's dispatch
-// ([Method.Serve]), the schema document ([Schema]) and the client ([Invoke]).
+// ([Method.Serve]), the schema document ([Schema]) and the Go client (socketapi.Invoke).
 type Method[Req, Res any] struct {
 	// The wire name.
 	Name string
@@ -192,7 +192,8 @@ func Lookup(name string) (Spec, bool) {
 
 // The methods of protocol 1, one variable each; [Methods] lists them in the reference's
 // order. Adding a method here is all it takes for the server to dispatch it (once it has
-// a Call), for the schema to describe it and for [Invoke] to call it.
+// a Call), for the schema to describe it and for the Go client (socketapi.Invoke) to
+// call it.
 var (
 	ServerHandshake = &Method[NoParams, Handshake]{Name: "server.handshake", Server: true, CLI: "server start",
 		Summary: "readiness probe: pid, protocol and store path"}

@@ -1,4 +1,4 @@
-package socketapi
+package api
 
 // The row shapes of docs/protocol.md §4.3: what agent.ls, api.snapshot, watch.open and
 // the event payloads carry. The store scans straight into them (store.AgentRow and the

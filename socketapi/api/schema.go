@@ -1,4 +1,4 @@
-package socketapi
+package api
 
 import (
 	_ "embed"
@@ -9,7 +9,7 @@ import (
 
 	"github.com/invopop/jsonschema"
 
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 // Version is the orcr server package version reported by server.status and the schema.
@@ -18,7 +18,8 @@ const Version = "0.1.0"
 // comments holds the doc comments of this package's types and fields, keyed as
 // invopop/jsonschema's CommentMap wants them. An installed binary has no sources to read
 // them from, so they are extracted once and embedded; TestSchemaComments fails when the
-// file is stale (regenerate with `go test ./socketapi -run TestSchemaComments -update`).
+// file is stale (regenerate with
+// `go test ./socketapi/api -run TestSchemaComments -update`).
 //
 //go:embed comments.json
 var commentsJSON []byte
@@ -102,7 +103,7 @@ var reflector = sync.OnceValue(func() *jsonschema.Reflector {
 		},
 	}
 	if err := json.Unmarshal(commentsJSON, &r.CommentMap); err != nil {
-		panic("socketapi: comments.json: " + err.Error()) // embedded at build time
+		panic("api: comments.json: " + err.Error()) // embedded at build time
 	}
 	return r
 })
@@ -118,7 +119,7 @@ func TypeSchema(t reflect.Type) map[string]any {
 	s := reflector().ReflectFromType(t)
 	b, err := json.Marshal(s)
 	if err != nil {
-		panic("socketapi: schema of " + t.String() + ": " + err.Error())
+		panic("api: schema of " + t.String() + ": " + err.Error())
 	}
 	var m map[string]any
 	if err := json.Unmarshal(b, &m); err != nil {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/orcr-go/orcr/socketapi/wire"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 func TestShortestUUIDPrefixes(t *testing.T) {

@@ -1,4 +1,4 @@
-package socketapi_test
+package api_test
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 
 	"github.com/invopop/jsonschema"
 
-	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
 )
 
@@ -20,7 +20,7 @@ var update = flag.Bool("update", false, "rewrite golden files")
 // The schema document is a promise to every client: any change shows up as a diff of
 // testdata/schema.golden.json (regenerate with -update and review it).
 func TestSchemaGolden(t *testing.T) {
-	got := socketapi.SchemaJSON()
+	got := api.SchemaJSON()
 	const golden = "testdata/schema.golden.json"
 	if *update {
 		if err := os.WriteFile(golden, got, 0o644); err != nil {
@@ -32,7 +32,7 @@ func TestSchemaGolden(t *testing.T) {
 		t.Fatalf("%v (run with -update to create it)", err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("schema document differs from %s; run `go test ./socketapi -run TestSchemaGolden -update` and review the diff", golden)
+		t.Errorf("schema document differs from %s; run `go test ./socketapi/api -run TestSchemaGolden -update` and review the diff", golden)
 	}
 }
 
@@ -40,11 +40,11 @@ func TestSchemaGolden(t *testing.T) {
 // comments.json (an installed binary has no sources). It must match the sources.
 func TestSchemaComments(t *testing.T) {
 	r := new(jsonschema.Reflector)
-	if err := r.AddGoComments("github.com/orcr-go/orcr/socketapi", "./"); err != nil {
+	if err := r.AddGoComments("github.com/orcr-go/orcr/socketapi/api", "./"); err != nil {
 		t.Fatal(err)
 	}
 	for k := range r.CommentMap {
-		if strings.Contains(k, "_test.") || strings.HasPrefix(strings.TrimPrefix(k, "github.com/orcr-go/orcr/socketapi"), "/") {
+		if strings.Contains(k, "_test.") || strings.HasPrefix(strings.TrimPrefix(k, "github.com/orcr-go/orcr/socketapi/api"), "/") {
 			delete(r.CommentMap, k) // tests and subpackages
 		}
 	}
@@ -64,7 +64,7 @@ func TestSchemaComments(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("%s is stale; run `go test ./socketapi -run 'TestSchemaComments|TestSchemaGolden' -update`", file)
+		t.Errorf("%s is stale; run `go test ./socketapi/api -run 'TestSchemaComments|TestSchemaGolden' -update`", file)
 	}
 }
 
@@ -76,7 +76,7 @@ func TestSchemaContents(t *testing.T) {
 		ErrorCodes []map[string]any          `json:"errorCodes"`
 		ERRORCODES []map[string]any          `json:"ERROR_CODES"`
 	}
-	if err := json.Unmarshal(socketapi.SchemaJSON(), &doc); err != nil {
+	if err := json.Unmarshal(api.SchemaJSON(), &doc); err != nil {
 		t.Fatal(err)
 	}
 	want := []string{"agent.adopt", "agent.ask", "agent.attach.heartbeat", "agent.attach.prepare", "agent.attach.release",

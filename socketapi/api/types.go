@@ -1,4 +1,4 @@
-package socketapi
+package api
 
 import "encoding/json"
 
@@ -253,6 +253,13 @@ func (r RunRequest) Ask() AskRequest {
 	return AskRequest{Caller: r.Caller, Name: r.Name, Path: r.Path, Agent: r.Agent, Prompt: r.Prompt,
 		Model: r.Model, Effort: r.Effort, Cwd: r.Cwd, Timeout: r.Timeout,
 		Worktree: r.Worktree, WorktreeBranch: r.WorktreeBranch, KeepWorktree: r.KeepWorktree}
+}
+
+// Resumed is the agent.ask request that asks r again about the agent uuid an
+// acknowledged agent.run started for it: caller, timeout and uuid only
+// (docs/protocol.md §1.10).
+func (r AskRequest) Resumed(uuid string) AskRequest {
+	return AskRequest{Caller: r.Caller, Timeout: r.Timeout, Resume: uuid}
 }
 
 // RunResult is agent.run's result.

@@ -1,4 +1,4 @@
-package socketapi_test
+package api_test
 
 import (
 	"reflect"
@@ -6,13 +6,13 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
 )
 
 // An ask carries every one of its params into the run it stands for and back: a field
 // added to AskRequest (as the worktree ones were) that Run or Ask forgets fails here.
 func TestAskRequestRunRoundTrip(t *testing.T) {
-	var ask socketapi.AskRequest
+	var ask api.AskRequest
 	v := reflect.ValueOf(&ask).Elem()
 	for i := range v.NumField() {
 		f := v.Field(i)

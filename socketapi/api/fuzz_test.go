@@ -1,0 +1,40 @@
+package api
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/orcr-go/orcr/socketapi/api/wire"
+)
+
+// FuzzDecodeParams: for every method of the table, params from the wire either decode
+// (and re-encode to an object) or are refused as invalid_request wrong_type naming a
+// field; nothing panics.
+func FuzzDecodeParams(f *testing.F) {
+	for _, seed := range []string{`{}`, `null`, `[1]`, `"x"`, `{"tail":"3"}`, `{"targets":["a",7]}`,
+		`{"all":"yes"}`, `{"since_seq":1e400}`, `{"tail":-1}`, `{"client_pid":1.5}`, `{"caller_id":{"a":1}}`,
+		`{"name":"a","path":"b","prompt":"\u00ff\ud800"}`, `{"max_concurrency":99999999999999999999}`,
+		`{"TARGET":"x"}`, `{"command":[null,"a"]}`} {
+		for i := range Methods {
+			f.Add(uint8(i), []byte(seed))
+		}
+	}
+	f.Fuzz(func(t *testing.T, which uint8, raw []byte) {
+		if !json.Valid(raw) {
+			return // the frame decoder refuses it before any method sees params
+		}
+		m := Methods[int(which)%len(Methods)]
+		v, err := m.Decode(raw)
+		if err != nil {
+			pe, ok := wire.As(err)
+			if !ok || pe.Code != wire.InvalidRequest || pe.Reason() != "wrong_type" || pe.Details["field"] == "" {
+				t.Fatalf("%s %s: got %v, want invalid_request wrong_type with a field", m.Info().Name, raw, err)
+			}
+			return
+		}
+		b, err := json.Marshal(v)
+		if err != nil || len(b) == 0 || b[0] != '{' {
+			t.Fatalf("%s %s: decoded params re-encode as %s (%v)", m.Info().Name, raw, b, err)
+		}
+	})
+}
