@@ -60,7 +60,8 @@ func (w *agentWork) spawn() (ended bool) {
 		return w.isEnded()
 	}
 	ws := HomeWorkspace(w.st.Path)
-	spec := herdr.SpawnSpec{Workspace: ws, Label: w.st.Path, PaneLabel: PaneLabel(w.env.Home, w.st.Path), Argv: l.Argv, Env: l.Env}
+	spec := herdr.SpawnSpec{Workspace: ws, Label: w.st.Path, PaneLabel: PaneLabel(w.env.Home, w.st.Path),
+		Argv: w.launchArgv(l.Argv), Env: l.Env}
 	if l.Cwd != nil {
 		spec.Cwd = *l.Cwd
 	}

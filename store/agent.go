@@ -203,21 +203,27 @@ type End struct {
 	ScreenAt int64
 }
 
-// EndAgentWith is [Tx.EndAgent] that also records end.
-func (t *Tx) EndAgentWith(uuid string, from []Status, reason ExitReason, end End) error {
+// endSet is the SET clause, and its arguments, that record end's detail and screen;
+// empty fields leave what the row holds.
+func endSet(end End) (string, []any) {
 	var screen, screenAt any
 	if strings.TrimSpace(end.Screen) != "" {
 		screen, screenAt = end.Screen, nullInt(end.ScreenAt)
 	}
+	return "exit_detail = COALESCE(?, exit_detail), last_screen = COALESCE(?, last_screen), " +
+		"last_screen_at = COALESCE(?, last_screen_at)", []any{null(end.Detail), screen, screenAt}
+}
+
+// EndAgentWith is [Tx.EndAgent] that also records end.
+func (t *Tx) EndAgentWith(uuid string, from []Status, reason ExitReason, end End) error {
+	set, args := endSet(end)
 	// A planned worktree never made (the row ended queued) is marked unused, a made one
 	// with keep_worktree kept; any other made one stays ready until the agent actor
 	// removes it (docs/lifecycle.md §8.4).
 	if err := t.casStatus(uuid, from, StatusEnded, "exit_reason = ?, ended_at = ?, move_state = 'none', move_token = NULL, "+
-		"exit_detail = COALESCE(?, exit_detail), last_screen = COALESCE(?, last_screen), "+
-		"last_screen_at = COALESCE(?, last_screen_at), "+
-		"worktree_state = CASE WHEN worktree_state = 'pending' THEN 'unused' "+
+		set+", worktree_state = CASE WHEN worktree_state = 'pending' THEN 'unused' "+
 		"WHEN worktree_state = 'ready' AND worktree_keep = 1 THEN 'kept' ELSE worktree_state END",
-		reason, t.now, null(end.Detail), screen, screenAt); err != nil {
+		append([]any{reason, t.now}, args...)...); err != nil {
 		return err
 	}
 	if _, err := t.EmitAgent("agent.status_changed", uuid, map[string]any{"status": StatusEnded, "exit_reason": reason}); err != nil {
@@ -556,8 +562,14 @@ func (t *Tx) RollbackMove(uuid, token string) error {
 
 // MarkLost marks a running row lost (its pane is gone). A row in another status is
 // left alone.
-func (t *Tx) MarkLost(uuid string) error {
-	err := t.casStatus(uuid, PaneStatuses, StatusLost, "")
+func (t *Tx) MarkLost(uuid string) error { return t.MarkLostWith(uuid, End{}) }
+
+// MarkLostWith is [Tx.MarkLost] that also records end: the provider's exit, when its
+// pane's launcher recorded one (docs/lifecycle.md §8.2), which the row keeps when it
+// ends lost.
+func (t *Tx) MarkLostWith(uuid string, end End) error {
+	set, args := endSet(end)
+	err := t.casStatus(uuid, PaneStatuses, StatusLost, set, args...)
 	if errors.Is(err, ErrStale) {
 		return nil
 	}
