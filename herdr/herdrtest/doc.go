@@ -62,12 +62,11 @@
 // screen, DSR/DA replies, bracketed-paste and application-cursor modes, OSC titles).
 //
 // Stand-in choices that only a real herdr can confirm:
-//   - pane.read: visible returns the screen rows right-trimmed, without trailing blank
-//     rows, each ending with "\n" (confirmed by herdr 0.8.2, herdr/testdata/live);
-//     recent/recent_unwrapped drop blank rows below the last non-blank row;
-//     detection is the visible screen without trailing blank rows; format "ansi"
-//     returns the same text as "text" (attributes are not kept); wide characters take
-//     one cell.
+//   - pane.read: visible, recent and detection end every row with "\n", visible without
+//     trailing blank rows; format "ansi" ends rows with "\r\n" (the last with none);
+//     wide characters take two cells (all confirmed by herdr 0.8.2 and 0.7.2,
+//     herdr/testdata/live). Colours are not kept, and blanks a program wrote at a row's
+//     end cannot be told from empty cells (unchecked: the mock draws neither).
 //   - Error messages other than "pane X not found", "unsupported key X" and the
 //     "invalid request: " prefix are the stand-in's own wording.
 //   - A request line ended by EOF instead of "\n" is answered.
