@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/orcr-go/orcr/socketapi/api/wire"
+	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/store"
 	"github.com/orcr-go/orcr/store/storetest"
 )
@@ -54,9 +54,9 @@ func TestEventsGolden(t *testing.T) {
 			lines = append(lines, fmt.Sprintf("%s#%d %s %s", c.name, i, e.Kind, frame))
 		}
 	}
-	for _, k := range wire.EventKinds {
-		if k != wire.KindServerStopping && !kinds[k] {
-			t.Errorf("no golden case emits %s", k)
+	for _, e := range api.Events {
+		if !e.Control && !kinds[e.Kind] {
+			t.Errorf("no golden case emits %s", e.Kind)
 		}
 	}
 	got := []byte(strings.Join(lines, "\n") + "\n")
@@ -89,118 +89,115 @@ func at(s []string, i int) string {
 }
 
 // agentEmit is EmitAgent as the emitters call it.
-func agentEmit(kind string, fields map[string]any) func(tx *store.Tx) error {
+func agentEmit(ev api.AgentEvent) func(tx *store.Tx) error {
 	return func(tx *store.Tx) error {
-		_, err := tx.EmitAgent(kind, goldenAgent, fields)
+		_, err := tx.EmitAgent(goldenAgent, ev)
 		return err
 	}
 }
 
-// loopEmit is the loop emitter: fields plus the loop row.
-func loopEmit(kind string, fields map[string]any) func(tx *store.Tx) error {
+// loopEmit is the loop emitter: ev with the loop row.
+func loopEmit(ev api.LoopEvent) func(tx *store.Tx) error {
 	return func(tx *store.Tx) error {
 		row, err := store.LoopByUUID(context.Background(), tx, goldenLoop)
 		if err != nil {
 			return err
 		}
-		fields["loop"] = row
-		_, err = tx.Emit(kind, goldenLoop, fields)
+		ev.LoopRef().Loop = row
+		_, err = tx.Emit(goldenLoop, ev)
 		return err
 	}
 }
 
-// runEmit is the run emitter: fields plus run_uuid and the run row.
-func runEmit(kind string, fields map[string]any) func(tx *store.Tx) error {
+// runEmit is the run emitter: ev with run_uuid and the run row.
+func runEmit(ev api.RunEvent) func(tx *store.Tx) error {
 	return func(tx *store.Tx) error {
 		row, err := store.RunByUUID(context.Background(), tx, goldenRun)
 		if err != nil {
 			return err
 		}
-		fields["run_uuid"] = goldenRun
-		fields["run"] = row
-		_, err = tx.Emit(kind, goldenRun, fields)
+		*ev.RunRef() = api.RunHead{RunUUID: goldenRun, Run: row}
+		_, err = tx.Emit(goldenRun, ev)
 		return err
 	}
 }
 
-// agentRowEmit is a direct Emit that embeds the agent row (agent.created, the debug
-// transitions).
-func agentRowEmit(kind string, fields map[string]any) func(tx *store.Tx) error {
+// agentRowEmit is a direct Emit of an event that embeds the agent row (agent.created,
+// the debug transitions): set fills it in.
+func agentRowEmit(ev api.AgentEvent) func(tx *store.Tx) error {
 	return func(tx *store.Tx) error {
 		row, err := store.AgentByUUID(context.Background(), tx, goldenAgent)
 		if err != nil {
 			return err
 		}
-		fields["agent"] = row
-		_, err = tx.Emit(kind, goldenAgent, fields)
+		*ev.AgentRef() = api.AgentHead{UUID: goldenAgent, Agent: row}
+		_, err = tx.Emit(goldenAgent, ev)
+		return err
+	}
+}
+
+// emit is a direct Emit.
+func emit(ref string, ev api.Event) func(tx *store.Tx) error {
+	return func(tx *store.Tx) error {
+		_, err := tx.Emit(ref, ev)
 		return err
 	}
 }
 
 // intentPair opens an intent and closes it in the same transaction.
-func intentPair(kind, ref string, params map[string]any, ok bool, errText string, result map[string]any) func(tx *store.Tx) error {
+func intentPair(ref string, in api.IntentEvent, ok bool, errText string, out api.AppliedEvent) func(tx *store.Tx) error {
 	return func(tx *store.Tx) error {
-		op, _, err := tx.Intent(kind, ref, params)
+		op, _, err := tx.Intent(ref, in)
 		if err != nil {
 			return err
 		}
-		_, err = tx.Applied(op, ok, errText, result)
+		_, err = tx.Applied(op, ok, errText, out)
 		return err
 	}
 }
 
 func goldenCases() []goldenCase {
 	seq := int64(3)
+	repaired := api.AppliedHead{Repaired: true}
+	killed, completed := string(store.ExitKilled), string(store.ExitCompleted)
 	return []goldenCase{
-		{"created-managed", agentRowEmit("agent.created", map[string]any{"uuid": goldenAgent, "path": "default/golden", "status": store.StatusQueued})},
-		{"created-unmanaged", agentRowEmit("agent.created", map[string]any{"uuid": goldenAgent, "path": "default/golden",
-			"status": store.StatusIdle, "managed": false})},
-		{"created-debug", agentRowEmit("agent.created", map[string]any{"uuid": goldenAgent, "path": "default/golden", "status": store.StatusWorking})},
-		{"status-plain", agentEmit("agent.status_changed", map[string]any{"status": store.StatusIdle})},
-		{"status-ended", agentEmit("agent.status_changed", map[string]any{"status": store.StatusEnded, "exit_reason": store.ExitKilled})},
-		{"status-ended-null", agentEmit("agent.status_changed", map[string]any{"status": store.StatusEnded, "exit_reason": nil})},
-		{"status-turn", agentEmit("agent.status_changed", map[string]any{"status": store.StatusWorking, "input_seq": seq})},
-		{"status-turn-zero", agentEmit("agent.status_changed", map[string]any{"status": store.StatusIdle, "input_seq": seq - 3})},
-		{"status-adopted", agentEmit("agent.status_changed", map[string]any{"status": store.StatusQueued, "adopted_from": "default/old"})},
-		{"status-blocked", agentEmit("agent.status_changed", map[string]any{"status": store.StatusBlocked, "blocked_kind": "permission"})},
-		{"status-debug", agentRowEmit("agent.status_changed", map[string]any{"uuid": goldenAgent, "path": "default/golden", "status": store.StatusWorking})},
-		{"turn-completed", agentEmit("agent.turn_completed", map[string]any{"input_seq": seq})},
-		{"response-captured", agentEmit("agent.response_captured", map[string]any{"transcript_locator": "/tmp/t.jsonl#12"})},
-		{"location", agentEmit("agent.location_changed", map[string]any{"pane_id": "w1:p3", "terminal_id": "t10"})},
-		{"ended", agentEmit("agent.ended", map[string]any{"exit_reason": store.ExitCompleted})},
-		{"ended-null", agentEmit("agent.ended", map[string]any{"exit_reason": nil})},
-		{"ended-debug", agentRowEmit("agent.ended", map[string]any{"uuid": goldenAgent, "exit_reason": "killed"})},
-		{"promoted", agentEmit("queue.promoted", nil)},
-		{"rerouted", agentEmit("agent.rerouted", map[string]any{"from": "claude", "to": "codex", "model": "gpt-5", "effort": ""})},
-		{"stalled", agentEmit("agent.stalled", map[string]any{"input_seq": seq, "stalled": true, "progress_at": int64(1700)})},
-		{"stall-cleared", agentEmit("agent.stall_cleared", map[string]any{"stalled": false, "reason": store.StallClearedStatus})},
-		{"attach-started", func(tx *store.Tx) error {
-			_, err := tx.Emit("attach.started", goldenAgent, map[string]any{"uuid": goldenAgent, "lease_id": "L1", "mode": store.LeaseTakeover})
-			return err
-		}},
-		{"attach-ended", func(tx *store.Tx) error {
-			_, err := tx.Emit("attach.ended", goldenAgent, map[string]any{"uuid": goldenAgent, "lease_id": "L1"})
-			return err
-		}},
-		{"attach-expired", func(tx *store.Tx) error {
-			_, err := tx.Emit("attach.ended", goldenAgent, map[string]any{"uuid": goldenAgent, "lease_id": "L1", "reason": "expired"})
-			return err
-		}},
-		{"loop-created", loopEmit("loop.created", map[string]any{"uuid": goldenLoop, "name": "nightly", "cadence": "*/5 * * * *"})},
-		{"loop-fired", loopEmit("loop.fired", map[string]any{"loop_uuid": goldenLoop, "run_id": "r00001", "kind": "scheduled",
-			"due_at": int64(5000), "pending": false})},
-		{"loop-coalesced", loopEmit("loop.coalesced", map[string]any{"loop_uuid": goldenLoop, "run_id": "r00001", "due_at": int64(5000)})},
-		{"loop-skipped-overlap", loopEmit("loop.skipped", map[string]any{"loop_uuid": goldenLoop, "due_at": int64(5000)})},
-		{"loop-skipped-reason", loopEmit("loop.skipped", map[string]any{"loop_uuid": goldenLoop, "name": "nightly", "reason": "missed",
-			"due_at": int64(5000)})},
-		{"loop-paused", loopEmit("loop.paused", map[string]any{"uuid": goldenLoop, "status": "paused", "ended_reason": nil})},
-		{"loop-resumed", loopEmit("loop.resumed", map[string]any{"uuid": goldenLoop, "status": "active", "ended_reason": nil})},
-		{"loop-removed", loopEmit("loop.removed", map[string]any{"uuid": goldenLoop, "status": store.LoopEnded, "ended_reason": "removed"})},
-		{"loop-ended-fired", loopEmit("loop.ended", map[string]any{"uuid": goldenLoop, "status": store.LoopEnded, "ended_reason": "fired"})},
-		{"run-started", runEmit("loop_run.started", map[string]any{"run_id": "r00001", "pid": int64(4242), "pgid": int64(4242)})},
-		{"run-ended", runEmit("loop_run.ended", map[string]any{"run_id": "r00001", "status": "failed", "exit_code": int64(2), "signal": nil})},
-		{"run-ended-signal", runEmit("loop_run.ended", map[string]any{"run_id": "r00001", "status": "canceled", "exit_code": nil, "signal": int64(15)})},
-		{"run-stopping", runEmit("loop_run.stopping", map[string]any{})},
+		{"created-managed", agentRowEmit(&api.AgentCreated{Path: "default/golden", Status: store.StatusQueued})},
+		{"created-unmanaged", agentRowEmit(&api.AgentCreated{Path: "default/golden", Status: store.StatusIdle, Managed: new(false)})},
+		{"created-debug", agentRowEmit(&api.AgentCreated{Path: "default/golden", Status: store.StatusWorking})},
+		{"status-plain", agentEmit(&api.AgentStatusChanged{Status: store.StatusIdle})},
+		{"status-ended", agentEmit(&api.AgentStatusChanged{Status: store.StatusEnded, ExitReason: api.Present(&killed)})},
+		{"status-ended-null", agentEmit(&api.AgentStatusChanged{Status: store.StatusEnded, ExitReason: api.Present(nil)})},
+		{"status-turn", agentEmit(&api.AgentStatusChanged{Status: store.StatusWorking, InputSeq: &seq})},
+		{"status-turn-zero", agentEmit(&api.AgentStatusChanged{Status: store.StatusIdle, InputSeq: new(seq - 3)})},
+		{"status-adopted", agentEmit(&api.AgentStatusChanged{Status: store.StatusQueued, AdoptedFrom: "default/old"})},
+		{"status-blocked", agentEmit(&api.AgentStatusChanged{Status: store.StatusBlocked, BlockedKind: "permission"})},
+		{"status-debug", agentRowEmit(&api.AgentStatusChanged{Path: "default/golden", Status: store.StatusWorking})},
+		{"turn-completed", agentEmit(&api.AgentTurnCompleted{InputSeq: seq})},
+		{"response-captured", agentEmit(&api.AgentResponseCaptured{TranscriptLocator: "/tmp/t.jsonl#12"})},
+		{"location", agentEmit(&api.AgentLocationChanged{PaneID: "w1:p3", TerminalID: "t10"})},
+		{"ended", agentEmit(&api.AgentEnded{ExitReason: &completed})},
+		{"ended-null", agentEmit(&api.AgentEnded{})},
+		{"ended-debug", agentRowEmit(&api.AgentEnded{ExitReason: &killed})},
+		{"promoted", agentEmit(&api.QueuePromoted{})},
+		{"rerouted", agentEmit(&api.AgentRerouted{From: "claude", To: "codex", Model: "gpt-5", Effort: ""})},
+		{"stalled", agentEmit(&api.AgentStalled{InputSeq: seq, Stalled: true, ProgressAt: 1700})},
+		{"stall-cleared", agentEmit(&api.AgentStallCleared{Reason: store.StallClearedStatus})},
+		{"attach-started", emit(goldenAgent, &api.AttachStarted{UUID: goldenAgent, LeaseID: "L1", Mode: store.LeaseTakeover})},
+		{"attach-ended", emit(goldenAgent, &api.AttachEnded{UUID: goldenAgent, LeaseID: "L1"})},
+		{"attach-expired", emit(goldenAgent, &api.AttachEnded{UUID: goldenAgent, LeaseID: "L1", Reason: "expired"})},
+		{"loop-created", loopEmit(&api.LoopCreated{UUID: goldenLoop, Name: "nightly", Cadence: "*/5 * * * *"})},
+		{"loop-fired", loopEmit(&api.LoopFired{LoopUUID: goldenLoop, RunID: "r00001", Kind: "scheduled", DueAt: 5000, Pending: false})},
+		{"loop-coalesced", loopEmit(&api.LoopCoalesced{LoopUUID: goldenLoop, RunID: "r00001", DueAt: 5000})},
+		{"loop-skipped-overlap", loopEmit(&api.LoopSkipped{LoopUUID: goldenLoop, DueAt: 5000})},
+		{"loop-skipped-reason", loopEmit(&api.LoopSkipped{LoopUUID: goldenLoop, Name: "nightly", Reason: "missed", DueAt: 5000})},
+		{"loop-paused", loopEmit(&api.LoopPaused{LoopChange: api.LoopChange{UUID: goldenLoop, Status: "paused"}})},
+		{"loop-resumed", loopEmit(&api.LoopResumed{LoopChange: api.LoopChange{UUID: goldenLoop, Status: "active"}})},
+		{"loop-removed", loopEmit(&api.LoopRemoved{LoopChange: api.LoopChange{UUID: goldenLoop, Status: store.LoopEnded, EndedReason: new("removed")}})},
+		{"loop-ended-fired", loopEmit(&api.LoopEnded{LoopChange: api.LoopChange{UUID: goldenLoop, Status: store.LoopEnded, EndedReason: new("fired")}})},
+		{"run-started", runEmit(&api.LoopRunStarted{RunID: "r00001", Pid: 4242, Pgid: 4242})},
+		{"run-ended", runEmit(&api.LoopRunEnded{RunID: "r00001", Status: "failed", ExitCode: new(int64(2))})},
+		{"run-ended-signal", runEmit(&api.LoopRunEnded{RunID: "r00001", Status: "canceled", Signal: new(int64(15))})},
+		{"run-stopping", runEmit(&api.LoopRunStopping{})},
 		{"provider-paused", func(tx *store.Tx) error {
 			return tx.PauseProvider(store.ProviderPause{Provider: "claude", Since: 1000, Until: 2000, AgentUUID: goldenAgent,
 				Source: "reset", Message: "limit reached"})
@@ -209,55 +206,56 @@ func goldenCases() []goldenCase {
 			return tx.PauseProvider(store.ProviderPause{Provider: "codex", Since: 1000, Until: 2000, Source: "backoff"})
 		}},
 		{"provider-resumed", func(tx *store.Tx) error { return tx.ResumeProvider("claude", "expired") }},
-		{"spawn", intentPair("agent.spawn_requested", goldenAgent, map[string]any{"workspace": "orcr", "label": "default/golden",
-			"argv": []string{"claude", "--x"}, "cwd": "/tmp"}, true, "",
-			map[string]any{"pane_id": "w1:p2", "terminal_id": "t9", "workspace_id": "w1", "tab_id": "w1:t1"})},
-		{"spawn-failed", intentPair("agent.spawn_requested", goldenAgent, map[string]any{"workspace": "orcr", "label": "default/golden",
-			"argv": []string{"claude"}, "cwd": ""}, false, "herdr: no such workspace", nil)},
-		{"spawn-repaired", intentPair("agent.spawn_requested", goldenAgent, map[string]any{"workspace": "orcr", "label": "default/golden",
-			"argv": []string{"claude"}, "cwd": "/tmp"}, true, "", map[string]any{"terminal_id": "t9", "pane_id": "w1:p2", "repaired": true})},
-		{"move", intentPair("agent.move_requested", goldenAgent, map[string]any{"move": "park", "target": "t9", "workspace": "orcr-parked",
-			"label": "default/golden", "move_token": "tok"}, true, "",
-			map[string]any{"pane_id": "w2:p1", "terminal_id": "t9", "workspace_id": "w2", "tab_id": "w2:t1", "repaired": true})},
-		{"move-rolled-back", intentPair("agent.move_requested", goldenAgent, map[string]any{"move": "unpark", "target": "t9",
-			"workspace": "orcr", "label": "default/golden", "move_token": "tok"}, false, "gone",
-			map[string]any{"repaired": true, "rolled_back": true})},
-		{"move-failed", intentPair("agent.move_requested", goldenAgent, map[string]any{"move": "park", "target": "t9",
-			"workspace": "orcr-parked", "label": "default/golden", "move_token": "tok"}, false, "herdr: timeout", nil)},
-		{"close", intentPair("agent.close_requested", goldenAgent, map[string]any{"target": "t9", "reason": "killed"}, true, "",
-			map[string]any{"target": "t9"})},
-		{"close-adopt", intentPair("agent.close_requested", goldenAgent, map[string]any{"target": "t9", "reason": "adopted",
-			"path": "default/new"}, false, "adoption not finished: x", map[string]any{"target": "t9", "repaired": true})},
-		{"input", intentPair("agent.input_requested", goldenAgent, map[string]any{"input_seq": seq, "target": "t9", "bytes": 12,
-			"probe": "hello", "from": store.StatusIdle}, true, "", map[string]any{"input_seq": seq})},
-		{"input-unmanaged", intentPair("agent.input_requested", goldenAgent, map[string]any{"input_seq": seq, "target": "t9",
-			"bytes": 12, "session": "main"}, false, "herdr: gone", map[string]any{"input_seq": seq})},
-		{"input-typed-again", intentPair("agent.input_requested", goldenAgent, map[string]any{"input_seq": seq, "target": "t9",
-			"bytes": 12, "probe": "hello", "from": store.StatusStarting}, true, "",
-			map[string]any{"input_seq": seq, "repaired": true, "typed_again": 0})},
-		{"input-undone", intentPair("agent.input_requested", goldenAgent, map[string]any{"input_seq": seq, "target": "t9",
-			"bytes": 12, "probe": "hello", "from": store.StatusIdle}, false, "the prompt was never submitted; the turn was undone",
-			map[string]any{"input_seq": seq, "repaired": true, "rolled_back": true})},
-		{"input-interrupted", intentPair("agent.input_requested", goldenAgent, map[string]any{"input_seq": seq, "target": "t9",
-			"bytes": 12, "probe": "hello", "from": store.StatusIdle}, false, "interrupted by a server restart",
-			map[string]any{"input_seq": seq, "repaired": true})},
-		{"worktree-add", intentPair("agent.worktree_add_requested", goldenAgent, map[string]any{"worktree": "/r/.wt/golden",
-			"branch": "orcr/golden", "repo": "/r", "create": true, "new_branch": true, "base": "main"}, true, "",
-			map[string]any{"worktree": "/r/.wt/golden", "branch": "orcr/golden", "reused": false})},
-		{"worktree-add-repaired", intentPair("agent.worktree_add_requested", goldenAgent, map[string]any{"worktree": "/r/.wt/golden",
-			"branch": "orcr/golden", "repo": "/r", "create": false, "new_branch": false, "base": ""}, false,
-			"no worktree was made before the server stopped", map[string]any{"worktree": "/r/.wt/golden", "branch": "orcr/golden", "repaired": true})},
-		{"worktree-remove", intentPair("agent.worktree_remove_requested", goldenAgent, map[string]any{"worktree": "/r/.wt/golden",
-			"branch": "orcr/golden", "repo": "/r"}, false, "dirty", map[string]any{"worktree": "/r/.wt/golden", "state": "dirty", "repaired": true})},
-		{"run-spawn", intentPair("loop_run.spawn_requested", goldenRun, map[string]any{"run_uuid": goldenRun, "argv": []string{"make", "nightly"}},
-			true, "", map[string]any{"run_uuid": goldenRun, "pid": 4242, "pgid": 4242})},
-		{"run-spawn-failed", intentPair("loop_run.spawn_requested", goldenRun, map[string]any{"run_uuid": goldenRun, "argv": []string{"make"}},
-			false, "exec: not found", map[string]any{"run_uuid": goldenRun})},
-		{"run-spawn-repaired", intentPair("loop_run.spawn_requested", goldenRun, map[string]any{"run_uuid": goldenRun, "argv": []string{"make"}},
-			true, "", map[string]any{"run_uuid": goldenRun, "repaired": true})},
-		{"run-signal", intentPair("loop_run.signal_requested", goldenRun, map[string]any{"run_uuid": goldenRun, "signal": 15, "pgid": int64(4242)},
-			true, "", map[string]any{"run_uuid": goldenRun, "sent": true})},
-		{"run-signal-repaired", intentPair("loop_run.signal_requested", goldenRun, map[string]any{"run_uuid": goldenRun, "signal": 9, "pgid": int64(4242)},
-			false, "interrupted by a server restart", map[string]any{"run_uuid": goldenRun, "repaired": true})},
+		{"spawn", intentPair(goldenAgent, &api.AgentSpawnRequested{Workspace: "orcr", Label: "default/golden",
+			Argv: []string{"claude", "--x"}, Cwd: "/tmp"}, true, "",
+			&api.AgentSpawnApplied{PaneID: "w1:p2", TerminalID: "t9", WorkspaceID: "w1", TabID: "w1:t1"})},
+		{"spawn-failed", intentPair(goldenAgent, &api.AgentSpawnRequested{Workspace: "orcr", Label: "default/golden",
+			Argv: []string{"claude"}}, false, "herdr: no such workspace", nil)},
+		{"spawn-repaired", intentPair(goldenAgent, &api.AgentSpawnRequested{Workspace: "orcr", Label: "default/golden",
+			Argv: []string{"claude"}, Cwd: "/tmp"}, true, "", &api.AgentSpawnApplied{AppliedHead: repaired, TerminalID: "t9", PaneID: "w1:p2"})},
+		{"move", intentPair(goldenAgent, &api.AgentMoveRequested{Move: "park", Target: "t9", Workspace: "orcr-parked",
+			Label: "default/golden", MoveToken: "tok"}, true, "",
+			&api.AgentMoveApplied{AppliedHead: repaired, PaneID: "w2:p1", TerminalID: "t9", WorkspaceID: "w2", TabID: "w2:t1"})},
+		{"move-rolled-back", intentPair(goldenAgent, &api.AgentMoveRequested{Move: "unpark", Target: "t9",
+			Workspace: "orcr", Label: "default/golden", MoveToken: "tok"}, false, "gone",
+			&api.AgentMoveApplied{AppliedHead: repaired, RolledBack: true})},
+		{"move-failed", intentPair(goldenAgent, &api.AgentMoveRequested{Move: "park", Target: "t9",
+			Workspace: "orcr-parked", Label: "default/golden", MoveToken: "tok"}, false, "herdr: timeout", nil)},
+		{"close", intentPair(goldenAgent, &api.AgentCloseRequested{Target: "t9", Reason: "killed"}, true, "",
+			&api.AgentCloseApplied{Target: "t9"})},
+		{"close-adopt", intentPair(goldenAgent, &api.AgentCloseRequested{Target: "t9", Reason: "adopted",
+			Path: "default/new"}, false, "adoption not finished: x", &api.AgentCloseApplied{AppliedHead: repaired, Target: "t9"})},
+		{"input", intentPair(goldenAgent, &api.AgentInputRequested{InputSeq: seq, Target: "t9", Bytes: 12,
+			Probe: "hello", From: store.StatusIdle}, true, "", &api.AgentInputApplied{InputSeq: seq})},
+		{"input-unmanaged", intentPair(goldenAgent, &api.AgentInputRequested{InputSeq: seq, Target: "t9",
+			Bytes: 12, Session: "main"}, false, "herdr: gone", &api.AgentInputApplied{InputSeq: seq})},
+		{"input-typed-again", intentPair(goldenAgent, &api.AgentInputRequested{InputSeq: seq, Target: "t9",
+			Bytes: 12, Probe: "hello", From: store.StatusStarting}, true, "",
+			&api.AgentInputApplied{AppliedHead: repaired, InputSeq: seq, TypedAgain: new(0)})},
+		{"input-undone", intentPair(goldenAgent, &api.AgentInputRequested{InputSeq: seq, Target: "t9",
+			Bytes: 12, Probe: "hello", From: store.StatusIdle}, false, "the prompt was never submitted; the turn was undone",
+			&api.AgentInputApplied{AppliedHead: repaired, InputSeq: seq, RolledBack: true})},
+		{"input-interrupted", intentPair(goldenAgent, &api.AgentInputRequested{InputSeq: seq, Target: "t9",
+			Bytes: 12, Probe: "hello", From: store.StatusIdle}, false, "interrupted by a server restart",
+			&api.AgentInputApplied{AppliedHead: repaired, InputSeq: seq})},
+		{"worktree-add", intentPair(goldenAgent, &api.AgentWorktreeAddRequested{Worktree: "/r/.wt/golden",
+			Branch: "orcr/golden", Repo: "/r", Create: true, NewBranch: true, Base: "main"}, true, "",
+			&api.AgentWorktreeAddApplied{Worktree: "/r/.wt/golden", Branch: "orcr/golden", Reused: new(false)})},
+		{"worktree-add-repaired", intentPair(goldenAgent, &api.AgentWorktreeAddRequested{Worktree: "/r/.wt/golden",
+			Branch: "orcr/golden", Repo: "/r"}, false, "no worktree was made before the server stopped",
+			&api.AgentWorktreeAddApplied{AppliedHead: repaired, Worktree: "/r/.wt/golden", Branch: "orcr/golden"})},
+		{"worktree-remove", intentPair(goldenAgent, &api.AgentWorktreeRemoveRequested{Worktree: "/r/.wt/golden",
+			Branch: "orcr/golden", Repo: "/r"}, false, "dirty",
+			&api.AgentWorktreeRemoveApplied{AppliedHead: repaired, Worktree: "/r/.wt/golden", State: "dirty"})},
+		{"run-spawn", intentPair(goldenRun, &api.LoopRunSpawnRequested{Argv: []string{"make", "nightly"}},
+			true, "", &api.LoopRunSpawnApplied{Pid: 4242, Pgid: 4242})},
+		{"run-spawn-failed", intentPair(goldenRun, &api.LoopRunSpawnRequested{Argv: []string{"make"}},
+			false, "exec: not found", &api.LoopRunSpawnApplied{})},
+		{"run-spawn-repaired", intentPair(goldenRun, &api.LoopRunSpawnRequested{Argv: []string{"make"}},
+			true, "", &api.LoopRunSpawnApplied{AppliedHead: repaired})},
+		{"run-signal", intentPair(goldenRun, &api.LoopRunSignalRequested{Signal: 15, Pgid: 4242},
+			true, "", &api.LoopRunSignalApplied{Sent: new(true)})},
+		{"run-signal-repaired", intentPair(goldenRun, &api.LoopRunSignalRequested{Signal: 9, Pgid: 4242},
+			false, "interrupted by a server restart", &api.LoopRunSignalApplied{AppliedHead: repaired})},
 	}
 }
