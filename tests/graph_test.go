@@ -88,7 +88,7 @@ var graph = []struct {
 	{"actors/worktree/worktreetest", nil},
 	{"config/service/servicetest", nil},
 	{"herdr/herdrtest", []string{"herdr/herdrschema"}},
-	{"store/storetest", []string{"store"}},
+	{"store/storetest", with(contract, "store")},
 	{"socketapi/sockettest", with(contract, "socketapi", "socketapi/server")},
 	{"cmd/herdr-standin", []string{"herdr/herdrschema", "herdr/herdrtest"}},
 	{"cmd/orcr-model-standin", []string{"actors/provider/modeltest"}},
