@@ -170,7 +170,7 @@ func (m *monitorState) diff(list []herdr.AgentInfo, at time.Time) []StatusReport
 			continue
 		}
 		w.last = now
-		r := StatusReport{UUID: u, Status: now.status, AgentSession: a.AgentSession, Title: a.Title, Name: a.Name, At: at}
+		r := StatusReport{UUID: u, Status: now.status, AgentSession: a.AgentSession, Title: a.ShownTitle(), Name: a.Name, At: at}
 		if now.completion.Known {
 			n := now.completion.N
 			r.CompletionSeq = &n

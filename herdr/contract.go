@@ -93,7 +93,7 @@ var Contract = []Operation{
 	{Method: MethodAgentList, Tag: "agent_list",
 		Fields: prefixed("agents[].", []string{"terminal_id", "pane_id", "workspace_id", "tab_id",
 			"agent_status", "focused", "revision", "name", "agent", "title", "agent_session", "cwd"}),
-		Optional: []string{"agents[].completion_seq"}},
+		Optional: []string{"agents[].completion_seq", "agents[].terminal_title", "agents[].terminal_title_stripped"}},
 	{Method: MethodNotify, Params: []string{"title", "body"}, Tag: "notification_show",
 		Fields: []string{"shown", "reason"}},
 	{Method: MethodReportAgent, Params: []string{"pane_id", "source", "agent", "state", "message"}, Tag: "ok"},

@@ -193,3 +193,22 @@ func TestContractProtocol22(t *testing.T) {
 		}
 	}
 }
+
+// herdr fills an agent row's title only from an integration's report; a program's own
+// terminal title (how the mock names its usage limit) is in terminal_title, which herdr
+// 0.8 sends and 0.7 does not.
+func TestShownTitleFallsBackToTheTerminalTitle(t *testing.T) {
+	for _, c := range []struct {
+		row  AgentInfo
+		want string
+	}{
+		{AgentInfo{Title: "report", TerminalTitle: "✳ raw", TerminalTitleStripped: "raw"}, "report"},
+		{AgentInfo{TerminalTitle: "✳ raw", TerminalTitleStripped: "raw"}, "raw"},
+		{AgentInfo{TerminalTitle: "raw only"}, "raw only"},
+		{AgentInfo{}, ""},
+	} {
+		if got := c.row.ShownTitle(); got != c.want {
+			t.Errorf("%+v: ShownTitle %q, want %q", c.row, got, c.want)
+		}
+	}
+}

@@ -60,18 +60,23 @@ type PaneInfo struct {
 
 // AgentInfo is herdr's agent row (a pane that hosts an agent).
 type AgentInfo struct {
-	TerminalID   string        `json:"terminal_id"`
-	PaneID       string        `json:"pane_id"`
-	WorkspaceID  string        `json:"workspace_id"`
-	TabID        string        `json:"tab_id"`
-	AgentStatus  Status        `json:"agent_status"`
-	Focused      bool          `json:"focused"`
-	Revision     uint64        `json:"revision"`
-	Name         string        `json:"name,omitempty"`
-	Agent        string        `json:"agent,omitempty"`
-	Title        string        `json:"title,omitempty"`
-	Cwd          string        `json:"cwd,omitempty"`
-	AgentSession *AgentSession `json:"agent_session,omitempty"`
+	TerminalID  string `json:"terminal_id"`
+	PaneID      string `json:"pane_id"`
+	WorkspaceID string `json:"workspace_id"`
+	TabID       string `json:"tab_id"`
+	AgentStatus Status `json:"agent_status"`
+	Focused     bool   `json:"focused"`
+	Revision    uint64 `json:"revision"`
+	Name        string `json:"name,omitempty"`
+	Agent       string `json:"agent,omitempty"`
+	Title       string `json:"title,omitempty"`
+	// TerminalTitle and TerminalTitleStripped are the title the pane's program set on
+	// its terminal (herdr 0.8 sends them; 0.7 does not). herdr fills Title only from an
+	// integration's report, so [AgentInfo.ShownTitle] falls back to these.
+	TerminalTitle         string        `json:"terminal_title,omitempty"`
+	TerminalTitleStripped string        `json:"terminal_title_stripped,omitempty"`
+	Cwd                   string        `json:"cwd,omitempty"`
+	AgentSession          *AgentSession `json:"agent_session,omitempty"`
 	// CompletionSeq is herdr's count of the pane's working/blocked → idle edges, or nil
 	// when herdr does not report it (before protocol 22; docs/herdr.md §4.2). An
 	// optional field of the contract: read when present, never required.
@@ -147,4 +152,17 @@ func normalisePanes(ps []PaneInfo) {
 	for i := range ps {
 		ps[i].AgentStatus = ps[i].AgentStatus.Normalise()
 	}
+}
+
+// ShownTitle is the agent's title as a user would read it: the integration's Title when
+// herdr has one, else the terminal's title without its activity glyphs, else the raw
+// terminal title (docs/herdr.md §12: herdr fills Title only from an integration's report).
+func (a AgentInfo) ShownTitle() string {
+	switch {
+	case a.Title != "":
+		return a.Title
+	case a.TerminalTitleStripped != "":
+		return a.TerminalTitleStripped
+	}
+	return a.TerminalTitle
 }
