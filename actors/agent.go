@@ -303,7 +303,7 @@ func (a *agentActor) Receive(c actor.Context) {
 		a.disarmStall()
 		// Ops that never started are answered now: after the stop nobody would, and
 		// their askers would wait for their whole timeout.
-		stopping := wire.Internal("stopping", "the server is stopping; try again after it restarts")
+		stopping := wire.Internal(wire.CauseStopping, "the server is stopping; try again after it restarts")
 		for _, q := range a.queue {
 			a.answer(c, q.sender, q.msg, stopping)
 		}

@@ -72,7 +72,7 @@ func (w *agentWork) recoverClose(opID string, p intentParams) {
 	if err != nil {
 		return // herdr cannot tell now
 	}
-	if p.Reason == reasonAdopted && p.Path != "" && !w.st.Managed && !w.isEnded() {
+	if p.Reason == closeAdopted && p.Path != "" && !w.st.Managed && !w.isEnded() {
 		w.recoverAdoption(opID, p, present)
 		return
 	}

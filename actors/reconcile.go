@@ -429,5 +429,5 @@ func (w *agentWork) markLost() error {
 // with the status the row has now (lost), never an internal error.
 func (w *agentWork) lostError(verb string) error {
 	return wire.Conflict(fmt.Sprintf("cannot %s agent %s: its pane is gone from herdr; the agent is %s", verb, w.st.Path, w.st.Status),
-		"uuid", w.uuid, "path", w.st.Path, "current_status", w.st.Status, "reason", "pane_gone")
+		"uuid", w.uuid, "path", w.st.Path, "current_status", w.st.Status, "reason", wire.ReasonPaneGone)
 }

@@ -214,7 +214,7 @@ func (s *System) waitRead(ctx context.Context, uuids []string) (int64, []store.W
 	defer func() { <-waitReadSlots }()
 	head, rows, err := s.cfg.DB.WaitRows(ctx, uuids)
 	if err != nil {
-		return 0, nil, wire.From(err, "sqlite")
+		return 0, nil, wire.From(err, wire.CauseSQLite)
 	}
 	return head, rows, nil
 }
