@@ -73,7 +73,7 @@ func CheckLoopNamespace(ctx context.Context, q store.Querier, effective string, 
 	loopName, rest, _ := strings.Cut(effective, "/")
 	var loopUUID string
 	err := q.QueryRowContext(ctx,
-		`SELECT uuid FROM loops WHERE name = ? AND status IN ('active', 'paused') ORDER BY created_at DESC LIMIT 1`,
+		`SELECT uuid FROM loops WHERE name = ? AND status IN (`+store.LoopLiveStatuses.SQL()+`) ORDER BY created_at DESC LIMIT 1`,
 		loopName).Scan(&loopUUID)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
