@@ -356,7 +356,7 @@ func (a *agentActor) queueDrain(c actor.Context) {
 	if !a.inbox || a.ended || !a.loaded || a.st.Status == a.inboxStatus {
 		return
 	}
-	if !a.st.Status.In(store.StatusWorking, store.StatusIdle, store.StatusParked, store.StatusEnded) {
+	if !store.InboxStatuses.Has(a.st.Status) {
 		return
 	}
 	a.queueOp(c, drainInbox{UUID: a.uuid})
@@ -468,7 +468,7 @@ func (a *agentActor) decide(c actor.Context) {
 		return
 	}
 	r := *a.report
-	if r.AgentSession != nil && r.AgentSession.Value != "" && a.st.SessionValue == "" && a.st.Status.In(store.PaneStatuses...) {
+	if r.AgentSession != nil && r.AgentSession.Value != "" && a.st.SessionValue == "" && store.PaneStatuses.Has(a.st.Status) {
 		a.start(c, queuedOp{msg: turnOp{report: r}})
 		return
 	}
@@ -532,7 +532,7 @@ func (a *agentActor) track(c actor.Context) {
 		return
 	}
 	t := TrackPane{UUID: a.uuid}
-	if a.st.Managed && a.st.Status.In(store.PaneStatuses...) && a.st.TerminalID != "" {
+	if a.st.Managed && store.PaneStatuses.Has(a.st.Status) && a.st.TerminalID != "" {
 		t.Terminal, t.Pane = a.st.TerminalID, a.st.PaneID
 	}
 	if t == a.tracked {

@@ -132,7 +132,7 @@ func (s *System) lastResponse(ctx context.Context, row store.AgentRow) (string, 
 // under way (queued, starting, working, blocked) has simply not answered yet, and the
 // message says how to wait for it (docs/cli.md, agent logs).
 func noFinalResponse(row store.AgentRow) string {
-	if row.Status.In(api.StatusQueued, api.StatusStarting, api.StatusWorking, api.StatusBlocked) {
+	if store.UnansweredStatuses.Has(row.Status) {
 		return "the agent is still working on its turn, so there is no final response yet; wait for it with `orcr agent wait " +
 			row.Path + "`"
 	}
@@ -149,7 +149,7 @@ func annotate(err error, row store.AgentRow) error {
 	}
 	d := map[string]any{"uuid": row.UUID, "status": row.Status}
 	msg := pe.Message
-	if row.Status.In(api.StatusEnded, api.StatusLost) {
+	if row.Status.Gone() {
 		msg = endedNote(row) + "; " + msg
 		if row.ExitReason != nil {
 			d["exit_reason"] = *row.ExitReason
@@ -193,7 +193,7 @@ func (s *System) screenOf(ctx context.Context, row store.AgentRow) (*api.Screen,
 	if err != nil {
 		return nil, wire.From(err, wire.CauseSQLite)
 	}
-	if st.TerminalID != "" && s.env.Herdr != nil && !st.Status.In(store.StatusEnded, store.StatusLost) {
+	if st.TerminalID != "" && s.env.Herdr != nil && !st.Status.Gone() {
 		sess := s.env.Herdr.Owned()
 		if !st.Managed && st.Session != "" {
 			sess = s.env.Herdr.Session(st.Session)
@@ -213,7 +213,7 @@ func (s *System) screenOf(ctx context.Context, row store.AgentRow) (*api.Screen,
 		return &api.Screen{Text: text, At: at}, nil
 	}
 	why := "agent " + row.Path + " has no pane to read (status " + string(row.Status) + ")"
-	if row.Status.In(api.StatusEnded, api.StatusLost) {
+	if row.Status.Gone() {
 		why = endedNote(row) + "; orcr kept no screen of its pane (it read none before the pane went away)"
 	}
 	return nil, wire.Conflict(why, "uuid", row.UUID, "current_status", row.Status, "reason", wire.ReasonNoScreen)

@@ -92,7 +92,7 @@ func planReconcile(rows []store.ReconRow, panes []reconPane) ([]reconAct, Drift)
 		case r.Status == store.StatusLost:
 			act.Action = reconEndLost
 			d.Lost++
-		case r.Status.In(store.PaneStatuses...) && r.MoveState == store.MoveNone && !present:
+		case store.PaneStatuses.Has(r.Status) && r.MoveState == store.MoveNone && !present:
 			act.Action = reconLost
 			d.Lost++
 		default:
@@ -367,7 +367,7 @@ func (w *agentWork) reconcile(m ReconcileAgent) ReconcileResult {
 	}
 	switch m.Action {
 	case reconLost:
-		if !w.st.Status.In(store.PaneStatuses...) || w.st.MoveState != store.MoveNone {
+		if !store.PaneStatuses.Has(w.st.Status) || w.st.MoveState != store.MoveNone {
 			return res
 		}
 	case reconEndLost, reconRevive:

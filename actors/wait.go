@@ -179,7 +179,7 @@ const (
 func (s *System) paneVanished(ctx context.Context, rows []store.WaitRow, goneAt *time.Time) bool {
 	var terminals []string
 	for _, r := range rows {
-		if r.Managed && r.TerminalID != "" && r.Status.In(store.StatusIdle, store.StatusBlocked, store.StatusParked) {
+		if r.Managed && r.TerminalID != "" && store.SettledStatuses.Has(r.Status) {
 			terminals = append(terminals, r.TerminalID)
 		}
 	}
