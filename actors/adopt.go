@@ -161,7 +161,7 @@ func (w *agentWork) adopt(path string) error {
 	if err != nil {
 		return err
 	}
-	return w.closePaneThen(w.st.TerminalID, closeAdopted, line, grace, map[string]any{"path": path},
+	return w.closePaneThen(w.st.TerminalID, closeAdopted, line, grace, path,
 		func(tx *store.Tx) error { return tx.Adopt(adoption) })
 }
 

@@ -36,6 +36,9 @@ type AgentEnv struct {
 	// Agents is the agents actor, for edge code that hands agents work without a reply
 	// (discovery's drainInbox; nil: none).
 	Agents *actor.PID
+	// PaneExec is the launcher prefix a managed agent's pane runs its provider through
+	// (`<orcr> __pane-exec`, docs/lifecycle.md §8.2); empty: the provider's argv as it is.
+	PaneExec []string
 	// PaneTimeout bounds one herdr call made by a pipeline or op (default 30 s).
 	PaneTimeout time.Duration
 	// AgentSessionWait bounds the post-spawn poll for herdr's transcript pointer (3 s).
@@ -534,6 +537,9 @@ func (a *agentActor) track(c actor.Context) {
 	t := TrackPane{UUID: a.uuid}
 	if a.st.Managed && store.PaneStatuses.Has(a.st.Status) && a.st.TerminalID != "" {
 		t.Terminal, t.Pane = a.st.TerminalID, a.st.PaneID
+		if len(a.env.PaneExec) > 0 {
+			t.ExitFile = exitFile(a.env.Home, a.st.Path, a.uuid)
+		}
 	}
 	if t == a.tracked {
 		return

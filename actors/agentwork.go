@@ -10,6 +10,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/orcr-go/orcr/herdr"
+	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/store"
 )
@@ -124,23 +125,19 @@ func (w *agentWork) closePane(target, reason string) { w.closePaneWith(target, r
 // closePaneWith is closePane that first types the provider's shutdown line (if any)
 // and waits grace, inside the same close intent.
 func (w *agentWork) closePaneWith(target, reason, line string, grace time.Duration) {
-	_ = w.closePaneThen(target, reason, line, grace, nil, nil)
+	_ = w.closePaneThen(target, reason, line, grace, "", nil)
 }
 
-// closePaneThen is closePaneWith with more intent params and a step then, run in the
-// transaction that commits a successful close (an adoption's row change). It returns the
-// close's or the write's error.
-func (w *agentWork) closePaneThen(target, reason, line string, grace time.Duration, params map[string]any,
+// closePaneThen is closePaneWith with an adoption's new path (recorded in the intent)
+// and a step then, run in the transaction that commits a successful close (an
+// adoption's row change). It returns the close's or the write's error.
+func (w *agentWork) closePaneThen(target, reason, line string, grace time.Duration, adoptPath string,
 	then func(tx *store.Tx) error) error {
 	if target == "" || w.env.Herdr == nil {
 		return nil
 	}
-	p := map[string]any{"target": target, "reason": reason}
-	for k, v := range params {
-		p[k] = v
-	}
 	v, err := w.write(func(tx *store.Tx) (any, error) {
-		id, _, err := tx.Intent("agent.close_requested", w.uuid, p)
+		id, _, err := tx.Intent(w.uuid, &api.AgentCloseRequested{Target: target, Reason: reason, Path: adoptPath})
 		return id, err
 	})
 	if err != nil {
@@ -199,10 +196,8 @@ func (w *agentWork) finishCloseThen(opID, target string, repaired bool, then fun
 	if gone {
 		cerr = nil // already gone is what a close wants: ok, and no error
 	}
-	result := map[string]any{"target": target}
-	if repaired {
-		result["repaired"] = true
-	}
+	result := &api.AgentCloseApplied{Target: target}
+	result.Repaired = repaired
 	thenErr, err := w.commitClose(opID, cerr, result, then)
 	switch {
 	case cerr != nil:
@@ -217,7 +212,7 @@ func (w *agentWork) finishCloseThen(opID, target string, repaired bool, then fun
 // successful close, runs then in the same transaction. A then that refuses before it
 // writes anything (the row moved on, a path taken meanwhile) is returned as thenErr and
 // leaves the close committed; any other failure rolls the whole write back (err).
-func (w *agentWork) commitClose(opID string, cerr error, result map[string]any, then func(tx *store.Tx) error) (thenErr, err error) {
+func (w *agentWork) commitClose(opID string, cerr error, result *api.AgentCloseApplied, then func(tx *store.Tx) error) (thenErr, err error) {
 	_, err = w.write(func(tx *store.Tx) (any, error) {
 		if _, err := tx.Applied(opID, cerr == nil, errText(cerr), result); err != nil {
 			return nil, err

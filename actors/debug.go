@@ -2,24 +2,23 @@ package actors
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
+	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/store"
 )
 
 // Hidden test methods (the server exposes them only with ORCR_DEBUG_METHODS=1).
 
-// DebugEmit appends one event through the store actor, like any state change would,
-// and returns its seq.
-func (s *System) DebugEmit(ctx context.Context, kind, ref string, payload map[string]any) (int64, error) {
+// DebugEmit appends one event of kind with a pre-encoded payload (a JSON object; none
+// is {}) through the store actor, like any state change would, and returns its seq.
+func (s *System) DebugEmit(ctx context.Context, kind, ref string, payload json.RawMessage) (int64, error) {
 	if kind == "" {
 		kind = "debug.tick"
 	}
-	if payload == nil {
-		payload = map[string]any{}
-	}
-	v, err := s.write(func(tx *store.Tx) (any, error) { return tx.Emit(kind, ref, payload) })
+	v, err := s.write(func(tx *store.Tx) (any, error) { return tx.Emit(ref, api.RawEvent{Kind: kind, Fields: payload}) })
 	if err != nil {
 		return 0, err
 	}

@@ -24,8 +24,8 @@ func (w *agentWork) deliver(prompt string, from []store.Status, target string, w
 		if err != nil {
 			return nil, err
 		}
-		id, _, err := tx.Intent("agent.input_requested", w.uuid, map[string]any{"input_seq": seq, "target": target, "bytes": len(prompt),
-			"probe": promptProbe(prompt, recoveryProbeChars), "from": was})
+		id, _, err := tx.Intent(w.uuid, &api.AgentInputRequested{InputSeq: seq, Target: target, Bytes: len(prompt),
+			Probe: promptProbe(prompt, recoveryProbeChars), From: was})
 		return openedTurn{seq: seq, opID: id, was: was}, err
 	})
 	if err != nil {
@@ -61,7 +61,7 @@ func (w *agentWork) deliver(prompt string, from []store.Status, target string, w
 				}
 			}
 		}
-		if _, err := tx.Applied(o.opID, derr == nil, errText(derr), map[string]any{"input_seq": o.seq}); err != nil {
+		if _, err := tx.Applied(o.opID, derr == nil, errText(derr), &api.AgentInputApplied{InputSeq: o.seq}); err != nil {
 			return err
 		}
 		switch {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/orcr-go/orcr/herdr"
+	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/store"
 )
 
@@ -49,15 +50,15 @@ func (w *agentWork) recoverIntent(in store.Intent) {
 	case "agent.worktree_remove_requested":
 		w.removeWorktree(in.OpID, p.Worktree, p.Repo, true)
 	default:
-		w.closeIntent(in.OpID, false, "interrupted by a server restart", nil)
+		if result, ok := api.NewApplied(in.Kind); ok {
+			w.closeIntent(in.OpID, false, "interrupted by a server restart", result)
+		}
 	}
 }
 
-func (w *agentWork) closeIntent(opID string, ok bool, errText string, result map[string]any) {
-	if result == nil {
-		result = map[string]any{}
-	}
-	result["repaired"] = true
+// closeIntent closes the intent opID as repaired, with result.
+func (w *agentWork) closeIntent(opID string, ok bool, errText string, result api.AppliedEvent) {
+	result.Outcome().Repaired = true
 	_, err := w.write(func(tx *store.Tx) (any, error) { return tx.Applied(opID, ok, errText, result) })
 	w.logErr("close intent as repaired", err)
 }
@@ -79,7 +80,7 @@ func (w *agentWork) recoverClose(opID string, p intentParams) {
 	if present {
 		w.finishClose(opID, p.Target, true)
 	} else {
-		w.closeIntent(opID, true, "", map[string]any{"target": p.Target})
+		w.closeIntent(opID, true, "", &api.AgentCloseApplied{Target: p.Target})
 	}
 	if reason, ok := closeEnds(p.Reason); ok && !w.isEnded() && p.Target == w.st.TerminalID {
 		w.log().Info("reconcile: a teardown cut off by a crash finished", "reason", reason, "path", w.st.Path)
@@ -94,7 +95,7 @@ func (w *agentWork) recoverAdoption(opID string, p intentParams, present bool) {
 	adoption, err := w.adoption(p.Path)
 	if err != nil {
 		w.log().Warn("reconcile: an adoption cut off by a crash cannot be finished; the agent stays unmanaged", "err", err)
-		w.closeIntent(opID, false, "adoption not finished: "+err.Error(), map[string]any{"target": p.Target})
+		w.closeIntent(opID, false, "adoption not finished: "+err.Error(), &api.AgentCloseApplied{Target: p.Target})
 		return
 	}
 	then := func(tx *store.Tx) error { return tx.Adopt(adoption) }
@@ -102,7 +103,7 @@ func (w *agentWork) recoverAdoption(opID string, p intentParams, present bool) {
 		err = w.finishCloseThen(opID, p.Target, true, then)
 	} else {
 		var thenErr error
-		thenErr, err = w.commitClose(opID, nil, map[string]any{"target": p.Target, "repaired": true}, then)
+		thenErr, err = w.commitClose(opID, nil, &api.AgentCloseApplied{AppliedHead: api.AppliedHead{Repaired: true}, Target: p.Target}, then)
 		if err == nil {
 			err = thenErr
 		}
@@ -132,7 +133,7 @@ func (w *agentWork) recoverSpawn(opID string, p intentParams) {
 		return
 	}
 	if w.st.TerminalID != "" {
-		w.closeIntent(opID, true, "", map[string]any{"terminal_id": w.st.TerminalID, "pane_id": w.st.PaneID})
+		w.closeIntent(opID, true, "", &api.AgentSpawnApplied{TerminalID: w.st.TerminalID, PaneID: w.st.PaneID})
 		return
 	}
 	orphans, err := w.orphanPanes(p.Label)
@@ -140,12 +141,12 @@ func (w *agentWork) recoverSpawn(opID string, p intentParams) {
 		return // herdr cannot tell now
 	}
 	if len(orphans) == 0 {
-		w.closeIntent(opID, false, "no pane was made before the server stopped", nil)
+		w.closeIntent(opID, false, "no pane was made before the server stopped", &api.AgentSpawnApplied{})
 		return
 	}
 	o := orphans[0]
-	w.closeIntent(opID, true, "", map[string]any{"pane_id": o.PaneID, "terminal_id": o.TerminalID,
-		"workspace_id": o.WorkspaceID, "tab_id": o.TabID})
+	w.closeIntent(opID, true, "", &api.AgentSpawnApplied{PaneID: o.PaneID, TerminalID: o.TerminalID,
+		WorkspaceID: o.WorkspaceID, TabID: o.TabID})
 	if w.isEnded() {
 		for _, o := range orphans {
 			w.closePane(o.TerminalID, "recovery")
@@ -197,11 +198,11 @@ func (w *agentWork) recoverInput(opID string, p intentParams) {
 	if !w.st.Managed {
 		// An unmanaged agent's status follows herdr (discovery); whether the text got
 		// there cannot be told, and no prompt is kept to type again.
-		w.closeIntent(opID, false, "interrupted by a server restart", map[string]any{"input_seq": p.InputSeq})
+		w.closeIntent(opID, false, "interrupted by a server restart", &api.AgentInputApplied{InputSeq: p.InputSeq})
 		return
 	}
 	if w.st.Status != store.StatusWorking || w.st.InputSeq != p.InputSeq || w.st.Turn.Seq != p.InputSeq {
-		w.closeIntent(opID, false, "interrupted by a server restart", map[string]any{"input_seq": p.InputSeq})
+		w.closeIntent(opID, false, "interrupted by a server restart", &api.AgentInputApplied{InputSeq: p.InputSeq})
 		return
 	}
 	c := cutDelivery{FromWorking: p.From == string(store.StatusWorking), First: p.InputSeq == 1}
@@ -258,7 +259,7 @@ func (w *agentWork) redeliverFirst(opID string, p intentParams) {
 	for {
 		switch judgeRedelivery(r, time.Now().UnixMilli(), window, plan.BlankBudget) {
 		case redeliverySubmitted:
-			w.markSubmitted(opID, p.InputSeq, map[string]any{"typed_again": r.Attempts})
+			w.markSubmitted(opID, p.InputSeq, new(r.Attempts))
 			w.mark = completionMark{Turn: p.InputSeq, Base: base, Seen: base.N}
 			return
 		case redeliveryUndo:
@@ -324,7 +325,7 @@ func (w *agentWork) transcriptEndsWith(target, probe string, since int64) bool {
 func (w *agentWork) undoTurn(opID string, seq int64, back store.Status) {
 	err := w.apply(func(tx *store.Tx) error {
 		if _, err := tx.Applied(opID, false, "the prompt was never submitted; the turn was undone",
-			map[string]any{"input_seq": seq, "repaired": true, "rolled_back": true}); err != nil {
+			&api.AgentInputApplied{AppliedHead: api.AppliedHead{Repaired: true}, InputSeq: seq, RolledBack: true}); err != nil {
 			return err
 		}
 		return ignoreStale(tx.AbandonTurn(w.uuid, seq, back))
@@ -332,12 +333,10 @@ func (w *agentWork) undoTurn(opID string, seq int64, back store.Status) {
 	w.logErr("undo an unsubmitted turn", err)
 }
 
-// markSubmitted closes a cut-off delivery as submitted, with extra in its result.
-func (w *agentWork) markSubmitted(opID string, seq int64, extra map[string]any) {
-	result := map[string]any{"input_seq": seq, "repaired": true}
-	for k, v := range extra {
-		result[k] = v
-	}
+// markSubmitted closes a cut-off delivery as submitted; typedAgain is how often recovery
+// typed the prompt again (nil when it did not).
+func (w *agentWork) markSubmitted(opID string, seq int64, typedAgain *int) {
+	result := &api.AgentInputApplied{AppliedHead: api.AppliedHead{Repaired: true}, InputSeq: seq, TypedAgain: typedAgain}
 	err := w.apply(func(tx *store.Tx) error {
 		if err := tx.MarkDelivered(w.uuid, seq); err != nil {
 			return err

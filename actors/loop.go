@@ -15,6 +15,7 @@ import (
 	"github.com/orcr-go/orcr/actors/actorkit"
 	"github.com/orcr-go/orcr/actors/runproc"
 	"github.com/orcr-go/orcr/actors/schedule"
+	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/store"
 )
 
@@ -339,7 +340,7 @@ func (w *loopWork) loopArgv(d store.LoopDef) []string {
 func (w *loopWork) spawn(d store.LoopDef, run store.RunRow) {
 	argv := w.loopArgv(d)
 	v, err := w.write(func(tx *store.Tx) (any, error) {
-		id, _, err := tx.Intent("loop_run.spawn_requested", run.UUID, map[string]any{"run_uuid": run.UUID, "argv": argv})
+		id, _, err := tx.Intent(run.UUID, &api.LoopRunSpawnRequested{Argv: argv})
 		return id, err
 	})
 	if err != nil {
@@ -350,7 +351,7 @@ func (w *loopWork) spawn(d store.LoopDef, run store.RunRow) {
 	fail := func(cause error) {
 		w.env.Log.Warn("loop run: the command could not be started", "loop", d.Name, "run", run.RunID, "err", cause)
 		_, err := w.write(func(tx *store.Tx) (any, error) {
-			if _, err := tx.Applied(opID, false, cause.Error(), map[string]any{"run_uuid": run.UUID}); err != nil {
+			if _, err := tx.Applied(opID, false, cause.Error(), nil); err != nil {
 				return nil, err
 			}
 			return nil, ignoreStale(tx.EndRun(store.RunEnd{Run: run.UUID, Status: store.RunFailed}))
@@ -369,7 +370,7 @@ func (w *loopWork) spawn(d store.LoopDef, run store.RunRow) {
 		return
 	}
 	_, err = w.write(func(tx *store.Tx) (any, error) {
-		if _, err := tx.Applied(opID, true, "", map[string]any{"run_uuid": run.UUID, "pid": p.PID, "pgid": p.PID}); err != nil {
+		if _, err := tx.Applied(opID, true, "", &api.LoopRunSpawnApplied{Pid: int64(p.PID), Pgid: int64(p.PID)}); err != nil {
 			return nil, err
 		}
 		return nil, tx.StartedRun(store.RunStart{Run: run.UUID, PID: int64(p.PID), StartTime: p.StartTime, TimeoutS: d.TimeoutS})
@@ -525,8 +526,7 @@ func (w *loopWork) signal(run string, sig syscall.Signal, watched bool) {
 		return // never started: nothing to signal
 	}
 	v, err := w.write(func(tx *store.Tx) (any, error) {
-		op, _, err := tx.Intent("loop_run.signal_requested", run, map[string]any{"run_uuid": run, "signal": int(sig),
-			"pgid": id.PGID})
+		op, _, err := tx.Intent(run, &api.LoopRunSignalRequested{Signal: int(sig), Pgid: id.PGID})
 		return op, err
 	})
 	if err != nil {
@@ -534,7 +534,7 @@ func (w *loopWork) signal(run string, sig syscall.Signal, watched bool) {
 	}
 	sent, serr := runproc.SignalGroup(int(id.PGID), id.StartTime, sig, watched)
 	_, err = w.write(func(tx *store.Tx) (any, error) {
-		return tx.Applied(v.(string), serr == nil, errText(serr), map[string]any{"run_uuid": run, "sent": sent})
+		return tx.Applied(v.(string), serr == nil, errText(serr), &api.LoopRunSignalApplied{Sent: &sent})
 	})
 	logIf(w.env, "loop run: record a signal", err)
 }
@@ -633,9 +633,12 @@ func (w *loopWork) closeRunIntents(id store.RunIdentity) {
 		if in.Kind == "loop_run.spawn_requested" && id.PID != 0 {
 			ok, msg = true, ""
 		}
-		_, err := w.write(func(tx *store.Tx) (any, error) {
-			return tx.Applied(in.OpID, ok, msg, map[string]any{"run_uuid": id.UUID, "repaired": true})
-		})
+		result, _ := api.NewApplied(in.Kind)
+		if result == nil {
+			continue // not an intent of the table
+		}
+		result.Outcome().Repaired = true
+		_, err := w.write(func(tx *store.Tx) (any, error) { return tx.Applied(in.OpID, ok, msg, result) })
 		logIf(w.env, "loop recovery: close a run intent", err)
 	}
 }

@@ -137,7 +137,7 @@ func (s *System) LoopCreate(ctx context.Context, r api.LoopCreateRequest) (api.L
 	if err := s.writeLoopJSON(n); err != nil {
 		s.cfg.Log.Warn("loop.create: cannot write loop.json (the store keeps the command)", "loop", name, "err", err)
 	}
-	return api.LoopResult{Loop: api.LoopCreated{LoopRow: row, Argv: r.Command, Cancel: "orcr loop rm " + name}}, nil
+	return api.LoopResult{Loop: api.CreatedLoop{LoopRow: row, Argv: r.Command, Cancel: "orcr loop rm " + name}}, nil
 }
 
 // writeLoopJSON writes data/<name>/loop.json (docs/config.md §2.2) for tools that read it.
@@ -219,7 +219,7 @@ func (w *loopWork) setStatus(status string) (any, error) {
 	}
 	if status == store.LoopPaused {
 		_, err := w.write(func(tx *store.Tx) (any, error) {
-			return nil, tx.SetLoopStatus(w.loop, store.LoopPaused, "loop.paused", nil)
+			return nil, tx.SetLoopStatus(w.loop, store.LoopPaused, &api.LoopPaused{}, nil)
 		})
 		return store.LoopPaused, ignoreStale(err)
 	}
@@ -240,7 +240,7 @@ func (w *loopWork) setStatus(status string) (any, error) {
 	}
 	next := storeAdvance(st).Next
 	_, err = w.write(func(tx *store.Tx) (any, error) {
-		return nil, tx.SetLoopStatus(w.loop, store.LoopActive, "loop.resumed", &next)
+		return nil, tx.SetLoopStatus(w.loop, store.LoopActive, &api.LoopResumed{}, &next)
 	})
 	if err != nil {
 		return nil, ignoreStale(err)
@@ -292,7 +292,7 @@ func (s *System) LoopRm(ctx context.Context, r api.LoopRmRequest) (api.LoopRmRes
 
 // remove ends the loop and, with killActive, starts the stop of its live runs.
 func (w *loopWork) remove(reason string, killActive bool) (any, error) {
-	if _, err := w.write(func(tx *store.Tx) (any, error) { return nil, tx.EndLoop(w.loop, reason, "loop.removed") }); err != nil {
+	if _, err := w.write(func(tx *store.Tx) (any, error) { return nil, tx.EndLoop(w.loop, reason, &api.LoopRemoved{}) }); err != nil {
 		return nil, err
 	}
 	var tickets []StopTicket
@@ -373,7 +373,7 @@ func (s *System) LoopRunStart(ctx context.Context, r api.LoopRunRequest) (api.Lo
 		return api.LoopRunResult{}, wire.From(err, wire.CauseSQLite)
 	}
 	run := v.(store.RunRow)
-	return api.LoopRunResult{Run: api.LoopRunStarted{UUID: run.UUID, RunID: run.RunID, Path: run.Path,
+	return api.LoopRunResult{Run: api.StartedRun{UUID: run.UUID, RunID: run.RunID, Path: run.Path,
 		Loop: d.Name, Kind: run.Kind, Status: run.Status}}, nil
 }
 

@@ -2,6 +2,7 @@ package actors
 
 import (
 	"context"
+	"os"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -30,8 +31,11 @@ type StatusReport struct {
 // TrackPane tells the monitor which pane to watch for an agent (an agent actor sends
 // it whenever that changes). An empty Terminal stops watching. A new TrackPane for an
 // agent forgets what was reported for it, so its next poll reports the pane afresh.
+// ExitFile is the status file of the pane's launcher ("" = none, docs/lifecycle.md
+// §8.2): once it exists the provider has exited and the launcher holds the pane.
 type TrackPane struct {
 	UUID, Terminal, Pane string
+	ExitFile             string
 }
 
 // SetAgents gives the monitor the agents actor it reports to (the monitor is spawned
@@ -46,6 +50,7 @@ type monitorTick struct{ gen int64 }
 
 type monitorPolled struct {
 	agents []herdr.AgentInfo
+	exited []string // the agents whose launcher's status file showed up
 	at     time.Time
 	err    error
 }
@@ -66,7 +71,11 @@ type seen struct {
 
 type watched struct {
 	terminal, pane string
-	last           seen
+	exitFile       string
+	// exited: the launcher's status file showed up; herdr's view of the held pane is
+	// no longer the agent's, so nothing more is reported for it.
+	exited bool
+	last   seen
 	// listedAt is the poll that last listed the agent, 0 once its absence was hinted
 	// (or before herdr ever listed it).
 	listedAt int64
@@ -76,7 +85,10 @@ type watched struct {
 // every watched agent, never one call per agent — and sends an agent's actor a
 // StatusReport only when herdr's view of its pane changed. What to watch comes from
 // the agent actors (TrackPane), kept in memory: a tick reads no SQL, and its cost in
-// the actor is one map lookup per listed pane. The herdr call runs on a goroutine; at
+// the actor is one map lookup per listed pane. Beside the call the goroutine stats each
+// watched agent's launcher status file: a provider that exited while its launcher holds
+// the pane is handed to reconciliation at once, and herdr's view of the held pane is no
+// longer reported. The herdr call runs on a goroutine; at
 // most one is in flight, and the next tick is armed when it reports.
 type monitorActor struct {
 	spec   MonitorSpec
@@ -118,7 +130,7 @@ func (m *monitorState) track(t TrackPane) {
 	if t.Terminal == "" {
 		return
 	}
-	m.byUUID[t.UUID] = &watched{terminal: t.Terminal, pane: t.Pane}
+	m.byUUID[t.UUID] = &watched{terminal: t.Terminal, pane: t.Pane, exitFile: t.ExitFile}
 	m.byTerm[t.Terminal] = t.UUID
 	if t.Pane != "" {
 		m.byPane[t.Pane] = t.UUID
@@ -144,6 +156,9 @@ func (m *monitorState) diff(list []herdr.AgentInfo, at time.Time) []StatusReport
 		}
 		w := m.byUUID[u]
 		w.listedAt = m.polls
+		if w.exited {
+			continue
+		}
 		now := seen{status: a.AgentStatus.Normalise(), valid: true}
 		if a.AgentSession != nil {
 			now.session = a.AgentSession.Value
@@ -163,6 +178,34 @@ func (m *monitorState) diff(list []herdr.AgentInfo, at time.Time) []StatusReport
 		out = append(out, r)
 	}
 	return out
+}
+
+// exitFiles lists the status files of the watched agents whose provider has not been
+// seen to exit, by agent.
+func (m *monitorState) exitFiles() map[string]string {
+	var out map[string]string
+	for u, w := range m.byUUID {
+		if w.exitFile != "" && !w.exited {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[u] = w.exitFile
+		}
+	}
+	return out
+}
+
+// markExited records that the providers of uuids exited (their launchers hold their
+// panes) and reports whether any was not known to: the held panes are for a reconcile
+// pass to find gone (docs/lifecycle.md §8.2).
+func (m *monitorState) markExited(uuids []string) bool {
+	news := false
+	for _, u := range uuids {
+		if w, ok := m.byUUID[u]; ok && !w.exited {
+			w.exited, news = true, true
+		}
+	}
+	return news
 }
 
 // unlisted reports whether an agent the previous diffed poll listed is missing from
@@ -207,17 +250,26 @@ func (m *monitorActor) Receive(c actor.Context) {
 			return
 		}
 		m.busy = true
-		self, root, env, base := c.Self(), c.ActorSystem().Root, m.spec.Env, m.ctx
+		self, root, env, base, files := c.Self(), c.ActorSystem().Root, m.spec.Env, m.ctx, m.w.exitFiles()
 		env.Ops.Add(1)
 		go func() {
 			defer env.Ops.Done()
 			ctx, cancel := context.WithTimeout(base, 5*time.Second)
 			defer cancel()
 			list, err := env.Herdr.Owned().AgentList(ctx)
-			root.Send(self, monitorPolled{agents: list, at: time.Now(), err: err})
+			var exited []string
+			for u, f := range files {
+				if _, err := os.Stat(f); err == nil {
+					exited = append(exited, u)
+				}
+			}
+			root.Send(self, monitorPolled{agents: list, exited: exited, at: time.Now(), err: err})
 		}()
 	case monitorPolled:
 		m.busy = false
+		if m.w.markExited(msg.exited) && m.recon != nil {
+			c.Send(m.recon, ReconcileNow{Hint: true})
+		}
 		if msg.err != nil {
 			m.spec.Env.Log.Debug("monitor: agent.list failed; skipping this tick", "err", msg.err)
 		} else {

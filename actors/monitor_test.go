@@ -53,6 +53,36 @@ func TestMonitorDiffCompletionSeq(t *testing.T) {
 	check("herdr stopped reporting it", []herdr.AgentInfo{row("term_a", "w1:p1", herdr.StatusIdle, nil)}, want{"a", nil})
 }
 
+// A watched agent whose launcher recorded its provider's exit (docs/lifecycle.md §8.2)
+// is handed on once, and herdr's view of the held pane — idle, as herdr reads a pane
+// whose own program is in front again — is no longer reported as the agent's; its status
+// file is no longer looked for, and an agent without a launcher has none to look for.
+func TestMonitorExitedProvider(t *testing.T) {
+	m := newMonitorState()
+	m.track(TrackPane{UUID: "a", Terminal: "term_a", ExitFile: "/d/a/pane_exit.json"})
+	m.track(TrackPane{UUID: "b", Terminal: "term_b"})
+	if got := m.exitFiles(); len(got) != 1 || got["a"] != "/d/a/pane_exit.json" {
+		t.Fatalf("exitFiles = %v, want a's alone", got)
+	}
+	working := []herdr.AgentInfo{{TerminalID: "term_a", AgentStatus: herdr.StatusWorking}}
+	if got := m.diff(working, time.Now()); len(got) != 1 {
+		t.Fatalf("first poll: %+v, want a's report", got)
+	}
+	if !m.markExited([]string{"a", "gone"}) || m.markExited([]string{"a"}) {
+		t.Error("markExited: want news once")
+	}
+	if got := m.diff([]herdr.AgentInfo{{TerminalID: "term_a", AgentStatus: herdr.StatusIdle}}, time.Now()); len(got) != 0 {
+		t.Errorf("the held pane's idle was reported: %+v", got)
+	}
+	if got := m.exitFiles(); len(got) != 0 {
+		t.Errorf("exitFiles after the exit = %v, want none", got)
+	}
+	m.track(TrackPane{UUID: "a", Terminal: "term_a2", ExitFile: "/d/a/pane_exit.json"})
+	if got := m.exitFiles(); len(got) != 1 {
+		t.Errorf("a new pane of a: exitFiles = %v, want its file looked for again", got)
+	}
+}
+
 // An agent herdr listed and then stops listing is reported missing once (a hint for a
 // reconcile pass), not at every poll after, and not before herdr ever listed it (a
 // spawn whose agent has not reported yet).

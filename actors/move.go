@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/orcr-go/orcr/herdr"
+	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/store"
 )
@@ -63,9 +64,9 @@ func (w *agentWork) beginMove(k moveKind, token string, idleBefore int64) (strin
 		if err := tx.BeginMove(store.MoveStart{UUID: w.uuid, State: k.state, Token: token, From: k.from, IdleBefore: idleBefore}); err != nil {
 			return nil, err
 		}
-		id, _, err := tx.Intent("agent.move_requested", w.uuid, map[string]any{
-			"move": k.dir(), "target": target, "workspace": k.workspace(w.st.Path), "label": w.st.Path,
-			"move_token": token})
+		id, _, err := tx.Intent(w.uuid, &api.AgentMoveRequested{
+			Move: k.dir(), Target: target, Workspace: k.workspace(w.st.Path), Label: w.st.Path,
+			MoveToken: token})
 		return id, err
 	})
 	if err != nil {
@@ -83,11 +84,9 @@ func (w *agentWork) beginMove(k moveKind, token string, idleBefore int64) (strin
 func (w *agentWork) finishMove(k moveKind, token, opID string, p herdr.Placement, repaired bool) error {
 	return w.apply(func(tx *store.Tx) error {
 		if opID != "" {
-			result := map[string]any{"pane_id": p.PaneID, "terminal_id": p.TerminalID,
-				"workspace_id": p.WorkspaceID, "tab_id": p.TabID}
-			if repaired {
-				result["repaired"] = true
-			}
+			result := &api.AgentMoveApplied{PaneID: p.PaneID, TerminalID: p.TerminalID,
+				WorkspaceID: p.WorkspaceID, TabID: p.TabID}
+			result.Repaired = repaired
 			if _, err := tx.Applied(opID, true, "", result); err != nil {
 				return err
 			}
@@ -107,10 +106,8 @@ func (w *agentWork) rollbackMove(token, opID string, cause error, repaired bool)
 		if opID == "" {
 			return nil
 		}
-		var result map[string]any
-		if repaired {
-			result = map[string]any{"repaired": true, "rolled_back": true}
-		}
+		result := &api.AgentMoveApplied{RolledBack: repaired}
+		result.Repaired = repaired
 		_, err := tx.Applied(opID, false, errText(cause), result)
 		return err
 	})

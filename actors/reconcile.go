@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -297,13 +298,39 @@ func readPass(ctx context.Context, env *AgentEnv) reconPassed {
 		env.Log.Debug("reconcile: owned session did not answer pane.list; pass skipped", "err", err)
 		return reconPassed{err: err}
 	}
-	panes := make([]reconPane, len(list))
-	for i, p := range list {
-		panes[i] = reconPane{Terminal: p.TerminalID, Pane: p.PaneID, Status: p.AgentStatus,
-			Marked: p.Agent != "" || p.AgentSession != nil, RootShell: p.Label == herdr.RootShellLabel}
+	held := heldTerminals(env, rows)
+	panes := make([]reconPane, 0, len(list))
+	for _, p := range list {
+		if held[p.TerminalID] {
+			continue // its provider exited: the pane is gone for the row (§8.2)
+		}
+		panes = append(panes, reconPane{Terminal: p.TerminalID, Pane: p.PaneID, Status: p.AgentStatus,
+			Marked: p.Agent != "" || p.AgentSession != nil, RootShell: p.Label == herdr.RootShellLabel})
 	}
 	acts, drift := planReconcile(rows, panes)
 	return reconPassed{acts: acts, drift: drift, closed: closeRootShells(ctx, env, drift.RootShellPanes)}
+}
+
+// heldTerminals are the terminals of the rows in a pane status whose pane's launcher
+// recorded the provider's exit (docs/lifecycle.md §8.2): the launcher holds the pane
+// until the agent's actor, finding it gone, keeps its screen and closes it.
+func heldTerminals(env *AgentEnv, rows []store.ReconRow) map[string]bool {
+	if len(env.PaneExec) == 0 {
+		return nil
+	}
+	var held map[string]bool
+	for _, r := range rows {
+		if r.TerminalID == "" || !r.Status.In(store.PaneStatuses...) && r.Status != store.StatusLost {
+			continue
+		}
+		if _, err := os.Stat(exitFile(env.Home, r.Path, r.UUID)); err == nil {
+			if held == nil {
+				held = map[string]bool{}
+			}
+			held[r.TerminalID] = true
+		}
+	}
+	return held
 }
 
 // closeRootShells closes the root shells a pass found left behind (found > 0): a crash
@@ -380,16 +407,23 @@ func (w *agentWork) reconcile(m ReconcileAgent) ReconcileResult {
 		res.Err = err
 		return res
 	}
+	// A pane whose launcher recorded the provider's exit is held, not the agent's.
+	_, exited := w.providerExit()
+	held := present && exited
+	present = present && !exited
 	var before = w.st.Status
 	switch {
 	case m.Action == reconRevive && present:
 		res.Err = ignoreStale(w.apply(func(tx *store.Tx) error { return tx.Revive(w.uuid, m.To) }))
 	case m.Action == reconEndLost && !present:
+		if held {
+			w.closePane(m.Terminal, "exited")
+		}
 		res.Err = ignoreStale(w.apply(func(tx *store.Tx) error {
 			return tx.EndAgent(w.uuid, []store.Status{store.StatusLost}, store.ExitLost)
 		}))
 	case m.Action == reconLost && !present:
-		res.Err = w.markLost()
+		res.Err = w.markExited(m.Terminal, held)
 	}
 	res.Applied = res.Err == nil && w.st.Status != before
 	return res

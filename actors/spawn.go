@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/orcr-go/orcr/herdr"
+	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/store"
 )
@@ -60,7 +61,8 @@ func (w *agentWork) spawn() (ended bool) {
 		return w.isEnded()
 	}
 	ws := HomeWorkspace(w.st.Path)
-	spec := herdr.SpawnSpec{Workspace: ws, Label: w.st.Path, PaneLabel: PaneLabel(w.env.Home, w.st.Path), Argv: l.Argv, Env: l.Env}
+	spec := herdr.SpawnSpec{Workspace: ws, Label: w.st.Path, PaneLabel: PaneLabel(w.env.Home, w.st.Path),
+		Argv: w.launchArgv(l.Argv), Env: l.Env}
 	if l.Cwd != nil {
 		spec.Cwd = *l.Cwd
 	}
@@ -78,8 +80,8 @@ func (w *agentWork) spawn() (ended bool) {
 		if err := tx.CheckStarting(w.uuid); err != nil {
 			return nil, err
 		}
-		id, _, err := tx.Intent("agent.spawn_requested", w.uuid, map[string]any{
-			"workspace": ws, "label": w.st.Path, "argv": l.Argv, "cwd": spec.Cwd})
+		id, _, err := tx.Intent(w.uuid, &api.AgentSpawnRequested{
+			Workspace: ws, Label: w.st.Path, Argv: l.Argv, Cwd: spec.Cwd})
 		return id, err
 	})
 	if err != nil {
@@ -95,7 +97,7 @@ func (w *agentWork) spawn() (ended bool) {
 		w.fail(serr)
 		return w.isEnded()
 	}
-	ids := map[string]any{"pane_id": pl.PaneID, "terminal_id": pl.TerminalID, "workspace_id": pl.WorkspaceID, "tab_id": pl.TabID}
+	ids := &api.AgentSpawnApplied{PaneID: pl.PaneID, TerminalID: pl.TerminalID, WorkspaceID: pl.WorkspaceID, TabID: pl.TabID}
 	session := w.env.Herdr.Owned().Name()
 	// Record the location only if the row is still starting and not canceled; else the
 	// fresh pane is closed (the cancel interlock).

@@ -25,9 +25,14 @@ func (w *agentWork) settle(target, prompt string) error {
 		return w.apply(func(tx *store.Tx) error { return tx.SettleIdle(w.uuid) })
 	}
 	_, err := w.deliver(prompt, []store.Status{store.StatusStarting}, target, "")
+	if e, ok := w.providerExit(); ok {
+		// The process exited between the readiness wait and the typing (its launcher
+		// holds the pane); without a launcher herdr removed the pane.
+		w.readScreen(target)
+		return errors.New(exitedDetail(w.st.Provider, " during start", e.String(), w.screenText))
+	}
 	if paneGone(err) {
-		// The process exited between the readiness wait and the typing.
-		return errors.New(exitedDetail(w.st.Provider, w.screenText))
+		return errors.New(exitedDetail(w.st.Provider, " during start", "", w.screenText))
 	}
 	return err
 }
@@ -36,7 +41,9 @@ func (w *agentWork) settle(target, prompt string) error {
 // [decideStart]), skipped for a provider whose submit_ready_ms is 0, then, when a
 // prompt is to follow, the check for a screen that takes no prompt. Every poll that can
 // read the screen keeps it (the pane's last screen, kept with the row if the start
-// fails). The first delivery then skips both (w.started).
+// fails). A provider that exits is seen by its launcher's record (the launcher holds
+// the pane, its last screen on it) or, without one, by its pane vanishing. The first
+// delivery then skips both (w.started).
 func (w *agentWork) awaitStart(target string, prompt bool) error {
 	plan := w.plan(w.st.Provider)
 	if plan.ReadyBudget > 0 {
@@ -49,7 +56,11 @@ func (w *agentWork) awaitStart(target string, prompt bool) error {
 	wait:
 		for {
 			p := startPoll{Elapsed: time.Since(begin), Prev: prev}
-			if st, ok := w.paneStatus(target); ok {
+			// The launcher's record first: the screen read after it holds the
+			// provider's last words.
+			e, exited := w.providerExit()
+			p.Exited = exited
+			if st, ok := w.paneStatus(target); ok && !exited {
 				p.StatusReady = statusShowsReady(st)
 			}
 			if !p.StatusReady {
@@ -59,7 +70,11 @@ func (w *agentWork) awaitStart(target string, prompt bool) error {
 			case startReady:
 				break wait
 			case startExited:
-				return errors.New(exitedDetail(w.st.Provider, w.screenText))
+				how := ""
+				if exited {
+					how = e.String()
+				}
+				return errors.New(exitedDetail(w.st.Provider, " during start", how, w.screenText))
 			case startStalled:
 				return errors.New(stalledDetail(w.st.Provider, plan))
 			}

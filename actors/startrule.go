@@ -23,6 +23,7 @@ const (
 type startPoll struct {
 	Elapsed     time.Duration // since the wait began
 	Gone        bool          // herdr answered that no pane holds the terminal
+	Exited      bool          // the pane's launcher recorded the provider's exit (it holds the pane)
 	StatusReady bool          // herdr lists the pane working or blocked ([statusShowsReady])
 	Screen      string        // the visible screen, when Readable
 	Readable    bool
@@ -30,12 +31,12 @@ type startPoll struct {
 }
 
 // decideStart is the readiness wait of a start as a rule of what a poll saw: a pane
-// that is gone means the provider exited; herdr's working or blocked, or a non-blank
+// that is gone, or whose launcher recorded the provider's exit, means it exited; herdr's working or blocked, or a non-blank
 // screen equal to the previous one, means ready; once plan.ReadyBudget has passed a
 // pane that has drawn something is typed into regardless, while one that has drawn
 // nothing is waited for up to plan.BlankBudget and then counts as stalled.
 func decideStart(p startPoll, plan SubmitPlan) startStep {
-	if p.Gone {
+	if p.Gone || p.Exited {
 		return startExited
 	}
 	if p.StatusReady {
@@ -77,14 +78,19 @@ func lastLine(screen string) string {
 	return ""
 }
 
-// exitedDetail is the exit detail of a provider whose process exited during its start,
-// quoting the last line of the last screen orcr read of its pane (herdr removes the
-// pane with the process and reports no exit status).
-func exitedDetail(prov, screen string) string {
-	if l := lastLine(screen); l != "" {
-		return fmt.Sprintf("%s exited during start: %s", prov, l)
+// exitedDetail is the exit detail of a provider whose process exited — during its
+// start when phase is " during start" — quoting how it exited (how: the launcher's
+// record, "exit status 1"; "" when none was recorded) and the last line of the last
+// screen orcr read of its pane.
+func exitedDetail(prov, phase, how, screen string) string {
+	d := prov + " exited" + phase
+	if how != "" {
+		d += " (" + how + ")"
 	}
-	return prov + " exited during start, before orcr could read anything on its screen"
+	if l := lastLine(screen); l != "" {
+		return d + ": " + l
+	}
+	return d + ", before orcr could read anything on its screen"
 }
 
 // stalledDetail is the exit detail of a provider whose pane stayed blank for the whole

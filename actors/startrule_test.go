@@ -17,6 +17,8 @@ func TestDecideStart(t *testing.T) {
 	}{
 		{"a gone pane is an exit, whatever else", startPoll{Elapsed: s, Gone: true, StatusReady: true}, startExited},
 		{"a gone pane after its screen was drawn", startPoll{Elapsed: s, Gone: true, Prev: "boom"}, startExited},
+		{"a held pane whose provider exited, its screen still readable",
+			startPoll{Elapsed: s, Exited: true, Readable: true, Screen: "boom", Prev: "boom"}, startExited},
 		{"herdr working is ready", startPoll{Elapsed: s, StatusReady: true}, startReady},
 		{"a first screen waits for a second read", startPoll{Elapsed: s, Readable: true, Screen: "hello"}, startWait},
 		{"the same screen twice is ready", startPoll{Elapsed: s, Readable: true, Screen: "hello", Prev: "hello"}, startReady},
@@ -48,12 +50,19 @@ func TestDecideStart(t *testing.T) {
 
 func TestStartDetails(t *testing.T) {
 	screen := "claude v2\n\n  Error: --dangerously-skip-permissions cannot be used with root  \n\n\n"
-	if got, want := exitedDetail("claude", screen),
+	if got, want := exitedDetail("claude", " during start", "", screen),
 		"claude exited during start: Error: --dangerously-skip-permissions cannot be used with root"; got != want {
 		t.Errorf("exitedDetail = %q, want %q", got, want)
 	}
-	if got := exitedDetail("codex", " \n "); got != "codex exited during start, before orcr could read anything on its screen" {
+	if got := exitedDetail("codex", " during start", "", " \n "); got != "codex exited during start, before orcr could read anything on its screen" {
 		t.Errorf("exitedDetail of a blank screen = %q", got)
+	}
+	if got, want := exitedDetail("claude", " during start", "exit status 1", screen),
+		"claude exited during start (exit status 1): Error: --dangerously-skip-permissions cannot be used with root"; got != want {
+		t.Errorf("exitedDetail with the launcher's record = %q, want %q", got, want)
+	}
+	if got, want := exitedDetail("codex", "", "killed by SIGSEGV", ""), "codex exited (killed by SIGSEGV), before orcr could read anything on its screen"; got != want {
+		t.Errorf("exitedDetail of a crash = %q, want %q", got, want)
 	}
 	long := strings.Repeat("é", 300)
 	if got := lastLine(long); got != strings.Repeat("é", maxDetailLine)+"…" {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/orcr-go/orcr/actors"
 	"github.com/orcr-go/orcr/actors/actorkit"
+	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/store"
 	"github.com/orcr-go/orcr/store/storetest"
 )
@@ -40,7 +41,7 @@ func stBenchStoreActor(b *testing.B, retention int) {
 	}
 	defer func() { sys.Root.PoisonFuture(pid).Wait() }()
 	op := func(tx *store.Tx) (any, error) {
-		return tx.Emit("agent.status_changed", "01920000-0000-7000-8000-000000000001", stBenchPayload)
+		return tx.Emit("01920000-0000-7000-8000-000000000001", api.RawEvent{Kind: "agent.status_changed", Fields: stBenchPayload})
 	}
 
 	rawBefore := stRawInserts(b, b.N)

@@ -1,6 +1,7 @@
 package actors_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/orcr-go/orcr/actors"
 	"github.com/orcr-go/orcr/actors/actorkit"
+	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/store"
 	"github.com/orcr-go/orcr/store/storetest"
 )
@@ -88,7 +90,13 @@ func stRequest[T any](t testing.TB, sys *actor.ActorSystem, pid *actor.PID, msg 
 }
 
 func stEmit(kind, ref string, payload any) store.Op {
-	return func(tx *store.Tx) (any, error) { return tx.Emit(kind, ref, payload) }
+	return func(tx *store.Tx) (any, error) {
+		b, err := json.Marshal(payload)
+		if err != nil {
+			return nil, err
+		}
+		return tx.Emit(ref, api.RawEvent{Kind: kind, Fields: b})
+	}
 }
 
 func stWrite(t testing.TB, sys *actor.ActorSystem, pid *actor.PID, op store.Op) actors.WriteResult {
@@ -189,7 +197,7 @@ func TestStoreActorBatches(t *testing.T) {
 	first := sys.Root.RequestFuture(pid, actors.Write{Op: func(tx *store.Tx) (any, error) {
 		close(entered)
 		<-release
-		return tx.Emit("debug.first", "", nil)
+		return tx.Emit("", api.RawEvent{Kind: "debug.first"})
 	}}, stTimeout)
 	<-entered
 	var futs []*actor.Future
@@ -226,7 +234,7 @@ func TestStoreActorFailingWriteIsolated(t *testing.T) {
 	boom := errors.New("boom")
 	f1 := sys.Root.RequestFuture(pid, actors.Write{Op: stEmit("debug.a", "", nil)}, stTimeout)
 	f2 := sys.Root.RequestFuture(pid, actors.Write{Op: func(tx *store.Tx) (any, error) {
-		tx.Emit("debug.b", "", nil)
+		tx.Emit("", api.RawEvent{Kind: "debug.b"})
 		return nil, boom
 	}}, stTimeout)
 	f3 := sys.Root.RequestFuture(pid, actors.Write{Op: func(tx *store.Tx) (any, error) { panic("x") }}, stTimeout)

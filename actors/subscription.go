@@ -190,7 +190,7 @@ func (s *subscription) expire(c actor.Context, oldest int64) {
 	if s.done {
 		return
 	}
-	s.control(map[string]any{"kind": wire.KindCursorExpired, "oldest_seq": oldest})
+	s.control(cursorExpired{Kind: wire.KindCursorExpired, OldestSeq: oldest})
 	s.finish(c)
 }
 
@@ -199,7 +199,14 @@ func (s *subscription) finish(c actor.Context) {
 	c.Stop(c.Self())
 }
 
-func (s *subscription) control(event map[string]any) {
+// cursorExpired is the control frame of a subscription whose cursor fell behind
+// retention (docs/protocol.md §7.2).
+type cursorExpired struct {
+	Kind      string `json:"kind"`
+	OldestSeq int64  `json:"oldest_seq"`
+}
+
+func (s *subscription) control(event any) {
 	ev, _ := json.Marshal(event)
 	frame, _ := json.Marshal(wire.EventFrame{Subscription: s.spec.ID, Seq: 0, Event: ev})
 	s.spec.Sink.Enqueue(frame, nil)

@@ -12,6 +12,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/orcr-go/orcr/actors/actorkit"
+	"github.com/orcr-go/orcr/actors/paneexec"
 	"github.com/orcr-go/orcr/config"
 	"github.com/orcr-go/orcr/herdr"
 	"github.com/orcr-go/orcr/socketapi/api"
@@ -48,7 +49,8 @@ type SystemConfig struct {
 	// test seam; "": the real one).
 	SystemdRunDir string
 	// RunShim is the argv that starts a loop run's shim (docs/loops.md §6.4); empty:
-	// this executable with the hidden `__run-shim` verb.
+	// this executable (or ORCR_RUN_SHIM) with the hidden `__run-shim` verb. Agents' panes
+	// run their provider through that same binary's `__pane-exec` (docs/lifecycle.md §8.2).
 	RunShim []string
 }
 
@@ -126,6 +128,16 @@ func Start(cfg SystemConfig) (*System, error) {
 	if _, err := s.write(func(tx *store.Tx) (any, error) { return nil, tx.Rearm() }); err != nil {
 		return fail(err)
 	}
+	// The orcr binary loop runs and agents' panes are started through (ORCR_RUN_SHIM,
+	// else this executable).
+	orcrBin := s.getenv("ORCR_RUN_SHIM")
+	if orcrBin == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return fail(wire.Internal(wire.CauseExecutable, "cannot find this executable for loop runs and agent panes: "+err.Error()))
+		}
+		orcrBin = exe
+	}
 	tr := transcripts{s: s}
 	s.env = &AgentEnv{
 		Store: s.storePID, DB: cfg.DB, Herdr: s.driver, Home: cfg.Home, Log: log,
@@ -140,6 +152,7 @@ func Start(cfg SystemConfig) (*System, error) {
 		OwnedStart:        make(chan struct{}, 1),
 		LimitBackoff:      cfg.Config.Timings.LimitBackoff,
 		Relaunch:          s.relaunch,
+		PaneExec:          []string{orcrBin, paneexec.Verb},
 	}
 	if err := s.startNotifier(); err != nil {
 		return fail(err)
@@ -183,15 +196,8 @@ func Start(cfg SystemConfig) (*System, error) {
 		}
 	}
 	shim := cfg.RunShim
-	if bin := s.getenv("ORCR_RUN_SHIM"); len(shim) == 0 && bin != "" {
-		shim = []string{bin, "__run-shim"}
-	}
 	if len(shim) == 0 {
-		exe, err := os.Executable()
-		if err != nil {
-			return fail(wire.Internal(wire.CauseExecutable, "cannot find this executable for loop runs: "+err.Error()))
-		}
-		shim = []string{exe, "__run-shim"}
+		shim = []string{orcrBin, "__run-shim"}
 	}
 	started := cfg.Started
 	if started.IsZero() {

@@ -61,8 +61,8 @@ func (w *agentWork) sendExternal(prompt string) (api.SendResult, error) {
 		if err != nil {
 			return nil, err
 		}
-		id, _, err := tx.Intent("agent.input_requested", w.uuid, map[string]any{"input_seq": seq, "target": w.st.TerminalID,
-			"bytes": len(prompt), "session": w.st.Session})
+		id, _, err := tx.Intent(w.uuid, &api.AgentInputRequested{InputSeq: seq, Target: w.st.TerminalID,
+			Bytes: len(prompt), Session: w.st.Session})
 		return openedTurn{seq: seq, opID: id, was: was}, err
 	})
 	if err := w.openFailed(err); errors.Is(err, store.ErrStale) {
@@ -89,7 +89,7 @@ func (w *agentWork) sendExternal(prompt string) (api.SendResult, error) {
 				}
 			}
 		}
-		if _, err := tx.Applied(o.opID, derr == nil, errText(derr), map[string]any{"input_seq": o.seq}); err != nil {
+		if _, err := tx.Applied(o.opID, derr == nil, errText(derr), &api.AgentInputApplied{InputSeq: o.seq}); err != nil {
 			return err
 		}
 		if derr != nil {

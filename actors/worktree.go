@@ -161,9 +161,9 @@ func (w *agentWork) makeWorktree() (string, error) {
 		if err := tx.SetWorktree(w.uuid, plan.Path, store.WorktreeCreating); err != nil {
 			return nil, err
 		}
-		id, _, err := tx.Intent("agent.worktree_add_requested", w.uuid, map[string]any{
-			"worktree": plan.Path, "branch": wt.Branch, "repo": wt.Repo, "create": plan.Create,
-			"new_branch": plan.NewBranch, "base": wt.Base})
+		id, _, err := tx.Intent(w.uuid, &api.AgentWorktreeAddRequested{
+			Worktree: plan.Path, Branch: wt.Branch, Repo: wt.Repo, Create: plan.Create,
+			NewBranch: plan.NewBranch, Base: wt.Base})
 		return id, err
 	})
 	if err != nil {
@@ -185,8 +185,8 @@ func (w *agentWork) makeWorktree() (string, error) {
 		if err := tx.SetWorktree(w.uuid, plan.Path, state); err != nil {
 			return err
 		}
-		_, err := tx.Applied(opID, aerr == nil, errText(aerr), map[string]any{"worktree": plan.Path, "branch": wt.Branch,
-			"reused": !plan.Create})
+		_, err := tx.Applied(opID, aerr == nil, errText(aerr), &api.AgentWorktreeAddApplied{Worktree: plan.Path, Branch: wt.Branch,
+			Reused: new(!plan.Create)})
 		return err
 	})
 	if aerr != nil {
@@ -213,8 +213,8 @@ func (w *agentWork) releaseWorktree() {
 		if err := tx.SetWorktree(w.uuid, wt.Path, store.WorktreeRemoving); err != nil {
 			return nil, err
 		}
-		id, _, err := tx.Intent("agent.worktree_remove_requested", w.uuid, map[string]any{
-			"worktree": wt.Path, "branch": wt.Branch, "repo": wt.Repo})
+		id, _, err := tx.Intent(w.uuid, &api.AgentWorktreeRemoveRequested{
+			Worktree: wt.Path, Branch: wt.Branch, Repo: wt.Repo})
 		return id, err
 	})
 	if err != nil {
@@ -238,10 +238,8 @@ func (w *agentWork) removeWorktree(opID, path, repoDir string, repaired bool) {
 	default:
 		w.log().Warn("worktree kept: git did not remove it", "worktree", path, "err", rerr)
 	}
-	result := map[string]any{"worktree": path, "state": string(out)}
-	if repaired {
-		result["repaired"] = true
-	}
+	result := &api.AgentWorktreeRemoveApplied{Worktree: path, State: string(out)}
+	result.Repaired = repaired
 	w.logErr("worktree remove applied", w.apply(func(tx *store.Tx) error {
 		if err := tx.SetWorktree(w.uuid, path, string(out)); err != nil {
 			return err
@@ -283,7 +281,8 @@ func (w *agentWork) recoverWorktreeAdd(opID string, p intentParams) {
 		if !made {
 			errText = "no worktree was made before the server stopped"
 		}
-		_, err := tx.Applied(opID, made, errText, map[string]any{"worktree": p.Worktree, "branch": p.Branch, "repaired": true})
+		_, err := tx.Applied(opID, made, errText, &api.AgentWorktreeAddApplied{AppliedHead: api.AppliedHead{Repaired: true},
+			Worktree: p.Worktree, Branch: p.Branch})
 		return err
 	}))
 }

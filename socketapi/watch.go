@@ -14,14 +14,17 @@ import (
 	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
-// Event is one event of a subscription: its seq, kind and the raw event object (the
-// payload of docs/protocol.md §6.3, with kind and ref_uuid).
+// Event is one event of a subscription: its seq, kind, the raw event object (the
+// payload of docs/protocol.md §6.3, with kind and ref_uuid) and the payload decoded into
+// its type of the events table (*api.AgentStatusChanged, …; nil for a kind the table
+// does not have, such as debug.*).
 type Event struct {
 	Seq  int64
 	Kind string
 	// RefUUID is the row the event is about ("" for none).
 	RefUUID string
 	Raw     json.RawMessage
+	Payload api.Event
 }
 
 // Model is the state a [Client.Watch] keeps current: the snapshot of watch.open with
@@ -83,36 +86,52 @@ func (m *Model) Snapshot() api.Snapshot {
 	return s
 }
 
-// rows is the part of an event payload the model reads.
-type rows struct {
-	Agent *api.AgentRow `json:"agent"`
-	Loop  *api.LoopRow  `json:"loop"`
-	Run   *api.RunRow   `json:"run"`
+// decodeEvent decodes e's payload into its type; nil for a kind the table does not have.
+func decodeEvent(kind string, raw json.RawMessage) (api.Event, error) {
+	if _, ok := api.LookupEvent(kind); !ok {
+		return nil, nil
+	}
+	p, err := api.DecodeEvent(kind, raw)
+	if err != nil {
+		return nil, wire.Internal(wire.CauseDecode, "cannot decode event "+kind+": "+err.Error())
+	}
+	return p, nil
 }
 
 // Apply folds the next event of the stream into the model (events carry the row after
-// the change, docs/decisions.md D2).
+// the change, docs/decisions.md D2). An event without Payload is decoded from Raw.
 func (m *Model) Apply(e Event) error {
+	if e.Payload == nil {
+		p, err := decodeEvent(e.Kind, e.Raw)
+		if err != nil {
+			return err
+		}
+		e.Payload = p
+	}
 	m.Seq, m.Event = e.Seq, e
-	var r rows
-	if err := json.Unmarshal(e.Raw, &r); err != nil {
-		return wire.Internal(wire.CauseDecode, "cannot decode event "+e.Kind+": "+err.Error())
-	}
-	if r.Agent != nil {
-		m.applyAgent(*r.Agent)
-	}
-	if r.Loop != nil {
-		m.applyLoop(*r.Loop)
-	}
-	if r.Run != nil {
-		m.applyRun(*r.Run)
+	switch p := e.Payload.(type) {
+	case api.AgentEvent:
+		m.applyAgent(&p.AgentRef().Agent)
+	case api.IntentEvent:
+		m.applyAgent(p.Intent().Agent)
+	case api.AppliedEvent:
+		m.applyAgent(p.Outcome().Agent)
+	case api.LoopEvent:
+		m.applyLoop(p.LoopRef().Loop)
+	case api.RunEvent:
+		m.applyRun(p.RunRef().Run)
 	}
 	return nil
 }
 
-// applyAgent swaps in an agent row. Queue positions of the other queued rows are derived
-// (docs/protocol.md §4.3), so they move here as rows join and leave the queue.
-func (m *Model) applyAgent(a api.AgentRow) {
+// applyAgent swaps in an agent row (none: nil, or a payload without its row). Queue
+// positions of the other queued rows are derived (docs/protocol.md §4.3), so they move
+// here as rows join and leave the queue.
+func (m *Model) applyAgent(row *api.AgentRow) {
+	if row == nil || row.UUID == "" {
+		return
+	}
+	a := *row
 	old, had := m.agents[a.UUID]
 	if had && old.Status == api.StatusQueued && old.QueuePosition != nil && a.Status != api.StatusQueued {
 		m.shiftQueue(*old.QueuePosition, -1)
@@ -139,6 +158,9 @@ func (m *Model) shiftQueue(after int64, delta int64) {
 }
 
 func (m *Model) applyLoop(l api.LoopRow) {
+	if l.UUID == "" {
+		return // a payload without its row
+	}
 	if l.Status != "active" && l.Status != "paused" {
 		delete(m.loops, l.UUID)
 		return
@@ -154,7 +176,7 @@ func (m *Model) applyLoop(l api.LoopRow) {
 // applyRun keeps a loop's running and stopping runs.
 func (m *Model) applyRun(r api.RunRow) {
 	l, ok := m.loops[r.LoopUUID]
-	if !ok {
+	if !ok || r.UUID == "" {
 		return
 	}
 	l.Runs = slices.DeleteFunc(slices.Clone(l.Runs), func(x api.SnapshotRun) bool { return x.UUID == r.UUID })
@@ -258,7 +280,11 @@ func (w *WatchStream) Next() (Event, error) {
 		return Event{}, wire.Internal(wire.CauseGap, "watch stream skipped from seq "+itoa(w.seq)+" to "+itoa(f.Seq))
 	}
 	w.seq = f.Seq
-	return Event{Seq: f.Seq, Kind: head.Kind, RefUUID: head.RefUUID, Raw: f.Event}, nil
+	p, err := decodeEvent(head.Kind, f.Event)
+	if err != nil {
+		return Event{}, err
+	}
+	return Event{Seq: f.Seq, Kind: head.Kind, RefUUID: head.RefUUID, Raw: f.Event, Payload: p}, nil
 }
 
 // Close ends the subscription (its connection).

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"strings"
+
+	"github.com/orcr-go/orcr/socketapi/api"
 )
 
 // Agent is the lifecycle state of one agent row: what an agent actor keeps in memory
@@ -73,20 +75,15 @@ func (a *Agent) dest() []any {
 // Agent reads the lifecycle state of uuid inside the transaction.
 func (t *Tx) Agent(uuid string) (Agent, error) { return LoadAgent(t.ctx, t, uuid) }
 
-// EmitAgent emits kind for uuid with payload fields plus "uuid" and the row after the
-// change as "agent" (every agent.* and queue.* event embeds the full row).
-func (t *Tx) EmitAgent(kind, uuid string, fields map[string]any) (int64, error) {
+// EmitAgent emits ev for uuid with its [api.AgentHead] filled in: the uuid and the row
+// after the change (every agent.* and queue.* event embeds the full row).
+func (t *Tx) EmitAgent(uuid string, ev api.AgentEvent) (int64, error) {
 	row, err := AgentByUUID(t.ctx, t, uuid)
 	if err != nil {
 		return 0, err
 	}
-	p := make(map[string]any, len(fields)+2)
-	for k, v := range fields {
-		p[k] = v
-	}
-	p["uuid"] = uuid
-	p["agent"] = row
-	return t.Emit(kind, uuid, p)
+	*ev.AgentRef() = api.AgentHead{UUID: uuid, Agent: row}
+	return t.Emit(uuid, ev)
 }
 
 // casStatus moves uuid to status to when its status is one of from; set holds more
@@ -184,7 +181,7 @@ func (t *Tx) Enqueue(n NewAgent) (AgentRow, error) {
 	if err != nil {
 		return AgentRow{}, err
 	}
-	_, err = t.Emit("agent.created", n.UUID, map[string]any{"uuid": n.UUID, "path": n.Path, "status": StatusQueued, "agent": row})
+	_, err = t.Emit(n.UUID, &api.AgentCreated{AgentHead: api.AgentHead{UUID: n.UUID, Agent: row}, Path: n.Path, Status: StatusQueued})
 	return row, err
 }
 
@@ -203,27 +200,33 @@ type End struct {
 	ScreenAt int64
 }
 
-// EndAgentWith is [Tx.EndAgent] that also records end.
-func (t *Tx) EndAgentWith(uuid string, from []Status, reason ExitReason, end End) error {
+// endSet is the SET clause, and its arguments, that record end's detail and screen;
+// empty fields leave what the row holds.
+func endSet(end End) (string, []any) {
 	var screen, screenAt any
 	if strings.TrimSpace(end.Screen) != "" {
 		screen, screenAt = end.Screen, nullInt(end.ScreenAt)
 	}
+	return "exit_detail = COALESCE(?, exit_detail), last_screen = COALESCE(?, last_screen), " +
+		"last_screen_at = COALESCE(?, last_screen_at)", []any{null(end.Detail), screen, screenAt}
+}
+
+// EndAgentWith is [Tx.EndAgent] that also records end.
+func (t *Tx) EndAgentWith(uuid string, from []Status, reason ExitReason, end End) error {
+	set, args := endSet(end)
 	// A planned worktree never made (the row ended queued) is marked unused, a made one
 	// with keep_worktree kept; any other made one stays ready until the agent actor
 	// removes it (docs/lifecycle.md §8.4).
 	if err := t.casStatus(uuid, from, StatusEnded, "exit_reason = ?, ended_at = ?, move_state = 'none', move_token = NULL, "+
-		"exit_detail = COALESCE(?, exit_detail), last_screen = COALESCE(?, last_screen), "+
-		"last_screen_at = COALESCE(?, last_screen_at), "+
-		"worktree_state = CASE WHEN worktree_state = 'pending' THEN 'unused' "+
+		set+", worktree_state = CASE WHEN worktree_state = 'pending' THEN 'unused' "+
 		"WHEN worktree_state = 'ready' AND worktree_keep = 1 THEN 'kept' ELSE worktree_state END",
-		reason, t.now, null(end.Detail), screen, screenAt); err != nil {
+		append([]any{reason, t.now}, args...)...); err != nil {
 		return err
 	}
-	if _, err := t.EmitAgent("agent.status_changed", uuid, map[string]any{"status": StatusEnded, "exit_reason": reason}); err != nil {
+	if _, err := t.EmitAgent(uuid, &api.AgentStatusChanged{Status: StatusEnded, ExitReason: api.Present(exitText(reason))}); err != nil {
 		return err
 	}
-	if _, err := t.EmitAgent("agent.ended", uuid, map[string]any{"exit_reason": reason}); err != nil {
+	if _, err := t.EmitAgent(uuid, &api.AgentEnded{ExitReason: exitText(reason)}); err != nil {
 		return err
 	}
 	// Text still waiting in the stream's inbox can never be delivered now.
@@ -262,7 +265,7 @@ func (t *Tx) RecordLocation(uuid, session, terminal, pane string) error {
 		WHERE uuid = ? AND status = 'starting' AND cancel_requested = 0`, session, terminal, pane, t.now, uuid); err != nil {
 		return err
 	}
-	_, err := t.EmitAgent("agent.location_changed", uuid, map[string]any{"pane_id": pane, "terminal_id": terminal})
+	_, err := t.EmitAgent(uuid, &api.AgentLocationChanged{PaneID: pane, TerminalID: terminal})
 	return err
 }
 
@@ -278,7 +281,7 @@ func (t *Tx) SettleIdle(uuid string) error {
 	if err := t.casStatus(uuid, []Status{StatusStarting}, StatusIdle, "idle_since = ?", t.now); err != nil {
 		return err
 	}
-	_, err := t.EmitAgent("agent.status_changed", uuid, map[string]any{"status": StatusIdle})
+	_, err := t.EmitAgent(uuid, &api.AgentStatusChanged{Status: StatusIdle})
 	return err
 }
 
@@ -301,7 +304,7 @@ func (t *Tx) OpenTurn(uuid string, from []Status) (seq int64, was Status, err er
 		uuid, seq, t.now); err != nil {
 		return 0, a.Status, err
 	}
-	_, err = t.EmitAgent("agent.status_changed", uuid, map[string]any{"status": StatusWorking, "input_seq": seq})
+	_, err = t.EmitAgent(uuid, &api.AgentStatusChanged{Status: StatusWorking, InputSeq: &seq})
 	return seq, a.Status, err
 }
 
@@ -327,7 +330,7 @@ func (t *Tx) AbandonTurn(uuid string, seq int64, was Status) error {
 	if err := t.exec("drop turn", `DELETE FROM turns WHERE agent_uuid = ? AND input_seq = ?`, uuid, seq); err != nil {
 		return err
 	}
-	_, err = t.EmitAgent("agent.status_changed", uuid, map[string]any{"status": was, "input_seq": seq - 1})
+	_, err = t.EmitAgent(uuid, &api.AgentStatusChanged{Status: was, InputSeq: new(seq - 1)})
 	return err
 }
 
@@ -362,7 +365,7 @@ func (t *Tx) SeeWorking(uuid string) error {
 		if err := t.LogExternalTurn(uuid, seq); err != nil {
 			return err
 		}
-		_, err := t.EmitAgent("agent.status_changed", uuid, map[string]any{"status": StatusWorking, "input_seq": seq})
+		_, err := t.EmitAgent(uuid, &api.AgentStatusChanged{Status: StatusWorking, InputSeq: &seq})
 		return err
 	}
 	if a.Turn.WorkingSeenAt == 0 {
@@ -380,7 +383,7 @@ func (t *Tx) SeeWorking(uuid string) error {
 	if err := t.casStatus(uuid, []Status{a.Status}, StatusWorking, "idle_since = NULL, blocked_kind = NULL"); err != nil {
 		return err
 	}
-	_, err = t.EmitAgent("agent.status_changed", uuid, map[string]any{"status": StatusWorking})
+	_, err = t.EmitAgent(uuid, &api.AgentStatusChanged{Status: StatusWorking})
 	return err
 }
 
@@ -419,7 +422,7 @@ func (t *Tx) MarkBlocked(uuid, kind string, turnSeq int64) error {
 			return err
 		}
 	}
-	_, err = t.EmitAgent("agent.status_changed", uuid, map[string]any{"status": StatusBlocked, "blocked_kind": kind})
+	_, err = t.EmitAgent(uuid, &api.AgentStatusChanged{Status: StatusBlocked, BlockedKind: kind})
 	return err
 }
 
@@ -465,7 +468,7 @@ func (t *Tx) CompleteTurn(c TurnCompletion) error {
 	if err := t.clearStall(c.UUID, StallClearedStatus); err != nil {
 		return err
 	}
-	if _, err := t.EmitAgent("agent.turn_completed", c.UUID, map[string]any{"input_seq": c.Seq}); err != nil {
+	if _, err := t.EmitAgent(c.UUID, &api.AgentTurnCompleted{InputSeq: c.Seq}); err != nil {
 		return err
 	}
 	var latest int64
@@ -480,7 +483,7 @@ func (t *Tx) CompleteTurn(c TurnCompletion) error {
 			WHERE uuid = ? AND input_seq = ? AND status = ?`, t.now, t.now, c.UUID, c.Seq, c.IdleFrom)
 		switch {
 		case err == nil:
-			if _, err := t.EmitAgent("agent.status_changed", c.UUID, map[string]any{"status": StatusIdle}); err != nil {
+			if _, err := t.EmitAgent(c.UUID, &api.AgentStatusChanged{Status: StatusIdle}); err != nil {
 				return err
 			}
 		case !errors.Is(err, ErrStale):
@@ -494,7 +497,7 @@ func (t *Tx) CompleteTurn(c TurnCompletion) error {
 		WHERE uuid = ?`, c.Locator, null(c.Cursor), t.now, c.UUID); err != nil {
 		return err
 	}
-	_, err := t.EmitAgent("agent.response_captured", c.UUID, map[string]any{"transcript_locator": c.Locator})
+	_, err := t.EmitAgent(c.UUID, &api.AgentResponseCaptured{TranscriptLocator: c.Locator})
 	return err
 }
 
@@ -541,10 +544,10 @@ func (t *Tx) FinishMove(uuid string, state MoveState, token string, to Status, t
 	if err := t.clearStall(uuid, StallClearedStatus); err != nil {
 		return err
 	}
-	if _, err := t.EmitAgent("agent.location_changed", uuid, map[string]any{"pane_id": pane, "terminal_id": terminal}); err != nil {
+	if _, err := t.EmitAgent(uuid, &api.AgentLocationChanged{PaneID: pane, TerminalID: terminal}); err != nil {
 		return err
 	}
-	_, err := t.EmitAgent("agent.status_changed", uuid, map[string]any{"status": to})
+	_, err := t.EmitAgent(uuid, &api.AgentStatusChanged{Status: to})
 	return err
 }
 
@@ -556,15 +559,21 @@ func (t *Tx) RollbackMove(uuid, token string) error {
 
 // MarkLost marks a running row lost (its pane is gone). A row in another status is
 // left alone.
-func (t *Tx) MarkLost(uuid string) error {
-	err := t.casStatus(uuid, PaneStatuses, StatusLost, "")
+func (t *Tx) MarkLost(uuid string) error { return t.MarkLostWith(uuid, End{}) }
+
+// MarkLostWith is [Tx.MarkLost] that also records end: the provider's exit, when its
+// pane's launcher recorded one (docs/lifecycle.md §8.2), which the row keeps when it
+// ends lost.
+func (t *Tx) MarkLostWith(uuid string, end End) error {
+	set, args := endSet(end)
+	err := t.casStatus(uuid, PaneStatuses, StatusLost, set, args...)
 	if errors.Is(err, ErrStale) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	_, err = t.EmitAgent("agent.status_changed", uuid, map[string]any{"status": StatusLost})
+	_, err = t.EmitAgent(uuid, &api.AgentStatusChanged{Status: StatusLost})
 	return err
 }
 
@@ -579,7 +588,7 @@ func (t *Tx) Revive(uuid string, to Status) error {
 	if err := t.casStatus(uuid, []Status{StatusLost}, to, set, args...); err != nil {
 		return err
 	}
-	_, err := t.EmitAgent("agent.status_changed", uuid, map[string]any{"status": to})
+	_, err := t.EmitAgent(uuid, &api.AgentStatusChanged{Status: to})
 	return err
 }
 
@@ -615,6 +624,9 @@ func (t *Tx) Requeue(uuid string) error {
 		WHERE uuid = ? AND status = 'starting' AND cancel_requested = 0 AND terminal_id IS NULL`, t.now, t.now, uuid); err != nil {
 		return err
 	}
-	_, err := t.EmitAgent("agent.status_changed", uuid, map[string]any{"status": StatusQueued})
+	_, err := t.EmitAgent(uuid, &api.AgentStatusChanged{Status: StatusQueued})
 	return err
 }
+
+// exitText is an exit reason as the events carry it.
+func exitText(r ExitReason) *string { return new(string(r)) }

@@ -93,3 +93,25 @@ func TestEndAgentWithDetailAndScreen(t *testing.T) {
 		t.Errorf("LastScreen of no agent: %v, want ErrNotFound", err)
 	}
 }
+
+// A row marked lost because its provider exited (docs/lifecycle.md §8.2) keeps the exit
+// and the pane's last screen, and keeps them when it then ends lost.
+func TestMarkLostWithKeepsTheExit(t *testing.T) {
+	db := storetest.Open(t)
+	ctx := t.Context()
+	id := storetest.InsertAgent(t, db, map[string]any{"status": "idle", "path": "e/crash"})
+	storetest.Write(t, db, func(tx *store.Tx) (any, error) {
+		return nil, tx.MarkLostWith(id, store.End{Detail: "mock exited (exit status 0): bye", Screen: "bye\n", ScreenAt: 99})
+	})
+	storetest.Write(t, db, func(tx *store.Tx) (any, error) {
+		return nil, tx.EndAgent(id, []store.Status{store.StatusLost}, store.ExitLost)
+	})
+	row, err := store.AgentByUUID(ctx, db.Reader(), id)
+	if err != nil || row.Status != store.StatusEnded || row.ExitDetail == nil || *row.ExitDetail != "mock exited (exit status 0): bye" ||
+		row.ScreenAt == nil || *row.ScreenAt != 99 {
+		t.Errorf("row after lost then ended: %+v (%v), want the exit detail and screen kept", row, err)
+	}
+	if text, _, ok, err := db.LastScreen(ctx, id); err != nil || !ok || text != "bye\n" {
+		t.Errorf("LastScreen = %q, %v, %v; want the screen kept", text, ok, err)
+	}
+}

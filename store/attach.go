@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/orcr-go/orcr/socketapi/api"
 )
 
 // Attach leases (docs/lifecycle.md §11.6, §12.2): one row of the attaches table per
@@ -58,7 +59,7 @@ func (t *Tx) InsertLease(n NewLease) (Lease, error) {
 		l.AgentUUID, l.LeaseID, l.Mode, l.ClientPID, t.now, t.now, l.ExpiresAt); err != nil {
 		return Lease{}, err
 	}
-	_, err = t.Emit("attach.started", l.AgentUUID, map[string]any{"uuid": l.AgentUUID, "lease_id": l.LeaseID, "mode": l.Mode})
+	_, err = t.Emit(l.AgentUUID, &api.AttachStarted{UUID: l.AgentUUID, LeaseID: l.LeaseID, Mode: l.Mode})
 	return l, err
 }
 
@@ -84,7 +85,7 @@ func (t *Tx) ReleaseLease(leaseID string) (bool, error) {
 	if err != nil {
 		return false, sqliteErr("release lease", err)
 	}
-	_, err = t.Emit("attach.ended", agent, map[string]any{"uuid": agent, "lease_id": leaseID})
+	_, err = t.Emit(agent, &api.AttachEnded{UUID: agent, LeaseID: leaseID})
 	return err == nil, err
 }
 
@@ -107,7 +108,7 @@ func (t *Tx) ExpireLeases() (int, error) {
 		return cmp.Or(cmp.Compare(a.at, b.at), strings.Compare(a.lease, b.lease))
 	})
 	for _, g := range out {
-		if _, err := t.Emit("attach.ended", g.agent, map[string]any{"uuid": g.agent, "lease_id": g.lease, "reason": "expired"}); err != nil {
+		if _, err := t.Emit(g.agent, &api.AttachEnded{UUID: g.agent, LeaseID: g.lease, Reason: "expired"}); err != nil {
 			return 0, err
 		}
 	}

@@ -62,7 +62,7 @@ func TestStatementsCountsEveryStatement(t *testing.T) {
 			return tx.QueryRowContext(ctx, `SELECT count(*) FROM agents`).Scan(&n)
 		}},
 		{"write: one op emitting one event (savepoint, insert, release)", 3, func() error {
-			_, _, err := db.Apply([]store.Op{emitOp("debug.x", "", nil)})
+			_, _, err := db.Apply([]store.Op{emitOp("", raw("debug.x", ""))})
 			return err
 		}},
 		{"write: two ops with a statement each", 6, func() error {

@@ -46,7 +46,7 @@ func TestCrashChild(t *testing.T) {
 		for j := range ops {
 			n := next + int64(j)
 			ops[j] = func(tx *store.Tx) (any, error) {
-				return tx.Emit("debug.crash", "", map[string]any{"n": n, "pad": pad})
+				return tx.Emit("", storetest.Raw(t, "debug.crash", map[string]any{"n": n, "pad": pad}))
 			}
 		}
 		_, evs, err := db.Apply(ops)

@@ -2,6 +2,7 @@ package store
 
 import (
 	"github.com/google/uuid"
+	"github.com/orcr-go/orcr/socketapi/api"
 )
 
 // Test-only operations behind the server's hidden __debug.* methods
@@ -48,15 +49,20 @@ func (t *Tx) DebugSetAgent(d DebugAgent) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	kind := "agent.status_changed"
+	head := api.AgentHead{UUID: d.UUID, Agent: row}
+	var ev api.Event = &api.AgentStatusChanged{AgentHead: head, Path: row.Path, Status: row.Status}
 	if exists == 0 {
-		kind = "agent.created"
+		ev = &api.AgentCreated{AgentHead: head, Path: row.Path, Status: row.Status}
 	}
-	seq, err := t.Emit(kind, d.UUID, map[string]any{"uuid": d.UUID, "path": row.Path, "status": row.Status, "agent": row})
+	seq, err := t.Emit(d.UUID, ev)
 	if err != nil || d.Status != StatusEnded {
 		return seq, err
 	}
-	return t.Emit("agent.ended", d.UUID, map[string]any{"uuid": d.UUID, "exit_reason": exit, "agent": row})
+	var text *string
+	if s, ok := exit.(string); ok {
+		text = &s
+	}
+	return t.Emit(d.UUID, &api.AgentEnded{AgentHead: head, ExitReason: text})
 }
 
 // DebugInsertLoopRun stands in for loop.create until loops land: it inserts an active

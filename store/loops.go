@@ -9,6 +9,7 @@ import (
 	"fmt"
 
 	"github.com/google/uuid"
+	"github.com/orcr-go/orcr/socketapi/api"
 )
 
 // Loops and runs (docs/loops.md §1, §6–§9): every change is one named operation here,
@@ -169,30 +170,28 @@ func (t *Tx) CreateLoop(n NewLoop) (LoopRow, error) {
 	if err != nil {
 		return LoopRow{}, err
 	}
-	return row, t.emitLoop("loop.created", n.UUID, map[string]any{"uuid": n.UUID, "name": n.Name, "cadence": n.CadenceValue})
+	return row, t.emitLoop(n.UUID, &api.LoopCreated{UUID: n.UUID, Name: n.Name, Cadence: n.CadenceValue})
 }
 
-// emitLoop emits kind for loop uuid with fields plus the loop row after the change.
-func (t *Tx) emitLoop(kind, loop string, fields map[string]any) error {
+// emitLoop emits ev for loop uuid with the loop row after the change.
+func (t *Tx) emitLoop(loop string, ev api.LoopEvent) error {
 	row, err := LoopByUUID(t.ctx, t, loop)
 	if err != nil {
 		return err
 	}
-	fields["loop"] = row
-	_, err = t.Emit(kind, loop, fields)
+	ev.LoopRef().Loop = row
+	_, err = t.Emit(loop, ev)
 	return err
 }
 
-// emitRun emits kind for run uuid with fields plus "run_uuid" and the run row after the
-// change.
-func (t *Tx) emitRun(kind, run string, fields map[string]any) error {
+// emitRun emits ev for run uuid with its run_uuid and the run row after the change.
+func (t *Tx) emitRun(run string, ev api.RunEvent) error {
 	row, err := RunByUUID(t.ctx, t, run)
 	if err != nil {
 		return err
 	}
-	fields["run_uuid"] = run
-	fields["run"] = row
-	_, err = t.Emit(kind, run, fields)
+	*ev.RunRef() = api.RunHead{RunUUID: run, Run: row}
+	_, err = t.Emit(run, ev)
 	return err
 }
 
@@ -209,7 +208,7 @@ func (t *Tx) advance(loop string, a Advance) error {
 			last_fire_at = ?, updated_at = ? WHERE uuid = ?`, t.now, t.now, loop); err != nil {
 			return err
 		}
-		return t.emitLoop("loop.ended", loop, map[string]any{"uuid": loop, "status": LoopEnded, "ended_reason": "fired"})
+		return t.emitLoop(loop, &api.LoopEnded{LoopChange: api.LoopChange{UUID: loop, Status: LoopEnded, EndedReason: new("fired")}})
 	}
 	return t.exec("advance loop", `UPDATE loops SET next_fire_at = ?, last_fire_at = ?, updated_at = ? WHERE uuid = ?`,
 		nullInt(a.Next), t.now, t.now, loop)
@@ -261,7 +260,7 @@ func (t *Tx) FireLoop(f Fire) (Fired, error) {
 	switch {
 	case full && !f.Manual && d.Overlap == "skip":
 		out.Skipped = true
-		if err := t.emitLoop("loop.skipped", f.Loop, map[string]any{"loop_uuid": f.Loop, "due_at": f.DueAt}); err != nil {
+		if err := t.emitLoop(f.Loop, &api.LoopSkipped{LoopUUID: f.Loop, DueAt: f.DueAt}); err != nil {
 			return Fired{}, err
 		}
 	case full && !f.Manual:
@@ -278,8 +277,8 @@ func (t *Tx) FireLoop(f Fire) (Fired, error) {
 				return Fired{}, err
 			}
 			out.Run, out.Coalesced = &row, true
-			if err := t.emitLoop("loop.coalesced", f.Loop, map[string]any{"loop_uuid": f.Loop, "run_id": row.RunID,
-				"due_at": *row.DueAt}); err != nil {
+			if err := t.emitLoop(f.Loop, &api.LoopCoalesced{LoopUUID: f.Loop, RunID: row.RunID,
+				DueAt: *row.DueAt}); err != nil {
 				return Fired{}, err
 			}
 		case !errors.Is(err, sql.ErrNoRows):
@@ -296,8 +295,8 @@ func (t *Tx) FireLoop(f Fire) (Fired, error) {
 			return Fired{}, err
 		}
 		out.Run, out.Start = &row, status == RunRunning
-		if err := t.emitLoop("loop.fired", f.Loop, map[string]any{"loop_uuid": f.Loop, "run_id": row.RunID, "kind": kind,
-			"due_at": f.DueAt, "pending": full}); err != nil {
+		if err := t.emitLoop(f.Loop, &api.LoopFired{LoopUUID: f.Loop, RunID: row.RunID, Kind: kind,
+			DueAt: f.DueAt, Pending: full}); err != nil {
 			return Fired{}, err
 		}
 	}
@@ -367,8 +366,8 @@ func (t *Tx) SkipFire(loop, reason string, dueAt int64, a Advance) error {
 	if err := t.QueryRow(`SELECT name FROM loops WHERE uuid = ?`, loop).Scan(&name); err != nil {
 		return rowErr("loop", err)
 	}
-	if err := t.emitLoop("loop.skipped", loop, map[string]any{"loop_uuid": loop, "name": name, "reason": reason,
-		"due_at": dueAt}); err != nil {
+	if err := t.emitLoop(loop, &api.LoopSkipped{LoopUUID: loop, Name: name, Reason: reason,
+		DueAt: dueAt}); err != nil {
 		return err
 	}
 	return t.advance(loop, a)
@@ -430,7 +429,7 @@ func (t *Tx) StartedRun(s RunStart) error {
 	if err := t.QueryRow(`SELECT run_id FROM loop_runs WHERE uuid = ?`, s.Run).Scan(&runID); err != nil {
 		return rowErr("run", err)
 	}
-	return t.emitRun("loop_run.started", s.Run, map[string]any{"run_id": runID, "pid": s.PID, "pgid": s.PID})
+	return t.emitRun(s.Run, &api.LoopRunStarted{RunID: runID, Pid: s.PID, Pgid: s.PID})
 }
 
 // RunEnd is how a run finished (docs/loops.md §8): ExitCode and Signal are nil unless known.
@@ -448,7 +447,7 @@ func (t *Tx) EndRun(e RunEnd) error {
 	if from == nil {
 		from = []string{RunRunning, RunStopping}
 	}
-	args := []any{e.Status, nullableInt(e.ExitCode), nullableInt(e.Signal), t.now, t.now, e.Run}
+	args := []any{e.Status, e.ExitCode, e.Signal, t.now, t.now, e.Run}
 	for _, f := range from {
 		args = append(args, f)
 	}
@@ -460,15 +459,8 @@ func (t *Tx) EndRun(e RunEnd) error {
 	if err := t.QueryRow(`SELECT run_id FROM loop_runs WHERE uuid = ?`, e.Run).Scan(&runID); err != nil {
 		return rowErr("run", err)
 	}
-	return t.emitRun("loop_run.ended", e.Run, map[string]any{"run_id": runID, "status": e.Status,
-		"exit_code": nullableInt(e.ExitCode), "signal": nullableInt(e.Signal)})
-}
-
-func nullableInt(p *int64) any {
-	if p == nil {
-		return nil
-	}
-	return *p
+	return t.emitRun(e.Run, &api.LoopRunEnded{RunID: runID, Status: e.Status,
+		ExitCode: e.ExitCode, Signal: e.Signal})
 }
 
 // StopBarrier moves a running run to stopping (docs/loops.md §7 step 1) and emits
@@ -479,13 +471,13 @@ func (t *Tx) StopBarrier(run string) error {
 		t.now, run); err != nil {
 		return err
 	}
-	return t.emitRun("loop_run.stopping", run, map[string]any{})
+	return t.emitRun(run, &api.LoopRunStopping{})
 }
 
 // SetLoopStatus pauses or resumes a loop (docs/loops.md §2.2), with the next fire a
-// resume recomputed (nil leaves it), emitting kind (loop.paused / loop.resumed) with
-// {uuid, status, ended_reason}. ErrStale when the loop has ended.
-func (t *Tx) SetLoopStatus(loop, status, kind string, next *int64) error {
+// resume recomputed (nil leaves it), emitting ev (&api.LoopPaused{} or &api.LoopResumed{})
+// with {uuid, status, ended_reason}. ErrStale when the loop has ended.
+func (t *Tx) SetLoopStatus(loop, status string, ev api.LoopChangeEvent, next *int64) error {
 	q, args := `UPDATE loops SET status = ?, updated_at = ?`, []any{status, t.now}
 	if next != nil {
 		q += `, next_fire_at = ?`
@@ -495,13 +487,15 @@ func (t *Tx) SetLoopStatus(loop, status, kind string, next *int64) error {
 	if err := t.execOne("set loop status", q+` WHERE uuid = ? AND status IN (`+LoopLiveStatuses.SQL()+`)`, args...); err != nil {
 		return err
 	}
-	return t.emitLoop(kind, loop, map[string]any{"uuid": loop, "status": status, "ended_reason": nil})
+	*ev.Change() = api.LoopChange{UUID: loop, Status: status}
+	return t.emitLoop(loop, ev)
 }
 
 // EndLoop ends a loop (loop.rm, or a once loop whose instant passed while paused) with
 // reason: every pending run is canceled first (loop_run.ended {status: canceled}), then
-// the loop ends with kind (loop.removed / loop.ended). ErrStale when it already ended.
-func (t *Tx) EndLoop(loop, reason, kind string) error {
+// the loop ends with ev (&api.LoopRemoved{} or &api.LoopEnded{}). ErrStale when it
+// already ended.
+func (t *Tx) EndLoop(loop, reason string, ev api.LoopChangeEvent) error {
 	pending, err := t.uuids(`SELECT uuid FROM loop_runs WHERE loop_uuid = ? AND status = 'pending' ORDER BY created_at`, loop)
 	if err != nil {
 		return err
@@ -515,7 +509,8 @@ func (t *Tx) EndLoop(loop, reason, kind string) error {
 		WHERE uuid = ? AND status IN (`+LoopLiveStatuses.SQL()+`)`, reason, t.now, loop); err != nil {
 		return err
 	}
-	return t.emitLoop(kind, loop, map[string]any{"uuid": loop, "status": LoopEnded, "ended_reason": reason})
+	*ev.Change() = api.LoopChange{UUID: loop, Status: LoopEnded, EndedReason: &reason}
+	return t.emitLoop(loop, ev)
 }
 
 // LiveLoops lists the active and paused loops, oldest first: each has a loop actor, and

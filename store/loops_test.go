@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/store"
 	"github.com/orcr-go/orcr/store/storetest"
 )
@@ -148,7 +149,7 @@ func TestRunLifecycle(t *testing.T) {
 	if !errors.Is(res[0].Err, store.ErrStale) {
 		t.Errorf("start of an ended run: %v", res[0].Err)
 	}
-	_, evs = applyEvents(t, db, func(tx *store.Tx) (any, error) { return nil, tx.EndLoop(l, "removed", "loop.removed") })
+	_, evs = applyEvents(t, db, func(tx *store.Tx) (any, error) { return nil, tx.EndLoop(l, "removed", &api.LoopRemoved{}) })
 	if got := kinds(evs); len(got) != 2 || got[0] != "loop_run.ended" || got[1] != "loop.removed" {
 		t.Errorf("rm events %v", got)
 	}

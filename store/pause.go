@@ -46,7 +46,7 @@ func (t *Tx) PauseProvider(p ProviderPause) error {
 		p.Provider, p.Since, p.Until, null(p.AgentUUID), p.Source, null(p.Message)); err != nil {
 		return err
 	}
-	_, err := t.Emit("provider.paused", "", p)
+	_, err := t.Emit("", &api.ProviderPaused{ProviderPause: p})
 	return err
 }
 
@@ -60,6 +60,6 @@ func (t *Tx) ResumeProvider(provider, reason string) error {
 	if n, err := res.RowsAffected(); err != nil || n == 0 {
 		return sqliteErr("resume provider", err)
 	}
-	_, err = t.Emit("provider.resumed", "", map[string]any{"provider": provider, "reason": reason})
+	_, err = t.Emit("", &api.ProviderResumed{Provider: provider, Reason: reason})
 	return err
 }

@@ -2,6 +2,8 @@ package store
 
 import (
 	"errors"
+
+	"github.com/orcr-go/orcr/socketapi/api"
 )
 
 // Admission is what one queue pass needs to know (docs/lifecycle.md §7.2–§7.3).
@@ -140,10 +142,10 @@ func (t *Tx) Promote(a Admission) (Promotion, error) {
 		if err != nil {
 			return res, err
 		}
-		if _, err := t.EmitAgent("queue.promoted", c.uuid, nil); err != nil {
+		if _, err := t.EmitAgent(c.uuid, &api.QueuePromoted{}); err != nil {
 			return res, err
 		}
-		if _, err := t.EmitAgent("agent.status_changed", c.uuid, map[string]any{"status": StatusStarting}); err != nil {
+		if _, err := t.EmitAgent(c.uuid, &api.AgentStatusChanged{Status: StatusStarting}); err != nil {
 			return res, err
 		}
 		used[c.provider]++
@@ -165,7 +167,7 @@ func (t *Tx) reroute(uuid string, fb Fallback) error {
 		updated_at = ? WHERE uuid = ? AND status = 'queued'`, fb.Provider, fb.Model, fb.Effort, from, t.now, uuid); err != nil {
 		return err
 	}
-	_, err := t.EmitAgent("agent.rerouted", uuid, map[string]any{"from": from, "to": fb.Provider, "model": fb.Model, "effort": fb.Effort})
+	_, err := t.EmitAgent(uuid, &api.AgentRerouted{From: from, To: fb.Provider, Model: fb.Model, Effort: fb.Effort})
 	return err
 }
 

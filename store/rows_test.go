@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/store"
 	"github.com/orcr-go/orcr/store/storetest"
 )
@@ -203,7 +204,7 @@ func TestAgentByUUIDInTx(t *testing.T) {
 		if err != nil {
 			return nil, err
 		}
-		_, err = tx.Emit("agent.status_changed", row.UUID, map[string]any{"uuid": row.UUID, "status": row.Status, "agent": row})
+		_, err = tx.Emit(row.UUID, &api.AgentStatusChanged{AgentHead: api.AgentHead{UUID: row.UUID, Agent: row}, Status: row.Status})
 		return row, err
 	}).(store.AgentRow)
 	if got.Status != "starting" || got.QueuePosition != nil || got.StartingAt == nil {

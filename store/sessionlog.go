@@ -6,11 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"strconv"
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/orcr-go/orcr/socketapi/api"
 )
 
 // The kinds of the per-agent session log (docs/remote.md §5).
@@ -338,26 +339,25 @@ func scanLog(agent string, rows *sql.Rows) ([]LogEntry, error) {
 // logs a changed status (an end first closes an open turn), agent.ended logs
 // session/ended and revokes the agent's stream tokens (docs/remote.md §2).
 // An event naming no agent row logs nothing.
-func (t *Tx) logFromEvent(kind, agent string, payload any) error {
-	err := t.logEvent(kind, agent, payload)
+func (t *Tx) logFromEvent(agent string, ev api.Event) error {
+	err := t.logEvent(agent, ev)
 	if errors.Is(err, ErrNotFound) {
 		return nil
 	}
 	return err
 }
 
-func (t *Tx) logEvent(kind, agent string, payload any) error {
-	fields, _ := payload.(map[string]any)
-	switch kind {
-	case "agent.created":
+func (t *Tx) logEvent(agent string, ev api.Event) error {
+	switch ev := ev.(type) {
+	case *api.AgentCreated:
 		_, err := t.session(agent)
 		return err
-	case "agent.status_changed":
+	case *api.AgentStatusChanged:
 		w, err := t.session(agent)
 		if err != nil {
 			return err
 		}
-		status, exit := text(fields["status"]), text(fields["exit_reason"])
+		status, exit := string(ev.Status), deref(ev.ExitReason.Value)
 		if status == string(StatusEnded) && w.h.open() {
 			st := TurnFailed
 			if exit == string(ExitKilled) || exit == string(ExitCanceled) {
@@ -367,11 +367,11 @@ func (t *Tx) logEvent(kind, agent string, payload any) error {
 				return err
 			}
 		}
-		if err := w.status(status, text(fields["blocked_kind"]), exit); err != nil {
+		if err := w.status(status, ev.BlockedKind, exit); err != nil {
 			return err
 		}
 		return w.save()
-	case "agent.ended":
+	case *api.AgentEnded:
 		// A token handed out for the agent opens nothing once it ended; connections
 		// already open close themselves after session/ended (actors/stream.go).
 		if _, err := t.RevokeTokens(agent); err != nil {
@@ -381,7 +381,7 @@ func (t *Tx) logEvent(kind, agent string, payload any) error {
 		if err != nil {
 			return err
 		}
-		if err := w.add(LogSessionEnded, map[string]any{"exit_reason": text(fields["exit_reason"])}); err != nil {
+		if err := w.add(LogSessionEnded, map[string]any{"exit_reason": deref(ev.ExitReason)}); err != nil {
 			return err
 		}
 		return w.save()
@@ -389,26 +389,12 @@ func (t *Tx) logEvent(kind, agent string, payload any) error {
 	return nil
 }
 
-// text renders a payload value of a string kind (string, Status, ExitReason, …); other
-// values and nil are "".
-func text(v any) string {
-	if v == nil {
+// deref is a nullable string of a payload; null is "".
+func deref(s *string) string {
+	if s == nil {
 		return ""
 	}
-	if s, ok := v.(string); ok {
-		return s
-	}
-	rv := reflect.ValueOf(v)
-	if rv.Kind() == reflect.Pointer {
-		if rv.IsNil() {
-			return ""
-		}
-		rv = rv.Elem()
-	}
-	if rv.Kind() == reflect.String {
-		return rv.String()
-	}
-	return ""
+	return *s
 }
 
 // LogInput logs input delivered to agent as orcr turn seq from source: with no open log

@@ -1,5 +1,7 @@
 package store
 
+import "github.com/orcr-go/orcr/socketapi/api"
+
 // The stall signal (docs/lifecycle.md §10.7): the agent actor marks a working turn
 // stalled when neither its screen nor its transcript changed for the provider's
 // stall_after, and clears the mark when it sees progress. Every status change, a new
@@ -25,7 +27,7 @@ func (t *Tx) MarkStalled(uuid string, seq, progressAt int64) error {
 		WHERE uuid = ? AND status = 'working' AND input_seq = ? AND stalled_at IS NULL`, t.now, t.now, uuid, seq); err != nil {
 		return err
 	}
-	_, err := t.EmitAgent("agent.stalled", uuid, map[string]any{"input_seq": seq, "stalled": true, "progress_at": progressAt})
+	_, err := t.EmitAgent(uuid, &api.AgentStalled{InputSeq: seq, Stalled: true, ProgressAt: progressAt})
 	return err
 }
 
@@ -42,6 +44,6 @@ func (t *Tx) clearStall(uuid, reason string) error {
 	if n, err := res.RowsAffected(); err != nil || n == 0 {
 		return sqliteErr("clear stall", err)
 	}
-	_, err = t.EmitAgent("agent.stall_cleared", uuid, map[string]any{"stalled": false, "reason": reason})
+	_, err = t.EmitAgent(uuid, &api.AgentStallCleared{Reason: reason})
 	return err
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/store"
 	"github.com/orcr-go/orcr/store/storetest"
@@ -181,8 +182,13 @@ func TestOpenFailed(t *testing.T) {
 	}
 }
 
-func emitOp(kind, ref string, payload any) store.Op {
-	return func(tx *store.Tx) (any, error) { return tx.Emit(kind, ref, payload) }
+func emitOp(ref string, ev api.Event) store.Op {
+	return func(tx *store.Tx) (any, error) { return tx.Emit(ref, ev) }
+}
+
+// raw is a pre-encoded payload of kind ("" for none).
+func raw(kind, fields string) api.RawEvent {
+	return api.RawEvent{Kind: kind, Fields: json.RawMessage(fields)}
 }
 
 func seqs(evs []store.Event) []int64 {
@@ -206,9 +212,9 @@ func TestApplyFailingOpIsolated(t *testing.T) {
 	db := storetest.Open(t)
 	boom := errors.New("boom")
 	ops := []store.Op{
-		emitOp("agent.created", "a", map[string]any{"n": 1}),
+		emitOp("a", raw("agent.created", `{"n":1}`)),
 		func(tx *store.Tx) (any, error) {
-			if _, err := tx.Emit("agent.created", "b", map[string]any{"n": 2}); err != nil {
+			if _, err := tx.Emit("b", storetest.Raw(t, "agent.created", map[string]any{"n": 2})); err != nil {
 				return nil, err
 			}
 			if _, err := tx.Exec(`INSERT INTO meta (key, value) VALUES ('failed-op', 'x')`); err != nil {
@@ -220,10 +226,10 @@ func TestApplyFailingOpIsolated(t *testing.T) {
 			panic("kaboom")
 		},
 		func(tx *store.Tx) (any, error) {
-			if _, err := tx.Emit("agent.created", "c", map[string]any{"n": 3}); err != nil {
+			if _, err := tx.Emit("c", storetest.Raw(t, "agent.created", map[string]any{"n": 3})); err != nil {
 				return nil, err
 			}
-			return tx.Emit("agent.ended", "c", map[string]any{"n": 4})
+			return tx.Emit("c", storetest.Raw(t, "agent.ended", map[string]any{"n": 4}))
 		},
 	}
 	res, evs, err := db.Apply(ops)
@@ -269,7 +275,10 @@ func TestApplyFailingOpIsolated(t *testing.T) {
 func TestApplyOnlyFailures(t *testing.T) {
 	db := storetest.Open(t)
 	res, evs, err := db.Apply([]store.Op{
-		func(tx *store.Tx) (any, error) { tx.Emit("agent.created", "x", nil); return nil, errors.New("no") },
+		func(tx *store.Tx) (any, error) {
+			tx.Emit("x", storetest.Raw(t, "agent.created", nil))
+			return nil, errors.New("no")
+		},
 	})
 	if err != nil || res[0].Err == nil || len(evs) != 0 {
 		t.Fatalf("Apply: got (%v, %v, %v)", res, evs, err)
@@ -286,36 +295,33 @@ func TestApplyOnlyFailures(t *testing.T) {
 func TestEmitValidation(t *testing.T) {
 	db := storetest.Open(t)
 	cases := []struct {
-		name    string
-		kind    string
-		payload any
-		ok      bool
+		name string
+		ev   api.Event
+		ok   bool
 	}{
-		{"registered", "agent.created", map[string]any{"uuid": "u"}, true},
-		{"intent kind", "agent.spawn_requested", nil, true},
-		{"debug kind", "debug.anything", json.RawMessage(`{"x":1}`), true},
-		{"struct payload", "loop.created", struct {
-			UUID string `json:"uuid"`
-		}{"l"}, true},
-		{"unknown kind", "agent.exploded", nil, false},
-		{"bare debug prefix", "debug.", nil, false},
-		{"control kind", "server_stopping", nil, false},
-		{"cursor_expired", "cursor_expired", nil, false},
-		{"array payload", "agent.created", []int{1}, false},
-		{"string payload", "agent.created", "x", false},
-		{"unmarshalable payload", "agent.created", map[string]any{"f": func() {}}, false},
+		{"registered", raw("agent.created", `{"uuid":"u"}`), true},
+		{"intent kind", raw("agent.spawn_requested", ""), true},
+		{"debug kind", raw("debug.anything", `{"x":1}`), true},
+		{"typed payload", &api.LoopCreated{UUID: "l"}, true},
+		{"unknown kind", raw("agent.exploded", ""), false},
+		{"bare debug prefix", raw("debug.", ""), false},
+		{"control kind", api.ServerStopping{}, false},
+		{"cursor_expired", raw("cursor_expired", ""), false},
+		{"array payload", raw("agent.created", "[1]"), false},
+		{"string payload", raw("agent.created", `"x"`), false},
+		{"invalid payload", raw("agent.created", `{"f":`), false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			res, _, err := db.Apply([]store.Op{emitOp(c.kind, "", c.payload)})
+			res, _, err := db.Apply([]store.Op{emitOp("", c.ev)})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if c.ok && res[0].Err != nil {
-				t.Errorf("Emit(%q): got %v, want success", c.kind, res[0].Err)
+				t.Errorf("Emit(%q): got %v, want success", c.ev.EventKind(), res[0].Err)
 			}
 			if !c.ok && !errors.Is(res[0].Err, store.ErrInvalidEvent) {
-				t.Errorf("Emit(%q): got %v, want ErrInvalidEvent", c.kind, res[0].Err)
+				t.Errorf("Emit(%q): got %v, want ErrInvalidEvent", c.ev.EventKind(), res[0].Err)
 			}
 		})
 	}
@@ -333,11 +339,11 @@ func TestIntents(t *testing.T) {
 	var opA, opR string
 	storetest.Write(t, db, func(tx *store.Tx) (any, error) {
 		var err error
-		opA, _, err = tx.Intent("agent.spawn_requested", "agent-1", map[string]any{"cwd": "/w", "op_id": "ignored"})
+		opA, _, err = tx.Intent("agent-1", &api.AgentSpawnRequested{IntentHead: api.IntentHead{OpID: "ignored"}, Cwd: "/w"})
 		if err != nil {
 			return nil, err
 		}
-		opR, _, err = tx.Intent("loop_run.signal_requested", "run-1", map[string]any{"signal": 15})
+		opR, _, err = tx.Intent("run-1", &api.LoopRunSignalRequested{Signal: 15})
 		return nil, err
 	})
 	open, err := db.OpenIntents()
@@ -365,10 +371,10 @@ func TestIntents(t *testing.T) {
 	}
 
 	storetest.Write(t, db, func(tx *store.Tx) (any, error) {
-		if _, err := tx.Applied(opA, true, "", map[string]any{"pane_id": "p1", "ok": "ignored"}); err != nil {
+		if _, err := tx.Applied(opA, true, "", &api.AgentSpawnApplied{AppliedHead: api.AppliedHead{OK: false}, PaneID: "p1"}); err != nil {
 			return nil, err
 		}
-		return tx.Applied(opR, false, "no such process", map[string]any{"repaired": true})
+		return tx.Applied(opR, false, "no such process", &api.LoopRunSignalApplied{AppliedHead: api.AppliedHead{Repaired: true}})
 	})
 	if open, _ := db.OpenIntents(); len(open) != 0 {
 		t.Errorf("OpenIntents after Applied: got %+v, want none", open)
@@ -393,10 +399,12 @@ func TestIntents(t *testing.T) {
 	}
 	res, _, _ := db.Apply([]store.Op{
 		func(tx *store.Tx) (any, error) { return tx.Applied(opA, true, "", nil) },
-		func(tx *store.Tx) (any, error) { op, _, err := tx.Intent("agent.created", "x", nil); return op, err },
 		func(tx *store.Tx) (any, error) {
-			op, _, err := tx.Intent("agent.spawn_applied", "x", nil)
-			return op, err
+			op, _, err := tx.Intent("x", &api.AgentSpawnRequested{})
+			if err != nil {
+				return nil, err
+			}
+			return tx.Applied(op, true, "", &api.AgentMoveApplied{}) // not the spawn's pair
 		},
 	})
 	for i, r := range res {
@@ -411,13 +419,14 @@ func TestIntentRequestedPayload(t *testing.T) {
 	var op string
 	storetest.Write(t, db, func(tx *store.Tx) (any, error) {
 		var err error
-		op, _, err = tx.Intent("agent.move_requested", "a1", map[string]any{"uuid": "spoof", "to": "park"})
+		op, _, err = tx.Intent("a1", &api.AgentMoveRequested{IntentHead: api.IntentHead{UUID: "spoof"}, Move: "park"})
 		return nil, err
 	})
 	evs := allEvents(t, db)
 	var m map[string]any
 	json.Unmarshal(evs[0].Payload, &m)
-	want := map[string]any{"uuid": "a1", "op_id": op, "to": "park"}
+	want := map[string]any{"uuid": "a1", "op_id": op, "move": "park", "label": "", "move_token": "", "target": "",
+		"workspace": ""}
 	if diff := cmp.Diff(want, m); diff != "" {
 		t.Errorf("requested payload (-want +got):\n%s", diff)
 	}

@@ -8,11 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
-	"slices"
 	"strings"
 
 	"github.com/google/uuid"
-	"github.com/orcr-go/orcr/socketapi/api/wire"
+	"github.com/orcr-go/orcr/socketapi/api"
 )
 
 // ErrInvalidEvent is wrapped by [Tx.Emit] when the kind is not storable or the payload is
@@ -143,24 +142,26 @@ func (t *Tx) QueryRowContext(ctx context.Context, query string, args ...any) *sq
 // transaction (ops that returned an error do not count), or 0 if none emitted an event.
 func (t *Tx) LastSeq() int64 { return t.lastSeq }
 
-// Storable reports whether kind may be stored as an event: a kind registered in
-// [wire.EventKinds] other than the control kind server_stopping, or any "debug." kind.
+// Storable reports whether kind may be stored as an event: a kind of the events table
+// [api.Events] other than a control kind (server_stopping), or any "debug." kind.
 func Storable(kind string) bool {
-	if kind == wire.KindServerStopping || kind == wire.KindCursorExpired {
-		return false
+	if s, ok := api.LookupEvent(kind); ok {
+		return !s.Control
 	}
-	return wire.KnownEventKind(kind) || (strings.HasPrefix(kind, "debug.") && len(kind) > len("debug."))
+	return strings.HasPrefix(kind, "debug.") && len(kind) > len("debug.")
 }
 
-// Emit inserts an event row in the transaction and returns its seq. ref is the row's
-// ref_uuid ("" stores NULL). payload must marshal to a JSON object; nil stores {}. The
-// event is delivered only if the op and the transaction commit; a rolled-back op leaves no
-// gap in the numbering.
-func (t *Tx) Emit(kind, ref string, payload any) (int64, error) {
+// Emit inserts ev as an event row in the transaction and returns its seq. ref is the
+// row's ref_uuid ("" stores NULL). ev is a typed payload of [api.Events] (a pointer to
+// it), or an [api.RawEvent] whose fields must be a JSON object (nil stores {}). The event
+// is delivered only if the op and the transaction commit; a rolled-back op leaves no gap
+// in the numbering.
+func (t *Tx) Emit(ref string, ev api.Event) (int64, error) {
+	kind := ev.EventKind()
 	if !Storable(kind) {
 		return 0, fmt.Errorf("%w: kind %q is not registered", ErrInvalidEvent, kind)
 	}
-	b, err := marshalObject(payload)
+	b, err := marshalObject(ev)
 	if err != nil {
 		return 0, fmt.Errorf("%w: %s payload: %v", ErrInvalidEvent, kind, err)
 	}
@@ -178,36 +179,26 @@ func (t *Tx) Emit(kind, ref string, payload any) (int64, error) {
 	}
 	t.events = append(t.events, Event{Seq: seq, TS: t.now, Kind: kind, Ref: ref, Payload: b})
 	if ref != "" && strings.HasPrefix(kind, "agent.") {
-		if err := t.logFromEvent(kind, ref, payload); err != nil {
+		if raw, ok := ev.(api.RawEvent); ok {
+			// A pre-encoded payload of a kind of the table is read as its type.
+			if ev, err = api.DecodeEvent(kind, raw.Fields); err != nil {
+				return seq, nil // no typed payload: nothing to log
+			}
+		}
+		if err := t.logFromEvent(ref, ev); err != nil {
 			return 0, err
 		}
 	}
 	return seq, nil
 }
 
-// marshalObject marshals v and checks that it is a JSON object. nil and JSON null become {}.
+// marshalObject marshals v and checks that it is a JSON object. JSON null becomes {}.
 func marshalObject(v any) (json.RawMessage, error) {
-	if v == nil {
-		return json.RawMessage("{}"), nil
-	}
-	if raw, ok := v.(json.RawMessage); ok {
-		// Pre-encoded payloads are validated, not re-encoded.
-		raw = bytes.TrimSpace(raw)
-		if !json.Valid(raw) {
-			return nil, errors.New("invalid JSON")
-		}
-		if len(raw) > 0 && raw[0] == '{' {
-			return slices.Clone(raw), nil
-		}
-		if string(raw) == "null" {
-			return json.RawMessage("{}"), nil
-		}
-		return nil, fmt.Errorf("not a JSON object: %.40s", raw)
-	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		return nil, err
 	}
+	b = bytes.TrimSpace(b)
 	if string(b) == "null" {
 		return json.RawMessage("{}"), nil
 	}
@@ -217,21 +208,13 @@ func marshalObject(v any) (json.RawMessage, error) {
 	return b, nil
 }
 
-// refKey is the payload key naming the ref of an intent/applied event: run_uuid for
-// loop_run.* kinds, uuid otherwise.
-func refKey(kind string) string {
-	if strings.HasPrefix(kind, "loop_run.") {
-		return "run_uuid"
-	}
-	return "uuid"
-}
-
-// Intent records an intent (docs/decisions.md D1): it allocates a UUIDv7 op id, emits kind
-// (which must be a *_requested kind of [wire.IntentPairs]) with payload
-// {uuid|run_uuid: ref, op_id, …params} (ref and op_id win over params keys of the same
-// name) and inserts the open-intent row that [Tx.Applied] closes.
-func (t *Tx) Intent(kind, ref string, params map[string]any) (opID string, seq int64, err error) {
-	if _, ok := wire.IntentPairs[kind]; !ok {
+// Intent records an intent (docs/decisions.md D1): it allocates a UUIDv7 op id, fills in
+// ev's [api.IntentHead] (the ref as uuid, or run_uuid for a loop_run.* kind; the op id;
+// an agent's row), emits it (its kind must be a *_requested kind of [api.Events]) and
+// inserts the open-intent row that [Tx.Applied] closes.
+func (t *Tx) Intent(ref string, ev api.IntentEvent) (opID string, seq int64, err error) {
+	kind := ev.EventKind()
+	if _, ok := api.AppliedKind(kind); !ok {
 		return "", 0, fmt.Errorf("%w: %q is not a *_requested kind", ErrUnknownIntent, kind)
 	}
 	id, err := uuid.NewV7()
@@ -239,20 +222,21 @@ func (t *Tx) Intent(kind, ref string, params map[string]any) (opID string, seq i
 		return "", 0, err
 	}
 	opID = id.String()
-	pj, err := marshalObject(params)
+	h := ev.Intent()
+	*h = api.IntentHead{OpID: opID}
+	if strings.HasPrefix(kind, "loop_run.") {
+		h.RunUUID = ref
+	} else {
+		h.UUID = ref
+	}
+	pj, err := marshalObject(ev)
 	if err != nil {
 		return "", 0, fmt.Errorf("%w: %s params: %v", ErrInvalidEvent, kind, err)
 	}
-	payload := make(map[string]any, len(params)+2)
-	for k, v := range params {
-		payload[k] = v
-	}
-	payload[refKey(kind)] = ref
-	payload["op_id"] = opID
-	if err := t.embedAgent(kind, ref, payload); err != nil {
+	if h.Agent, err = t.embedAgent(kind, ref); err != nil {
 		return "", 0, err
 	}
-	seq, err = t.Emit(kind, ref, payload)
+	seq, err = t.Emit(ref, ev)
 	if err != nil {
 		return "", 0, err
 	}
@@ -267,11 +251,12 @@ func (t *Tx) Intent(kind, ref string, params map[string]any) (opID string, seq i
 	return opID, seq, nil
 }
 
-// Applied closes the open intent opID: it emits the matching *_applied kind with payload
-// {uuid|run_uuid: ref, op_id, ok, error?, …result} (error only when errText is not empty;
-// the fixed keys win over result keys) and deletes the intent row. Recovery passes
-// result {"repaired": true}. An unknown op id wraps [ErrUnknownIntent].
-func (t *Tx) Applied(opID string, ok bool, errText string, result map[string]any) (int64, error) {
+// Applied closes the open intent opID: it fills in ev's [api.AppliedHead] (ref, op id,
+// ok, error when errText is not empty, an agent's row), emits it and deletes the intent
+// row. ev must be of the *_applied kind that closes the intent; nil is an empty one of
+// that kind. Recovery sets Repaired. An unknown op id, or an ev of another kind, wraps
+// [ErrUnknownIntent].
+func (t *Tx) Applied(opID string, ok bool, errText string, ev api.AppliedEvent) (int64, error) {
 	var kind string
 	var ref sql.NullString
 	err := t.QueryRow(`SELECT kind, ref_uuid FROM intents WHERE op_id = ?`, opID).Scan(&kind, &ref)
@@ -281,26 +266,28 @@ func (t *Tx) Applied(opID string, ok bool, errText string, result map[string]any
 	if err != nil {
 		return 0, sqliteErr("read intent", err)
 	}
-	applied := wire.IntentPairs[kind]
-	if applied == "" {
+	zero, known := api.NewApplied(kind)
+	if !known {
 		return 0, fmt.Errorf("%w: stored intent kind %q has no applied pair", ErrUnknownIntent, kind)
 	}
-	payload := make(map[string]any, len(result)+4)
-	for k, v := range result {
-		payload[k] = v
+	applied := zero.EventKind()
+	if ev == nil {
+		ev = zero
 	}
-	payload[refKey(kind)] = ref.String
-	payload["op_id"] = opID
-	payload["ok"] = ok
-	if errText != "" {
-		payload["error"] = errText
+	if ev.EventKind() != applied {
+		return 0, fmt.Errorf("%w: %s closes %s, not %s", ErrUnknownIntent, applied, kind, ev.EventKind())
+	}
+	h := ev.Outcome()
+	h.OpID, h.OK, h.Error, h.UUID, h.RunUUID = opID, ok, errText, "", ""
+	if strings.HasPrefix(kind, "loop_run.") {
+		h.RunUUID = ref.String
 	} else {
-		delete(payload, "error")
+		h.UUID = ref.String
 	}
-	if err := t.embedAgent(applied, ref.String, payload); err != nil {
+	if h.Agent, err = t.embedAgent(applied, ref.String); err != nil {
 		return 0, err
 	}
-	seq, err := t.Emit(applied, ref.String, payload)
+	seq, err := t.Emit(ref.String, ev)
 	if err != nil {
 		return 0, err
 	}
@@ -424,23 +411,22 @@ func (db *DB) OpenIntents() ([]Intent, error) {
 	return out, sqliteErr("read intents", rows.Err())
 }
 
-// embedAgent adds the agent row, as it is at this point of the transaction, to the
+// embedAgent returns the agent row, as it is at this point of the transaction, for the
 // payload of an agent.* intent or applied event (docs/decisions.md D2: every agent.*
 // payload carries the row). A delivery stamps the turn's delivered_at just before its
 // agent.input_applied, and no other event announces that change; without the row a
 // client keeping a snapshot current from events would keep the old turn's time. An
 // intent about a row that is gone carries none.
-func (t *Tx) embedAgent(kind, ref string, payload map[string]any) error {
+func (t *Tx) embedAgent(kind, ref string) (*AgentRow, error) {
 	if ref == "" || !strings.HasPrefix(kind, "agent.") {
-		return nil
+		return nil, nil
 	}
 	row, err := AgentByUUID(t.ctx, t, ref)
 	switch {
 	case errors.Is(err, ErrNotFound):
-		return nil
+		return nil, nil
 	case err != nil:
-		return err
+		return nil, err
 	}
-	payload["agent"] = row
-	return nil
+	return &row, nil
 }

@@ -148,8 +148,8 @@ func (t *Tx) CreateUnmanaged(session string, s Sighting) (AgentRow, error) {
 	if err != nil {
 		return AgentRow{}, err
 	}
-	_, err = t.Emit("agent.created", row.UUID, map[string]any{"uuid": row.UUID, "path": path, "status": s.Status,
-		"managed": false, "agent": row})
+	_, err = t.Emit(row.UUID, &api.AgentCreated{AgentHead: api.AgentHead{UUID: row.UUID, Agent: row}, Path: path,
+		Status: s.Status, Managed: new(false)})
 	return row, err
 }
 
@@ -170,7 +170,7 @@ func (t *Tx) SetUnmanagedStatus(uuid string, from, to Status, seq int64) error {
 		WHERE uuid = ? AND managed = 0 AND status = ? AND input_seq = ?`, to, t.now, t.now, uuid, from, seq); err != nil {
 		return err
 	}
-	_, err := t.EmitAgent("agent.status_changed", uuid, map[string]any{"status": to})
+	_, err := t.EmitAgent(uuid, &api.AgentStatusChanged{Status: to})
 	return err
 }
 
@@ -189,10 +189,10 @@ func (t *Tx) EndUnmanaged(uuid string) error {
 		t.now, t.now, t.now, uuid); err != nil {
 		return err
 	}
-	if _, err := t.EmitAgent("agent.status_changed", uuid, map[string]any{"status": StatusEnded, "exit_reason": nil}); err != nil {
+	if _, err := t.EmitAgent(uuid, &api.AgentStatusChanged{Status: StatusEnded, ExitReason: api.Present(nil)}); err != nil {
 		return err
 	}
-	_, err := t.EmitAgent("agent.ended", uuid, map[string]any{"exit_reason": nil})
+	_, err := t.EmitAgent(uuid, &api.AgentEnded{})
 	return err
 }
 
@@ -224,7 +224,7 @@ func (t *Tx) OpenExternalTurn(uuid string) (seq int64, was Status, err error) {
 		uuid, seq, t.now); err != nil {
 		return 0, a.Status, err
 	}
-	_, err = t.EmitAgent("agent.status_changed", uuid, map[string]any{"status": StatusWorking, "input_seq": seq})
+	_, err = t.EmitAgent(uuid, &api.AgentStatusChanged{Status: StatusWorking, InputSeq: &seq})
 	return seq, a.Status, err
 }
 
@@ -272,7 +272,7 @@ func (t *Tx) Adopt(a Adoption) error {
 	if err != nil {
 		return err
 	}
-	if _, err = t.EmitAgent("agent.status_changed", a.UUID, map[string]any{"status": StatusQueued, "adopted_from": from}); err != nil {
+	if _, err = t.EmitAgent(a.UUID, &api.AgentStatusChanged{Status: StatusQueued, AdoptedFrom: from}); err != nil {
 		return err
 	}
 	if a.Approvals {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/store"
 	"github.com/orcr-go/orcr/store/storetest"
 )
@@ -47,7 +48,7 @@ func TestUnmanagedRows(t *testing.T) {
 	}
 	// A close in flight (a kill --force, an adoption) marks the row for discovery.
 	storetest.Write(t, db, func(tx *store.Tx) (any, error) {
-		_, _, err := tx.Intent("agent.close_requested", row.UUID, map[string]any{"target": "term-1"})
+		_, _, err := tx.Intent(row.UUID, &api.AgentCloseRequested{Target: "term-1"})
 		return nil, err
 	})
 	if rows, err = db.UnmanagedRows(t.Context(), "Work"); err != nil || !rows[0].Closing || rows[1].Closing {

@@ -50,11 +50,12 @@ var graph = []struct {
 
 	// The use cases: the actors and the subsystems they drive.
 	{"actors/runproc", []string{"config/rotate"}},
+	{"actors/paneexec", nil},
 	{"actors/schedule", with(contract, "config")},
 	{"actors/transcript", contract},
 	{"actors/provider", with(contract, "config", "herdr")},
 	{"actors/notify", with(contract, "config", "herdr", "store")},
-	{"actors", with(contract, "actors/actorkit", "actors/notify", "actors/provider", "actors/runproc",
+	{"actors", with(contract, "actors/actorkit", "actors/notify", "actors/paneexec", "actors/provider", "actors/runproc",
 		"actors/schedule", "actors/transcript", "actors/worktree", "config", "config/service", "herdr",
 		"socketapi/remote", "store", "store/agentpath")},
 
@@ -75,7 +76,7 @@ var graph = []struct {
 	{"socketapi/recipes/tournament", with(contract, "socketapi", "socketapi/recipes/recipe")},
 	{"cmd/orcr/mcp", with(contract, "socketapi")},
 	{"cmd/orcr/top", with(contract, "socketapi", "store/agentpath")},
-	{"cmd/orcr/cli", with(contract, "actors/runproc", "cmd/orcr/cli/skill", "cmd/orcr/mcp", "cmd/orcr/top",
+	{"cmd/orcr/cli", with(contract, "actors/paneexec", "actors/runproc", "cmd/orcr/cli/skill", "cmd/orcr/mcp", "cmd/orcr/top",
 		"config", "config/service", "socketapi", "socketapi/ts", "store/agentpath")},
 	{"cmd/orcr", []string{"cmd/orcr/cli", "socketapi/server"}},
 	{"cmd/orcr-demo", []string{"config", "socketapi/remote"}},
@@ -87,7 +88,7 @@ var graph = []struct {
 	{"actors/worktree/worktreetest", nil},
 	{"config/service/servicetest", nil},
 	{"herdr/herdrtest", []string{"herdr/herdrschema"}},
-	{"store/storetest", []string{"store"}},
+	{"store/storetest", with(contract, "store")},
 	{"socketapi/sockettest", with(contract, "socketapi", "socketapi/server")},
 	{"cmd/herdr-standin", []string{"herdr/herdrschema", "herdr/herdrtest"}},
 	{"cmd/orcr-model-standin", []string{"actors/provider/modeltest"}},

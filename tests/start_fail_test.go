@@ -7,51 +7,48 @@ import (
 	"time"
 )
 
-// A provider that exits during its start (docs/lifecycle.md §8.1, §9.2): the mock
-// refuses to start (ORCR_MOCK_START_FAIL) while orcr's readiness wait runs (60 s here).
-// The exit is seen at once, not after the wait: the ask answers within seconds that
-// the agent failed and why, and afterwards wait, logs and ls answer about the ended
-// agent — never not_found.
+// A provider that exits during its start (docs/lifecycle.md §8.1, §8.2, §9.2): the
+// mock refuses to start (ORCR_MOCK_START_FAIL) — prints its error and exits 1 at once
+// — while orcr's readiness wait runs (60 s here). The exit is seen at once, not after
+// the wait: the ask answers within seconds that the agent failed, with the exit status
+// the pane's launcher recorded and the mock's own message, which `agent logs --screen`
+// shows too; afterwards wait, logs and ls answer about the ended agent — never
+// not_found — and no pane is left.
 func TestStartExitEndsFailedAtOnce(t *testing.T) {
 	t.Parallel() // mostly waits: see main_test.go
-	h, _ := herdrHome(t, `{"integrations": {"mock": {"submit_ready_ms": 60000}}}`)
+	h, sock := herdrHome(t, `{"integrations": {"mock": {"submit_ready_ms": 60000}}}`)
 	h.env = append(h.env, "ORCR_MOCK_START_FAIL=mock: unknown model xyz")
 	start := time.Now()
 	r := h.run("agent", "ask", "-a", "mock", "--name", "c3", "-p", "say=hi")
 	took := time.Since(start)
-	if r.exit != 5 || !strings.Contains(r.stderr, "ended without completing (failed)") ||
-		!strings.Contains(r.stderr, "mock exited during start") {
-		t.Fatalf("agent ask: exit %d stdout %q stderr %q, want exit 5 naming the exit during start", r.exit, r.stdout, r.stderr)
+	const detail = "mock exited during start (exit status 1): mock: unknown model xyz"
+	if r.exit != 5 || !strings.Contains(r.stderr, "ended without completing (failed): "+detail) {
+		t.Fatalf("agent ask: exit %d stdout %q stderr %q, want exit 5 with %q", r.exit, r.stdout, r.stderr, detail)
 	}
 	if took > 20*time.Second {
 		t.Errorf("agent ask took %s: the exit was not seen at once", took.Round(time.Millisecond))
 	}
 	rows := h.lsRows(t, "--all", "c3")
 	if len(rows) != 1 || rows[0].Status != "ended" || rows[0].ExitReason == nil || *rows[0].ExitReason != "failed" ||
-		!strings.HasPrefix(rows[0].ExitDetail, "mock exited during start") {
+		rows[0].ExitDetail != detail || rows[0].ScreenAt == nil {
 		t.Fatalf("agent ls --all: %+v, want ended failed with the exit as its detail", rows)
 	}
 	if w := h.run("agent", "wait", "c3"); w.exit != 5 || w.stdout != "c3  failed\n" {
 		t.Errorf("agent wait on the ended agent: exit %d stdout %q stderr %q, want `c3  failed`, exit 5", w.exit, w.stdout, w.stderr)
 	}
 	_, res, _ := h.jsonRun(t, "agent.wait", 5, "agent", "wait", "c3")
-	if tg := waitTargets(t, res); len(tg) != 1 || tg[0].Reason != "failed" || !strings.HasPrefix(tg[0].ExitDetail, "mock exited during start") {
+	if tg := waitTargets(t, res); len(tg) != 1 || tg[0].Reason != "failed" || tg[0].ExitDetail != detail {
 		t.Errorf("agent wait --json: %+v, want reason failed with the exit detail", tg)
 	}
 	if l := h.run("agent", "logs", "c3"); l.exit == 6 || !strings.Contains(l.stderr, "ended failed") ||
 		!strings.Contains(l.stderr, "mock exited during start") {
 		t.Errorf("agent logs on the ended agent: exit %d stderr %q, want its end and why", l.exit, l.stderr)
 	}
-	// The screen is what orcr read before the exit: the mock may be gone before any read
-	// (it exits right after its message), so either the message or "no screen".
-	s := h.run("agent", "logs", "c3", "--screen")
-	switch {
-	case s.exit == 0 && strings.Contains(s.stdout, "mock: unknown model xyz"):
-		t.Logf("the screen was read before the exit: %q", s.stdout)
-	case s.exit == 7 && strings.Contains(s.stderr, "no screen"):
-		t.Logf("no screen was read before the exit: %q", s.stderr)
-	default:
-		t.Errorf("agent logs --screen: exit %d stdout %q stderr %q, want the screen or no screen kept", s.exit, s.stdout, s.stderr)
+	if s := h.run("agent", "logs", "c3", "--screen"); s.exit != 0 || !strings.Contains(s.stdout, "mock: unknown model xyz") {
+		t.Errorf("agent logs --screen: exit %d stdout %q stderr %q, want the mock's message kept", s.exit, s.stdout, s.stderr)
+	}
+	if p := panesLabelled(t, sock, "c3"); len(p) != 0 {
+		t.Errorf("panes left after the failed start: %+v, want the held pane closed", p)
 	}
 }
 
@@ -132,4 +129,35 @@ func waitTargets(t *testing.T, res map[string]any) []waitTarget {
 		t.Fatalf("agent wait targets: %v", err)
 	}
 	return tg
+}
+
+// A provider that exits mid-life (docs/lifecycle.md §8.2, §13.2): the mock answers its
+// one turn and exits (ORCR_MOCK_EXIT_AFTER). Its pane's launcher records the exit and
+// holds the pane, which must not keep the agent looking alive: within seconds (not the
+// launcher's 60 s hold) the agent is lost with the exit status as its detail and its
+// last screen kept, the held pane is closed, and the row ends lost keeping both.
+func TestMidLifeExitIsLostAtOnce(t *testing.T) {
+	t.Parallel() // mostly waits: see main_test.go
+	h, sock := herdrHome(t, `{"timings": {"gc_tick": "1s"}}`)
+	h.env = append(h.env, "ORCR_MOCK_EXIT_AFTER=1")
+	start := time.Now()
+	uid, _ := runAgent(t, h, "-a", "mock", "--name", "ex", "-p", "say=last words")
+	var rows []cliRow
+	eventually(t, 20*time.Second, "ex to end", func() bool {
+		rows = h.lsRows(t, "--all", "ex")
+		return len(rows) == 1 && rows[0].Status == "ended"
+	})
+	if took := time.Since(start); took > 15*time.Second {
+		t.Errorf("ex ended %s after its run: the held pane kept it alive", took.Round(time.Millisecond))
+	}
+	if r := rows[0]; r.ExitReason == nil || *r.ExitReason != "lost" || !strings.HasPrefix(r.ExitDetail, "mock exited (exit status 0)") ||
+		r.ScreenAt == nil {
+		t.Errorf("agent ls --all: %+v, want ended lost with the exit status as its detail and a kept screen", r)
+	}
+	if s := h.run("agent", "logs", uid, "--screen"); s.exit != 0 || !strings.Contains(s.stdout, "last words") {
+		t.Errorf("agent logs --screen: exit %d stdout %q stderr %q, want the mock's last screen", s.exit, s.stdout, s.stderr)
+	}
+	if p := panesLabelled(t, sock, "ex"); len(p) != 0 {
+		t.Errorf("panes left: %+v, want the held pane closed", p)
+	}
 }

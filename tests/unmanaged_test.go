@@ -404,7 +404,7 @@ func TestAdoptionCutOffByACrashIsFinished(t *testing.T) {
 		t.Fatal(err)
 	}
 	forgeOnStoppedServer(t, h, func(tx *store.Tx) (any, error) {
-		_, _, err := tx.Intent("agent.close_requested", row.UUID, map[string]any{"target": terminal, "reason": "adopted", "path": path})
+		_, _, err := tx.Intent(row.UUID, &api.AgentCloseRequested{Target: terminal, Reason: "adopted", Path: path})
 		return nil, err
 	})
 	eventually(t, 20*time.Second, "recovery finishes the adoption", func() bool {

@@ -7,11 +7,13 @@
 package notify
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
 
 	"github.com/orcr-go/orcr/config"
+	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/api/wire/pathglob"
 	"github.com/orcr-go/orcr/store"
 )
@@ -21,7 +23,7 @@ import (
 const (
 	EventBlocked       = "blocked"         // agent.status_changed {status: blocked}
 	EventLost          = "lost"            // agent.status_changed {status: lost}
-	EventStalled       = "stalled"         // agent.stalled (unless stalled: false)
+	EventStalled       = "stalled"         // agent.stalled {stalled: true}
 	EventLoopRunFailed = "loop_run.failed" // loop_run.ended {status: failed | timeout}
 	EventEnded         = "ended"           // agent.ended
 )
@@ -35,67 +37,53 @@ type Occurrence struct {
 	Summary string
 }
 
-// payload is the part of an event payload classification reads.
-type payload struct {
-	Status      string `json:"status"`
-	BlockedKind string `json:"blocked_kind"`
-	ExitReason  string `json:"exit_reason"`
-	Stalled     *bool  `json:"stalled"`
-	Agent       *struct {
-		Path        string `json:"path"`
-		BlockedKind string `json:"blocked_kind"`
-	} `json:"agent"`
-	Run *struct {
-		Path   string `json:"path"`
-		Status string `json:"status"`
-	} `json:"run"`
-}
-
-// Classify maps a stored event to its occurrence; false for every event no rule can name.
+// Classify maps a stored event to its occurrence; false for every event no rule can name
+// (or whose payload does not decode into its type).
 func Classify(ev store.Event) (Occurrence, bool) {
-	switch ev.Kind {
-	case "agent.status_changed", "agent.ended", "agent.stalled", "loop_run.ended":
-	default:
-		return Occurrence{}, false
-	}
-	var p payload
-	if json.Unmarshal(ev.Payload, &p) != nil {
+	p, err := api.DecodeEvent(ev.Kind, ev.Payload)
+	if err != nil {
 		return Occurrence{}, false
 	}
 	o := Occurrence{Ref: ev.Ref}
-	if p.Agent != nil {
+	switch p := p.(type) {
+	case *api.AgentStatusChanged:
 		o.Path = p.Agent.Path
-	}
-	switch {
-	case ev.Kind == "agent.status_changed" && p.Status == "blocked":
-		kind := p.BlockedKind
-		if kind == "" && p.Agent != nil {
-			kind = p.Agent.BlockedKind // the row after the change
+		switch p.Status {
+		case api.StatusBlocked:
+			kind := cmp.Or(p.BlockedKind, deref(p.Agent.BlockedKind), "unknown") // else the row after the change
+			o.Event, o.Summary = EventBlocked, fmt.Sprintf("%s is blocked (%s)", o.Path, kind)
+		case api.StatusLost:
+			o.Event, o.Summary = EventLost, o.Path+" is lost"
+		default:
+			return Occurrence{}, false
 		}
-		if kind == "" {
-			kind = "unknown"
+	case *api.AgentStalled:
+		if !p.Stalled {
+			return Occurrence{}, false
 		}
-		o.Event, o.Summary = EventBlocked, fmt.Sprintf("%s is blocked (%s)", o.Path, kind)
-	case ev.Kind == "agent.status_changed" && p.Status == "lost":
-		o.Event, o.Summary = EventLost, o.Path+" is lost"
-	case ev.Kind == "agent.stalled" && (p.Stalled == nil || *p.Stalled):
+		o.Path = p.Agent.Path
 		o.Event, o.Summary = EventStalled, o.Path+" stalled: no progress"
-	case ev.Kind == "agent.ended":
-		reason := p.ExitReason
-		if reason == "" {
-			reason = "unknown"
+	case *api.AgentEnded:
+		o.Path = p.Agent.Path
+		o.Event, o.Summary = EventEnded, fmt.Sprintf("%s ended (%s)", o.Path, cmp.Or(deref(p.ExitReason), "unknown"))
+	case *api.LoopRunEnded:
+		if p.Status != store.RunFailed && p.Status != store.RunTimeout {
+			return Occurrence{}, false
 		}
-		o.Event, o.Summary = EventEnded, fmt.Sprintf("%s ended (%s)", o.Path, reason)
-	case ev.Kind == "loop_run.ended" && p.Run != nil && (p.Status == "failed" || p.Status == "timeout"):
 		o.Path = p.Run.Path
 		o.Event, o.Summary = EventLoopRunFailed, fmt.Sprintf("loop run %s %s", o.Path, p.Status)
-	default:
-		return Occurrence{}, false
 	}
-	if o.Path == "" {
+	if o.Path == "" || o.Event == "" {
 		return Occurrence{}, false
 	}
 	return o, true
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 // Rules are the compiled notify rules.

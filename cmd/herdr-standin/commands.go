@@ -33,6 +33,7 @@ func cmdServer(session string, prof profile, stderr io.Writer) int {
 		CompletionSeq: prof.completionSeq,
 		Toasts:        prof.toasts,
 		NoDetection:   prof.noDetection,
+		Size:          prof.size,
 		OnNotify:      toastLogger(prof.toastLog, stderr),
 		BinPath:       exe,
 		Logf:          func(f string, a ...any) { fmt.Fprintf(stderr, f+"\n", a...) },

@@ -26,7 +26,9 @@
 // HERDR_STANDIN_PROTOCOL (16, 20 or 22; default 20) is what ping reports and picks the
 // schema `api schema` prints; HERDR_STANDIN_VERSION overrides the version (default
 // 0.7.2, 0.8.2 or 0.9.0 by protocol); HERDR_STANDIN_COMPLETION_SEQ=0|1 turns
-// completion_seq on agent rows off or on (default on from protocol 22). The
+// completion_seq on agent rows off or on (default on from protocol 22);
+// HERDR_STANDIN_SIZE=<cols>x<rows> is the headless size, which herdr's config sets
+// (default 120x40, 80x24 for protocol 16; panes get 26 columns and a row less). The
 // protocol-22 schema is orcr's construction, not herdr's file (herdr/herdrschema).
 //
 // `integration status` prints one line per target in herdr's IntegrationTarget

@@ -4,12 +4,16 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
+
+	"github.com/orcr-go/orcr/herdr/herdrtest"
 )
 
 // profile is the herdr the stand-in plays: the protocol ping reports and whose schema
 // fixture `api schema` prints, the version it names, and whether agent rows carry
 // completion_seq (herdrtest.Options.CompletionSeq), whether it shows toasts
-// (herdrtest.Options.Toasts) and the file each shown one is appended to.
+// (herdrtest.Options.Toasts) and the file each shown one is appended to, and its
+// headless size (herdrtest.Options.Size; zero: the protocol's).
 type profile struct {
 	protocol      int
 	version       string
@@ -17,6 +21,7 @@ type profile struct {
 	toasts        bool
 	toastLog      string
 	noDetection   bool
+	size          herdrtest.Size
 }
 
 // defaultVersions names a herdr release for every protocol the stand-in can play (the
@@ -33,6 +38,10 @@ var defaultVersions = map[int]string{16: "0.7.2", 20: "0.8.2", 22: "0.9.0"}
 //	                                  to it as a JSON line {"title", "body"}
 //	HERDR_STANDIN_DETECT=0|1          default 1: detect claude and codex in panes
 //	                                  (herdrtest.Options.NoDetection when 0)
+//	HERDR_STANDIN_SIZE=<cols>x<rows>  the headless size, as herdr's [server]
+//	                                  headless_cols and headless_rows; default
+//	                                  120x40 (80x24 for protocol 16); panes get 26
+//	                                  columns and a row less
 //
 // Child processes (a server started by `--session N server`) inherit them.
 func loadProfile(getenv func(string) string) (profile, error) {
@@ -70,6 +79,15 @@ func loadProfile(getenv func(string) string) (profile, error) {
 		p.noDetection = true
 	default:
 		return p, fmt.Errorf("HERDR_STANDIN_DETECT=%q: want 0 or 1", v)
+	}
+	if v := getenv("HERDR_STANDIN_SIZE"); v != "" {
+		c, r, _ := strings.Cut(v, "x")
+		cols, err1 := strconv.Atoi(c)
+		rows, err2 := strconv.Atoi(r)
+		if err1 != nil || err2 != nil || cols < 65 || rows < 2 {
+			return p, fmt.Errorf("HERDR_STANDIN_SIZE=%q: want <cols>x<rows>, at least 65x2", v)
+		}
+		p.size = herdrtest.Size{Cols: cols, Rows: rows}
 	}
 	return p, nil
 }

@@ -32,6 +32,9 @@ func TestLoadProfile(t *testing.T) {
 		{map[string]string{"HERDR_STANDIN_DETECT": "0"}, profile{protocol: 20, version: "0.8.2", noDetection: true}, false},
 		{map[string]string{"HERDR_STANDIN_DETECT": "1"}, profile{protocol: 20, version: "0.8.2"}, false},
 		{map[string]string{"HERDR_STANDIN_DETECT": "no"}, profile{}, true},
+		{map[string]string{"HERDR_STANDIN_SIZE": "200x50"}, profile{protocol: 20, version: "0.8.2", size: herdrtest.Size{Cols: 200, Rows: 50}}, false},
+		{map[string]string{"HERDR_STANDIN_SIZE": "64x40"}, profile{}, true},
+		{map[string]string{"HERDR_STANDIN_SIZE": "120"}, profile{}, true},
 	}
 	for _, tt := range tests {
 		got, err := loadProfile(func(k string) string { return tt.env[k] })

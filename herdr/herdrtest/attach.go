@@ -30,8 +30,8 @@ import (
 //
 // Stand-in choices that only a real herdr can confirm: an observe attach sees the pane
 // but cannot type into it; a takeover attach types, and a second takeover attach of the
-// same pane ends the first ("taken over"); the pane keeps its 80×24 size whatever the
-// attached terminal's size.
+// same pane ends the first ("taken over"); the pane keeps its size whatever the
+// attached terminal's (herdr's source resizes it to the attached terminal).
 
 // Frame types of the attach channel.
 const (

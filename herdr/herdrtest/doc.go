@@ -51,17 +51,22 @@
 // [Options].NoDetection turns detection off. [Session.SetAgentStatus] and
 // [Session.SetAgentSession] set a pane's state directly, for tests that run no real CLI.
 //
-// Pane output goes through the package's own VT emulator (80×24, text only, 10 000
+// Panes are as big as herdr makes them without a client ([Options].Size): the headless
+// area (120×40, or 80×24 playing protocol 16) less the 26-column sidebar and the tab
+// bar's row, 94×39 (54×23); a pane started in a server with no pane one column less
+// (herdr starts it at the whole area and then resizes it: the stand-in starts it at the
+// end size); every pane, a split's halves too, keeps its size (herdr/testdata/live).
+//
+// Pane output goes through the package's own VT emulator (text only, 10 000
 // scrollback rows; cursor movement, erase, insert/delete, scroll regions, alternate
 // screen, DSR/DA replies, bracketed-paste and application-cursor modes, OSC titles).
 //
 // Stand-in choices that only a real herdr can confirm:
-//   - pane.read: visible returns the screen rows right-trimmed, without trailing blank
-//     rows, each ending with "\n" (confirmed by herdr 0.8.2, herdr/testdata/live);
-//     recent/recent_unwrapped drop blank rows below the last non-blank row;
-//     detection is the visible screen without trailing blank rows; format "ansi"
-//     returns the same text as "text" (attributes are not kept); wide characters take
-//     one cell.
+//   - pane.read: visible, recent and detection end every row with "\n", visible without
+//     trailing blank rows; format "ansi" ends rows with "\r\n" (the last with none);
+//     wide characters take two cells (all confirmed by herdr 0.8.2 and 0.7.2,
+//     herdr/testdata/live). Colours are not kept, and blanks a program wrote at a row's
+//     end cannot be told from empty cells (unchecked: the mock draws neither).
 //   - Error messages other than "pane X not found", "unsupported key X" and the
 //     "invalid request: " prefix are the stand-in's own wording.
 //   - A request line ended by EOF instead of "\n" is answered.
@@ -81,8 +86,11 @@
 //     (see pane.read above), and how release and detection combine: a release leaves
 //     a detected agent's pane with the screen's state and a session another source
 //     reported.
-//   - pane.move's focused_pane_id is the target tab's focused pane; layout rectangles
-//     assume an 80×24 area; split ids are "split" plus a 0/1 path.
+//   - pane.move's focused_pane_id is the target tab's focused pane (the layout's area,
+//     rectangles and root split id are herdr's, herdr/testdata/live; deeper split ids
+//     follow herdr's source: split_<n>_<0/1 path>).
+//   - An attached terminal does not resize the pane (herdr's source resizes it to the
+//     terminal that attaches).
 //   - layout.apply without workspace_id and with no active workspace answers
 //     workspace_not_found "no active workspace"; the stand-in's limits are 16 panes
 //     and depth 8; an argv that cannot be started answers layout_apply_failed.

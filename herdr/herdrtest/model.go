@@ -2,6 +2,8 @@ package herdrtest
 
 import (
 	"encoding/json"
+	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -383,7 +385,7 @@ func (s *Session) paneInfo(p *pane) PaneInfo {
 		PaneID: p.id, TerminalID: p.terminal, WorkspaceID: p.ws.id, TabID: p.tab.id,
 		Focused: s.paneFocused(p), AgentStatus: p.effectiveStatus(), Revision: p.revision,
 		Cwd: s.paneCwd(p), Label: p.label, Agent: p.agent,
-		AgentSession: p.session, Scroll: &PaneScroll{ViewportRows: defaultRows},
+		AgentSession: p.session, Scroll: &PaneScroll{ViewportRows: p.vt.rows()},
 	}
 	pi.TerminalTitle, pi.TerminalTitleStripped = s.terminalTitles(p)
 	pi.ForegroundCwd = pi.Cwd
@@ -445,10 +447,15 @@ func (s *Session) tabInfo(t *tab) tabInfo {
 	}
 }
 
-var tabArea = rect{X: 0, Y: 0, Width: defaultCols, Height: defaultRows}
+// tabArea is where herdr lays out a tab's panes: right of the sidebar, below the tab
+// bar.
+func (s *Session) tabArea() rect {
+	p := s.opts.Size.Pane()
+	return rect{X: sidebarCols, Y: tabBarRows, Width: p.Cols, Height: p.Rows}
+}
 
 func (s *Session) layoutSnapshot(t *tab) layoutSnapshot {
-	ls := layoutSnapshot{WorkspaceID: t.ws.id, TabID: t.id, Area: tabArea, Panes: []layoutPane{}, Splits: []layoutSplit{}}
+	ls := layoutSnapshot{WorkspaceID: t.ws.id, TabID: t.id, Area: s.tabArea(), Panes: []layoutPane{}, Splits: []layoutSplit{}}
 	if t.focused != nil {
 		ls.FocusedPaneID = t.focused.id
 	}
@@ -458,20 +465,26 @@ func (s *Session) layoutSnapshot(t *tab) layoutSnapshot {
 			ls.Panes = append(ls.Panes, layoutPane{PaneID: n.pane.id, Focused: n.pane == t.focused, Rect: r})
 			return
 		}
-		ls.Splits = append(ls.Splits, layoutSplit{ID: "split" + path, Direction: n.direction, Ratio: n.ratio, Rect: r})
+		// herdr names a split by its place in this walk and its path ("root" for the
+		// root), and rounds the first part's share (herdr 0.8.2 and 0.7.2).
+		id := path
+		if id == "" {
+			id = "root"
+		}
+		ls.Splits = append(ls.Splits, layoutSplit{ID: fmt.Sprintf("split_%d_%s", len(ls.Splits), id), Direction: n.direction, Ratio: n.ratio, Rect: r})
 		a, b := r, r
 		if n.direction == "right" {
-			a.Width = int(float64(r.Width) * n.ratio)
+			a.Width = int(math.Round(float64(r.Width) * n.ratio))
 			b.X, b.Width = r.X+a.Width, r.Width-a.Width
 		} else {
-			a.Height = int(float64(r.Height) * n.ratio)
+			a.Height = int(math.Round(float64(r.Height) * n.ratio))
 			b.Y, b.Height = r.Y+a.Height, r.Height-a.Height
 		}
 		walk(n.first, a, path+"0")
 		walk(n.second, b, path+"1")
 	}
 	if t.root != nil {
-		walk(t.root, tabArea, "")
+		walk(t.root, ls.Area, "")
 	}
 	return ls
 }

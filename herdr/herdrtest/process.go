@@ -47,7 +47,15 @@ func (s *Session) newPaneLocked(w *workspace, t *tab, spec spawnSpec, label stri
 		sourceSeqs: map[string]uint64{},
 		exited:     make(chan struct{}),
 	}
-	p.vt = newTerminal(defaultRows, defaultCols, func(b []byte) { _ = p.write(b) })
+	size := s.opts.Size.Pane()
+	if s.noPanesLocked() {
+		// herdr starts a pane in a server that has none at the whole headless size,
+		// with nothing laid out yet, and a moment later resizes it to its place less
+		// the scrollbar's column of a main screen (herdr 0.8.2 and 0.7.2; later panes
+		// are never resized without a client): the stand-in starts it there.
+		size.Cols--
+	}
+	p.vt = newTerminal(size.Rows, size.Cols, func(b []byte) { _ = p.write(b) })
 	cwd := spec.cwd
 	if cwd == "" {
 		cwd = w.cwd
@@ -63,7 +71,7 @@ func (s *Session) newPaneLocked(w *workspace, t *tab, spec spawnSpec, label stri
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = cwd
 	cmd.Env = s.paneEnv(spec.env, w.id, t.id, p.id)
-	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: defaultRows, Cols: defaultCols})
+	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: uint16(size.Rows), Cols: uint16(size.Cols)})
 	if err != nil {
 		return nil, err
 	}
@@ -88,6 +96,18 @@ func (s *Session) newPaneLocked(w *workspace, t *tab, spec spawnSpec, label stri
 		_ = ptmx.Close()
 	}()
 	return p, nil
+}
+
+// noPanesLocked reports whether the server has no pane. Requires s.mu.
+func (s *Session) noPanesLocked() bool {
+	for _, w := range s.workspaces {
+		for _, t := range w.tabs {
+			if len(t.panes()) > 0 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // paneEnv builds a pane environment: server env, then caller env, then herdr's own

@@ -3,8 +3,10 @@ package herdrtest_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -105,7 +107,7 @@ func TestSpawnSendRead(t *testing.T) {
 	if r := obj(res, "read").(map[string]any); r["text"] != "" || r["truncated"] != true || r["source"] != "recent" {
 		t.Fatalf("recent read lines=2: %v", r)
 	}
-	res = call(t, sock, "pane.read", map[string]any{"pane_id": pane, "source": "recent", "lines": 24})
+	res = call(t, sock, "pane.read", map[string]any{"pane_id": pane, "source": "recent", "lines": 39})
 	if r := obj(res, "read").(map[string]any); !strings.HasSuffix(r["text"].(string), "second\nsecond\n") || r["truncated"] != false {
 		t.Fatalf("recent read of the screen's rows: %v", r)
 	}
@@ -586,5 +588,79 @@ func TestNotificationToasts(t *testing.T) {
 	call(t, sock, "notification.show", map[string]any{"title": "t"})
 	if s := <-got; s != (shown{"t", ""}) {
 		t.Errorf("OnNotify without a body: got %+v", s)
+	}
+}
+
+// TestPaneSize: panes get the headless area less herdr's sidebar and tab bar, as herdr
+// 0.8.2 (120×40) and 0.7.2 (80×24) gave them: a pane started in a server with no pane
+// one column narrower (a shell's scrollbar), every other one — a split's halves too —
+// the full width, whatever its own rectangle; the layout's area and rectangles sit right of the
+// sidebar, below the tab bar, a split's first part rounded.
+func TestPaneSize(t *testing.T) {
+	for _, tc := range []struct {
+		size         herdrtest.Size
+		first, later string
+		area         [4]float64
+		halves       [2]float64
+	}{
+		{herdrtest.Size{}, "39 93", "39 94", [4]float64{26, 1, 94, 39}, [2]float64{20, 19}},
+		{herdrtest.HeadlessSize(16), "23 53", "23 54", [4]float64{26, 1, 54, 23}, [2]float64{12, 11}},
+		{herdrtest.Size{Cols: 100, Rows: 30}, "29 73", "29 74", [4]float64{26, 1, 74, 29}, [2]float64{15, 14}},
+	} {
+		t.Run(fmt.Sprintf("%dx%d", tc.size.Cols, tc.size.Rows), func(t *testing.T) {
+			f := startWith(t, herdrtest.Options{Size: tc.size})
+			sock := f.Sessions["default"].SocketPath()
+			ws, root := createWorkspace(t, sock, "work")
+			call(t, sock, "pane.send_text", map[string]any{"pane_id": root, "text": "stty size"})
+			call(t, sock, "pane.send_keys", map[string]any{"pane_id": root, "keys": []string{"Enter"}})
+			waitScreen(t, sock, root, tc.first+"\n")
+			probe := []string{"/bin/sh", "-c", "stty size; exec cat"}
+			pane := spawn(t, sock, ws, probe, nil, "a")
+			waitScreen(t, sock, pane, tc.later)
+			ws2, root2 := createWorkspace(t, sock, "other")
+			call(t, sock, "pane.send_text", map[string]any{"pane_id": root2, "text": "stty size"})
+			call(t, sock, "pane.send_keys", map[string]any{"pane_id": root2, "keys": []string{"Enter"}})
+			waitScreen(t, sock, root2, tc.later+"\n")
+			rows, _ := strconv.Atoi(strings.Fields(tc.later)[0])
+			if got := obj(call(t, sock, "pane.get", map[string]any{"pane_id": pane}), "pane", "scroll", "viewport_rows"); got != float64(rows) {
+				t.Errorf("viewport_rows %v, want %d", got, rows)
+			}
+			res := call(t, sock, "layout.apply", map[string]any{"workspace_id": ws2, "tab_label": "s", "root": map[string]any{
+				"type": "split", "direction": "down", "ratio": 0.5,
+				"first":  map[string]any{"type": "pane", "command": probe},
+				"second": map[string]any{"type": "pane", "command": probe}}})
+			for _, half := range []string{"first", "second"} {
+				waitScreen(t, sock, str(res, "layout", "root", half, "pane_id"), tc.later)
+			}
+			snap := call(t, sock, "session.snapshot", map[string]any{})
+			for _, l := range obj(snap, "snapshot", "layouts").([]any) {
+				a := obj(l, "area").(map[string]any)
+				if got := [4]float64{a["x"].(float64), a["y"].(float64), a["width"].(float64), a["height"].(float64)}; got != tc.area {
+					t.Errorf("layout area %v, want %v", got, tc.area)
+				}
+				if str(l, "tab_id") != str(res, "layout", "tab_id") {
+					continue
+				}
+				ps := obj(l, "panes").([]any)
+				if h := [2]float64{obj(ps[0], "rect", "height").(float64), obj(ps[1], "rect", "height").(float64)}; h != tc.halves {
+					t.Errorf("split halves %v, want %v", h, tc.halves)
+				}
+				if id := str(obj(l, "splits").([]any)[0], "id"); id != "split_0_root" {
+					t.Errorf("split id %q, want herdr's split_0_root", id)
+				}
+			}
+		})
+	}
+	// A pane started in a server whose panes are all gone is a first pane again.
+	f := start(t)
+	sock := f.Sessions["default"].SocketPath()
+	_, root := createWorkspace(t, sock, "gone")
+	call(t, sock, "pane.close", map[string]any{"pane_id": root})
+	_, root = createWorkspace(t, sock, "again")
+	call(t, sock, "pane.send_text", map[string]any{"pane_id": root, "text": "stty size"})
+	call(t, sock, "pane.send_keys", map[string]any{"pane_id": root, "keys": []string{"Enter"}})
+	waitScreen(t, sock, root, "39 93\n")
+	if _, err := herdrtest.NewSession(herdrtest.Options{ConfigDir: t.TempDir(), Size: herdrtest.Size{Cols: 64, Rows: 40}}, "x"); err == nil {
+		t.Error("a 64-column headless size (herdr's mobile layout) was accepted")
 	}
 }

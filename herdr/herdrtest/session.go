@@ -79,7 +79,40 @@ type Options struct {
 	// then become agent panes only by reports and the test hooks, as before the
 	// stand-in detected claude and codex.
 	NoDetection bool
+	// Size is the server's headless size, the area herdr lays out its sidebar, tab bar
+	// and panes in while no client is attached; zero means the played herdr's:
+	// [HeadlessSize] of Protocol. Its panes get the area less the sidebar and the tab
+	// bar ([Size.Pane]). At 64 columns or fewer herdr switches to its mobile layout,
+	// which the stand-in does not play; NewSession refuses such a size.
+	Size Size
 }
+
+// Size is a size in terminal cells.
+type Size struct{ Cols, Rows int }
+
+// Layout of herdr's headless screen (docs/herdr.md §12): the sidebar's default width,
+// the tab bar's row, and the narrowest area still laid out with a sidebar.
+const (
+	sidebarCols    = 26
+	tabBarRows     = 1
+	minDesktopCols = 65
+)
+
+// HeadlessSize is the headless size of the herdr that speaks protocol: 80×24 for
+// protocol 16 (herdr 0.7.2), 120×40 from protocol 20 on (herdr 0.8.2's default
+// `[server] headless_cols` and `headless_rows`), as measured on both (herdr/testdata/live).
+func HeadlessSize(protocol int) Size {
+	if protocol < 20 {
+		return Size{Cols: 80, Rows: 24}
+	}
+	return Size{Cols: 120, Rows: 40}
+}
+
+// Pane is the size herdr gives a pane in headless area a: the area less the sidebar and
+// the tab bar (94×39 of 120×40, 54×23 of 80×24). Every pane starts at it, a split's
+// halves too (herdr spawns a pane at its first visible pane's size and resizes only for
+// an attached client).
+func (a Size) Pane() Size { return Size{Cols: a.Cols - sidebarCols, Rows: a.Rows - tabBarRows} }
 
 var sessionNameRE = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 
@@ -154,6 +187,12 @@ func NewSession(opts Options, name string) (*Session, error) {
 	}
 	if opts.Protocol == 0 {
 		opts.Protocol = DefaultProtocol
+	}
+	if opts.Size == (Size{}) {
+		opts.Size = HeadlessSize(opts.Protocol)
+	}
+	if opts.Size.Cols < minDesktopCols || opts.Size.Rows <= tabBarRows {
+		return nil, fmt.Errorf("herdrtest: headless size %dx%d: the stand-in plays at least %d columns and %d rows", opts.Size.Cols, opts.Size.Rows, minDesktopCols, tabBarRows+1)
 	}
 	s := &Session{
 		opts:     opts,

@@ -11,13 +11,8 @@ import (
 	"github.com/mattn/go-runewidth"
 )
 
-// Default pane size of a herdr server with no attached client (docs/herdr.md §12).
-const (
-	defaultRows = 24
-	defaultCols = 80
-	// maxScrollback bounds the rows kept above the main screen.
-	maxScrollback = 10000
-)
+// maxScrollback bounds the rows kept above the main screen.
+const maxScrollback = 10000
 
 // vtRow is one screen row; wrapped marks a soft wrap into the following row.
 type vtRow struct {
@@ -161,6 +156,9 @@ type terminal struct {
 func newTerminal(rows, cols int, reply func([]byte)) *terminal {
 	return &terminal{nrows: rows, ncols: cols, main: newGrid(rows, cols), reply: reply}
 }
+
+// rows is the terminal's height in cells (fixed when it is made).
+func (t *terminal) rows() int { return t.nrows }
 
 func (t *terminal) grid() *vtGrid {
 	if t.altActive {

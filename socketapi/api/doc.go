@@ -20,12 +20,20 @@
 // of docs/protocol.md §4.3 ([AgentRow], [LoopRow], [RunRow], [Snapshot]) that the store
 // scans into and the events carry, and the agent statuses ([Status], [StatusQueued], …).
 //
+// # Events
+//
+// [Events] lists every event kind with its payload struct ([AgentStatusChanged],
+// [LoopRunEnded], …; docs/protocol.md §6). The store emits those structs, the schema
+// gives each kind its properties, and consumers decode a stored payload or a frame's
+// event with [DecodeEvent] and switch on its type.
+//
 // # Errors
 //
 // A refused request is an *[Error] holding one of the nine codes ([CodeNotFound],
 // [CodeInvalidRequest], …), a message and details such as the reason; [IsCode] matches
 // one. The codes, their exit statuses, the reasons and causes details carry
-// ([wire.Reasons]), the envelopes, the framing and the event kinds are in [wire].
+// ([wire.Reasons]), the envelopes, the framing and the control frame kinds are in
+// [wire].
 //
 // # The schema document
 //

@@ -27,7 +27,8 @@ var commentsJSON []byte
 // Schema builds the schema document of docs/protocol.md §10 from [Methods]: a JSON Schema
 // (draft 2020-12) whose extensions carry the envelopes, the methods with the schemas of
 // their params and results (reflected from the Go types, doc comments as descriptions),
-// the event kinds and the error table (under both errorCodes and ERROR_CODES).
+// the event kinds with the schemas of their payloads (from [Events], reflected alike)
+// and the error table (under both errorCodes and ERROR_CODES).
 func Schema() map[string]any { return SchemaOf(Methods) }
 
 // SchemaOf builds the schema document of a method table.
@@ -45,8 +46,8 @@ func SchemaOf(table []Spec) map[string]any {
 		}
 	}
 	events := map[string]any{}
-	for _, k := range wire.EventKinds {
-		events[k] = openObject()
+	for _, e := range Events {
+		events[e.Kind] = TypeSchema(e.Type())
 	}
 	codes := make([]map[string]any, len(wire.Codes))
 	for i, c := range wire.Codes {
@@ -84,7 +85,10 @@ func openObject() map[string]any {
 	return map[string]any{"type": "object", "additionalProperties": true}
 }
 
-var rawMessage = reflect.TypeFor[json.RawMessage]()
+var (
+	rawMessage     = reflect.TypeFor[json.RawMessage]()
+	optionalString = reflect.TypeFor[OptionalString]()
+)
 
 var reflector = sync.OnceValue(func() *jsonschema.Reflector {
 	r := &jsonschema.Reflector{
@@ -98,6 +102,9 @@ var reflector = sync.OnceValue(func() *jsonschema.Reflector {
 		Mapper: func(t reflect.Type) *jsonschema.Schema {
 			if t == rawMessage {
 				return &jsonschema.Schema{Type: "object", AdditionalProperties: jsonschema.TrueSchema}
+			}
+			if t == optionalString {
+				return &jsonschema.Schema{Type: "string"} // widened to [string, null] by nullables
 			}
 			return nil
 		},
@@ -161,6 +168,10 @@ func nullables(s map[string]any, t reflect.Type) {
 				continue
 			}
 			nullables(p, f.Type)
+			if f.Type == optionalString {
+				p["type"] = []any{"string", "null"}
+				continue
+			}
 			k := f.Type.Kind()
 			if !omit && f.Type != rawMessage && (k == reflect.Pointer || k == reflect.Slice || k == reflect.Map) {
 				if typ, ok := p["type"].(string); ok {

@@ -722,11 +722,11 @@ type LoopCreateRequest struct {
 
 // LoopResult is loop.create's result.
 type LoopResult struct {
-	Loop LoopCreated `json:"loop"`
+	Loop CreatedLoop `json:"loop"`
 }
 
-// LoopCreated is the loop a loop.create made: its row, its command and how to remove it.
-type LoopCreated struct {
+// CreatedLoop is the loop a loop.create made: its row, its command and how to remove it.
+type CreatedLoop struct {
 	LoopRow
 	// The command its runs execute.
 	Argv []string `json:"argv"`
@@ -820,11 +820,11 @@ type LoopRunRequest struct {
 
 // LoopRunResult is loop.run.start's result.
 type LoopRunResult struct {
-	Run LoopRunStarted `json:"run"`
+	Run StartedRun `json:"run"`
 }
 
-// LoopRunStarted is the run a loop.run.start made.
-type LoopRunStarted struct {
+// StartedRun is the run a loop.run.start made.
+type StartedRun struct {
 	UUID  string `json:"uuid"`
 	RunID string `json:"run_id"`
 	Path  string `json:"path"`

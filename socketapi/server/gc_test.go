@@ -15,6 +15,7 @@ import (
 	"github.com/orcr-go/orcr/actors"
 	"github.com/orcr-go/orcr/herdr"
 	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
 	"github.com/orcr-go/orcr/store"
 )
@@ -355,7 +356,7 @@ func TestGCMoveRecoveryAtRestart(t *testing.T) {
 			if _, err := tx.Exec(`UPDATE agents SET move_state = 'parking', move_token = ? WHERE uuid = ?`, "tok-"+u, u); err != nil {
 				return nil, err
 			}
-			_, _, err := tx.Intent("agent.move_requested", u, map[string]any{"move": "park"})
+			_, _, err := tx.Intent(u, &api.AgentMoveRequested{Move: "park"})
 			return nil, err
 		})
 	}

@@ -108,9 +108,9 @@ func (s *Server) spawnSubscription(c actor.Context, call *Call, kind actors.Subs
 // debugEmit is the hidden __debug.emit_event (ORCR_DEBUG_METHODS=1).
 func (s *Server) debugEmit(ctx context.Context, c *Call) (any, error) {
 	var p struct {
-		Kind    string         `json:"kind"`
-		RefUUID string         `json:"ref_uuid"`
-		Payload map[string]any `json:"payload"`
+		Kind    string          `json:"kind"`
+		RefUUID string          `json:"ref_uuid"`
+		Payload json.RawMessage `json:"payload"`
 	}
 	c.Params(&p)
 	seq, err := s.system.DebugEmit(ctx, p.Kind, p.RefUUID, p.Payload)

@@ -85,8 +85,8 @@ func cutDelivery(tx *store.Tx, uuid string, from store.Status, prompt string) (s
 	if err != nil {
 		return "", err
 	}
-	opID, _, err := tx.Intent("agent.input_requested", uuid, map[string]any{"input_seq": seq, "target": a.TerminalID,
-		"bytes": len(prompt), "probe": prompt, "from": was})
+	opID, _, err := tx.Intent(uuid, &api.AgentInputRequested{InputSeq: seq, Target: a.TerminalID,
+		Bytes: len(prompt), Probe: prompt, From: was})
 	return opID, err
 }
 
@@ -108,7 +108,7 @@ func TestRecoveryFinishesACutOffTeardown(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		_, _, err = tx.Intent("agent.close_requested", cr.a.UUID, map[string]any{"target": a.TerminalID, "reason": "killed"})
+		_, _, err = tx.Intent(cr.a.UUID, &api.AgentCloseRequested{Target: a.TerminalID, Reason: "killed"})
 		return err
 	})
 	c, rec := cr.restart()
@@ -140,7 +140,7 @@ func TestRecoveryClosesASpawnIntentOfAnEndedRow(t *testing.T) {
 		if err := tx.EndAgent(cr.a.UUID, []store.Status{store.StatusIdle}, store.ExitCanceled); err != nil {
 			return err
 		}
-		_, _, err = tx.Intent("agent.spawn_requested", cr.a.UUID, map[string]any{"workspace": "rcv", "label": "rcv/spawn"})
+		_, _, err = tx.Intent(cr.a.UUID, &api.AgentSpawnRequested{Workspace: "rcv", Label: "rcv/spawn"})
 		return err
 	})
 	_, rec := cr.restart()
@@ -173,8 +173,8 @@ func TestRecoveryUndoesAnUnsubmittedPrompt(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		_, _, err = tx.Intent("agent.input_requested", cr.a.UUID, map[string]any{"input_seq": seq, "target": a.TerminalID,
-			"bytes": 9, "probe": "say=first"})
+		_, _, err = tx.Intent(cr.a.UUID, &api.AgentInputRequested{InputSeq: seq, Target: a.TerminalID,
+			Bytes: 9, Probe: "say=first"})
 		return err
 	})
 	c, rec := cr.restart()

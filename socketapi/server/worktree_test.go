@@ -256,7 +256,11 @@ func TestWorktreeRecovery(t *testing.T) {
 				if err := tx.SetWorktree(cr.a.UUID, path, state); err != nil {
 					return err
 				}
-				_, _, err = tx.Intent(open, cr.a.UUID, map[string]any{"worktree": path, "branch": a.Worktree.Branch, "repo": a.Worktree.Repo})
+				in := map[string]api.IntentEvent{
+					"agent.worktree_remove_requested": &api.AgentWorktreeRemoveRequested{Worktree: path, Branch: a.Worktree.Branch, Repo: a.Worktree.Repo},
+					"agent.worktree_add_requested":    &api.AgentWorktreeAddRequested{Worktree: path, Branch: a.Worktree.Branch, Repo: a.Worktree.Repo},
+				}[open]
+				_, _, err = tx.Intent(cr.a.UUID, in)
 				return err
 			})
 			c, rec := cr.restart()

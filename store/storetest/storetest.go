@@ -4,6 +4,7 @@
 package storetest
 
 import (
+	"encoding/json"
 	"maps"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/store"
 )
 
@@ -143,5 +145,22 @@ func InsertTurn(tb testing.TB, db *store.DB, agentUUID string, inputSeq int64, c
 // Emit commits one event and returns its seq.
 func Emit(tb testing.TB, db *store.DB, kind, ref string, payload any) int64 {
 	tb.Helper()
-	return Write(tb, db, func(tx *store.Tx) (any, error) { return tx.Emit(kind, ref, payload) }).(int64)
+	return Write(tb, db, func(tx *store.Tx) (any, error) { return tx.Emit(ref, Raw(tb, kind, payload)) }).(int64)
+}
+
+// Raw is payload (nil, a json.RawMessage or any value to marshal) as a pre-encoded event
+// of kind, for tests that write payloads the events table does not type.
+func Raw(tb testing.TB, kind string, payload any) api.RawEvent {
+	tb.Helper()
+	if raw, ok := payload.(json.RawMessage); ok {
+		return api.RawEvent{Kind: kind, Fields: raw}
+	}
+	if payload == nil {
+		return api.RawEvent{Kind: kind}
+	}
+	b, err := json.Marshal(payload)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return api.RawEvent{Kind: kind, Fields: b}
 }

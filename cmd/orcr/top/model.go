@@ -202,7 +202,12 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.setMsg("", err)
 			return m, nil
 		}
-		m.dirty = true
+		switch m.data.Event.Payload.(type) {
+		case api.AgentEvent, api.IntentEvent, api.AppliedEvent, api.LoopEvent, api.RunEvent:
+			m.dirty = true
+		default:
+			return m, nil // no row changed: attach leases, provider pauses, debug events
+		}
 		return m, m.frameCmd()
 	case lostMsg:
 		if msg.gen == m.gen {

@@ -302,7 +302,7 @@ var Reasons = []ReasonInfo{
 	{CauseInternal, ServerError, "any other failure that is no protocol error"},
 	{CauseUUID, ServerError, "a uuid could not be made"},
 	{CauseRandom, ServerError, "a token could not be made"},
-	{CauseExecutable, ServerError, "the server cannot find its own executable for loop runs"},
+	{CauseExecutable, ServerError, "the server cannot find its own executable (for loop runs and agent panes)"},
 	{CauseDataDir, ServerError, "an agent's data dir or its `launch.json` could not be written"},
 	{CauseLaunchMissing, ServerError, "an agent's `launch.json` could not be read"},
 	{CauseLaunchDecode, ServerError, "an agent's `launch.json` could not be decoded"},

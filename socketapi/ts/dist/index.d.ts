@@ -1,7 +1,7 @@
 export { orcr, OrcrClient, type AgentApi, type ApiApi, type AttachOptions, type ClientOptions, type ContextApi, type LsOptions, type RunOptions, type ScopeOptions, type ServerApi, type SpawnOptions, } from "./client.js";
 export { AgentHandle, FOLLOW_INTERVAL_MS, type AgentWaitOptions, type FollowLogsOptions, type KillOptions, type KillResult, type LogEntry, type LogsOptions, type RunAgent, type SendResult, type WaitOptions, type WaitResult, } from "./handle.js";
 export { AttachHandle } from "./attach.js";
-export { Watch, type AgentRow, type Snapshot, type WatchOptions } from "./watch.js";
+export { Watch, type AgentRow, type CursorExpiredEvent, type Snapshot, type WatchEvent, type WatchOptions } from "./watch.js";
 export { type CreatedLoop, type LoopApi, type LoopCreateOptions, type LoopLogLine, type LoopLogsOptions, type LoopLsOptions, type LoopRmOptions, type LoopRow, type LoopRunApi, type LoopRunLsOptions, type LoopRunStopOptions, type RunRow, type StartedRun, } from "./loops.js";
 export { fromEnv, loopNameFrom, type LoopMembership, type OrcrContext } from "./context.js";
 export { DEFAULT_TIMEOUT_MS, FrameSplitter, MAX_FRAME_BYTES, ORCR_PROTOCOL, orcrHome, socketPath, Subscription, Transport, UNBOUNDED_METHODS, type Env, type MethodTransport, type RequestOptions, type StreamEvent, type StreamFrame, type TransportOptions, } from "./wire.js";

@@ -1,9 +1,20 @@
 import type * as G from "./generated.js";
-import type { StreamEvent, StreamFrame, Subscription } from "./wire.js";
+import type { StreamFrame, Subscription } from "./wire.js";
 /** The snapshot document (api.snapshot, watch.open's snapshot). */
 export type Snapshot = G.ApiSnapshotResult;
 /** An agent row (agent.ls, snapshots, and the `agent` of agent events). */
 export type AgentRow = NonNullable<G.AgentLsResult["agents"]>[number];
+/** The control frame that ends a watch whose cursor fell behind retention (docs/protocol.md §7.2). */
+export interface CursorExpiredEvent {
+    kind: "cursor_expired";
+    oldest_seq?: number;
+    [key: string]: unknown;
+}
+/**
+ * An event a watch yields: one of the schema's event kinds (generated from it, narrowed
+ * by `kind`), or the cursor_expired control frame.
+ */
+export type WatchEvent = G.OrcrEvent | CursorExpiredEvent;
 /** Options of orcr.watch(). */
 export interface WatchOptions {
     /** Only agents whose path matches (resolved against the scope), or one uuid. */
@@ -33,7 +44,7 @@ export declare class WatchFilter {
     get active(): boolean;
     matches(row: AgentRow): boolean;
     snapshot(s: Snapshot): Snapshot;
-    passes(ev: StreamEvent): boolean;
+    passes(ev: WatchEvent): boolean;
 }
 /**
  * Watch is an open watch.open stream: `snapshot` is the state at `snapshotSeq`, and
@@ -43,7 +54,7 @@ export declare class WatchFilter {
  * watch. `frames()` yields the whole frames (with `seq`), `lastSeq` is the seq of the
  * latest event yielded, close() drops the connection.
  */
-export declare class Watch implements AsyncIterable<StreamEvent> {
+export declare class Watch implements AsyncIterable<WatchEvent> {
     #private;
     readonly snapshot: Snapshot;
     readonly snapshotSeq: number;
@@ -55,7 +66,7 @@ export declare class Watch implements AsyncIterable<StreamEvent> {
     get closed(): boolean;
     /** frames yields the event frames that pass the filter. */
     frames(): AsyncGenerator<StreamFrame, void, undefined>;
-    [Symbol.asyncIterator](): AsyncGenerator<StreamEvent, void, undefined>;
+    [Symbol.asyncIterator](): AsyncGenerator<WatchEvent, void, undefined>;
     /** close drops the connection; the server stops its pump. */
     close(): void;
 }

@@ -52,26 +52,39 @@ export class WatchFilter {
     passes(ev) {
         if (!this.active)
             return true;
-        const row = ev.agent;
-        if (row !== null && typeof row === "object" && !Array.isArray(row)) {
-            const r = row;
-            if (this.matches(r)) {
-                this.#known.add(String(r.uuid));
+        const row = agentRow(ev);
+        if (row) {
+            if (this.matches(row)) {
+                this.#known.add(String(row.uuid));
                 return true;
             }
-            return this.#known.has(String(r.uuid));
+            return this.#known.has(String(row.uuid));
         }
-        if (!agentKind(ev.kind))
+        if (!agentKind(ev))
             return true;
-        const uuid = typeof ev.uuid === "string" ? ev.uuid : ev.ref_uuid;
+        const uuid = "uuid" in ev && typeof ev.uuid === "string" ? ev.uuid : ev.ref_uuid;
         if (typeof uuid !== "string")
             return true;
         return this.#known.has(uuid);
     }
 }
-/** agentKind: the kinds about one agent (agent.*, queue.*, attach.*); loops and control frames are not. */
-function agentKind(kind) {
-    return kind.startsWith("agent.") || kind.startsWith("queue.") || kind.startsWith("attach.");
+/** agentRow is the row an event carries: every agent.* and queue.* event has it (docs/decisions.md D2). */
+function agentRow(ev) {
+    if (!("agent" in ev))
+        return undefined;
+    const row = ev.agent;
+    return row !== null && typeof row === "object" && !Array.isArray(row) ? row : undefined;
+}
+/** agentKind: the kinds about one agent (agent.*, queue.*, attach.*); loops, providers and control frames are not. */
+function agentKind(ev) {
+    switch (ev.kind) {
+        case "attach.started":
+        case "attach.ended":
+        case "queue.promoted":
+            return true;
+        default:
+            return ev.kind.startsWith("agent.");
+    }
 }
 /**
  * Watch is an open watch.open stream: `snapshot` is the state at `snapshotSeq`, and
@@ -111,7 +124,7 @@ export class Watch {
                 if (r.done)
                     return;
                 const frame = r.value;
-                const ev = frame.event ?? { kind: "unknown" };
+                const ev = (frame.event ?? { kind: "unknown" });
                 if (frame.seq > 0)
                     this.lastSeq = frame.seq;
                 if (this.#filter && !this.#filter.passes(ev))

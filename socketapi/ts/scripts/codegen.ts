@@ -1,6 +1,7 @@
 // codegen writes src/generated.ts from the schema document `orcr api schema` prints
 // (docs/protocol.md §10): the method, event and error-code lists, a Params and a Result
-// interface per method, and GeneratedClient with one method per socket method.
+// interface per method, an interface per event kind with the OrcrEvent union of them,
+// and GeneratedClient with one method per socket method.
 //
 //   tsx scripts/codegen.ts                 regenerate src/generated.ts ($ORCR_BIN, default orcr)
 //   tsx scripts/codegen.ts --check         exit 1 when the committed file differs
@@ -23,7 +24,7 @@ export interface SchemaNode {
 /** The parts of the schema document codegen reads. */
 export interface SchemaDoc {
   methods: Record<string, { summary?: string; implemented?: boolean; streaming?: boolean; params?: SchemaNode; result?: SchemaNode }>;
-  events?: Record<string, unknown>;
+  events?: Record<string, SchemaNode>;
   errorCodes?: { code: string; exit: number; description?: string }[];
 }
 
@@ -158,6 +159,24 @@ export function generate(doc: SchemaDoc): string {
     const resultNote = m.streaming ? `The initial result of \`${n}\`; event frames follow it.` : `Result of \`${n}\`.`;
     out.push(...iface(`${pascal(n)}Result`, m.result, `${resultNote}${m.result?.description ? "\n" + m.result.description : ""}`));
   }
+
+  for (const k of events) {
+    const node = doc.events![k];
+    out.push(...docComment(`The event object of \`${k}\` frames.${node?.description ? "\n" + node.description : ""}`, ""));
+    out.push(`export interface ${pascal(k)}Event {`, `  kind: ${JSON.stringify(k)};`);
+    out.push("  /** The uuid of the row the event is about, when it names one. */", "  ref_uuid?: string;");
+    // A frame's kind and ref_uuid overwrite payload keys of the same name (docs/protocol.md §2.4).
+    const props = Object.fromEntries(Object.entries(node?.properties ?? {}).filter(([p]) => p !== "kind" && p !== "ref_uuid"));
+    out.push(...members(props, "  "), "}", "");
+  }
+  out.push("/** The event object type of each event kind. */", "export interface EventPayloads {");
+  for (const k of events) out.push(`  ${JSON.stringify(k)}: ${pascal(k)}Event;`);
+  out.push("}", "");
+  out.push(
+    "/** An event object of a stream frame, discriminated by `kind` (narrow with `ev.kind === …`). */",
+    "export type OrcrEvent = EventPayloads[keyof EventPayloads];",
+    "",
+  );
 
   out.push("/** The params type of each method. */", "export interface MethodParams {");
   for (const n of names) out.push(`  ${JSON.stringify(n)}: ${pascal(n)}Params;`);

@@ -1727,6 +1727,2892 @@ export interface WatchOpenResult {
   [key: string]: unknown;
 }
 
+/**
+ * The event object of `agent.close_applied` frames.
+ * AgentCloseApplied: the pane was closed or not.
+ */
+export interface AgentCloseAppliedEvent {
+  kind: "agent.close_applied";
+  /** The uuid of the row the event is about, when it names one. */
+  ref_uuid?: string;
+  agent?: {
+    agent?: string | null;
+    blocked_kind?: string;
+    created_at?: number;
+    cwd?: string | null;
+    effort?: string | null;
+    ended_at?: number;
+    /**
+     * ExitDetail says in words why the agent ended, when orcr knows more than the
+     * exit_reason: a provider that exited or showed nothing during its start, a screen
+     * that takes no prompt, a spawn error (docs/lifecycle.md §4.3).
+     */
+    exit_detail?: string;
+    exit_reason?: string;
+    herdr_session?: string;
+    idle_since?: number;
+    last_status_change_at?: number | null;
+    managed?: boolean;
+    model?: string | null;
+    move_state?: string;
+    pane_id?: string | null;
+    parent_id?: string;
+    /** only when parent_id names an agent row */
+    parent_path?: string;
+    parked_at?: number;
+    path?: string;
+    /** derived; only when status = queued */
+    queue_position?: number;
+    /**
+     * RoutedFrom is the provider the agent was queued for when routing.fallback promoted
+     * it as Agent, with Agent's configured model and effort (docs/lifecycle.md §7.6).
+     */
+    routed_from?: string;
+    /**
+     * ScreenAt is when orcr read the last screen it kept of the agent's pane, which
+     * `agent logs --screen` shows once the pane is gone (docs/lifecycle.md §4.1).
+     */
+    screen_at?: number;
+    /**
+     * Stalled is true while the open turn is marked stalled: working, but neither screen
+     * nor transcript changed for the provider's stall_after (docs/lifecycle.md §10.7).
+     * Never acted on by orcr; progress clears it.
+     */
+    stalled?: boolean;
+    /** when the turn was marked stalled */
+    stalled_at?: number;
+    starting_at?: number;
+    status?: string;
+    /** of the latest turn */
+    turn_completed_at?: number;
+    /** of the latest turn (highest input_seq) */
+    turn_delivered_at?: number;
+    uuid?: string;
+    /**
+     * The git worktree the agent runs in: only for an agent started with worktree
+     * (docs/lifecycle.md §8.4).
+     */
+    worktree?: {
+      /** The branch checked out there. */
+      branch?: string;
+      /** Whether the worktree is kept when the agent ends (keep_worktree). */
+      keep?: boolean;
+      /** The worktree's directory: the agent's cwd. */
+      path?: string;
+      /** The repository's common git directory. */
+      repo?: string;
+      /**
+       * pending (queued, not made yet), creating, ready, removing; once the agent has
+       * ended: removed, kept, dirty (kept: it had uncommitted changes), failed (kept: git
+       * refused the removal) or unused (the agent ended before it was made).
+       */
+      state?: string;
+      [key: string]: unknown;
+    };
+    [key: string]: unknown;
+  };
+  error?: string;
+  ok?: boolean;
+  op_id?: string;
+  repaired?: boolean;
+  run_uuid?: string;
+  target?: string;
+  uuid?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * The event object of `agent.close_requested` frames.
+ * AgentCloseRequested: herdr is asked to close the agent's pane, for reason (an adoption's with the new path).
+ */
+export interface AgentCloseRequestedEvent {
+  kind: "agent.close_requested";
+  /** The uuid of the row the event is about, when it names one. */
+  ref_uuid?: string;
+  agent?: {
+    agent?: string | null;
+    blocked_kind?: string;
+    created_at?: number;
+    cwd?: string | null;
+    effort?: string | null;
+    ended_at?: number;
+    /**
+     * ExitDetail says in words why the agent ended, when orcr knows more than the
+     * exit_reason: a provider that exited or showed nothing during its start, a screen
+     * that takes no prompt, a spawn error (docs/lifecycle.md §4.3).
+     */
+    exit_detail?: string;
+    exit_reason?: string;
+    herdr_session?: string;
+    idle_since?: number;
+    last_status_change_at?: number | null;
+    managed?: boolean;
+    model?: string | null;
+    move_state?: string;
+    pane_id?: string | null;
+    parent_id?: string;
+    /** only when parent_id names an agent row */
+    parent_path?: string;
+    parked_at?: number;
+    path?: string;
+    /** derived; only when status = queued */
+    queue_position?: number;
+    /**
+     * RoutedFrom is the provider the agent was queued for when routing.fallback promoted
+     * it as Agent, with Agent's configured model and effort (docs/lifecycle.md §7.6).
+     */
+    routed_from?: string;
+    /**
+     * ScreenAt is when orcr read the last screen it kept of the agent's pane, which
+     * `agent logs --screen` shows once the pane is gone (docs/lifecycle.md §4.1).
+     */
+    screen_at?: number;
+    /**
+     * Stalled is true while the open turn is marked stalled: working, but neither screen
+     * nor transcript changed for the provider's stall_after (docs/lifecycle.md §10.7).
+     * Never acted on by orcr; progress clears it.
+     */
+    stalled?: boolean;
+    /** when the turn was marked stalled */
+    stalled_at?: number;
+    starting_at?: number;
+    status?: string;
+    /** of the latest turn */
+    turn_completed_at?: number;
+    /** of the latest turn (highest input_seq) */
+    turn_delivered_at?: number;
+    uuid?: string;
+    /**
+     * The git worktree the agent runs in: only for an agent started with worktree
+     * (docs/lifecycle.md §8.4).
+     */
+    worktree?: {
+      /** The branch checked out there. */
+      branch?: string;
+      /** Whether the worktree is kept when the agent ends (keep_worktree). */
+      keep?: boolean;
+      /** The worktree's directory: the agent's cwd. */
+      path?: string;
+      /** The repository's common git directory. */
+      repo?: string;
+      /**
+       * pending (queued, not made yet), creating, ready, removing; once the agent has
+       * ended: removed, kept, dirty (kept: it had uncommitted changes), failed (kept: git
+       * refused the removal) or unused (the agent ended before it was made).
+       */
+      state?: string;
+      [key: string]: unknown;
+    };
+    [key: string]: unknown;
+  };
+  op_id?: string;
+  path?: string;
+  reason?: string;
+  run_uuid?: string;
+  target?: string;
+  uuid?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * The event object of `agent.created` frames.
+ * AgentCreated: a row was created, queued (agent.run) or idle/working (an unmanaged agent found in herdr, managed false).
+ */
+export interface AgentCreatedEvent {
+  kind: "agent.created";
+  /** The uuid of the row the event is about, when it names one. */
+  ref_uuid?: string;
+  /** The row after the change. */
+  agent?: {
+    agent?: string | null;
+    blocked_kind?: string;
+    created_at?: number;
+    cwd?: string | null;
+    effort?: string | null;
+    ended_at?: number;
+    /**
+     * ExitDetail says in words why the agent ended, when orcr knows more than the
+     * exit_reason: a provider that exited or showed nothing during its start, a screen
+     * that takes no prompt, a spawn error (docs/lifecycle.md §4.3).
+     */
+    exit_detail?: string;
+    exit_reason?: string;
+    herdr_session?: string;
+    idle_since?: number;
+    last_status_change_at?: number | null;
+    managed?: boolean;
+    model?: string | null;
+    move_state?: string;
+    pane_id?: string | null;
+    parent_id?: string;
+    /** only when parent_id names an agent row */
+    parent_path?: string;
+    parked_at?: number;
+    path?: string;
+    /** derived; only when status = queued */
+    queue_position?: number;
+    /**
+     * RoutedFrom is the provider the agent was queued for when routing.fallback promoted
+     * it as Agent, with Agent's configured model and effort (docs/lifecycle.md §7.6).
+     */
+    routed_from?: string;
+    /**
+     * ScreenAt is when orcr read the last screen it kept of the agent's pane, which
+     * `agent logs --screen` shows once the pane is gone (docs/lifecycle.md §4.1).
+     */
+    screen_at?: number;
+    /**
+     * Stalled is true while the open turn is marked stalled: working, but neither screen
+     * nor transcript changed for the provider's stall_after (docs/lifecycle.md §10.7).
+     * Never acted on by orcr; progress clears it.
+     */
+    stalled?: boolean;
+    /** when the turn was marked stalled */
+    stalled_at?: number;
+    starting_at?: number;
+    status?: string;
+    /** of the latest turn */
+    turn_completed_at?: number;
+    /** of the latest turn (highest input_seq) */
+    turn_delivered_at?: number;
+    uuid?: string;
+    /**
+     * The git worktree the agent runs in: only for an agent started with worktree
+     * (docs/lifecycle.md §8.4).
+     */
+    worktree?: {
+      /** The branch checked out there. */
+      branch?: string;
+      /** Whether the worktree is kept when the agent ends (keep_worktree). */
+      keep?: boolean;
+      /** The worktree's directory: the agent's cwd. */
+      path?: string;
+      /** The repository's common git directory. */
+      repo?: string;
+      /**
+       * pending (queued, not made yet), creating, ready, removing; once the agent has
+       * ended: removed, kept, dirty (kept: it had uncommitted changes), failed (kept: git
+       * refused the removal) or unused (the agent ended before it was made).
+       */
+      state?: string;
+      [key: string]: unknown;
+    };
+    [key: string]: unknown;
+  };
+  /** false for an unmanaged agent; absent for a managed one. */
+  managed?: boolean;
+  path?: string;
+  status?: string;
+  uuid?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * The event object of `agent.ended` frames.
+ * AgentEnded: the row ended, with its exit_reason (null for an unmanaged agent).
+ */
+export interface AgentEndedEvent {
+  kind: "agent.ended";
+  /** The uuid of the row the event is about, when it names one. */
+  ref_uuid?: string;
+  /** The row after the change. */
+  agent?: {
+    agent?: string | null;
+    blocked_kind?: string;
+    created_at?: number;
+    cwd?: string | null;
+    effort?: string | null;
+    ended_at?: number;
+    /**
+     * ExitDetail says in words why the agent ended, when orcr knows more than the
+     * exit_reason: a provider that exited or showed nothing during its start, a screen
+     * that takes no prompt, a spawn error (docs/lifecycle.md §4.3).
+     */
+    exit_detail?: string;
+    exit_reason?: string;
+    herdr_session?: string;
+    idle_since?: number;
+    last_status_change_at?: number | null;
+    managed?: boolean;
+    model?: string | null;
+    move_state?: string;
+    pane_id?: string | null;
+    parent_id?: string;
+    /** only when parent_id names an agent row */
+    parent_path?: string;
+    parked_at?: number;
+    path?: string;
+    /** derived; only when status = queued */
+    queue_position?: number;
+    /**
+     * RoutedFrom is the provider the agent was queued for when routing.fallback promoted
+     * it as Agent, with Agent's configured model and effort (docs/lifecycle.md §7.6).
+     */
+    routed_from?: string;
+    /**
+     * ScreenAt is when orcr read the last screen it kept of the agent's pane, which
+     * `agent logs --screen` shows once the pane is gone (docs/lifecycle.md §4.1).
+     */
+    screen_at?: number;
+    /**
+     * Stalled is true while the open turn is marked stalled: working, but neither screen
+     * nor transcript changed for the provider's stall_after (docs/lifecycle.md §10.7).
+     * Never acted on by orcr; progress clears it.
+     */
+    stalled?: boolean;
+    /** when the turn was marked stalled */
+    stalled_at?: number;
+    starting_at?: number;
+    status?: string;
+    /** of the latest turn */
+    turn_completed_at?: number;
+    /** of the latest turn (highest input_seq) */
+    turn_delivered_at?: number;
+    uuid?: string;
+    /**
+     * The git worktree the agent runs in: only for an agent started with worktree
+     * (docs/lifecycle.md §8.4).
+     */
+    worktree?: {
+      /** The branch checked out there. */
+      branch?: string;
+      /** Whether the worktree is kept when the agent ends (keep_worktree). */
+      keep?: boolean;
+      /** The worktree's directory: the agent's cwd. */
+      path?: string;
+      /** The repository's common git directory. */
+      repo?: string;
+      /**
+       * pending (queued, not made yet), creating, ready, removing; once the agent has
+       * ended: removed, kept, dirty (kept: it had uncommitted changes), failed (kept: git
+       * refused the removal) or unused (the agent ended before it was made).
+       */
+      state?: string;
+      [key: string]: unknown;
+    };
+    [key: string]: unknown;
+  };
+  exit_reason?: string | null;
+  uuid?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * The event object of `agent.input_applied` frames.
+ * AgentInputApplied: the prompt was submitted or not; recovery says whether it typed it again (typed_again) or undid the turn (rolled_back).
+ */
+export interface AgentInputAppliedEvent {
+  kind: "agent.input_applied";
+  /** The uuid of the row the event is about, when it names one. */
+  ref_uuid?: string;
+  agent?: {
+    agent?: string | null;
+    blocked_kind?: string;
+    created_at?: number;
+    cwd?: string | null;
+    effort?: string | null;
+    ended_at?: number;
+    /**
+     * ExitDetail says in words why the agent ended, when orcr knows more than the
+     * exit_reason: a provider that exited or showed nothing during its start, a screen
+     * that takes no prompt, a spawn error (docs/lifecycle.md §4.3).
+     */
+    exit_detail?: string;
+    exit_reason?: string;
+    herdr_session?: string;
+    idle_since?: number;
+    last_status_change_at?: number | null;
+    managed?: boolean;
+    model?: string | null;
+    move_state?: string;
+    pane_id?: string | null;
+    parent_id?: string;
+    /** only when parent_id names an agent row */
+    parent_path?: string;
+    parked_at?: number;
+    path?: string;
+    /** derived; only when status = queued */
+    queue_position?: number;
+    /**
+     * RoutedFrom is the provider the agent was queued for when routing.fallback promoted
+     * it as Agent, with Agent's configured model and effort (docs/lifecycle.md §7.6).
+     */
+    routed_from?: string;
+    /**
+     * ScreenAt is when orcr read the last screen it kept of the agent's pane, which
+     * `agent logs --screen` shows once the pane is gone (docs/lifecycle.md §4.1).
+     */
+    screen_at?: number;
+    /**
+     * Stalled is true while the open turn is marked stalled: working, but neither screen
+     * nor transcript changed for the provider's stall_after (docs/lifecycle.md §10.7).
+     * Never acted on by orcr; progress clears it.
+     */
+    stalled?: boolean;
+    /** when the turn was marked stalled */
+    stalled_at?: number;
+    starting_at?: number;
+    status?: string;
+    /** of the latest turn */
+    turn_completed_at?: number;
+    /** of the latest turn (highest input_seq) */
+    turn_delivered_at?: number;
+    uuid?: string;
+    /**
+     * The git worktree the agent runs in: only for an agent started with worktree
+     * (docs/lifecycle.md §8.4).
+     */
+    worktree?: {
+      /** The branch checked out there. */
+      branch?: string;
+      /** Whether the worktree is kept when the agent ends (keep_worktree). */
+      keep?: boolean;
+      /** The worktree's directory: the agent's cwd. */
+      path?: string;
+      /** The repository's common git directory. */
+      repo?: string;
+      /**
+       * pending (queued, not made yet), creating, ready, removing; once the agent has
+       * ended: removed, kept, dirty (kept: it had uncommitted changes), failed (kept: git
+       * refused the removal) or unused (the agent ended before it was made).
+       */
+      state?: string;
+      [key: string]: unknown;
+    };
+    [key: string]: unknown;
+  };
+  error?: string;
+  input_seq?: number;
+  ok?: boolean;
+  op_id?: string;
+  repaired?: boolean;
+  rolled_back?: boolean;
+  run_uuid?: string;
+  typed_again?: number;
+  uuid?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * The event object of `agent.input_requested` frames.
+ * AgentInputRequested: a prompt of bytes bytes is typed into target for turn input_seq; a managed agent's carries the probe recovery looks for and the status the turn opened from, an unmanaged one's its herdr session.
+ */
+export interface AgentInputRequestedEvent {
+  kind: "agent.input_requested";
+  /** The uuid of the row the event is about, when it names one. */
+  ref_uuid?: string;
+  agent?: {
+    agent?: string | null;
+    blocked_kind?: string;
+    created_at?: number;
+    cwd?: string | null;
+    effort?: string | null;
+    ended_at?: number;
+    /**
+     * ExitDetail says in words why the agent ended, when orcr knows more than the
+     * exit_reason: a provider that exited or showed nothing during its start, a screen
+     * that takes no prompt, a spawn error (docs/lifecycle.md §4.3).
+     */
+    exit_detail?: string;
+    exit_reason?: string;
+    herdr_session?: string;
+    idle_since?: number;
+    last_status_change_at?: number | null;
+    managed?: boolean;
+    model?: string | null;
+    move_state?: string;
+    pane_id?: string | null;
+    parent_id?: string;
+    /** only when parent_id names an agent row */
+    parent_path?: string;
+    parked_at?: number;
+    path?: string;
+    /** derived; only when status = queued */
+    queue_position?: number;
+    /**
+     * RoutedFrom is the provider the agent was queued for when routing.fallback promoted
+     * it as Agent, with Agent's configured model and effort (docs/lifecycle.md §7.6).
+     */
+    routed_from?: string;
+    /**
+     * ScreenAt is when orcr read the last screen it kept of the agent's pane, which
+     * `agent logs --screen` shows once the pane is gone (docs/lifecycle.md §4.1).
+     */
+    screen_at?: number;
+    /**
+     * Stalled is true while the open turn is marked stalled: working, but neither screen
+     * nor transcript changed for the provider's stall_after (docs/lifecycle.md §10.7).
+     * Never acted on by orcr; progress clears it.
+     */
+    stalled?: boolean;
+    /** when the turn was marked stalled */
+    stalled_at?: number;
+    starting_at?: number;
+    status?: string;
+    /** of the latest turn */
+    turn_completed_at?: number;
+    /** of the latest turn (highest input_seq) */
+    turn_delivered_at?: number;
+    uuid?: string;
+    /**
+     * The git worktree the agent runs in: only for an agent started with worktree
+     * (docs/lifecycle.md §8.4).
+     */
+    worktree?: {
+      /** The branch checked out there. */
+      branch?: string;
+      /** Whether the worktree is kept when the agent ends (keep_worktree). */
+      keep?: boolean;
+      /** The worktree's directory: the agent's cwd. */
+      path?: string;
+      /** The repository's common git directory. */
+      repo?: string;
+      /**
+       * pending (queued, not made yet), creating, ready, removing; once the agent has
+       * ended: removed, kept, dirty (kept: it had uncommitted changes), failed (kept: git
+       * refused the removal) or unused (the agent ended before it was made).
+       */
+      state?: string;
+      [key: string]: unknown;
+    };
+    [key: string]: unknown;
+  };
+  bytes?: number;
+  from?: string;
+  input_seq?: number;
+  op_id?: string;
+  probe?: string;
+  run_uuid?: string;
+  session?: string;
+  target?: string;
+  uuid?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * The event object of `agent.location_changed` frames.
+ * AgentLocationChanged: the agent's pane moved.
+ */
+export interface AgentLocationChangedEvent {
+  kind: "agent.location_changed";
+  /** The uuid of the row the event is about, when it names one. */
+  ref_uuid?: string;
+  /** The row after the change. */
+  agent?: {
+    agent?: string | null;
+    blocked_kind?: string;
+    created_at?: number;
+    cwd?: string | null;
+    effort?: string | null;
+    ended_at?: number;
+    /**
+     * ExitDetail says in words why the agent ended, when orcr knows more than the
+     * exit_reason: a provider that exited or showed nothing during its start, a screen
+     * that takes no prompt, a spawn error (docs/lifecycle.md §4.3).
+     */
+    exit_detail?: string;
+    exit_reason?: string;
+    herdr_session?: string;
+    idle_since?: number;
+    last_status_change_at?: number | null;
+    managed?: boolean;
+    model?: string | null;
+    move_state?: string;
+    pane_id?: string | null;
+    parent_id?: string;
+    /** only when parent_id names an agent row */
+    parent_path?: string;
+    parked_at?: number;
+    path?: string;
+    /** derived; only when status = queued */
+    queue_position?: number;
+    /**
+     * RoutedFrom is the provider the agent was queued for when routing.fallback promoted
+     * it as Agent, with Agent's configured model and effort (docs/lifecycle.md §7.6).
+     */
+    routed_from?: string;
+    /**
+     * ScreenAt is when orcr read the last screen it kept of the agent's pane, which
+     * `agent logs --screen` shows once the pane is gone (docs/lifecycle.md §4.1).
+     */
+    screen_at?: number;
+    /**
+     * Stalled is true while the open turn is marked stalled: working, but neither screen
+     * nor transcript changed for the provider's stall_after (docs/lifecycle.md §10.7).
+     * Never acted on by orcr; progress clears it.
+     */
+    stalled?: boolean;
+    /** when the turn was marked stalled */
+    stalled_at?: number;
+    starting_at?: number;
+    status?: string;
+    /** of the latest turn */
+    turn_completed_at?: number;
+    /** of the latest turn (highest input_seq) */
+    turn_delivered_at?: number;
+    uuid?: string;
+    /**
+     * The git worktree the agent runs in: only for an agent started with worktree
+     * (docs/lifecycle.md §8.4).
+     */
+    worktree?: {
+      /** The branch checked out there. */
+      branch?: string;
+      /** Whether the worktree is kept when the agent ends (keep_worktree). */
+      keep?: boolean;
+      /** The worktree's directory: the agent's cwd. */
+      path?: string;
+      /** The repository's common git directory. */
+      repo?: string;
+      /**
+       * pending (queued, not made yet), creating, ready, removing; once the agent has
+       * ended: removed, kept, dirty (kept: it had uncommitted changes), failed (kept: git
+       * refused the removal) or unused (the agent ended before it was made).
+       */
+      state?: string;
+      [key: string]: unknown;
+    };
+    [key: string]: unknown;
+  };
+  pane_id?: string;
+  terminal_id?: string;
+  uuid?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * The event object of `agent.move_applied` frames.
+ * AgentMoveApplied: the pane moved (its new ids) or not (rolled_back when recovery found it never did).
+ */
+export interface AgentMoveAppliedEvent {
+  kind: "agent.move_applied";
+  /** The uuid of the row the event is about, when it names one. */
+  ref_uuid?: string;
+  agent?: {
+    agent?: string | null;
+    blocked_kind?: string;
+    created_at?: number;
+    cwd?: string | null;
+    effort?: string | null;
+    ended_at?: number;
+    /**
+     * ExitDetail says in words why the agent ended, when orcr knows more than the
+     * exit_reason: a provider that exited or showed nothing during its start, a screen
+     * that takes no prompt, a spawn error (docs/lifecycle.md §4.3).
+     */
+    exit_detail?: string;
+    exit_reason?: string;
+    herdr_session?: string;
+    idle_since?: number;
+    last_status_change_at?: number | null;
+    managed?: boolean;
+    model?: string | null;
+    move_state?: string;
+    pane_id?: string | null;
+    parent_id?: string;
+    /** only when parent_id names an agent row */
+    parent_path?: string;
+    parked_at?: number;
+    path?: string;
+    /** derived; only when status = queued */
+    queue_position?: number;
+    /**
+     * RoutedFrom is the provider the agent was queued for when routing.fallback promoted
+     * it as Agent, with Agent's configured model and effort (docs/lifecycle.md §7.6).
+     */
+    routed_from?: string;
+    /**
+     * ScreenAt is when orcr read the last screen it kept of the agent's pane, which
+     * `agent logs --screen` shows once the pane is gone (docs/lifecycle.md §4.1).
+     */
+    screen_at?: number;
+    /**
+     * Stalled is true while the open turn is marked stalled: working, but neither screen
+     * nor transcript changed for the provider's stall_after (docs/lifecycle.md §10.7).
+     * Never acted on by orcr; progress clears it.
+     */
+    stalled?: boolean;
+    /** when the turn was marked stalled */
+    stalled_at?: number;
+    starting_at?: number;
+    status?: string;
+    /** of the latest turn */
+    turn_completed_at?: number;
+    /** of the latest turn (highest input_seq) */
+    turn_delivered_at?: number;
+    uuid?: string;
+    /**
+     * The git worktree the agent runs in: only for an agent started with worktree
+     * (docs/lifecycle.md §8.4).
+     */
+    worktree?: {
+      /** The branch checked out there. */
+      branch?: string;
+      /** Whether the worktree is kept when the agent ends (keep_worktree). */
+      keep?: boolean;
+      /** The worktree's directory: the agent's cwd. */
+      path?: string;
+      /** The repository's common git directory. */
+      repo?: string;
+      /**
+       * pending (queued, not made yet), creating, ready, removing; once the agent has
+       * ended: removed, kept, dirty (kept: it had uncommitted changes), failed (kept: git
+       * refused the removal) or unused (the agent ended before it was made).
+       */
+      state?: string;
+      [key: string]: unknown;
+    };
+    [key: string]: unknown;
+  };
+  error?: string;
+  ok?: boolean;
+  op_id?: string;
+  pane_id?: string;
+  repaired?: boolean;
+  rolled_back?: boolean;
+  run_uuid?: string;
+  tab_id?: string;
+  terminal_id?: string;
+  uuid?: string;
+  workspace_id?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * The event object of `agent.move_requested` frames.
+ * AgentMoveRequested: herdr is asked to park or unpark the agent's pane.
+ */
+export interface AgentMoveRequestedEvent {
+  kind: "agent.move_requested";
+  /** The uuid of the row the event is about, when it names one. */
+  ref_uuid?: string;
+  agent?: {
+    agent?: string | null;
+    blocked_kind?: string;
+    created_at?: number;
+    cwd?: string | null;
+    effort?: string | null;
+    ended_at?: number;
+    /**
+     * ExitDetail says in words why the agent ended, when orcr knows more than the
+     * exit_reason: a provider that exited or showed nothing during its start, a screen
+     * that takes no prompt, a spawn error (docs/lifecycle.md §4.3).
+     */
+    exit_detail?: string;
+    exit_reason?: string;
+    herdr_session?: string;
+    idle_since?: number;
+    last_status_change_at?: number | null;
+    managed?: boolean;
+    model?: string | null;
+    move_state?: string;
+    pane_id?: string | null;
+    parent_id?: string;
+    /** only when parent_id names an agent row */
+    parent_path?: string;
+    parked_at?: number;
+    path?: string;
+    /** derived; only when status = queued */
+    queue_position?: number;
+    /**
+     * RoutedFrom is the provider the agent was queued for when routing.fallback promoted
+     * it as Agent, with Agent's configured model and effort (docs/lifecycle.md §7.6).
+     */
+    routed_from?: string;
+    /**
+     * ScreenAt is when orcr read the last screen it kept of the agent's pane, which
+     * `agent logs --screen` shows once the pane is gone (docs/lifecycle.md §4.1).
+     */
+    screen_at?: number;
+    /**
+     * Stalled is true while the open turn is marked stalled: working, but neither screen
+     * nor transcript changed for the provider's stall_after (docs/lifecycle.md §10.7).
+     * Never acted on by orcr; progress clears it.
+     */
+    stalled?: boolean;
+    /** when the turn was marked stalled */
+    stalled_at?: number;
+    starting_at?: number;
+    status?: string;
+    /** of the latest turn */
+    turn_completed_at?: number;
+    /** of the latest turn (highest input_seq) */
+    turn_delivered_at?: number;
+    uuid?: string;
+    /**
+     * The git worktree the agent runs in: only for an agent started with worktree
+     * (docs/lifecycle.md §8.4).
+     */
+    worktree?: {
+      /** The branch checked out there. */
+      branch?: string;
+      /** Whether the worktree is kept when the agent ends (keep_worktree). */
+      keep?: boolean;
+      /** The worktree's directory: the agent's cwd. */
+      path?: string;
+      /** The repository's common git directory. */
+      repo?: string;
+      /**
+       * pending (queued, not made yet), creating, ready, removing; once the agent has
+       * ended: removed, kept, dirty (kept: it had uncommitted changes), failed (kept: git
+       * refused the removal) or unused (the agent ended before it was made).
+       */
+      state?: string;
+      [key: string]: unknown;
+    };
+    [key: string]: unknown;
+  };
+  label?: string;
+  move?: string;
+  move_token?: string;
+  op_id?: string;
+  run_uuid?: string;
+  target?: string;
+  uuid?: string;
+  workspace?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * The event object of `agent.rerouted` frames.
+ * AgentRerouted: a queued row was promoted as routing.fallback's provider, model and effort instead of the paused provider it was queued for (docs/lifecycle.md §7.6).
+ */
+export interface AgentReroutedEvent {
+  kind: "agent.rerouted";
+  /** The uuid of the row the event is about, when it names one. */
+  ref_uuid?: string;
+  /** The row after the change. */
+  agent?: {
+    agent?: string | null;
+    blocked_kind?: string;
+    created_at?: number;
+    cwd?: string | null;
+    effort?: string | null;
+    ended_at?: number;
+    /**
+     * ExitDetail says in words why the agent ended, when orcr knows more than the
+     * exit_reason: a provider that exited or showed nothing during its start, a screen
+     * that takes no prompt, a spawn error (docs/lifecycle.md §4.3).
+     */
+    exit_detail?: string;
+    exit_reason?: string;
+    herdr_session?: string;
+    idle_since?: number;
+    last_status_change_at?: number | null;
+    managed?: boolean;
+    model?: string | null;
+    move_state?: string;
+    pane_id?: string | null;
+    parent_id?: string;
+    /** only when parent_id names an agent row */
+    parent_path?: string;
+    parked_at?: number;
+    path?: string;
+    /** derived; only when status = queued */
+    queue_position?: number;
+    /**
+     * RoutedFrom is the provider the agent was queued for when routing.fallback promoted
+     * it as Agent, with Agent's configured model and effort (docs/lifecycle.md §7.6).
+     */
+    routed_from?: string;
+    /**
+     * ScreenAt is when orcr read the last screen it kept of the agent's pane, which
+     * `agent logs --screen` shows once the pane is gone (docs/lifecycle.md §4.1).
+     */
+    screen_at?: number;
+    /**
+     * Stalled is true while the open turn is marked stalled: working, but neither screen
+     * nor transcript changed for the provider's stall_after (docs/lifecycle.md §10.7).
+     * Never acted on by orcr; progress clears it.
+     */
+    stalled?: boolean;
+    /** when the turn was marked stalled */
+    stalled_at?: number;
+    starting_at?: number;
+    status?: string;
+    /** of the latest turn */
+    turn_completed_at?: number;
+    /** of the latest turn (highest input_seq) */
+    turn_delivered_at?: number;
+    uuid?: string;
+    /**
+     * The git worktree the agent runs in: only for an agent started with worktree
+     * (docs/lifecycle.md §8.4).
+     */
+    worktree?: {
+      /** The branch checked out there. */
+      branch?: string;
+      /** Whether the worktree is kept when the agent ends (keep_worktree). */
+      keep?: boolean;
+      /** The worktree's directory: the agent's cwd. */
+      path?: string;
+      /** The repository's common git directory. */
+      repo?: string;
+      /**
+       * pending (queued, not made yet), creating, ready, removing; once the agent has
+       * ended: removed, kept, dirty (kept: it had uncommitted changes), failed (kept: git
+       * refused the removal) or unused (the agent ended before it was made).
+       */
+      state?: string;
+      [key: string]: unknown;
+    };
+    [key: string]: unknown;
+  };
+  effort?: string;
+  from?: string;
+  model?: string;
+  to?: string;
+  uuid?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * The event object of `agent.response_captured` frames.
+ * AgentResponseCaptured: the completed turn's response was found in the transcript.
+ */
+export interface AgentResponseCapturedEvent {
+  kind: "agent.response_captured";
+  /** The uuid of the row the event is about, when it names one. */
+  ref_uuid?: string;
+  /** The row after the change. */
+  agent?: {
+    agent?: string | null;
+    blocked_kind?: string;
+    created_at?: number;
+    cwd?: string | null;
+    effort?: string | null;
+    ended_at?: number;
+    /**
+     * ExitDetail says in words why the agent ended, when orcr knows more than the
+     * exit_reason: a provider that exited or showed nothing during its start, a screen
+     * that takes no prompt, a spawn error (docs/lifecycle.md §4.3).
+     */
+    exit_detail?: string;
+    exit_reason?: string;
+    herdr_session?: string;
+    idle_since?: number;
+    last_status_change_at?: number | null;
+    managed?: boolean;
+    model?: string | null;
+    move_state?: string;
+    pane_id?: string | null;
+    parent_id?: string;
+    /** only when parent_id names an agent row */
+    parent_path?: string;
+    parked_at?: number;
+    path?: string;
+    /** derived; only when status = queued */
+    queue_position?: number;
+    /**
+     * RoutedFrom is the provider the agent was queued for when routing.fallback promoted
+     * it as Agent, with Agent's configured model and effort (docs/lifecycle.md §7.6).
+     */
+    routed_from?: string;
+    /**
+     * ScreenAt is when orcr read the last screen it kept of the agent's pane, which
+     * `agent logs --screen` shows once the pane is gone (docs/lifecycle.md §4.1).
+     */
+    screen_at?: number;
+    /**
+     * Stalled is true while the open turn is marked stalled: working, but neither screen
+     * nor transcript changed for the provider's stall_after (docs/lifecycle.md §10.7).
+     * Never acted on by orcr; progress clears it.
+     */
+    stalled?: boolean;
+    /** when the turn was marked stalled */
+    stalled_at?: number;
+    starting_at?: number;
+    status?: string;
+    /** of the latest turn */
+    turn_completed_at?: number;
+    /** of the latest turn (highest input_seq) */
+    turn_delivered_at?: number;
+    uuid?: string;
+    /**
+     * The git worktree the agent runs in: only for an agent started with worktree
+     * (docs/lifecycle.md §8.4).
+     */
+    worktree?: {
+      /** The branch checked out there. */
+      branch?: string;
+      /** Whether the worktree is kept when the agent ends (keep_worktree). */
+      keep?: boolean;
+      /** The worktree's directory: the agent's cwd. */
+      path?: string;
+      /** The repository's common git directory. */
+      repo?: string;
+      /**
+       * pending (queued, not made yet), creating, ready, removing; once the agent has
+       * ended: removed, kept, dirty (kept: it had uncommitted changes), failed (kept: git
+       * refused the removal) or unused (the agent ended before it was made).
+       */
+      state?: string;
+      [key: string]: unknown;
+    };
+    [key: string]: unknown;
+  };
+  transcript_locator?: string;
+  uuid?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * The event object of `agent.spawn_applied` frames.
+ * AgentSpawnApplied: the pane was made (its ids) or not.
+ */
+export interface AgentSpawnAppliedEvent {
+  kind: "agent.spawn_applied";
+  /** The uuid of the row the event is about, when it names one. */
+  ref_uuid?: string;
+  agent?: {
+    agent?: string | null;
+    blocked_kind?: string;
+    created_at?: number;
+    cwd?: string | null;
+    effort?: string | null;
+    ended_at?: number;
+    /**
+     * ExitDetail says in words why the agent ended, when orcr knows more than the
+     * exit_reason: a provider that exited or showed nothing during its start, a screen
+     * that takes no prompt, a spawn error (docs/lifecycle.md §4.3).
+     */
+    exit_detail?: string;
+    exit_reason?: string;
+    herdr_session?: string;
+    idle_since?: number;
+    last_status_change_at?: number | null;
+    managed?: boolean;
+    model?: string | null;
+    move_state?: string;
+    pane_id?: string | null;
+    parent_id?: string;
+    /** only when parent_id names an agent row */
+    parent_path?: string;
+    parked_at?: number;
+    path?: string;
+    /** derived; only when status = queued */
+    queue_position?: number;
+    /**
+     * RoutedFrom is the provider the agent was queued for when routing.fallback promoted
+     * it as Agent, with Agent's configured model and effort (docs/lifecycle.md §7.6).
+     */
+    routed_from?: string;
+    /**
+     * ScreenAt is when orcr read the last screen it kept of the agent's pane, which
+     * `agent logs --screen` shows once the pane is gone (docs/lifecycle.md §4.1).
+     */
+    screen_at?: number;
+    /**
+     * Stalled is true while the open turn is marked stalled: working, but neither screen
+     * nor transcript changed for the provider's stall_after (docs/lifecycle.md §10.7).
+     * Never acted on by orcr; progress clears it.
+     */
+    stalled?: boolean;
+    /** when the turn was marked stalled */
+    stalled_at?: number;
+    starting_at?: number;
+    status?: string;
+    /** of the latest turn */
+    turn_completed_at?: number;
+    /** of the latest turn (highest input_seq) */
+    turn_delivered_at?: number;
+    uuid?: string;
+    /**
+     * The git worktree the agent runs in: only for an agent started with worktree
+     * (docs/lifecycle.md §8.4).
+     */
+    worktree?: {
+      /** The branch checked out there. */
+      branch?: string;
+      /** Whether the worktree is kept when the agent ends (keep_worktree). */
+      keep?: boolean;
+      /** The worktree's directory: the agent's cwd. */
+      path?: string;
+      /** The repository's common git directory. */
+      repo?: string;
+      /**
+       * pending (queued, not made yet), creating, ready, removing; once the agent has
+       * ended: removed, kept, dirty (kept: it had uncommitted changes), failed (kept: git
+       * refused the removal) or unused (the agent ended before it was made).
+       */
+      state?: string;
+      [key: string]: unknown;
+    };
+    [key: string]: unknown;
+  };
+  error?: string;
+  ok?: boolean;
+  op_id?: string;
+  pane_id?: string;
+  repaired?: boolean;
+  run_uuid?: string;
+  tab_id?: string;
+  terminal_id?: string;
+  uuid?: string;
+  workspace_id?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * The event object of `agent.spawn_requested` frames.
+ * AgentSpawnRequested: herdr is asked for the agent's pane.
+ */
+export interface AgentSpawnRequestedEvent {
+  kind: "agent.spawn_requested";
+  /** The uuid of the row the event is about, when it names one. */
+  ref_uuid?: string;
+  agent?: {
+    agent?: string | null;
+    blocked_kind?: string;
+    created_at?: number;
+    cwd?: string | null;
+    effort?: string | null;
+    ended_at?: number;
+    /**
+     * ExitDetail says in words why the agent ended, when orcr knows more than the
+     * exit_reason: a provider that exited or showed nothing during its start, a screen
+     * that takes no prompt, a spawn error (docs/lifecycle.md §4.3).
+     */
+    exit_detail?: string;
+    exit_reason?: string;
+    herdr_session?: string;
+    idle_since?: number;
+    last_status_change_at?: number | null;
+    managed?: boolean;
+    model?: string | null;
+    move_state?: string;
+    pane_id?: string | null;
+    parent_id?: string;
+    /** only when parent_id names an agent row */
+    parent_path?: string;
+    parked_at?: number;
+    path?: string;
+    /** derived; only when status = queued */
+    queue_position?: number;
+    /**
+     * RoutedFrom is the provider the agent was queued for when routing.fallback promoted
+     * it as Agent, with Agent's configured model and effort (docs/lifecycle.md §7.6).
+     */
+    routed_from?: string;
+    /**
+     * ScreenAt is when orcr read the last screen it kept of the agent's pane, which
+     * `agent logs --screen` shows once the pane is gone (docs/lifecycle.md §4.1).
+     */
+    screen_at?: number;
+    /**
+     * Stalled is true while the open turn is marked stalled: working, but neither screen
+     * nor transcript changed for the provider's stall_after (docs/lifecycle.md §10.7).
+     * Never acted on by orcr; progress clears it.
+     */
+    stalled?: boolean;
+    /** when the turn was marked stalled */
+    stalled_at?: number;
+    starting_at?: number;
+    status?: string;
+    /** of the latest turn */
+    turn_completed_at?: number;
+    /** of the latest turn (highest input_seq) */
+    turn_delivered_at?: number;
+    uuid?: string;
+    /**
+     * The git worktree the agent runs in: only for an agent started with worktree
+     * (docs/lifecycle.md §8.4).
+     */
+    worktree?: {
+      /** The branch checked out there. */
+      branch?: string;
+      /** Whether the worktree is kept when the agent ends (keep_worktree). */
+      keep?: boolean;
+      /** The worktree's directory: the agent's cwd. */
+      path?: string;
+      /** The repository's common git directory. */
+      repo?: string;
+      /**
+       * pending (queued, not made yet), creating, ready, removing; once the agent has
+       * ended: removed, kept, dirty (kept: it had uncommitted changes), failed (kept: git
+       * refused the removal) or unused (the agent ended before it was made).
+       */
+      state?: string;
+      [key: string]: unknown;
+    };
+    [key: string]: unknown;
+  };
+  argv?: string[] | null;
+  cwd?: string;
+  label?: string;
+  op_id?: string;
+  run_uuid?: string;
+  uuid?: string;
+  workspace?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * The event object of `agent.stall_cleared` frames.
+ * AgentStallCleared: the stall mark went, for reason (status, progress).
+ */
+export interface AgentStallClearedEvent {
+  kind: "agent.stall_cleared";
+  /** The uuid of the row the event is about, when it names one. */
+  ref_uuid?: string;
+  /** The row after the change. */
+  agent?: {
+    agent?: string | null;
+    blocked_kind?: string;
+    created_at?: number;
+    cwd?: string | null;
+    effort?: string | null;
+    ended_at?: number;
+    /**
+     * ExitDetail says in words why the agent ended, when orcr knows more than the
+     * exit_reason: a provider that exited or showed nothing during its start, a screen
+     * that takes no prompt, a spawn error (docs/lifecycle.md §4.3).
+     */
+    exit_detail?: string;
+    exit_reason?: string;
+    herdr_session?: string;
+    idle_since?: number;
+    last_status_change_at?: number | null;
+    managed?: boolean;
+    model?: string | null;
+    move_state?: string;
+    pane_id?: string | null;
+    parent_id?: string;
+    /** only when parent_id names an agent row */
+    parent_path?: string;
+    parked_at?: number;
+    path?: string;
+    /** derived; only when status = queued */
+    queue_position?: number;
+    /**
+     * RoutedFrom is the provider the agent was queued for when routing.fallback promoted
+     * it as Agent, with Agent's configured model and effort (docs/lifecycle.md §7.6).
+     */
+    routed_from?: string;
+    /**
+     * ScreenAt is when orcr read the last screen it kept of the agent's pane, which
+     * `agent logs --screen` shows once the pane is gone (docs/lifecycle.md §4.1).
+     */
+    screen_at?: number;
+    /**
+     * Stalled is true while the open turn is marked stalled: working, but neither screen
+     * nor transcript changed for the provider's stall_after (docs/lifecycle.md §10.7).
+     * Never acted on by orcr; progress clears it.
+     */
+    stalled?: boolean;
+    /** when the turn was marked stalled */
+    stalled_at?: number;
+    starting_at?: number;
+    status?: string;
+    /** of the latest turn */
+    turn_completed_at?: number;
+    /** of the latest turn (highest input_seq) */
+    turn_delivered_at?: number;
+    uuid?: string;
+    /**
+     * The git worktree the agent runs in: only for an agent started with worktree
+     * (docs/lifecycle.md §8.4).
+     */
+    worktree?: {
+      /** The branch checked out there. */
+      branch?: string;
+      /** Whether the worktree is kept when the agent ends (keep_worktree). */
+      keep?: boolean;
+      /** The worktree's directory: the agent's cwd. */
+      path?: string;
+      /** The repository's common git directory. */
+      repo?: string;
+      /**
+       * pending (queued, not made yet), creating, ready, removing; once the agent has
+       * ended: removed, kept, dirty (kept: it had uncommitted changes), failed (kept: git
+       * refused the removal) or unused (the agent ended before it was made).
+       */
+      state?: string;
+      [key: string]: unknown;
+    };
+    [key: string]: unknown;
+  };
+  reason?: string;
+  stalled?: boolean;
+  uuid?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * The event object of `agent.stalled` frames.
+ * AgentStalled: the open turn input_seq made no progress for the provider's stall_after (docs/lifecycle.md §10.7); progress_at is the last progress seen (unix ms).
+ */
+export interface AgentStalledEvent {
+  kind: "agent.stalled";
+  /** The uuid of the row the event is about, when it names one. */
+  ref_uuid?: string;
+  /** The row after the change. */
+  agent?: {
+    agent?: string | null;
+    blocked_kind?: string;
+    created_at?: number;
+    cwd?: string | null;
+    effort?: string | null;
+    ended_at?: number;
+    /**
+     * ExitDetail says in words why the agent ended, when orcr knows more than the
+     * exit_reason: a provider that exited or showed nothing during its start, a screen
+     * that takes no prompt, a spawn error (docs/lifecycle.md §4.3).
+     */
+    exit_detail?: string;
+    exit_reason?: string;
+    herdr_session?: string;
+    idle_since?: number;
+    last_status_change_at?: number | null;
+    managed?: boolean;
+    model?: string | null;
+    move_state?: string;
+    pane_id?: string | null;
+    parent_id?: string;
+    /** only when parent_id names an agent row */
+    parent_path?: string;
+    parked_at?: number;
+    path?: string;
+    /** derived; only when status = queued */
+    queue_position?: number;
+    /**
+     * RoutedFrom is the provider the agent was queued for when routing.fallback promoted
+     * it as Agent, with Agent's configured model and effort (docs/lifecycle.md §7.6).
+     */
+    routed_from?: string;
+    /**
+     * ScreenAt is when orcr read the last screen it kept of the agent's pane, which
+     * `agent logs --screen` shows once the pane is gone (docs/lifecycle.md §4.1).
+     */
+    screen_at?: number;
+    /**
+     * Stalled is true while the open turn is marked stalled: working, but neither screen
+     * nor transcript changed for the provider's stall_after (docs/lifecycle.md §10.7).
+     * Never acted on by orcr; progress clears it.
+     */
+    stalled?: boolean;
+    /** when the turn was marked stalled */
+    stalled_at?: number;
+    starting_at?: number;
+    status?: string;
+    /** of the latest turn */
+    turn_completed_at?: number;
+    /** of the latest turn (highest input_seq) */
+    turn_delivered_at?: number;
+    uuid?: string;
+    /**
+     * The git worktree the agent runs in: only for an agent started with worktree
+     * (docs/lifecycle.md §8.4).
+     */
+    worktree?: {
+      /** The branch checked out there. */
+      branch?: string;
+      /** Whether the worktree is kept when the agent ends (keep_worktree). */
+      keep?: boolean;
+      /** The worktree's directory: the agent's cwd. */
+      path?: string;
+      /** The repository's common git directory. */
+      repo?: string;
+      /**
+       * pending (queued, not made yet), creating, ready, removing; once the agent has
+       * ended: removed, kept, dirty (kept: it had uncommitted changes), failed (kept: git
+       * refused the removal) or unused (the agent ended before it was made).
+       */
+      state?: string;
+      [key: string]: unknown;
+    };
+    [key: string]: unknown;
+  };
+  input_seq?: number;
+  progress_at?: number;
+  stalled?: boolean;
+  uuid?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * The event object of `agent.status_changed` frames.
+ * AgentStatusChanged: the row moved to status.
+ */
+export interface AgentStatusChangedEvent {
+  kind: "agent.status_changed";
+  /** The uuid of the row the event is about, when it names one. */
+  ref_uuid?: string;
+  adopted_from?: string;
+  /** The row after the change. */
+  agent?: {
+    agent?: string | null;
+    blocked_kind?: string;
+    created_at?: number;
+    cwd?: string | null;
+    effort?: string | null;
+    ended_at?: number;
+    /**
+     * ExitDetail says in words why the agent ended, when orcr knows more than the
+     * exit_reason: a provider that exited or showed nothing during its start, a screen
+     * that takes no prompt, a spawn error (docs/lifecycle.md §4.3).
+     */
+    exit_detail?: string;
+    exit_reason?: string;
+    herdr_session?: string;
+    idle_since?: number;
+    last_status_change_at?: number | null;
+    managed?: boolean;
+    model?: string | null;
+    move_state?: string;
+    pane_id?: string | null;
+    parent_id?: string;
+    /** only when parent_id names an agent row */
+    parent_path?: string;
+    parked_at?: number;
+    path?: string;
+    /** derived; only when status = queued */
+    queue_position?: number;
+    /**
+     * RoutedFrom is the provider the agent was queued for when routing.fallback promoted
+     * it as Agent, with Agent's configured model and effort (docs/lifecycle.md §7.6).
+     */
+    routed_from?: string;
+    /**
+     * ScreenAt is when orcr read the last screen it kept of the agent's pane, which
+     * `agent logs --screen` shows once the pane is gone (docs/lifecycle.md §4.1).
+     */
+    screen_at?: number;
+    /**
+     * Stalled is true while the open turn is marked stalled: working, but neither screen
+     * nor transcript changed for the provider's stall_after (docs/lifecycle.md §10.7).
+     * Never acted on by orcr; progress clears it.
+     */
+    stalled?: boolean;
+    /** when the turn was marked stalled */
+    stalled_at?: number;
+    starting_at?: number;
+    status?: string;
+    /** of the latest turn */
+    turn_completed_at?: number;
+    /** of the latest turn (highest input_seq) */
+    turn_delivered_at?: number;
+    uuid?: string;
+    /**
+     * The git worktree the agent runs in: only for an agent started with worktree
+     * (docs/lifecycle.md §8.4).
+     */
+    worktree?: {
+      /** The branch checked out there. */
+      branch?: string;
+      /** Whether the worktree is kept when the agent ends (keep_worktree). */
+      keep?: boolean;
+      /** The worktree's directory: the agent's cwd. */
+      path?: string;
+      /** The repository's common git directory. */
+      repo?: string;
+      /**
+       * pending (queued, not made yet), creating, ready, removing; once the agent has
+       * ended: removed, kept, dirty (kept: it had uncommitted changes), failed (kept: git
+       * refused the removal) or unused (the agent ended before it was made).
+       */
+      state?: string;
+      [key: string]: unknown;
+    };
+    [key: string]: unknown;
+  };
+  blocked_kind?: string;
+  exit_reason?: string | null;
+  input_seq?: number;
+  /** Only from the debug transitions. */
+  path?: string;
+  status?: string;
+  uuid?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * The event object of `agent.turn_completed` frames.
+ * AgentTurnCompleted: the turn input_seq completed.
+ */
+export interface AgentTurnCompletedEvent {
+  kind: "agent.turn_completed";
+  /** The uuid of the row the event is about, when it names one. */
+  ref_uuid?: string;
+  /** The row after the change. */
+  agent?: {
+    agent?: string | null;
+    blocked_kind?: string;
+    created_at?: number;
+    cwd?: string | null;
+    effort?: string | null;
+    ended_at?: number;
+    /**
+     * ExitDetail says in words why the agent ended, when orcr knows more than the
+     * exit_reason: a provider that exited or showed nothing during its start, a screen
+     * that takes no prompt, a spawn error (docs/lifecycle.md §4.3).
+     */
+    exit_detail?: string;
+    exit_reason?: string;
+    herdr_session?: string;
+    idle_since?: number;
+    last_status_change_at?: number | null;
+    managed?: boolean;
+    model?: string | null;
+    move_state?: string;
+    pane_id?: string | null;
+    parent_id?: string;
+    /** only when parent_id names an agent row */
+    parent_path?: string;
+    parked_at?: number;
+    path?: string;
+    /** derived; only when status = queued */
+    queue_position?: number;
+    /**
+     * RoutedFrom is the provider the agent was queued for when routing.fallback promoted
+     * it as Agent, with Agent's configured model and effort (docs/lifecycle.md §7.6).
+     */
+    routed_from?: string;
+    /**
+     * ScreenAt is when orcr read the last screen it kept of the agent's pane, which
+     * `agent logs --screen` shows once the pane is gone (docs/lifecycle.md §4.1).
+     */
+    screen_at?: number;
+    /**
+     * Stalled is true while the open turn is marked stalled: working, but neither screen
+     * nor transcript changed for the provider's stall_after (docs/lifecycle.md §10.7).
+     * Never acted on by orcr; progress clears it.
+     */
+    stalled?: boolean;
+    /** when the turn was marked stalled */
+    stalled_at?: number;
+    starting_at?: number;
+    status?: string;
+    /** of the latest turn */
+    turn_completed_at?: number;
+    /** of the latest turn (highest input_seq) */
+    turn_delivered_at?: number;
+    uuid?: string;
+    /**
+     * The git worktree the agent runs in: only for an agent started with worktree
+     * (docs/lifecycle.md §8.4).
+     */
+    worktree?: {
+      /** The branch checked out there. */
+      branch?: string;
+      /** Whether the worktree is kept when the agent ends (keep_worktree). */
+      keep?: boolean;
+      /** The worktree's directory: the agent's cwd. */
+      path?: string;
+      /** The repository's common git directory. */
+      repo?: string;
+      /**
+       * pending (queued, not made yet), creating, ready, removing; once the agent has
+       * ended: removed, kept, dirty (kept: it had uncommitted changes), failed (kept: git
+       * refused the removal) or unused (the agent ended before it was made).
+       */
+      state?: string;
+      [key: string]: unknown;
+    };
+    [key: string]: unknown;
+  };
+  input_seq?: number;
+  uuid?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * The event object of `agent.worktree_add_applied` frames.
+ * AgentWorktreeAddApplied: the worktree is there (reused when it was already) or not.
+ */
+export interface AgentWorktreeAddAppliedEvent {
+  kind: "agent.worktree_add_applied";
+  /** The uuid of the row the event is about, when it names one. */
+  ref_uuid?: string;
+  agent?: {
+    agent?: string | null;
+    blocked_kind?: string;
+    created_at?: number;
+    cwd?: string | null;
+    effort?: string | null;
+    ended_at?: number;
+    /**
+     * ExitDetail says in words why the agent ended, when orcr knows more than the
+     * exit_reason: a provider that exited or showed nothing during its start, a screen
+     * that takes no prompt, a spawn error (docs/lifecycle.md §4.3).
+     */
+    exit_detail?: string;
+    exit_reason?: string;
+    herdr_session?: string;
+    idle_since?: number;
+    last_status_change_at?: number | null;
+    managed?: boolean;
+    model?: string | null;
+    move_state?: string;
+    pane_id?: string | null;
+    parent_id?: string;
+    /** only when parent_id names an agent row */
+    parent_path?: string;
+    parked_at?: number;
+    path?: string;
+    /** derived; only when status = queued */
+    queue_position?: number;
+    /**
+     * RoutedFrom is the provider the agent was queued for when routing.fallback promoted
+     * it as Agent, with Agent's configured model and effort (docs/lifecycle.md §7.6).
+     */
+    routed_from?: string;
+    /**
+     * ScreenAt is when orcr read the last screen it kept of the agent's pane, which
+     * `agent logs --screen` shows once the pane is gone (docs/lifecycle.md §4.1).
+     */
+    screen_at?: number;
+    /**
+     * Stalled is true while the open turn is marked stalled: working, but neither screen
+     * nor transcript changed for the provider's stall_after (docs/lifecycle.md §10.7).
+     * Never acted on by orcr; progress clears it.
+     */
+    stalled?: boolean;
+    /** when the turn was marked stalled */
+    stalled_at?: number;
+    starting_at?: number;
+    status?: string;
+    /** of the latest turn */
+    turn_completed_at?: number;
+    /** of the latest turn (highest input_seq) */
+    turn_delivered_at?: number;
+    uuid?: string;
+    /**
+     * The git worktree the agent runs in: only for an agent started with worktree
+     * (docs/lifecycle.md §8.4).
+     */
+    worktree?: {
+      /** The branch checked out there. */
+      branch?: string;
+      /** Whether the worktree is kept when the agent ends (keep_worktree). */
+      keep?: boolean;
+      /** The worktree's directory: the agent's cwd. */
+      path?: string;
+      /** The repository's common git directory. */
+      repo?: string;
+      /**
+       * pending (queued, not made yet), creating, ready, removing; once the agent has
+       * ended: removed, kept, dirty (kept: it had uncommitted changes), failed (kept: git
+       * refused the removal) or unused (the agent ended before it was made).
+       */
+      state?: string;
+      [key: string]: unknown;
+    };
+    [key: string]: unknown;
+  };
+  branch?: string;
+  error?: string;
+  ok?: boolean;
+  op_id?: string;
+  repaired?: boolean;
+  reused?: boolean;
+  run_uuid?: string;
+  uuid?: string;
+  worktree?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * The event object of `agent.worktree_add_requested` frames.
+ * AgentWorktreeAddRequested: the agent's git worktree is made (create) or reused.
+ */
+export interface AgentWorktreeAddRequestedEvent {
+  kind: "agent.worktree_add_requested";
+  /** The uuid of the row the event is about, when it names one. */
+  ref_uuid?: string;
+  agent?: {
+    agent?: string | null;
+    blocked_kind?: string;
+    created_at?: number;
+    cwd?: string | null;
+    effort?: string | null;
+    ended_at?: number;
+    /**
+     * ExitDetail says in words why the agent ended, when orcr knows more than the
+     * exit_reason: a provider that exited or showed nothing during its start, a screen
+     * that takes no prompt, a spawn error (docs/lifecycle.md §4.3).
+     */
+    exit_detail?: string;
+    exit_reason?: string;
+    herdr_session?: string;
+    idle_since?: number;
+    last_status_change_at?: number | null;
+    managed?: boolean;
+    model?: string | null;
+    move_state?: string;
+    pane_id?: string | null;
+    parent_id?: string;
+    /** only when parent_id names an agent row */
+    parent_path?: string;
+    parked_at?: number;
+    path?: string;
+    /** derived; only when status = queued */
+    queue_position?: number;
+    /**
+     * RoutedFrom is the provider the agent was queued for when routing.fallback promoted
+     * it as Agent, with Agent's configured model and effort (docs/lifecycle.md §7.6).
+     */
+    routed_from?: string;
+    /**
+     * ScreenAt is when orcr read the last screen it kept of the agent's pane, which
+     * `agent logs --screen` shows once the pane is gone (docs/lifecycle.md §4.1).
+     */
+    screen_at?: number;
+    /**
+     * Stalled is true while the open turn is marked stalled: working, but neither screen
+     * nor transcript changed for the provider's stall_after (docs/lifecycle.md §10.7).
+     * Never acted on by orcr; progress clears it.
+     */
+    stalled?: boolean;
+    /** when the turn was marked stalled */
+    stalled_at?: number;
+    starting_at?: number;
+    status?: string;
+    /** of the latest turn */
+    turn_completed_at?: number;
+    /** of the latest turn (highest input_seq) */
+    turn_delivered_at?: number;
+    uuid?: string;
+    /**
+     * The git worktree the agent runs in: only for an agent started with worktree
+     * (docs/lifecycle.md §8.4).
+     */
+    worktree?: {
+      /** The branch checked out there. */
+      branch?: string;
+      /** Whether the worktree is kept when the agent ends (keep_worktree). */
+      keep?: boolean;
+      /** The worktree's directory: the agent's cwd. */
+      path?: string;
+      /** The repository's common git directory. */
+      repo?: string;
+      /**
+       * pending (queued, not made yet), creating, ready, removing; once the agent has
+       * ended: removed, kept, dirty (kept: it had uncommitted changes), failed (kept: git
+       * refused the removal) or unused (the agent ended before it was made).
+       */
+      state?: string;
+      [key: string]: unknown;
+    };
+    [key: string]: unknown;
+  };
+  base?: string;
+  branch?: string;
+  create?: boolean;
+  new_branch?: boolean;
+  op_id?: string;
+  repo?: string;
+  run_uuid?: string;
+  uuid?: string;
+  worktree?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * The event object of `agent.worktree_remove_applied` frames.
+ * AgentWorktreeRemoveApplied: what became of the worktree (removed, dirty, failed).
+ */
+export interface AgentWorktreeRemoveAppliedEvent {
+  kind: "agent.worktree_remove_applied";
+  /** The uuid of the row the event is about, when it names one. */
+  ref_uuid?: string;
+  agent?: {
+    agent?: string | null;
+    blocked_kind?: string;
+    created_at?: number;
+    cwd?: string | null;
+    effort?: string | null;
+    ended_at?: number;
+    /**
+     * ExitDetail says in words why the agent ended, when orcr knows more than the
+     * exit_reason: a provider that exited or showed nothing during its start, a screen
+     * that takes no prompt, a spawn error (docs/lifecycle.md §4.3).
+     */
+    exit_detail?: string;
+    exit_reason?: string;
+    herdr_session?: string;
+    idle_since?: number;
+    last_status_change_at?: number | null;
+    managed?: boolean;
+    model?: string | null;
+    move_state?: string;
+    pane_id?: string | null;
+    parent_id?: string;
+    /** only when parent_id names an agent row */
+    parent_path?: string;
+    parked_at?: number;
+    path?: string;
+    /** derived; only when status = queued */
+    queue_position?: number;
+    /**
+     * RoutedFrom is the provider the agent was queued for when routing.fallback promoted
+     * it as Agent, with Agent's configured model and effort (docs/lifecycle.md §7.6).
+     */
+    routed_from?: string;
+    /**
+     * ScreenAt is when orcr read the last screen it kept of the agent's pane, which
+     * `agent logs --screen` shows once the pane is gone (docs/lifecycle.md §4.1).
+     */
+    screen_at?: number;
+    /**
+     * Stalled is true while the open turn is marked stalled: working, but neither screen
+     * nor transcript changed for the provider's stall_after (docs/lifecycle.md §10.7).
+     * Never acted on by orcr; progress clears it.
+     */
+    stalled?: boolean;
+    /** when the turn was marked stalled */
+    stalled_at?: number;
+    starting_at?: number;
+    status?: string;
+    /** of the latest turn */
+    turn_completed_at?: number;
+    /** of the latest turn (highest input_seq) */
+    turn_delivered_at?: number;
+    uuid?: string;
+    /**
+     * The git worktree the agent runs in: only for an agent started with worktree
+     * (docs/lifecycle.md §8.4).
+     */
+    worktree?: {
+      /** The branch checked out there. */
+      branch?: string;
+      /** Whether the worktree is kept when the agent ends (keep_worktree). */
+      keep?: boolean;
+      /** The worktree's directory: the agent's cwd. */
+      path?: string;
+      /** The repository's common git directory. */
+      repo?: string;
+      /**
+       * pending (queued, not made yet), creating, ready, removing; once the agent has
+       * ended: removed, kept, dirty (kept: it had uncommitted changes), failed (kept: git
+       * refused the removal) or unused (the agent ended before it was made).
+       */
+      state?: string;
+      [key: string]: unknown;
+    };
+    [key: string]: unknown;
+  };
+  error?: string;
+  ok?: boolean;
+  op_id?: string;
+  repaired?: boolean;
+  run_uuid?: string;
+  state?: string;
+  uuid?: string;
+  worktree?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * The event object of `agent.worktree_remove_requested` frames.
+ * AgentWorktreeRemoveRequested: the ended agent's worktree is removed.
+ */
+export interface AgentWorktreeRemoveRequestedEvent {
+  kind: "agent.worktree_remove_requested";
+  /** The uuid of the row the event is about, when it names one. */
+  ref_uuid?: string;
+  agent?: {
+    agent?: string | null;
+    blocked_kind?: string;
+    created_at?: number;
+    cwd?: string | null;
+    effort?: string | null;
+    ended_at?: number;
+    /**
+     * ExitDetail says in words why the agent ended, when orcr knows more than the
+     * exit_reason: a provider that exited or showed nothing during its start, a screen
+     * that takes no prompt, a spawn error (docs/lifecycle.md §4.3).
+     */
+    exit_detail?: string;
+    exit_reason?: string;
+    herdr_session?: string;
+    idle_since?: number;
+    last_status_change_at?: number | null;
+    managed?: boolean;
+    model?: string | null;
+    move_state?: string;
+    pane_id?: string | null;
+    parent_id?: string;
+    /** only when parent_id names an agent row */
+    parent_path?: string;
+    parked_at?: number;
+    path?: string;
+    /** derived; only when status = queued */
+    queue_position?: number;
+    /**
+     * RoutedFrom is the provider the agent was queued for when routing.fallback promoted
+     * it as Agent, with Agent's configured model and effort (docs/lifecycle.md §7.6).
+     */
+    routed_from?: string;
+    /**
+     * ScreenAt is when orcr read the last screen it kept of the agent's pane, which
+     * `agent logs --screen` shows once the pane is gone (docs/lifecycle.md §4.1).
+     */
+    screen_at?: number;
+    /**
+     * Stalled is true while the open turn is marked stalled: working, but neither screen
+     * nor transcript changed for the provider's stall_after (docs/lifecycle.md §10.7).
+     * Never acted on by orcr; progress clears it.
+     */
+    stalled?: boolean;
+    /** when the turn was marked stalled */
+    stalled_at?: number;
+    starting_at?: number;
+    status?: string;
+    /** of the latest turn */
+    turn_completed_at?: number;
+    /** of the latest turn (highest input_seq) */
+    turn_delivered_at?: number;
+    uuid?: string;
+    /**
+     * The git worktree the agent runs in: only for an agent started with worktree
+     * (docs/lifecycle.md §8.4).
+     */
+    worktree?: {
+      /** The branch checked out there. */
+      branch?: string;
+      /** Whether the worktree is kept when the agent ends (keep_worktree). */
+      keep?: boolean;
+      /** The worktree's directory: the agent's cwd. */
+      path?: string;
+      /** The repository's common git directory. */
+      repo?: string;
+      /**
+       * pending (queued, not made yet), creating, ready, removing; once the agent has
+       * ended: removed, kept, dirty (kept: it had uncommitted changes), failed (kept: git
+       * refused the removal) or unused (the agent ended before it was made).
+       */
+      state?: string;
+      [key: string]: unknown;
+    };
+    [key: string]: unknown;
+  };
+  branch?: string;
+  op_id?: string;
+  repo?: string;
+  run_uuid?: string;
+  uuid?: string;
+  worktree?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * The event object of `attach.ended` frames.
+ * AttachEnded: an attach lease was released, or expired (reason expired).
+ */
+export interface AttachEndedEvent {
+  kind: "attach.ended";
+  /** The uuid of the row the event is about, when it names one. */
+  ref_uuid?: string;
+  lease_id?: string;
+  reason?: string;
+  uuid?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * The event object of `attach.started` frames.
+ * AttachStarted: an attach lease began.
+ */
+export interface AttachStartedEvent {
+  kind: "attach.started";
+  /** The uuid of the row the event is about, when it names one. */
+  ref_uuid?: string;
+  lease_id?: string;
+  mode?: string;
+  uuid?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * The event object of `loop.coalesced` frames.
+ * LoopCoalesced: a scheduled fire was folded into the pending run run_id.
+ */
+export interface LoopCoalescedEvent {
+  kind: "loop.coalesced";
+  /** The uuid of the row the event is about, when it names one. */
+  ref_uuid?: string;
+  due_at?: number;
+  loop?: {
+    cadence?: string;
+    cadence_kind?: string;
+    created_at?: number;
+    ended_reason?: string | null;
+    last_fire_at?: number | null;
+    max_concurrency?: number;
+    name?: string;
+    next_fire_at?: number | null;
+    overlap?: string;
+    status?: string;
+    tz?: string;
+    uuid?: string;
+    [key: string]: unknown;
+  };
+  loop_uuid?: string;
+  run_id?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * The event object of `loop.created` frames.
+ * LoopCreated: a loop was created.
+ */
+export interface LoopCreatedEvent {
+  kind: "loop.created";
+  /** The uuid of the row the event is about, when it names one. */
+  ref_uuid?: string;
+  cadence?: string;
+  loop?: {
+    cadence?: string;
+    cadence_kind?: string;
+    created_at?: number;
+    ended_reason?: string | null;
+    last_fire_at?: number | null;
+    max_concurrency?: number;
+    name?: string;
+    next_fire_at?: number | null;
+    overlap?: string;
+    status?: string;
+    tz?: string;
+    uuid?: string;
+    [key: string]: unknown;
+  };
+  name?: string;
+  uuid?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * The event object of `loop.ended` frames.
+ * LoopEnded: the loop ended by itself (a once loop fired or missed its instant).
+ */
+export interface LoopEndedEvent {
+  kind: "loop.ended";
+  /** The uuid of the row the event is about, when it names one. */
+  ref_uuid?: string;
+  ended_reason?: string | null;
+  loop?: {
+    cadence?: string;
+    cadence_kind?: string;
+    created_at?: number;
+    ended_reason?: string | null;
+    last_fire_at?: number | null;
+    max_concurrency?: number;
+    name?: string;
+    next_fire_at?: number | null;
+    overlap?: string;
+    status?: string;
+    tz?: string;
+    uuid?: string;
+    [key: string]: unknown;
+  };
+  status?: string;
+  uuid?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * The event object of `loop.fired` frames.
+ * LoopFired: a fire made the run run_id (pending when the loop was at capacity).
+ */
+export interface LoopFiredEvent {
+  kind: "loop.fired";
+  /** The uuid of the row the event is about, when it names one. */
+  ref_uuid?: string;
+  due_at?: number;
+  loop?: {
+    cadence?: string;
+    cadence_kind?: string;
+    created_at?: number;
+    ended_reason?: string | null;
+    last_fire_at?: number | null;
+    max_concurrency?: number;
+    name?: string;
+    next_fire_at?: number | null;
+    overlap?: string;
+    status?: string;
+    tz?: string;
+    uuid?: string;
+    [key: string]: unknown;
+  };
+  loop_uuid?: string;
+  pending?: boolean;
+  run_id?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * The event object of `loop.paused` frames.
+ * LoopPaused: the loop was paused.
+ */
+export interface LoopPausedEvent {
+  kind: "loop.paused";
+  /** The uuid of the row the event is about, when it names one. */
+  ref_uuid?: string;
+  ended_reason?: string | null;
+  loop?: {
+    cadence?: string;
+    cadence_kind?: string;
+    created_at?: number;
+    ended_reason?: string | null;
+    last_fire_at?: number | null;
+    max_concurrency?: number;
+    name?: string;
+    next_fire_at?: number | null;
+    overlap?: string;
+    status?: string;
+    tz?: string;
+    uuid?: string;
+    [key: string]: unknown;
+  };
+  status?: string;
+  uuid?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * The event object of `loop.removed` frames.
+ * LoopRemoved: the loop was removed (loop.rm).
+ */
+export interface LoopRemovedEvent {
+  kind: "loop.removed";
+  /** The uuid of the row the event is about, when it names one. */
+  ref_uuid?: string;
+  ended_reason?: string | null;
+  loop?: {
+    cadence?: string;
+    cadence_kind?: string;
+    created_at?: number;
+    ended_reason?: string | null;
+    last_fire_at?: number | null;
+    max_concurrency?: number;
+    name?: string;
+    next_fire_at?: number | null;
+    overlap?: string;
+    status?: string;
+    tz?: string;
+    uuid?: string;
+    [key: string]: unknown;
+  };
+  status?: string;
+  uuid?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * The event object of `loop.resumed` frames.
+ * LoopResumed: the loop was resumed.
+ */
+export interface LoopResumedEvent {
+  kind: "loop.resumed";
+  /** The uuid of the row the event is about, when it names one. */
+  ref_uuid?: string;
+  ended_reason?: string | null;
+  loop?: {
+    cadence?: string;
+    cadence_kind?: string;
+    created_at?: number;
+    ended_reason?: string | null;
+    last_fire_at?: number | null;
+    max_concurrency?: number;
+    name?: string;
+    next_fire_at?: number | null;
+    overlap?: string;
+    status?: string;
+    tz?: string;
+    uuid?: string;
+    [key: string]: unknown;
+  };
+  status?: string;
+  uuid?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * The event object of `loop.skipped` frames.
+ * LoopSkipped: an occurrence will not run: at capacity with overlap skip, or for reason (docs/loops.md §9.1).
+ */
+export interface LoopSkippedEvent {
+  kind: "loop.skipped";
+  /** The uuid of the row the event is about, when it names one. */
+  ref_uuid?: string;
+  due_at?: number;
+  loop?: {
+    cadence?: string;
+    cadence_kind?: string;
+    created_at?: number;
+    ended_reason?: string | null;
+    last_fire_at?: number | null;
+    max_concurrency?: number;
+    name?: string;
+    next_fire_at?: number | null;
+    overlap?: string;
+    status?: string;
+    tz?: string;
+    uuid?: string;
+    [key: string]: unknown;
+  };
+  loop_uuid?: string;
+  name?: string;
+  reason?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * The event object of `loop_run.ended` frames.
+ * LoopRunEnded: the run finished with status; exit_code and signal are null unless known.
+ */
+export interface LoopRunEndedEvent {
+  kind: "loop_run.ended";
+  /** The uuid of the row the event is about, when it names one. */
+  ref_uuid?: string;
+  exit_code?: number | null;
+  run?: {
+    agents?: number;
+    created_at?: number;
+    due_at?: number | null;
+    ended_at?: number | null;
+    exit_code?: number | null;
+    kind?: string;
+    loop_uuid?: string;
+    path?: string;
+    pgid?: number | null;
+    pid?: number | null;
+    run_id?: string;
+    signal?: number | null;
+    started_at?: number | null;
+    status?: string;
+    uuid?: string;
+    [key: string]: unknown;
+  };
+  run_id?: string;
+  run_uuid?: string;
+  signal?: number | null;
+  status?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * The event object of `loop_run.signal_applied` frames.
+ * LoopRunSignalApplied: whether the signal was sent (absent when recovery closed it).
+ */
+export interface LoopRunSignalAppliedEvent {
+  kind: "loop_run.signal_applied";
+  /** The uuid of the row the event is about, when it names one. */
+  ref_uuid?: string;
+  agent?: {
+    agent?: string | null;
+    blocked_kind?: string;
+    created_at?: number;
+    cwd?: string | null;
+    effort?: string | null;
+    ended_at?: number;
+    /**
+     * ExitDetail says in words why the agent ended, when orcr knows more than the
+     * exit_reason: a provider that exited or showed nothing during its start, a screen
+     * that takes no prompt, a spawn error (docs/lifecycle.md §4.3).
+     */
+    exit_detail?: string;
+    exit_reason?: string;
+    herdr_session?: string;
+    idle_since?: number;
+    last_status_change_at?: number | null;
+    managed?: boolean;
+    model?: string | null;
+    move_state?: string;
+    pane_id?: string | null;
+    parent_id?: string;
+    /** only when parent_id names an agent row */
+    parent_path?: string;
+    parked_at?: number;
+    path?: string;
+    /** derived; only when status = queued */
+    queue_position?: number;
+    /**
+     * RoutedFrom is the provider the agent was queued for when routing.fallback promoted
+     * it as Agent, with Agent's configured model and effort (docs/lifecycle.md §7.6).
+     */
+    routed_from?: string;
+    /**
+     * ScreenAt is when orcr read the last screen it kept of the agent's pane, which
+     * `agent logs --screen` shows once the pane is gone (docs/lifecycle.md §4.1).
+     */
+    screen_at?: number;
+    /**
+     * Stalled is true while the open turn is marked stalled: working, but neither screen
+     * nor transcript changed for the provider's stall_after (docs/lifecycle.md §10.7).
+     * Never acted on by orcr; progress clears it.
+     */
+    stalled?: boolean;
+    /** when the turn was marked stalled */
+    stalled_at?: number;
+    starting_at?: number;
+    status?: string;
+    /** of the latest turn */
+    turn_completed_at?: number;
+    /** of the latest turn (highest input_seq) */
+    turn_delivered_at?: number;
+    uuid?: string;
+    /**
+     * The git worktree the agent runs in: only for an agent started with worktree
+     * (docs/lifecycle.md §8.4).
+     */
+    worktree?: {
+      /** The branch checked out there. */
+      branch?: string;
+      /** Whether the worktree is kept when the agent ends (keep_worktree). */
+      keep?: boolean;
+      /** The worktree's directory: the agent's cwd. */
+      path?: string;
+      /** The repository's common git directory. */
+      repo?: string;
+      /**
+       * pending (queued, not made yet), creating, ready, removing; once the agent has
+       * ended: removed, kept, dirty (kept: it had uncommitted changes), failed (kept: git
+       * refused the removal) or unused (the agent ended before it was made).
+       */
+      state?: string;
+      [key: string]: unknown;
+    };
+    [key: string]: unknown;
+  };
+  error?: string;
+  ok?: boolean;
+  op_id?: string;
+  repaired?: boolean;
+  run_uuid?: string;
+  sent?: boolean;
+  uuid?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * The event object of `loop_run.signal_requested` frames.
+ * LoopRunSignalRequested: signal is sent to the run's process group pgid.
+ */
+export interface LoopRunSignalRequestedEvent {
+  kind: "loop_run.signal_requested";
+  /** The uuid of the row the event is about, when it names one. */
+  ref_uuid?: string;
+  agent?: {
+    agent?: string | null;
+    blocked_kind?: string;
+    created_at?: number;
+    cwd?: string | null;
+    effort?: string | null;
+    ended_at?: number;
+    /**
+     * ExitDetail says in words why the agent ended, when orcr knows more than the
+     * exit_reason: a provider that exited or showed nothing during its start, a screen
+     * that takes no prompt, a spawn error (docs/lifecycle.md §4.3).
+     */
+    exit_detail?: string;
+    exit_reason?: string;
+    herdr_session?: string;
+    idle_since?: number;
+    last_status_change_at?: number | null;
+    managed?: boolean;
+    model?: string | null;
+    move_state?: string;
+    pane_id?: string | null;
+    parent_id?: string;
+    /** only when parent_id names an agent row */
+    parent_path?: string;
+    parked_at?: number;
+    path?: string;
+    /** derived; only when status = queued */
+    queue_position?: number;
+    /**
+     * RoutedFrom is the provider the agent was queued for when routing.fallback promoted
+     * it as Agent, with Agent's configured model and effort (docs/lifecycle.md §7.6).
+     */
+    routed_from?: string;
+    /**
+     * ScreenAt is when orcr read the last screen it kept of the agent's pane, which
+     * `agent logs --screen` shows once the pane is gone (docs/lifecycle.md §4.1).
+     */
+    screen_at?: number;
+    /**
+     * Stalled is true while the open turn is marked stalled: working, but neither screen
+     * nor transcript changed for the provider's stall_after (docs/lifecycle.md §10.7).
+     * Never acted on by orcr; progress clears it.
+     */
+    stalled?: boolean;
+    /** when the turn was marked stalled */
+    stalled_at?: number;
+    starting_at?: number;
+    status?: string;
+    /** of the latest turn */
+    turn_completed_at?: number;
+    /** of the latest turn (highest input_seq) */
+    turn_delivered_at?: number;
+    uuid?: string;
+    /**
+     * The git worktree the agent runs in: only for an agent started with worktree
+     * (docs/lifecycle.md §8.4).
+     */
+    worktree?: {
+      /** The branch checked out there. */
+      branch?: string;
+      /** Whether the worktree is kept when the agent ends (keep_worktree). */
+      keep?: boolean;
+      /** The worktree's directory: the agent's cwd. */
+      path?: string;
+      /** The repository's common git directory. */
+      repo?: string;
+      /**
+       * pending (queued, not made yet), creating, ready, removing; once the agent has
+       * ended: removed, kept, dirty (kept: it had uncommitted changes), failed (kept: git
+       * refused the removal) or unused (the agent ended before it was made).
+       */
+      state?: string;
+      [key: string]: unknown;
+    };
+    [key: string]: unknown;
+  };
+  op_id?: string;
+  pgid?: number;
+  run_uuid?: string;
+  signal?: number;
+  uuid?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * The event object of `loop_run.spawn_applied` frames.
+ * LoopRunSpawnApplied: the process group started (pid, pgid) or not.
+ */
+export interface LoopRunSpawnAppliedEvent {
+  kind: "loop_run.spawn_applied";
+  /** The uuid of the row the event is about, when it names one. */
+  ref_uuid?: string;
+  agent?: {
+    agent?: string | null;
+    blocked_kind?: string;
+    created_at?: number;
+    cwd?: string | null;
+    effort?: string | null;
+    ended_at?: number;
+    /**
+     * ExitDetail says in words why the agent ended, when orcr knows more than the
+     * exit_reason: a provider that exited or showed nothing during its start, a screen
+     * that takes no prompt, a spawn error (docs/lifecycle.md §4.3).
+     */
+    exit_detail?: string;
+    exit_reason?: string;
+    herdr_session?: string;
+    idle_since?: number;
+    last_status_change_at?: number | null;
+    managed?: boolean;
+    model?: string | null;
+    move_state?: string;
+    pane_id?: string | null;
+    parent_id?: string;
+    /** only when parent_id names an agent row */
+    parent_path?: string;
+    parked_at?: number;
+    path?: string;
+    /** derived; only when status = queued */
+    queue_position?: number;
+    /**
+     * RoutedFrom is the provider the agent was queued for when routing.fallback promoted
+     * it as Agent, with Agent's configured model and effort (docs/lifecycle.md §7.6).
+     */
+    routed_from?: string;
+    /**
+     * ScreenAt is when orcr read the last screen it kept of the agent's pane, which
+     * `agent logs --screen` shows once the pane is gone (docs/lifecycle.md §4.1).
+     */
+    screen_at?: number;
+    /**
+     * Stalled is true while the open turn is marked stalled: working, but neither screen
+     * nor transcript changed for the provider's stall_after (docs/lifecycle.md §10.7).
+     * Never acted on by orcr; progress clears it.
+     */
+    stalled?: boolean;
+    /** when the turn was marked stalled */
+    stalled_at?: number;
+    starting_at?: number;
+    status?: string;
+    /** of the latest turn */
+    turn_completed_at?: number;
+    /** of the latest turn (highest input_seq) */
+    turn_delivered_at?: number;
+    uuid?: string;
+    /**
+     * The git worktree the agent runs in: only for an agent started with worktree
+     * (docs/lifecycle.md §8.4).
+     */
+    worktree?: {
+      /** The branch checked out there. */
+      branch?: string;
+      /** Whether the worktree is kept when the agent ends (keep_worktree). */
+      keep?: boolean;
+      /** The worktree's directory: the agent's cwd. */
+      path?: string;
+      /** The repository's common git directory. */
+      repo?: string;
+      /**
+       * pending (queued, not made yet), creating, ready, removing; once the agent has
+       * ended: removed, kept, dirty (kept: it had uncommitted changes), failed (kept: git
+       * refused the removal) or unused (the agent ended before it was made).
+       */
+      state?: string;
+      [key: string]: unknown;
+    };
+    [key: string]: unknown;
+  };
+  error?: string;
+  ok?: boolean;
+  op_id?: string;
+  pgid?: number;
+  pid?: number;
+  repaired?: boolean;
+  run_uuid?: string;
+  uuid?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * The event object of `loop_run.spawn_requested` frames.
+ * LoopRunSpawnRequested: the run's process group is started with argv.
+ */
+export interface LoopRunSpawnRequestedEvent {
+  kind: "loop_run.spawn_requested";
+  /** The uuid of the row the event is about, when it names one. */
+  ref_uuid?: string;
+  agent?: {
+    agent?: string | null;
+    blocked_kind?: string;
+    created_at?: number;
+    cwd?: string | null;
+    effort?: string | null;
+    ended_at?: number;
+    /**
+     * ExitDetail says in words why the agent ended, when orcr knows more than the
+     * exit_reason: a provider that exited or showed nothing during its start, a screen
+     * that takes no prompt, a spawn error (docs/lifecycle.md §4.3).
+     */
+    exit_detail?: string;
+    exit_reason?: string;
+    herdr_session?: string;
+    idle_since?: number;
+    last_status_change_at?: number | null;
+    managed?: boolean;
+    model?: string | null;
+    move_state?: string;
+    pane_id?: string | null;
+    parent_id?: string;
+    /** only when parent_id names an agent row */
+    parent_path?: string;
+    parked_at?: number;
+    path?: string;
+    /** derived; only when status = queued */
+    queue_position?: number;
+    /**
+     * RoutedFrom is the provider the agent was queued for when routing.fallback promoted
+     * it as Agent, with Agent's configured model and effort (docs/lifecycle.md §7.6).
+     */
+    routed_from?: string;
+    /**
+     * ScreenAt is when orcr read the last screen it kept of the agent's pane, which
+     * `agent logs --screen` shows once the pane is gone (docs/lifecycle.md §4.1).
+     */
+    screen_at?: number;
+    /**
+     * Stalled is true while the open turn is marked stalled: working, but neither screen
+     * nor transcript changed for the provider's stall_after (docs/lifecycle.md §10.7).
+     * Never acted on by orcr; progress clears it.
+     */
+    stalled?: boolean;
+    /** when the turn was marked stalled */
+    stalled_at?: number;
+    starting_at?: number;
+    status?: string;
+    /** of the latest turn */
+    turn_completed_at?: number;
+    /** of the latest turn (highest input_seq) */
+    turn_delivered_at?: number;
+    uuid?: string;
+    /**
+     * The git worktree the agent runs in: only for an agent started with worktree
+     * (docs/lifecycle.md §8.4).
+     */
+    worktree?: {
+      /** The branch checked out there. */
+      branch?: string;
+      /** Whether the worktree is kept when the agent ends (keep_worktree). */
+      keep?: boolean;
+      /** The worktree's directory: the agent's cwd. */
+      path?: string;
+      /** The repository's common git directory. */
+      repo?: string;
+      /**
+       * pending (queued, not made yet), creating, ready, removing; once the agent has
+       * ended: removed, kept, dirty (kept: it had uncommitted changes), failed (kept: git
+       * refused the removal) or unused (the agent ended before it was made).
+       */
+      state?: string;
+      [key: string]: unknown;
+    };
+    [key: string]: unknown;
+  };
+  argv?: string[] | null;
+  op_id?: string;
+  run_uuid?: string;
+  uuid?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * The event object of `loop_run.started` frames.
+ * LoopRunStarted: the run's process group started.
+ */
+export interface LoopRunStartedEvent {
+  kind: "loop_run.started";
+  /** The uuid of the row the event is about, when it names one. */
+  ref_uuid?: string;
+  pgid?: number;
+  pid?: number;
+  run?: {
+    agents?: number;
+    created_at?: number;
+    due_at?: number | null;
+    ended_at?: number | null;
+    exit_code?: number | null;
+    kind?: string;
+    loop_uuid?: string;
+    path?: string;
+    pgid?: number | null;
+    pid?: number | null;
+    run_id?: string;
+    signal?: number | null;
+    started_at?: number | null;
+    status?: string;
+    uuid?: string;
+    [key: string]: unknown;
+  };
+  run_id?: string;
+  run_uuid?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * The event object of `loop_run.stopping` frames.
+ * LoopRunStopping: the run is being stopped; no agent may be created under it any more.
+ */
+export interface LoopRunStoppingEvent {
+  kind: "loop_run.stopping";
+  /** The uuid of the row the event is about, when it names one. */
+  ref_uuid?: string;
+  run?: {
+    agents?: number;
+    created_at?: number;
+    due_at?: number | null;
+    ended_at?: number | null;
+    exit_code?: number | null;
+    kind?: string;
+    loop_uuid?: string;
+    path?: string;
+    pgid?: number | null;
+    pid?: number | null;
+    run_id?: string;
+    signal?: number | null;
+    started_at?: number | null;
+    status?: string;
+    uuid?: string;
+    [key: string]: unknown;
+  };
+  run_uuid?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * The event object of `provider.paused` frames.
+ * ProviderPaused: a provider's rate limit paused its queue until until (docs/lifecycle.md §7.6).
+ */
+export interface ProviderPausedEvent {
+  kind: "provider.paused";
+  /** The uuid of the row the event is about, when it names one. */
+  ref_uuid?: string;
+  /** AgentUUID is the agent whose limit started (or last extended) the pause. */
+  agent_uuid?: string;
+  /** Message is the screen line that named the limit, when one did. */
+  message?: string;
+  provider?: string;
+  /**
+   * Since is when the pause began, Until when the queue promotes the provider's agents
+   * again (unix ms).
+   */
+  since?: number;
+  /**
+   * Source is how Until was found: reset (read from the limit message) or backoff
+   * (timings.limit_backoff).
+   */
+  source?: string;
+  until?: number;
+  [key: string]: unknown;
+}
+
+/**
+ * The event object of `provider.resumed` frames.
+ * ProviderResumed: a provider's pause ended, for reason.
+ */
+export interface ProviderResumedEvent {
+  kind: "provider.resumed";
+  /** The uuid of the row the event is about, when it names one. */
+  ref_uuid?: string;
+  provider?: string;
+  reason?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * The event object of `queue.promoted` frames.
+ * QueuePromoted: a queued row was admitted (it is starting now).
+ */
+export interface QueuePromotedEvent {
+  kind: "queue.promoted";
+  /** The uuid of the row the event is about, when it names one. */
+  ref_uuid?: string;
+  /** The row after the change. */
+  agent?: {
+    agent?: string | null;
+    blocked_kind?: string;
+    created_at?: number;
+    cwd?: string | null;
+    effort?: string | null;
+    ended_at?: number;
+    /**
+     * ExitDetail says in words why the agent ended, when orcr knows more than the
+     * exit_reason: a provider that exited or showed nothing during its start, a screen
+     * that takes no prompt, a spawn error (docs/lifecycle.md §4.3).
+     */
+    exit_detail?: string;
+    exit_reason?: string;
+    herdr_session?: string;
+    idle_since?: number;
+    last_status_change_at?: number | null;
+    managed?: boolean;
+    model?: string | null;
+    move_state?: string;
+    pane_id?: string | null;
+    parent_id?: string;
+    /** only when parent_id names an agent row */
+    parent_path?: string;
+    parked_at?: number;
+    path?: string;
+    /** derived; only when status = queued */
+    queue_position?: number;
+    /**
+     * RoutedFrom is the provider the agent was queued for when routing.fallback promoted
+     * it as Agent, with Agent's configured model and effort (docs/lifecycle.md §7.6).
+     */
+    routed_from?: string;
+    /**
+     * ScreenAt is when orcr read the last screen it kept of the agent's pane, which
+     * `agent logs --screen` shows once the pane is gone (docs/lifecycle.md §4.1).
+     */
+    screen_at?: number;
+    /**
+     * Stalled is true while the open turn is marked stalled: working, but neither screen
+     * nor transcript changed for the provider's stall_after (docs/lifecycle.md §10.7).
+     * Never acted on by orcr; progress clears it.
+     */
+    stalled?: boolean;
+    /** when the turn was marked stalled */
+    stalled_at?: number;
+    starting_at?: number;
+    status?: string;
+    /** of the latest turn */
+    turn_completed_at?: number;
+    /** of the latest turn (highest input_seq) */
+    turn_delivered_at?: number;
+    uuid?: string;
+    /**
+     * The git worktree the agent runs in: only for an agent started with worktree
+     * (docs/lifecycle.md §8.4).
+     */
+    worktree?: {
+      /** The branch checked out there. */
+      branch?: string;
+      /** Whether the worktree is kept when the agent ends (keep_worktree). */
+      keep?: boolean;
+      /** The worktree's directory: the agent's cwd. */
+      path?: string;
+      /** The repository's common git directory. */
+      repo?: string;
+      /**
+       * pending (queued, not made yet), creating, ready, removing; once the agent has
+       * ended: removed, kept, dirty (kept: it had uncommitted changes), failed (kept: git
+       * refused the removal) or unused (the agent ended before it was made).
+       */
+      state?: string;
+      [key: string]: unknown;
+    };
+    [key: string]: unknown;
+  };
+  uuid?: string;
+  [key: string]: unknown;
+}
+
+/** The event object of `server_stopping` frames. */
+export interface ServerStoppingEvent {
+  kind: "server_stopping";
+  /** The uuid of the row the event is about, when it names one. */
+  ref_uuid?: string;
+  [key: string]: unknown;
+}
+
+/** The event object type of each event kind. */
+export interface EventPayloads {
+  "agent.close_applied": AgentCloseAppliedEvent;
+  "agent.close_requested": AgentCloseRequestedEvent;
+  "agent.created": AgentCreatedEvent;
+  "agent.ended": AgentEndedEvent;
+  "agent.input_applied": AgentInputAppliedEvent;
+  "agent.input_requested": AgentInputRequestedEvent;
+  "agent.location_changed": AgentLocationChangedEvent;
+  "agent.move_applied": AgentMoveAppliedEvent;
+  "agent.move_requested": AgentMoveRequestedEvent;
+  "agent.rerouted": AgentReroutedEvent;
+  "agent.response_captured": AgentResponseCapturedEvent;
+  "agent.spawn_applied": AgentSpawnAppliedEvent;
+  "agent.spawn_requested": AgentSpawnRequestedEvent;
+  "agent.stall_cleared": AgentStallClearedEvent;
+  "agent.stalled": AgentStalledEvent;
+  "agent.status_changed": AgentStatusChangedEvent;
+  "agent.turn_completed": AgentTurnCompletedEvent;
+  "agent.worktree_add_applied": AgentWorktreeAddAppliedEvent;
+  "agent.worktree_add_requested": AgentWorktreeAddRequestedEvent;
+  "agent.worktree_remove_applied": AgentWorktreeRemoveAppliedEvent;
+  "agent.worktree_remove_requested": AgentWorktreeRemoveRequestedEvent;
+  "attach.ended": AttachEndedEvent;
+  "attach.started": AttachStartedEvent;
+  "loop.coalesced": LoopCoalescedEvent;
+  "loop.created": LoopCreatedEvent;
+  "loop.ended": LoopEndedEvent;
+  "loop.fired": LoopFiredEvent;
+  "loop.paused": LoopPausedEvent;
+  "loop.removed": LoopRemovedEvent;
+  "loop.resumed": LoopResumedEvent;
+  "loop.skipped": LoopSkippedEvent;
+  "loop_run.ended": LoopRunEndedEvent;
+  "loop_run.signal_applied": LoopRunSignalAppliedEvent;
+  "loop_run.signal_requested": LoopRunSignalRequestedEvent;
+  "loop_run.spawn_applied": LoopRunSpawnAppliedEvent;
+  "loop_run.spawn_requested": LoopRunSpawnRequestedEvent;
+  "loop_run.started": LoopRunStartedEvent;
+  "loop_run.stopping": LoopRunStoppingEvent;
+  "provider.paused": ProviderPausedEvent;
+  "provider.resumed": ProviderResumedEvent;
+  "queue.promoted": QueuePromotedEvent;
+  "server_stopping": ServerStoppingEvent;
+}
+
+/** An event object of a stream frame, discriminated by `kind` (narrow with `ev.kind === …`). */
+export type OrcrEvent = EventPayloads[keyof EventPayloads];
+
 /** The params type of each method. */
 export interface MethodParams {
   "agent.adopt": AgentAdoptParams;

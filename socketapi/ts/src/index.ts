@@ -29,7 +29,7 @@ export {
   type WaitResult,
 } from "./handle.js";
 export { AttachHandle } from "./attach.js";
-export { Watch, type AgentRow, type Snapshot, type WatchOptions } from "./watch.js";
+export { Watch, type AgentRow, type CursorExpiredEvent, type Snapshot, type WatchEvent, type WatchOptions } from "./watch.js";
 export {
   type CreatedLoop,
   type LoopApi,

@@ -3,12 +3,25 @@
 
 import type * as G from "./generated.js";
 import { Pattern } from "./path.js";
-import type { StreamEvent, StreamFrame, Subscription } from "./wire.js";
+import type { StreamFrame, Subscription } from "./wire.js";
 
 /** The snapshot document (api.snapshot, watch.open's snapshot). */
 export type Snapshot = G.ApiSnapshotResult;
 /** An agent row (agent.ls, snapshots, and the `agent` of agent events). */
 export type AgentRow = NonNullable<G.AgentLsResult["agents"]>[number];
+
+/** The control frame that ends a watch whose cursor fell behind retention (docs/protocol.md §7.2). */
+export interface CursorExpiredEvent {
+  kind: "cursor_expired";
+  oldest_seq?: number;
+  [key: string]: unknown;
+}
+
+/**
+ * An event a watch yields: one of the schema's event kinds (generated from it, narrowed
+ * by `kind`), or the cursor_expired control frame.
+ */
+export type WatchEvent = G.OrcrEvent | CursorExpiredEvent;
 
 /** Options of orcr.watch(). */
 export interface WatchOptions {
@@ -70,27 +83,40 @@ export class WatchFilter {
     return { ...s, agents, queue };
   }
 
-  passes(ev: StreamEvent): boolean {
+  passes(ev: WatchEvent): boolean {
     if (!this.active) return true;
-    const row = ev.agent;
-    if (row !== null && typeof row === "object" && !Array.isArray(row)) {
-      const r = row as AgentRow;
-      if (this.matches(r)) {
-        this.#known.add(String(r.uuid));
+    const row = agentRow(ev);
+    if (row) {
+      if (this.matches(row)) {
+        this.#known.add(String(row.uuid));
         return true;
       }
-      return this.#known.has(String(r.uuid));
+      return this.#known.has(String(row.uuid));
     }
-    if (!agentKind(ev.kind)) return true;
-    const uuid = typeof ev.uuid === "string" ? ev.uuid : ev.ref_uuid;
+    if (!agentKind(ev)) return true;
+    const uuid = "uuid" in ev && typeof ev.uuid === "string" ? ev.uuid : ev.ref_uuid;
     if (typeof uuid !== "string") return true;
     return this.#known.has(uuid);
   }
 }
 
-/** agentKind: the kinds about one agent (agent.*, queue.*, attach.*); loops and control frames are not. */
-function agentKind(kind: string): boolean {
-  return kind.startsWith("agent.") || kind.startsWith("queue.") || kind.startsWith("attach.");
+/** agentRow is the row an event carries: every agent.* and queue.* event has it (docs/decisions.md D2). */
+function agentRow(ev: WatchEvent): AgentRow | undefined {
+  if (!("agent" in ev)) return undefined;
+  const row = ev.agent;
+  return row !== null && typeof row === "object" && !Array.isArray(row) ? (row as AgentRow) : undefined;
+}
+
+/** agentKind: the kinds about one agent (agent.*, queue.*, attach.*); loops, providers and control frames are not. */
+function agentKind(ev: WatchEvent): boolean {
+  switch (ev.kind) {
+    case "attach.started":
+    case "attach.ended":
+    case "queue.promoted":
+      return true;
+    default:
+      return ev.kind.startsWith("agent.");
+  }
 }
 
 /**
@@ -101,7 +127,7 @@ function agentKind(kind: string): boolean {
  * watch. `frames()` yields the whole frames (with `seq`), `lastSeq` is the seq of the
  * latest event yielded, close() drops the connection.
  */
-export class Watch implements AsyncIterable<StreamEvent> {
+export class Watch implements AsyncIterable<WatchEvent> {
   readonly snapshot: Snapshot;
   readonly snapshotSeq: number;
   readonly subscription: number | undefined;
@@ -133,7 +159,7 @@ export class Watch implements AsyncIterable<StreamEvent> {
         const r = await this.#sub.next();
         if (r.done) return;
         const frame = r.value;
-        const ev = frame.event ?? { kind: "unknown" };
+        const ev = (frame.event ?? { kind: "unknown" }) as WatchEvent;
         if (frame.seq > 0) this.lastSeq = frame.seq;
         if (this.#filter && !this.#filter.passes(ev)) continue;
         yield frame;
@@ -148,8 +174,8 @@ export class Watch implements AsyncIterable<StreamEvent> {
     }
   }
 
-  async *[Symbol.asyncIterator](): AsyncGenerator<StreamEvent, void, undefined> {
-    for await (const frame of this.frames()) yield frame.event;
+  async *[Symbol.asyncIterator](): AsyncGenerator<WatchEvent, void, undefined> {
+    for await (const frame of this.frames()) yield frame.event as WatchEvent;
   }
 
   /** close drops the connection; the server stops its pump. */

@@ -71,7 +71,12 @@ export async function documentedProgram(orcr: OrcrClient): Promise<void> {
   }, { killOnThrow: true });
   const wt = await orcr.watch(watch);
   console.log(wt.snapshot.agents?.length, wt.snapshotSeq);
-  for await (const ev of wt) if (ev.kind === "agent.ended") break;
+  for await (const ev of wt) {
+    // Events are typed by kind: narrowing gives each kind's fields.
+    if (ev.kind === "agent.status_changed") console.log(ev.status, ev.input_seq, ev.agent?.path);
+    if (ev.kind === "loop_run.ended") console.log(ev.run?.path, ev.exit_code);
+    if (ev.kind === "agent.ended") break;
+  }
   const created = await orcr.loop.create(loop);
   const started = await orcr.loop.run.start(String(created.name));
   console.log(started.runId, started.dataDir, await orcr.loop.logs("l", { run: started.runId, source: "command", tail: 10 }));

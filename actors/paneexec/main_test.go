@@ -1,0 +1,227 @@
+package paneexec_test
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+
+	"github.com/orcr-go/orcr/actors/paneexec"
+)
+
+// role in the environment makes this test binary the launcher itself, as `orcr
+// __pane-exec` would be ([paneexec.Main]).
+const role = "PANEEXEC_TEST_ROLE"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(role) == "launcher" {
+		os.Exit(paneexec.Main(os.Args[2:])) // os.Args[1] is the verb
+	}
+	os.Exit(m.Run())
+}
+
+// pane is the launcher running in a real PTY, as herdr starts a pane's process (a
+// session of its own with the PTY as its controlling terminal).
+type pane struct {
+	cmd  *exec.Cmd
+	ptmx *os.File
+	mu   sync.Mutex
+	out  bytes.Buffer
+	done chan struct{}
+}
+
+func startPane(t *testing.T, args ...string) *pane {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(self, args...)
+	cmd.Env = append(os.Environ(), role+"=launcher", "GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
+	ptmx, err := pty.Start(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &pane{cmd: cmd, ptmx: ptmx, done: make(chan struct{})}
+	go func() {
+		buf := make([]byte, 4096)
+		for {
+			n, err := ptmx.Read(buf)
+			p.mu.Lock()
+			p.out.Write(buf[:n])
+			p.mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	go func() { _ = cmd.Wait(); close(p.done) }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-p.done
+		ptmx.Close()
+	})
+	return p
+}
+
+func (p *pane) screen() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.out.String()
+}
+
+// exited reports whether the launcher has exited.
+func (p *pane) exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+func waitFor(t *testing.T, d time.Duration, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s", d, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// tpgid is the foreground process group of pid's terminal, from /proc.
+func tpgid(t *testing.T, pid int) int {
+	t.Helper()
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	g, _ := strconv.Atoi(f[5])
+	return g
+}
+
+// A provider that prints an error and exits at once: it ran in the foreground group
+// of its own, its message stays the last thing on the pane's screen, its exit status
+// is in the status file, and the launcher holds the pane — it takes the foreground
+// back and writes nothing — until a hangup ends it at once.
+func TestLauncherRecordsExitAndHolds(t *testing.T) {
+	status := filepath.Join(t.TempDir(), paneexec.StatusFile)
+	// The child reports its pid and its terminal's foreground group, then fails.
+	script := `set -- $(cat /proc/self/stat | sed 's/.*) //'); echo "pid=$$ fg=$6"; echo "error: unknown option --bogus" >&2; exit 3`
+	p := startPane(t, paneexec.Verb, "--status-file", status, "--", "sh", "-c", script)
+	var e paneexec.Exit
+	waitFor(t, 10*time.Second, "the status file", func() bool {
+		var ok bool
+		e, ok, _ = paneexec.ReadExit(status)
+		return ok
+	})
+	if e.Code == nil || *e.Code != 3 || e.Signal != "" || e.String() != "exit status 3" {
+		t.Errorf("status file: %+v (%s), want exit status 3", e, e)
+	}
+	scr := p.screen()
+	var pid, fg int
+	for _, l := range strings.Split(scr, "\n") {
+		if strings.HasPrefix(l, "pid=") {
+			parts := strings.Fields(strings.NewReplacer("pid=", "", "fg=", "").Replace(l))
+			pid, _ = strconv.Atoi(parts[0])
+			fg, _ = strconv.Atoi(parts[1])
+		}
+	}
+	if pid == 0 || pid == p.cmd.Process.Pid || fg != pid {
+		t.Errorf("the child (pid %d, launcher %d) ran with foreground group %d, want its own group in front (screen %q)",
+			pid, p.cmd.Process.Pid, fg, scr)
+	}
+	if !strings.HasSuffix(strings.TrimRight(scr, "\r\n"), "error: unknown option --bogus") {
+		t.Errorf("screen %q: want the provider's message last", scr)
+	}
+	// Held: alive, in front again, and typing shows nothing.
+	waitFor(t, 5*time.Second, "the launcher to take the foreground back", func() bool {
+		return tpgid(t, p.cmd.Process.Pid) == p.cmd.Process.Pid
+	})
+	if _, err := io.WriteString(p.ptmx, "/quit\r"); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond) // what would be echoed would be by now
+	if p.exited() {
+		t.Fatal("the launcher exited instead of holding the pane")
+	}
+	if got := p.screen(); got != scr {
+		t.Errorf("the held pane's screen changed: %q, want it left as %q", got, scr)
+	}
+	start := time.Now()
+	if err := p.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 5*time.Second, "the launcher to exit on a hangup", p.exited)
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("the hangup took %s to end the held pane", took)
+	}
+	if code := p.cmd.ProcessState.ExitCode(); code != 3 {
+		t.Errorf("launcher exit code %d, want the child's 3", code)
+	}
+}
+
+// The hold is bounded: with no orcr to close it, the pane goes away by itself.
+func TestLauncherHoldIsBounded(t *testing.T) {
+	status := filepath.Join(t.TempDir(), paneexec.StatusFile)
+	p := startPane(t, paneexec.Verb, "--status-file", status, "--hold", "500ms", "--", "sh", "-c", "kill -SEGV $$")
+	waitFor(t, 10*time.Second, "the launcher to give the pane up", p.exited)
+	e, ok, err := paneexec.ReadExit(status)
+	if !ok || err != nil || e.Signal != "SIGSEGV" || e.String() != "killed by SIGSEGV" {
+		t.Errorf("status file: %+v ok=%v err=%v, want killed by SIGSEGV", e, ok, err)
+	}
+}
+
+// A command that cannot start is an exit status 127 with the reason on the screen.
+func TestLauncherCommandNotFound(t *testing.T) {
+	status := filepath.Join(t.TempDir(), paneexec.StatusFile)
+	p := startPane(t, paneexec.Verb, "--status-file", status, "--hold", "10s", "--", "/nonexistent/claude", "--x")
+	waitFor(t, 10*time.Second, "the status file", func() bool { _, ok, _ := paneexec.ReadExit(status); return ok })
+	e, _, _ := paneexec.ReadExit(status)
+	if e.Code == nil || *e.Code != paneexec.NotStarted {
+		t.Errorf("status file: %+v, want exit status %d", e, paneexec.NotStarted)
+	}
+	waitFor(t, 5*time.Second, "the reason on the screen", func() bool { return strings.Contains(p.screen(), "/nonexistent/claude") })
+}
+
+// A pane closed while the provider runs: the hangup reaches the provider's group, the
+// launcher exits at once and records nothing (the provider did not leave by itself).
+func TestLauncherHangupWhileRunning(t *testing.T) {
+	status := filepath.Join(t.TempDir(), paneexec.StatusFile)
+	p := startPane(t, paneexec.Verb, "--status-file", status, "--", "sh", "-c", "echo up; sleep 600")
+	waitFor(t, 10*time.Second, "the child to run", func() bool { return strings.Contains(p.screen(), "up") })
+	if err := p.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 5*time.Second, "the launcher to exit", p.exited)
+	if _, ok, _ := paneexec.ReadExit(status); ok {
+		t.Error("a status file was written for a pane that was closed")
+	}
+	if code := p.cmd.ProcessState.ExitCode(); code != 128+int(syscall.SIGHUP) {
+		t.Errorf("launcher exit code %d, want 128+SIGHUP", code)
+	}
+}
+
+func TestArgv(t *testing.T) {
+	got := paneexec.Argv([]string{"/bin/orcr", paneexec.Verb}, "/d/pane_exit.json", []string{"claude", "--x"})
+	want := "/bin/orcr __pane-exec --status-file /d/pane_exit.json -- claude --x"
+	if strings.Join(got, " ") != want {
+		t.Errorf("Argv = %q, want %q", got, want)
+	}
+	if got := paneexec.Argv(nil, "/d/f", []string{"claude"}); len(got) != 1 || got[0] != "claude" {
+		t.Errorf("Argv without a launcher = %q, want the argv as it is", got)
+	}
+}

@@ -1,0 +1,64 @@
+package actors
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+
+	"github.com/orcr-go/orcr/actors/paneexec"
+	"github.com/orcr-go/orcr/store"
+)
+
+// The launcher of a managed agent's pane (docs/lifecycle.md §8.2, package paneexec)
+// records its provider's exit status in the agent's data dir and holds the pane, the
+// provider's last screen on it, until orcr closes it. A pane held so is no longer the
+// agent's: the start's readiness wait, the monitor and reconciliation count it as gone,
+// once its screen has been kept.
+
+// exitFile is where the launcher of the agent's pane records its provider's exit.
+func exitFile(home, path, uuid string) string {
+	return filepath.Join(AgentDataDir(home, path, uuid), paneexec.StatusFile)
+}
+
+// providerExit is the exit the launcher of this agent's pane recorded; ok is false
+// while the provider runs, or for a pane orcr did not launch.
+func (w *agentWork) providerExit() (e paneexec.Exit, ok bool) {
+	if !w.st.Managed || len(w.env.PaneExec) == 0 {
+		return e, false
+	}
+	e, ok, err := paneexec.ReadExit(exitFile(w.env.Home, w.st.Path, w.uuid))
+	if err != nil {
+		w.log().Warn("cannot read the pane launcher's status file", "err", err)
+	}
+	return e, ok
+}
+
+// launchArgv is the pane command of a spawn running argv: through the launcher, whose
+// status file left from an earlier pane of the row is removed first.
+func (w *agentWork) launchArgv(argv []string) []string {
+	if len(w.env.PaneExec) == 0 {
+		return argv
+	}
+	file := exitFile(w.env.Home, w.st.Path, w.uuid)
+	if err := os.Remove(file); err != nil && !errors.Is(err, os.ErrNotExist) {
+		w.log().Warn("cannot remove an old status file of the pane launcher", "err", err)
+	}
+	return paneexec.Argv(w.env.PaneExec, file, argv)
+}
+
+// markExited is the lost rule for a pane whose provider exited (held, when the pane is
+// still there): the pane's last screen is read and kept, the held pane closed, and the
+// row marked lost with the exit as its detail, which it keeps when it ends lost. Without
+// a recorded exit it is [agentWork.markLost].
+func (w *agentWork) markExited(terminal string, held bool) error {
+	e, ok := w.providerExit()
+	if !ok {
+		return w.markLost()
+	}
+	if held {
+		w.readScreen(terminal)
+		w.closePane(terminal, "exited")
+	}
+	end := store.End{Detail: exitedDetail(w.st.Provider, "", e.String(), w.screenText), Screen: w.screenText, ScreenAt: w.screenAt}
+	return ignoreStale(w.apply(func(tx *store.Tx) error { return tx.MarkLostWith(w.uuid, end) }))
+}
