@@ -42,7 +42,7 @@ type AdoptOutcome struct{ Err error }
 // poke of the queue.
 func (s *System) Adopt(ctx context.Context, r api.AdoptRequest) (api.AdoptResult, error) {
 	if r.Path == "" {
-		return api.AdoptResult{}, wire.Invalid("path_required", "a path is required (--path)")
+		return api.AdoptResult{}, wire.Invalid(wire.ReasonPathRequired, "a path is required (--path)")
 	}
 	row, _, err := s.exactTarget(ctx, r.Caller, r.Target)
 	if err != nil {
@@ -52,7 +52,7 @@ func (s *System) Adopt(ctx context.Context, r api.AdoptRequest) (api.AdoptResult
 		return api.AdoptResult{}, wire.New(wire.NotFound, "agent "+row.Path+" has ended", "target", r.Target)
 	}
 	if row.Managed {
-		return api.AdoptResult{}, wire.Invalid("not_unmanaged", "agent "+row.Path+" is managed already; only unmanaged agents can be adopted",
+		return api.AdoptResult{}, wire.Invalid(wire.ReasonNotUnmanaged, "agent "+row.Path+" is managed already; only unmanaged agents can be adopted",
 			"target", r.Target, "path", row.Path)
 	}
 	if err := s.findHerdr(); err != nil {
@@ -60,7 +60,7 @@ func (s *System) Adopt(ctx context.Context, r api.AdoptRequest) (api.AdoptResult
 	}
 	a, err := store.LoadAgent(ctx, s.cfg.DB.Reader(), row.UUID)
 	if err != nil {
-		return api.AdoptResult{}, wire.From(err, "sqlite")
+		return api.AdoptResult{}, wire.From(err, wire.CauseSQLite)
 	}
 	prov, err := provider.Lookup(a.Provider, s.providerOptions())
 	if err != nil {
@@ -74,7 +74,7 @@ func (s *System) Adopt(ctx context.Context, r api.AdoptRequest) (api.AdoptResult
 	if a.SessionValue == "" {
 		return api.AdoptResult{}, wire.Conflict("herdr reports no conversation for agent "+a.Path+
 			" (its pane has no agent_session; is the provider's herdr integration installed?)",
-			"reason", "no_agent_session", "current_status", a.Status)
+			"reason", wire.ReasonNoAgentSession, "current_status", a.Status)
 	}
 	argv, err := prov.ResumeArgv(route, a.SessionKind, a.SessionValue)
 	if err != nil {
@@ -109,7 +109,7 @@ func (s *System) Adopt(ctx context.Context, r api.AdoptRequest) (api.AdoptResult
 	res, err := s.sys.Root.RequestFuture(s.agents, AdoptAgent{UUID: a.UUID, Path: path}, adoptTimeout).Result()
 	if err != nil {
 		os.RemoveAll(dir)
-		return api.AdoptResult{}, wire.Internal("actor", "agent actor did not answer: "+err.Error())
+		return api.AdoptResult{}, wire.Internal(wire.CauseActor, "agent actor did not answer: "+err.Error())
 	}
 	if out := res.(AdoptOutcome); out.Err != nil {
 		os.RemoveAll(dir)
@@ -117,13 +117,13 @@ func (s *System) Adopt(ctx context.Context, r api.AdoptRequest) (api.AdoptResult
 		if errors.As(out.Err, &inUse) {
 			return api.AdoptResult{}, pathInUse(inUse)
 		}
-		return api.AdoptResult{}, wire.From(out.Err, "herdr")
+		return api.AdoptResult{}, wire.From(out.Err, wire.CauseHerdr)
 	}
 	s.sys.Root.Send(s.queue, PokeQueue{})
 	s.cfg.Log.Info("agent adopted", "agent", a.UUID, "from", a.Path, "path", path, "resume", a.SessionValue)
 	now, err := store.AgentByUUID(ctx, s.cfg.DB.Reader(), a.UUID)
 	if err != nil {
-		return api.AdoptResult{}, wire.From(err, "sqlite")
+		return api.AdoptResult{}, wire.From(err, wire.CauseSQLite)
 	}
 	return api.AdoptResult{Agent: now, FromPath: a.Path, Resume: a.SessionValue}, nil
 }
@@ -140,7 +140,7 @@ func (w *agentWork) adopt(path string) error {
 	case w.st.Status == store.StatusEnded:
 		return w.gone()
 	case w.st.Managed:
-		return wire.Invalid("not_unmanaged", "agent "+w.st.Path+" is managed already", "path", w.st.Path)
+		return wire.Invalid(wire.ReasonNotUnmanaged, "agent "+w.st.Path+" is managed already", "path", w.st.Path)
 	case w.st.Status != store.StatusIdle:
 		return wire.Conflict(fmt.Sprintf("agent %s is %s; it can be adopted when idle", w.st.Path, w.st.Status),
 			"current_status", w.st.Status)
@@ -161,12 +161,12 @@ func (w *agentWork) adopt(path string) error {
 	if err != nil {
 		return err
 	}
-	return w.closePaneThen(w.st.TerminalID, reasonAdopted, line, grace, path,
+	return w.closePaneThen(w.st.TerminalID, closeAdopted, line, grace, path,
 		func(tx *store.Tx) error { return tx.Adopt(adoption) })
 }
 
-// reasonAdopted is the close reason of an adoption's shutdown of the user's pane.
-const reasonAdopted = "adopted"
+// closeAdopted is the close reason of an adoption's shutdown of the user's pane.
+const closeAdopted = "adopted"
 
 // adoption is the row change of an adoption to path, from the launch.json written there.
 func (w *agentWork) adoption(path string) (store.Adoption, error) {

@@ -306,7 +306,7 @@ func (a *agentActor) Receive(c actor.Context) {
 		a.disarmStall()
 		// Ops that never started are answered now: after the stop nobody would, and
 		// their askers would wait for their whole timeout.
-		stopping := wire.Internal("stopping", "the server is stopping; try again after it restarts")
+		stopping := wire.Internal(wire.CauseStopping, "the server is stopping; try again after it restarts")
 		for _, q := range a.queue {
 			a.answer(c, q.sender, q.msg, stopping)
 		}
@@ -359,7 +359,7 @@ func (a *agentActor) queueDrain(c actor.Context) {
 	if !a.inbox || a.ended || !a.loaded || a.st.Status == a.inboxStatus {
 		return
 	}
-	if !a.st.Status.In(store.StatusWorking, store.StatusIdle, store.StatusParked, store.StatusEnded) {
+	if !store.InboxStatuses.Has(a.st.Status) {
 		return
 	}
 	a.queueOp(c, drainInbox{UUID: a.uuid})
@@ -471,7 +471,7 @@ func (a *agentActor) decide(c actor.Context) {
 		return
 	}
 	r := *a.report
-	if r.AgentSession != nil && r.AgentSession.Value != "" && a.st.SessionValue == "" && a.st.Status.In(store.PaneStatuses...) {
+	if r.AgentSession != nil && r.AgentSession.Value != "" && a.st.SessionValue == "" && store.PaneStatuses.Has(a.st.Status) {
 		a.start(c, queuedOp{msg: turnOp{report: r}})
 		return
 	}
@@ -535,7 +535,7 @@ func (a *agentActor) track(c actor.Context) {
 		return
 	}
 	t := TrackPane{UUID: a.uuid}
-	if a.st.Managed && a.st.Status.In(store.PaneStatuses...) && a.st.TerminalID != "" {
+	if a.st.Managed && store.PaneStatuses.Has(a.st.Status) && a.st.TerminalID != "" {
 		t.Terminal, t.Pane = a.st.TerminalID, a.st.PaneID
 		if len(a.env.PaneExec) > 0 {
 			t.ExitFile = exitFile(a.env.Home, a.st.Path, a.uuid)

@@ -96,7 +96,7 @@ func WriteSync(root *actor.RootContext, storePID *actor.PID, op store.Op) (any, 
 func requestWrite(root *actor.RootContext, storePID *actor.PID, w Write) (any, error) {
 	res, err := root.RequestFuture(storePID, w, 60*time.Second).Result()
 	if err != nil {
-		return nil, wire.Internal("store", "store actor did not answer: "+err.Error())
+		return nil, wire.Internal(wire.CauseStore, "store actor did not answer: "+err.Error())
 	}
 	wr := res.(WriteResult)
 	return wr.Value, wr.Err

@@ -44,7 +44,7 @@ func (s *System) Ask(ctx context.Context, ask api.AskRequest) (api.AskResult, er
 		return api.AskResult{}, err
 	}
 	if ctx.Err() != nil {
-		return api.AskResult{}, wire.Internal("canceled", "the server is stopping")
+		return api.AskResult{}, wire.Internal(wire.CauseCanceled, "the server is stopping")
 	}
 	if wr.TimedOut {
 		return api.AskResult{}, wire.New(wire.Timeout, "agent.ask timed out waiting for "+path, "uuid", uuid, "path", path)
@@ -74,7 +74,7 @@ func (s *System) Ask(ctx context.Context, ask api.AskRequest) (api.AskResult, er
 	}
 	row, err := store.AgentByUUID(ctx, s.cfg.DB.Reader(), uuid)
 	if err != nil {
-		return api.AskResult{}, wire.From(err, "sqlite")
+		return api.AskResult{}, wire.From(err, wire.CauseSQLite)
 	}
 	text, err := s.lastResponse(ctx, row)
 	if err != nil {
@@ -102,7 +102,7 @@ func (s *System) askAgent(ctx context.Context, ask api.AskRequest) (uuid, path s
 		return "", "", wire.New(wire.NotFound, "no agent "+ask.Resume+" to resume an ask on", "target", ask.Resume)
 	}
 	if err != nil {
-		return "", "", wire.From(err, "sqlite")
+		return "", "", wire.From(err, wire.CauseSQLite)
 	}
 	return row.UUID, row.Path, nil
 }

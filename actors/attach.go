@@ -119,4 +119,4 @@ func (s *System) AttachRelease(ctx context.Context, r api.LeaseRequest) (api.Rel
 	return api.ReleaseResult{Released: v.(bool)}, nil
 }
 
-func leaseRequired() error { return wire.Invalid("lease_required", "a lease_id is required") }
+func leaseRequired() error { return wire.Invalid(wire.ReasonLeaseRequired, "a lease_id is required") }

@@ -37,7 +37,7 @@ const (
 func newSecret() (string, error) {
 	b := make([]byte, tokenBytes)
 	if _, err := rand.Read(b); err != nil {
-		return "", wire.Internal("random", "cannot make a token: "+err.Error())
+		return "", wire.Internal(wire.CauseRandom, "cannot make a token: "+err.Error())
 	}
 	return base64.RawURLEncoding.EncodeToString(b), nil
 }
@@ -66,10 +66,10 @@ func (s *System) DashboardLogin(ctx context.Context, r api.DashboardLoginRequest
 	s.remoteMu.Unlock()
 	if addr == "" && !r.Revoke {
 		if disk := s.configOnDisk(); disk != nil && disk.Remote.Listen != "" {
-			return res, wire.Env("remote_off", "the dashboard is served on the remote listener, which is off: remote.listen is set in "+
+			return res, wire.Env(wire.CauseRemoteOff, "the dashboard is served on the remote listener, which is off: remote.listen is set in "+
 				s.cfg.Paths.Config+" since the server started; restart the server to apply (orcr server restart)", "restart_needed", true)
 		}
-		return res, wire.Env("remote_off", "the dashboard is served on the remote listener, which is off: set remote.listen (docs/remote.md §1)")
+		return res, wire.Env(wire.CauseRemoteOff, "the dashboard is served on the remote listener, which is off: set remote.listen (docs/remote.md §1)")
 	}
 	var secret, hash string
 	if !r.Revoke {
@@ -273,7 +273,7 @@ func (s *System) OpenDashboardFeed(ctx context.Context, hash string, sink FrameS
 		MaxInFlight: DefaultMaxInFlight, Log: s.cfg.Log})
 	if f.pid, err = s.sys.Root.SpawnNamed(props, fmt.Sprintf("dash-%d", n)); err != nil {
 		f.Close()
-		return nil, wire.Internal("actor", "cannot start a dashboard feed: "+err.Error())
+		return nil, wire.Internal(wire.CauseActor, "cannot start a dashboard feed: "+err.Error())
 	}
 	return f, nil
 }

@@ -46,7 +46,7 @@ func (s *System) DebugFillLog(ctx context.Context, agent string, n int) (int64, 
 // real transition would (see [store.Tx.DebugSetAgent]); it returns the last seq.
 func (s *System) DebugSetAgent(ctx context.Context, d store.DebugAgent) (int64, error) {
 	if d.UUID == "" || d.Status == "" {
-		return 0, wire.Invalid("target_required", "uuid and status are required")
+		return 0, wire.Invalid(wire.ReasonTargetRequired, "uuid and status are required")
 	}
 	v, err := s.write(func(tx *store.Tx) (any, error) { return tx.DebugSetAgent(d) })
 	if err != nil {
@@ -59,7 +59,7 @@ func (s *System) DebugSetAgent(ctx context.Context, d store.DebugAgent) (int64, 
 // [store.Tx.DebugInsertLoopRun]).
 func (s *System) DebugInsertLoopRun(ctx context.Context, loop, runID, status string) (loopUUID, runUUID string, err error) {
 	if loop == "" || runID == "" {
-		return "", "", wire.Invalid("target_required", "loop and run_id are required")
+		return "", "", wire.Invalid(wire.ReasonTargetRequired, "loop and run_id are required")
 	}
 	if status == "" {
 		status = "running"

@@ -8,7 +8,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/orcr-go/orcr/actors/provider"
 	"github.com/orcr-go/orcr/herdr"
 	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/api/wire"
@@ -242,11 +241,11 @@ func (w *agentWork) screen(target string) (string, bool) {
 // gateError is the environment_error of a delivery that found the provider's TUI at a
 // screen that takes no prompt (docs/providers.md §5.2).
 func gateError(prov, phrase, cause, cwd string) error {
-	if cause == provider.CauseSetupRequired {
+	if cause == wire.CauseProviderSetupRequired {
 		return wire.Env(cause, fmt.Sprintf("%s asks a question about its own settings (`%s` on screen): answer it in the agent's pane (orcr agent attach) "+
 			"or once in a terminal, then try again", prov, phrase), "provider", prov)
 	}
-	if cause == provider.CauseTrustRequired {
+	if cause == wire.CauseProviderTrustRequired {
 		return wire.Env(cause, fmt.Sprintf("%s asks whether to trust the agent's working directory %s (`%s` on screen): "+
 			"start %s there once in a terminal and trust it (a trusted directory's subdirectories are trusted too), then run the agent again",
 			prov, cwd, phrase, prov), "provider", prov, "cwd", cwd)

@@ -345,7 +345,7 @@ func wakeInboxes(root *actor.RootContext, env *AgentEnv, changes []discChange) {
 		return
 	}
 	for _, ch := range changes {
-		if ch.UUID != "" && ch.To.In(store.StatusWorking, store.StatusIdle) && slices.Contains(waiting, ch.UUID) {
+		if ch.UUID != "" && store.InboxWakeStatuses.Has(ch.To) && slices.Contains(waiting, ch.UUID) {
 			root.Send(env.Agents, drainInbox{UUID: ch.UUID})
 		}
 	}

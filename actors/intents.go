@@ -73,7 +73,7 @@ func (w *agentWork) recoverClose(opID string, p intentParams) {
 	if err != nil {
 		return // herdr cannot tell now
 	}
-	if p.Reason == reasonAdopted && p.Path != "" && !w.st.Managed && !w.isEnded() {
+	if p.Reason == closeAdopted && p.Path != "" && !w.st.Managed && !w.isEnded() {
 		w.recoverAdoption(opID, p, present)
 		return
 	}
@@ -365,12 +365,12 @@ func (w *agentWork) clearInput(target string) {
 // its teardown off (docs/lifecycle.md M12): the response is already captured, so the
 // pane is shut down and the row ends completed. It reports whether the row ended.
 func (w *agentWork) resumeTeardown() bool {
-	if w.st.GCMode != store.GCImmediate || !w.st.Status.In(store.StatusWorking, store.StatusIdle, store.StatusBlocked) ||
+	if w.st.GCMode != store.GCImmediate || !store.TurnStatuses.Has(w.st.Status) ||
 		w.st.InputSeq == 0 || w.st.Turn.Seq != 0 {
 		return false
 	}
 	w.log().Info("reconcile: resuming the teardown of a gc-immediate agent whose turn completed", "path", w.st.Path)
 	w.shutdownPane(string(store.ExitCompleted))
-	w.endAs([]store.Status{store.StatusWorking, store.StatusIdle, store.StatusBlocked}, store.ExitCompleted)
+	w.endAs(store.TurnStatuses, store.ExitCompleted)
 	return w.isEnded()
 }

@@ -101,7 +101,7 @@ func (s *System) Kill(ctx context.Context, r api.KillRequest) (api.KillResult, e
 		wg.Wait()
 		for i, row := range todo {
 			if errs[i] != nil {
-				return api.KillResult{}, wire.From(errs[i], "internal")
+				return api.KillResult{}, wire.From(errs[i], wire.CauseInternal)
 			}
 			if ok[i] && !killedSet[row.UUID] {
 				killedSet[row.UUID] = true
@@ -151,7 +151,7 @@ func (s *System) installBarriers(key int64, caller agentpath.Caller, targets []s
 		}
 	}
 	if _, err := s.sys.Root.RequestFuture(s.storePID, AddBarriers{Key: key, Barriers: bs}, 60*time.Second).Result(); err != nil {
-		return wire.Internal("store", "store actor did not take the kill barriers: "+err.Error())
+		return wire.Internal(wire.CauseStore, "store actor did not take the kill barriers: "+err.Error())
 	}
 	return nil
 }
@@ -191,7 +191,7 @@ func (s *System) killOne(r store.AgentRow) (bool, error) {
 func (s *System) askKill(uuid string) (bool, error) {
 	res, err := s.sys.Root.RequestFuture(s.agents, KillAgent{UUID: uuid}, killTimeout).Result()
 	if err != nil {
-		return false, wire.Internal("actor", "agent actor did not answer: "+err.Error())
+		return false, wire.Internal(wire.CauseActor, "agent actor did not answer: "+err.Error())
 	}
 	kr := res.(KillOutcome)
 	return kr.Killed, kr.Err

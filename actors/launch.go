@@ -65,14 +65,14 @@ func AgentDataDir(home, path, uuid string) string {
 // WriteLaunch creates dir and writes launch.json (pretty-printed).
 func WriteLaunch(dir string, l *Launch) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return wire.Internal("data_dir", "cannot create "+dir+": "+err.Error()).Wrap(err)
+		return wire.Internal(wire.CauseDataDir, "cannot create "+dir+": "+err.Error()).Wrap(err)
 	}
 	b, err := json.MarshalIndent(l, "", "  ")
 	if err != nil {
-		return wire.Internal("encode", err.Error())
+		return wire.Internal(wire.CauseEncode, err.Error())
 	}
 	if err := os.WriteFile(filepath.Join(dir, "launch.json"), append(b, '\n'), 0o600); err != nil {
-		return wire.Internal("data_dir", "cannot write launch.json: "+err.Error()).Wrap(err)
+		return wire.Internal(wire.CauseDataDir, "cannot write launch.json: "+err.Error()).Wrap(err)
 	}
 	return nil
 }
@@ -82,11 +82,11 @@ func WriteLaunch(dir string, l *Launch) error {
 func ReadLaunch(dir string) (*Launch, error) {
 	b, err := os.ReadFile(filepath.Join(dir, "launch.json"))
 	if err != nil {
-		return nil, wire.Internal("launch_missing", fmt.Sprintf("cannot read %s/launch.json: %v", dir, err)).Wrap(err)
+		return nil, wire.Internal(wire.CauseLaunchMissing, fmt.Sprintf("cannot read %s/launch.json: %v", dir, err)).Wrap(err)
 	}
 	var l Launch
 	if err := json.Unmarshal(b, &l); err != nil {
-		return nil, wire.Internal("launch_decode", fmt.Sprintf("cannot decode %s/launch.json: %v", dir, err)).Wrap(err)
+		return nil, wire.Internal(wire.CauseLaunchDecode, fmt.Sprintf("cannot decode %s/launch.json: %v", dir, err)).Wrap(err)
 	}
 	return &l, nil
 }

@@ -98,7 +98,7 @@ func limitLine(text string) string {
 // restart's recovery spawns the same.
 func (w *agentWork) relaunch(l *Launch) (*Launch, error) {
 	if w.env.Relaunch == nil {
-		return nil, wire.Internal("relaunch", "no relaunch for provider "+w.st.Provider)
+		return nil, wire.Internal(wire.CauseRelaunch, "no relaunch for provider "+w.st.Provider)
 	}
 	nl, err := w.env.Relaunch(l, w.st.Provider)
 	if err != nil {

@@ -21,7 +21,7 @@ func (s *System) Logs(ctx context.Context, r api.LogsRequest) (api.LogsResult, e
 	res := api.LogsResult{UUID: row.UUID, Path: row.Path, Resolved: resolved, CreatedAt: row.CreatedAt}
 	if r.Screen {
 		if r.LastResponse {
-			return api.LogsResult{}, wire.Invalid("conflicting_flags", "screen and last_response are mutually exclusive")
+			return api.LogsResult{}, wire.Invalid(wire.ReasonConflictingFlags, "screen and last_response are mutually exclusive")
 		}
 		scr, err := s.screenOf(ctx, row)
 		if err != nil {
@@ -73,14 +73,14 @@ func (s *System) locateTranscript(ctx context.Context, row store.AgentRow) (path
 	}
 	st, err := store.LoadAgent(ctx, s.cfg.DB.Reader(), row.UUID)
 	if err != nil {
-		return "", "", wire.From(err, "sqlite")
+		return "", "", wire.From(err, wire.CauseSQLite)
 	}
 	t := transcripts{s: s}
 	path, err = t.Locate(transcriptTarget(s.cfg.Home, st))
-	if wire.Is(err, wire.TranscriptUnavailable, transcript.CauseNotFound) {
+	if wire.Is(err, wire.TranscriptUnavailable, wire.CauseNotFound) {
 		done, qerr := s.cfg.DB.AnyTurnCompleted(ctx, row.UUID)
 		if qerr != nil {
-			return "", "", wire.From(qerr, "sqlite")
+			return "", "", wire.From(qerr, wire.CauseSQLite)
 		}
 		if !done {
 			err = transcript.NeverWritten(err)
@@ -102,7 +102,7 @@ func (s *System) lastResponse(ctx context.Context, row store.AgentRow) (string, 
 	}
 	lt, err := s.cfg.DB.LatestTurnOf(ctx, row.UUID)
 	if err != nil {
-		return "", wire.From(err, "sqlite")
+		return "", wire.From(err, wire.CauseSQLite)
 	}
 	if lt.CompletedAt != 0 && lt.Cursor != "" {
 		name := ""
@@ -112,7 +112,7 @@ func (s *System) lastResponse(ctx context.Context, row store.AgentRow) (string, 
 		timeout := s.cfg.Config.TuningFor(name).TranscriptFreshnessTimeout
 		if err := transcript.WaitFresh(ctx, path, lt.Cursor, timeout); err != nil {
 			if ctx.Err() != nil {
-				return "", wire.Internal("canceled", "the request was canceled")
+				return "", wire.Internal(wire.CauseCanceled, "the request was canceled")
 			}
 			return "", annotate(err, row)
 		}
@@ -123,7 +123,7 @@ func (s *System) lastResponse(ctx context.Context, row store.AgentRow) (string, 
 	}
 	text, ok := transcript.LastResponse(entries)
 	if !ok {
-		return "", annotate(transcript.Unavailable(transcript.CauseNoFinalResponse, noFinalResponse(row)), row)
+		return "", annotate(transcript.Unavailable(wire.CauseNoFinalResponse, noFinalResponse(row)), row)
 	}
 	return text, nil
 }
@@ -132,7 +132,7 @@ func (s *System) lastResponse(ctx context.Context, row store.AgentRow) (string, 
 // under way (queued, starting, working, blocked) has simply not answered yet, and the
 // message says how to wait for it (docs/cli.md, agent logs).
 func noFinalResponse(row store.AgentRow) string {
-	if row.Status.In(api.StatusQueued, api.StatusStarting, api.StatusWorking, api.StatusBlocked) {
+	if store.UnansweredStatuses.Has(row.Status) {
 		return "the agent is still working on its turn, so there is no final response yet; wait for it with `orcr agent wait " +
 			row.Path + "`"
 	}
@@ -149,7 +149,7 @@ func annotate(err error, row store.AgentRow) error {
 	}
 	d := map[string]any{"uuid": row.UUID, "status": row.Status}
 	msg := pe.Message
-	if row.Status.In(api.StatusEnded, api.StatusLost) {
+	if row.Status.Gone() {
 		msg = endedNote(row) + "; " + msg
 		if row.ExitReason != nil {
 			d["exit_reason"] = *row.ExitReason
@@ -191,9 +191,9 @@ func endedNote(row store.AgentRow) string {
 func (s *System) screenOf(ctx context.Context, row store.AgentRow) (*api.Screen, error) {
 	st, err := store.LoadAgent(ctx, s.cfg.DB.Reader(), row.UUID)
 	if err != nil {
-		return nil, wire.From(err, "sqlite")
+		return nil, wire.From(err, wire.CauseSQLite)
 	}
-	if st.TerminalID != "" && s.env.Herdr != nil && !st.Status.In(store.StatusEnded, store.StatusLost) {
+	if st.TerminalID != "" && s.env.Herdr != nil && !st.Status.Gone() {
 		sess := s.env.Herdr.Owned()
 		if !st.Managed && st.Session != "" {
 			sess = s.env.Herdr.Session(st.Session)
@@ -207,14 +207,14 @@ func (s *System) screenOf(ctx context.Context, row store.AgentRow) (*api.Screen,
 	}
 	text, at, ok, err := s.cfg.DB.LastScreen(ctx, row.UUID)
 	if err != nil {
-		return nil, wire.From(err, "sqlite")
+		return nil, wire.From(err, wire.CauseSQLite)
 	}
 	if ok {
 		return &api.Screen{Text: text, At: at}, nil
 	}
 	why := "agent " + row.Path + " has no pane to read (status " + string(row.Status) + ")"
-	if row.Status.In(api.StatusEnded, api.StatusLost) {
+	if row.Status.Gone() {
 		why = endedNote(row) + "; orcr kept no screen of its pane (it read none before the pane went away)"
 	}
-	return nil, wire.Conflict(why, "uuid", row.UUID, "current_status", row.Status, "reason", "no_screen")
+	return nil, wire.Conflict(why, "uuid", row.UUID, "current_status", row.Status, "reason", wire.ReasonNoScreen)
 }

@@ -32,7 +32,7 @@ const loopOpTimeout = time.Minute
 func (s *System) loopOp(loop string, do func(w *loopWork) (any, error)) (any, error) {
 	res, err := s.sys.Root.RequestFuture(s.loops, LoopOp{Loop: loop, Do: do}, loopOpTimeout).Result()
 	if err != nil {
-		return nil, wire.Internal("actor", "loop actor did not answer: "+err.Error())
+		return nil, wire.Internal(wire.CauseActor, "loop actor did not answer: "+err.Error())
 	}
 	r := res.(LoopOpResult)
 	return r.Value, r.Err
@@ -43,18 +43,18 @@ func (s *System) loopOp(loop string, do func(w *loopWork) (any, error)) (any, er
 // then, so a refused create never touches a live loop's files (decision L1).
 func (s *System) LoopCreate(ctx context.Context, r api.LoopCreateRequest) (api.LoopResult, error) {
 	if r.Name == "" {
-		return api.LoopResult{}, wire.Invalid("name_required", "a loop name is required")
+		return api.LoopResult{}, wire.Invalid(wire.ReasonNameRequired, "a loop name is required")
 	}
 	name := agentpath.ExpandRand(r.Name, nil)
 	if !agentpath.ValidSegment(name) {
-		return api.LoopResult{}, wire.Invalid("invalid_name", "a loop name is one path segment of [a-z0-9_], 1 to 64 characters",
+		return api.LoopResult{}, wire.Invalid(wire.ReasonInvalidName, "a loop name is one path segment of [a-z0-9_], 1 to 64 characters",
 			"name", name)
 	}
 	if agentpath.IsReservedLevel1(name) {
-		return api.LoopResult{}, wire.Invalid("reserved_name", "`"+name+"` is reserved", "name", name)
+		return api.LoopResult{}, wire.Invalid(wire.ReasonReservedName, "`"+name+"` is reserved", "name", name)
 	}
 	if r.Cron != "" && r.OnceAt != "" {
-		return api.LoopResult{}, wire.Invalid("cadence_conflict", "give either a cron expression or --once-at, not both")
+		return api.LoopResult{}, wire.Invalid(wire.ReasonCadenceConflict, "give either a cron expression or --once-at, not both")
 	}
 	now := time.Now()
 	tz := schedule.LocalZoneName()
@@ -76,22 +76,22 @@ func (s *System) LoopCreate(ctx context.Context, r api.LoopCreateRequest) (api.L
 		// A time already gone is a mistake, not a request to fire at once (issue 11;
 		// docs/decisions.md D14); a second of slack absorbs the trip to the server.
 		if at.Before(now.Add(-time.Second)) {
-			return api.LoopResult{}, wire.Invalid("invalid_once_at", "--once-at "+r.OnceAt+" is in the past",
+			return api.LoopResult{}, wire.Invalid(wire.ReasonInvalidOnceAt, "--once-at "+r.OnceAt+" is in the past",
 				"value", r.OnceAt, "at", at.UTC().Format(time.RFC3339))
 		}
 		n.CadenceKind, n.CadenceValue = "once", r.OnceAt
 	default:
-		return api.LoopResult{}, wire.Invalid("cadence_required", "a cron expression or --once-at is required")
+		return api.LoopResult{}, wire.Invalid(wire.ReasonCadenceRequired, "a cron expression or --once-at is required")
 	}
 	n.NextFireAt = storeAdvance(sch.Start(now, at)).Next
 	if len(r.Command) == 0 || r.Command[0] == "" {
-		return api.LoopResult{}, wire.Invalid("command_required", "a command is required (after --)")
+		return api.LoopResult{}, wire.Invalid(wire.ReasonCommandRequired, "a command is required (after --)")
 	}
 	if n.MaxConcurrency == 0 {
 		n.MaxConcurrency = 1
 	}
 	if n.MaxConcurrency < 1 {
-		return api.LoopResult{}, wire.Invalid("invalid_max_concurrency", "max_concurrency must be at least 1",
+		return api.LoopResult{}, wire.Invalid(wire.ReasonInvalidMaxConc, "max_concurrency must be at least 1",
 			"value", r.MaxConcurrency)
 	}
 	switch n.Overlap {
@@ -99,7 +99,7 @@ func (s *System) LoopCreate(ctx context.Context, r api.LoopCreateRequest) (api.L
 		n.Overlap = "queue"
 	case "queue", "skip":
 	default:
-		return api.LoopResult{}, wire.Invalid("invalid_overlap", "overlap must be queue or skip", "value", r.Overlap)
+		return api.LoopResult{}, wire.Invalid(wire.ReasonInvalidOverlap, "overlap must be queue or skip", "value", r.Overlap)
 	}
 	if r.Timeout != "" {
 		d, err := parseTimeout(r.Timeout)
@@ -107,7 +107,7 @@ func (s *System) LoopCreate(ctx context.Context, r api.LoopCreateRequest) (api.L
 			return api.LoopResult{}, err
 		}
 		if d < time.Second {
-			return api.LoopResult{}, wire.Invalid("timeout_too_small", "a run timeout is at least 1s", "value", r.Timeout)
+			return api.LoopResult{}, wire.Invalid(wire.ReasonTimeoutTooSmall, "a run timeout is at least 1s", "value", r.Timeout)
 		}
 		n.TimeoutS = int64(d / time.Second)
 	}
@@ -116,21 +116,21 @@ func (s *System) LoopCreate(ctx context.Context, r api.LoopCreateRequest) (api.L
 	}
 	id, err := uuid.NewV7()
 	if err != nil {
-		return api.LoopResult{}, wire.Internal("uuid", err.Error())
+		return api.LoopResult{}, wire.Internal(wire.CauseUUID, err.Error())
 	}
 	n.UUID = id.String()
 	v, err := s.write(func(tx *store.Tx) (any, error) { return tx.CreateLoop(n) })
 	if err != nil {
 		var inUse *store.LoopNameInUseError
 		if errors.As(err, &inUse) {
-			return api.LoopResult{}, wire.Conflict(inUse.Error(), "reason", "loop_name_in_use",
+			return api.LoopResult{}, wire.Conflict(inUse.Error(), "reason", wire.ReasonLoopNameInUse,
 				"occupant", map[string]any{"uuid": inUse.Occupant.UUID, "name": inUse.Occupant.Name})
 		}
 		var agents *store.PathInUseError
 		if errors.As(err, &agents) {
 			return api.LoopResult{}, pathInUse(agents)
 		}
-		return api.LoopResult{}, wire.From(err, "sqlite")
+		return api.LoopResult{}, wire.From(err, wire.CauseSQLite)
 	}
 	row := v.(store.LoopRow)
 	s.sys.Root.Send(s.loops, LoopCreated{Loop: row.UUID})
@@ -167,7 +167,7 @@ func (s *System) writeLoopJSON(n store.NewLoop) error {
 // resolveLoop finds a loop by name (active or paused first, else the newest ended).
 func (s *System) resolveLoop(ctx context.Context, name string) (store.LoopDef, error) {
 	if name == "" {
-		return store.LoopDef{}, wire.Invalid("name_required", "a loop name is required")
+		return store.LoopDef{}, wire.Invalid(wire.ReasonNameRequired, "a loop name is required")
 	}
 	d, err := store.LoopByName(ctx, s.cfg.DB.Reader(), name)
 	if errors.Is(err, store.ErrNotFound) {
@@ -190,7 +190,7 @@ func (s *System) LoopResume(ctx context.Context, r api.LoopNamesRequest) (api.Lo
 
 func (s *System) setLoops(ctx context.Context, names []string, status string) (api.LoopUpdateResult, error) {
 	if len(names) == 0 {
-		return api.LoopUpdateResult{}, wire.Invalid("name_required", "at least one loop name is required")
+		return api.LoopUpdateResult{}, wire.Invalid(wire.ReasonNameRequired, "at least one loop name is required")
 	}
 	out := api.LoopUpdateResult{Updated: []api.LoopNameStatus{}, Skipped: []api.LoopNameReason{}}
 	for _, name := range names {
@@ -204,7 +204,7 @@ func (s *System) setLoops(ctx context.Context, names []string, status string) (a
 		}
 		v, err := s.loopOp(d.UUID, func(w *loopWork) (any, error) { return w.setStatus(status) })
 		if err != nil {
-			return api.LoopUpdateResult{}, wire.From(err, "sqlite")
+			return api.LoopUpdateResult{}, wire.From(err, wire.CauseSQLite)
 		}
 		out.Updated = append(out.Updated, api.LoopNameStatus{Name: name, Status: v.(string)})
 	}
@@ -256,7 +256,7 @@ func (w *loopWork) setStatus(status string) (any, error) {
 // first: loop.removed precedes the stopped runs' loop_run.ended).
 func (s *System) LoopRm(ctx context.Context, r api.LoopRmRequest) (api.LoopRmResult, error) {
 	if len(r.Names) == 0 {
-		return api.LoopRmResult{}, wire.Invalid("name_required", "at least one loop name is required")
+		return api.LoopRmResult{}, wire.Invalid(wire.ReasonNameRequired, "at least one loop name is required")
 	}
 	out := api.LoopRmResult{Removed: []api.LoopNameReason{}, Skipped: []api.LoopNameReason{}}
 	var tickets []StopTicket
@@ -279,7 +279,7 @@ func (s *System) LoopRm(ctx context.Context, r api.LoopRmRequest) (api.LoopRmRes
 			continue
 		}
 		if err != nil {
-			return api.LoopRmResult{}, wire.From(err, "sqlite")
+			return api.LoopRmResult{}, wire.From(err, wire.CauseSQLite)
 		}
 		tickets = append(tickets, v.([]StopTicket)...)
 		out.Removed = append(out.Removed, api.LoopNameReason{Name: name, Reason: reason})
@@ -323,7 +323,7 @@ func waitTickets(ctx context.Context, tickets []StopTicket) error {
 		select {
 		case <-t.Done:
 		case <-ctx.Done():
-			return wire.Env("interrupted", "the request ended before the runs stopped; the stops go on")
+			return wire.Env(wire.CauseInterrupted, "the request ended before the runs stopped; the stops go on")
 		}
 	}
 	return nil
@@ -351,7 +351,7 @@ func (s *System) LoopLs(ctx context.Context, r api.LoopLsRequest) (api.LoopLsRes
 	}
 	loops, err := store.QueryLoops(ctx, s.cfg.DB.Reader(), tail+" ORDER BY l.created_at, l.uuid", args...)
 	if err != nil {
-		return api.LoopLsResult{}, wire.From(err, "sqlite")
+		return api.LoopLsResult{}, wire.From(err, wire.CauseSQLite)
 	}
 	return api.LoopLsResult{Loops: loops}, nil
 }
@@ -370,7 +370,7 @@ func (s *System) LoopRunStart(ctx context.Context, r api.LoopRunRequest) (api.Lo
 		return api.LoopRunResult{}, wire.New(wire.NotFound, "no active loop named "+r.Name, "name", r.Name)
 	}
 	if err != nil {
-		return api.LoopRunResult{}, wire.From(err, "sqlite")
+		return api.LoopRunResult{}, wire.From(err, wire.CauseSQLite)
 	}
 	run := v.(store.RunRow)
 	return api.LoopRunResult{Run: api.StartedRun{UUID: run.UUID, RunID: run.RunID, Path: run.Path,
@@ -397,14 +397,14 @@ func (s *System) LoopRunStop(ctx context.Context, r api.LoopRunStopRequest) (api
 			ORDER BY r.created_at`, d.UUID)
 	}
 	if err != nil {
-		return api.LoopRunStopResult{}, wire.From(err, "sqlite")
+		return api.LoopRunStopResult{}, wire.From(err, wire.CauseSQLite)
 	}
 	out := api.LoopRunStopResult{Stopped: []api.RunStopped{}, Skipped: []api.RunSkipped{}}
 	var tickets []StopTicket
 	for _, run := range runs {
 		v, err := s.loopOp(d.UUID, func(w *loopWork) (any, error) { return w.stop(run.UUID, store.RunStopped) })
 		if err != nil {
-			return api.LoopRunStopResult{}, wire.From(err, "sqlite")
+			return api.LoopRunStopResult{}, wire.From(err, wire.CauseSQLite)
 		}
 		tickets = append(tickets, v.(StopTicket))
 	}
@@ -441,7 +441,7 @@ func (s *System) LoopRunLs(ctx context.Context, r api.LoopRunLsRequest) (api.Loo
 	}
 	runs, err := store.QueryRuns(ctx, s.cfg.DB.Reader(), tail+` ORDER BY r.created_at, r.uuid`, args...)
 	if err != nil {
-		return api.LoopRunLsResult{}, wire.From(err, "sqlite")
+		return api.LoopRunLsResult{}, wire.From(err, wire.CauseSQLite)
 	}
 	return api.LoopRunLsResult{Runs: runs}, nil
 }
@@ -459,7 +459,7 @@ func (s *System) LoopLogs(ctx context.Context, r api.LoopLogsRequest) (api.LoopL
 	}
 	runs, err := store.QueryRuns(ctx, s.cfg.DB.Reader(), tail+` ORDER BY r.created_at`, args...)
 	if err != nil {
-		return api.LoopLogsResult{}, wire.From(err, "sqlite")
+		return api.LoopLogsResult{}, wire.From(err, wire.CauseSQLite)
 	}
 	if r.Run != "" && len(runs) == 0 {
 		return api.LoopLogsResult{}, wire.New(wire.NotFound, fmt.Sprintf("loop %s has no run %s", d.Name, r.Run),
@@ -483,7 +483,7 @@ func (s *System) LoopLogs(ctx context.Context, r api.LoopLogsRequest) (api.LoopL
 	if r.Source != "command" {
 		evs, err := s.cfg.DB.LoopEvents(ctx, d.UUID)
 		if err != nil {
-			return api.LoopLogsResult{}, wire.From(err, "sqlite")
+			return api.LoopLogsResult{}, wire.From(err, wire.CauseSQLite)
 		}
 		for _, e := range evs {
 			run, ok := byUUID[e.Ref]

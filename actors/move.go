@@ -117,7 +117,7 @@ func (w *agentWork) rollbackMove(token, opID string, cause error, repaired bool)
 // move runs both phases of k. It returns ErrStale when the lease could not be taken.
 func (w *agentWork) move(k moveKind, idleBefore int64) error {
 	if w.env.Herdr == nil {
-		return wire.Env(herdr.CauseMissing, "no herdr binary; "+herdr.InstallHint)
+		return wire.Env(wire.CauseHerdrMissing, "no herdr binary; "+herdr.InstallHint)
 	}
 	token := newToken()
 	target := w.st.TerminalID
@@ -227,7 +227,7 @@ func (w *agentWork) recoverMove(opID string) error {
 		k = unparkMove
 	}
 	if w.env.Herdr == nil {
-		return wire.Env(herdr.CauseMissing, "no herdr binary; "+herdr.InstallHint)
+		return wire.Env(wire.CauseHerdrMissing, "no herdr binary; "+herdr.InstallHint)
 	}
 	ctx, cancel := w.herdrCtx()
 	defer cancel()

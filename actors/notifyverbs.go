@@ -25,7 +25,7 @@ func (s *System) startNotifier() error {
 	}
 	rules, err := notify.Compile(n)
 	if err != nil {
-		return wire.Env(config.CauseConfigInvalid, "notify: "+err.Error())
+		return wire.Env(wire.CauseConfigInvalid, "notify: "+err.Error())
 	}
 	v, err := s.write(func(tx *store.Tx) (any, error) {
 		latest, _, err := tx.Bounds()
@@ -52,7 +52,7 @@ func (s *System) startNotifier() error {
 		Env: s.env, Config: n, Rules: rules, Senders: senders, Cursor: v.(int64),
 	}), "notify")
 	if err != nil {
-		return wire.Internal("actor", "cannot start the notifier: "+err.Error())
+		return wire.Internal(wire.CauseActor, "cannot start the notifier: "+err.Error())
 	}
 	return nil
 }

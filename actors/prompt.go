@@ -13,12 +13,6 @@ import (
 // still fits a frame after JSON escaping (docs/decisions.md D9).
 const MaxPromptBytes = 8 << 20
 
-// Reasons of the invalid_request errors of [CheckPrompt] (docs/protocol.md §9.3).
-const (
-	ReasonControlCharacters = "control_characters"
-	ReasonPromptTooLarge    = "prompt_too_large"
-)
-
 // CheckPrompt is the prompt check of agent.run, agent.ask and agent.send
 // (docs/decisions.md D9). It returns the prompt to deliver: CRLF and lone CR turned
 // into LF, and bytes that are not UTF-8 replaced by U+FFFD as the socket's JSON
@@ -31,7 +25,7 @@ const (
 // or end the bracketed paste the prompt is typed in.
 func CheckPrompt(prompt string) (string, error) {
 	if len(prompt) > MaxPromptBytes {
-		return "", wire.Invalid(ReasonPromptTooLarge,
+		return "", wire.Invalid(wire.ReasonPromptTooLarge,
 			fmt.Sprintf("the prompt is %d bytes; at most %d are allowed", len(prompt), MaxPromptBytes),
 			"limit_bytes", MaxPromptBytes, "prompt_bytes", len(prompt))
 	}
@@ -82,7 +76,7 @@ func CheckPrompt(prompt string) (string, error) {
 }
 
 func controlCharacter(offset int, r rune) error {
-	return wire.Invalid(ReasonControlCharacters,
+	return wire.Invalid(wire.ReasonControlCharacters,
 		fmt.Sprintf("the prompt holds the control character U+%04X at byte %d; only newline and tab are allowed", r, offset),
 		"offset", offset, "code", int(r))
 }

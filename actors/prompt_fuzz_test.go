@@ -31,7 +31,7 @@ func FuzzCheckPrompt(f *testing.F) {
 		out, err := actors.CheckPrompt(in)
 		if err != nil {
 			pe, ok := wire.As(err)
-			if !ok || pe.Code != wire.InvalidRequest || pe.Details["reason"] != actors.ReasonControlCharacters {
+			if !ok || pe.Code != wire.InvalidRequest || pe.Details["reason"] != wire.ReasonControlCharacters {
 				t.Fatalf("CheckPrompt(%q): got %v, want invalid_request control_characters", in, err)
 			}
 			off, code := pe.Details["offset"].(int), pe.Details["code"].(int)

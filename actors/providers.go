@@ -8,6 +8,7 @@ import (
 	"github.com/orcr-go/orcr/actors/provider"
 	"github.com/orcr-go/orcr/actors/transcript"
 	"github.com/orcr-go/orcr/herdr"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/store"
 )
 
@@ -164,7 +165,7 @@ func (t transcripts) LastResponse(providerName, path string) (string, error) {
 	}
 	text, ok := transcript.LastResponse(entries)
 	if !ok {
-		return "", transcript.Unavailable(transcript.CauseNoFinalResponse, "the transcript has no final response yet")
+		return "", transcript.Unavailable(wire.CauseNoFinalResponse, "the transcript has no final response yet")
 	}
 	return text, nil
 }

@@ -93,7 +93,7 @@ func planReconcile(rows []store.ReconRow, panes []reconPane) ([]reconAct, Drift)
 		case r.Status == store.StatusLost:
 			act.Action = reconEndLost
 			d.Lost++
-		case r.Status.In(store.PaneStatuses...) && r.MoveState == store.MoveNone && !present:
+		case store.PaneStatuses.Has(r.Status) && r.MoveState == store.MoveNone && !present:
 			act.Action = reconLost
 			d.Lost++
 		default:
@@ -394,7 +394,7 @@ func (w *agentWork) reconcile(m ReconcileAgent) ReconcileResult {
 	}
 	switch m.Action {
 	case reconLost:
-		if !w.st.Status.In(store.PaneStatuses...) || w.st.MoveState != store.MoveNone {
+		if !store.PaneStatuses.Has(w.st.Status) || w.st.MoveState != store.MoveNone {
 			return res
 		}
 	case reconEndLost, reconRevive:
@@ -463,5 +463,5 @@ func (w *agentWork) markLost() error {
 // with the status the row has now (lost), never an internal error.
 func (w *agentWork) lostError(verb string) error {
 	return wire.Conflict(fmt.Sprintf("cannot %s agent %s: its pane is gone from herdr; the agent is %s", verb, w.st.Path, w.st.Status),
-		"uuid", w.uuid, "path", w.st.Path, "current_status", w.st.Status, "reason", "pane_gone")
+		"uuid", w.uuid, "path", w.st.Path, "current_status", w.st.Status, "reason", wire.ReasonPaneGone)
 }

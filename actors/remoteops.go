@@ -108,7 +108,7 @@ func (s *System) inject(ctx context.Context, agent, text string, wake bool) erro
 	if err != nil {
 		return err
 	}
-	if wake && row.Status.In(store.StatusIdle, store.StatusParked, store.StatusWorking) {
+	if wake && store.WakeStatuses.Has(row.Status) {
 		res, err := s.sys.Root.RequestFuture(s.agents, SendInput{UUID: agent, Prompt: prompt, Source: store.SourceRemote},
 			sendTimeout).Result()
 		if err == nil {

@@ -125,7 +125,7 @@ type Stream struct {
 func (st *Stream) Start() error {
 	pid, err := st.root.SpawnNamed(st.props, fmt.Sprintf("ws-%d", st.order))
 	if err != nil {
-		return wire.Internal("actor", "cannot start a stream connection: "+err.Error())
+		return wire.Internal(wire.CauseActor, "cannot start a stream connection: "+err.Error())
 	}
 	st.pid = pid
 	return nil
@@ -188,7 +188,7 @@ func (s *System) remoteStatus(ctx context.Context) api.RemoteStatus {
 func (s *System) RemoteStats(ctx context.Context) (RemoteStats, error) {
 	res, err := s.sys.Root.RequestFuture(s.remote, RemoteStatsQuery{}, 10*time.Second).Result()
 	if err != nil {
-		return RemoteStats{}, wire.Internal("actor", "remote hub did not answer: "+err.Error())
+		return RemoteStats{}, wire.Internal(wire.CauseActor, "remote hub did not answer: "+err.Error())
 	}
 	return res.(RemoteStats), nil
 }

@@ -24,9 +24,9 @@ import (
 func (s *System) Run(ctx context.Context, r api.RunRequest) (api.RunResult, error) {
 	switch {
 	case r.Name != "" && r.Path != "":
-		return api.RunResult{}, wire.Invalid("name_and_path", "give either name or path, not both")
+		return api.RunResult{}, wire.Invalid(wire.ReasonNameAndPath, "give either name or path, not both")
 	case r.Name == "" && r.Path == "":
-		return api.RunResult{}, wire.Invalid("name_required", "a name or a path is required")
+		return api.RunResult{}, wire.Invalid(wire.ReasonNameRequired, "a name or a path is required")
 	}
 	prompt, err := CheckPrompt(r.Prompt)
 	if err != nil {
@@ -61,7 +61,7 @@ func (s *System) Run(ctx context.Context, r api.RunRequest) (api.RunResult, erro
 		gc = store.GCAuto
 	case store.GCAuto, store.GCImmediate, store.GCNever:
 	default:
-		return api.RunResult{}, wire.Invalid("invalid_gc", "gc must be auto, immediate or never", "value", r.GC)
+		return api.RunResult{}, wire.Invalid(wire.ReasonInvalidGC, "gc must be auto, immediate or never", "value", r.GC)
 	}
 	route, err := prov.Route(s.cfg.Config, r.Model, r.Effort)
 	if err != nil {
@@ -94,7 +94,7 @@ func (s *System) Run(ctx context.Context, r api.RunRequest) (api.RunResult, erro
 
 	id, err := uuid.NewV7()
 	if err != nil {
-		return api.RunResult{}, wire.Internal("uuid", err.Error())
+		return api.RunResult{}, wire.Internal(wire.CauseUUID, err.Error())
 	}
 	uid, token := id.String(), uuid.NewString()
 	// The worktree is planned here and made by the spawn (docs/lifecycle.md §8.4): a
@@ -140,7 +140,7 @@ func (s *System) Run(ctx context.Context, r api.RunRequest) (api.RunResult, erro
 	_, err = s.writeGuarded(func(tx *store.Tx, b BarrierView) (any, error) {
 		if target, ok := b.Covering(path); ok {
 			return nil, wire.Conflict(fmt.Sprintf("a kill of `%s` is in progress", target),
-				"reason", "kill_in_progress", "target", target)
+				"reason", wire.ReasonKillInProgress, "target", target)
 		}
 		if err := agentpath.CheckLoopNamespace(tx.Context(), tx, path, r.CallerPath); err != nil {
 			return nil, err
@@ -164,7 +164,7 @@ func (s *System) Run(ctx context.Context, r api.RunRequest) (api.RunResult, erro
 		if errors.As(err, &wtInUse) {
 			return api.RunResult{}, worktreeInUse(wtInUse)
 		}
-		return api.RunResult{}, wire.From(err, "sqlite")
+		return api.RunResult{}, wire.From(err, wire.CauseSQLite)
 	}
 	s.sys.Root.Send(s.queue, PokeQueue{})
 
@@ -188,10 +188,10 @@ func (s *System) Run(ctx context.Context, r api.RunRequest) (api.RunResult, erro
 
 func pathInUse(e *store.PathInUseError) error {
 	if e.Occupant == nil {
-		return wire.Conflict(e.Error(), "reason", "path_in_use", "path", e.Path)
+		return wire.Conflict(e.Error(), "reason", wire.ReasonPathInUse, "path", e.Path)
 	}
 	o := e.Occupant
-	return wire.Conflict(e.Error(), "reason", "path_in_use", "current_status", o.Status,
+	return wire.Conflict(e.Error(), "reason", wire.ReasonPathInUse, "current_status", o.Status,
 		"occupant", map[string]any{"uuid": o.UUID, "path": o.Path, "status": o.Status})
 }
 
@@ -201,7 +201,7 @@ func parseTimeout(s string) (time.Duration, error) {
 	}
 	d, err := config.ParseDuration(s)
 	if err != nil {
-		return 0, wire.Invalid("bad_duration", "bad timeout: "+err.Error(), "value", s)
+		return 0, wire.Invalid(wire.ReasonBadDuration, "bad timeout: "+err.Error(), "value", s)
 	}
 	return d, nil
 }

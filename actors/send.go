@@ -30,14 +30,14 @@ func (s *System) Send(ctx context.Context, r api.SendRequest) (api.SendResult, e
 	}
 	res, err := s.sys.Root.RequestFuture(s.agents, SendInput{UUID: row.UUID, Prompt: prompt}, sendTimeout).Result()
 	if err != nil {
-		return api.SendResult{}, wire.Internal("actor", "agent actor did not answer: "+err.Error())
+		return api.SendResult{}, wire.Internal(wire.CauseActor, "agent actor did not answer: "+err.Error())
 	}
 	out := res.(SendOutcome)
 	if wire.Is(out.Err, wire.NotFound, "") {
 		return api.SendResult{}, wire.New(wire.NotFound, "agent "+row.Path+" has ended", "target", r.Target)
 	}
 	if out.Err != nil {
-		return api.SendResult{}, wire.From(out.Err, "internal")
+		return api.SendResult{}, wire.From(out.Err, wire.CauseInternal)
 	}
 	return out.Result, nil
 }

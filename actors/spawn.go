@@ -47,7 +47,7 @@ func (w *agentWork) spawn() (ended bool) {
 		return w.isEnded()
 	}
 	if w.env.Herdr == nil {
-		w.fail(wire.Env(herdr.CauseMissing, "no herdr binary; "+herdr.InstallHint))
+		w.fail(wire.Env(wire.CauseHerdrMissing, "no herdr binary; "+herdr.InstallHint))
 		return w.isEnded()
 	}
 	if w.cut() {
@@ -208,7 +208,7 @@ func herdrDown(err error) bool {
 		return true
 	}
 	pe, ok := wire.As(err)
-	return ok && (pe.Cause() == herdr.CauseUnreachable || pe.Cause() == herdr.CauseStartFailed)
+	return ok && (pe.Cause() == wire.CauseHerdrUnreachable || pe.Cause() == wire.CauseServerStartFailed)
 }
 
 // ensureOwned is [AgentEnv.ensureOwned] for this op: it also ends when the op is

@@ -37,7 +37,7 @@ func (s *System) Ls(ctx context.Context, r api.LsRequest) (api.LsResult, error) 
 func (s *System) Snapshot(ctx context.Context) (api.Snapshot, error) {
 	snap, err := s.cfg.DB.Snapshot(ctx)
 	if err != nil {
-		return api.Snapshot{}, wire.From(err, "sqlite")
+		return api.Snapshot{}, wire.From(err, wire.CauseSQLite)
 	}
 	return *snap, nil
 }

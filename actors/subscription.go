@@ -103,7 +103,7 @@ func (s *subscription) Receive(c actor.Context) {
 		}
 		since := s.spec.SinceSeq
 		if since+1 < m.Oldest {
-			s.respondErr(wire.Internal("cursor_expired",
+			s.respondErr(wire.Internal(wire.CauseCursorExpired,
 				fmt.Sprintf("cursor %d is older than the oldest replayable event %d; re-snapshot", since, m.Oldest),
 				"oldest_seq", m.Oldest))
 			s.finish(c)
@@ -117,7 +117,7 @@ func (s *subscription) Receive(c actor.Context) {
 			return
 		}
 		if m.Err != nil {
-			s.respondErr(wire.From(m.Err, "sqlite"))
+			s.respondErr(wire.From(m.Err, wire.CauseSQLite))
 			s.finish(c)
 			return
 		}
@@ -216,7 +216,7 @@ func (s *subscription) respondOK(result any) {
 	s.started = true
 	frame, err := wire.EncodeResponse(s.spec.RequestID, result, nil)
 	if err != nil {
-		frame, _ = wire.EncodeResponse(s.spec.RequestID, nil, wire.Internal("encode", err.Error()))
+		frame, _ = wire.EncodeResponse(s.spec.RequestID, nil, wire.Internal(wire.CauseEncode, err.Error()))
 	}
 	s.spec.Sink.Enqueue(frame, nil)
 }

@@ -106,14 +106,14 @@ func Start(cfg SystemConfig) (*System, error) {
 	s.sys = actorkit.NewSystem(log, cfg.DeadLetterThrottle)
 	var err error
 	if s.storePID, err = s.sys.Root.SpawnNamed(NewStoreProps(cfg.DB, log, StoreOptions{Retention: cfg.Retention}), "store"); err != nil {
-		return nil, wire.Internal("actor", "cannot start the store actor: "+err.Error())
+		return nil, wire.Internal(wire.CauseActor, "cannot start the store actor: "+err.Error())
 	}
 	fail := func(err error) (*System, error) {
 		s.Stop()
 		return nil, err
 	}
 	if s.remote, err = s.sys.Root.SpawnNamed(newRemoteHubProps(log, cfg.Config.Remote.MaxConcurrentReplays), "remote"); err != nil {
-		return fail(wire.Internal("actor", "cannot start the remote hub: "+err.Error()))
+		return fail(wire.Internal(wire.CauseActor, "cannot start the remote hub: "+err.Error()))
 	}
 	bin, err := herdr.FindBinary(cfg.Config.Herdr.Bin, s.getenv)
 	if err != nil {
@@ -121,7 +121,7 @@ func Start(cfg SystemConfig) (*System, error) {
 		bin = ""
 	}
 	if s.driver, err = herdr.NewDriver(s.sys, herdr.Config{Bin: bin, Owned: cfg.Config.Herdr.Session, Props: actorkit.Props}, log); err != nil {
-		return fail(wire.Internal("actor", "cannot start the herdr driver: "+err.Error()))
+		return fail(wire.Internal(wire.CauseActor, "cannot start the herdr driver: "+err.Error()))
 	}
 	// Restart re-arm (docs/lifecycle.md §10.5): completion must observe a fresh idle
 	// streak; the park clock of idle rows restarts.
@@ -134,7 +134,7 @@ func Start(cfg SystemConfig) (*System, error) {
 	if orcrBin == "" {
 		exe, err := os.Executable()
 		if err != nil {
-			return fail(wire.Internal("executable", "cannot find this executable for loop runs and agent panes: "+err.Error()))
+			return fail(wire.Internal(wire.CauseExecutable, "cannot find this executable for loop runs and agent panes: "+err.Error()))
 		}
 		orcrBin = exe
 	}
@@ -158,11 +158,11 @@ func Start(cfg SystemConfig) (*System, error) {
 		return fail(err)
 	}
 	if s.monitor, err = s.sys.Root.SpawnNamed(NewMonitorProps(MonitorSpec{Env: s.env}), "monitor"); err != nil {
-		return fail(wire.Internal("actor", "cannot start the completion monitor: "+err.Error()))
+		return fail(wire.Internal(wire.CauseActor, "cannot start the completion monitor: "+err.Error()))
 	}
 	s.env.Monitor = s.monitor
 	if s.agents, err = s.sys.Root.SpawnNamed(NewAgentsProps(s.env), "agents"); err != nil {
-		return fail(wire.Internal("actor", "cannot start the agents actor: "+err.Error()))
+		return fail(wire.Internal(wire.CauseActor, "cannot start the agents actor: "+err.Error()))
 	}
 	s.sys.Root.Send(s.monitor, SetAgents{PID: s.agents})
 	s.env.Agents = s.agents
@@ -171,7 +171,7 @@ func Start(cfg SystemConfig) (*System, error) {
 		Store: s.storePID, Agents: s.agents, Caps: caps, MaxStarting: cfg.Config.Timings.MaxStarting, Log: log,
 		Fallback: s.fallbackFor,
 	}), "queue"); err != nil {
-		return fail(wire.Internal("actor", "cannot start the queue actor: "+err.Error()))
+		return fail(wire.Internal(wire.CauseActor, "cannot start the queue actor: "+err.Error()))
 	}
 	// The reconciler's first pass completes the start pass of docs/lifecycle.md §13.1.
 	// The agents actor queued every agent's recovery op in its Started, which it handles
@@ -179,20 +179,20 @@ func Start(cfg SystemConfig) (*System, error) {
 	if s.recon, err = s.sys.Root.SpawnNamed(NewReconcilerProps(ReconcilerSpec{
 		Env: s.env, Agents: s.agents, Queue: s.queue, Tick: cfg.Config.Timings.GCTick,
 	}), "reconciler"); err != nil {
-		return fail(wire.Internal("actor", "cannot start the reconciler: "+err.Error()))
+		return fail(wire.Internal(wire.CauseActor, "cannot start the reconciler: "+err.Error()))
 	}
 	s.sys.Root.Send(s.monitor, SetReconciler{PID: s.recon})
 	if s.gc, err = s.sys.Root.SpawnNamed(NewGCProps(GCSpec{
 		Env: s.env, Agents: s.agents, Queue: s.queue,
 		IdleAfter: cfg.Config.Timings.IdleAfter, KillAfter: cfg.Config.Timings.KillAfter, Tick: cfg.Config.Timings.GCTick,
 	}), "gc"); err != nil {
-		return fail(wire.Internal("actor", "cannot start the gc actor: "+err.Error()))
+		return fail(wire.Internal(wire.CauseActor, "cannot start the gc actor: "+err.Error()))
 	}
 	if s.getenv(EnvDisableDiscovery) != "1" {
 		if s.discover, err = s.sys.Root.SpawnNamed(NewDiscoveryProps(DiscoverySpec{
 			Env: s.env, Supported: s.supported,
 		}), "discovery"); err != nil {
-			return fail(wire.Internal("actor", "cannot start the discovery actor: "+err.Error()))
+			return fail(wire.Internal(wire.CauseActor, "cannot start the discovery actor: "+err.Error()))
 		}
 	}
 	shim := cfg.RunShim
@@ -209,7 +209,7 @@ func Start(cfg SystemConfig) (*System, error) {
 			LogMaxBytes: cfg.Config.Logs.MaxBytes, LogMaxFiles: cfg.Config.Logs.MaxFiles,
 			Grace: cfg.Config.Timings.RunTermGrace, KillUnder: s.killUnder},
 	}), "loops"); err != nil {
-		return fail(wire.Internal("actor", "cannot start the loops actor: "+err.Error()))
+		return fail(wire.Internal(wire.CauseActor, "cannot start the loops actor: "+err.Error()))
 	}
 	return s, nil
 }
@@ -281,7 +281,7 @@ func (s *System) SubscriptionProps(spec SubscriptionSpec) *actor.Props {
 func (s *System) StoreStats(ctx context.Context) (StoreStatsResult, error) {
 	res, err := s.sys.Root.RequestFuture(s.storePID, StoreStats{}, 10*time.Second).Result()
 	if err != nil {
-		return StoreStatsResult{}, wire.Internal("actor", "store actor did not answer: "+err.Error())
+		return StoreStatsResult{}, wire.Internal(wire.CauseActor, "store actor did not answer: "+err.Error())
 	}
 	return res.(StoreStatsResult), nil
 }
@@ -290,7 +290,7 @@ func (s *System) StoreStats(ctx context.Context) (StoreStatsResult, error) {
 func (s *System) write(op store.Op) (any, error) {
 	v, err := WriteSync(s.sys.Root, s.storePID, op)
 	if err != nil {
-		return nil, wire.From(err, "sqlite")
+		return nil, wire.From(err, wire.CauseSQLite)
 	}
 	return v, nil
 }
@@ -309,7 +309,7 @@ func (s *System) caller(ctx context.Context, c api.Caller) (agentpath.Caller, er
 // caller's scope.
 func (s *System) exactTarget(ctx context.Context, c api.Caller, target string) (store.AgentRow, string, error) {
 	if target == "" {
-		return store.AgentRow{}, "", wire.Invalid("target_required", "a target is required")
+		return store.AgentRow{}, "", wire.Invalid(wire.ReasonTargetRequired, "a target is required")
 	}
 	caller, err := s.caller(ctx, c)
 	if err != nil {
@@ -328,7 +328,7 @@ func bulkTargets(raw []string) ([]string, error) {
 		}
 	}
 	if len(targets) == 0 {
-		return nil, wire.Invalid("target_required", "at least one target is required")
+		return nil, wire.Invalid(wire.ReasonTargetRequired, "at least one target is required")
 	}
 	return targets, nil
 }

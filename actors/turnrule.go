@@ -5,6 +5,7 @@ import (
 
 	"github.com/orcr-go/orcr/config"
 	"github.com/orcr-go/orcr/herdr"
+	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/store"
 )
 
@@ -171,14 +172,12 @@ type turnStep struct {
 // the same turnCompleteCandidate).
 func decideTurn(f turnFacts, r turnReport, t config.Tuning) turnStep {
 	keep := turnStep{Action: turnNone, IdleSince: f.IdleSince}
-	switch f.Status {
-	case "working", "idle", "blocked", "parked":
-	default:
+	if !store.PaneStatuses.Has(f.Status) {
 		return keep
 	}
 	status := r.Status.Normalise()
 	grace := t.FastTurnGrace.Milliseconds()
-	if f.Status == "parked" && (status == herdr.StatusWorking || status == herdr.StatusBlocked) {
+	if f.Status == api.StatusParked && (status == herdr.StatusWorking || status == herdr.StatusBlocked) {
 		return turnStep{Action: turnUnpark, IdleSince: f.IdleSince}
 	}
 	switch status {
@@ -186,19 +185,19 @@ func decideTurn(f turnFacts, r turnReport, t config.Tuning) turnStep {
 		if f.OpenSeq == 0 {
 			return turnStep{Action: turnExternal}
 		}
-		if f.Status == "working" && f.WorkingSeenAt != 0 && f.IdleSince == 0 {
+		if f.Status == api.StatusWorking && f.WorkingSeenAt != 0 && f.IdleSince == 0 {
 			return keep
 		}
 		return turnStep{Action: turnWorkingSeen}
 
 	case herdr.StatusBlocked:
 		if f.OpenSeq != 0 && f.WorkingSeenAt == 0 && f.DeliveredAt != 0 && r.At-f.DeliveredAt < grace {
-			if f.Status != "blocked" {
+			if f.Status != api.StatusBlocked {
 				keep.Recheck = f.DeliveredAt + grace
 			}
 			return keep
 		}
-		if f.Status == "blocked" {
+		if f.Status == api.StatusBlocked {
 			return keep
 		}
 		return turnStep{Action: turnBlocked}
@@ -258,9 +257,9 @@ func turnCompletionFlipsIdle(f turnFacts) bool {
 	switch {
 	case f.Immediate:
 		return false
-	case f.Status == "working":
+	case f.Status == api.StatusWorking:
 		return true
-	case f.Status == "blocked":
+	case f.Status == api.StatusBlocked:
 		return f.WorkingSeenAt != 0
 	}
 	return false

@@ -177,7 +177,7 @@ func (w *agentWork) complete() (ended bool, retry int64) {
 	}
 	// gc immediate: the response is readable; tear the pane down, then end completed.
 	w.shutdownPane(string(store.ExitCompleted))
-	w.endAs([]store.Status{store.StatusWorking, store.StatusIdle, store.StatusBlocked}, store.ExitCompleted)
+	w.endAs(store.TurnStatuses, store.ExitCompleted)
 	return true, 0
 }
 

@@ -99,7 +99,7 @@ func (w *agentWork) sendExternal(prompt string) (api.SendResult, error) {
 	})
 	w.logErr("input applied", err)
 	if derr != nil {
-		return api.SendResult{}, wire.From(derr, "herdr")
+		return api.SendResult{}, wire.From(derr, wire.CauseHerdr)
 	}
 	return api.SendResult{UUID: w.uuid, Path: w.st.Path, DeliveredWhile: o.was, InputSeq: o.seq}, nil
 }

@@ -179,7 +179,7 @@ const (
 func (s *System) paneVanished(ctx context.Context, rows []store.WaitRow, goneAt *time.Time) bool {
 	var terminals []string
 	for _, r := range rows {
-		if r.Managed && r.TerminalID != "" && r.Status.In(store.StatusIdle, store.StatusBlocked, store.StatusParked) {
+		if r.Managed && r.TerminalID != "" && store.SettledStatuses.Has(r.Status) {
 			terminals = append(terminals, r.TerminalID)
 		}
 	}
@@ -214,7 +214,7 @@ func (s *System) waitRead(ctx context.Context, uuids []string) (int64, []store.W
 	defer func() { <-waitReadSlots }()
 	head, rows, err := s.cfg.DB.WaitRows(ctx, uuids)
 	if err != nil {
-		return 0, nil, wire.From(err, "sqlite")
+		return 0, nil, wire.From(err, wire.CauseSQLite)
 	}
 	return head, rows, nil
 }

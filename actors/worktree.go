@@ -25,12 +25,12 @@ import (
 func (s *System) planWorktree(ctx context.Context, r api.RunRequest, path, uid string) (*store.Worktree, error) {
 	if !r.Worktree && r.WorktreeBranch == "" {
 		if r.KeepWorktree {
-			return nil, wire.Invalid("keep_without_worktree", "keep_worktree needs worktree")
+			return nil, wire.Invalid(wire.ReasonKeepWithoutWorktree, "keep_worktree needs worktree")
 		}
 		return nil, nil
 	}
 	if !filepath.IsAbs(r.Cwd) {
-		return nil, wire.Invalid("not_a_git_repository", "a worktree needs an absolute cwd inside a git repository", "cwd", r.Cwd)
+		return nil, wire.Invalid(wire.ReasonNotAGitRepository, "a worktree needs an absolute cwd inside a git repository", "cwd", r.Cwd)
 	}
 	repo, err := worktree.Open(ctx, r.Cwd)
 	if err != nil {
@@ -41,11 +41,11 @@ func (s *System) planWorktree(ctx context.Context, r api.RunRequest, path, uid s
 		branch = worktree.DefaultBranch(path)
 	}
 	if err := worktree.CheckBranch(ctx, r.Cwd, branch); err != nil {
-		return nil, wire.Invalid("invalid_branch", err.Error(), "branch", branch)
+		return nil, wire.Invalid(wire.ReasonInvalidBranch, err.Error(), "branch", branch)
 	}
 	base, err := worktree.Head(ctx, r.Cwd)
 	if err != nil {
-		return nil, wire.Invalid("no_commits", "the repository at "+r.Cwd+" has no commit to start a worktree from", "cwd", r.Cwd)
+		return nil, wire.Invalid(wire.ReasonNoCommits, "the repository at "+r.Cwd+" has no commit to start a worktree from", "cwd", r.Cwd)
 	}
 	wt := &store.Worktree{Branch: branch, Repo: repo.Dir, Base: base, Keep: r.KeepWorktree}
 	plan, err := decideWorktree(ctx, s.cfg.DB, s.cfg.Home, repo, *wt, uid, ownWorktree(s.cfg.Home, path, uid))
@@ -98,10 +98,10 @@ func decideWorktree(ctx context.Context, db *store.DB, home string, repo worktre
 	var out *worktree.CheckedOutError
 	switch {
 	case errors.As(err, &inUse):
-		return plan, wire.Conflict(err.Error(), "reason", "worktree_in_use", "branch", wt.Branch,
+		return plan, wire.Conflict(err.Error(), "reason", wire.ReasonWorktreeInUse, "branch", wt.Branch,
 			"worktree", inUse.Holder.Worktree, "occupant", map[string]any{"uuid": inUse.Holder.UUID, "path": inUse.Holder.Path})
 	case errors.As(err, &out):
-		return plan, wire.Conflict(err.Error(), "reason", "branch_checked_out", "branch", wt.Branch, "worktree", out.Path)
+		return plan, wire.Conflict(err.Error(), "reason", wire.ReasonBranchCheckedOut, "branch", wt.Branch, "worktree", out.Path)
 	}
 	return plan, err
 }
@@ -112,11 +112,11 @@ func decideWorktree(ctx context.Context, db *store.DB, home string, repo worktre
 func gitErr(err error, dir string) error {
 	switch {
 	case errors.Is(err, worktree.ErrGitMissing):
-		return wire.Env("git_missing", "no git binary on PATH; --worktree needs git")
+		return wire.Env(wire.CauseGitMissing, "no git binary on PATH; --worktree needs git")
 	case errors.Is(err, worktree.ErrNotRepo):
-		return wire.Invalid("not_a_git_repository", dir+" is not inside a git repository", "cwd", dir)
+		return wire.Invalid(wire.ReasonNotAGitRepository, dir+" is not inside a git repository", "cwd", dir)
 	}
-	return wire.Env("git_error", err.Error(), "dir", dir)
+	return wire.Env(wire.CauseGitError, err.Error(), "dir", dir)
 }
 
 // worktreeInUse maps the insert's refusal (another run took the branch meanwhile).
@@ -126,7 +126,7 @@ func worktreeInUse(e *store.WorktreeInUseError) error {
 	if o.Worktree != nil {
 		wt = o.Worktree.Path
 	}
-	return wire.Conflict(e.Error(), "reason", "worktree_in_use", "branch", e.Branch, "worktree", wt,
+	return wire.Conflict(e.Error(), "reason", wire.ReasonWorktreeInUse, "branch", e.Branch, "worktree", wt,
 		"occupant", map[string]any{"uuid": o.UUID, "path": o.Path})
 }
 
@@ -190,7 +190,7 @@ func (w *agentWork) makeWorktree() (string, error) {
 		return err
 	})
 	if aerr != nil {
-		return "", wire.Env("git_error", aerr.Error(), "worktree", plan.Path, "branch", wt.Branch)
+		return "", wire.Env(wire.CauseGitError, aerr.Error(), "worktree", plan.Path, "branch", wt.Branch)
 	}
 	return plan.Path, err
 }

@@ -196,11 +196,11 @@ func (c *Config) ResolveRoute(provider, model, effort string) (Route, error) {
 		r.Effort = def.Effort
 	}
 	if r.Model == "" {
-		return Route{}, wire.Env(CauseConfigInvalid,
+		return Route{}, wire.Env(wire.CauseConfigInvalid,
 			"no model configured for provider `"+provider+"`; set defaults.providers."+provider+".model", "provider", provider)
 	}
 	if r.Effort == "" {
-		return Route{}, wire.Env(CauseConfigInvalid,
+		return Route{}, wire.Env(wire.CauseConfigInvalid,
 			"no effort configured for provider `"+provider+"`; set defaults.providers."+provider+".effort", "provider", provider)
 	}
 	return r, nil

@@ -11,16 +11,6 @@ import (
 	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
-// Causes (details.cause of environment_error / server_error) produced by this package.
-const (
-	CauseNoHomeDir         = "no_home_dir"
-	CauseHomeCreateFailed  = "home_create_failed"
-	CauseUnsafeHome        = "unsafe_home"
-	CauseServerStartFailed = "server_start_failed"
-	CauseSocketPathTooLong = "socket_path_too_long"
-	CauseConfigInvalid     = "config_invalid"
-)
-
 // File and directory names inside the home (docs/config.md §2).
 const (
 	SocketName    = "orcr.sock"
@@ -73,13 +63,13 @@ func ResolveHome(getenv func(string) string) (string, error) {
 	if home == "" {
 		user := getenv("HOME")
 		if user == "" {
-			return "", wire.Env(CauseNoHomeDir, "cannot determine the user home directory: set ORCR_HOME or HOME")
+			return "", wire.Env(wire.CauseNoHomeDir, "cannot determine the user home directory: set ORCR_HOME or HOME")
 		}
 		home = filepath.Join(user, ".orcr")
 	}
 	abs, err := filepath.Abs(home)
 	if err != nil {
-		return "", wire.Env(CauseNoHomeDir, fmt.Sprintf("cannot make home %s absolute: %v", home, err), "path", home).Wrap(err)
+		return "", wire.Env(wire.CauseNoHomeDir, fmt.Sprintf("cannot make home %s absolute: %v", home, err), "path", home).Wrap(err)
 	}
 	return abs, nil
 }
@@ -107,10 +97,10 @@ func EnsureHome(home string) error {
 func EnsureHomeDir(home string) error {
 	if _, err := os.Stat(home); errors.Is(err, fs.ErrNotExist) {
 		if err := os.MkdirAll(home, 0o700); err != nil {
-			return wire.Env(CauseHomeCreateFailed, fmt.Sprintf("cannot create home %s: %v", home, err), "path", home).Wrap(err)
+			return wire.Env(wire.CauseHomeCreateFailed, fmt.Sprintf("cannot create home %s: %v", home, err), "path", home).Wrap(err)
 		}
 		if err := os.Chmod(home, 0o700); err != nil {
-			return wire.Env(CauseHomeCreateFailed, fmt.Sprintf("cannot set mode 0700 on home %s: %v", home, err), "path", home).Wrap(err)
+			return wire.Env(wire.CauseHomeCreateFailed, fmt.Sprintf("cannot set mode 0700 on home %s: %v", home, err), "path", home).Wrap(err)
 		}
 	}
 	return checkHome(home)
@@ -124,7 +114,7 @@ func EnsureDataDirs(home string) error {
 	for _, dir := range []string{LogsDirName, DataDirName} {
 		p := filepath.Join(home, dir)
 		if err := os.MkdirAll(p, 0o777); err != nil {
-			return wire.Env(CauseHomeCreateFailed, fmt.Sprintf("cannot create %s: %v", p, err), "path", p).Wrap(err)
+			return wire.Env(wire.CauseHomeCreateFailed, fmt.Sprintf("cannot create %s: %v", p, err), "path", p).Wrap(err)
 		}
 	}
 	return nil
@@ -134,17 +124,17 @@ func EnsureDataDirs(home string) error {
 func checkHome(home string) error {
 	fi, err := os.Stat(home)
 	if err != nil {
-		return wire.Env(CauseUnsafeHome, fmt.Sprintf("cannot inspect home %s: %v", home, err), "path", home).Wrap(err)
+		return wire.Env(wire.CauseUnsafeHome, fmt.Sprintf("cannot inspect home %s: %v", home, err), "path", home).Wrap(err)
 	}
 	if !fi.IsDir() {
-		return wire.Env(CauseUnsafeHome, fmt.Sprintf("home %s is not a directory", home), "path", home)
+		return wire.Env(wire.CauseUnsafeHome, fmt.Sprintf("home %s is not a directory", home), "path", home)
 	}
 	if uid, ok := fileUID(fi); ok && uid != os.Getuid() {
-		return wire.Env(CauseUnsafeHome,
+		return wire.Env(wire.CauseUnsafeHome,
 			fmt.Sprintf("home %s is owned by uid %d, not by the current user (uid %d)", home, uid, os.Getuid()), "path", home)
 	}
 	if perm := fi.Mode().Perm(); perm&0o022 != 0 {
-		return wire.Env(CauseUnsafeHome,
+		return wire.Env(wire.CauseUnsafeHome,
 			fmt.Sprintf("home %s is group- or world-writable (mode %#o); tighten it with `chmod 700 %s`", home, perm, home), "path", home)
 	}
 	return nil
@@ -169,7 +159,7 @@ const MaxSocketPath = len(syscall.RawSockaddrUnix{}.Path) - 1
 // CheckSocketPath never removes anything.
 func CheckSocketPath(path string) (exists bool, err error) {
 	if len(path) > MaxSocketPath {
-		return false, wire.Env(CauseSocketPathTooLong,
+		return false, wire.Env(wire.CauseSocketPathTooLong,
 			fmt.Sprintf("socket path %s is %d bytes long, over the %d a Unix socket allows; choose a shorter ORCR_HOME", path, len(path), MaxSocketPath),
 			"path", path, "len", len(path), "limit", MaxSocketPath)
 	}
@@ -178,17 +168,17 @@ func CheckSocketPath(path string) (exists bool, err error) {
 		return false, nil
 	}
 	if err != nil {
-		return false, wire.Env(CauseServerStartFailed, fmt.Sprintf("cannot inspect socket path %s: %v", path, err), "path", path).Wrap(err)
+		return false, wire.Env(wire.CauseServerStartFailed, fmt.Sprintf("cannot inspect socket path %s: %v", path, err), "path", path).Wrap(err)
 	}
 	if fi.Mode()&fs.ModeSymlink != 0 {
-		return true, wire.Env(CauseUnsafeHome, fmt.Sprintf("socket path %s is a symlink; refusing to use it", path), "path", path)
+		return true, wire.Env(wire.CauseUnsafeHome, fmt.Sprintf("socket path %s is a symlink; refusing to use it", path), "path", path)
 	}
 	if uid, ok := fileUID(fi); ok && uid != os.Getuid() {
-		return true, wire.Env(CauseUnsafeHome,
+		return true, wire.Env(wire.CauseUnsafeHome,
 			fmt.Sprintf("socket path %s is owned by uid %d, not by the current user (uid %d)", path, uid, os.Getuid()), "path", path)
 	}
 	if fi.Mode()&fs.ModeSocket == 0 {
-		return true, wire.Env(CauseUnsafeHome, fmt.Sprintf("%s exists and is not a socket; refusing to overwrite it", path), "path", path)
+		return true, wire.Env(wire.CauseUnsafeHome, fmt.Sprintf("%s exists and is not a socket; refusing to overwrite it", path), "path", path)
 	}
 	return true, nil
 }
@@ -199,7 +189,7 @@ func CheckSocketPath(path string) (exists bool, err error) {
 func CheckClientSocket(path string) error {
 	fi, err := os.Lstat(path)
 	if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-		return wire.Env(CauseUnsafeHome, fmt.Sprintf("socket path %s is a symlink; refusing to connect", path), "path", path)
+		return wire.Env(wire.CauseUnsafeHome, fmt.Sprintf("socket path %s is a symlink; refusing to connect", path), "path", path)
 	}
 	return nil
 }

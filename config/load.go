@@ -200,7 +200,7 @@ func applyEnv(cfg *Config, getenv func(string) string) {
 }
 
 // invalid returns the config_invalid environment error.
-func invalid(msg string) *wire.Error { return wire.Env(CauseConfigInvalid, msg) }
+func invalid(msg string) *wire.Error { return wire.Env(wire.CauseConfigInvalid, msg) }
 
 // loader accumulates the config and the warnings while one file is processed.
 type loader struct {

@@ -152,7 +152,7 @@ func TestStandinCLIProtocol22(t *testing.T) {
 	if err := os.WriteFile(fake, []byte("#!/bin/sh\nexec cat "+filepath.Join(dir, "schema.json")+"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := CheckLive(ctx, fake); !wire.Is(err, wire.EnvironmentError, CauseVersionSkew) || !strings.Contains(err.Error(), "agent.list result.agents[].agent_status") {
+	if err := CheckLive(ctx, fake); !wire.Is(err, wire.EnvironmentError, wire.CauseHerdrVersionSkew) || !strings.Contains(err.Error(), "agent.list result.agents[].agent_status") {
 		t.Errorf("CheckLive on a protocol-22 schema without agent_status: got %v, want herdr_version_skew naming it", err)
 	}
 

@@ -35,15 +35,6 @@ const (
 	connectBackoff = 100 * time.Millisecond
 )
 
-// Cause values of the environment errors this package returns (docs/protocol.md §9.3).
-const (
-	CauseUnreachable = "herdr_unreachable"
-	CauseVersionSkew = "herdr_version_skew"
-	CauseMissing     = "herdr_missing"
-	CauseHerdrError  = "herdr_error"
-	CauseStartFailed = "server_start_failed"
-)
-
 // MinProtocol is the lowest herdr protocol the handshake accepts (docs/decisions.md D3).
 const MinProtocol = 16
 
@@ -86,14 +77,14 @@ func WireError(err error) *wire.Error {
 	}
 	var he *Error
 	if errors.As(err, &he) {
-		return wire.Env(CauseHerdrError, he.Error(), "herdr_code", he.Code).Wrap(err)
+		return wire.Env(wire.CauseHerdrError, he.Error(), "herdr_code", he.Code).Wrap(err)
 	}
-	return wire.Env(CauseHerdrError, err.Error()).Wrap(err)
+	return wire.Env(wire.CauseHerdrError, err.Error()).Wrap(err)
 }
 
 // IsUnreachable reports whether err says the herdr session could not be reached.
 func IsUnreachable(err error) bool {
-	return wire.Is(err, wire.EnvironmentError, CauseUnreachable)
+	return wire.Is(err, wire.EnvironmentError, wire.CauseHerdrUnreachable)
 }
 
 // Client makes single herdr socket calls: dial, one request line, one response line,
@@ -309,7 +300,7 @@ func (c *Client) connect(ctx context.Context) (net.Conn, error) {
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	return nil, wire.Env(CauseUnreachable,
+	return nil, wire.Env(wire.CauseHerdrUnreachable,
 		fmt.Sprintf("herdr session socket %s is unreachable: %v", c.Socket, last),
 		"socket", c.Socket).Wrap(last)
 }
@@ -324,23 +315,23 @@ func (c *Client) ioError(ctx context.Context, method string, err error) error {
 		return ctx.Err()
 	}
 	if errors.Is(err, errNotTaken) {
-		return wire.Env(CauseUnreachable,
+		return wire.Env(wire.CauseHerdrUnreachable,
 			fmt.Sprintf("herdr %s on %s: %v", method, c.Socket, err),
 			"socket", c.Socket, "method", method, "not_answering", true).Wrap(err)
 	}
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {
-		return wire.Env(CauseUnreachable,
+		return wire.Env(wire.CauseHerdrUnreachable,
 			fmt.Sprintf("herdr %s on %s did not answer in time", method, c.Socket),
 			"socket", c.Socket, "method", method).Wrap(err)
 	}
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) {
-		return wire.Env(CauseUnreachable,
+		return wire.Env(wire.CauseHerdrUnreachable,
 			fmt.Sprintf("herdr %s on %s: connection closed without an answer", method, c.Socket),
 			"socket", c.Socket, "method", method).Wrap(err)
 	}
-	return wire.Env(CauseUnreachable, fmt.Sprintf("herdr %s on %s: %v", method, c.Socket, err),
+	return wire.Env(wire.CauseHerdrUnreachable, fmt.Sprintf("herdr %s on %s: %v", method, c.Socket, err),
 		"socket", c.Socket, "method", method).Wrap(err)
 }
 
@@ -400,7 +391,7 @@ func DecodeResponse(method string, line []byte, wantTag string) (json.RawMessage
 		return nil, badResponse(method, "result is not an object: "+err.Error())
 	}
 	if wantTag != "" && tag.Type != wantTag {
-		return nil, wire.Env(CauseVersionSkew,
+		return nil, wire.Env(wire.CauseHerdrVersionSkew,
 			fmt.Sprintf("herdr %s answered result type %q, orcr expects %q", method, tag.Type, wantTag),
 			"method", method, "field", "result.type", "expected", wantTag, "got", tag.Type)
 	}
@@ -408,6 +399,6 @@ func DecodeResponse(method string, line []byte, wantTag string) (json.RawMessage
 }
 
 func badResponse(method, why string) error {
-	return wire.Env(CauseHerdrError, "herdr "+method+": malformed response: "+why,
+	return wire.Env(wire.CauseHerdrError, "herdr "+method+": malformed response: "+why,
 		"herdr_code", "bad_response", "method", method)
 }

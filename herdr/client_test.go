@@ -41,7 +41,7 @@ func TestHandshakeOldProtocol(t *testing.T) {
 	})
 	_, err := NewRemote(s.path).Handshake(context.Background())
 	we, isWire := wire.As(err)
-	if !isWire || we.Cause() != CauseVersionSkew {
+	if !isWire || we.Cause() != wire.CauseHerdrVersionSkew {
 		t.Fatalf("Handshake(15): got %v, want herdr_version_skew", err)
 	}
 	if we.Details["reported_protocol"] != 15 || we.Details["required_protocol"] != 16 || we.Details["herdr_version"] != "0.5.0" {
@@ -61,7 +61,7 @@ func TestClientErrorWithEmptyID(t *testing.T) {
 	if !IsCode(err, "invalid_request") {
 		t.Errorf("IsCode: false")
 	}
-	if we := WireError(err); we.Cause() != CauseHerdrError || we.Details["herdr_code"] != "invalid_request" {
+	if we := WireError(err); we.Cause() != wire.CauseHerdrError || we.Details["herdr_code"] != "invalid_request" {
 		t.Errorf("WireError: got %v %v", we, we.Details)
 	}
 }
@@ -71,7 +71,7 @@ func TestClientWrongTag(t *testing.T) {
 		return ok(req, `{"type":"pane_info_v2","pane":{}}`)
 	})
 	_, err := NewRemote(s.path).PaneGet(context.Background(), "w1:p1")
-	if !wire.Is(err, wire.EnvironmentError, CauseVersionSkew) {
+	if !wire.Is(err, wire.EnvironmentError, wire.CauseHerdrVersionSkew) {
 		t.Fatalf("PaneGet: got %v, want herdr_version_skew", err)
 	}
 }

@@ -159,7 +159,7 @@ func CheckContract(schema []byte) error {
 	if diffs[0].Field != "" {
 		kv = append(kv, "field", diffs[0].Field)
 	}
-	return wire.Env(CauseVersionSkew, msg, kv...)
+	return wire.Env(wire.CauseHerdrVersionSkew, msg, kv...)
 }
 
 // ContractDifferences returns every difference between [Contract] and schema, in
@@ -167,7 +167,7 @@ func CheckContract(schema []byte) error {
 func ContractDifferences(schema []byte) ([]Difference, error) {
 	var doc map[string]any
 	if err := json.Unmarshal(schema, &doc); err != nil {
-		return nil, wire.Env(CauseVersionSkew, "herdr's API schema is not valid JSON: "+err.Error())
+		return nil, wire.Env(wire.CauseHerdrVersionSkew, "herdr's API schema is not valid JSON: "+err.Error())
 	}
 	s := &schemaDoc{root: doc}
 	requests, results, err := s.index()
@@ -204,7 +204,7 @@ func (s *schemaDoc) index() (map[string]any, map[string]map[string]any, error) {
 	req, _ := schemas["request"].(map[string]any)
 	resp, _ := schemas["success_response"].(map[string]any)
 	if req == nil || resp == nil {
-		return nil, nil, wire.Env(CauseVersionSkew, "herdr's API schema has no schemas.request or schemas.success_response")
+		return nil, nil, wire.Env(wire.CauseHerdrVersionSkew, "herdr's API schema has no schemas.request or schemas.success_response")
 	}
 	requests := map[string]any{}
 	for _, v := range asSlice(req["oneOf"]) {

@@ -109,7 +109,7 @@ func TestContractNamesDifferences(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			err := CheckContract(alter(t, c.edit))
 			we, ok := wire.As(err)
-			if !ok || we.Code != wire.EnvironmentError || we.Cause() != CauseVersionSkew {
+			if !ok || we.Code != wire.EnvironmentError || we.Cause() != wire.CauseHerdrVersionSkew {
 				t.Fatalf("CheckContract: got %v, want herdr_version_skew", err)
 			}
 			if we.Details["method"] != c.method || we.Details["problem"] != c.problem {
@@ -133,7 +133,7 @@ func TestContractNamesDifferences(t *testing.T) {
 
 func TestContractGarbage(t *testing.T) {
 	for _, in := range [][]byte{nil, []byte("{"), []byte(`{"schemas":{}}`)} {
-		if err := CheckContract(in); !wire.Is(err, wire.EnvironmentError, CauseVersionSkew) {
+		if err := CheckContract(in); !wire.Is(err, wire.EnvironmentError, wire.CauseHerdrVersionSkew) {
 			t.Errorf("CheckContract(%q): got %v, want herdr_version_skew", in, err)
 		}
 	}
@@ -187,7 +187,7 @@ func TestContractProtocol22(t *testing.T) {
 	for _, field := range []string{"agent_status", "terminal_id"} {
 		err := CheckContract(alterSchema(t, herdrschema.Protocol22, func(doc map[string]any) { delete(agentInfo(doc), field) }))
 		we, ok := wire.As(err)
-		if !ok || we.Cause() != CauseVersionSkew || we.Details["method"] != MethodAgentList ||
+		if !ok || we.Cause() != wire.CauseHerdrVersionSkew || we.Details["method"] != MethodAgentList ||
 			we.Details["field"] != "result.agents[]."+field || we.Details["problem"] != ProblemFieldMissing {
 			t.Errorf("protocol 22 without AgentInfo.%s: got %v (details %v), want herdr_version_skew on agent.list", field, err, we.Details)
 		}

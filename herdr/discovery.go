@@ -44,7 +44,7 @@ func FindBinary(configured string, getenv func(string) string) (string, error) {
 			err = checkExecutable(abs)
 		}
 		if err != nil {
-			return "", wire.Env(CauseMissing,
+			return "", wire.Env(wire.CauseHerdrMissing,
 				fmt.Sprintf("herdr binary %s (from %s) is not usable: %v; %s", p, origin, err, InstallHint),
 				"bin", p, "origin", origin).Wrap(err)
 		}
@@ -67,7 +67,7 @@ func FindBinary(configured string, getenv func(string) string) (string, error) {
 			}
 		}
 	}
-	return "", wire.Env(CauseMissing, "herdr was not found on PATH; "+InstallHint, "origin", "PATH")
+	return "", wire.Env(wire.CauseHerdrMissing, "herdr was not found on PATH; "+InstallHint, "origin", "PATH")
 }
 
 // checkExecutable says why p cannot be run as herdr, or nil: it must be a regular file
@@ -165,7 +165,7 @@ func runCLI(ctx context.Context, bin string, args ...string) ([]byte, error) {
 		if msg == "" {
 			msg = err.Error()
 		}
-		return out, wire.Env(CauseHerdrError, fmt.Sprintf("%s %s: %s", bin, strings.Join(args, " "), msg),
+		return out, wire.Env(wire.CauseHerdrError, fmt.Sprintf("%s %s: %s", bin, strings.Join(args, " "), msg),
 			"herdr_code", "cli_failed").Wrap(err)
 	}
 	return out, nil
@@ -179,7 +179,7 @@ func ListSessions(ctx context.Context, bin string) ([]SessionInfo, error) {
 	}
 	rows, err := ParseSessionList(out)
 	if err != nil {
-		return nil, wire.Env(CauseHerdrError, err.Error(), "herdr_code", "bad_output").Wrap(err)
+		return nil, wire.Env(wire.CauseHerdrError, err.Error(), "herdr_code", "bad_output").Wrap(err)
 	}
 	return rows, nil
 }
@@ -207,7 +207,7 @@ func EnsureSession(ctx context.Context, bin, name string) (SessionInfo, error) {
 		return s, nil
 	}
 	if err := startDetached(bin, "--session", name, "server"); err != nil {
-		return SessionInfo{}, wire.Env(CauseStartFailed, "could not start herdr session "+name+": "+err.Error(),
+		return SessionInfo{}, wire.Env(wire.CauseServerStartFailed, "could not start herdr session "+name+": "+err.Error(),
 			"last_error", err.Error(), "session", name).Wrap(err)
 	}
 	deadline := time.Now().Add(SessionStartTimeout)
@@ -229,7 +229,7 @@ func EnsureSession(ctx context.Context, bin, name string) (SessionInfo, error) {
 			last = err.Error()
 		}
 		if time.Now().After(deadline) {
-			return SessionInfo{}, wire.Env(CauseStartFailed,
+			return SessionInfo{}, wire.Env(wire.CauseServerStartFailed,
 				fmt.Sprintf("herdr session %s did not start within %s", name, SessionStartTimeout),
 				"last_error", last, "session", name)
 		}
@@ -308,7 +308,7 @@ func IntegrationStatus(ctx context.Context, bin string) ([]IntegrationState, err
 	}
 	st, err := ParseIntegrationStatus(out)
 	if err != nil {
-		return nil, wire.Env(CauseHerdrError, err.Error(), "herdr_code", "bad_output").Wrap(err)
+		return nil, wire.Env(wire.CauseHerdrError, err.Error(), "herdr_code", "bad_output").Wrap(err)
 	}
 	return st, nil
 }

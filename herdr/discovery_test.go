@@ -110,7 +110,7 @@ func TestFindBinary(t *testing.T) {
 	if got, err := FindBinary(exe, env(map[string]string{"ORCR_HERDR_BIN": plain})); err != nil || got != exe {
 		t.Errorf("config wins: got %q %v", got, err)
 	}
-	if _, err := FindBinary("", env(map[string]string{"ORCR_HERDR_BIN": plain, "PATH": dir})); !wire.Is(err, wire.EnvironmentError, CauseMissing) {
+	if _, err := FindBinary("", env(map[string]string{"ORCR_HERDR_BIN": plain, "PATH": dir})); !wire.Is(err, wire.EnvironmentError, wire.CauseHerdrMissing) {
 		t.Errorf("non-executable env: got %v, want herdr_missing", err)
 	}
 	// Executable bits on a file the kernel cannot run (text without #!, like a
@@ -120,7 +120,7 @@ func TestFindBinary(t *testing.T) {
 	empty := filepath.Join(dir, "empty")
 	os.WriteFile(empty, nil, 0o755)
 	for _, bin := range []string{text, empty} {
-		if _, err := FindBinary(bin, env(nil)); !wire.Is(err, wire.EnvironmentError, CauseMissing) || !strings.Contains(err.Error(), "not a program") {
+		if _, err := FindBinary(bin, env(nil)); !wire.Is(err, wire.EnvironmentError, wire.CauseHerdrMissing) || !strings.Contains(err.Error(), "not a program") {
 			t.Errorf("FindBinary(%s): got %v, want herdr_missing saying it is not a program", bin, err)
 		}
 	}
@@ -132,7 +132,7 @@ func TestFindBinary(t *testing.T) {
 		t.Errorf("FindBinary(an ELF program): got %q %v", got, err)
 	}
 	_, err = FindBinary("", env(map[string]string{"PATH": "/nonexistent"}))
-	if !wire.Is(err, wire.EnvironmentError, CauseMissing) || !strings.Contains(err.Error(), "install herdr") {
+	if !wire.Is(err, wire.EnvironmentError, wire.CauseHerdrMissing) || !strings.Contains(err.Error(), "install herdr") {
 		t.Errorf("missing: got %v, want herdr_missing with install pointer", err)
 	}
 }

@@ -86,7 +86,7 @@ func (c *Config) sessions(ctx context.Context) ([]SessionInfo, error) {
 	}
 	bin := c.bin()
 	if bin == "" {
-		return nil, wire.Env(CauseMissing, "no herdr binary; "+InstallHint)
+		return nil, wire.Env(wire.CauseHerdrMissing, "no herdr binary; "+InstallHint)
 	}
 	return ListSessions(ctx, bin)
 }
@@ -175,7 +175,7 @@ func (d *Driver) Sessions(ctx context.Context) ([]SessionInfo, error) { return d
 func (d *Driver) EnsureOwned(ctx context.Context) (SessionInfo, error) {
 	bin := d.cfg.bin()
 	if bin == "" {
-		return SessionInfo{}, wire.Env(CauseMissing, "no herdr binary; "+InstallHint)
+		return SessionInfo{}, wire.Env(wire.CauseHerdrMissing, "no herdr binary; "+InstallHint)
 	}
 	return EnsureSession(ctx, bin, d.cfg.owned())
 }
@@ -184,7 +184,7 @@ func (d *Driver) EnsureOwned(ctx context.Context) (SessionInfo, error) {
 func (d *Driver) Conformance(ctx context.Context) error {
 	bin := d.cfg.bin()
 	if bin == "" {
-		return wire.Env(CauseMissing, "no herdr binary; "+InstallHint)
+		return wire.Env(wire.CauseHerdrMissing, "no herdr binary; "+InstallHint)
 	}
 	return CheckLive(ctx, bin)
 }
@@ -223,7 +223,7 @@ func (d *Driver) Status(ctx context.Context) StatusInfo {
 	st := StatusInfo{Session: d.cfg.owned()}
 	bin := d.cfg.bin()
 	if bin == "" && d.cfg.Sessions == nil {
-		st.Error = wire.Env(CauseMissing, "no herdr binary; "+InstallHint)
+		st.Error = wire.Env(wire.CauseHerdrMissing, "no herdr binary; "+InstallHint)
 		return st
 	}
 	if bin != "" {
@@ -261,7 +261,7 @@ func statusError(err error) *wire.Error {
 	if pe, ok := wire.As(err); ok {
 		return pe
 	}
-	return wire.Env(CauseUnreachable, err.Error()).Wrap(err)
+	return wire.Env(wire.CauseHerdrUnreachable, err.Error()).Wrap(err)
 }
 
 // Session is a blocking handle on one herdr session for edge code; every method
@@ -282,7 +282,7 @@ func (s *Session) do(ctx context.Context, o op) (any, error) {
 		ctx = context.Background()
 	}
 	if s.d.closed.Load() {
-		return nil, wire.Env(CauseUnreachable, "herdr session "+s.name+" is unreachable (driver closed)", "session", s.name)
+		return nil, wire.Env(wire.CauseHerdrUnreachable, "herdr session "+s.name+" is unreachable (driver closed)", "session", s.name)
 	}
 	timeout := s.d.cfg.callTimeout()
 	if dl, ok := ctx.Deadline(); ok {
@@ -292,12 +292,12 @@ func (s *Session) do(ctx context.Context, o op) (any, error) {
 	res, err := f.Result()
 	if err != nil {
 		if errors.Is(err, actor.ErrDeadLetter) {
-			return nil, wire.Env(CauseUnreachable, "herdr session "+s.name+" is unreachable (driver stopped)", "session", s.name)
+			return nil, wire.Env(wire.CauseHerdrUnreachable, "herdr session "+s.name+" is unreachable (driver stopped)", "session", s.name)
 		}
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, wire.Env(CauseUnreachable, "herdr session "+s.name+": "+o.name+" did not finish: "+err.Error(), "session", s.name)
+		return nil, wire.Env(wire.CauseHerdrUnreachable, "herdr session "+s.name+": "+o.name+" did not finish: "+err.Error(), "session", s.name)
 	}
 	rep := res.(*opReply)
 	return rep.value, rep.err

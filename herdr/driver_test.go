@@ -97,7 +97,7 @@ func TestDriverVersionSkewHandshake(t *testing.T) {
 	d := newTestDriver(t, Config{Sessions: staticSessions(SessionInfo{Name: "orcr", SocketPath: s.path})})
 	_, err := d.Owned().AgentList(context.Background())
 	we := WireError(err)
-	if we.Cause() != CauseVersionSkew || we.Details["reported_protocol"] != 12 {
+	if we.Cause() != wire.CauseHerdrVersionSkew || we.Details["reported_protocol"] != 12 {
 		t.Fatalf("AgentList: got %v, want herdr_version_skew", err)
 	}
 }
@@ -183,7 +183,7 @@ func TestDriverCloseAnswersInFlight(t *testing.T) {
 // Status says why it stops short, and a binary set after NewDriver is the one used.
 func TestDriverStatusErrorAndSetBin(t *testing.T) {
 	d := newTestDriver(t, Config{})
-	if st := d.Status(context.Background()); st.Reachable || st.Error == nil || !wire.Is(st.Error, wire.EnvironmentError, CauseMissing) {
+	if st := d.Status(context.Background()); st.Reachable || st.Error == nil || !wire.Is(st.Error, wire.EnvironmentError, wire.CauseHerdrMissing) {
 		t.Errorf("Status without bin: got reachable %v error %v, want herdr_missing", st.Reachable, st.Error)
 	}
 	broken := filepath.Join(t.TempDir(), "herdr")
@@ -195,7 +195,7 @@ func TestDriverStatusErrorAndSetBin(t *testing.T) {
 		t.Errorf("Bin after SetBin: got %q, want %q", got, broken)
 	}
 	st := d.Status(context.Background())
-	if !st.Reachable || st.Bin == nil || *st.Bin != broken || st.Error == nil || !wire.Is(st.Error, wire.EnvironmentError, CauseHerdrError) ||
+	if !st.Reachable || st.Bin == nil || *st.Bin != broken || st.Error == nil || !wire.Is(st.Error, wire.EnvironmentError, wire.CauseHerdrError) ||
 		!strings.Contains(st.Error.Message, "config is broken") {
 		t.Errorf("Status with a failing session list: got %+v (error %+v), want reachable with herdr_error naming herdr's stderr", st, st.Error)
 	}

@@ -64,7 +64,7 @@ func CheckProtocol(p Pong) error {
 	if p.Protocol >= MinProtocol {
 		return nil
 	}
-	return wire.Env(CauseVersionSkew,
+	return wire.Env(wire.CauseHerdrVersionSkew,
 		fmt.Sprintf("herdr %s speaks protocol %d; orcr needs protocol %d or newer", p.Version, p.Protocol, MinProtocol),
 		"reported_protocol", p.Protocol, "required_protocol", MinProtocol, "herdr_version", p.Version)
 }

@@ -179,7 +179,7 @@ func handshake(ctx context.Context, cfg *Config, name string) (string, Pong, err
 	}
 	row, ok := FindSession(rows, name)
 	if !ok || !row.Running {
-		return row.SocketPath, Pong{}, wire.Env(CauseUnreachable,
+		return row.SocketPath, Pong{}, wire.Env(wire.CauseHerdrUnreachable,
 			fmt.Sprintf("herdr session %s is not running", name), "session", name)
 	}
 	r := &Remote{Client: Client{Socket: row.SocketPath, Timeout: cfg.timeout()}}
@@ -292,7 +292,7 @@ func (a *sessionActor) reply(c actor.Context, to *actor.PID, v any, err error) {
 }
 
 func (a *sessionActor) unreachable(msg string) error {
-	return wire.Env(CauseUnreachable, msg, "session", a.name)
+	return wire.Env(wire.CauseHerdrUnreachable, msg, "session", a.name)
 }
 
 // unreachableFrom keeps err when it already is a protocol error (a version skew must

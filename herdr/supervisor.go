@@ -105,7 +105,7 @@ func (s *supervisor) Receive(c actor.Context) {
 	case *actor.Terminated:
 		for _, e := range s.sessions {
 			if e.pid != nil && e.pid.Equal(m.Who) {
-				s.down(e, wire.Env(CauseUnreachable, "the connection actor for herdr session "+e.name+" stopped", "session", e.name))
+				s.down(e, wire.Env(wire.CauseHerdrUnreachable, "the connection actor for herdr session "+e.name+" stopped", "session", e.name))
 			}
 		}
 	case *respawnTick:
@@ -184,10 +184,10 @@ func (s *supervisor) downError(e *sessionEntry) error {
 	if e.lastErr != nil {
 		msg += ": " + e.lastErr.Error()
 	}
-	if we, ok := wire.As(e.lastErr); ok && (we.Cause() == CauseVersionSkew || we.Cause() == CauseMissing) {
+	if we, ok := wire.As(e.lastErr); ok && (we.Cause() == wire.CauseHerdrVersionSkew || we.Cause() == wire.CauseHerdrMissing) {
 		return we // a persistent cause stays visible while the supervisor keeps retrying
 	}
-	return wire.Env(CauseUnreachable, msg, "session", e.name)
+	return wire.Env(wire.CauseHerdrUnreachable, msg, "session", e.name)
 }
 
 func (s *supervisor) health() []SessionHealth {

@@ -50,7 +50,7 @@ func (c *Client) EnsureRunning(ctx context.Context, spawn func() (Spawned, error
 	}
 	child, err := spawn()
 	if err != nil {
-		return "", 0, wire.Env("server_start_failed", "cannot start the orcr server: "+err.Error()).Wrap(err)
+		return "", 0, wire.Env(wire.CauseServerStartFailed, "cannot start the orcr server: "+err.Error()).Wrap(err)
 	}
 	h, err := c.waitReady(ctx, ReadyDeadline, child.Exited)
 	if err != nil {
@@ -83,7 +83,7 @@ func (c *Client) waitReady(ctx context.Context, d time.Duration, exited <-chan e
 		}
 		last = err
 		if ctx.Err() != nil || time.Now().After(deadline) {
-			return api.Handshake{}, wire.Env("server_start_failed", "the orcr server did not become ready in time",
+			return api.Handshake{}, wire.Env(wire.CauseServerStartFailed, "the orcr server did not become ready in time",
 				"last_error", last.Error())
 		}
 		t := time.NewTimer(ReadyPoll)

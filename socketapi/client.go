@@ -72,7 +72,7 @@ func (c *Client) dial(ctx context.Context) (net.Conn, error) {
 	}
 	fi, err := os.Lstat(socket)
 	if err == nil && fi.Mode()&os.ModeSymlink != 0 {
-		return nil, wire.Env("unsafe_home", fmt.Sprintf("refusing to connect: %s is a symlink", socket))
+		return nil, wire.Env(wire.CauseUnsafeHome, fmt.Sprintf("refusing to connect: %s is a symlink", socket))
 	}
 	dial := c.Dial
 	if dial == nil {
@@ -81,7 +81,7 @@ func (c *Client) dial(ctx context.Context) (net.Conn, error) {
 	}
 	conn, err := dial(ctx, "unix", socket)
 	if err != nil {
-		return nil, wire.Env("server_unreachable", fmt.Sprintf("cannot connect to %s: %v", socket, errors.Unwrap(err))).Wrap(err)
+		return nil, wire.Env(wire.CauseServerUnreachable, fmt.Sprintf("cannot connect to %s: %v", socket, errors.Unwrap(err))).Wrap(err)
 	}
 	return conn, nil
 }
@@ -107,14 +107,14 @@ func (c *Client) call(ctx context.Context, method string, unbounded bool, params
 	}
 	var rf wire.ReplyFrame
 	if err := json.Unmarshal(line, &rf); err != nil {
-		return wire.Internal("decode", "cannot decode server reply: "+err.Error())
+		return wire.Internal(wire.CauseDecode, "cannot decode server reply: "+err.Error())
 	}
 	if e := rf.Err(); e != nil {
 		return e
 	}
 	if result != nil && len(rf.Result) > 0 {
 		if err := json.Unmarshal(rf.Result, result); err != nil {
-			return wire.Internal("decode", "cannot decode result of "+method+": "+err.Error())
+			return wire.Internal(wire.CauseDecode, "cannot decode result of "+method+": "+err.Error())
 		}
 	}
 	return nil
@@ -178,7 +178,7 @@ func encodeRequest(id int64, method string, params any) ([]byte, error) {
 		Params   any    `json:"params"`
 	}{wire.Protocol, id, method, params})
 	if err != nil {
-		return nil, wire.Internal("encode", err.Error())
+		return nil, wire.Internal(wire.CauseEncode, err.Error())
 	}
 	if len(b) > wire.MaxFrame {
 		// The server would stop reading at the limit and close the connection, which the
@@ -190,13 +190,13 @@ func encodeRequest(id int64, method string, params any) ([]byte, error) {
 
 func ioError(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
-		return wire.Env("client_timeout", "no reply from the orcr server in time").Wrap(ctx.Err())
+		return wire.Env(wire.CauseClientTimeout, "no reply from the orcr server in time").Wrap(ctx.Err())
 	}
 	if errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) || errors.Is(err, wire.ErrTruncatedFrame) {
-		return wire.Env("server_unreachable", "connection to the orcr server was lost").Wrap(err)
+		return wire.Env(wire.CauseServerUnreachable, "connection to the orcr server was lost").Wrap(err)
 	}
 	if errors.Is(err, wire.ErrFrameTooLarge) {
-		return wire.Env("frame_too_large", "server reply exceeds the frame limit").Wrap(err)
+		return wire.Env(wire.CauseFrameTooLarge, "server reply exceeds the frame limit").Wrap(err)
 	}
-	return wire.Env("server_unreachable", "connection to the orcr server ended: "+err.Error()).Wrap(err)
+	return wire.Env(wire.CauseServerUnreachable, "connection to the orcr server ended: "+err.Error()).Wrap(err)
 }

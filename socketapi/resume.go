@@ -25,7 +25,7 @@ const ResumeWithin = 30 * time.Second
 // ServerGone reports whether err says the server went away: none answers on the socket,
 // or the connection broke before the answer (environment_error server_unreachable).
 func ServerGone(err error) bool {
-	return wire.Is(err, wire.EnvironmentError, "server_unreachable")
+	return wire.Is(err, wire.EnvironmentError, wire.CauseServerUnreachable)
 }
 
 // Reconnect gets a server back after lost (a [ServerGone] error of a call of method):
@@ -57,7 +57,7 @@ func (c *Client) Reconnect(ctx context.Context, method string, lost error) error
 			return lost
 		}
 		if !time.Now().Before(deadline) {
-			return wire.Env("server_unreachable", fmt.Sprintf("the orcr server went away during %s and did not answer again within %s",
+			return wire.Env(wire.CauseServerUnreachable, fmt.Sprintf("the orcr server went away during %s and did not answer again within %s",
 				method, ResumeWithin), "method", method, "last_error", last.Error()).Wrap(lost)
 		}
 		t := time.NewTimer(ReadyPoll)

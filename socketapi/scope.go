@@ -106,18 +106,18 @@ var segment = regexp.MustCompile(`^[a-z0-9_]{1,64}$`)
 // checkPath is the path grammar's shape check (docs/cli.md §3.1) on a scope.
 func checkPath(p string) error {
 	if p == "" {
-		return wire.Invalid("empty_path", "a scope needs at least one segment")
+		return wire.Invalid(wire.ReasonEmptyPath, "a scope needs at least one segment")
 	}
 	segs := strings.Split(p, "/")
 	if len(p) > 256 {
-		return wire.Invalid("path_too_long", "scope "+p+" is longer than 256 characters", "path", p, "len", len(p))
+		return wire.Invalid(wire.ReasonPathTooLong, "scope "+p+" is longer than 256 characters", "path", p, "len", len(p))
 	}
 	if len(segs) > 8 {
-		return wire.Invalid("path_too_deep", "scope "+p+" has more than 8 segments", "path", p, "segments", len(segs))
+		return wire.Invalid(wire.ReasonPathTooDeep, "scope "+p+" has more than 8 segments", "path", p, "segments", len(segs))
 	}
 	for _, s := range segs {
 		if !segment.MatchString(s) {
-			return wire.Invalid("invalid_segment", "scope segment "+s+" is not [a-z0-9_]{1,64}", "path", p, "segment", s)
+			return wire.Invalid(wire.ReasonInvalidSegment, "scope segment "+s+" is not [a-z0-9_]{1,64}", "path", p, "segment", s)
 		}
 	}
 	return nil
@@ -157,11 +157,11 @@ type scoper struct{ scope string }
 func (s scoper) create(name, path string) (string, error) {
 	switch {
 	case name == "" && path == "":
-		return "", wire.Invalid("name_required", "one of name or path is required")
+		return "", wire.Invalid(wire.ReasonNameRequired, "one of name or path is required")
 	case name != "" && path != "":
-		return "", wire.Invalid("name_and_path", "name and path are mutually exclusive")
+		return "", wire.Invalid(wire.ReasonNameAndPath, "name and path are mutually exclusive")
 	case strings.Contains(name, "/"):
-		return "", wire.Invalid("invalid_name", "name "+strconv.Quote(name)+` must be a single segment (no "/"); use path for nesting`)
+		return "", wire.Invalid(wire.ReasonInvalidName, "name "+strconv.Quote(name)+` must be a single segment (no "/"); use path for nesting`)
 	case name != "":
 		return "/" + joinPath(s.scope, name), nil
 	case strings.HasPrefix(path, "/"):

@@ -30,7 +30,7 @@ func Invoke[Req, Res any](ctx context.Context, c *Client, m *api.Method[Req, Res
 		if rf := (wire.ReplyFrame{}); json.Unmarshal(line, &rf) == nil && rf.Err() != nil {
 			return zero, rf.Err()
 		}
-		return zero, wire.Internal("decode", "cannot decode the result of "+m.Name+": "+err.Error())
+		return zero, wire.Internal(wire.CauseDecode, "cannot decode the result of "+m.Name+": "+err.Error())
 	}
 	if e := (&wire.ReplyFrame{OK: reply.OK, Error: reply.Error}).Err(); e != nil {
 		var zero Res
@@ -49,14 +49,14 @@ func InvokeRaw[Req, Res any](ctx context.Context, c *Client, m *api.Method[Req, 
 	}
 	var rf wire.ReplyFrame
 	if err := json.Unmarshal(line, &rf); err != nil {
-		return res, nil, wire.Internal("decode", "cannot decode server reply: "+err.Error())
+		return res, nil, wire.Internal(wire.CauseDecode, "cannot decode server reply: "+err.Error())
 	}
 	if e := rf.Err(); e != nil {
 		return res, nil, e
 	}
 	if len(rf.Result) > 0 {
 		if err := json.Unmarshal(rf.Result, &res); err != nil {
-			return res, rf.Result, wire.Internal("decode", "cannot decode the result of "+m.Name+": "+err.Error())
+			return res, rf.Result, wire.Internal(wire.CauseDecode, "cannot decode the result of "+m.Name+": "+err.Error())
 		}
 	}
 	return res, rf.Result, nil
@@ -75,7 +75,7 @@ func (c *Client) invokeLine(ctx context.Context, method string, unbounded bool, 
 func (c *Client) Handshake(ctx context.Context) (api.Handshake, error) {
 	h, err := Invoke(ctx, c, api.ServerHandshake, api.NoParams{})
 	if err == nil && h.Protocol != wire.Protocol {
-		return h, wire.Env("unsupported_version",
+		return h, wire.Env(wire.CauseUnsupportedVersion,
 			"server speaks protocol "+itoa(int64(h.Protocol))+", this client speaks "+itoa(wire.Protocol),
 			"declared_protocol", wire.Protocol, "server_protocol", h.Protocol)
 	}
@@ -142,7 +142,7 @@ func AskRaw(ctx context.Context, c *Client, req api.AskRequest) (api.AskResult, 
 			return api.AskResult{}, nil, err
 		}
 		if run.Agent.UUID == "" {
-			return api.AskResult{}, nil, wire.Internal("decode", "agent.run answered without an agent")
+			return api.AskResult{}, nil, wire.Internal(wire.CauseDecode, "agent.run answered without an agent")
 		}
 		req = req.Resumed(run.Agent.UUID)
 	}

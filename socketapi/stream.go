@@ -50,7 +50,7 @@ func (c *Client) Subscribe(ctx context.Context, method string, params any) (*Str
 		var rf wire.ReplyFrame
 		if err := json.Unmarshal(line, &rf); err != nil {
 			conn.Close()
-			return nil, wire.Internal("decode", err.Error())
+			return nil, wire.Internal(wire.CauseDecode, err.Error())
 		}
 		if rf.IsEvent() {
 			continue // cannot happen before the response; ignore defensively
@@ -78,7 +78,7 @@ func (s *Stream) Next() (*wire.EventFrame, error) {
 		}
 		var ef wire.EventFrame
 		if err := json.Unmarshal(line, &ef); err != nil {
-			return nil, wire.Internal("decode", err.Error())
+			return nil, wire.Internal(wire.CauseDecode, err.Error())
 		}
 		if ef.Event == nil {
 			continue

@@ -93,7 +93,7 @@ func decodeEvent(kind string, raw json.RawMessage) (api.Event, error) {
 	}
 	p, err := api.DecodeEvent(kind, raw)
 	if err != nil {
-		return nil, wire.Internal("decode", "cannot decode event "+kind+": "+err.Error())
+		return nil, wire.Internal(wire.CauseDecode, "cannot decode event "+kind+": "+err.Error())
 	}
 	return p, nil
 }
@@ -250,7 +250,7 @@ func (c *Client) OpenWatch(ctx context.Context) (*WatchStream, error) {
 	var open api.WatchResult
 	if err := json.Unmarshal(st.Result, &open); err != nil {
 		st.Close()
-		return nil, wire.Internal("decode", "cannot decode watch.open: "+err.Error())
+		return nil, wire.Internal(wire.CauseDecode, "cannot decode watch.open: "+err.Error())
 	}
 	w := &WatchStream{Snapshot: open.Snapshot, st: st, seq: open.Snapshot.SnapshotSeq}
 	w.stop = context.AfterFunc(ctx, func() { st.Close() })
@@ -271,13 +271,13 @@ func (w *WatchStream) Next() (Event, error) {
 		RefUUID string `json:"ref_uuid"`
 	}
 	if err := json.Unmarshal(f.Event, &head); err != nil {
-		return Event{}, wire.Internal("decode", "cannot decode an event: "+err.Error())
+		return Event{}, wire.Internal(wire.CauseDecode, "cannot decode an event: "+err.Error())
 	}
 	if f.Seq == 0 {
 		return Event{}, controlEnd(head.Kind, f.Event)
 	}
 	if f.Seq != w.seq+1 {
-		return Event{}, wire.Internal("gap", "watch stream skipped from seq "+itoa(w.seq)+" to "+itoa(f.Seq))
+		return Event{}, wire.Internal(wire.CauseGap, "watch stream skipped from seq "+itoa(w.seq)+" to "+itoa(f.Seq))
 	}
 	w.seq = f.Seq
 	p, err := decodeEvent(head.Kind, f.Event)
@@ -296,21 +296,21 @@ func (w *WatchStream) Close() error {
 // controlEnd is the error a control frame (seq 0) ends a stream with.
 func controlEnd(kind string, raw json.RawMessage) error {
 	if kind == "server_stopping" {
-		return wire.Env("server_stopping", "the orcr server is stopping")
+		return wire.Env(wire.CauseServerStopping, "the orcr server is stopping")
 	}
 	var ce struct {
 		OldestSeq int64 `json:"oldest_seq"`
 	}
 	_ = json.Unmarshal(raw, &ce)
-	return wire.New(wire.ServerError, "the subscription's cursor expired", "reason", "cursor_expired", "oldest_seq", ce.OldestSeq)
+	return wire.New(wire.ServerError, "the subscription's cursor expired", "reason", wire.CauseCursorExpired, "oldest_seq", ce.OldestSeq)
 }
 
 func streamEnd(err error) error {
 	if errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) {
-		return wire.Env("server_unreachable", "the orcr server closed the stream").Wrap(err)
+		return wire.Env(wire.CauseServerUnreachable, "the orcr server closed the stream").Wrap(err)
 	}
 	if _, ok := wire.As(err); ok {
 		return err
 	}
-	return wire.Env("server_unreachable", "the stream broke: "+err.Error()).Wrap(err)
+	return wire.Env(wire.CauseServerUnreachable, "the stream broke: "+err.Error()).Wrap(err)
 }

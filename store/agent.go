@@ -350,7 +350,7 @@ func (t *Tx) SeeWorking(uuid string) error {
 	if err != nil {
 		return err
 	}
-	if !a.Status.In(PaneStatuses...) {
+	if !PaneStatuses.Has(a.Status) {
 		return nil
 	}
 	if a.Turn.Seq == 0 {
@@ -409,7 +409,7 @@ func (t *Tx) RestartIdle(uuid string, at int64) error {
 // MarkBlocked moves a working, idle or parked row to blocked with kind, recording the
 // kind on the open turn (turnSeq, 0 = none). A row in another status is left alone.
 func (t *Tx) MarkBlocked(uuid, kind string, turnSeq int64) error {
-	err := t.casStatus(uuid, []Status{StatusWorking, StatusIdle, StatusParked}, StatusBlocked, "blocked_kind = ?, idle_since = NULL", kind)
+	err := t.casStatus(uuid, BlockableStatuses, StatusBlocked, "blocked_kind = ?, idle_since = NULL", kind)
 	if errors.Is(err, ErrStale) {
 		return nil
 	}
@@ -596,7 +596,7 @@ func (t *Tx) Revive(uuid string, to Status) error {
 // their idle streak (completion must see a fresh one), idle rows restart the park
 // clock; parked rows keep parked_at. No event: clocks are not part of the stream.
 func (t *Tx) Rearm() error {
-	if err := t.exec("re-arm", `UPDATE agents SET idle_since = NULL WHERE managed = 1 AND status IN ('working','blocked')`); err != nil {
+	if err := t.exec("re-arm", `UPDATE agents SET idle_since = NULL WHERE managed = 1 AND status IN (`+BusyStatuses.SQL()+`)`); err != nil {
 		return err
 	}
 	return t.exec("re-arm", `UPDATE agents SET idle_since = ? WHERE managed = 1 AND status = 'idle'`, t.now)

@@ -69,7 +69,7 @@ func (t *Tx) DebugSetAgent(d DebugAgent) (int64, error) {
 // loop named loop (unless one is already active or paused) and a manual run runID of it
 // with status, and returns both uuids.
 func (t *Tx) DebugInsertLoopRun(loop, runID, status string) (loopUUID, runUUID string, err error) {
-	ids, err := t.uuids(`SELECT uuid FROM loops WHERE name = ? AND status IN ('active','paused')`, loop)
+	ids, err := t.uuids(`SELECT uuid FROM loops WHERE name = ? AND status IN (`+LoopLiveStatuses.SQL()+`)`, loop)
 	if err != nil {
 		return "", "", err
 	}

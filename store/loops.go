@@ -70,7 +70,7 @@ func LoopDefByUUID(ctx context.Context, q Querier, uuid string) (LoopDef, error)
 // active or paused definition, else the newest ended one. No row wraps [ErrNotFound].
 func LoopByName(ctx context.Context, q Querier, name string) (LoopDef, error) {
 	d, err := scanLoopDef(q.QueryRowContext(ctx, loopDefSelect+` WHERE l.name = ?
-		ORDER BY (l.status IN ('active','paused')) DESC, l.created_at DESC, l.uuid DESC LIMIT 1`, name))
+		ORDER BY (l.status IN (`+LoopLiveStatuses.SQL()+`)) DESC, l.created_at DESC, l.uuid DESC LIMIT 1`, name))
 	return d, rowErr("loop", err)
 }
 
@@ -106,7 +106,7 @@ func RunIdentityOf(ctx context.Context, q Querier, run string) (RunIdentity, err
 
 // LiveRuns lists the running and stopping runs (of every loop; recovery, timeouts).
 func (db *DB) LiveRuns(ctx context.Context) ([]RunIdentity, error) {
-	return queryRows(ctx, db.r, runIdentitySelect+` WHERE r.status IN ('running','stopping') ORDER BY r.created_at`,
+	return queryRows(ctx, db.r, runIdentitySelect+` WHERE r.status IN (`+RunLiveStatuses.SQL()+`) ORDER BY r.created_at`,
 		nil, scanRunIdentity)
 }
 
@@ -136,7 +136,7 @@ type NewLoop struct {
 // active or paused loop of the same name is a *[LoopNameInUseError], an active agent at
 // or under the name a *[PathInUseError]; then nothing is written.
 func (t *Tx) CreateLoop(n NewLoop) (LoopRow, error) {
-	if occ, err := QueryLoops(t.ctx, t, `WHERE l.name = ? AND l.status IN ('active','paused')`, n.Name); err != nil {
+	if occ, err := QueryLoops(t.ctx, t, `WHERE l.name = ? AND l.status IN (`+LoopLiveStatuses.SQL()+`)`, n.Name); err != nil {
 		return LoopRow{}, err
 	} else if len(occ) > 0 {
 		return LoopRow{}, &LoopNameInUseError{Occupant: occ[0]}
@@ -251,7 +251,7 @@ func (t *Tx) FireLoop(f Fire) (Fired, error) {
 	if f.Manual {
 		kind = "manual"
 	}
-	active, err := t.count(`SELECT count(*) FROM loop_runs WHERE loop_uuid = ? AND status IN ('running','stopping')`, f.Loop)
+	active, err := t.count(`SELECT count(*) FROM loop_runs WHERE loop_uuid = ? AND status IN (`+RunLiveStatuses.SQL()+`)`, f.Loop)
 	if err != nil {
 		return Fired{}, err
 	}
@@ -386,7 +386,7 @@ func (t *Tx) PromoteRun(loop string) (*RunRow, error) {
 	if status != LoopActive {
 		return nil, nil
 	}
-	active, err := t.count(`SELECT count(*) FROM loop_runs WHERE loop_uuid = ? AND status IN ('running','stopping')`, loop)
+	active, err := t.count(`SELECT count(*) FROM loop_runs WHERE loop_uuid = ? AND status IN (`+RunLiveStatuses.SQL()+`)`, loop)
 	if err != nil || active >= max {
 		return nil, err
 	}
@@ -421,7 +421,7 @@ func (t *Tx) StartedRun(s RunStart) error {
 		timeoutAt = t.now + s.TimeoutS*1000
 	}
 	if err := t.execOne("record run start", `UPDATE loop_runs SET pid = ?, pgid = ?, pgid_start_time = ?, started_at = ?,
-		timeout_at = ?, updated_at = ? WHERE uuid = ? AND status IN ('running','stopping')`,
+		timeout_at = ?, updated_at = ? WHERE uuid = ? AND status IN (`+RunLiveStatuses.SQL()+`)`,
 		s.PID, s.PID, nullInt(s.StartTime), t.now, timeoutAt, t.now, s.Run); err != nil {
 		return err
 	}
@@ -484,7 +484,7 @@ func (t *Tx) SetLoopStatus(loop, status string, ev api.LoopChangeEvent, next *in
 		args = append(args, nullInt(*next))
 	}
 	args = append(args, loop)
-	if err := t.execOne("set loop status", q+` WHERE uuid = ? AND status IN ('active','paused')`, args...); err != nil {
+	if err := t.execOne("set loop status", q+` WHERE uuid = ? AND status IN (`+LoopLiveStatuses.SQL()+`)`, args...); err != nil {
 		return err
 	}
 	*ev.Change() = api.LoopChange{UUID: loop, Status: status}
@@ -506,7 +506,7 @@ func (t *Tx) EndLoop(loop, reason string, ev api.LoopChangeEvent) error {
 		}
 	}
 	if err := t.execOne("end loop", `UPDATE loops SET status = 'ended', ended_reason = ?, next_fire_at = NULL, updated_at = ?
-		WHERE uuid = ? AND status IN ('active','paused')`, reason, t.now, loop); err != nil {
+		WHERE uuid = ? AND status IN (`+LoopLiveStatuses.SQL()+`)`, reason, t.now, loop); err != nil {
 		return err
 	}
 	*ev.Change() = api.LoopChange{UUID: loop, Status: LoopEnded, EndedReason: &reason}
@@ -516,5 +516,5 @@ func (t *Tx) EndLoop(loop, reason string, ev api.LoopChangeEvent) error {
 // LiveLoops lists the active and paused loops, oldest first: each has a loop actor, and
 // restart recovery looks at each (docs/loops.md §9.1).
 func (db *DB) LiveLoops(ctx context.Context) ([]string, error) {
-	return queryStrings(db.r, ctx, `SELECT uuid FROM loops WHERE status IN ('active','paused') ORDER BY created_at, uuid`)
+	return queryStrings(db.r, ctx, `SELECT uuid FROM loops WHERE status IN (`+LoopLiveStatuses.SQL()+`) ORDER BY created_at, uuid`)
 }

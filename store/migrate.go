@@ -98,7 +98,7 @@ func migrate(w *sql.DB) (err error) {
 		return err
 	}
 	if cur > SchemaVersion {
-		return wire.Env(CauseVersionMismatch,
+		return wire.Env(wire.CauseStoreVersionMismatch,
 			fmt.Sprintf("store schema version %d is newer than this binary supports (schema version %d); upgrade orcr", cur, SchemaVersion),
 			"store_version", cur, "supported_version", SchemaVersion)
 	}

@@ -63,7 +63,7 @@ func (t *Tx) Promote(a Admission) (Promotion, error) {
 	used := map[string]int{}
 	global := 0
 	rows, err := t.Query(`SELECT COALESCE(agent, ''), count(*) FROM agents WHERE managed = 1
-		AND status NOT IN ('queued','ended','lost') GROUP BY agent`)
+		AND status IN (` + SlotStatuses.SQL() + `) GROUP BY agent`)
 	if err != nil {
 		return res, sqliteErr("count running agents", err)
 	}
@@ -177,7 +177,7 @@ func (t *Tx) reroute(uuid string, fb Fallback) error {
 // shutdown. Rows with a move in flight wait for the next pass.
 func (t *Tx) deadlineSweep(res *Promotion) error {
 	rows, err := t.Query(`SELECT uuid, status FROM agents WHERE managed = 1 AND deadline_at IS NOT NULL
-		AND deadline_at <= ? AND status NOT IN ('ended','lost') AND move_state = 'none'`, t.now)
+		AND deadline_at <= ? AND status NOT IN (`+GoneStatuses.SQL()+`) AND move_state = 'none'`, t.now)
 	if err != nil {
 		return sqliteErr("read deadlines", err)
 	}

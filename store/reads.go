@@ -38,7 +38,7 @@ func closeRows(rows *sql.Rows, what string) error {
 // first.
 func (db *DB) LiveManagedUUIDs(ctx context.Context) ([]string, error) {
 	return queryStrings(db.r, ctx, `SELECT uuid FROM agents WHERE managed = 1
-		AND status IN ('starting','working','idle','blocked','parked','lost') ORDER BY created_at`)
+		AND status IN (`+LiveStatuses.SQL()+`) ORDER BY created_at`)
 }
 
 // GCCandidate is one park or reap candidate of a GC sweep. Leased: the agent has a
@@ -120,7 +120,7 @@ func (db *DB) StalledAgents(ctx context.Context) ([]api.StalledAgent, error) {
 // ActiveLoops lists active and paused loops in creation order.
 func (db *DB) ActiveLoops(ctx context.Context) ([]LoopSummary, error) {
 	rows, err := db.r.QueryContext(ctx, `SELECT name, status, next_fire_at FROM loops
-		WHERE status IN ('active','paused') ORDER BY created_at`)
+		WHERE status IN (`+LoopLiveStatuses.SQL()+`) ORDER BY created_at`)
 	if err != nil {
 		return nil, sqliteErr("read loops", err)
 	}
@@ -139,7 +139,7 @@ func (db *DB) ActiveLoops(ctx context.Context) ([]LoopSummary, error) {
 // LoopActive reports whether an active or paused loop is named name.
 func (db *DB) LoopActive(ctx context.Context, name string) (bool, error) {
 	var n int
-	err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM loops WHERE name = ? AND status IN ('active','paused')`, name).Scan(&n)
+	err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM loops WHERE name = ? AND status IN (`+LoopLiveStatuses.SQL()+`)`, name).Scan(&n)
 	return n > 0, sqliteErr("read loops", err)
 }
 

@@ -33,7 +33,7 @@ func snapshot(ctx context.Context, q Querier) (*Snapshot, error) {
 			s.Queue = append(s.Queue, QueueEntry{UUID: a.UUID, Path: a.Path, Agent: a.Agent})
 		}
 	}
-	loops, err := QueryLoops(ctx, q, `WHERE l.status IN ('active', 'paused') ORDER BY l.created_at, l.uuid`)
+	loops, err := QueryLoops(ctx, q, `WHERE l.status IN (`+LoopLiveStatuses.SQL()+`) ORDER BY l.created_at, l.uuid`)
 	if err != nil {
 		return nil, err
 	}
@@ -44,7 +44,7 @@ func snapshot(ctx context.Context, q Querier) (*Snapshot, error) {
 	}
 	rows, err := q.QueryContext(ctx, `SELECT r.loop_uuid, r.uuid, r.run_id, r.kind, r.status, r.due_at, r.started_at
 		FROM loop_runs r JOIN loops l ON l.uuid = r.loop_uuid
-		WHERE l.status IN ('active', 'paused') AND r.status IN ('running', 'stopping')
+		WHERE l.status IN (`+LoopLiveStatuses.SQL()+`) AND r.status IN (`+RunLiveStatuses.SQL()+`)
 		ORDER BY r.created_at, r.uuid`)
 	if err != nil {
 		return nil, sqliteErr("read runs", err)

@@ -24,13 +24,6 @@ import (
 	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
-// Error causes used in protocol errors returned by this package.
-const (
-	CauseOpenFailed      = "store_open_failed"
-	CauseVersionMismatch = "store_version_mismatch"
-	CauseSQLite          = "sqlite"
-)
-
 // ErrNotFound is returned by the single-row helpers ([AgentByUUID], [LoopByUUID],
 // [RunByUUID]) when no row matches.
 var ErrNotFound = errors.New("store: not found")
@@ -188,7 +181,7 @@ func makePrivate(path string) error {
 }
 
 func openErr(path string, err error) error {
-	return wire.Env(CauseOpenFailed, fmt.Sprintf("cannot open store %s: %v", path, err), "path", path).Wrap(err)
+	return wire.Env(wire.CauseStoreOpenFailed, fmt.Sprintf("cannot open store %s: %v", path, err), "path", path).Wrap(err)
 }
 
 // sqliteErr wraps a SQL failure after open as server_error cause sqlite.
@@ -199,7 +192,7 @@ func sqliteErr(what string, err error) error {
 	if _, ok := wire.As(err); ok {
 		return err
 	}
-	return wire.Internal(CauseSQLite, what+": "+err.Error()).Wrap(err)
+	return wire.Internal(wire.CauseSQLite, what+": "+err.Error()).Wrap(err)
 }
 
 // Close closes both pools. It must not be called while the store actor still runs.

@@ -149,7 +149,7 @@ func TestRefuseNewerVersion(t *testing.T) {
 	raw.Close()
 
 	_, err = store.Open(path)
-	if !wire.Is(err, wire.EnvironmentError, store.CauseVersionMismatch) {
+	if !wire.Is(err, wire.EnvironmentError, wire.CauseStoreVersionMismatch) {
 		t.Fatalf("Open newer store: got %v, want environment_error store_version_mismatch", err)
 	}
 	pe, _ := wire.As(err)
@@ -175,7 +175,7 @@ func TestOpenFailed(t *testing.T) {
 				db.Close()
 				t.Fatal("Open succeeded, want store_open_failed")
 			}
-			if !wire.Is(err, wire.EnvironmentError, store.CauseOpenFailed) {
+			if !wire.Is(err, wire.EnvironmentError, wire.CauseStoreOpenFailed) {
 				t.Errorf("Open: got %v, want environment_error store_open_failed", err)
 			}
 		})

@@ -23,7 +23,7 @@ import (
 const StatusUnknown = api.StatusUnknown
 
 // UnmanagedStatuses are the statuses an active unmanaged row can have.
-var UnmanagedStatuses = []Status{StatusWorking, StatusIdle, StatusBlocked, StatusUnknown}
+var UnmanagedStatuses = StatusSet{StatusWorking, StatusIdle, StatusBlocked, StatusUnknown}
 
 // Sighting is one agent discovery saw in a user session's agent.list.
 type Sighting struct {

@@ -21,6 +21,7 @@ import (
 	"github.com/orcr-go/orcr/actors/provider"
 	"github.com/orcr-go/orcr/actors/provider/providertest"
 	"github.com/orcr-go/orcr/herdr"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 // providerHome is a herdr stand-in home whose server finds the installed CLI name
@@ -279,8 +280,8 @@ func TestClaudeTUIInStandinPaneLive(t *testing.T) {
 	h, sock := claudeHome(t, `{"timings": {"max_starting": "60s"}}`)
 	if os.Geteuid() == 0 {
 		ok, _, e := h.jsonRun(t, "agent.run", 2, "agent", "run", "-a", "claude", "--name", "root", "-p", "hello")
-		if ok || e["code"] != "environment_error" || errDetail(e, "cause") != provider.CauseRefusesRoot {
-			t.Fatalf("agent run -a claude as root without IS_SANDBOX: %v, want environment_error %s", e, provider.CauseRefusesRoot)
+		if ok || e["code"] != "environment_error" || errDetail(e, "cause") != wire.CauseProviderRefusesRoot {
+			t.Fatalf("agent run -a claude as root without IS_SANDBOX: %v, want environment_error %s", e, wire.CauseProviderRefusesRoot)
 		}
 		if rows := h.lsRows(t, "--all"); len(rows) != 0 {
 			t.Fatalf("a refused run left rows: %+v", rows)
@@ -289,9 +290,9 @@ func TestClaudeTUIInStandinPaneLive(t *testing.T) {
 		stopServer(t, h)
 		h.env = append(h.env, provider.ClaudeSandboxEnv+"=yes")
 		ok, _, e = h.jsonRun(t, "agent.run", 2, "agent", "run", "-a", "claude", "--name", "root", "-p", "hello")
-		if ok || errDetail(e, "cause") != provider.CauseRefusesRoot || errDetail(e, "value") != "yes" ||
+		if ok || errDetail(e, "cause") != wire.CauseProviderRefusesRoot || errDetail(e, "value") != "yes" ||
 			!strings.Contains(fmt.Sprint(e["message"]), "IS_SANDBOX=1") {
-			t.Fatalf("agent run -a claude as root with IS_SANDBOX=yes: %v, want environment_error %s naming the value", e, provider.CauseRefusesRoot)
+			t.Fatalf("agent run -a claude as root with IS_SANDBOX=yes: %v, want environment_error %s naming the value", e, wire.CauseProviderRefusesRoot)
 		}
 		if rows := h.lsRows(t, "--all"); len(rows) != 0 {
 			t.Fatalf("a refused run left rows: %+v", rows)
@@ -465,8 +466,8 @@ func TestLoginScreenEndsStartFailed(t *testing.T) {
 		return len(rows) == 1 && rows[0].Status == "idle"
 	})
 	ok, _, e := h.jsonRun(t, "agent.send", 2, "agent", "send", "lg2", "say=later")
-	if ok || e["code"] != "environment_error" || errDetail(e, "cause") != provider.CauseLoginRequired {
-		t.Fatalf("agent send to a mock at its login screen: %v, want environment_error %s", e, provider.CauseLoginRequired)
+	if ok || e["code"] != "environment_error" || errDetail(e, "cause") != wire.CauseProviderLoginRequired {
+		t.Fatalf("agent send to a mock at its login screen: %v, want environment_error %s", e, wire.CauseProviderLoginRequired)
 	}
 	if rows := h.lsRows(t, "lg2"); len(rows) != 1 || rows[0].Status != "idle" {
 		t.Errorf("after the refused send: %+v, want idle", rows)

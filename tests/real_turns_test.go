@@ -23,6 +23,7 @@ import (
 	"github.com/orcr-go/orcr/actors/provider"
 	"github.com/orcr-go/orcr/actors/provider/modeltest"
 	"github.com/orcr-go/orcr/actors/provider/providertest"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/socketapi/remote"
 	_ "modernc.org/sqlite" // the store's driver, to read the turns' usage
 )
@@ -746,8 +747,8 @@ func TestRealLimitFallbackLive(t *testing.T) {
 	// codex follows its limit message with a dialog offering a cheaper model, "Switch"
 	// selected: a send types nothing into it (docs/providers.md §5.2).
 	ok, _, e := h.jsonRun(t, "agent.send", 2, "agent", "send", "lf/cx", "say=not-typed")
-	if ok || e["code"] != "environment_error" || errDetail(e, "cause") != provider.CauseSetupRequired {
-		t.Errorf("agent send to codex at its model offer: %v, want environment_error %s", e, provider.CauseSetupRequired)
+	if ok || e["code"] != "environment_error" || errDetail(e, "cause") != wire.CauseProviderSetupRequired {
+		t.Errorf("agent send to codex at its model offer: %v, want environment_error %s", e, wire.CauseProviderSetupRequired)
 	}
 	cx := pauses(t, h)[provider.Codex]
 	reset := first.Add(900 * time.Second).UnixMilli()

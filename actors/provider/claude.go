@@ -93,7 +93,7 @@ func (c claude) Preflight(r Route, euid int, serverEnv []string) error {
 		msg = "claude takes only " + ClaudeSandboxEnv + "=" + ClaudeSandboxValue + ", not " + ClaudeSandboxEnv + "=" + v + ": " + msg
 		details = append(details, "value", v)
 	}
-	return wire.Env(CauseRefusesRoot, msg, details...)
+	return wire.Env(wire.CauseProviderRefusesRoot, msg, details...)
 }
 
 // ClaudeTrustScreens are phrases of claude's question whether to trust the working

@@ -270,7 +270,7 @@ func (c *CodexCatalog) Models(ctx context.Context) (CodexModels, error) {
 	}
 	models, err := c.fetch(ctx)
 	if err != nil {
-		return nil, wire.Env(CauseModelCatalogUnavailable,
+		return nil, wire.Env(wire.CauseModelCatalogUnavailable,
 			"could not read the codex model catalogue (`"+joinArgv(c.Argv())+"`): "+err.Error()).Wrap(err)
 	}
 	c.models, c.fetchedAt = models, c.now()

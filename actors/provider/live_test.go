@@ -408,14 +408,14 @@ func TestCodexCatalogLive(t *testing.T) {
 	const unlisted = "orcr-no-such-model"
 	_, err = p.Route(nil, unlisted, "high")
 	wantWireError(t, "an unlisted model", err, wire.InvalidRequest, "", map[string]any{
-		"reason": provider.ReasonInvalidModel, "provider": provider.Codex, "model": unlisted,
+		"reason": wire.ReasonInvalidModel, "provider": provider.Codex, "model": unlisted,
 		"valid_models": models.Names(),
 	})
 	const noEffort = "orcr-no-such-effort"
 	m := models[0]
 	_, err = p.Route(nil, m.Model, noEffort)
 	wantWireError(t, "an unlisted effort", err, wire.InvalidRequest, "", map[string]any{
-		"reason": provider.ReasonInvalidEffort, "provider": provider.Codex, "model": m.Model,
+		"reason": wire.ReasonInvalidEffort, "provider": provider.Codex, "model": m.Model,
 		"effort": noEffort, "valid_efforts": m.Efforts,
 	})
 }

@@ -71,7 +71,7 @@ const MockSkipPermissionsFlag = "--skip-permissions"
 // mock_bin_unset.
 func (m mock) LaunchArgv(r Route) ([]string, error) {
 	if m.bin == "" {
-		return nil, wire.Internal(CauseMockBinUnset,
+		return nil, wire.Internal(wire.CauseMockBinUnset,
 			"the mock provider needs "+EnvMockBin+" (the orcr-mock-agent binary) in the server's environment")
 	}
 	if r.Approvals {

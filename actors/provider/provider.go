@@ -28,32 +28,6 @@ const (
 	MockEnvPrefix = "ORCR_MOCK_"
 )
 
-// Cause values this package puts into details.cause.
-const (
-	CauseMockBinUnset            = "mock_bin_unset"            // server_error
-	CauseModelCatalogUnavailable = "model_catalog_unavailable" // environment_error
-	// CauseLoginRequired: the provider's TUI shows its login screen ([Startup.LoginScreens]).
-	CauseLoginRequired = "provider_login_required" // environment_error
-	// CauseTrustRequired: the provider's TUI asks whether to trust the agent's working
-	// directory ([Startup.TrustScreens]).
-	CauseTrustRequired = "provider_trust_required" // environment_error
-	// CauseSetupRequired: the provider's TUI asks a question about its own settings
-	// ([Startup.SetupScreens]).
-	CauseSetupRequired = "provider_setup_required" // environment_error
-	// CauseRefusesRoot: the provider refuses its permission bypass as root
-	// ([Provider.Preflight]).
-	CauseRefusesRoot = "provider_refuses_root" // environment_error
-)
-
-// Reason values this package puts into details.reason of invalid_request errors.
-const (
-	ReasonInvalidModel  = "invalid_model"
-	ReasonInvalidEffort = "invalid_effort"
-	// ReasonNotResumable: herdr's agent_session pointer names no conversation the
-	// provider can resume ([Provider.ResumeArgv]).
-	ReasonNotResumable = "not_resumable"
-)
-
 // Kinds of herdr's agent_session pointer (docs/herdr.md §5.3): a session id or a
 // transcript file.
 const (
@@ -264,14 +238,14 @@ func joinList(s []string) string { return strings.Join(s, ", ") }
 
 // invalidModel is the invalid_request invalid_model error of docs/providers.md §3.1/§4.1.
 func invalidModel(provider, display, model string, valid []string) error {
-	return wire.Invalid(ReasonInvalidModel,
+	return wire.Invalid(wire.ReasonInvalidModel,
 		"invalid "+display+" model `"+model+"`; valid models: "+joinList(valid),
 		"provider", provider, "model", model, "valid_models", append([]string{}, valid...))
 }
 
 // invalidEffort is the invalid_request invalid_effort error of docs/providers.md §3.1/§4.1.
 func invalidEffort(provider, display, model, effort string, valid []string) error {
-	return wire.Invalid(ReasonInvalidEffort,
+	return wire.Invalid(wire.ReasonInvalidEffort,
 		"invalid effort `"+effort+"` for "+display+" model `"+model+"`; valid efforts: "+joinList(valid),
 		"provider", provider, "model", model, "effort", effort, "valid_efforts", append([]string{}, valid...))
 }

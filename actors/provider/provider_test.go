@@ -574,7 +574,7 @@ func TestGate(t *testing.T) {
 		}
 		return ""
 	}}).Startup(nil)
-	const login, trust = provider.CauseLoginRequired, provider.CauseTrustRequired
+	const login, trust = wire.CauseProviderLoginRequired, wire.CauseProviderTrustRequired
 	tests := []struct {
 		name          string
 		st            provider.Startup
@@ -585,13 +585,13 @@ func TestGate(t *testing.T) {
 		{"codex browser sign-in", codex, "  Finish signing in via your browser\n", "finish signing in via your browser", login},
 		{"codex ready composer", codex, "› Explain this codebase\n  gpt-5.6-luna high · ~/src\n", "", ""},
 		{"codex empty screen", codex, "", "", ""},
-		{"codex model offer after its limit", codex, "■ You’ve hit your usage limit.\n\n  Approaching rate limits\n  Switch to gpt-6-luna for lower credit usage?\n› 1. Switch to gpt-6-luna\n", "approaching rate limits", provider.CauseSetupRequired},
+		{"codex model offer after its limit", codex, "■ You’ve hit your usage limit.\n\n  Approaching rate limits\n  Switch to gpt-6-luna for lower credit usage?\n› 1. Switch to gpt-6-luna\n", "approaching rate limits", wire.CauseProviderSetupRequired},
 		{"codex has no trust screen", codex, "Yes, I trust this folder", "", ""},
 		// claude 2.1.328's screens (docs/providers.md §5.2).
 		{"claude trust question", claude, " Accessing workspace:\n\n /tmp/p\n\n Quick safety check: Is this a project you created or one you trust? (Like your own\n ❯ No, exit\n   Yes, I trust this folder\n", "is this a project you created or one you trust", trust},
 		{"claude trust question wrapped by a narrow pane", claude, " Quick safety check: Is this a project you\n created or one you\n trust?", "is this a project you created or one you trust", trust},
 		{"claude api key question", claude, "  Detected a custom API key in your environment\n  Do you want to use this API key?\n    Yes\n  ❯ No (recommended)\n", "do you want to use this api key", login},
-		{"claude auto-mode question", claude, "  Make auto mode your default permission mode?\n\n  Auto mode lets Claude handle permission prompts automatically.\n  ❯ Yes, set auto mode as my default permission mode\n    No, keep manual mode\n", "make auto mode your default permission mode", provider.CauseSetupRequired},
+		{"claude auto-mode question", claude, "  Make auto mode your default permission mode?\n\n  Auto mode lets Claude handle permission prompts automatically.\n  ❯ Yes, set auto mode as my default permission mode\n    No, keep manual mode\n", "make auto mode your default permission mode", wire.CauseProviderSetupRequired},
 		{"claude manual mode input box", claude, "❯ \n  ⏸ manual mode on · ? for shortcuts\n", "", ""},
 		{"claude ready input box", claude, "❯ \n  ⏵⏵ bypass permissions on (shift+tab to cycle)\n", "", ""},
 		{"claude has no codex sign-in", claude, "Sign in with ChatGPT", "", ""},
@@ -639,9 +639,9 @@ func TestPreflight(t *testing.T) {
 			continue
 		}
 		var we *wire.Error
-		if !errors.As(err, &we) || we.Code != wire.EnvironmentError || we.Details["cause"] != provider.CauseRefusesRoot ||
+		if !errors.As(err, &we) || we.Code != wire.EnvironmentError || we.Details["cause"] != wire.CauseProviderRefusesRoot ||
 			!strings.Contains(we.Message, "IS_SANDBOX=1") {
-			t.Errorf("%s: %v, want environment_error %s naming IS_SANDBOX=1", tc.name, err, provider.CauseRefusesRoot)
+			t.Errorf("%s: %v, want environment_error %s naming IS_SANDBOX=1", tc.name, err, wire.CauseProviderRefusesRoot)
 		}
 		if v := strings.TrimPrefix(tc.env[0], "IS_SANDBOX="); v != tc.env[0] && v != "" &&
 			(we.Details["value"] != v || !strings.Contains(we.Message, "not IS_SANDBOX="+v)) {

@@ -6,6 +6,7 @@ import (
 	"unicode"
 
 	"github.com/orcr-go/orcr/config"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 // Fixed timings of the shared startup and delivery recipe (docs/providers.md §5,
@@ -93,7 +94,7 @@ type Startup struct {
 }
 
 // Gate reports the first login, trust or setup phrase screen holds and the cause it
-// stands for ([CauseLoginRequired], [CauseTrustRequired] or [CauseSetupRequired]); ""
+// stands for ([wire.CauseProviderLoginRequired], [wire.CauseProviderTrustRequired] or [wire.CauseProviderSetupRequired]); ""
 // and "" when it holds none.
 // Phrases are compared in lower case with every run of white space (a line break a
 // narrow pane put into the phrase included) taken as one space.
@@ -105,7 +106,7 @@ func (s Startup) Gate(screen string) (phrase, cause string) {
 	for _, g := range []struct {
 		phrases []string
 		cause   string
-	}{{s.LoginScreens, CauseLoginRequired}, {s.TrustScreens, CauseTrustRequired}, {s.SetupScreens, CauseSetupRequired}} {
+	}{{s.LoginScreens, wire.CauseProviderLoginRequired}, {s.TrustScreens, wire.CauseProviderTrustRequired}, {s.SetupScreens, wire.CauseProviderSetupRequired}} {
 		for _, p := range g.phrases {
 			if p != "" && strings.Contains(flat, strings.Join(strings.Fields(p), " ")) {
 				return p, g.cause

@@ -6,7 +6,7 @@ import "github.com/orcr-go/orcr/socketapi/api/wire"
 // (docs/providers.md §3.7, §4.7, §8): display is the provider's display name, why says
 // what is wrong with the pointer.
 func notResumable(display, kind, value, why string) error {
-	return wire.Invalid(ReasonNotResumable,
+	return wire.Invalid(wire.ReasonNotResumable,
 		"cannot resume a "+display+" conversation from agent_session {kind: `"+kind+"`, value: `"+value+"`}: "+why,
 		"kind", kind, "value", value)
 }

@@ -8,10 +8,6 @@ import (
 	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
-// ReasonInvalidCron is the invalid_request reason of every [ParseCron] error
-// (docs/loops.md §3).
-const ReasonInvalidCron = "invalid_cron"
-
 // Cron is a parsed five-field cron expression (docs/loops.md §3). It is immutable and
 // safe for concurrent use.
 type Cron struct {
@@ -49,7 +45,7 @@ var fields = [5]field{
 // Numbers are decimal digits only (leading zeros allowed; no sign). Names, `?`, `L`,
 // `W`, `#`, `@` macros, a seconds or year field and a time-zone prefix are refused.
 //
-// Every error is an invalid_request with reason [ReasonInvalidCron], details {reason,
+// Every error is an invalid_request with reason [wire.ReasonInvalidCron], details {reason,
 // value} plus field (the field's name) when one field is at fault; the message names
 // the field.
 func ParseCron(expr string) (*Cron, error) {
@@ -62,7 +58,7 @@ func ParseCron(expr string) (*Cron, error) {
 	for i, f := range fields {
 		bits, err := f.parse(parts[i])
 		if err != nil {
-			return nil, wire.Invalid(ReasonInvalidCron,
+			return nil, wire.Invalid(wire.ReasonInvalidCron,
 				fmt.Sprintf("invalid cron %q: %s field: %s", expr, f.name, err),
 				"value", expr, "field", f.name)
 		}
@@ -85,7 +81,7 @@ func cronCountError(expr string, parts []string) error {
 	case len(parts) > 5:
 		msg += "; seconds and year fields are not supported"
 	}
-	return wire.Invalid(ReasonInvalidCron, fmt.Sprintf("invalid cron %q: %s", expr, msg), "value", expr)
+	return wire.Invalid(wire.ReasonInvalidCron, fmt.Sprintf("invalid cron %q: %s", expr, msg), "value", expr)
 }
 
 // parse returns the bits a field's text selects, or an error naming what is wrong

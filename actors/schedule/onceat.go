@@ -10,10 +10,6 @@ import (
 	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
-// ReasonInvalidOnceAt is the invalid_request reason of every [ParseOnceAt] error
-// (docs/loops.md §4).
-const ReasonInvalidOnceAt = "invalid_once_at"
-
 // localLayouts are the wall-clock forms of --once-at, read in the loop's zone.
 var localLayouts = []string{
 	"2006-01-02T15:04:05",
@@ -38,7 +34,7 @@ const onceAtForms = "want a duration (30s, 5m, 2h, 1d, 500ms), an RFC 3339 time 
 //     not exist and one inside a fall-back fold exists twice, and both are refused.
 //
 // An instant in the past is accepted: such a loop fires at the scheduler's next tick.
-// Anything else is an invalid_request with reason [ReasonInvalidOnceAt], details
+// Anything else is an invalid_request with reason [wire.ReasonInvalidOnceAt], details
 // {reason, value} (value as given); the message says why. The result is in loc.
 func ParseOnceAt(text string, now time.Time, loc *time.Location) (time.Time, error) {
 	if loc == nil {
@@ -86,7 +82,7 @@ func local(text string, w time.Time, loc *time.Location) (time.Time, error) {
 }
 
 func onceAtError(text, why string) error {
-	return wire.Invalid(ReasonInvalidOnceAt, fmt.Sprintf("invalid --once-at %q: %s", text, why), "value", text)
+	return wire.Invalid(wire.ReasonInvalidOnceAt, fmt.Sprintf("invalid --once-at %q: %s", text, why), "value", text)
 }
 
 // durationShaped reports whether s looks like an attempt at a duration (a digit first,

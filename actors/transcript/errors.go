@@ -6,25 +6,6 @@ import (
 	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
-// Cause values of transcript_unavailable errors (docs/protocol.md §9.3).
-const (
-	// CauseNoSession: no transcript pointer (herdr's agent_session, or the mock's data
-	// dir) is known for the agent.
-	CauseNoSession = "no_session"
-	// CauseNotFound: the pointer names no existing file (rotated or deleted).
-	CauseNotFound = "not_found"
-	// CauseNoFinalResponse: the transcript holds no assistant text entry.
-	CauseNoFinalResponse = "no_final_response"
-	// CauseStale: the file did not reach the cursor recorded at completion in time.
-	CauseStale = "stale"
-	// CauseAmbiguous: several files match and created_at does not single one out;
-	// details.candidates lists them all.
-	CauseAmbiguous = "ambiguous"
-	// CauseReadError: the file (or the directory holding the candidates) could not be
-	// read.
-	CauseReadError = "read_error"
-)
-
 // Unavailable returns a transcript_unavailable error with details.cause set to cause
 // and further details from the key/value pairs kv (as [wire.New]). The caller adds uuid
 // and status.
@@ -41,7 +22,7 @@ const mayBeRotated = "; it may have been rotated or deleted"
 // rather than rotated or deleted. Any other error is returned as it is.
 func NeverWritten(err error) error {
 	pe, ok := wire.As(err)
-	if !ok || !wire.Is(err, wire.TranscriptUnavailable, CauseNotFound) || !strings.HasSuffix(pe.Message, mayBeRotated) {
+	if !ok || !wire.Is(err, wire.TranscriptUnavailable, wire.CauseNotFound) || !strings.HasSuffix(pe.Message, mayBeRotated) {
 		return err
 	}
 	msg := strings.TrimSuffix(pe.Message, mayBeRotated) +

@@ -16,7 +16,7 @@ func TestNeverWritten(t *testing.T) {
 	_, err := transcript.Locate(transcript.Locator{DataDir: dir, DataDirFile: "transcript.jsonl"})
 	got := transcript.NeverWritten(err)
 	pe, ok := wire.As(got)
-	if !ok || !wire.Is(got, wire.TranscriptUnavailable, transcript.CauseNotFound) {
+	if !ok || !wire.Is(got, wire.TranscriptUnavailable, wire.CauseNotFound) {
 		t.Fatalf("NeverWritten(%v) = %v, want transcript_unavailable not_found", err, got)
 	}
 	if !strings.Contains(pe.Message, "never created") || strings.Contains(pe.Message, "rotated") ||

@@ -7,6 +7,8 @@ import (
 	"os"
 	"strconv"
 	"time"
+
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 // FreshPollInterval is how often [WaitFresh] re-reads the file's mtime (docs/lifecycle.md
@@ -82,7 +84,7 @@ func WaitFresh(ctx context.Context, path, cursor string, timeout time.Duration) 
 		return nil
 	}
 	stale := func() error {
-		return Unavailable(CauseStale, "transcript "+path+" did not reach the state recorded at completion (cursor "+
+		return Unavailable(wire.CauseStale, "transcript "+path+" did not reach the state recorded at completion (cursor "+
 			cursor+") within "+timeout.String()+"; it may have been rotated, truncated or deleted")
 	}
 	if _, err := strconv.ParseInt(cursor, 10, 64); err != nil {

@@ -110,11 +110,11 @@ func TestWaitFreshStale(t *testing.T) {
 	p := touch(t, filepath.Join(t.TempDir(), "t.jsonl"), mtime)
 	ahead := strconv.FormatInt(mtime.UnixMilli()+1, 10)
 	err := transcript.WaitFresh(context.Background(), p, ahead, 250*time.Millisecond)
-	if !wire.Is(err, wire.TranscriptUnavailable, transcript.CauseStale) {
+	if !wire.Is(err, wire.TranscriptUnavailable, wire.CauseStale) {
 		t.Errorf("WaitFresh(behind): got %v, want transcript_unavailable stale", err)
 	}
 	err = transcript.WaitFresh(context.Background(), p, "not-a-number", time.Hour)
-	if !wire.Is(err, wire.TranscriptUnavailable, transcript.CauseStale) {
+	if !wire.Is(err, wire.TranscriptUnavailable, wire.CauseStale) {
 		t.Errorf("WaitFresh(malformed cursor): got %v, want transcript_unavailable stale at once", err)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 // Session kinds of herdr's agent_session (herdr.AgentSession.Kind).
@@ -69,12 +71,12 @@ type Locator struct {
 func Locate(l Locator) (string, error) {
 	if l.DataDirFile != "" {
 		if l.DataDir == "" {
-			return "", Unavailable(CauseNoSession, "agent has no data dir, so no transcript")
+			return "", Unavailable(wire.CauseNoSession, "agent has no data dir, so no transcript")
 		}
 		return single(filepath.Join(l.DataDir, l.DataDirFile))
 	}
 	if l.SessionValue == "" {
-		return "", Unavailable(CauseNoSession, "no agent_session reported for the agent yet; no transcript to read")
+		return "", Unavailable(wire.CauseNoSession, "no agent_session reported for the agent yet; no transcript to read")
 	}
 	if l.SessionKind == SessionKindPath {
 		p := l.SessionValue
@@ -88,13 +90,13 @@ func Locate(l Locator) (string, error) {
 	}
 	id := l.SessionValue
 	if id == "." || id == ".." || strings.ContainsAny(id, `/\`+"\x00") {
-		return "", Unavailable(CauseNotFound, fmt.Sprintf("session id %q names no transcript file", id))
+		return "", Unavailable(wire.CauseNotFound, fmt.Sprintf("session id %q names no transcript file", id))
 	}
 	home := l.Home
 	if home == "" && (l.Format == FormatClaude && l.ClaudeDir == "" || l.Format == FormatCodex && l.CodexHome == "") {
 		h, err := os.UserHomeDir()
 		if err != nil {
-			return "", Unavailable(CauseReadError, "cannot find the home directory: "+err.Error()).Wrap(err)
+			return "", Unavailable(wire.CauseReadError, "cannot find the home directory: "+err.Error()).Wrap(err)
 		}
 		home = h
 	}
@@ -106,7 +108,7 @@ func Locate(l Locator) (string, error) {
 	case FormatCodex:
 		cands, err = codexCandidates(orDir(l.CodexHome, home, ".codex"), id)
 	default:
-		return "", Unavailable(CauseReadError, fmt.Sprintf("unknown transcript format %q", l.Format)).Wrap(ErrUnknownFormat)
+		return "", Unavailable(wire.CauseReadError, fmt.Sprintf("unknown transcript format %q", l.Format)).Wrap(ErrUnknownFormat)
 	}
 	if err != nil {
 		return "", err
@@ -153,7 +155,7 @@ func claudeCandidates(dir, cwd, id string) ([]string, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, Unavailable(CauseReadError, "cannot list claude projects: "+err.Error()).Wrap(err)
+		return nil, Unavailable(wire.CauseReadError, "cannot list claude projects: "+err.Error()).Wrap(err)
 	}
 	var out []string
 	for _, d := range dirs {
@@ -190,7 +192,7 @@ func codexCandidates(dir, id string) ([]string, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, Unavailable(CauseReadError, "cannot list codex sessions: "+err.Error()).Wrap(err)
+		return nil, Unavailable(wire.CauseReadError, "cannot list codex sessions: "+err.Error()).Wrap(err)
 	}
 	return out, nil
 }
@@ -201,7 +203,7 @@ func choose(cands []string, createdAt time.Time, what string) (string, error) {
 	cands = slices.Compact(cands)
 	switch len(cands) {
 	case 0:
-		return "", Unavailable(CauseNotFound, "no transcript file for "+what+mayBeRotated)
+		return "", Unavailable(wire.CauseNotFound, "no transcript file for "+what+mayBeRotated)
 	case 1:
 		return cands[0], nil
 	}
@@ -215,7 +217,7 @@ func choose(cands []string, createdAt time.Time, what string) (string, error) {
 	if len(fresh) == 1 {
 		return fresh[0], nil
 	}
-	return "", Unavailable(CauseAmbiguous,
+	return "", Unavailable(wire.CauseAmbiguous,
 		fmt.Sprintf("%d transcript files match %s; refusing to guess", len(cands), what),
 		"candidates", cands)
 }
@@ -229,12 +231,12 @@ func single(p string) (string, error) {
 	case err == nil || errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
 		return "", notFound(p)
 	default:
-		return "", Unavailable(CauseReadError, "cannot stat transcript: "+err.Error()).Wrap(err)
+		return "", Unavailable(wire.CauseReadError, "cannot stat transcript: "+err.Error()).Wrap(err)
 	}
 }
 
 func notFound(p string) error {
-	return Unavailable(CauseNotFound, "transcript file "+p+" does not exist"+mayBeRotated)
+	return Unavailable(wire.CauseNotFound, "transcript file "+p+" does not exist"+mayBeRotated)
 }
 
 // isFile reports whether p is an existing regular file (symlinks followed).

@@ -74,14 +74,14 @@ func TestLocate(t *testing.T) {
 			setup: func(t *testing.T, home string) (transcript.Locator, string) {
 				return transcript.Locator{DataDirFile: "transcript.jsonl", SessionValue: sid}, ""
 			},
-			wantCause: transcript.CauseNoSession,
+			wantCause: wire.CauseNoSession,
 		},
 		{
 			name: "mock file missing",
 			setup: func(t *testing.T, home string) (transcript.Locator, string) {
 				return transcript.Locator{DataDir: home, DataDirFile: "transcript.jsonl"}, ""
 			},
-			wantCause: transcript.CauseNotFound,
+			wantCause: wire.CauseNotFound,
 		},
 		{
 			name: "no session",
@@ -89,7 +89,7 @@ func TestLocate(t *testing.T) {
 				touch(t, claudeFile(home, transcript.ClaudeProjectSlug(cwd)), after)
 				return transcript.Locator{Home: home, Format: transcript.FormatClaude, Cwd: cwd, SessionKind: "id"}, ""
 			},
-			wantCause: transcript.CauseNoSession,
+			wantCause: wire.CauseNoSession,
 		},
 		{
 			name: "path session",
@@ -111,14 +111,14 @@ func TestLocate(t *testing.T) {
 			setup: func(t *testing.T, home string) (transcript.Locator, string) {
 				return transcript.Locator{Home: home, Format: transcript.FormatClaude, SessionKind: "path", SessionValue: filepath.Join(home, "nope.jsonl")}, ""
 			},
-			wantCause: transcript.CauseNotFound,
+			wantCause: wire.CauseNotFound,
 		},
 		{
 			name: "path session is a directory",
 			setup: func(t *testing.T, home string) (transcript.Locator, string) {
 				return transcript.Locator{Home: home, Format: transcript.FormatClaude, SessionKind: "path", SessionValue: home}, ""
 			},
-			wantCause: transcript.CauseNotFound,
+			wantCause: wire.CauseNotFound,
 		},
 		{
 			name: "claude cwd project wins over others",
@@ -169,7 +169,7 @@ func TestLocate(t *testing.T) {
 				touch(t, claudeFile(home, "-a"), after)
 				return transcript.Locator{Home: home, Format: transcript.FormatClaude, Cwd: cwd, SessionValue: sid, CreatedAt: created}, ""
 			},
-			wantCause: transcript.CauseAmbiguous,
+			wantCause: wire.CauseAmbiguous,
 			candidates: func(home string) []string {
 				return []string{claudeFile(home, "-a"), claudeFile(home, "-b")}
 			},
@@ -181,7 +181,7 @@ func TestLocate(t *testing.T) {
 				touch(t, claudeFile(home, "-b"), before)
 				return transcript.Locator{Home: home, Format: transcript.FormatClaude, SessionValue: sid, CreatedAt: created}, ""
 			},
-			wantCause: transcript.CauseAmbiguous,
+			wantCause: wire.CauseAmbiguous,
 			candidates: func(home string) []string {
 				return []string{claudeFile(home, "-a"), claudeFile(home, "-b")}
 			},
@@ -192,14 +192,14 @@ func TestLocate(t *testing.T) {
 				touch(t, filepath.Join(home, ".claude", "projects", "-x", "other.jsonl"), after)
 				return transcript.Locator{Home: home, Format: transcript.FormatClaude, Cwd: cwd, SessionValue: sid, CreatedAt: created}, ""
 			},
-			wantCause: transcript.CauseNotFound,
+			wantCause: wire.CauseNotFound,
 		},
 		{
 			name: "claude no projects dir",
 			setup: func(t *testing.T, home string) (transcript.Locator, string) {
 				return transcript.Locator{Home: home, Format: transcript.FormatClaude, Cwd: cwd, SessionValue: sid}, ""
 			},
-			wantCause: transcript.CauseNotFound,
+			wantCause: wire.CauseNotFound,
 		},
 		{
 			name: "session id with a path separator matches nothing",
@@ -207,7 +207,7 @@ func TestLocate(t *testing.T) {
 				touch(t, filepath.Join(home, ".claude", "secret.jsonl"), after)
 				return transcript.Locator{Home: home, Format: transcript.FormatClaude, SessionValue: "../../secret"}, ""
 			},
-			wantCause: transcript.CauseNotFound,
+			wantCause: wire.CauseNotFound,
 		},
 		{
 			name: "codex one rollout",
@@ -224,7 +224,7 @@ func TestLocate(t *testing.T) {
 				touch(t, filepath.Join(home, ".codex", "sessions", "2026", "03", "04", "rollout-x"+sid+".jsonl"), after)
 				return transcript.Locator{Home: home, Format: transcript.FormatCodex, SessionValue: sid, CreatedAt: created}, ""
 			},
-			wantCause: transcript.CauseNotFound,
+			wantCause: wire.CauseNotFound,
 		},
 		{
 			name: "codex several, created_at picks",
@@ -241,7 +241,7 @@ func TestLocate(t *testing.T) {
 				touch(t, codexFile(home, "03", "2026-03-03T09-00-00"), after)
 				return transcript.Locator{Home: home, Format: transcript.FormatCodex, SessionValue: sid, CreatedAt: created}, ""
 			},
-			wantCause: transcript.CauseAmbiguous,
+			wantCause: wire.CauseAmbiguous,
 			candidates: func(home string) []string {
 				return []string{codexFile(home, "02", "2026-03-02T09-00-00"), codexFile(home, "03", "2026-03-03T09-00-00")}
 			},
@@ -262,21 +262,21 @@ func TestLocate(t *testing.T) {
 				}
 				return transcript.Locator{Home: home, Format: transcript.FormatCodex, SessionValue: sid, CreatedAt: created}, ""
 			},
-			wantCause: transcript.CauseNotFound,
+			wantCause: wire.CauseNotFound,
 		},
 		{
 			name: "codex no sessions dir",
 			setup: func(t *testing.T, home string) (transcript.Locator, string) {
 				return transcript.Locator{Home: home, Format: transcript.FormatCodex, SessionValue: sid}, ""
 			},
-			wantCause: transcript.CauseNotFound,
+			wantCause: wire.CauseNotFound,
 		},
 		{
 			name: "unknown format",
 			setup: func(t *testing.T, home string) (transcript.Locator, string) {
 				return transcript.Locator{Home: home, Format: "gemini", SessionValue: sid}, ""
 			},
-			wantCause: transcript.CauseReadError,
+			wantCause: wire.CauseReadError,
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -321,14 +321,14 @@ func TestLocateUnreadableRoot(t *testing.T) {
 	}
 	t.Cleanup(func() { os.Chmod(sessions, 0o755) })
 	_, err := transcript.Locate(transcript.Locator{Home: home, Format: transcript.FormatCodex, SessionValue: "s1"})
-	if !wire.Is(err, wire.TranscriptUnavailable, transcript.CauseReadError) {
+	if !wire.Is(err, wire.TranscriptUnavailable, wire.CauseReadError) {
 		t.Errorf("Locate: got %v, want transcript_unavailable read_error", err)
 	}
 }
 
 func TestUnavailable(t *testing.T) {
-	err := transcript.Unavailable(transcript.CauseAmbiguous, "two files", "candidates", []string{"a", "b"})
-	if err.Code != wire.TranscriptUnavailable || err.Cause() != transcript.CauseAmbiguous || err.Message != "two files" {
+	err := transcript.Unavailable(wire.CauseAmbiguous, "two files", "candidates", []string{"a", "b"})
+	if err.Code != wire.TranscriptUnavailable || err.Cause() != wire.CauseAmbiguous || err.Message != "two files" {
 		t.Errorf("Unavailable: got %+v", err)
 	}
 	if d := cmp.Diff([]string{"a", "b"}, err.Details["candidates"]); d != "" {

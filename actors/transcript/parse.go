@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 // Transcript formats: which parser reads a provider's files. The values equal the
@@ -75,15 +77,15 @@ func Read(path, format string) ([]Entry, error) {
 // readTranscript reads the file at path for [Read] and [ReadTools], with their errors.
 func readTranscript(path, format string) ([]byte, error) {
 	if format != FormatClaude && format != FormatCodex {
-		return nil, Unavailable(CauseReadError, fmt.Sprintf("unknown transcript format %q", format)).
+		return nil, Unavailable(wire.CauseReadError, fmt.Sprintf("unknown transcript format %q", format)).
 			Wrap(ErrUnknownFormat)
 	}
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, Unavailable(CauseNotFound, "transcript file "+path+" no longer exists (rotated or deleted)").Wrap(err)
+		return nil, Unavailable(wire.CauseNotFound, "transcript file "+path+" no longer exists (rotated or deleted)").Wrap(err)
 	}
 	if err != nil {
-		return nil, Unavailable(CauseReadError, "cannot read transcript: "+err.Error()).Wrap(err)
+		return nil, Unavailable(wire.CauseReadError, "cannot read transcript: "+err.Error()).Wrap(err)
 	}
 	return data, nil
 }

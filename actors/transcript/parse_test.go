@@ -146,7 +146,7 @@ func TestParseUnknownFormat(t *testing.T) {
 		t.Errorf("Parse(gemini): got %v, want ErrUnknownFormat", err)
 	}
 	_, err := transcript.Read(filepath.Join("testdata", "mock", "turns.jsonl"), "gemini")
-	if !wire.Is(err, wire.TranscriptUnavailable, transcript.CauseReadError) {
+	if !wire.Is(err, wire.TranscriptUnavailable, wire.CauseReadError) {
 		t.Errorf("Read(gemini): got %v, want transcript_unavailable read_error", err)
 	}
 }
@@ -177,11 +177,11 @@ func TestParseTokensAreNumbers(t *testing.T) {
 func TestReadErrors(t *testing.T) {
 	dir := t.TempDir()
 	_, err := transcript.Read(filepath.Join(dir, "gone.jsonl"), transcript.FormatClaude)
-	if !wire.Is(err, wire.TranscriptUnavailable, transcript.CauseNotFound) {
+	if !wire.Is(err, wire.TranscriptUnavailable, wire.CauseNotFound) {
 		t.Errorf("Read(missing): got %v, want transcript_unavailable not_found", err)
 	}
 	_, err = transcript.Read(dir, transcript.FormatCodex)
-	if !wire.Is(err, wire.TranscriptUnavailable, transcript.CauseReadError) {
+	if !wire.Is(err, wire.TranscriptUnavailable, wire.CauseReadError) {
 		t.Errorf("Read(directory): got %v, want transcript_unavailable read_error", err)
 	}
 	if pe, _ := wire.As(err); pe != nil && len(pe.Details) != 1 {

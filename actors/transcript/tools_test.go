@@ -129,11 +129,11 @@ func TestToolsErrors(t *testing.T) {
 		t.Errorf("Tools(gemini): got %v, want ErrUnknownFormat", err)
 	}
 	_, err := transcript.ReadTools(filepath.Join("testdata", "claude", "tools.jsonl"), "gemini")
-	if !wire.Is(err, wire.TranscriptUnavailable, transcript.CauseReadError) {
+	if !wire.Is(err, wire.TranscriptUnavailable, wire.CauseReadError) {
 		t.Errorf("ReadTools(gemini): got %v, want transcript_unavailable read_error", err)
 	}
 	_, err = transcript.ReadTools(filepath.Join(t.TempDir(), "gone.jsonl"), transcript.FormatCodex)
-	if !wire.Is(err, wire.TranscriptUnavailable, transcript.CauseNotFound) {
+	if !wire.Is(err, wire.TranscriptUnavailable, wire.CauseNotFound) {
 		t.Errorf("ReadTools(missing): got %v, want transcript_unavailable not_found", err)
 	}
 }

@@ -28,10 +28,6 @@ import (
 	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
-// CauseUnsupportedPlatform is the environment_error cause on a platform without a
-// supported service manager: anything but Linux and macOS.
-const CauseUnsupportedPlatform = "unsupported_platform"
-
 // Values are what a unit carries (docs/loops.md §12.1).
 type Values struct {
 	// Orcr is the absolute path of the orcr binary the unit runs as
@@ -174,7 +170,7 @@ func (m Manager) commands() commands {
 func (m Manager) platform() (platform, Unit, error) {
 	p, ok := platforms[m.goos()]
 	if !ok {
-		return platform{}, Unit{}, wire.Env(CauseUnsupportedPlatform,
+		return platform{}, Unit{}, wire.Env(wire.CauseUnsupportedPlatform,
 			fmt.Sprintf("start at login is supported on Linux (systemd) and macOS (launchd), not on %s", m.goos()),
 			"platform", m.goos())
 	}
@@ -325,14 +321,14 @@ func checkValues(v Values, p platform) error {
 
 // valueError is the server_start_failed of a value a unit cannot carry.
 func valueError(name, value, problem string) error {
-	return wire.Env(config.CauseServerStartFailed,
+	return wire.Env(wire.CauseServerStartFailed,
 		fmt.Sprintf("cannot write the start-at-login unit: %s %q %s", name, value, problem),
 		"value_of", name, "value", value)
 }
 
 // fileError is the server_start_failed of a file-system failure on the unit.
 func fileError(verb, path string, err error) error {
-	return wire.Env(config.CauseServerStartFailed,
+	return wire.Env(wire.CauseServerStartFailed,
 		fmt.Sprintf("cannot %s the start-at-login unit %s: %v", verb, path, err), "path", path).Wrap(err)
 }
 
@@ -372,7 +368,7 @@ func writeUnit(path string, content []byte) (changed bool, err error) {
 func userHome(getenv func(string) string) (string, error) {
 	home := getenv("HOME")
 	if home == "" {
-		return "", wire.Env(config.CauseNoHomeDir, "cannot locate the start-at-login unit: HOME is not set")
+		return "", wire.Env(wire.CauseNoHomeDir, "cannot locate the start-at-login unit: HOME is not set")
 	}
 	return home, nil
 }

@@ -261,7 +261,7 @@ func TestUnsupportedPlatform(t *testing.T) {
 		_, errDisable := m.Disable(context.Background())
 		_, errUnit := m.Unit()
 		for _, err := range []error{errEnable, errDisable, errUnit} {
-			if !wire.Is(err, wire.EnvironmentError, service.CauseUnsupportedPlatform) {
+			if !wire.Is(err, wire.EnvironmentError, wire.CauseUnsupportedPlatform) {
 				t.Errorf("%s: got %v, want environment_error unsupported_platform", goos, err)
 			}
 		}

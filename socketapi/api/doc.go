@@ -31,8 +31,9 @@
 //
 // A refused request is an *[Error] holding one of the nine codes ([CodeNotFound],
 // [CodeInvalidRequest], …), a message and details such as the reason; [IsCode] matches
-// one. The codes, their exit statuses, the envelopes, the framing and the control frame
-// kinds are in [wire].
+// one. The codes, their exit statuses, the reasons and causes details carry
+// ([wire.Reasons]), the envelopes, the framing and the control frame kinds are in
+// [wire].
 //
 // # The schema document
 //

@@ -132,7 +132,7 @@ func DecodeParams(raw json.RawMessage, v any) error {
 		return nil
 	}
 	if raw[0] != '{' {
-		return wire.Invalid("wrong_type", "params must be a JSON object", "field", "params", "expected", "object")
+		return wire.Invalid(wire.ReasonWrongType, "params must be a JSON object", "field", "params", "expected", "object")
 	}
 	err := json.Unmarshal(raw, v)
 	var te *json.UnmarshalTypeError
@@ -145,10 +145,10 @@ func DecodeParams(raw json.RawMessage, v any) error {
 			field = "params"
 		}
 		want := jsonKind(te.Type)
-		return wire.Invalid("wrong_type", fmt.Sprintf("param `%s` must be %s, not %s", field, want, te.Value),
+		return wire.Invalid(wire.ReasonWrongType, fmt.Sprintf("param `%s` must be %s, not %s", field, want, te.Value),
 			"field", field, "expected", want, "got", te.Value)
 	default:
-		return wire.Invalid("wrong_type", "params cannot be read: "+err.Error(), "field", "params")
+		return wire.Invalid(wire.ReasonWrongType, "params cannot be read: "+err.Error(), "field", "params")
 	}
 }
 

@@ -105,10 +105,10 @@ func (r *connReader) loop(nc net.Conn) {
 		case errors.Is(err, wire.ErrFrameTooLarge):
 			r.reply(nil, nil, wire.FrameTooLarge(r.s.maxFrame, 0))
 		case errors.Is(err, wire.ErrTruncatedFrame):
-			r.reply(nil, nil, wire.Invalid("truncated_frame", "connection ended inside a frame"))
+			r.reply(nil, nil, wire.Invalid(wire.ReasonTruncatedFrame, "connection ended inside a frame"))
 		case errors.Is(err, io.EOF), errors.Is(err, net.ErrClosed):
 		default:
-			r.reply(nil, nil, wire.Internal("socket_io", "socket read failed: "+err.Error()))
+			r.reply(nil, nil, wire.Internal(wire.CauseSocketIO, "socket read failed: "+err.Error()))
 		}
 		return
 	}
@@ -133,12 +133,12 @@ func (r *connReader) handle(line []byte) {
 
 	h, ok := r.s.handlers[req.Method]
 	if !ok {
-		r.reply(req.ID, nil, wire.Invalid("unknown_method", "unknown method `"+req.Method+"`", "method", req.Method))
+		r.reply(req.ID, nil, wire.Invalid(wire.ReasonUnknownMethod, "unknown method `"+req.Method+"`", "method", req.Method))
 		return
 	}
 	if h.decode != nil {
 		if _, err := h.decode(req.Params); err != nil {
-			r.reply(req.ID, nil, wire.From(err, "internal"))
+			r.reply(req.ID, nil, wire.From(err, wire.CauseInternal))
 			return
 		}
 	}
@@ -151,7 +151,7 @@ func (r *connReader) handle(line []byte) {
 		call.finish(res, err)
 	default:
 		if !r.s.inflight.start() {
-			call.finish(nil, wire.Internal("stopping", "the server is stopping"))
+			call.finish(nil, wire.Internal(wire.CauseStopping, "the server is stopping"))
 			return
 		}
 		go func() {
@@ -168,7 +168,7 @@ func serverStoppingFrame(sub int64) []byte {
 }
 
 func unsupportedVersion(declared int64) *wire.Error {
-	return wire.Env("unsupported_version",
+	return wire.Env(wire.CauseUnsupportedVersion,
 		"client declared socket protocol "+itoa(declared)+" but this orcr server speaks "+itoa(wire.Protocol),
 		"declared_protocol", declared, "server_protocol", wire.Protocol)
 }
@@ -192,7 +192,7 @@ func (c *Call) Params(v any) {
 func (c *Call) finish(res any, err error) {
 	var perr *wire.Error
 	if err != nil {
-		perr = wire.From(err, "internal")
+		perr = wire.From(err, wire.CauseInternal)
 	}
 	c.s.writeResponse(c.w, c.Req.ID, res, perr, c.after)
 }

@@ -57,7 +57,7 @@ func (s *Server) methodTable(table []api.Spec) map[string]handler {
 		default:
 			name := info.Name
 			h = handler{inline: func(*Call) (any, error) {
-				return nil, wire.Invalid("not_implemented", "method `"+name+"` is not implemented yet", "method", name)
+				return nil, wire.Invalid(wire.ReasonNotImplemented, "method `"+name+"` is not implemented yet", "method", name)
 			}}
 		}
 		out[info.Name] = h

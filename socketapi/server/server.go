@@ -247,7 +247,7 @@ func (s *Server) takeLock(ctx context.Context, client *socketapi.Client) (bool, 
 	for {
 		ok, err := s.lock.TryLock()
 		if err != nil {
-			return false, wire.Env("store_locked", "cannot take the instance lock "+s.paths.Lock+": "+err.Error()).Wrap(err)
+			return false, wire.Env(wire.CauseStoreLocked, "cannot take the instance lock "+s.paths.Lock+": "+err.Error()).Wrap(err)
 		}
 		if ok {
 			return true, nil
@@ -257,7 +257,7 @@ func (s *Server) takeLock(ctx context.Context, client *socketapi.Client) (bool, 
 			return false, nil
 		}
 		if ctx.Err() != nil || time.Now().After(deadline) {
-			return false, wire.Env("server_start_failed", "another process holds the instance lock but no server became ready",
+			return false, wire.Env(wire.CauseServerStartFailed, "another process holds the instance lock but no server became ready",
 				"last_error", last.Error())
 		}
 		t := time.NewTimer(delay)
@@ -277,7 +277,7 @@ func (s *Server) openLog() error {
 	}
 	f, err := openRotating(s.paths.ServerLog, s.cfg.Logs.MaxBytes, s.cfg.Logs.MaxFiles)
 	if err != nil {
-		return wire.Env("home_create_failed", "cannot open "+s.paths.ServerLog+": "+err.Error()).Wrap(err)
+		return wire.Env(wire.CauseHomeCreateFailed, "cannot open "+s.paths.ServerLog+": "+err.Error()).Wrap(err)
 	}
 	s.logFile = f
 	s.log = newFileLog(f)
@@ -307,14 +307,14 @@ func (s *Server) bind() error {
 	}
 	if exists {
 		if err := os.Remove(s.paths.Socket); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return wire.Env("server_start_failed", "cannot remove stale socket "+s.paths.Socket+": "+err.Error()).Wrap(err)
+			return wire.Env(wire.CauseServerStartFailed, "cannot remove stale socket "+s.paths.Socket+": "+err.Error()).Wrap(err)
 		}
 	}
 	old := syscall.Umask(0o077)
 	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: s.paths.Socket, Net: "unix"})
 	syscall.Umask(old)
 	if err != nil {
-		return wire.Env("server_start_failed", "cannot bind "+s.paths.Socket+": "+err.Error()).Wrap(err)
+		return wire.Env(wire.CauseServerStartFailed, "cannot bind "+s.paths.Socket+": "+err.Error()).Wrap(err)
 	}
 	ln.SetUnlinkOnClose(false)
 	os.Chmod(s.paths.Socket, 0o600)
@@ -506,7 +506,7 @@ func (s *Server) closeResources() {
 func (s *Server) writeResponse(w *connWriter, id json.RawMessage, result any, perr *wire.Error, after func()) {
 	frame, err := wire.EncodeResponse(id, result, perr)
 	if err != nil {
-		frame, _ = wire.EncodeResponse(id, nil, wire.Internal("encode", "cannot encode result: "+err.Error()))
+		frame, _ = wire.EncodeResponse(id, nil, wire.Internal(wire.CauseEncode, "cannot encode result: "+err.Error()))
 	}
 	w.WriteNow(frame, after)
 }

@@ -346,13 +346,13 @@ func (s *Server) unauthorized(w http.ResponseWriter, err error) {
 func readActionBody(w http.ResponseWriter, r *http.Request) (body json.RawMessage, ok bool) {
 	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
 		writeEnvelope(w, http.StatusUnsupportedMediaType, envelope{Error: wire.New(wire.InvalidRequest,
-			"actions take a JSON body (Content-Type: application/json)", "reason", "bad_json")})
+			"actions take a JSON body (Content-Type: application/json)", "reason", wire.ReasonBadJSON)})
 		return nil, false
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxActionBody))
 	if err != nil {
 		writeEnvelope(w, http.StatusRequestEntityTooLarge, envelope{Error: wire.New(wire.InvalidRequest,
-			"the request body is larger than "+strconv.Itoa(maxActionBody)+" bytes", "reason", "frame_too_large",
+			"the request body is larger than "+strconv.Itoa(maxActionBody)+" bytes", "reason", wire.ReasonFrameTooLarge,
 			"limit_bytes", maxActionBody)})
 		return nil, false
 	}
@@ -362,7 +362,7 @@ func readActionBody(w http.ResponseWriter, r *http.Request) (body json.RawMessag
 // actionError answers an action the facade refused, with the error's protocol code and
 // its HTTP status.
 func (s *Server) actionError(w http.ResponseWriter, r *http.Request, err error) {
-	pe := wire.From(err, "internal")
+	pe := wire.From(err, wire.CauseInternal)
 	if pe.Code == wire.ServerError {
 		s.log.Error("dashboard: an action failed", "path", r.URL.Path, "err", err)
 	}
@@ -438,7 +438,7 @@ func decodeBody(body json.RawMessage, v any) error {
 	d := json.NewDecoder(bytes.NewReader(body))
 	d.DisallowUnknownFields()
 	if err := d.Decode(v); err != nil {
-		return wire.New(wire.InvalidRequest, "bad action body: "+err.Error(), "reason", "bad_json")
+		return wire.New(wire.InvalidRequest, "bad action body: "+err.Error(), "reason", wire.ReasonBadJSON)
 	}
 	return nil
 }

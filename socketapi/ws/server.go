@@ -60,13 +60,13 @@ func Bind(cfg config.Remote) (net.Listener, error) {
 	}
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
-		return nil, wire.Env("config_invalid", "cannot listen on remote.listen `"+cfg.Listen+"`: "+err.Error())
+		return nil, wire.Env(wire.CauseConfigInvalid, "cannot listen on remote.listen `"+cfg.Listen+"`: "+err.Error())
 	}
 	if cfg.TLSCert != "" {
 		cert, err := tls.LoadX509KeyPair(cfg.TLSCert, cfg.TLSKey)
 		if err != nil {
 			ln.Close()
-			return nil, wire.Env("config_invalid", "cannot load remote.tls_cert / remote.tls_key: "+err.Error())
+			return nil, wire.Env(wire.CauseConfigInvalid, "cannot load remote.tls_cert / remote.tls_key: "+err.Error())
 		}
 		ln = tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
 	}

@@ -86,5 +86,5 @@ func sqlErr(what string, err error) error {
 	if _, ok := wire.As(err); ok {
 		return err
 	}
-	return wire.Internal(store.CauseSQLite, what+": "+err.Error()).Wrap(err)
+	return wire.Internal(wire.CauseSQLite, what+": "+err.Error()).Wrap(err)
 }

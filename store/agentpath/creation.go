@@ -29,14 +29,14 @@ import (
 func Creation(scope, name, path string, rnd func() string) (effective string, err error) {
 	switch {
 	case name == "" && path == "":
-		return "", wire.Invalid(ReasonNameRequired, "one of name or path is required")
+		return "", wire.Invalid(wire.ReasonNameRequired, "one of name or path is required")
 	case name != "" && path != "":
-		return "", wire.Invalid(ReasonNameAndPath, "name and path are mutually exclusive")
+		return "", wire.Invalid(wire.ReasonNameAndPath, "name and path are mutually exclusive")
 	}
 	if name != "" {
 		name = ExpandRand(name, rnd)
 		if strings.Contains(name, "/") {
-			return "", wire.Invalid(ReasonInvalidName,
+			return "", wire.Invalid(wire.ReasonInvalidName,
 				fmt.Sprintf("name %q must be a single segment (no \"/\"); use path for nesting", name))
 		}
 		effective = Join(scope, name)
@@ -53,7 +53,7 @@ func Creation(scope, name, path string, rnd func() string) (effective string, er
 }
 
 func reservedName(name, msg string) error {
-	return wire.Invalid(ReasonReservedName, msg, "name", name)
+	return wire.Invalid(wire.ReasonReservedName, msg, "name", name)
 }
 
 // CheckLoopNamespace enforces loop namespace protection (docs/lifecycle.md §2.5, docs/cli.md §3.3
@@ -73,7 +73,7 @@ func CheckLoopNamespace(ctx context.Context, q store.Querier, effective string, 
 	loopName, rest, _ := strings.Cut(effective, "/")
 	var loopUUID string
 	err := q.QueryRowContext(ctx,
-		`SELECT uuid FROM loops WHERE name = ? AND status IN ('active', 'paused') ORDER BY created_at DESC LIMIT 1`,
+		`SELECT uuid FROM loops WHERE name = ? AND status IN (`+store.LoopLiveStatuses.SQL()+`) ORDER BY created_at DESC LIMIT 1`,
 		loopName).Scan(&loopUUID)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
@@ -100,7 +100,7 @@ func CheckLoopNamespace(ctx context.Context, q store.Querier, effective string, 
 	}
 	if status != "running" {
 		return wire.Conflict(fmt.Sprintf("run %s/%s is %s", loopName, runSeg, status),
-			"reason", ReasonRunStopping, "current_status", status)
+			"reason", wire.ReasonRunStopping, "current_status", status)
 	}
 	return nil
 }

@@ -15,25 +15,6 @@ const (
 	MaxDepth      = 8                      // segments per effective path
 )
 
-// details.reason values of the invalid_request errors this package returns
-// (docs/protocol.md §9.3), plus the state_conflict reason of the run barrier.
-const (
-	ReasonNameRequired       = "name_required"
-	ReasonNameAndPath        = "name_and_path"
-	ReasonInvalidName        = "invalid_name"
-	ReasonEmptyPath          = "empty_path"
-	ReasonPathTooLong        = "path_too_long"
-	ReasonPathTooDeep        = "path_too_deep"
-	ReasonInvalidSegment     = pathglob.ReasonInvalidSegment
-	ReasonReservedName       = "reserved_name"
-	ReasonEmptySelector      = pathglob.ReasonEmptySelector
-	ReasonInvalidPattern     = pathglob.ReasonInvalidPattern
-	ReasonEmptyPattern       = pathglob.ReasonEmptyPattern
-	ReasonWildcardNotAllowed = "wildcard_not_allowed"
-	ReasonTargetRequired     = "target_required"
-	ReasonRunStopping        = "run_stopping" // state_conflict
-)
-
 // Reserved level-1 names: no user-created path may start with one of them (docs/lifecycle.md
 // §2.5). Deeper segments with these names are fine.
 var reservedLevel1 = map[string]bool{"idle": true, "unmanaged": true}
@@ -50,16 +31,16 @@ func ValidSegment(s string) bool { return pathglob.ValidSegment(s) }
 // or trailing "/" and "//"). It does not check reserved names.
 func ValidatePath(p string) error {
 	if p == "" {
-		return wire.Invalid(ReasonEmptyPath, "path is empty")
+		return wire.Invalid(wire.ReasonEmptyPath, "path is empty")
 	}
 	if len(p) > MaxPathLen {
-		return wire.Invalid(ReasonPathTooLong,
+		return wire.Invalid(wire.ReasonPathTooLong,
 			fmt.Sprintf("path %q is %d characters long; the limit is %d", p, len(p), MaxPathLen),
 			"path", p, "len", len(p))
 	}
 	segs := strings.Split(p, "/")
 	if len(segs) > MaxDepth {
-		return wire.Invalid(ReasonPathTooDeep,
+		return wire.Invalid(wire.ReasonPathTooDeep,
 			fmt.Sprintf("path %q has %d segments; the limit is %d", p, len(segs), MaxDepth),
 			"path", p, "segments", len(segs))
 	}

@@ -37,10 +37,10 @@ const (
 // [ResolvedActive] (for uuid lookups too).
 func ResolveExact(ctx context.Context, q store.Querier, caller Caller, target string) (row store.AgentRow, resolved string, err error) {
 	if target == "" {
-		return row, "", wire.Invalid(ReasonTargetRequired, "a target is required")
+		return row, "", wire.Invalid(wire.ReasonTargetRequired, "a target is required")
 	}
 	if HasWildcardSegment(target) {
-		return row, "", wire.Invalid(ReasonWildcardNotAllowed,
+		return row, "", wire.Invalid(wire.ReasonWildcardNotAllowed,
 			fmt.Sprintf("%q is a pattern; this method takes one path or uuid", target))
 	}
 	row, err = resolveOne(ctx, q, caller.scope(), target, "")
@@ -156,7 +156,7 @@ func ResolveEnded(ctx context.Context, q store.Querier, caller Caller, targets [
 
 func resolveMany(ctx context.Context, q store.Querier, caller Caller, targets []string, ended bool) ([]store.AgentRow, error) {
 	if len(targets) == 0 {
-		return nil, wire.Invalid(ReasonTargetRequired, "at least one target is required")
+		return nil, wire.Invalid(wire.ReasonTargetRequired, "at least one target is required")
 	}
 	scope := caller.scope()
 	out := []store.AgentRow{}

@@ -36,7 +36,7 @@ type createFlags struct {
 func (f *createFlags) request(a *app) (api.RunRequest, error) {
 	var r api.RunRequest
 	if (f.Name == nil) == (f.Path == nil) {
-		return r, wire.Invalid("name_required", "exactly one of --name or --path is required")
+		return r, wire.Invalid(wire.ReasonNameRequired, "exactly one of --name or --path is required")
 	}
 	if f.Name != nil {
 		r.Name = *f.Name
@@ -70,7 +70,7 @@ func (a *app) promptText(s string) (string, error) {
 		return "", a.ctx.Err() // Run reports the interrupt
 	}
 	if err != nil {
-		return "", wire.Invalid("stdin", "cannot read the prompt from stdin: "+err.Error())
+		return "", wire.Invalid(wire.ReasonStdin, "cannot read the prompt from stdin: "+err.Error())
 	}
 	return string(b), nil
 }
@@ -102,7 +102,7 @@ func (a *app) absDir(dir string) (string, error) {
 	}
 	wd, err := a.env.Getwd()
 	if err != nil {
-		return "", wire.Env("cwd_unavailable", "cannot read the current directory: "+err.Error())
+		return "", wire.Env(wire.CauseCwdUnavailable, "cannot read the current directory: "+err.Error())
 	}
 	return filepath.Join(wd, dir), nil
 }
@@ -231,7 +231,7 @@ func (c *agentSendCmd) Run(a *app) error {
 		src = c.PromptArg
 	}
 	if src == nil {
-		return wire.Invalid("prompt_required", "a prompt is required (positional, -p, or - for stdin)")
+		return wire.Invalid(wire.ReasonPromptRequired, "a prompt is required (positional, -p, or - for stdin)")
 	}
 	prompt, err := a.promptText(*src)
 	if err != nil {
@@ -519,7 +519,7 @@ type agentLsCmd struct {
 // order), or the result envelope with --json.
 func (c *agentLsCmd) Run(a *app) error {
 	if c.Managed && c.Unmanaged {
-		return wire.Invalid("conflicting_flags", "--managed and --unmanaged are mutually exclusive")
+		return wire.Invalid(wire.ReasonConflictingFlags, "--managed and --unmanaged are mutually exclusive")
 	}
 	req := api.LsRequest{Pattern: c.Pattern, Agent: c.Agent, Status: c.Status,
 		Managed: c.Managed, Unmanaged: c.Unmanaged, All: c.All}

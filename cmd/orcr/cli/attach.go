@@ -86,7 +86,7 @@ func (c *agentAttachCmd) Run(a *app) error {
 	}
 	if len(lease.Command) == 0 {
 		release()
-		return wire.Internal("attach_command", "the server returned an empty attach command")
+		return wire.Internal(wire.CauseAttachCommand, "the server returned an empty attach command")
 	}
 	if !c.Quiet && !a.json && a.stderrIsTTY() {
 		a.stderr("%s", detachHint(lease.Path, a.env.Getenv("TMUX") != ""))
@@ -96,7 +96,7 @@ func (c *agentAttachCmd) Run(a *app) error {
 	hb.stop()
 	release()
 	if runErr != nil {
-		return wire.Env("herdr_unreachable", "cannot run herdr's attach command: "+runErr.Error(), "command", lease.Command)
+		return wire.Env(wire.CauseHerdrUnreachable, "cannot run herdr's attach command: "+runErr.Error(), "command", lease.Command)
 	}
 	if hb.lost.Load() {
 		a.stderr("warning: the attach lease of %s ran out during the session; the GC may have parked the agent", lease.Path)

@@ -169,7 +169,7 @@ func Run(ctx context.Context, args []string, env Env) (code int) {
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
 	)
 	if err != nil {
-		return a.fail(wire.Internal("cli", "cannot build the command line: "+err.Error()))
+		return a.fail(wire.Internal(wire.CauseCLI, "cannot build the command line: "+err.Error()))
 	}
 	markNotImplemented(parser.Model.Node)
 	defer func() {
@@ -237,7 +237,7 @@ func (a *app) parseError(parser *kong.Kong, args []string, err error) int {
 		_ = tctx.PrintUsage(false)
 		return 0
 	}
-	e := wire.Invalid("cli_parse", err.Error()+a.loopCreateHint(args, err))
+	e := wire.Invalid(wire.ReasonCLIParse, err.Error()+a.loopCreateHint(args, err))
 	if a.json {
 		a.printError(e)
 		return e.Code.Exit()
@@ -295,7 +295,7 @@ func (a *app) fail(err error) int {
 	}
 	pe, ok := wire.As(err)
 	if !ok {
-		pe = wire.Internal("cli", err.Error())
+		pe = wire.Internal(wire.CauseCLI, err.Error())
 	}
 	a.printError(pe)
 	return pe.Code.Exit()
@@ -370,5 +370,5 @@ func (a *app) pretty(raw json.RawMessage) error {
 
 // notImplemented is the error of verbs whose feature has not landed yet.
 func notImplemented(verb string) error {
-	return wire.Invalid("not_implemented", "orcr "+verb+" is not implemented yet", "verb", verb)
+	return wire.Invalid(wire.ReasonNotImplemented, "orcr "+verb+" is not implemented yet", "verb", verb)
 }

@@ -39,7 +39,7 @@ func (c *serverEnableCmd) Run(a *app) error {
 	}
 	orcr, err := a.env.Executable()
 	if err != nil {
-		return wire.Env(config.CauseServerStartFailed, "cannot locate the orcr binary for the unit: "+err.Error()).Wrap(err)
+		return wire.Env(wire.CauseServerStartFailed, "cannot locate the orcr binary for the unit: "+err.Error()).Wrap(err)
 	}
 	v := service.Values{Orcr: orcr, Home: home, HerdrBin: service.HerdrBin(a.env.Getenv, cfg.Herdr.Bin),
 		Path: service.SearchPath(a.env.Getenv("PATH"))}

@@ -11,10 +11,6 @@ import (
 	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
-// CauseInterrupted is the details.cause of the error a --json invocation prints when a
-// signal interrupted it.
-const CauseInterrupted = "interrupted"
-
 // Interrupt is the cancel cause of the context [NotifyContext] returns: the invocation
 // was interrupted by Signal. [Run] reports an invocation whose context ended with an
 // Interrupt as interrupted, whatever the command returned, because what the command saw
@@ -84,7 +80,7 @@ func interruptOf(ctx context.Context) *Interrupt {
 // returns the exit code of in.
 func (a *app) interrupted(in *Interrupt) int {
 	if a.json {
-		a.printError(wire.Env(CauseInterrupted, in.Error(), "signal", signalName(in.Signal)))
+		a.printError(wire.Env(wire.CauseInterrupted, in.Error(), "signal", signalName(in.Signal)))
 	} else {
 		a.stderr("%s", in.Error())
 	}

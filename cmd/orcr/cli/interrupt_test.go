@@ -77,7 +77,7 @@ func TestInterruptedBlockingVerbs(t *testing.T) {
 		got, _ := runInterrupted(t, h.env(&out, &errb), &out, &errb, func() bool { return len(asked) == 1 },
 			"agent", "ask", "--name", "q", "-a", "mock", "-p", "hi", "--json")
 		env := decodeEnvelope(t, got.stdout)
-		if got.code != 130 || env.OK || env.Error.Cause() != cli.CauseInterrupted || strings.Contains(got.stdout, "timeout") {
+		if got.code != 130 || env.OK || env.Error.Cause() != wire.CauseInterrupted || strings.Contains(got.stdout, "timeout") {
 			t.Errorf("agent ask --json: got %+v, want exit 130 and cause interrupted", got)
 		}
 	})

@@ -25,14 +25,14 @@ type topCmd struct {
 // `orcr api snapshot --json` or `orcr agent ls --json`.
 func (c *topCmd) Run(a *app) error {
 	if c.Managed && c.Unmanaged {
-		return wire.Invalid("conflicting_flags", "--managed and --unmanaged are mutually exclusive")
+		return wire.Invalid(wire.ReasonConflictingFlags, "--managed and --unmanaged are mutually exclusive")
 	}
 	if a.json {
-		return wire.Invalid("json_not_supported", "orcr top is a terminal UI and has no --json; use orcr api snapshot --json or orcr agent ls --json")
+		return wire.Invalid(wire.ReasonJSONNotSupported, "orcr top is a terminal UI and has no --json; use orcr api snapshot --json or orcr agent ls --json")
 	}
 	in, inOK := a.env.Stdin.(*os.File)
 	if !inOK || !a.env.IsTTY() {
-		return wire.Env("not_a_terminal", "orcr top needs a terminal on stdin and stdout; use orcr agent ls or orcr api snapshot --json in scripts")
+		return wire.Env(wire.CauseNotATerminal, "orcr top needs a terminal on stdin and stdout; use orcr agent ls or orcr api snapshot --json in scripts")
 	}
 	cl, err := a.connect()
 	if err != nil {

@@ -127,14 +127,14 @@ func readLog(path string, offset int64) ([]byte, error) {
 // logReadError is environment_error with the reference's cause config_invalid
 // (docs/cli.md §8 item 9).
 func logReadError(path string, err error) error {
-	return wire.Env(config.CauseConfigInvalid, fmt.Sprintf("cannot read %s: %v", path, err), "path", path).Wrap(err)
+	return wire.Env(wire.CauseConfigInvalid, fmt.Sprintf("cannot read %s: %v", path, err), "path", path).Wrap(err)
 }
 
 // writeFile writes data to path; failures are environment_error config_invalid, as
 // in the reference (docs/cli.md §8 item 9).
 func writeFile(path string, data []byte) error {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
-		return wire.Env(config.CauseConfigInvalid, fmt.Sprintf("cannot write %s: %v", path, err), "path", path).Wrap(err)
+		return wire.Env(wire.CauseConfigInvalid, fmt.Sprintf("cannot write %s: %v", path, err), "path", path).Wrap(err)
 	}
 	return nil
 }

@@ -26,10 +26,10 @@ type loopCreateCmd struct {
 // "--" (cut off argv before parsing, see splitLoopCreate).
 func (c *loopCreateCmd) Run(a *app) error {
 	if !a.hasDashDash || len(a.passthrough) == 0 {
-		return wire.Invalid("cli_parse", "expected -- <command> [args…] after the loop flags")
+		return wire.Invalid(wire.ReasonCLIParse, "expected -- <command> [args…] after the loop flags")
 	}
 	if (c.Cron == "") == (c.OnceAt == "") {
-		return wire.Invalid("cadence_required", "exactly one of a cron expression or --once-at is required")
+		return wire.Invalid(wire.ReasonCadenceRequired, "exactly one of a cron expression or --once-at is required")
 	}
 	cwd, err := a.absDir("")
 	if err != nil {
@@ -295,7 +295,7 @@ type loopRunLsCmd struct {
 // first unless --all; a line on stderr says how many older ones were left out.
 func (c *loopRunLsCmd) Run(a *app) error {
 	if c.Limit < 0 {
-		return wire.Invalid("cli_parse", "--limit must be 0 or more")
+		return wire.Invalid(wire.ReasonCLIParse, "--limit must be 0 or more")
 	}
 	r, _, err := invoke(a, api.LoopRunLs, api.LoopRunLsRequest{Name: c.Name, Status: c.Status, All: c.Status == ""})
 	if err != nil {

@@ -49,7 +49,7 @@ func (c *mcpTokenCmd) Run(a *app) error {
 // with this process's ORCR_ID / ORCR_PATH as its caller.
 func (c *mcpServeCmd) Run(a *app) error {
 	if a.json {
-		return wire.Invalid("json_not_supported", "orcr mcp speaks the Model Context Protocol on stdout and has no --json")
+		return wire.Invalid(wire.ReasonJSONNotSupported, "orcr mcp speaks the Model Context Protocol on stdout and has no --json")
 	}
 	home, err := a.resolveHome()
 	if err != nil {

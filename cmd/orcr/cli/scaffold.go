@@ -51,15 +51,6 @@ const (
 // The scaffold's error causes and reasons (docs/protocol.md §9.3), and the install
 // pointers its environment errors carry as details.hint.
 const (
-	causeNodeMissing     = "node_missing"
-	causeNodeTooOld      = "node_too_old"
-	causeNPMMissing      = "npm_missing"
-	causeNPMInstall      = "npm_install_failed"
-	causeGoMissing       = "go_missing"
-	causeGoModTidy       = "go_mod_tidy_failed"
-	causeScaffoldFailed  = "scaffold_failed"
-	reasonInvalidSDKSpec = "invalid_sdk_spec"
-
 	nodeInstallHint = "install Node.js 20 or newer, which comes with npm: https://nodejs.org/en/download"
 	goInstallHint   = "install Go: https://go.dev/doc/install"
 )
@@ -151,7 +142,7 @@ func (c *scaffoldCmd) Run(a *app) error {
 	}
 	if f := tree.existing(p.targets()...); f != "" {
 		return wire.Conflict("orcr scaffold never overwrites: "+filepath.Join(dir, f)+" exists",
-			"reason", "file_exists", "file", f, "dir", dir)
+			"reason", wire.ReasonFileExists, "file", f, "dir", dir)
 	}
 	if err := p.write(tree); err != nil {
 		tree.undo()
@@ -192,7 +183,7 @@ func (p *project) write(t *newTree) error {
 }
 
 func scaffoldFailed(dir string, err error) error {
-	return wire.Env(causeScaffoldFailed, "cannot write the project: "+err.Error(), "dir", dir).Wrap(err)
+	return wire.Env(wire.CauseScaffoldFailed, "cannot write the project: "+err.Error(), "dir", dir).Wrap(err)
 }
 
 // tsProject checks for node and npm and plans the TypeScript project: package.json,
@@ -203,15 +194,15 @@ func (a *app) tsProject() (*project, error) {
 		return nil, err
 	}
 	if _, err := a.probe("npm", "--version"); err != nil {
-		return nil, wire.Env(causeNPMMissing, "orcr scaffold needs npm: "+err.Error(),
+		return nil, wire.Env(wire.CauseNPMMissing, "orcr scaffold needs npm: "+err.Error(),
 			"hint", nodeInstallHint).Wrap(err)
 	}
 	version, err := sdkPackageVersion()
 	if err != nil {
-		return nil, wire.Env(causeScaffoldFailed, "the SDK package embedded in orcr is unusable: "+err.Error()).Wrap(err)
+		return nil, wire.Env(wire.CauseScaffoldFailed, "the SDK package embedded in orcr is unusable: "+err.Error()).Wrap(err)
 	}
 	p := &project{sdkVersion: version, sdkSpec: "file:./" + vendorDir, vendor: ts.Files(),
-		install: []string{"npm", "install"}, cause: causeNPMInstall,
+		install: []string{"npm", "install"}, cause: wire.CauseNPMInstallFailed,
 		outputs: []string{"node_modules", "package-lock.json"}, next: "npx tsx workflow.ts"}
 	if spec := strings.TrimSpace(a.env.Getenv("ORCR_SDK_SPEC")); spec != "" {
 		p.sdkSpec, p.vendor = spec, nil
@@ -229,16 +220,16 @@ func (a *app) tsProject() (*project, error) {
 func (a *app) checkNode() error {
 	out, err := a.probe("node", "--version")
 	if err != nil {
-		return wire.Env(causeNodeMissing, "orcr scaffold needs Node.js: "+err.Error(),
+		return wire.Env(wire.CauseNodeMissing, "orcr scaffold needs Node.js: "+err.Error(),
 			"hint", nodeInstallHint).Wrap(err)
 	}
 	major, ok := nodeMajor(out)
 	if !ok {
-		return wire.Env(causeNodeMissing, fmt.Sprintf("orcr scaffold needs Node.js: `node --version` printed %q", out),
+		return wire.Env(wire.CauseNodeMissing, fmt.Sprintf("orcr scaffold needs Node.js: `node --version` printed %q", out),
 			"hint", nodeInstallHint)
 	}
 	if major < nodeMajorRequired {
-		return wire.Env(causeNodeTooOld, fmt.Sprintf("orcr scaffold needs Node.js %d or newer, found %s", nodeMajorRequired, out),
+		return wire.Env(wire.CauseNodeTooOld, fmt.Sprintf("orcr scaffold needs Node.js %d or newer, found %s", nodeMajorRequired, out),
 			"found_major", major, "required_major", nodeMajorRequired, "hint", nodeInstallHint)
 	}
 	return nil
@@ -306,7 +297,7 @@ func packageJSON(spec string) []byte {
 // main.go, then `go mod tidy`.
 func (a *app) goProject() (*project, error) {
 	if _, err := a.probe("go", "version"); err != nil {
-		return nil, wire.Env(causeGoMissing, "orcr scaffold --lang go needs Go: "+err.Error(),
+		return nil, wire.Env(wire.CauseGoMissing, "orcr scaffold --lang go needs Go: "+err.Error(),
 			"hint", goInstallHint).Wrap(err)
 	}
 	version, replace, err := a.goSDKSpec()
@@ -323,7 +314,7 @@ func (a *app) goProject() (*project, error) {
 	return &project{
 		files:      []projectFile{{"go.mod", []byte(mod.String())}, {"main.go", scaffoldFile("main.go.tmpl")}},
 		sdkVersion: Version, sdkSpec: spec,
-		install: []string{"go", "mod", "tidy"}, cause: causeGoModTidy,
+		install: []string{"go", "mod", "tidy"}, cause: wire.CauseGoModTidyFailed,
 		outputs: []string{"go.sum"}, next: "orcr server start && go run .",
 	}, nil
 }
@@ -344,13 +335,13 @@ func (a *app) goSDKSpec() (version, replace string, err error) {
 		}
 		b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
 		if err != nil || !declaresModule(b, orcrModule) {
-			return "", "", wire.Invalid(reasonInvalidSDKSpec, "ORCR_SDK_SPEC "+spec+" is not a checkout of "+orcrModule+" (no go.mod declaring it)",
+			return "", "", wire.Invalid(wire.ReasonInvalidSDKSpec, "ORCR_SDK_SPEC "+spec+" is not a checkout of "+orcrModule+" (no go.mod declaring it)",
 				"value", spec)
 		}
 		return version, dir, nil
 	}
 	if !goVersion.MatchString(spec) {
-		return "", "", wire.Invalid(reasonInvalidSDKSpec, "ORCR_SDK_SPEC "+spec+" is neither a directory nor a module version (v1.2.3)",
+		return "", "", wire.Invalid(wire.ReasonInvalidSDKSpec, "ORCR_SDK_SPEC "+spec+" is neither a directory nor a module version (v1.2.3)",
 			"value", spec)
 	}
 	return spec, "", nil
@@ -466,7 +457,7 @@ func (a *app) runInstall(dir string, p *project) error {
 		details = append(details, "exit_code", ee.ExitCode())
 	}
 	msg := fmt.Sprintf("`%s` in %s failed: %v; nothing was left behind", argv, dir, err)
-	if p.cause == causeGoModTidy && !strings.Contains(p.sdkSpec, "=>") {
+	if p.cause == wire.CauseGoModTidyFailed && !strings.Contains(p.sdkSpec, "=>") {
 		msg += fmt.Sprintf(" (%s is not published yet: set ORCR_SDK_SPEC to a checkout of it)", orcrModule)
 	}
 	return wire.Env(p.cause, msg, details...).Wrap(err)

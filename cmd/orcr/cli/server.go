@@ -438,13 +438,13 @@ func (a *app) waitReleased(path string) error {
 	for {
 		ok, err := lock.TryLock()
 		if err != nil {
-			return wire.Env("store_locked", "cannot take the instance lock "+path+": "+err.Error()).Wrap(err)
+			return wire.Env(wire.CauseStoreLocked, "cannot take the instance lock "+path+": "+err.Error()).Wrap(err)
 		}
 		if ok {
 			return lock.Unlock()
 		}
 		if a.ctx.Err() != nil || time.Now().After(deadline) {
-			return wire.Env("store_locked", "the stopped server did not release "+path+" within "+releaseDeadline.String())
+			return wire.Env(wire.CauseStoreLocked, "the stopped server did not release "+path+" within "+releaseDeadline.String())
 		}
 		t := time.NewTimer(20 * time.Millisecond)
 		select {

@@ -25,9 +25,6 @@ type skillInstallCmd struct {
 	Force bool   `help:"Replace the skill's files that are already there (an upgrade); other files are left alone."`
 }
 
-// causeSkillInstallFailed is the environment_error of a skill that cannot be written.
-const causeSkillInstallFailed = "skill_install_failed"
-
 // Run implements `orcr skill install`: every file is checked before the first write, and
 // a failed write takes back what was written. With --force the skill's files already
 // there are replaced: each new content is written beside its file first, and only when
@@ -38,7 +35,7 @@ func (c *skillInstallCmd) Run(a *app) error {
 		return err
 	}
 	fail := func(err error) error {
-		return wire.Env(causeSkillInstallFailed, "cannot write the skill: "+err.Error(), "dir", dir).Wrap(err)
+		return wire.Env(wire.CauseSkillInstallFailed, "cannot write the skill: "+err.Error(), "dir", dir).Wrap(err)
 	}
 	tree, err := openTree(dir)
 	if err != nil {
@@ -57,7 +54,7 @@ func (c *skillInstallCmd) Run(a *app) error {
 				hint = " and is not a file --force replaces"
 			}
 			return wire.Conflict("orcr skill install never overwrites: "+filepath.Join(dir, f)+" exists"+hint,
-				"reason", "file_exists", "file", f, "dir", dir)
+				"reason", wire.ReasonFileExists, "file", f, "dir", dir)
 		}
 		replace = append(replace, name)
 	}
@@ -152,7 +149,7 @@ func (c *skillShowCmd) Run(a *app) error {
 	}
 	data, err := fs.ReadFile(skill.Files(), name)
 	if err != nil {
-		return wire.Internal("cli", "the skill file "+name+" is not embedded: "+err.Error())
+		return wire.Internal(wire.CauseCLI, "the skill file "+name+" is not embedded: "+err.Error())
 	}
 	if a.json {
 		a.printOKValue(struct {

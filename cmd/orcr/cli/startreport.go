@@ -36,7 +36,7 @@ func openStartReport(fd int) func(error) {
 		}
 		pe, ok := wire.As(err)
 		if !ok {
-			pe = wire.Internal("cli", err.Error())
+			pe = wire.Internal(wire.CauseCLI, err.Error())
 		}
 		_, _ = f.Write(marshal(pe))
 	}
@@ -52,10 +52,10 @@ func startFailure(report []byte, exit error) error {
 		if json.Unmarshal(bytes.TrimSpace(report), &e) == nil && e.Code.Known() {
 			return &e
 		}
-		return wire.Env("server_start_failed", "the orcr server failed to start: "+text)
+		return wire.Env(wire.CauseServerStartFailed, "the orcr server failed to start: "+text)
 	}
 	if exit != nil {
-		return wire.Env("server_start_failed", "the orcr server exited while starting: "+exit.Error())
+		return wire.Env(wire.CauseServerStartFailed, "the orcr server exited while starting: "+exit.Error())
 	}
 	return nil
 }

@@ -150,7 +150,7 @@ func (f *face) authorize(h http.Handler) http.Handler {
 				return f.client.MCPAuth(ctx, api.MCPAuthRequest{Token: token})
 			})
 			if err != nil {
-				http.Error(w, "orcr mcp: cannot check the token with the orcr server: "+wire.From(err, "mcp").Message,
+				http.Error(w, "orcr mcp: cannot check the token with the orcr server: "+wire.From(err, wire.CauseMCP).Message,
 					http.StatusServiceUnavailable)
 				return
 			}
@@ -205,7 +205,7 @@ func Listen(addr string) (net.Listener, error) {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		if _, perr := strconv.ParseUint(addr, 10, 16); perr != nil {
-			return nil, wire.Invalid("bad_address", "--http wants host:port, :port or a port, not "+strconv.Quote(addr), "value", addr)
+			return nil, wire.Invalid(wire.ReasonBadAddress, "--http wants host:port, :port or a port, not "+strconv.Quote(addr), "value", addr)
 		}
 		host, port = "", addr
 	}
@@ -213,12 +213,12 @@ func Listen(addr string) (net.Listener, error) {
 	case host == "" || host == "localhost":
 		host = "127.0.0.1"
 	case ip == nil || !ip.IsLoopback():
-		return nil, wire.Invalid("not_loopback", "orcr mcp --http binds loopback addresses only (127.0.0.1, ::1, localhost), not "+
+		return nil, wire.Invalid(wire.ReasonNotLoopback, "orcr mcp --http binds loopback addresses only (127.0.0.1, ::1, localhost), not "+
 			strconv.Quote(host), "value", addr)
 	}
 	ln, err := net.Listen("tcp", net.JoinHostPort(host, port))
 	if err != nil {
-		return nil, wire.Env("listen_failed", "cannot listen on "+net.JoinHostPort(host, port)+": "+err.Error(), "address", addr).Wrap(err)
+		return nil, wire.Env(wire.CauseListenFailed, "cannot listen on "+net.JoinHostPort(host, port)+": "+err.Error(), "address", addr).Wrap(err)
 	}
 	return ln, nil
 }

@@ -106,7 +106,7 @@ func invoke[Res any](ctx context.Context, f *face, call func(context.Context) (R
 // nobody listening), after which a request was certainly not sent.
 func dialFailed(err error) bool {
 	var op *net.OpError
-	return wire.Is(err, wire.EnvironmentError, "server_unreachable") && errors.As(err, &op) && op.Op == "dial"
+	return wire.Is(err, wire.EnvironmentError, wire.CauseServerUnreachable) && errors.As(err, &op) && op.Op == "dial"
 }
 
 // definition is the MCP tool definition of t: the input schema is the params schema
@@ -150,7 +150,7 @@ func (f *face) prepare(req any) error {
 		if !filepath.IsAbs(dir) {
 			wd, err := f.getwd()
 			if err != nil {
-				return wire.Env("cwd_unavailable", "cannot read the current directory: "+err.Error())
+				return wire.Env(wire.CauseCwdUnavailable, "cannot read the current directory: "+err.Error())
 			}
 			dir = filepath.Join(wd, dir)
 		}
@@ -165,9 +165,9 @@ func (f *face) prepare(req any) error {
 // required keys, so the error shape conforms to it too.
 func result(raw json.RawMessage, err error) *sdk.CallToolResult {
 	if err != nil {
-		b, merr := json.Marshal(errorBody{wire.From(err, "mcp")})
+		b, merr := json.Marshal(errorBody{wire.From(err, wire.CauseMCP)})
 		if merr != nil {
-			b, _ = json.Marshal(errorBody{wire.Internal("encode", merr.Error())})
+			b, _ = json.Marshal(errorBody{wire.Internal(wire.CauseEncode, merr.Error())})
 		}
 		return &sdk.CallToolResult{IsError: true, StructuredContent: json.RawMessage(b),
 			Content: []sdk.Content{&sdk.TextContent{Text: string(b)}}}

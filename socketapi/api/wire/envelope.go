@@ -35,19 +35,19 @@ func DecodeRequest(frame []byte) (*Request, *Error) {
 	d := json.NewDecoder(bytes.NewReader(frame))
 	d.UseNumber()
 	if err := d.Decode(&raw); err != nil || raw == nil {
-		return nil, Invalid("bad_json", "request is not a JSON object")
+		return nil, Invalid(ReasonBadJSON, "request is not a JSON object")
 	}
 	if d.More() {
-		return nil, Invalid("bad_json", "request frame holds more than one JSON value")
+		return nil, Invalid(ReasonBadJSON, "request frame holds more than one JSON value")
 	}
 	var tok json.RawMessage
 	if err := d.Decode(&tok); err == nil {
-		return nil, Invalid("bad_json", "request frame holds more than one JSON value")
+		return nil, Invalid(ReasonBadJSON, "request frame holds more than one JSON value")
 	}
 	req := &Request{ID: nullID, Params: json.RawMessage("{}")}
 	m, ok := raw["method"]
 	if !ok || json.Unmarshal(m, &req.Method) != nil {
-		return nil, Invalid("missing_method", "request has no string \"method\"")
+		return nil, Invalid(ReasonMissingMethod, "request has no string \"method\"")
 	}
 	if id, ok := raw["id"]; ok {
 		req.ID = id

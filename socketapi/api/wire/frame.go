@@ -21,11 +21,11 @@ var ErrFrameTooLarge = errors.New("wire: frame too large")
 // limit, so only a client refusing its own frame knows the size.
 func FrameTooLarge(limit, size int) *Error {
 	if size > 0 {
-		return Invalid("frame_too_large",
+		return Invalid(ReasonFrameTooLarge,
 			fmt.Sprintf("request frame of %d bytes exceeds the frame limit of %d bytes", size, limit),
 			"limit_bytes", limit, "frame_bytes", size)
 	}
-	return Invalid("frame_too_large", fmt.Sprintf("request frame exceeds the frame limit of %d bytes", limit),
+	return Invalid(ReasonFrameTooLarge, fmt.Sprintf("request frame exceeds the frame limit of %d bytes", limit),
 		"limit_bytes", limit)
 }
 

@@ -41,11 +41,11 @@ type Pattern struct {
 // braces make it an invalid segment).
 func Compile(scope, selector string) (*Pattern, error) {
 	if selector == "" {
-		return nil, wire.Invalid(ReasonEmptySelector, "selector is empty")
+		return nil, wire.Invalid(wire.ReasonEmptySelector, "selector is empty")
 	}
 	src := Join(scope, selector)
 	if src == "" {
-		return nil, wire.Invalid(ReasonEmptyPattern, fmt.Sprintf("selector %q names no path", selector))
+		return nil, wire.Invalid(wire.ReasonEmptyPattern, fmt.Sprintf("selector %q names no path", selector))
 	}
 	p := &Pattern{src: src, segs: strings.Split(src, "/")}
 	for _, s := range p.segs {
@@ -53,7 +53,7 @@ func Compile(scope, selector string) (*Pattern, error) {
 		case s == Star || s == StarStar:
 			p.wild = true
 		case strings.Contains(s, "*"):
-			return nil, wire.Invalid(ReasonInvalidPattern,
+			return nil, wire.Invalid(wire.ReasonInvalidPattern,
 				fmt.Sprintf("invalid pattern segment %q in %q: wildcards are whole segments (\"*\" or \"**\")", s, src))
 		case !ValidSegment(s):
 			return nil, InvalidSegment(src, s)
@@ -155,14 +155,6 @@ func (p *Pattern) Match(path string) bool {
 // MaxSegmentLen is the longest segment, in characters (docs/cli.md §3.2).
 const MaxSegmentLen = 64
 
-// details.reason values of the invalid_request errors of [Compile] (docs/protocol.md §9.3).
-const (
-	ReasonEmptySelector  = "empty_selector"
-	ReasonEmptyPattern   = "empty_pattern"
-	ReasonInvalidPattern = "invalid_pattern"
-	ReasonInvalidSegment = "invalid_segment"
-)
-
 // ValidSegment reports whether s satisfies segment = [a-z0-9_]{1,64}.
 func ValidSegment(s string) bool {
 	if len(s) == 0 || len(s) > MaxSegmentLen {
@@ -179,7 +171,7 @@ func ValidSegment(s string) bool {
 
 // InvalidSegment is the invalid_segment error for segment seg of path p.
 func InvalidSegment(p, seg string) error {
-	return wire.Invalid(ReasonInvalidSegment,
+	return wire.Invalid(wire.ReasonInvalidSegment,
 		fmt.Sprintf("invalid segment %q in %q: segments are 1-%d characters of [a-z0-9_]", seg, p, MaxSegmentLen))
 }
 
