@@ -18,7 +18,7 @@ type usageCmd struct {
 	Path  string `help:"Only the agents at this path and under it."`
 }
 
-// Run implements `orcr usage` (docs/cli.md §5.27, docs/usage.md §4): what completed turns
+// Run implements `orcr usage` (docs/cli.md §5.30, docs/usage.md §4): what completed turns
 // used and cost, as a table, or usage.report's result with --json.
 func (c *usageCmd) Run(a *app) error {
 	since, err := parseSince(c.Since, time.Now())
@@ -32,7 +32,7 @@ func (c *usageCmd) Run(a *app) error {
 	})
 }
 
-// parseSince reads --since (docs/cli.md §5.27) as unix ms: "" is 0 (all), a duration
+// parseSince reads --since (docs/cli.md §5.30) as unix ms: "" is 0 (all), a duration
 // (s, m, h, d, w) counts back from now, "today" is the local midnight, a date its local
 // midnight, an RFC 3339 time itself. Anything else is invalid_request bad_since.
 func parseSince(s string, now time.Time) (int64, error) {
@@ -60,7 +60,7 @@ func parseSince(s string, now time.Time) (int64, error) {
 		"value", s)
 }
 
-// renderUsage renders `orcr usage` (docs/cli.md §5.27): one row per group under a header
+// renderUsage renders `orcr usage` (docs/cli.md §5.30): one row per group under a header
 // naming the grouping, then TOTAL; a cost with turns of unpriced models is marked * and
 // explained below the table.
 func renderUsage(r api.UsageResult) string {
