@@ -56,6 +56,7 @@ fuzz:
     go test -run '^$' -fuzz '^FuzzParseCodex$' -fuzztime 5s ./actors/transcript
     go test -run '^$' -fuzz '^FuzzCodexSessionHook$' -fuzztime 5s ./cmd/orcr-mock-agent
     go test -run '^$' -fuzz '^FuzzParseDirectives$' -fuzztime 5s ./cmd/orcr-mock-agent
+    go test -run '^$' -fuzz '^FuzzParseSince$' -fuzztime 5s ./cmd/orcr/cli
     go test -run '^$' -fuzz '^FuzzCheckLine$' -fuzztime 5s ./cmd/orcr/mcp
     go test -run '^$' -fuzz '^FuzzLoad$' -fuzztime 5s ./config
     go test -run '^$' -fuzz '^FuzzParseDuration$' -fuzztime 5s ./config

@@ -45,6 +45,9 @@ type AgentEnv struct {
 	AgentSessionWait time.Duration
 	// Tuning returns a provider's completion tuning (nil: built-ins).
 	Tuning func(provider string) config.Tuning
+	// Prices is the price table (config.Config.PriceFor; nil: no model has a price,
+	// turns get tokens and no cost).
+	Prices func(model string) (config.Price, bool)
 	// Transcripts reaches providers' native transcripts (nil: completion cannot check
 	// settledness or gc-immediate readability, so such turns never complete).
 	Transcripts Transcripts

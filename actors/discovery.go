@@ -52,6 +52,9 @@ type discChange struct {
 	From, To store.Status
 	Seq      int64
 	Turn     int64
+	// Usage is what a completing turn used, read from the transcript before the write
+	// (nil: none reported).
+	Usage *store.TurnUsage
 }
 
 // decideUnmanaged is the status rule of one unmanaged row (docs/decisions.md D11): with
@@ -152,7 +155,7 @@ func applyDiscovery(session string, changes []discChange) store.Op {
 			case discSeeWork:
 				err = tx.SeeExternalWork(ch.UUID, ch.Turn)
 			case discComplete:
-				err = tx.CompleteTurn(store.TurnCompletion{UUID: ch.UUID, Seq: ch.Turn, IdleFrom: ch.From})
+				err = tx.CompleteTurn(store.TurnCompletion{UUID: ch.UUID, Seq: ch.Turn, IdleFrom: ch.From, Usage: ch.Usage})
 			case discEnd:
 				err = tx.EndUnmanaged(ch.UUID)
 			}
@@ -313,7 +316,7 @@ func discover(root *actor.RootContext, spec DiscoverySpec) []string {
 			continue
 		}
 		supported := func(p string) bool { return spec.Supported == nil || spec.Supported(ctx, p) }
-		writeDiscovery(root, env, in.Name, planDiscovery(rows, sightings(agents, supported), time.Now()))
+		writeDiscovery(root, env, in.Name, withUsage(env, rows, planDiscovery(rows, sightings(agents, supported), time.Now())))
 	}
 	// Sessions with active rows that herdr no longer runs: their terminals are gone.
 	sessions, err := env.DB.UnmanagedSessions(ctx)
@@ -331,6 +334,25 @@ func discover(root *actor.RootContext, spec DiscoverySpec) []string {
 		}
 	}
 	return read
+}
+
+// withUsage reads the usage of the turns changes complete from their transcripts
+// (docs/usage.md §2: unmanaged agents count too).
+func withUsage(env *AgentEnv, rows []store.UnmanagedRow, changes []discChange) []discChange {
+	for i, ch := range changes {
+		if ch.Kind != discComplete || env.Transcripts == nil {
+			continue
+		}
+		for _, r := range rows {
+			if r.UUID != ch.UUID {
+				continue
+			}
+			if path, err := env.Transcripts.Locate(transcriptTarget(env.Home, r.Agent)); err == nil {
+				changes[i].Usage = env.turnUsage(r.Agent, path)
+			}
+		}
+	}
+	return changes
 }
 
 // wakeInboxes asks the actor of an unmanaged agent whose status discovery just moved to

@@ -189,7 +189,8 @@ func (t transcripts) Usage(providerName, path string) (store.TurnUsage, bool) {
 	if err != nil || !ok {
 		return store.TurnUsage{}, false
 	}
-	return store.TurnUsage{Input: u.Input, Output: u.Output, CacheRead: u.CacheRead, CacheWrite: u.CacheWrite}, true
+	return store.TurnUsage{Input: u.Input, Output: u.Output, CacheRead: u.CacheRead, CacheWrite: u.CacheWrite,
+		Reasoning: u.Reasoning, Model: u.Model}, true
 }
 
 func (t transcripts) LimitNotice(providerName, path string) (string, bool) {

@@ -82,6 +82,7 @@ func (s *System) Status(ctx context.Context) (api.StatusResult, error) {
 		integrations[name] = api.Integration(i)
 	}
 	return api.StatusResult{
+		Today:        s.usageToday(ctx),
 		Version:      s.cfg.Version,
 		Protocol:     wire.Protocol,
 		PID:          os.Getpid(),

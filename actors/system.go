@@ -145,6 +145,7 @@ func Start(cfg SystemConfig) (*System, error) {
 		HerdrGate:         s.herdrGate,
 		Tuning:            cfg.Config.TuningFor,
 		Transcripts:       tr,
+		Prices:            cfg.Config.PriceFor,
 		Submit:            s.submitPlan,
 		RemoteKeys:        s.remoteKeys,
 		NeedsAgentSession: func(name string) bool { return tr.spec(name).DataDirFile == "" },

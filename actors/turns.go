@@ -152,9 +152,7 @@ func (w *agentWork) complete() (ended bool, retry int64) {
 		c.Cursor, _ = w.env.Transcripts.Cursor(path)
 		// The session log's assistant/message (docs/remote.md §5).
 		c.Response, _ = w.env.Transcripts.LastResponse(w.st.Provider, path)
-		if u, ok := w.env.Transcripts.Usage(w.st.Provider, path); ok {
-			c.Usage = &u
-		}
+		c.Usage = w.env.turnUsage(w.st, path)
 	}
 	// A turn the provider ended at its usage or rate limit completes as the CLI ended
 	// it, and pauses the provider like a block classified limit (docs/lifecycle.md

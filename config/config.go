@@ -61,6 +61,9 @@ type Config struct {
 	Remote       Remote
 	Notify       Notify // notifications (docs/notify.md)
 	Routing      Routing
+	// Prices is the price table by model (docs/usage.md §3): the built-in prices with
+	// the `prices` section over them; never nil.
+	Prices map[string]Price
 
 	// HerdrBinEnv is $ORCR_HERDR_BIN as seen by Load. It is not merged into Herdr.Bin:
 	// see [Config.HerdrBin] for the discovery order.
@@ -172,6 +175,7 @@ func Default() *Config {
 		Remote:       defaultRemote(),
 		Notify:       defaultNotify(),
 		Routing:      Routing{Fallback: map[string]string{}},
+		Prices:       BuiltinPrices(),
 	}
 }
 

@@ -35,6 +35,7 @@ func TestDefault(t *testing.T) {
 		},
 		Notify:  config.Notify{MaxAttempts: 10, QueueLimit: 10000, RetryInitial: time.Second, RetryMax: 5 * time.Minute},
 		Routing: config.Routing{Fallback: map[string]string{}},
+		Prices:  config.BuiltinPrices(),
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Default() mismatch (-want +got):\n%s", diff)

@@ -282,6 +282,11 @@ func (c *Client) LoopRunStop(ctx context.Context, req api.LoopRunStopRequest) (a
 	return Invoke(ctx, c, api.LoopRunStop, req)
 }
 
+// Usage calls usage.report (docs/usage.md §4).
+func (c *Client) Usage(ctx context.Context, req api.UsageRequest) (api.UsageResult, error) {
+	return Invoke(ctx, c, api.UsageReport, req)
+}
+
 // LoopRunLs calls loop.run.ls.
 func (c *Client) LoopRunLs(ctx context.Context, req api.LoopRunLsRequest) (api.LoopRunLsResult, error) {
 	return Invoke(ctx, c, api.LoopRunLs, req)

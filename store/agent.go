@@ -16,6 +16,7 @@ type Agent struct {
 	Status                    Status
 	Managed                   bool
 	Provider                  string
+	Model                     string // the model the agent was started with ("" = the provider's default)
 	GCMode                    GCMode
 	Cwd                       string
 	Session                   string // herdr_session: the owned herdr session's name
@@ -43,7 +44,7 @@ type Turn struct {
 	WorkingSeenAt int64 // when herdr first reported working during the turn (0 = not seen)
 }
 
-const agentStateSelect = `SELECT a.uuid, a.path, a.status, a.managed, COALESCE(a.agent, ''), COALESCE(a.gc_mode, ''),
+const agentStateSelect = `SELECT a.uuid, a.path, a.status, a.managed, COALESCE(a.agent, ''), COALESCE(a.model, ''), COALESCE(a.gc_mode, ''),
 	COALESCE(a.cwd, ''), COALESCE(a.herdr_session, ''), COALESCE(a.terminal_id, ''), COALESCE(a.pane_id, ''),
 	COALESCE(a.agent_session_kind, ''), COALESCE(a.agent_session_value, ''), a.move_state, COALESCE(a.move_token, ''),
 	a.cancel_requested, a.input_seq, a.created_at, COALESCE(a.idle_since, 0), COALESCE(a.parked_at, 0),
@@ -66,7 +67,7 @@ func LoadAgent(ctx context.Context, q Querier, uuid string) (Agent, error) {
 // dest is what a row of agentStateSelect scans into, in column order.
 func (a *Agent) dest() []any {
 	return []any{&a.UUID, &a.Path, &a.Status, &a.Managed,
-		&a.Provider, &a.GCMode, &a.Cwd, &a.Session, &a.TerminalID, &a.PaneID, &a.SessionKind, &a.SessionValue,
+		&a.Provider, &a.Model, &a.GCMode, &a.Cwd, &a.Session, &a.TerminalID, &a.PaneID, &a.SessionKind, &a.SessionValue,
 		&a.MoveState, &a.MoveToken, &a.CancelRequested, &a.InputSeq, &a.CreatedAt, &a.IdleSince, &a.ParkedAt,
 		&a.StatusChangedAt, &a.StalledAt, &a.Turn.Seq, &a.Turn.DeliveredAt, &a.Turn.WorkingSeenAt,
 		&a.Worktree.State, &a.Worktree.Path, &a.Worktree.Branch, &a.Worktree.Repo, &a.Worktree.Base, &a.Worktree.Keep}
@@ -426,9 +427,15 @@ func (t *Tx) MarkBlocked(uuid, kind string, turnSeq int64) error {
 	return err
 }
 
-// TurnUsage is the tokens a turn used (docs/providers.md §6.8).
+// TurnUsage is the tokens a turn used by kind (docs/providers.md §6.8), the model that
+// answered and the cost at the price table's price (docs/usage.md).
 type TurnUsage struct {
-	Input, Output, CacheRead, CacheWrite int64
+	Input, Output, CacheRead, CacheWrite, Reasoning int64
+	// Model is the transcript's model, else the agent's ("" = none known).
+	Model string
+	// CostMicros is the cost in millionths of a US dollar; nil when the model has no
+	// price.
+	CostMicros *int64
 }
 
 // TurnCompletion is what [Tx.CompleteTurn] records.
@@ -459,23 +466,27 @@ func (t *Tx) CompleteTurn(c TurnCompletion) error {
 		AND input_seq = ? AND completed_at IS NULL`, t.now, null(c.Cursor), c.UUID, c.Seq); err != nil {
 		return err
 	}
-	if u := c.Usage; u != nil {
-		if err := t.exec("record turn usage", `UPDATE turns SET input_tokens = ?, output_tokens = ?, cache_read_tokens = ?,
-			cache_write_tokens = ? WHERE agent_uuid = ? AND input_seq = ?`, u.Input, u.Output, u.CacheRead, u.CacheWrite, c.UUID, c.Seq); err != nil {
-			return err
-		}
-	}
 	if err := t.clearStall(c.UUID, StallClearedStatus); err != nil {
 		return err
+	}
+	var latest int64
+	var path, provider, model string
+	if err := t.QueryRow(`SELECT input_seq, path, COALESCE(agent, ''), COALESCE(model, '') FROM agents WHERE uuid = ?`,
+		c.UUID).Scan(&latest, &path, &provider, &model); err != nil {
+		return sqliteErr("read agent", err)
+	}
+	if u := c.Usage; u != nil {
+		if u.Model == "" {
+			u.Model = model
+		}
+		if err := t.recordUsage(c.UUID, c.Seq, path, provider, u); err != nil {
+			return err
+		}
 	}
 	if _, err := t.EmitAgent(c.UUID, &api.AgentTurnCompleted{InputSeq: c.Seq}); err != nil {
 		return err
 	}
-	var latest int64
-	if err := t.QueryRow(`SELECT input_seq FROM agents WHERE uuid = ?`, c.UUID).Scan(&latest); err != nil {
-		return sqliteErr("read agent", err)
-	}
-	if err := t.logTurnDone(c.UUID, c.Seq, latest, c.Response); err != nil {
+	if err := t.logTurnDone(c.UUID, c.Seq, latest, c.Response, c.Usage); err != nil {
 		return err
 	}
 	if c.IdleFrom != "" {

@@ -24,6 +24,7 @@ const (
 	LogToolCall         = "tool/call"
 	LogToolResult       = "tool/result"
 	LogAssistantMessage = "assistant/message"
+	LogUsageReported    = "usage/reported"
 	LogTurnEnd          = "turn/end"
 	LogApprovalRequest  = "approval/requested"
 	LogApprovalResolved = "approval/resolved"
@@ -438,13 +439,20 @@ func (t *Tx) LogExternalTurn(agent string, seq int64) error {
 // logTurnDone closes the open log turn when orcr turn seq completes and is the latest
 // input of that turn (docs/decisions.md D7): assistant/message with the final response
 // when there is one, then turn/end completed.
-func (t *Tx) logTurnDone(agent string, seq, latest int64, response string) error {
+func (t *Tx) logTurnDone(agent string, seq, latest int64, response string, u *TurnUsage) error {
 	w, err := t.session(agent)
 	if err != nil || !w.h.open() || seq < latest || seq < w.h.turnInput {
 		return err
 	}
 	if response != "" {
 		if err := w.add(LogAssistantMessage, map[string]any{"input_seq": seq, "text": response}); err != nil {
+			return err
+		}
+	}
+	if u != nil {
+		p := usageFields(u)
+		p["input_seq"] = seq
+		if err := w.add(LogUsageReported, p); err != nil {
 			return err
 		}
 	}

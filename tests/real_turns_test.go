@@ -23,6 +23,8 @@ import (
 	"github.com/orcr-go/orcr/actors/provider"
 	"github.com/orcr-go/orcr/actors/provider/modeltest"
 	"github.com/orcr-go/orcr/actors/provider/providertest"
+	"github.com/orcr-go/orcr/config"
+	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/socketapi/remote"
 	_ "modernc.org/sqlite" // the store's driver, to read the turns' usage
@@ -310,7 +312,7 @@ func realTurns(t *testing.T, h *home, model *modeltest.Server, p, name, work str
 	}
 	wantPromptOnce(t, model, api, "say="+p+"-first stream_ms=50")
 
-	second := "say=" + p + "-second tokens=11,22,33,44"
+	second := "say=" + p + "-second tokens=11,22,33,44,5"
 	if r := h.run("agent", "send", name, second); r.exit != 0 {
 		t.Fatalf("agent send: %+v", r)
 	}
@@ -319,15 +321,7 @@ func realTurns(t *testing.T, h *home, model *modeltest.Server, p, name, work str
 		t.Errorf("%s: second turn's last response %q, want %q", p, got, want)
 	}
 	wantPromptOnce(t, model, api, second)
-	// The usage the model reported for the turn is in its record (docs/providers.md
-	// §6.8); codex's Responses usage has no cache writes.
-	want := [4]int64{11, 22, 33, 44}
-	if p == provider.Codex {
-		want[3] = 0
-	}
-	if got := turnUsage(t, h, name, 2); got != want {
-		t.Errorf("%s: the second turn's usage (input, output, cache read, cache write) %v, want %v", p, got, want)
-	}
+	wantTurnUsage(t, h, p, name)
 
 	tool := "tool=bash:echo_orcr-tool-" + p + " say=" + p + "-tooldone"
 	if r := h.run("agent", "send", name, tool); r.exit != 0 {
@@ -779,30 +773,72 @@ func TestRealLimitFallbackLive(t *testing.T) {
 	}
 }
 
+// wantTurnUsage checks the usage of agent name's second turn, scripted tokens=11,22,33,44,5
+// (docs/usage.md §2): the tokens by kind in the turn's row to the token (claude's
+// Messages usage reports no reasoning, codex's Responses usage no cache writes), the
+// model the transcript named, the cost at the built-in price of that model (none for a
+// model without one), and `orcr usage --by agent --json` counting them.
+func wantTurnUsage(t *testing.T, h *home, p, name string) {
+	t.Helper()
+	want := [5]int64{11, 22, 33, 44, 0}
+	if p == provider.Codex {
+		want[3], want[4] = 0, 5
+	}
+	got, model, cost := turnUsage(t, h, name, 2)
+	if got != want {
+		t.Errorf("%s: the second turn's usage (input, output, cache read, cache write, reasoning) %v, want %v", p, got, want)
+	}
+	if model == "" {
+		t.Errorf("%s: the second turn names no model", p)
+	}
+	price, priced := config.Default().PriceFor(model)
+	switch wantCost := price.CostMicros(want[0], want[1], want[2], want[3]); {
+	case priced && (!cost.Valid || cost.Int64 != wantCost):
+		t.Errorf("%s: model %s costs %v, want %d micro-dollars", p, model, cost, wantCost)
+	case !priced && cost.Valid:
+		t.Errorf("%s: model %s has no price, yet costs %d", p, model, cost.Int64)
+	}
+	r := h.run("usage", "--by", "agent", "--path", name, "--json")
+	var env struct {
+		Result api.UsageResult `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &env); r.exit != 0 || err != nil || len(env.Result.Rows) != 1 {
+		t.Fatalf("%s: orcr usage: %+v (%v)", p, r, err)
+	}
+	row := env.Result.Rows[0]
+	if row.Path != name || row.Turns != 2 || row.InputTokens < want[0] || row.CacheReadTokens != want[2] ||
+		row.CacheWriteTokens != want[3] || row.ReasoningTokens != want[4] || (row.UnpricedTurns == 0) == !priced {
+		t.Errorf("%s: orcr usage row %+v; want two turns holding the second's tokens (priced: %v)", p, row, priced)
+	}
+}
+
 // turnUsage reads the usage recorded for turn seq of agent path from the store (read
-// only, beside the running server).
-func turnUsage(t *testing.T, h *home, path string, seq int64) [4]int64 {
+// only, beside the running server): the tokens by kind (-1 for none), the model and the
+// cost.
+func turnUsage(t *testing.T, h *home, path string, seq int64) ([5]int64, string, sql.NullInt64) {
 	t.Helper()
 	db, err := sql.Open("sqlite", "file:"+filepath.Join(h.dir, "orcr.db")+"?mode=ro&_pragma=busy_timeout(5000)")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	var u [4]sql.NullInt64
-	err = db.QueryRow(`SELECT t.input_tokens, t.output_tokens, t.cache_read_tokens, t.cache_write_tokens
-		FROM turns t JOIN agents a ON a.uuid = t.agent_uuid WHERE a.path = ? AND t.input_seq = ?`, path, seq).
-		Scan(&u[0], &u[1], &u[2], &u[3])
+	var u [5]sql.NullInt64
+	var model sql.NullString
+	var cost sql.NullInt64
+	err = db.QueryRow(`SELECT t.input_tokens, t.output_tokens, t.cache_read_tokens, t.cache_write_tokens, t.reasoning_tokens,
+		t.model, t.cost_micros FROM turns t JOIN agents a ON a.uuid = t.agent_uuid WHERE a.path = ? AND t.input_seq = ?`, path, seq).
+		Scan(&u[0], &u[1], &u[2], &u[3], &u[4], &model, &cost)
 	if err != nil {
 		t.Fatalf("the turn %d of %s: %v", seq, path, err)
 	}
-	var out [4]int64
+	var out [5]int64
 	for i, v := range u {
 		out[i] = v.Int64
 		if !v.Valid {
 			out[i] = -1
 		}
 	}
-	return out
+	return out, model.String, cost
 }
 
 // tailStream opens the remote stream of agent name and subscribes from its next entry:

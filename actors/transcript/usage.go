@@ -6,12 +6,17 @@ import (
 )
 
 // Usage is the tokens a turn used, as its provider reported them to the transcript
-// (docs/providers.md §6.8).
+// (docs/providers.md §6.8), by kind: Input is the input not read from the cache (codex
+// counts cached input inside its input_tokens; it is taken out), Output includes
+// Reasoning (reported by codex only), and Model is the model that answered ("" when
+// the transcript names none).
 type Usage struct {
-	Input      int64 `json:"input_tokens"`
-	Output     int64 `json:"output_tokens"`
-	CacheRead  int64 `json:"cache_read_tokens"`
-	CacheWrite int64 `json:"cache_write_tokens"`
+	Input      int64  `json:"input_tokens"`
+	Output     int64  `json:"output_tokens"`
+	CacheRead  int64  `json:"cache_read_tokens"`
+	CacheWrite int64  `json:"cache_write_tokens"`
+	Reasoning  int64  `json:"reasoning_tokens"`
+	Model      string `json:"model"`
 }
 
 // TurnUsage sums the usage of the transcript's last turn — everything after its last
@@ -19,9 +24,12 @@ type Usage struct {
 //   - claude: the usage of each assistant message, counted once per message id (claude
 //     writes one line per content block, each with the message's usage): input_tokens,
 //     output_tokens, cache_read_input_tokens, cache_creation_input_tokens;
+//     The model is the last assistant message's message.model.
 //   - codex: the growth of the session's total_token_usage over the turn, from the
-//     token_count events (input_tokens, output_tokens, cached_input_tokens,
-//     cache_write_input_tokens), so a repeated event is not counted twice.
+//     token_count events (input_tokens less cached_input_tokens, output_tokens,
+//     cached_input_tokens, cache_write_input_tokens, reasoning_output_tokens), so a
+//     repeated event is not counted twice. The model is the last one the session's
+//     settings named (thread_settings_applied, or turn_context in older versions).
 func TurnUsage(format string, data []byte) (Usage, bool) {
 	if format == FormatCodex {
 		return codexTurnUsage(data)
@@ -73,6 +81,7 @@ func claudeTurnUsage(data []byte) (Usage, bool) {
 		}
 		var msg struct {
 			ID    json.RawMessage `json:"id"`
+			Model json.RawMessage `json:"model"`
 			Usage *struct {
 				Input      json.RawMessage `json:"input_tokens"`
 				Output     json.RawMessage `json:"output_tokens"`
@@ -89,6 +98,9 @@ func claudeTurnUsage(data []byte) (Usage, bool) {
 		}
 		seen[id] = true
 		any = true
+		if model, _ := jsonString(msg.Model); model != "" {
+			u.Model = model
+		}
 		u.Input += int64Of(msg.Usage.Input)
 		u.Output += int64Of(msg.Usage.Output)
 		u.CacheRead += int64Of(msg.Usage.CacheRead)
@@ -116,6 +128,7 @@ func hasTextBlock(m claudeMessage) bool {
 
 func codexTurnUsage(data []byte) (Usage, bool) {
 	var before, last Usage
+	model := ""
 	inTurn, any := false, false
 	for _, line := range lines(data) {
 		var l codexLine
@@ -133,6 +146,12 @@ func codexTurnUsage(data []byte) (Usage, bool) {
 			}
 			continue
 		}
+		if typ == "turn_context" {
+			if m := codexModel(l.Payload, false); m != "" {
+				model = m
+			}
+			continue
+		}
 		if typ != "event_msg" {
 			continue
 		}
@@ -144,25 +163,58 @@ func codexTurnUsage(data []byte) (Usage, bool) {
 					Output     json.RawMessage `json:"output_tokens"`
 					CacheRead  json.RawMessage `json:"cached_input_tokens"`
 					CacheWrite json.RawMessage `json:"cache_write_input_tokens"`
+					Reasoning  json.RawMessage `json:"reasoning_output_tokens"`
 				} `json:"total_token_usage"`
 			} `json:"info"`
 		}
-		if json.Unmarshal(l.Payload, &ev) != nil || ev.Info == nil || ev.Info.Total == nil {
+		if json.Unmarshal(l.Payload, &ev) != nil {
 			continue
 		}
-		if t, _ := jsonString(ev.Type); t != "token_count" {
+		switch t, _ := jsonString(ev.Type); {
+		case t == "thread_settings_applied":
+			if m := codexModel(l.Payload, true); m != "" {
+				model = m
+			}
+			continue
+		case t != "token_count" || ev.Info == nil || ev.Info.Total == nil:
 			continue
 		}
 		tot := ev.Info.Total
-		last = Usage{int64Of(tot.Input), int64Of(tot.Output), int64Of(tot.CacheRead), int64Of(tot.CacheWrite)}
+		last = Usage{Input: int64Of(tot.Input), Output: int64Of(tot.Output), CacheRead: int64Of(tot.CacheRead),
+			CacheWrite: int64Of(tot.CacheWrite), Reasoning: int64Of(tot.Reasoning)}
 		any = any || inTurn
 	}
 	if !any {
 		return Usage{}, false
 	}
 	sub := func(a, b int64) int64 { return max(a-b, 0) }
-	return Usage{sub(last.Input, before.Input), sub(last.Output, before.Output),
-		sub(last.CacheRead, before.CacheRead), sub(last.CacheWrite, before.CacheWrite)}, true
+	cached := sub(last.CacheRead, before.CacheRead)
+	return Usage{Input: sub(sub(last.Input, before.Input), cached), Output: sub(last.Output, before.Output),
+		CacheRead: cached, CacheWrite: sub(last.CacheWrite, before.CacheWrite),
+		Reasoning: sub(last.Reasoning, before.Reasoning), Model: model}, true
+}
+
+// codexModel is the model a codex settings payload names: a turn_context's model, or
+// with settings a thread_settings_applied event's thread_settings.model.
+func codexModel(payload json.RawMessage, settings bool) string {
+	var p struct {
+		Model    json.RawMessage `json:"model"`
+		Settings *struct {
+			Model json.RawMessage `json:"model"`
+		} `json:"thread_settings"`
+	}
+	if json.Unmarshal(payload, &p) != nil {
+		return ""
+	}
+	raw := p.Model
+	if settings {
+		if p.Settings == nil {
+			return ""
+		}
+		raw = p.Settings.Model
+	}
+	m, _ := jsonString(raw)
+	return m
 }
 
 // inTurnContext reports whether a codex user message is context codex adds (its

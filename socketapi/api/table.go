@@ -41,6 +41,7 @@ type Facade interface {
 	LoopRunStart(context.Context, LoopRunRequest) (LoopRunResult, error)
 	LoopRunStop(context.Context, LoopRunStopRequest) (LoopRunStopResult, error)
 	LoopRunLs(context.Context, LoopRunLsRequest) (LoopRunLsResult, error)
+	Usage(context.Context, UsageRequest) (UsageResult, error)
 }
 
 // Method is one wire method of the table: its name, its params type Req, its result type
@@ -259,6 +260,8 @@ var (
 		Call: Facade.LoopRunStop, Unbounded: true, Summary: "stop a loop's runs"}
 	LoopRunLs = &Method[LoopRunLsRequest, LoopRunLsResult]{Name: "loop.run.ls", CLI: "loop run ls", Call: Facade.LoopRunLs,
 		Summary: "list a loop's runs"}
+	UsageReport = &Method[UsageRequest, UsageResult]{Name: "usage.report", CLI: "usage", Call: Facade.Usage,
+		Summary: "tokens and cost of completed turns, grouped by agent, path, provider, model, loop or day"}
 )
 
 // Methods is the one method table of protocol 1, in the reference's order.
@@ -272,4 +275,5 @@ var Methods = []Spec{
 	DashboardLogin, // the web dashboard's sign-in (docs/dashboard.md §2)
 	MCPToken,       // the MCP face's HTTP credential (docs/mcp.md §1.1)
 	MCPAuth,
+	UsageReport, // what turns used and cost (docs/usage.md)
 }

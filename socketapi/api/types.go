@@ -80,6 +80,8 @@ type StatusResult struct {
 	// config.json as the server started with it, and whether the file on disk now
 	// differs (docs/config.md §1.9).
 	Config ConfigStatus `json:"config"`
+	// What the turns completed since the server's local midnight used (docs/usage.md).
+	Today UsageSum `json:"today"`
 }
 
 // ConfigStatus is server.status's config object: the server reads config.json once, at
@@ -873,4 +875,57 @@ type LoopRunLsRequest struct {
 // LoopRunLsResult is loop.run.ls's result.
 type LoopRunLsResult struct {
 	Runs []RunRow `json:"runs"`
+}
+
+// UsageRequest is usage.report's params (docs/usage.md §4).
+type UsageRequest struct {
+	// Group by agent, path (the path's first depth segments), provider, model, loop or
+	// day (the server's local day); absent: the totals alone.
+	By string `json:"by,omitempty"`
+	// By path: how many leading segments of the path a group keeps (default 1).
+	Depth int `json:"depth,omitempty"`
+	// Only the turns completed at or after this time (unix ms; absent: all).
+	Since int64 `json:"since,omitempty"`
+	// Only the turns of the agents at this path and under it (a full path, never
+	// joined under a caller's scope).
+	Path string `json:"path,omitempty"`
+}
+
+// UsageSum is what a set of turns used: tokens by kind and the cost of its priced turns.
+type UsageSum struct {
+	// Turns that reported usage.
+	Turns int64 `json:"turns"`
+	// Input not read from the cache.
+	InputTokens      int64 `json:"input_tokens"`
+	OutputTokens     int64 `json:"output_tokens"`
+	CacheReadTokens  int64 `json:"cache_read_tokens"`
+	CacheWriteTokens int64 `json:"cache_write_tokens"`
+	// The part of output_tokens spent reasoning (codex reports it).
+	ReasoningTokens int64 `json:"reasoning_tokens"`
+	// The cost of the priced turns in US dollars, at the prices of when each completed.
+	CostUSD float64 `json:"cost_usd"`
+	// Turns whose model had no price: their tokens count, their cost is not known.
+	UnpricedTurns int64 `json:"unpriced_turns"`
+}
+
+// UsageRow is one group of usage.report.
+type UsageRow struct {
+	// The group: the agent's uuid, the path prefix, the provider, model or loop name
+	// ("" for none: no model named, outside any loop), or the day YYYY-MM-DD.
+	Key string `json:"key"`
+	// By agent: the agent's path.
+	Path string `json:"path,omitempty"`
+	UsageSum
+}
+
+// UsageResult is usage.report's result.
+type UsageResult struct {
+	// The grouping asked for ("" for totals only).
+	By string `json:"by"`
+	// The groups, in key order (by day: oldest first).
+	Rows []UsageRow `json:"rows"`
+	// The sum of every group.
+	Total UsageSum `json:"total"`
+	// The models of the selected turns that had no price (config prices, docs/config.md).
+	UnpricedModels []string `json:"unpriced_models"`
 }

@@ -78,7 +78,7 @@ func TestStreamsParseWithOfficialClients(t *testing.T) {
 		"anthropicModels":     `["claude-sonnet-4-5","claude-opus-4-1","claude-haiku-4-5","gpt-5-standin"]`,
 		"anthropicLimit":      `{"name":"RateLimitError","status":429,"type":"rate_limit_error","retryAfter":"60","unified":"rejected"}`,
 		"anthropicOverloaded": `{"name":"OverloadedError","status":529,"type":"overloaded_error"}`,
-		"openaiStream":        `{"status":"completed","output":[{"type":"message","role":"assistant","content":[{"type":"output_text","text":"hello"}]}],"usage":{"input_tokens":5,"output_tokens":7,"input_tokens_details":{"cached_tokens":3},"total_tokens":12}}`,
+		"openaiStream":        `{"status":"completed","output":[{"type":"message","role":"assistant","content":[{"type":"output_text","text":"hello"}]}],"usage":{"input_tokens":8,"output_tokens":7,"input_tokens_details":{"cached_tokens":3},"total_tokens":15}}`,
 		"openaiEvents":        `["response.created","response.in_progress","response.output_item.added","response.content_part.added","response.output_text.delta","response.output_text.delta","response.output_text.delta","response.output_text.done","response.content_part.done","response.output_item.done","response.completed"]`,
 		"openaiTool":          `{"output":[{"type":"function_call","name":"shell_command","arguments":"{\"command\":\"echo hi\"}"}]}`,
 		"openaiCustom":        `{"output":[{"type":"custom_tool_call","name":"exec","input":"const r = await tools.exec_command({cmd: \"echo hi\"});\ntext(r.output);\n"}]}`,

@@ -25,10 +25,11 @@ type Directives struct {
 	Limit     bool   // limit=429: a rate-limit answer until ResetS seconds after the first
 	ResetS    int    // reset=<seconds>: when the limit lifts, from the first request (default 60)
 	Overload  int    // overloaded[=<n>]: the first n requests answer 529/overloaded (-1: all)
-	TokensIn  int    // tokens=<in>,<out>[,<cache read>[,<cache write>]]
+	TokensIn  int    // tokens=<in>,<out>[,<cache read>[,<cache write>[,<reasoning>]]]
 	TokensOut int
 	CacheRead int
 	CacheNew  int
+	Reasoning int  // the part of TokensOut spent reasoning (the OpenAI API reports it)
 	Tokens    bool // tokens= was given
 }
 
@@ -87,10 +88,10 @@ func ParseDirectives(text string) Directives {
 			}
 		case "tokens":
 			parts := strings.Split(val, ",")
-			if len(parts) < 2 || len(parts) > 4 {
+			if len(parts) < 2 || len(parts) > 5 {
 				continue
 			}
-			var n [4]int
+			var n [5]int
 			good := true
 			for i, p := range parts {
 				v, ok := count(p, maxTokens)
@@ -100,9 +101,9 @@ func ParseDirectives(text string) Directives {
 				}
 				n[i] = v
 			}
-			if good {
+			if good && n[4] <= n[1] {
 				d.Tokens = true
-				d.TokensIn, d.TokensOut, d.CacheRead, d.CacheNew = n[0], n[1], n[2], n[3]
+				d.TokensIn, d.TokensOut, d.CacheRead, d.CacheNew, d.Reasoning = n[0], n[1], n[2], n[3], n[4]
 			}
 		}
 	}

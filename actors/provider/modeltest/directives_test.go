@@ -27,6 +27,7 @@ func TestParseDirectives(t *testing.T) {
 		{"overloaded=2", Directives{Overload: 2}},
 		{"tokens=10,20", Directives{Tokens: true, TokensIn: 10, TokensOut: 20}},
 		{"tokens=1,2,3,4", Directives{Tokens: true, TokensIn: 1, TokensOut: 2, CacheRead: 3, CacheNew: 4}},
+		{"tokens=1,9,3,4,5", Directives{Tokens: true, TokensIn: 1, TokensOut: 9, CacheRead: 3, CacheNew: 4, Reasoning: 5}},
 		{"tokens=1 tokens=1,2,3,4,5 tokens=1,x tokens=,", Directives{}},
 		{"stream_ms=-1 stream_ms=1e3 reset=+3 stall_ms=", Directives{}},
 		{"stream_ms=99999999999999999999999", Directives{StreamMS: maxMS}},
@@ -56,7 +57,7 @@ func FuzzParseDirectives(f *testing.F) {
 				t.Fatalf("a duration out of range: %+v", d)
 			}
 		}
-		for _, n := range []int{d.TokensIn, d.TokensOut, d.CacheRead, d.CacheNew} {
+		for _, n := range []int{d.TokensIn, d.TokensOut, d.CacheRead, d.CacheNew, d.Reasoning} {
 			if n < 0 || n > maxTokens {
 				t.Fatalf("a token count out of range: %+v", d)
 			}

@@ -208,11 +208,13 @@ func (s *Server) responses(w http.ResponseWriter, ctx context.Context, body []by
 		item = map[string]any{"id": fmt.Sprintf("msg_standin%06d", id), "type": "message", "status": "completed",
 			"role": "assistant", "content": []any{outputText(text)}}
 	}
+	// The Responses API counts cached input inside input_tokens and reasoning inside
+	// output_tokens; tokens= scripts the uncached input and the whole output.
 	in, out, cacheRead, _ := usage(d, body, text)
 	u := map[string]any{
-		"input_tokens": in, "input_tokens_details": map[string]any{"cached_tokens": cacheRead},
-		"output_tokens": out, "output_tokens_details": map[string]any{"reasoning_tokens": 0},
-		"total_tokens": in + out,
+		"input_tokens": in + cacheRead, "input_tokens_details": map[string]any{"cached_tokens": cacheRead},
+		"output_tokens": out, "output_tokens_details": map[string]any{"reasoning_tokens": d.Reasoning},
+		"total_tokens": in + cacheRead + out,
 	}
 	resp := func(status string, output []any, u any) map[string]any {
 		return map[string]any{"id": respID, "object": "response", "created_at": time.Now().Unix(),

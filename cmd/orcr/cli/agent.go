@@ -513,6 +513,7 @@ type agentLsCmd struct {
 	Managed   bool   `help:"Only managed agents."`
 	Unmanaged bool   `help:"Only unmanaged agents."`
 	All       bool   `help:"Include ended agents."`
+	Usage     bool   `help:"Add each agent's tokens and cost (usage.report by agent)."`
 }
 
 // Run implements `orcr agent ls` (docs/cli.md §5.8): a table sorted by path (the server's
@@ -525,7 +526,15 @@ func (c *agentLsCmd) Run(a *app) error {
 		Managed: c.Managed, Unmanaged: c.Unmanaged, All: c.All}
 	return request(a, api.AgentLs, req, func(r api.LsResult) error {
 		others := a.unlistedPrefixes(r.Agents, c.listsEveryRow())
-		_, err := io.WriteString(a.env.Stdout, renderLs(r.Agents, others, time.Now()))
+		table := renderLs(r.Agents, others, time.Now())
+		if c.Usage && len(r.Agents) > 0 {
+			u, _, err := invoke(a, api.UsageReport, api.UsageRequest{By: "agent"})
+			if err != nil {
+				return err
+			}
+			table = withUsageColumns(table, r.Agents, u)
+		}
+		_, err := io.WriteString(a.env.Stdout, table)
 		return err
 	})
 }
@@ -577,6 +586,28 @@ func renderLs(rows []api.AgentRow, others []string, now time.Time) string {
 			b.WriteString(" " + lsWorktree(r.Worktree))
 		}
 		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// withUsageColumns appends TOKENS (input, output, cache writes and reads summed) and
+// COST to each line of the `agent ls` table (docs/cli.md §5.8): "-" for an agent with
+// no turn that reported usage, a cost marked * when some turn had no price.
+func withUsageColumns(table string, rows []api.AgentRow, u api.UsageResult) string {
+	by := map[string]api.UsageSum{}
+	for _, g := range u.Rows {
+		by[g.Key] = g.UsageSum
+	}
+	lines := strings.Split(strings.TrimSuffix(table, "\n"), "\n")
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %9s %10s\n", lines[0], "TOKENS", "COST")
+	for i, r := range rows {
+		s, ok := by[r.UUID]
+		tok, c := "-", "-"
+		if ok {
+			tok, c = tokens(s.InputTokens+s.OutputTokens+s.CacheReadTokens+s.CacheWriteTokens), cost(s)
+		}
+		fmt.Fprintf(&b, "%s %9s %10s\n", lines[i+1], tok, c)
 	}
 	return b.String()
 }

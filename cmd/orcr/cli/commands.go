@@ -22,6 +22,7 @@ type rootCmd struct {
 	Scaffold  scaffoldCmd  `cmd:"" help:"Create a workflow project on the TypeScript (or Go) SDK."`
 	Skill     skillCmd     `cmd:"" help:"The orchestratr skill that teaches coding agents to use orcr."`
 	Top       topCmd       `cmd:"" help:"Full-screen live view of agents and loops."`
+	Usage     usageCmd     `cmd:"" help:"Tokens and cost of completed turns, by agent, path, provider, model, loop or day."`
 	MCP       mcpCmd       `cmd:"" name:"mcp" help:"Serve orcr's verbs as MCP tools (stdio, or Streamable HTTP with --http)."`
 	Dashboard dashboardCmd `cmd:"" help:"Print a one-time sign-in link for the web dashboard, or sign every browser out."`
 
@@ -83,7 +84,8 @@ var verbMethods = map[string][]string{
 	"agent wait":     {"agent.wait"},
 	"agent attach":   {"agent.attach.prepare", "agent.attach.heartbeat", "agent.attach.release"},
 	"agent kill":     {"agent.kill"},
-	"agent ls":       {"agent.ls"},
+	"agent ls":       {"agent.ls", "usage.report"},
+	"usage":          {"usage.report"},
 	"agent adopt":    {"agent.adopt"},
 	"agent token":    {"agent.token"},
 	"dashboard":      {"dashboard.login"},

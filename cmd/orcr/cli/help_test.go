@@ -73,6 +73,7 @@ var notImplementedProbes = map[string][]string{
 	"skill install": {"skill", "install", "/dev/null"},
 	"skill show":    {"skill", "show"},
 	"top":           {"top"},
+	"usage":         {"usage"},
 	"mcp serve":     {"mcp"},
 	"mcp token":     {"mcp", "token"},
 }

@@ -218,6 +218,7 @@ func renderServerStatus(raw json.RawMessage, all bool) (string, error) {
 			NextFireAt json.RawMessage `json:"next_fire_at"`
 		} `json:"loops"`
 		Config api.ConfigStatus `json:"config"`
+		Today  *api.UsageSum    `json:"today"`
 	}
 	if err := json.Unmarshal(raw, &st); err != nil {
 		return "", fmt.Errorf("cannot decode server.status: %w", err)
@@ -241,6 +242,10 @@ func renderServerStatus(raw json.RawMessage, all bool) (string, error) {
 	for _, p := range st.Paused {
 		fmt.Fprintf(&b, "  paused    %s until=%s (%s) source=%s agent=%s\n", p.Provider, strconv.FormatInt(p.Until, 10),
 			time.UnixMilli(p.Until).UTC().Format(time.RFC3339), p.Source, p.AgentUUID)
+	}
+	if t := st.Today; t != nil {
+		fmt.Fprintf(&b, "  today     turns=%d input=%d output=%d cache_read=%d cache_write=%d cost=%s\n", t.Turns, t.InputTokens,
+			t.OutputTokens, t.CacheReadTokens, t.CacheWriteTokens, cost(*t))
 	}
 	fmt.Fprintf(&b, "  drift     lost=%s repaired=%s\n", literal(st.Drift["lost"]), literal(st.Drift["repaired"]))
 	if string(st.Remote["listening"]) == "true" {

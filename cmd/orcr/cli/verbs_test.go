@@ -57,6 +57,7 @@ func TestCatalogueCoverage(t *testing.T) {
 		"server disable", "server enable", "server logs", "server restart", "server start", "server status", "server stop",
 		"skill install", "skill show",
 		"top",
+		"usage",
 	}
 	if diff := cmp.Diff(want, verbs); diff != "" {
 		t.Errorf("command tree (-want +got):\n%s", diff)

@@ -140,7 +140,7 @@ func ctxFor(t *testing.T, d time.Duration) context.Context {
 func TestToolsListMatchesTable(t *testing.T) {
 	cs := connect(t, mcp.Options{Client: &socketapi.Client{Socket: "/nonexistent/orcr.sock"}})
 	want := []string{"agent.run", "agent.ask", "agent.send", "agent.logs", "agent.wait", "agent.kill", "agent.ls",
-		"loop.create", "loop.rm", "loop.ls"}
+		"loop.create", "loop.rm", "loop.ls", "usage.report"}
 	if diff := cmp.Diff(want, mcp.Methods()); diff != "" {
 		t.Errorf("Methods (-want +got):\n%s", diff)
 	}

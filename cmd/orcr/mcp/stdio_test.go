@@ -81,8 +81,8 @@ func TestStdioAnswersEveryRequestBeforeEOF(t *testing.T) {
 			t.Errorf("request %s: answer %.200v, want a result (%d answers)", id, m, len(ids))
 		}
 	}
-	if tools, _ := ids["2"]["result"].(map[string]any)["tools"].([]any); len(tools) != 10 {
-		t.Errorf("tools/list before EOF: %d tools, want 10", len(tools))
+	if tools, _ := ids["2"]["result"].(map[string]any)["tools"].([]any); len(tools) != 11 {
+		t.Errorf("tools/list before EOF: %d tools, want 11", len(tools))
 	}
 }
 
@@ -136,8 +136,8 @@ func TestStdioMalformedLinesKeepTheSession(t *testing.T) {
 			t.Errorf("answers with a null id and error %v: %d, want %d (all: %v)", code, gotNull[code], n, nulls)
 		}
 	}
-	if tools, _ := ids["9"]["result"].(map[string]any)["tools"].([]any); len(tools) != 10 {
-		t.Errorf("tools/list after the malformed lines: %.200v, want its 10 tools", ids["9"])
+	if tools, _ := ids["9"]["result"].(map[string]any)["tools"].([]any); len(tools) != 11 {
+		t.Errorf("tools/list after the malformed lines: %.200v, want its 11 tools", ids["9"])
 	}
 	if len(msgs) != len(bad)+2 {
 		t.Errorf("%d lines on stdout, want %d: one per malformed line, initialize's and tools/list's", len(msgs), len(bad)+2)

@@ -55,6 +55,7 @@ var tools = []tool{
 	newTool(api.LoopCreate, additive),
 	newTool(api.LoopRm, destructive),
 	newTool(api.LoopLs, readOnly),
+	newTool(api.UsageReport, readOnly),
 }
 
 // Methods returns the wire names of the socket methods the tools call, in tool order.

@@ -56,6 +56,8 @@ const (
 	ReasonNotUnmanaged        = "not_unmanaged"
 	ReasonNotResumable        = "not_resumable"
 	ReasonInvalidSDKSpec      = "invalid_sdk_spec"
+	ReasonInvalidGrouping     = "invalid_grouping"
+	ReasonBadSince            = "bad_since"
 	ReasonJSONNotSupported    = "json_not_supported"
 	ReasonNotLoopback         = "not_loopback"
 	ReasonBadAddress          = "bad_address"
@@ -226,6 +228,8 @@ var Reasons = []ReasonInfo{
 	{ReasonNotUnmanaged, InvalidRequest, "`{reason, target, path}` — `agent.adopt` of a managed agent"},
 	{ReasonNotResumable, InvalidRequest, "`{reason, kind, value}` — `agent.adopt` of an agent whose conversation pointer its provider cannot resume"},
 	{ReasonInvalidSDKSpec, InvalidRequest, "`{reason, value}` — CLI `orcr scaffold --lang go` with an `ORCR_SDK_SPEC` that is neither a checkout of the module nor a module version"},
+	{ReasonInvalidGrouping, InvalidRequest, "`{reason, value, valid}` — `usage.report` with a `by` it does not know"},
+	{ReasonBadSince, InvalidRequest, "`{reason, value}` — CLI `orcr usage --since` that is no duration, `today`, date or RFC 3339 time"},
 	{ReasonJSONNotSupported, InvalidRequest, "CLI `orcr top` and `orcr mcp` with `--json`"},
 	{ReasonNotLoopback, InvalidRequest, "`{reason, value}` — CLI `orcr mcp --http` with a host that is not loopback, or an address that is not `host:port`, `:port` or a port ([mcp.md §1](mcp.md#1-running-it))"},
 	{ReasonBadAddress, InvalidRequest, "`{reason, value}` — CLI `orcr mcp --http` with a host that is not loopback, or an address that is not `host:port`, `:port` or a port ([mcp.md §1](mcp.md#1-running-it))"},

@@ -32,6 +32,7 @@ export const PROTOCOL_METHODS = [
     "server.handshake",
     "server.status",
     "server.stop",
+    "usage.report",
     "watch.open",
 ];
 /** The methods that answer with an initial result, then event frames. */
@@ -230,6 +231,10 @@ export class GeneratedClient {
     /** graceful control-plane stop; agent panes are untouched (`server.stop`). */
     serverStop(params = {}) {
         return this.transport.request("server.stop", params);
+    }
+    /** tokens and cost of completed turns, grouped by agent, path, provider, model, loop or day (`usage.report`). */
+    usageReport(params = {}) {
+        return this.transport.request("usage.report", params);
     }
     /** snapshot plus a pinned subscription under one cursor (`watch.open`, streaming). */
     watchOpen(params = {}) {

@@ -35,6 +35,7 @@ export const PROTOCOL_METHODS = [
   "server.handshake",
   "server.status",
   "server.stop",
+  "usage.report",
   "watch.open",
 ] as const;
 
@@ -1574,6 +1575,23 @@ export interface ServerStatusResult {
   }[] | null;
   /** The store path. */
   store?: string;
+  /** What the turns completed since the server's local midnight used (docs/usage.md). */
+  today?: {
+    cache_read_tokens?: number;
+    cache_write_tokens?: number;
+    /** The cost of the priced turns in US dollars, at the prices of when each completed. */
+    cost_usd?: number;
+    /** Input not read from the cache. */
+    input_tokens?: number;
+    output_tokens?: number;
+    /** The part of output_tokens spent reasoning (codex reports it). */
+    reasoning_tokens?: number;
+    /** Turns that reported usage. */
+    turns?: number;
+    /** Turns whose model had no price: their tokens count, their cost is not known. */
+    unpriced_turns?: number;
+    [key: string]: unknown;
+  };
   /** Milliseconds since the server started. */
   uptime_ms?: number;
   /** The server's package version. */
@@ -1593,6 +1611,81 @@ export interface ServerStopParams {
 export interface ServerStopResult {
   /** "stopping": the response is written, then the server stops. */
   status?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * Params of `usage.report` (tokens and cost of completed turns, grouped by agent, path, provider, model, loop or day).
+ * UsageRequest is usage.report's params (docs/usage.md §4).
+ */
+export interface UsageReportParams {
+  /**
+   * Group by agent, path (the path's first depth segments), provider, model, loop or
+   * day (the server's local day); absent: the totals alone.
+   */
+  by?: string;
+  /** By path: how many leading segments of the path a group keeps (default 1). */
+  depth?: number;
+  /**
+   * Only the turns of the agents at this path and under it (a full path, never
+   * joined under a caller's scope).
+   */
+  path?: string;
+  /** Only the turns completed at or after this time (unix ms; absent: all). */
+  since?: number;
+  [key: string]: unknown;
+}
+
+/**
+ * Result of `usage.report`.
+ * UsageResult is usage.report's result.
+ */
+export interface UsageReportResult {
+  /** The grouping asked for ("" for totals only). */
+  by?: string;
+  /** The groups, in key order (by day: oldest first). */
+  rows?: {
+    cache_read_tokens?: number;
+    cache_write_tokens?: number;
+    /** The cost of the priced turns in US dollars, at the prices of when each completed. */
+    cost_usd?: number;
+    /** Input not read from the cache. */
+    input_tokens?: number;
+    /**
+     * The group: the agent's uuid, the path prefix, the provider, model or loop name
+     * ("" for none: no model named, outside any loop), or the day YYYY-MM-DD.
+     */
+    key?: string;
+    output_tokens?: number;
+    /** By agent: the agent's path. */
+    path?: string;
+    /** The part of output_tokens spent reasoning (codex reports it). */
+    reasoning_tokens?: number;
+    /** Turns that reported usage. */
+    turns?: number;
+    /** Turns whose model had no price: their tokens count, their cost is not known. */
+    unpriced_turns?: number;
+    [key: string]: unknown;
+  }[] | null;
+  /** The sum of every group. */
+  total?: {
+    cache_read_tokens?: number;
+    cache_write_tokens?: number;
+    /** The cost of the priced turns in US dollars, at the prices of when each completed. */
+    cost_usd?: number;
+    /** Input not read from the cache. */
+    input_tokens?: number;
+    output_tokens?: number;
+    /** The part of output_tokens spent reasoning (codex reports it). */
+    reasoning_tokens?: number;
+    /** Turns that reported usage. */
+    turns?: number;
+    /** Turns whose model had no price: their tokens count, their cost is not known. */
+    unpriced_turns?: number;
+    [key: string]: unknown;
+  };
+  /** The models of the selected turns that had no price (config prices, docs/config.md). */
+  unpriced_models?: string[] | null;
   [key: string]: unknown;
 }
 
@@ -4645,6 +4738,7 @@ export interface MethodParams {
   "server.handshake": ServerHandshakeParams;
   "server.status": ServerStatusParams;
   "server.stop": ServerStopParams;
+  "usage.report": UsageReportParams;
   "watch.open": WatchOpenParams;
 }
 
@@ -4680,6 +4774,7 @@ export interface MethodResults {
   "server.handshake": ServerHandshakeResult;
   "server.status": ServerStatusResult;
   "server.stop": ServerStopResult;
+  "usage.report": UsageReportResult;
   "watch.open": Subscription<WatchOpenResult>;
 }
 
@@ -4852,6 +4947,11 @@ export class GeneratedClient {
   /** graceful control-plane stop; agent panes are untouched (`server.stop`). */
   serverStop(params: ServerStopParams = {}): Promise<ServerStopResult> {
     return this.transport.request("server.stop", params) as Promise<ServerStopResult>;
+  }
+
+  /** tokens and cost of completed turns, grouped by agent, path, provider, model, loop or day (`usage.report`). */
+  usageReport(params: UsageReportParams = {}): Promise<UsageReportResult> {
+    return this.transport.request("usage.report", params) as Promise<UsageReportResult>;
   }
 
   /** snapshot plus a pinned subscription under one cursor (`watch.open`, streaming). */

@@ -1,0 +1,148 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/orcr-go/orcr/store"
+	"github.com/orcr-go/orcr/store/storetest"
+)
+
+// usageAgent enqueues an agent at path with provider and model and opens its first turn.
+func usageAgent(t *testing.T, db *store.DB, path, provider, model string) (string, int64) {
+	t.Helper()
+	id := storetest.NewUUID(t)
+	seq := storetest.Write(t, db, func(tx *store.Tx) (any, error) {
+		if _, err := tx.Enqueue(store.NewAgent{UUID: id, Path: path, Provider: provider, Model: model,
+			GCMode: store.GCAuto, Cwd: "/tmp", Session: "orcr"}); err != nil {
+			return nil, err
+		}
+		if _, err := tx.Exec(`UPDATE agents SET status = 'starting' WHERE uuid = ?`, id); err != nil {
+			return nil, err
+		}
+		if err := tx.SettleIdle(id); err != nil {
+			return nil, err
+		}
+		seq, _, err := tx.OpenTurn(id, store.InputStatuses)
+		if err != nil {
+			return nil, err
+		}
+		return seq, tx.LogInput(id, seq, store.SourceOrcr, "go")
+	}).(int64)
+	return id, seq
+}
+
+func micros(n int64) *int64 { return &n }
+
+// A turn's usage is recorded once, with the provider, path, loop and model a report
+// groups by; completing it again (a restart's monitor seeing the same idle) is stale
+// and counts nothing twice, even after the store is closed and opened again.
+func TestUsageRecordedOnceAndReported(t *testing.T) {
+	dir := storetest.Dir(t)
+	path := filepath.Join(dir, "orcr.db")
+	db, err := store.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loop := storetest.InsertLoop(t, db, map[string]any{"name": "nightly"})
+	storetest.InsertRun(t, db, loop, map[string]any{"run_id": "r00001"})
+	a, sa := usageAgent(t, db, "proj/a", "claude", "sonnet")
+	b, sb := usageAgent(t, db, "proj/b/c", "codex", "")
+	c, sc := usageAgent(t, db, "nightly/r00001/x", "claude", "")
+	complete := func(db *store.DB, id string, seq int64, u store.TurnUsage) error {
+		res, _, err := db.Apply([]store.Op{func(tx *store.Tx) (any, error) {
+			return nil, tx.CompleteTurn(store.TurnCompletion{UUID: id, Seq: seq, IdleFrom: store.StatusWorking, Usage: &u})
+		}})
+		if err != nil {
+			return err
+		}
+		return res[0].Err
+	}
+	for _, tc := range []struct {
+		id  string
+		seq int64
+		u   store.TurnUsage
+	}{
+		{a, sa, store.TurnUsage{Input: 10, Output: 20, CacheRead: 30, CacheWrite: 40, CostMicros: micros(1500)}},
+		{b, sb, store.TurnUsage{Input: 1, Output: 2, CacheRead: 3, Reasoning: 1, Model: "gpt-9"}},
+		{c, sc, store.TurnUsage{Input: 100, Output: 200, Model: "claude-haiku-4-5", CostMicros: micros(1100)}},
+	} {
+		if err := complete(db, tc.id, tc.seq, tc.u); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	if db, err = store.Open(path); err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := complete(db, a, sa, store.TurnUsage{Input: 999, CostMicros: micros(999)}); !errors.Is(err, store.ErrStale) {
+		t.Errorf("completing the turn again: %v, want stale", err)
+	}
+
+	ctx := context.Background()
+	report := func(q store.UsageQuery) store.UsageReport {
+		t.Helper()
+		before := db.Statements()
+		r, err := store.ReadUsage(ctx, db.Reader(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := db.Statements() - before; n > 2 {
+			t.Errorf("%+v: %d statements, want at most 2", q, n)
+		}
+		return r
+	}
+	all := report(store.UsageQuery{})
+	wantTotal := store.UsageSum{Turns: 3, Input: 111, Output: 222, CacheRead: 33, CacheWrite: 40, Reasoning: 1, CostMicros: 2600, Unpriced: 1}
+	if diff := cmp.Diff(store.UsageReport{Total: wantTotal, Unpriced: []string{"gpt-9"}}, all); diff != "" {
+		t.Errorf("totals (-want +got):\n%s", diff)
+	}
+	keys := func(r store.UsageReport) map[string]int64 {
+		m := map[string]int64{}
+		for _, g := range r.Groups {
+			m[g.Key] = g.Input
+		}
+		return m
+	}
+	for _, tc := range []struct {
+		q    store.UsageQuery
+		want map[string]int64
+	}{
+		{store.UsageQuery{By: store.UsageByProvider}, map[string]int64{"claude": 110, "codex": 1}},
+		{store.UsageQuery{By: store.UsageByModel}, map[string]int64{"sonnet": 10, "gpt-9": 1, "claude-haiku-4-5": 100}},
+		{store.UsageQuery{By: store.UsageByLoop}, map[string]int64{"": 11, "nightly": 100}},
+		{store.UsageQuery{By: store.UsageByPath}, map[string]int64{"proj": 11, "nightly": 100}},
+		{store.UsageQuery{By: store.UsageByPath, Depth: 2}, map[string]int64{"proj/a": 10, "proj/b": 1, "nightly/r00001": 100}},
+		{store.UsageQuery{By: store.UsageByPath, Depth: 5, Path: "proj/b"}, map[string]int64{"proj/b/c": 1}},
+		{store.UsageQuery{By: store.UsageByAgent, Path: "proj"}, map[string]int64{a: 10, b: 1}},
+		{store.UsageQuery{By: store.UsageByDay, Since: 1 << 50}, map[string]int64{}},
+	} {
+		if diff := cmp.Diff(tc.want, keys(report(tc.q))); diff != "" {
+			t.Errorf("%+v (-want +got):\n%s", tc.q, diff)
+		}
+	}
+	if g := report(store.UsageQuery{By: store.UsageByAgent, Path: "proj/a"}).Groups; len(g) != 1 || g[0].Path != "proj/a" || g[0].CostMicros != 1500 {
+		t.Errorf("by agent under proj/a: %+v", g)
+	}
+	if d := report(store.UsageQuery{By: store.UsageByDay}).Groups; len(d) != 1 || d[0].Turns != 3 || len(d[0].Key) != len("2006-01-02") {
+		t.Errorf("by day: %+v", d)
+	}
+
+	// The session log of the turn carries its usage before turn/end.
+	var got map[string]any
+	for _, e := range logOf(t, db, a) {
+		if e.Type == store.LogUsageReported {
+			got = logPayload(t, e)
+		}
+	}
+	want := map[string]any{"input_seq": float64(sa), "input_tokens": 10.0, "output_tokens": 20.0, "cache_read_tokens": 30.0,
+		"cache_write_tokens": 40.0, "reasoning_tokens": 0.0, "model": "sonnet", "cost_usd": 0.0015}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("usage/reported (-want +got):\n%s", diff)
+	}
+}
