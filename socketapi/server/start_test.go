@@ -56,6 +56,7 @@ func holdLock(t *testing.T, home string, d time.Duration) <-chan time.Time {
 // socket stopped answering. A server starting in that window must become the server as
 // soon as the lock is free, not poll the handshake for 15 s and fail.
 func TestStartTakesTheLockOnceFreed(t *testing.T) {
+	t.Parallel()
 	home := sockettest.TempHome(t)
 	released := holdLock(t, home, 300*time.Millisecond)
 
@@ -74,7 +75,10 @@ func TestStartTakesTheLockOnceFreed(t *testing.T) {
 	}()
 	select {
 	case at := <-released:
-		if late := time.Since(at); late > time.Second {
+		// Promptly: well inside the 15 s of handshake polling this guards against. The
+		// start itself (store, actors) took 1.5 s on the loaded 2-core machine beside
+		// the package's other tests.
+		if late := time.Since(at); late > 5*time.Second {
 			t.Errorf("the server started %v after the lock was freed, want promptly", late)
 		}
 	default:
@@ -114,6 +118,7 @@ func fakeHandshake(t *testing.T, socket string) {
 // While the lock stays held, a server that starts answering wins the other way: the
 // starting server reports already_running.
 func TestStartWithHeldLockFindsTheLiveServer(t *testing.T) {
+	t.Parallel()
 	home := sockettest.TempHome(t)
 	holdLock(t, home, time.Hour)
 	socket := filepath.Join(home, config.SocketName)
