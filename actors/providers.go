@@ -7,7 +7,6 @@ import (
 
 	"github.com/orcr-go/orcr/actors/provider"
 	"github.com/orcr-go/orcr/actors/transcript"
-	"github.com/orcr-go/orcr/herdr"
 	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/store"
 )
@@ -34,9 +33,9 @@ func (s *System) herdrInstalled(ctx context.Context) map[string]bool {
 		return s.integ.present
 	}
 	present := map[string]bool{}
-	if bin := s.driver.Bin(); bin != "" {
+	if s.driver.Bin() != "" {
 		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		rows, err := herdr.IntegrationStatus(cctx, bin)
+		rows, err := s.driver.IntegrationStatus(cctx)
 		cancel()
 		if err != nil {
 			s.cfg.Log.Warn("herdr integration status failed", "err", err)

@@ -120,7 +120,11 @@ func Start(cfg SystemConfig) (*System, error) {
 		log.Warn("no herdr binary; agents cannot be spawned until one is configured", "err", err)
 		bin = ""
 	}
-	if s.driver, err = herdr.NewDriver(s.sys, herdr.Config{Bin: bin, Owned: cfg.Config.Herdr.Session, Props: actorkit.Props}, log); err != nil {
+	hc := herdr.Config{Bin: bin, Owned: cfg.Config.Herdr.Session, Props: actorkit.Props}
+	if cfg.Getenv != nil {
+		hc.Env = s.serverEnv() // herdr runs in the server's environment, not the process's
+	}
+	if s.driver, err = herdr.NewDriver(s.sys, hc, log); err != nil {
 		return fail(wire.Internal(wire.CauseActor, "cannot start the herdr driver: "+err.Error()))
 	}
 	// Restart re-arm (docs/lifecycle.md §10.5): completion must observe a fresh idle

@@ -2,6 +2,8 @@ package actors_test
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"testing"
 	"time"
 
@@ -18,6 +20,9 @@ import (
 func newSystem(t *testing.T) (*actors.System, *store.DB) {
 	t.Helper()
 	env := sockettest.HerdrEnv(t)
+	// The system hands env to its herdr processes; ownedPane finds the same session
+	// through the test's own environment (these tests do not run in parallel).
+	t.Setenv("XDG_CONFIG_HOME", env["XDG_CONFIG_HOME"])
 	getenv := func(k string) string { return env[k] }
 	home := sockettest.TempHome(t)
 	if err := config.EnsureHome(home); err != nil {
@@ -32,8 +37,9 @@ func newSystem(t *testing.T) (*actors.System, *store.DB) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sys, err := actors.Start(actors.SystemConfig{Home: home, Paths: paths, Config: cfg, Getenv: getenv, DB: db,
-		Version: "test", Started: time.Now(), DeadLetterThrottle: 10 * time.Millisecond})
+	sys, err := actors.Start(actors.SystemConfig{Home: home, Paths: paths, Config: cfg, Getenv: getenv,
+		EnvKeys: slices.Collect(maps.Keys(env)), DB: db, Version: "test", Started: time.Now(),
+		DeadLetterThrottle: 10 * time.Millisecond})
 	if err != nil {
 		db.Close()
 		t.Fatal(err)

@@ -152,11 +152,26 @@ func ParseSessionList(out []byte) ([]SessionInfo, error) {
 	return *doc.Sessions, nil
 }
 
-// runCLI runs bin with args and returns stdout; failures carry stderr.
+// A cli is a herdr binary with the environment its processes get ([Config.Env]; nil:
+// orcr's own).
+type cli struct {
+	bin string
+	env []string
+}
+
+// runCLI runs bin with args in orcr's environment and returns stdout; failures carry
+// stderr.
 func runCLI(ctx context.Context, bin string, args ...string) ([]byte, error) {
+	return cli{bin: bin}.run(ctx, args...)
+}
+
+// run runs c's binary with args and returns stdout; failures carry stderr.
+func (c cli) run(ctx context.Context, args ...string) ([]byte, error) {
+	bin := c.bin
 	ctx, cancel := context.WithTimeout(ctx, cliTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Env = c.env
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -173,7 +188,11 @@ func runCLI(ctx context.Context, bin string, args ...string) ([]byte, error) {
 
 // ListSessions runs `herdr session list --json`.
 func ListSessions(ctx context.Context, bin string) ([]SessionInfo, error) {
-	out, err := runCLI(ctx, bin, "session", "list", "--json")
+	return cli{bin: bin}.listSessions(ctx)
+}
+
+func (c cli) listSessions(ctx context.Context) ([]SessionInfo, error) {
+	out, err := c.run(ctx, "session", "list", "--json")
 	if err != nil {
 		return nil, err
 	}
@@ -199,14 +218,18 @@ func FindSession(rows []SessionInfo, name string) (SessionInfo, bool) {
 // /dev/null) and polls the list every 150 ms for up to 10 s. The returned row is
 // running. Failure is environment_error cause server_start_failed with last_error.
 func EnsureSession(ctx context.Context, bin, name string) (SessionInfo, error) {
-	rows, err := ListSessions(ctx, bin)
+	return cli{bin: bin}.ensureSession(ctx, name)
+}
+
+func (c cli) ensureSession(ctx context.Context, name string) (SessionInfo, error) {
+	rows, err := c.listSessions(ctx)
 	if err != nil {
 		return SessionInfo{}, err
 	}
 	if s, ok := FindSession(rows, name); ok && s.Running {
 		return s, nil
 	}
-	if err := startDetached(bin, "--session", name, "server"); err != nil {
+	if err := c.startDetached("--session", name, "server"); err != nil {
 		return SessionInfo{}, wire.Env(wire.CauseServerStartFailed, "could not start herdr session "+name+": "+err.Error(),
 			"last_error", err.Error(), "session", name).Wrap(err)
 	}
@@ -220,7 +243,7 @@ func EnsureSession(ctx context.Context, bin, name string) (SessionInfo, error) {
 			return SessionInfo{}, ctx.Err()
 		case <-t.C:
 		}
-		rows, err := ListSessions(ctx, bin)
+		rows, err := c.listSessions(ctx)
 		if err == nil {
 			if s, ok := FindSession(rows, name); ok && s.Running {
 				return s, nil
@@ -236,15 +259,16 @@ func EnsureSession(ctx context.Context, bin, name string) (SessionInfo, error) {
 	}
 }
 
-// startDetached starts bin in its own session with stdio on /dev/null and does not
-// wait for it; the child is reaped in the background so it never lingers as a zombie.
-func startDetached(bin string, args ...string) error {
+// startDetached starts c's binary in its own session with stdio on /dev/null and does
+// not wait for it; the child is reaped in the background so it never lingers as a zombie.
+func (c cli) startDetached(args ...string) error {
 	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
 	if err != nil {
 		return err
 	}
 	defer null.Close()
-	cmd := exec.Command(bin, args...)
+	cmd := exec.Command(c.bin, args...)
+	cmd.Env = c.env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = null, null, null
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
@@ -302,7 +326,11 @@ func ParseIntegrationStatus(out []byte) ([]IntegrationState, error) {
 
 // IntegrationStatus runs and parses `herdr integration status`.
 func IntegrationStatus(ctx context.Context, bin string) ([]IntegrationState, error) {
-	out, err := runCLI(ctx, bin, "integration", "status")
+	return cli{bin: bin}.integrationStatus(ctx)
+}
+
+func (c cli) integrationStatus(ctx context.Context) ([]IntegrationState, error) {
+	out, err := c.run(ctx, "integration", "status")
 	if err != nil {
 		return nil, err
 	}
@@ -315,12 +343,14 @@ func IntegrationStatus(ctx context.Context, bin string) ([]IntegrationState, err
 
 // LiveSchema returns `herdr api schema --json` (the binary's own schema document).
 func LiveSchema(ctx context.Context, bin string) ([]byte, error) {
-	return runCLI(ctx, bin, "api", "schema", "--json")
+	return cli{bin: bin}.run(ctx, "api", "schema", "--json")
 }
 
 // CheckLive fetches the live schema and runs [CheckContract] on it.
-func CheckLive(ctx context.Context, bin string) error {
-	schema, err := LiveSchema(ctx, bin)
+func CheckLive(ctx context.Context, bin string) error { return cli{bin: bin}.checkLive(ctx) }
+
+func (c cli) checkLive(ctx context.Context) error {
+	schema, err := c.run(ctx, "api", "schema", "--json")
 	if err != nil {
 		return err
 	}

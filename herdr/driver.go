@@ -44,6 +44,11 @@ type Config struct {
 	// actors). The server passes actorkit.Props, so that they log a panic's stack as
 	// every actor of its tree does (actors/doc.go); nil builds plain Props.
 	Props func(log *slog.Logger, producer actor.Producer, opts ...actor.PropsOption) *actor.Props
+	// Env is the environment of every herdr process the driver starts (the owned
+	// session's server and the panes it spawns, `session list`, `integration status`,
+	// `api schema`), KEY=VALUE entries as in os.Environ; nil means orcr's own. A server
+	// whose environment is not its process's (a test's, server.Options.Getenv) sets it.
+	Env []string
 
 	// live is the binary in use once NewDriver has run: Bin at first, replaced by
 	// [Driver.SetBin].
@@ -80,15 +85,17 @@ func (c *Config) owned() string {
 	return c.Owned
 }
 
+// cli is the binary in use with [Config.Env].
+func (c *Config) cli() cli { return cli{bin: c.bin(), env: c.Env} }
+
 func (c *Config) sessions(ctx context.Context) ([]SessionInfo, error) {
 	if c.Sessions != nil {
 		return c.Sessions(ctx)
 	}
-	bin := c.bin()
-	if bin == "" {
+	if c.bin() == "" {
 		return nil, wire.Env(wire.CauseHerdrMissing, "no herdr binary; "+InstallHint)
 	}
-	return ListSessions(ctx, bin)
+	return c.cli().listSessions(ctx)
 }
 
 func or(d, def time.Duration) time.Duration {
@@ -173,20 +180,29 @@ func (d *Driver) Sessions(ctx context.Context) ([]SessionInfo, error) { return d
 
 // EnsureOwned starts the owned session's server when it is not running (needs Bin).
 func (d *Driver) EnsureOwned(ctx context.Context) (SessionInfo, error) {
-	bin := d.cfg.bin()
-	if bin == "" {
+	c := d.cfg.cli()
+	if c.bin == "" {
 		return SessionInfo{}, wire.Env(wire.CauseHerdrMissing, "no herdr binary; "+InstallHint)
 	}
-	return EnsureSession(ctx, bin, d.cfg.owned())
+	return c.ensureSession(ctx, d.cfg.owned())
 }
 
 // Conformance checks orcr's contract against the live `herdr api schema --json`.
 func (d *Driver) Conformance(ctx context.Context) error {
-	bin := d.cfg.bin()
-	if bin == "" {
+	c := d.cfg.cli()
+	if c.bin == "" {
 		return wire.Env(wire.CauseHerdrMissing, "no herdr binary; "+InstallHint)
 	}
-	return CheckLive(ctx, bin)
+	return c.checkLive(ctx)
+}
+
+// IntegrationStatus runs and parses `herdr integration status` (needs Bin).
+func (d *Driver) IntegrationStatus(ctx context.Context) ([]IntegrationState, error) {
+	c := d.cfg.cli()
+	if c.bin == "" {
+		return nil, wire.Env(wire.CauseHerdrMissing, "no herdr binary; "+InstallHint)
+	}
+	return c.integrationStatus(ctx)
 }
 
 // Health reports every session connection the supervisor knows, with restart counts.

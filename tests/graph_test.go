@@ -31,7 +31,7 @@ var graph = []struct {
 
 	// Leaves that import nothing of orcr: the actor kit, log rotation, herdr's socket
 	// schema, the remote stream's frames and client, the git worktree commands, the SDK's
-	// embedded files and the skill.
+	// embedded files, the skill and the tests' polling helper.
 	{"actors/actorkit", nil},
 	{"config/rotate", nil},
 	{"herdr/herdrschema", nil},
@@ -39,6 +39,7 @@ var graph = []struct {
 	{"actors/worktree", nil},
 	{"socketapi/ts", nil},
 	{"cmd/orcr/cli/skill", nil},
+	{"tests/poll", nil},
 
 	// Configuration, then the store and herdr: the contract below them, nothing else
 	// of socketapi, and no actor kit (the driver is handed its Props).

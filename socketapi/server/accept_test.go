@@ -85,6 +85,7 @@ func runAccept(t *testing.T, ln net.Listener, d time.Duration) *countingHandler 
 // loop logs a handful of lines, not one per spin (which once wrote 300,000 lines in
 // 15 s and rotated every older log away).
 func TestAcceptErrorsBackOff(t *testing.T) {
+	t.Parallel()
 	ln := &failingListener{}
 	h := runAccept(t, ln, 300*time.Millisecond)
 	if n := h.count(); n > 10 {
@@ -97,6 +98,7 @@ func TestAcceptErrorsBackOff(t *testing.T) {
 
 // A successful accept resets the delay.
 func TestAcceptBackoffResetsOnSuccess(t *testing.T) {
+	t.Parallel()
 	ln := &failingListener{succeed: map[int64]bool{5: true}}
 	h := runAccept(t, ln, 300*time.Millisecond)
 	h.mu.Lock()
@@ -107,6 +109,7 @@ func TestAcceptBackoffResetsOnSuccess(t *testing.T) {
 }
 
 func TestNextAcceptDelay(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ prev, want time.Duration }{
 		{0, 5 * time.Millisecond},
 		{5 * time.Millisecond, 10 * time.Millisecond},

@@ -20,6 +20,7 @@ import (
 	"github.com/orcr-go/orcr/socketapi"
 	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 // evRow is the agent row embedded in agent.* and queue.promoted events (docs/decisions.md D2).
@@ -126,24 +127,21 @@ func (r *recorder) waitFor(t *testing.T, d time.Duration, what string, cond func
 // waitForD is waitFor whose failure message adds detail(events).
 func (r *recorder) waitForD(t *testing.T, d time.Duration, what string, cond func([]ev) bool, detail func([]ev) string) []ev {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		evs := r.events()
-		if cond(evs) {
-			return evs
+	var evs []ev
+	poll.Eventually(t, d, what, func() bool {
+		evs = r.events()
+		return cond(evs)
+	}, func() string {
+		r.mu.Lock()
+		err := r.err
+		r.mu.Unlock()
+		msg := ""
+		if detail != nil {
+			msg = detail(evs)
 		}
-		if time.Now().After(deadline) {
-			r.mu.Lock()
-			err := r.err
-			r.mu.Unlock()
-			msg := ""
-			if detail != nil {
-				msg = detail(evs)
-			}
-			t.Fatalf("timed out after %v waiting for %s (%d events recorded, stream err %v) %s", d, what, len(evs), err, msg)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return fmt.Sprintf("%d events recorded, stream err %v %s", len(evs), err, msg)
+	})
+	return evs
 }
 
 // kinds returns the uuids of events of kind, in stream order.
@@ -208,18 +206,13 @@ func checkCaps(t *testing.T, evs []ev, max int, caps map[string]int) {
 	}
 }
 
-// herdrSocket is the owned session's socket under the test's XDG_CONFIG_HOME.
-func herdrSocket() string {
-	return filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "herdr", "sessions", "orcr", "herdr.sock")
-}
-
-// panesUnder lists the owned session's panes whose label names prefix or a path under
-// prefix/ (orcr's pane label, actors.PanePath).
-func panesUnder(t *testing.T, prefix string) []herdr.PaneInfo {
+// panesUnder lists the panes of the owned session at sock (sockettest's HerdrSocket)
+// whose label names prefix or a path under prefix/ (orcr's pane label, actors.PanePath).
+func panesUnder(t *testing.T, sock, prefix string) []herdr.PaneInfo {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	panes, err := herdr.NewRemote(herdrSocket()).PaneList(ctx, "")
+	panes, err := herdr.NewRemote(sock).PaneList(ctx, "")
 	if err != nil {
 		t.Fatalf("herdr pane.list: %v", err)
 	}
@@ -251,6 +244,7 @@ func kill(t *testing.T, c *socketapi.Client, targets ...string) (killed, skipped
 // holds at every event seq, and every agent reaches a pane (each is killed once it has
 // one, which frees its slot).
 func TestFiftyAgentsUnderCapFIFO(t *testing.T) {
+	t.Parallel()
 	srv := sockettest.NewServer(t, sockettest.WithHerdr(t), sockettest.WithConfig(`{"concurrency": {"max": 5}}`))
 	c := srv.Client(t)
 	rec := record(t, c)
@@ -306,15 +300,16 @@ func TestFiftyAgentsUnderCapFIFO(t *testing.T) {
 	wg.Wait()
 	rec.waitForD(t, 20*time.Second, "every intent applied",
 		func(evs []ev) bool { return len(openIntents(evs)) == 0 }, describeOpen)
-	if p := panesUnder(t, "fifo"); len(p) != 0 {
+	if p := panesUnder(t, srv.HerdrSocket(), "fifo"); len(p) != 0 {
 		t.Errorf("panes left after every agent was killed: %+v", p)
 	}
 }
 
 // fakeClaude makes the claude provider work against the stand-in: herdr's claude hook
 // file (so `herdr integration status` reports it installed) and a `claude` first on PATH
-// that runs the mock agent. Must run before the server (and its herdr session) starts.
-func fakeClaude(t *testing.T) {
+// that runs the mock agent. It returns that PATH's first directory and the server
+// environment that says so (CLAUDE_CONFIG_DIR, PATH), which goes after WithHerdr.
+func fakeClaude(t *testing.T) (bin string, env []sockettest.Option) {
 	t.Helper()
 	b := sockettest.BuildBinaries(t)
 	dir, err := os.MkdirTemp("", "fc")
@@ -329,23 +324,26 @@ func fakeClaude(t *testing.T) {
 	if err := os.WriteFile(hook, []byte("#!/bin/sh\n# HERDR_INTEGRATION_VERSION=11\n"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	bin := filepath.Join(dir, "bin")
+	bin = filepath.Join(dir, "bin")
 	os.MkdirAll(bin, 0o700)
 	script := "#!/bin/sh\nexec " + b.MockAgent + "\n"
 	if err := os.WriteFile(filepath.Join(bin, "claude"), []byte(script), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("CLAUDE_CONFIG_DIR", filepath.Dir(filepath.Dir(hook)))
-	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return bin, []sockettest.Option{
+		sockettest.WithEnv("CLAUDE_CONFIG_DIR", filepath.Dir(filepath.Dir(hook))),
+		sockettest.WithEnv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH")),
+	}
 }
 
 // Acceptance 2: per-provider caps. With mock saturated (cap 2, more queued behind it),
 // claude rows still promote up to their own cap, and a freed claude slot goes to the
 // next claude row while mock rows still wait.
 func TestSaturatedProviderDoesNotBlockOther(t *testing.T) {
-	fakeClaude(t)
-	srv := sockettest.NewServer(t, sockettest.WithHerdr(t),
-		sockettest.WithConfig(`{"concurrency": {"max": 10, "mock": 2, "claude": 3}}`))
+	t.Parallel()
+	_, claude := fakeClaude(t)
+	srv := sockettest.NewServer(t, append([]sockettest.Option{sockettest.WithHerdr(t),
+		sockettest.WithConfig(`{"concurrency": {"max": 10, "mock": 2, "claude": 3}}`)}, claude...)...)
 	c := srv.Client(t)
 	rec := record(t, c)
 
@@ -384,7 +382,7 @@ func TestSaturatedProviderDoesNotBlockOther(t *testing.T) {
 
 	// The claude pane really runs our `claude` (the mock agent behind the fake binary).
 	dataDir := filepath.Join(srv.Home, "data", "other", "c0", claudes[0])
-	eventuallyT(t, 20*time.Second, "mock_env.json of the claude pane", func() bool {
+	poll.Eventually(t, 20*time.Second, "mock_env.json of the claude pane", func() bool {
 		_, err := os.Stat(filepath.Join(dataDir, "mock_env.json"))
 		return err == nil
 	})
@@ -430,6 +428,7 @@ func TestSaturatedProviderDoesNotBlockOther(t *testing.T) {
 // ended canceled or killed exactly once, and agent.run under the pattern failed
 // kill_in_progress while the kill ran.
 func TestKillRacingPromotion(t *testing.T) {
+	t.Parallel()
 	srv := sockettest.NewServer(t, sockettest.WithHerdr(t), sockettest.WithConfig(`{"concurrency": {"max": 6}}`))
 	c := srv.Client(t)
 	rec := record(t, c)
@@ -487,7 +486,7 @@ probe:
 				}
 			}
 		}
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond) // the probes' pace while the kill runs, not a wait
 	}
 	close(outs)
 	killedBy := map[string]int{}
@@ -542,7 +541,7 @@ probe:
 			t.Errorf("%s: %d agent.ended events, want 1", r.Path, ended[r.UUID])
 		}
 	}
-	if p := panesUnder(t, "race"); len(p) != 0 {
+	if p := panesUnder(t, srv.HerdrSocket(), "race"); len(p) != 0 {
 		t.Errorf("live panes for killed rows: %+v", p)
 	}
 	t.Logf("%d rows, %d killed by the pattern kills, %d agent.run probes", len(rows), len(killedBy), late)
@@ -552,6 +551,7 @@ probe:
 // start the pane's argv) leaves the row failed, the spawn intent closed not-ok, and no
 // pane.
 func TestHerdrFailureMidSpawnFailsRow(t *testing.T) {
+	t.Parallel()
 	srv := sockettest.NewServer(t, sockettest.WithHerdr(t),
 		sockettest.WithEnv("ORCR_MOCK_AGENT_BIN", "/nonexistent/orcr-mock-agent"))
 	c := srv.Client(t)
@@ -585,13 +585,13 @@ func TestHerdrFailureMidSpawnFailsRow(t *testing.T) {
 	if open := openIntents(evs); len(open) != 0 {
 		t.Errorf("open intents: %v", open)
 	}
-	if p := panesUnder(t, "broken"); len(p) != 0 {
+	if p := panesUnder(t, srv.HerdrSocket(), "broken"); len(p) != 0 {
 		t.Errorf("panes after a failed spawn: %+v", p)
 	}
 	// Nor the root shell of the workspace the spawn created (docs/lifecycle.md §8.1 step 4).
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if all, err := herdr.NewRemote(herdrSocket()).PaneList(ctx, ""); err != nil || len(all) != 0 {
+	if all, err := herdr.NewRemote(srv.HerdrSocket()).PaneList(ctx, ""); err != nil || len(all) != 0 {
 		t.Errorf("owned session panes after a failed spawn: %+v %v, want none", all, err)
 	}
 }
@@ -599,6 +599,11 @@ func TestHerdrFailureMidSpawnFailsRow(t *testing.T) {
 // Acceptance 5 (loop half): an agent.run whose caller is a loop run lands inside the
 // run's directory, with the run as parent and the loop data dir in its env; a root caller
 // cannot create agents in the active loop's namespace.
+//
+// Not parallel: the loops actor's restart recovery reads the live runs once, in the
+// background, after the server started; the run the test inserts (with no process)
+// must come after that read or recovery ends it failed, and beside other tests the read
+// came late (1 in 3 runs). The server offers no signal that recovery is done.
 func TestLoopRunScopeLandsChildrenInside(t *testing.T) {
 	srv := sockettest.NewServer(t, sockettest.WithHerdr(t))
 	c := srv.Client(t)
@@ -619,7 +624,7 @@ func TestLoopRunScopeLandsChildrenInside(t *testing.T) {
 	waitStatus(t, c, a.UUID, "idle", "working")
 	var env map[string]string
 	envFile := filepath.Join(srv.Home, "data", "nightly", "r1", "a", "b", a.UUID, "mock_env.json")
-	eventuallyT(t, 20*time.Second, "mock_env.json", func() bool {
+	poll.Eventually(t, 20*time.Second, "mock_env.json", func() bool {
 		b, err := os.ReadFile(envFile)
 		return err == nil && json.Unmarshal(b, &env) == nil
 	})
@@ -640,17 +645,6 @@ func TestLoopRunScopeLandsChildrenInside(t *testing.T) {
 	}
 	if _, _, err := kill(t, c, "nightly/**"); err != nil {
 		t.Fatal(err)
-	}
-}
-
-func eventuallyT(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", d, what)
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
 

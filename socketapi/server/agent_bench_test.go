@@ -15,6 +15,7 @@ import (
 	"github.com/orcr-go/orcr/herdr"
 	"github.com/orcr-go/orcr/socketapi"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 // BenchmarkSpawn200 times 200 mock agents from agent.run to all panes up
@@ -54,7 +55,7 @@ func benchSpawn(b *testing.B, limit int, live bool) {
 	if err := c.Call(ctx, "agent.kill", map[string]any{"targets": []string{"warm/up"}}, nil); err != nil {
 		b.Fatal(err)
 	}
-	remote := herdr.NewRemote(herdrSocket())
+	remote := herdr.NewRemote(srv.HerdrSocket())
 	dataRoot, err := os.MkdirTemp("", "bf")
 	if err != nil {
 		b.Fatal(err)
@@ -214,18 +215,11 @@ func parallel(n, width int, f func(i int)) {
 
 func benchWait(b *testing.B, c *socketapi.Client, d time.Duration, cond func([]agentRow) bool, pattern string) {
 	b.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		var res struct{ Agents []agentRow }
+	var res struct{ Agents []agentRow }
+	poll.Eventually(b, d, "agents of "+pattern, func() bool {
 		if err := c.Call(context.Background(), "agent.ls", map[string]any{"pattern": pattern}, &res); err != nil {
 			b.Fatal(err)
 		}
-		if cond(res.Agents) {
-			return
-		}
-		if time.Now().After(deadline) {
-			b.Fatalf("timed out waiting on %s: %d rows", pattern, len(res.Agents))
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return cond(res.Agents)
+	}, func() string { return fmt.Sprintf("%d rows", len(res.Agents)) })
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/orcr-go/orcr/socketapi"
 	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 type agentRow struct {
@@ -52,25 +54,17 @@ func ls(t *testing.T, c *socketapi.Client, params map[string]any) []agentRow {
 
 func waitStatus(t *testing.T, c *socketapi.Client, uuid string, want ...string) agentRow {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		rows := ls(t, c, map[string]any{"pattern": uuid})
-		if len(rows) == 1 {
-			for _, w := range want {
-				if rows[0].Status == w {
-					return rows[0]
-				}
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("agent %s: got %+v, want status %v", uuid, rows, want)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	var rows []agentRow
+	poll.Eventually(t, 30*time.Second, fmt.Sprintf("agent %s in status %v", uuid, want), func() bool {
+		rows = ls(t, c, map[string]any{"pattern": uuid})
+		return len(rows) == 1 && slices.Contains(want, rows[0].Status)
+	}, func() string { return fmt.Sprintf("got %+v", rows) })
+	return rows[0]
 }
 
 // The env contract reaches the pane: the mock agent dumps what it was given.
 func TestRunSpawnsMockAgentWithEnvContract(t *testing.T) {
+	t.Parallel()
 	srv := sockettest.NewServer(t, sockettest.WithHerdr(t))
 	c := srv.Client(t)
 	a, err := run(t, c, map[string]any{"path": "demo/worker", "prompt": "say=hello"})
@@ -86,17 +80,10 @@ func TestRunSpawnsMockAgentWithEnvContract(t *testing.T) {
 	}
 	dataDir := filepath.Join(srv.Home, "data", "demo", "worker", a.UUID)
 	var env map[string]string
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	poll.Eventually(t, 20*time.Second, "mock_env.json in "+dataDir, func() bool {
 		b, err := os.ReadFile(filepath.Join(dataDir, "mock_env.json"))
-		if err == nil && json.Unmarshal(b, &env) == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("mock_env.json never appeared in %s", dataDir)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return err == nil && json.Unmarshal(b, &env) == nil
+	})
 	want := map[string]string{"ORCR_ID": a.UUID, "ORCR_PATH": "demo/worker", "ORCR_AGENT_DATA_DIR": dataDir, "ORCR_HOME": srv.Home}
 	for k, v := range want {
 		if env[k] != v {
@@ -135,6 +122,7 @@ func TestRunSpawnsMockAgentWithEnvContract(t *testing.T) {
 }
 
 func TestRunErrors(t *testing.T) {
+	t.Parallel()
 	srv := sockettest.NewServer(t, sockettest.WithHerdr(t))
 	c := srv.Client(t)
 	tests := []struct {
@@ -176,6 +164,7 @@ func TestRunErrors(t *testing.T) {
 // Acceptance 3 of the agent core: 20 concurrent runs onto one path — exactly one
 // succeeds, the rest get path_in_use with the occupant, no stray data dir remains.
 func TestConcurrentRunsOnOnePath(t *testing.T) {
+	t.Parallel()
 	srv := sockettest.NewServer(t, sockettest.WithHerdr(t))
 	c := srv.Client(t)
 	type out struct {
@@ -230,6 +219,7 @@ func TestConcurrentRunsOnOnePath(t *testing.T) {
 // A turn completes at a stable idle after working was seen; a send opens the next
 // turn, which completes in turn (docs/lifecycle.md §10).
 func TestTurnsComplete(t *testing.T) {
+	t.Parallel()
 	srv := sockettest.NewServer(t, sockettest.WithHerdr(t))
 	c := srv.Client(t)
 	a, err := run(t, c, map[string]any{"path": "t/one", "prompt": "say=first turn_ms=300"})
@@ -258,6 +248,7 @@ func TestTurnsComplete(t *testing.T) {
 // --timeout: a live agent past its deadline is shut down and ends timeout; a queued one
 // past its deadline ends timeout without ever getting a pane.
 func TestAgentTimeout(t *testing.T) {
+	t.Parallel()
 	srv := sockettest.NewServer(t, sockettest.WithHerdr(t))
 	c := srv.Client(t)
 	a, err := run(t, c, map[string]any{"path": "slow/one", "prompt": "say=x turn_ms=60000", "timeout": "2s"})

@@ -26,6 +26,7 @@ type logsResult struct {
 
 // agent.logs reads the mock's transcript; --last-response returns the turn's answer.
 func TestLogsAfterTurns(t *testing.T) {
+	t.Parallel()
 	srv := sockettest.NewServer(t, sockettest.WithHerdr(t))
 	c := srv.Client(t)
 	a, err := run(t, c, map[string]any{"path": "l/one", "prompt": "say=first turn_ms=200"})
@@ -77,6 +78,7 @@ func TestLogsAfterTurns(t *testing.T) {
 // idle before it writes its answer), ask returns the complete final answer, and the pane
 // is closed only after the answer was readable.
 func TestAskWaitsForTheTranscript(t *testing.T) {
+	t.Parallel()
 	srv := sockettest.NewServer(t, sockettest.WithHerdr(t), sockettest.WithEnv("ORCR_MOCK_LATE_TRANSCRIPT_MS", "1500"))
 	c := srv.Client(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

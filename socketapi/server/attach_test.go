@@ -13,6 +13,7 @@ import (
 	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 func prepare(t *testing.T, c *socketapi.Client, target string, takeover bool) api.AttachPrepareResult {
@@ -49,16 +50,15 @@ func attachEvents(evs []ev, kind, lease string) []ev {
 // heartbeatUntilIdle keeps lease fresh until the agent is idle.
 func heartbeatUntilIdle(t *testing.T, c *socketapi.Client, lease, uuid string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for ls(t, c, map[string]any{"pattern": uuid})[0].Status != "idle" {
-		if time.Now().After(deadline) {
-			t.Fatalf("agent %s never became idle", uuid)
+	poll.Eventually(t, 30*time.Second, "agent "+uuid+" idle", func() bool {
+		if ls(t, c, map[string]any{"pattern": uuid})[0].Status == "idle" {
+			return true
 		}
 		if res, err := c.AttachHeartbeat(context.Background(), lease); err != nil || !res.OK {
 			t.Fatalf("heartbeat: %+v %v", res, err)
 		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return false
+	})
 }
 
 func seqOf(evs []ev, match func(ev) bool) int64 {
@@ -77,6 +77,7 @@ func seqOf(evs []ev, match func(ev) bool) int64 {
 // lets the reap happen. prepare's command names the pane's current id and carries
 // --takeover when asked.
 func TestAttachLeaseDefersGCAndExpires(t *testing.T) {
+	t.Parallel()
 	srv := sockettest.NewServer(t, sockettest.WithHerdr(t), sockettest.WithConfig(
 		// The lease TTL leaves room for a heartbeat delayed by a loaded machine (a 1 s TTL
 		// expired once in ten full runs on 2 cores between two 100 ms heartbeats).
@@ -87,7 +88,7 @@ func TestAttachLeaseDefersGCAndExpires(t *testing.T) {
 	// than idle_after (it began before the turn completed), so a park can follow at once.
 	a := runOK(t, c, map[string]any{"path": "att/gc", "prompt": "say=hi turn_ms=1500"})
 	waitStatus(t, c, a.UUID, "working")
-	pane, _ := paneOf(t, "att/gc")
+	pane, _ := paneOf(t, srv.HerdrSocket(), "att/gc")
 
 	l1 := prepare(t, c, "att/gc", false)
 	heartbeatUntilIdle(t, c, l1.LeaseID, a.UUID)
@@ -126,7 +127,7 @@ func TestAttachLeaseDefersGCAndExpires(t *testing.T) {
 		t.Errorf("heartbeat of the expired lease: %+v %v, want ok false", res, err)
 	}
 
-	parked, _ := paneOf(t, "att/gc")
+	parked, _ := paneOf(t, srv.HerdrSocket(), "att/gc")
 	l2 := prepare(t, c, a.UUID, true)
 	if !l2.Takeover || !slices.Equal(l2.Command, []string{bin, "--session", "orcr", "agent", "attach", parked.PaneID, "--takeover"}) ||
 		!slices.Equal(l2.FallbackCommand, []string{bin, "--session", "orcr", "terminal", "attach", parked.TerminalID, "--takeover"}) {
@@ -160,6 +161,7 @@ func TestAttachLeaseDefersGCAndExpires(t *testing.T) {
 // prepare refuses rows with no pane to attach to (state_conflict with current_status);
 // heartbeat and release need a lease_id and answer false for one that is not stored.
 func TestAttachRefusals(t *testing.T) {
+	t.Parallel()
 	// One slot, held by an idle row made first: the queue never promotes the queued row
 	// while the test looks at it (it did, once, between its set and its prepare).
 	srv := sockettest.NewServer(t, sockettest.WithConfig(`{"concurrency": {"max": 1}}`))
@@ -206,6 +208,7 @@ func TestAttachRefusals(t *testing.T) {
 // still defers the park after the restart, the new server renews and releases it, and
 // the park follows the release.
 func TestAttachLeaseSurvivesRestart(t *testing.T) {
+	t.Parallel()
 	withHerdr := sockettest.WithHerdr(t)
 	home := sockettest.TempHome(t)
 	cfg := sockettest.WithConfig(`{"timings": {"gc_tick": "100ms", "idle_after": "1s", "attach_lease_ttl": "1m"}}`)

@@ -19,6 +19,7 @@ import (
 // subscribers read from since_seq: every subscriber sees exactly 1..N, no gap, no
 // duplicate.
 func TestConcurrentWritersAndSubscribersSeeGaplessStream(t *testing.T) {
+	t.Parallel()
 	srv := sockettest.NewServer(t)
 	c := srv.Client(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -86,6 +87,7 @@ func TestConcurrentWritersAndSubscribersSeeGaplessStream(t *testing.T) {
 // A subscriber that stops reading must not stall writers or other subscribers:
 // frames queue for it (bounded by its credit) while the rest of the server goes on.
 func TestStalledSubscriberDoesNotBlockWriters(t *testing.T) {
+	t.Parallel()
 	srv := sockettest.NewServer(t)
 	c := srv.Client(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -119,6 +121,7 @@ type agentState struct {
 // stream reconstruct the final state exactly, even for a watcher slower than retention;
 // an unpinned events.subscribe from an old cursor gets cursor_expired.
 func TestWatchOpenReconstructsStateUnderChurn(t *testing.T) {
+	t.Parallel()
 	srv := sockettest.NewServer(t, sockettest.WithEnv("ORCR_EVENT_RETENTION", "100"))
 	c := srv.Client(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
@@ -241,6 +244,7 @@ func TestWatchOpenReconstructsStateUnderChurn(t *testing.T) {
 
 // Stopping the server ends every subscription with a final server_stopping frame.
 func TestServerStopEndsSubscriptions(t *testing.T) {
+	t.Parallel()
 	srv := sockettest.NewServer(t)
 	c := srv.Client(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

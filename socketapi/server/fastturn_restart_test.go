@@ -11,6 +11,7 @@ import (
 // restart comes well after the turn's answer was written) still completes after the
 // restart, from the transcript.
 func TestTurnFinishedWhileServerDownCompletesAfterRestart(t *testing.T) {
+	t.Parallel()
 	withHerdr := sockettest.WithHerdr(t)
 	home := sockettest.TempHome(t)
 	srv1 := sockettest.NewServer(t, withHerdr, sockettest.WithHome(home))

@@ -14,6 +14,7 @@ import (
 // Every file the server creates in the home is private to the user (0600): the store
 // and its WAL hold every prompt and path, the log names them too.
 func TestHomeFilesArePrivate(t *testing.T) {
+	t.Parallel()
 	home := sockettest.TempHome(t)
 	opts := quietOptions(home)
 	opts.Log = nil // the real log file under <home>/logs

@@ -18,6 +18,7 @@ import (
 	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
 	"github.com/orcr-go/orcr/store"
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 // gcConfig is a config document with fast GC timings.
@@ -30,9 +31,9 @@ func gcConfig(extra string, killAfter string) string {
 }
 
 // paneOf returns the single pane labelled path and the label of its workspace.
-func paneOf(t *testing.T, path string) (herdr.PaneInfo, string) {
+func paneOf(t *testing.T, sock, path string) (herdr.PaneInfo, string) {
 	t.Helper()
-	panes := panesUnder(t, path)
+	panes := panesUnder(t, sock, path)
 	var mine []herdr.PaneInfo
 	for _, p := range panes {
 		if at, _ := actors.PanePath(p.Label); at == path {
@@ -44,7 +45,7 @@ func paneOf(t *testing.T, path string) (herdr.PaneInfo, string) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	wss, err := herdr.NewRemote(herdrSocket()).WorkspaceList(ctx)
+	wss, err := herdr.NewRemote(sock).WorkspaceList(ctx)
 	if err != nil {
 		t.Fatalf("herdr workspace.list: %v", err)
 	}
@@ -113,12 +114,13 @@ func runOK(t *testing.T, c *socketapi.Client, params map[string]any) agentRow {
 // with the same terminal, and the stream carries the move pair, location_changed and
 // status_changed(parked), in that order relative to the intent.
 func TestGCParksIdleAgent(t *testing.T) {
+	t.Parallel()
 	srv := sockettest.NewServer(t, sockettest.WithHerdr(t), sockettest.WithConfig(gcConfig("", "60s")))
 	c := srv.Client(t)
 	rec := record(t, c)
 	a := runOK(t, c, map[string]any{"path": "gcp/one", "prompt": "say=hi turn_ms=200"})
 	waitStatus(t, c, a.UUID, "idle")
-	before, ws := paneOf(t, "gcp/one")
+	before, ws := paneOf(t, srv.HerdrSocket(), "gcp/one")
 	if ws != "gcp" {
 		t.Fatalf("idle agent's pane in workspace %q, want gcp", ws)
 	}
@@ -126,7 +128,7 @@ func TestGCParksIdleAgent(t *testing.T) {
 		st := statusEvents(evs, a.UUID)
 		return len(st) > 0 && st[len(st)-1] == "parked"
 	})
-	after, ws := paneOf(t, "gcp/one")
+	after, ws := paneOf(t, srv.HerdrSocket(), "gcp/one")
 	if ws != "idle" {
 		t.Errorf("parked agent's pane in workspace %q, want idle", ws)
 	}
@@ -171,6 +173,7 @@ func TestGCParksIdleAgent(t *testing.T) {
 // A send to a parked agent un-parks it first (pane back home, status idle), then
 // delivers; the result says delivered_while parked and the turn completes.
 func TestGCSendUnparks(t *testing.T) {
+	t.Parallel()
 	srv := sockettest.NewServer(t, sockettest.WithHerdr(t), sockettest.WithConfig(gcConfig("", "60s")))
 	c := srv.Client(t)
 	rec := record(t, c)
@@ -188,7 +191,7 @@ func TestGCSendUnparks(t *testing.T) {
 	}
 	// The un-park finished before the send answered; the agent works at home now (it
 	// can park again only after another idle_after).
-	if _, ws := paneOf(t, "gcs/one"); ws != "gcs" {
+	if _, ws := paneOf(t, srv.HerdrSocket(), "gcs/one"); ws != "gcs" {
 		t.Errorf("un-parked agent's pane in workspace %q, want gcs", ws)
 	}
 	// …parked, idle (un-park), working (the send), idle (turn complete)…
@@ -217,6 +220,7 @@ func TestGCSendUnparks(t *testing.T) {
 // A parked agent is reaped after kill_after: it ends reaped, its pane is closed, and the
 // agent queued behind the cap is promoted into the freed slot.
 func TestGCReapsParkedAgentAndPromotes(t *testing.T) {
+	t.Parallel()
 	srv := sockettest.NewServer(t, sockettest.WithHerdr(t),
 		sockettest.WithConfig(gcConfig(`"concurrency": {"max": 1}`, "3s")))
 	c := srv.Client(t)
@@ -240,8 +244,8 @@ func TestGCReapsParkedAgentAndPromotes(t *testing.T) {
 		t.Errorf("statuses %v: want parked right before ended", st)
 	}
 	waitStatus(t, c, b.UUID, "working", "idle")
-	eventuallyT(t, 10*time.Second, "reaped pane closed", func() bool {
-		for _, p := range panesUnder(t, "gcr") {
+	poll.Eventually(t, 10*time.Second, "reaped pane closed", func() bool {
+		for _, p := range panesUnder(t, srv.HerdrSocket(), "gcr") {
 			if at, _ := actors.PanePath(p.Label); at == "gcr/one" {
 				return false
 			}
@@ -264,6 +268,7 @@ func TestGCReapsParkedAgentAndPromotes(t *testing.T) {
 // without a prompt) or end completed (immediate with a prompt) while a gc-auto agent
 // beside them is parked and reaped.
 func TestGCNeverAndImmediateNotParked(t *testing.T) {
+	t.Parallel()
 	srv := sockettest.NewServer(t, sockettest.WithHerdr(t), sockettest.WithConfig(gcConfig("", "2s")))
 	c := srv.Client(t)
 	rec := record(t, c)
@@ -305,6 +310,7 @@ func TestGCNeverAndImmediateNotParked(t *testing.T) {
 
 // agent.wait on a parked agent settles at once with turn_complete.
 func TestGCWaitOnParkedSettles(t *testing.T) {
+	t.Parallel()
 	srv := sockettest.NewServer(t, sockettest.WithHerdr(t), sockettest.WithConfig(gcConfig("", "60s")))
 	c := srv.Client(t)
 	a := runOK(t, c, map[string]any{"path": "gcw/one", "prompt": "say=hi turn_ms=200"})
@@ -323,6 +329,7 @@ func TestGCWaitOnParkedSettles(t *testing.T) {
 // moved is rolled back (still idle); both intents are closed, and the recovered parked
 // agent un-parks on send as usual.
 func TestGCMoveRecoveryAtRestart(t *testing.T) {
+	t.Parallel()
 	withHerdr := sockettest.WithHerdr(t)
 	home := sockettest.TempHome(t)
 	cfg := sockettest.WithConfig(gcConfig("", "1h"))
@@ -338,7 +345,7 @@ func TestGCMoveRecoveryAtRestart(t *testing.T) {
 	if err := c1.Call(context.Background(), "server.status", map[string]any{}, &status); err != nil || status.Store == "" {
 		t.Fatalf("server.status: %+v %v", status, err)
 	}
-	pane, _ := paneOf(t, "gcm/moved")
+	pane, _ := paneOf(t, srv1.HerdrSocket(), "gcm/moved")
 	srv1.Stop()
 	if err := srv1.Wait(); err != nil {
 		t.Fatalf("first server stop: %v", err)
@@ -372,7 +379,7 @@ func TestGCMoveRecoveryAtRestart(t *testing.T) {
 	db.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	remote := herdr.NewRemote(herdrSocket())
+	remote := herdr.NewRemote(srv1.HerdrSocket())
 	ws, err := remote.WorkspaceCreate(ctx, "idle", "")
 	if err != nil {
 		t.Fatalf("workspace.create idle: %v", err)
@@ -415,7 +422,7 @@ func TestGCMoveRecoveryAtRestart(t *testing.T) {
 	if row := ls(t, c, map[string]any{"pattern": stayed.UUID})[0]; row.Status != "idle" {
 		t.Errorf("rolled-back park: status %s, want idle", row.Status)
 	}
-	if after, label := paneOf(t, "gcm/moved"); label != "idle" || after.TerminalID != pane.TerminalID {
+	if after, label := paneOf(t, srv2.HerdrSocket(), "gcm/moved"); label != "idle" || after.TerminalID != pane.TerminalID {
 		t.Errorf("recovered parked pane: workspace %q terminal %s, want idle %s", label, after.TerminalID, pane.TerminalID)
 	}
 	if row := ls(t, c, map[string]any{"pattern": moved.UUID})[0]; row.PaneID == nil {
@@ -434,7 +441,7 @@ func TestGCMoveRecoveryAtRestart(t *testing.T) {
 			t.Errorf("send to %s: delivered while %q, want %q", a.Path, sent.DeliveredWhile, want)
 		}
 	}
-	if _, label := paneOf(t, "gcm/moved"); label != "gcm" {
+	if _, label := paneOf(t, srv2.HerdrSocket(), "gcm/moved"); label != "gcm" {
 		t.Errorf("after the send the pane is in workspace %q, want gcm", label)
 	}
 }

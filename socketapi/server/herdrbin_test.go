@@ -54,6 +54,7 @@ func refusedHerdrMissing(t *testing.T, srv *sockettest.Server, c *socketapi.Clie
 // for the mock too: every agent needs a herdr pane. server.status says so: not
 // reachable, herdr_missing.
 func TestRunRefusesUnusableHerdrBin(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	plain := filepath.Join(dir, "herdr-plain")
 	if err := os.WriteFile(plain, []byte("#!/bin/sh\n"), 0o644); err != nil {
@@ -90,6 +91,7 @@ func TestRunRefusesUnusableHerdrBin(t *testing.T) {
 // With no herdr anywhere, `agent run -a claude` says how to install herdr, not
 // `herdr integration install claude`.
 func TestRunWithoutHerdrSaysInstallHerdr(t *testing.T) {
+	t.Parallel()
 	srv := sockettest.NewServer(t)
 	refusedHerdrMissing(t, srv, srv.Client(t), map[string]any{"name": "a", "agent": "claude", "prompt": "hi"})
 }
@@ -97,6 +99,7 @@ func TestRunWithoutHerdrSaysInstallHerdr(t *testing.T) {
 // Discovery runs again at each agent.run: a herdr installed after the server started
 // is found and used, without a restart.
 func TestRunFindsHerdrInstalledAfterStart(t *testing.T) {
+	t.Parallel()
 	bin := filepath.Join(t.TempDir(), "herdr")
 	srv := sockettest.NewServer(t, sockettest.WithHerdr(t), herdrBinConfig(bin))
 	c := srv.Client(t)

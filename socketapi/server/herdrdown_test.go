@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/orcr-go/orcr/socketapi/sockettest"
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 // Defect 8 of the reconciler issue: a run accepted while herdr does not answer waits for
@@ -16,6 +17,7 @@ import (
 // back. herdr is "down" here because its session will not start: a wrapper around the
 // stand-in makes `herdr --session orcr server` a no-op while a flag file exists.
 func TestRunWaitsForHerdrInsteadOfFailing(t *testing.T) {
+	t.Parallel()
 	env := sockettest.HerdrEnv(t)
 	dir := t.TempDir()
 	flag := filepath.Join(dir, "down")
@@ -40,7 +42,7 @@ func TestRunWaitsForHerdrInsteadOfFailing(t *testing.T) {
 	if err != nil {
 		t.Fatalf("agent.run while herdr is down: %v", err)
 	}
-	eventuallyT(t, 40*time.Second, "the spawn to report that herdr does not answer", func() bool {
+	poll.Eventually(t, 40*time.Second, "the spawn to report that herdr does not answer", func() bool {
 		return strings.Contains(log.String(), "herdr does not answer")
 	})
 	if row := ls(t, c, map[string]any{"pattern": a.UUID})[0]; row.Status != "starting" {

@@ -29,6 +29,7 @@ func pausesOf(t *testing.T, c *socketapi.Client) []api.ProviderPause {
 }
 
 func TestLimitPausesProviderUntilResetAcrossRestart(t *testing.T) {
+	t.Parallel()
 	home := sockettest.TempHome(t)
 	withHerdr := sockettest.WithHerdr(t)
 	cfg := sockettest.WithConfig(`{"timings":{"limit_backoff":"1h"}}`)
@@ -117,6 +118,7 @@ func ls2(t *testing.T, c *socketapi.Client, uuid string) string {
 // provider with that provider's configured model and effort, recorded on the row and in
 // agent.rerouted.
 func TestLimitFallbackReroutesQueuedAgents(t *testing.T) {
+	t.Parallel()
 	srv := sockettest.NewServer(t, sockettest.WithHerdr(t), sockettest.WithConfig(`{"timings":{"limit_backoff":"1h"},
 		"routing":{"fallback":{"mock":"codex"}},"defaults":{"providers":{"codex":{"model":"gpt-5.6-luna","effort":"low"}}}}`))
 	c := srv.Client(t)

@@ -27,6 +27,7 @@ type logStep struct {
 }
 
 func TestRepeatHandler(t *testing.T) {
+	t.Parallel()
 	const window = 5 * time.Second
 	warn := func(after time.Duration, msg string, attrs ...any) logStep {
 		return logStep{after: after, level: slog.LevelWarn, msg: msg, attrs: attrs}
@@ -119,6 +120,7 @@ func TestRepeatHandler(t *testing.T) {
 // The server log collapses a burst of identical lines, and closing the file writes the
 // summary still pending.
 func TestFileLogCollapsesRepeats(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "server.log")
 	log, closeLog, err := server.OpenFileLog(path)
 	if err != nil {

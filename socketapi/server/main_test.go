@@ -1,13 +1,26 @@
 package server_test
 
 import (
+	"flag"
 	"testing"
 
 	"go.uber.org/goleak"
 )
 
+// testParallel is how many tests of this package run at once unless -parallel says
+// otherwise. Its tests mostly wait on other processes (herdr stand-ins, mock agents,
+// their turn timings), not on the CPU: the default of GOMAXPROCS would leave the two
+// cores of the test machine idle most of the run.
+const testParallel = "4"
+
 // Acceptance 9: no goroutine outlives a stopped server (actors, connection readers and
 // writers, request goroutines, the accept loop, signal watchers).
 func TestMain(m *testing.M) {
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		flag.Set("test.parallel", testParallel)
+	}
 	goleak.VerifyTestMain(m)
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/orcr-go/orcr/socketapi"
 	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 // receiver is an httptest webhook receiver that verifies every request's signature,
@@ -127,7 +128,7 @@ func block(t *testing.T, c *socketapi.Client, path string) string {
 func targetStatus(t *testing.T, c *socketapi.Client, name string, ok func(api.NotifyTargetStatus) bool) api.NotifyTargetStatus {
 	t.Helper()
 	var last api.NotifyTargetStatus
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	poll.Eventually(t, 10*time.Second, "notify target "+name, func() bool {
 		st, err := c.Status(context.Background())
 		if err != nil {
 			t.Fatal(err)
@@ -135,13 +136,11 @@ func targetStatus(t *testing.T, c *socketapi.Client, name string, ok func(api.No
 		for _, n := range st.Notify {
 			if n.Name == name {
 				last = n
-				if ok(n) {
-					return n
-				}
+				return ok(n)
 			}
 		}
-	}
-	t.Fatalf("notify target %s: got %+v", name, last)
+		return false
+	}, func() string { return fmt.Sprintf("got %+v", last) })
 	return last
 }
 
@@ -154,6 +153,7 @@ func wantDelivered(n int64) func(api.NotifyTargetStatus) bool {
 // delivered once; an agent outside the rule's paths and an event no rule names send
 // nothing.
 func TestNotifyWebhookRetriedAndDelivered(t *testing.T) {
+	t.Parallel()
 	rcv := newReceiver(t, "s3cret", http.StatusServiceUnavailable, http.StatusInternalServerError)
 	srv := sockettest.NewServer(t, sockettest.WithConfig(notifyConfig(webhookTarget("hook", rcv.srv.URL, "s3cret"),
 		`{"events": ["blocked", "lost"], "paths": ["team/**"], "targets": ["hook"]}`)))
@@ -190,6 +190,7 @@ func TestNotifyWebhookRetriedAndDelivered(t *testing.T) {
 // 2 s later, where the backoff alone (retry_initial 100 ms) would retry at once; the
 // 200 it gives then delivers it, after two attempts.
 func TestNotifyWebhookRetryAfter(t *testing.T) {
+	t.Parallel()
 	rcv := newReceiver(t, "s3cret", http.StatusTooManyRequests)
 	rcv.answerRetryAfter("2")
 	srv := sockettest.NewServer(t, sockettest.WithConfig(`{"notify": {"retry_initial": "100ms", "retry_max": "10s", "max_attempts": 4,
@@ -214,6 +215,7 @@ func TestNotifyWebhookRetryAfter(t *testing.T) {
 // A dead receiver: deliveries stay pending with a next attempt, then fail after
 // max_attempts, visible in server.status, while commits go on undisturbed.
 func TestNotifyDeadReceiver(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -247,6 +249,7 @@ func TestNotifyDeadReceiver(t *testing.T) {
 // A delivery still pending when the server stops is delivered after the restart, once,
 // with the delivery id and body it had.
 func TestNotifyPendingSurvivesRestart(t *testing.T) {
+	t.Parallel()
 	rcv := newReceiver(t, "k")
 	rcv.failAll(true)
 	home := sockettest.TempHome(t)
@@ -288,6 +291,7 @@ func TestNotifyPendingSurvivesRestart(t *testing.T) {
 
 // The command target runs a real script with the document on stdin.
 func TestNotifyCommand(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	out := filepath.Join(dir, "got.jsonl")
 	script := filepath.Join(dir, "notify.sh")
@@ -315,11 +319,11 @@ func TestNotifyCommand(t *testing.T) {
 // The herdr target shows a real blocked agent (the mock's block directive) on the owned
 // session of the stand-in, playing a herdr whose config shows toasts.
 func TestNotifyHerdrBlockedAgent(t *testing.T) {
+	t.Parallel()
 	toasts := filepath.Join(t.TempDir(), "toasts.jsonl")
-	t.Setenv("HERDR_STANDIN_TOASTS", "1")
-	t.Setenv("HERDR_STANDIN_TOAST_LOG", toasts)
 	srv := sockettest.NewServer(t, sockettest.WithHerdr(t), sockettest.WithConfig(notifyConfig(`"desk": {"type": "herdr"}`,
-		`{"events": ["blocked"], "targets": ["desk"]}`)))
+		`{"events": ["blocked"], "targets": ["desk"]}`)),
+		sockettest.WithEnv("HERDR_STANDIN_TOASTS", "1"), sockettest.WithEnv("HERDR_STANDIN_TOAST_LOG", toasts))
 	c := srv.Client(t)
 	a, err := run(t, c, map[string]any{"path": "ask/me", "prompt": "block"})
 	if err != nil {
@@ -347,6 +351,7 @@ func TestNotifyHerdrBlockedAgent(t *testing.T) {
 // on `stalled` once: agent.stalled is delivered, agent.stall_cleared (its progress) is
 // not a second notification (docs/notify.md).
 func TestNotifyStalledAgent(t *testing.T) {
+	t.Parallel()
 	rcv := newReceiver(t, "s3cret")
 	cfg := strings.TrimSuffix(notifyConfig(webhookTarget("hook", rcv.srv.URL, "s3cret"),
 		`{"events": ["stalled"], "targets": ["hook"]}`), "}") +

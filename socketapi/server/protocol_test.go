@@ -100,6 +100,7 @@ func errOf(t *testing.T, m map[string]any) (code, reasonOrCause string) {
 var testLater = &api.Method[api.NoParams, api.Open]{Name: "test.later", Summary: "lands later"}
 
 func TestProtocolErrors(t *testing.T) {
+	t.Parallel()
 	srv := sockettest.NewServer(t, sockettest.WithMethods(append(slices.Clone(api.Methods), testLater)))
 	rc := dialRaw(t, srv.Socket())
 
@@ -170,9 +171,12 @@ func TestProtocolErrors(t *testing.T) {
 	}
 }
 
+// Not parallel: writing, schema-checking and decoding 16 MiB under -race needs the
+// CPU; beside the other tests it outlasted the client's reply timeout.
 func TestOversizedFrameClosesConnection(t *testing.T) {
 	srv := sockettest.NewServer(t)
 	rc := dialRaw(t, srv.Socket())
+	rc.within = time.Minute // reading 16 MiB under -race beside other tests: see TestFrameAtExactCapIsAccepted
 	big := `{"protocol":1,"id":1,"method":"server.handshake","params":{"pad":"` + strings.Repeat("x", wire.MaxFrame) + `"}}`
 	go rc.c.Write([]byte(big + "\n")) // the server stops reading at the cap
 	m := rc.read()
@@ -194,6 +198,8 @@ func TestOversizedFrameClosesConnection(t *testing.T) {
 	}
 }
 
+// Not parallel: writing, schema-checking and decoding 16 MiB under -race needs the
+// CPU; beside the other tests it outlasted the client's reply timeout.
 func TestFrameAtExactCapIsAccepted(t *testing.T) {
 	srv := sockettest.NewServer(t)
 	rc := dialRaw(t, srv.Socket())
@@ -215,6 +221,9 @@ func TestFrameAtExactCapIsAccepted(t *testing.T) {
 // The client refuses a request frame over the limit before writing it, with the limit
 // and the frame's size; the server would only close the connection on it, which the
 // client saw as server_unreachable. A frame of exactly the limit still goes through.
+//
+// Not parallel: writing, schema-checking and decoding 16 MiB under -race needs the
+// CPU; beside the other tests it outlasted the client's reply timeout.
 func TestClientRefusesOversizedRequest(t *testing.T) {
 	srv := sockettest.NewServer(t)
 	c := srv.Client(t)
@@ -242,6 +251,7 @@ func TestClientRefusesOversizedRequest(t *testing.T) {
 }
 
 func TestTruncatedFrame(t *testing.T) {
+	t.Parallel()
 	srv := sockettest.NewServer(t)
 	rc := dialRaw(t, srv.Socket())
 	rc.c.Write([]byte(`{"protocol":1,"id":1,"method":"server.hand`))
@@ -253,6 +263,7 @@ func TestTruncatedFrame(t *testing.T) {
 }
 
 func TestConcurrentRequestsOnOneConnection(t *testing.T) {
+	t.Parallel()
 	srv := sockettest.NewServer(t)
 	rc := dialRaw(t, srv.Socket())
 	const n = 50
@@ -283,6 +294,7 @@ func itoa(i int) string { return strconv.Itoa(i) }
 // Seed override (docs/protocol.md §2.6): a blocking method holds up nothing else on its
 // connection — a handshake sent after a pending agent.wait is answered first.
 func TestBlockingRequestDoesNotHoldUpTheConnection(t *testing.T) {
+	t.Parallel()
 	srv := sockettest.NewServer(t)
 	rc := dialRaw(t, srv.Socket())
 	rc.send(`{"protocol":1,"id":"set","method":"__debug.set_agent","params":{"uuid":"0190a000-0000-7000-8000-000000000001","path":"b/one","status":"working"}}`)

@@ -11,15 +11,16 @@ import (
 	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
 	"github.com/orcr-go/orcr/store"
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 // closeBehindOrcrsBack closes a pane straight through herdr's socket, as a user or a
 // crash would.
-func closeBehindOrcrsBack(t *testing.T, paneID string) {
+func closeBehindOrcrsBack(t *testing.T, sock, paneID string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
-	if err := herdr.NewRemote(herdrSocket()).Close(ctx, paneID); err != nil {
+	if err := herdr.NewRemote(sock).Close(ctx, paneID); err != nil {
 		t.Fatalf("close pane %s: %v", paneID, err)
 	}
 }
@@ -46,11 +47,12 @@ func drift(t *testing.T, c *socketapi.Client) map[string]int64 {
 // at the next pass (its slot free, its path still held), then ended lost at a later
 // pass; the path is free again.
 func TestPaneClosedBehindOrcrsBackIsLostThenEnded(t *testing.T) {
+	t.Parallel()
 	srv := sockettest.NewServer(t, sockettest.WithHerdr(t), sockettest.WithConfig(`{"timings": {"gc_tick": "200ms"}}`))
 	c := srv.Client(t)
 	rec := record(t, c)
 	a := idleAgent(t, c, "rc/a")
-	closeBehindOrcrsBack(t, *a.PaneID)
+	closeBehindOrcrsBack(t, srv.HerdrSocket(), *a.PaneID)
 
 	lost := waitStatus(t, c, a.UUID, "lost", "ended")
 	if lost.Status != "lost" {
@@ -82,11 +84,12 @@ func TestPaneClosedBehindOrcrsBackIsLostThenEnded(t *testing.T) {
 // Acceptance 3: send to an agent whose pane is gone answers a typed error naming the
 // status, marks the row lost, leaves nothing stuck; the next wait settles lost.
 func TestSendToPanelessAgentIsTypedAndLost(t *testing.T) {
+	t.Parallel()
 	// A long tick: the send, not the reconciler, finds the pane gone.
 	srv := sockettest.NewServer(t, sockettest.WithHerdr(t), sockettest.WithConfig(`{"timings": {"gc_tick": "1h"}}`))
 	c := srv.Client(t)
 	a := idleAgent(t, c, "rs/a")
-	closeBehindOrcrsBack(t, *a.PaneID)
+	closeBehindOrcrsBack(t, srv.HerdrSocket(), *a.PaneID)
 
 	_, err := c.Send(t.Context(), api.SendRequest{Target: a.UUID, Prompt: "turn_ms=20"})
 	var pe *api.Error
@@ -110,6 +113,7 @@ func TestSendToPanelessAgentIsTypedAndLost(t *testing.T) {
 // open turn) — here across a restart: the row was marked lost while the server was
 // down and its pane kept running.
 func TestLostRowRevivesWhenItsTerminalIsVisible(t *testing.T) {
+	t.Parallel()
 	withHerdr := sockettest.WithHerdr(t)
 	home := sockettest.TempHome(t)
 	srv1 := sockettest.NewServer(t, withHerdr, sockettest.WithHome(home))
@@ -135,7 +139,7 @@ func TestLostRowRevivesWhenItsTerminalIsVisible(t *testing.T) {
 	}
 	// The reconciler counts a repair when the agent's answer reaches it, a moment after
 	// the row changed, so the count is polled (docs/lifecycle.md §13.4).
-	eventuallyT(t, 10*time.Second, "the revival counted in drift (repaired ≥ 1, lost 0)", func() bool {
+	poll.Eventually(t, 10*time.Second, "the revival counted in drift (repaired ≥ 1, lost 0)", func() bool {
 		d := drift(t, c)
 		return d["repaired"] >= 1 && d["lost"] == 0
 	})
@@ -150,12 +154,13 @@ func TestLostRowRevivesWhenItsTerminalIsVisible(t *testing.T) {
 
 // Drift: owned-session panes no row claims are counted, marked or not, and left alone.
 func TestDriftCountsUnclaimedPanes(t *testing.T) {
+	t.Parallel()
 	srv := sockettest.NewServer(t, sockettest.WithHerdr(t), sockettest.WithConfig(`{"timings": {"gc_tick": "200ms"}}`))
 	c := srv.Client(t)
 	a := idleAgent(t, c, "rd/a")
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
-	r := herdr.NewRemote(herdrSocket())
+	r := herdr.NewRemote(srv.HerdrSocket())
 	p, err := r.PaneGet(ctx, *a.PaneID)
 	if err != nil {
 		t.Fatal(err)
@@ -164,7 +169,7 @@ func TestDriftCountsUnclaimedPanes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eventuallyT(t, 10*time.Second, "the stray pane counted", func() bool { return drift(t, c)["unmarked_panes"] == 1 })
+	poll.Eventually(t, 10*time.Second, "the stray pane counted", func() bool { return drift(t, c)["unmarked_panes"] == 1 })
 	if _, err := r.PaneGet(ctx, shell); err != nil {
 		t.Errorf("the stray pane was touched: %v", err)
 	}
@@ -180,6 +185,7 @@ func TestDriftCountsUnclaimedPanes(t *testing.T) {
 // The GC never retries an agent that has no pane: whichever finds the pane gone first
 // (a park, or the reconciler) marks it lost, and no park is tried after that.
 func TestGCDoesNotRetryPanelessAgent(t *testing.T) {
+	t.Parallel()
 	srv := sockettest.NewServer(t, sockettest.WithHerdr(t),
 		// idle_after well above the mock's idle_stable: the idle streak begins before the
 		// turn completes, so a shorter one can park the agent before it is seen idle.
@@ -191,7 +197,7 @@ func TestGCDoesNotRetryPanelessAgent(t *testing.T) {
 		t.Fatal(err)
 	}
 	row := waitStatus(t, c, a.UUID, "idle")
-	closeBehindOrcrsBack(t, *row.PaneID)
+	closeBehindOrcrsBack(t, srv.HerdrSocket(), *row.PaneID)
 	ended := waitStatus(t, c, a.UUID, "ended")
 	if ended.ExitReason != "lost" {
 		t.Errorf("ended %q, want lost", ended.ExitReason)

@@ -13,6 +13,7 @@ import (
 	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
 	"github.com/orcr-go/orcr/store"
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 // crashed is a server whose first run left an idle agent, then stopped; before the
@@ -21,6 +22,7 @@ import (
 type crashed struct {
 	t    *testing.T
 	home string
+	sock string // the owned herdr session's socket, the same for both runs
 	opts []sockettest.Option
 	a    agentRow
 }
@@ -29,6 +31,7 @@ func newCrashed(t *testing.T, path string, runParams map[string]any, opts ...soc
 	cr := &crashed{t: t, home: sockettest.TempHome(t)}
 	cr.opts = append([]sockettest.Option{sockettest.WithHerdr(t), sockettest.WithHome(cr.home)}, opts...)
 	srv := sockettest.NewServer(t, cr.opts...)
+	cr.sock = srv.HerdrSocket()
 	c := srv.Client(t)
 	runParams["path"] = path
 	a, err := run(t, c, runParams)
@@ -66,11 +69,11 @@ func (cr *crashed) restart() (*socketapi.Client, *recorder) {
 	return c, record(cr.t, c)
 }
 
-func paneExists(t *testing.T, paneOrTerminal string) bool {
+func paneExists(t *testing.T, sock, paneOrTerminal string) bool {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
-	_, err := herdr.NewRemote(herdrSocket()).ResolvePane(ctx, paneOrTerminal)
+	_, err := herdr.NewRemote(sock).ResolvePane(ctx, paneOrTerminal)
 	return err == nil
 }
 
@@ -100,6 +103,7 @@ func noOpenIntents(t *testing.T, rec *recorder) {
 // have been typed) is finished at restart: the pane is closed, the intent applied as
 // repaired, and the row ends killed — never a live row on a vanished pane.
 func TestRecoveryFinishesACutOffTeardown(t *testing.T) {
+	t.Parallel()
 	cr := newCrashed(t, "rcv/kill", map[string]any{"gc": "never", "prompt": "turn_ms=20"})
 	terminal := ""
 	cr.leave(func(tx *store.Tx) error {
@@ -117,7 +121,7 @@ func TestRecoveryFinishesACutOffTeardown(t *testing.T) {
 		t.Errorf("exit reason %q, want killed", row.ExitReason)
 	}
 	noOpenIntents(t, rec)
-	if paneExists(t, terminal) {
+	if paneExists(t, cr.sock, terminal) {
 		t.Error("the pane of the cut-off kill is still there")
 	}
 }
@@ -126,6 +130,7 @@ func TestRecoveryFinishesACutOffTeardown(t *testing.T) {
 // recorded, leaves an ended row, an open spawn intent and a pane nobody owns: restart
 // closes the pane and the intent (ok, with the pane's ids).
 func TestRecoveryClosesASpawnIntentOfAnEndedRow(t *testing.T) {
+	t.Parallel()
 	cr := newCrashed(t, "rcv/spawn", map[string]any{"gc": "never"})
 	terminal := ""
 	cr.leave(func(tx *store.Tx) error {
@@ -145,7 +150,7 @@ func TestRecoveryClosesASpawnIntentOfAnEndedRow(t *testing.T) {
 	})
 	_, rec := cr.restart()
 	noOpenIntents(t, rec)
-	eventuallyT(t, 10*time.Second, "the orphan pane closed", func() bool { return !paneExists(t, terminal) })
+	poll.Eventually(t, 10*time.Second, "the orphan pane closed", func() bool { return !paneExists(t, cr.sock, terminal) })
 	for _, e := range rec.events() {
 		if e.Kind == "agent.spawn_applied" && (e.OK == nil || !*e.OK) {
 			t.Errorf("spawn intent closed %+v, want ok (the pane had been made)", e)
@@ -157,10 +162,11 @@ func TestRecoveryClosesASpawnIntentOfAnEndedRow(t *testing.T) {
 // and the row working with a turn that cannot finish. Restart clears the box and undoes
 // the turn; the next prompt is answered alone, not glued onto the old text.
 func TestRecoveryUndoesAnUnsubmittedPrompt(t *testing.T) {
+	t.Parallel()
 	cr := newCrashed(t, "rcv/input", map[string]any{"gc": "never", "prompt": "turn_ms=20"})
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
-	r := herdr.NewRemote(herdrSocket())
+	r := herdr.NewRemote(cr.sock)
 	if err := r.SendText(ctx, *cr.a.PaneID, "say=first"); err != nil {
 		t.Fatal(err)
 	}
@@ -199,10 +205,11 @@ func TestRecoveryUndoesAnUnsubmittedPrompt(t *testing.T) {
 // made recovery do, left a turn open that nothing could complete: the crash campaign
 // found it.)
 func TestRecoveryUndoesAPromptTypedIntoABusyAgent(t *testing.T) {
+	t.Parallel()
 	cr := newCrashed(t, "rcv/busy", map[string]any{"gc": "never", "prompt": "turn_ms=20"})
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
-	r := herdr.NewRemote(herdrSocket())
+	r := herdr.NewRemote(cr.sock)
 	// The earlier turn, typed as orcr would have: the mock works for 4 s.
 	if err := r.SendText(ctx, *cr.a.PaneID, "say=earlier turn_ms=4000"); err != nil {
 		t.Fatal(err)
@@ -259,6 +266,7 @@ func TestRecoveryUndoesAPromptTypedIntoABusyAgent(t *testing.T) {
 // Defect 2, second half: a gc-immediate agent whose turn completed before a crash cut
 // its teardown off is torn down at restart and ends completed.
 func TestRecoveryResumesAGCImmediateTeardown(t *testing.T) {
+	t.Parallel()
 	cr := newCrashed(t, "rcv/imm", map[string]any{"gc": "never", "prompt": "turn_ms=20"})
 	cr.leave(func(tx *store.Tx) error {
 		_, err := tx.Exec(`UPDATE agents SET gc_mode = 'immediate', status = 'working' WHERE uuid = ?`, cr.a.UUID)
@@ -270,7 +278,7 @@ func TestRecoveryResumesAGCImmediateTeardown(t *testing.T) {
 		t.Errorf("exit reason %q, want completed", row.ExitReason)
 	}
 	noOpenIntents(t, rec)
-	if paneExists(t, *cr.a.PaneID) {
+	if paneExists(t, cr.sock, *cr.a.PaneID) {
 		t.Error("the pane is still there")
 	}
 }
@@ -322,6 +330,7 @@ func inputApplied(evs []ev, opID string) (out []ev) {
 // no evidence that the prompt arrived: recovery types the first prompt again and the
 // turn is answered — never marked delivered with a prompt the agent never got.
 func TestRecoveryRedeliversAFirstPromptTheAgentNeverGot(t *testing.T) {
+	t.Parallel()
 	cr, opID := cutFirstPrompt(t, "rcv/first", "say=first turn_ms=20")
 	answeredAfterRestart(t, cr, opID, "first\nDONE")
 }
@@ -349,6 +358,7 @@ func answeredAfterRestart(t *testing.T, cr *crashed, opID, answer string) {
 // and answered. One the TUI drops every time is undone after the second typing: the row
 // goes idle with no turn open, never left working on a prompt the agent never got.
 func TestRecoveryTypesAFirstPromptAgainOrUndoesIt(t *testing.T) {
+	t.Parallel()
 	t.Run("dropped once: typed again", func(t *testing.T) {
 		cr, opID := cutFirstPrompt(t, "rcv/drop1", "say=again turn_ms=20",
 			sockettest.WithEnv("ORCR_MOCK_DROP_FIRST_SENDS", "1"))
@@ -376,10 +386,11 @@ func TestRecoveryTypesAFirstPromptAgainOrUndoesIt(t *testing.T) {
 // reconciliation reports it and closes it, and the emptied workspace goes; the agent
 // of another workspace is left alone.
 func TestRecoveryClosesTheRootShellOfACutOffSpawn(t *testing.T) {
+	t.Parallel()
 	cr := newCrashed(t, "rcv/root", map[string]any{"gc": "never"})
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
-	r := herdr.NewRemote(herdrSocket())
+	r := herdr.NewRemote(cr.sock)
 	ws, err := r.WorkspaceCreate(ctx, "fresh", "")
 	if err != nil {
 		t.Fatal(err)
@@ -388,8 +399,8 @@ func TestRecoveryClosesTheRootShellOfACutOffSpawn(t *testing.T) {
 		t.Fatal(err)
 	}
 	c, _ := cr.restart()
-	eventuallyT(t, 20*time.Second, "the root shell closed", func() bool { return !paneExists(t, ws.RootPane.TerminalID) })
-	eventuallyT(t, 10*time.Second, "the root shell reported and its close counted as a repair", func() bool {
+	poll.Eventually(t, 20*time.Second, "the root shell closed", func() bool { return !paneExists(t, cr.sock, ws.RootPane.TerminalID) })
+	poll.Eventually(t, 10*time.Second, "the root shell reported and its close counted as a repair", func() bool {
 		d := drift(t, c)
 		return d["root_shell_panes"] == 1 && d["repaired"] >= 1
 	})
@@ -402,7 +413,7 @@ func TestRecoveryClosesTheRootShellOfACutOffSpawn(t *testing.T) {
 			t.Errorf("the workspace of the root shell is still there: %+v", w)
 		}
 	}
-	if row := waitStatus(t, c, cr.a.UUID, "idle"); !paneExists(t, *row.PaneID) {
+	if row := waitStatus(t, c, cr.a.UUID, "idle"); !paneExists(t, cr.sock, *row.PaneID) {
 		t.Error("the agent's pane was closed")
 	}
 }

@@ -12,6 +12,7 @@ import (
 // start resumes the spawn (pane recorded) or puts the row back at its place in the
 // queue (no pane yet), and x becomes idle with its answer, in one pane.
 func TestStopDuringSpawnResumesAtRestart(t *testing.T) {
+	t.Parallel()
 	withHerdr := sockettest.WithHerdr(t)
 	home := sockettest.TempHome(t)
 	const n = 4
@@ -41,7 +42,7 @@ func TestStopDuringSpawnResumesAtRestart(t *testing.T) {
 		if got := lastResponse(t, c2, fmt.Sprintf("cut/a%d", i)); got != "hello\nDONE" {
 			t.Errorf("cut/a%d answer: %q", i, got)
 		}
-		if panes := len(panesUnder(t, fmt.Sprintf("cut/a%d", i))); panes != 1 {
+		if panes := len(panesUnder(t, srv2.HerdrSocket(), fmt.Sprintf("cut/a%d", i))); panes != 1 {
 			t.Errorf("cut/a%d: %d panes carry its label, want exactly 1", i, panes)
 		}
 	}

@@ -35,6 +35,7 @@ func stallEvents(evs []ev, uuid string) []string {
 }
 
 func TestStallMarkedClearedAndNeverActedOn(t *testing.T) {
+	t.Parallel()
 	// stall_after 1 s (probes every 250 ms); the mock settles 300 ms after its last idle.
 	srv := sockettest.NewServer(t, sockettest.WithHerdr(t),
 		sockettest.WithConfig(`{"timings":{"stall_after":"1s"},"integrations":{"mock":{"idle_stable_ms":300}}}`))

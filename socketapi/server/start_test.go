@@ -56,6 +56,7 @@ func holdLock(t *testing.T, home string, d time.Duration) <-chan time.Time {
 // socket stopped answering. A server starting in that window must become the server as
 // soon as the lock is free, not poll the handshake for 15 s and fail.
 func TestStartTakesTheLockOnceFreed(t *testing.T) {
+	t.Parallel()
 	// What a start costs on this machine now, with no lock in the way: the bound below
 	// is relative to it, as a loaded machine makes every start slow.
 	free := sockettest.TempHome(t)
@@ -130,6 +131,7 @@ func fakeHandshake(t *testing.T, socket string) {
 // While the lock stays held, a server that starts answering wins the other way: the
 // starting server reports already_running.
 func TestStartWithHeldLockFindsTheLiveServer(t *testing.T) {
+	t.Parallel()
 	home := sockettest.TempHome(t)
 	holdLock(t, home, time.Hour)
 	socket := filepath.Join(home, config.SocketName)

@@ -41,6 +41,7 @@ var testEcho = &api.Method[echoRequest, echoResult]{
 // method added to the table is dispatched with its params type checked, described by
 // api.schema, and callable through socketapi.Invoke; nothing else was edited for it.
 func TestMethodTableDrivesDispatchSchemaAndClient(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	table := append(slices.Clone(api.Methods), testEcho)
 	srv := sockettest.NewServer(t, sockettest.WithMethods(table))

@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"os"
 	"regexp"
@@ -14,6 +15,7 @@ import (
 	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/remote"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 // docTree reads the actor tree written in actors/doc.go (the block that starts with
@@ -61,6 +63,7 @@ func docTree(t *testing.T) map[string]*regexp.Regexp {
 // matches a node there, and with a running agent, an open watch and a blocked wait,
 // every node has at least one actor.
 func TestActorTreeMatchesDoc(t *testing.T) {
+	t.Parallel()
 	nodes := docTree(t)
 	if len(nodes) < 10 {
 		t.Fatalf("parsed %d nodes from actors/doc.go: %v", len(nodes), nodes)
@@ -115,8 +118,7 @@ func TestActorTreeMatchesDoc(t *testing.T) {
 	}()
 
 	seen := map[string]bool{}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	poll.Eventually(t, 20*time.Second, "a running actor for every tree node of actors/doc.go", func() bool {
 		var unknown []string
 		for _, id := range srv.ActorIDs() {
 			if strings.HasPrefix(id, "future$") || id == "eventstream" || id == "deadletter" {
@@ -135,20 +137,16 @@ func TestActorTreeMatchesDoc(t *testing.T) {
 		if len(unknown) > 0 {
 			t.Fatalf("running actors not in the tree of actors/doc.go: %v (tree: %v)", unknown, keys(nodes))
 		}
-		if len(seen) == len(nodes) {
-			break
-		}
-		if time.Now().After(deadline) {
-			var missing []string
-			for n := range nodes {
-				if !seen[n] {
-					missing = append(missing, n)
-				}
+		return len(seen) == len(nodes)
+	}, func() string {
+		var missing []string
+		for n := range nodes {
+			if !seen[n] {
+				missing = append(missing, n)
 			}
-			t.Fatalf("tree nodes of actors/doc.go with no running actor: %v", missing)
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return fmt.Sprintf("nodes with no running actor: %v", missing)
+	})
 	cancel()
 	<-waitDone
 }
@@ -164,6 +162,7 @@ func keys[V any](m map[string]V) []string {
 // ORCR_DISABLE_DISCOVERY=1 in the server's environment: no discovery actor runs
 // (docs/lifecycle.md §13.5), while the rest of the tree is up.
 func TestDiscoveryCanBeDisabled(t *testing.T) {
+	t.Parallel()
 	has := func(srv *sockettest.Server) (discovery, gc bool) {
 		for _, id := range srv.ActorIDs() {
 			discovery = discovery || id == "discovery"

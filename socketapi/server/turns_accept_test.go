@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/orcr-go/orcr/socketapi"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
 	"github.com/orcr-go/orcr/store"
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 // Acceptance tests of the completion issue (turns, wait, blocked) against the herdr
@@ -95,21 +97,22 @@ func (l *turnEvents) all(uuid, kind string) []turnEvent {
 // await polls until an event of uuid satisfies match, or fails after within.
 func (l *turnEvents) await(t *testing.T, uuid, what string, within time.Duration, match func(turnEvent) bool) turnEvent {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
+	var found turnEvent
+	poll.Eventually(t, within, "a "+what+" event", func() bool {
 		for _, e := range l.all(uuid, "") {
 			if match(e) {
-				return e
+				found = e
+				return true
 			}
 		}
-		if time.Now().After(deadline) {
-			l.mu.Lock()
-			err := l.err
-			l.mu.Unlock()
-			t.Fatalf("no %s event within %v (stream error %v); events: %+v", what, within, err, l.all(uuid, ""))
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return false
+	}, func() string {
+		l.mu.Lock()
+		err := l.err
+		l.mu.Unlock()
+		return fmt.Sprintf("stream error %v; events: %+v", err, l.all(uuid, ""))
+	})
+	return found
 }
 
 // turnDuration is the time from delivery to completion of uuid's latest turn
@@ -197,6 +200,7 @@ func cliWait(t *testing.T, srv *sockettest.Server, target string) (int, string) 
 // not satisfy the wait; it returns only once the second answer is in the transcript, at a
 // decision_seq that includes the second turn's completion.
 func TestTurnNoStaleIdle(t *testing.T) {
+	t.Parallel()
 	sockettest.EachHerdr(t, testTurnNoStaleIdle)
 }
 
@@ -241,6 +245,7 @@ func testTurnNoStaleIdle(t *testing.T) {
 // completes exactly once, at its end: the agent never shows idle in between, and when the
 // completion lands the whole answer is in the transcript.
 func TestTurnToolGapsCompleteOnce(t *testing.T) {
+	t.Parallel()
 	sockettest.EachHerdr(t, testTurnToolGapsCompleteOnce)
 }
 
@@ -291,6 +296,7 @@ func testTurnToolGapsCompleteOnce(t *testing.T) {
 // full grace window; a provider that starts working late (within the grace window) is not
 // completed by the idle that preceded it.
 func TestTurnFastAndLateWorking(t *testing.T) {
+	t.Parallel()
 	sockettest.EachHerdr(t, testTurnFastAndLateWorking)
 }
 
@@ -359,6 +365,7 @@ func testTurnFastAndLateWorking(t *testing.T) {
 // Acceptance 4: `block` makes the wait return blocked:<kind> (CLI exit 4); a send
 // un-settles it, and a later wait returns turn_complete (exit 0).
 func TestTurnBlockedThenSend(t *testing.T) {
+	t.Parallel()
 	sockettest.EachHerdr(t, testTurnBlockedThenSend)
 }
 
@@ -404,6 +411,7 @@ func testTurnBlockedThenSend(t *testing.T) {
 // show no working_seen_at (the rare poll that lands in the sub-millisecond working phase
 // completes the turn early too, but by the working-seen rule).
 func TestTurnCompletionSeqFastTurn(t *testing.T) {
+	t.Parallel()
 	const grace = 5 * time.Second
 	sockettest.UseHerdr(t, sockettest.Herdr22)
 	srv := sockettest.NewServer(t, sockettest.WithHerdr(t),

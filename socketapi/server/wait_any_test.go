@@ -13,6 +13,7 @@ import (
 // agent.wait with any (docs/protocol.md §5.12): one server, each case under its own
 // paths.
 func TestWaitAny(t *testing.T) {
+	t.Parallel()
 	srv := sockettest.NewServer(t)
 	c := srv.Client(t)
 	none := waitNext{Kind: "none"}

@@ -124,6 +124,7 @@ func byPath(r waitResp) map[string]waitEntry {
 func newID() string { return uuid.NewString() }
 
 func TestWaitSingleTargetSettlesOnIdle(t *testing.T) {
+	t.Parallel()
 	srv := sockettest.NewServer(t)
 	c := srv.Client(t)
 	id := newID()
@@ -146,6 +147,7 @@ func TestWaitSingleTargetSettlesOnIdle(t *testing.T) {
 // Acceptance 1 at the wait level: a wait started on a working agent is not satisfied by
 // an idle older than the call; it answers only after the next idle, at or after its seq.
 func TestWaitNotSatisfiedByOldState(t *testing.T) {
+	t.Parallel()
 	srv := sockettest.NewServer(t)
 	c := srv.Client(t)
 	id := newID()
@@ -178,6 +180,7 @@ func TestWaitNotSatisfiedByOldState(t *testing.T) {
 // Acceptance 5: one target un-settles during the wait; the result is the state at
 // decision_seq (both idle at the last event), not the first time A was seen settled.
 func TestWaitMultiTargetUnsettleDuringWait(t *testing.T) {
+	t.Parallel()
 	srv := sockettest.NewServer(t)
 	c := srv.Client(t)
 	a, b := newID(), newID()
@@ -207,6 +210,7 @@ func TestWaitMultiTargetUnsettleDuringWait(t *testing.T) {
 // A target seen settled at one read and un-settled at a later read is waited on again,
 // even when another target settles in between.
 func TestWaitSettledTargetUnsettlesAgain(t *testing.T) {
+	t.Parallel()
 	srv := sockettest.NewServer(t)
 	c := srv.Client(t)
 	a, b := newID(), newID()
@@ -233,6 +237,7 @@ func TestWaitSettledTargetUnsettlesAgain(t *testing.T) {
 }
 
 func TestWaitBlocked(t *testing.T) {
+	t.Parallel()
 	srv := sockettest.NewServer(t)
 	c := srv.Client(t)
 	q, u := newID(), newID()
@@ -251,6 +256,7 @@ func TestWaitBlocked(t *testing.T) {
 // Every ended exit_reason, lost, idle and parked, as the wait's membership (all active at
 // call time) ends one by one during the wait.
 func TestWaitEndedExitReasons(t *testing.T) {
+	t.Parallel()
 	srv := sockettest.NewServer(t)
 	c := srv.Client(t)
 	type tc struct {
@@ -325,6 +331,7 @@ func TestWaitEndedExitReasons(t *testing.T) {
 // A wait timeout is not an error: ok response, timed_out, wait_timeout on the unsettled
 // targets, the settled ones as they are.
 func TestWaitTimeout(t *testing.T) {
+	t.Parallel()
 	srv := sockettest.NewServer(t)
 	c := srv.Client(t)
 	a, b := newID(), newID()
@@ -346,6 +353,7 @@ func TestWaitTimeout(t *testing.T) {
 }
 
 func TestWaitErrors(t *testing.T) {
+	t.Parallel()
 	srv := sockettest.NewServer(t)
 	c := srv.Client(t)
 	setAgent(t, c, newID(), "x/live", "working")
@@ -396,6 +404,7 @@ func TestWaitErrors(t *testing.T) {
 // A wait on an ended agent that an exact target names, by path or by uuid, answers its
 // end at once (docs/lifecycle.md §11.2): what became of it, never not_found.
 func TestWaitEndedAnswersItsEnd(t *testing.T) {
+	t.Parallel()
 	srv := sockettest.NewServer(t)
 	c := srv.Client(t)
 	id := newID()
@@ -425,6 +434,7 @@ func eventHead(t *testing.T, c *socketapi.Client) int64 {
 // Membership is snapshotted at the call: a row that appears later under the pattern is
 // not waited for.
 func TestWaitMembershipSnapshot(t *testing.T) {
+	t.Parallel()
 	srv := sockettest.NewServer(t)
 	c := srv.Client(t)
 	a := newID()
@@ -445,6 +455,7 @@ func TestWaitMembershipSnapshot(t *testing.T) {
 // response still makes it out before the connection closes), and the stop itself is not
 // held up.
 func TestWaitServerStopReturnsPromptly(t *testing.T) {
+	t.Parallel()
 	srv := sockettest.NewServer(t)
 	c := srv.Client(t)
 	for i := range 3 {
@@ -480,6 +491,7 @@ func TestWaitServerStopReturnsPromptly(t *testing.T) {
 // A client that gives up ends its wait on the server (the connection's context), and a
 // later wait still works: no notification plumbing is left behind.
 func TestWaitClientGoneEndsWait(t *testing.T) {
+	t.Parallel()
 	srv := sockettest.NewServer(t)
 	c := srv.Client(t)
 	id := newID()
@@ -505,6 +517,7 @@ func TestWaitClientGoneEndsWait(t *testing.T) {
 // Many concurrent waits on churning targets: each answers with a listing that was true
 // at its decision_seq (all settled), never before the settling event.
 func TestWaitConcurrentChurn(t *testing.T) {
+	t.Parallel()
 	srv := sockettest.NewServer(t)
 	c := srv.Client(t)
 	const n = 20

@@ -21,6 +21,7 @@ import (
 	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
 	"github.com/orcr-go/orcr/store"
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 // wtRow is an agent row with its worktree.
@@ -55,7 +56,7 @@ func mockCwd(t *testing.T, home, path, uuid string) string {
 	t.Helper()
 	f := filepath.Join(home, "data", filepath.FromSlash(path), uuid, "mock_cwd")
 	var got string
-	eventuallyT(t, 20*time.Second, "mock_cwd of "+path, func() bool {
+	poll.Eventually(t, 20*time.Second, "mock_cwd of "+path, func() bool {
 		b, err := os.ReadFile(f)
 		got = strings.TrimSpace(string(b))
 		return err == nil && got != ""
@@ -82,6 +83,7 @@ func wtState(t *testing.T, c *socketapi.Client, uuid string) string {
 
 // One server for the whole story (fast GC for the reap; the other agents are gc never).
 func TestWorktreeRunKillKeepReuseReap(t *testing.T) {
+	t.Parallel()
 	srv := sockettest.NewServer(t, sockettest.WithHerdr(t),
 		sockettest.WithConfig(`{"timings": {"gc_tick": "100ms", "idle_after": "1s", "kill_after": "1s"}}`))
 	c := srv.Client(t)
@@ -168,7 +170,7 @@ func TestWorktreeRunKillKeepReuseReap(t *testing.T) {
 	if row := waitStatus(t, c, g.UUID, "ended"); row.ExitReason != "reaped" {
 		t.Fatalf("gc auto agent ended %s, want reaped", row.ExitReason)
 	}
-	eventuallyT(t, 10*time.Second, "reaped agent's worktree removed", func() bool { return wtState(t, c, g.UUID) == "removed" })
+	poll.Eventually(t, 10*time.Second, "reaped agent's worktree removed", func() bool { return wtState(t, c, g.UUID) == "removed" })
 
 	// The stream: one add and one remove pair per made worktree, the dirty removal not ok.
 	evs := rec.waitFor(t, 10*time.Second, "worktree pairs", func(evs []ev) bool {
@@ -194,6 +196,7 @@ func TestWorktreeRunKillKeepReuseReap(t *testing.T) {
 
 // Refusals come before anything is written: no row, no data dir, no worktree.
 func TestWorktreeRefusals(t *testing.T) {
+	t.Parallel()
 	srv := sockettest.NewServer(t, sockettest.WithHerdr(t))
 	c := srv.Client(t)
 	repo := worktreetest.NewRepo(t)
@@ -237,6 +240,7 @@ func TestWorktreeRefusals(t *testing.T) {
 // never started, an open removal intent, and an open add intent of a row that ended
 // meanwhile (git shows the worktree was made: it is adopted, then removed).
 func TestWorktreeRecovery(t *testing.T) {
+	t.Parallel()
 	for _, open := range []string{"", "agent.worktree_remove_requested", "agent.worktree_add_requested"} {
 		t.Run("open="+open, func(t *testing.T) {
 			repo := worktreetest.NewRepo(t)
@@ -264,7 +268,7 @@ func TestWorktreeRecovery(t *testing.T) {
 				return err
 			})
 			c, rec := cr.restart()
-			eventuallyT(t, 20*time.Second, "worktree removed at restart", func() bool { return wtState(t, c, cr.a.UUID) == "removed" })
+			poll.Eventually(t, 20*time.Second, "worktree removed at restart", func() bool { return wtState(t, c, cr.a.UUID) == "removed" })
 			if _, err := os.Stat(path); !os.IsNotExist(err) {
 				t.Errorf("worktree %s after recovery: %v", path, err)
 			}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -109,20 +110,27 @@ var (
 	Herdr22 = HerdrProfile{Name: "herdr22", Protocol: 22}
 )
 
-// UseHerdr makes every herdr stand-in started after it in tb play p, through
-// HERDR_STANDIN_PROTOCOL set with tb.Setenv (orcr's herdr processes inherit it; so
-// such tests cannot run in parallel). Without it the stand-in plays whatever the
-// process environment says, protocol 20 by default: with `HERDR_STANDIN_PROTOCOL=22 go
-// test ./socketapi/server` every test that does not choose plays herdr 0.9.x.
+// profiles holds the herdr profile [UseHerdr] chose for a test (testing.TB →
+// HerdrProfile), until the test's cleanup.
+var profiles sync.Map
+
+// UseHerdr makes every herdr stand-in of the servers that tb starts after it (with
+// [WithHerdr] or [HerdrEnv] on tb itself, not on its subtests) play p: it sets
+// HERDR_STANDIN_PROTOCOL in the server's environment, which orcr hands to every herdr
+// process it starts (herdr.Config.Env), so such tests may run in parallel. Without it
+// the stand-in plays what the test process's environment says, protocol 20 by default:
+// with `HERDR_STANDIN_PROTOCOL=22 go test ./socketapi/server` every test that does not
+// choose plays herdr 0.9.x.
 func UseHerdr(tb testing.TB, p HerdrProfile) {
 	tb.Helper()
 	StandinOnly(tb, "it plays herdr protocol "+strconv.Itoa(p.Protocol))
-	tb.Setenv("HERDR_STANDIN_PROTOCOL", strconv.Itoa(p.Protocol))
-	tb.Setenv("HERDR_STANDIN_COMPLETION_SEQ", "")
+	profiles.Store(tb, p)
+	tb.Cleanup(func() { profiles.Delete(tb) })
 }
 
 // EachHerdr runs body as one subtest per herdr profile ([Herdr20], [Herdr22]), each
-// with [UseHerdr]; against a real herdr ([LiveHerdr]) once, as subtest "live".
+// with [UseHerdr] and in parallel with the other; against a real herdr ([LiveHerdr])
+// once, as subtest "live".
 func EachHerdr(t *testing.T, body func(t *testing.T)) {
 	t.Helper()
 	if LiveHerdr() != "" {
@@ -131,6 +139,7 @@ func EachHerdr(t *testing.T, body func(t *testing.T)) {
 	}
 	for _, p := range []HerdrProfile{Herdr20, Herdr22} {
 		t.Run(p.Name, func(t *testing.T) {
+			t.Parallel()
 			UseHerdr(t, p)
 			body(t)
 		})
@@ -152,22 +161,26 @@ func withEnvMap(env map[string]string) Option {
 }
 
 // HerdrEnv returns the environment a server needs to run agents on the herdr stand-in
-// binary with the mock provider: a herdr config dir private to the test, set through
-// XDG_CONFIG_HOME with tb.Setenv (so such tests cannot run in parallel). At cleanup the
-// owned herdr session is stopped, which ends every pane process.
+// binary with the mock provider: a herdr config dir private to the test
+// (XDG_CONFIG_HOME), the herdr profile of [UseHerdr], PATH and HOME. The server hands
+// its environment to every herdr process it starts, and through herdr to the panes, so
+// nothing is set in the test process's environment and such tests may run in parallel.
+// At cleanup the owned herdr session is stopped, which ends every pane process.
 func HerdrEnv(tb testing.TB) map[string]string {
 	tb.Helper()
 	env, stop, err := herdrEnv()
 	if err != nil {
 		tb.Fatal(err)
 	}
-	tb.Setenv("XDG_CONFIG_HOME", env["XDG_CONFIG_HOME"])
+	if v, ok := profiles.Load(tb); ok {
+		env["HERDR_STANDIN_PROTOCOL"] = strconv.Itoa(v.(HerdrProfile).Protocol)
+		delete(env, "HERDR_STANDIN_COMPLETION_SEQ")
+	}
 	tb.Cleanup(stop)
 	return env
 }
 
-// herdrEnv is [HerdrEnv] without a testing.TB: the caller sets XDG_CONFIG_HOME in the
-// process environment and calls stop when done.
+// herdrEnv is [HerdrEnv] without a testing.TB: the caller calls stop when done.
 func herdrEnv() (env map[string]string, stop func(), err error) {
 	b, err := buildBinaries()
 	if err != nil {
@@ -192,7 +205,7 @@ func herdrEnv() (env map[string]string, stop func(), err error) {
 		}
 		os.RemoveAll(xdg)
 	}
-	return map[string]string{
+	env = map[string]string{
 		"ORCR_HERDR_BIN":           b.HerdrBin,
 		"ORCR_ALLOW_MOCK_PROVIDER": "1",
 		"ORCR_MOCK_AGENT_BIN":      b.MockAgent,
@@ -200,5 +213,19 @@ func herdrEnv() (env map[string]string, stop func(), err error) {
 		"PATH":                     os.Getenv("PATH"),
 		"HOME":                     os.Getenv("HOME"),
 		"XDG_CONFIG_HOME":          xdg,
-	}, stop, nil
+	}
+	// The stand-in's knobs of the test process's environment (HERDR_STANDIN_PROTOCOL=22
+	// go test …) reach it through the server's environment.
+	for _, kv := range os.Environ() {
+		if k, v, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "HERDR_STANDIN_") {
+			env[k] = v
+		}
+	}
+	return env, stop, nil
+}
+
+// HerdrSocket is the socket of the owned herdr session ("orcr") of a server started
+// with [WithHerdr]: under the XDG_CONFIG_HOME of its environment.
+func (s *Server) HerdrSocket() string {
+	return filepath.Join(s.Env["XDG_CONFIG_HOME"], "herdr", "sessions", "orcr", "herdr.sock")
 }

@@ -7,10 +7,8 @@ import (
 
 // Sandbox starts a server with the herdr stand-in and the mock provider (the setup of
 // [WithHerdr]) in a fresh temporary home, for code that has no testing.TB: runnable
-// examples. It sets XDG_CONFIG_HOME in the process environment, so sandboxes must not
-// overlap. stop stops the server (it may have stopped already, e.g. by server.stop),
-// ends the herdr session with every pane in it, restores XDG_CONFIG_HOME and removes
-// the home.
+// examples. stop stops the server (it may have stopped already, e.g. by server.stop),
+// ends the herdr session with every pane in it and removes the home.
 func Sandbox(opts ...Option) (srv *Server, stop func(), err error) {
 	env, stopHerdr, err := herdrEnv()
 	if err != nil {
@@ -21,15 +19,8 @@ func Sandbox(opts ...Option) (srv *Server, stop func(), err error) {
 		stopHerdr()
 		return nil, nil, err
 	}
-	oldXDG, hadXDG := os.LookupEnv("XDG_CONFIG_HOME")
-	os.Setenv("XDG_CONFIG_HOME", env["XDG_CONFIG_HOME"])
 	undo := func() {
 		stopHerdr()
-		if hadXDG {
-			os.Setenv("XDG_CONFIG_HOME", oldXDG)
-		} else {
-			os.Unsetenv("XDG_CONFIG_HOME")
-		}
 		os.RemoveAll(dir)
 	}
 	c := newConfig(append([]Option{withEnvMap(env)}, opts...))
