@@ -53,7 +53,14 @@ func newSystem(t *testing.T) (*actors.System, *store.DB) {
 
 func waitOK(t *testing.T, sys *actors.System, target string) api.WaitTarget {
 	t.Helper()
-	res, err := sys.Wait(t.Context(), api.WaitRequest{Targets: []string{target}, Timeout: "30s"})
+	return waitOKWithin(t, sys, target, "30s")
+}
+
+// waitOKWithin is waitOK with its own timeout, for turns whose work grows with the
+// machine's load (megabytes through a PTY under -race).
+func waitOKWithin(t *testing.T, sys *actors.System, target, timeout string) api.WaitTarget {
+	t.Helper()
+	res, err := sys.Wait(t.Context(), api.WaitRequest{Targets: []string{target}, Timeout: timeout})
 	if err != nil {
 		t.Fatalf("Wait(%s): %v", target, err)
 	}
