@@ -21,6 +21,7 @@ import (
 	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 // fastTurns shortens the mock provider's completion timings (docs/providers.md §2.1) so
@@ -772,6 +773,9 @@ func TestSDKErrors(t *testing.T) {
 func TestSDKWaitContext(t *testing.T) {
 	srv, c := newSDK(t)
 	busy := runMock(t, c, "w/busy", "say=late turn_ms=60000")
+	// The start stays starting until the mock is ready; the waits below are of a
+	// working agent.
+	poll.Eventually(t, 30*time.Second, "w/busy working", func() bool { return row(t, c, busy.UUID).Status == api.StatusWorking })
 
 	for _, tc := range []struct {
 		name string
