@@ -17,6 +17,7 @@ import (
 	"github.com/orcr-go/orcr/herdr"
 	"github.com/orcr-go/orcr/socketapi"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 // tmuxTerm is a real terminal for `orcr agent attach`: one detached tmux session on a
@@ -173,7 +174,7 @@ func (l *eventLog) find(match func(streamEvent) bool) []streamEvent {
 func (l *eventLog) waitFor(t *testing.T, d time.Duration, what string, match func(streamEvent) bool) streamEvent {
 	t.Helper()
 	var got []streamEvent
-	eventually(t, d, what, func() bool { got = l.find(match); return len(got) > 0 })
+	poll.Eventually(t, d, what, func() bool { got = l.find(match); return len(got) > 0 })
 	return got[0]
 }
 

@@ -26,6 +26,7 @@ import (
 	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/store"
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 // The crash campaign of issue 10 (Acceptance 1): a mixed workload through the Go SDK
@@ -880,9 +881,9 @@ func clearOnceDrawn(t *testing.T, ctx context.Context, sock, label, probe string
 		}
 		return rd.Text
 	}
-	eventually(t, 30*time.Second, "the TUI drawn", func() bool { return strings.Contains(screen(), "mock agent") })
+	poll.Eventually(t, 30*time.Second, "the TUI drawn", func() bool { return strings.Contains(screen(), "mock agent") })
 	if err := r.SendKeys(ctx, pane, "ctrl+e", "ctrl+u"); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 10*time.Second, "the input box empty", func() bool { return !strings.Contains(screen(), probe) })
+	poll.Eventually(t, 10*time.Second, "the input box empty", func() bool { return !strings.Contains(screen(), probe) })
 }

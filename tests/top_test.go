@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 // topCmd is the shell command of a tmux session running `orcr top`, then its exit
@@ -150,7 +152,7 @@ func TestTopFleetInATerminal(t *testing.T) {
 	launch(t, h, fleet(50, 100))
 
 	// Settled: nothing starting or working any more.
-	eventually(t, 120*time.Second, "the churn settled", func() bool {
+	poll.Eventually(t, 120*time.Second, "the churn settled", func() bool {
 		for _, r := range h.lsRows(t, "--managed") {
 			if r.Status == "starting" || r.Status == "working" {
 				return false
@@ -214,7 +216,7 @@ func TestTopActionsInATerminal(t *testing.T) {
 	h, _ := herdrHome(t, `{"timings": {"gc_tick": "200ms", "idle_after": "1h"}}`)
 	idleMock(t, h, "act/worker")
 	launch(t, h, [][]string{{"--path", "act/ask", "-p", "block"}})
-	eventually(t, 20*time.Second, "act/ask blocked", func() bool {
+	poll.Eventually(t, 20*time.Second, "act/ask blocked", func() bool {
 		r := h.lsRows(t, "act/ask")
 		return len(r) == 1 && r[0].Status == "blocked"
 	})

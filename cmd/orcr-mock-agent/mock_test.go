@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 // mockBin is the binary built by TestMain.
@@ -45,17 +47,10 @@ func TestMain(m *testing.M) {
 	}())
 }
 
-// waitFor polls cond every 10 ms until it holds or d has passed, then fails
-// the test with msg.
+// waitFor is [poll.Eventually] with a formatted description of what it waits for.
 func waitFor(t *testing.T, d time.Duration, cond func() bool, msg string, args ...any) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for "+msg, append([]any{d}, args...)...)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	poll.Eventually(t, d, fmt.Sprintf(msg, args...), cond)
 }
 
 // shortDir makes a temporary directory with a short path, removed when the test
