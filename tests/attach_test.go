@@ -90,13 +90,10 @@ func (tt *tmuxTerm) type_(text string) {
 func (tt *tmuxTerm) waitScreen(d time.Duration, what string, cond func(string) bool) string {
 	tt.t.Helper()
 	var s string
-	deadline := time.Now().Add(d)
-	for s = tt.screen(); !cond(s); s = tt.screen() {
-		if time.Now().After(deadline) {
-			tt.t.Fatalf("timed out after %v waiting for %s; the terminal shows:\n%s", d, what, s)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	poll.Eventually(tt.t, d, what, func() bool {
+		s = tt.screen()
+		return cond(s)
+	}, func() string { return "the terminal shows:\n" + s })
 	return s
 }
 

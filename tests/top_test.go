@@ -56,30 +56,29 @@ func lsAgents(t *testing.T, h *home, pattern string) map[string]string {
 // with its status glyph.
 func sameAsLs(t *testing.T, h *home, term *tmuxTerm, pattern, what string) {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		want := lsAgents(t, h, pattern)
-		screen := term.screen()
-		got := screenAgents(screen)
-		if maps.Equal(want, got) {
-			return
-		}
-		if time.Now().After(deadline) {
-			var diff []string
-			for _, k := range slices.Sorted(maps.Keys(want)) {
-				if got[k] != want[k] {
-					diff = append(diff, fmt.Sprintf("%s: ls %q top %q", k, want[k], got[k]))
-				}
+	var (
+		want, got map[string]string
+		screen    string
+	)
+	poll.Eventually(t, 60*time.Second, what+": top to match agent ls", func() bool {
+		want = lsAgents(t, h, pattern)
+		screen = term.screen()
+		got = screenAgents(screen)
+		return maps.Equal(want, got)
+	}, func() string {
+		var diff []string
+		for _, k := range slices.Sorted(maps.Keys(want)) {
+			if got[k] != want[k] {
+				diff = append(diff, fmt.Sprintf("%s: ls %q top %q", k, want[k], got[k]))
 			}
-			for k := range got {
-				if _, ok := want[k]; !ok {
-					diff = append(diff, fmt.Sprintf("%s: only on the screen (%s)", k, got[k]))
-				}
-			}
-			t.Fatalf("%s: top never matched agent ls (%d vs %d agents):\n%s\nscreen:\n%s", what, len(want), len(got), strings.Join(diff, "\n"), screen)
 		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		for k := range got {
+			if _, ok := want[k]; !ok {
+				diff = append(diff, fmt.Sprintf("%s: only on the screen (%s)", k, got[k]))
+			}
+		}
+		return fmt.Sprintf("%d vs %d agents:\n%s\nscreen:\n%s", len(want), len(got), strings.Join(diff, "\n"), screen)
+	})
 }
 
 // launch runs `agent run` for each spec, eight at a time.
