@@ -156,7 +156,7 @@ func TestStoreActorConcurrentWritersAndReaders(t *testing.T) {
 					// 2,000 writes alone took over 10 s under -race on a loaded 2-core box.
 					deadline = time.Now().Add(stTimeout)
 				} else {
-					time.Sleep(time.Millisecond)
+					time.Sleep(time.Millisecond) // a reader that found nothing new backs off before it reads again
 				}
 			}
 			if evs, _ := db.EventsAfter(t.Context(), cursor, 10); len(evs) != 0 {

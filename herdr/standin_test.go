@@ -468,7 +468,7 @@ func TestPlacementIntoAWorkspaceThatVanishes(t *testing.T) {
 				t.Error("the quitter's pane is still listed 10 s after it was told to quit")
 				return
 			}
-			time.Sleep(10 * time.Millisecond)
+			time.Sleep(10 * time.Millisecond) // inside herdr's handler hook, not the test goroutine: no poll.Eventually (it calls Fatalf)
 		}
 	}}, "orcr")
 	sess.Store(f.Sessions["orcr"])

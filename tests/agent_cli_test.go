@@ -35,6 +35,7 @@ func herdrHome(t testing.TB, configJSON string) (*home, string) {
 		stop.Env = append(os.Environ(), "XDG_CONFIG_HOME="+xdg)
 		stop.Run()
 		sock := filepath.Join(xdg, "herdr", "sessions", "orcr", "herdr.sock")
+		// Best effort at cleanup, not an assertion: a socket left behind is removed below.
 		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 			if _, err := os.Stat(sock); err != nil {
 				break

@@ -288,7 +288,7 @@ func TestAttachObserveFallbackAndSIGTERM(t *testing.T) {
 	}
 
 	obs.type_("say=ignored")
-	time.Sleep(1500 * time.Millisecond)
+	time.Sleep(1500 * time.Millisecond) // nothing may happen: an observer's keys must not reach the pane within this while
 	panes := panesLabelled(t, sock, "att/obs")
 	if len(panes) != 1 {
 		t.Fatalf("panes labelled att/obs: %+v", panes)

@@ -383,7 +383,7 @@ func TestHerdrFrozen(t *testing.T) {
 		if pids := herdrServerPIDs(xdg, "orcr"); len(pids) != 1 || pids[0] != herdrPID {
 			t.Errorf("herdr servers of session orcr while it is frozen: %v, want only %d", pids, herdrPID)
 		}
-		time.Sleep(200 * time.Millisecond)
+		time.Sleep(200 * time.Millisecond) // the pace of the checks, repeated for as long as herdr stays frozen
 	}
 	for _, pid := range panes {
 		if !procAlive(pid) {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+	"go.uber.org/goleak"
 
 	"github.com/orcr-go/orcr/actors/paneexec"
 	"github.com/orcr-go/orcr/tests/poll"
@@ -27,7 +28,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv(role) == "launcher" {
 		os.Exit(paneexec.Main(os.Args[2:])) // os.Args[1] is the verb
 	}
-	os.Exit(m.Run())
+	goleak.VerifyTestMain(m)
 }
 
 // pane is the launcher running in a real PTY, as herdr starts a pane's process (a

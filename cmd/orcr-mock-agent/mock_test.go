@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+	"go.uber.org/goleak"
 
 	"github.com/orcr-go/orcr/tests/poll"
 )
@@ -26,25 +27,26 @@ import (
 var mockBin string
 
 func TestMain(m *testing.M) {
-	os.Exit(func() int {
-		dir, err := os.MkdirTemp("", "mockbin")
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1
-		}
-		defer os.RemoveAll(dir)
-		mockBin = filepath.Join(dir, "orcr-mock-agent")
-		out, err := exec.Command("go", "build", "-race", "-o", mockBin, ".").CombinedOutput()
-		if err != nil {
-			// -race needs cgo; fall back to a plain build.
-			out, err = exec.Command("go", "build", "-o", mockBin, ".").CombinedOutput()
-		}
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "building orcr-mock-agent: %v\n%s", err, out)
-			return 1
-		}
-		return m.Run()
-	}())
+	dir, err := os.MkdirTemp("", "mockbin")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	mockBin = filepath.Join(dir, "orcr-mock-agent")
+	out, err := exec.Command("go", "build", "-race", "-o", mockBin, ".").CombinedOutput()
+	if err != nil {
+		// -race needs cgo; fall back to a plain build.
+		out, err = exec.Command("go", "build", "-o", mockBin, ".").CombinedOutput()
+	}
+	if err != nil {
+		os.RemoveAll(dir)
+		fmt.Fprintf(os.Stderr, "building orcr-mock-agent: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		os.RemoveAll(dir)
+		os.Exit(code)
+	}))
 }
 
 // waitFor is [poll.Eventually] with a formatted description of what it waits for.

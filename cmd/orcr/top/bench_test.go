@@ -113,7 +113,7 @@ func BenchmarkIdle(b *testing.B) {
 	const window = 2 * time.Second
 	measure := func() time.Duration {
 		start := cpuTime()
-		time.Sleep(window)
+		time.Sleep(window) // the measured window of CPU time
 		return cpuTime() - start
 	}
 	b.ResetTimer()
