@@ -69,9 +69,10 @@ func (r *watchRecorder) at(t *testing.T, seq int64) api.Snapshot {
 		r.mu.Unlock()
 		cur = c
 		switch {
+		case ok:
 		case err != nil:
 			t.Fatalf("watch ended at seq %d: %v", c, err)
-		case !ok && c > seq:
+		case c > seq:
 			t.Fatalf("watch is at seq %d, past %d, whose step it no longer holds", c, seq)
 		}
 		s = step
