@@ -9,6 +9,7 @@ import (
 	"github.com/orcr-go/orcr/herdr"
 	"github.com/orcr-go/orcr/store"
 	"github.com/orcr-go/orcr/store/storetest"
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 // liveAgent walks a fresh row through the real lifecycle operations to working with an
@@ -65,12 +66,12 @@ func TestUnchangedStatusReportCostsNothing(t *testing.T) {
 	}
 	// The first idle report starts the idle streak: a change, one write.
 	sys.Root.Send(agents, report(herdr.StatusIdle))
-	stEventually(t, "the idle streak recorded", func() bool {
+	poll.Eventually(t, stTimeout, "the idle streak recorded", func() bool {
 		a, err := store.LoadAgent(t.Context(), db.Reader(), uuid)
 		return err == nil && a.IdleSince != 0
 	})
 	// Wait until the actor is idle again: restart recovery and the streak op are done.
-	stEventually(t, "ops done", func() bool { return actors.OpsIdle(env) })
+	poll.Eventually(t, stTimeout, "ops done", func() bool { return actors.OpsIdle(env) })
 
 	before, opsBefore := db.Statements(), actors.OpsStarted(env)
 	for range 500 {

@@ -15,6 +15,7 @@ import (
 	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/store"
 	"github.com/orcr-go/orcr/store/storetest"
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 const stTimeout = 10 * time.Second
@@ -104,18 +105,6 @@ func stWrite(t testing.TB, sys *actor.ActorSystem, pid *actor.PID, op store.Op) 
 	return stRequest[actors.WriteResult](t, sys, pid, actors.Write{Op: op})
 }
 
-// stEventually polls cond until it holds or the deadline passes.
-func stEventually(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(stTimeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-}
-
 func TestStoreActorConcurrentWritersAndReaders(t *testing.T) {
 	const writers, perWriter, readers = 8, 250, 4
 	const total = writers * perWriter
@@ -167,7 +156,7 @@ func TestStoreActorConcurrentWritersAndReaders(t *testing.T) {
 					// 2,000 writes alone took over 10 s under -race on a loaded 2-core box.
 					deadline = time.Now().Add(stTimeout)
 				} else {
-					time.Sleep(time.Millisecond)
+					time.Sleep(time.Millisecond) // a reader that found nothing new backs off before it reads again
 				}
 			}
 			if evs, _ := db.EventsAfter(t.Context(), cursor, 10); len(evs) != 0 {
@@ -290,7 +279,7 @@ func TestStoreActorNotifiesSubscribers(t *testing.T) {
 	}
 	// A terminated subscriber is dropped.
 	sys.Root.StopFuture(p.pid).Wait()
-	stEventually(t, "dead subscriber dropped", func() bool {
+	poll.Eventually(t, stTimeout, "dead subscriber dropped", func() bool {
 		return stRequest[actors.StoreStatsResult](t, sys, pid, actors.StoreStats{}).Subscribers == 0
 	})
 	// Unsubscribe works too.
@@ -369,7 +358,7 @@ func TestStoreActorRetentionAndPins(t *testing.T) {
 	// A pin whose owner dies is released.
 	sys.Root.Send(pid, actors.Pin{ID: 3, Seq: 51, Owner: owner.pid})
 	sys.Root.StopFuture(owner.pid).Wait()
-	stEventually(t, "dead owner's pin released", func() bool {
+	poll.Eventually(t, stTimeout, "dead owner's pin released", func() bool {
 		return stRequest[actors.StoreStatsResult](t, sys, pid, actors.StoreStats{}).Pins == 0
 	})
 }

@@ -109,6 +109,7 @@ func TestClientRequestTooLarge(t *testing.T) {
 }
 
 func TestClientTimeout(t *testing.T) {
+	// the slow herdr under test: it answers after the client's timeout
 	s := newScripted(t, func(req map[string]any) string { time.Sleep(300 * time.Millisecond); return "" })
 	c := Client{Socket: s.path, Timeout: 100 * time.Millisecond}
 	_, err := c.Call(context.Background(), "ping", nil, "pong")
@@ -237,7 +238,7 @@ func TestClientNotAnswering(t *testing.T) {
 
 func TestClientSlowAnswerIsNotFrozen(t *testing.T) {
 	s := newScripted(t, func(req map[string]any) string {
-		time.Sleep(DefaultTakenWithin + 1500*time.Millisecond)
+		time.Sleep(DefaultTakenWithin + 1500*time.Millisecond) // the slow herdr under test: it answers after DefaultTakenWithin
 		return ok(req, `{"type":"ok"}`)
 	})
 	big := strings.Repeat("y", 900<<10) // beyond the socket buffer: written while read

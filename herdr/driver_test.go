@@ -14,6 +14,7 @@ import (
 
 	"github.com/orcr-go/orcr/actors/actorkit"
 	"github.com/orcr-go/orcr/socketapi/api/wire"
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 // newTestDriver starts an actor system and a driver with fast backoff.
@@ -77,10 +78,10 @@ func TestDriverReconnectsScripted(t *testing.T) {
 	if !IsUnreachable(err) || time.Since(start) > 2*time.Second {
 		t.Fatalf("AgentList while down: got %v after %s, want herdr_unreachable fast", err, time.Since(start))
 	}
-	eventually(t, 5*time.Second, "a restart", func() bool { return d.Restarts("orcr") >= 1 })
+	poll.Eventually(t, 5*time.Second, "a restart", func() bool { return d.Restarts("orcr") >= 1 })
 
 	s.listen(t)
-	eventually(t, 10*time.Second, "reconnect", func() bool {
+	poll.Eventually(t, 10*time.Second, "reconnect", func() bool {
 		_, err := d.Owned().AgentList(ctx)
 		return err == nil
 	})
@@ -162,7 +163,7 @@ func TestDriverCloseAnswersInFlight(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- d.Owned().Deliver(context.Background(), "w1:p1", "x") }()
-	eventually(t, 5*time.Second, "send_text", func() bool { return len(s.requests()) >= 3 }) // ping, ping, send_text
+	poll.Eventually(t, 5*time.Second, "send_text", func() bool { return len(s.requests()) >= 3 }) // ping, ping, send_text
 	start := time.Now()
 	closed := make(chan struct{})
 	go func() { d.Close(); close(closed) }()
@@ -236,7 +237,7 @@ func TestStatusPingEndsReconnectBackoff(t *testing.T) {
 	if st := d.Status(ctx); st.Version == nil || st.Error != nil {
 		t.Fatalf("Status: %+v, want the owned session answering", st)
 	}
-	eventually(t, 5*time.Second, "AgentList to succeed after the status ping", func() bool {
+	poll.Eventually(t, 5*time.Second, "AgentList to succeed after the status ping", func() bool {
 		_, err := d.Owned().AgentList(ctx)
 		return err == nil
 	})

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/orcr-go/orcr/herdr/herdrtest"
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 // integrationsRecord is what a real herdr answered with its own claude and codex
@@ -146,7 +147,7 @@ func replayAgentRows(t *testing.T, protocol int, recorded json.RawMessage) {
 		if a.Agent == "claude" {
 			params["agent_session_path"] = filepath.Join(work, a.AgentSession.Value+".jsonl")
 		}
-		eventually(t, 10*time.Second, a.Agent+" detected in its pane", func() bool {
+		poll.Eventually(t, 10*time.Second, a.Agent+" detected in its pane", func() bool {
 			p, err := s.PaneGet(ctx, pl.PaneID)
 			return err == nil && p.Agent == a.Agent
 		})
@@ -155,7 +156,7 @@ func replayAgentRows(t *testing.T, protocol int, recorded json.RawMessage) {
 		}
 	}
 	var got map[string]json.RawMessage
-	eventually(t, 10*time.Second, "every agent idle (or done) with its session", func() bool {
+	poll.Eventually(t, 10*time.Second, "every agent idle (or done) with its session", func() bool {
 		raw, err := c.Call(ctx, "agent.list", map[string]any{}, "agent_list")
 		if err != nil {
 			return false

@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 // The live run (docs/herdr.md §12.1): with $ORCR_TEST_HERDR_BIN naming a real herdr,
@@ -127,7 +129,7 @@ func probeSizes(t *testing.T, bin string) *liveSizes {
 	stty := func(pane string) string {
 		t.Helper()
 		var text string
-		eventually(t, 10*time.Second, "stty size in "+pane, func() bool {
+		poll.Eventually(t, 10*time.Second, "stty size in "+pane, func() bool {
 			rd, err := r.Read(ctx, pane, ReadVisible, 0)
 			text = rd.Text
 			return err == nil && size.MatchString(text)
@@ -167,7 +169,7 @@ func probeSizes(t *testing.T, bin string) *liveSizes {
 	// herdr starts its first pane at the whole headless size and resizes it a moment
 	// later (docs/herdr.md §12): it is measured once it has its place.
 	root := ws.RootPane.PaneID
-	eventually(t, 10*time.Second, "the first pane in its place", func() bool { return viewportRows(root) == sz.ViewportRows })
+	poll.Eventually(t, 10*time.Second, "the first pane in its place", func() bool { return viewportRows(root) == sz.ViewportRows })
 	if err := r.SendText(ctx, root, "stty size"); err != nil {
 		t.Fatal(err)
 	}
@@ -333,7 +335,7 @@ func livePass(t *testing.T, bin string) liveRecord {
 	direct := &Remote{Client: Client{Socket: sock}}
 	settle := func(what string, cond func(PaneInfo, PaneRead) bool) {
 		t.Helper()
-		eventually(t, 20*time.Second, what, func() bool {
+		poll.Eventually(t, 20*time.Second, what, func() bool {
 			p, err := direct.PaneGet(ctx, pl.PaneID)
 			if err != nil {
 				return false

@@ -110,15 +110,3 @@ func ok(req map[string]any, result string) string {
 	id, _ := json.Marshal(req["id"])
 	return `{"id":` + string(id) + `,"result":` + result + `}`
 }
-
-// eventually polls cond until it holds or d passes.
-func eventually(tb testing.TB, d time.Duration, what string, cond func() bool) {
-	tb.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			tb.Fatalf("timed out after %s waiting for %s", d, what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}

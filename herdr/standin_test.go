@@ -16,6 +16,7 @@ import (
 
 	"github.com/orcr-go/orcr/herdr/herdrschema"
 	"github.com/orcr-go/orcr/herdr/herdrtest"
+	"github.com/orcr-go/orcr/tests/poll"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -117,7 +118,7 @@ func mockAgent(t *testing.T, name string) ([]string, map[string]string) {
 func waitScreen(t *testing.T, s *Session, target, want string) PaneRead {
 	t.Helper()
 	var last PaneRead
-	eventually(t, 10*time.Second, fmt.Sprintf("%q on %s's screen", want, target), func() bool {
+	poll.Eventually(t, 10*time.Second, fmt.Sprintf("%q on %s's screen", want, target), func() bool {
 		r, err := s.Read(context.Background(), target, 0)
 		last = r
 		return err == nil && strings.Contains(r.Text, want)
@@ -356,12 +357,12 @@ func TestDropSocketReconnect(t *testing.T) {
 			t.Errorf("AgentList while dropped took %s", el)
 		}
 	}
-	eventually(t, 5*time.Second, "restarts while down", func() bool { return d.Restarts("orcr") >= before+2 })
+	poll.Eventually(t, 5*time.Second, "restarts while down", func() bool { return d.Restarts("orcr") >= before+2 })
 
 	if err := hs.Restore(); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 10*time.Second, "reconnect after Restore", func() bool {
+	poll.Eventually(t, 10*time.Second, "reconnect after Restore", func() bool {
 		p, err := s.PaneGet(ctx, pl.TerminalID)
 		return err == nil && p.TerminalID == pl.TerminalID
 	})
@@ -388,7 +389,7 @@ func TestFrozenServerTimesOut(t *testing.T) {
 	if !IsUnreachable(err) {
 		t.Fatalf("AgentList on a frozen server: got %v, want herdr_unreachable", err)
 	}
-	eventually(t, 10*time.Second, "recovery after Unfreeze", func() bool {
+	poll.Eventually(t, 10*time.Second, "recovery after Unfreeze", func() bool {
 		_, err := d.Owned().AgentList(ctx)
 		return err == nil
 	})
@@ -467,7 +468,7 @@ func TestPlacementIntoAWorkspaceThatVanishes(t *testing.T) {
 				t.Error("the quitter's pane is still listed 10 s after it was told to quit")
 				return
 			}
-			time.Sleep(10 * time.Millisecond)
+			time.Sleep(10 * time.Millisecond) // inside herdr's handler hook, not the test goroutine: no poll.Eventually (it calls Fatalf)
 		}
 	}}, "orcr")
 	sess.Store(f.Sessions["orcr"])
@@ -561,7 +562,7 @@ func TestCloseRootShellsAfterACrashedSpawn(t *testing.T) {
 	}
 	next := fixtureDriver(t, f, "orcr").Owned()
 	var before map[string][]PaneInfo
-	eventually(t, 10*time.Second, "the agent pane of the cut-off spawn", func() bool {
+	poll.Eventually(t, 10*time.Second, "the agent pane of the cut-off spawn", func() bool {
 		before = byLabel(next)
 		return len(before["fresh/agent"]) == 1
 	})

@@ -363,7 +363,7 @@ func ExampleClient_Stop() {
 			fmt.Println("server gone")
 			break
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond) // an Example has no t for poll.Eventually: 250 tries pace a 5 s bound
 	}
 	// Output:
 	// stopping

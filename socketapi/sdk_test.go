@@ -93,17 +93,12 @@ func row(t *testing.T, c *socketapi.Client, uuid string) api.AgentRow {
 // endedRow polls the row of uuid until it ended.
 func endedRow(t *testing.T, c *socketapi.Client, uuid string) api.AgentRow {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		r := row(t, c, uuid)
-		if r.Status == api.StatusEnded {
-			return r
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s is %s, want ended", r.Path, r.Status)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	var r api.AgentRow
+	poll.Eventually(t, 20*time.Second, uuid+" to end", func() bool {
+		r = row(t, c, uuid)
+		return r.Status == api.StatusEnded
+	}, func() string { return fmt.Sprintf("%s is %s", r.Path, r.Status) })
+	return r
 }
 
 // protoErr returns err as a protocol error, failing the test if it is not one.
@@ -119,22 +114,16 @@ func protoErr(t *testing.T, what string, err error) *api.Error {
 // noConns waits until the server holds no client connection.
 func noConns(t *testing.T, srv *sockettest.Server) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		var conns []string
+	var conns []string
+	poll.Eventually(t, 5*time.Second, "the server to hold no client connection", func() bool {
+		conns = nil
 		for _, id := range srv.ActorIDs() {
 			if strings.HasPrefix(id, "conn/") {
 				conns = append(conns, id)
 			}
 		}
-		if len(conns) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the server still holds connections %v", conns)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return len(conns) == 0
+	}, func() string { return fmt.Sprintf("still %v", conns) })
 }
 
 func deref[T any](p *T) T {

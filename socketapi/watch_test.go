@@ -14,6 +14,7 @@ import (
 	"github.com/orcr-go/orcr/socketapi"
 	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 // watchRecorder ranges over a Watch and keeps the model's snapshot at each of the last
@@ -64,24 +65,27 @@ func recordWatch(ctx context.Context, c *socketapi.Client) *watchRecorder {
 // at waits until the watch has applied seq and returns the model's snapshot there.
 func (r *watchRecorder) at(t *testing.T, seq int64) api.Snapshot {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	var (
+		s   api.Snapshot
+		cur int64
+	)
+	poll.Eventually(t, 30*time.Second, fmt.Sprintf("the watch to apply seq %d", seq), func() bool {
 		r.mu.Lock()
-		s, ok := r.steps[seq]
-		cur, err := r.seq, r.err
+		step, ok := r.steps[seq]
+		c, err := r.seq, r.err
 		r.mu.Unlock()
+		cur = c
 		switch {
 		case ok:
-			return s
 		case err != nil:
-			t.Fatalf("watch ended at seq %d: %v", cur, err)
-		case cur > seq:
-			t.Fatalf("watch is at seq %d, past %d, whose step it no longer holds", cur, seq)
-		case time.Now().After(deadline):
-			t.Fatalf("watch stuck at seq %d, want %d", cur, seq)
+			t.Fatalf("watch ended at seq %d: %v", c, err)
+		case c > seq:
+			t.Fatalf("watch is at seq %d, past %d, whose step it no longer holds", c, seq)
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		s = step
+		return ok
+	}, func() string { return fmt.Sprintf("stuck at seq %d", cur) })
+	return s
 }
 
 // Acceptance 2 of the typed API: Watch under churn — 100 agents queueing under a cap,
@@ -117,19 +121,13 @@ func TestWatchModelEqualsSnapshotUnderChurn(t *testing.T) {
 		}()
 	}
 	// Mid-churn, with agents queued behind the cap: queue positions must match too.
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		mid := mustSnapshot(t, c)
-		if len(mid.Queue) > 0 {
-			if diff := cmp.Diff(mid, rec.at(t, mid.SnapshotSeq), noEventFields); diff != "" {
-				t.Errorf("mid-churn model at seq %d differs from api.snapshot (-snapshot +model):\n%s", mid.SnapshotSeq, diff)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no snapshot with a queue during the churn")
-		}
-		time.Sleep(20 * time.Millisecond)
+	var mid api.Snapshot
+	poll.Eventually(t, 60*time.Second, "a snapshot with a queue during the churn", func() bool {
+		mid = mustSnapshot(t, c)
+		return len(mid.Queue) > 0
+	})
+	if diff := cmp.Diff(mid, rec.at(t, mid.SnapshotSeq), noEventFields); diff != "" {
+		t.Errorf("mid-churn model at seq %d differs from api.snapshot (-snapshot +model):\n%s", mid.SnapshotSeq, diff)
 	}
 	wg.Wait()
 	close(errs)
@@ -254,15 +252,11 @@ func TestWatchModelFollowsLoops(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		s := mustSnapshot(t, c)
-		if len(s.Loops) == 1 && len(s.Loops[0].Runs) == 1 && s.Loops[0].Runs[0].StartedAt != nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the run never showed as started: %+v", s.Loops)
-		}
-	}
+	var s api.Snapshot
+	poll.Eventually(t, 10*time.Second, "the run to show as started", func() bool {
+		s = mustSnapshot(t, c)
+		return len(s.Loops) == 1 && len(s.Loops[0].Runs) == 1 && s.Loops[0].Runs[0].StartedAt != nil
+	}, func() string { return fmt.Sprintf("loops %+v", s.Loops) })
 	check("with a running run")
 	if _, err := c.LoopPause(ctx, "w"); err != nil {
 		t.Fatal(err)

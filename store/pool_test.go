@@ -2,12 +2,14 @@ package store_test
 
 import (
 	"database/sql"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/orcr-go/orcr/store"
 	"github.com/orcr-go/orcr/store/storetest"
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 // Many concurrent readers share at most store.MaxReaders connections: the others wait
@@ -32,15 +34,10 @@ func TestReadPoolIsCapped(t *testing.T) {
 	}
 	// Every reader either holds a connection or waits for one.
 	var st sql.DBStats
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+	poll.Eventually(t, 10*time.Second, "every reader to hold or wait for a connection", func() bool {
 		st = db.Reader().Stats()
-		if st.InUse+int(st.WaitCount) >= readers || st.OpenConnections > store.MaxReaders {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("readers neither hold nor wait for a connection: %+v", st)
-		}
-	}
+		return st.InUse+int(st.WaitCount) >= readers || st.OpenConnections > store.MaxReaders
+	}, func() string { return fmt.Sprintf("stats %+v", st) })
 	close(release)
 	wg.Wait()
 	if st.OpenConnections > store.MaxReaders {

@@ -17,6 +17,7 @@ import (
 	"github.com/orcr-go/orcr/herdr"
 	"github.com/orcr-go/orcr/socketapi"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 // herdrHome is a throwaway orcr home whose auto-started server uses the herdr stand-in
@@ -34,6 +35,7 @@ func herdrHome(t testing.TB, configJSON string) (*home, string) {
 		stop.Env = append(os.Environ(), "XDG_CONFIG_HOME="+xdg)
 		stop.Run()
 		sock := filepath.Join(xdg, "herdr", "sessions", "orcr", "herdr.sock")
+		// Best effort at cleanup, not an assertion: a socket left behind is removed below.
 		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 			if _, err := os.Stat(sock); err != nil {
 				break
@@ -131,7 +133,7 @@ func TestAgentVerbsJSONAndExitCodes(t *testing.T) {
 		t.Errorf("path_in_use does not name the occupant %s: %v", one, e)
 	}
 
-	eventually(t, 30*time.Second, "cli/one to get its pane and turn", func() bool {
+	poll.Eventually(t, 30*time.Second, "cli/one to get its pane and turn", func() bool {
 		rows := h.lsRows(t, "cli/one")
 		return len(rows) == 1 && rows[0].PaneID != nil && (rows[0].Status == "working" || rows[0].Status == "idle")
 	})
@@ -224,7 +226,7 @@ func TestKill9MidSpawnNoDuplicatePane(t *testing.T) {
 	// the queue goes on promoting.
 	var rows []cliRow
 	// Settled: nothing starting, and nothing queued unless every slot is taken.
-	eventually(t, 60*time.Second, "no row starting after the restart", func() bool {
+	poll.Eventually(t, 60*time.Second, "no row starting after the restart", func() bool {
 		rows = h.lsRows(t, "--all")
 		queued, holding := 0, 0
 		for _, r := range rows {
@@ -293,7 +295,7 @@ func TestKill9MidSpawnNoDuplicatePane(t *testing.T) {
 func TestVerbRightAfterStop(t *testing.T) {
 	h, _ := herdrHome(t, "")
 	h.jsonRun(t, "agent.run", 0, "agent", "run", "-a", "mock", "--path", "restart/one", "-p", "say=hi")
-	eventually(t, 30*time.Second, "restart/one to get its pane", func() bool {
+	poll.Eventually(t, 30*time.Second, "restart/one to get its pane", func() bool {
 		rows := h.lsRows(t, "restart/one")
 		return len(rows) == 1 && rows[0].PaneID != nil
 	})

@@ -17,6 +17,7 @@ import (
 	"github.com/orcr-go/orcr/herdr"
 	"github.com/orcr-go/orcr/socketapi"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 // tmuxTerm is a real terminal for `orcr agent attach`: one detached tmux session on a
@@ -89,13 +90,10 @@ func (tt *tmuxTerm) type_(text string) {
 func (tt *tmuxTerm) waitScreen(d time.Duration, what string, cond func(string) bool) string {
 	tt.t.Helper()
 	var s string
-	deadline := time.Now().Add(d)
-	for s = tt.screen(); !cond(s); s = tt.screen() {
-		if time.Now().After(deadline) {
-			tt.t.Fatalf("timed out after %v waiting for %s; the terminal shows:\n%s", d, what, s)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	poll.Eventually(tt.t, d, what, func() bool {
+		s = tt.screen()
+		return cond(s)
+	}, func() string { return "the terminal shows:\n" + s })
 	return s
 }
 
@@ -173,7 +171,7 @@ func (l *eventLog) find(match func(streamEvent) bool) []streamEvent {
 func (l *eventLog) waitFor(t *testing.T, d time.Duration, what string, match func(streamEvent) bool) streamEvent {
 	t.Helper()
 	var got []streamEvent
-	eventually(t, d, what, func() bool { got = l.find(match); return len(got) > 0 })
+	poll.Eventually(t, d, what, func() bool { got = l.find(match); return len(got) > 0 })
 	return got[0]
 }
 
@@ -290,7 +288,7 @@ func TestAttachObserveFallbackAndSIGTERM(t *testing.T) {
 	}
 
 	obs.type_("say=ignored")
-	time.Sleep(1500 * time.Millisecond)
+	time.Sleep(1500 * time.Millisecond) // nothing may happen: an observer's keys must not reach the pane within this while
 	panes := panesLabelled(t, sock, "att/obs")
 	if len(panes) != 1 {
 		t.Fatalf("panes labelled att/obs: %+v", panes)

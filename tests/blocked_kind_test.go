@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 // Issue 33 item 9: an agent blocked on a tool call that waits for approval
@@ -19,7 +21,7 @@ func TestBlockedOnApprovalReadsPermission(t *testing.T) {
 		t.Fatalf("agent send: exit %d %q %q", r.exit, r.stdout, r.stderr)
 	}
 	var kind string
-	eventually(t, 30*time.Second, "perm/one blocked", func() bool {
+	poll.Eventually(t, 30*time.Second, "perm/one blocked", func() bool {
 		rows := h.lsRows(t, "perm/one")
 		if len(rows) != 1 || rows[0].Status != "blocked" || rows[0].BlockedKind == nil {
 			return false

@@ -26,6 +26,7 @@ import (
 	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/store"
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 // The crash campaign of issue 10 (Acceptance 1): a mixed workload through the Go SDK
@@ -74,7 +75,7 @@ func TestCrashCampaign(t *testing.T) {
 	wl := newWorkload(c, seed)
 	wl.start(crashWorkers)
 	defer wl.stop()
-	time.Sleep(crashRampUp)
+	time.Sleep(crashRampUp) // the workload runs a while before the first kill
 
 	confirmed := map[string]int{}    // anomaly key → the point that first found it
 	quarantined := map[string]bool{} // agents the harness killed: their ends are its own
@@ -82,7 +83,7 @@ func TestCrashCampaign(t *testing.T) {
 	start := time.Now()
 	for p := 1; p <= points && time.Since(start) < budget; p++ {
 		wl.resume()
-		time.Sleep(crashMinRun + time.Duration(rnd.Int64N(int64(crashMaxRun-crashMinRun))))
+		time.Sleep(crashMinRun + time.Duration(rnd.Int64N(int64(crashMaxRun-crashMinRun)))) // a random run between kills: the crash point is the variable
 		pr := pointReport{point: p, at: time.Since(start), inFlight: wl.inFlight()}
 		srv.kill9(t)
 		wl.hold()
@@ -90,7 +91,7 @@ func TestCrashCampaign(t *testing.T) {
 		if rnd.IntN(crashLongDownOdds) == 0 {
 			// Down for longer than a fast turn's completion window (issue 10, defect 5).
 			pr.down = crashLongDown
-			time.Sleep(crashLongDown)
+			time.Sleep(crashLongDown) // the condition under test: down for this long
 		}
 		restart := time.Now()
 		srv = startCrashServer(t, h)
@@ -98,7 +99,7 @@ func TestCrashCampaign(t *testing.T) {
 		// The blocking calls the kill cut (wait, ask) ride over the restart and resume on
 		// this server (docs/protocol.md §1.10); the check starts once they have returned.
 		wl.drain()
-		time.Sleep(crashReconcileWait)
+		time.Sleep(crashReconcileWait) // the reconciler runs on its own tick; the checks below tolerate what it has not reached
 		check := time.Now()
 		known := map[string]bool{}
 		for k := range confirmed {
@@ -581,7 +582,7 @@ func (w *workload) work(i int, rnd *rand.Rand) {
 		w.active--
 		w.mu.Unlock()
 		w.cond.Broadcast()
-		time.Sleep(time.Duration(10+rnd.IntN(50)) * time.Millisecond)
+		time.Sleep(time.Duration(10+rnd.IntN(50)) * time.Millisecond) // the workload's pace between operations
 	}
 }
 
@@ -880,9 +881,9 @@ func clearOnceDrawn(t *testing.T, ctx context.Context, sock, label, probe string
 		}
 		return rd.Text
 	}
-	eventually(t, 30*time.Second, "the TUI drawn", func() bool { return strings.Contains(screen(), "mock agent") })
+	poll.Eventually(t, 30*time.Second, "the TUI drawn", func() bool { return strings.Contains(screen(), "mock agent") })
 	if err := r.SendKeys(ctx, pane, "ctrl+e", "ctrl+u"); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 10*time.Second, "the input box empty", func() bool { return !strings.Contains(screen(), probe) })
+	poll.Eventually(t, 10*time.Second, "the input box empty", func() bool { return !strings.Contains(screen(), probe) })
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/orcr-go/orcr/herdr"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
 	"github.com/orcr-go/orcr/store"
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 // Issue 10, defect 3 ("herdr dies"): faults of herdr itself, under a real
@@ -66,7 +67,7 @@ func startFaultAgents(t *testing.T, h *home) faultAgents {
 	var a faultAgents
 	a.idle = run("hd/idle", "say=one")
 	a.work = run("hd/work", "say=long turn_ms=600000")
-	eventually(t, 30*time.Second, "hd/idle idle and hd/work working, both with panes", func() bool {
+	poll.Eventually(t, 30*time.Second, "hd/idle idle and hd/work working, both with panes", func() bool {
 		st := statusByPath(h.lsRows(t, "hd/*"))
 		return st["hd/idle"] == "idle" && st["hd/work"] == "working"
 	})
@@ -253,7 +254,7 @@ func TestHerdrKilled(t *testing.T) {
 	}
 	// Real herdr's panes die with their server: the PTY masters close, and the kernel
 	// hangs up their terminals.
-	eventually(t, 10*time.Second, fmt.Sprintf("the pane processes %v to die with herdr", panes), func() bool {
+	poll.Eventually(t, 10*time.Second, fmt.Sprintf("the pane processes %v to die with herdr", panes), func() bool {
 		for _, pid := range panes {
 			if procAlive(pid) {
 				return false
@@ -264,14 +265,14 @@ func TestHerdrKilled(t *testing.T) {
 
 	// Back: orcr starts the owned session again and every row whose pane died goes lost,
 	// then ends lost; the queued agent gets a slot and completes its turn.
-	eventually(t, 30*time.Second, "the owned session to answer again", func() bool {
+	poll.Eventually(t, 30*time.Second, "the owned session to answer again", func() bool {
 		return serverHerdrStatus(t, h).answers()
 	})
 	backPID := onlyHerdrServer(t, xdg)
 	if backPID == herdrPID {
 		t.Fatalf("herdr server %d still the killed one", backPID)
 	}
-	eventually(t, 30*time.Second, "hd/idle and hd/work ended lost, hd/queued idle after its turn", func() bool {
+	poll.Eventually(t, 30*time.Second, "hd/idle and hd/work ended lost, hd/queued idle after its turn", func() bool {
 		st := statusByPath(h.lsRows(t, "--all", "hd/*"))
 		return st["hd/idle"] == "ended/lost" && st["hd/work"] == "ended/lost" && st["hd/queued"] == "idle"
 	})
@@ -382,7 +383,7 @@ func TestHerdrFrozen(t *testing.T) {
 		if pids := herdrServerPIDs(xdg, "orcr"); len(pids) != 1 || pids[0] != herdrPID {
 			t.Errorf("herdr servers of session orcr while it is frozen: %v, want only %d", pids, herdrPID)
 		}
-		time.Sleep(200 * time.Millisecond)
+		time.Sleep(200 * time.Millisecond) // the pace of the checks, repeated for as long as herdr stays frozen
 	}
 	for _, pid := range panes {
 		if !procAlive(pid) {
@@ -394,7 +395,7 @@ func TestHerdrFrozen(t *testing.T) {
 		t.Errorf("server status while herdr was frozen: %+v, want the owned session not answering", st)
 	}
 
-	eventually(t, 30*time.Second, "the owned session to answer after SIGCONT", func() bool {
+	poll.Eventually(t, 30*time.Second, "the owned session to answer after SIGCONT", func() bool {
 		return serverHerdrStatus(t, h).answers()
 	})
 	if reason, exit := waitOutcome(t, h, a.idle, "5s"); reason != "turn_complete" || exit != 0 {
@@ -459,7 +460,7 @@ func TestServerStopWhileHerdrWillNotStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitGone(t, herdrPID)
-	eventually(t, 10*time.Second, "orcr to try to start the owned session again", func() bool {
+	poll.Eventually(t, 10*time.Second, "orcr to try to start the owned session again", func() bool {
 		_, err := os.Stat(tried)
 		return err == nil
 	})
@@ -543,7 +544,7 @@ func TestClosedPaneNoticedAtOnce(t *testing.T) {
 	}
 
 	closedAt := closePane(seen)
-	eventually(t, 10*time.Second, "hd/seen to show lost", func() bool {
+	poll.Eventually(t, 10*time.Second, "hd/seen to show lost", func() bool {
 		return statusByPath(h.lsRows(t, "--all", "hd/seen"))["hd/seen"] == "lost"
 	})
 	if took := time.Since(closedAt); took > 3*time.Second {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 // connected reports whether process pid holds a socket, i.e. it reached main (the
@@ -68,7 +69,7 @@ func TestInterruptedWait(t *testing.T) {
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
-			eventually(t, 10*time.Second, "agent wait to connect", func() bool { return connected(cmd.Process.Pid) })
+			poll.Eventually(t, 10*time.Second, "agent wait to connect", func() bool { return connected(cmd.Process.Pid) })
 			start := time.Now()
 			if err := cmd.Process.Signal(tc.sig); err != nil {
 				t.Fatal(err)

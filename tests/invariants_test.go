@@ -366,7 +366,7 @@ func settledAnomalies(t testing.TB, home, xdg string, acked []string, hold, dead
 			}
 			return held, dedupe(transient)
 		}
-		time.Sleep(200 * time.Millisecond)
+		time.Sleep(200 * time.Millisecond) // the pace of the reads: an anomaly counts once it held over several
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/orcr-go/orcr/actors/provider"
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 // Rate-limit-aware admission through the real binary (docs/lifecycle.md §7.6): a mock
@@ -17,7 +18,7 @@ func TestLimitPauseShownAndDurable(t *testing.T) {
 	h, _ := herdrHome(t, `{"timings":{"limit_backoff":"1h"}}`)
 	h.jsonRun(t, "agent.run", 0, "agent", "run", "-a", "mock", "--path", "lim/cli", "-p", "limit=Usage_limit_reached,_try_again_in_4_seconds")
 	var until int64
-	eventually(t, 20*time.Second, "mock paused in server status --json", func() bool {
+	poll.Eventually(t, 20*time.Second, "mock paused in server status --json", func() bool {
 		_, res, _ := h.run("server", "status", "--json").envelope(t)
 		paused, _ := res["paused"].([]any)
 		if len(paused) != 1 {

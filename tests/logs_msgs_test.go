@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 // Issue 33 item 9: `orcr agent logs --last-response` while the agent's turn runs says the
@@ -11,7 +13,7 @@ import (
 func TestLastResponseWhileWorkingSaysStillWorking(t *testing.T) {
 	h, _ := herdrHome(t, "")
 	h.jsonRun(t, "agent.run", 0, "agent", "run", "-a", "mock", "--path", "busy/one", "-p", "say=later turn_ms=8000")
-	eventually(t, 30*time.Second, "busy/one working", func() bool {
+	poll.Eventually(t, 30*time.Second, "busy/one working", func() bool {
 		rows := h.lsRows(t, "busy/one")
 		return len(rows) == 1 && rows[0].Status == "working"
 	})
@@ -30,7 +32,7 @@ func TestLogsOfUnwrittenTranscriptSaysNotWrittenYet(t *testing.T) {
 	h, _ := herdrHome(t, "")
 	h.env = append(h.env, "ORCR_MOCK_NO_TRANSCRIPT=1") // before the first run starts the server
 	h.jsonRun(t, "agent.run", 0, "agent", "run", "-a", "mock", "--path", "fresh/one")
-	eventually(t, 30*time.Second, "fresh/one idle", func() bool {
+	poll.Eventually(t, 30*time.Second, "fresh/one idle", func() bool {
 		rows := h.lsRows(t, "fresh/one")
 		return len(rows) == 1 && rows[0].Status == "idle"
 	})

@@ -12,6 +12,7 @@ import (
 	"github.com/orcr-go/orcr/socketapi"
 	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/store"
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 // Loops end to end (issue 11, docs/loops.md): real `orcr server` processes, real run
@@ -54,7 +55,7 @@ func runPGID(t *testing.T, c *socketapi.Client, loop, run string) int64 {
 func waitRunEnded(t *testing.T, c *socketapi.Client, loop, runID string) api.RunRow {
 	t.Helper()
 	var run api.RunRow
-	eventually(t, 30*time.Second, "run "+loop+"/"+runID+" ended", func() bool {
+	poll.Eventually(t, 30*time.Second, "run "+loop+"/"+runID+" ended", func() bool {
 		for _, r := range runsOf(t, c, loop) {
 			if r.RunID == runID {
 				run = r
@@ -80,7 +81,7 @@ func TestOnceLoopRunsItsCommand(t *testing.T) {
 		t.Errorf("create result %+v", res.Loop)
 	}
 	var runs []api.RunRow
-	eventually(t, 20*time.Second, "the once loop fired", func() bool {
+	poll.Eventually(t, 20*time.Second, "the once loop fired", func() bool {
 		runs = runsOf(t, c, "once")
 		return len(runs) == 1
 	})
@@ -219,7 +220,7 @@ while true; do sleep 1; done`
 		t.Fatal(err)
 	}
 	agentPath := "stubborn/" + start.Run.RunID + "/worker"
-	eventually(t, 30*time.Second, "the run's agent is working", func() bool {
+	poll.Eventually(t, 30*time.Second, "the run's agent is working", func() bool {
 		res, err := c.Ls(ctx, api.LsRequest{Pattern: "/" + agentPath})
 		return err == nil && len(res.Agents) == 1 && res.Agents[0].Status == api.StatusWorking
 	})
@@ -235,7 +236,7 @@ while true; do sleep 1; done`
 	}()
 	// While the run stops (its command ignores TERM, so the whole grace passes), nothing
 	// new may start under it.
-	eventually(t, 10*time.Second, "the run is stopping", func() bool {
+	poll.Eventually(t, 10*time.Second, "the run is stopping", func() bool {
 		for _, r := range runsOf(t, c, "stubborn") {
 			if r.UUID == start.Run.UUID {
 				return r.Status == "stopping"
@@ -272,7 +273,7 @@ while true; do sleep 1; done`
 	}
 	// KILLed processes may be reaped a moment after the stop returns (zombies still
 	// answer kill(0)); a group that was never KILLed never goes.
-	eventually(t, 5*time.Second, "the run's process group gone", func() bool { return syscall.Kill(-int(pgid), 0) != nil })
+	poll.Eventually(t, 5*time.Second, "the run's process group gone", func() bool { return syscall.Kill(-int(pgid), 0) != nil })
 	if a := lsAll(t, c, agentPath); a.Status != api.StatusEnded {
 		t.Errorf("the run's agent after the stop: %+v", a)
 	}
@@ -297,7 +298,7 @@ func TestRunSurvivesAServerCrash(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 10*time.Second, "the run started", func() bool {
+	poll.Eventually(t, 10*time.Second, "the run started", func() bool {
 		for _, r := range runsOf(t, c, "survivor") {
 			if r.UUID == start.Run.UUID && r.PID != nil {
 				return true
@@ -356,7 +357,7 @@ orcr loop run start "$loop" > /dev/null`
 	if _, err := c.LoopRunStart(ctx, "drain"); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 60*time.Second, "the loop removed itself", func() bool {
+	poll.Eventually(t, 60*time.Second, "the loop removed itself", func() bool {
 		ls, err := c.LoopLs(ctx, api.LoopLsRequest{Names: []string{"drain"}})
 		return err == nil && len(ls.Loops) == 1 && ls.Loops[0].Status == "ended" && deref(ls.Loops[0].EndedReason) == "removed_by_run"
 	})
@@ -366,7 +367,7 @@ orcr loop run start "$loop" > /dev/null`
 	}
 	// The run that removed the loop finishes right after.
 	var runs []api.RunRow
-	eventually(t, 10*time.Second, "every run ended", func() bool {
+	poll.Eventually(t, 10*time.Second, "every run ended", func() bool {
 		runs = runsOf(t, c, "drain")
 		for _, r := range runs {
 			if r.EndedAt == nil {
@@ -401,7 +402,7 @@ func TestRunTimeout(t *testing.T) {
 	if run.Status != "timeout" || run.PGID == nil {
 		t.Fatalf("run %+v", run)
 	}
-	eventually(t, 5*time.Second, "the timed-out run's group gone", func() bool { return syscall.Kill(-int(*run.PGID), 0) != nil })
+	poll.Eventually(t, 5*time.Second, "the timed-out run's group gone", func() bool { return syscall.Kill(-int(*run.PGID), 0) != nil })
 }
 
 // A recorded pid whose process start time no longer matches is another process (pids are
@@ -419,7 +420,7 @@ func TestRecoveryNeverSignalsAReusedPid(t *testing.T) {
 		t.Fatal(err)
 	}
 	var pid int64
-	eventually(t, 10*time.Second, "the run started", func() bool {
+	poll.Eventually(t, 10*time.Second, "the run started", func() bool {
 		for _, r := range runsOf(t, c, "reuse") {
 			if r.UUID == start.Run.UUID && r.PID != nil {
 				pid = *r.PID
@@ -461,7 +462,7 @@ func TestMissedWhileDownIsSkipped(t *testing.T) {
 	forgeOnStoppedServer(t, h, func(tx *store.Tx) (any, error) {
 		return tx.Exec(`UPDATE loops SET next_fire_at = ? WHERE uuid = ?`, past, res.Loop.UUID)
 	})
-	eventually(t, 10*time.Second, "the missed once loop ended", func() bool {
+	poll.Eventually(t, 10*time.Second, "the missed once loop ended", func() bool {
 		ls, err := c.LoopLs(ctx, api.LoopLsRequest{Names: []string{"missed"}})
 		return err == nil && len(ls.Loops) == 1 && ls.Loops[0].Status == "ended"
 	})
@@ -513,7 +514,7 @@ exec sleep 600`
 		t.Fatal(err)
 	}
 	agentPath := "boundary/" + start.Run.RunID + "/held"
-	eventually(t, 30*time.Second, "the run's agent is idle", func() bool {
+	poll.Eventually(t, 30*time.Second, "the run's agent is idle", func() bool {
 		res, err := c.Ls(ctx, api.LsRequest{Pattern: "/" + agentPath})
 		return err == nil && len(res.Agents) == 1 && res.Agents[0].Status == api.StatusIdle
 	})
@@ -524,7 +525,7 @@ exec sleep 600`
 		waitGone(t, pid)
 	}
 	syscall.Kill(-int(pgid), syscall.SIGKILL)
-	eventually(t, 5*time.Second, "the run's process group gone", func() bool { return syscall.Kill(-int(pgid), 0) != nil })
+	poll.Eventually(t, 5*time.Second, "the run's process group gone", func() bool { return syscall.Kill(-int(pgid), 0) != nil })
 	due := time.Now().Add(3 * time.Second)
 	forgeOnStoppedServer(t, h, func(tx *store.Tx) (any, error) {
 		return tx.Exec(`UPDATE loops SET next_fire_at = ? WHERE uuid = ?`, due.UnixMilli(), loop.Loop.UUID)
@@ -537,7 +538,7 @@ exec sleep 600`
 		t.Fatalf("the server started at %v, not before the forged instant %v: the restart took over 3 s", started, due)
 	}
 	var runs []api.RunRow
-	eventually(t, 30*time.Second, "the once loop ended", func() bool {
+	poll.Eventually(t, 30*time.Second, "the once loop ended", func() bool {
 		ls, err := c.LoopLs(ctx, api.LoopLsRequest{Names: []string{"boundary"}})
 		runs = runsOf(t, c, "boundary")
 		return err == nil && len(ls.Loops) == 1 && ls.Loops[0].Status == "ended"
@@ -598,7 +599,7 @@ func TestLoopInspectionThroughTheCLI(t *testing.T) {
 		ids = append(ids, start.Run.RunID)
 	}
 	// The count covers ended agents: the runs' helpers end (gc immediate) after answering.
-	eventually(t, 20*time.Second, "the runs' agents ended", func() bool {
+	poll.Eventually(t, 20*time.Second, "the runs' agents ended", func() bool {
 		return lsAll(t, c, "asker/"+ids[0]+"/helper").Status == api.StatusEnded &&
 			lsAll(t, c, "asker/"+ids[1]+"/helper").Status == api.StatusEnded
 	})

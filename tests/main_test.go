@@ -22,6 +22,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"go.uber.org/goleak"
 )
 
 // bins holds the binaries built once for the whole package.
@@ -44,9 +46,10 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "building binaries:", err)
 		os.Exit(1)
 	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		os.RemoveAll(dir)
+		os.Exit(code)
+	}))
 }
 
 // home is a throwaway orcr home for one test, with a server that is stopped (or
@@ -188,7 +191,7 @@ func waitGone(t testing.TB, pid int) bool {
 		if st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil && isZombie(st) {
 			return true
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond) // waitGone reports with Errorf and returns, so the caller can log more: not poll.Eventually
 	}
 	cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
 	t.Errorf("process %d (%s) still alive 20 s after stop", pid, bytes.ReplaceAll(cmdline, []byte{0}, []byte{' '}))
@@ -204,16 +207,4 @@ func logTail(t testing.TB, path string, n int) {
 	}
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
 	t.Logf("last lines of %s:\n%s", path, strings.Join(lines[max(0, len(lines)-n):], "\n"))
-}
-
-// eventually polls cond every 20 ms until it holds or d passes.
-func eventually(t testing.TB, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", d, what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/orcr-go/orcr/actors/notify"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 // Notifications through the real binary: a mock agent that blocks (the mock's block
@@ -48,7 +49,7 @@ func TestNotifyEndToEnd(t *testing.T) {
 	h.env = append(h.env, "HERDR_STANDIN_TOASTS=1", "HERDR_STANDIN_TOAST_LOG="+toasts)
 
 	h.jsonRun(t, "agent.run", 0, "agent", "run", "-a", "mock", "--path", "e2e/ask", "-p", "block")
-	eventually(t, 30*time.Second, "e2e/ask to block", func() bool {
+	poll.Eventually(t, 30*time.Second, "e2e/ask to block", func() bool {
 		rows := h.lsRows(t, "e2e/ask")
 		return len(rows) == 1 && rows[0].Status == "blocked"
 	})
@@ -57,7 +58,7 @@ func TestNotifyEndToEnd(t *testing.T) {
 		Delivered int64  `json:"delivered"`
 		Pending   int64  `json:"pending"`
 	}
-	eventually(t, 15*time.Second, "both targets to deliver", func() bool {
+	poll.Eventually(t, 15*time.Second, "both targets to deliver", func() bool {
 		_, res, _ := h.jsonRun(t, "server.status", 0, "server", "status")
 		b, _ := json.Marshal(res["notify"])
 		var ts []target

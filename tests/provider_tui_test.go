@@ -22,6 +22,7 @@ import (
 	"github.com/orcr-go/orcr/actors/provider/providertest"
 	"github.com/orcr-go/orcr/herdr"
 	"github.com/orcr-go/orcr/socketapi/api/wire"
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 // providerHome is a herdr stand-in home whose server finds the installed CLI name
@@ -116,7 +117,7 @@ func killAndCheck(t *testing.T, h *home, name, uid string) {
 		t.Fatalf("agent kill %s: %v %v", name, res, e)
 	}
 	killed := time.Since(start)
-	eventually(t, 30*time.Second, "the agent's processes to be gone after agent kill", func() bool {
+	poll.Eventually(t, 30*time.Second, "the agent's processes to be gone after agent kill", func() bool {
 		return len(agentProcs(uid)) == 0
 	})
 	t.Logf("agent kill %s answered after %s; no process left after %s", name,
@@ -182,7 +183,7 @@ func TestCodexTUIInStandinPaneLive(t *testing.T) {
 	argv, _ := p.LaunchArgv(provider.Route{Provider: provider.Codex, Model: m.Model, Effort: effort})
 
 	var screen string
-	eventually(t, 30*time.Second, "codex's sign-in screen in its pane", func() bool {
+	poll.Eventually(t, 30*time.Second, "codex's sign-in screen in its pane", func() bool {
 		screen = paneScreen(t, h, sock, "cx")
 		return strings.Contains(strings.ToLower(screen), "sign")
 	})
@@ -200,7 +201,7 @@ func TestCodexTUIInStandinPaneLive(t *testing.T) {
 func wantEndedFailed(t *testing.T, h *home, name, uid string, start time.Time, within time.Duration, logWant string) {
 	t.Helper()
 	var rows []cliRow
-	eventually(t, time.Until(start.Add(within)), "the row of "+name+" to end within "+within.String()+" of its run", func() bool {
+	poll.Eventually(t, time.Until(start.Add(within)), "the row of "+name+" to end within "+within.String()+" of its run", func() bool {
 		rows = h.lsRows(t, "--all", name)
 		return len(rows) == 1 && rows[0].Status == "ended"
 	})
@@ -213,7 +214,7 @@ func wantEndedFailed(t *testing.T, h *home, name, uid string, start time.Time, w
 		t.Errorf("the row of %s ended %s after its run, more than %s", name, took.Round(time.Millisecond), within)
 	}
 	t.Logf("the row of %s ended failed %s after the run", name, took.Round(time.Millisecond))
-	eventually(t, 20*time.Second, "no process of the agent", func() bool { return len(agentProcs(uid)) == 0 })
+	poll.Eventually(t, 20*time.Second, "no process of the agent", func() bool { return len(agentProcs(uid)) == 0 })
 	wantFailedInLog(t, h, uid, logWant)
 }
 
@@ -381,13 +382,13 @@ func claudeTookPrompt(t *testing.T, h *home, sock, name, uid, cwd string, route 
 		t.Fatalf("claude's launch argv for %+v: %v", route, err)
 	}
 	var screen string
-	eventually(t, 60*time.Second, "claude's input box in its pane", func() bool {
+	poll.Eventually(t, 60*time.Second, "claude's input box in its pane", func() bool {
 		screen = paneScreen(t, h, sock, name)
 		return strings.Contains(screen, "bypass permissions on")
 	})
 	t.Logf("first screen after %s:\n%s", time.Since(start).Round(time.Millisecond), screen)
 	checkPaneProcess(t, uid, name, cwd, argv)
-	eventually(t, 90*time.Second, "the prompt in claude's transcript as orcr reads it", func() bool {
+	poll.Eventually(t, 90*time.Second, "the prompt in claude's transcript as orcr reads it", func() bool {
 		r := h.run("agent", "logs", name, "--json")
 		return r.exit == 0 && strings.Contains(r.stdout, prompt)
 	})
@@ -461,7 +462,7 @@ func TestLoginScreenEndsStartFailed(t *testing.T) {
 	// An agent started without a prompt is not checked; a send to it is refused with
 	// the same cause and the row keeps the status it had.
 	idleID, _ := runAgent(t, h, "-a", "mock", "--name", "lg2")
-	eventually(t, 30*time.Second, "lg2 to be idle", func() bool {
+	poll.Eventually(t, 30*time.Second, "lg2 to be idle", func() bool {
 		rows := h.lsRows(t, "lg2")
 		return len(rows) == 1 && rows[0].Status == "idle"
 	})
@@ -498,7 +499,7 @@ func TestSlowFirstScreenTypedOnce(t *testing.T) {
 	start := time.Now()
 	uid, _ := runAgent(t, h, "-a", "mock", "--name", "slow", "-p", "say=once")
 	var rows []cliRow
-	eventually(t, 30*time.Second, "the first turn to complete", func() bool {
+	poll.Eventually(t, 30*time.Second, "the first turn to complete", func() bool {
 		rows = h.lsRows(t, "slow")
 		return len(rows) == 1 && rows[0].Status == "idle"
 	})

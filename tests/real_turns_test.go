@@ -27,6 +27,7 @@ import (
 	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/socketapi/remote"
+	"github.com/orcr-go/orcr/tests/poll"
 	_ "modernc.org/sqlite" // the store's driver, to read the turns' usage
 )
 
@@ -476,7 +477,7 @@ func TestRealStallAndCancelLive(t *testing.T) {
 }
 
 func stallAndCancel(t *testing.T, h *home, model *modeltest.Server, p, name string) {
-	eventually(t, 60*time.Second, name+" stalled while its stream is silent", func() bool {
+	poll.Eventually(t, 60*time.Second, name+" stalled while its stream is silent", func() bool {
 		rows := h.lsRows(t, name)
 		return len(rows) == 1 && rows[0].Stalled && rows[0].Status == "working"
 	})
@@ -496,7 +497,7 @@ func stallAndCancel(t *testing.T, h *home, model *modeltest.Server, p, name stri
 	if r := h.run("agent", "send", name, held); r.exit != 0 {
 		t.Fatalf("agent send: %+v", r)
 	}
-	eventually(t, 30*time.Second, "the held prompt at the model", func() bool {
+	poll.Eventually(t, 30*time.Second, "the held prompt at the model", func() bool {
 		for _, r := range model.Turns(apiOf(p)) {
 			if r.Prompt == held {
 				return true
@@ -519,7 +520,7 @@ func stallAndCancel(t *testing.T, h *home, model *modeltest.Server, p, name stri
 			break
 		}
 	}
-	eventually(t, 30*time.Second, "the CLI's request to the model dropped by its interrupt", func() bool {
+	poll.Eventually(t, 30*time.Second, "the CLI's request to the model dropped by its interrupt", func() bool {
 		for _, r := range model.Requests() {
 			if r.Prompt == held && r.Status == 0 {
 				return false // still answering: the CLI did not let go of it
@@ -553,7 +554,7 @@ func TestRealKill9MidTurnLive(t *testing.T) {
 		prompt[p] = "say=" + p + "-survived stream_ms=1500"
 		runAgent(t, h, "-a", p, "--path", "k9/"+p, "--cwd", work, "-p", prompt[p])
 	}
-	eventually(t, 90*time.Second, "both prompts streaming from the model", func() bool {
+	poll.Eventually(t, 90*time.Second, "both prompts streaming from the model", func() bool {
 		n := 0
 		for _, p := range providers {
 			for _, r := range model.Turns(apiOf(p)) {
@@ -658,7 +659,7 @@ func approvals(t *testing.T, h *home, model *modeltest.Server, p, name, work str
 		if err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, 60*time.Second, name+" no longer blocked after the verdict", func() bool {
+		poll.Eventually(t, 60*time.Second, name+" no longer blocked after the verdict", func() bool {
 			rows := h.lsRows(t, name)
 			return len(rows) == 1 && rows[0].Status != "blocked"
 		})

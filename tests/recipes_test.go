@@ -15,6 +15,7 @@ import (
 
 	"github.com/orcr-go/orcr/socketapi"
 	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 // The workflow patterns of docs/clients.md ("Workflow patterns"), in Go
@@ -164,23 +165,23 @@ func recipeLoopDrains(t *testing.T, h *home, cwd string) {
 		if err != nil {
 			t.Fatalf("run %d: %v", runs, err)
 		}
-		for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(100 * time.Millisecond) {
+		var st string
+		poll.Eventually(t, 2*time.Minute, "run "+started.Run.RunID+" to be over", func() bool {
 			ls, err := c.LoopRunLs(ctx, api.LoopRunLsRequest{Name: name, All: true})
 			if err != nil {
 				t.Fatal(err)
 			}
 			i := slices.IndexFunc(ls.Runs, func(r api.RunRow) bool { return r.RunID == started.Run.RunID })
-			if i >= 0 && ls.Runs[i].Status != "pending" && ls.Runs[i].Status != "running" {
-				// canceled: it was pending behind a scheduled run that worked the last
-				// item and removed the loop (checked below).
-				if st := ls.Runs[i].Status; st != "ok" && st != "canceled" {
-					t.Errorf("run %s ended %s", started.Run.RunID, st)
-				}
-				break
+			if i < 0 {
+				return false
 			}
-			if time.Now().After(deadline) {
-				t.Fatalf("run %s still not over", started.Run.RunID)
-			}
+			st = ls.Runs[i].Status
+			return st != "pending" && st != "running"
+		})
+		// canceled: it was pending behind a scheduled run that worked the last item and
+		// removed the loop (checked below).
+		if st != "ok" && st != "canceled" {
+			t.Errorf("run %s ended %s", started.Run.RunID, st)
 		}
 	}
 	// Every run counts, the test's and any its cron (every ten minutes) fired when the

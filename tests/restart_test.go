@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 // Issue 33 item 6: a config change needs a restart, and orcr says so. After remote.listen
@@ -22,7 +23,7 @@ func TestConfigChangeSaysRestartAndRestartApplies(t *testing.T) {
 		t.Fatal("agent run failed")
 	}
 	uuid := res["agent"].(map[string]any)["uuid"].(string)
-	eventually(t, 30*time.Second, "rs/a to get its pane", func() bool {
+	poll.Eventually(t, 30*time.Second, "rs/a to get its pane", func() bool {
 		rows := h.lsRows(t, "rs/a")
 		return len(rows) == 1 && rows[0].PaneID != nil && rows[0].Status == "idle"
 	})

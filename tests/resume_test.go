@@ -15,6 +15,7 @@ import (
 
 	"github.com/orcr-go/orcr/socketapi"
 	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 // Blocking verbs ride over a server restart (issue 32, docs/protocol.md §1.10): a
@@ -54,7 +55,7 @@ func socketOf(pid int) string {
 func blockedInCall(t *testing.T, pid int) {
 	t.Helper()
 	last, since := "", time.Now()
-	eventually(t, 30*time.Second, "the client blocked in its call", func() bool {
+	poll.Eventually(t, 30*time.Second, "the client blocked in its call", func() bool {
 		s := socketOf(pid)
 		if s != last {
 			last, since = s, time.Now()
@@ -92,7 +93,7 @@ func (h *home) crossCrash(t *testing.T, ready func() bool, args ...string) resul
 	go func() { done <- cmd.Wait() }()
 	defer cmd.Process.Kill()
 	if ready != nil {
-		eventually(t, 30*time.Second, "the verb's moment", ready)
+		poll.Eventually(t, 30*time.Second, "the verb's moment", ready)
 	}
 	blockedInCall(t, cmd.Process.Pid)
 	h.killServers(t)
@@ -124,7 +125,7 @@ func TestWaitRidesOverAServerCrash(t *testing.T) {
 	if r := h.run("agent", "run", "--name", "slow", "-a", "mock", "-p", "say=finished turn_ms=10000"); r.exit != 0 {
 		t.Fatalf("agent run: %d %s", r.exit, r.stderr)
 	}
-	eventually(t, 30*time.Second, "the agent is working", func() bool {
+	poll.Eventually(t, 30*time.Second, "the agent is working", func() bool {
 		res, err := c.Ls(ctx, api.LsRequest{Pattern: "/slow"})
 		return err == nil && len(res.Agents) == 1 && res.Agents[0].Status == api.StatusWorking
 	})
@@ -192,7 +193,7 @@ orcr agent wait w --timeout 90s`
 		t.Fatal(err)
 	}
 	var waiter int
-	eventually(t, 30*time.Second, "the run's agent wait started", func() bool {
+	poll.Eventually(t, 30*time.Second, "the run's agent wait started", func() bool {
 		if p := h.procsOf("agent", "wait", "w"); len(p) == 1 {
 			waiter = p[0]
 		}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/orcr-go/orcr/socketapi"
 	"github.com/orcr-go/orcr/socketapi/api/wire"
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 // Acceptance 1: 20 concurrent `orcr server status --json` on a fresh home all succeed,
@@ -39,7 +40,7 @@ func TestConcurrentAutoStartElectsOneServer(t *testing.T) {
 		t.Errorf("callers saw %d different server pids, want 1: %v", len(pids), pids)
 	}
 	// Losing servers exit once the winner answers; only one may remain.
-	eventually(t, 20*time.Second, "exactly one server process", func() bool { return len(h.serverPIDs()) == 1 })
+	poll.Eventually(t, 20*time.Second, "exactly one server process", func() bool { return len(h.serverPIDs()) == 1 })
 	for pid := range h.serverPIDs() {
 		if !pids[float64(pid)] {
 			t.Errorf("the surviving server %d is not the one callers talked to (%v)", pid, pids)
@@ -86,7 +87,7 @@ func TestKill9ThenAnyVerbRecovers(t *testing.T) {
 			}
 		}()
 	}
-	eventually(t, 10*time.Second, "some acknowledged events", func() bool { mu.Lock(); defer mu.Unlock(); return len(acked) >= 200 })
+	poll.Eventually(t, 10*time.Second, "some acknowledged events", func() bool { mu.Lock(); defer mu.Unlock(); return len(acked) >= 200 })
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 // The stall signal through the real binary (docs/lifecycle.md §10.7): a mock turn that
@@ -13,7 +15,7 @@ import (
 func TestStallShownInLsAndStatus(t *testing.T) {
 	h, _ := herdrHome(t, `{"timings":{"stall_after":"1s"},"integrations":{"mock":{"idle_stable_ms":300}}}`)
 	h.jsonRun(t, "agent.run", 0, "agent", "run", "-a", "mock", "--path", "stall/cli", "-p", "say=slow turn_ms=4000")
-	eventually(t, 20*time.Second, "stall/cli stalled in agent ls --json", func() bool {
+	poll.Eventually(t, 20*time.Second, "stall/cli stalled in agent ls --json", func() bool {
 		rows := h.lsRows(t, "stall/cli")
 		return len(rows) == 1 && rows[0].Stalled && rows[0].Status == "working"
 	})

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 // A provider that exits during its start (docs/lifecycle.md §8.1, §8.2, §9.2): the
@@ -62,7 +64,7 @@ func TestStartStallEndsFailed(t *testing.T) {
 	h.env = append(h.env, "ORCR_MOCK_START_DELAY_MS=600000")
 	start := time.Now()
 	uid, _ := runAgent(t, h, "-a", "mock", "--name", "st", "-p", "say=hi")
-	eventually(t, 5*time.Second, "st to have a pane", func() bool {
+	poll.Eventually(t, 5*time.Second, "st to have a pane", func() bool {
 		rows := h.lsRows(t, "st")
 		return len(rows) == 1 && rows[0].PaneID != nil
 	})
@@ -143,7 +145,7 @@ func TestMidLifeExitIsLostAtOnce(t *testing.T) {
 	start := time.Now()
 	uid, _ := runAgent(t, h, "-a", "mock", "--name", "ex", "-p", "say=last words")
 	var rows []cliRow
-	eventually(t, 20*time.Second, "ex to end", func() bool {
+	poll.Eventually(t, 20*time.Second, "ex to end", func() bool {
 		rows = h.lsRows(t, "--all", "ex")
 		return len(rows) == 1 && rows[0].Status == "ended"
 	})

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 // topCmd is the shell command of a tmux session running `orcr top`, then its exit
@@ -54,30 +56,29 @@ func lsAgents(t *testing.T, h *home, pattern string) map[string]string {
 // with its status glyph.
 func sameAsLs(t *testing.T, h *home, term *tmuxTerm, pattern, what string) {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		want := lsAgents(t, h, pattern)
-		screen := term.screen()
-		got := screenAgents(screen)
-		if maps.Equal(want, got) {
-			return
-		}
-		if time.Now().After(deadline) {
-			var diff []string
-			for _, k := range slices.Sorted(maps.Keys(want)) {
-				if got[k] != want[k] {
-					diff = append(diff, fmt.Sprintf("%s: ls %q top %q", k, want[k], got[k]))
-				}
+	var (
+		want, got map[string]string
+		screen    string
+	)
+	poll.Eventually(t, 60*time.Second, what+": top to match agent ls", func() bool {
+		want = lsAgents(t, h, pattern)
+		screen = term.screen()
+		got = screenAgents(screen)
+		return maps.Equal(want, got)
+	}, func() string {
+		var diff []string
+		for _, k := range slices.Sorted(maps.Keys(want)) {
+			if got[k] != want[k] {
+				diff = append(diff, fmt.Sprintf("%s: ls %q top %q", k, want[k], got[k]))
 			}
-			for k := range got {
-				if _, ok := want[k]; !ok {
-					diff = append(diff, fmt.Sprintf("%s: only on the screen (%s)", k, got[k]))
-				}
-			}
-			t.Fatalf("%s: top never matched agent ls (%d vs %d agents):\n%s\nscreen:\n%s", what, len(want), len(got), strings.Join(diff, "\n"), screen)
 		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		for k := range got {
+			if _, ok := want[k]; !ok {
+				diff = append(diff, fmt.Sprintf("%s: only on the screen (%s)", k, got[k]))
+			}
+		}
+		return fmt.Sprintf("%d vs %d agents:\n%s\nscreen:\n%s", len(want), len(got), strings.Join(diff, "\n"), screen)
+	})
 }
 
 // launch runs `agent run` for each spec, eight at a time.
@@ -150,7 +151,7 @@ func TestTopFleetInATerminal(t *testing.T) {
 	launch(t, h, fleet(50, 100))
 
 	// Settled: nothing starting or working any more.
-	eventually(t, 120*time.Second, "the churn settled", func() bool {
+	poll.Eventually(t, 120*time.Second, "the churn settled", func() bool {
 		for _, r := range h.lsRows(t, "--managed") {
 			if r.Status == "starting" || r.Status == "working" {
 				return false
@@ -214,7 +215,7 @@ func TestTopActionsInATerminal(t *testing.T) {
 	h, _ := herdrHome(t, `{"timings": {"gc_tick": "200ms", "idle_after": "1h"}}`)
 	idleMock(t, h, "act/worker")
 	launch(t, h, [][]string{{"--path", "act/ask", "-p", "block"}})
-	eventually(t, 20*time.Second, "act/ask blocked", func() bool {
+	poll.Eventually(t, 20*time.Second, "act/ask blocked", func() bool {
 		r := h.lsRows(t, "act/ask")
 		return len(r) == 1 && r[0].Status == "blocked"
 	})

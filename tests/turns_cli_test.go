@@ -12,6 +12,7 @@ import (
 
 	"github.com/orcr-go/orcr/actors"
 	"github.com/orcr-go/orcr/herdr"
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 // panesLabelled lists the stand-in's panes orcr labelled with path (herdr pane.list,
@@ -50,7 +51,7 @@ func TestCrashMidTurnResumes(t *testing.T) {
 	h.jsonRun(t, "agent.run", 0, "agent", "run", "-a", "mock", "--path", "crash/one", "-p", "say=survived turn_ms=7000")
 	// Strike while the provider is working (herdr says so) and orcr shows working.
 	var before cliRow
-	eventually(t, 30*time.Second, "crash/one working in its pane", func() bool {
+	poll.Eventually(t, 30*time.Second, "crash/one working in its pane", func() bool {
 		rows := h.lsRows(t, "crash/one")
 		if len(rows) != 1 || rows[0].Status != "working" || rows[0].PaneID == nil {
 			return false

@@ -18,6 +18,7 @@ import (
 	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
 	"github.com/orcr-go/orcr/store"
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 // userSession starts the stand-in herdr server of user session name (as a user would:
@@ -39,7 +40,7 @@ func userSession(t *testing.T, h *home, xdg, name string) *herdr.Remote {
 	})
 	sock := filepath.Join(xdg, "herdr", "sessions", name, "herdr.sock")
 	r := herdr.NewRemote(sock)
-	eventually(t, 10*time.Second, "user session "+name+" answers", func() bool {
+	poll.Eventually(t, 10*time.Second, "user session "+name+" answers", func() bool {
 		_, err := r.Ping(context.Background())
 		return err == nil
 	})
@@ -112,7 +113,7 @@ func TestUnmanagedDiscovery(t *testing.T) {
 	webPath := "unmanaged/play_2/" + slug(playPane)
 
 	var rows map[string]api.AgentRow
-	eventually(t, 20*time.Second, "three unmanaged agents discovered", func() bool {
+	poll.Eventually(t, 20*time.Second, "three unmanaged agents discovered", func() bool {
 		rows = unmanagedRows(t, c)
 		return len(rows) == 3 && rows[apiPath].Status == api.StatusIdle && rows[webPath].Status == api.StatusIdle &&
 			rows[slowPath].Status == api.StatusIdle
@@ -147,10 +148,10 @@ func TestUnmanagedDiscovery(t *testing.T) {
 	if err := work.Deliver(context.Background(), slowPane, "turn_ms=3000 say=typed", 200*time.Millisecond); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 15*time.Second, "the slow agent shows working", func() bool {
+	poll.Eventually(t, 15*time.Second, "the slow agent shows working", func() bool {
 		return unmanagedRows(t, c)[slowPath].Status == api.StatusWorking
 	})
-	eventually(t, 20*time.Second, "the slow agent idle again", func() bool {
+	poll.Eventually(t, 20*time.Second, "the slow agent idle again", func() bool {
 		return unmanagedRows(t, c)[slowPath].Status == api.StatusIdle
 	})
 
@@ -189,7 +190,7 @@ func TestUnmanagedDiscovery(t *testing.T) {
 	if err := work.Close(context.Background(), slowPane); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 15*time.Second, "the closed pane's row ended", func() bool {
+	poll.Eventually(t, 15*time.Second, "the closed pane's row ended", func() bool {
 		_, ok := unmanagedRows(t, c)[slowPath]
 		return !ok
 	})
@@ -207,7 +208,7 @@ func TestUnmanagedDiscovery(t *testing.T) {
 	if out, err := stop.CombinedOutput(); err != nil {
 		t.Fatalf("session stop: %v %s", err, out)
 	}
-	eventually(t, 15*time.Second, "the stopped session's agent ended", func() bool {
+	poll.Eventually(t, 15*time.Second, "the stopped session's agent ended", func() bool {
 		return len(unmanagedRows(t, c)) == 0
 	})
 	if s := lsAll(t, c, webPath); s.Status != api.StatusEnded || s.ExitReason != nil {
@@ -262,7 +263,7 @@ func startHandStarted(t *testing.T, config, word string) handStarted {
 	if err := f.work.Deliver(context.Background(), f.pane, "say="+word, 200*time.Millisecond); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 20*time.Second, "the agent discovered idle", func() bool {
+	poll.Eventually(t, 20*time.Second, "the agent discovered idle", func() bool {
 		f.row = unmanagedRows(t, f.c)[from]
 		return f.row.Status == api.StatusIdle
 	})
@@ -351,7 +352,7 @@ func TestAdoptUnmanagedAgent(t *testing.T) {
 	}
 	// The resumed TUI writes its transcript as it starts, which may be just after the
 	// spawn settled idle.
-	eventually(t, 10*time.Second, "the adopted agent's history has the earlier turns", func() bool {
+	poll.Eventually(t, 10*time.Second, "the adopted agent's history has the earlier turns", func() bool {
 		logs, err := c.Logs(ctx, api.LogsRequest{Target: "team/api"})
 		if err != nil {
 			return false
@@ -375,7 +376,7 @@ func TestAdoptUnmanagedAgent(t *testing.T) {
 	if n := len(unmanagedRows(t, c)); n != 0 {
 		t.Errorf("%d unmanaged rows after the adoption, want 0", n)
 	}
-	eventually(t, 30*time.Second, "the GC parks the adopted agent", func() bool {
+	poll.Eventually(t, 30*time.Second, "the GC parks the adopted agent", func() bool {
 		return lsAll(t, c, "team/api").Status == api.StatusParked
 	})
 }
@@ -407,7 +408,7 @@ func TestAdoptionCutOffByACrashIsFinished(t *testing.T) {
 		_, _, err := tx.Intent(row.UUID, &api.AgentCloseRequested{Target: terminal, Reason: "adopted", Path: path})
 		return nil, err
 	})
-	eventually(t, 20*time.Second, "recovery finishes the adoption", func() bool {
+	poll.Eventually(t, 20*time.Second, "recovery finishes the adoption", func() bool {
 		res, err := c.Ls(ctx, api.LsRequest{Pattern: "/" + path})
 		return err == nil && len(res.Agents) == 1
 	})
@@ -469,7 +470,7 @@ func TestTwoHomesLeaveEachOthersAgentsAlone(t *testing.T) {
 	handPath := "unmanaged/orcr/" + strings.ReplaceAll(handPane, ":", "_")
 
 	cb := &socketapi.Client{Socket: filepath.Join(b.dir, "orcr.sock"), Timeout: 30 * time.Second}
-	eventually(t, 20*time.Second, "the second home discovers the hand-started pane", func() bool {
+	poll.Eventually(t, 20*time.Second, "the second home discovers the hand-started pane", func() bool {
 		_, ok := unmanagedRows(t, cb)[handPath]
 		return ok
 	})

@@ -3,6 +3,8 @@ package tests
 import (
 	"testing"
 	"time"
+
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 // Issue 33 item 10: `agent wait` on an agent that GC reaped answers reaped (ok, exit 0),
@@ -15,7 +17,7 @@ func TestWaitAfterReapAnswersReaped(t *testing.T) {
 		t.Fatal("agent run failed")
 	}
 	uuid := res["agent"].(map[string]any)["uuid"].(string)
-	eventually(t, 60*time.Second, "rp/a to be reaped", func() bool {
+	poll.Eventually(t, 60*time.Second, "rp/a to be reaped", func() bool {
 		rows := h.lsRows(t, "--all", "rp/a")
 		return len(rows) == 1 && rows[0].Status == "ended"
 	})

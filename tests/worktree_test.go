@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/orcr-go/orcr/actors/worktree/worktreetest"
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 // wtInfo is the worktree object of a row or a run result.
@@ -52,7 +53,7 @@ func (h *home) lsWorktree(t *testing.T, uuid string) wtInfo {
 func (h *home) mockCwd(t *testing.T, path, uuid string) string {
 	t.Helper()
 	var got string
-	eventually(t, 20*time.Second, "mock_cwd of "+path, func() bool {
+	poll.Eventually(t, 20*time.Second, "mock_cwd of "+path, func() bool {
 		b, err := os.ReadFile(filepath.Join(h.dir, "data", path, uuid, "mock_cwd"))
 		got = strings.TrimSpace(string(b))
 		return err == nil && got != ""
@@ -218,7 +219,7 @@ func TestWorktreeAsk(t *testing.T) {
 	asked := make(chan result, 1)
 	go func() { asked <- h.run(ask("e2e/killed", "--worktree", "-p", "turn_ms=30000")...) }()
 	var kill string
-	eventually(t, 20*time.Second, "e2e/killed working", func() bool {
+	poll.Eventually(t, 20*time.Second, "e2e/killed working", func() bool {
 		r := h.run("agent", "ls", "e2e/killed")
 		kill = r.stdout
 		return r.exit == 0 && strings.Contains(r.stdout, " working ")

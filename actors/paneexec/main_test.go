@@ -14,8 +14,10 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+	"go.uber.org/goleak"
 
 	"github.com/orcr-go/orcr/actors/paneexec"
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 // role in the environment makes this test binary the launcher itself, as `orcr
@@ -26,7 +28,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv(role) == "launcher" {
 		os.Exit(paneexec.Main(os.Args[2:])) // os.Args[1] is the verb
 	}
-	os.Exit(m.Run())
+	goleak.VerifyTestMain(m)
 }
 
 // pane is the launcher running in a real PTY, as herdr starts a pane's process (a
@@ -89,17 +91,6 @@ func (p *pane) exited() bool {
 	}
 }
 
-func waitFor(t *testing.T, d time.Duration, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", d, what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // tpgid is the foreground process group of pid's terminal, from /proc.
 func tpgid(t *testing.T, pid int) int {
 	t.Helper()
@@ -123,7 +114,7 @@ func TestLauncherRecordsExitAndHolds(t *testing.T) {
 	script := `set -- $(cat /proc/self/stat | sed 's/.*) //'); echo "pid=$$ fg=$6"; echo "error: unknown option --bogus" >&2; exit 3`
 	p := startPane(t, paneexec.Verb, "--status-file", status, "--", "sh", "-c", script)
 	var e paneexec.Exit
-	waitFor(t, 10*time.Second, "the status file", func() bool {
+	poll.Eventually(t, 10*time.Second, "the status file", func() bool {
 		var ok bool
 		e, ok, _ = paneexec.ReadExit(status)
 		return ok
@@ -148,7 +139,7 @@ func TestLauncherRecordsExitAndHolds(t *testing.T) {
 		t.Errorf("screen %q: want the provider's message last", scr)
 	}
 	// Held: alive, in front again, and typing shows nothing.
-	waitFor(t, 5*time.Second, "the launcher to take the foreground back", func() bool {
+	poll.Eventually(t, 5*time.Second, "the launcher to take the foreground back", func() bool {
 		return tpgid(t, p.cmd.Process.Pid) == p.cmd.Process.Pid
 	})
 	if _, err := io.WriteString(p.ptmx, "/quit\r"); err != nil {
@@ -165,7 +156,7 @@ func TestLauncherRecordsExitAndHolds(t *testing.T) {
 	if err := p.cmd.Process.Signal(syscall.SIGHUP); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 5*time.Second, "the launcher to exit on a hangup", p.exited)
+	poll.Eventually(t, 5*time.Second, "the launcher to exit on a hangup", p.exited)
 	if took := time.Since(start); took > 2*time.Second {
 		t.Errorf("the hangup took %s to end the held pane", took)
 	}
@@ -178,7 +169,7 @@ func TestLauncherRecordsExitAndHolds(t *testing.T) {
 func TestLauncherHoldIsBounded(t *testing.T) {
 	status := filepath.Join(t.TempDir(), paneexec.StatusFile)
 	p := startPane(t, paneexec.Verb, "--status-file", status, "--hold", "500ms", "--", "sh", "-c", "kill -SEGV $$")
-	waitFor(t, 10*time.Second, "the launcher to give the pane up", p.exited)
+	poll.Eventually(t, 10*time.Second, "the launcher to give the pane up", p.exited)
 	e, ok, err := paneexec.ReadExit(status)
 	if !ok || err != nil || e.Signal != "SIGSEGV" || e.String() != "killed by SIGSEGV" {
 		t.Errorf("status file: %+v ok=%v err=%v, want killed by SIGSEGV", e, ok, err)
@@ -189,12 +180,12 @@ func TestLauncherHoldIsBounded(t *testing.T) {
 func TestLauncherCommandNotFound(t *testing.T) {
 	status := filepath.Join(t.TempDir(), paneexec.StatusFile)
 	p := startPane(t, paneexec.Verb, "--status-file", status, "--hold", "10s", "--", "/nonexistent/claude", "--x")
-	waitFor(t, 10*time.Second, "the status file", func() bool { _, ok, _ := paneexec.ReadExit(status); return ok })
+	poll.Eventually(t, 10*time.Second, "the status file", func() bool { _, ok, _ := paneexec.ReadExit(status); return ok })
 	e, _, _ := paneexec.ReadExit(status)
 	if e.Code == nil || *e.Code != paneexec.NotStarted {
 		t.Errorf("status file: %+v, want exit status %d", e, paneexec.NotStarted)
 	}
-	waitFor(t, 5*time.Second, "the reason on the screen", func() bool { return strings.Contains(p.screen(), "/nonexistent/claude") })
+	poll.Eventually(t, 5*time.Second, "the reason on the screen", func() bool { return strings.Contains(p.screen(), "/nonexistent/claude") })
 }
 
 // A pane closed while the provider runs: the hangup reaches the provider's group, the
@@ -202,11 +193,11 @@ func TestLauncherCommandNotFound(t *testing.T) {
 func TestLauncherHangupWhileRunning(t *testing.T) {
 	status := filepath.Join(t.TempDir(), paneexec.StatusFile)
 	p := startPane(t, paneexec.Verb, "--status-file", status, "--", "sh", "-c", "echo up; sleep 600")
-	waitFor(t, 10*time.Second, "the child to run", func() bool { return strings.Contains(p.screen(), "up") })
+	poll.Eventually(t, 10*time.Second, "the child to run", func() bool { return strings.Contains(p.screen(), "up") })
 	if err := p.cmd.Process.Signal(syscall.SIGHUP); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 5*time.Second, "the launcher to exit", p.exited)
+	poll.Eventually(t, 5*time.Second, "the launcher to exit", p.exited)
 	if _, ok, _ := paneexec.ReadExit(status); ok {
 		t.Error("a status file was written for a pane that was closed")
 	}

@@ -3,6 +3,7 @@ package runproc_test
 import (
 	"encoding/json"
 	"fmt"
+	"go.uber.org/goleak"
 	"os"
 	"testing"
 
@@ -36,5 +37,5 @@ func TestMain(m *testing.M) {
 		json.NewEncoder(os.Stdout).Encode(p)
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	goleak.VerifyTestMain(m)
 }

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/orcr-go/orcr/actors/runproc"
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 // quickExit spares each shim the second a -race binary otherwise waits at exit.
@@ -56,18 +57,6 @@ func start(t *testing.T, s runproc.Spec) *runproc.Process {
 // sh is the argv of a shell script.
 func sh(script string) []string { return []string{"sh", "-c", script} }
 
-// waitFor polls cond until it holds, failing the test after a few seconds.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 // texts returns the text of dir's current run.log records of stream.
 func texts(t *testing.T, dir, stream string) []string {
 	t.Helper()
@@ -87,7 +76,7 @@ func texts(t *testing.T, dir, stream string) []string {
 // logged waits until dir's run.log has a stdout record text.
 func logged(t *testing.T, dir, text string) {
 	t.Helper()
-	waitFor(t, fmt.Sprintf("%q in run.log", text), func() bool { return slices.Contains(texts(t, dir, runproc.Stdout), text) })
+	poll.Eventually(t, 5*time.Second, fmt.Sprintf("%q in run.log", text), func() bool { return slices.Contains(texts(t, dir, runproc.Stdout), text) })
 }
 
 func code(n int64) runproc.Exit   { return runproc.Exit{Code: &n} }
@@ -188,7 +177,7 @@ func TestTermIgnoredUntilKill(t *testing.T) {
 		}
 	}
 	after := len(texts(t, s.Dir, runproc.Stdout))
-	waitFor(t, "output after SIGTERM", func() bool { return len(texts(t, s.Dir, runproc.Stdout)) >= after+10 })
+	poll.Eventually(t, 5*time.Second, "output after SIGTERM", func() bool { return len(texts(t, s.Dir, runproc.Stdout)) >= after+10 })
 	if !runproc.Alive(p.PID, p.StartTime) {
 		t.Fatalf("the shim died of an ignored SIGTERM")
 	}
@@ -378,7 +367,7 @@ func TestRunOutlivesItsStarter(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(s.Cwd, "go"), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the run to end", func() bool { return !runproc.Alive(p.PID, p.StartTime) })
+	poll.Eventually(t, 5*time.Second, "the run to end", func() bool { return !runproc.Alive(p.PID, p.StartTime) })
 	if got := exitJSON(t, s.Dir); !cmp.Equal(got, code(4)) {
 		t.Errorf("exit.json: got %v, want exit 4", got)
 	}
@@ -450,7 +439,7 @@ func TestSignalGroupLeaderGone(t *testing.T) {
 	if sent, err := runproc.SignalGroup(p.PID, p.StartTime, syscall.SIGKILL, true); !sent || err != nil {
 		t.Fatalf("SignalGroup(watched): got %v, %v; want sent", sent, err)
 	}
-	waitFor(t, "the member to die", func() bool { return !runproc.Alive(member, 0) })
+	poll.Eventually(t, 5*time.Second, "the member to die", func() bool { return !runproc.Alive(member, 0) })
 }
 
 func TestStartTime(t *testing.T) {

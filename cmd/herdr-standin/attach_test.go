@@ -8,6 +8,7 @@ import (
 
 	"github.com/orcr-go/orcr/herdr/herdrtest"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 func TestDetachScanner(t *testing.T) {
@@ -76,20 +77,13 @@ func TestAttachSubprocess(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for all, _, _ := s.AttachedClients(term); all == 0; all, _, _ = s.AttachedClients(term) {
-		if time.Now().After(deadline) {
-			t.Fatalf("never attached; stderr %q", errb.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	poll.Eventually(t, 10*time.Second, "the terminal to attach", func() bool {
+		all, _, _ := s.AttachedClients(term)
+		return all > 0
+	}, func() string { return fmt.Sprintf("stderr %q", errb.String()) })
 	in.Write([]byte("through the attach\r"))
-	for !strings.Contains(out.String(), "through the attach") {
-		if time.Now().After(deadline) {
-			t.Fatalf("typed line never echoed; stdout %q", out.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	poll.Eventually(t, 10*time.Second, "the typed line to echo", func() bool { return strings.Contains(out.String(), "through the attach") },
+		func() string { return fmt.Sprintf("stdout %q", out.String()) })
 	in.Write([]byte("\x02q"))
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()

@@ -13,8 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
+
 	"github.com/orcr-go/orcr/herdr/herdrschema"
 	"github.com/orcr-go/orcr/herdr/herdrtest"
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 var standinBin string
@@ -30,9 +33,10 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "build herdr-standin: %v\n%s", err, out)
 		os.Exit(1)
 	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		os.RemoveAll(dir)
+		os.Exit(code)
+	}))
 }
 
 // herdrCmd runs the stand-in with the given extra environment, playing its default
@@ -151,19 +155,12 @@ func TestServerSubprocessLifecycle(t *testing.T) {
 		srv.Process.Kill()
 	}()
 
-	deadline := time.Now().Add(10 * time.Second)
-	var row herdrtest.SessionRow
-	for {
-		l := sessionList(t, env)
-		if len(l.Sessions) == 2 && l.Sessions[1].Running {
-			row = l.Sessions[1]
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("server never running: %+v; stderr %s", l, srvErr.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	var l listOut
+	poll.Eventually(t, 10*time.Second, "the server to run", func() bool {
+		l = sessionList(t, env)
+		return len(l.Sessions) == 2 && l.Sessions[1].Running
+	}, func() string { return fmt.Sprintf("sessions %+v; stderr %s", l, srvErr.String()) })
+	row := l.Sessions[1]
 	if row.Name != "orcr" || row.SocketPath != filepath.Join(cdir, "sessions/orcr/herdr.sock") {
 		t.Fatalf("row %+v", row)
 	}
@@ -183,18 +180,12 @@ func TestServerSubprocessLifecycle(t *testing.T) {
 		t.Fatalf("layout.apply: %v %v", m, err)
 	}
 	pane := m["result"].(map[string]any)["layout"].(map[string]any)["root"].(map[string]any)["pane_id"].(string)
-	deadline = time.Now().Add(10 * time.Second)
-	for {
+	var text string
+	poll.Eventually(t, 10*time.Second, "the pane to print its herdr environment", func() bool {
 		m, err = rawCall(row.SocketPath, fmt.Sprintf(`{"id":"r","method":"pane.read","params":{"pane_id":%q,"source":"recent_unwrapped"}}`, pane))
-		text, _ := m["result"].(map[string]any)["read"].(map[string]any)["text"].(string)
-		if strings.Contains(text, "bin="+standinBin) && strings.Contains(text, "ses=orcr") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("pane env: %q %v", text, err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		text, _ = m["result"].(map[string]any)["read"].(map[string]any)["text"].(string)
+		return strings.Contains(text, "bin="+standinBin) && strings.Contains(text, "ses=orcr")
+	}, func() string { return fmt.Sprintf("pane shows %q (%v)", text, err) })
 	// A second server on the same session refuses to start.
 	if out, code := runHerdr(t, env, "--session", "orcr", "server"); code == 0 {
 		t.Fatalf("second server started: %s", out)
@@ -256,14 +247,8 @@ func TestServerStopsOnSIGTERM(t *testing.T) {
 		t.Fatal(err)
 	}
 	sock := filepath.Join(xdg, "herdr", "herdr.sock")
-	deadline := time.Now().Add(10 * time.Second)
-	for !herdrtest.SocketAnswers(sock) {
-		if time.Now().After(deadline) {
-			srv.Process.Kill()
-			t.Fatal("default session never came up")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	t.Cleanup(func() { srv.Process.Kill() }) // when it never came up or never stopped
+	poll.Eventually(t, 10*time.Second, "the default session to come up", func() bool { return herdrtest.SocketAnswers(sock) })
 	srv.Process.Signal(os.Interrupt)
 	done := make(chan error, 1)
 	go func() { done <- srv.Wait() }()

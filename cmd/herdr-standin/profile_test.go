@@ -11,6 +11,7 @@ import (
 
 	"github.com/orcr-go/orcr/herdr/herdrschema"
 	"github.com/orcr-go/orcr/herdr/herdrtest"
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 func TestLoadProfile(t *testing.T) {
@@ -75,13 +76,7 @@ func TestServerPlaysProtocol22(t *testing.T) {
 	exited := make(chan error, 1)
 	go func() { exited <- srv.Wait() }()
 	sock := filepath.Join(xdg, "herdr", "herdr.sock")
-	deadline := time.Now().Add(10 * time.Second)
-	for !herdrtest.SocketAnswers(sock) {
-		if time.Now().After(deadline) {
-			t.Fatal("server never came up")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	poll.Eventually(t, 10*time.Second, "the server to come up", func() bool { return herdrtest.SocketAnswers(sock) })
 	call := func(line string) map[string]any {
 		t.Helper()
 		m, err := rawCallAt(22, sock, line)

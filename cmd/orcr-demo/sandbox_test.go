@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 // readmeSandboxBlock returns the lines of the first ```sh block of the README's "Try it
@@ -71,16 +73,6 @@ func shell(t *testing.T, dir string, env []string, script string) shellResult {
 		t.Fatalf("sh -c %q: %v", script, err)
 	}
 	return r
-}
-
-// poll checks cond every 20 ms until it holds or 20 s pass.
-func poll(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(20 * time.Second); !cond(); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-	}
 }
 
 // lockFree reports whether the instance lock of home is free: its server has exited.
@@ -172,9 +164,9 @@ func TestReadmeSandboxRecipe(t *testing.T) {
 		if strings.HasPrefix(line, "rm ") {
 			// What the user does after the stops: let the server and the stand-in finish
 			// exiting first, so nothing writes into the tree while it goes.
-			poll(t, "the sandbox's orcr server to exit", func() bool { return lockFree(filepath.Join(dir, "home")) })
+			poll.Eventually(t, 20*time.Second, "the sandbox's orcr server to exit", func() bool { return lockFree(filepath.Join(dir, "home")) })
 			sock := filepath.Join(dir, "xdg", "herdr", "sessions", "orcr", "herdr.sock")
-			poll(t, "the stand-in's socket to go", func() bool { _, err := os.Stat(sock); return err != nil })
+			poll.Eventually(t, 20*time.Second, "the stand-in's socket to go", func() bool { _, err := os.Stat(sock); return err != nil })
 		}
 		r := shell(t, root, env, exports+here(line))
 		if r.exit != 0 || !check(r) {

@@ -46,6 +46,7 @@ func TestDemoLeavesNothingWithOwnSession(t *testing.T) {
 	runDemo(t, root, tmp, append(newcomerEnv(), "TMPDIR="+tmp, "ORCR_HERDR_SESSION=demo-own"))
 	bin := filepath.Join(tmp, "orcr-demo")
 	var left []int
+	// Not poll.Eventually: what is left after the deadline is reported one by one and killed.
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		if left = processesUnder(tmp, bin); len(left) == 0 || time.Now().After(deadline) {
 			break

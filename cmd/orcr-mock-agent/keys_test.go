@@ -17,7 +17,7 @@ func decodeAll(t *testing.T, pause time.Duration, chunks ...string) []keyEvent {
 	go func() {
 		for i, c := range chunks {
 			if i > 0 {
-				time.Sleep(pause)
+				time.Sleep(pause) // the pause between chunks is the input under test
 			}
 			in <- inputChunk{data: []byte(c)}
 		}

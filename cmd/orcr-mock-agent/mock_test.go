@@ -18,44 +18,41 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+	"go.uber.org/goleak"
+
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 // mockBin is the binary built by TestMain.
 var mockBin string
 
 func TestMain(m *testing.M) {
-	os.Exit(func() int {
-		dir, err := os.MkdirTemp("", "mockbin")
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1
-		}
-		defer os.RemoveAll(dir)
-		mockBin = filepath.Join(dir, "orcr-mock-agent")
-		out, err := exec.Command("go", "build", "-race", "-o", mockBin, ".").CombinedOutput()
-		if err != nil {
-			// -race needs cgo; fall back to a plain build.
-			out, err = exec.Command("go", "build", "-o", mockBin, ".").CombinedOutput()
-		}
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "building orcr-mock-agent: %v\n%s", err, out)
-			return 1
-		}
-		return m.Run()
-	}())
+	dir, err := os.MkdirTemp("", "mockbin")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	mockBin = filepath.Join(dir, "orcr-mock-agent")
+	out, err := exec.Command("go", "build", "-race", "-o", mockBin, ".").CombinedOutput()
+	if err != nil {
+		// -race needs cgo; fall back to a plain build.
+		out, err = exec.Command("go", "build", "-o", mockBin, ".").CombinedOutput()
+	}
+	if err != nil {
+		os.RemoveAll(dir)
+		fmt.Fprintf(os.Stderr, "building orcr-mock-agent: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		os.RemoveAll(dir)
+		os.Exit(code)
+	}))
 }
 
-// waitFor polls cond every 10 ms until it holds or d has passed, then fails
-// the test with msg.
+// waitFor is [poll.Eventually] with a formatted description of what it waits for.
 func waitFor(t *testing.T, d time.Duration, cond func() bool, msg string, args ...any) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for "+msg, append([]any{d}, args...)...)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	poll.Eventually(t, d, fmt.Sprintf(msg, args...), cond)
 }
 
 // shortDir makes a temporary directory with a short path, removed when the test

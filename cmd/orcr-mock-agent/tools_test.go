@@ -156,7 +156,7 @@ func TestToolApprove(t *testing.T) {
 	// Typed text while parked stays in the input box; clearing it leaves the box
 	// empty, and Enter then approves.
 	m.send("not yet\x15")
-	time.Sleep(100 * time.Millisecond)
+	time.Sleep(100 * time.Millisecond) // separate reads: Enter apart from the text, as orcr sends them
 	m.send("\r")
 	m.waitStates("idle", "working", "blocked", "working", "idle")
 	got := m.wantToolTurn("tool=Write say=written", "Write", true, "ok: Write", "written\nDONE")
@@ -193,7 +193,7 @@ func TestToolInterruptedWhileParked(t *testing.T) {
 	m.send("tool=Bash say=never\r")
 	m.waitStates("idle", "working", "blocked")
 	m.send("say=queued\r")
-	time.Sleep(100 * time.Millisecond)
+	time.Sleep(100 * time.Millisecond) // separate reads: the prompt is in before the ^C, as a user types them
 	m.send("\x03")
 	m.waitStates("idle", "working", "blocked", "idle", "working", "idle")
 	m.wantToolTurn("tool=Bash say=never", "Bash", false, "interrupted by user", "never\nINTERRUPTED",

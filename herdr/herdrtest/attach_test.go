@@ -4,9 +4,11 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/orcr-go/orcr/herdr/herdrtest"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 // attached collects what one attach receives.
@@ -39,7 +41,7 @@ func dialAttach(t *testing.T, sock string, req herdrtest.AttachRequest) *attache
 func wantEnd(t *testing.T, a *attached, want string) {
 	t.Helper()
 	var got string
-	eventually(t, "attach end "+want, func() bool {
+	poll.Eventually(t, 10*time.Second, "attach end "+want, func() bool {
 		select {
 		case got = <-a.end:
 			return true
@@ -70,7 +72,7 @@ func TestAttachChannel(t *testing.T) {
 	if obs.conn.Reply.PaneID != pane || obs.conn.Reply.TerminalID != term {
 		t.Errorf("reply %+v, want pane %s terminal %s", obs.conn.Reply, pane, term)
 	}
-	eventually(t, "the repaint shows the screen so far", func() bool { return strings.Contains(obs.text(), "before") })
+	poll.Eventually(t, 10*time.Second, "the repaint shows the screen so far", func() bool { return strings.Contains(obs.text(), "before") })
 
 	a := dialAttach(t, attachSock, herdrtest.AttachRequest{Kind: "agent", Target: pane, Takeover: true})
 	if _, err := obs.conn.Write([]byte("ignored\r")); err != nil {
@@ -80,7 +82,7 @@ func TestAttachChannel(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitScreen(t, sock, pane, "typed")
-	eventually(t, "the observer sees the typed line", func() bool { return strings.Contains(obs.text(), "typed") })
+	poll.Eventually(t, 10*time.Second, "the observer sees the typed line", func() bool { return strings.Contains(obs.text(), "typed") })
 	if strings.Contains(readVisible(t, sock, pane), "ignored") {
 		t.Errorf("an observe attach typed into the pane:\n%s", readVisible(t, sock, pane))
 	}

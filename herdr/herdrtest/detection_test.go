@@ -4,6 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
+
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 // fakeClaude is a program named claude that draws claude 2.1.328's chrome (its title,
@@ -50,7 +53,7 @@ func TestDetectionFollowsClaudeScreens(t *testing.T) {
 	waitStatus := func(want string) {
 		t.Helper()
 		var agent, st string
-		eventually(t, "claude "+want, func() bool {
+		poll.Eventually(t, 10*time.Second, "claude "+want, func() bool {
 			agent, st = status()
 			return agent == "claude" && (st == want || want == "idle" && st == "done")
 		}, func() string { return agent + " " + st + "\n" + readVisible(t, sock, pane) })
@@ -59,7 +62,7 @@ func TestDetectionFollowsClaudeScreens(t *testing.T) {
 		t.Helper()
 		call(t, sock, "pane.send_text", map[string]any{"pane_id": pane, "text": line + "\r"})
 	}
-	eventually(t, "the claude label", func() bool {
+	poll.Eventually(t, 10*time.Second, "the claude label", func() bool {
 		a := call(t, sock, "agent.list", map[string]any{})
 		agents, _ := obj(a, "agents").([]any)
 		return len(agents) == 1 && str(agents[0], "agent") == "claude"
@@ -109,14 +112,14 @@ func TestDetectionAgentLeavesShell(t *testing.T) {
 		p := call(t, sock, "pane.get", map[string]any{"pane_id": pane})
 		return str(p, "pane", "agent"), str(p, "pane", "agent_status")
 	}
-	eventually(t, "claude at work", func() bool {
+	poll.Eventually(t, 10*time.Second, "claude at work", func() bool {
 		call(t, sock, "pane.send_text", map[string]any{"pane_id": pane, "text": "work\r"})
 		a, st := agentOf()
 		return a == "claude" && st == "working"
 	})
 	call(t, sock, "pane.send_text", map[string]any{"pane_id": pane, "text": "quit\r"})
 	waitScreen(t, sock, pane, "back")
-	eventually(t, "a plain pane", func() bool {
+	poll.Eventually(t, 10*time.Second, "a plain pane", func() bool {
 		a, st := agentOf()
 		return a == "" && st == "unknown"
 	})

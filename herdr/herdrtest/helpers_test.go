@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/orcr-go/orcr/herdr/herdrtest"
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 var reqSeq atomic.Int64
@@ -131,21 +132,6 @@ func str(v any, path ...string) string {
 	return s
 }
 
-// eventually polls cond until it holds or the deadline passes.
-func eventually(t *testing.T, what string, cond func() bool, last ...func() string) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			for _, l := range last {
-				what += "; last: " + l()
-			}
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 func readVisible(t *testing.T, sock, pane string) string {
 	t.Helper()
 	return str(call(t, sock, "pane.read", map[string]any{"pane_id": pane, "source": "visible"}), "read", "text")
@@ -154,7 +140,7 @@ func readVisible(t *testing.T, sock, pane string) string {
 func waitScreen(t *testing.T, sock, pane, want string) string {
 	t.Helper()
 	var text string
-	eventually(t, fmt.Sprintf("%q on pane %s", want, pane), func() bool {
+	poll.Eventually(t, 10*time.Second, fmt.Sprintf("%q on pane %s", want, pane), func() bool {
 		text = readVisible(t, sock, pane)
 		return strings.Contains(text, want)
 	}, func() string { return fmt.Sprintf("%q", text) })

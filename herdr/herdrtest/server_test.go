@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/orcr-go/orcr/herdr/herdrtest"
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 func TestPing(t *testing.T) {
@@ -81,7 +82,7 @@ func TestSpawnSendRead(t *testing.T) {
 		t.Fatalf("pane id %s", pane)
 	}
 	wantEnv := "env:bar:1:w1:p2:w1:w1:t2:orcr:xterm-256color:truecolor:" + sock
-	eventually(t, "pane environment", func() bool {
+	poll.Eventually(t, 10*time.Second, "pane environment", func() bool {
 		r := call(t, sock, "pane.read", map[string]any{"pane_id": pane, "source": "recent_unwrapped"})
 		return strings.Contains(str(r, "read", "text"), wantEnv)
 	})
@@ -136,7 +137,7 @@ func TestProcessExitRemovesPane(t *testing.T) {
 		t.Fatalf("panes: %d", n)
 	}
 	call(t, sock, "pane.send_keys", map[string]any{"pane_id": pane, "keys": []string{"Enter"}})
-	eventually(t, "pane removal after exit", func() bool {
+	poll.Eventually(t, 10*time.Second, "pane removal after exit", func() bool {
 		r := rpc(t, sock, "pane.get", map[string]any{"pane_id": pane})
 		return r.Error != nil && r.Error.Code == "pane_not_found"
 	})
@@ -460,7 +461,7 @@ func TestServerStop(t *testing.T) {
 	if _, err := os.Stat(sock); !os.IsNotExist(err) {
 		t.Fatalf("socket left behind: %v", err)
 	}
-	eventually(t, "root shell killed", func() bool {
+	poll.Eventually(t, 10*time.Second, "root shell killed", func() bool {
 		_, err := os.Stat("/proc/" + itoa(pid))
 		return err != nil
 	})

@@ -29,6 +29,7 @@ func prepare(t *testing.T, c *socketapi.Client, target string, takeover bool) ap
 // know it.
 func heartbeatFor(t *testing.T, c *socketapi.Client, lease string, d time.Duration) {
 	t.Helper()
+	// The sleep paces the heartbeats; it waits for nothing.
 	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(250 * time.Millisecond) {
 		res, err := c.AttachHeartbeat(context.Background(), lease)
 		if err != nil || !res.OK {

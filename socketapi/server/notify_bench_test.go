@@ -26,7 +26,7 @@ func BenchmarkNotifySlowReceiver(b *testing.B) {
 	var mu sync.Mutex
 	delivered := 0
 	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond) // the slow receiver under measurement
 		mu.Lock()
 		delivered++
 		mu.Unlock()

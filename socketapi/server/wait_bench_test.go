@@ -25,7 +25,7 @@ func processCPU(tb testing.TB) time.Duration {
 // idleCPU is the CPU the process uses over d while the test does nothing.
 func idleCPU(tb testing.TB, d time.Duration) time.Duration {
 	before := processCPU(tb)
-	time.Sleep(d)
+	time.Sleep(d) // the idle window under measurement
 	return processCPU(tb) - before
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/remote"
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 // tipOf reads agent's log tip through a fresh connection's hello.
@@ -316,20 +317,13 @@ func TestStreamHeartbeat(t *testing.T) {
 	defer deaf.CloseNow()
 	// The deaf connection superseded the first one; open the reading one again after it
 	// is gone, and check that the server dropped the deaf one.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	poll.Eventually(t, 10*time.Second, "the server to drop the connection that never answers a ping", func() bool {
 		st, err := r.c.Status(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if st.Remote.Connections == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the connection that never answers a ping is still open: %+v", st.Remote)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return st.Remote.Connections == 0
+	})
 	live.Close()
 	live = r.dial(agent, tok)
 	time.Sleep(time.Second) // ten heartbeat intervals, each answered

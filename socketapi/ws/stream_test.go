@@ -32,6 +32,7 @@ import (
 	"github.com/orcr-go/orcr/socketapi/remote"
 	"github.com/orcr-go/orcr/socketapi/server"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 // hello comes first with the log's tip; nothing streams before subscribe; subscribe 0
@@ -384,15 +385,10 @@ func TestStreamEndedAgent(t *testing.T) {
 // waitIdle polls agent.ls until agent is idle.
 func waitIdle(t *testing.T, r *rig, agent string) {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
+	poll.Eventually(t, 60*time.Second, "agent "+agent+" to be idle", func() bool {
 		res, err := r.c.Ls(ctxT(t, 10*time.Second), api.LsRequest{Pattern: agent})
-		if err == nil && len(res.Agents) == 1 && res.Agents[0].Status == "idle" {
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatalf("agent %s never became idle", agent)
+		return err == nil && len(res.Agents) == 1 && res.Agents[0].Status == "idle"
+	})
 }
 
 // GET /healthz answers without auth; server.status reports the listener.

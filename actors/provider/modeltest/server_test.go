@@ -4,10 +4,13 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 func post(t *testing.T, ctx context.Context, url, body string) *http.Response {
@@ -43,18 +46,13 @@ func TestLimitLiftsAtReset(t *testing.T) {
 		first.Header.Get("anthropic-ratelimit-requests-remaining") != "0" {
 		t.Fatalf("first: %d %v", first.StatusCode, first.Header)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	var last int
+	poll.Eventually(t, 5*time.Second, "the limit to lift after its reset of 1 s", func() bool {
 		resp := post(t, ctx, s.URL()+"/v1/messages", messagesBody("limit=429 reset=1 say=later", false))
 		resp.Body.Close()
-		if resp.StatusCode == http.StatusOK {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("still %d 5 s after a reset of 1 s", resp.StatusCode)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		last = resp.StatusCode
+		return last == http.StatusOK
+	}, func() string { return fmt.Sprintf("last status %d", last) })
 	if since := time.Since(s.Requests()[0].At); since < time.Second {
 		t.Errorf("the limit lifted %s after the first request, before its reset", since)
 	}

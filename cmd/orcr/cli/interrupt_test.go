@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"strings"
 	"syscall"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/orcr-go/orcr/cmd/orcr/cli"
 	"github.com/orcr-go/orcr/socketapi/api/wire"
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 // runInterrupted runs args in-process and, once ready reports true, cancels the
@@ -21,16 +23,14 @@ func runInterrupted(t *testing.T, env cli.Env, out, errb *syncBuffer, ready func
 	defer cancel(nil)
 	done := make(chan int, 1)
 	go func() { done <- cli.Run(ctx, args, env) }()
-	for deadline := time.Now().Add(10 * time.Second); !ready(); time.Sleep(5 * time.Millisecond) {
+	poll.Eventually(t, 10*time.Second, fmt.Sprintf("orcr %v to be ready", args), func() bool {
 		select {
 		case code := <-done:
 			t.Fatalf("orcr %v ended before the interrupt: exit %d stdout %q stderr %q", args, code, out.String(), errb.String())
 		default:
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("orcr %v: not ready within 10s", args)
-		}
-	}
+		return ready()
+	})
 	at := time.Now()
 	cancel(&cli.Interrupt{Signal: syscall.SIGINT})
 	select {

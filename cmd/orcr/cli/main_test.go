@@ -5,6 +5,8 @@ import (
 	"os"
 	"testing"
 
+	"go.uber.org/goleak"
+
 	"github.com/orcr-go/orcr/cmd/orcr/cli"
 	"github.com/orcr-go/orcr/socketapi/server"
 )
@@ -33,5 +35,5 @@ func TestMain(m *testing.M) {
 			},
 		}))
 	}
-	os.Exit(m.Run())
+	goleak.VerifyTestMain(m)
 }

@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/orcr-go/orcr/actors/runproc"
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 // shimEnv is the environment of this test binary run as `orcr __run-shim`; a -race
@@ -79,13 +81,8 @@ func TestRunShimIgnoresTerm(t *testing.T) {
 	}
 	for range 3 {
 		n := ticks()
-		deadline := time.Now().Add(5 * time.Second)
-		for ticks() < n+3 {
-			if time.Now().After(deadline) {
-				t.Fatalf("no output from the run (shim alive: %v)", runproc.Alive(p.PID, p.StartTime))
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
+		poll.Eventually(t, 5*time.Second, "output from the run", func() bool { return ticks() >= n+3 },
+			func() string { return fmt.Sprintf("shim alive: %v", runproc.Alive(p.PID, p.StartTime)) })
 		if sent, err := runproc.SignalGroup(p.PID, p.StartTime, syscall.SIGTERM, false); !sent || err != nil {
 			t.Fatalf("SignalGroup(TERM): got %v, %v; want sent", sent, err)
 		}

@@ -292,6 +292,7 @@ func TestScaffoldInterruptedInstall(t *testing.T) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	go func() {
+		// In a goroutine, so not poll.Eventually: the test's wait on the run fails it instead.
 		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 			if _, err := os.Stat(started); err == nil {
 				break

@@ -15,6 +15,7 @@ import (
 
 	"github.com/orcr-go/orcr/cmd/orcr/cli"
 	"github.com/orcr-go/orcr/socketapi/api/wire"
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 func TestExitCodeMapping(t *testing.T) {
@@ -301,7 +302,7 @@ func TestServerLogsFollow(t *testing.T) {
 		done <- cli.Run(ctx, []string{"server", "logs", "--follow", "--tail", "1", "--json"}, h.env(&out, &errb))
 	}()
 
-	waitFor(t, func() bool { return out.String() != "" })
+	poll.Eventually(t, 10*time.Second, "the first followed line", func() bool { return out.String() != "" })
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -310,13 +311,13 @@ func TestServerLogsFollow(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	waitFor(t, func() bool { return strings.Contains(out.String(), "three") })
+	poll.Eventually(t, 10*time.Second, "line \"three\" in the followed output", func() bool { return strings.Contains(out.String(), "three") })
 
 	// Truncation restarts from the beginning.
 	if err := os.WriteFile(path, []byte("x\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, func() bool { return strings.Contains(out.String(), `"raw":"x"`) })
+	poll.Eventually(t, 10*time.Second, "the raw line in the followed output", func() bool { return strings.Contains(out.String(), `"raw":"x"`) })
 	cancel()
 	if code := <-done; code != 0 {
 		t.Errorf("exit: got %d, want 0", code)
@@ -326,18 +327,6 @@ func TestServerLogsFollow(t *testing.T) {
 		`{"ok":true,"result":{"line":{"raw":"x"}}}` + "\n"
 	if got := out.String(); got != want {
 		t.Errorf("follow output:\n got %q\nwant %q", got, want)
-	}
-}
-
-// waitFor polls cond until it holds or 10 s pass.
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met within 10s")
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 

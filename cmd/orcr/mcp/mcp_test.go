@@ -23,6 +23,7 @@ import (
 	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 // fastTurns shortens the mock provider's completion timings (docs/providers.md §2.1).
@@ -315,7 +316,7 @@ func TestCancelEndsTheSocketCall(t *testing.T) {
 		_, err := cs.CallTool(wctx, &sdk.CallToolParams{Name: "agent_wait", Arguments: map[string]any{"targets": []string{"busy/one"}}})
 		done <- err
 	}()
-	poll(t, "the server's wait to start", func() bool { return waits() == 1 })
+	poll.Eventually(t, 10*time.Second, "the server's wait to start", func() bool { return waits() == 1 })
 	cancel()
 	select {
 	case err := <-done:
@@ -325,18 +326,8 @@ func TestCancelEndsTheSocketCall(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("agent_wait did not return after its cancellation")
 	}
-	poll(t, "the server's wait to end", func() bool { return waits() == 0 })
+	poll.Eventually(t, 10*time.Second, "the server's wait to end", func() bool { return waits() == 0 })
 	call(t, ctx, cs, "agent_ls", nil).ok(t, "agent_ls after a cancelled wait")
-}
-
-// poll checks cond every 10 ms until it holds, failing after 10 s.
-func poll(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-	}
 }
 
 // A call that finds no server starts it through Ensure and is sent again; an Ensure

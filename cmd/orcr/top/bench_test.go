@@ -16,6 +16,7 @@ import (
 	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
 	"github.com/orcr-go/orcr/store/agentpath"
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 // bigSnapshot is a fleet of n agents over ten scopes, a tenth of them working, one in
@@ -112,7 +113,7 @@ func BenchmarkIdle(b *testing.B) {
 	const window = 2 * time.Second
 	measure := func() time.Duration {
 		start := cpuTime()
-		time.Sleep(window)
+		time.Sleep(window) // the measured window of CPU time
 		return cpuTime() - start
 	}
 	b.ResetTimer()
@@ -129,14 +130,7 @@ func BenchmarkIdle(b *testing.B) {
 		go func() { defer close(fed); Feed(ctx, c, p.Send) }()
 		ran := make(chan struct{})
 		go func() { defer close(ran); _, _ = p.Run() }()
-		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-			if counted.ready.Load() {
-				break
-			}
-			if time.Now().After(deadline) {
-				b.Fatal("top never got its snapshot")
-			}
-		}
+		poll.Eventually(b, 10*time.Second, "top to get its snapshot", counted.ready.Load)
 		time.Sleep(200 * time.Millisecond) // the first frame and detail settle
 		u0, r0 := counted.updates.Load(), counted.renders.Load()
 		busy := measure()
