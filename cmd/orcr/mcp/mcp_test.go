@@ -426,6 +426,7 @@ func httpSession(t *testing.T, ctx context.Context, ln net.Listener, token strin
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { cs.Close() })
 	return cs
 }
 

@@ -115,6 +115,10 @@ func ServeStdio(ctx context.Context, o Options, in io.Reader, out io.Writer) err
 // HTTPPath is where [ServeHTTP] serves the Streamable HTTP endpoint.
 const HTTPPath = "/mcp"
 
+// HTTPSessionIdle is how long an MCP-over-HTTP session may go without a request before
+// it is closed (docs/mcp.md §1).
+const HTTPSessionIdle = 30 * time.Minute
+
 // ServeHTTP serves the MCP Streamable HTTP transport at [HTTPPath] on ln until ctx
 // ends (a clean end, nil). Every session speaks for this process's caller identity.
 // Every request must carry a live MCP token as its bearer credential (docs/mcp.md
@@ -125,11 +129,18 @@ func ServeHTTP(ctx context.Context, o Options, ln net.Listener) error {
 	f := newFace(o)
 	s := f.server(o)
 	mux := http.NewServeMux()
-	mux.Handle(HTTPPath, f.authorize(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, nil)))
+	// A client that goes away without ending its session would otherwise keep it (and
+	// its goroutines) for the life of the process.
+	opts := &sdk.StreamableHTTPOptions{SessionTimeout: HTTPSessionIdle}
+	mux.Handle(HTTPPath, f.authorize(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, opts)))
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	stop := context.AfterFunc(ctx, func() { hs.Close() })
 	defer stop()
 	err := hs.Serve(ln)
+	// The sessions outlive the listener: end them with it.
+	for ss := range s.Sessions() {
+		ss.Close()
+	}
 	if errors.Is(err, http.ErrServerClosed) {
 		return nil
 	}
