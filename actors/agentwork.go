@@ -161,8 +161,9 @@ func (w *agentWork) closePaneThen(target, reason, line string, grace time.Durati
 const exitPoll = 50 * time.Millisecond
 
 // awaitExit waits up to grace for target's process to exit after its shutdown line:
-// herdr removes the pane of a process that exits, so the wait ends as soon as the pane
-// is gone (docs/lifecycle.md §15.2). A pane still there when grace runs out is closed,
+// herdr removes the pane of a process that exits, and the pane launcher records the
+// exit of the provider it holds the pane for, so the wait ends as soon as the pane is
+// gone or the exit recorded (docs/lifecycle.md §15.2). A pane still there when grace runs out is closed,
 // as before; a failed look waits on.
 func (w *agentWork) awaitExit(target string, grace time.Duration) {
 	deadline := time.Now().Add(grace)
@@ -172,6 +173,11 @@ func (w *agentWork) awaitExit(target string, grace time.Duration) {
 		cancel()
 		left := time.Until(deadline)
 		if herdr.IsCode(err, "pane_not_found") || left <= 0 || !w.sleepCtx(min(exitPoll, left)) {
+			return
+		}
+		// The provider exited and its launcher holds the pane (docs/lifecycle.md §8.2):
+		// nothing is left to wait for; the caller closes the pane.
+		if _, exited := w.providerExit(); exited {
 			return
 		}
 	}

@@ -548,12 +548,14 @@ probe:
 }
 
 // Acceptance 7 (first half): herdr failing in the middle of a spawn (layout.apply cannot
-// start the pane's argv) leaves the row failed, the spawn intent closed not-ok, and no
-// pane.
+// start the pane's argv: here the pane launcher, which every agent's pane runs, is
+// missing) leaves the row failed, the spawn intent closed not-ok, and no pane. (A
+// missing provider behind a working launcher is a start that fails with exit status
+// 127: actors/paneexec.)
 func TestHerdrFailureMidSpawnFailsRow(t *testing.T) {
 	t.Parallel()
 	srv := sockettest.NewServer(t, sockettest.WithHerdr(t),
-		sockettest.WithEnv("ORCR_MOCK_AGENT_BIN", "/nonexistent/orcr-mock-agent"))
+		sockettest.WithEnv("ORCR_RUN_SHIM", "/nonexistent/orcr"))
 	c := srv.Client(t)
 	rec := record(t, c)
 	a, err := run(t, c, map[string]any{"path": "broken/one", "prompt": "say=x"})
