@@ -97,6 +97,11 @@ func (s *System) locateTranscript(ctx context.Context, row store.AgentRow) (path
 // timeout (else stale), so an answer is never older than the completion it belongs to.
 func (s *System) lastResponse(ctx context.Context, row store.AgentRow) (string, error) {
 	path, format, err := s.locateTranscript(ctx, row)
+	if wire.Is(err, wire.TranscriptUnavailable, wire.CauseNotFound) && store.UnansweredStatuses.Has(row.Status) {
+		// A turn under way whose provider has not written its transcript yet has no
+		// final response for the same reason as one that has: it is still working.
+		return "", annotate(transcript.Unavailable(wire.CauseNoFinalResponse, noFinalResponse(row)), row)
+	}
 	if err != nil {
 		return "", err
 	}

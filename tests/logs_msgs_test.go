@@ -11,7 +11,21 @@ import (
 // Issue 33 item 9: `orcr agent logs --last-response` while the agent's turn runs says the
 // agent is still working (and how to wait), not just that there is no final response.
 func TestLastResponseWhileWorkingSaysStillWorking(t *testing.T) {
+	for _, c := range []struct{ name, env string }{
+		{"transcript written", ""},
+		// The provider has not written its transcript yet while it works (a loaded run
+		// found the mock there): still working, not "never created".
+		{"no transcript yet", "ORCR_MOCK_NO_TRANSCRIPT=1"},
+	} {
+		t.Run(c.name, func(t *testing.T) { lastResponseMidTurn(t, c.env) })
+	}
+}
+
+func lastResponseMidTurn(t *testing.T, env string) {
 	h, _ := herdrHome(t, "")
+	if env != "" {
+		h.env = append(h.env, env) // before the first run starts the server
+	}
 	h.jsonRun(t, "agent.run", 0, "agent", "run", "-a", "mock", "--path", "busy/one", "-p", "say=later turn_ms=8000")
 	poll.Eventually(t, 30*time.Second, "busy/one working", func() bool {
 		rows := h.lsRows(t, "busy/one")

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -27,7 +28,7 @@ func (h *home) mcpSession(t *testing.T, ctx context.Context, env ...string) *sdk
 	t.Helper()
 	cmd := exec.Command(bins.orcr, "mcp")
 	cmd.Env = append(append([]string(nil), h.env...), env...)
-	var stderr bytes.Buffer
+	var stderr lockedBuffer // written by the process's copier, read at cleanup
 	cmd.Stderr = &stderr
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "orcr-e2e", Version: "0"}, nil).Connect(ctx,
 		&sdk.CommandTransport{Command: cmd, TerminateDuration: 5 * time.Second}, nil)
@@ -70,8 +71,8 @@ func TestMCPSubprocess(t *testing.T) {
 	cs := h.mcpSession(t, ctx)
 
 	tools, err := cs.ListTools(ctx, nil)
-	if err != nil || len(tools.Tools) != 10 {
-		t.Fatalf("tools/list: got %d tools, %v; want 10", len(tools.Tools), err)
+	if err != nil || len(tools.Tools) != 11 {
+		t.Fatalf("tools/list: got %d tools, %v; want 11 (docs/mcp.md §2)", len(tools.Tools), err)
 	}
 	run, isErr := mcpCall(t, ctx, cs, "agent_run", map[string]any{"path": "mcp/lead", "agent": "mock", "prompt": "say=hi"})
 	lead, _ := run["agent"].(map[string]any)
@@ -293,4 +294,22 @@ func TestMCPNamesItsHome(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(user, ".orcr")); err == nil {
 		t.Error("orcr mcp created the default home without a tool call")
 	}
+}
+
+// lockedBuffer is a bytes.Buffer safe to write from one goroutine and read from another.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
