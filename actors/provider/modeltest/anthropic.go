@@ -283,7 +283,7 @@ func quotaHeaders(d Directives, api string, now time.Time) map[string]string {
 	return map[string]string{
 		"anthropic-ratelimit-unified-status": "allowed", "anthropic-ratelimit-unified-reset": reset,
 		"anthropic-ratelimit-unified-5h-status": "allowed", "anthropic-ratelimit-unified-5h-utilization": frac(d.QuotaPrimary),
-		"anthropic-ratelimit-unified-5h-reset": reset,
+		"anthropic-ratelimit-unified-5h-reset":  reset,
 		"anthropic-ratelimit-unified-7d-status": "allowed", "anthropic-ratelimit-unified-7d-utilization": frac(d.QuotaSecondary),
 		"anthropic-ratelimit-unified-7d-reset": reset,
 	}
