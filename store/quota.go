@@ -34,6 +34,12 @@ func scanQuota(s Scanner) (w QuotaWindow, err error) {
 		&w.ObservedAt, &w.AgentUUID)
 }
 
+// QuotaWindows lists the last report of every quota window, by provider, account and
+// window, inside a write transaction (a rule that decides on them, as budgets will).
+func (t *Tx) QuotaWindows() ([]QuotaWindow, error) {
+	return queryRows(t.ctx, t, quotaSelect, nil, scanQuota)
+}
+
 // QuotaWindows lists the last report of every quota window from the read pool, by
 // provider, account and window.
 func (db *DB) QuotaWindows(ctx context.Context) ([]QuotaWindow, error) {

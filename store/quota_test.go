@@ -56,6 +56,10 @@ func TestQuotaWindowsKeptPerProvider(t *testing.T) {
 	if d := cmp.Diff(want, got, cmpopts.IgnoreFields(store.QuotaWindow{}, "ObservedAt")); d != "" {
 		t.Fatalf("QuotaWindows (-want +got):\n%s", d)
 	}
+	inTx := storetest.Write(t, db, func(tx *store.Tx) (any, error) { return tx.QuotaWindows() })
+	if d := cmp.Diff(got, inTx); d != "" {
+		t.Fatalf("Tx.QuotaWindows differs from DB.QuotaWindows (-db +tx):\n%s", d)
+	}
 	for _, w := range got {
 		if w.ObservedAt == 0 {
 			t.Fatalf("%+v: no observed_at", w)
