@@ -54,6 +54,7 @@ fuzz:
     go test -run '^$' -fuzz '^FuzzParseOnceAt$' -fuzztime 5s ./actors/schedule
     go test -run '^$' -fuzz '^FuzzParseClaude$' -fuzztime 5s ./actors/transcript
     go test -run '^$' -fuzz '^FuzzParseCodex$' -fuzztime 5s ./actors/transcript
+    go test -run '^$' -fuzz '^FuzzQuota$' -fuzztime 5s ./actors/transcript
     go test -run '^$' -fuzz '^FuzzCodexSessionHook$' -fuzztime 5s ./cmd/orcr-mock-agent
     go test -run '^$' -fuzz '^FuzzParseDirectives$' -fuzztime 5s ./cmd/orcr-mock-agent
     go test -run '^$' -fuzz '^FuzzParseSince$' -fuzztime 5s ./cmd/orcr/cli

@@ -69,6 +69,9 @@ type AgentEnv struct {
 	// LimitBackoff is how long a provider is paused at a usage limit whose reset time
 	// could not be read (timings.limit_backoff; docs/lifecycle.md §7.6).
 	LimitBackoff time.Duration
+	// QuotaPauseAt is quota.pause_at: the used fraction of a quota window at which
+	// the provider starts nothing new until the window resets (0: never).
+	QuotaPauseAt float64
 	// OwnedStart, a channel of capacity 1, serializes starting the owned herdr session
 	// (actors/spawn.go ensureOwned); nil: no serialization.
 	OwnedStart chan struct{}

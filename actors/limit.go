@@ -57,7 +57,27 @@ func (w *agentWork) pauseFor(text string, reset time.Time, known bool, now time.
 	if known {
 		obs.ResetAt = reset.UnixMilli()
 	}
-	provider, uuid, message := w.st.Provider, w.uuid, limitLine(text)
+	return w.pauseWith(obs, "", limitLine(text))
+}
+
+// quotaPause is what a completed turn whose transcript reported quota windows writes
+// besides its completion: the pause [decideQuota] calls for, until the window's reset
+// (docs/usage.md §7).
+func (w *agentWork) quotaPause(u *store.TurnUsage, now time.Time) func(tx *store.Tx) error {
+	if u == nil || !w.st.Managed || w.st.Provider == "" || w.env.QuotaPauseAt <= 0 {
+		return func(*store.Tx) error { return nil }
+	}
+	until, why, ok := decideQuota(u.Quota, w.env.QuotaPauseAt, now.UnixMilli())
+	if !ok {
+		return func(*store.Tx) error { return nil }
+	}
+	return w.pauseWith(limitObs{At: now.UnixMilli(), Blocked: true, ResetAt: until}, store.PauseSourceQuota, why)
+}
+
+// pauseWith writes the pause [decideLimit] chooses for obs, with source when one is
+// given (else the rule's), and message.
+func (w *agentWork) pauseWith(obs limitObs, source, message string) func(tx *store.Tx) error {
+	provider, uuid := w.st.Provider, w.uuid
 	return func(tx *store.Tx) error {
 		pauses, err := tx.ProviderPauses()
 		if err != nil {
@@ -72,6 +92,9 @@ func (w *agentWork) pauseFor(text string, reset time.Time, known bool, now time.
 		step := decideLimit(cur, obs, w.env.LimitBackoff)
 		if step.Action != limitPause {
 			return nil
+		}
+		if source != "" {
+			step.Source = source
 		}
 		return tx.PauseProvider(store.ProviderPause{Provider: provider, Since: step.Since, Until: step.Until,
 			AgentUUID: uuid, Source: step.Source, Message: message})

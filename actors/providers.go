@@ -188,8 +188,13 @@ func (t transcripts) Usage(providerName, path string) (store.TurnUsage, bool) {
 	if err != nil || !ok {
 		return store.TurnUsage{}, false
 	}
-	return store.TurnUsage{Input: u.Input, Output: u.Output, CacheRead: u.CacheRead, CacheWrite: u.CacheWrite,
-		Reasoning: u.Reasoning, Model: u.Model}, true
+	tu := store.TurnUsage{Input: u.Input, Output: u.Output, CacheRead: u.CacheRead, CacheWrite: u.CacheWrite,
+		Reasoning: u.Reasoning, Model: u.Model}
+	for _, w := range u.Quota {
+		tu.Quota = append(tu.Quota, store.QuotaWindow{Window: w.Window, UsedPercent: w.UsedPercent,
+			WindowMinutes: w.WindowMinutes, ResetsAt: w.ResetsAt})
+	}
+	return tu, true
 }
 
 func (t transcripts) LimitNotice(providerName, path string) (string, bool) {

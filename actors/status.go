@@ -63,6 +63,10 @@ func (s *System) Status(ctx context.Context) (api.StatusResult, error) {
 		s.cfg.Log.Warn("server.status: cannot read provider pauses", "err", err)
 		paused = []api.ProviderPause{}
 	}
+	quota, err := s.quota(ctx)
+	if err != nil {
+		s.cfg.Log.Warn("server.status: cannot read quota windows", "err", err)
+	}
 	loops, err := s.cfg.DB.ActiveLoops(ctx)
 	if err != nil {
 		s.cfg.Log.Warn("server.status: cannot read loops", "err", err)
@@ -83,6 +87,7 @@ func (s *System) Status(ctx context.Context) (api.StatusResult, error) {
 	}
 	return api.StatusResult{
 		Today:        s.usageToday(ctx),
+		Quota:        quota,
 		Version:      s.cfg.Version,
 		Protocol:     wire.Protocol,
 		PID:          os.Getpid(),

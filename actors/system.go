@@ -156,6 +156,7 @@ func Start(cfg SystemConfig) (*System, error) {
 		AgentSessionWait:  3 * time.Second,
 		OwnedStart:        make(chan struct{}, 1),
 		LimitBackoff:      cfg.Config.Timings.LimitBackoff,
+		QuotaPauseAt:      cfg.Config.Quota.PauseAt,
 		Relaunch:          s.relaunch,
 		PaneExec:          []string{orcrBin, paneexec.Verb},
 	}

@@ -163,8 +163,12 @@ func (w *agentWork) complete() (ended bool, retry int64) {
 			limit = w.limitPause(notice, time.Now())
 		}
 	}
+	quota := w.quotaPause(c.Usage, time.Now())
 	err := w.apply(func(tx *store.Tx) error {
 		if err := tx.CompleteTurn(c); err != nil {
+			return err
+		}
+		if err := quota(tx); err != nil {
 			return err
 		}
 		return limit(tx)

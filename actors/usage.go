@@ -55,6 +55,11 @@ func (s *System) Usage(ctx context.Context, r api.UsageRequest) (api.UsageResult
 	if out.UnpricedModels == nil {
 		out.UnpricedModels = []string{}
 	}
+	if r.Quota {
+		if out.Quota, err = s.quota(ctx); err != nil {
+			return api.UsageResult{}, wire.From(err, wire.CauseSQLite)
+		}
+	}
 	return out, nil
 }
 
@@ -73,4 +78,13 @@ func (s *System) usageToday(ctx context.Context) api.UsageSum {
 		s.cfg.Log.Warn("server.status: cannot read today's usage", "err", err)
 	}
 	return usageSum(rep.Total)
+}
+
+// quota is the last report of every quota window (docs/usage.md §7), never nil.
+func (s *System) quota(ctx context.Context) ([]api.QuotaWindow, error) {
+	ws, err := s.cfg.DB.QuotaWindows(ctx)
+	if ws == nil {
+		ws = []api.QuotaWindow{}
+	}
+	return ws, err
 }

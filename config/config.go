@@ -64,6 +64,8 @@ type Config struct {
 	// Prices is the price table by model (docs/usage.md §3): the built-in prices with
 	// the `prices` section over them; never nil.
 	Prices map[string]Price
+	// Quota is the `quota` section (docs/usage.md §7).
+	Quota Quota
 
 	// HerdrBinEnv is $ORCR_HERDR_BIN as seen by Load. It is not merged into Herdr.Bin:
 	// see [Config.HerdrBin] for the discovery order.
@@ -176,6 +178,7 @@ func Default() *Config {
 		Notify:       defaultNotify(),
 		Routing:      Routing{Fallback: map[string]string{}},
 		Prices:       BuiltinPrices(),
+		Quota:        Quota{PauseAt: DefaultQuotaPauseAt},
 	}
 }
 

@@ -36,6 +36,7 @@ func TestDefault(t *testing.T) {
 		Notify:  config.Notify{MaxAttempts: 10, QueueLimit: 10000, RetryInitial: time.Second, RetryMax: 5 * time.Minute},
 		Routing: config.Routing{Fallback: map[string]string{}},
 		Prices:  config.BuiltinPrices(),
+		Quota:   config.Quota{PauseAt: 0.95},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Default() mismatch (-want +got):\n%s", diff)
@@ -132,6 +133,9 @@ func TestParseErrors(t *testing.T) {
 		{"routing fallback number", `{"routing":{"fallback":{"claude":1}}}`, "`routing.fallback.claude` must be a string"},
 		{"routing fallback blank", `{"routing":{"fallback":{"claude":" "}}}`, "`routing.fallback.claude` must name a provider"},
 		{"routing fallback self", `{"routing":{"fallback":{"claude":"claude"}}}`, "`routing.fallback.claude` must name another provider than `claude`"},
+		{"quota pause_at zero", `{"quota":{"pause_at":0}}`, "`quota.pause_at` must be a fraction above 0 and at most 1 (got 0)"},
+		{"quota pause_at a percent", `{"quota":{"pause_at":95}}`, "`quota.pause_at` must be a fraction above 0 and at most 1 (got 95)"},
+		{"quota pause_at string", `{"quota":{"pause_at":"95%"}}`, "`quota.pause_at` must be a number"},
 		// string keys
 		{"agent number", `{"defaults":{"agent":1}}`, "`defaults.agent` must be a string"},
 		{"agent null", `{"defaults":{"agent":null}}`, "`defaults.agent` must be a string"},
@@ -345,6 +349,10 @@ func TestParseMerge(t *testing.T) {
 		{
 			"routing fallback", `{"routing":{"fallback":{"claude":" codex "}}}`,
 			func(c *config.Config) { c.Routing.Fallback = map[string]string{"claude": "codex"} }, nil,
+		},
+		{
+			"quota pause_at", `{"quota":{"pause_at":0.8}}`,
+			func(c *config.Config) { c.Quota.PauseAt = 0.8 }, nil,
 		},
 		{
 			"partial timings keep defaults", `{"timings":{"gc_tick":"10s"}}`,

@@ -436,6 +436,9 @@ type TurnUsage struct {
 	// CostMicros is the cost in millionths of a US dollar; nil when the model has no
 	// price.
 	CostMicros *int64
+	// Quota is the quota windows the transcript last reported (docs/usage.md §7): the
+	// provider's account's quota_windows rows are replaced by them.
+	Quota []QuotaWindow
 }
 
 // TurnCompletion is what [Tx.CompleteTurn] records.
@@ -480,6 +483,9 @@ func (t *Tx) CompleteTurn(c TurnCompletion) error {
 			u.Model = model
 		}
 		if err := t.recordUsage(c.UUID, c.Seq, path, provider, u); err != nil {
+			return err
+		}
+		if err := t.recordQuota(c.UUID, provider, u.Quota); err != nil {
 			return err
 		}
 	}

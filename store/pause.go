@@ -18,6 +18,7 @@ type ProviderPause = api.ProviderPause
 const (
 	PauseSourceReset   = "reset"   // the reset time read from the limit message
 	PauseSourceBackoff = "backoff" // timings.limit_backoff: no reset time could be read
+	PauseSourceQuota   = "quota"   // a quota window reached quota.pause_at: until its reset (docs/usage.md §7)
 )
 
 const pauseSelect = `SELECT provider, since, until, COALESCE(agent_uuid, ''), source, COALESCE(message, '') FROM provider_pauses`

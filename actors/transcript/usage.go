@@ -17,6 +17,8 @@ type Usage struct {
 	CacheWrite int64  `json:"cache_write_tokens"`
 	Reasoning  int64  `json:"reasoning_tokens"`
 	Model      string `json:"model"`
+	// Quota is the quota windows the transcript last reported (codex; [CodexQuota]).
+	Quota []QuotaWindow `json:"quota,omitempty"`
 }
 
 // TurnUsage sums the usage of the transcript's last turn — everything after its last
@@ -191,7 +193,7 @@ func codexTurnUsage(data []byte) (Usage, bool) {
 	cached := sub(last.CacheRead, before.CacheRead)
 	return Usage{Input: sub(sub(last.Input, before.Input), cached), Output: sub(last.Output, before.Output),
 		CacheRead: cached, CacheWrite: sub(last.CacheWrite, before.CacheWrite),
-		Reasoning: sub(last.Reasoning, before.Reasoning), Model: model}, true
+		Reasoning: sub(last.Reasoning, before.Reasoning), Model: model, Quota: CodexQuota(data)}, true
 }
 
 // codexModel is the model a codex settings payload names: a turn_context's model, or

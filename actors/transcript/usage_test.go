@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/orcr-go/orcr/actors/transcript"
 )
 
@@ -50,7 +52,7 @@ func TestTurnUsage(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got, ok := transcript.TurnUsage(tt.format, []byte(tt.data))
-		if got != tt.want || ok != tt.ok {
+		if !cmp.Equal(got, tt.want) || ok != tt.ok {
 			t.Errorf("%s: TurnUsage = %+v, %v; want %+v, %v", tt.name, got, ok, tt.want, tt.ok)
 		}
 	}

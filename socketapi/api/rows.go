@@ -180,6 +180,27 @@ type StalledAgent struct {
 	StalledAt int64  `json:"stalled_at"`
 }
 
+// QuotaWindow is one quota window of a provider's account as it was last reported
+// (docs/usage.md §7): codex's primary and secondary windows from its token_count
+// events, claude's five_hour and seven_day from its status line.
+type QuotaWindow struct {
+	Provider string `json:"provider"`
+	// Account is the provider's login the window belongs to; "" is the login the
+	// provider's agents run under (orcr runs all of a provider's agents under one).
+	Account string `json:"account"`
+	// Window is primary or secondary (codex), five_hour or seven_day (claude).
+	Window string `json:"window"`
+	// UsedPercent is how much of the window is used, 0–100.
+	UsedPercent float64 `json:"used_percent"`
+	// WindowMinutes is the window's length (0: not reported).
+	WindowMinutes int64 `json:"window_minutes"`
+	// ResetsAt is when the window resets (unix ms; 0: not reported).
+	ResetsAt int64 `json:"resets_at"`
+	// ObservedAt is when orcr read it (unix ms), AgentUUID the agent whose turn reported it.
+	ObservedAt int64  `json:"observed_at"`
+	AgentUUID  string `json:"agent_uuid,omitempty"`
+}
+
 // ProviderPause is a provider the admission queue holds back because one of its agents
 // stopped at its usage limit (docs/lifecycle.md §7.6): server.status's paused, and the
 // payload of provider.paused.
@@ -191,8 +212,9 @@ type ProviderPause struct {
 	Until int64 `json:"until"`
 	// AgentUUID is the agent whose limit started (or last extended) the pause.
 	AgentUUID string `json:"agent_uuid,omitempty"`
-	// Source is how Until was found: reset (read from the limit message) or backoff
-	// (timings.limit_backoff).
+	// Source is how Until was found: reset (read from the limit message), backoff
+	// (timings.limit_backoff) or quota (a quota window reached quota.pause_at; Until is
+	// its reset, docs/usage.md §7).
 	Source string `json:"source"`
 	// Message is the screen line that named the limit, when one did.
 	Message string `json:"message,omitempty"`

@@ -82,6 +82,9 @@ type StatusResult struct {
 	Config ConfigStatus `json:"config"`
 	// What the turns completed since the server's local midnight used (docs/usage.md).
 	Today UsageSum `json:"today"`
+	// The last report of every quota window, by provider, account and window
+	// (docs/usage.md §7).
+	Quota []QuotaWindow `json:"quota"`
 }
 
 // ConfigStatus is server.status's config object: the server reads config.json once, at
@@ -889,6 +892,9 @@ type UsageRequest struct {
 	// Only the turns of the agents at this path and under it (a full path, never
 	// joined under a caller's scope).
 	Path string `json:"path,omitempty"`
+	// Also list the last report of every quota window (the result's quota,
+	// docs/usage.md §7).
+	Quota bool `json:"quota,omitempty"`
 }
 
 // UsageSum is what a set of turns used: tokens by kind and the cost of its priced turns.
@@ -928,4 +934,7 @@ type UsageResult struct {
 	Total UsageSum `json:"total"`
 	// The models of the selected turns that had no price (config prices, docs/config.md).
 	UnpricedModels []string `json:"unpriced_models"`
+	// With quota: the last report of every quota window, by provider, account and
+	// window; absent without.
+	Quota []QuotaWindow `json:"quota,omitempty"`
 }

@@ -139,6 +139,9 @@ func (s *Server) messages(w http.ResponseWriter, ctx context.Context, body []byt
 	for k, v := range okLimitHeaders() {
 		w.Header().Set(k, v)
 	}
+	for k, v := range quotaHeaders(d, Anthropic, time.Now()) {
+		w.Header().Set(k, v)
+	}
 	w.Header().Set("request-id", fmt.Sprintf("req_standin%06d", id))
 	if !req.Stream {
 		msg["content"], msg["stop_reason"], msg["usage"] = blocks, stop, u
@@ -252,6 +255,38 @@ func okLimitHeaders() map[string]string {
 		h["anthropic-ratelimit-"+k+"-reset"] = reset
 	}
 	return h
+}
+
+// quotaHeaders are the quota windows' headers quota= asks of an answer within the
+// limits: codex's x-codex-primary/secondary-* (used percent, window minutes, reset
+// unix s), claude's anthropic-ratelimit-unified-5h/7d-* (utilization as a fraction,
+// reset unix s). None without quota=.
+func quotaHeaders(d Directives, api string, now time.Time) map[string]string {
+	if !d.Quota {
+		return nil
+	}
+	resetS := d.ResetS
+	if resetS == 0 {
+		resetS = 60
+	}
+	reset := strconv.FormatInt(now.Add(time.Duration(resetS)*time.Second).Unix(), 10)
+	pct := func(n int) string { return strconv.Itoa(n) + ".0" }
+	frac := func(n int) string { return strconv.FormatFloat(float64(n)/100, 'f', -1, 64) }
+	if api == OpenAI {
+		return map[string]string{
+			"x-codex-primary-used-percent": pct(d.QuotaPrimary), "x-codex-primary-window-minutes": "300",
+			"x-codex-primary-reset-at": reset, "x-codex-primary-reset-after-seconds": strconv.Itoa(resetS),
+			"x-codex-secondary-used-percent": pct(d.QuotaSecondary), "x-codex-secondary-window-minutes": "10080",
+			"x-codex-secondary-reset-at": reset, "x-codex-secondary-reset-after-seconds": strconv.Itoa(resetS),
+		}
+	}
+	return map[string]string{
+		"anthropic-ratelimit-unified-status": "allowed", "anthropic-ratelimit-unified-reset": reset,
+		"anthropic-ratelimit-unified-5h-status": "allowed", "anthropic-ratelimit-unified-5h-utilization": frac(d.QuotaPrimary),
+		"anthropic-ratelimit-unified-5h-reset":  reset,
+		"anthropic-ratelimit-unified-7d-status": "allowed", "anthropic-ratelimit-unified-7d-utilization": frac(d.QuotaSecondary),
+		"anthropic-ratelimit-unified-7d-reset": reset,
+	}
 }
 
 func overloadedError(w http.ResponseWriter, api string) int {

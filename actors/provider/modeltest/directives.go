@@ -31,11 +31,17 @@ type Directives struct {
 	CacheNew  int
 	Reasoning int  // the part of TokensOut spent reasoning (the OpenAI API reports it)
 	Tokens    bool // tokens= was given
+	// quota=<primary %>[,<secondary %>]: an answer within the limits carries the quota
+	// windows' headers (codex's x-codex-primary/secondary-*, claude's
+	// anthropic-ratelimit-unified-5h/7d-*), the windows used that many percent (0–100),
+	// resetting ResetS seconds (default 60) after the answer.
+	QuotaPrimary, QuotaSecondary int
+	Quota                        bool // quota= was given
 }
 
 // ParseDirectives scans text for whitespace-separated directive tokens, each optionally
 // prefixed with one '@': say=, think=, tool=bash:<cmd>, escalate, stream_ms=, stall, stall_ms=,
-// limit=429, reset=, overloaded, overloaded=<n> and tokens=. Tokens that are not
+// limit=429, reset=, overloaded, overloaded=<n>, tokens= and quota=. Tokens that are not
 // directives, and directives with a value they do not take, are ignored; a later token
 // overrides an earlier one; numbers are clamped. It never panics.
 func ParseDirectives(text string) Directives {
@@ -85,6 +91,13 @@ func ParseDirectives(text string) Directives {
 		case "overloaded":
 			if n, ok := count(val, maxMS); ok {
 				d.Overload = n
+			}
+		case "quota":
+			p, sec, two := strings.Cut(val, ",")
+			a, okA := count(p, 100)
+			b, okB := count(sec, 100)
+			if okA && (!two || okB) {
+				d.Quota, d.QuotaPrimary, d.QuotaSecondary = true, a, b
 			}
 		case "tokens":
 			parts := strings.Split(val, ",")

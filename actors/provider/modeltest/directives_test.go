@@ -29,6 +29,10 @@ func TestParseDirectives(t *testing.T) {
 		{"tokens=1,2,3,4", Directives{Tokens: true, TokensIn: 1, TokensOut: 2, CacheRead: 3, CacheNew: 4}},
 		{"tokens=1,9,3,4,5", Directives{Tokens: true, TokensIn: 1, TokensOut: 9, CacheRead: 3, CacheNew: 4, Reasoning: 5}},
 		{"tokens=1 tokens=1,2,3,4,5 tokens=1,x tokens=,", Directives{}},
+		{"quota=96", Directives{Quota: true, QuotaPrimary: 96}},
+		{"quota=96,40 reset=600", Directives{Quota: true, QuotaPrimary: 96, QuotaSecondary: 40, ResetS: 600}},
+		{"quota=250,x quota=,3 quota=-1", Directives{}},
+		{"quota=250,3", Directives{Quota: true, QuotaPrimary: 100, QuotaSecondary: 3}},
 		{"stream_ms=-1 stream_ms=1e3 reset=+3 stall_ms=", Directives{}},
 		{"stream_ms=99999999999999999999999", Directives{StreamMS: maxMS}},
 		{"reset=99999999999", Directives{ResetS: maxMS / 1000}},
@@ -45,7 +49,7 @@ func TestParseDirectives(t *testing.T) {
 
 func FuzzParseDirectives(f *testing.F) {
 	for _, s := range []string{
-		"", "say=hello", "tool=bash:ls_-la say=x", "limit=429 reset=5", "tokens=1,2,3",
+		"", "say=hello", "tool=bash:ls_-la say=x", "limit=429 reset=5", "tokens=1,2,3", "quota=96,40",
 		"stream_ms=99999999999999999999", "@=@", "say=\x00\xff", "overloaded=3 stall",
 	} {
 		f.Add(s)

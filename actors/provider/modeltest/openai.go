@@ -222,6 +222,9 @@ func (s *Server) responses(w http.ResponseWriter, ctx context.Context, body []by
 			"incomplete_details": nil, "parallel_tool_calls": true, "tool_choice": "auto", "tools": []any{}}
 	}
 	w.Header().Set("x-request-id", fmt.Sprintf("req_standin%06d", id))
+	for k, v := range quotaHeaders(d, OpenAI, time.Now()) {
+		w.Header().Set(k, v)
+	}
 	if !req.Stream {
 		return writeJSON(w, http.StatusOK, nil, resp("completed", []any{item}, u))
 	}

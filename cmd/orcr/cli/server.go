@@ -217,8 +217,9 @@ func renderServerStatus(raw json.RawMessage, all bool) (string, error) {
 			Status     string          `json:"status"`
 			NextFireAt json.RawMessage `json:"next_fire_at"`
 		} `json:"loops"`
-		Config api.ConfigStatus `json:"config"`
-		Today  *api.UsageSum    `json:"today"`
+		Config api.ConfigStatus  `json:"config"`
+		Today  *api.UsageSum     `json:"today"`
+		Quota  []api.QuotaWindow `json:"quota"`
 	}
 	if err := json.Unmarshal(raw, &st); err != nil {
 		return "", fmt.Errorf("cannot decode server.status: %w", err)
@@ -246,6 +247,9 @@ func renderServerStatus(raw json.RawMessage, all bool) (string, error) {
 	if t := st.Today; t != nil {
 		fmt.Fprintf(&b, "  today     turns=%d input=%d output=%d cache_read=%d cache_write=%d cost=%s\n", t.Turns, t.InputTokens,
 			t.OutputTokens, t.CacheReadTokens, t.CacheWriteTokens, cost(*t))
+	}
+	for _, q := range st.Quota {
+		fmt.Fprintf(&b, "  quota     %s %s used=%s resets=%s\n", quotaName(q), q.Window, usedPercent(q.UsedPercent), resetsAt(q.ResetsAt))
 	}
 	fmt.Fprintf(&b, "  drift     lost=%s repaired=%s\n", literal(st.Drift["lost"]), literal(st.Drift["repaired"]))
 	if string(st.Remote["listening"]) == "true" {

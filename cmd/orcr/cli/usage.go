@@ -16,6 +16,7 @@ type usageCmd struct {
 	Depth int    `help:"With --by path: how many leading path segments a group keeps." default:"1"`
 	Since string `help:"Only turns completed since: a duration back from now (90m, 24h, 7d), today, or a date (2026-12-01) or time (RFC 3339)."`
 	Path  string `help:"Only the agents at this path and under it."`
+	Quota bool   `help:"Show the quota windows each provider last reported (used percent, reset) instead of the usage table."`
 }
 
 // Run implements `orcr usage` (docs/cli.md §5.30, docs/usage.md §4): what completed turns
@@ -25,9 +26,13 @@ func (c *usageCmd) Run(a *app) error {
 	if err != nil {
 		return err
 	}
-	req := api.UsageRequest{By: c.By, Depth: c.Depth, Since: since, Path: c.Path}
+	req := api.UsageRequest{By: c.By, Depth: c.Depth, Since: since, Path: c.Path, Quota: c.Quota}
 	return request(a, api.UsageReport, req, func(r api.UsageResult) error {
-		_, err := io.WriteString(a.env.Stdout, renderUsage(r))
+		out := renderUsage(r)
+		if c.Quota {
+			out = renderQuota(r.Quota, time.Now())
+		}
+		_, err := io.WriteString(a.env.Stdout, out)
 		return err
 	})
 }
@@ -132,4 +137,45 @@ func cost(s api.UsageSum) string {
 		c += "*"
 	}
 	return c
+}
+
+// renderQuota renders `orcr usage --quota` (docs/cli.md §5.30): one row per quota window
+// a provider last reported, with its reset in local time and how long ago orcr read it.
+func renderQuota(ws []api.QuotaWindow, now time.Time) string {
+	if len(ws) == 0 {
+		return "no quota window reported yet (codex reports them in its token_count events, docs/usage.md §7)\n"
+	}
+	var b strings.Builder
+	width := len("PROVIDER")
+	for _, w := range ws {
+		width = max(width, len(quotaName(w)))
+	}
+	fmt.Fprintf(&b, "%-*s %-10s %6s %8s %-19s %s\n", width, "PROVIDER", "WINDOW", "USED", "LENGTH", "RESETS", "OBSERVED")
+	for _, w := range ws {
+		length := "-"
+		if w.WindowMinutes > 0 {
+			length = (time.Duration(w.WindowMinutes) * time.Minute).String()
+		}
+		fmt.Fprintf(&b, "%-*s %-10s %6s %8s %-19s %s ago\n", width, quotaName(w), w.Window, usedPercent(w.UsedPercent), length,
+			resetsAt(w.ResetsAt), now.Sub(time.UnixMilli(w.ObservedAt)).Round(time.Second))
+	}
+	return b.String()
+}
+
+// quotaName is a window's provider, with its account when it names one.
+func quotaName(w api.QuotaWindow) string {
+	if w.Account != "" {
+		return w.Provider + "/" + w.Account
+	}
+	return w.Provider
+}
+
+func usedPercent(p float64) string { return strconv.FormatFloat(p, 'f', 1, 64) + "%" }
+
+// resetsAt renders a reset time in local time, "-" when none was reported.
+func resetsAt(ms int64) string {
+	if ms == 0 {
+		return "-"
+	}
+	return time.UnixMilli(ms).Local().Format("2006-01-02 15:04:05")
 }

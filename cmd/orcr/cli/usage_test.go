@@ -67,3 +67,21 @@ TOTAL                  3     12.4k        22         33          44         0   
 		t.Errorf("renderUsage:\n%s\nwant\n%s", got, want)
 	}
 }
+
+func TestRenderQuota(t *testing.T) {
+	now := time.UnixMilli(1796472000000)
+	reset := now.Add(90 * time.Minute)
+	ws := []api.QuotaWindow{
+		{Provider: "codex", Window: "primary", UsedPercent: 96, WindowMinutes: 300, ResetsAt: reset.UnixMilli(), ObservedAt: now.Add(-5 * time.Second).UnixMilli()},
+		{Provider: "codex", Account: "work", Window: "secondary", UsedPercent: 12.25, ObservedAt: now.UnixMilli()},
+	}
+	want := "PROVIDER   WINDOW       USED   LENGTH RESETS              OBSERVED\n" +
+		"codex      primary     96.0%   5h0m0s " + reset.Local().Format("2006-01-02 15:04:05") + " 5s ago\n" +
+		"codex/work secondary   12.2%        - -                   0s ago\n"
+	if got := renderQuota(ws, now); got != want {
+		t.Errorf("renderQuota:\n%s\nwant:\n%s", got, want)
+	}
+	if got := renderQuota(nil, now); !strings.HasPrefix(got, "no quota window reported yet") {
+		t.Errorf("renderQuota(none) = %q", got)
+	}
+}

@@ -1534,8 +1534,9 @@ export interface ServerStatusResult {
      */
     since?: number;
     /**
-     * Source is how Until was found: reset (read from the limit message) or backoff
-     * (timings.limit_backoff).
+     * Source is how Until was found: reset (read from the limit message), backoff
+     * (timings.limit_backoff) or quota (a quota window reached quota.pause_at; Until is
+     * its reset, docs/usage.md §7).
      */
     source?: string;
     until?: number;
@@ -1545,6 +1546,30 @@ export interface ServerStatusResult {
   pid?: number;
   /** The socket protocol. */
   protocol?: number;
+  /**
+   * The last report of every quota window, by provider, account and window
+   * (docs/usage.md §7).
+   */
+  quota?: {
+    /**
+     * Account is the provider's login the window belongs to; "" is the login the
+     * provider's agents run under (orcr runs all of a provider's agents under one).
+     */
+    account?: string;
+    agent_uuid?: string;
+    /** ObservedAt is when orcr read it (unix ms), AgentUUID the agent whose turn reported it. */
+    observed_at?: number;
+    provider?: string;
+    /** ResetsAt is when the window resets (unix ms; 0: not reported). */
+    resets_at?: number;
+    /** UsedPercent is how much of the window is used, 0–100. */
+    used_percent?: number;
+    /** Window is primary or secondary (codex), five_hour or seven_day (claude). */
+    window?: string;
+    /** WindowMinutes is the window's length (0: not reported). */
+    window_minutes?: number;
+    [key: string]: unknown;
+  }[] | null;
   /** The remote stream's listener (docs/remote.md §2). */
   remote?: {
     /** The bound host:port, when listening. */
@@ -1631,6 +1656,11 @@ export interface UsageReportParams {
    * joined under a caller's scope).
    */
   path?: string;
+  /**
+   * Also list the last report of every quota window (the result's quota,
+   * docs/usage.md §7).
+   */
+  quota?: boolean;
   /** Only the turns completed at or after this time (unix ms; absent: all). */
   since?: number;
   [key: string]: unknown;
@@ -1643,6 +1673,30 @@ export interface UsageReportParams {
 export interface UsageReportResult {
   /** The grouping asked for ("" for totals only). */
   by?: string;
+  /**
+   * With quota: the last report of every quota window, by provider, account and
+   * window; absent without.
+   */
+  quota?: {
+    /**
+     * Account is the provider's login the window belongs to; "" is the login the
+     * provider's agents run under (orcr runs all of a provider's agents under one).
+     */
+    account?: string;
+    agent_uuid?: string;
+    /** ObservedAt is when orcr read it (unix ms), AgentUUID the agent whose turn reported it. */
+    observed_at?: number;
+    provider?: string;
+    /** ResetsAt is when the window resets (unix ms; 0: not reported). */
+    resets_at?: number;
+    /** UsedPercent is how much of the window is used, 0–100. */
+    used_percent?: number;
+    /** Window is primary or secondary (codex), five_hour or seven_day (claude). */
+    window?: string;
+    /** WindowMinutes is the window's length (0: not reported). */
+    window_minutes?: number;
+    [key: string]: unknown;
+  }[];
   /** The groups, in key order (by day: oldest first). */
   rows?: {
     cache_read_tokens?: number;
@@ -4539,8 +4593,9 @@ export interface ProviderPausedEvent {
    */
   since?: number;
   /**
-   * Source is how Until was found: reset (read from the limit message) or backoff
-   * (timings.limit_backoff).
+   * Source is how Until was found: reset (read from the limit message), backoff
+   * (timings.limit_backoff) or quota (a quota window reached quota.pause_at; Until is
+   * its reset, docs/usage.md §7).
    */
   source?: string;
   until?: number;
