@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/store"
 	"github.com/orcr-go/orcr/store/storetest"
 )
@@ -156,5 +157,18 @@ func TestUsageRecordedOnceAndReported(t *testing.T) {
 		"cache_write_tokens": 40.0, "reasoning_tokens": 0.0, "model": "sonnet", "cost_usd": 0.0015}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("usage/reported (-want +got):\n%s", diff)
+	}
+	// Each agent's row carries its totals, the stale repeat not counted; b's turn had no price.
+	for id, want := range map[string]*api.AgentUsage{
+		a: {Turns: 1, Tokens: 100, CostUSD: 0.0015},
+		b: {Turns: 1, Tokens: 6, UnpricedTurns: 1},
+	} {
+		r, err := store.AgentByUUID(ctx, db.Reader(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, r.Usage); diff != "" {
+			t.Errorf("agent %s row's usage (-want +got):\n%s", r.Path, diff)
+		}
 	}
 }

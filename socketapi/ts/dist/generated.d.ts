@@ -118,6 +118,21 @@ export interface AgentAdoptResult {
         turn_completed_at?: number;
         /** of the latest turn (highest input_seq) */
         turn_delivered_at?: number;
+        /**
+         * What the agent's completed turns used, kept on its row as each turn completes
+         * (docs/usage.md §4): absent until a turn reported usage.
+         */
+        usage?: {
+            /** The cost of the priced turns in US dollars. */
+            cost_usd?: number;
+            /** Every token of those turns: input, output, cache reads and cache writes. */
+            tokens?: number;
+            /** Turns that reported usage. */
+            turns?: number;
+            /** Turns whose model had no price. */
+            unpriced_turns?: number;
+            [key: string]: unknown;
+        };
         uuid?: string;
         /**
          * The git worktree the agent runs in: only for an agent started with worktree
@@ -506,6 +521,21 @@ export interface AgentLsResult {
         turn_completed_at?: number;
         /** of the latest turn (highest input_seq) */
         turn_delivered_at?: number;
+        /**
+         * What the agent's completed turns used, kept on its row as each turn completes
+         * (docs/usage.md §4): absent until a turn reported usage.
+         */
+        usage?: {
+            /** The cost of the priced turns in US dollars. */
+            cost_usd?: number;
+            /** Every token of those turns: input, output, cache reads and cache writes. */
+            tokens?: number;
+            /** Turns that reported usage. */
+            turns?: number;
+            /** Turns whose model had no price. */
+            unpriced_turns?: number;
+            [key: string]: unknown;
+        };
         uuid?: string;
         /**
          * The git worktree the agent runs in: only for an agent started with worktree
@@ -822,6 +852,21 @@ export interface ApiSnapshotResult {
         turn_completed_at?: number;
         /** of the latest turn (highest input_seq) */
         turn_delivered_at?: number;
+        /**
+         * What the agent's completed turns used, kept on its row as each turn completes
+         * (docs/usage.md §4): absent until a turn reported usage.
+         */
+        usage?: {
+            /** The cost of the priced turns in US dollars. */
+            cost_usd?: number;
+            /** Every token of those turns: input, output, cache reads and cache writes. */
+            tokens?: number;
+            /** Turns that reported usage. */
+            turns?: number;
+            /** Turns whose model had no price. */
+            unpriced_turns?: number;
+            [key: string]: unknown;
+        };
         uuid?: string;
         /**
          * The git worktree the agent runs in: only for an agent started with worktree
@@ -1629,6 +1674,21 @@ export interface WatchOpenResult {
             turn_completed_at?: number;
             /** of the latest turn (highest input_seq) */
             turn_delivered_at?: number;
+            /**
+             * What the agent's completed turns used, kept on its row as each turn completes
+             * (docs/usage.md §4): absent until a turn reported usage.
+             */
+            usage?: {
+                /** The cost of the priced turns in US dollars. */
+                cost_usd?: number;
+                /** Every token of those turns: input, output, cache reads and cache writes. */
+                tokens?: number;
+                /** Turns that reported usage. */
+                turns?: number;
+                /** Turns whose model had no price. */
+                unpriced_turns?: number;
+                [key: string]: unknown;
+            };
             uuid?: string;
             /**
              * The git worktree the agent runs in: only for an agent started with worktree
@@ -1754,6 +1814,21 @@ export interface AgentCloseAppliedEvent {
         turn_completed_at?: number;
         /** of the latest turn (highest input_seq) */
         turn_delivered_at?: number;
+        /**
+         * What the agent's completed turns used, kept on its row as each turn completes
+         * (docs/usage.md §4): absent until a turn reported usage.
+         */
+        usage?: {
+            /** The cost of the priced turns in US dollars. */
+            cost_usd?: number;
+            /** Every token of those turns: input, output, cache reads and cache writes. */
+            tokens?: number;
+            /** Turns that reported usage. */
+            turns?: number;
+            /** Turns whose model had no price. */
+            unpriced_turns?: number;
+            [key: string]: unknown;
+        };
         uuid?: string;
         /**
          * The git worktree the agent runs in: only for an agent started with worktree
@@ -1847,6 +1922,21 @@ export interface AgentCloseRequestedEvent {
         turn_completed_at?: number;
         /** of the latest turn (highest input_seq) */
         turn_delivered_at?: number;
+        /**
+         * What the agent's completed turns used, kept on its row as each turn completes
+         * (docs/usage.md §4): absent until a turn reported usage.
+         */
+        usage?: {
+            /** The cost of the priced turns in US dollars. */
+            cost_usd?: number;
+            /** Every token of those turns: input, output, cache reads and cache writes. */
+            tokens?: number;
+            /** Turns that reported usage. */
+            turns?: number;
+            /** Turns whose model had no price. */
+            unpriced_turns?: number;
+            [key: string]: unknown;
+        };
         uuid?: string;
         /**
          * The git worktree the agent runs in: only for an agent started with worktree
@@ -1940,6 +2030,21 @@ export interface AgentCreatedEvent {
         turn_completed_at?: number;
         /** of the latest turn (highest input_seq) */
         turn_delivered_at?: number;
+        /**
+         * What the agent's completed turns used, kept on its row as each turn completes
+         * (docs/usage.md §4): absent until a turn reported usage.
+         */
+        usage?: {
+            /** The cost of the priced turns in US dollars. */
+            cost_usd?: number;
+            /** Every token of those turns: input, output, cache reads and cache writes. */
+            tokens?: number;
+            /** Turns that reported usage. */
+            turns?: number;
+            /** Turns whose model had no price. */
+            unpriced_turns?: number;
+            [key: string]: unknown;
+        };
         uuid?: string;
         /**
          * The git worktree the agent runs in: only for an agent started with worktree
@@ -2032,6 +2137,21 @@ export interface AgentEndedEvent {
         turn_completed_at?: number;
         /** of the latest turn (highest input_seq) */
         turn_delivered_at?: number;
+        /**
+         * What the agent's completed turns used, kept on its row as each turn completes
+         * (docs/usage.md §4): absent until a turn reported usage.
+         */
+        usage?: {
+            /** The cost of the priced turns in US dollars. */
+            cost_usd?: number;
+            /** Every token of those turns: input, output, cache reads and cache writes. */
+            tokens?: number;
+            /** Turns that reported usage. */
+            turns?: number;
+            /** Turns whose model had no price. */
+            unpriced_turns?: number;
+            [key: string]: unknown;
+        };
         uuid?: string;
         /**
          * The git worktree the agent runs in: only for an agent started with worktree
@@ -2120,6 +2240,21 @@ export interface AgentInputAppliedEvent {
         turn_completed_at?: number;
         /** of the latest turn (highest input_seq) */
         turn_delivered_at?: number;
+        /**
+         * What the agent's completed turns used, kept on its row as each turn completes
+         * (docs/usage.md §4): absent until a turn reported usage.
+         */
+        usage?: {
+            /** The cost of the priced turns in US dollars. */
+            cost_usd?: number;
+            /** Every token of those turns: input, output, cache reads and cache writes. */
+            tokens?: number;
+            /** Turns that reported usage. */
+            turns?: number;
+            /** Turns whose model had no price. */
+            unpriced_turns?: number;
+            [key: string]: unknown;
+        };
         uuid?: string;
         /**
          * The git worktree the agent runs in: only for an agent started with worktree
@@ -2215,6 +2350,21 @@ export interface AgentInputRequestedEvent {
         turn_completed_at?: number;
         /** of the latest turn (highest input_seq) */
         turn_delivered_at?: number;
+        /**
+         * What the agent's completed turns used, kept on its row as each turn completes
+         * (docs/usage.md §4): absent until a turn reported usage.
+         */
+        usage?: {
+            /** The cost of the priced turns in US dollars. */
+            cost_usd?: number;
+            /** Every token of those turns: input, output, cache reads and cache writes. */
+            tokens?: number;
+            /** Turns that reported usage. */
+            turns?: number;
+            /** Turns whose model had no price. */
+            unpriced_turns?: number;
+            [key: string]: unknown;
+        };
         uuid?: string;
         /**
          * The git worktree the agent runs in: only for an agent started with worktree
@@ -2311,6 +2461,21 @@ export interface AgentLocationChangedEvent {
         turn_completed_at?: number;
         /** of the latest turn (highest input_seq) */
         turn_delivered_at?: number;
+        /**
+         * What the agent's completed turns used, kept on its row as each turn completes
+         * (docs/usage.md §4): absent until a turn reported usage.
+         */
+        usage?: {
+            /** The cost of the priced turns in US dollars. */
+            cost_usd?: number;
+            /** Every token of those turns: input, output, cache reads and cache writes. */
+            tokens?: number;
+            /** Turns that reported usage. */
+            turns?: number;
+            /** Turns whose model had no price. */
+            unpriced_turns?: number;
+            [key: string]: unknown;
+        };
         uuid?: string;
         /**
          * The git worktree the agent runs in: only for an agent started with worktree
@@ -2400,6 +2565,21 @@ export interface AgentMoveAppliedEvent {
         turn_completed_at?: number;
         /** of the latest turn (highest input_seq) */
         turn_delivered_at?: number;
+        /**
+         * What the agent's completed turns used, kept on its row as each turn completes
+         * (docs/usage.md §4): absent until a turn reported usage.
+         */
+        usage?: {
+            /** The cost of the priced turns in US dollars. */
+            cost_usd?: number;
+            /** Every token of those turns: input, output, cache reads and cache writes. */
+            tokens?: number;
+            /** Turns that reported usage. */
+            turns?: number;
+            /** Turns whose model had no price. */
+            unpriced_turns?: number;
+            [key: string]: unknown;
+        };
         uuid?: string;
         /**
          * The git worktree the agent runs in: only for an agent started with worktree
@@ -2497,6 +2677,21 @@ export interface AgentMoveRequestedEvent {
         turn_completed_at?: number;
         /** of the latest turn (highest input_seq) */
         turn_delivered_at?: number;
+        /**
+         * What the agent's completed turns used, kept on its row as each turn completes
+         * (docs/usage.md §4): absent until a turn reported usage.
+         */
+        usage?: {
+            /** The cost of the priced turns in US dollars. */
+            cost_usd?: number;
+            /** Every token of those turns: input, output, cache reads and cache writes. */
+            tokens?: number;
+            /** Turns that reported usage. */
+            turns?: number;
+            /** Turns whose model had no price. */
+            unpriced_turns?: number;
+            [key: string]: unknown;
+        };
         uuid?: string;
         /**
          * The git worktree the agent runs in: only for an agent started with worktree
@@ -2592,6 +2787,21 @@ export interface AgentReroutedEvent {
         turn_completed_at?: number;
         /** of the latest turn (highest input_seq) */
         turn_delivered_at?: number;
+        /**
+         * What the agent's completed turns used, kept on its row as each turn completes
+         * (docs/usage.md §4): absent until a turn reported usage.
+         */
+        usage?: {
+            /** The cost of the priced turns in US dollars. */
+            cost_usd?: number;
+            /** Every token of those turns: input, output, cache reads and cache writes. */
+            tokens?: number;
+            /** Turns that reported usage. */
+            turns?: number;
+            /** Turns whose model had no price. */
+            unpriced_turns?: number;
+            [key: string]: unknown;
+        };
         uuid?: string;
         /**
          * The git worktree the agent runs in: only for an agent started with worktree
@@ -2684,6 +2894,21 @@ export interface AgentResponseCapturedEvent {
         turn_completed_at?: number;
         /** of the latest turn (highest input_seq) */
         turn_delivered_at?: number;
+        /**
+         * What the agent's completed turns used, kept on its row as each turn completes
+         * (docs/usage.md §4): absent until a turn reported usage.
+         */
+        usage?: {
+            /** The cost of the priced turns in US dollars. */
+            cost_usd?: number;
+            /** Every token of those turns: input, output, cache reads and cache writes. */
+            tokens?: number;
+            /** Turns that reported usage. */
+            turns?: number;
+            /** Turns whose model had no price. */
+            unpriced_turns?: number;
+            [key: string]: unknown;
+        };
         uuid?: string;
         /**
          * The git worktree the agent runs in: only for an agent started with worktree
@@ -2772,6 +2997,21 @@ export interface AgentSpawnAppliedEvent {
         turn_completed_at?: number;
         /** of the latest turn (highest input_seq) */
         turn_delivered_at?: number;
+        /**
+         * What the agent's completed turns used, kept on its row as each turn completes
+         * (docs/usage.md §4): absent until a turn reported usage.
+         */
+        usage?: {
+            /** The cost of the priced turns in US dollars. */
+            cost_usd?: number;
+            /** Every token of those turns: input, output, cache reads and cache writes. */
+            tokens?: number;
+            /** Turns that reported usage. */
+            turns?: number;
+            /** Turns whose model had no price. */
+            unpriced_turns?: number;
+            [key: string]: unknown;
+        };
         uuid?: string;
         /**
          * The git worktree the agent runs in: only for an agent started with worktree
@@ -2868,6 +3108,21 @@ export interface AgentSpawnRequestedEvent {
         turn_completed_at?: number;
         /** of the latest turn (highest input_seq) */
         turn_delivered_at?: number;
+        /**
+         * What the agent's completed turns used, kept on its row as each turn completes
+         * (docs/usage.md §4): absent until a turn reported usage.
+         */
+        usage?: {
+            /** The cost of the priced turns in US dollars. */
+            cost_usd?: number;
+            /** Every token of those turns: input, output, cache reads and cache writes. */
+            tokens?: number;
+            /** Turns that reported usage. */
+            turns?: number;
+            /** Turns whose model had no price. */
+            unpriced_turns?: number;
+            [key: string]: unknown;
+        };
         uuid?: string;
         /**
          * The git worktree the agent runs in: only for an agent started with worktree
@@ -2962,6 +3217,21 @@ export interface AgentStallClearedEvent {
         turn_completed_at?: number;
         /** of the latest turn (highest input_seq) */
         turn_delivered_at?: number;
+        /**
+         * What the agent's completed turns used, kept on its row as each turn completes
+         * (docs/usage.md §4): absent until a turn reported usage.
+         */
+        usage?: {
+            /** The cost of the priced turns in US dollars. */
+            cost_usd?: number;
+            /** Every token of those turns: input, output, cache reads and cache writes. */
+            tokens?: number;
+            /** Turns that reported usage. */
+            turns?: number;
+            /** Turns whose model had no price. */
+            unpriced_turns?: number;
+            [key: string]: unknown;
+        };
         uuid?: string;
         /**
          * The git worktree the agent runs in: only for an agent started with worktree
@@ -3052,6 +3322,21 @@ export interface AgentStalledEvent {
         turn_completed_at?: number;
         /** of the latest turn (highest input_seq) */
         turn_delivered_at?: number;
+        /**
+         * What the agent's completed turns used, kept on its row as each turn completes
+         * (docs/usage.md §4): absent until a turn reported usage.
+         */
+        usage?: {
+            /** The cost of the priced turns in US dollars. */
+            cost_usd?: number;
+            /** Every token of those turns: input, output, cache reads and cache writes. */
+            tokens?: number;
+            /** Turns that reported usage. */
+            turns?: number;
+            /** Turns whose model had no price. */
+            unpriced_turns?: number;
+            [key: string]: unknown;
+        };
         uuid?: string;
         /**
          * The git worktree the agent runs in: only for an agent started with worktree
@@ -3144,6 +3429,21 @@ export interface AgentStatusChangedEvent {
         turn_completed_at?: number;
         /** of the latest turn (highest input_seq) */
         turn_delivered_at?: number;
+        /**
+         * What the agent's completed turns used, kept on its row as each turn completes
+         * (docs/usage.md §4): absent until a turn reported usage.
+         */
+        usage?: {
+            /** The cost of the priced turns in US dollars. */
+            cost_usd?: number;
+            /** Every token of those turns: input, output, cache reads and cache writes. */
+            tokens?: number;
+            /** Turns that reported usage. */
+            turns?: number;
+            /** Turns whose model had no price. */
+            unpriced_turns?: number;
+            [key: string]: unknown;
+        };
         uuid?: string;
         /**
          * The git worktree the agent runs in: only for an agent started with worktree
@@ -3238,6 +3538,21 @@ export interface AgentTurnCompletedEvent {
         turn_completed_at?: number;
         /** of the latest turn (highest input_seq) */
         turn_delivered_at?: number;
+        /**
+         * What the agent's completed turns used, kept on its row as each turn completes
+         * (docs/usage.md §4): absent until a turn reported usage.
+         */
+        usage?: {
+            /** The cost of the priced turns in US dollars. */
+            cost_usd?: number;
+            /** Every token of those turns: input, output, cache reads and cache writes. */
+            tokens?: number;
+            /** Turns that reported usage. */
+            turns?: number;
+            /** Turns whose model had no price. */
+            unpriced_turns?: number;
+            [key: string]: unknown;
+        };
         uuid?: string;
         /**
          * The git worktree the agent runs in: only for an agent started with worktree
@@ -3326,6 +3641,21 @@ export interface AgentWorktreeAddAppliedEvent {
         turn_completed_at?: number;
         /** of the latest turn (highest input_seq) */
         turn_delivered_at?: number;
+        /**
+         * What the agent's completed turns used, kept on its row as each turn completes
+         * (docs/usage.md §4): absent until a turn reported usage.
+         */
+        usage?: {
+            /** The cost of the priced turns in US dollars. */
+            cost_usd?: number;
+            /** Every token of those turns: input, output, cache reads and cache writes. */
+            tokens?: number;
+            /** Turns that reported usage. */
+            turns?: number;
+            /** Turns whose model had no price. */
+            unpriced_turns?: number;
+            [key: string]: unknown;
+        };
         uuid?: string;
         /**
          * The git worktree the agent runs in: only for an agent started with worktree
@@ -3421,6 +3751,21 @@ export interface AgentWorktreeAddRequestedEvent {
         turn_completed_at?: number;
         /** of the latest turn (highest input_seq) */
         turn_delivered_at?: number;
+        /**
+         * What the agent's completed turns used, kept on its row as each turn completes
+         * (docs/usage.md §4): absent until a turn reported usage.
+         */
+        usage?: {
+            /** The cost of the priced turns in US dollars. */
+            cost_usd?: number;
+            /** Every token of those turns: input, output, cache reads and cache writes. */
+            tokens?: number;
+            /** Turns that reported usage. */
+            turns?: number;
+            /** Turns whose model had no price. */
+            unpriced_turns?: number;
+            [key: string]: unknown;
+        };
         uuid?: string;
         /**
          * The git worktree the agent runs in: only for an agent started with worktree
@@ -3516,6 +3861,21 @@ export interface AgentWorktreeRemoveAppliedEvent {
         turn_completed_at?: number;
         /** of the latest turn (highest input_seq) */
         turn_delivered_at?: number;
+        /**
+         * What the agent's completed turns used, kept on its row as each turn completes
+         * (docs/usage.md §4): absent until a turn reported usage.
+         */
+        usage?: {
+            /** The cost of the priced turns in US dollars. */
+            cost_usd?: number;
+            /** Every token of those turns: input, output, cache reads and cache writes. */
+            tokens?: number;
+            /** Turns that reported usage. */
+            turns?: number;
+            /** Turns whose model had no price. */
+            unpriced_turns?: number;
+            [key: string]: unknown;
+        };
         uuid?: string;
         /**
          * The git worktree the agent runs in: only for an agent started with worktree
@@ -3610,6 +3970,21 @@ export interface AgentWorktreeRemoveRequestedEvent {
         turn_completed_at?: number;
         /** of the latest turn (highest input_seq) */
         turn_delivered_at?: number;
+        /**
+         * What the agent's completed turns used, kept on its row as each turn completes
+         * (docs/usage.md §4): absent until a turn reported usage.
+         */
+        usage?: {
+            /** The cost of the priced turns in US dollars. */
+            cost_usd?: number;
+            /** Every token of those turns: input, output, cache reads and cache writes. */
+            tokens?: number;
+            /** Turns that reported usage. */
+            turns?: number;
+            /** Turns whose model had no price. */
+            unpriced_turns?: number;
+            [key: string]: unknown;
+        };
         uuid?: string;
         /**
          * The git worktree the agent runs in: only for an agent started with worktree
@@ -3987,6 +4362,21 @@ export interface LoopRunSignalAppliedEvent {
         turn_completed_at?: number;
         /** of the latest turn (highest input_seq) */
         turn_delivered_at?: number;
+        /**
+         * What the agent's completed turns used, kept on its row as each turn completes
+         * (docs/usage.md §4): absent until a turn reported usage.
+         */
+        usage?: {
+            /** The cost of the priced turns in US dollars. */
+            cost_usd?: number;
+            /** Every token of those turns: input, output, cache reads and cache writes. */
+            tokens?: number;
+            /** Turns that reported usage. */
+            turns?: number;
+            /** Turns whose model had no price. */
+            unpriced_turns?: number;
+            [key: string]: unknown;
+        };
         uuid?: string;
         /**
          * The git worktree the agent runs in: only for an agent started with worktree
@@ -4080,6 +4470,21 @@ export interface LoopRunSignalRequestedEvent {
         turn_completed_at?: number;
         /** of the latest turn (highest input_seq) */
         turn_delivered_at?: number;
+        /**
+         * What the agent's completed turns used, kept on its row as each turn completes
+         * (docs/usage.md §4): absent until a turn reported usage.
+         */
+        usage?: {
+            /** The cost of the priced turns in US dollars. */
+            cost_usd?: number;
+            /** Every token of those turns: input, output, cache reads and cache writes. */
+            tokens?: number;
+            /** Turns that reported usage. */
+            turns?: number;
+            /** Turns whose model had no price. */
+            unpriced_turns?: number;
+            [key: string]: unknown;
+        };
         uuid?: string;
         /**
          * The git worktree the agent runs in: only for an agent started with worktree
@@ -4171,6 +4576,21 @@ export interface LoopRunSpawnAppliedEvent {
         turn_completed_at?: number;
         /** of the latest turn (highest input_seq) */
         turn_delivered_at?: number;
+        /**
+         * What the agent's completed turns used, kept on its row as each turn completes
+         * (docs/usage.md §4): absent until a turn reported usage.
+         */
+        usage?: {
+            /** The cost of the priced turns in US dollars. */
+            cost_usd?: number;
+            /** Every token of those turns: input, output, cache reads and cache writes. */
+            tokens?: number;
+            /** Turns that reported usage. */
+            turns?: number;
+            /** Turns whose model had no price. */
+            unpriced_turns?: number;
+            [key: string]: unknown;
+        };
         uuid?: string;
         /**
          * The git worktree the agent runs in: only for an agent started with worktree
@@ -4265,6 +4685,21 @@ export interface LoopRunSpawnRequestedEvent {
         turn_completed_at?: number;
         /** of the latest turn (highest input_seq) */
         turn_delivered_at?: number;
+        /**
+         * What the agent's completed turns used, kept on its row as each turn completes
+         * (docs/usage.md §4): absent until a turn reported usage.
+         */
+        usage?: {
+            /** The cost of the priced turns in US dollars. */
+            cost_usd?: number;
+            /** Every token of those turns: input, output, cache reads and cache writes. */
+            tokens?: number;
+            /** Turns that reported usage. */
+            turns?: number;
+            /** Turns whose model had no price. */
+            unpriced_turns?: number;
+            [key: string]: unknown;
+        };
         uuid?: string;
         /**
          * The git worktree the agent runs in: only for an agent started with worktree
@@ -4455,6 +4890,21 @@ export interface QueuePromotedEvent {
         turn_completed_at?: number;
         /** of the latest turn (highest input_seq) */
         turn_delivered_at?: number;
+        /**
+         * What the agent's completed turns used, kept on its row as each turn completes
+         * (docs/usage.md §4): absent until a turn reported usage.
+         */
+        usage?: {
+            /** The cost of the priced turns in US dollars. */
+            cost_usd?: number;
+            /** Every token of those turns: input, output, cache reads and cache writes. */
+            tokens?: number;
+            /** Turns that reported usage. */
+            turns?: number;
+            /** Turns whose model had no price. */
+            unpriced_turns?: number;
+            [key: string]: unknown;
+        };
         uuid?: string;
         /**
          * The git worktree the agent runs in: only for an agent started with worktree

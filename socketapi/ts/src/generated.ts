@@ -181,6 +181,21 @@ export interface AgentAdoptResult {
     turn_completed_at?: number;
     /** of the latest turn (highest input_seq) */
     turn_delivered_at?: number;
+    /**
+     * What the agent's completed turns used, kept on its row as each turn completes
+     * (docs/usage.md §4): absent until a turn reported usage.
+     */
+    usage?: {
+      /** The cost of the priced turns in US dollars. */
+      cost_usd?: number;
+      /** Every token of those turns: input, output, cache reads and cache writes. */
+      tokens?: number;
+      /** Turns that reported usage. */
+      turns?: number;
+      /** Turns whose model had no price. */
+      unpriced_turns?: number;
+      [key: string]: unknown;
+    };
     uuid?: string;
     /**
      * The git worktree the agent runs in: only for an agent started with worktree
@@ -583,6 +598,21 @@ export interface AgentLsResult {
     turn_completed_at?: number;
     /** of the latest turn (highest input_seq) */
     turn_delivered_at?: number;
+    /**
+     * What the agent's completed turns used, kept on its row as each turn completes
+     * (docs/usage.md §4): absent until a turn reported usage.
+     */
+    usage?: {
+      /** The cost of the priced turns in US dollars. */
+      cost_usd?: number;
+      /** Every token of those turns: input, output, cache reads and cache writes. */
+      tokens?: number;
+      /** Turns that reported usage. */
+      turns?: number;
+      /** Turns whose model had no price. */
+      unpriced_turns?: number;
+      [key: string]: unknown;
+    };
     uuid?: string;
     /**
      * The git worktree the agent runs in: only for an agent started with worktree
@@ -911,6 +941,21 @@ export interface ApiSnapshotResult {
     turn_completed_at?: number;
     /** of the latest turn (highest input_seq) */
     turn_delivered_at?: number;
+    /**
+     * What the agent's completed turns used, kept on its row as each turn completes
+     * (docs/usage.md §4): absent until a turn reported usage.
+     */
+    usage?: {
+      /** The cost of the priced turns in US dollars. */
+      cost_usd?: number;
+      /** Every token of those turns: input, output, cache reads and cache writes. */
+      tokens?: number;
+      /** Turns that reported usage. */
+      turns?: number;
+      /** Turns whose model had no price. */
+      unpriced_turns?: number;
+      [key: string]: unknown;
+    };
     uuid?: string;
     /**
      * The git worktree the agent runs in: only for an agent started with worktree
@@ -1754,6 +1799,21 @@ export interface WatchOpenResult {
       turn_completed_at?: number;
       /** of the latest turn (highest input_seq) */
       turn_delivered_at?: number;
+      /**
+       * What the agent's completed turns used, kept on its row as each turn completes
+       * (docs/usage.md §4): absent until a turn reported usage.
+       */
+      usage?: {
+        /** The cost of the priced turns in US dollars. */
+        cost_usd?: number;
+        /** Every token of those turns: input, output, cache reads and cache writes. */
+        tokens?: number;
+        /** Turns that reported usage. */
+        turns?: number;
+        /** Turns whose model had no price. */
+        unpriced_turns?: number;
+        [key: string]: unknown;
+      };
       uuid?: string;
       /**
        * The git worktree the agent runs in: only for an agent started with worktree
@@ -1880,6 +1940,21 @@ export interface AgentCloseAppliedEvent {
     turn_completed_at?: number;
     /** of the latest turn (highest input_seq) */
     turn_delivered_at?: number;
+    /**
+     * What the agent's completed turns used, kept on its row as each turn completes
+     * (docs/usage.md §4): absent until a turn reported usage.
+     */
+    usage?: {
+      /** The cost of the priced turns in US dollars. */
+      cost_usd?: number;
+      /** Every token of those turns: input, output, cache reads and cache writes. */
+      tokens?: number;
+      /** Turns that reported usage. */
+      turns?: number;
+      /** Turns whose model had no price. */
+      unpriced_turns?: number;
+      [key: string]: unknown;
+    };
     uuid?: string;
     /**
      * The git worktree the agent runs in: only for an agent started with worktree
@@ -1974,6 +2049,21 @@ export interface AgentCloseRequestedEvent {
     turn_completed_at?: number;
     /** of the latest turn (highest input_seq) */
     turn_delivered_at?: number;
+    /**
+     * What the agent's completed turns used, kept on its row as each turn completes
+     * (docs/usage.md §4): absent until a turn reported usage.
+     */
+    usage?: {
+      /** The cost of the priced turns in US dollars. */
+      cost_usd?: number;
+      /** Every token of those turns: input, output, cache reads and cache writes. */
+      tokens?: number;
+      /** Turns that reported usage. */
+      turns?: number;
+      /** Turns whose model had no price. */
+      unpriced_turns?: number;
+      [key: string]: unknown;
+    };
     uuid?: string;
     /**
      * The git worktree the agent runs in: only for an agent started with worktree
@@ -2068,6 +2158,21 @@ export interface AgentCreatedEvent {
     turn_completed_at?: number;
     /** of the latest turn (highest input_seq) */
     turn_delivered_at?: number;
+    /**
+     * What the agent's completed turns used, kept on its row as each turn completes
+     * (docs/usage.md §4): absent until a turn reported usage.
+     */
+    usage?: {
+      /** The cost of the priced turns in US dollars. */
+      cost_usd?: number;
+      /** Every token of those turns: input, output, cache reads and cache writes. */
+      tokens?: number;
+      /** Turns that reported usage. */
+      turns?: number;
+      /** Turns whose model had no price. */
+      unpriced_turns?: number;
+      [key: string]: unknown;
+    };
     uuid?: string;
     /**
      * The git worktree the agent runs in: only for an agent started with worktree
@@ -2161,6 +2266,21 @@ export interface AgentEndedEvent {
     turn_completed_at?: number;
     /** of the latest turn (highest input_seq) */
     turn_delivered_at?: number;
+    /**
+     * What the agent's completed turns used, kept on its row as each turn completes
+     * (docs/usage.md §4): absent until a turn reported usage.
+     */
+    usage?: {
+      /** The cost of the priced turns in US dollars. */
+      cost_usd?: number;
+      /** Every token of those turns: input, output, cache reads and cache writes. */
+      tokens?: number;
+      /** Turns that reported usage. */
+      turns?: number;
+      /** Turns whose model had no price. */
+      unpriced_turns?: number;
+      [key: string]: unknown;
+    };
     uuid?: string;
     /**
      * The git worktree the agent runs in: only for an agent started with worktree
@@ -2250,6 +2370,21 @@ export interface AgentInputAppliedEvent {
     turn_completed_at?: number;
     /** of the latest turn (highest input_seq) */
     turn_delivered_at?: number;
+    /**
+     * What the agent's completed turns used, kept on its row as each turn completes
+     * (docs/usage.md §4): absent until a turn reported usage.
+     */
+    usage?: {
+      /** The cost of the priced turns in US dollars. */
+      cost_usd?: number;
+      /** Every token of those turns: input, output, cache reads and cache writes. */
+      tokens?: number;
+      /** Turns that reported usage. */
+      turns?: number;
+      /** Turns whose model had no price. */
+      unpriced_turns?: number;
+      [key: string]: unknown;
+    };
     uuid?: string;
     /**
      * The git worktree the agent runs in: only for an agent started with worktree
@@ -2346,6 +2481,21 @@ export interface AgentInputRequestedEvent {
     turn_completed_at?: number;
     /** of the latest turn (highest input_seq) */
     turn_delivered_at?: number;
+    /**
+     * What the agent's completed turns used, kept on its row as each turn completes
+     * (docs/usage.md §4): absent until a turn reported usage.
+     */
+    usage?: {
+      /** The cost of the priced turns in US dollars. */
+      cost_usd?: number;
+      /** Every token of those turns: input, output, cache reads and cache writes. */
+      tokens?: number;
+      /** Turns that reported usage. */
+      turns?: number;
+      /** Turns whose model had no price. */
+      unpriced_turns?: number;
+      [key: string]: unknown;
+    };
     uuid?: string;
     /**
      * The git worktree the agent runs in: only for an agent started with worktree
@@ -2443,6 +2593,21 @@ export interface AgentLocationChangedEvent {
     turn_completed_at?: number;
     /** of the latest turn (highest input_seq) */
     turn_delivered_at?: number;
+    /**
+     * What the agent's completed turns used, kept on its row as each turn completes
+     * (docs/usage.md §4): absent until a turn reported usage.
+     */
+    usage?: {
+      /** The cost of the priced turns in US dollars. */
+      cost_usd?: number;
+      /** Every token of those turns: input, output, cache reads and cache writes. */
+      tokens?: number;
+      /** Turns that reported usage. */
+      turns?: number;
+      /** Turns whose model had no price. */
+      unpriced_turns?: number;
+      [key: string]: unknown;
+    };
     uuid?: string;
     /**
      * The git worktree the agent runs in: only for an agent started with worktree
@@ -2533,6 +2698,21 @@ export interface AgentMoveAppliedEvent {
     turn_completed_at?: number;
     /** of the latest turn (highest input_seq) */
     turn_delivered_at?: number;
+    /**
+     * What the agent's completed turns used, kept on its row as each turn completes
+     * (docs/usage.md §4): absent until a turn reported usage.
+     */
+    usage?: {
+      /** The cost of the priced turns in US dollars. */
+      cost_usd?: number;
+      /** Every token of those turns: input, output, cache reads and cache writes. */
+      tokens?: number;
+      /** Turns that reported usage. */
+      turns?: number;
+      /** Turns whose model had no price. */
+      unpriced_turns?: number;
+      [key: string]: unknown;
+    };
     uuid?: string;
     /**
      * The git worktree the agent runs in: only for an agent started with worktree
@@ -2631,6 +2811,21 @@ export interface AgentMoveRequestedEvent {
     turn_completed_at?: number;
     /** of the latest turn (highest input_seq) */
     turn_delivered_at?: number;
+    /**
+     * What the agent's completed turns used, kept on its row as each turn completes
+     * (docs/usage.md §4): absent until a turn reported usage.
+     */
+    usage?: {
+      /** The cost of the priced turns in US dollars. */
+      cost_usd?: number;
+      /** Every token of those turns: input, output, cache reads and cache writes. */
+      tokens?: number;
+      /** Turns that reported usage. */
+      turns?: number;
+      /** Turns whose model had no price. */
+      unpriced_turns?: number;
+      [key: string]: unknown;
+    };
     uuid?: string;
     /**
      * The git worktree the agent runs in: only for an agent started with worktree
@@ -2727,6 +2922,21 @@ export interface AgentReroutedEvent {
     turn_completed_at?: number;
     /** of the latest turn (highest input_seq) */
     turn_delivered_at?: number;
+    /**
+     * What the agent's completed turns used, kept on its row as each turn completes
+     * (docs/usage.md §4): absent until a turn reported usage.
+     */
+    usage?: {
+      /** The cost of the priced turns in US dollars. */
+      cost_usd?: number;
+      /** Every token of those turns: input, output, cache reads and cache writes. */
+      tokens?: number;
+      /** Turns that reported usage. */
+      turns?: number;
+      /** Turns whose model had no price. */
+      unpriced_turns?: number;
+      [key: string]: unknown;
+    };
     uuid?: string;
     /**
      * The git worktree the agent runs in: only for an agent started with worktree
@@ -2820,6 +3030,21 @@ export interface AgentResponseCapturedEvent {
     turn_completed_at?: number;
     /** of the latest turn (highest input_seq) */
     turn_delivered_at?: number;
+    /**
+     * What the agent's completed turns used, kept on its row as each turn completes
+     * (docs/usage.md §4): absent until a turn reported usage.
+     */
+    usage?: {
+      /** The cost of the priced turns in US dollars. */
+      cost_usd?: number;
+      /** Every token of those turns: input, output, cache reads and cache writes. */
+      tokens?: number;
+      /** Turns that reported usage. */
+      turns?: number;
+      /** Turns whose model had no price. */
+      unpriced_turns?: number;
+      [key: string]: unknown;
+    };
     uuid?: string;
     /**
      * The git worktree the agent runs in: only for an agent started with worktree
@@ -2909,6 +3134,21 @@ export interface AgentSpawnAppliedEvent {
     turn_completed_at?: number;
     /** of the latest turn (highest input_seq) */
     turn_delivered_at?: number;
+    /**
+     * What the agent's completed turns used, kept on its row as each turn completes
+     * (docs/usage.md §4): absent until a turn reported usage.
+     */
+    usage?: {
+      /** The cost of the priced turns in US dollars. */
+      cost_usd?: number;
+      /** Every token of those turns: input, output, cache reads and cache writes. */
+      tokens?: number;
+      /** Turns that reported usage. */
+      turns?: number;
+      /** Turns whose model had no price. */
+      unpriced_turns?: number;
+      [key: string]: unknown;
+    };
     uuid?: string;
     /**
      * The git worktree the agent runs in: only for an agent started with worktree
@@ -3006,6 +3246,21 @@ export interface AgentSpawnRequestedEvent {
     turn_completed_at?: number;
     /** of the latest turn (highest input_seq) */
     turn_delivered_at?: number;
+    /**
+     * What the agent's completed turns used, kept on its row as each turn completes
+     * (docs/usage.md §4): absent until a turn reported usage.
+     */
+    usage?: {
+      /** The cost of the priced turns in US dollars. */
+      cost_usd?: number;
+      /** Every token of those turns: input, output, cache reads and cache writes. */
+      tokens?: number;
+      /** Turns that reported usage. */
+      turns?: number;
+      /** Turns whose model had no price. */
+      unpriced_turns?: number;
+      [key: string]: unknown;
+    };
     uuid?: string;
     /**
      * The git worktree the agent runs in: only for an agent started with worktree
@@ -3101,6 +3356,21 @@ export interface AgentStallClearedEvent {
     turn_completed_at?: number;
     /** of the latest turn (highest input_seq) */
     turn_delivered_at?: number;
+    /**
+     * What the agent's completed turns used, kept on its row as each turn completes
+     * (docs/usage.md §4): absent until a turn reported usage.
+     */
+    usage?: {
+      /** The cost of the priced turns in US dollars. */
+      cost_usd?: number;
+      /** Every token of those turns: input, output, cache reads and cache writes. */
+      tokens?: number;
+      /** Turns that reported usage. */
+      turns?: number;
+      /** Turns whose model had no price. */
+      unpriced_turns?: number;
+      [key: string]: unknown;
+    };
     uuid?: string;
     /**
      * The git worktree the agent runs in: only for an agent started with worktree
@@ -3192,6 +3462,21 @@ export interface AgentStalledEvent {
     turn_completed_at?: number;
     /** of the latest turn (highest input_seq) */
     turn_delivered_at?: number;
+    /**
+     * What the agent's completed turns used, kept on its row as each turn completes
+     * (docs/usage.md §4): absent until a turn reported usage.
+     */
+    usage?: {
+      /** The cost of the priced turns in US dollars. */
+      cost_usd?: number;
+      /** Every token of those turns: input, output, cache reads and cache writes. */
+      tokens?: number;
+      /** Turns that reported usage. */
+      turns?: number;
+      /** Turns whose model had no price. */
+      unpriced_turns?: number;
+      [key: string]: unknown;
+    };
     uuid?: string;
     /**
      * The git worktree the agent runs in: only for an agent started with worktree
@@ -3285,6 +3570,21 @@ export interface AgentStatusChangedEvent {
     turn_completed_at?: number;
     /** of the latest turn (highest input_seq) */
     turn_delivered_at?: number;
+    /**
+     * What the agent's completed turns used, kept on its row as each turn completes
+     * (docs/usage.md §4): absent until a turn reported usage.
+     */
+    usage?: {
+      /** The cost of the priced turns in US dollars. */
+      cost_usd?: number;
+      /** Every token of those turns: input, output, cache reads and cache writes. */
+      tokens?: number;
+      /** Turns that reported usage. */
+      turns?: number;
+      /** Turns whose model had no price. */
+      unpriced_turns?: number;
+      [key: string]: unknown;
+    };
     uuid?: string;
     /**
      * The git worktree the agent runs in: only for an agent started with worktree
@@ -3380,6 +3680,21 @@ export interface AgentTurnCompletedEvent {
     turn_completed_at?: number;
     /** of the latest turn (highest input_seq) */
     turn_delivered_at?: number;
+    /**
+     * What the agent's completed turns used, kept on its row as each turn completes
+     * (docs/usage.md §4): absent until a turn reported usage.
+     */
+    usage?: {
+      /** The cost of the priced turns in US dollars. */
+      cost_usd?: number;
+      /** Every token of those turns: input, output, cache reads and cache writes. */
+      tokens?: number;
+      /** Turns that reported usage. */
+      turns?: number;
+      /** Turns whose model had no price. */
+      unpriced_turns?: number;
+      [key: string]: unknown;
+    };
     uuid?: string;
     /**
      * The git worktree the agent runs in: only for an agent started with worktree
@@ -3469,6 +3784,21 @@ export interface AgentWorktreeAddAppliedEvent {
     turn_completed_at?: number;
     /** of the latest turn (highest input_seq) */
     turn_delivered_at?: number;
+    /**
+     * What the agent's completed turns used, kept on its row as each turn completes
+     * (docs/usage.md §4): absent until a turn reported usage.
+     */
+    usage?: {
+      /** The cost of the priced turns in US dollars. */
+      cost_usd?: number;
+      /** Every token of those turns: input, output, cache reads and cache writes. */
+      tokens?: number;
+      /** Turns that reported usage. */
+      turns?: number;
+      /** Turns whose model had no price. */
+      unpriced_turns?: number;
+      [key: string]: unknown;
+    };
     uuid?: string;
     /**
      * The git worktree the agent runs in: only for an agent started with worktree
@@ -3565,6 +3895,21 @@ export interface AgentWorktreeAddRequestedEvent {
     turn_completed_at?: number;
     /** of the latest turn (highest input_seq) */
     turn_delivered_at?: number;
+    /**
+     * What the agent's completed turns used, kept on its row as each turn completes
+     * (docs/usage.md §4): absent until a turn reported usage.
+     */
+    usage?: {
+      /** The cost of the priced turns in US dollars. */
+      cost_usd?: number;
+      /** Every token of those turns: input, output, cache reads and cache writes. */
+      tokens?: number;
+      /** Turns that reported usage. */
+      turns?: number;
+      /** Turns whose model had no price. */
+      unpriced_turns?: number;
+      [key: string]: unknown;
+    };
     uuid?: string;
     /**
      * The git worktree the agent runs in: only for an agent started with worktree
@@ -3661,6 +4006,21 @@ export interface AgentWorktreeRemoveAppliedEvent {
     turn_completed_at?: number;
     /** of the latest turn (highest input_seq) */
     turn_delivered_at?: number;
+    /**
+     * What the agent's completed turns used, kept on its row as each turn completes
+     * (docs/usage.md §4): absent until a turn reported usage.
+     */
+    usage?: {
+      /** The cost of the priced turns in US dollars. */
+      cost_usd?: number;
+      /** Every token of those turns: input, output, cache reads and cache writes. */
+      tokens?: number;
+      /** Turns that reported usage. */
+      turns?: number;
+      /** Turns whose model had no price. */
+      unpriced_turns?: number;
+      [key: string]: unknown;
+    };
     uuid?: string;
     /**
      * The git worktree the agent runs in: only for an agent started with worktree
@@ -3756,6 +4116,21 @@ export interface AgentWorktreeRemoveRequestedEvent {
     turn_completed_at?: number;
     /** of the latest turn (highest input_seq) */
     turn_delivered_at?: number;
+    /**
+     * What the agent's completed turns used, kept on its row as each turn completes
+     * (docs/usage.md §4): absent until a turn reported usage.
+     */
+    usage?: {
+      /** The cost of the priced turns in US dollars. */
+      cost_usd?: number;
+      /** Every token of those turns: input, output, cache reads and cache writes. */
+      tokens?: number;
+      /** Turns that reported usage. */
+      turns?: number;
+      /** Turns whose model had no price. */
+      unpriced_turns?: number;
+      [key: string]: unknown;
+    };
     uuid?: string;
     /**
      * The git worktree the agent runs in: only for an agent started with worktree
@@ -4145,6 +4520,21 @@ export interface LoopRunSignalAppliedEvent {
     turn_completed_at?: number;
     /** of the latest turn (highest input_seq) */
     turn_delivered_at?: number;
+    /**
+     * What the agent's completed turns used, kept on its row as each turn completes
+     * (docs/usage.md §4): absent until a turn reported usage.
+     */
+    usage?: {
+      /** The cost of the priced turns in US dollars. */
+      cost_usd?: number;
+      /** Every token of those turns: input, output, cache reads and cache writes. */
+      tokens?: number;
+      /** Turns that reported usage. */
+      turns?: number;
+      /** Turns whose model had no price. */
+      unpriced_turns?: number;
+      [key: string]: unknown;
+    };
     uuid?: string;
     /**
      * The git worktree the agent runs in: only for an agent started with worktree
@@ -4239,6 +4629,21 @@ export interface LoopRunSignalRequestedEvent {
     turn_completed_at?: number;
     /** of the latest turn (highest input_seq) */
     turn_delivered_at?: number;
+    /**
+     * What the agent's completed turns used, kept on its row as each turn completes
+     * (docs/usage.md §4): absent until a turn reported usage.
+     */
+    usage?: {
+      /** The cost of the priced turns in US dollars. */
+      cost_usd?: number;
+      /** Every token of those turns: input, output, cache reads and cache writes. */
+      tokens?: number;
+      /** Turns that reported usage. */
+      turns?: number;
+      /** Turns whose model had no price. */
+      unpriced_turns?: number;
+      [key: string]: unknown;
+    };
     uuid?: string;
     /**
      * The git worktree the agent runs in: only for an agent started with worktree
@@ -4331,6 +4736,21 @@ export interface LoopRunSpawnAppliedEvent {
     turn_completed_at?: number;
     /** of the latest turn (highest input_seq) */
     turn_delivered_at?: number;
+    /**
+     * What the agent's completed turns used, kept on its row as each turn completes
+     * (docs/usage.md §4): absent until a turn reported usage.
+     */
+    usage?: {
+      /** The cost of the priced turns in US dollars. */
+      cost_usd?: number;
+      /** Every token of those turns: input, output, cache reads and cache writes. */
+      tokens?: number;
+      /** Turns that reported usage. */
+      turns?: number;
+      /** Turns whose model had no price. */
+      unpriced_turns?: number;
+      [key: string]: unknown;
+    };
     uuid?: string;
     /**
      * The git worktree the agent runs in: only for an agent started with worktree
@@ -4426,6 +4846,21 @@ export interface LoopRunSpawnRequestedEvent {
     turn_completed_at?: number;
     /** of the latest turn (highest input_seq) */
     turn_delivered_at?: number;
+    /**
+     * What the agent's completed turns used, kept on its row as each turn completes
+     * (docs/usage.md §4): absent until a turn reported usage.
+     */
+    usage?: {
+      /** The cost of the priced turns in US dollars. */
+      cost_usd?: number;
+      /** Every token of those turns: input, output, cache reads and cache writes. */
+      tokens?: number;
+      /** Turns that reported usage. */
+      turns?: number;
+      /** Turns whose model had no price. */
+      unpriced_turns?: number;
+      [key: string]: unknown;
+    };
     uuid?: string;
     /**
      * The git worktree the agent runs in: only for an agent started with worktree
@@ -4621,6 +5056,21 @@ export interface QueuePromotedEvent {
     turn_completed_at?: number;
     /** of the latest turn (highest input_seq) */
     turn_delivered_at?: number;
+    /**
+     * What the agent's completed turns used, kept on its row as each turn completes
+     * (docs/usage.md §4): absent until a turn reported usage.
+     */
+    usage?: {
+      /** The cost of the priced turns in US dollars. */
+      cost_usd?: number;
+      /** Every token of those turns: input, output, cache reads and cache writes. */
+      tokens?: number;
+      /** Turns that reported usage. */
+      turns?: number;
+      /** Turns whose model had no price. */
+      unpriced_turns?: number;
+      [key: string]: unknown;
+    };
     uuid?: string;
     /**
      * The git worktree the agent runs in: only for an agent started with worktree
