@@ -88,3 +88,58 @@ func BenchmarkUsageReport(b *testing.B) {
 		b.Logf("%s: report %v, count %v, ratio_vs_count %.2f", name, report, count, float64(report)/float64(count))
 	}
 }
+
+// BenchmarkCompleteTurnUsage times a turn's completion transaction with the usage the
+// transcript reported and, alternating in the same run, without it (an agent whose
+// transcript reported none): ratio_vs_plain is the first over the second, the share of
+// a completion's write that recording usage adds (docs/usage.md §6). Each turn is
+// opened outside the timing; the two alternate which goes first.
+func BenchmarkCompleteTurnUsage(b *testing.B) {
+	db := storetest.Open(b)
+	with, _ := usageAgent(b, db, "bench/with", "claude", "claude-sonnet-4-5")
+	plain, _ := usageAgent(b, db, "bench/plain", "claude", "claude-sonnet-4-5")
+	// usageAgent opened a first turn; complete both so every iteration opens its own.
+	var timed [2]time.Duration
+	turn := func(id string, u *store.TurnUsage) time.Duration {
+		seq := storetest.Write(b, db, func(tx *store.Tx) (any, error) {
+			seq, _, err := tx.OpenTurn(id, store.InputStatuses)
+			return seq, err
+		}).(int64)
+		start := time.Now()
+		res, _, err := db.Apply([]store.Op{func(tx *store.Tx) (any, error) {
+			return nil, tx.CompleteTurn(store.TurnCompletion{UUID: id, Seq: seq, IdleFrom: store.StatusWorking, Usage: u})
+		}})
+		if err == nil {
+			err = res[0].Err
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(start)
+	}
+	for _, id := range []string{with, plain} {
+		storetest.Write(b, db, func(tx *store.Tx) (any, error) {
+			var seq int64
+			err := tx.QueryRow(`SELECT input_seq FROM agents WHERE uuid = ?`, id).Scan(&seq)
+			if err != nil {
+				return nil, err
+			}
+			return nil, tx.CompleteTurn(store.TurnCompletion{UUID: id, Seq: seq, IdleFrom: store.StatusWorking})
+		})
+	}
+	n := 0
+	for b.Loop() {
+		u := &store.TurnUsage{Input: 1200, Output: 340, CacheRead: 56000, CacheWrite: 800, Model: "claude-sonnet-4-5",
+			CostMicros: new(int64(12345))}
+		if n%2 == 0 { // alternate which goes first, so neither gains from the other's warm cache
+			timed[0] += turn(with, u)
+			timed[1] += turn(plain, nil)
+		} else {
+			timed[1] += turn(plain, nil)
+			timed[0] += turn(with, u)
+		}
+		n++
+	}
+	b.Logf("completion with usage %v, without %v, ratio_vs_plain %.3f", timed[0]/time.Duration(n),
+		timed[1]/time.Duration(n), float64(timed[0])/float64(timed[1]))
+}

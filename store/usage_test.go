@@ -15,7 +15,7 @@ import (
 )
 
 // usageAgent enqueues an agent at path with provider and model and opens its first turn.
-func usageAgent(t *testing.T, db *store.DB, path, provider, model string) (string, int64) {
+func usageAgent(t testing.TB, db *store.DB, path, provider, model string) (string, int64) {
 	t.Helper()
 	id := storetest.NewUUID(t)
 	seq := storetest.Write(t, db, func(tx *store.Tx) (any, error) {
