@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -153,8 +154,8 @@ func TestRefuseNewerVersion(t *testing.T) {
 		t.Fatalf("Open newer store: got %v, want environment_error store_version_mismatch", err)
 	}
 	pe, _ := wire.As(err)
-	if !strings.Contains(pe.Message, "99") || !strings.Contains(pe.Message, "version 10)") {
-		t.Errorf("message %q must name both versions (99 and 10)", pe.Message)
+	if !strings.Contains(pe.Message, "99") || !strings.Contains(pe.Message, fmt.Sprintf("version %d)", store.SchemaVersion)) {
+		t.Errorf("message %q must name both versions (99 and %d)", pe.Message, store.SchemaVersion)
 	}
 	if got := schemaVersion(t, path); got != "99" {
 		t.Errorf("refused store was modified: schema_version %q", got)

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"path/filepath"
 	"testing"
@@ -169,6 +170,68 @@ func TestUsageRecordedOnceAndReported(t *testing.T) {
 		}
 		if diff := cmp.Diff(want, r.Usage); diff != "" {
 			t.Errorf("agent %s row's usage (-want +got):\n%s", r.Path, diff)
+		}
+	}
+}
+
+// Migrating to schema 12 sums the usage already recorded into usage_days and each
+// agent's totals: a store whose turns were recorded before it reports what it reported
+// before, and its rows carry their totals.
+func TestUsageMigrationSumsRecordedTurns(t *testing.T) {
+	path := filepath.Join(storetest.Dir(t), "orcr.db")
+	db, err := store.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, sa := usageAgent(t, db, "proj/a", "claude", "sonnet")
+	b, sb := usageAgent(t, db, "proj/b", "codex", "")
+	for _, c := range []struct {
+		id  string
+		seq int64
+		u   store.TurnUsage
+	}{
+		{a, sa, store.TurnUsage{Input: 10, Output: 20, CacheRead: 30, CacheWrite: 40, CostMicros: micros(1500)}},
+		{b, sb, store.TurnUsage{Input: 1, Output: 2, Reasoning: 1, Model: "gpt-9"}},
+	} {
+		storetest.Write(t, db, func(tx *store.Tx) (any, error) {
+			return nil, tx.CompleteTurn(store.TurnCompletion{UUID: c.id, Seq: c.seq, IdleFrom: store.StatusWorking, Usage: &c.u})
+		})
+	}
+	ctx := context.Background()
+	want, err := store.ReadUsage(ctx, db.Reader(), store.UsageQuery{By: store.UsageByAgent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	// Back to schema 11: the turns keep their usage, the sums are gone.
+	raw, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.Exec(`DROP TABLE usage_days; ALTER TABLE agents DROP COLUMN usage_turns;
+		ALTER TABLE agents DROP COLUMN usage_tokens; ALTER TABLE agents DROP COLUMN usage_cost_micros;
+		ALTER TABLE agents DROP COLUMN usage_unpriced; UPDATE meta SET value = '11' WHERE key = 'schema_version'`); err != nil {
+		t.Fatal(err)
+	}
+	raw.Close()
+	if db, err = store.Open(path); err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	got, err := store.ReadUsage(ctx, db.Reader(), store.UsageQuery{By: store.UsageByAgent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" || len(got.Groups) != 2 {
+		t.Errorf("report after the migration (-before +after):\n%s", diff)
+	}
+	for id, want := range map[string]*api.AgentUsage{a: {Turns: 1, Tokens: 100, CostUSD: 0.0015}, b: {Turns: 1, Tokens: 3, UnpricedTurns: 1}} {
+		r, err := store.AgentByUUID(ctx, db.Reader(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, r.Usage); diff != "" {
+			t.Errorf("%s's usage after the migration (-want +got):\n%s", r.Path, diff)
 		}
 	}
 }
