@@ -72,7 +72,7 @@ func TestOpenFresh(t *testing.T) {
 		"attaches", "attaches_agent", "events", "events_ref", "inbox", "inbox_agent", "intents", "loop_runs",
 		"loop_runs_loop_status", "loop_runs_run_id", "loop_runs_status_timeout", "loops", "loops_active_name",
 		"loops_status_fire", "meta", "notify_deliveries", "notify_deliveries_due", "notify_deliveries_event",
-		"notify_targets", "provider_pauses", "quota_windows", "remote_tokens", "remote_tokens_agent", "session_log", "sessions", "turns", "turns_usage",
+		"notify_targets", "provider_pauses", "quota_windows", "remote_tokens", "remote_tokens_agent", "session_log", "sessions", "turns", "turns_usage", "usage_days",
 	}
 	if diff := cmp.Diff(want, tableNames(t, db.Reader())); diff != "" {
 		t.Errorf("tables and indexes (-want +got):\n%s", diff)

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"sort"
 	"strings"
@@ -9,21 +10,38 @@ import (
 
 // recordUsage writes u into turn seq of agent uuid with what a report and a budget group
 // by (docs/usage.md §2): the provider and path of the agent, the loop whose run started
-// it and the completion time. It runs in the transaction that completes the turn, which
-// completes a turn once, so a transcript read once is never counted again.
+// it and the completion time, and adds it to the agent's totals (its row's usage) and to
+// its day's row of usage_days, which reports read (§6). It runs in the transaction that completes the turn, which completes a turn
+// once, so a transcript read once is never counted again.
 func (t *Tx) recordUsage(uuid string, seq int64, path, provider string, u *TurnUsage) error {
 	loop, err := t.loopOf(path)
 	if err != nil {
 		return err
 	}
 	var cost any
+	micros, unpriced := int64(0), 1
 	if u.CostMicros != nil {
-		cost = *u.CostMicros
+		cost, micros, unpriced = *u.CostMicros, *u.CostMicros, 0
 	}
-	return t.exec("record turn usage", `UPDATE turns SET input_tokens = ?, output_tokens = ?, cache_read_tokens = ?,
+	if err := t.exec("record turn usage", `UPDATE turns SET input_tokens = ?, output_tokens = ?, cache_read_tokens = ?,
 		cache_write_tokens = ?, reasoning_tokens = ?, model = ?, provider = ?, path = ?, loop = ?, cost_micros = ?, usage_at = ?
 		WHERE agent_uuid = ? AND input_seq = ?`, u.Input, u.Output, u.CacheRead, u.CacheWrite, u.Reasoning, null(u.Model),
-		null(provider), path, null(loop), cost, t.now, uuid, seq)
+		null(provider), path, null(loop), cost, t.now, uuid, seq); err != nil {
+		return err
+	}
+	if err := t.exec("add usage to its agent", `UPDATE agents SET usage_turns = usage_turns + 1, usage_tokens = usage_tokens + ?,
+		usage_cost_micros = usage_cost_micros + ?, usage_unpriced = usage_unpriced + ? WHERE uuid = ?`,
+		u.Input+u.Output+u.CacheRead+u.CacheWrite, micros, unpriced, uuid); err != nil {
+		return err
+	}
+	return t.exec("add usage to its day", `INSERT INTO usage_days VALUES (date(? / 1000, 'unixepoch', 'localtime'),
+		?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT DO UPDATE SET turns = turns + 1, input_tokens = input_tokens + excluded.input_tokens,
+		output_tokens = output_tokens + excluded.output_tokens, cache_read_tokens = cache_read_tokens + excluded.cache_read_tokens,
+		cache_write_tokens = cache_write_tokens + excluded.cache_write_tokens,
+		reasoning_tokens = reasoning_tokens + excluded.reasoning_tokens, cost_micros = cost_micros + excluded.cost_micros,
+		unpriced = unpriced + excluded.unpriced`, t.now, uuid, path, provider, u.Model, loop, u.Input, u.Output, u.CacheRead,
+		u.CacheWrite, u.Reasoning, micros, unpriced)
 }
 
 // loopOf is the name of the loop whose run an agent at path belongs to: a path
@@ -116,27 +134,66 @@ var usageKeys = map[string]string{
 	"":              "''",
 	UsageByAgent:    "agent_uuid",
 	UsageByPath:     "path",
-	UsageByProvider: "COALESCE(provider, '')",
-	UsageByModel:    "COALESCE(model, '')",
-	UsageByLoop:     "COALESCE(loop, '')",
-	UsageByDay:      "date(usage_at / 1000, 'unixepoch', 'localtime')",
+	UsageByProvider: "provider",
+	UsageByModel:    "model",
+	UsageByLoop:     "loop",
+	UsageByDay:      "day",
 }
 
-// ReadUsage runs q over the turns that reported usage. It reads the turns_usage index
-// alone (docs/usage.md §6): two statements whatever the number of turns.
+// usageSource is the rows a report reads, in usage_days' shape: whole days from
+// usage_days and, when since is not a local midnight, the turns of since's own day at or
+// after since from the turns_usage index (docs/usage.md §6).
+func usageSource(ctx context.Context, db Querier, q UsageQuery) (string, []any, error) {
+	pathWhere, pathArgs := "", []any(nil)
+	if q.Path != "" {
+		pathWhere = ` AND (path = ? OR substr(path, 1, ?) = ?)`
+		pathArgs = []any{q.Path, len(q.Path) + 1, q.Path + "/"}
+	}
+	const days = `SELECT day, agent_uuid, path, provider, model, loop, turns, input_tokens, output_tokens, cache_read_tokens,
+		cache_write_tokens, reasoning_tokens, cost_micros, unpriced FROM usage_days WHERE `
+	if q.Since <= 0 {
+		return days + `1` + pathWhere, pathArgs, nil
+	}
+	// The day since falls in, and whether since is its first second: SQLite's own local
+	// days, the ones usage_days was written with.
+	var day, before sql.NullString
+	if err := db.QueryRowContext(ctx, `SELECT date(? / 1000, 'unixepoch', 'localtime'), date(? / 1000 - 1, 'unixepoch', 'localtime')`,
+		q.Since, q.Since).Scan(&day, &before); err != nil {
+		return "", nil, sqliteErr("read usage", err)
+	}
+	if !day.Valid {
+		// Past the last day SQLite can name: no turn completed then.
+		return days + `0`, nil, nil
+	}
+	if q.Since%1000 == 0 && before != day {
+		return days + `day >= ?` + pathWhere, append([]any{day.String}, pathArgs...), nil
+	}
+	// A local day lasts at most 25 hours, which bounds the index range of the first day.
+	src := days + `day > ?` + pathWhere + ` UNION ALL SELECT date(usage_at / 1000, 'unixepoch', 'localtime'), agent_uuid,
+		path, COALESCE(provider, ''), COALESCE(model, ''), COALESCE(loop, ''), 1, input_tokens, output_tokens,
+		cache_read_tokens, cache_write_tokens, COALESCE(reasoning_tokens, 0), COALESCE(cost_micros, 0), cost_micros IS NULL
+		FROM turns WHERE usage_at IS NOT NULL AND usage_at >= ? AND usage_at < ?
+		AND date(usage_at / 1000, 'unixepoch', 'localtime') = ?` + pathWhere
+	args := append([]any{day.String}, pathArgs...)
+	args = append(append(args, q.Since, q.Since+25*3600*1000, day.String), pathArgs...)
+	return src, args, nil
+}
+
+// ReadUsage runs q over the turns that reported usage. It reads usage_days, one row per
+// agent and day, and at most a day of turns (docs/usage.md §6); a second pass names the
+// models without a price when some turns had none.
 func ReadUsage(ctx context.Context, db Querier, q UsageQuery) (UsageReport, error) {
 	key, ok := usageKeys[q.By]
 	if !ok {
 		return UsageReport{}, fmt.Errorf("store: unknown usage grouping %q", q.By)
 	}
-	where, args := `usage_at IS NOT NULL AND usage_at >= ?`, []any{q.Since}
-	if q.Path != "" {
-		where += ` AND (path = ? OR substr(path, 1, ?) = ?)`
-		args = append(args, q.Path, len(q.Path)+1, q.Path+"/")
+	src, args, err := usageSource(ctx, db, q)
+	if err != nil {
+		return UsageReport{}, err
 	}
-	rows, err := db.QueryContext(ctx, `SELECT `+key+`, MAX(path), count(*), SUM(input_tokens), SUM(output_tokens),
-		SUM(cache_read_tokens), SUM(cache_write_tokens), COALESCE(SUM(reasoning_tokens), 0), COALESCE(SUM(cost_micros), 0),
-		SUM(cost_micros IS NULL) FROM turns WHERE `+where+` GROUP BY 1 ORDER BY 1`, args...)
+	rows, err := db.QueryContext(ctx, `SELECT `+key+`, MAX(path), SUM(turns), SUM(input_tokens), SUM(output_tokens),
+		SUM(cache_read_tokens), SUM(cache_write_tokens), SUM(reasoning_tokens), SUM(cost_micros), SUM(unpriced)
+		FROM (`+src+`) GROUP BY 1 ORDER BY 1`, args...)
 	if err != nil {
 		return UsageReport{}, sqliteErr("read usage", err)
 	}
@@ -163,8 +220,8 @@ func ReadUsage(ctx context.Context, db Querier, q UsageQuery) (UsageReport, erro
 		r.Groups = foldPaths(r.Groups, max(q.Depth, 1))
 	}
 	if r.Total.Unpriced > 0 {
-		if r.Unpriced, err = queryStrings(db, ctx, `SELECT DISTINCT COALESCE(model, '') FROM turns WHERE `+where+
-			` AND cost_micros IS NULL ORDER BY 1`, args...); err != nil {
+		if r.Unpriced, err = queryStrings(db, ctx, `SELECT DISTINCT model FROM (`+src+`) WHERE unpriced > 0 ORDER BY 1`,
+			args...); err != nil {
 			return UsageReport{}, err
 		}
 	}

@@ -2,18 +2,21 @@ package store_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/store"
 	"github.com/orcr-go/orcr/store/storetest"
 )
 
 // usageAgent enqueues an agent at path with provider and model and opens its first turn.
-func usageAgent(t *testing.T, db *store.DB, path, provider, model string) (string, int64) {
+func usageAgent(t testing.TB, db *store.DB, path, provider, model string) (string, int64) {
 	t.Helper()
 	id := storetest.NewUUID(t)
 	seq := storetest.Write(t, db, func(tx *store.Tx) (any, error) {
@@ -92,8 +95,8 @@ func TestUsageRecordedOnceAndReported(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n := db.Statements() - before; n > 2 {
-			t.Errorf("%+v: %d statements, want at most 2", q, n)
+		if n := db.Statements() - before; n > 3 {
+			t.Errorf("%+v: %d statements, want at most 3", q, n)
 		}
 		return r
 	}
@@ -109,11 +112,22 @@ func TestUsageRecordedOnceAndReported(t *testing.T) {
 		}
 		return m
 	}
+	// A since inside a day reads that day from the turns, one at a local midnight reads
+	// whole days of usage_days alone.
+	var first, last int64
+	if err := db.Reader().QueryRow(`SELECT MIN(usage_at), MAX(usage_at) FROM turns`).Scan(&first, &last); err != nil {
+		t.Fatal(err)
+	}
+	f := time.UnixMilli(first)
+	midnight := time.Date(f.Year(), f.Month(), f.Day(), 0, 0, 0, 0, time.Local).UnixMilli()
 	for _, tc := range []struct {
 		q    store.UsageQuery
 		want map[string]int64
 	}{
 		{store.UsageQuery{By: store.UsageByProvider}, map[string]int64{"claude": 110, "codex": 1}},
+		{store.UsageQuery{By: store.UsageByProvider, Since: first}, map[string]int64{"claude": 110, "codex": 1}},
+		{store.UsageQuery{By: store.UsageByProvider, Since: midnight}, map[string]int64{"claude": 110, "codex": 1}},
+		{store.UsageQuery{By: store.UsageByProvider, Since: last + 1}, map[string]int64{}},
 		{store.UsageQuery{By: store.UsageByModel}, map[string]int64{"sonnet": 10, "gpt-9": 1, "claude-haiku-4-5": 100}},
 		{store.UsageQuery{By: store.UsageByLoop}, map[string]int64{"": 11, "nightly": 100}},
 		{store.UsageQuery{By: store.UsageByPath}, map[string]int64{"proj": 11, "nightly": 100}},
@@ -144,5 +158,80 @@ func TestUsageRecordedOnceAndReported(t *testing.T) {
 		"cache_write_tokens": 40.0, "reasoning_tokens": 0.0, "model": "sonnet", "cost_usd": 0.0015}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("usage/reported (-want +got):\n%s", diff)
+	}
+	// Each agent's row carries its totals, the stale repeat not counted; b's turn had no price.
+	for id, want := range map[string]*api.AgentUsage{
+		a: {Turns: 1, Tokens: 100, CostUSD: 0.0015},
+		b: {Turns: 1, Tokens: 6, UnpricedTurns: 1},
+	} {
+		r, err := store.AgentByUUID(ctx, db.Reader(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, r.Usage); diff != "" {
+			t.Errorf("agent %s row's usage (-want +got):\n%s", r.Path, diff)
+		}
+	}
+}
+
+// Migrating to schema 12 sums the usage already recorded into usage_days and each
+// agent's totals: a store whose turns were recorded before it reports what it reported
+// before, and its rows carry their totals.
+func TestUsageMigrationSumsRecordedTurns(t *testing.T) {
+	path := filepath.Join(storetest.Dir(t), "orcr.db")
+	db, err := store.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, sa := usageAgent(t, db, "proj/a", "claude", "sonnet")
+	b, sb := usageAgent(t, db, "proj/b", "codex", "")
+	for _, c := range []struct {
+		id  string
+		seq int64
+		u   store.TurnUsage
+	}{
+		{a, sa, store.TurnUsage{Input: 10, Output: 20, CacheRead: 30, CacheWrite: 40, CostMicros: micros(1500)}},
+		{b, sb, store.TurnUsage{Input: 1, Output: 2, Reasoning: 1, Model: "gpt-9"}},
+	} {
+		storetest.Write(t, db, func(tx *store.Tx) (any, error) {
+			return nil, tx.CompleteTurn(store.TurnCompletion{UUID: c.id, Seq: c.seq, IdleFrom: store.StatusWorking, Usage: &c.u})
+		})
+	}
+	ctx := context.Background()
+	want, err := store.ReadUsage(ctx, db.Reader(), store.UsageQuery{By: store.UsageByAgent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	// Back to schema 11: the turns keep their usage, the sums are gone.
+	raw, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.Exec(`DROP TABLE usage_days; ALTER TABLE agents DROP COLUMN usage_turns;
+		ALTER TABLE agents DROP COLUMN usage_tokens; ALTER TABLE agents DROP COLUMN usage_cost_micros;
+		ALTER TABLE agents DROP COLUMN usage_unpriced; UPDATE meta SET value = '11' WHERE key = 'schema_version'`); err != nil {
+		t.Fatal(err)
+	}
+	raw.Close()
+	if db, err = store.Open(path); err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	got, err := store.ReadUsage(ctx, db.Reader(), store.UsageQuery{By: store.UsageByAgent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" || len(got.Groups) != 2 {
+		t.Errorf("report after the migration (-before +after):\n%s", diff)
+	}
+	for id, want := range map[string]*api.AgentUsage{a: {Turns: 1, Tokens: 100, CostUSD: 0.0015}, b: {Turns: 1, Tokens: 3, UnpricedTurns: 1}} {
+		r, err := store.AgentByUUID(ctx, db.Reader(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, r.Usage); diff != "" {
+			t.Errorf("%s's usage after the migration (-want +got):\n%s", r.Path, diff)
+		}
 	}
 }

@@ -57,7 +57,10 @@ func artifacts(t *testing.T) string {
 // on a phone-sized viewport too; then signs out, and a reload shows no fleet.
 func TestDashboardBrowser(t *testing.T) {
 	t.Parallel() // mostly waits (turn windows, TUIs booting): see main_test.go
-	h, _ := herdrHome(t, `{"remote": {"listen": "127.0.0.1:0", "approvals": true}}`)
+	// mock-1 is priced so the turn's cost shows: 1,000 input and 2,000 output tokens at
+	// $3 and $15 per million are $0.033.
+	h, _ := herdrHome(t, `{"remote": {"listen": "127.0.0.1:0", "approvals": true},
+		"prices": {"mock-1": {"input": 3, "output": 15}}}`)
 	// `orcr dashboard` prints the link alone on stdout.
 	r := h.run("dashboard")
 	if out := strings.TrimSpace(r.stdout); r.exit != 0 || strings.Contains(out, "\n") ||
@@ -67,9 +70,10 @@ func TestDashboardBrowser(t *testing.T) {
 	h.jsonRun(t, "dashboard.login", 1, "dashboard", "--rotate", "--revoke")
 	browser := chromium(t)
 	shots := artifacts(t)
-	for _, path := range []string{"web/a", "web/team/b"} {
-		if ok, _, _ := h.jsonRun(t, "agent.run", 0, "agent", "run", "--path", path, "-a", "mock"); !ok {
-			t.Fatalf("agent run %s failed", path)
+	for _, args := range [][]string{{"--path", "web/a"}, {"--path", "web/team/b"},
+		{"--path", "web/team/c", "-p", "say=hi tokens=1000,2000,0,0,mock-1"}} {
+		if ok, _, _ := h.jsonRun(t, "agent.run", 0, append([]string{"agent", "run", "-a", "mock"}, args...)...); !ok {
+			t.Fatalf("agent run %v failed", args)
 		}
 	}
 	if r := h.run("agent", "wait", "web/**", "--timeout", "60s"); r.exit != 0 {
@@ -123,6 +127,20 @@ func TestDashboardBrowser(t *testing.T) {
 		chromedp.WaitVisible(row("web/team/b", "idle")))
 	if got := text("#tree"); !strings.Contains(got, "web/") || !strings.Contains(got, "team/") {
 		t.Errorf("tree text %q lacks its scope rows", got)
+	}
+	// The cost of c's turn on its row, on both scope rows above it and in the fleet's
+	// summary; b has reported nothing.
+	for sel, want := range map[string]string{
+		`#tree li[data-path="web/team/c"] .cost`: "$0.03", `#tree li[data-scope="web/team"] .cost`: "$0.03",
+		`#tree li[data-scope="web"] .cost`: "$0.03", `#tree li[data-path="web/team/b"] .cost`: "",
+	} {
+		got, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('`+sel+`').textContent`))
+		if err != nil || got != want {
+			t.Errorf("cost %s: %q (%v), want %q", sel, got, err, want)
+		}
+	}
+	if got := text("#summary"); !strings.HasSuffix(got, " · $0.03") {
+		t.Errorf("summary %q lacks the fleet's cost", got)
 	}
 	shot("01-fleet")
 

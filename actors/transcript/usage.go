@@ -66,19 +66,22 @@ func int64Of(raw json.RawMessage) int64 {
 	return 0
 }
 
+// claudeTurnUsage decodes the lines after the last prompt alone, found from the end: a
+// turn's usage costs the turn's lines, not the whole session's (docs/usage.md §6).
 func claudeTurnUsage(data []byte) (Usage, bool) {
 	var u Usage
 	seen := map[string]bool{}
 	any := false
-	for _, line := range lines(data) {
-		_, typ, m, ok := decodeClaudeLine(line)
-		if !ok {
-			continue
+	ls := lines(data)
+	for i := len(ls) - 1; i >= 0; i-- {
+		if isClaudePrompt(ls[i]) {
+			ls = ls[i+1:]
+			break
 		}
-		if typ == RoleUser {
-			if s, isStr := jsonString(m.Content); isStr && s != "" || hasTextBlock(m) {
-				u, seen, any = Usage{}, map[string]bool{}, false // a new prompt: a new turn
-			}
+	}
+	for _, line := range ls {
+		_, typ, _, ok := decodeClaudeLine(line)
+		if !ok || typ == RoleUser {
 			continue
 		}
 		var msg struct {
@@ -109,6 +112,16 @@ func claudeTurnUsage(data []byte) (Usage, bool) {
 		u.CacheWrite += int64Of(msg.Usage.CacheWrite)
 	}
 	return u, any
+}
+
+// isClaudePrompt reports whether line is a user's prompt, which starts a turn.
+func isClaudePrompt(line []byte) bool {
+	_, typ, m, ok := decodeClaudeLine(line)
+	if !ok || typ != RoleUser {
+		return false
+	}
+	s, isStr := jsonString(m.Content)
+	return isStr && s != "" || hasTextBlock(m)
 }
 
 // hasTextBlock reports whether a user message holds a text block that is not one of

@@ -31,11 +31,15 @@ type directives struct {
 	write     string // non-empty when write=<relpath> was given
 	tool      string // non-empty when tool=<name> was given: the turn calls that tool
 	limit     string // non-empty when limit=<text> was given: the turn ends at a usage-limit message ("_" read as spaces)
+	// tokens=<in>,<out>,<cache_read>,<cache_write>[,<model>]: the turn's answer reports
+	// that usage, claude's way (message.usage, message.model); nil when absent.
+	tokens *mockUsage
 }
 
 // parseDirectives scans prompt for whitespace-separated directive tokens:
 // turn_ms=<n>, tool_gaps=<n>, gap_ms=<n>, block, no_working, digest, say=<word>,
-// write=<relpath>, tool=<name> and limit=<text> (underscores read as spaces), each optionally prefixed with one '@'. Tokens that are not
+// write=<relpath>, tool=<name>, limit=<text> (underscores read as spaces) and
+// tokens=<in>,<out>,<cache_read>,<cache_write>[,<model>], each optionally prefixed with one '@'. Tokens that are not
 // directives, and directives with an empty, negative or non-numeric value, are
 // ignored. A later token overrides an earlier one. Numbers are clamped to
 // [maxDirectiveMS] (milliseconds) and [maxToolGaps] (gaps). It never panics.
@@ -79,10 +83,38 @@ func parseDirectives(prompt string) directives {
 			d.tool = val
 		case "limit":
 			d.limit = strings.ReplaceAll(val, "_", " ")
+		case "tokens":
+			if u, ok := parseTokens(val); ok {
+				d.tokens = u
+			}
 		}
 	}
 	return d
 }
+
+// parseTokens parses the value of tokens=: four counts, then optionally a model.
+func parseTokens(val string) (*mockUsage, bool) {
+	parts := strings.Split(val, ",")
+	if len(parts) != 4 && len(parts) != 5 {
+		return nil, false
+	}
+	var n [4]int64
+	for i := range n {
+		c, ok := parseCount(parts[i], maxTokens)
+		if !ok {
+			return nil, false
+		}
+		n[i] = int64(c)
+	}
+	u := &mockUsage{Input: n[0], Output: n[1], CacheRead: n[2], CacheWrite: n[3]}
+	if len(parts) == 5 {
+		u.Model = parts[4]
+	}
+	return u, true
+}
+
+// maxTokens clamps each count of tokens=.
+const maxTokens = 1 << 40
 
 // parseCount parses a non-negative decimal integer, clamping it to max.
 // Values too large for an int are clamped too.

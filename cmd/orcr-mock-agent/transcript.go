@@ -13,6 +13,19 @@ type transcriptMessage struct {
 	Role string `json:"role"`
 	// Content is the text (a string), or for a tool line one tool block in an array.
 	Content any `json:"content"`
+	// An answer of a turn given tokens=: its id, model and usage, as claude writes them.
+	ID    string     `json:"id,omitempty"`
+	Model string     `json:"model,omitempty"`
+	Usage *mockUsage `json:"usage,omitempty"`
+}
+
+// mockUsage is the usage of an answer, with claude's field names.
+type mockUsage struct {
+	Input      int64  `json:"input_tokens"`
+	Output     int64  `json:"output_tokens"`
+	CacheRead  int64  `json:"cache_read_input_tokens"`
+	CacheWrite int64  `json:"cache_creation_input_tokens"`
+	Model      string `json:"-"`
 }
 
 // transcriptLine is one line of transcript.jsonl; see the package comment for

@@ -82,6 +82,21 @@ type AgentRow struct {
 	// The git worktree the agent runs in: only for an agent started with worktree
 	// (docs/lifecycle.md §8.4).
 	Worktree *AgentWorktree `json:"worktree,omitempty"`
+	// What the agent's completed turns used, kept on its row as each turn completes
+	// (docs/usage.md §4): absent until a turn reported usage.
+	Usage *AgentUsage `json:"usage,omitempty"`
+}
+
+// AgentUsage is an agent's usage totals on its row (docs/usage.md §4).
+type AgentUsage struct {
+	// Turns that reported usage.
+	Turns int64 `json:"turns"`
+	// Every token of those turns: input, output, cache reads and cache writes.
+	Tokens int64 `json:"tokens"`
+	// The cost of the priced turns in US dollars.
+	CostUSD float64 `json:"cost_usd"`
+	// Turns whose model had no price.
+	UnpricedTurns int64 `json:"unpriced_turns"`
 }
 
 // AgentWorktree is the git worktree of an agent started with worktree

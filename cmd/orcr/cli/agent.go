@@ -513,7 +513,7 @@ type agentLsCmd struct {
 	Managed   bool   `help:"Only managed agents."`
 	Unmanaged bool   `help:"Only unmanaged agents."`
 	All       bool   `help:"Include ended agents."`
-	Usage     bool   `help:"Add each agent's tokens and cost (usage.report by agent)."`
+	Usage     bool   `help:"Add each agent's tokens and cost (the usage on its row)."`
 }
 
 // Run implements `orcr agent ls` (docs/cli.md §5.8): a table sorted by path (the server's
@@ -528,11 +528,7 @@ func (c *agentLsCmd) Run(a *app) error {
 		others := a.unlistedPrefixes(r.Agents, c.listsEveryRow())
 		table := renderLs(r.Agents, others, time.Now())
 		if c.Usage && len(r.Agents) > 0 {
-			u, _, err := invoke(a, api.UsageReport, api.UsageRequest{By: "agent"})
-			if err != nil {
-				return err
-			}
-			table = withUsageColumns(table, r.Agents, u)
+			table = withUsageColumns(table, r.Agents)
 		}
 		_, err := io.WriteString(a.env.Stdout, table)
 		return err
@@ -591,21 +587,17 @@ func renderLs(rows []api.AgentRow, others []string, now time.Time) string {
 }
 
 // withUsageColumns appends TOKENS (input, output, cache writes and reads summed) and
-// COST to each line of the `agent ls` table (docs/cli.md §5.8): "-" for an agent with
-// no turn that reported usage, a cost marked * when some turn had no price.
-func withUsageColumns(table string, rows []api.AgentRow, u api.UsageResult) string {
-	by := map[string]api.UsageSum{}
-	for _, g := range u.Rows {
-		by[g.Key] = g.UsageSum
-	}
+// COST to each line of the `agent ls` table (docs/cli.md §5.8) from the usage on each
+// row (docs/usage.md §4): "-" for an agent with no turn that reported usage, a cost
+// marked * when some turn had no price.
+func withUsageColumns(table string, rows []api.AgentRow) string {
 	lines := strings.Split(strings.TrimSuffix(table, "\n"), "\n")
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %9s %10s\n", lines[0], "TOKENS", "COST")
 	for i, r := range rows {
-		s, ok := by[r.UUID]
 		tok, c := "-", "-"
-		if ok {
-			tok, c = tokens(s.InputTokens+s.OutputTokens+s.CacheReadTokens+s.CacheWriteTokens), cost(s)
+		if u := r.Usage; u != nil {
+			tok, c = tokens(u.Tokens), cost(api.UsageSum{CostUSD: u.CostUSD, UnpricedTurns: u.UnpricedTurns})
 		}
 		fmt.Fprintf(&b, "%s %9s %10s\n", lines[i+1], tok, c)
 	}

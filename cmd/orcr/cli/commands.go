@@ -84,7 +84,7 @@ var verbMethods = map[string][]string{
 	"agent wait":     {"agent.wait"},
 	"agent attach":   {"agent.attach.prepare", "agent.attach.heartbeat", "agent.attach.release"},
 	"agent kill":     {"agent.kill"},
-	"agent ls":       {"agent.ls", "usage.report"},
+	"agent ls":       {"agent.ls"},
 	"usage":          {"usage.report"},
 	"agent adopt":    {"agent.adopt"},
 	"agent token":    {"agent.token"},

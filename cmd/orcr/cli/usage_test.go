@@ -85,3 +85,23 @@ func TestRenderQuota(t *testing.T) {
 		t.Errorf("renderQuota(none) = %q", got)
 	}
 }
+
+// agent ls --usage reads each row's usage: tokens and cost beside the row, "-" for an
+// agent that reported nothing, * when a turn had no price.
+func TestLsUsageColumns(t *testing.T) {
+	rows := []api.AgentRow{
+		{UUID: "u1", Path: "a", Status: api.StatusIdle, Usage: &api.AgentUsage{Turns: 2, Tokens: 12345, CostUSD: 1.5}},
+		{UUID: "u2", Path: "b", Status: api.StatusIdle},
+		{UUID: "u3", Path: "c", Status: api.StatusIdle, Usage: &api.AgentUsage{Turns: 1, Tokens: 7, UnpricedTurns: 1}},
+	}
+	lines := strings.Split(strings.TrimSpace(withUsageColumns(renderLs(rows, nil, time.Now()), rows)), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("table:\n%s", strings.Join(lines, "\n"))
+	}
+	for i, want := range [][]string{{"TOKENS", "COST"}, {"12.3k", "$1.50"}, {"-", "-"}, {"7", "$0.00*"}} {
+		f := strings.Fields(lines[i])
+		if got := f[len(f)-2:]; got[0] != want[0] || got[1] != want[1] {
+			t.Errorf("line %d %q: ends %v, want %v", i, lines[i], got, want)
+		}
+	}
+}

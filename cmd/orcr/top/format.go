@@ -142,6 +142,28 @@ func Clock(at *int64, loc *time.Location) string {
 	return time.UnixMilli(*at).In(loc).Format("15:04")
 }
 
+// Cost is a node's cost column (docs/top.md §3): "" before any turn reported usage,
+// else dollars — cents, four decimals below a cent, whole dollars from $1,000 — with *
+// when turns of models without a price are left out of it.
+func Cost(u api.AgentUsage) string {
+	if u.Turns == 0 {
+		return ""
+	}
+	var c string
+	switch {
+	case u.CostUSD > 0 && u.CostUSD < 0.01:
+		c = "$" + strconv.FormatFloat(u.CostUSD, 'f', 4, 64)
+	case u.CostUSD >= 1000:
+		c = "$" + strconv.FormatFloat(u.CostUSD, 'f', 0, 64)
+	default:
+		c = "$" + strconv.FormatFloat(u.CostUSD, 'f', 2, 64)
+	}
+	if u.UnpricedTurns > 0 {
+		c += "*"
+	}
+	return c
+}
+
 // or returns *p, or def when p is nil or empty.
 func or(p *string, def string) string {
 	if p == nil || *p == "" {

@@ -59,6 +59,9 @@ type Node struct {
 	Blocked int
 	// Agents counts agents in the subtree, the node itself included.
 	Agents int
+	// Usage sums the usage on the rows of the subtree's agents, the node itself
+	// included (docs/usage.md §4): the cost column.
+	Usage api.AgentUsage
 }
 
 // Tree is the built tree: its roots in display order, and counts for the header.
@@ -236,16 +239,23 @@ func keep(opts Options, a *api.AgentRow) bool {
 func count(ns []*Node) {
 	for _, n := range ns {
 		count(n.Children)
-		n.Agents, n.Blocked = 0, 0
+		n.Agents, n.Blocked, n.Usage = 0, 0, api.AgentUsage{}
 		if n.Agent != nil {
 			n.Agents = 1
 			if n.Agent.Status == api.StatusBlocked {
 				n.Blocked = 1
 			}
+			if u := n.Agent.Usage; u != nil {
+				n.Usage = *u
+			}
 		}
 		for _, c := range n.Children {
 			n.Agents += c.Agents
 			n.Blocked += c.Blocked
+			n.Usage.Turns += c.Usage.Turns
+			n.Usage.Tokens += c.Usage.Tokens
+			n.Usage.CostUSD += c.Usage.CostUSD
+			n.Usage.UnpricedTurns += c.Usage.UnpricedTurns
 		}
 	}
 }

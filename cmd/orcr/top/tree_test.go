@@ -50,6 +50,11 @@ func fixture() api.Snapshot {
 	runAgent.TurnDeliveredAt = at(-20 * time.Second)
 	um1 := api.AgentRow{UUID: "u-um1", Path: "unmanaged/default/w1p1", Status: api.StatusWorking, Agent: str("claude"), CreatedAt: *at(-time.Minute)}
 	um2 := api.AgentRow{UUID: "u-um2", Path: "unmanaged/work/w2p1", Status: api.StatusIdle, Agent: str("codex"), CreatedAt: *at(-time.Minute)}
+	// Usage on the rows: the cost column sums it over each subtree.
+	working.Usage = &api.AgentUsage{Turns: 3, Tokens: 30000, CostUSD: 0.5}
+	inScope.Usage = &api.AgentUsage{Turns: 1, Tokens: 9000, CostUSD: 0.25}
+	blocked.Usage = &api.AgentUsage{Turns: 2, Tokens: 4000, CostUSD: 1.2, UnpricedTurns: 1}
+	runAgent.Usage = &api.AgentUsage{Turns: 1, Tokens: 100, CostUSD: 0.0042}
 	agents := []api.AgentRow{runAgent, cross, parked2, working, inScope, done, lost, queued, parked, blocked, um1, um2}
 	return api.Snapshot{SnapshotSeq: 42, Agents: agents, Queue: []api.QueueEntry{{UUID: "u-queued", Path: "team/later", Agent: str("mock")}},
 		Loops: []api.SnapshotLoop{{
@@ -71,6 +76,35 @@ func filter(t *testing.T, scope string, f agentpath.ListFilter) *agentpath.Filte
 // managedOnly is top's default filter.
 func managedOnly(t *testing.T) Options {
 	return Options{Keep: filter(t, "", agentpath.ListFilter{Managed: true})}
+}
+
+// Every node's cost is its subtree's: an agent's own row plus the agents under it, a
+// scope and a loop the sum of theirs, * when a turn of the subtree had no price; a
+// subtree that reported nothing shows nothing.
+func TestTreeCostSubtreeTotals(t *testing.T) {
+	tr := Build(fixture(), managedOnly(t))
+	for id, want := range map[string]string{
+		"team/alpha/helper": "$0.25", "team/alpha": "$0.75", "team/zed": "$1.20*", "team": "$1.95*",
+		"nightly": "$0.0042", "nightly/r1": "$0.0042", "review/checker": "", "review": "",
+	} {
+		n := tr.Node(id)
+		if n == nil {
+			t.Errorf("no node %s", id)
+			continue
+		}
+		if got := Cost(n.Usage); got != want {
+			t.Errorf("%s: cost %q, want %q", id, got, want)
+		}
+	}
+	for _, c := range []struct {
+		u    api.AgentUsage
+		want string
+	}{{api.AgentUsage{Turns: 1}, "$0.00"}, {api.AgentUsage{Turns: 1, CostUSD: 1234.6}, "$1235"},
+		{api.AgentUsage{Turns: 2, UnpricedTurns: 2}, "$0.00*"}} {
+		if got := Cost(c.u); got != c.want {
+			t.Errorf("Cost(%+v) = %q, want %q", c.u, got, c.want)
+		}
+	}
 }
 
 func TestTreeConstruction(t *testing.T) {

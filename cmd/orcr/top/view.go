@@ -47,16 +47,16 @@ func newStyles(noColor bool) styles {
 }
 
 // columns are the widths of the table's columns (the tree cell takes the rest).
-type columns struct{ status, provider, model, effort, dur int }
+type columns struct{ status, provider, model, effort, dur, cost int }
 
 // presetFor picks the column widths for a table w cells wide: three presets, for ≥120,
 // ≥80 and narrower.
 func presetFor(w int) columns {
 	switch {
 	case w >= 120:
-		return columns{status: 22, provider: 9, model: 18, effort: 7, dur: 10}
+		return columns{status: 22, provider: 9, model: 18, effort: 7, dur: 10, cost: 9}
 	case w >= 80:
-		return columns{status: 22, provider: 6, model: 8, effort: 6, dur: 10}
+		return columns{status: 22, provider: 6, model: 8, dur: 10, cost: 8}
 	}
 	return columns{status: 12, dur: 10}
 }
@@ -227,8 +227,8 @@ func (m *Model) table() []string {
 	}
 	w := m.tableWidth()
 	cols := presetFor(w)
-	fixed := 2 + cols.status + cols.provider + cols.model + cols.effort + cols.dur
-	for _, c := range []int{cols.status, cols.provider, cols.model, cols.effort, cols.dur} {
+	fixed := 2 + cols.status + cols.provider + cols.model + cols.effort + cols.dur + cols.cost
+	for _, c := range []int{cols.status, cols.provider, cols.model, cols.effort, cols.dur, cols.cost} {
 		if c > 0 {
 			fixed++
 		}
@@ -337,7 +337,7 @@ func (m *Model) row(r Row, sel *Node, cols columns, treeW int, now time.Time) st
 		text  string
 		style lipgloss.Style
 	}{{cols.status, status, statusStyle}, {cols.provider, provider, st.gray}, {cols.model, model, st.gray},
-		{cols.effort, effort, st.gray}, {cols.dur, dur, st.gray}} {
+		{cols.effort, effort, st.gray}, {cols.dur, dur, st.gray}, {cols.cost, Cost(n.Usage), st.gray}} {
 		if c.w == 0 {
 			continue
 		}

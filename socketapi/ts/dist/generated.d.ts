@@ -118,6 +118,21 @@ export interface AgentAdoptResult {
         turn_completed_at?: number;
         /** of the latest turn (highest input_seq) */
         turn_delivered_at?: number;
+        /**
+         * What the agent's completed turns used, kept on its row as each turn completes
+         * (docs/usage.md §4): absent until a turn reported usage.
+         */
+        usage?: {
+            /** The cost of the priced turns in US dollars. */
+            cost_usd?: number;
+            /** Every token of those turns: input, output, cache reads and cache writes. */
+            tokens?: number;
+            /** Turns that reported usage. */
+            turns?: number;
+            /** Turns whose model had no price. */
+            unpriced_turns?: number;
+            [key: string]: unknown;
+        };
         uuid?: string;
         /**
          * The git worktree the agent runs in: only for an agent started with worktree
@@ -506,6 +521,21 @@ export interface AgentLsResult {
         turn_completed_at?: number;
         /** of the latest turn (highest input_seq) */
         turn_delivered_at?: number;
+        /**
+         * What the agent's completed turns used, kept on its row as each turn completes
+         * (docs/usage.md §4): absent until a turn reported usage.
+         */
+        usage?: {
+            /** The cost of the priced turns in US dollars. */
+            cost_usd?: number;
+            /** Every token of those turns: input, output, cache reads and cache writes. */
+            tokens?: number;
+            /** Turns that reported usage. */
+            turns?: number;
+            /** Turns whose model had no price. */
+            unpriced_turns?: number;
+            [key: string]: unknown;
+        };
         uuid?: string;
         /**
          * The git worktree the agent runs in: only for an agent started with worktree
@@ -822,6 +852,21 @@ export interface ApiSnapshotResult {
         turn_completed_at?: number;
         /** of the latest turn (highest input_seq) */
         turn_delivered_at?: number;
+        /**
+         * What the agent's completed turns used, kept on its row as each turn completes
+         * (docs/usage.md §4): absent until a turn reported usage.
+         */
+        usage?: {
+            /** The cost of the priced turns in US dollars. */
+            cost_usd?: number;
+            /** Every token of those turns: input, output, cache reads and cache writes. */
+            tokens?: number;
+            /** Turns that reported usage. */
+            turns?: number;
+            /** Turns whose model had no price. */
+            unpriced_turns?: number;
+            [key: string]: unknown;
+        };
         uuid?: string;
         /**
          * The git worktree the agent runs in: only for an agent started with worktree
@@ -1683,6 +1728,21 @@ export interface WatchOpenResult {
             turn_completed_at?: number;
             /** of the latest turn (highest input_seq) */
             turn_delivered_at?: number;
+            /**
+             * What the agent's completed turns used, kept on its row as each turn completes
+             * (docs/usage.md §4): absent until a turn reported usage.
+             */
+            usage?: {
+                /** The cost of the priced turns in US dollars. */
+                cost_usd?: number;
+                /** Every token of those turns: input, output, cache reads and cache writes. */
+                tokens?: number;
+                /** Turns that reported usage. */
+                turns?: number;
+                /** Turns whose model had no price. */
+                unpriced_turns?: number;
+                [key: string]: unknown;
+            };
             uuid?: string;
             /**
              * The git worktree the agent runs in: only for an agent started with worktree
@@ -1808,6 +1868,21 @@ export interface AgentCloseAppliedEvent {
         turn_completed_at?: number;
         /** of the latest turn (highest input_seq) */
         turn_delivered_at?: number;
+        /**
+         * What the agent's completed turns used, kept on its row as each turn completes
+         * (docs/usage.md §4): absent until a turn reported usage.
+         */
+        usage?: {
+            /** The cost of the priced turns in US dollars. */
+            cost_usd?: number;
+            /** Every token of those turns: input, output, cache reads and cache writes. */
+            tokens?: number;
+            /** Turns that reported usage. */
+            turns?: number;
+            /** Turns whose model had no price. */
+            unpriced_turns?: number;
+            [key: string]: unknown;
+        };
         uuid?: string;
         /**
          * The git worktree the agent runs in: only for an agent started with worktree
@@ -1901,6 +1976,21 @@ export interface AgentCloseRequestedEvent {
         turn_completed_at?: number;
         /** of the latest turn (highest input_seq) */
         turn_delivered_at?: number;
+        /**
+         * What the agent's completed turns used, kept on its row as each turn completes
+         * (docs/usage.md §4): absent until a turn reported usage.
+         */
+        usage?: {
+            /** The cost of the priced turns in US dollars. */
+            cost_usd?: number;
+            /** Every token of those turns: input, output, cache reads and cache writes. */
+            tokens?: number;
+            /** Turns that reported usage. */
+            turns?: number;
+            /** Turns whose model had no price. */
+            unpriced_turns?: number;
+            [key: string]: unknown;
+        };
         uuid?: string;
         /**
          * The git worktree the agent runs in: only for an agent started with worktree
@@ -1994,6 +2084,21 @@ export interface AgentCreatedEvent {
         turn_completed_at?: number;
         /** of the latest turn (highest input_seq) */
         turn_delivered_at?: number;
+        /**
+         * What the agent's completed turns used, kept on its row as each turn completes
+         * (docs/usage.md §4): absent until a turn reported usage.
+         */
+        usage?: {
+            /** The cost of the priced turns in US dollars. */
+            cost_usd?: number;
+            /** Every token of those turns: input, output, cache reads and cache writes. */
+            tokens?: number;
+            /** Turns that reported usage. */
+            turns?: number;
+            /** Turns whose model had no price. */
+            unpriced_turns?: number;
+            [key: string]: unknown;
+        };
         uuid?: string;
         /**
          * The git worktree the agent runs in: only for an agent started with worktree
@@ -2086,6 +2191,21 @@ export interface AgentEndedEvent {
         turn_completed_at?: number;
         /** of the latest turn (highest input_seq) */
         turn_delivered_at?: number;
+        /**
+         * What the agent's completed turns used, kept on its row as each turn completes
+         * (docs/usage.md §4): absent until a turn reported usage.
+         */
+        usage?: {
+            /** The cost of the priced turns in US dollars. */
+            cost_usd?: number;
+            /** Every token of those turns: input, output, cache reads and cache writes. */
+            tokens?: number;
+            /** Turns that reported usage. */
+            turns?: number;
+            /** Turns whose model had no price. */
+            unpriced_turns?: number;
+            [key: string]: unknown;
+        };
         uuid?: string;
         /**
          * The git worktree the agent runs in: only for an agent started with worktree
@@ -2174,6 +2294,21 @@ export interface AgentInputAppliedEvent {
         turn_completed_at?: number;
         /** of the latest turn (highest input_seq) */
         turn_delivered_at?: number;
+        /**
+         * What the agent's completed turns used, kept on its row as each turn completes
+         * (docs/usage.md §4): absent until a turn reported usage.
+         */
+        usage?: {
+            /** The cost of the priced turns in US dollars. */
+            cost_usd?: number;
+            /** Every token of those turns: input, output, cache reads and cache writes. */
+            tokens?: number;
+            /** Turns that reported usage. */
+            turns?: number;
+            /** Turns whose model had no price. */
+            unpriced_turns?: number;
+            [key: string]: unknown;
+        };
         uuid?: string;
         /**
          * The git worktree the agent runs in: only for an agent started with worktree
@@ -2269,6 +2404,21 @@ export interface AgentInputRequestedEvent {
         turn_completed_at?: number;
         /** of the latest turn (highest input_seq) */
         turn_delivered_at?: number;
+        /**
+         * What the agent's completed turns used, kept on its row as each turn completes
+         * (docs/usage.md §4): absent until a turn reported usage.
+         */
+        usage?: {
+            /** The cost of the priced turns in US dollars. */
+            cost_usd?: number;
+            /** Every token of those turns: input, output, cache reads and cache writes. */
+            tokens?: number;
+            /** Turns that reported usage. */
+            turns?: number;
+            /** Turns whose model had no price. */
+            unpriced_turns?: number;
+            [key: string]: unknown;
+        };
         uuid?: string;
         /**
          * The git worktree the agent runs in: only for an agent started with worktree
@@ -2365,6 +2515,21 @@ export interface AgentLocationChangedEvent {
         turn_completed_at?: number;
         /** of the latest turn (highest input_seq) */
         turn_delivered_at?: number;
+        /**
+         * What the agent's completed turns used, kept on its row as each turn completes
+         * (docs/usage.md §4): absent until a turn reported usage.
+         */
+        usage?: {
+            /** The cost of the priced turns in US dollars. */
+            cost_usd?: number;
+            /** Every token of those turns: input, output, cache reads and cache writes. */
+            tokens?: number;
+            /** Turns that reported usage. */
+            turns?: number;
+            /** Turns whose model had no price. */
+            unpriced_turns?: number;
+            [key: string]: unknown;
+        };
         uuid?: string;
         /**
          * The git worktree the agent runs in: only for an agent started with worktree
@@ -2454,6 +2619,21 @@ export interface AgentMoveAppliedEvent {
         turn_completed_at?: number;
         /** of the latest turn (highest input_seq) */
         turn_delivered_at?: number;
+        /**
+         * What the agent's completed turns used, kept on its row as each turn completes
+         * (docs/usage.md §4): absent until a turn reported usage.
+         */
+        usage?: {
+            /** The cost of the priced turns in US dollars. */
+            cost_usd?: number;
+            /** Every token of those turns: input, output, cache reads and cache writes. */
+            tokens?: number;
+            /** Turns that reported usage. */
+            turns?: number;
+            /** Turns whose model had no price. */
+            unpriced_turns?: number;
+            [key: string]: unknown;
+        };
         uuid?: string;
         /**
          * The git worktree the agent runs in: only for an agent started with worktree
@@ -2551,6 +2731,21 @@ export interface AgentMoveRequestedEvent {
         turn_completed_at?: number;
         /** of the latest turn (highest input_seq) */
         turn_delivered_at?: number;
+        /**
+         * What the agent's completed turns used, kept on its row as each turn completes
+         * (docs/usage.md §4): absent until a turn reported usage.
+         */
+        usage?: {
+            /** The cost of the priced turns in US dollars. */
+            cost_usd?: number;
+            /** Every token of those turns: input, output, cache reads and cache writes. */
+            tokens?: number;
+            /** Turns that reported usage. */
+            turns?: number;
+            /** Turns whose model had no price. */
+            unpriced_turns?: number;
+            [key: string]: unknown;
+        };
         uuid?: string;
         /**
          * The git worktree the agent runs in: only for an agent started with worktree
@@ -2646,6 +2841,21 @@ export interface AgentReroutedEvent {
         turn_completed_at?: number;
         /** of the latest turn (highest input_seq) */
         turn_delivered_at?: number;
+        /**
+         * What the agent's completed turns used, kept on its row as each turn completes
+         * (docs/usage.md §4): absent until a turn reported usage.
+         */
+        usage?: {
+            /** The cost of the priced turns in US dollars. */
+            cost_usd?: number;
+            /** Every token of those turns: input, output, cache reads and cache writes. */
+            tokens?: number;
+            /** Turns that reported usage. */
+            turns?: number;
+            /** Turns whose model had no price. */
+            unpriced_turns?: number;
+            [key: string]: unknown;
+        };
         uuid?: string;
         /**
          * The git worktree the agent runs in: only for an agent started with worktree
@@ -2738,6 +2948,21 @@ export interface AgentResponseCapturedEvent {
         turn_completed_at?: number;
         /** of the latest turn (highest input_seq) */
         turn_delivered_at?: number;
+        /**
+         * What the agent's completed turns used, kept on its row as each turn completes
+         * (docs/usage.md §4): absent until a turn reported usage.
+         */
+        usage?: {
+            /** The cost of the priced turns in US dollars. */
+            cost_usd?: number;
+            /** Every token of those turns: input, output, cache reads and cache writes. */
+            tokens?: number;
+            /** Turns that reported usage. */
+            turns?: number;
+            /** Turns whose model had no price. */
+            unpriced_turns?: number;
+            [key: string]: unknown;
+        };
         uuid?: string;
         /**
          * The git worktree the agent runs in: only for an agent started with worktree
@@ -2826,6 +3051,21 @@ export interface AgentSpawnAppliedEvent {
         turn_completed_at?: number;
         /** of the latest turn (highest input_seq) */
         turn_delivered_at?: number;
+        /**
+         * What the agent's completed turns used, kept on its row as each turn completes
+         * (docs/usage.md §4): absent until a turn reported usage.
+         */
+        usage?: {
+            /** The cost of the priced turns in US dollars. */
+            cost_usd?: number;
+            /** Every token of those turns: input, output, cache reads and cache writes. */
+            tokens?: number;
+            /** Turns that reported usage. */
+            turns?: number;
+            /** Turns whose model had no price. */
+            unpriced_turns?: number;
+            [key: string]: unknown;
+        };
         uuid?: string;
         /**
          * The git worktree the agent runs in: only for an agent started with worktree
@@ -2922,6 +3162,21 @@ export interface AgentSpawnRequestedEvent {
         turn_completed_at?: number;
         /** of the latest turn (highest input_seq) */
         turn_delivered_at?: number;
+        /**
+         * What the agent's completed turns used, kept on its row as each turn completes
+         * (docs/usage.md §4): absent until a turn reported usage.
+         */
+        usage?: {
+            /** The cost of the priced turns in US dollars. */
+            cost_usd?: number;
+            /** Every token of those turns: input, output, cache reads and cache writes. */
+            tokens?: number;
+            /** Turns that reported usage. */
+            turns?: number;
+            /** Turns whose model had no price. */
+            unpriced_turns?: number;
+            [key: string]: unknown;
+        };
         uuid?: string;
         /**
          * The git worktree the agent runs in: only for an agent started with worktree
@@ -3016,6 +3271,21 @@ export interface AgentStallClearedEvent {
         turn_completed_at?: number;
         /** of the latest turn (highest input_seq) */
         turn_delivered_at?: number;
+        /**
+         * What the agent's completed turns used, kept on its row as each turn completes
+         * (docs/usage.md §4): absent until a turn reported usage.
+         */
+        usage?: {
+            /** The cost of the priced turns in US dollars. */
+            cost_usd?: number;
+            /** Every token of those turns: input, output, cache reads and cache writes. */
+            tokens?: number;
+            /** Turns that reported usage. */
+            turns?: number;
+            /** Turns whose model had no price. */
+            unpriced_turns?: number;
+            [key: string]: unknown;
+        };
         uuid?: string;
         /**
          * The git worktree the agent runs in: only for an agent started with worktree
@@ -3106,6 +3376,21 @@ export interface AgentStalledEvent {
         turn_completed_at?: number;
         /** of the latest turn (highest input_seq) */
         turn_delivered_at?: number;
+        /**
+         * What the agent's completed turns used, kept on its row as each turn completes
+         * (docs/usage.md §4): absent until a turn reported usage.
+         */
+        usage?: {
+            /** The cost of the priced turns in US dollars. */
+            cost_usd?: number;
+            /** Every token of those turns: input, output, cache reads and cache writes. */
+            tokens?: number;
+            /** Turns that reported usage. */
+            turns?: number;
+            /** Turns whose model had no price. */
+            unpriced_turns?: number;
+            [key: string]: unknown;
+        };
         uuid?: string;
         /**
          * The git worktree the agent runs in: only for an agent started with worktree
@@ -3198,6 +3483,21 @@ export interface AgentStatusChangedEvent {
         turn_completed_at?: number;
         /** of the latest turn (highest input_seq) */
         turn_delivered_at?: number;
+        /**
+         * What the agent's completed turns used, kept on its row as each turn completes
+         * (docs/usage.md §4): absent until a turn reported usage.
+         */
+        usage?: {
+            /** The cost of the priced turns in US dollars. */
+            cost_usd?: number;
+            /** Every token of those turns: input, output, cache reads and cache writes. */
+            tokens?: number;
+            /** Turns that reported usage. */
+            turns?: number;
+            /** Turns whose model had no price. */
+            unpriced_turns?: number;
+            [key: string]: unknown;
+        };
         uuid?: string;
         /**
          * The git worktree the agent runs in: only for an agent started with worktree
@@ -3292,6 +3592,21 @@ export interface AgentTurnCompletedEvent {
         turn_completed_at?: number;
         /** of the latest turn (highest input_seq) */
         turn_delivered_at?: number;
+        /**
+         * What the agent's completed turns used, kept on its row as each turn completes
+         * (docs/usage.md §4): absent until a turn reported usage.
+         */
+        usage?: {
+            /** The cost of the priced turns in US dollars. */
+            cost_usd?: number;
+            /** Every token of those turns: input, output, cache reads and cache writes. */
+            tokens?: number;
+            /** Turns that reported usage. */
+            turns?: number;
+            /** Turns whose model had no price. */
+            unpriced_turns?: number;
+            [key: string]: unknown;
+        };
         uuid?: string;
         /**
          * The git worktree the agent runs in: only for an agent started with worktree
@@ -3380,6 +3695,21 @@ export interface AgentWorktreeAddAppliedEvent {
         turn_completed_at?: number;
         /** of the latest turn (highest input_seq) */
         turn_delivered_at?: number;
+        /**
+         * What the agent's completed turns used, kept on its row as each turn completes
+         * (docs/usage.md §4): absent until a turn reported usage.
+         */
+        usage?: {
+            /** The cost of the priced turns in US dollars. */
+            cost_usd?: number;
+            /** Every token of those turns: input, output, cache reads and cache writes. */
+            tokens?: number;
+            /** Turns that reported usage. */
+            turns?: number;
+            /** Turns whose model had no price. */
+            unpriced_turns?: number;
+            [key: string]: unknown;
+        };
         uuid?: string;
         /**
          * The git worktree the agent runs in: only for an agent started with worktree
@@ -3475,6 +3805,21 @@ export interface AgentWorktreeAddRequestedEvent {
         turn_completed_at?: number;
         /** of the latest turn (highest input_seq) */
         turn_delivered_at?: number;
+        /**
+         * What the agent's completed turns used, kept on its row as each turn completes
+         * (docs/usage.md §4): absent until a turn reported usage.
+         */
+        usage?: {
+            /** The cost of the priced turns in US dollars. */
+            cost_usd?: number;
+            /** Every token of those turns: input, output, cache reads and cache writes. */
+            tokens?: number;
+            /** Turns that reported usage. */
+            turns?: number;
+            /** Turns whose model had no price. */
+            unpriced_turns?: number;
+            [key: string]: unknown;
+        };
         uuid?: string;
         /**
          * The git worktree the agent runs in: only for an agent started with worktree
@@ -3570,6 +3915,21 @@ export interface AgentWorktreeRemoveAppliedEvent {
         turn_completed_at?: number;
         /** of the latest turn (highest input_seq) */
         turn_delivered_at?: number;
+        /**
+         * What the agent's completed turns used, kept on its row as each turn completes
+         * (docs/usage.md §4): absent until a turn reported usage.
+         */
+        usage?: {
+            /** The cost of the priced turns in US dollars. */
+            cost_usd?: number;
+            /** Every token of those turns: input, output, cache reads and cache writes. */
+            tokens?: number;
+            /** Turns that reported usage. */
+            turns?: number;
+            /** Turns whose model had no price. */
+            unpriced_turns?: number;
+            [key: string]: unknown;
+        };
         uuid?: string;
         /**
          * The git worktree the agent runs in: only for an agent started with worktree
@@ -3664,6 +4024,21 @@ export interface AgentWorktreeRemoveRequestedEvent {
         turn_completed_at?: number;
         /** of the latest turn (highest input_seq) */
         turn_delivered_at?: number;
+        /**
+         * What the agent's completed turns used, kept on its row as each turn completes
+         * (docs/usage.md §4): absent until a turn reported usage.
+         */
+        usage?: {
+            /** The cost of the priced turns in US dollars. */
+            cost_usd?: number;
+            /** Every token of those turns: input, output, cache reads and cache writes. */
+            tokens?: number;
+            /** Turns that reported usage. */
+            turns?: number;
+            /** Turns whose model had no price. */
+            unpriced_turns?: number;
+            [key: string]: unknown;
+        };
         uuid?: string;
         /**
          * The git worktree the agent runs in: only for an agent started with worktree
@@ -4041,6 +4416,21 @@ export interface LoopRunSignalAppliedEvent {
         turn_completed_at?: number;
         /** of the latest turn (highest input_seq) */
         turn_delivered_at?: number;
+        /**
+         * What the agent's completed turns used, kept on its row as each turn completes
+         * (docs/usage.md §4): absent until a turn reported usage.
+         */
+        usage?: {
+            /** The cost of the priced turns in US dollars. */
+            cost_usd?: number;
+            /** Every token of those turns: input, output, cache reads and cache writes. */
+            tokens?: number;
+            /** Turns that reported usage. */
+            turns?: number;
+            /** Turns whose model had no price. */
+            unpriced_turns?: number;
+            [key: string]: unknown;
+        };
         uuid?: string;
         /**
          * The git worktree the agent runs in: only for an agent started with worktree
@@ -4134,6 +4524,21 @@ export interface LoopRunSignalRequestedEvent {
         turn_completed_at?: number;
         /** of the latest turn (highest input_seq) */
         turn_delivered_at?: number;
+        /**
+         * What the agent's completed turns used, kept on its row as each turn completes
+         * (docs/usage.md §4): absent until a turn reported usage.
+         */
+        usage?: {
+            /** The cost of the priced turns in US dollars. */
+            cost_usd?: number;
+            /** Every token of those turns: input, output, cache reads and cache writes. */
+            tokens?: number;
+            /** Turns that reported usage. */
+            turns?: number;
+            /** Turns whose model had no price. */
+            unpriced_turns?: number;
+            [key: string]: unknown;
+        };
         uuid?: string;
         /**
          * The git worktree the agent runs in: only for an agent started with worktree
@@ -4225,6 +4630,21 @@ export interface LoopRunSpawnAppliedEvent {
         turn_completed_at?: number;
         /** of the latest turn (highest input_seq) */
         turn_delivered_at?: number;
+        /**
+         * What the agent's completed turns used, kept on its row as each turn completes
+         * (docs/usage.md §4): absent until a turn reported usage.
+         */
+        usage?: {
+            /** The cost of the priced turns in US dollars. */
+            cost_usd?: number;
+            /** Every token of those turns: input, output, cache reads and cache writes. */
+            tokens?: number;
+            /** Turns that reported usage. */
+            turns?: number;
+            /** Turns whose model had no price. */
+            unpriced_turns?: number;
+            [key: string]: unknown;
+        };
         uuid?: string;
         /**
          * The git worktree the agent runs in: only for an agent started with worktree
@@ -4319,6 +4739,21 @@ export interface LoopRunSpawnRequestedEvent {
         turn_completed_at?: number;
         /** of the latest turn (highest input_seq) */
         turn_delivered_at?: number;
+        /**
+         * What the agent's completed turns used, kept on its row as each turn completes
+         * (docs/usage.md §4): absent until a turn reported usage.
+         */
+        usage?: {
+            /** The cost of the priced turns in US dollars. */
+            cost_usd?: number;
+            /** Every token of those turns: input, output, cache reads and cache writes. */
+            tokens?: number;
+            /** Turns that reported usage. */
+            turns?: number;
+            /** Turns whose model had no price. */
+            unpriced_turns?: number;
+            [key: string]: unknown;
+        };
         uuid?: string;
         /**
          * The git worktree the agent runs in: only for an agent started with worktree
@@ -4510,6 +4945,21 @@ export interface QueuePromotedEvent {
         turn_completed_at?: number;
         /** of the latest turn (highest input_seq) */
         turn_delivered_at?: number;
+        /**
+         * What the agent's completed turns used, kept on its row as each turn completes
+         * (docs/usage.md §4): absent until a turn reported usage.
+         */
+        usage?: {
+            /** The cost of the priced turns in US dollars. */
+            cost_usd?: number;
+            /** Every token of those turns: input, output, cache reads and cache writes. */
+            tokens?: number;
+            /** Turns that reported usage. */
+            turns?: number;
+            /** Turns whose model had no price. */
+            unpriced_turns?: number;
+            [key: string]: unknown;
+        };
         uuid?: string;
         /**
          * The git worktree the agent runs in: only for an agent started with worktree

@@ -181,6 +181,21 @@ export interface AgentAdoptResult {
     turn_completed_at?: number;
     /** of the latest turn (highest input_seq) */
     turn_delivered_at?: number;
+    /**
+     * What the agent's completed turns used, kept on its row as each turn completes
+     * (docs/usage.md §4): absent until a turn reported usage.
+     */
+    usage?: {
+      /** The cost of the priced turns in US dollars. */
+      cost_usd?: number;
+      /** Every token of those turns: input, output, cache reads and cache writes. */
+      tokens?: number;
+      /** Turns that reported usage. */
+      turns?: number;
+      /** Turns whose model had no price. */
+      unpriced_turns?: number;
+      [key: string]: unknown;
+    };
     uuid?: string;
     /**
      * The git worktree the agent runs in: only for an agent started with worktree
@@ -583,6 +598,21 @@ export interface AgentLsResult {
     turn_completed_at?: number;
     /** of the latest turn (highest input_seq) */
     turn_delivered_at?: number;
+    /**
+     * What the agent's completed turns used, kept on its row as each turn completes
+     * (docs/usage.md §4): absent until a turn reported usage.
+     */
+    usage?: {
+      /** The cost of the priced turns in US dollars. */
+      cost_usd?: number;
+      /** Every token of those turns: input, output, cache reads and cache writes. */
+      tokens?: number;
+      /** Turns that reported usage. */
+      turns?: number;
+      /** Turns whose model had no price. */
+      unpriced_turns?: number;
+      [key: string]: unknown;
+    };
     uuid?: string;
     /**
      * The git worktree the agent runs in: only for an agent started with worktree
@@ -911,6 +941,21 @@ export interface ApiSnapshotResult {
     turn_completed_at?: number;
     /** of the latest turn (highest input_seq) */
     turn_delivered_at?: number;
+    /**
+     * What the agent's completed turns used, kept on its row as each turn completes
+     * (docs/usage.md §4): absent until a turn reported usage.
+     */
+    usage?: {
+      /** The cost of the priced turns in US dollars. */
+      cost_usd?: number;
+      /** Every token of those turns: input, output, cache reads and cache writes. */
+      tokens?: number;
+      /** Turns that reported usage. */
+      turns?: number;
+      /** Turns whose model had no price. */
+      unpriced_turns?: number;
+      [key: string]: unknown;
+    };
     uuid?: string;
     /**
      * The git worktree the agent runs in: only for an agent started with worktree
@@ -1808,6 +1853,21 @@ export interface WatchOpenResult {
       turn_completed_at?: number;
       /** of the latest turn (highest input_seq) */
       turn_delivered_at?: number;
+      /**
+       * What the agent's completed turns used, kept on its row as each turn completes
+       * (docs/usage.md §4): absent until a turn reported usage.
+       */
+      usage?: {
+        /** The cost of the priced turns in US dollars. */
+        cost_usd?: number;
+        /** Every token of those turns: input, output, cache reads and cache writes. */
+        tokens?: number;
+        /** Turns that reported usage. */
+        turns?: number;
+        /** Turns whose model had no price. */
+        unpriced_turns?: number;
+        [key: string]: unknown;
+      };
       uuid?: string;
       /**
        * The git worktree the agent runs in: only for an agent started with worktree
@@ -1934,6 +1994,21 @@ export interface AgentCloseAppliedEvent {
     turn_completed_at?: number;
     /** of the latest turn (highest input_seq) */
     turn_delivered_at?: number;
+    /**
+     * What the agent's completed turns used, kept on its row as each turn completes
+     * (docs/usage.md §4): absent until a turn reported usage.
+     */
+    usage?: {
+      /** The cost of the priced turns in US dollars. */
+      cost_usd?: number;
+      /** Every token of those turns: input, output, cache reads and cache writes. */
+      tokens?: number;
+      /** Turns that reported usage. */
+      turns?: number;
+      /** Turns whose model had no price. */
+      unpriced_turns?: number;
+      [key: string]: unknown;
+    };
     uuid?: string;
     /**
      * The git worktree the agent runs in: only for an agent started with worktree
@@ -2028,6 +2103,21 @@ export interface AgentCloseRequestedEvent {
     turn_completed_at?: number;
     /** of the latest turn (highest input_seq) */
     turn_delivered_at?: number;
+    /**
+     * What the agent's completed turns used, kept on its row as each turn completes
+     * (docs/usage.md §4): absent until a turn reported usage.
+     */
+    usage?: {
+      /** The cost of the priced turns in US dollars. */
+      cost_usd?: number;
+      /** Every token of those turns: input, output, cache reads and cache writes. */
+      tokens?: number;
+      /** Turns that reported usage. */
+      turns?: number;
+      /** Turns whose model had no price. */
+      unpriced_turns?: number;
+      [key: string]: unknown;
+    };
     uuid?: string;
     /**
      * The git worktree the agent runs in: only for an agent started with worktree
@@ -2122,6 +2212,21 @@ export interface AgentCreatedEvent {
     turn_completed_at?: number;
     /** of the latest turn (highest input_seq) */
     turn_delivered_at?: number;
+    /**
+     * What the agent's completed turns used, kept on its row as each turn completes
+     * (docs/usage.md §4): absent until a turn reported usage.
+     */
+    usage?: {
+      /** The cost of the priced turns in US dollars. */
+      cost_usd?: number;
+      /** Every token of those turns: input, output, cache reads and cache writes. */
+      tokens?: number;
+      /** Turns that reported usage. */
+      turns?: number;
+      /** Turns whose model had no price. */
+      unpriced_turns?: number;
+      [key: string]: unknown;
+    };
     uuid?: string;
     /**
      * The git worktree the agent runs in: only for an agent started with worktree
@@ -2215,6 +2320,21 @@ export interface AgentEndedEvent {
     turn_completed_at?: number;
     /** of the latest turn (highest input_seq) */
     turn_delivered_at?: number;
+    /**
+     * What the agent's completed turns used, kept on its row as each turn completes
+     * (docs/usage.md §4): absent until a turn reported usage.
+     */
+    usage?: {
+      /** The cost of the priced turns in US dollars. */
+      cost_usd?: number;
+      /** Every token of those turns: input, output, cache reads and cache writes. */
+      tokens?: number;
+      /** Turns that reported usage. */
+      turns?: number;
+      /** Turns whose model had no price. */
+      unpriced_turns?: number;
+      [key: string]: unknown;
+    };
     uuid?: string;
     /**
      * The git worktree the agent runs in: only for an agent started with worktree
@@ -2304,6 +2424,21 @@ export interface AgentInputAppliedEvent {
     turn_completed_at?: number;
     /** of the latest turn (highest input_seq) */
     turn_delivered_at?: number;
+    /**
+     * What the agent's completed turns used, kept on its row as each turn completes
+     * (docs/usage.md §4): absent until a turn reported usage.
+     */
+    usage?: {
+      /** The cost of the priced turns in US dollars. */
+      cost_usd?: number;
+      /** Every token of those turns: input, output, cache reads and cache writes. */
+      tokens?: number;
+      /** Turns that reported usage. */
+      turns?: number;
+      /** Turns whose model had no price. */
+      unpriced_turns?: number;
+      [key: string]: unknown;
+    };
     uuid?: string;
     /**
      * The git worktree the agent runs in: only for an agent started with worktree
@@ -2400,6 +2535,21 @@ export interface AgentInputRequestedEvent {
     turn_completed_at?: number;
     /** of the latest turn (highest input_seq) */
     turn_delivered_at?: number;
+    /**
+     * What the agent's completed turns used, kept on its row as each turn completes
+     * (docs/usage.md §4): absent until a turn reported usage.
+     */
+    usage?: {
+      /** The cost of the priced turns in US dollars. */
+      cost_usd?: number;
+      /** Every token of those turns: input, output, cache reads and cache writes. */
+      tokens?: number;
+      /** Turns that reported usage. */
+      turns?: number;
+      /** Turns whose model had no price. */
+      unpriced_turns?: number;
+      [key: string]: unknown;
+    };
     uuid?: string;
     /**
      * The git worktree the agent runs in: only for an agent started with worktree
@@ -2497,6 +2647,21 @@ export interface AgentLocationChangedEvent {
     turn_completed_at?: number;
     /** of the latest turn (highest input_seq) */
     turn_delivered_at?: number;
+    /**
+     * What the agent's completed turns used, kept on its row as each turn completes
+     * (docs/usage.md §4): absent until a turn reported usage.
+     */
+    usage?: {
+      /** The cost of the priced turns in US dollars. */
+      cost_usd?: number;
+      /** Every token of those turns: input, output, cache reads and cache writes. */
+      tokens?: number;
+      /** Turns that reported usage. */
+      turns?: number;
+      /** Turns whose model had no price. */
+      unpriced_turns?: number;
+      [key: string]: unknown;
+    };
     uuid?: string;
     /**
      * The git worktree the agent runs in: only for an agent started with worktree
@@ -2587,6 +2752,21 @@ export interface AgentMoveAppliedEvent {
     turn_completed_at?: number;
     /** of the latest turn (highest input_seq) */
     turn_delivered_at?: number;
+    /**
+     * What the agent's completed turns used, kept on its row as each turn completes
+     * (docs/usage.md §4): absent until a turn reported usage.
+     */
+    usage?: {
+      /** The cost of the priced turns in US dollars. */
+      cost_usd?: number;
+      /** Every token of those turns: input, output, cache reads and cache writes. */
+      tokens?: number;
+      /** Turns that reported usage. */
+      turns?: number;
+      /** Turns whose model had no price. */
+      unpriced_turns?: number;
+      [key: string]: unknown;
+    };
     uuid?: string;
     /**
      * The git worktree the agent runs in: only for an agent started with worktree
@@ -2685,6 +2865,21 @@ export interface AgentMoveRequestedEvent {
     turn_completed_at?: number;
     /** of the latest turn (highest input_seq) */
     turn_delivered_at?: number;
+    /**
+     * What the agent's completed turns used, kept on its row as each turn completes
+     * (docs/usage.md §4): absent until a turn reported usage.
+     */
+    usage?: {
+      /** The cost of the priced turns in US dollars. */
+      cost_usd?: number;
+      /** Every token of those turns: input, output, cache reads and cache writes. */
+      tokens?: number;
+      /** Turns that reported usage. */
+      turns?: number;
+      /** Turns whose model had no price. */
+      unpriced_turns?: number;
+      [key: string]: unknown;
+    };
     uuid?: string;
     /**
      * The git worktree the agent runs in: only for an agent started with worktree
@@ -2781,6 +2976,21 @@ export interface AgentReroutedEvent {
     turn_completed_at?: number;
     /** of the latest turn (highest input_seq) */
     turn_delivered_at?: number;
+    /**
+     * What the agent's completed turns used, kept on its row as each turn completes
+     * (docs/usage.md §4): absent until a turn reported usage.
+     */
+    usage?: {
+      /** The cost of the priced turns in US dollars. */
+      cost_usd?: number;
+      /** Every token of those turns: input, output, cache reads and cache writes. */
+      tokens?: number;
+      /** Turns that reported usage. */
+      turns?: number;
+      /** Turns whose model had no price. */
+      unpriced_turns?: number;
+      [key: string]: unknown;
+    };
     uuid?: string;
     /**
      * The git worktree the agent runs in: only for an agent started with worktree
@@ -2874,6 +3084,21 @@ export interface AgentResponseCapturedEvent {
     turn_completed_at?: number;
     /** of the latest turn (highest input_seq) */
     turn_delivered_at?: number;
+    /**
+     * What the agent's completed turns used, kept on its row as each turn completes
+     * (docs/usage.md §4): absent until a turn reported usage.
+     */
+    usage?: {
+      /** The cost of the priced turns in US dollars. */
+      cost_usd?: number;
+      /** Every token of those turns: input, output, cache reads and cache writes. */
+      tokens?: number;
+      /** Turns that reported usage. */
+      turns?: number;
+      /** Turns whose model had no price. */
+      unpriced_turns?: number;
+      [key: string]: unknown;
+    };
     uuid?: string;
     /**
      * The git worktree the agent runs in: only for an agent started with worktree
@@ -2963,6 +3188,21 @@ export interface AgentSpawnAppliedEvent {
     turn_completed_at?: number;
     /** of the latest turn (highest input_seq) */
     turn_delivered_at?: number;
+    /**
+     * What the agent's completed turns used, kept on its row as each turn completes
+     * (docs/usage.md §4): absent until a turn reported usage.
+     */
+    usage?: {
+      /** The cost of the priced turns in US dollars. */
+      cost_usd?: number;
+      /** Every token of those turns: input, output, cache reads and cache writes. */
+      tokens?: number;
+      /** Turns that reported usage. */
+      turns?: number;
+      /** Turns whose model had no price. */
+      unpriced_turns?: number;
+      [key: string]: unknown;
+    };
     uuid?: string;
     /**
      * The git worktree the agent runs in: only for an agent started with worktree
@@ -3060,6 +3300,21 @@ export interface AgentSpawnRequestedEvent {
     turn_completed_at?: number;
     /** of the latest turn (highest input_seq) */
     turn_delivered_at?: number;
+    /**
+     * What the agent's completed turns used, kept on its row as each turn completes
+     * (docs/usage.md §4): absent until a turn reported usage.
+     */
+    usage?: {
+      /** The cost of the priced turns in US dollars. */
+      cost_usd?: number;
+      /** Every token of those turns: input, output, cache reads and cache writes. */
+      tokens?: number;
+      /** Turns that reported usage. */
+      turns?: number;
+      /** Turns whose model had no price. */
+      unpriced_turns?: number;
+      [key: string]: unknown;
+    };
     uuid?: string;
     /**
      * The git worktree the agent runs in: only for an agent started with worktree
@@ -3155,6 +3410,21 @@ export interface AgentStallClearedEvent {
     turn_completed_at?: number;
     /** of the latest turn (highest input_seq) */
     turn_delivered_at?: number;
+    /**
+     * What the agent's completed turns used, kept on its row as each turn completes
+     * (docs/usage.md §4): absent until a turn reported usage.
+     */
+    usage?: {
+      /** The cost of the priced turns in US dollars. */
+      cost_usd?: number;
+      /** Every token of those turns: input, output, cache reads and cache writes. */
+      tokens?: number;
+      /** Turns that reported usage. */
+      turns?: number;
+      /** Turns whose model had no price. */
+      unpriced_turns?: number;
+      [key: string]: unknown;
+    };
     uuid?: string;
     /**
      * The git worktree the agent runs in: only for an agent started with worktree
@@ -3246,6 +3516,21 @@ export interface AgentStalledEvent {
     turn_completed_at?: number;
     /** of the latest turn (highest input_seq) */
     turn_delivered_at?: number;
+    /**
+     * What the agent's completed turns used, kept on its row as each turn completes
+     * (docs/usage.md §4): absent until a turn reported usage.
+     */
+    usage?: {
+      /** The cost of the priced turns in US dollars. */
+      cost_usd?: number;
+      /** Every token of those turns: input, output, cache reads and cache writes. */
+      tokens?: number;
+      /** Turns that reported usage. */
+      turns?: number;
+      /** Turns whose model had no price. */
+      unpriced_turns?: number;
+      [key: string]: unknown;
+    };
     uuid?: string;
     /**
      * The git worktree the agent runs in: only for an agent started with worktree
@@ -3339,6 +3624,21 @@ export interface AgentStatusChangedEvent {
     turn_completed_at?: number;
     /** of the latest turn (highest input_seq) */
     turn_delivered_at?: number;
+    /**
+     * What the agent's completed turns used, kept on its row as each turn completes
+     * (docs/usage.md §4): absent until a turn reported usage.
+     */
+    usage?: {
+      /** The cost of the priced turns in US dollars. */
+      cost_usd?: number;
+      /** Every token of those turns: input, output, cache reads and cache writes. */
+      tokens?: number;
+      /** Turns that reported usage. */
+      turns?: number;
+      /** Turns whose model had no price. */
+      unpriced_turns?: number;
+      [key: string]: unknown;
+    };
     uuid?: string;
     /**
      * The git worktree the agent runs in: only for an agent started with worktree
@@ -3434,6 +3734,21 @@ export interface AgentTurnCompletedEvent {
     turn_completed_at?: number;
     /** of the latest turn (highest input_seq) */
     turn_delivered_at?: number;
+    /**
+     * What the agent's completed turns used, kept on its row as each turn completes
+     * (docs/usage.md §4): absent until a turn reported usage.
+     */
+    usage?: {
+      /** The cost of the priced turns in US dollars. */
+      cost_usd?: number;
+      /** Every token of those turns: input, output, cache reads and cache writes. */
+      tokens?: number;
+      /** Turns that reported usage. */
+      turns?: number;
+      /** Turns whose model had no price. */
+      unpriced_turns?: number;
+      [key: string]: unknown;
+    };
     uuid?: string;
     /**
      * The git worktree the agent runs in: only for an agent started with worktree
@@ -3523,6 +3838,21 @@ export interface AgentWorktreeAddAppliedEvent {
     turn_completed_at?: number;
     /** of the latest turn (highest input_seq) */
     turn_delivered_at?: number;
+    /**
+     * What the agent's completed turns used, kept on its row as each turn completes
+     * (docs/usage.md §4): absent until a turn reported usage.
+     */
+    usage?: {
+      /** The cost of the priced turns in US dollars. */
+      cost_usd?: number;
+      /** Every token of those turns: input, output, cache reads and cache writes. */
+      tokens?: number;
+      /** Turns that reported usage. */
+      turns?: number;
+      /** Turns whose model had no price. */
+      unpriced_turns?: number;
+      [key: string]: unknown;
+    };
     uuid?: string;
     /**
      * The git worktree the agent runs in: only for an agent started with worktree
@@ -3619,6 +3949,21 @@ export interface AgentWorktreeAddRequestedEvent {
     turn_completed_at?: number;
     /** of the latest turn (highest input_seq) */
     turn_delivered_at?: number;
+    /**
+     * What the agent's completed turns used, kept on its row as each turn completes
+     * (docs/usage.md §4): absent until a turn reported usage.
+     */
+    usage?: {
+      /** The cost of the priced turns in US dollars. */
+      cost_usd?: number;
+      /** Every token of those turns: input, output, cache reads and cache writes. */
+      tokens?: number;
+      /** Turns that reported usage. */
+      turns?: number;
+      /** Turns whose model had no price. */
+      unpriced_turns?: number;
+      [key: string]: unknown;
+    };
     uuid?: string;
     /**
      * The git worktree the agent runs in: only for an agent started with worktree
@@ -3715,6 +4060,21 @@ export interface AgentWorktreeRemoveAppliedEvent {
     turn_completed_at?: number;
     /** of the latest turn (highest input_seq) */
     turn_delivered_at?: number;
+    /**
+     * What the agent's completed turns used, kept on its row as each turn completes
+     * (docs/usage.md §4): absent until a turn reported usage.
+     */
+    usage?: {
+      /** The cost of the priced turns in US dollars. */
+      cost_usd?: number;
+      /** Every token of those turns: input, output, cache reads and cache writes. */
+      tokens?: number;
+      /** Turns that reported usage. */
+      turns?: number;
+      /** Turns whose model had no price. */
+      unpriced_turns?: number;
+      [key: string]: unknown;
+    };
     uuid?: string;
     /**
      * The git worktree the agent runs in: only for an agent started with worktree
@@ -3810,6 +4170,21 @@ export interface AgentWorktreeRemoveRequestedEvent {
     turn_completed_at?: number;
     /** of the latest turn (highest input_seq) */
     turn_delivered_at?: number;
+    /**
+     * What the agent's completed turns used, kept on its row as each turn completes
+     * (docs/usage.md §4): absent until a turn reported usage.
+     */
+    usage?: {
+      /** The cost of the priced turns in US dollars. */
+      cost_usd?: number;
+      /** Every token of those turns: input, output, cache reads and cache writes. */
+      tokens?: number;
+      /** Turns that reported usage. */
+      turns?: number;
+      /** Turns whose model had no price. */
+      unpriced_turns?: number;
+      [key: string]: unknown;
+    };
     uuid?: string;
     /**
      * The git worktree the agent runs in: only for an agent started with worktree
@@ -4199,6 +4574,21 @@ export interface LoopRunSignalAppliedEvent {
     turn_completed_at?: number;
     /** of the latest turn (highest input_seq) */
     turn_delivered_at?: number;
+    /**
+     * What the agent's completed turns used, kept on its row as each turn completes
+     * (docs/usage.md §4): absent until a turn reported usage.
+     */
+    usage?: {
+      /** The cost of the priced turns in US dollars. */
+      cost_usd?: number;
+      /** Every token of those turns: input, output, cache reads and cache writes. */
+      tokens?: number;
+      /** Turns that reported usage. */
+      turns?: number;
+      /** Turns whose model had no price. */
+      unpriced_turns?: number;
+      [key: string]: unknown;
+    };
     uuid?: string;
     /**
      * The git worktree the agent runs in: only for an agent started with worktree
@@ -4293,6 +4683,21 @@ export interface LoopRunSignalRequestedEvent {
     turn_completed_at?: number;
     /** of the latest turn (highest input_seq) */
     turn_delivered_at?: number;
+    /**
+     * What the agent's completed turns used, kept on its row as each turn completes
+     * (docs/usage.md §4): absent until a turn reported usage.
+     */
+    usage?: {
+      /** The cost of the priced turns in US dollars. */
+      cost_usd?: number;
+      /** Every token of those turns: input, output, cache reads and cache writes. */
+      tokens?: number;
+      /** Turns that reported usage. */
+      turns?: number;
+      /** Turns whose model had no price. */
+      unpriced_turns?: number;
+      [key: string]: unknown;
+    };
     uuid?: string;
     /**
      * The git worktree the agent runs in: only for an agent started with worktree
@@ -4385,6 +4790,21 @@ export interface LoopRunSpawnAppliedEvent {
     turn_completed_at?: number;
     /** of the latest turn (highest input_seq) */
     turn_delivered_at?: number;
+    /**
+     * What the agent's completed turns used, kept on its row as each turn completes
+     * (docs/usage.md §4): absent until a turn reported usage.
+     */
+    usage?: {
+      /** The cost of the priced turns in US dollars. */
+      cost_usd?: number;
+      /** Every token of those turns: input, output, cache reads and cache writes. */
+      tokens?: number;
+      /** Turns that reported usage. */
+      turns?: number;
+      /** Turns whose model had no price. */
+      unpriced_turns?: number;
+      [key: string]: unknown;
+    };
     uuid?: string;
     /**
      * The git worktree the agent runs in: only for an agent started with worktree
@@ -4480,6 +4900,21 @@ export interface LoopRunSpawnRequestedEvent {
     turn_completed_at?: number;
     /** of the latest turn (highest input_seq) */
     turn_delivered_at?: number;
+    /**
+     * What the agent's completed turns used, kept on its row as each turn completes
+     * (docs/usage.md §4): absent until a turn reported usage.
+     */
+    usage?: {
+      /** The cost of the priced turns in US dollars. */
+      cost_usd?: number;
+      /** Every token of those turns: input, output, cache reads and cache writes. */
+      tokens?: number;
+      /** Turns that reported usage. */
+      turns?: number;
+      /** Turns whose model had no price. */
+      unpriced_turns?: number;
+      [key: string]: unknown;
+    };
     uuid?: string;
     /**
      * The git worktree the agent runs in: only for an agent started with worktree
@@ -4676,6 +5111,21 @@ export interface QueuePromotedEvent {
     turn_completed_at?: number;
     /** of the latest turn (highest input_seq) */
     turn_delivered_at?: number;
+    /**
+     * What the agent's completed turns used, kept on its row as each turn completes
+     * (docs/usage.md §4): absent until a turn reported usage.
+     */
+    usage?: {
+      /** The cost of the priced turns in US dollars. */
+      cost_usd?: number;
+      /** Every token of those turns: input, output, cache reads and cache writes. */
+      tokens?: number;
+      /** Turns that reported usage. */
+      turns?: number;
+      /** Turns whose model had no price. */
+      unpriced_turns?: number;
+      [key: string]: unknown;
+    };
     uuid?: string;
     /**
      * The git worktree the agent runs in: only for an agent started with worktree

@@ -202,12 +202,42 @@
     return bits.join(' · ');
   }
 
+  // costText is a usage sum's cost as `orcr top` shows it (docs/top.md §3): '' before
+  // any turn reported usage, * when turns of a model without a price are left out.
+  function costText(u) {
+    if (!u || !u.turns) return '';
+    const c = u.cost_usd;
+    const s = c > 0 && c < 0.01 ? c.toFixed(4) : c >= 1000 ? c.toFixed(0) : c.toFixed(2);
+    return '$' + s + (u.unpriced_turns ? '*' : '');
+  }
+
+  // subtreeUsage sums each agent row's usage (docs/usage.md §4) into its path and every
+  // path above it: the cost of every row of the tree is its subtree's.
+  function subtreeUsage(agents) {
+    const sums = new Map();
+    for (const a of agents) {
+      if (!a.usage) continue;
+      const segs = a.path.split('/');
+      for (let i = 0; i <= segs.length; i++) {
+        const p = i === 0 ? '' : segs.slice(0, i).join('/');
+        const s = sums.get(p) || { turns: 0, cost_usd: 0, unpriced_turns: 0 };
+        s.turns += a.usage.turns;
+        s.cost_usd += a.usage.cost_usd;
+        s.unpriced_turns += a.usage.unpriced_turns;
+        sums.set(p, s);
+      }
+    }
+    return sums;
+  }
+
   // renderTree lays the agents out by path: each agent once, at its path; missing
-  // ancestors become scope rows (as `orcr top` does, docs/top.md §2).
+  // ancestors become scope rows (as `orcr top` does, docs/top.md §2). Every row shows
+  // its subtree's cost, the summary the fleet's.
   function renderTree() {
     const agents = [...fleet.agents.values()].sort((a, b) =>
       a.path < b.path ? -1 : a.path > b.path ? 1 : a.created_at - b.created_at);
     const paths = new Set(agents.map((a) => a.path));
+    const usage = subtreeUsage(agents);
     const shown = new Set();
     const items = [];
     const counts = {};
@@ -218,7 +248,8 @@
         const p = segs.slice(0, i).join('/');
         if (shown.has(p) || paths.has(p)) continue;
         shown.add(p);
-        items.push(el('li', { class: 'scope', style: '--depth:' + (i - 1) }, segs[i - 1] + '/'));
+        items.push(el('li', { class: 'scope', style: '--depth:' + (i - 1), 'data-scope': p },
+          segs[i - 1] + '/', el('span', { class: 'cost' }, costText(usage.get(p)))));
       }
       shown.add(a.path);
       const btn = el('button', {
@@ -227,13 +258,16 @@
       },
       el('span', { class: 'dot' }),
       el('span', { class: 'name' }, segs[segs.length - 1]),
-      el('span', { class: 'meta' }, rowMeta(a)));
+      el('span', { class: 'meta' }, rowMeta(a)),
+      el('span', { class: 'cost' }, costText(usage.get(a.path))));
       btn.addEventListener('click', () => openAgent(a.uuid));
       items.push(el('li', { 'data-uuid': a.uuid, 'data-path': a.path, 'data-status': a.status }, btn));
     }
     $('tree').replaceChildren(...items);
     $('empty').hidden = agents.length > 0;
-    $('summary').textContent = Object.entries(counts).map(([k, v]) => v + ' ' + k).join(' · ');
+    const total = costText(usage.get(''));
+    $('summary').textContent = Object.entries(counts).map(([k, v]) => v + ' ' + k).join(' · ') +
+      (total ? ' · ' + total : '');
     const loops = [...fleet.loops.values()].sort((a, b) => a.created_at - b.created_at);
     $('loops-title').hidden = loops.length === 0;
     $('loops').replaceChildren(...loops.map((l) => el('li', { 'data-loop': l.name },

@@ -1,0 +1,11 @@
+package store
+
+// RecordUsageAt records u into turn seq of agent uuid as the completion transaction does,
+// as if it completed at at (unix ms): benchmarks spread turns over days in one
+// transaction.
+func (t *Tx) RecordUsageAt(at int64, uuid string, seq int64, path, provider string, u *TurnUsage) error {
+	now := t.now
+	defer func() { t.now = now }()
+	t.now = at
+	return t.recordUsage(uuid, seq, path, provider, u)
+}
