@@ -161,23 +161,21 @@ func (w *agentWork) closePaneThen(target, reason, line string, grace time.Durati
 const exitPoll = 50 * time.Millisecond
 
 // awaitExit waits up to grace for target's process to exit after its shutdown line:
-// herdr removes the pane of a process that exits, and the pane launcher records the
-// exit of the provider it holds the pane for, so the wait ends as soon as the pane is
-// gone or the exit recorded (docs/lifecycle.md §15.2). A pane still there when grace runs out is closed,
-// as before; a failed look waits on.
+// the wait ends as soon as the pane is gone (herdr removes the pane of a process that
+// exits) or the pane's launcher recorded the provider's exit (it then holds the pane
+// until it is closed) (docs/lifecycle.md §8.2, §15.2). A pane still there when grace
+// runs out is closed, as before; a failed look waits on.
 func (w *agentWork) awaitExit(target string, grace time.Duration) {
 	deadline := time.Now().Add(grace)
 	for {
+		if _, exited := w.providerExit(); exited {
+			return
+		}
 		ctx, cancel := w.herdrCtx()
 		_, err := w.sess().PaneGet(ctx, target)
 		cancel()
 		left := time.Until(deadline)
 		if herdr.IsCode(err, "pane_not_found") || left <= 0 || !w.sleepCtx(min(exitPoll, left)) {
-			return
-		}
-		// The provider exited and its launcher holds the pane (docs/lifecycle.md §8.2):
-		// nothing is left to wait for; the caller closes the pane.
-		if _, exited := w.providerExit(); exited {
 			return
 		}
 	}

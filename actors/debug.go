@@ -64,6 +64,11 @@ func (s *System) DebugInsertLoopRun(ctx context.Context, loop, runID, status str
 	if status == "" {
 		status = "running"
 	}
+	// As a loop verb: only after restart recovery read the live runs, which would take
+	// this run, with no process behind it, for one a previous server left.
+	if _, err := s.sys.Root.RequestFuture(s.loops, AwaitLoopsRecovered{}, loopOpTimeout).Result(); err != nil {
+		return "", "", wire.Internal(wire.CauseActor, "loops actor did not answer: "+err.Error())
+	}
 	v, err := s.write(func(tx *store.Tx) (any, error) {
 		l, r, err := tx.DebugInsertLoopRun(loop, runID, status)
 		return [2]string{l, r}, err

@@ -85,7 +85,12 @@
 //	reconciler          → agents → <agent> ReconcileAgent → ReconcileResult (Forwarded; the
 //	                                       reply arrives at the reconciler as a message)
 //	the facade          → reconciler       DriftQuery → Drift (server.status)
-//	request goroutines  → loops → loop-<uuid> LoopOp → LoopOpResult (loops Forwards)
+//	request goroutines  → loops → loop-<uuid> LoopOp → LoopOpResult (loops hands it on;
+//	                                       until restart recovery has read the live runs
+//	                                       and loops it holds it, and LoopCreated, behind
+//	                                       the recovery ops)
+//	request goroutines  → loops            AwaitLoopsRecovered → AwaitLoopsRecovered (held
+//	                                       likewise; __debug.insert_loop_run)
 //	loop op goroutines  → store, agents    Write → WriteResult; a stop's barrier kill goes
 //	                                       through the facade's Kill (agents → <agent>)
 //	queue               → store            Write(promotion) → WriteResult

@@ -32,11 +32,22 @@ type LoopsSpec struct {
 
 // loopsActor is the scheduler and the loops' parent.
 type loopsActor struct {
-	spec     LoopsSpec
-	tick     actorkit.Ticker
-	busy     bool
-	ready    bool // restart recovery handed out: ticks may fire
+	spec  LoopsSpec
+	tick  actorkit.Ticker
+	busy  bool
+	ready bool // restart recovery handed out: ticks may fire, ops may run
+	// held are the LoopOps, LoopCreateds and AwaitLoopsRecovereds that came before
+	// restart recovery read the live runs and loops: a run a verb inserted before that
+	// read would be taken for one a previous server left (and ended failed when it has no
+	// process yet). They are handed on, in order, behind the recovery ops.
+	held     []heldMsg
 	children map[string]*actor.PID
+}
+
+// heldMsg is a message held until recovery, with the sender its reply goes to.
+type heldMsg struct {
+	msg    any
+	sender *actor.PID
 }
 
 type (
@@ -52,6 +63,9 @@ type (
 	}
 	// LoopCreated tells the loops actor that a loop was created: it gets its actor.
 	LoopCreated struct{ Loop string }
+	// AwaitLoopsRecovered is answered (with itself) once restart recovery has read the
+	// runs and loops a previous server left and handed them to their loop actors.
+	AwaitLoopsRecovered struct{}
 	// LoopOp asks loop Loop's actor to run Do as an op; the reply is LoopOpResult.
 	LoopOp struct {
 		Loop string
@@ -86,6 +100,10 @@ func (a *loopsActor) Receive(c actor.Context) {
 			c.Send(a.child(c, l), recoverLoop{})
 		}
 		a.ready = true
+		for _, h := range a.held {
+			a.handle(c, h.msg, h.sender)
+		}
+		a.held = nil
 		a.arm(c)
 	case loopsTick:
 		if a.tick.Current(m.gen) {
@@ -100,10 +118,12 @@ func (a *loopsActor) Receive(c actor.Context) {
 			c.Send(a.child(c, r.LoopUUID), stopRun{run: r.UUID, status: store.RunTimeout})
 		}
 		a.arm(c)
-	case LoopOp:
-		c.Forward(a.child(c, m.Loop))
-	case LoopCreated:
-		a.child(c, m.Loop)
+	case LoopOp, LoopCreated, AwaitLoopsRecovered:
+		if !a.ready {
+			a.held = append(a.held, heldMsg{msg: m, sender: c.Sender()})
+			return
+		}
+		a.handle(c, m, c.Sender())
 	case loopIdle:
 		if pid, ok := a.children[m.loop]; ok && pid.Equal(m.pid) {
 			delete(a.children, m.loop)
@@ -117,6 +137,21 @@ func (a *loopsActor) Receive(c actor.Context) {
 		}
 	case *actor.Stopping:
 		a.tick.Stop()
+	}
+}
+
+// handle is a LoopOp (to its loop's actor, the reply going to sender), a LoopCreated or
+// an AwaitLoopsRecovered, after restart recovery.
+func (a *loopsActor) handle(c actor.Context, m any, sender *actor.PID) {
+	switch m := m.(type) {
+	case LoopOp:
+		c.RequestWithCustomSender(a.child(c, m.Loop), m, sender)
+	case LoopCreated:
+		a.child(c, m.Loop)
+	case AwaitLoopsRecovered:
+		if sender != nil {
+			c.Send(sender, m)
+		}
 	}
 }
 

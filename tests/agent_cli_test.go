@@ -313,3 +313,28 @@ func TestVerbRightAfterStop(t *testing.T) {
 		}
 	}
 }
+
+// A kill's shutdown grace ends when the provider exits, also through the pane launcher,
+// which holds the pane after its provider exited (docs/lifecycle.md §8.2, §15.2): with a
+// grace of two minutes the mock's `/quit` ends the agent within seconds, and its pane is
+// closed.
+func TestKillEndsWhenTheLaunchedProviderExits(t *testing.T) {
+	h, _ := herdrHome(t, `{"integrations": {"mock": {"shutdown_grace_ms": 120000}}}`)
+	if r := h.run("agent", "run", "-a", "mock", "--path", "grace/one", "-p", "say=hi"); r.exit != 0 {
+		t.Fatalf("agent run: %d %s %s", r.exit, r.stdout, r.stderr)
+	}
+	eventually(t, 30*time.Second, "grace/one idle", func() bool {
+		rows := h.lsRows(t, "grace/one")
+		return len(rows) == 1 && rows[0].Status == "idle"
+	})
+	began := time.Now()
+	if r := h.run("agent", "kill", "-y", "grace/one"); r.exit != 0 {
+		t.Fatalf("agent kill: %d %s %s", r.exit, r.stdout, r.stderr)
+	}
+	if took := time.Since(began); took > 30*time.Second {
+		t.Errorf("the kill took %v: it waited out the grace although the mock had quit", took)
+	}
+	if rows := h.lsRows(t, "--all", "grace/one"); len(rows) != 1 || rows[0].Status != "ended" {
+		t.Errorf("after kill: %+v", rows)
+	}
+}

@@ -2,6 +2,7 @@ package tests
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -487,13 +488,15 @@ func TestMissedWhileDownIsSkipped(t *testing.T) {
 // Issue 32: a fire due while a fresh server is still recovering belongs to that server
 // and fires; only one due before the server started was missed while down (docs/loops.md
 // §5.3, §9.1). The loop's recovery waits for its runs' clean-up: a run a crash left dead
-// has an agent under it whose kill takes the mock's 5 s shutdown grace. The once loop's
-// instant, forged on the stopped server, falls 3 s after the restart, inside that
-// clean-up — the minute boundary of the crash campaign, without waiting for one.
+// has an agent under it whose kill takes the mock's 5 s shutdown grace, the mock taking
+// a minute to quit (ORCR_MOCK_QUIT_DELAY_MS; a kill's grace ends when the provider
+// exits). The once loop's instant, forged on the stopped server, falls 3 s after the
+// restart, inside that clean-up — the minute boundary of the crash campaign, without
+// waiting for one.
 func TestFireDueWhileRecoveringRuns(t *testing.T) {
 	h, _ := herdrHome(t, `{"timings": {"gc_tick": "200ms", "loop_tick": "100ms", "run_term_grace": "2s"},
  "integrations": {"mock": {"shutdown_grace_ms": 5000}}}`)
-	h.env = append(h.env, "PATH="+bins.dir+":"+os.Getenv("PATH"))
+	h.env = append(h.env, "PATH="+bins.dir+":"+os.Getenv("PATH"), "ORCR_MOCK_QUIT_DELAY_MS=60000")
 	if r := h.run("server", "start"); r.exit != 0 {
 		t.Fatalf("server start: %d %s %s", r.exit, r.stdout, r.stderr)
 	}
@@ -545,7 +548,11 @@ exec sleep 600`
 	})
 	// The clean-up did hold the loop's recovery past the instant.
 	if a := lsAll(t, c, agentPath); a.EndedAt == nil || *a.EndedAt < due.UnixMilli() {
-		t.Fatalf("the dead run's agent ended at %v, before the due instant %d: the scenario did not happen", a.EndedAt, due.UnixMilli())
+		ended := "never"
+		if a.EndedAt != nil {
+			ended = fmt.Sprint(*a.EndedAt)
+		}
+		t.Fatalf("the dead run's agent ended at %s, before the due instant %d: the scenario did not happen", ended, due.UnixMilli())
 	}
 	var scheduled *api.RunRow
 	for i, r := range runs {

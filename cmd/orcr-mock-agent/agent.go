@@ -135,6 +135,9 @@ func (a *agent) submit() bool {
 	case text == "":
 		return false
 	case text == "/quit":
+		a.mu.Lock()
+		a.quitByLine = true
+		a.mu.Unlock()
 		a.shutdown("/quit")
 		return true
 	case a.dropped < a.cfg.dropFirst:
@@ -209,6 +212,23 @@ func (a *agent) shutdown(reason string) {
 		a.cancel()
 	}
 	a.mu.Unlock()
+}
+
+// lingerAfterQuit is ORCR_MOCK_QUIT_DELAY_MS: after "/quit" the program shows
+// "quitting" and exits only the delay later, or at a terminating signal.
+func (a *agent) lingerAfterQuit() {
+	a.mu.Lock()
+	byLine := a.quitByLine
+	a.mu.Unlock()
+	if !byLine || a.cfg.quitDelayMS == 0 {
+		return
+	}
+	a.log.Printf("quitting in %d ms", a.cfg.quitDelayMS)
+	a.scr.addLines("quitting")
+	select {
+	case <-time.After(time.Duration(a.cfg.quitDelayMS) * time.Millisecond):
+	case <-a.signalled:
+	}
 }
 
 // quitting reports whether shutdown was called.

@@ -69,6 +69,7 @@
 //	ORCR_MOCK_START_DELAY_MS       after taking the terminal (raw mode), draw nothing and read nothing this long, like a TUI that boots slowly
 //	ORCR_MOCK_START_FAIL           fail at start: after the start delay, show this text and exit with status 1, like a TUI that refuses to start
 //	ORCR_MOCK_START_FAIL_MS        how long the failed start's text stays on screen before the exit (default 0)
+//	ORCR_MOCK_QUIT_DELAY_MS        after "/quit", show "quitting" and exit only this long later, like a TUI that saves its session on the way out; a signal meanwhile exits at once
 //	ORCR_MOCK_LATE_TRANSCRIPT_MS   write the turn's transcript lines this long after reporting its final state
 //	ORCR_MOCK_NO_REPORT            never contact herdr
 //	ORCR_MOCK_HERDR_SOCKET         herdr socket (default $HERDR_SOCKET_PATH)
@@ -224,6 +225,7 @@ type config struct {
 	startDelayMS     int
 	startFail        string // ORCR_MOCK_START_FAIL: the message of a start that fails; "" starts
 	startFailMS      int
+	quitDelayMS      int
 	lateTranscriptMS int
 	noReport         bool
 	socket           string
@@ -278,6 +280,7 @@ func loadConfig(getenv func(string) string, logf func(string, ...any)) config {
 		startDelayMS:     intKnob("ORCR_MOCK_START_DELAY_MS", 0, maxDirectiveMS),
 		startFail:        getenv("ORCR_MOCK_START_FAIL"),
 		startFailMS:      intKnob("ORCR_MOCK_START_FAIL_MS", 0, maxDirectiveMS),
+		quitDelayMS:      intKnob("ORCR_MOCK_QUIT_DELAY_MS", 0, maxDirectiveMS),
 		lateTranscriptMS: intKnob("ORCR_MOCK_LATE_TRANSCRIPT_MS", 0, maxDirectiveMS),
 		noReport:         boolKnob("ORCR_MOCK_NO_REPORT"),
 		socket:           orDefault(getenv("ORCR_MOCK_HERDR_SOCKET"), getenv("HERDR_SOCKET_PATH")),
@@ -432,11 +435,13 @@ func run(args []string) int {
 				a.scr.redraw()
 				continue
 			}
+			a.signalOnce.Do(func() { close(a.signalled) })
 			a.shutdown("signal " + s.String())
 		}
 	}()
 
 	a.work()
+	a.lingerAfterQuit()
 	a.finish()
 	return 0
 }
@@ -495,11 +500,16 @@ type agent struct {
 	queue    chan workItem
 	quit     chan struct{}
 	quitOnce sync.Once
+	// signalled is closed by the first terminating signal: a quit delay ends there.
+	signalled  chan struct{}
+	signalOnce sync.Once
 
 	mu      sync.Mutex
 	cancel  context.CancelFunc // cancels the running turn; nil between turns
 	blocked bool               // last reported state was blocked
-	permit  chan bool          // takes the verdict while a permission prompt stands; else nil
+	// quitByLine: "/quit" stopped the program (ORCR_MOCK_QUIT_DELAY_MS applies).
+	quitByLine bool
+	permit     chan bool // takes the verdict while a permission prompt stands; else nil
 
 	// Worker-side state, touched only by the worker.
 	toolPrefix string // random per process, so tool-call ids differ across a --resume
@@ -518,6 +528,7 @@ func newAgent(cfg config, logger *log.Logger, out io.Writer, size func() (int, i
 		scr:        &screen{out: out, size: size},
 		queue:      make(chan workItem, 1024),
 		quit:       make(chan struct{}),
+		signalled:  make(chan struct{}),
 		toolPrefix: randomHex(4),
 	}
 	if !cfg.noReport && cfg.socket != "" && cfg.paneID != "" {

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -487,6 +488,20 @@ func TestQuit(t *testing.T) {
 	if last := calls[len(calls)-1]; last.Method != "pane.release_agent" || last.Params["source"] != "orcr:mock" || last.Params["agent"] != "mock" || last.Params["pane_id"] != "w1:p1" {
 		t.Errorf("last herdr call = %+v, want pane.release_agent", last)
 	}
+}
+
+// ORCR_MOCK_QUIT_DELAY_MS: "/quit" shows "quitting" and the process lives on, until a
+// terminating signal ends it at once.
+func TestQuitDelayEndsAtASignal(t *testing.T) {
+	t.Parallel()
+	m := startReady(t, "ORCR_MOCK_QUIT_DELAY_MS=600000")
+	m.send("/quit\r")
+	waitFor(t, 10*time.Second, func() bool { return strings.Contains(m.output(), "quitting") }, "the quitting line")
+	if m.hasExited() {
+		t.Fatal("the mock exited at once despite its quit delay")
+	}
+	m.cmd.Process.Signal(syscall.SIGHUP)
+	m.waitExit()
 }
 
 func TestQuitDuringTurn(t *testing.T) {

@@ -600,13 +600,11 @@ func TestHerdrFailureMidSpawnFailsRow(t *testing.T) {
 
 // Acceptance 5 (loop half): an agent.run whose caller is a loop run lands inside the
 // run's directory, with the run as parent and the loop data dir in its env; a root caller
-// cannot create agents in the active loop's namespace.
-//
-// Not parallel: the loops actor's restart recovery reads the live runs once, in the
-// background, after the server started; the run the test inserts (with no process)
-// must come after that read or recovery ends it failed, and beside other tests the read
-// came late (1 in 3 runs). The server offers no signal that recovery is done.
+// cannot create agents in the active loop's namespace. The run, inserted with no
+// process, is not taken for one a previous server left: like a loop verb, the insert
+// waits for the loops' restart recovery.
 func TestLoopRunScopeLandsChildrenInside(t *testing.T) {
+	t.Parallel()
 	srv := sockettest.NewServer(t, sockettest.WithHerdr(t))
 	c := srv.Client(t)
 	var ins struct {
