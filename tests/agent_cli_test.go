@@ -323,7 +323,7 @@ func TestKillEndsWhenTheLaunchedProviderExits(t *testing.T) {
 	if r := h.run("agent", "run", "-a", "mock", "--path", "grace/one", "-p", "say=hi"); r.exit != 0 {
 		t.Fatalf("agent run: %d %s %s", r.exit, r.stdout, r.stderr)
 	}
-	eventually(t, 30*time.Second, "grace/one idle", func() bool {
+	poll.Eventually(t, 30*time.Second, "grace/one idle", func() bool {
 		rows := h.lsRows(t, "grace/one")
 		return len(rows) == 1 && rows[0].Status == "idle"
 	})
