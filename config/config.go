@@ -64,6 +64,8 @@ type Config struct {
 	// Prices is the price table by model (docs/usage.md §3): the built-in prices with
 	// the `prices` section over them; never nil.
 	Prices map[string]Price
+	// Budgets are the budget rules (docs/usage.md §7.1), in name order.
+	Budgets []BudgetRule
 
 	// HerdrBinEnv is $ORCR_HERDR_BIN as seen by Load. It is not merged into Herdr.Bin:
 	// see [Config.HerdrBin] for the discovery order.
