@@ -11,16 +11,6 @@ import (
 	"github.com/orcr-go/orcr/socketapi/api/wire/pathglob"
 )
 
-// The scopes of a budget rule (docs/usage.md §7.1): what one amount is spent by.
-const (
-	BudgetPerAgent = "agent" // each matching agent has the whole limit
-	BudgetPerDay   = "day"   // the matching turns of one local day share it
-	BudgetTotal    = "total" // every matching turn ever shares it
-)
-
-// BudgetScopes are the values of a rule's `per`.
-var BudgetScopes = []string{BudgetPerAgent, BudgetPerDay, BudgetTotal}
-
 // DefaultWarnAt is a rule's warn_at when it names none.
 const DefaultWarnAt = 0.8
 
@@ -34,7 +24,7 @@ type BudgetRule struct {
 	Provider string // "" = any
 	Loop     string // the loop whose run started the agent ("" = any)
 	Limit    api.BudgetLimit
-	Per      string  // one of BudgetScopes
+	Per      string  // one of api.BudgetScopes
 	WarnAt   float64 // 0 < WarnAt <= 1
 }
 
@@ -53,7 +43,7 @@ func (l *loader) budgets(obj map[string]any) error {
 			return err
 		}
 		l.unknown(field, entry, budgetKeys)
-		r := BudgetRule{Name: name, Per: BudgetTotal, WarnAt: DefaultWarnAt}
+		r := BudgetRule{Name: name, Per: api.BudgetTotal, WarnAt: DefaultWarnAt}
 		for _, k := range []struct {
 			key string
 			dst *string
@@ -71,8 +61,8 @@ func (l *loader) budgets(obj map[string]any) error {
 				return invalid("`" + field + ".path`: " + msg)
 			}
 		}
-		if !slices.Contains(BudgetScopes, r.Per) {
-			return invalid("`" + field + ".per` must be one of " + strings.Join(BudgetScopes, ", ") + " (got " + strconv.Quote(r.Per) + ")")
+		if !slices.Contains(api.BudgetScopes, r.Per) {
+			return invalid("`" + field + ".per` must be one of " + strings.Join(api.BudgetScopes, ", ") + " (got " + strconv.Quote(r.Per) + ")")
 		}
 		lim, ok := entry["limit"].(string)
 		if !ok {

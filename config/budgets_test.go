@@ -21,9 +21,9 @@ func TestBudgetRules(t *testing.T) {
 		t.Errorf("warnings %q, want the unknown key", warns)
 	}
 	want := []config.BudgetRule{
-		{Name: "fleet", Limit: api.BudgetLimit{CostMicros: 20_000_000}, Per: config.BudgetPerDay, WarnAt: 0.8},
+		{Name: "fleet", Limit: api.BudgetLimit{CostMicros: 20_000_000}, Per: api.BudgetPerDay, WarnAt: 0.8},
 		{Name: "review", Path: "review/**", Provider: "claude", Loop: "nightly", Limit: api.BudgetLimit{Tokens: 500_000},
-			Per: config.BudgetPerAgent, WarnAt: 0.5},
+			Per: api.BudgetPerAgent, WarnAt: 0.5},
 	}
 	if len(cfg.Budgets) != len(want) {
 		t.Fatalf("budgets %+v, want %+v", cfg.Budgets, want)

@@ -9,18 +9,18 @@ import (
 
 // recordUsage writes u into turn seq of agent uuid with what a report and a budget group
 // by (docs/usage.md §2): the provider and path of the agent, the loop whose run started
-// it and the completion time. It runs in the transaction that completes the turn, which
+// it and the completion time, and returns the loop. It runs in the transaction that completes the turn, which
 // completes a turn once, so a transcript read once is never counted again.
-func (t *Tx) recordUsage(uuid string, seq int64, path, provider string, u *TurnUsage) error {
-	loop, err := t.loopOf(path)
+func (t *Tx) recordUsage(uuid string, seq int64, path, provider string, u *TurnUsage) (loop string, err error) {
+	loop, err = t.loopOf(path)
 	if err != nil {
-		return err
+		return "", err
 	}
 	var cost any
 	if u.CostMicros != nil {
 		cost = *u.CostMicros
 	}
-	return t.exec("record turn usage", `UPDATE turns SET input_tokens = ?, output_tokens = ?, cache_read_tokens = ?,
+	return loop, t.exec("record turn usage", `UPDATE turns SET input_tokens = ?, output_tokens = ?, cache_read_tokens = ?,
 		cache_write_tokens = ?, reasoning_tokens = ?, model = ?, provider = ?, path = ?, loop = ?, cost_micros = ?, usage_at = ?
 		WHERE agent_uuid = ? AND input_seq = ?`, u.Input, u.Output, u.CacheRead, u.CacheWrite, u.Reasoning, null(u.Model),
 		null(provider), path, null(loop), cost, t.now, uuid, seq)

@@ -1,12 +1,12 @@
 import type { MethodTransport, Subscription } from "./wire.js";
 /** Every method of the socket protocol, sorted. */
-export declare const PROTOCOL_METHODS: readonly ["agent.adopt", "agent.ask", "agent.attach.heartbeat", "agent.attach.prepare", "agent.attach.release", "agent.kill", "agent.logs", "agent.ls", "agent.run", "agent.send", "agent.token", "agent.wait", "api.schema", "api.snapshot", "dashboard.login", "events.subscribe", "loop.create", "loop.logs", "loop.ls", "loop.pause", "loop.resume", "loop.rm", "loop.run.ls", "loop.run.start", "loop.run.stop", "mcp.auth", "mcp.token", "server.handshake", "server.status", "server.stop", "usage.report", "watch.open"];
+export declare const PROTOCOL_METHODS: readonly ["agent.adopt", "agent.ask", "agent.attach.heartbeat", "agent.attach.prepare", "agent.attach.release", "agent.kill", "agent.logs", "agent.ls", "agent.run", "agent.send", "agent.token", "agent.wait", "api.schema", "api.snapshot", "budget.extend", "budget.ls", "dashboard.login", "events.subscribe", "loop.create", "loop.logs", "loop.ls", "loop.pause", "loop.resume", "loop.rm", "loop.run.ls", "loop.run.start", "loop.run.stop", "mcp.auth", "mcp.token", "server.handshake", "server.status", "server.stop", "usage.report", "watch.open"];
 /** A method name of PROTOCOL_METHODS. */
 export type ProtocolMethod = (typeof PROTOCOL_METHODS)[number];
 /** The methods that answer with an initial result, then event frames. */
 export declare const STREAMING_METHODS: readonly ["events.subscribe", "watch.open"];
 /** The event kinds the schema registers, sorted. */
-export declare const EVENT_KINDS: readonly ["agent.close_applied", "agent.close_requested", "agent.created", "agent.ended", "agent.input_applied", "agent.input_requested", "agent.location_changed", "agent.move_applied", "agent.move_requested", "agent.rerouted", "agent.response_captured", "agent.spawn_applied", "agent.spawn_requested", "agent.stall_cleared", "agent.stalled", "agent.status_changed", "agent.turn_completed", "agent.worktree_add_applied", "agent.worktree_add_requested", "agent.worktree_remove_applied", "agent.worktree_remove_requested", "attach.ended", "attach.started", "loop.coalesced", "loop.created", "loop.ended", "loop.fired", "loop.paused", "loop.removed", "loop.resumed", "loop.skipped", "loop_run.ended", "loop_run.signal_applied", "loop_run.signal_requested", "loop_run.spawn_applied", "loop_run.spawn_requested", "loop_run.started", "loop_run.stopping", "provider.paused", "provider.resumed", "queue.promoted", "server_stopping"];
+export declare const EVENT_KINDS: readonly ["agent.close_applied", "agent.close_requested", "agent.created", "agent.ended", "agent.input_applied", "agent.input_requested", "agent.location_changed", "agent.move_applied", "agent.move_requested", "agent.rerouted", "agent.response_captured", "agent.spawn_applied", "agent.spawn_requested", "agent.stall_cleared", "agent.stalled", "agent.status_changed", "agent.turn_completed", "agent.worktree_add_applied", "agent.worktree_add_requested", "agent.worktree_remove_applied", "agent.worktree_remove_requested", "attach.ended", "attach.started", "budget.exceeded", "budget.extended", "budget.resumed", "budget.warned", "loop.coalesced", "loop.created", "loop.ended", "loop.fired", "loop.paused", "loop.removed", "loop.resumed", "loop.skipped", "loop_run.ended", "loop_run.signal_applied", "loop_run.signal_requested", "loop_run.spawn_applied", "loop_run.spawn_requested", "loop_run.started", "loop_run.stopping", "provider.paused", "provider.resumed", "queue.promoted", "server_stopping"];
 /** The error codes of protocol 1 with their CLI exit codes, in the schema's order. */
 export declare const ERROR_CODES: readonly [{
     readonly code: "not_found";
@@ -69,6 +69,11 @@ export interface AgentAdoptResult {
     agent?: {
         agent?: string | null;
         blocked_kind?: string;
+        /**
+         * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+         * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+         */
+        budget_paused?: string;
         created_at?: number;
         cwd?: string | null;
         effort?: string | null;
@@ -457,6 +462,11 @@ export interface AgentLsResult {
     agents?: {
         agent?: string | null;
         blocked_kind?: string;
+        /**
+         * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+         * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+         */
+        budget_paused?: string;
         created_at?: number;
         cwd?: string | null;
         effort?: string | null;
@@ -539,6 +549,11 @@ export interface AgentLsResult {
 export interface AgentRunParams {
     /** The provider (default: the config's defaults.agent). */
     agent?: string;
+    /**
+     * A budget for the agent and the agents it spawns: a cost (2usd) or non-cached
+     * tokens (500k); at it the agents pause at their turn boundary (docs/usage.md §7.2).
+     */
+    budget?: string;
     /** The caller's ORCR_ID: an agent uuid or a loop-run uuid. */
     caller_id?: string;
     /** The caller's ORCR_PATH (absolute, no leading slash). */
@@ -651,6 +666,11 @@ export interface AgentSendResult {
     /** The delivered turn's sequence number. */
     input_seq?: number;
     path?: string;
+    /**
+     * Set when nothing was delivered: the agent is paused on a budget ("budget") and the
+     * prompt waits in its inbox until budget extend (docs/usage.md §7.3).
+     */
+    queued?: string;
     uuid?: string;
     [key: string]: unknown;
 }
@@ -773,6 +793,11 @@ export interface ApiSnapshotResult {
     agents?: {
         agent?: string | null;
         blocked_kind?: string;
+        /**
+         * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+         * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+         */
+        budget_paused?: string;
         created_at?: number;
         cwd?: string | null;
         effort?: string | null;
@@ -879,6 +904,81 @@ export interface ApiSnapshotResult {
         [key: string]: unknown;
     }[] | null;
     snapshot_seq?: number;
+    [key: string]: unknown;
+}
+/**
+ * Params of `budget.extend` (raise a budget's limit and deliver what its paused agents queued).
+ * BudgetExtendRequest is budget.extend's params.
+ */
+export interface BudgetExtendParams {
+    /** The amount to add, in the budget's unit: 1usd, 100k. */
+    by?: string;
+    /** The caller's ORCR_ID: an agent uuid or a loop-run uuid. */
+    caller_id?: string;
+    /** The caller's ORCR_PATH (absolute, no leading slash). */
+    caller_path?: string;
+    /**
+     * A budget name (a config rule, or run:<path>) or an agent (path in the caller's
+     * scope, or uuid): then the budget that paused it.
+     */
+    target?: string;
+    [key: string]: unknown;
+}
+/**
+ * Result of `budget.extend`.
+ * BudgetExtendResult is budget.extend's result: the scope after, and the paths of the agents it resumed.
+ */
+export interface BudgetExtendResult {
+    budget?: {
+        /** The budget: a config rule's name, or run:<path>. */
+        budget?: string;
+        limit?: number;
+        /** The agent of a per-agent scope or of a run budget ("" = none). */
+        path?: string;
+        /** The paths of the agents this budget paused. */
+        paused?: string[] | null;
+        /** The scope: a per-agent rule's agent uuid, a per-day rule's local day, else "". */
+        scope?: string;
+        /** Spent and Limit (extensions included) in Unit. */
+        spent?: number;
+        /** ok, warned or exceeded. */
+        state?: string;
+        /** usd or tokens (non-cached: input, output, cache writes). */
+        unit?: string;
+        warn_at?: number;
+        [key: string]: unknown;
+    };
+    resumed?: string[] | null;
+    [key: string]: unknown;
+}
+/** Params of `budget.ls` (every budget with what it spent, its limit and its state). */
+export interface BudgetLsParams {
+    [key: string]: unknown;
+}
+/**
+ * Result of `budget.ls`.
+ * BudgetLsResult is budget.ls's result.
+ */
+export interface BudgetLsResult {
+    budgets?: {
+        /** The budget: a config rule's name, or run:<path>. */
+        budget?: string;
+        limit?: number;
+        /** The agent of a per-agent scope or of a run budget ("" = none). */
+        path?: string;
+        /** The paths of the agents this budget paused. */
+        paused?: string[] | null;
+        /** The scope: a per-agent rule's agent uuid, a per-day rule's local day, else "". */
+        scope?: string;
+        /** Spent and Limit (extensions included) in Unit. */
+        spent?: number;
+        /** ok, warned or exceeded. */
+        state?: string;
+        /** usd or tokens (non-cached: input, output, cache writes). */
+        unit?: string;
+        warn_at?: number;
+        [key: string]: unknown;
+    }[] | null;
     [key: string]: unknown;
 }
 /**
@@ -1580,6 +1680,11 @@ export interface WatchOpenResult {
         agents?: {
             agent?: string | null;
             blocked_kind?: string;
+            /**
+             * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+             * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+             */
+            budget_paused?: string;
             created_at?: number;
             cwd?: string | null;
             effort?: string | null;
@@ -1705,6 +1810,11 @@ export interface AgentCloseAppliedEvent {
     agent?: {
         agent?: string | null;
         blocked_kind?: string;
+        /**
+         * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+         * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+         */
+        budget_paused?: string;
         created_at?: number;
         cwd?: string | null;
         effort?: string | null;
@@ -1798,6 +1908,11 @@ export interface AgentCloseRequestedEvent {
     agent?: {
         agent?: string | null;
         blocked_kind?: string;
+        /**
+         * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+         * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+         */
+        budget_paused?: string;
         created_at?: number;
         cwd?: string | null;
         effort?: string | null;
@@ -1891,6 +2006,11 @@ export interface AgentCreatedEvent {
     agent?: {
         agent?: string | null;
         blocked_kind?: string;
+        /**
+         * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+         * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+         */
+        budget_paused?: string;
         created_at?: number;
         cwd?: string | null;
         effort?: string | null;
@@ -1983,6 +2103,11 @@ export interface AgentEndedEvent {
     agent?: {
         agent?: string | null;
         blocked_kind?: string;
+        /**
+         * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+         * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+         */
+        budget_paused?: string;
         created_at?: number;
         cwd?: string | null;
         effort?: string | null;
@@ -2071,6 +2196,11 @@ export interface AgentInputAppliedEvent {
     agent?: {
         agent?: string | null;
         blocked_kind?: string;
+        /**
+         * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+         * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+         */
+        budget_paused?: string;
         created_at?: number;
         cwd?: string | null;
         effort?: string | null;
@@ -2166,6 +2296,11 @@ export interface AgentInputRequestedEvent {
     agent?: {
         agent?: string | null;
         blocked_kind?: string;
+        /**
+         * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+         * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+         */
+        budget_paused?: string;
         created_at?: number;
         cwd?: string | null;
         effort?: string | null;
@@ -2262,6 +2397,11 @@ export interface AgentLocationChangedEvent {
     agent?: {
         agent?: string | null;
         blocked_kind?: string;
+        /**
+         * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+         * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+         */
+        budget_paused?: string;
         created_at?: number;
         cwd?: string | null;
         effort?: string | null;
@@ -2351,6 +2491,11 @@ export interface AgentMoveAppliedEvent {
     agent?: {
         agent?: string | null;
         blocked_kind?: string;
+        /**
+         * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+         * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+         */
+        budget_paused?: string;
         created_at?: number;
         cwd?: string | null;
         effort?: string | null;
@@ -2448,6 +2593,11 @@ export interface AgentMoveRequestedEvent {
     agent?: {
         agent?: string | null;
         blocked_kind?: string;
+        /**
+         * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+         * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+         */
+        budget_paused?: string;
         created_at?: number;
         cwd?: string | null;
         effort?: string | null;
@@ -2543,6 +2693,11 @@ export interface AgentReroutedEvent {
     agent?: {
         agent?: string | null;
         blocked_kind?: string;
+        /**
+         * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+         * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+         */
+        budget_paused?: string;
         created_at?: number;
         cwd?: string | null;
         effort?: string | null;
@@ -2635,6 +2790,11 @@ export interface AgentResponseCapturedEvent {
     agent?: {
         agent?: string | null;
         blocked_kind?: string;
+        /**
+         * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+         * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+         */
+        budget_paused?: string;
         created_at?: number;
         cwd?: string | null;
         effort?: string | null;
@@ -2723,6 +2883,11 @@ export interface AgentSpawnAppliedEvent {
     agent?: {
         agent?: string | null;
         blocked_kind?: string;
+        /**
+         * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+         * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+         */
+        budget_paused?: string;
         created_at?: number;
         cwd?: string | null;
         effort?: string | null;
@@ -2819,6 +2984,11 @@ export interface AgentSpawnRequestedEvent {
     agent?: {
         agent?: string | null;
         blocked_kind?: string;
+        /**
+         * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+         * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+         */
+        budget_paused?: string;
         created_at?: number;
         cwd?: string | null;
         effort?: string | null;
@@ -2913,6 +3083,11 @@ export interface AgentStallClearedEvent {
     agent?: {
         agent?: string | null;
         blocked_kind?: string;
+        /**
+         * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+         * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+         */
+        budget_paused?: string;
         created_at?: number;
         cwd?: string | null;
         effort?: string | null;
@@ -3003,6 +3178,11 @@ export interface AgentStalledEvent {
     agent?: {
         agent?: string | null;
         blocked_kind?: string;
+        /**
+         * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+         * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+         */
+        budget_paused?: string;
         created_at?: number;
         cwd?: string | null;
         effort?: string | null;
@@ -3095,6 +3275,11 @@ export interface AgentStatusChangedEvent {
     agent?: {
         agent?: string | null;
         blocked_kind?: string;
+        /**
+         * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+         * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+         */
+        budget_paused?: string;
         created_at?: number;
         cwd?: string | null;
         effort?: string | null;
@@ -3189,6 +3374,11 @@ export interface AgentTurnCompletedEvent {
     agent?: {
         agent?: string | null;
         blocked_kind?: string;
+        /**
+         * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+         * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+         */
+        budget_paused?: string;
         created_at?: number;
         cwd?: string | null;
         effort?: string | null;
@@ -3277,6 +3467,11 @@ export interface AgentWorktreeAddAppliedEvent {
     agent?: {
         agent?: string | null;
         blocked_kind?: string;
+        /**
+         * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+         * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+         */
+        budget_paused?: string;
         created_at?: number;
         cwd?: string | null;
         effort?: string | null;
@@ -3372,6 +3567,11 @@ export interface AgentWorktreeAddRequestedEvent {
     agent?: {
         agent?: string | null;
         blocked_kind?: string;
+        /**
+         * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+         * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+         */
+        budget_paused?: string;
         created_at?: number;
         cwd?: string | null;
         effort?: string | null;
@@ -3467,6 +3667,11 @@ export interface AgentWorktreeRemoveAppliedEvent {
     agent?: {
         agent?: string | null;
         blocked_kind?: string;
+        /**
+         * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+         * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+         */
+        budget_paused?: string;
         created_at?: number;
         cwd?: string | null;
         effort?: string | null;
@@ -3561,6 +3766,11 @@ export interface AgentWorktreeRemoveRequestedEvent {
     agent?: {
         agent?: string | null;
         blocked_kind?: string;
+        /**
+         * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+         * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+         */
+        budget_paused?: string;
         created_at?: number;
         cwd?: string | null;
         effort?: string | null;
@@ -3665,6 +3875,313 @@ export interface AttachStartedEvent {
     ref_uuid?: string;
     lease_id?: string;
     mode?: string;
+    uuid?: string;
+    [key: string]: unknown;
+}
+/**
+ * The event object of `budget.exceeded` frames.
+ * BudgetExceeded: a turn of the agent found a budget's scope at its limit; the agent is paused at this turn boundary and its sends wait in its inbox (docs/usage.md §7.3).
+ */
+export interface BudgetExceededEvent {
+    kind: "budget.exceeded";
+    /** The uuid of the row the event is about, when it names one. */
+    ref_uuid?: string;
+    /** The row after the change. */
+    agent?: {
+        agent?: string | null;
+        blocked_kind?: string;
+        /**
+         * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+         * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+         */
+        budget_paused?: string;
+        created_at?: number;
+        cwd?: string | null;
+        effort?: string | null;
+        ended_at?: number;
+        /**
+         * ExitDetail says in words why the agent ended, when orcr knows more than the
+         * exit_reason: a provider that exited or showed nothing during its start, a screen
+         * that takes no prompt, a spawn error (docs/lifecycle.md §4.3).
+         */
+        exit_detail?: string;
+        exit_reason?: string;
+        herdr_session?: string;
+        idle_since?: number;
+        last_status_change_at?: number | null;
+        managed?: boolean;
+        model?: string | null;
+        move_state?: string;
+        pane_id?: string | null;
+        parent_id?: string;
+        /** only when parent_id names an agent row */
+        parent_path?: string;
+        parked_at?: number;
+        path?: string;
+        /** derived; only when status = queued */
+        queue_position?: number;
+        /**
+         * RoutedFrom is the provider the agent was queued for when routing.fallback promoted
+         * it as Agent, with Agent's configured model and effort (docs/lifecycle.md §7.6).
+         */
+        routed_from?: string;
+        /**
+         * ScreenAt is when orcr read the last screen it kept of the agent's pane, which
+         * `agent logs --screen` shows once the pane is gone (docs/lifecycle.md §4.1).
+         */
+        screen_at?: number;
+        /**
+         * Stalled is true while the open turn is marked stalled: working, but neither screen
+         * nor transcript changed for the provider's stall_after (docs/lifecycle.md §10.7).
+         * Never acted on by orcr; progress clears it.
+         */
+        stalled?: boolean;
+        /** when the turn was marked stalled */
+        stalled_at?: number;
+        starting_at?: number;
+        status?: string;
+        /** of the latest turn */
+        turn_completed_at?: number;
+        /** of the latest turn (highest input_seq) */
+        turn_delivered_at?: number;
+        uuid?: string;
+        /**
+         * The git worktree the agent runs in: only for an agent started with worktree
+         * (docs/lifecycle.md §8.4).
+         */
+        worktree?: {
+            /** The branch checked out there. */
+            branch?: string;
+            /** Whether the worktree is kept when the agent ends (keep_worktree). */
+            keep?: boolean;
+            /** The worktree's directory: the agent's cwd. */
+            path?: string;
+            /** The repository's common git directory. */
+            repo?: string;
+            /**
+             * pending (queued, not made yet), creating, ready, removing; once the agent has
+             * ended: removed, kept, dirty (kept: it had uncommitted changes), failed (kept: git
+             * refused the removal) or unused (the agent ended before it was made).
+             */
+            state?: string;
+            [key: string]: unknown;
+        };
+        [key: string]: unknown;
+    };
+    budget?: string;
+    limit?: number;
+    scope?: string;
+    spent?: number;
+    unit?: string;
+    uuid?: string;
+    [key: string]: unknown;
+}
+/**
+ * The event object of `budget.extended` frames.
+ * BudgetExtended: budget extend raised a scope's limit; state is the scope's state after.
+ */
+export interface BudgetExtendedEvent {
+    kind: "budget.extended";
+    /** The uuid of the row the event is about, when it names one. */
+    ref_uuid?: string;
+    budget?: string;
+    limit?: number;
+    scope?: string;
+    spent?: number;
+    state?: string;
+    unit?: string;
+    [key: string]: unknown;
+}
+/**
+ * The event object of `budget.resumed` frames.
+ * BudgetResumed: an extension lifted the agent's budget pause; what waits in its inbox is delivered.
+ */
+export interface BudgetResumedEvent {
+    kind: "budget.resumed";
+    /** The uuid of the row the event is about, when it names one. */
+    ref_uuid?: string;
+    /** The row after the change. */
+    agent?: {
+        agent?: string | null;
+        blocked_kind?: string;
+        /**
+         * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+         * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+         */
+        budget_paused?: string;
+        created_at?: number;
+        cwd?: string | null;
+        effort?: string | null;
+        ended_at?: number;
+        /**
+         * ExitDetail says in words why the agent ended, when orcr knows more than the
+         * exit_reason: a provider that exited or showed nothing during its start, a screen
+         * that takes no prompt, a spawn error (docs/lifecycle.md §4.3).
+         */
+        exit_detail?: string;
+        exit_reason?: string;
+        herdr_session?: string;
+        idle_since?: number;
+        last_status_change_at?: number | null;
+        managed?: boolean;
+        model?: string | null;
+        move_state?: string;
+        pane_id?: string | null;
+        parent_id?: string;
+        /** only when parent_id names an agent row */
+        parent_path?: string;
+        parked_at?: number;
+        path?: string;
+        /** derived; only when status = queued */
+        queue_position?: number;
+        /**
+         * RoutedFrom is the provider the agent was queued for when routing.fallback promoted
+         * it as Agent, with Agent's configured model and effort (docs/lifecycle.md §7.6).
+         */
+        routed_from?: string;
+        /**
+         * ScreenAt is when orcr read the last screen it kept of the agent's pane, which
+         * `agent logs --screen` shows once the pane is gone (docs/lifecycle.md §4.1).
+         */
+        screen_at?: number;
+        /**
+         * Stalled is true while the open turn is marked stalled: working, but neither screen
+         * nor transcript changed for the provider's stall_after (docs/lifecycle.md §10.7).
+         * Never acted on by orcr; progress clears it.
+         */
+        stalled?: boolean;
+        /** when the turn was marked stalled */
+        stalled_at?: number;
+        starting_at?: number;
+        status?: string;
+        /** of the latest turn */
+        turn_completed_at?: number;
+        /** of the latest turn (highest input_seq) */
+        turn_delivered_at?: number;
+        uuid?: string;
+        /**
+         * The git worktree the agent runs in: only for an agent started with worktree
+         * (docs/lifecycle.md §8.4).
+         */
+        worktree?: {
+            /** The branch checked out there. */
+            branch?: string;
+            /** Whether the worktree is kept when the agent ends (keep_worktree). */
+            keep?: boolean;
+            /** The worktree's directory: the agent's cwd. */
+            path?: string;
+            /** The repository's common git directory. */
+            repo?: string;
+            /**
+             * pending (queued, not made yet), creating, ready, removing; once the agent has
+             * ended: removed, kept, dirty (kept: it had uncommitted changes), failed (kept: git
+             * refused the removal) or unused (the agent ended before it was made).
+             */
+            state?: string;
+            [key: string]: unknown;
+        };
+        [key: string]: unknown;
+    };
+    budget?: string;
+    scope?: string;
+    uuid?: string;
+    [key: string]: unknown;
+}
+/**
+ * The event object of `budget.warned` frames.
+ * BudgetWarned: a turn of the agent brought a budget's scope to its warn_at (docs/usage.md §7.3).
+ */
+export interface BudgetWarnedEvent {
+    kind: "budget.warned";
+    /** The uuid of the row the event is about, when it names one. */
+    ref_uuid?: string;
+    /** The row after the change. */
+    agent?: {
+        agent?: string | null;
+        blocked_kind?: string;
+        /**
+         * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+         * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+         */
+        budget_paused?: string;
+        created_at?: number;
+        cwd?: string | null;
+        effort?: string | null;
+        ended_at?: number;
+        /**
+         * ExitDetail says in words why the agent ended, when orcr knows more than the
+         * exit_reason: a provider that exited or showed nothing during its start, a screen
+         * that takes no prompt, a spawn error (docs/lifecycle.md §4.3).
+         */
+        exit_detail?: string;
+        exit_reason?: string;
+        herdr_session?: string;
+        idle_since?: number;
+        last_status_change_at?: number | null;
+        managed?: boolean;
+        model?: string | null;
+        move_state?: string;
+        pane_id?: string | null;
+        parent_id?: string;
+        /** only when parent_id names an agent row */
+        parent_path?: string;
+        parked_at?: number;
+        path?: string;
+        /** derived; only when status = queued */
+        queue_position?: number;
+        /**
+         * RoutedFrom is the provider the agent was queued for when routing.fallback promoted
+         * it as Agent, with Agent's configured model and effort (docs/lifecycle.md §7.6).
+         */
+        routed_from?: string;
+        /**
+         * ScreenAt is when orcr read the last screen it kept of the agent's pane, which
+         * `agent logs --screen` shows once the pane is gone (docs/lifecycle.md §4.1).
+         */
+        screen_at?: number;
+        /**
+         * Stalled is true while the open turn is marked stalled: working, but neither screen
+         * nor transcript changed for the provider's stall_after (docs/lifecycle.md §10.7).
+         * Never acted on by orcr; progress clears it.
+         */
+        stalled?: boolean;
+        /** when the turn was marked stalled */
+        stalled_at?: number;
+        starting_at?: number;
+        status?: string;
+        /** of the latest turn */
+        turn_completed_at?: number;
+        /** of the latest turn (highest input_seq) */
+        turn_delivered_at?: number;
+        uuid?: string;
+        /**
+         * The git worktree the agent runs in: only for an agent started with worktree
+         * (docs/lifecycle.md §8.4).
+         */
+        worktree?: {
+            /** The branch checked out there. */
+            branch?: string;
+            /** Whether the worktree is kept when the agent ends (keep_worktree). */
+            keep?: boolean;
+            /** The worktree's directory: the agent's cwd. */
+            path?: string;
+            /** The repository's common git directory. */
+            repo?: string;
+            /**
+             * pending (queued, not made yet), creating, ready, removing; once the agent has
+             * ended: removed, kept, dirty (kept: it had uncommitted changes), failed (kept: git
+             * refused the removal) or unused (the agent ended before it was made).
+             */
+            state?: string;
+            [key: string]: unknown;
+        };
+        [key: string]: unknown;
+    };
+    budget?: string;
+    limit?: number;
+    scope?: string;
+    spent?: number;
+    unit?: string;
     uuid?: string;
     [key: string]: unknown;
 }
@@ -3938,6 +4455,11 @@ export interface LoopRunSignalAppliedEvent {
     agent?: {
         agent?: string | null;
         blocked_kind?: string;
+        /**
+         * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+         * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+         */
+        budget_paused?: string;
         created_at?: number;
         cwd?: string | null;
         effort?: string | null;
@@ -4031,6 +4553,11 @@ export interface LoopRunSignalRequestedEvent {
     agent?: {
         agent?: string | null;
         blocked_kind?: string;
+        /**
+         * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+         * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+         */
+        budget_paused?: string;
         created_at?: number;
         cwd?: string | null;
         effort?: string | null;
@@ -4122,6 +4649,11 @@ export interface LoopRunSpawnAppliedEvent {
     agent?: {
         agent?: string | null;
         blocked_kind?: string;
+        /**
+         * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+         * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+         */
+        budget_paused?: string;
         created_at?: number;
         cwd?: string | null;
         effort?: string | null;
@@ -4216,6 +4748,11 @@ export interface LoopRunSpawnRequestedEvent {
     agent?: {
         agent?: string | null;
         blocked_kind?: string;
+        /**
+         * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+         * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+         */
+        budget_paused?: string;
         created_at?: number;
         cwd?: string | null;
         effort?: string | null;
@@ -4406,6 +4943,11 @@ export interface QueuePromotedEvent {
     agent?: {
         agent?: string | null;
         blocked_kind?: string;
+        /**
+         * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+         * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+         */
+        budget_paused?: string;
         created_at?: number;
         cwd?: string | null;
         effort?: string | null;
@@ -4514,6 +5056,10 @@ export interface EventPayloads {
     "agent.worktree_remove_requested": AgentWorktreeRemoveRequestedEvent;
     "attach.ended": AttachEndedEvent;
     "attach.started": AttachStartedEvent;
+    "budget.exceeded": BudgetExceededEvent;
+    "budget.extended": BudgetExtendedEvent;
+    "budget.resumed": BudgetResumedEvent;
+    "budget.warned": BudgetWarnedEvent;
     "loop.coalesced": LoopCoalescedEvent;
     "loop.created": LoopCreatedEvent;
     "loop.ended": LoopEndedEvent;
@@ -4552,6 +5098,8 @@ export interface MethodParams {
     "agent.wait": AgentWaitParams;
     "api.schema": ApiSchemaParams;
     "api.snapshot": ApiSnapshotParams;
+    "budget.extend": BudgetExtendParams;
+    "budget.ls": BudgetLsParams;
     "dashboard.login": DashboardLoginParams;
     "events.subscribe": EventsSubscribeParams;
     "loop.create": LoopCreateParams;
@@ -4587,6 +5135,8 @@ export interface MethodResults {
     "agent.wait": AgentWaitResult;
     "api.schema": ApiSchemaResult;
     "api.snapshot": ApiSnapshotResult;
+    "budget.extend": BudgetExtendResult;
+    "budget.ls": BudgetLsResult;
     "dashboard.login": DashboardLoginResult;
     "events.subscribe": Subscription<EventsSubscribeResult>;
     "loop.create": LoopCreateResult;
@@ -4645,6 +5195,10 @@ export declare class GeneratedClient {
     apiSchema(params?: ApiSchemaParams): Promise<ApiSchemaResult>;
     /** consistent snapshot of agents, loops and queue with its event cursor (`api.snapshot`). */
     apiSnapshot(params?: ApiSnapshotParams): Promise<ApiSnapshotResult>;
+    /** raise a budget's limit and deliver what its paused agents queued (`budget.extend`). */
+    budgetExtend(params?: BudgetExtendParams): Promise<BudgetExtendResult>;
+    /** every budget with what it spent, its limit and its state (`budget.ls`). */
+    budgetLs(params?: BudgetLsParams): Promise<BudgetLsResult>;
     /** issue a one-time sign-in link for the web dashboard, or sign every browser out (`dashboard.login`). */
     dashboardLogin(params?: DashboardLoginParams): Promise<DashboardLoginResult>;
     /** stream events after since_seq (replay, then live) (`events.subscribe`, streaming). */
