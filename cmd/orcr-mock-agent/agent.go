@@ -294,6 +294,7 @@ type turnParams struct {
 	turnMS, toolGaps, gapMS  int
 	block, noWorking, digest bool
 	say, write, tool, limit  string
+	tokens                   []int // tokens=<in>,<out>
 }
 
 // params merges the prompt's directives over the knobs.
@@ -310,6 +311,7 @@ func (a *agent) params(prompt string) turnParams {
 		write:     d.write,
 		tool:      d.tool,
 		limit:     d.limit,
+		tokens:    d.tokens,
 	}
 	if d.turnMS.ok {
 		p.turnMS = d.turnMS.v
@@ -403,7 +405,13 @@ func (a *agent) turn(prompt string) {
 		return
 	}
 
-	lines = append(lines, newTranscriptLine("assistant", resp, a.cfg.sessionID, false))
+	answer := newTranscriptLine("assistant", resp, a.cfg.sessionID, false)
+	if p.tokens != nil {
+		// claude's message.usage and model (docs/providers.md §6.8), as tokens= scripts them.
+		answer.Message.Model = "mock"
+		answer.Message.Usage = &transcriptUsage{Input: p.tokens[0], Output: p.tokens[1]}
+	}
+	lines = append(lines, answer)
 	late := a.cfg.lateTranscriptMS
 	if late == 0 {
 		a.tr.append(lines...)

@@ -9,6 +9,9 @@ import (
 // conversion to a time.Duration can never overflow.
 const maxDirectiveMS = 24 * 60 * 60 * 1000
 
+// maxTokens caps the counts of the tokens directive.
+const maxTokens = 1 << 30
+
 // maxToolGaps caps the tool_gaps directive and knob.
 const maxToolGaps = 10000
 
@@ -31,11 +34,12 @@ type directives struct {
 	write     string // non-empty when write=<relpath> was given
 	tool      string // non-empty when tool=<name> was given: the turn calls that tool
 	limit     string // non-empty when limit=<text> was given: the turn ends at a usage-limit message ("_" read as spaces)
+	tokens    []int  // tokens=<in>,<out>: the usage the turn's assistant line reports (nil = none)
 }
 
 // parseDirectives scans prompt for whitespace-separated directive tokens:
 // turn_ms=<n>, tool_gaps=<n>, gap_ms=<n>, block, no_working, digest, say=<word>,
-// write=<relpath>, tool=<name> and limit=<text> (underscores read as spaces), each optionally prefixed with one '@'. Tokens that are not
+// write=<relpath>, tool=<name>, tokens=<in>,<out> and limit=<text> (underscores read as spaces), each optionally prefixed with one '@'. Tokens that are not
 // directives, and directives with an empty, negative or non-numeric value, are
 // ignored. A later token overrides an earlier one. Numbers are clamped to
 // [maxDirectiveMS] (milliseconds) and [maxToolGaps] (gaps). It never panics.
@@ -79,6 +83,13 @@ func parseDirectives(prompt string) directives {
 			d.tool = val
 		case "limit":
 			d.limit = strings.ReplaceAll(val, "_", " ")
+		case "tokens":
+			in, out, _ := strings.Cut(val, ",")
+			n, ok1 := parseCount(in, maxTokens)
+			m, ok2 := parseCount(out, maxTokens)
+			if ok1 && ok2 {
+				d.tokens = []int{n, m}
+			}
 		}
 	}
 	return d

@@ -13,6 +13,16 @@ type transcriptMessage struct {
 	Role string `json:"role"`
 	// Content is the text (a string), or for a tool line one tool block in an array.
 	Content any `json:"content"`
+	// Model and Usage are claude's, on an assistant line of a turn whose prompt said
+	// tokens=.
+	Model string           `json:"model,omitempty"`
+	Usage *transcriptUsage `json:"usage,omitempty"`
+}
+
+// transcriptUsage is claude's message.usage.
+type transcriptUsage struct {
+	Input  int `json:"input_tokens"`
+	Output int `json:"output_tokens"`
 }
 
 // transcriptLine is one line of transcript.jsonl; see the package comment for
