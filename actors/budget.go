@@ -22,7 +22,8 @@ func budgetRules(rules []config.BudgetRule) []store.BudgetRule {
 			pat, _ = pathglob.Compile("", r.Path)
 		}
 		want := r
-		out = append(out, store.BudgetRule{Name: r.Name, Limit: r.Limit, Per: r.Per, WarnAt: r.WarnAt,
+		out = append(out, store.BudgetRule{Name: r.Name, Limit: r.Limit, Per: r.Per, WarnAt: r.WarnAt, Loop: r.Loop,
+			Fleet: r.Path == "" && r.Provider == "" && r.Loop == "",
 			Match: func(path, provider, loop string) bool {
 				return (pat == nil || pat.Match(path)) && (want.Provider == "" || want.Provider == provider) &&
 					(want.Loop == "" || want.Loop == loop)

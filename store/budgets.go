@@ -19,7 +19,11 @@ type BudgetRule struct {
 	Name string
 	// Match reports whether the rule counts a turn of an agent at path, of provider,
 	// under loop ("" = none).
-	Match  func(path, provider, loop string) bool
+	Match func(path, provider, loop string) bool
+	// Loop is the rule's loop key ("" = none) and Fleet whether it has no match key at
+	// all: the rules a loop's fires stop on (docs/usage.md §7.3).
+	Loop   string
+	Fleet  bool
 	Limit  api.BudgetLimit
 	Per    string // api.BudgetPerAgent, api.BudgetPerDay or api.BudgetTotal
 	WarnAt float64
@@ -487,4 +491,24 @@ func (t *Tx) QueueIfBudgetPaused(uuid, prompt string, put bool) (string, error) 
 	}
 	_, err := t.InboxPut(uuid, prompt, true)
 	return budget.String, err
+}
+
+// LoopBudgetSpent is the name of an exceeded budget that stops loop's fires ("" = none):
+// a rule on that loop or on the whole fleet, per day or in total, whose current scope
+// reached its limit (docs/usage.md §7.3).
+func (t *Tx) LoopBudgetSpent(loop string) (string, error) {
+	for _, r := range t.db.budgetRules() {
+		if r.Per == api.BudgetPerAgent || (r.Loop != loop && !r.Fleet) {
+			continue
+		}
+		scope, _ := ruleScope(r, "", t.now)
+		_, state, err := scopeState(t.ctx, t, r.Name, scope)
+		if err != nil {
+			return "", err
+		}
+		if state == api.BudgetStateExceeded {
+			return r.Name, nil
+		}
+	}
+	return "", nil
 }

@@ -16,7 +16,8 @@ import (
 // Config rules counted in the completion's transaction (docs/usage.md §7): a cost rule
 // per day on one provider and a token rule in total on one loop. Cache reads count no
 // tokens; a turn of another provider or outside the loop counts nothing; the scope warns
-// once, then the turn that reaches the limit pauses its agent and no other.
+// once, then the turn that reaches the limit pauses its agent and no other, and the
+// loop's spent budget stops its fires.
 func TestBudgetRulesCountTheirTurns(t *testing.T) {
 	db := storetest.Open(t)
 	loop := storetest.InsertLoop(t, db, map[string]any{"name": "nightly"})
@@ -25,7 +26,7 @@ func TestBudgetRulesCountTheirTurns(t *testing.T) {
 		{Name: "claude-day", Limit: api.BudgetLimit{CostMicros: 1000}, Per: api.BudgetPerDay, WarnAt: 0.5,
 			Match: func(_, provider, _ string) bool { return provider == "claude" }},
 		{Name: "nightly", Limit: api.BudgetLimit{Tokens: 100}, Per: api.BudgetTotal, WarnAt: 0.8,
-			Match: func(_, _, loop string) bool { return loop == "nightly" }},
+			Match: func(_, _, loop string) bool { return loop == "nightly" }, Loop: "nightly"},
 	}
 	db.SetBudgets(rules)
 	complete := func(id string, seq int64, u store.TurnUsage) {
@@ -74,6 +75,13 @@ func TestBudgetRulesCountTheirTurns(t *testing.T) {
 	}
 	if p := paused(a); p != "" {
 		t.Fatalf("a paused on %q before its next turn boundary", p)
+	}
+	// The loop's spent budget stops its fires; another loop's do not stop.
+	for loop, want := range map[string]string{"nightly": "nightly", "weekly": ""} {
+		got := storetest.Write(t, db, func(tx *store.Tx) (any, error) { return tx.LoopBudgetSpent(loop) }).(string)
+		if got != want {
+			t.Errorf("LoopBudgetSpent(%s) = %q, want %q", loop, got, want)
+		}
 	}
 	var kinds string
 	if err := db.Reader().QueryRowContext(context.Background(), `SELECT group_concat(kind, ' ') FROM events`).Scan(&kinds); err != nil {
