@@ -1,9 +1,15 @@
 package tests
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
 )
 
 // A budget's pause through the real binary, across kill -9 of the server
@@ -54,4 +60,47 @@ func TestBudgetPauseSurvivesKill9(t *testing.T) {
 		b := budgetLs()
 		return b["spent"] == float64(101) && b["limit"] == float64(1100) && b["state"] == "ok"
 	})
+}
+
+// A loop whose budget is spent skips its fire with the reason (docs/usage.md §7.3): a
+// fleet budget of 100 tokens is spent by a mock agent's turn; the once loop due next
+// ends without a run, and its orcr log says loop.skipped budget.
+func TestSpentBudgetSkipsLoopFires(t *testing.T) {
+	t.Parallel() // mostly waits: see main_test.go
+	h, _ := herdrHome(t, `{"timings": {"loop_tick": "100ms"}, "budgets": {"fleet": {"limit": "100"}}}`)
+	h.env = append(h.env, "PATH="+bins.dir+":"+os.Getenv("PATH"))
+	if r := h.run("server", "start"); r.exit != 0 {
+		t.Fatalf("server start: %d %s %s", r.exit, r.stdout, r.stderr)
+	}
+	c := &socketapi.Client{Socket: filepath.Join(h.dir, "orcr.sock"), Timeout: 60 * time.Second}
+	ctx := context.Background()
+	h.jsonRun(t, "agent.run", 0, "agent", "run", "-a", "mock", "--path", "spend/a", "-p", "say=spent tokens=100,0")
+	eventually(t, 30*time.Second, "the fleet budget exceeded", func() bool {
+		res, err := c.BudgetLs(ctx)
+		return err == nil && len(res.Budgets) == 1 && res.Budgets[0].State == api.BudgetStateExceeded
+	})
+	if _, err := c.LoopCreate(ctx, api.LoopCreateRequest{Name: "capped", OnceAt: "1s", Cwd: h.dir,
+		Command: []string{"true"}}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 20*time.Second, "the once loop ended", func() bool {
+		ls, err := c.LoopLs(ctx, api.LoopLsRequest{Names: []string{"capped"}})
+		return err == nil && len(ls.Loops) == 1 && ls.Loops[0].Status == "ended"
+	})
+	if runs := runsOf(t, c, "capped"); len(runs) != 0 {
+		t.Errorf("a fire ran on a spent budget: %+v", runs)
+	}
+	logs, err := c.LoopLogs(ctx, api.LoopLogsRequest{Name: "capped", Source: "orcr"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	skipped := 0
+	for _, l := range logs.Lines {
+		if strings.HasPrefix(l.Text, "loop.skipped") && strings.Contains(l.Text, "budget") {
+			skipped++
+		}
+	}
+	if skipped != 1 {
+		t.Errorf("%d loop.skipped budget lines, want 1: %+v", skipped, logs.Lines)
+	}
 }
