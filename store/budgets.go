@@ -173,6 +173,21 @@ var budgetRank = map[string]int{api.BudgetStateOK: 0, api.BudgetStateWarned: 1, 
 // first reaches warn_at emits budget.warned; one at its limit emits budget.exceeded and
 // pauses the agent at this boundary (agents.budget_paused).
 func (t *Tx) checkBudgets(uuid, path, provider, loop string) error {
+	checks, err := t.budgetChecks(uuid, path, provider, loop)
+	if err != nil {
+		return err
+	}
+	for _, c := range checks {
+		if err := t.settleBudget(uuid, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// budgetChecks sums every budget a turn of agent uuid counts against: the rules that
+// match it, then its run budget.
+func (t *Tx) budgetChecks(uuid, path, provider, loop string) ([]budgetCheck, error) {
 	var checks []budgetCheck
 	for _, r := range t.db.budgetRules() {
 		if !r.Match(path, provider, loop) {
@@ -185,32 +200,27 @@ func (t *Tx) checkBudgets(uuid, path, provider, loop string) error {
 		}
 		spent, err := ruleSpent(t.ctx, t, r, since, agent)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		checks = append(checks, budgetCheck{budget: r.Name, scope: scope, limit: r.Limit, warnAt: r.WarnAt, spent: spent})
 	}
 	var owner sql.NullString
 	if err := t.QueryRow(`SELECT run_budget FROM agents WHERE uuid = ?`, uuid).Scan(&owner); err != nil {
-		return sqliteErr("read run budget", err)
+		return nil, sqliteErr("read run budget", err)
 	}
 	if owner.Valid {
 		b, err := scanRunBudget(t.QueryRow(runBudgetSelect+` WHERE agent_uuid = ?`, owner.String))
 		if err != nil {
-			return sqliteErr("read run budget", err)
+			return nil, sqliteErr("read run budget", err)
 		}
 		spent, err := runSpent(t.ctx, t, b.owner, b.limit)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		checks = append(checks, budgetCheck{budget: RunBudgetPrefix + b.path, limit: b.limit, warnAt: runBudgetWarnAt,
 			spent: spent})
 	}
-	for _, c := range checks {
-		if err := t.settleBudget(uuid, c); err != nil {
-			return err
-		}
-	}
-	return nil
+	return checks, nil
 }
 
 // settleBudget moves c's scope to the state its spend reached (never back: only an
@@ -486,11 +496,47 @@ func (t *Tx) QueueIfBudgetPaused(uuid, prompt string, put bool) (string, error) 
 	if err := t.QueryRow(`SELECT budget_paused FROM agents WHERE uuid = ?`, uuid).Scan(&budget); err != nil {
 		return "", sqliteErr("read budget pause", err)
 	}
-	if !budget.Valid || !put {
+	if !budget.Valid {
+		// An agent at rest is at a turn boundary: a budget another agent's turn spent
+		// pauses it now (docs/usage.md §7.3).
+		name, err := t.pauseIfSpent(uuid)
+		if err != nil || name == "" {
+			return "", err
+		}
+		budget.String = name
+	}
+	if !put {
 		return budget.String, nil
 	}
 	_, err := t.InboxPut(uuid, prompt, true)
 	return budget.String, err
+}
+
+// pauseIfSpent pauses agent uuid on the first budget it counts against that is at its
+// limit (budget.exceeded), and returns its name ("" = none).
+func (t *Tx) pauseIfSpent(uuid string) (string, error) {
+	var path, provider string
+	if err := t.QueryRow(`SELECT path, COALESCE(agent, '') FROM agents WHERE uuid = ?`, uuid).Scan(&path, &provider); err != nil {
+		return "", sqliteErr("read agent", err)
+	}
+	loop, err := t.loopOf(path)
+	if err != nil {
+		return "", err
+	}
+	checks, err := t.budgetChecks(uuid, path, provider, loop)
+	if err != nil {
+		return "", err
+	}
+	for _, c := range checks {
+		extra, _, err := scopeState(t.ctx, t, c.budget, c.scope)
+		if err != nil {
+			return "", err
+		}
+		if budgetState(c.spent, budgetBase(c.limit)+extra, c.warnAt) == api.BudgetStateExceeded {
+			return c.budget, t.settleBudget(uuid, c)
+		}
+	}
+	return "", nil
 }
 
 // LoopBudgetSpent is the name of an exceeded budget that stops loop's fires ("" = none):

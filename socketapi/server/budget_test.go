@@ -142,7 +142,8 @@ func TestBudgetPausesAtTheCrossingTurnAndExtendDelivers(t *testing.T) {
 }
 
 // A run budget counts the turns of the agents its agent spawns (lineage by parent_id):
-// the child's turn that brings the lineage to the limit pauses the child.
+// the child's turn that brings the lineage to the limit pauses the child, and the idle
+// parent at its next send; the extension resumes both and delivers the queued send.
 func TestRunBudgetCountsTheSpawnedAgents(t *testing.T) {
 	t.Parallel()
 	srv := sockettest.NewServer(t, sockettest.WithHerdr(t))
@@ -166,14 +167,26 @@ func TestRunBudgetCountsTheSpawnedAgents(t *testing.T) {
 	if p := budgetPaused(t, c, parent.UUID); p != "" {
 		t.Fatalf("the parent paused (%q) before its next turn boundary", p)
 	}
+	// The idle parent is at a boundary: a send to it finds the budget spent and queues.
+	var queued api.SendResult
+	if err := c.Call(context.Background(), "agent.send", map[string]any{"target": parent.UUID, "prompt": "say=later"},
+		&queued); err != nil || queued.Queued != api.QueuedBudget {
+		t.Fatalf("send to the idle parent of a spent budget: %+v %v, want queued", queued, err)
+	}
+	if p := budgetPaused(t, c, parent.UUID); p != "run:rb/parent" {
+		t.Fatalf("the parent after the send: budget_paused %q, want run:rb/parent", p)
+	}
 	bs := budgets(t, c)
 	if len(bs) != 1 || bs[0].Budget != "run:rb/parent" || bs[0].Spent != 160 || bs[0].Limit != 150 ||
-		len(bs[0].Paused) != 1 || bs[0].Paused[0] != "rb/child" {
+		len(bs[0].Paused) != 2 || bs[0].Paused[0] != "rb/child" || bs[0].Paused[1] != "rb/parent" {
 		t.Fatalf("budget.ls: %+v", bs)
 	}
 	var ext api.BudgetExtendResult
 	if err := c.Call(context.Background(), "budget.extend", map[string]any{"target": "run:rb/parent", "by": "1k"}, &ext); err != nil ||
-		len(ext.Resumed) != 1 || ext.Resumed[0] != "rb/child" || ext.Budget.State != api.BudgetStateOK {
+		len(ext.Resumed) != 2 || ext.Resumed[1] != "rb/parent" || ext.Budget.State != api.BudgetStateOK {
 		t.Fatalf("budget.extend run:rb/parent: %+v %v", ext, err)
 	}
+	rec.waitFor(t, 30*time.Second, "the parent's queued prompt answered", func(evs []ev) bool {
+		return countEvents(evs, "agent.turn_completed", parent.UUID) == 2
+	})
 }
