@@ -67,6 +67,7 @@ fuzz:
     go test -run '^$' -fuzz '^FuzzDetectAgentScreen$' -fuzztime 5s ./herdr/herdrtest
     go test -run '^$' -fuzz '^FuzzRequest$' -fuzztime 5s ./herdr/herdrtest
     go test -run '^$' -fuzz '^FuzzDecodeParams$' -fuzztime 5s ./socketapi/api
+    go test -run '^$' -fuzz '^FuzzParseBudget$' -fuzztime 5s ./socketapi/api
     go test -run '^$' -fuzz '^FuzzModelApply$' -fuzztime 5s ./socketapi
     go test -run '^$' -fuzz '^FuzzDecodeClient$' -fuzztime 5s ./socketapi/remote
     go test -run '^$' -fuzz '^FuzzReplyFramesAreUTF8JSON$' -fuzztime 5s ./socketapi/server

@@ -117,6 +117,9 @@ func (w *agentWork) send(prompt string) (api.SendResult, error) {
 	if w.st.Status.Gone() {
 		return api.SendResult{}, w.gone()
 	}
+	if res, queued, err := w.budgetQueue(prompt); queued || err != nil {
+		return res, err
+	}
 	if !w.st.Managed {
 		return w.sendExternal(prompt)
 	}
@@ -147,6 +150,26 @@ func (w *agentWork) send(prompt string) (api.SendResult, error) {
 		return res, wire.Conflict("agent "+w.st.Path+" changed state during delivery", "current_status", w.st.Status)
 	}
 	return res, err
+}
+
+// budgetQueue puts prompt into the inbox of an agent a budget paused (docs/usage.md
+// §7.3), in one transaction with the check: nothing is typed, nothing is dropped. A
+// prompt the inbox already holds (a drain) stays there: the drain is deferred.
+func (w *agentWork) budgetQueue(prompt string) (api.SendResult, bool, error) {
+	v, err := w.write(func(tx *store.Tx) (any, error) { return tx.QueueIfBudgetPaused(w.uuid, prompt, w.inboxID == 0) })
+	if err != nil {
+		return api.SendResult{}, false, err
+	}
+	budget := v.(string)
+	switch {
+	case budget == "":
+		return api.SendResult{}, false, nil
+	case w.inboxID != 0:
+		return api.SendResult{}, true, wire.Conflict("agent "+w.st.Path+" is paused on budget "+budget, "current_status", w.st.Status)
+	}
+	w.log().Info("budget: agent paused, the send waits in its inbox", "path", w.st.Path, "budget", budget)
+	w.st.BudgetPaused = budget
+	return api.SendResult{UUID: w.uuid, Path: w.st.Path, DeliveredWhile: w.st.Status, Queued: api.QueuedBudget}, true, nil
 }
 
 // defaultEnterDelay is the pause between the text and its Enter of a delivery with no

@@ -263,6 +263,13 @@ func (w *loopWork) fire(dueAt int64) error {
 		return err
 	}
 	v, err := w.write(func(tx *store.Tx) (any, error) {
+		// A spent budget skips the fire in the transaction that would allocate it.
+		if b, err := tx.LoopBudgetSpent(d.Name); err != nil || b != "" {
+			if err == nil {
+				err = tx.SkipFire(w.loop, schedule.SkipBudget, dueAt, adv)
+			}
+			return b, err
+		}
 		return tx.FireLoop(store.Fire{Loop: w.loop, DueAt: dueAt, Advance: &adv})
 	})
 	if err != nil {
@@ -270,6 +277,11 @@ func (w *loopWork) fire(dueAt int64) error {
 			return nil
 		}
 		return err
+	}
+	if b, ok := v.(string); ok {
+		w.env.Log.Info("loop: a fire skipped, its budget is spent", "loop", d.Name, "budget", b,
+			"due_at", time.UnixMilli(dueAt).UTC())
+		return nil
 	}
 	if f := v.(store.Fired); f.Start {
 		w.spawn(d, *f.Run)

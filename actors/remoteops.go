@@ -298,6 +298,9 @@ func (w *agentWork) drain() (waiting bool) {
 		w.logErr("drop inbox", w.apply(func(tx *store.Tx) error { return tx.InboxDrop(w.uuid) }))
 		return false
 	}
+	if w.st.BudgetPaused != "" {
+		return true // docs/usage.md §7.3: delivered after budget extend
+	}
 	for len(items) > 0 {
 		i := 0
 		switch w.st.Status {

@@ -78,6 +78,12 @@ func (s *System) Run(ctx context.Context, r api.RunRequest) (api.RunResult, erro
 	if err != nil {
 		return api.RunResult{}, err
 	}
+	var budget api.BudgetLimit
+	if r.Budget != "" {
+		if budget, err = api.ParseBudget(r.Budget); err != nil {
+			return api.RunResult{}, err
+		}
+	}
 	caller, err := s.caller(ctx, r.Caller)
 	if err != nil {
 		return api.RunResult{}, err
@@ -133,7 +139,8 @@ func (s *System) Run(ctx context.Context, r api.RunRequest) (api.RunResult, erro
 		return api.RunResult{}, err
 	}
 	n := store.NewAgent{UUID: uid, Path: path, ParentID: parentID, Provider: provName, Model: route.Model,
-		Effort: route.Effort, GCMode: gc, Cwd: r.Cwd, Session: s.cfg.Config.Herdr.Session, LaunchToken: token}
+		Effort: route.Effort, GCMode: gc, Cwd: r.Cwd, Session: s.cfg.Config.Herdr.Session, LaunchToken: token,
+		Budget: budget}
 	if wt != nil {
 		n.Worktree = *wt
 	}

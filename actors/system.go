@@ -75,6 +75,7 @@ type System struct {
 	loops    *actor.PID
 	remote   *actor.PID // the remote stream's hub
 	notifier *actor.PID // nil without notify rules
+	budgets  []store.BudgetRule
 
 	remoteMu   sync.Mutex
 	remoteAddr string // the remote listener's address ("" = off)
@@ -103,6 +104,8 @@ func Start(cfg SystemConfig) (*System, error) {
 		s.cfg.Log = slog.New(slog.DiscardHandler)
 	}
 	log := s.cfg.Log
+	s.budgets = budgetRules(cfg.Config.Budgets)
+	cfg.DB.SetBudgets(s.budgets)
 	s.sys = actorkit.NewSystem(log, cfg.DeadLetterThrottle)
 	var err error
 	if s.storePID, err = s.sys.Root.SpawnNamed(NewStoreProps(cfg.DB, log, StoreOptions{Retention: cfg.Retention}), "store"); err != nil {

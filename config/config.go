@@ -66,6 +66,8 @@ type Config struct {
 	Prices map[string]Price
 	// Quota is the `quota` section (docs/usage.md §7).
 	Quota Quota
+	// Budgets are the budget rules (docs/usage.md §7.1), in name order.
+	Budgets []BudgetRule
 
 	// HerdrBinEnv is $ORCR_HERDR_BIN as seen by Load. It is not merged into Herdr.Bin:
 	// see [Config.HerdrBin] for the discovery order.

@@ -22,7 +22,7 @@ import (
 // Known keys of each section, in the order docs/config.md §1.6 lists them (that order breaks
 // ties between equally near suggestions).
 var (
-	topKeys      = []string{"defaults", "herdr", "concurrency", "timings", "logs", "integrations", "remote", "notify", "routing", "prices", "quota"}
+	topKeys      = []string{"defaults", "herdr", "concurrency", "timings", "logs", "integrations", "remote", "notify", "routing", "prices", "quota", "budgets"}
 	defaultsKeys = []string{"agent", "providers"}
 	routeKeys    = []string{"model", "effort"}
 	herdrKeys    = []string{"bin", "session"}
@@ -151,6 +151,7 @@ func Parse(data []byte, getenv func(string) string) (*Config, []string, error) {
 		{"routing", l.routing},
 		{"prices", l.prices},
 		{"quota", l.quota},
+		{"budgets", l.budgets},
 	}
 	for _, s := range steps {
 		v, present := top[s.key]

@@ -287,6 +287,16 @@ func (c *Client) Usage(ctx context.Context, req api.UsageRequest) (api.UsageResu
 	return Invoke(ctx, c, api.UsageReport, req)
 }
 
+// BudgetLs calls budget.ls (docs/usage.md §7.4).
+func (c *Client) BudgetLs(ctx context.Context) (api.BudgetLsResult, error) {
+	return Invoke(ctx, c, api.BudgetLs, api.BudgetLsRequest{})
+}
+
+// BudgetExtend calls budget.extend (docs/usage.md §7.4).
+func (c *Client) BudgetExtend(ctx context.Context, req api.BudgetExtendRequest) (api.BudgetExtendResult, error) {
+	return Invoke(ctx, c, api.BudgetExtend, req)
+}
+
 // LoopRunLs calls loop.run.ls.
 func (c *Client) LoopRunLs(ctx context.Context, req api.LoopRunLsRequest) (api.LoopRunLsResult, error) {
 	return Invoke(ctx, c, api.LoopRunLs, req)

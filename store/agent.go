@@ -35,6 +35,8 @@ type Agent struct {
 	Worktree Worktree
 	// Turn is the open (not completed) turn with the highest input_seq; Seq 0 = none.
 	Turn Turn
+	// BudgetPaused names the budget that paused the agent ("" = none; docs/usage.md §7.3).
+	BudgetPaused string
 }
 
 // Turn is the part of a turn row the completion rules read.
@@ -51,7 +53,7 @@ const agentStateSelect = `SELECT a.uuid, a.path, a.status, a.managed, COALESCE(a
 	COALESCE(a.last_status_change_at, 0), COALESCE(a.stalled_at, 0),
 	COALESCE(t.input_seq, 0), COALESCE(t.delivered_at, 0), COALESCE(t.working_seen_at, 0),
 	COALESCE(a.worktree_state, ''), COALESCE(a.worktree_path, ''), COALESCE(a.worktree_branch, ''),
-	COALESCE(a.worktree_repo, ''), COALESCE(a.worktree_base, ''), a.worktree_keep
+	COALESCE(a.worktree_repo, ''), COALESCE(a.worktree_base, ''), a.worktree_keep, COALESCE(a.budget_paused, '')
 	FROM agents a LEFT JOIN turns t ON t.agent_uuid = a.uuid AND t.input_seq =
 		(SELECT max(o.input_seq) FROM turns o WHERE o.agent_uuid = a.uuid AND o.completed_at IS NULL)
 	WHERE a.uuid = ?`
@@ -70,7 +72,7 @@ func (a *Agent) dest() []any {
 		&a.Provider, &a.Model, &a.GCMode, &a.Cwd, &a.Session, &a.TerminalID, &a.PaneID, &a.SessionKind, &a.SessionValue,
 		&a.MoveState, &a.MoveToken, &a.CancelRequested, &a.InputSeq, &a.CreatedAt, &a.IdleSince, &a.ParkedAt,
 		&a.StatusChangedAt, &a.StalledAt, &a.Turn.Seq, &a.Turn.DeliveredAt, &a.Turn.WorkingSeenAt,
-		&a.Worktree.State, &a.Worktree.Path, &a.Worktree.Branch, &a.Worktree.Repo, &a.Worktree.Base, &a.Worktree.Keep}
+		&a.Worktree.State, &a.Worktree.Path, &a.Worktree.Branch, &a.Worktree.Repo, &a.Worktree.Base, &a.Worktree.Keep, &a.BudgetPaused}
 }
 
 // Agent reads the lifecycle state of uuid inside the transaction.
@@ -140,6 +142,9 @@ type NewAgent struct {
 	DeadlineAt                int64 // 0 = none
 	// Worktree, when its Branch is set, is the planned worktree (state pending).
 	Worktree Worktree
+	// Budget is agent run --budget (zero = none: the parent's run budget, if any, is
+	// inherited; docs/usage.md §7.2).
+	Budget api.BudgetLimit
 }
 
 // Enqueue inserts a queued managed row at the tail of the admission queue and emits
@@ -177,6 +182,9 @@ func (t *Tx) Enqueue(n NewAgent) (AgentRow, error) {
 	}
 	if err != nil {
 		return AgentRow{}, sqliteErr("insert agent", err)
+	}
+	if err := t.enqueueRunBudget(n); err != nil {
+		return AgentRow{}, err
 	}
 	row, err := AgentByUUID(t.ctx, t, n.UUID)
 	if err != nil {
@@ -482,7 +490,11 @@ func (t *Tx) CompleteTurn(c TurnCompletion) error {
 		if u.Model == "" {
 			u.Model = model
 		}
-		if err := t.recordUsage(c.UUID, c.Seq, path, provider, u); err != nil {
+		loop, err := t.recordUsage(c.UUID, c.Seq, path, provider, u)
+		if err != nil {
+			return err
+		}
+		if err := t.checkBudgets(c.UUID, path, provider, loop); err != nil {
 			return err
 		}
 		if err := t.recordQuota(c.UUID, provider, u.Quota); err != nil {

@@ -206,6 +206,16 @@ func goldenCases() []goldenCase {
 			return tx.PauseProvider(store.ProviderPause{Provider: "codex", Since: 1000, Until: 2000, Source: "backoff"})
 		}},
 		{"provider-resumed", func(tx *store.Tx) error { return tx.ResumeProvider("claude", "expired") }},
+		{"budget-warned", agentEmit(&api.BudgetWarned{BudgetEvent: api.BudgetEvent{Budget: "fleet", Scope: "2026-12-05",
+			Unit: "usd", Spent: 1.6, Limit: 2}})},
+		{"budget-exceeded", agentEmit(&api.BudgetExceeded{BudgetEvent: api.BudgetEvent{Budget: "run:default/golden",
+			Unit: "tokens", Spent: 520, Limit: 500}})},
+		{"budget-extended", func(tx *store.Tx) error {
+			_, err := tx.Emit("", &api.BudgetExtended{BudgetEvent: api.BudgetEvent{Budget: "fleet", Unit: "usd", Spent: 2.1,
+				Limit: 3}, State: "ok"})
+			return err
+		}},
+		{"budget-resumed", agentEmit(&api.BudgetResumed{Budget: "fleet", Scope: "2026-12-05"})},
 		{"spawn", intentPair(goldenAgent, &api.AgentSpawnRequested{Workspace: "orcr", Label: "default/golden",
 			Argv: []string{"claude", "--x"}, Cwd: "/tmp"}, true, "",
 			&api.AgentSpawnApplied{PaneID: "w1:p2", TerminalID: "t9", WorkspaceID: "w1", TabID: "w1:t1"})},

@@ -7,5 +7,6 @@ func (t *Tx) RecordUsageAt(at int64, uuid string, seq int64, path, provider stri
 	now := t.now
 	defer func() { t.now = now }()
 	t.now = at
-	return t.recordUsage(uuid, seq, path, provider, u)
+	_, err := t.recordUsage(uuid, seq, path, provider, u)
+	return err
 }

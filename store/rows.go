@@ -22,7 +22,7 @@ const AgentSelect = `SELECT a.uuid, a.path, a.status, a.managed, a.agent, a.mode
 	CASE WHEN a.status = 'queued' THEN (SELECT count(*) FROM agents q WHERE q.status = 'queued'
 		AND (q.queue_seq < a.queue_seq OR (q.queue_seq = a.queue_seq AND q.uuid <= a.uuid))) END,
 	a.parent_id, (SELECT p.path FROM agents p WHERE p.uuid = a.parent_id),
-	a.blocked_kind, a.exit_reason, a.exit_detail, a.last_screen_at, a.ended_at, a.stalled_at IS NOT NULL, a.stalled_at, a.routed_from,
+	a.blocked_kind, a.exit_reason, a.exit_detail, a.last_screen_at, a.ended_at, a.stalled_at IS NOT NULL, a.stalled_at, a.routed_from, a.budget_paused,
 	a.worktree_state, a.worktree_path, a.worktree_branch, a.worktree_repo, a.worktree_keep,
 	a.usage_turns, a.usage_tokens, a.usage_cost_micros, a.usage_unpriced
 	FROM agents a`
@@ -38,7 +38,7 @@ func ScanAgent(s Scanner) (AgentRow, error) {
 		&r.PaneID, &r.MoveState, &r.CreatedAt, &r.LastStatusChangeAt,
 		&r.HerdrSession, &r.StartingAt, &r.IdleSince, &r.ParkedAt,
 		&r.TurnDeliveredAt, &r.TurnCompletedAt, &r.QueuePosition,
-		&r.ParentID, &r.ParentPath, &r.BlockedKind, &r.ExitReason, &r.ExitDetail, &r.ScreenAt, &r.EndedAt, &r.Stalled, &r.StalledAt, &r.RoutedFrom,
+		&r.ParentID, &r.ParentPath, &r.BlockedKind, &r.ExitReason, &r.ExitDetail, &r.ScreenAt, &r.EndedAt, &r.Stalled, &r.StalledAt, &r.RoutedFrom, &r.BudgetPaused,
 		&wtState, &wtPath, &wtBranch, &wtRepo, &wtKeep, &u.Turns, &u.Tokens, &costMicros, &u.UnpricedTurns)
 	if u.Turns > 0 {
 		u.CostUSD = float64(costMicros) / 1e6

@@ -45,6 +45,8 @@ type DB struct {
 	stmts  map[string]*sql.Stmt
 
 	statements *atomic.Int64 // see [DB.Statements]
+
+	budgets atomic.Pointer[[]BudgetRule] // see [DB.SetBudgets]
 }
 
 // maxCachedStmts bounds the writer statement cache; further queries are prepared per

@@ -60,19 +60,19 @@ func TestOpenFresh(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if got, want := schemaVersion(t, path), "13"; got != want {
+	if got, want := schemaVersion(t, path), "14"; got != want {
 		t.Errorf("schema_version: got %q, want %q", got, want)
 	}
-	if store.SchemaVersion != 13 {
-		t.Errorf("SchemaVersion: got %d, want 13", store.SchemaVersion)
+	if store.SchemaVersion != 14 {
+		t.Errorf("SchemaVersion: got %d, want 14", store.SchemaVersion)
 	}
 	want := []string{
 		"agents", "agents_active_path", "agents_agent_session", "agents_pane", "agents_parent",
-		"agents_path", "agents_provider_status", "agents_session_term", "agents_status_queue", "agents_worktree",
-		"attaches", "attaches_agent", "events", "events_ref", "inbox", "inbox_agent", "intents", "loop_runs",
+		"agents_path", "agents_provider_status", "agents_run_budget", "agents_session_term", "agents_status_queue", "agents_worktree",
+		"attaches", "attaches_agent", "budget_scopes", "events", "events_ref", "inbox", "inbox_agent", "intents", "loop_runs",
 		"loop_runs_loop_status", "loop_runs_run_id", "loop_runs_status_timeout", "loops", "loops_active_name",
 		"loops_status_fire", "meta", "notify_deliveries", "notify_deliveries_due", "notify_deliveries_event",
-		"notify_targets", "provider_pauses", "quota_windows", "remote_tokens", "remote_tokens_agent", "session_log", "sessions", "turns", "turns_usage", "usage_days",
+		"notify_targets", "provider_pauses", "quota_windows", "remote_tokens", "remote_tokens_agent", "run_budgets", "session_log", "sessions", "turns", "turns_usage", "usage_days",
 	}
 	if diff := cmp.Diff(want, tableNames(t, db.Reader())); diff != "" {
 		t.Errorf("tables and indexes (-want +got):\n%s", diff)
@@ -121,8 +121,8 @@ func TestMigrateFromV1(t *testing.T) {
 		t.Fatalf("Open v1 store: %v", err)
 	}
 	defer db.Close()
-	if got := schemaVersion(t, path); got != "13" {
-		t.Errorf("schema_version after migration: got %q, want 13", got)
+	if got := schemaVersion(t, path); got != "14" {
+		t.Errorf("schema_version after migration: got %q, want 14", got)
 	}
 	evs, err := db.EventsAfter(context.Background(), 0, 10)
 	if err != nil || len(evs) != 1 || evs[0].Kind != "agent.created" || evs[0].Ref != "u1" {

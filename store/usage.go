@@ -10,13 +10,14 @@ import (
 
 // recordUsage writes u into turn seq of agent uuid with what a report and a budget group
 // by (docs/usage.md §2): the provider and path of the agent, the loop whose run started
-// it and the completion time, and adds it to the agent's totals (its row's usage) and to
-// its day's row of usage_days, which reports read (§6). It runs in the transaction that completes the turn, which completes a turn
-// once, so a transcript read once is never counted again.
-func (t *Tx) recordUsage(uuid string, seq int64, path, provider string, u *TurnUsage) error {
-	loop, err := t.loopOf(path)
+// it and the completion time, adds it to the agent's totals (its row's usage) and to
+// its day's row of usage_days, which reports read (§6), and returns the loop. It runs in
+// the transaction that completes the turn, which completes a turn once, so a transcript
+// read once is never counted again.
+func (t *Tx) recordUsage(uuid string, seq int64, path, provider string, u *TurnUsage) (loop string, err error) {
+	loop, err = t.loopOf(path)
 	if err != nil {
-		return err
+		return "", err
 	}
 	var cost any
 	micros, unpriced := int64(0), 1
@@ -27,14 +28,14 @@ func (t *Tx) recordUsage(uuid string, seq int64, path, provider string, u *TurnU
 		cache_write_tokens = ?, reasoning_tokens = ?, model = ?, provider = ?, path = ?, loop = ?, cost_micros = ?, usage_at = ?
 		WHERE agent_uuid = ? AND input_seq = ?`, u.Input, u.Output, u.CacheRead, u.CacheWrite, u.Reasoning, null(u.Model),
 		null(provider), path, null(loop), cost, t.now, uuid, seq); err != nil {
-		return err
+		return "", err
 	}
 	if err := t.exec("add usage to its agent", `UPDATE agents SET usage_turns = usage_turns + 1, usage_tokens = usage_tokens + ?,
 		usage_cost_micros = usage_cost_micros + ?, usage_unpriced = usage_unpriced + ? WHERE uuid = ?`,
 		u.Input+u.Output+u.CacheRead+u.CacheWrite, micros, unpriced, uuid); err != nil {
-		return err
+		return "", err
 	}
-	return t.exec("add usage to its day", `INSERT INTO usage_days VALUES (date(? / 1000, 'unixepoch', 'localtime'),
+	return loop, t.exec("add usage to its day", `INSERT INTO usage_days VALUES (date(? / 1000, 'unixepoch', 'localtime'),
 		?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT DO UPDATE SET turns = turns + 1, input_tokens = input_tokens + excluded.input_tokens,
 		output_tokens = output_tokens + excluded.output_tokens, cache_read_tokens = cache_read_tokens + excluded.cache_read_tokens,

@@ -174,7 +174,7 @@ func TestUsageRecordedOnceAndReported(t *testing.T) {
 	}
 }
 
-// Migrating to schema 12 sums the usage already recorded into usage_days and each
+// Migrating to schema 12 (then 13, 14) sums the usage already recorded into usage_days and each
 // agent's totals: a store whose turns were recorded before it reports what it reported
 // before, and its rows carry their totals.
 func TestUsageMigrationSumsRecordedTurns(t *testing.T) {
@@ -203,14 +203,17 @@ func TestUsageMigrationSumsRecordedTurns(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.Close()
-	// Back to schema 11: the turns keep their usage, the sums are gone.
+	// Back to schema 11: the turns keep their usage, the sums are gone (and what the
+	// later migrations add, which run again).
 	raw, err := sql.Open("sqlite", "file:"+path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := raw.Exec(`DROP TABLE usage_days; ALTER TABLE agents DROP COLUMN usage_turns;
 		ALTER TABLE agents DROP COLUMN usage_tokens; ALTER TABLE agents DROP COLUMN usage_cost_micros;
-		ALTER TABLE agents DROP COLUMN usage_unpriced; UPDATE meta SET value = '11' WHERE key = 'schema_version'`); err != nil {
+		ALTER TABLE agents DROP COLUMN usage_unpriced; DROP TABLE quota_windows; DROP TABLE run_budgets;
+		DROP TABLE budget_scopes; DROP INDEX agents_run_budget; ALTER TABLE agents DROP COLUMN run_budget;
+		ALTER TABLE agents DROP COLUMN budget_paused; UPDATE meta SET value = '11' WHERE key = 'schema_version'`); err != nil {
 		t.Fatal(err)
 	}
 	raw.Close()

@@ -44,6 +44,12 @@ func TestClassify(t *testing.T) {
 			notify.Occurrence{Event: "loop_run.failed", Path: "n/r1", Ref: "u1", Summary: "loop run n/r1 timeout"}},
 		{"run ok", ev("loop_run.ended", `{"status":"ok","run":{"path":"n/r1"}}`), notify.Occurrence{}},
 		{"no path", ev("agent.ended", `{"exit_reason":"killed"}`), notify.Occurrence{}},
+		{"budget warned", ev("budget.warned", `{"budget":"fleet","scope":"2026-12-05","unit":"usd","spent":1.6,"limit":2,"agent":{"path":"a"}}`),
+			notify.Occurrence{Event: "budget.warned", Path: "a", Ref: "u1", Summary: "a: budget fleet at 1.6 of 2 usd"}},
+		{"budget exceeded", ev("budget.exceeded", `{"budget":"run:a","scope":"","unit":"tokens","spent":520,"limit":500,"agent":{"path":"a/b"}}`),
+			notify.Occurrence{Event: "budget.exceeded", Path: "a/b", Ref: "u1",
+				Summary: "a/b paused: budget run:a spent 520 of 500 tokens (orcr budget extend a/b --by …)"}},
+		{"budget resumed", ev("budget.resumed", `{"budget":"fleet","scope":"","agent":{"path":"a"}}`), notify.Occurrence{}},
 		{"other kind", ev("agent.created", `{"status":"queued","agent":{"path":"a"}}`), notify.Occurrence{}},
 		{"bad payload", ev("agent.ended", `[1]`), notify.Occurrence{}},
 	}

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/orcr-go/orcr/config"
 	"github.com/orcr-go/orcr/socketapi/api"
@@ -26,6 +27,8 @@ const (
 	EventStalled       = "stalled"         // agent.stalled {stalled: true}
 	EventLoopRunFailed = "loop_run.failed" // loop_run.ended {status: failed | timeout}
 	EventEnded         = "ended"           // agent.ended
+	EventBudgetWarned  = "budget.warned"   // budget.warned
+	EventBudgetPaused  = "budget.exceeded" // budget.exceeded: the agent paused (docs/usage.md §7.3)
 )
 
 // Occurrence is a stored event seen as a notification: its rule event name, the path it
@@ -66,6 +69,14 @@ func Classify(ev store.Event) (Occurrence, bool) {
 	case *api.AgentEnded:
 		o.Path = p.Agent.Path
 		o.Event, o.Summary = EventEnded, fmt.Sprintf("%s ended (%s)", o.Path, cmp.Or(deref(p.ExitReason), "unknown"))
+	case *api.BudgetWarned:
+		o.Path = p.Agent.Path
+		o.Event, o.Summary = EventBudgetWarned, fmt.Sprintf("%s: budget %s at %s of %s %s", o.Path, p.Budget,
+			budgetFigure(p.Spent), budgetFigure(p.Limit), p.Unit)
+	case *api.BudgetExceeded:
+		o.Path = p.Agent.Path
+		o.Event, o.Summary = EventBudgetPaused, fmt.Sprintf("%s paused: budget %s spent %s of %s %s (orcr budget extend %s --by …)",
+			o.Path, p.Budget, budgetFigure(p.Spent), budgetFigure(p.Limit), p.Unit, o.Path)
 	case *api.LoopRunEnded:
 		if p.Status != store.RunFailed && p.Status != store.RunTimeout {
 			return Occurrence{}, false
@@ -78,6 +89,9 @@ func Classify(ev store.Event) (Occurrence, bool) {
 	}
 	return o, true
 }
+
+// budgetFigure writes a budget amount without trailing zeros.
+func budgetFigure(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
 func deref(s *string) string {
 	if s == nil {

@@ -21,6 +21,7 @@ const (
 	SkipMissed            = "missed"              // seen by the tick more than MissedAfter late (L5)
 	SkipMissedWhilePaused = "missed_while_paused" // a once loop's instant passed while it was paused (L2)
 	SkipMissedWhileDown   = "missed_while_down"   // the occurrence passed while no server ran
+	SkipBudget            = "budget"              // a budget on the loop or the fleet is spent (docs/usage.md §7.3)
 )
 
 // Decision is what the scheduler tick does with an active loop.

@@ -31,7 +31,7 @@ type directives struct {
 	write     string // non-empty when write=<relpath> was given
 	tool      string // non-empty when tool=<name> was given: the turn calls that tool
 	limit     string // non-empty when limit=<text> was given: the turn ends at a usage-limit message ("_" read as spaces)
-	// tokens=<in>,<out>,<cache_read>,<cache_write>[,<model>]: the turn's answer reports
+	// tokens=<in>,<out>[,<cache_read>,<cache_write>[,<model>]]: the turn's answer reports
 	// that usage, claude's way (message.usage, message.model); nil when absent.
 	tokens *mockUsage
 }
@@ -39,7 +39,7 @@ type directives struct {
 // parseDirectives scans prompt for whitespace-separated directive tokens:
 // turn_ms=<n>, tool_gaps=<n>, gap_ms=<n>, block, no_working, digest, say=<word>,
 // write=<relpath>, tool=<name>, limit=<text> (underscores read as spaces) and
-// tokens=<in>,<out>,<cache_read>,<cache_write>[,<model>], each optionally prefixed with one '@'. Tokens that are not
+// tokens=<in>,<out>[,<cache_read>,<cache_write>[,<model>]], each optionally prefixed with one '@'. Tokens that are not
 // directives, and directives with an empty, negative or non-numeric value, are
 // ignored. A later token overrides an earlier one. Numbers are clamped to
 // [maxDirectiveMS] (milliseconds) and [maxToolGaps] (gaps). It never panics.
@@ -95,6 +95,9 @@ func parseDirectives(prompt string) directives {
 // parseTokens parses the value of tokens=: four counts, then optionally a model.
 func parseTokens(val string) (*mockUsage, bool) {
 	parts := strings.Split(val, ",")
+	if len(parts) == 2 { // tokens=<in>,<out>: nothing from or into the cache
+		parts = append(parts, "0", "0")
+	}
 	if len(parts) != 4 && len(parts) != 5 {
 		return nil, false
 	}

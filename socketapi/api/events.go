@@ -72,6 +72,7 @@ var Events = []EventSpec{
 	event[ProviderPaused](),
 	event[ProviderResumed](),
 	event[AgentRerouted](),
+	event[BudgetWarned](), event[BudgetExceeded](), event[BudgetExtended](), event[BudgetResumed](),
 	event[AgentSpawnRequested](), event[AgentSpawnApplied](),
 	event[AgentMoveRequested](), event[AgentMoveApplied](),
 	event[AgentCloseRequested](), event[AgentCloseApplied](),

@@ -38,3 +38,26 @@ func FuzzDecodeParams(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseBudget: a budget amount either parses to exactly one positive amount that
+// reads back the same, or is refused as invalid_request invalid_budget.
+func FuzzParseBudget(f *testing.F) {
+	for _, seed := range []string{"2usd", "0.5usd", "$3", "500k", "1.5m", "20000", "", "-1", "1e3", "usd", "0x10"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		l, err := ParseBudget(s)
+		if err != nil {
+			if pe, ok := wire.As(err); !ok || pe.Reason() != wire.ReasonInvalidBudget {
+				t.Fatalf("ParseBudget(%q): %v", s, err)
+			}
+			return
+		}
+		if (l.CostMicros > 0) == (l.Tokens > 0) || l.CostMicros < 0 || l.Tokens < 0 {
+			t.Fatalf("ParseBudget(%q) = %+v", s, l)
+		}
+		if back, err := ParseBudget(l.String()); err != nil || back != l {
+			t.Fatalf("ParseBudget(%q) = %+v reads back as %+v, %v", s, l, back, err)
+		}
+	})
+}

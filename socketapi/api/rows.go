@@ -79,6 +79,9 @@ type AgentRow struct {
 	// RoutedFrom is the provider the agent was queued for when routing.fallback promoted
 	// it as Agent, with Agent's configured model and effort (docs/lifecycle.md §7.6).
 	RoutedFrom *string `json:"routed_from,omitempty"`
+	// BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+	// in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+	BudgetPaused *string `json:"budget_paused,omitempty"`
 	// The git worktree the agent runs in: only for an agent started with worktree
 	// (docs/lifecycle.md §8.4).
 	Worktree *AgentWorktree `json:"worktree,omitempty"`

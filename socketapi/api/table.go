@@ -42,6 +42,8 @@ type Facade interface {
 	LoopRunStop(context.Context, LoopRunStopRequest) (LoopRunStopResult, error)
 	LoopRunLs(context.Context, LoopRunLsRequest) (LoopRunLsResult, error)
 	Usage(context.Context, UsageRequest) (UsageResult, error)
+	BudgetLs(context.Context, BudgetLsRequest) (BudgetLsResult, error)
+	BudgetExtend(context.Context, BudgetExtendRequest) (BudgetExtendResult, error)
 }
 
 // Method is one wire method of the table: its name, its params type Req, its result type
@@ -262,6 +264,10 @@ var (
 		Summary: "list a loop's runs"}
 	UsageReport = &Method[UsageRequest, UsageResult]{Name: "usage.report", CLI: "usage", Call: Facade.Usage,
 		Summary: "tokens and cost of completed turns, grouped by agent, path, provider, model, loop or day"}
+	BudgetLs = &Method[BudgetLsRequest, BudgetLsResult]{Name: "budget.ls", CLI: "budget ls", Call: Facade.BudgetLs,
+		Summary: "every budget with what it spent, its limit and its state"}
+	BudgetExtend = &Method[BudgetExtendRequest, BudgetExtendResult]{Name: "budget.extend", CLI: "budget extend",
+		Call: Facade.BudgetExtend, Summary: "raise a budget's limit and deliver what its paused agents queued"}
 )
 
 // Methods is the one method table of protocol 1, in the reference's order.
@@ -275,5 +281,6 @@ var Methods = []Spec{
 	DashboardLogin, // the web dashboard's sign-in (docs/dashboard.md §2)
 	MCPToken,       // the MCP face's HTTP credential (docs/mcp.md §1.1)
 	MCPAuth,
-	UsageReport, // what turns used and cost (docs/usage.md)
+	UsageReport,            // what turns used and cost (docs/usage.md)
+	BudgetLs, BudgetExtend, // budgets (docs/usage.md §7)
 }

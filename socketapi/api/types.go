@@ -209,6 +209,9 @@ type RunRequest struct {
 	WorktreeBranch string `json:"worktree_branch,omitempty"`
 	// Keep the worktree when the agent ends (requires worktree).
 	KeepWorktree bool `json:"keep_worktree,omitempty"`
+	// A budget for the agent and the agents it spawns: a cost (2usd) or non-cached
+	// tokens (500k); at it the agents pause at their turn boundary (docs/usage.md §7.2).
+	Budget string `json:"budget,omitempty"`
 }
 
 // AskRequest is agent.ask's params: agent.run's without gc, which is always immediate.
@@ -426,6 +429,9 @@ type SendResult struct {
 	DeliveredWhile Status `json:"delivered_while"`
 	// The delivered turn's sequence number.
 	InputSeq int64 `json:"input_seq"`
+	// Set when nothing was delivered: the agent is paused on a budget ("budget") and the
+	// prompt waits in its inbox until budget extend (docs/usage.md §7.3).
+	Queued string `json:"queued,omitempty"`
 }
 
 // LogsRequest is agent.logs's params.

@@ -111,6 +111,7 @@ type agentRunCmd struct {
 	createFlags   `embed:""`
 	worktreeFlags `embed:""`
 	GC            string `name:"gc" enum:"auto,immediate,never" default:"auto" help:"When to reap the agent: auto, immediate or never."`
+	Budget        string `help:"A budget for the agent and the agents it spawns: a cost (2usd) or non-cached tokens (500k)."`
 }
 
 // worktreeFlags are the worktree flags shared by `agent run` and `agent ask`
@@ -149,7 +150,7 @@ func (c *agentRunCmd) Run(a *app) error {
 	if err != nil {
 		return err
 	}
-	req.GC = c.GC
+	req.GC, req.Budget = c.GC, c.Budget
 	c.apply(&req)
 	return request(a, api.AgentRun, req, func(r api.RunResult) error {
 		a.stdout("%s %s", r.Agent.Path, r.Agent.UUID)
@@ -239,6 +240,10 @@ func (c *agentSendCmd) Run(a *app) error {
 	}
 	req := api.SendRequest{Target: c.Target, Prompt: prompt}
 	return request(a, api.AgentSend, req, func(r api.SendResult) error {
+		if r.Queued != "" {
+			a.stdout("%s queued (paused on %s; orcr budget extend %s --by …)", r.Path, r.Queued, r.Path)
+			return nil
+		}
 		a.stdout("%s delivered (while %s) input_seq=%d", r.Path, r.DeliveredWhile, r.InputSeq)
 		return nil
 	})

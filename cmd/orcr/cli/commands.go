@@ -23,6 +23,7 @@ type rootCmd struct {
 	Skill     skillCmd     `cmd:"" help:"The orchestratr skill that teaches coding agents to use orcr."`
 	Top       topCmd       `cmd:"" help:"Full-screen live view of agents and loops."`
 	Usage     usageCmd     `cmd:"" help:"Tokens and cost of completed turns, by agent, path, provider, model, loop or day."`
+	Budget    budgetCmd    `cmd:"" help:"Budgets: what they spent, and extending one that paused its agents."`
 	MCP       mcpCmd       `cmd:"" name:"mcp" help:"Serve orcr's verbs as MCP tools (stdio, or Streamable HTTP with --http)."`
 	Dashboard dashboardCmd `cmd:"" help:"Print a one-time sign-in link for the web dashboard, or sign every browser out."`
 
@@ -86,6 +87,8 @@ var verbMethods = map[string][]string{
 	"agent kill":     {"agent.kill"},
 	"agent ls":       {"agent.ls"},
 	"usage":          {"usage.report"},
+	"budget ls":      {"budget.ls"},
+	"budget extend":  {"budget.extend"},
 	"agent adopt":    {"agent.adopt"},
 	"agent token":    {"agent.token"},
 	"dashboard":      {"dashboard.login"},

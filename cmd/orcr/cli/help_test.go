@@ -74,6 +74,8 @@ var notImplementedProbes = map[string][]string{
 	"skill show":    {"skill", "show"},
 	"top":           {"top"},
 	"usage":         {"usage"},
+	"budget ls":     {"budget", "ls"},
+	"budget extend": {"budget", "extend", "x", "--by", "1usd"},
 	"mcp serve":     {"mcp"},
 	"mcp token":     {"mcp", "token"},
 }

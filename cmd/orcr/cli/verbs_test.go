@@ -50,6 +50,7 @@ func TestCatalogueCoverage(t *testing.T) {
 	want := []string{
 		"agent adopt", "agent ask", "agent attach", "agent kill", "agent logs", "agent ls", "agent run", "agent send", "agent token", "agent wait",
 		"api schema", "api snapshot",
+		"budget extend", "budget ls",
 		"dashboard",
 		"loop create", "loop logs", "loop ls", "loop pause", "loop resume", "loop rm", "loop run ls", "loop run start", "loop run stop",
 		"mcp serve", "mcp token",

@@ -1,12 +1,12 @@
 import type { MethodTransport, Subscription } from "./wire.js";
 /** Every method of the socket protocol, sorted. */
-export declare const PROTOCOL_METHODS: readonly ["agent.adopt", "agent.ask", "agent.attach.heartbeat", "agent.attach.prepare", "agent.attach.release", "agent.kill", "agent.logs", "agent.ls", "agent.run", "agent.send", "agent.token", "agent.wait", "api.schema", "api.snapshot", "dashboard.login", "events.subscribe", "loop.create", "loop.logs", "loop.ls", "loop.pause", "loop.resume", "loop.rm", "loop.run.ls", "loop.run.start", "loop.run.stop", "mcp.auth", "mcp.token", "server.handshake", "server.status", "server.stop", "usage.report", "watch.open"];
+export declare const PROTOCOL_METHODS: readonly ["agent.adopt", "agent.ask", "agent.attach.heartbeat", "agent.attach.prepare", "agent.attach.release", "agent.kill", "agent.logs", "agent.ls", "agent.run", "agent.send", "agent.token", "agent.wait", "api.schema", "api.snapshot", "budget.extend", "budget.ls", "dashboard.login", "events.subscribe", "loop.create", "loop.logs", "loop.ls", "loop.pause", "loop.resume", "loop.rm", "loop.run.ls", "loop.run.start", "loop.run.stop", "mcp.auth", "mcp.token", "server.handshake", "server.status", "server.stop", "usage.report", "watch.open"];
 /** A method name of PROTOCOL_METHODS. */
 export type ProtocolMethod = (typeof PROTOCOL_METHODS)[number];
 /** The methods that answer with an initial result, then event frames. */
 export declare const STREAMING_METHODS: readonly ["events.subscribe", "watch.open"];
 /** The event kinds the schema registers, sorted. */
-export declare const EVENT_KINDS: readonly ["agent.close_applied", "agent.close_requested", "agent.created", "agent.ended", "agent.input_applied", "agent.input_requested", "agent.location_changed", "agent.move_applied", "agent.move_requested", "agent.rerouted", "agent.response_captured", "agent.spawn_applied", "agent.spawn_requested", "agent.stall_cleared", "agent.stalled", "agent.status_changed", "agent.turn_completed", "agent.worktree_add_applied", "agent.worktree_add_requested", "agent.worktree_remove_applied", "agent.worktree_remove_requested", "attach.ended", "attach.started", "loop.coalesced", "loop.created", "loop.ended", "loop.fired", "loop.paused", "loop.removed", "loop.resumed", "loop.skipped", "loop_run.ended", "loop_run.signal_applied", "loop_run.signal_requested", "loop_run.spawn_applied", "loop_run.spawn_requested", "loop_run.started", "loop_run.stopping", "provider.paused", "provider.resumed", "queue.promoted", "server_stopping"];
+export declare const EVENT_KINDS: readonly ["agent.close_applied", "agent.close_requested", "agent.created", "agent.ended", "agent.input_applied", "agent.input_requested", "agent.location_changed", "agent.move_applied", "agent.move_requested", "agent.rerouted", "agent.response_captured", "agent.spawn_applied", "agent.spawn_requested", "agent.stall_cleared", "agent.stalled", "agent.status_changed", "agent.turn_completed", "agent.worktree_add_applied", "agent.worktree_add_requested", "agent.worktree_remove_applied", "agent.worktree_remove_requested", "attach.ended", "attach.started", "budget.exceeded", "budget.extended", "budget.resumed", "budget.warned", "loop.coalesced", "loop.created", "loop.ended", "loop.fired", "loop.paused", "loop.removed", "loop.resumed", "loop.skipped", "loop_run.ended", "loop_run.signal_applied", "loop_run.signal_requested", "loop_run.spawn_applied", "loop_run.spawn_requested", "loop_run.started", "loop_run.stopping", "provider.paused", "provider.resumed", "queue.promoted", "server_stopping"];
 /** The error codes of protocol 1 with their CLI exit codes, in the schema's order. */
 export declare const ERROR_CODES: readonly [{
     readonly code: "not_found";
@@ -69,6 +69,11 @@ export interface AgentAdoptResult {
     agent?: {
         agent?: string | null;
         blocked_kind?: string;
+        /**
+         * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+         * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+         */
+        budget_paused?: string;
         created_at?: number;
         cwd?: string | null;
         effort?: string | null;
@@ -472,6 +477,11 @@ export interface AgentLsResult {
     agents?: {
         agent?: string | null;
         blocked_kind?: string;
+        /**
+         * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+         * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+         */
+        budget_paused?: string;
         created_at?: number;
         cwd?: string | null;
         effort?: string | null;
@@ -569,6 +579,11 @@ export interface AgentLsResult {
 export interface AgentRunParams {
     /** The provider (default: the config's defaults.agent). */
     agent?: string;
+    /**
+     * A budget for the agent and the agents it spawns: a cost (2usd) or non-cached
+     * tokens (500k); at it the agents pause at their turn boundary (docs/usage.md §7.2).
+     */
+    budget?: string;
     /** The caller's ORCR_ID: an agent uuid or a loop-run uuid. */
     caller_id?: string;
     /** The caller's ORCR_PATH (absolute, no leading slash). */
@@ -681,6 +696,11 @@ export interface AgentSendResult {
     /** The delivered turn's sequence number. */
     input_seq?: number;
     path?: string;
+    /**
+     * Set when nothing was delivered: the agent is paused on a budget ("budget") and the
+     * prompt waits in its inbox until budget extend (docs/usage.md §7.3).
+     */
+    queued?: string;
     uuid?: string;
     [key: string]: unknown;
 }
@@ -803,6 +823,11 @@ export interface ApiSnapshotResult {
     agents?: {
         agent?: string | null;
         blocked_kind?: string;
+        /**
+         * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+         * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+         */
+        budget_paused?: string;
         created_at?: number;
         cwd?: string | null;
         effort?: string | null;
@@ -924,6 +949,81 @@ export interface ApiSnapshotResult {
         [key: string]: unknown;
     }[] | null;
     snapshot_seq?: number;
+    [key: string]: unknown;
+}
+/**
+ * Params of `budget.extend` (raise a budget's limit and deliver what its paused agents queued).
+ * BudgetExtendRequest is budget.extend's params.
+ */
+export interface BudgetExtendParams {
+    /** The amount to add, in the budget's unit: 1usd, 100k. */
+    by?: string;
+    /** The caller's ORCR_ID: an agent uuid or a loop-run uuid. */
+    caller_id?: string;
+    /** The caller's ORCR_PATH (absolute, no leading slash). */
+    caller_path?: string;
+    /**
+     * A budget name (a config rule, or run:<path>) or an agent (path in the caller's
+     * scope, or uuid): then the budget that paused it.
+     */
+    target?: string;
+    [key: string]: unknown;
+}
+/**
+ * Result of `budget.extend`.
+ * BudgetExtendResult is budget.extend's result: the scope after, and the paths of the agents it resumed.
+ */
+export interface BudgetExtendResult {
+    budget?: {
+        /** The budget: a config rule's name, or run:<path>. */
+        budget?: string;
+        limit?: number;
+        /** The agent of a per-agent scope or of a run budget ("" = none). */
+        path?: string;
+        /** The paths of the agents this budget paused. */
+        paused?: string[] | null;
+        /** The scope: a per-agent rule's agent uuid, a per-day rule's local day, else "". */
+        scope?: string;
+        /** Spent and Limit (extensions included) in Unit. */
+        spent?: number;
+        /** ok, warned or exceeded. */
+        state?: string;
+        /** usd or tokens (non-cached: input, output, cache writes). */
+        unit?: string;
+        warn_at?: number;
+        [key: string]: unknown;
+    };
+    resumed?: string[] | null;
+    [key: string]: unknown;
+}
+/** Params of `budget.ls` (every budget with what it spent, its limit and its state). */
+export interface BudgetLsParams {
+    [key: string]: unknown;
+}
+/**
+ * Result of `budget.ls`.
+ * BudgetLsResult is budget.ls's result.
+ */
+export interface BudgetLsResult {
+    budgets?: {
+        /** The budget: a config rule's name, or run:<path>. */
+        budget?: string;
+        limit?: number;
+        /** The agent of a per-agent scope or of a run budget ("" = none). */
+        path?: string;
+        /** The paths of the agents this budget paused. */
+        paused?: string[] | null;
+        /** The scope: a per-agent rule's agent uuid, a per-day rule's local day, else "". */
+        scope?: string;
+        /** Spent and Limit (extensions included) in Unit. */
+        spent?: number;
+        /** ok, warned or exceeded. */
+        state?: string;
+        /** usd or tokens (non-cached: input, output, cache writes). */
+        unit?: string;
+        warn_at?: number;
+        [key: string]: unknown;
+    }[] | null;
     [key: string]: unknown;
 }
 /**
@@ -1679,6 +1779,11 @@ export interface WatchOpenResult {
         agents?: {
             agent?: string | null;
             blocked_kind?: string;
+            /**
+             * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+             * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+             */
+            budget_paused?: string;
             created_at?: number;
             cwd?: string | null;
             effort?: string | null;
@@ -1819,6 +1924,11 @@ export interface AgentCloseAppliedEvent {
     agent?: {
         agent?: string | null;
         blocked_kind?: string;
+        /**
+         * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+         * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+         */
+        budget_paused?: string;
         created_at?: number;
         cwd?: string | null;
         effort?: string | null;
@@ -1927,6 +2037,11 @@ export interface AgentCloseRequestedEvent {
     agent?: {
         agent?: string | null;
         blocked_kind?: string;
+        /**
+         * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+         * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+         */
+        budget_paused?: string;
         created_at?: number;
         cwd?: string | null;
         effort?: string | null;
@@ -2035,6 +2150,11 @@ export interface AgentCreatedEvent {
     agent?: {
         agent?: string | null;
         blocked_kind?: string;
+        /**
+         * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+         * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+         */
+        budget_paused?: string;
         created_at?: number;
         cwd?: string | null;
         effort?: string | null;
@@ -2142,6 +2262,11 @@ export interface AgentEndedEvent {
     agent?: {
         agent?: string | null;
         blocked_kind?: string;
+        /**
+         * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+         * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+         */
+        budget_paused?: string;
         created_at?: number;
         cwd?: string | null;
         effort?: string | null;
@@ -2245,6 +2370,11 @@ export interface AgentInputAppliedEvent {
     agent?: {
         agent?: string | null;
         blocked_kind?: string;
+        /**
+         * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+         * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+         */
+        budget_paused?: string;
         created_at?: number;
         cwd?: string | null;
         effort?: string | null;
@@ -2355,6 +2485,11 @@ export interface AgentInputRequestedEvent {
     agent?: {
         agent?: string | null;
         blocked_kind?: string;
+        /**
+         * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+         * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+         */
+        budget_paused?: string;
         created_at?: number;
         cwd?: string | null;
         effort?: string | null;
@@ -2466,6 +2601,11 @@ export interface AgentLocationChangedEvent {
     agent?: {
         agent?: string | null;
         blocked_kind?: string;
+        /**
+         * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+         * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+         */
+        budget_paused?: string;
         created_at?: number;
         cwd?: string | null;
         effort?: string | null;
@@ -2570,6 +2710,11 @@ export interface AgentMoveAppliedEvent {
     agent?: {
         agent?: string | null;
         blocked_kind?: string;
+        /**
+         * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+         * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+         */
+        budget_paused?: string;
         created_at?: number;
         cwd?: string | null;
         effort?: string | null;
@@ -2682,6 +2827,11 @@ export interface AgentMoveRequestedEvent {
     agent?: {
         agent?: string | null;
         blocked_kind?: string;
+        /**
+         * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+         * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+         */
+        budget_paused?: string;
         created_at?: number;
         cwd?: string | null;
         effort?: string | null;
@@ -2792,6 +2942,11 @@ export interface AgentReroutedEvent {
     agent?: {
         agent?: string | null;
         blocked_kind?: string;
+        /**
+         * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+         * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+         */
+        budget_paused?: string;
         created_at?: number;
         cwd?: string | null;
         effort?: string | null;
@@ -2899,6 +3054,11 @@ export interface AgentResponseCapturedEvent {
     agent?: {
         agent?: string | null;
         blocked_kind?: string;
+        /**
+         * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+         * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+         */
+        budget_paused?: string;
         created_at?: number;
         cwd?: string | null;
         effort?: string | null;
@@ -3002,6 +3162,11 @@ export interface AgentSpawnAppliedEvent {
     agent?: {
         agent?: string | null;
         blocked_kind?: string;
+        /**
+         * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+         * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+         */
+        budget_paused?: string;
         created_at?: number;
         cwd?: string | null;
         effort?: string | null;
@@ -3113,6 +3278,11 @@ export interface AgentSpawnRequestedEvent {
     agent?: {
         agent?: string | null;
         blocked_kind?: string;
+        /**
+         * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+         * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+         */
+        budget_paused?: string;
         created_at?: number;
         cwd?: string | null;
         effort?: string | null;
@@ -3222,6 +3392,11 @@ export interface AgentStallClearedEvent {
     agent?: {
         agent?: string | null;
         blocked_kind?: string;
+        /**
+         * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+         * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+         */
+        budget_paused?: string;
         created_at?: number;
         cwd?: string | null;
         effort?: string | null;
@@ -3327,6 +3502,11 @@ export interface AgentStalledEvent {
     agent?: {
         agent?: string | null;
         blocked_kind?: string;
+        /**
+         * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+         * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+         */
+        budget_paused?: string;
         created_at?: number;
         cwd?: string | null;
         effort?: string | null;
@@ -3434,6 +3614,11 @@ export interface AgentStatusChangedEvent {
     agent?: {
         agent?: string | null;
         blocked_kind?: string;
+        /**
+         * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+         * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+         */
+        budget_paused?: string;
         created_at?: number;
         cwd?: string | null;
         effort?: string | null;
@@ -3543,6 +3728,11 @@ export interface AgentTurnCompletedEvent {
     agent?: {
         agent?: string | null;
         blocked_kind?: string;
+        /**
+         * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+         * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+         */
+        budget_paused?: string;
         created_at?: number;
         cwd?: string | null;
         effort?: string | null;
@@ -3646,6 +3836,11 @@ export interface AgentWorktreeAddAppliedEvent {
     agent?: {
         agent?: string | null;
         blocked_kind?: string;
+        /**
+         * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+         * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+         */
+        budget_paused?: string;
         created_at?: number;
         cwd?: string | null;
         effort?: string | null;
@@ -3756,6 +3951,11 @@ export interface AgentWorktreeAddRequestedEvent {
     agent?: {
         agent?: string | null;
         blocked_kind?: string;
+        /**
+         * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+         * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+         */
+        budget_paused?: string;
         created_at?: number;
         cwd?: string | null;
         effort?: string | null;
@@ -3866,6 +4066,11 @@ export interface AgentWorktreeRemoveAppliedEvent {
     agent?: {
         agent?: string | null;
         blocked_kind?: string;
+        /**
+         * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+         * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+         */
+        budget_paused?: string;
         created_at?: number;
         cwd?: string | null;
         effort?: string | null;
@@ -3975,6 +4180,11 @@ export interface AgentWorktreeRemoveRequestedEvent {
     agent?: {
         agent?: string | null;
         blocked_kind?: string;
+        /**
+         * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+         * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+         */
+        budget_paused?: string;
         created_at?: number;
         cwd?: string | null;
         effort?: string | null;
@@ -4094,6 +4304,358 @@ export interface AttachStartedEvent {
     ref_uuid?: string;
     lease_id?: string;
     mode?: string;
+    uuid?: string;
+    [key: string]: unknown;
+}
+/**
+ * The event object of `budget.exceeded` frames.
+ * BudgetExceeded: a turn of the agent found a budget's scope at its limit; the agent is paused at this turn boundary and its sends wait in its inbox (docs/usage.md §7.3).
+ */
+export interface BudgetExceededEvent {
+    kind: "budget.exceeded";
+    /** The uuid of the row the event is about, when it names one. */
+    ref_uuid?: string;
+    /** The row after the change. */
+    agent?: {
+        agent?: string | null;
+        blocked_kind?: string;
+        /**
+         * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+         * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+         */
+        budget_paused?: string;
+        created_at?: number;
+        cwd?: string | null;
+        effort?: string | null;
+        ended_at?: number;
+        /**
+         * ExitDetail says in words why the agent ended, when orcr knows more than the
+         * exit_reason: a provider that exited or showed nothing during its start, a screen
+         * that takes no prompt, a spawn error (docs/lifecycle.md §4.3).
+         */
+        exit_detail?: string;
+        exit_reason?: string;
+        herdr_session?: string;
+        idle_since?: number;
+        last_status_change_at?: number | null;
+        managed?: boolean;
+        model?: string | null;
+        move_state?: string;
+        pane_id?: string | null;
+        parent_id?: string;
+        /** only when parent_id names an agent row */
+        parent_path?: string;
+        parked_at?: number;
+        path?: string;
+        /** derived; only when status = queued */
+        queue_position?: number;
+        /**
+         * RoutedFrom is the provider the agent was queued for when routing.fallback promoted
+         * it as Agent, with Agent's configured model and effort (docs/lifecycle.md §7.6).
+         */
+        routed_from?: string;
+        /**
+         * ScreenAt is when orcr read the last screen it kept of the agent's pane, which
+         * `agent logs --screen` shows once the pane is gone (docs/lifecycle.md §4.1).
+         */
+        screen_at?: number;
+        /**
+         * Stalled is true while the open turn is marked stalled: working, but neither screen
+         * nor transcript changed for the provider's stall_after (docs/lifecycle.md §10.7).
+         * Never acted on by orcr; progress clears it.
+         */
+        stalled?: boolean;
+        /** when the turn was marked stalled */
+        stalled_at?: number;
+        starting_at?: number;
+        status?: string;
+        /** of the latest turn */
+        turn_completed_at?: number;
+        /** of the latest turn (highest input_seq) */
+        turn_delivered_at?: number;
+        /**
+         * What the agent's completed turns used, kept on its row as each turn completes
+         * (docs/usage.md §4): absent until a turn reported usage.
+         */
+        usage?: {
+            /** The cost of the priced turns in US dollars. */
+            cost_usd?: number;
+            /** Every token of those turns: input, output, cache reads and cache writes. */
+            tokens?: number;
+            /** Turns that reported usage. */
+            turns?: number;
+            /** Turns whose model had no price. */
+            unpriced_turns?: number;
+            [key: string]: unknown;
+        };
+        uuid?: string;
+        /**
+         * The git worktree the agent runs in: only for an agent started with worktree
+         * (docs/lifecycle.md §8.4).
+         */
+        worktree?: {
+            /** The branch checked out there. */
+            branch?: string;
+            /** Whether the worktree is kept when the agent ends (keep_worktree). */
+            keep?: boolean;
+            /** The worktree's directory: the agent's cwd. */
+            path?: string;
+            /** The repository's common git directory. */
+            repo?: string;
+            /**
+             * pending (queued, not made yet), creating, ready, removing; once the agent has
+             * ended: removed, kept, dirty (kept: it had uncommitted changes), failed (kept: git
+             * refused the removal) or unused (the agent ended before it was made).
+             */
+            state?: string;
+            [key: string]: unknown;
+        };
+        [key: string]: unknown;
+    };
+    budget?: string;
+    limit?: number;
+    scope?: string;
+    spent?: number;
+    unit?: string;
+    uuid?: string;
+    [key: string]: unknown;
+}
+/**
+ * The event object of `budget.extended` frames.
+ * BudgetExtended: budget extend raised a scope's limit; state is the scope's state after.
+ */
+export interface BudgetExtendedEvent {
+    kind: "budget.extended";
+    /** The uuid of the row the event is about, when it names one. */
+    ref_uuid?: string;
+    budget?: string;
+    limit?: number;
+    scope?: string;
+    spent?: number;
+    state?: string;
+    unit?: string;
+    [key: string]: unknown;
+}
+/**
+ * The event object of `budget.resumed` frames.
+ * BudgetResumed: an extension lifted the agent's budget pause; what waits in its inbox is delivered.
+ */
+export interface BudgetResumedEvent {
+    kind: "budget.resumed";
+    /** The uuid of the row the event is about, when it names one. */
+    ref_uuid?: string;
+    /** The row after the change. */
+    agent?: {
+        agent?: string | null;
+        blocked_kind?: string;
+        /**
+         * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+         * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+         */
+        budget_paused?: string;
+        created_at?: number;
+        cwd?: string | null;
+        effort?: string | null;
+        ended_at?: number;
+        /**
+         * ExitDetail says in words why the agent ended, when orcr knows more than the
+         * exit_reason: a provider that exited or showed nothing during its start, a screen
+         * that takes no prompt, a spawn error (docs/lifecycle.md §4.3).
+         */
+        exit_detail?: string;
+        exit_reason?: string;
+        herdr_session?: string;
+        idle_since?: number;
+        last_status_change_at?: number | null;
+        managed?: boolean;
+        model?: string | null;
+        move_state?: string;
+        pane_id?: string | null;
+        parent_id?: string;
+        /** only when parent_id names an agent row */
+        parent_path?: string;
+        parked_at?: number;
+        path?: string;
+        /** derived; only when status = queued */
+        queue_position?: number;
+        /**
+         * RoutedFrom is the provider the agent was queued for when routing.fallback promoted
+         * it as Agent, with Agent's configured model and effort (docs/lifecycle.md §7.6).
+         */
+        routed_from?: string;
+        /**
+         * ScreenAt is when orcr read the last screen it kept of the agent's pane, which
+         * `agent logs --screen` shows once the pane is gone (docs/lifecycle.md §4.1).
+         */
+        screen_at?: number;
+        /**
+         * Stalled is true while the open turn is marked stalled: working, but neither screen
+         * nor transcript changed for the provider's stall_after (docs/lifecycle.md §10.7).
+         * Never acted on by orcr; progress clears it.
+         */
+        stalled?: boolean;
+        /** when the turn was marked stalled */
+        stalled_at?: number;
+        starting_at?: number;
+        status?: string;
+        /** of the latest turn */
+        turn_completed_at?: number;
+        /** of the latest turn (highest input_seq) */
+        turn_delivered_at?: number;
+        /**
+         * What the agent's completed turns used, kept on its row as each turn completes
+         * (docs/usage.md §4): absent until a turn reported usage.
+         */
+        usage?: {
+            /** The cost of the priced turns in US dollars. */
+            cost_usd?: number;
+            /** Every token of those turns: input, output, cache reads and cache writes. */
+            tokens?: number;
+            /** Turns that reported usage. */
+            turns?: number;
+            /** Turns whose model had no price. */
+            unpriced_turns?: number;
+            [key: string]: unknown;
+        };
+        uuid?: string;
+        /**
+         * The git worktree the agent runs in: only for an agent started with worktree
+         * (docs/lifecycle.md §8.4).
+         */
+        worktree?: {
+            /** The branch checked out there. */
+            branch?: string;
+            /** Whether the worktree is kept when the agent ends (keep_worktree). */
+            keep?: boolean;
+            /** The worktree's directory: the agent's cwd. */
+            path?: string;
+            /** The repository's common git directory. */
+            repo?: string;
+            /**
+             * pending (queued, not made yet), creating, ready, removing; once the agent has
+             * ended: removed, kept, dirty (kept: it had uncommitted changes), failed (kept: git
+             * refused the removal) or unused (the agent ended before it was made).
+             */
+            state?: string;
+            [key: string]: unknown;
+        };
+        [key: string]: unknown;
+    };
+    budget?: string;
+    scope?: string;
+    uuid?: string;
+    [key: string]: unknown;
+}
+/**
+ * The event object of `budget.warned` frames.
+ * BudgetWarned: a turn of the agent brought a budget's scope to its warn_at (docs/usage.md §7.3).
+ */
+export interface BudgetWarnedEvent {
+    kind: "budget.warned";
+    /** The uuid of the row the event is about, when it names one. */
+    ref_uuid?: string;
+    /** The row after the change. */
+    agent?: {
+        agent?: string | null;
+        blocked_kind?: string;
+        /**
+         * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+         * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+         */
+        budget_paused?: string;
+        created_at?: number;
+        cwd?: string | null;
+        effort?: string | null;
+        ended_at?: number;
+        /**
+         * ExitDetail says in words why the agent ended, when orcr knows more than the
+         * exit_reason: a provider that exited or showed nothing during its start, a screen
+         * that takes no prompt, a spawn error (docs/lifecycle.md §4.3).
+         */
+        exit_detail?: string;
+        exit_reason?: string;
+        herdr_session?: string;
+        idle_since?: number;
+        last_status_change_at?: number | null;
+        managed?: boolean;
+        model?: string | null;
+        move_state?: string;
+        pane_id?: string | null;
+        parent_id?: string;
+        /** only when parent_id names an agent row */
+        parent_path?: string;
+        parked_at?: number;
+        path?: string;
+        /** derived; only when status = queued */
+        queue_position?: number;
+        /**
+         * RoutedFrom is the provider the agent was queued for when routing.fallback promoted
+         * it as Agent, with Agent's configured model and effort (docs/lifecycle.md §7.6).
+         */
+        routed_from?: string;
+        /**
+         * ScreenAt is when orcr read the last screen it kept of the agent's pane, which
+         * `agent logs --screen` shows once the pane is gone (docs/lifecycle.md §4.1).
+         */
+        screen_at?: number;
+        /**
+         * Stalled is true while the open turn is marked stalled: working, but neither screen
+         * nor transcript changed for the provider's stall_after (docs/lifecycle.md §10.7).
+         * Never acted on by orcr; progress clears it.
+         */
+        stalled?: boolean;
+        /** when the turn was marked stalled */
+        stalled_at?: number;
+        starting_at?: number;
+        status?: string;
+        /** of the latest turn */
+        turn_completed_at?: number;
+        /** of the latest turn (highest input_seq) */
+        turn_delivered_at?: number;
+        /**
+         * What the agent's completed turns used, kept on its row as each turn completes
+         * (docs/usage.md §4): absent until a turn reported usage.
+         */
+        usage?: {
+            /** The cost of the priced turns in US dollars. */
+            cost_usd?: number;
+            /** Every token of those turns: input, output, cache reads and cache writes. */
+            tokens?: number;
+            /** Turns that reported usage. */
+            turns?: number;
+            /** Turns whose model had no price. */
+            unpriced_turns?: number;
+            [key: string]: unknown;
+        };
+        uuid?: string;
+        /**
+         * The git worktree the agent runs in: only for an agent started with worktree
+         * (docs/lifecycle.md §8.4).
+         */
+        worktree?: {
+            /** The branch checked out there. */
+            branch?: string;
+            /** Whether the worktree is kept when the agent ends (keep_worktree). */
+            keep?: boolean;
+            /** The worktree's directory: the agent's cwd. */
+            path?: string;
+            /** The repository's common git directory. */
+            repo?: string;
+            /**
+             * pending (queued, not made yet), creating, ready, removing; once the agent has
+             * ended: removed, kept, dirty (kept: it had uncommitted changes), failed (kept: git
+             * refused the removal) or unused (the agent ended before it was made).
+             */
+            state?: string;
+            [key: string]: unknown;
+        };
+        [key: string]: unknown;
+    };
+    budget?: string;
+    limit?: number;
+    scope?: string;
+    spent?: number;
+    unit?: string;
     uuid?: string;
     [key: string]: unknown;
 }
@@ -4367,6 +4929,11 @@ export interface LoopRunSignalAppliedEvent {
     agent?: {
         agent?: string | null;
         blocked_kind?: string;
+        /**
+         * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+         * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+         */
+        budget_paused?: string;
         created_at?: number;
         cwd?: string | null;
         effort?: string | null;
@@ -4475,6 +5042,11 @@ export interface LoopRunSignalRequestedEvent {
     agent?: {
         agent?: string | null;
         blocked_kind?: string;
+        /**
+         * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+         * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+         */
+        budget_paused?: string;
         created_at?: number;
         cwd?: string | null;
         effort?: string | null;
@@ -4581,6 +5153,11 @@ export interface LoopRunSpawnAppliedEvent {
     agent?: {
         agent?: string | null;
         blocked_kind?: string;
+        /**
+         * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+         * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+         */
+        budget_paused?: string;
         created_at?: number;
         cwd?: string | null;
         effort?: string | null;
@@ -4690,6 +5267,11 @@ export interface LoopRunSpawnRequestedEvent {
     agent?: {
         agent?: string | null;
         blocked_kind?: string;
+        /**
+         * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+         * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+         */
+        budget_paused?: string;
         created_at?: number;
         cwd?: string | null;
         effort?: string | null;
@@ -4896,6 +5478,11 @@ export interface QueuePromotedEvent {
     agent?: {
         agent?: string | null;
         blocked_kind?: string;
+        /**
+         * BudgetPaused names the budget that paused the agent at a turn boundary: it stays
+         * in its status and its sends wait in its inbox until budget extend (docs/usage.md §7.3).
+         */
+        budget_paused?: string;
         created_at?: number;
         cwd?: string | null;
         effort?: string | null;
@@ -5019,6 +5606,10 @@ export interface EventPayloads {
     "agent.worktree_remove_requested": AgentWorktreeRemoveRequestedEvent;
     "attach.ended": AttachEndedEvent;
     "attach.started": AttachStartedEvent;
+    "budget.exceeded": BudgetExceededEvent;
+    "budget.extended": BudgetExtendedEvent;
+    "budget.resumed": BudgetResumedEvent;
+    "budget.warned": BudgetWarnedEvent;
     "loop.coalesced": LoopCoalescedEvent;
     "loop.created": LoopCreatedEvent;
     "loop.ended": LoopEndedEvent;
@@ -5057,6 +5648,8 @@ export interface MethodParams {
     "agent.wait": AgentWaitParams;
     "api.schema": ApiSchemaParams;
     "api.snapshot": ApiSnapshotParams;
+    "budget.extend": BudgetExtendParams;
+    "budget.ls": BudgetLsParams;
     "dashboard.login": DashboardLoginParams;
     "events.subscribe": EventsSubscribeParams;
     "loop.create": LoopCreateParams;
@@ -5092,6 +5685,8 @@ export interface MethodResults {
     "agent.wait": AgentWaitResult;
     "api.schema": ApiSchemaResult;
     "api.snapshot": ApiSnapshotResult;
+    "budget.extend": BudgetExtendResult;
+    "budget.ls": BudgetLsResult;
     "dashboard.login": DashboardLoginResult;
     "events.subscribe": Subscription<EventsSubscribeResult>;
     "loop.create": LoopCreateResult;
@@ -5150,6 +5745,10 @@ export declare class GeneratedClient {
     apiSchema(params?: ApiSchemaParams): Promise<ApiSchemaResult>;
     /** consistent snapshot of agents, loops and queue with its event cursor (`api.snapshot`). */
     apiSnapshot(params?: ApiSnapshotParams): Promise<ApiSnapshotResult>;
+    /** raise a budget's limit and deliver what its paused agents queued (`budget.extend`). */
+    budgetExtend(params?: BudgetExtendParams): Promise<BudgetExtendResult>;
+    /** every budget with what it spent, its limit and its state (`budget.ls`). */
+    budgetLs(params?: BudgetLsParams): Promise<BudgetLsResult>;
     /** issue a one-time sign-in link for the web dashboard, or sign every browser out (`dashboard.login`). */
     dashboardLogin(params?: DashboardLoginParams): Promise<DashboardLoginResult>;
     /** stream events after since_seq (replay, then live) (`events.subscribe`, streaming). */

@@ -16,6 +16,8 @@ export const PROTOCOL_METHODS = [
     "agent.wait",
     "api.schema",
     "api.snapshot",
+    "budget.extend",
+    "budget.ls",
     "dashboard.login",
     "events.subscribe",
     "loop.create",
@@ -65,6 +67,10 @@ export const EVENT_KINDS = [
     "agent.worktree_remove_requested",
     "attach.ended",
     "attach.started",
+    "budget.exceeded",
+    "budget.extended",
+    "budget.resumed",
+    "budget.warned",
     "loop.coalesced",
     "loop.created",
     "loop.ended",
@@ -167,6 +173,14 @@ export class GeneratedClient {
     /** consistent snapshot of agents, loops and queue with its event cursor (`api.snapshot`). */
     apiSnapshot(params = {}) {
         return this.transport.request("api.snapshot", params);
+    }
+    /** raise a budget's limit and deliver what its paused agents queued (`budget.extend`). */
+    budgetExtend(params = {}) {
+        return this.transport.request("budget.extend", params);
+    }
+    /** every budget with what it spent, its limit and its state (`budget.ls`). */
+    budgetLs(params = {}) {
+        return this.transport.request("budget.ls", params);
     }
     /** issue a one-time sign-in link for the web dashboard, or sign every browser out (`dashboard.login`). */
     dashboardLogin(params = {}) {

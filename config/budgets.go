@@ -1,0 +1,94 @@
+package config
+
+import (
+	"encoding/json"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
+	"github.com/orcr-go/orcr/socketapi/api/wire/pathglob"
+)
+
+// DefaultWarnAt is a rule's warn_at when it names none.
+const DefaultWarnAt = 0.8
+
+// BudgetRule is one entry of the `budgets` section (docs/usage.md §7.1). The match keys
+// all hold for a turn the rule counts; none = the whole fleet.
+type BudgetRule struct {
+	Name string
+	// Path is a whole-segment pattern (docs/cli.md §3.5) the agent's path matches
+	// ("" = any).
+	Path     string
+	Provider string // "" = any
+	Loop     string // the loop whose run started the agent ("" = any)
+	Limit    api.BudgetLimit
+	Per      string  // one of api.BudgetScopes
+	WarnAt   float64 // 0 < WarnAt <= 1
+}
+
+var budgetKeys = []string{"path", "provider", "loop", "limit", "per", "warn_at"}
+
+// budgets reads the budgets section: rule name → {path?, provider?, loop?, limit, per?,
+// warn_at?}; per defaults to total, warn_at to 0.8.
+func (l *loader) budgets(obj map[string]any) error {
+	for _, name := range sortedKeys(obj) {
+		field := "budgets." + name
+		if !pathglob.ValidSegment(name) {
+			return invalid("`" + field + "`: a budget name is one path segment (letters, digits, `-`, `_`, `.`)")
+		}
+		entry, err := object(obj[name], field)
+		if err != nil {
+			return err
+		}
+		l.unknown(field, entry, budgetKeys)
+		r := BudgetRule{Name: name, Per: api.BudgetTotal, WarnAt: DefaultWarnAt}
+		for _, k := range []struct {
+			key string
+			dst *string
+		}{{"path", &r.Path}, {"provider", &r.Provider}, {"loop", &r.Loop}, {"per", &r.Per}} {
+			if _, _, err := stringKeyInto(entry, k.key, field+"."+k.key, k.dst); err != nil {
+				return err
+			}
+		}
+		if r.Path != "" {
+			if _, err := pathglob.Compile("", r.Path); err != nil {
+				msg := err.Error()
+				if pe, ok := wire.As(err); ok {
+					msg = pe.Message
+				}
+				return invalid("`" + field + ".path`: " + msg)
+			}
+		}
+		if !slices.Contains(api.BudgetScopes, r.Per) {
+			return invalid("`" + field + ".per` must be one of " + strings.Join(api.BudgetScopes, ", ") + " (got " + strconv.Quote(r.Per) + ")")
+		}
+		lim, ok := entry["limit"].(string)
+		if !ok {
+			return invalid("`" + field + ".limit` is required: a cost (\"2usd\") or a token count (\"500k\")")
+		}
+		if r.Limit, err = api.ParseBudget(lim); err != nil {
+			return invalid("`" + field + ".limit`: " + err.(*wire.Error).Message)
+		}
+		if v, present := entry["warn_at"]; present {
+			num, isNum := v.(json.Number)
+			f, perr := strconv.ParseFloat(string(num), 64)
+			if !isNum || perr != nil || f <= 0 || f > 1 {
+				return invalid("`" + field + ".warn_at` must be a fraction above 0 and at most 1 (0.8 = at 80% of the limit)")
+			}
+			r.WarnAt = f
+		}
+		l.cfg.Budgets = append(l.cfg.Budgets, r)
+	}
+	return nil
+}
+
+// stringKeyInto reads obj[key] as a string into dst when present.
+func stringKeyInto(obj map[string]any, key, field string, dst *string) (string, bool, error) {
+	s, ok, err := stringKey(obj, key, field)
+	if err == nil && ok {
+		*dst = s
+	}
+	return s, ok, err
+}

@@ -1,0 +1,192 @@
+package server_test
+
+// Budgets (docs/usage.md §7) against the herdr stand-in and the mock agent's tokens=
+// directive, which makes each turn report exact usage: a budget warns at warn_at and
+// pauses its agent exactly at the turn that reaches its limit; a send during the pause
+// waits in the inbox, across a server restart, and is delivered after budget.extend; a
+// run budget counts the agents its agent spawns.
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
+	"github.com/orcr-go/orcr/socketapi/sockettest"
+)
+
+// sendTurn sends prompt to uuid and waits until its turn n completed.
+func sendTurn(t *testing.T, c *socketapi.Client, rec *recorder, uuid, prompt string, n int) api.SendResult {
+	t.Helper()
+	var res api.SendResult
+	if err := c.Call(context.Background(), "agent.send", map[string]any{"target": uuid, "prompt": prompt}, &res); err != nil {
+		t.Fatalf("agent.send %q: %v", prompt, err)
+	}
+	rec.waitFor(t, 30*time.Second, "turn completed", func(evs []ev) bool {
+		return countEvents(evs, "agent.turn_completed", uuid) >= n
+	})
+	return res
+}
+
+// budgetPaused is uuid's budget_paused.
+func budgetPaused(t *testing.T, c *socketapi.Client, uuid string) string {
+	t.Helper()
+	var res struct{ Agents []api.AgentRow }
+	if err := c.Call(context.Background(), "agent.ls", map[string]any{"pattern": uuid}, &res); err != nil || len(res.Agents) != 1 {
+		t.Fatalf("agent.ls %s: %+v %v", uuid, res, err)
+	}
+	if p := res.Agents[0].BudgetPaused; p != nil {
+		return *p
+	}
+	return ""
+}
+
+// isReason reports whether err is invalid_request with reason.
+func isReason(err error, reason string) bool {
+	pe, ok := wire.As(err)
+	return ok && pe.Code == wire.InvalidRequest && pe.Reason() == reason
+}
+
+func budgets(t *testing.T, c *socketapi.Client) []api.BudgetRow {
+	t.Helper()
+	var res api.BudgetLsResult
+	if err := c.Call(context.Background(), "budget.ls", nil, &res); err != nil {
+		t.Fatalf("budget.ls: %v", err)
+	}
+	return res.Budgets
+}
+
+func TestBudgetPausesAtTheCrossingTurnAndExtendDelivers(t *testing.T) {
+	t.Parallel()
+	home := sockettest.TempHome(t)
+	withHerdr := sockettest.WithHerdr(t)
+	cfg := sockettest.WithConfig(`{"budgets":{"cap":{"path":"bud/**","limit":"250","per":"agent","warn_at":0.5}}}`)
+	srv1 := sockettest.NewServer(t, withHerdr, sockettest.WithHome(home), cfg)
+	c := srv1.Client(t)
+	rec := record(t, c)
+	a := runOK(t, c, map[string]any{"path": "bud/one", "prompt": "say=a tokens=100,0"})
+	rec.waitFor(t, 30*time.Second, "the first turn", func(evs []ev) bool {
+		return countEvents(evs, "agent.turn_completed", a.UUID) == 1
+	})
+	if n := countEvents(rec.events(), "budget.warned", a.UUID); n != 0 {
+		t.Fatalf("100 of 250 tokens warned")
+	}
+	sendTurn(t, c, rec, a.UUID, "say=b tokens=20,30", 2) // 150: past warn_at 0.5
+	evs := rec.events()
+	if countEvents(evs, "budget.warned", a.UUID) != 1 || countEvents(evs, "budget.exceeded", a.UUID) != 0 {
+		t.Fatalf("at 150 of 250: want one budget.warned and no budget.exceeded")
+	}
+	if p := budgetPaused(t, c, a.UUID); p != "" {
+		t.Fatalf("paused on %q below the limit", p)
+	}
+	sendTurn(t, c, rec, a.UUID, "say=c tokens=100,0", 3) // 250: the limit
+	evs = rec.events()
+	if countEvents(evs, "budget.exceeded", a.UUID) != 1 {
+		t.Fatalf("at 250 of 250: no budget.exceeded")
+	}
+	if p := budgetPaused(t, c, a.UUID); p != "cap" {
+		t.Fatalf("budget_paused %q after the crossing turn, want cap", p)
+	}
+	waitStatus(t, c, a.UUID, "idle")
+
+	// A send while paused types nothing: it waits in the inbox.
+	var queued api.SendResult
+	if err := c.Call(context.Background(), "agent.send", map[string]any{"target": a.UUID, "prompt": "say=after tokens=1,0"},
+		&queued); err != nil || queued.Queued != api.QueuedBudget || queued.InputSeq != 0 {
+		t.Fatalf("send while paused: %+v %v, want queued on the budget", queued, err)
+	}
+	if n := countEvents(rec.events(), "agent.input_requested", a.UUID); n != 3 {
+		t.Fatalf("%d inputs requested, want the 3 turns before the pause", n)
+	}
+
+	// The pause and the queued send survive a restart.
+	srv1.Stop()
+	if err := srv1.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	srv2 := sockettest.NewServer(t, withHerdr, sockettest.WithHome(home), cfg)
+	c2 := srv2.Client(t)
+	rec2 := record(t, c2)
+	if p := budgetPaused(t, c2, a.UUID); p != "cap" {
+		t.Fatalf("after the restart: budget_paused %q, want cap", p)
+	}
+	bs := budgets(t, c2)
+	if len(bs) != 1 || bs[0].Budget != "cap" || bs[0].Spent != 250 || bs[0].Limit != 250 || bs[0].State != api.BudgetStateExceeded ||
+		len(bs[0].Paused) != 1 || bs[0].Paused[0] != "bud/one" || bs[0].Unit != api.BudgetUnitTokens {
+		t.Fatalf("budget.ls after the restart: %+v", bs)
+	}
+
+	// A wrong unit changes nothing; the right one resumes and delivers.
+	var ext api.BudgetExtendResult
+	err := c2.Call(context.Background(), "budget.extend", map[string]any{"target": "bud/one", "by": "1usd"}, &ext)
+	if !isReason(err, "invalid_budget") {
+		t.Fatalf("extend a token budget in usd: %v, want invalid_budget", err)
+	}
+	if err := c2.Call(context.Background(), "budget.extend", map[string]any{"target": "bud/one", "by": "100"}, &ext); err != nil {
+		t.Fatalf("budget.extend: %v", err)
+	}
+	if ext.Budget.Limit != 350 || ext.Budget.State != api.BudgetStateWarned || len(ext.Resumed) != 1 || ext.Resumed[0] != "bud/one" {
+		t.Fatalf("budget.extend: %+v", ext)
+	}
+	rec2.waitFor(t, 30*time.Second, "the queued send delivered and completed", func(evs []ev) bool {
+		return countEvents(evs, "agent.turn_completed", a.UUID) >= 4
+	})
+	if p := budgetPaused(t, c2, a.UUID); p != "" {
+		t.Fatalf("paused on %q after the extension", p)
+	}
+	if bs := budgets(t, c2); len(bs) != 1 || bs[0].Spent != 251 {
+		t.Fatalf("budget.ls after the queued turn: %+v, want 251 spent", bs)
+	}
+}
+
+// A run budget counts the turns of the agents its agent spawns (lineage by parent_id):
+// the child's turn that brings the lineage to the limit pauses the child, and the idle
+// parent at its next send; the extension resumes both and delivers the queued send.
+func TestRunBudgetCountsTheSpawnedAgents(t *testing.T) {
+	t.Parallel()
+	srv := sockettest.NewServer(t, sockettest.WithHerdr(t))
+	c := srv.Client(t)
+	rec := record(t, c)
+	if _, err := run(t, c, map[string]any{"path": "rb/bad", "budget": "2eur"}); !isReason(err, "invalid_budget") {
+		t.Fatalf("agent.run budget 2eur: %v, want invalid_budget", err)
+	}
+	parent := runOK(t, c, map[string]any{"path": "rb/parent", "prompt": "say=p tokens=100,0", "budget": "150"})
+	rec.waitFor(t, 30*time.Second, "the parent's turn", func(evs []ev) bool {
+		return countEvents(evs, "agent.turn_completed", parent.UUID) == 1
+	})
+	child := runOK(t, c, map[string]any{"name": "child", "prompt": "say=c tokens=30,30", "caller_id": parent.UUID,
+		"caller_path": "rb/parent"})
+	rec.waitFor(t, 30*time.Second, "the child's turn", func(evs []ev) bool {
+		return countEvents(evs, "agent.turn_completed", child.UUID) == 1
+	})
+	if p := budgetPaused(t, c, child.UUID); p != "run:rb/parent" {
+		t.Fatalf("the child at 160 of the parent's 150: budget_paused %q, want run:rb/parent", p)
+	}
+	if p := budgetPaused(t, c, parent.UUID); p != "" {
+		t.Fatalf("the parent paused (%q) before its next turn boundary", p)
+	}
+	// The idle parent is at a boundary: a send to it finds the budget spent and queues.
+	var queued api.SendResult
+	if err := c.Call(context.Background(), "agent.send", map[string]any{"target": parent.UUID, "prompt": "say=later"},
+		&queued); err != nil || queued.Queued != api.QueuedBudget {
+		t.Fatalf("send to the idle parent of a spent budget: %+v %v, want queued", queued, err)
+	}
+	if p := budgetPaused(t, c, parent.UUID); p != "run:rb/parent" {
+		t.Fatalf("the parent after the send: budget_paused %q, want run:rb/parent", p)
+	}
+	bs := budgets(t, c)
+	if len(bs) != 1 || bs[0].Budget != "run:rb/parent" || bs[0].Spent != 160 || bs[0].Limit != 150 ||
+		len(bs[0].Paused) != 2 || bs[0].Paused[0] != "rb/child" || bs[0].Paused[1] != "rb/parent" {
+		t.Fatalf("budget.ls: %+v", bs)
+	}
+	var ext api.BudgetExtendResult
+	if err := c.Call(context.Background(), "budget.extend", map[string]any{"target": "run:rb/parent", "by": "1k"}, &ext); err != nil ||
+		len(ext.Resumed) != 2 || ext.Resumed[1] != "rb/parent" || ext.Budget.State != api.BudgetStateOK {
+		t.Fatalf("budget.extend run:rb/parent: %+v %v", ext, err)
+	}
+	rec.waitFor(t, 30*time.Second, "the parent's queued prompt answered", func(evs []ev) bool {
+		return countEvents(evs, "agent.turn_completed", parent.UUID) == 2
+	})
+}

@@ -1,0 +1,560 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
+)
+
+// Budgets (docs/usage.md §7): the rules from config, set once at start ([DB.SetBudgets]),
+// and the run budgets of agent run --budget (run_budgets, schema 12), checked in the
+// transaction that records a turn's usage.
+
+// BudgetRule is a config budget rule as the store checks it.
+type BudgetRule struct {
+	Name string
+	// Match reports whether the rule counts a turn of an agent at path, of provider,
+	// under loop ("" = none).
+	Match func(path, provider, loop string) bool
+	// Loop is the rule's loop key ("" = none) and Fleet whether it has no match key at
+	// all: the rules a loop's fires stop on (docs/usage.md §7.3).
+	Loop   string
+	Fleet  bool
+	Limit  api.BudgetLimit
+	Per    string // api.BudgetPerAgent, api.BudgetPerDay or api.BudgetTotal
+	WarnAt float64
+}
+
+// RunBudgetPrefix starts the name of a run budget: run:<path of the agent it was given to>.
+const RunBudgetPrefix = "run:"
+
+// runBudgetWarnAt is the warn_at of a run budget.
+const runBudgetWarnAt = 0.8
+
+// SetBudgets sets the budget rules every later turn completion checks. It is called
+// once, before the first write.
+func (db *DB) SetBudgets(rules []BudgetRule) {
+	db.budgets.Store(&rules)
+}
+
+func (db *DB) budgetRules() []BudgetRule {
+	if p := db.budgets.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// budgetAmount is what a budget counts of a spend: its cost or its non-cached tokens.
+func budgetAmount(l api.BudgetLimit, costMicros, tokens int64) int64 {
+	if l.IsCost() {
+		return costMicros
+	}
+	return tokens
+}
+
+func budgetBase(l api.BudgetLimit) int64 { return budgetAmount(l, l.CostMicros, l.Tokens) }
+
+// spendRow is what the turns of one agent spent, with what a rule matches on.
+type spendRow struct {
+	uuid, path, provider, loop string
+	cost, tokens               int64
+}
+
+// nonCached is the token count a budget counts (docs/usage.md §7): input, output with
+// reasoning, cache writes — not cache reads.
+const nonCached = `SUM(input_tokens + output_tokens + cache_write_tokens)`
+
+// readSpend sums the turns with usage completed at or after since by agent, provider and
+// loop (agent = "": every agent), over the turns_usage index.
+func readSpend(ctx context.Context, q Querier, since int64, agent string) ([]spendRow, error) {
+	where, args := `usage_at IS NOT NULL AND usage_at >= ?`, []any{since}
+	if agent != "" {
+		where += ` AND agent_uuid = ?`
+		args = append(args, agent)
+	}
+	return queryRows(ctx, q, `SELECT agent_uuid, MAX(path), COALESCE(provider, ''), COALESCE(loop, ''),
+		COALESCE(SUM(cost_micros), 0), COALESCE(`+nonCached+`, 0) FROM turns WHERE `+where+`
+		GROUP BY agent_uuid, provider, loop`, args, func(s Scanner) (r spendRow, err error) {
+		return r, s.Scan(&r.uuid, &r.path, &r.provider, &r.loop, &r.cost, &r.tokens)
+	})
+}
+
+// localDay is the server's local day of ms and the ms of its midnight.
+func localDay(ms int64) (string, int64) {
+	t := time.UnixMilli(ms)
+	midnight := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.Local)
+	return midnight.Format(time.DateOnly), midnight.UnixMilli()
+}
+
+// ruleScope is the scope of rule r a turn of agent uuid at now falls in, and the
+// completion time its turns start at.
+func ruleScope(r BudgetRule, uuid string, now int64) (scope string, since int64) {
+	switch r.Per {
+	case api.BudgetPerAgent:
+		return uuid, 0
+	case api.BudgetPerDay:
+		return localDay(now)
+	}
+	return "", 0
+}
+
+// ruleSpent is what rule r's scope spent: the turns since since (of agent, for per
+// agent) that r matches.
+func ruleSpent(ctx context.Context, q Querier, r BudgetRule, since int64, agent string) (int64, error) {
+	rows, err := readSpend(ctx, q, since, agent)
+	var n int64
+	for _, s := range rows {
+		if r.Match(s.path, s.provider, s.loop) {
+			n += budgetAmount(r.Limit, s.cost, s.tokens)
+		}
+	}
+	return n, err
+}
+
+// runSpent is what the lineage of run budget owner spent.
+func runSpent(ctx context.Context, q Querier, owner string, l api.BudgetLimit) (int64, error) {
+	var cost, tokens int64
+	err := q.QueryRowContext(ctx, `SELECT COALESCE(SUM(t.cost_micros), 0), COALESCE(SUM(t.input_tokens + t.output_tokens +
+		t.cache_write_tokens), 0) FROM agents a JOIN turns t ON t.agent_uuid = a.uuid
+		WHERE a.run_budget = ? AND t.usage_at IS NOT NULL`, owner).Scan(&cost, &tokens)
+	return budgetAmount(l, cost, tokens), sqliteErr("read run budget spend", err)
+}
+
+// runBudget is a run_budgets row.
+type runBudget struct {
+	owner, path string
+	limit       api.BudgetLimit
+}
+
+func scanRunBudget(s Scanner) (b runBudget, err error) {
+	return b, s.Scan(&b.owner, &b.path, &b.limit.CostMicros, &b.limit.Tokens)
+}
+
+const runBudgetSelect = `SELECT agent_uuid, path, cost_micros, tokens FROM run_budgets`
+
+// budgetCheck is one budget a completed turn counts against, summed.
+type budgetCheck struct {
+	budget, scope string
+	limit         api.BudgetLimit
+	warnAt        float64
+	spent         int64
+}
+
+// scopeState reads what budget's scope was told and reached: the amount extended and
+// the state ("ok" and 0 when none).
+func scopeState(ctx context.Context, q Querier, budget, scope string) (extra int64, state string, err error) {
+	err = q.QueryRowContext(ctx, `SELECT extra, state FROM budget_scopes WHERE budget = ? AND scope = ?`, budget, scope).
+		Scan(&extra, &state)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, api.BudgetStateOK, nil
+	}
+	return extra, state, sqliteErr("read budget scope", err)
+}
+
+// budgetState is the state spent reaches against limit (the base and the extension).
+func budgetState(spent, limit int64, warnAt float64) string {
+	switch {
+	case spent >= limit:
+		return api.BudgetStateExceeded
+	case float64(spent) >= warnAt*float64(limit):
+		return api.BudgetStateWarned
+	}
+	return api.BudgetStateOK
+}
+
+var budgetRank = map[string]int{api.BudgetStateOK: 0, api.BudgetStateWarned: 1, api.BudgetStateExceeded: 2}
+
+// checkBudgets checks every budget a turn of agent uuid (at path, of provider, under
+// loop) counts against, after its usage was recorded (docs/usage.md §7.3): a scope that
+// first reaches warn_at emits budget.warned; one at its limit emits budget.exceeded and
+// pauses the agent at this boundary (agents.budget_paused).
+func (t *Tx) checkBudgets(uuid, path, provider, loop string) error {
+	checks, err := t.budgetChecks(uuid, path, provider, loop)
+	if err != nil {
+		return err
+	}
+	for _, c := range checks {
+		if err := t.settleBudget(uuid, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// budgetChecks sums every budget a turn of agent uuid counts against: the rules that
+// match it, then its run budget.
+func (t *Tx) budgetChecks(uuid, path, provider, loop string) ([]budgetCheck, error) {
+	var checks []budgetCheck
+	for _, r := range t.db.budgetRules() {
+		if !r.Match(path, provider, loop) {
+			continue
+		}
+		scope, since := ruleScope(r, uuid, t.now)
+		agent := ""
+		if r.Per == api.BudgetPerAgent {
+			agent = uuid
+		}
+		spent, err := ruleSpent(t.ctx, t, r, since, agent)
+		if err != nil {
+			return nil, err
+		}
+		checks = append(checks, budgetCheck{budget: r.Name, scope: scope, limit: r.Limit, warnAt: r.WarnAt, spent: spent})
+	}
+	var owner sql.NullString
+	if err := t.QueryRow(`SELECT run_budget FROM agents WHERE uuid = ?`, uuid).Scan(&owner); err != nil {
+		return nil, sqliteErr("read run budget", err)
+	}
+	if owner.Valid {
+		b, err := scanRunBudget(t.QueryRow(runBudgetSelect+` WHERE agent_uuid = ?`, owner.String))
+		if err != nil {
+			return nil, sqliteErr("read run budget", err)
+		}
+		spent, err := runSpent(t.ctx, t, b.owner, b.limit)
+		if err != nil {
+			return nil, err
+		}
+		checks = append(checks, budgetCheck{budget: RunBudgetPrefix + b.path, limit: b.limit, warnAt: runBudgetWarnAt,
+			spent: spent})
+	}
+	return checks, nil
+}
+
+// settleBudget moves c's scope to the state its spend reached (never back: only an
+// extension lowers it) and pauses agent uuid when the scope is exceeded.
+func (t *Tx) settleBudget(uuid string, c budgetCheck) error {
+	extra, was, err := scopeState(t.ctx, t, c.budget, c.scope)
+	if err != nil {
+		return err
+	}
+	limit := budgetBase(c.limit) + extra
+	now := budgetState(c.spent, limit, c.warnAt)
+	ev := api.BudgetEvent{Budget: c.budget, Scope: c.scope, Unit: budgetUnit(c.limit), Spent: budgetFigure(c.limit, c.spent),
+		Limit: budgetFigure(c.limit, limit)}
+	if budgetRank[now] > budgetRank[was] {
+		if err := t.exec("settle budget", `INSERT INTO budget_scopes (budget, scope, state, updated_at) VALUES (?, ?, ?, ?)
+			ON CONFLICT (budget, scope) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at`,
+			c.budget, c.scope, now, t.now); err != nil {
+			return err
+		}
+		if now == api.BudgetStateWarned {
+			if _, err := t.EmitAgent(uuid, &api.BudgetWarned{BudgetEvent: ev}); err != nil {
+				return err
+			}
+		}
+	}
+	if now != api.BudgetStateExceeded {
+		return nil
+	}
+	err = t.execOne("pause on budget", `UPDATE agents SET budget_paused = ?, updated_at = ? WHERE uuid = ?
+		AND budget_paused IS NULL`, c.budget, t.now, uuid)
+	if errors.Is(err, ErrStale) {
+		return nil // paused already (by this budget or another)
+	}
+	if err != nil {
+		return err
+	}
+	_, err = t.EmitAgent(uuid, &api.BudgetExceeded{BudgetEvent: ev})
+	return err
+}
+
+func budgetUnit(l api.BudgetLimit) string {
+	if l.IsCost() {
+		return api.BudgetUnitUSD
+	}
+	return api.BudgetUnitTokens
+}
+
+// budgetFigure is an amount in the wire's unit: dollars, or tokens.
+func budgetFigure(l api.BudgetLimit, n int64) float64 {
+	if l.IsCost() {
+		return float64(n) / 1e6
+	}
+	return float64(n)
+}
+
+// enqueueRunBudget records agent uuid's run budget (agent run --budget), or lets it
+// inherit its parent's, in the transaction that enqueues it.
+func (t *Tx) enqueueRunBudget(n NewAgent) error {
+	if n.Budget != (api.BudgetLimit{}) {
+		if err := t.exec("insert run budget", `INSERT INTO run_budgets (agent_uuid, path, cost_micros, tokens, created_at)
+			VALUES (?, ?, ?, ?, ?)`, n.UUID, n.Path, n.Budget.CostMicros, n.Budget.Tokens, t.now); err != nil {
+			return err
+		}
+		return t.exec("set run budget", `UPDATE agents SET run_budget = ? WHERE uuid = ?`, n.UUID, n.UUID)
+	}
+	if n.ParentID == "" {
+		return nil
+	}
+	return t.exec("inherit run budget", `UPDATE agents SET run_budget = (SELECT run_budget FROM agents p WHERE p.uuid = ?)
+		WHERE uuid = ?`, n.ParentID, n.UUID)
+}
+
+// BudgetTarget is what budget.extend extends: a config rule's scope, or a run budget.
+type BudgetTarget struct {
+	// Rule is the config rule; nil: the run budget run:<RunPath> (the last one given to
+	// an agent at that path).
+	Rule    *BudgetRule
+	RunPath string
+	// Agent is the agent of a per-agent rule's scope.
+	Agent string
+}
+
+// Resumed is an agent an extension resumed.
+type Resumed struct{ UUID, Path string }
+
+// ExtendBudget raises the limit of b's scope (the current one: today for per day) by
+// by, in the budget's unit (else invalid_budget), recomputes its state and, unless it is
+// still exceeded, clears the pause of the agents that scope paused, emitting
+// budget.extended and budget.resumed for each; it returns the scope after and the
+// agents resumed.
+func (t *Tx) ExtendBudget(b BudgetTarget, by api.BudgetLimit) (BudgetRow, []Resumed, error) {
+	var c budgetCheck
+	var path string
+	var err error
+	if r := b.Rule; r != nil {
+		scope, since := ruleScope(*r, b.Agent, t.now)
+		c = budgetCheck{budget: r.Name, scope: scope, limit: r.Limit, warnAt: r.WarnAt}
+		if c.spent, err = ruleSpent(t.ctx, t, *r, since, b.Agent); err != nil {
+			return BudgetRow{}, nil, err
+		}
+	} else {
+		rb, err := scanRunBudget(t.QueryRow(runBudgetSelect+` WHERE path = ? ORDER BY created_at DESC LIMIT 1`, b.RunPath))
+		if errors.Is(err, sql.ErrNoRows) {
+			return BudgetRow{}, nil, wire.New(wire.NotFound, "no budget "+RunBudgetPrefix+b.RunPath, "target",
+				RunBudgetPrefix+b.RunPath)
+		}
+		if err != nil {
+			return BudgetRow{}, nil, sqliteErr("read run budget", err)
+		}
+		path = rb.path
+		c = budgetCheck{budget: RunBudgetPrefix + rb.path, limit: rb.limit, warnAt: runBudgetWarnAt}
+		if c.spent, err = runSpent(t.ctx, t, rb.owner, rb.limit); err != nil {
+			return BudgetRow{}, nil, err
+		}
+	}
+	if by.IsCost() != c.limit.IsCost() {
+		return BudgetRow{}, nil, wire.Invalid(wire.ReasonInvalidBudget, "budget "+c.budget+" counts "+budgetUnit(c.limit)+
+			", not "+budgetUnit(by), "value", by.String())
+	}
+	extra, _, err := scopeState(t.ctx, t, c.budget, c.scope)
+	if err != nil {
+		return BudgetRow{}, nil, err
+	}
+	extra += budgetBase(by)
+	limit := budgetBase(c.limit) + extra
+	state := budgetState(c.spent, limit, c.warnAt)
+	if err := t.exec("extend budget", `INSERT INTO budget_scopes (budget, scope, extra, state, updated_at) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (budget, scope) DO UPDATE SET extra = excluded.extra, state = excluded.state, updated_at = excluded.updated_at`,
+		c.budget, c.scope, extra, state, t.now); err != nil {
+		return BudgetRow{}, nil, err
+	}
+	if _, err := t.Emit("", &api.BudgetExtended{BudgetEvent: api.BudgetEvent{Budget: c.budget, Scope: c.scope,
+		Unit: budgetUnit(c.limit), Spent: budgetFigure(c.limit, c.spent), Limit: budgetFigure(c.limit, limit)}, State: state}); err != nil {
+		return BudgetRow{}, nil, err
+	}
+	var resumed []Resumed
+	if state != api.BudgetStateExceeded {
+		q, args := `SELECT uuid, path FROM agents WHERE budget_paused = ?`, []any{c.budget}
+		if b.Agent != "" {
+			q += ` AND uuid = ?`
+			args = append(args, b.Agent)
+		}
+		if resumed, err = queryRows(t.ctx, t, q+` ORDER BY path`, args, func(s Scanner) (r Resumed, err error) {
+			return r, s.Scan(&r.UUID, &r.Path)
+		}); err != nil {
+			return BudgetRow{}, nil, err
+		}
+		for _, r := range resumed {
+			if err := t.exec("resume on budget", `UPDATE agents SET budget_paused = NULL, updated_at = ? WHERE uuid = ?`,
+				t.now, r.UUID); err != nil {
+				return BudgetRow{}, nil, err
+			}
+			if _, err := t.EmitAgent(r.UUID, &api.BudgetResumed{Budget: c.budget, Scope: c.scope}); err != nil {
+				return BudgetRow{}, nil, err
+			}
+		}
+	}
+	if b.Agent != "" {
+		if err := t.QueryRow(`SELECT path FROM agents WHERE uuid = ?`, b.Agent).Scan(&path); err != nil {
+			return BudgetRow{}, nil, sqliteErr("read agent path", err)
+		}
+	}
+	row, err := budgetRow(t.ctx, t, c.budget, c.scope, path, b.Agent, c.limit, c.warnAt, c.spent)
+	return row, resumed, err
+}
+
+// BudgetRow is one budget scope as budget.ls shows it.
+type BudgetRow = api.BudgetRow
+
+// ReadBudgets lists every budget scope with its spend (docs/usage.md §7.4): each rule's
+// current scope (total; today for per day) and, per agent, every agent that spent
+// anything it counts; then every run budget. The paused agents' paths are listed with
+// their scope.
+func ReadBudgets(ctx context.Context, q Querier, rules []BudgetRule, now int64) ([]BudgetRow, error) {
+	var out []BudgetRow
+	all, err := readSpend(ctx, q, 0, "")
+	if err != nil {
+		return nil, err
+	}
+	day, midnight := localDay(now)
+	var today []spendRow
+	for _, r := range rules {
+		rows := all
+		scope := ""
+		if r.Per == api.BudgetPerDay {
+			if today == nil {
+				if today, err = readSpend(ctx, q, midnight, ""); err != nil {
+					return nil, err
+				}
+			}
+			rows, scope = today, day
+		}
+		if r.Per != api.BudgetPerAgent {
+			var spent int64
+			for _, s := range rows {
+				if r.Match(s.path, s.provider, s.loop) {
+					spent += budgetAmount(r.Limit, s.cost, s.tokens)
+				}
+			}
+			row, err := budgetRow(ctx, q, r.Name, scope, "", "", r.Limit, r.WarnAt, spent)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, row)
+			continue
+		}
+		byAgent := map[string]*spendRow{}
+		var order []string
+		for _, s := range rows {
+			if !r.Match(s.path, s.provider, s.loop) {
+				continue
+			}
+			if a, ok := byAgent[s.uuid]; ok {
+				a.cost, a.tokens = a.cost+s.cost, a.tokens+s.tokens
+				continue
+			}
+			c := s
+			byAgent[s.uuid] = &c
+			order = append(order, s.uuid)
+		}
+		for _, id := range order {
+			a := byAgent[id]
+			row, err := budgetRow(ctx, q, r.Name, id, a.path, id, r.Limit, r.WarnAt, budgetAmount(r.Limit, a.cost, a.tokens))
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, row)
+		}
+	}
+	runs, err := queryRows(ctx, q, runBudgetSelect+` ORDER BY created_at`, nil, scanRunBudget)
+	if err != nil {
+		return nil, err
+	}
+	for _, b := range runs {
+		spent, err := runSpent(ctx, q, b.owner, b.limit)
+		if err != nil {
+			return nil, err
+		}
+		row, err := budgetRow(ctx, q, RunBudgetPrefix+b.path, "", b.path, "", b.limit, runBudgetWarnAt, spent)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, row)
+	}
+	return out, nil
+}
+
+func budgetRow(ctx context.Context, q Querier, budget, scope, path, agent string, l api.BudgetLimit, warnAt float64, spent int64) (BudgetRow, error) {
+	extra, _, err := scopeState(ctx, q, budget, scope)
+	if err != nil {
+		return BudgetRow{}, err
+	}
+	limit := budgetBase(l) + extra
+	row := BudgetRow{Budget: budget, Scope: scope, Path: path, Unit: budgetUnit(l), Spent: budgetFigure(l, spent),
+		Limit: budgetFigure(l, limit), WarnAt: warnAt, State: budgetState(spent, limit, warnAt), Paused: []string{}}
+	pq, args := `SELECT path FROM agents WHERE budget_paused = ?`, []any{budget}
+	if agent != "" {
+		pq += ` AND uuid = ?`
+		args = append(args, agent)
+	}
+	paused, err := queryStrings(q, ctx, pq+` ORDER BY path`, args...)
+	if paused != nil {
+		row.Paused = paused
+	}
+	return row, err
+}
+
+// QueueIfBudgetPaused puts prompt into agent uuid's inbox as a wake when a budget
+// paused the agent (docs/usage.md §7.3), unless put is false (the prompt already waits
+// there); it returns the budget's name ("" = not paused: deliver).
+func (t *Tx) QueueIfBudgetPaused(uuid, prompt string, put bool) (string, error) {
+	var budget sql.NullString
+	if err := t.QueryRow(`SELECT budget_paused FROM agents WHERE uuid = ?`, uuid).Scan(&budget); err != nil {
+		return "", sqliteErr("read budget pause", err)
+	}
+	if !budget.Valid {
+		// An agent at rest is at a turn boundary: a budget another agent's turn spent
+		// pauses it now (docs/usage.md §7.3).
+		name, err := t.pauseIfSpent(uuid)
+		if err != nil || name == "" {
+			return "", err
+		}
+		budget.String = name
+	}
+	if !put {
+		return budget.String, nil
+	}
+	_, err := t.InboxPut(uuid, prompt, true)
+	return budget.String, err
+}
+
+// pauseIfSpent pauses agent uuid on the first budget it counts against that is at its
+// limit (budget.exceeded), and returns its name ("" = none).
+func (t *Tx) pauseIfSpent(uuid string) (string, error) {
+	var path, provider string
+	if err := t.QueryRow(`SELECT path, COALESCE(agent, '') FROM agents WHERE uuid = ?`, uuid).Scan(&path, &provider); err != nil {
+		return "", sqliteErr("read agent", err)
+	}
+	loop, err := t.loopOf(path)
+	if err != nil {
+		return "", err
+	}
+	checks, err := t.budgetChecks(uuid, path, provider, loop)
+	if err != nil {
+		return "", err
+	}
+	for _, c := range checks {
+		extra, _, err := scopeState(t.ctx, t, c.budget, c.scope)
+		if err != nil {
+			return "", err
+		}
+		if budgetState(c.spent, budgetBase(c.limit)+extra, c.warnAt) == api.BudgetStateExceeded {
+			return c.budget, t.settleBudget(uuid, c)
+		}
+	}
+	return "", nil
+}
+
+// LoopBudgetSpent is the name of an exceeded budget that stops loop's fires ("" = none):
+// a rule on that loop or on the whole fleet, per day or in total, whose current scope
+// reached its limit (docs/usage.md §7.3).
+func (t *Tx) LoopBudgetSpent(loop string) (string, error) {
+	for _, r := range t.db.budgetRules() {
+		if r.Per == api.BudgetPerAgent || (r.Loop != loop && !r.Fleet) {
+			continue
+		}
+		scope, _ := ruleScope(r, "", t.now)
+		_, state, err := scopeState(t.ctx, t, r.Name, scope)
+		if err != nil {
+			return "", err
+		}
+		if state == api.BudgetStateExceeded {
+			return r.Name, nil
+		}
+	}
+	return "", nil
+}
