@@ -45,7 +45,20 @@ func (w *agentWork) kill(reason store.ExitReason) (killed bool, err error) {
 	if w.st.Status == store.StatusLost {
 		reason = store.ExitLost
 	} else {
-		w.shutdownPane(string(reason))
+		// The row ends in the transaction that commits the pane's close: a crash between
+		// the two would leave a closed pane behind a live row, which recovery can only
+		// take for lost.
+		ended := false
+		_ = w.shutdownPaneThen(string(reason), func(tx *store.Tx) error {
+			if err := tx.EndAgent(w.uuid, w.liveStatuses(), reason); err != nil {
+				return err
+			}
+			ended = true
+			return nil
+		})
+		if ended {
+			return true, nil
+		}
 	}
 	err = w.apply(func(tx *store.Tx) error { return tx.EndAgent(w.uuid, w.liveStatuses(), reason) })
 	return err == nil, ignoreStale(err)
@@ -56,12 +69,18 @@ func (w *agentWork) kill(reason store.ExitReason) (killed bool, err error) {
 // under one close intent recorded before the line is typed, so a crash anywhere in the
 // teardown leaves an open intent that restart recovery finishes.
 func (w *agentWork) shutdownPane(reason string) {
+	_ = w.shutdownPaneThen(reason, nil)
+}
+
+// shutdownPaneThen is shutdownPane that runs then in the transaction committing a
+// successful close (closePaneThen); it returns the close's or the write's error.
+func (w *agentWork) shutdownPaneThen(reason string, then func(tx *store.Tx) error) error {
 	if w.st.TerminalID == "" || w.env.Herdr == nil {
-		return
+		return nil
 	}
 	line, grace := "", time.Duration(0)
 	if w.env.Shutdown != nil {
 		line, grace = w.env.Shutdown(w.st.Provider)
 	}
-	w.closePaneWith(w.st.TerminalID, reason, line, grace)
+	return w.closePaneThen(w.st.TerminalID, reason, line, grace, "", then)
 }
