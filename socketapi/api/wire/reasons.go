@@ -230,7 +230,7 @@ var Reasons = []ReasonInfo{
 	{ReasonNotResumable, InvalidRequest, "`{reason, kind, value}` — `agent.adopt` of an agent whose conversation pointer its provider cannot resume"},
 	{ReasonInvalidSDKSpec, InvalidRequest, "`{reason, value}` — CLI `orcr scaffold --lang go` with an `ORCR_SDK_SPEC` that is neither a checkout of the module nor a module version"},
 	{ReasonInvalidGrouping, InvalidRequest, "`{reason, value, valid}` — `usage.report` with a `by` it does not know"},
-	{ReasonInvalidBudget, InvalidRequest, "`{reason, value}` — `agent.run` `budget` or `budget.extend` `by` that is not a cost (`2usd`, `0.5usd`) or a token count (`500k`, `1.5m`, `20000`) above zero ([usage.md §7](usage.md#7-budgets))"},
+	{ReasonInvalidBudget, InvalidRequest, "`{reason, value}` — `agent.run` `budget` or `budget.extend` `by` that is not a cost (`2usd`, `0.5usd`) or a token count (`500k`, `1.5m`, `20000`) above zero ([usage.md §8](usage.md#8-budgets))"},
 	{ReasonBadSince, InvalidRequest, "`{reason, value}` — CLI `orcr usage --since` that is no duration, `today`, date or RFC 3339 time"},
 	{ReasonJSONNotSupported, InvalidRequest, "CLI `orcr top` and `orcr mcp` with `--json`"},
 	{ReasonNotLoopback, InvalidRequest, "`{reason, value}` — CLI `orcr mcp --http` with a host that is not loopback, or an address that is not `host:port`, `:port` or a port ([mcp.md §1](mcp.md#1-running-it))"},
