@@ -177,6 +177,8 @@ type opDone struct {
 	tools  *string // a tool feed: the transcript cursor it read
 	// stallObs is a stall probe's observation of the pane (docs/lifecycle.md §10.7).
 	stallObs *stallObservation
+	// verdict is the next look at whether the pane took a verdict's answer (nil: none).
+	verdict *verdictCheck
 }
 
 // completionMark is what an agent actor knows of herdr's completion_seq for its open
@@ -235,6 +237,8 @@ type agentActor struct {
 	stallTimer *time.Timer   // the next stall probe; nil while none is armed
 	stallGen   int64
 	stallDue   bool // a stall write waits for the op that runs
+
+	verdictTimer *time.Timer // the next verdictCheck; nil while none is armed
 }
 
 type queuedOp struct {
@@ -293,6 +297,15 @@ func (a *agentActor) Receive(c actor.Context) {
 		a.watchStall(c, true)
 	case stallTick:
 		a.onStallTick(c, m)
+	case verdictCheck:
+		a.verdictTimer = nil
+		// Only while herdr still sees the pane blocked: the op reads the transcript and
+		// the recorded verdict (agentWork.reapplyVerdict).
+		if a.ended || !a.loaded || a.st.Status != store.StatusBlocked ||
+			(a.report != nil && a.report.Status != herdr.StatusBlocked) {
+			return
+		}
+		a.queueOp(c, m)
 	case recheck:
 		if m.gen == a.recheckGen && !a.ended {
 			a.decide(c)
@@ -310,6 +323,9 @@ func (a *agentActor) Receive(c actor.Context) {
 		}
 		a.disarm()
 		a.disarmStall()
+		if a.verdictTimer != nil {
+			a.verdictTimer.Stop()
+		}
 		// Ops that never started are answered now: after the stop nobody would, and
 		// their askers would wait for their whole timeout.
 		stopping := wire.Internal(wire.CauseStopping, "the server is stopping; try again after it restarts")
@@ -412,6 +428,13 @@ func (a *agentActor) done(c actor.Context, m opDone) {
 	a.track(c)
 	if m.retry > 0 {
 		a.arm(c, m.retry)
+	}
+	if m.verdict != nil {
+		if a.verdictTimer != nil {
+			a.verdictTimer.Stop()
+		}
+		next, self, root := *m.verdict, c.Self(), c.ActorSystem().Root
+		a.verdictTimer = time.AfterFunc(VerdictRecheck, func() { root.Send(self, next) })
 	}
 	if changed || a.undecided {
 		a.undecided = false
@@ -610,7 +633,15 @@ func (a *agentActor) start(c actor.Context, op queuedOp) {
 			waiting := w.drain()
 			done.drain = &waiting
 		case sendKeys:
-			done.result = keysSent{Err: w.keys(m.Keys)}
+			err := w.keys(m.Keys)
+			done.result = keysSent{Err: err}
+			if err == nil && m.CallID != "" {
+				done.verdict = &verdictCheck{CallID: m.CallID, Try: 1}
+			}
+		case verdictCheck:
+			if w.reapplyVerdict(m.CallID) && m.Try < verdictTries {
+				done.verdict = &verdictCheck{CallID: m.CallID, Try: m.Try + 1}
+			}
 		case feedTools:
 			cur := w.feedTools(cursor)
 			done.tools = &cur

@@ -135,7 +135,8 @@
 // deadlines); gc → agents → <agent> (ParkAgent; a park or reap already waiting behind
 // an op absorbs a repeat); gc → queue (PokeQueue after a reap freed a slot); reconciler → queue (PokeQueue after a
 // repair freed a slot); <agent> →
-// monitor (TrackPane when the pane to watch changes); the facade → monitor (SetAgents
+// monitor (TrackPane when the pane to watch changes); an agent actor's timer → itself
+// (verdictCheck, VerdictRecheck after a verdict's answer reached the pane); the facade → monitor (SetAgents
 // and SetReconciler, once at start); monitor → agents → <agent> (StatusReport, only when herdr's view of the
 // pane changed); monitor → reconciler and request goroutines (an agent.wait that found a
 // settled member's pane gone) → reconciler (ReconcileNow with Hint: a pass now that marks

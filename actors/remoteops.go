@@ -34,6 +34,15 @@ type (
 		UUID string
 		Keys []string
 		Why  string
+		// CallID is the call a verdict answers ("" for other keys): while the pane still
+		// waits on it, the answer is sent again (verdictCheck).
+		CallID string
+	}
+	// verdictCheck looks again, VerdictRecheck after a verdict's answer was sent, whether
+	// the pane took it (docs/remote.md §7); Try counts the checks.
+	verdictCheck struct {
+		CallID string
+		Try    int
 	}
 	keysSent struct{ Err error }
 	// feedTools asks a working agent's actor to log the tool calls and results its
@@ -43,6 +52,15 @@ type (
 
 // remoteTimeout bounds the agent actor's part of one client frame.
 const remoteTimeout = 2 * time.Minute
+
+// VerdictRecheck is how long after a verdict's answer reached the pane the agent actor
+// looks whether the pane took it, and verdictTries how many times it looks
+// (docs/remote.md §7): a CLI whose dialog is drawn before it reads keys drops an answer
+// that arrives at once.
+const (
+	VerdictRecheck = 3 * time.Second
+	verdictTries   = 3
+)
 
 // StreamFrame serves one client frame of agent's stream (subscribe is the connection
 // actor's own).
@@ -168,7 +186,7 @@ func (s *System) cancelTurn(ctx context.Context, agent, reason string) error {
 		seq = append(seq, keys.Deny...)
 	}
 	seq = append(seq, keys.Interrupt...)
-	s.paneKeys(agent, seq, "cancel")
+	s.paneKeys(agent, sendKeys{UUID: agent, Keys: seq, Why: "cancel"})
 	return nil
 }
 
@@ -203,7 +221,7 @@ func (s *System) verdict(ctx context.Context, agent, callID, verdict, reason str
 	if verdict == store.VerdictDenied {
 		answer = keys.Deny
 	}
-	s.paneKeys(agent, answer, verdict)
+	s.paneKeys(agent, sendKeys{UUID: agent, Keys: answer, Why: verdict, CallID: callID})
 	return nil
 }
 
@@ -234,18 +252,18 @@ func (s *System) setModel(ctx context.Context, agent, role, spec string) error {
 
 // paneKeys asks the agent actor to send keys to the pane; a failure is logged (the log
 // already holds the decision; a restart's approval check re-applies a verdict).
-func (s *System) paneKeys(agent string, keys []string, why string) {
-	if len(keys) == 0 {
+func (s *System) paneKeys(agent string, m sendKeys) {
+	if len(m.Keys) == 0 {
 		return
 	}
-	res, err := s.sys.Root.RequestFuture(s.agents, sendKeys{UUID: agent, Keys: keys, Why: why}, remoteTimeout).Result()
+	res, err := s.sys.Root.RequestFuture(s.agents, m, remoteTimeout).Result()
 	if err == nil {
 		if out, ok := res.(keysSent); ok {
 			err = out.Err
 		}
 	}
 	if err != nil {
-		s.cfg.Log.Warn("remote: keys did not reach the pane", "agent", agent, "why", why, "err", err)
+		s.cfg.Log.Warn("remote: keys did not reach the pane", "agent", agent, "why", m.Why, "err", err)
 	}
 }
 
@@ -328,6 +346,40 @@ func (w *agentWork) drain() (waiting bool) {
 			return true
 		}
 		items = append(items[:i], items[i+1:]...)
+	}
+	return false
+}
+
+// reapplyVerdict sends a recorded verdict's answer again when the pane still waits on
+// its call: the row is blocked, the transcript's pending call is that call and a
+// verdict for it is recorded (docs/remote.md §7). It reports whether it sent.
+func (w *agentWork) reapplyVerdict(callID string) bool {
+	if err := w.reload(); err != nil || w.st.Status != store.StatusBlocked {
+		return false
+	}
+	pending := w.pendingCall()
+	if pending == nil || pending.CallID != callID {
+		return false
+	}
+	keys, ok := w.env.RemoteKeys(w.st.Provider)
+	if !ok {
+		return false
+	}
+	verdicts, err := store.TurnVerdicts(w.ctx, w.env.DB.Reader(), w.uuid)
+	if err != nil {
+		return false
+	}
+	for _, v := range verdicts {
+		if v.CallID != callID {
+			continue
+		}
+		answer := keys.Approve
+		if v.Verdict == store.VerdictDenied {
+			answer = keys.Deny
+		}
+		w.log().Info("approvals: the pane still waits on the call; its verdict is sent again", "call_id", callID, "verdict", v.Verdict)
+		w.logErr("re-apply verdict", w.keys(answer))
+		return true
 	}
 	return false
 }

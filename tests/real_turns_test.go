@@ -640,6 +640,12 @@ func approvals(t *testing.T, h *home, model *modeltest.Server, p, name, work str
 			}
 		}
 	}
+	defer func() {
+		if t.Failed() { // what the pane showed, for the failure's reader
+			r := h.run("agent", "logs", "--screen", name)
+			t.Logf("%s: the pane at the failure (exit %d):\n%s%s", p, r.exit, r.stdout, r.stderr)
+		}
+	}()
 	for _, verdict := range []string{"approved", "denied"} {
 		file := "orcr-" + p + "-" + verdict
 		prompt := "tool=bash:touch_" + file + " escalate say=" + p + "-" + verdict

@@ -183,6 +183,10 @@ func (a *agent) answer(approved bool) bool {
 	if a.permit == nil {
 		return false
 	}
+	if time.Now().Before(a.deafUntil) {
+		a.log.Printf("permission prompt: key dropped (deaf_ms)")
+		return true // the prompt stands; the key is gone
+	}
 	a.permit <- approved // buffered for one verdict; the prompt is gone after it
 	a.permit = nil
 	return true
@@ -312,6 +316,7 @@ func (a *agent) finish() {
 // turnParams are the effective settings of one turn.
 type turnParams struct {
 	turnMS, toolGaps, gapMS  int
+	deafMS                   int // a permission prompt drops the keys of its first deafMS ms
 	block, noWorking, digest bool
 	say, write, tool, limit  string
 	tokens                   *mockUsage
@@ -324,6 +329,7 @@ func (a *agent) params(prompt string) turnParams {
 		turnMS:    a.cfg.turnMS,
 		toolGaps:  a.cfg.toolGaps,
 		gapMS:     a.cfg.gapMS,
+		deafMS:    d.deafMS.v,
 		block:     a.cfg.block || d.block,
 		noWorking: d.noWorking,
 		digest:    d.digest,
@@ -410,7 +416,7 @@ func (a *agent) turn(prompt string) {
 		busy("working")
 	}
 	if p.tool != "" {
-		approved, ok := a.callTool(ctx, prompt, p.tool, lines)
+		approved, ok := a.callTool(ctx, prompt, p.tool, p.deafMS, lines)
 		lines = nil
 		if !ok {
 			a.interrupted(lines, resp)
@@ -463,7 +469,7 @@ func (a *agent) turn(prompt string) {
 // awaited, then working reported. Either way the tool_result follows. approved is
 // the verdict; ok is false when the turn was interrupted while waiting (the call
 // is then answered as interrupted, as claude does).
-func (a *agent) callTool(ctx context.Context, prompt, name string, pending []transcriptLine) (approved, ok bool) {
+func (a *agent) callTool(ctx context.Context, prompt, name string, deafMS int, pending []transcriptLine) (approved, ok bool) {
 	a.toolCalls++
 	id := fmt.Sprintf("toolu_mock_%s_%d", a.toolPrefix, a.toolCalls)
 	sid := a.cfg.sessionID
@@ -477,6 +483,7 @@ func (a *agent) callTool(ctx context.Context, prompt, name string, pending []tra
 	verdict := make(chan bool, 1)
 	a.mu.Lock()
 	a.permit = verdict
+	a.deafUntil = time.Now().Add(time.Duration(deafMS) * time.Millisecond)
 	a.mu.Unlock()
 	a.scr.setDialog(permissionPrompt(name))
 	a.setState("blocked")

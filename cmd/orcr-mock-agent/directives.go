@@ -24,6 +24,7 @@ type directives struct {
 	turnMS    optInt
 	toolGaps  optInt
 	gapMS     optInt
+	deafMS    optInt // deaf_ms=<n>: a permission prompt drops the keys of its first n ms
 	block     bool
 	noWorking bool   // no_working: the turn never reports working
 	digest    bool   // digest: answer with the prompt's byte count and SHA-256
@@ -37,7 +38,7 @@ type directives struct {
 }
 
 // parseDirectives scans prompt for whitespace-separated directive tokens:
-// turn_ms=<n>, tool_gaps=<n>, gap_ms=<n>, block, no_working, digest, say=<word>,
+// turn_ms=<n>, tool_gaps=<n>, gap_ms=<n>, deaf_ms=<n>, block, no_working, digest, say=<word>,
 // write=<relpath>, tool=<name>, limit=<text> (underscores read as spaces) and
 // tokens=<in>,<out>[,<cache_read>,<cache_write>[,<model>]], each optionally prefixed with one '@'. Tokens that are not
 // directives, and directives with an empty, negative or non-numeric value, are
@@ -70,6 +71,10 @@ func parseDirectives(prompt string) directives {
 		case "gap_ms":
 			if n, ok := parseCount(val, maxDirectiveMS); ok {
 				d.gapMS = optInt{n, true}
+			}
+		case "deaf_ms":
+			if n, ok := parseCount(val, maxDirectiveMS); ok {
+				d.deafMS = optInt{n, true}
 			}
 		case "tool_gaps":
 			if n, ok := parseCount(val, maxToolGaps); ok {

@@ -125,7 +125,9 @@
 // working is reported and the turn finishes with the response
 // "DENIED: <name>\nDONE" (it completes; it is not an interrupt). While the prompt
 // stands, typing goes to the input box as ever, and Enter on a non-empty box
-// submits it (a prompt is queued behind the parked turn, /quit quits). An
+// submits it (a prompt is queued behind the parked turn, /quit quits). With
+// deaf_ms=<n> (an extension) the prompt drops Enter and ESC for its first n ms, as a
+// CLI that draws its dialog before it reads keys does. An
 // interrupt (^C on an empty box, /quit, a signal) while parked answers the call
 // with the error "interrupted by user" and ends the turn as interrupted. A
 // process killed while parked leaves the tool_use without a result. no_working
@@ -510,6 +512,7 @@ type agent struct {
 	// quitByLine: "/quit" stopped the program (ORCR_MOCK_QUIT_DELAY_MS applies).
 	quitByLine bool
 	permit     chan bool // takes the verdict while a permission prompt stands; else nil
+	deafUntil  time.Time // the standing prompt drops Enter and ESC until then (deaf_ms)
 
 	// Worker-side state, touched only by the worker.
 	toolPrefix string // random per process, so tool-call ids differ across a --resume

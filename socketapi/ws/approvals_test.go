@@ -99,6 +99,21 @@ func TestStreamApprovals(t *testing.T) {
 	}
 }
 
+// A verdict answered at once, while the dialog does not read keys yet (the mock's
+// deaf_ms drops them), is sent again while the pane still waits on the call, and the
+// turn goes on (docs/remote.md §7).
+func TestStreamVerdictTheDialogDroppedIsSentAgain(t *testing.T) {
+	r := newRig(t, `"approvals": true`)
+	_, c, from := r.idleLive("appr/deaf")
+	ctx := ctxT(t, 120*time.Second)
+	c.Inject(ctx, "tool=Bash deaf_ms=2000 say=ran", true)
+	es := untilRequest(t, c, from)
+	callID, _ := payloadOf(t, es[len(es)-1])["call_id"].(string)
+	c.Approve(ctx, callID, "at once")
+	rest := events(t, c, es[len(es)-1].Seq+1, 60*time.Second, turnEnd)
+	checkTurn(t, append(es, rest...), callID, "approved", true)
+}
+
 // A verdict recorded before the server went down is applied after the restart, and the
 // call is never asked about twice.
 func TestStreamVerdictAcrossRestart(t *testing.T) {
