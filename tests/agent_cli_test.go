@@ -26,6 +26,11 @@ import (
 func herdrHome(t testing.TB, configJSON string) (*home, string) {
 	t.Helper()
 	b := sockettest.BuildBinaries(t)
+	// The test's temporary directories are removed by the cleanup TempDir registers at
+	// its first call: called here first, that removal runs after herdr's stop below
+	// (cleanups run last-registered first), so no pane process still writes into a
+	// directory being removed (a provider writes its state when it exits).
+	t.TempDir()
 	xdg, err := os.MkdirTemp("", "x")
 	if err != nil {
 		t.Fatal(err)
@@ -35,9 +40,23 @@ func herdrHome(t testing.TB, configJSON string) (*home, string) {
 		stop.Env = append(os.Environ(), "XDG_CONFIG_HOME="+xdg)
 		stop.Run()
 		sock := filepath.Join(xdg, "herdr", "sessions", "orcr", "herdr.sock")
-		// Best effort at cleanup, not an assertion: a socket left behind is removed below.
+		// Best effort at cleanup, not an assertion: a socket left behind is removed
+		// below, and the panes' processes (they carry herdr's XDG_CONFIG_HOME) get
+		// 10 s to exit after herdr's SIGHUP before they are killed.
 		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 			if _, err := os.Stat(sock); err != nil {
+				break
+			}
+		}
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+			pids := procsWithEnv("XDG_CONFIG_HOME=" + xdg)
+			if len(pids) == 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				for _, pid := range pids {
+					syscall.Kill(pid, syscall.SIGKILL)
+				}
 				break
 			}
 		}

@@ -52,8 +52,12 @@ func providerHome(t testing.TB, configJSON, name string) (h *home, sock string, 
 
 // agentProcs returns the pids of the processes whose environment holds ORCR_ID=uid:
 // the agent's pane process and everything it started.
-func agentProcs(uid string) []int {
-	want := []byte("ORCR_ID=" + uid + "\x00")
+func agentProcs(uid string) []int { return procsWithEnv("ORCR_ID=" + uid) }
+
+// procsWithEnv returns the pids of the live (not zombie) processes whose environment
+// holds the entry kv ("KEY=VALUE", whole).
+func procsWithEnv(kv string) []int {
+	want := []byte("\x00" + kv + "\x00")
 	entries, _ := os.ReadDir("/proc")
 	var pids []int
 	for _, e := range entries {
@@ -62,7 +66,7 @@ func agentProcs(uid string) []int {
 			continue
 		}
 		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
-		if err != nil || !bytes.Contains(env, want) {
+		if err != nil || !bytes.Contains(append([]byte{0}, env...), want) {
 			continue
 		}
 		if st, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil && isZombie(st) {
