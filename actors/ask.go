@@ -115,7 +115,8 @@ func (s *System) askAgent(ctx context.Context, ask api.AskRequest) (uuid, path s
 func (s *System) askWorktree(ctx context.Context, w *waiter, uuid string, last *api.AgentWorktree) *api.AgentWorktree {
 	deadline := time.NewTimer(askWorktreeSettle)
 	defer deadline.Stop()
-	fallback := time.NewTimer(waitFallback)
+	period := s.fallbackPeriod()
+	fallback := time.NewTimer(period)
 	defer fallback.Stop()
 	for {
 		row, err := store.AgentByUUID(ctx, s.cfg.DB.Reader(), uuid)
@@ -128,7 +129,7 @@ func (s *System) askWorktree(ctx context.Context, w *waiter, uuid string, last *
 		if row.Status == store.StatusEnded && store.WorktreeSettled(last.State) {
 			return last
 		}
-		fallback.Reset(waitFallback)
+		fallback.Reset(period)
 		select {
 		case <-w.wake:
 		case <-fallback.C:

@@ -20,6 +20,21 @@ import (
 // events wakes the wait), so it is long enough to cost nothing measurable.
 const waitFallback = 5 * time.Second
 
+// EnvDebugWaitFallback, with ORCR_DEBUG_METHODS=1, sets the fallback re-check's period
+// (a Go duration): tests set it long, so a wait that answers at all proves that a
+// commit notification woke it, however loaded the machine.
+const EnvDebugWaitFallback = "ORCR_DEBUG_WAIT_FALLBACK"
+
+// fallbackPeriod is waitFallback, or EnvDebugWaitFallback's duration where it applies.
+func (s *System) fallbackPeriod() time.Duration {
+	if s.getenv("ORCR_DEBUG_METHODS") == "1" {
+		if d, err := time.ParseDuration(s.getenv(EnvDebugWaitFallback)); err == nil && d > 0 {
+			return d
+		}
+	}
+	return waitFallback
+}
+
 // waitReadyTimeout bounds the wait for the store actor to confirm a waiter's
 // registration; past it the wait goes on and relies on the fallback re-check.
 const waitReadyTimeout = 10 * time.Second
@@ -120,7 +135,8 @@ func (s *System) waitLoop(ctx context.Context, w *waiter, uuids []string, deadli
 		defer t.Stop()
 		deadlineC = t.C
 	}
-	fallback := time.NewTimer(waitFallback)
+	period := s.fallbackPeriod()
+	fallback := time.NewTimer(period)
 	defer fallback.Stop()
 	var checkedAt time.Time // the last pane check that found a pane gone
 	for {
@@ -138,7 +154,7 @@ func (s *System) waitLoop(ctx context.Context, w *waiter, uuids []string, deadli
 		if v.done || ctx.Err() != nil {
 			return buildWaitResult(rows, head, v), nil
 		}
-		fallback.Reset(waitFallback)
+		fallback.Reset(period)
 	block:
 		for {
 			select {

@@ -96,7 +96,7 @@ func TestWatchModelEqualsSnapshotUnderChurn(t *testing.T) {
 	srv := sockettest.NewServer(t, sockettest.WithHerdr(t), sockettest.WithConfig(
 		`{"concurrency": {"max": 36}, "timings": {"idle_after": "1h", "kill_after": "2h"}}`))
 	c := srv.Client(t)
-	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()
 
 	// A few agents exist before the watch opens: they come from its snapshot.
@@ -175,7 +175,7 @@ func churn(ctx context.Context, c *socketapi.Client, i int) error {
 		if err != nil {
 			return err
 		}
-		w, err := c.Wait(ctx, api.WaitRequest{Targets: []string{r.Agent.UUID}, Timeout: "90s"})
+		w, err := c.Wait(ctx, api.WaitRequest{Targets: []string{r.Agent.UUID}, Timeout: "240s"}) // a deadline, not an assertion: 100 agents on 2 cores
 		if err != nil || !w.AllOK {
 			return fmt.Errorf("%s: first turn: %+v %v", path, w, err)
 		}

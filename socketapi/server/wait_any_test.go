@@ -6,15 +6,13 @@ import (
 	"runtime"
 	"testing"
 	"time"
-
-	"github.com/orcr-go/orcr/socketapi/sockettest"
 )
 
 // agent.wait with any (docs/protocol.md §5.12): one server, each case under its own
 // paths.
 func TestWaitAny(t *testing.T) {
 	t.Parallel()
-	srv := sockettest.NewServer(t)
+	srv := newWaitServer(t)
 	c := srv.Client(t)
 	none := waitNext{Kind: "none"}
 

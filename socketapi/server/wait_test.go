@@ -9,15 +9,23 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/orcr-go/orcr/actors"
 	"github.com/orcr-go/orcr/socketapi"
 	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
 )
 
-// waitFast bounds how long a wait may take to answer once its last target settled: well
-// below the server's 5 s fallback re-check, so passing proves the commit notification
-// woke the wait.
-const waitFast = 3 * time.Second
+// waitFast bounds how long a wait may take to answer once its last target settled. The
+// wait tests' servers re-check without a notification only once an hour
+// (newWaitServer), so an answer within it proves the commit notification woke the wait.
+const waitFast = 30 * time.Second
+
+// newWaitServer is a test server whose waits' fallback re-check comes only after an
+// hour (actors.EnvDebugWaitFallback).
+func newWaitServer(t *testing.T, opts ...sockettest.Option) *sockettest.Server {
+	t.Helper()
+	return sockettest.NewServer(t, append([]sockettest.Option{sockettest.WithEnv(actors.EnvDebugWaitFallback, "1h")}, opts...)...)
+}
 
 type waitNext struct {
 	Kind    string `json:"kind"`
@@ -125,7 +133,7 @@ func newID() string { return uuid.NewString() }
 
 func TestWaitSingleTargetSettlesOnIdle(t *testing.T) {
 	t.Parallel()
-	srv := sockettest.NewServer(t)
+	srv := newWaitServer(t)
 	c := srv.Client(t)
 	id := newID()
 	seq := setAgent(t, c, id, "w/one", "idle")
@@ -148,7 +156,7 @@ func TestWaitSingleTargetSettlesOnIdle(t *testing.T) {
 // an idle older than the call; it answers only after the next idle, at or after its seq.
 func TestWaitNotSatisfiedByOldState(t *testing.T) {
 	t.Parallel()
-	srv := sockettest.NewServer(t)
+	srv := newWaitServer(t)
 	c := srv.Client(t)
 	id := newID()
 	setAgent(t, c, id, "w/a", "idle")
@@ -181,7 +189,7 @@ func TestWaitNotSatisfiedByOldState(t *testing.T) {
 // decision_seq (both idle at the last event), not the first time A was seen settled.
 func TestWaitMultiTargetUnsettleDuringWait(t *testing.T) {
 	t.Parallel()
-	srv := sockettest.NewServer(t)
+	srv := newWaitServer(t)
 	c := srv.Client(t)
 	a, b := newID(), newID()
 	setAgent(t, c, a, "m/a", "idle")
@@ -211,7 +219,7 @@ func TestWaitMultiTargetUnsettleDuringWait(t *testing.T) {
 // even when another target settles in between.
 func TestWaitSettledTargetUnsettlesAgain(t *testing.T) {
 	t.Parallel()
-	srv := sockettest.NewServer(t)
+	srv := newWaitServer(t)
 	c := srv.Client(t)
 	a, b := newID(), newID()
 	setAgent(t, c, a, "u/a", "working")
@@ -238,7 +246,7 @@ func TestWaitSettledTargetUnsettlesAgain(t *testing.T) {
 
 func TestWaitBlocked(t *testing.T) {
 	t.Parallel()
-	srv := sockettest.NewServer(t)
+	srv := newWaitServer(t)
 	c := srv.Client(t)
 	q, u := newID(), newID()
 	setAgent(t, c, q, "b/q", "blocked", "blocked_kind", "limit")
@@ -257,7 +265,7 @@ func TestWaitBlocked(t *testing.T) {
 // call time) ends one by one during the wait.
 func TestWaitEndedExitReasons(t *testing.T) {
 	t.Parallel()
-	srv := sockettest.NewServer(t)
+	srv := newWaitServer(t)
 	c := srv.Client(t)
 	type tc struct {
 		exit   any // nil: no exit_reason param; "" stores none
@@ -332,7 +340,7 @@ func TestWaitEndedExitReasons(t *testing.T) {
 // targets, the settled ones as they are.
 func TestWaitTimeout(t *testing.T) {
 	t.Parallel()
-	srv := sockettest.NewServer(t)
+	srv := newWaitServer(t)
 	c := srv.Client(t)
 	a, b := newID(), newID()
 	setAgent(t, c, a, "t/a", "idle")
@@ -354,7 +362,7 @@ func TestWaitTimeout(t *testing.T) {
 
 func TestWaitErrors(t *testing.T) {
 	t.Parallel()
-	srv := sockettest.NewServer(t)
+	srv := newWaitServer(t)
 	c := srv.Client(t)
 	setAgent(t, c, newID(), "x/live", "working")
 	ended := newID()
@@ -405,7 +413,7 @@ func TestWaitErrors(t *testing.T) {
 // end at once (docs/lifecycle.md §11.2): what became of it, never not_found.
 func TestWaitEndedAnswersItsEnd(t *testing.T) {
 	t.Parallel()
-	srv := sockettest.NewServer(t)
+	srv := newWaitServer(t)
 	c := srv.Client(t)
 	id := newID()
 	setAgent(t, c, id, "x/gone", "working")
@@ -435,7 +443,7 @@ func eventHead(t *testing.T, c *socketapi.Client) int64 {
 // not waited for.
 func TestWaitMembershipSnapshot(t *testing.T) {
 	t.Parallel()
-	srv := sockettest.NewServer(t)
+	srv := newWaitServer(t)
 	c := srv.Client(t)
 	a := newID()
 	setAgent(t, c, a, "s/a", "working")
@@ -456,7 +464,7 @@ func TestWaitMembershipSnapshot(t *testing.T) {
 // held up.
 func TestWaitServerStopReturnsPromptly(t *testing.T) {
 	t.Parallel()
-	srv := sockettest.NewServer(t)
+	srv := newWaitServer(t)
 	c := srv.Client(t)
 	for i := range 3 {
 		setAgent(t, c, newID(), fmt.Sprintf("z/%d", i), "working")
@@ -492,7 +500,7 @@ func TestWaitServerStopReturnsPromptly(t *testing.T) {
 // later wait still works: no notification plumbing is left behind.
 func TestWaitClientGoneEndsWait(t *testing.T) {
 	t.Parallel()
-	srv := sockettest.NewServer(t)
+	srv := newWaitServer(t)
 	c := srv.Client(t)
 	id := newID()
 	setAgent(t, c, id, "g/a", "working")
@@ -518,7 +526,7 @@ func TestWaitClientGoneEndsWait(t *testing.T) {
 // at its decision_seq (all settled), never before the settling event.
 func TestWaitConcurrentChurn(t *testing.T) {
 	t.Parallel()
-	srv := sockettest.NewServer(t)
+	srv := newWaitServer(t)
 	c := srv.Client(t)
 	const n = 20
 	ids := make([]string, n)
