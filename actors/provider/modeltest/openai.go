@@ -181,16 +181,9 @@ func (s *Server) responses(w http.ResponseWriter, ctx context.Context, body []by
 	// A request bound to a JSON schema (codex's title for a new conversation) is a
 	// side request: answered in that JSON, with no tool call and no stall.
 	rec.Side = req.Text.Format.Type == "json_schema"
-	s.record(rec) // seen before it is answered: a stalled request too
-	d := ParseDirectives(rec.Prompt)
-	if !rec.FollowUp {
-		if status := s.gate(w, OpenAI, rec.Prompt, d); status != 0 {
-			return status
-		}
-	}
-	if rec.Side {
-		d = Directives{Say: schemaAnswer(req.Text.Format.Schema, answerText(d)), StreamMS: d.StreamMS, Tokens: d.Tokens,
-			TokensIn: d.TokensIn, TokensOut: d.TokensOut, CacheRead: d.CacheRead}
+	d, status := s.admit(w, OpenAI, rec, req.Text.Format.Schema)
+	if status != 0 {
+		return status
 	}
 	id := s.nextID()
 	respID := fmt.Sprintf("resp_standin%06d", id)
@@ -290,4 +283,24 @@ func (s *Server) responses(w http.ResponseWriter, ctx context.Context, body []by
 
 func outputText(text string) map[string]any {
 	return map[string]any{"type": "output_text", "text": text, "annotations": []any{}, "logprobs": []any{}}
+}
+
+// admit records rec (seen before it is answered: a stalled request too), applies the
+// directives that answer instead of the model to a request that is not a follow-up,
+// and returns the directives the answer follows: a side request's are its answer in the
+// JSON schema asks for, with no tool call and no stall. A non-zero status is that of the
+// error answer written.
+func (s *Server) admit(w http.ResponseWriter, api string, rec *Request, schema json.RawMessage) (Directives, int) {
+	s.record(rec)
+	d := ParseDirectives(rec.Prompt)
+	if !rec.FollowUp {
+		if status := s.gate(w, api, rec.Prompt, d); status != 0 {
+			return d, status
+		}
+	}
+	if rec.Side {
+		d = Directives{Say: schemaAnswer(schema, answerText(d)), StreamMS: d.StreamMS, Tokens: d.Tokens,
+			TokensIn: d.TokensIn, TokensOut: d.TokensOut, CacheRead: d.CacheRead}
+	}
+	return d, 0
 }
