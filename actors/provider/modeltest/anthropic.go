@@ -291,6 +291,9 @@ func quotaHeaders(d Directives, api string, now time.Time) map[string]string {
 }
 
 func overloadedError(w http.ResponseWriter, api string) int {
+	if api == Gemini {
+		return geminiError(w, http.StatusServiceUnavailable, "UNAVAILABLE", "The model is overloaded. Please try again later.", nil)
+	}
 	if api != Anthropic {
 		return writeJSON(w, http.StatusServiceUnavailable, nil, map[string]any{"error": map[string]any{
 			"type": "server_is_overloaded", "code": "server_is_overloaded", "message": "The model stand-in is overloaded.", "param": nil}})
@@ -306,6 +309,9 @@ func limitError(w http.ResponseWriter, api string, reset, now time.Time) int {
 	secs := int(reset.Sub(now).Round(time.Second) / time.Second)
 	if secs < 1 {
 		secs = 1
+	}
+	if api == Gemini {
+		return geminiLimit(w, secs)
 	}
 	retry := strconv.Itoa(secs)
 	if api != Anthropic {

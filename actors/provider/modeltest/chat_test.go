@@ -18,28 +18,11 @@ import (
 // as a turn of the Chat API with its prompt and tools.
 func TestChatStreamWire(t *testing.T) {
 	s := start(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
 	body := `{"model":"qwen-standin","stream":true,"messages":[
 		{"role":"system","content":"sys"},
 		{"role":"user","content":[{"type":"text","text":"<system-reminder>x</system-reminder>"},{"type":"text","text":"tool=bash:echo_wire"}]}],
 		"tools":[{"type":"function","function":{"name":"read_file"}},{"type":"function","function":{"name":"run_shell_command"}}]}`
-	resp := post(t, ctx, s.URL()+"/v1/chat/completions", body)
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK || resp.Header.Get("content-type") != "text/event-stream" {
-		t.Fatalf("headers: %d %v", resp.StatusCode, resp.Header)
-	}
-	var datas []string
-	sc := bufio.NewScanner(resp.Body)
-	for sc.Scan() {
-		l := sc.Text()
-		if strings.HasPrefix(l, "event:") {
-			t.Errorf("an event: line in a Chat Completions stream: %q", l)
-		}
-		if d, ok := strings.CutPrefix(l, "data: "); ok {
-			datas = append(datas, d)
-		}
-	}
+	datas := dataEvents(t, s.URL()+"/v1/chat/completions", body)
 	if len(datas) < 3 || datas[len(datas)-1] != "[DONE]" {
 		t.Fatalf("stream %q, want chunks ended by [DONE]", datas)
 	}
@@ -126,4 +109,31 @@ func FuzzParseChat(f *testing.F) {
 			t.Fatalf("a follow-up not ending with a tool message")
 		}
 	})
+}
+
+// dataEvents posts body to url and returns the data of the server-sent events it
+// streams, failing on a status other than 200, another content type, or any line that is
+// neither data nor blank (the Chat Completions and Gemini streams have no event: lines).
+func dataEvents(t *testing.T, url, body string) []string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	resp := post(t, ctx, url, body)
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("content-type") != "text/event-stream" {
+		t.Fatalf("headers: %d %v", resp.StatusCode, resp.Header)
+	}
+	var datas []string
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		l := sc.Text()
+		d, ok := strings.CutPrefix(l, "data: ")
+		switch {
+		case ok:
+			datas = append(datas, d)
+		case l != "":
+			t.Fatalf("a line that is not data in the stream: %q", l)
+		}
+	}
+	return datas
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 )
 
@@ -26,19 +27,26 @@ type openaiRequest struct {
 
 // schemaAnswer is an answer in the JSON the schema asks for: an object whose required
 // string properties hold text (cut to their maxLength), as a model bound to a
-// json_schema format answers. codex asks for its title this way ({"title": …}).
+// json_schema format answers, and an enum property its first value. codex asks for its
+// title this way ({"title": …}); gemini-cli its next speaker and its model route.
 func schemaAnswer(schema json.RawMessage, text string) string {
 	var sc struct {
 		Properties map[string]struct {
-			Type      string `json:"type"`
-			MaxLength int    `json:"maxLength"`
+			Type      string   `json:"type"`
+			MaxLength int      `json:"maxLength"`
+			Enum      []string `json:"enum"`
 		} `json:"properties"`
 		Required []string `json:"required"`
 	}
 	obj := map[string]any{}
 	if json.Unmarshal(schema, &sc) == nil {
 		for _, k := range sc.Required {
-			if p := sc.Properties[k]; p.Type == "string" {
+			p := sc.Properties[k]
+			if len(p.Enum) > 0 {
+				obj[k] = p.Enum[0] // gemini-cli's next-speaker check: "user" ends the turn
+				continue
+			}
+			if strings.EqualFold(p.Type, "string") {
 				v := text
 				if p.MaxLength > 0 && len(v) > p.MaxLength {
 					v = v[:p.MaxLength]

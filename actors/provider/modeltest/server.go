@@ -25,6 +25,7 @@ const (
 	Anthropic = "anthropic"
 	OpenAI    = "openai"      // the Responses API (and GET /v1/models without Anthropic headers)
 	Chat      = "openai-chat" // the Chat Completions API
+	Gemini    = "gemini"      // the Gemini API (generateContent)
 )
 
 // defaultSay is the answer of a user text without say=.
@@ -39,7 +40,7 @@ const maxBody = 32 << 20
 // Request is one request the stand-in got.
 type Request struct {
 	At     time.Time
-	API    string // Anthropic, OpenAI or Chat; "" for a path no API has
+	API    string // Anthropic, OpenAI, Chat or Gemini; "" for a path no API has
 	Method string
 	Path   string
 	Model  string
@@ -136,8 +137,10 @@ func (s *Server) Requests() []Request {
 func (s *Server) Turns(api string) []Request {
 	var out []Request
 	for _, r := range s.Requests() {
+		_, method, gemini := geminiRoute(r.Path)
 		if r.API == api && r.Method == http.MethodPost && !r.FollowUp && !r.Side && len(r.Tools) > 0 &&
-			(r.Path == "/v1/messages" || r.Path == "/v1/responses" || r.Path == "/v1/chat/completions") {
+			(r.Path == "/v1/messages" || r.Path == "/v1/responses" || r.Path == "/v1/chat/completions" ||
+				gemini && method != "countTokens") {
 			out = append(out, r)
 		}
 	}
@@ -202,6 +205,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case r.Method == http.MethodPost && path == "/v1/chat/completions":
 		rec.API = Chat
 		rec.Status = s.chat(w, r.Context(), body, &rec)
+	case r.Method == http.MethodPost && strings.HasPrefix(path, "/v1beta/models/"):
+		model, method, ok := geminiRoute(path)
+		rec.API = Gemini
+		if !ok {
+			rec.Status = geminiError(w, http.StatusNotFound, "NOT_FOUND", "the model stand-in has no POST "+r.URL.Path, nil)
+			break
+		}
+		rec.Status = s.gemini(w, r, body, &rec, model, method)
 	default:
 		rec.Status = http.StatusNotFound
 		writeJSON(w, rec.Status, nil, map[string]any{"type": "error", "error": map[string]any{
