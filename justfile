@@ -49,7 +49,9 @@ fuzz:
     go test -run '^$' -fuzz '^FuzzParseLimitReset$' -fuzztime 5s ./actors
     go test -run '^$' -fuzz '^FuzzParseRetryAfter$' -fuzztime 5s ./actors/notify
     go test -run '^$' -fuzz '^FuzzParseCodexModelList$' -fuzztime 5s ./actors/provider
+    go test -run '^$' -fuzz '^FuzzParseChat$' -fuzztime 5s ./actors/provider/modeltest
     go test -run '^$' -fuzz '^FuzzParseDirectives$' -fuzztime 5s ./actors/provider/modeltest
+    go test -run '^$' -fuzz '^FuzzParseGemini$' -fuzztime 5s ./actors/provider/modeltest
     go test -run '^$' -fuzz '^FuzzParseCron$' -fuzztime 5s ./actors/schedule
     go test -run '^$' -fuzz '^FuzzParseOnceAt$' -fuzztime 5s ./actors/schedule
     go test -run '^$' -fuzz '^FuzzParseClaude$' -fuzztime 5s ./actors/transcript

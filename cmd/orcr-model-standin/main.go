@@ -1,5 +1,6 @@
 // Command orcr-model-standin runs the model stand-in of package modeltest on loopback
-// for trying the real claude and codex against it by hand (docs/providers.md §10.1):
+// for trying the real claude, codex and other agent CLIs against it by hand
+// (docs/providers.md §10.1):
 //
 //	orcr-model-standin -addr 127.0.0.1:8765
 //	ANTHROPIC_BASE_URL=http://127.0.0.1:8765 ANTHROPIC_API_KEY=x claude -p "say=hi"

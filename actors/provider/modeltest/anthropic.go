@@ -77,7 +77,8 @@ func anthropicPrompt(req anthropicRequest) (prompt, toolResult string, followUp 
 }
 
 // anthropicShell is the shell tool among names: claude's Bash, else the first whose
-// name says bash or shell.
+// name says bash or shell (pi's and opencode's bash, qwen's and gemini's
+// run_shell_command); the Chat Completions answer picks its tool by it too.
 func anthropicShell(names []string) string {
 	for _, n := range names {
 		if n == "Bash" {
@@ -290,7 +291,10 @@ func quotaHeaders(d Directives, api string, now time.Time) map[string]string {
 }
 
 func overloadedError(w http.ResponseWriter, api string) int {
-	if api == OpenAI {
+	if api == Gemini {
+		return geminiError(w, http.StatusServiceUnavailable, "UNAVAILABLE", "The model is overloaded. Please try again later.", nil)
+	}
+	if api != Anthropic {
 		return writeJSON(w, http.StatusServiceUnavailable, nil, map[string]any{"error": map[string]any{
 			"type": "server_is_overloaded", "code": "server_is_overloaded", "message": "The model stand-in is overloaded.", "param": nil}})
 	}
@@ -306,8 +310,11 @@ func limitError(w http.ResponseWriter, api string, reset, now time.Time) int {
 	if secs < 1 {
 		secs = 1
 	}
+	if api == Gemini {
+		return geminiLimit(w, secs)
+	}
 	retry := strconv.Itoa(secs)
-	if api == OpenAI {
+	if api != Anthropic {
 		h := map[string]string{
 			"retry-after":                         retry,
 			"x-ratelimit-limit-requests":          "1000",

@@ -54,7 +54,9 @@ func clientsDir(t *testing.T) (node, dir string) {
 // function_call and custom_tool_call items, the answer after a tool result, usage,
 // an answer bound to a JSON schema (codex's title request) in that JSON without tool
 // call or stall, count_tokens, the models list, and the typed errors of a 429 (with retry-after and
-// the rate-limit headers) and a 529.
+// the rate-limit headers) and a 529; and the same of Chat Completions: content, reasoning
+// and tool_calls deltas in chat.completion.chunk events, the usage chunk include_usage
+// asks for, the answer after a role "tool" message, json_schema, 429 and 503.
 func TestStreamsParseWithOfficialClients(t *testing.T) {
 	node, dir := clientsDir(t)
 	s := start(t)
@@ -86,6 +88,15 @@ func TestStreamsParseWithOfficialClients(t *testing.T) {
 		"openaiSchema":        `{"output":[{"type":"message","content":[{"type":"output_text","text":"{\"title\":\"Fix\"}"}]}]}`,
 		"openaiPlain":         `{"status":"completed","output":[{"type":"message","content":[{"type":"output_text","text":"plain"}]}]}`,
 		"openaiLimit":         `{"name":"RateLimitError","status":429,"retryAfter":"60","codexUsed":"100.0"}`,
+		"chatStream":          `{"message":{"role":"assistant","content":"hello"},"finish_reason":"stop","usage":{"prompt_tokens":8,"completion_tokens":7,"total_tokens":15,"prompt_tokens_details":{"cached_tokens":3}}}`,
+		"chatChunks":          `["chat.completion.chunk:{\"content\":\"\",\"role\":\"assistant\"}:null","chat.completion.chunk:{\"reasoning_content\":\"h\"}:null","chat.completion.chunk:{\"reasoning_content\":\"m\"}:null","chat.completion.chunk:{\"content\":\"ch\"}:null","chat.completion.chunk:{\"content\":\"un\"}:null","chat.completion.chunk:{\"content\":\"ks\"}:null","chat.completion.chunk:{}:stop"]`,
+		"chatTool":            `{"message":{"role":"assistant","tool_calls":[{"type":"function","function":{"name":"run_shell_command","arguments":"{\"command\":\"echo hi\",\"description\":\"Run echo hi\"}"}}]},"finish_reason":"tool_calls"}`,
+		"chatFollowUp":        `{"message":{"role":"assistant","content":"after"},"finish_reason":"stop"}`,
+		"chatPlain":           `{"message":{"role":"assistant","content":null,"tool_calls":[{"type":"function","function":{"name":"run_shell_command"}}]},"finish_reason":"tool_calls","usage":{"prompt_tokens":4,"completion_tokens":2}}`,
+		"chatSchema":          `{"message":{"content":"{\"title\":\"Fix\"}"},"finish_reason":"stop"}`,
+		"chatModels":          `["claude-sonnet-4-5","claude-opus-4-1","claude-haiku-4-5","gpt-5-standin"]`,
+		"chatLimit":           `{"name":"RateLimitError","status":429,"retryAfter":"60"}`,
+		"chatOverloaded":      `{"name":"InternalServerError","status":503}`,
 	}
 	for name, w := range want {
 		var wv, gv any
@@ -116,8 +127,13 @@ func TestStreamsParseWithOfficialClients(t *testing.T) {
 			t.Errorf("prompt %q recorded %d times in %q", p, n, prompts)
 		}
 	}
-	if !slices.ContainsFunc(s.Requests(), func(r Request) bool { return r.FollowUp && r.ToolResult == "hi" && r.API == OpenAI }) {
-		t.Errorf("no OpenAI follow-up recorded with the tool output \"hi\"")
+	for _, api := range []string{OpenAI, Chat} {
+		if !slices.ContainsFunc(s.Requests(), func(r Request) bool { return r.FollowUp && r.ToolResult == "hi" && r.API == api }) {
+			t.Errorf("no %s follow-up recorded with the tool output \"hi\"", api)
+		}
+	}
+	if n := len(s.Turns(Chat)); n != 3 {
+		t.Errorf("%d Chat Completions turns recorded, want 3 (stream, tool call, plain)", n)
 	}
 }
 

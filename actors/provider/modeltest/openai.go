@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 )
 
@@ -26,19 +27,26 @@ type openaiRequest struct {
 
 // schemaAnswer is an answer in the JSON the schema asks for: an object whose required
 // string properties hold text (cut to their maxLength), as a model bound to a
-// json_schema format answers. codex asks for its title this way ({"title": …}).
+// json_schema format answers, and an enum property its first value. codex asks for its
+// title this way ({"title": …}); gemini-cli its next speaker and its model route.
 func schemaAnswer(schema json.RawMessage, text string) string {
 	var sc struct {
 		Properties map[string]struct {
-			Type      string `json:"type"`
-			MaxLength int    `json:"maxLength"`
+			Type      string   `json:"type"`
+			MaxLength int      `json:"maxLength"`
+			Enum      []string `json:"enum"`
 		} `json:"properties"`
 		Required []string `json:"required"`
 	}
 	obj := map[string]any{}
 	if json.Unmarshal(schema, &sc) == nil {
 		for _, k := range sc.Required {
-			if p := sc.Properties[k]; p.Type == "string" {
+			p := sc.Properties[k]
+			if len(p.Enum) > 0 {
+				obj[k] = p.Enum[0] // gemini-cli's next-speaker check: "user" ends the turn
+				continue
+			}
+			if strings.EqualFold(p.Type, "string") {
 				v := text
 				if p.MaxLength > 0 && len(v) > p.MaxLength {
 					v = v[:p.MaxLength]
@@ -181,16 +189,9 @@ func (s *Server) responses(w http.ResponseWriter, ctx context.Context, body []by
 	// A request bound to a JSON schema (codex's title for a new conversation) is a
 	// side request: answered in that JSON, with no tool call and no stall.
 	rec.Side = req.Text.Format.Type == "json_schema"
-	s.record(rec) // seen before it is answered: a stalled request too
-	d := ParseDirectives(rec.Prompt)
-	if !rec.FollowUp {
-		if status := s.gate(w, OpenAI, rec.Prompt, d); status != 0 {
-			return status
-		}
-	}
-	if rec.Side {
-		d = Directives{Say: schemaAnswer(req.Text.Format.Schema, answerText(d)), StreamMS: d.StreamMS, Tokens: d.Tokens,
-			TokensIn: d.TokensIn, TokensOut: d.TokensOut, CacheRead: d.CacheRead}
+	d, status := s.admit(w, OpenAI, rec, req.Text.Format.Schema)
+	if status != 0 {
+		return status
 	}
 	id := s.nextID()
 	respID := fmt.Sprintf("resp_standin%06d", id)
@@ -290,4 +291,24 @@ func (s *Server) responses(w http.ResponseWriter, ctx context.Context, body []by
 
 func outputText(text string) map[string]any {
 	return map[string]any{"type": "output_text", "text": text, "annotations": []any{}, "logprobs": []any{}}
+}
+
+// admit records rec (seen before it is answered: a stalled request too), applies the
+// directives that answer instead of the model to a request that is not a follow-up,
+// and returns the directives the answer follows: a side request's are its answer in the
+// JSON schema asks for, with no tool call and no stall. A non-zero status is that of the
+// error answer written.
+func (s *Server) admit(w http.ResponseWriter, api string, rec *Request, schema json.RawMessage) (Directives, int) {
+	s.record(rec)
+	d := ParseDirectives(rec.Prompt)
+	if !rec.FollowUp {
+		if status := s.gate(w, api, rec.Prompt, d); status != 0 {
+			return d, status
+		}
+	}
+	if rec.Side {
+		d = Directives{Say: schemaAnswer(schema, answerText(d)), StreamMS: d.StreamMS, Tokens: d.Tokens,
+			TokensIn: d.TokensIn, TokensOut: d.TokensOut, CacheRead: d.CacheRead}
+	}
+	return d, 0
 }

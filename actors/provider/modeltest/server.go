@@ -1,8 +1,8 @@
 // Package modeltest is a model stand-in for tests (docs/providers.md §10.1): one HTTP
 // server on loopback that answers the real claude and codex CLIs as their models would,
-// speaking the Anthropic Messages API (claude, through ANTHROPIC_BASE_URL) and the
+// speaking the Anthropic Messages API (claude, through ANTHROPIC_BASE_URL), the
 // OpenAI Responses API as codex uses it (a codex model provider with wire_api
-// "responses"). What it answers is scripted by directives in the latest user text
+// "responses") and the OpenAI Chat Completions API (the OpenAI-compatible agent CLIs). What it answers is scripted by directives in the latest user text
 // ([ParseDirectives]); it records every request it got, so a test can check what
 // reached the model. It never uses the network.
 package modeltest
@@ -20,10 +20,12 @@ import (
 	"time"
 )
 
-// The two APIs a [Request] came through.
+// The APIs a [Request] came through.
 const (
 	Anthropic = "anthropic"
-	OpenAI    = "openai"
+	OpenAI    = "openai"      // the Responses API (and GET /v1/models without Anthropic headers)
+	Chat      = "openai-chat" // the Chat Completions API
+	Gemini    = "gemini"      // the Gemini API (generateContent)
 )
 
 // defaultSay is the answer of a user text without say=.
@@ -38,7 +40,7 @@ const maxBody = 32 << 20
 // Request is one request the stand-in got.
 type Request struct {
 	At     time.Time
-	API    string // Anthropic or OpenAI; "" for a path neither API has
+	API    string // Anthropic, OpenAI, Chat or Gemini; "" for a path no API has
 	Method string
 	Path   string
 	Model  string
@@ -135,8 +137,10 @@ func (s *Server) Requests() []Request {
 func (s *Server) Turns(api string) []Request {
 	var out []Request
 	for _, r := range s.Requests() {
+		_, method, gemini := geminiRoute(r.Path)
 		if r.API == api && r.Method == http.MethodPost && !r.FollowUp && !r.Side && len(r.Tools) > 0 &&
-			(r.Path == "/v1/messages" || r.Path == "/v1/responses") {
+			(r.Path == "/v1/messages" || r.Path == "/v1/responses" || r.Path == "/v1/chat/completions" ||
+				gemini && method != "countTokens") {
 			out = append(out, r)
 		}
 	}
@@ -198,6 +202,17 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case r.Method == http.MethodPost && path == "/v1/responses":
 		rec.API = OpenAI
 		rec.Status = s.responses(w, r.Context(), body, &rec)
+	case r.Method == http.MethodPost && path == "/v1/chat/completions":
+		rec.API = Chat
+		rec.Status = s.chat(w, r.Context(), body, &rec)
+	case r.Method == http.MethodPost && strings.HasPrefix(path, "/v1beta/models/"):
+		model, method, ok := geminiRoute(path)
+		rec.API = Gemini
+		if !ok {
+			rec.Status = geminiError(w, http.StatusNotFound, "NOT_FOUND", "the model stand-in has no POST "+r.URL.Path, nil)
+			break
+		}
+		rec.Status = s.gemini(w, r, body, &rec, model, method)
 	default:
 		rec.Status = http.StatusNotFound
 		writeJSON(w, rec.Status, nil, map[string]any{"type": "error", "error": map[string]any{
@@ -289,6 +304,7 @@ type sse struct {
 	n     int
 }
 
+// send writes one event; event "" writes a data-only event, as Chat Completions streams.
 func (e *sse) send(event string, data any) bool {
 	if e.n > 0 && e.pause > 0 {
 		t := time.NewTimer(e.pause)
@@ -304,11 +320,23 @@ func (e *sse) send(event string, data any) bool {
 	if err != nil {
 		return false
 	}
-	if _, err := fmt.Fprintf(e.w, "event: %s\ndata: %s\n\n", event, b); err != nil {
+	if event != "" {
+		if _, err := fmt.Fprintf(e.w, "event: %s\n", event); err != nil {
+			return false
+		}
+	}
+	if _, err := fmt.Fprintf(e.w, "data: %s\n\n", b); err != nil {
 		return false
 	}
 	flush(e.w)
 	return e.ctx.Err() == nil
+}
+
+// done ends a data-only stream with "data: [DONE]".
+func (e *sse) done() {
+	if _, err := io.WriteString(e.w, "data: [DONE]\n\n"); err == nil {
+		flush(e.w)
+	}
 }
 
 func flush(w http.ResponseWriter) {

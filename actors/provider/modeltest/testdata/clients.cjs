@@ -1,5 +1,5 @@
 // Reads the model stand-in's answers with the providers' own client libraries
-// (@anthropic-ai/sdk, openai) and prints what they parsed as one JSON object
+// (@anthropic-ai/sdk, openai: Messages, Responses, Chat Completions) and prints what they parsed as one JSON object
 // (actors/provider/modeltest/clients_test.go). Usage: node clients.cjs <node_modules dir> <base url>
 'use strict';
 const path = require('node:path');
@@ -56,6 +56,30 @@ async function main() {
     text: { format: { type: 'json_schema', name: 't', strict: true, schema: { type: 'object', properties: { title: { type: 'string', maxLength: 3 } }, required: ['title'] } } } }).finalResponse();
   out.openaiPlain = await o.responses.create({ model: 'gpt-5', input: 'say=plain' });
   out.openaiLimit = await failure(o.responses.create({ model: 'gpt-5', input: 'limit=429 reset=60' }));
+
+  // Chat Completions, as the OpenAI-compatible agent CLIs call it.
+  const fn = { type: 'function', function: { name: 'run_shell_command', parameters: { type: 'object', properties: { command: { type: 'string' } } } } };
+  const pick = (c) => ({ message: c.choices[0].message, finish_reason: c.choices[0].finish_reason, usage: c.usage });
+  out.chatStream = pick(await o.chat.completions.stream({ model: 'gpt-5', tools: [fn], stream_options: { include_usage: true },
+    messages: user('say=hello think=pondering tokens=5,7,3 stream_ms=5') }).finalChatCompletion());
+  out.chatChunks = [];
+  for await (const c of await o.chat.completions.create({ model: 'gpt-5', stream: true, messages: user('say=chunks think=hm') })) {
+    out.chatChunks.push(c.object + ':' + (c.choices[0] ? JSON.stringify(c.choices[0].delta) + ':' + c.choices[0].finish_reason : 'usage'));
+  }
+  out.chatTool = pick(await o.chat.completions.stream({ model: 'gpt-5', tools: [fn], messages: user('tool=bash:echo_hi say=after') }).finalChatCompletion());
+  out.chatFollowUp = pick(await o.chat.completions.stream({ model: 'gpt-5', tools: [fn], messages: [
+    { role: 'system', content: 'be brief' },
+    { role: 'user', content: [{ type: 'text', text: 'tool=bash:echo_hi say=after' }] },
+    out.chatTool.message,
+    { role: 'tool', tool_call_id: out.chatTool.message.tool_calls[0].id, content: 'hi' },
+  ] }).finalChatCompletion());
+  out.chatPlain = pick(await o.chat.completions.create({ model: 'gpt-5', tools: [fn], messages: user('say=plain tool=bash:ls tokens=4,2') }));
+  out.chatSchema = pick(await o.chat.completions.create({ model: 'gpt-5', messages: user('stall say=Fixit'),
+    response_format: { type: 'json_schema', json_schema: { name: 't', strict: true, schema: { type: 'object', properties: { title: { type: 'string', maxLength: 3 } }, required: ['title'] } } } }));
+  out.chatModels = [];
+  for await (const m of o.models.list()) out.chatModels.push(m.id);
+  out.chatLimit = await failure(o.chat.completions.create({ model: 'gpt-5', messages: user('limit=429 reset=60 say=chat') }));
+  out.chatOverloaded = await failure(o.chat.completions.create({ model: 'gpt-5', messages: user('overloaded say=chat') }));
   process.stdout.write(JSON.stringify(out));
 }
 
