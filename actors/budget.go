@@ -23,7 +23,8 @@ func budgetRules(rules []config.BudgetRule) []store.BudgetRule {
 		}
 		want := r
 		out = append(out, store.BudgetRule{Name: r.Name, Limit: r.Limit, Per: r.Per, WarnAt: r.WarnAt, Loop: r.Loop,
-			Fleet: r.Path == "" && r.Provider == "" && r.Loop == "",
+			Interrupt: r.Interrupt,
+			Fleet:     r.Path == "" && r.Provider == "" && r.Loop == "",
 			Match: func(path, provider, loop string) bool {
 				return (pat == nil || pat.Match(path)) && (want.Provider == "" || want.Provider == provider) &&
 					(want.Loop == "" || want.Loop == loop)
@@ -76,6 +77,27 @@ func (s *System) BudgetExtend(ctx context.Context, r api.BudgetExtendRequest) (a
 	return out, nil
 }
 
+// cutTurns sends the interrupt recipe (docs/decisions.md D6) to the panes of the turns
+// an interrupt budget cut in a committed transaction (docs/usage.md §8.3), after the deny
+// answer of a turn parked on an approval the cut denied; a plain send through agents, so
+// each agent actor types them between its own ops. A crash before the keys leaves the
+// pause in place and the turn running to its end.
+func cutTurns(send func(sendKeys), keysOf func(provider string) (RemoteKeys, bool), cuts []store.BudgetCut) {
+	for _, c := range cuts {
+		keys, ok := keysOf(c.Provider)
+		if !ok {
+			continue
+		}
+		var seq []string
+		if c.Deny {
+			seq = append(seq, keys.Deny...)
+		}
+		if seq = append(seq, keys.Interrupt...); len(seq) > 0 {
+			send(sendKeys{UUID: c.UUID, Keys: seq, Why: "budget"})
+		}
+	}
+}
+
 // budgetTarget resolves budget.extend's target: a config rule (per agent: only through
 // an agent), run:<path>, or an agent whose pause names the budget.
 func (s *System) budgetTarget(ctx context.Context, r api.BudgetExtendRequest) (store.BudgetTarget, error) {
@@ -87,9 +109,9 @@ func (s *System) budgetTarget(ctx context.Context, r api.BudgetExtendRequest) (s
 	}
 	for i := range s.budgets {
 		if rule := &s.budgets[i]; rule.Name == r.Target {
-			if rule.Per == api.BudgetPerAgent {
+			if rule.Per == api.BudgetPerAgent || rule.Per == api.BudgetPerTurn {
 				return store.BudgetTarget{}, wire.Invalid(wire.ReasonTargetRequired, "budget "+rule.Name+
-					" is per agent: extend it through the agent it paused (orcr budget extend <agent> --by …)", "target", r.Target)
+					" is per "+rule.Per+": extend it through the agent it paused (orcr budget extend <agent> --by …)", "target", r.Target)
 			}
 			return store.BudgetTarget{Rule: rule}, nil
 		}
@@ -111,7 +133,7 @@ func (s *System) budgetTarget(ctx context.Context, r api.BudgetExtendRequest) (s
 	for i := range s.budgets {
 		if rule := &s.budgets[i]; rule.Name == paused {
 			b := store.BudgetTarget{Rule: rule}
-			if rule.Per == api.BudgetPerAgent {
+			if rule.Per == api.BudgetPerAgent || rule.Per == api.BudgetPerTurn {
 				b.Agent = row.UUID
 			}
 			return b, nil

@@ -13,10 +13,11 @@ const (
 	BudgetPerAgent = "agent" // each matching agent has the whole limit
 	BudgetPerDay   = "day"   // the matching turns of one local day share it
 	BudgetTotal    = "total" // every matching turn ever shares it
+	BudgetPerTurn  = "turn"  // each matching turn has the whole limit
 )
 
 // BudgetScopes are the values of a budget rule's `per`.
-var BudgetScopes = []string{BudgetPerAgent, BudgetPerDay, BudgetTotal}
+var BudgetScopes = []string{BudgetPerTurn, BudgetPerAgent, BudgetPerDay, BudgetTotal}
 
 // The states of a budget's scope (docs/usage.md §7.3).
 const (
@@ -116,10 +117,13 @@ type BudgetWarned struct {
 }
 
 // BudgetExceeded: a turn of the agent found a budget's scope at its limit; the agent is
-// paused at this turn boundary and its sends wait in its inbox (docs/usage.md §7.3).
+// paused at this turn boundary and its sends wait in its inbox (docs/usage.md §8.3).
+// Interrupted: another agent's turn reached the limit of an interrupt rule and this
+// agent's running turn was cut.
 type BudgetExceeded struct {
 	AgentHead
 	BudgetEvent
+	Interrupted bool `json:"interrupted,omitempty"`
 }
 
 // BudgetExtended: budget extend raised a scope's limit; state is the scope's state after.
