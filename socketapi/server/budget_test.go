@@ -190,3 +190,42 @@ func TestRunBudgetCountsTheSpawnedAgents(t *testing.T) {
 		return countEvents(evs, "agent.turn_completed", parent.UUID) == 2
 	})
 }
+
+// An interrupt rule (docs/usage.md §8.3) cuts the other running turn it counts: b's
+// minute-long turn ends within the test's deadline once a's turn reaches the limit, b is
+// paused with budget.exceeded, and a send to it waits in the inbox until an extension.
+func TestInterruptBudgetCutsTheRunningTurn(t *testing.T) {
+	t.Parallel()
+	cfg := sockettest.WithConfig(`{"budgets":{"cut":{"path":"cut/**","limit":"100","interrupt":true}}}`)
+	srv := sockettest.NewServer(t, sockettest.WithHerdr(t), cfg)
+	c := srv.Client(t)
+	rec := record(t, c)
+	b := runOK(t, c, map[string]any{"path": "cut/long", "prompt": "say=long turn_ms=120000 tokens=5,0"})
+	waitStatus(t, c, b.UUID, "working")
+	a := runOK(t, c, map[string]any{"path": "cut/short", "prompt": "say=short tokens=150,0"})
+	rec.waitFor(t, 30*time.Second, "the long turn cut", func(evs []ev) bool {
+		return countEvents(evs, "agent.turn_completed", a.UUID) == 1 && countEvents(evs, "agent.turn_completed", b.UUID) == 1
+	})
+	for _, id := range []string{a.UUID, b.UUID} {
+		if p := budgetPaused(t, c, id); p != "cut" {
+			t.Fatalf("%s: budget_paused %q, want cut", id, p)
+		}
+		if n := countEvents(rec.events(), "budget.exceeded", id); n != 1 {
+			t.Fatalf("%s: %d budget.exceeded, want 1", id, n)
+		}
+	}
+	waitStatus(t, c, b.UUID, "idle")
+	var queued api.SendResult
+	if err := c.Call(context.Background(), "agent.send", map[string]any{"target": b.UUID, "prompt": "say=again tokens=1,0"},
+		&queued); err != nil || queued.Queued != api.QueuedBudget {
+		t.Fatalf("send to the cut agent: %+v %v, want queued on the budget", queued, err)
+	}
+	var ext api.BudgetExtendResult
+	if err := c.Call(context.Background(), "budget.extend", map[string]any{"target": "cut", "by": "1k"}, &ext); err != nil ||
+		len(ext.Resumed) != 2 {
+		t.Fatalf("budget.extend cut: %+v %v", ext, err)
+	}
+	rec.waitFor(t, 30*time.Second, "the queued prompt answered", func(evs []ev) bool {
+		return countEvents(evs, "agent.turn_completed", b.UUID) == 2
+	})
+}
