@@ -14,7 +14,7 @@ import (
 // DefaultWarnAt is a rule's warn_at when it names none.
 const DefaultWarnAt = 0.8
 
-// BudgetRule is one entry of the `budgets` section (docs/usage.md §7.1). The match keys
+// BudgetRule is one entry of the `budgets` section (docs/usage.md §8.1). The match keys
 // all hold for a turn the rule counts; none = the whole fleet.
 type BudgetRule struct {
 	Name string

@@ -12,7 +12,7 @@ import (
 	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
-// Budgets (docs/usage.md §7): the rules from config, set once at start ([DB.SetBudgets]),
+// Budgets (docs/usage.md §8): the rules from config, set once at start ([DB.SetBudgets]),
 // and the run budgets of agent run --budget (run_budgets, schema 12), checked in the
 // transaction that records a turn's usage.
 
@@ -23,7 +23,7 @@ type BudgetRule struct {
 	// under loop ("" = none).
 	Match func(path, provider, loop string) bool
 	// Loop is the rule's loop key ("" = none) and Fleet whether it has no match key at
-	// all: the rules a loop's fires stop on (docs/usage.md §7.3).
+	// all: the rules a loop's fires stop on (docs/usage.md §8.3).
 	Loop   string
 	Fleet  bool
 	Limit  api.BudgetLimit
@@ -69,7 +69,7 @@ type spendRow struct {
 	cost, tokens               int64
 }
 
-// nonCached is the token count a budget counts (docs/usage.md §7): input, output with
+// nonCached is the token count a budget counts (docs/usage.md §8): input, output with
 // reasoning, cache writes — not cache reads.
 const nonCached = `SUM(input_tokens + output_tokens + cache_write_tokens)`
 
@@ -317,8 +317,10 @@ func (t *Tx) settleBudget(uuid string, c budgetCheck) error {
 	if err != nil {
 		return err
 	}
-	_, err = t.EmitAgent(uuid, &api.BudgetExceeded{BudgetEvent: ev})
-	return err
+	if _, err = t.EmitAgent(uuid, &api.BudgetExceeded{BudgetEvent: ev}); err != nil {
+		return err
+	}
+	return t.logBudgetPause(uuid, ev, false)
 }
 
 // BudgetCut is a running turn an interrupt rule cut (docs/usage.md §8.3): once the
@@ -365,6 +367,9 @@ func (t *Tx) cutRunning(except string, r BudgetRule, ev api.BudgetEvent) error {
 			return err
 		}
 		if _, err := t.EmitAgent(a.uuid, &api.BudgetExceeded{BudgetEvent: ev, Interrupted: true}); err != nil {
+			return err
+		}
+		if err := t.logBudgetPause(a.uuid, ev, true); err != nil {
 			return err
 		}
 		t.cuts = append(t.cuts, BudgetCut{UUID: a.uuid, Provider: a.provider,
@@ -419,7 +424,8 @@ type BudgetTarget struct {
 type Resumed struct{ UUID, Path string }
 
 // ExtendBudget raises the limit of b's scope (the current one: today for per day) by
-// by, in the budget's unit (else invalid_budget), recomputes its state and, unless it is
+// by, in the budget's unit (else invalid_budget; zero: an Approve, which raises it to
+// what is spent plus the budget's limit), recomputes its state and, unless it is
 // still exceeded, clears the pause of the agents that scope paused, emitting
 // budget.extended and budget.resumed for each; it returns the scope after and the
 // agents resumed.
@@ -454,7 +460,8 @@ func (t *Tx) ExtendBudget(b BudgetTarget, by api.BudgetLimit) (BudgetRow, []Resu
 			return BudgetRow{}, nil, err
 		}
 	}
-	if by.IsCost() != c.limit.IsCost() {
+	approve := by == (api.BudgetLimit{})
+	if !approve && by.IsCost() != c.limit.IsCost() {
 		return BudgetRow{}, nil, wire.Invalid(wire.ReasonInvalidBudget, "budget "+c.budget+" counts "+budgetUnit(c.limit)+
 			", not "+budgetUnit(by), "value", by.String())
 	}
@@ -462,7 +469,13 @@ func (t *Tx) ExtendBudget(b BudgetTarget, by api.BudgetLimit) (BudgetRow, []Resu
 	if err != nil {
 		return BudgetRow{}, nil, err
 	}
-	extra += budgetBase(by)
+	if approve {
+		// Approve (docs/usage.md §8.5): the limit becomes what is spent plus the
+		// budget's own limit once more.
+		extra += max(0, c.spent-budgetBase(c.limit)-extra) + budgetBase(c.limit)
+	} else {
+		extra += budgetBase(by)
+	}
 	limit := budgetBase(c.limit) + extra
 	state := budgetState(c.spent, limit, c.warnAt)
 	if err := t.exec("extend budget", `INSERT INTO budget_scopes (budget, scope, extra, state, updated_at) VALUES (?, ?, ?, ?, ?)
@@ -487,6 +500,9 @@ func (t *Tx) ExtendBudget(b BudgetTarget, by api.BudgetLimit) (BudgetRow, []Resu
 			return BudgetRow{}, nil, err
 		}
 		for _, r := range resumed {
+			if err := t.logBudgetResume(r.UUID, c.budget, c.scope, budgetFigure(c.limit, limit)); err != nil {
+				return BudgetRow{}, nil, err
+			}
 			if err := t.exec("resume on budget", `UPDATE agents SET budget_paused = NULL, updated_at = ? WHERE uuid = ?`,
 				t.now, r.UUID); err != nil {
 				return BudgetRow{}, nil, err
@@ -525,7 +541,7 @@ func (t *Tx) pausedTurn(budget, agent string) (int64, error) {
 // BudgetRow is one budget scope as budget.ls shows it.
 type BudgetRow = api.BudgetRow
 
-// ReadBudgets lists every budget scope with its spend (docs/usage.md §7.4): each rule's
+// ReadBudgets lists every budget scope with its spend (docs/usage.md §8.4): each rule's
 // current scope (total; today for per day) and, per agent, every agent that spent
 // anything it counts; then every run budget. The paused agents' paths are listed with
 // their scope.
@@ -659,7 +675,7 @@ func budgetRow(ctx context.Context, q Querier, budget, scope, path, agent string
 }
 
 // QueueIfBudgetPaused puts prompt into agent uuid's inbox as a wake when a budget
-// paused the agent (docs/usage.md §7.3), unless put is false (the prompt already waits
+// paused the agent (docs/usage.md §8.3), unless put is false (the prompt already waits
 // there); it returns the budget's name ("" = not paused: deliver).
 func (t *Tx) QueueIfBudgetPaused(uuid, prompt string, put bool) (string, error) {
 	var budget sql.NullString
@@ -668,7 +684,7 @@ func (t *Tx) QueueIfBudgetPaused(uuid, prompt string, put bool) (string, error) 
 	}
 	if !budget.Valid {
 		// An agent at rest is at a turn boundary: a budget another agent's turn spent
-		// pauses it now (docs/usage.md §7.3).
+		// pauses it now (docs/usage.md §8.3).
 		name, err := t.pauseIfSpent(uuid)
 		if err != nil || name == "" {
 			return "", err
@@ -711,7 +727,7 @@ func (t *Tx) pauseIfSpent(uuid string) (string, error) {
 
 // LoopBudgetSpent is the name of an exceeded budget that stops loop's fires ("" = none):
 // a rule on that loop or on the whole fleet, per day or in total, whose current scope
-// reached its limit (docs/usage.md §7.3).
+// reached its limit (docs/usage.md §8.3).
 func (t *Tx) LoopBudgetSpent(loop string) (string, error) {
 	for _, r := range t.db.budgetRules() {
 		if r.Per == api.BudgetPerAgent || r.Per == api.BudgetPerTurn || (r.Loop != loop && !r.Fleet) {

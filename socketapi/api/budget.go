@@ -8,7 +8,7 @@ import (
 	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
-// The scopes of a budget rule (docs/usage.md §7.1): what one amount is spent by.
+// The scopes of a budget rule (docs/usage.md §8.1): what one amount is spent by.
 const (
 	BudgetPerAgent = "agent" // each matching agent has the whole limit
 	BudgetPerDay   = "day"   // the matching turns of one local day share it
@@ -19,14 +19,14 @@ const (
 // BudgetScopes are the values of a budget rule's `per`.
 var BudgetScopes = []string{BudgetPerTurn, BudgetPerAgent, BudgetPerDay, BudgetTotal}
 
-// The states of a budget's scope (docs/usage.md §7.3).
+// The states of a budget's scope (docs/usage.md §8.3).
 const (
 	BudgetStateOK       = "ok"
 	BudgetStateWarned   = "warned"
 	BudgetStateExceeded = "exceeded"
 )
 
-// BudgetLimit is an amount of a budget (docs/usage.md §7): a cost in millionths of a US
+// BudgetLimit is an amount of a budget (docs/usage.md §8): a cost in millionths of a US
 // dollar or a count of non-cached tokens (input, output with reasoning, cache writes);
 // exactly one is above zero.
 type BudgetLimit struct {
@@ -110,7 +110,7 @@ type BudgetEvent struct {
 }
 
 // BudgetWarned: a turn of the agent brought a budget's scope to its warn_at
-// (docs/usage.md §7.3).
+// (docs/usage.md §8.3).
 type BudgetWarned struct {
 	AgentHead
 	BudgetEvent

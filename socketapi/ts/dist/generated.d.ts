@@ -4549,7 +4549,7 @@ export interface BudgetResumedEvent {
 }
 /**
  * The event object of `budget.warned` frames.
- * BudgetWarned: a turn of the agent brought a budget's scope to its warn_at (docs/usage.md §7.3).
+ * BudgetWarned: a turn of the agent brought a budget's scope to its warn_at (docs/usage.md §8.3).
  */
 export interface BudgetWarnedEvent {
     kind: "budget.warned";
