@@ -229,3 +229,47 @@ func TestInterruptBudgetCutsTheRunningTurn(t *testing.T) {
 		return countEvents(evs, "agent.turn_completed", b.UUID) == 2
 	})
 }
+
+// Nested run budgets (docs/usage.md §8.2): a child spawned from inside a budgeted agent
+// (caller_id, as ORCR_ID sets it) with a budget of its own, and a grandchild it spawns,
+// count against the child's budget and the parent's; the parent's counts the subtree.
+// The child's spent pauses its lineage only; the parent's sibling branch goes on.
+func TestNestedRunBudgetsCountTheSubtree(t *testing.T) {
+	t.Parallel()
+	srv := sockettest.NewServer(t, sockettest.WithHerdr(t))
+	c := srv.Client(t)
+	rec := record(t, c)
+	parent := runOK(t, c, map[string]any{"path": "nest/top", "prompt": "say=p tokens=10,0", "budget": "1k"})
+	rec.waitFor(t, 30*time.Second, "the parent's turn", func(evs []ev) bool {
+		return countEvents(evs, "agent.turn_completed", parent.UUID) == 1
+	})
+	child := runOK(t, c, map[string]any{"name": "sub", "prompt": "say=c tokens=20,0", "budget": "100",
+		"caller_id": parent.UUID, "caller_path": "nest/top"})
+	rec.waitFor(t, 30*time.Second, "the child's turn", func(evs []ev) bool {
+		return countEvents(evs, "agent.turn_completed", child.UUID) == 1
+	})
+	grand := runOK(t, c, map[string]any{"name": "leaf", "prompt": "say=g tokens=90,0", "caller_id": child.UUID,
+		"caller_path": "nest/sub"})
+	other := runOK(t, c, map[string]any{"name": "other", "prompt": "say=o tokens=5,0", "caller_id": parent.UUID,
+		"caller_path": "nest/top"})
+	rec.waitFor(t, 30*time.Second, "the grandchild's and the sibling's turns", func(evs []ev) bool {
+		return countEvents(evs, "agent.turn_completed", grand.UUID) == 1 && countEvents(evs, "agent.turn_completed", other.UUID) == 1
+	})
+	got := map[string]api.BudgetRow{}
+	for _, b := range budgets(t, c) {
+		got[b.Budget] = b
+	}
+	if b := got["run:nest/top"]; b.Spent != 125 || b.State != api.BudgetStateOK {
+		t.Errorf("run:nest/top %+v, want 125 spent by the whole subtree", b)
+	}
+	if b := got["run:nest/sub"]; b.Spent != 110 || b.State != api.BudgetStateExceeded {
+		t.Errorf("run:nest/sub %+v, want 110 spent by its lineage, exceeded", b)
+	}
+	if p := budgetPaused(t, c, grand.UUID); p != "run:nest/sub" {
+		t.Errorf("the grandchild paused on %q, want run:nest/sub", p)
+	}
+	sendTurn(t, c, rec, other.UUID, "say=more tokens=5,0", 2)
+	if p := budgetPaused(t, c, other.UUID); p != "" {
+		t.Errorf("the sibling branch paused on %q by the child's budget", p)
+	}
+}
