@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -341,5 +342,56 @@ func TestNestedRunBudgets(t *testing.T) {
 	}
 	if p := f.paused(leaf); p != "run:job/sub" {
 		t.Errorf("leaf paused on %q after the outer extension, want still its own budget", p)
+	}
+}
+
+// A budget pause's id (docs/remote.md §7.1) is the seq of its budget/exceeded entry, read
+// back after the store is closed and opened again; an Approve (a zero extension) raises
+// the scope's limit to what is spent plus the limit once more, logs budget/resumed with
+// the id and leaves no standing pause.
+func TestBudgetPauseIDSurvivesAndApproveResumes(t *testing.T) {
+	path := filepath.Join(storetest.Dir(t), "orcr.db")
+	rules := []store.BudgetRule{{Name: "cap", Limit: api.BudgetLimit{Tokens: 100}, Per: api.BudgetTotal, WarnAt: 0.8, Match: anyTurn}}
+	db, err := store.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.SetBudgets(rules)
+	f := budgetFixture{t, db}
+	a := f.agent(store.NewAgent{Path: "proj/a", Provider: "claude"})
+	f.turn(a, 130)
+	id, err := store.BudgetPauseID(context.Background(), db.Reader(), a)
+	if err != nil || !store.IsBudgetPauseID(id) {
+		t.Fatalf("pause id %q %v", id, err)
+	}
+	var typ string
+	seq, _ := strconv.ParseInt(strings.TrimPrefix(id, store.BudgetPausePrefix), 10, 64)
+	if err := db.Reader().QueryRowContext(context.Background(), `SELECT type FROM session_log WHERE agent_uuid = ? AND seq = ?`,
+		a, seq).Scan(&typ); err != nil || typ != store.LogBudgetExceeded {
+		t.Fatalf("entry %d of the log: %q %v, want budget/exceeded", seq, typ, err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if db, err = store.Open(path); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	db.SetBudgets(rules)
+	f = budgetFixture{t, db}
+	if again, err := store.BudgetPauseID(context.Background(), db.Reader(), a); err != nil || again != id {
+		t.Fatalf("pause id after reopening %q %v, want %q", again, err, id)
+	}
+	row, resumed := f.extend(store.BudgetTarget{Rule: &rules[0]}, api.BudgetLimit{})
+	if row.Limit != 230 || row.State != api.BudgetStateOK || len(resumed) != 1 {
+		t.Fatalf("approve: %+v resumed %+v, want limit 130 + 100, ok, a resumed", row, resumed)
+	}
+	var p string
+	if err := db.Reader().QueryRowContext(context.Background(), `SELECT payload_json FROM session_log WHERE agent_uuid = ?
+		AND type = ?`, a, store.LogBudgetResumed).Scan(&p); err != nil || !strings.Contains(p, `"pause_id":"`+id+`"`) {
+		t.Fatalf("budget/resumed %s %v, want pause_id %s", p, err, id)
+	}
+	if now, err := store.BudgetPauseID(context.Background(), db.Reader(), a); err != nil || now != "" {
+		t.Fatalf("pause id after approve %q %v, want none", now, err)
 	}
 }
