@@ -140,7 +140,8 @@ func endAll(rows []store.UnmanagedRow) []discChange {
 }
 
 // applyDiscovery writes one session's changes in one transaction. A compare-and-set
-// that finds the row changed since the pass read it skips that change.
+// that finds the row changed since the pass read it skips that change. It returns the
+// running turns an interrupt budget cut ([]store.BudgetCut).
 func applyDiscovery(session string, changes []discChange) store.Op {
 	return func(tx *store.Tx) (any, error) {
 		for _, ch := range changes {
@@ -163,7 +164,7 @@ func applyDiscovery(session string, changes []discChange) store.Op {
 				return nil, err
 			}
 		}
-		return nil, nil
+		return tx.BudgetCuts(), nil
 	}
 }
 
@@ -377,9 +378,13 @@ func writeDiscovery(root *actor.RootContext, env *AgentEnv, session string, chan
 	if len(changes) == 0 {
 		return
 	}
-	if _, err := WriteSync(root, env.Store, applyDiscovery(session, changes)); err != nil {
+	v, err := WriteSync(root, env.Store, applyDiscovery(session, changes))
+	if err != nil {
 		env.Log.Warn("discovery: cannot apply the changes", "session", session, "err", err)
 		return
+	}
+	if cuts, _ := v.([]store.BudgetCut); len(cuts) > 0 && env.Agents != nil && env.RemoteKeys != nil {
+		cutTurns(func(m sendKeys) { root.Send(env.Agents, m) }, env.RemoteKeys, cuts)
 	}
 	wakeInboxes(root, env, changes)
 	for _, ch := range changes {

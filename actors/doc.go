@@ -123,7 +123,9 @@
 // (drainInbox after text went to an agent's inbox; an agent actor also queues a drain
 // for itself when its status lets waiting text through); the sink's writer goroutine →
 // ws-<n> (streamRoom, once half its queue is free); the WebSocket face → ws-<n>
-// (StreamSubscribe, streamGone); ws-<n> → agents → <agent> (feedTools, every second while
+// (StreamSubscribe, streamGone); op goroutines and the discovery goroutine → agents →
+// <agent> (sendKeys without a reply: the interrupt keys of a turn an interrupt budget cut,
+// docs/usage.md §8.3); ws-<n> → agents → <agent> (feedTools, every second while
 // the agent it streams is working: the agent actor queues one tool-feed op). A ws-<n> reads the session log from the store's read
 // pool only while it holds a replay slot; it never sends a Request to anyone but the
 // store. subscription, dash-<n> and wait-<n> → store (Subscribe, Unsubscribe,

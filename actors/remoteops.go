@@ -71,8 +71,14 @@ func (s *System) StreamFrame(ctx context.Context, agent string, f remote.ClientF
 	case remote.Cancel:
 		return s.cancelTurn(ctx, agent, f.Reason)
 	case remote.Approve:
+		if store.IsBudgetPauseID(f.CallID) {
+			return s.approveBudget(ctx, agent, f.CallID)
+		}
 		return s.verdict(ctx, agent, f.CallID, store.VerdictApproved, f.Reason)
 	case remote.Deny:
+		if store.IsBudgetPauseID(f.CallID) {
+			return streamErr(string(remote.Unsupported), "a budget pause is not denied: it stands until approved or extended")
+		}
 		return s.verdict(ctx, agent, f.CallID, store.VerdictDenied, f.Reason)
 	case remote.SetModel:
 		return s.setModel(ctx, agent, f.Role, f.Spec)

@@ -164,16 +164,21 @@ func (w *agentWork) complete() (ended bool, retry int64) {
 		}
 	}
 	quota := w.quotaPause(c.Usage, time.Now())
+	var cuts []store.BudgetCut
 	err := w.apply(func(tx *store.Tx) error {
 		if err := tx.CompleteTurn(c); err != nil {
 			return err
 		}
+		cuts = tx.BudgetCuts()
 		if err := quota(tx); err != nil {
 			return err
 		}
 		return limit(tx)
 	})
 	w.logErr("complete turn", err)
+	if err == nil && w.env.RemoteKeys != nil && w.env.Agents != nil {
+		cutTurns(func(m sendKeys) { w.root.Send(w.env.Agents, m) }, w.env.RemoteKeys, cuts)
+	}
 	if err != nil || !immediate {
 		return w.isEnded(), 0
 	}

@@ -14,7 +14,7 @@ import (
 // DefaultWarnAt is a rule's warn_at when it names none.
 const DefaultWarnAt = 0.8
 
-// BudgetRule is one entry of the `budgets` section (docs/usage.md §7.1). The match keys
+// BudgetRule is one entry of the `budgets` section (docs/usage.md §8.1). The match keys
 // all hold for a turn the rule counts; none = the whole fleet.
 type BudgetRule struct {
 	Name string
@@ -26,12 +26,15 @@ type BudgetRule struct {
 	Limit    api.BudgetLimit
 	Per      string  // one of api.BudgetScopes
 	WarnAt   float64 // 0 < WarnAt <= 1
+	// Interrupt cuts the running turns of the other agents the rule counts when a turn
+	// brings it to its limit (docs/usage.md §8.3); per day or total only.
+	Interrupt bool
 }
 
-var budgetKeys = []string{"path", "provider", "loop", "limit", "per", "warn_at"}
+var budgetKeys = []string{"path", "provider", "loop", "limit", "per", "warn_at", "interrupt"}
 
 // budgets reads the budgets section: rule name → {path?, provider?, loop?, limit, per?,
-// warn_at?}; per defaults to total, warn_at to 0.8.
+// warn_at?, interrupt?}; per defaults to total, warn_at to 0.8, interrupt to false.
 func (l *loader) budgets(obj map[string]any) error {
 	for _, name := range sortedKeys(obj) {
 		field := "budgets." + name
@@ -78,6 +81,15 @@ func (l *loader) budgets(obj map[string]any) error {
 				return invalid("`" + field + ".warn_at` must be a fraction above 0 and at most 1 (0.8 = at 80% of the limit)")
 			}
 			r.WarnAt = f
+		}
+		if r.Interrupt, _, err = boolKey(entry, "interrupt", field+".interrupt"); err != nil {
+			return err
+		}
+		if r.Interrupt && (r.Per == api.BudgetPerAgent || r.Per == api.BudgetPerTurn) {
+			// The turn that reaches a per agent or per turn limit is the only turn it
+			// counts, and it has completed: there is nothing running to cut.
+			return invalid("`" + field + ".interrupt` needs per day or total: a per " + r.Per +
+				" budget counts one agent's turns, and the turn that reaches its limit has completed")
 		}
 		l.cfg.Budgets = append(l.cfg.Budgets, r)
 	}

@@ -12,7 +12,8 @@ import (
 // limit, and each bad entry refused as config_invalid with the field named.
 func TestBudgetRules(t *testing.T) {
 	cfg, warns, err := parse(t, `{"budgets": {
-		"fleet": {"limit": "20usd", "per": "day"},
+		"fleet": {"limit": "20usd", "per": "day", "interrupt": true},
+		"turncap": {"limit": "50k", "per": "turn"},
 		"review": {"path": "review/**", "provider": "claude", "loop": "nightly", "limit": "500k", "per": "agent", "warn_at": 0.5, "bogus": 1}}}`, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -21,9 +22,10 @@ func TestBudgetRules(t *testing.T) {
 		t.Errorf("warnings %q, want the unknown key", warns)
 	}
 	want := []config.BudgetRule{
-		{Name: "fleet", Limit: api.BudgetLimit{CostMicros: 20_000_000}, Per: api.BudgetPerDay, WarnAt: 0.8},
+		{Name: "fleet", Limit: api.BudgetLimit{CostMicros: 20_000_000}, Per: api.BudgetPerDay, WarnAt: 0.8, Interrupt: true},
 		{Name: "review", Path: "review/**", Provider: "claude", Loop: "nightly", Limit: api.BudgetLimit{Tokens: 500_000},
 			Per: api.BudgetPerAgent, WarnAt: 0.5},
+		{Name: "turncap", Limit: api.BudgetLimit{Tokens: 50_000}, Per: api.BudgetPerTurn, WarnAt: 0.8},
 	}
 	if len(cfg.Budgets) != len(want) {
 		t.Fatalf("budgets %+v, want %+v", cfg.Budgets, want)
@@ -37,8 +39,13 @@ func TestBudgetRules(t *testing.T) {
 		`{"budgets": {"b": {}}}`: "`budgets.b.limit` is required: a cost (\"2usd\") or a token count (\"500k\")",
 		`{"budgets": {"b": {"limit": "2eur"}}}`: "`budgets.b.limit`: budget \"2eur\" is neither a cost (2usd, 0.5usd) " +
 			"nor a token count (500k, 1.5m, 20000)",
-		`{"budgets": {"b": {"limit": "0usd"}}}`:               "`budgets.b.limit`: budget \"0usd\" is neither a cost (2usd, 0.5usd) nor a token count (500k, 1.5m, 20000)",
-		`{"budgets": {"b": {"limit": "1k", "per": "week"}}}`:  "`budgets.b.per` must be one of agent, day, total (got \"week\")",
+		`{"budgets": {"b": {"limit": "0usd"}}}`:                   "`budgets.b.limit`: budget \"0usd\" is neither a cost (2usd, 0.5usd) nor a token count (500k, 1.5m, 20000)",
+		`{"budgets": {"b": {"limit": "1k", "per": "week"}}}`:      "`budgets.b.per` must be one of turn, agent, day, total (got \"week\")",
+		`{"budgets": {"b": {"limit": "1k", "interrupt": "yes"}}}`: "`budgets.b.interrupt` must be a boolean",
+		`{"budgets": {"b": {"limit": "1k", "per": "turn", "interrupt": true}}}`: "`budgets.b.interrupt` needs per day or total: " +
+			"a per turn budget counts one agent's turns, and the turn that reaches its limit has completed",
+		`{"budgets": {"b": {"limit": "1k", "per": "agent", "interrupt": true}}}`: "`budgets.b.interrupt` needs per day or total: " +
+			"a per agent budget counts one agent's turns, and the turn that reaches its limit has completed",
 		`{"budgets": {"b": {"limit": "1k", "warn_at": 1.5}}}`: "`budgets.b.warn_at` must be a fraction above 0 and at most 1 (0.8 = at 80% of the limit)",
 		`{"budgets": {"b": {"limit": "1k", "warn_at": "x"}}}`: "`budgets.b.warn_at` must be a fraction above 0 and at most 1 (0.8 = at 80% of the limit)",
 		`{"budgets": {"b": {"limit": "1k", "provider": 3}}}`:  "`budgets.b.provider` must be a string",

@@ -494,7 +494,7 @@ func (t *Tx) CompleteTurn(c TurnCompletion) error {
 		if err != nil {
 			return err
 		}
-		if err := t.checkBudgets(c.UUID, path, provider, loop); err != nil {
+		if err := t.checkBudgets(c.UUID, c.Seq, path, provider, loop); err != nil {
 			return err
 		}
 		if err := t.recordQuota(c.UUID, provider, u.Quota); err != nil {

@@ -4,13 +4,15 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
-// Budgets (docs/usage.md §7): the rules from config, set once at start ([DB.SetBudgets]),
+// Budgets (docs/usage.md §8): the rules from config, set once at start ([DB.SetBudgets]),
 // and the run budgets of agent run --budget (run_budgets, schema 12), checked in the
 // transaction that records a turn's usage.
 
@@ -21,12 +23,15 @@ type BudgetRule struct {
 	// under loop ("" = none).
 	Match func(path, provider, loop string) bool
 	// Loop is the rule's loop key ("" = none) and Fleet whether it has no match key at
-	// all: the rules a loop's fires stop on (docs/usage.md §7.3).
+	// all: the rules a loop's fires stop on (docs/usage.md §8.3).
 	Loop   string
 	Fleet  bool
 	Limit  api.BudgetLimit
-	Per    string // api.BudgetPerAgent, api.BudgetPerDay or api.BudgetTotal
+	Per    string // one of api.BudgetScopes
 	WarnAt float64
+	// Interrupt: reaching the limit cuts the running turns of the other agents the
+	// rule counts (docs/usage.md §8.3).
+	Interrupt bool
 }
 
 // RunBudgetPrefix starts the name of a run budget: run:<path of the agent it was given to>.
@@ -64,7 +69,7 @@ type spendRow struct {
 	cost, tokens               int64
 }
 
-// nonCached is the token count a budget counts (docs/usage.md §7): input, output with
+// nonCached is the token count a budget counts (docs/usage.md §8): input, output with
 // reasoning, cache writes — not cache reads.
 const nonCached = `SUM(input_tokens + output_tokens + cache_write_tokens)`
 
@@ -90,10 +95,15 @@ func localDay(ms int64) (string, int64) {
 	return midnight.Format(time.DateOnly), midnight.UnixMilli()
 }
 
-// ruleScope is the scope of rule r a turn of agent uuid at now falls in, and the
+// turnScope is the scope of a per-turn rule: turn seq of agent uuid.
+func turnScope(uuid string, seq int64) string { return uuid + "#" + strconv.FormatInt(seq, 10) }
+
+// ruleScope is the scope of rule r a turn seq of agent uuid at now falls in, and the
 // completion time its turns start at.
-func ruleScope(r BudgetRule, uuid string, now int64) (scope string, since int64) {
+func ruleScope(r BudgetRule, uuid string, seq, now int64) (scope string, since int64) {
 	switch r.Per {
+	case api.BudgetPerTurn:
+		return turnScope(uuid, seq), 0
 	case api.BudgetPerAgent:
 		return uuid, 0
 	case api.BudgetPerDay:
@@ -103,8 +113,17 @@ func ruleScope(r BudgetRule, uuid string, now int64) (scope string, since int64)
 }
 
 // ruleSpent is what rule r's scope spent: the turns since since (of agent, for per
-// agent) that r matches.
-func ruleSpent(ctx context.Context, q Querier, r BudgetRule, since int64, agent string) (int64, error) {
+// agent; turn seq of agent, for per turn) that r matches.
+func ruleSpent(ctx context.Context, q Querier, r BudgetRule, since int64, agent string, seq int64) (int64, error) {
+	if r.Per == api.BudgetPerTurn {
+		var cost, tokens int64
+		err := q.QueryRowContext(ctx, `SELECT COALESCE(cost_micros, 0), input_tokens + output_tokens + cache_write_tokens
+			FROM turns WHERE agent_uuid = ? AND input_seq = ? AND usage_at IS NOT NULL`, agent, seq).Scan(&cost, &tokens)
+		if errors.Is(err, sql.ErrNoRows) {
+			return 0, nil
+		}
+		return budgetAmount(r.Limit, cost, tokens), sqliteErr("read turn spend", err)
+	}
 	rows, err := readSpend(ctx, q, since, agent)
 	var n int64
 	for _, s := range rows {
@@ -115,13 +134,37 @@ func ruleSpent(ctx context.Context, q Querier, r BudgetRule, since int64, agent 
 	return n, err
 }
 
-// runSpent is what the lineage of run budget owner spent.
+// runSpent is what the lineage of run budget owner spent: the agents that count against
+// it and those that count against a run budget given inside its lineage, at any depth
+// (docs/usage.md §8.2). A nested budget's owner is an agent whose parent counts against
+// an enclosing one.
 func runSpent(ctx context.Context, q Querier, owner string, l api.BudgetLimit) (int64, error) {
 	var cost, tokens int64
-	err := q.QueryRowContext(ctx, `SELECT COALESCE(SUM(t.cost_micros), 0), COALESCE(SUM(t.input_tokens + t.output_tokens +
-		t.cache_write_tokens), 0) FROM agents a JOIN turns t ON t.agent_uuid = a.uuid
-		WHERE a.run_budget = ? AND t.usage_at IS NOT NULL`, owner).Scan(&cost, &tokens)
+	err := q.QueryRowContext(ctx, `WITH RECURSIVE sub(owner) AS (SELECT ? UNION SELECT rb.agent_uuid FROM run_budgets rb
+		JOIN agents o ON o.uuid = rb.agent_uuid JOIN agents p ON p.uuid = o.parent_id JOIN sub ON p.run_budget = sub.owner)
+		SELECT COALESCE(SUM(t.cost_micros), 0), COALESCE(SUM(t.input_tokens + t.output_tokens + t.cache_write_tokens), 0)
+		FROM agents a JOIN turns t ON t.agent_uuid = a.uuid
+		WHERE a.run_budget IN (SELECT owner FROM sub) AND t.usage_at IS NOT NULL`, owner).Scan(&cost, &tokens)
 	return budgetAmount(l, cost, tokens), sqliteErr("read run budget spend", err)
+}
+
+// runChain is the run budgets an agent counting against owner counts against: owner,
+// then the one its agent's parent counts against, and so on up the lineage.
+func (t *Tx) runChain(owner string) ([]string, error) {
+	chain := []string{owner}
+	for seen := map[string]bool{owner: true}; ; {
+		var up sql.NullString
+		err := t.QueryRow(`SELECT p.run_budget FROM agents o JOIN agents p ON p.uuid = o.parent_id WHERE o.uuid = ?`,
+			chain[len(chain)-1]).Scan(&up)
+		if errors.Is(err, sql.ErrNoRows) || err == nil && (!up.Valid || seen[up.String]) {
+			return chain, nil
+		}
+		if err != nil {
+			return nil, sqliteErr("read enclosing run budget", err)
+		}
+		seen[up.String] = true
+		chain = append(chain, up.String)
+	}
 }
 
 // runBudget is a run_budgets row.
@@ -142,6 +185,9 @@ type budgetCheck struct {
 	limit         api.BudgetLimit
 	warnAt        float64
 	spent         int64
+	// rule is the config rule (nil: a run budget), whose interrupt cuts the running
+	// turns it counts when its scope reaches the limit.
+	rule *BudgetRule
 }
 
 // scopeState reads what budget's scope was told and reached: the amount extended and
@@ -168,12 +214,12 @@ func budgetState(spent, limit int64, warnAt float64) string {
 
 var budgetRank = map[string]int{api.BudgetStateOK: 0, api.BudgetStateWarned: 1, api.BudgetStateExceeded: 2}
 
-// checkBudgets checks every budget a turn of agent uuid (at path, of provider, under
-// loop) counts against, after its usage was recorded (docs/usage.md §7.3): a scope that
+// checkBudgets checks every budget turn seq of agent uuid (at path, of provider, under
+// loop) counts against, after its usage was recorded (docs/usage.md §8.3): a scope that
 // first reaches warn_at emits budget.warned; one at its limit emits budget.exceeded and
 // pauses the agent at this boundary (agents.budget_paused).
-func (t *Tx) checkBudgets(uuid, path, provider, loop string) error {
-	checks, err := t.budgetChecks(uuid, path, provider, loop)
+func (t *Tx) checkBudgets(uuid string, seq int64, path, provider, loop string) error {
+	checks, err := t.budgetChecks(uuid, seq, path, provider, loop)
 	if err != nil {
 		return err
 	}
@@ -185,31 +231,40 @@ func (t *Tx) checkBudgets(uuid, path, provider, loop string) error {
 	return nil
 }
 
-// budgetChecks sums every budget a turn of agent uuid counts against: the rules that
-// match it, then its run budget.
-func (t *Tx) budgetChecks(uuid, path, provider, loop string) ([]budgetCheck, error) {
+// budgetChecks sums every budget turn seq of agent uuid counts against: the rules that
+// match it, then its run budgets. seq 0 (an agent at rest) skips the per-turn rules.
+func (t *Tx) budgetChecks(uuid string, seq int64, path, provider, loop string) ([]budgetCheck, error) {
 	var checks []budgetCheck
-	for _, r := range t.db.budgetRules() {
-		if !r.Match(path, provider, loop) {
+	rules := t.db.budgetRules()
+	for i := range rules {
+		r := &rules[i]
+		if !r.Match(path, provider, loop) || (r.Per == api.BudgetPerTurn && seq == 0) {
 			continue
 		}
-		scope, since := ruleScope(r, uuid, t.now)
+		scope, since := ruleScope(*r, uuid, seq, t.now)
 		agent := ""
-		if r.Per == api.BudgetPerAgent {
+		if r.Per == api.BudgetPerAgent || r.Per == api.BudgetPerTurn {
 			agent = uuid
 		}
-		spent, err := ruleSpent(t.ctx, t, r, since, agent)
+		spent, err := ruleSpent(t.ctx, t, *r, since, agent, seq)
 		if err != nil {
 			return nil, err
 		}
-		checks = append(checks, budgetCheck{budget: r.Name, scope: scope, limit: r.Limit, warnAt: r.WarnAt, spent: spent})
+		checks = append(checks, budgetCheck{budget: r.Name, scope: scope, limit: r.Limit, warnAt: r.WarnAt, spent: spent, rule: r})
 	}
 	var owner sql.NullString
 	if err := t.QueryRow(`SELECT run_budget FROM agents WHERE uuid = ?`, uuid).Scan(&owner); err != nil {
 		return nil, sqliteErr("read run budget", err)
 	}
-	if owner.Valid {
-		b, err := scanRunBudget(t.QueryRow(runBudgetSelect+` WHERE agent_uuid = ?`, owner.String))
+	if !owner.Valid {
+		return checks, nil
+	}
+	chain, err := t.runChain(owner.String)
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range chain {
+		b, err := scanRunBudget(t.QueryRow(runBudgetSelect+` WHERE agent_uuid = ?`, o))
 		if err != nil {
 			return nil, sqliteErr("read run budget", err)
 		}
@@ -245,6 +300,11 @@ func (t *Tx) settleBudget(uuid string, c budgetCheck) error {
 				return err
 			}
 		}
+		if now == api.BudgetStateExceeded && c.rule != nil && c.rule.Interrupt {
+			if err := t.cutRunning(uuid, *c.rule, ev); err != nil {
+				return err
+			}
+		}
 	}
 	if now != api.BudgetStateExceeded {
 		return nil
@@ -257,8 +317,65 @@ func (t *Tx) settleBudget(uuid string, c budgetCheck) error {
 	if err != nil {
 		return err
 	}
-	_, err = t.EmitAgent(uuid, &api.BudgetExceeded{BudgetEvent: ev})
-	return err
+	if _, err = t.EmitAgent(uuid, &api.BudgetExceeded{BudgetEvent: ev}); err != nil {
+		return err
+	}
+	return t.logBudgetPause(uuid, ev, false)
+}
+
+// BudgetCut is a running turn an interrupt rule cut (docs/usage.md §8.3): once the
+// transaction commits, the provider's interrupt keys reach the agent's pane — after
+// its deny answer when the turn was parked on an approval it denied.
+type BudgetCut struct {
+	UUID, Provider string
+	Deny           bool
+}
+
+// BudgetCuts returns the turns the transaction's ops cut so far and forgets them.
+func (t *Tx) BudgetCuts() []BudgetCut {
+	cuts := t.cuts
+	t.cuts = nil
+	return cuts
+}
+
+// cutRunning pauses every other managed agent rule r counts whose turn is running
+// (working or blocked) and not paused yet, and cuts the turn: the session log's turn
+// closes as cancelled with reason budget (as a stream cancel does), budget.exceeded
+// with interrupted, and a [BudgetCut] for the keys.
+func (t *Tx) cutRunning(except string, r BudgetRule, ev api.BudgetEvent) error {
+	type running struct{ uuid, path, provider, status string }
+	rows, err := queryRows(t.ctx, t, `SELECT uuid, path, COALESCE(agent, ''), status FROM agents WHERE managed = 1
+		AND status IN (`+BusyStatuses.SQL()+`) AND budget_paused IS NULL AND uuid != ? ORDER BY path`, []any{except},
+		func(s Scanner) (a running, err error) { return a, s.Scan(&a.uuid, &a.path, &a.provider, &a.status) })
+	if err != nil {
+		return err
+	}
+	for _, a := range rows {
+		loop, err := t.loopOf(a.path)
+		if err != nil {
+			return err
+		}
+		if !r.Match(a.path, a.provider, loop) {
+			continue
+		}
+		if err := t.exec("pause on budget", `UPDATE agents SET budget_paused = ?, updated_at = ? WHERE uuid = ?`,
+			r.Name, t.now, a.uuid); err != nil {
+			return err
+		}
+		denied, err := t.CancelTurn(a.uuid, "budget "+r.Name)
+		if err != nil && !errors.Is(err, ErrNoTurn) {
+			return err
+		}
+		if _, err := t.EmitAgent(a.uuid, &api.BudgetExceeded{BudgetEvent: ev, Interrupted: true}); err != nil {
+			return err
+		}
+		if err := t.logBudgetPause(a.uuid, ev, true); err != nil {
+			return err
+		}
+		t.cuts = append(t.cuts, BudgetCut{UUID: a.uuid, Provider: a.provider,
+			Deny: len(denied) > 0 && a.status == string(StatusBlocked)})
+	}
+	return nil
 }
 
 func budgetUnit(l api.BudgetLimit) string {
@@ -307,7 +424,8 @@ type BudgetTarget struct {
 type Resumed struct{ UUID, Path string }
 
 // ExtendBudget raises the limit of b's scope (the current one: today for per day) by
-// by, in the budget's unit (else invalid_budget), recomputes its state and, unless it is
+// by, in the budget's unit (else invalid_budget; zero: an Approve, which raises it to
+// what is spent plus the budget's limit), recomputes its state and, unless it is
 // still exceeded, clears the pause of the agents that scope paused, emitting
 // budget.extended and budget.resumed for each; it returns the scope after and the
 // agents resumed.
@@ -316,9 +434,15 @@ func (t *Tx) ExtendBudget(b BudgetTarget, by api.BudgetLimit) (BudgetRow, []Resu
 	var path string
 	var err error
 	if r := b.Rule; r != nil {
-		scope, since := ruleScope(*r, b.Agent, t.now)
+		var seq int64
+		if r.Per == api.BudgetPerTurn {
+			if seq, err = t.pausedTurn(r.Name, b.Agent); err != nil {
+				return BudgetRow{}, nil, err
+			}
+		}
+		scope, since := ruleScope(*r, b.Agent, seq, t.now)
 		c = budgetCheck{budget: r.Name, scope: scope, limit: r.Limit, warnAt: r.WarnAt}
-		if c.spent, err = ruleSpent(t.ctx, t, *r, since, b.Agent); err != nil {
+		if c.spent, err = ruleSpent(t.ctx, t, *r, since, b.Agent, seq); err != nil {
 			return BudgetRow{}, nil, err
 		}
 	} else {
@@ -336,7 +460,8 @@ func (t *Tx) ExtendBudget(b BudgetTarget, by api.BudgetLimit) (BudgetRow, []Resu
 			return BudgetRow{}, nil, err
 		}
 	}
-	if by.IsCost() != c.limit.IsCost() {
+	approve := by == (api.BudgetLimit{})
+	if !approve && by.IsCost() != c.limit.IsCost() {
 		return BudgetRow{}, nil, wire.Invalid(wire.ReasonInvalidBudget, "budget "+c.budget+" counts "+budgetUnit(c.limit)+
 			", not "+budgetUnit(by), "value", by.String())
 	}
@@ -344,7 +469,13 @@ func (t *Tx) ExtendBudget(b BudgetTarget, by api.BudgetLimit) (BudgetRow, []Resu
 	if err != nil {
 		return BudgetRow{}, nil, err
 	}
-	extra += budgetBase(by)
+	if approve {
+		// Approve (docs/usage.md §8.5): the limit becomes what is spent plus the
+		// budget's own limit once more.
+		extra += max(0, c.spent-budgetBase(c.limit)-extra) + budgetBase(c.limit)
+	} else {
+		extra += budgetBase(by)
+	}
 	limit := budgetBase(c.limit) + extra
 	state := budgetState(c.spent, limit, c.warnAt)
 	if err := t.exec("extend budget", `INSERT INTO budget_scopes (budget, scope, extra, state, updated_at) VALUES (?, ?, ?, ?, ?)
@@ -369,6 +500,9 @@ func (t *Tx) ExtendBudget(b BudgetTarget, by api.BudgetLimit) (BudgetRow, []Resu
 			return BudgetRow{}, nil, err
 		}
 		for _, r := range resumed {
+			if err := t.logBudgetResume(r.UUID, c.budget, c.scope, budgetFigure(c.limit, limit)); err != nil {
+				return BudgetRow{}, nil, err
+			}
 			if err := t.exec("resume on budget", `UPDATE agents SET budget_paused = NULL, updated_at = ? WHERE uuid = ?`,
 				t.now, r.UUID); err != nil {
 				return BudgetRow{}, nil, err
@@ -387,10 +521,27 @@ func (t *Tx) ExtendBudget(b BudgetTarget, by api.BudgetLimit) (BudgetRow, []Resu
 	return row, resumed, err
 }
 
+// pausedTurn is the turn of agent whose per-turn rule budget exceeded its limit last
+// (the scope budget extend through the agent raises).
+func (t *Tx) pausedTurn(budget, agent string) (int64, error) {
+	var scope string
+	err := t.QueryRow(`SELECT scope FROM budget_scopes WHERE budget = ? AND scope LIKE ? || '#%' AND state = ?
+		ORDER BY updated_at DESC, rowid DESC LIMIT 1`, budget, agent, api.BudgetStateExceeded).Scan(&scope)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, wire.Conflict("budget "+budget+" has no exceeded turn of this agent", "target", agent)
+	}
+	if err != nil {
+		return 0, sqliteErr("read paused turn", err)
+	}
+	_, seq, _ := strings.Cut(scope, "#")
+	n, _ := strconv.ParseInt(seq, 10, 64)
+	return n, nil
+}
+
 // BudgetRow is one budget scope as budget.ls shows it.
 type BudgetRow = api.BudgetRow
 
-// ReadBudgets lists every budget scope with its spend (docs/usage.md §7.4): each rule's
+// ReadBudgets lists every budget scope with its spend (docs/usage.md §8.4): each rule's
 // current scope (total; today for per day) and, per agent, every agent that spent
 // anything it counts; then every run budget. The paused agents' paths are listed with
 // their scope.
@@ -412,6 +563,14 @@ func ReadBudgets(ctx context.Context, q Querier, rules []BudgetRule, now int64) 
 				}
 			}
 			rows, scope = today, day
+		}
+		if r.Per == api.BudgetPerTurn {
+			turns, err := readTurnScopes(ctx, q, r)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, turns...)
+			continue
 		}
 		if r.Per != api.BudgetPerAgent {
 			var spent int64
@@ -468,6 +627,33 @@ func ReadBudgets(ctx context.Context, q Querier, rules []BudgetRule, now int64) 
 	return out, nil
 }
 
+// readTurnScopes is the rows of per-turn rule r: the turns that reached its warn_at or
+// its limit (a turn under it leaves no scope row), with the agent's path.
+func readTurnScopes(ctx context.Context, q Querier, r BudgetRule) ([]BudgetRow, error) {
+	type turnScope struct {
+		scope, uuid, path string
+		seq, cost, tokens int64
+	}
+	scopes, err := queryRows(ctx, q, `SELECT s.scope, a.uuid, a.path, t.input_seq, COALESCE(t.cost_micros, 0),
+		t.input_tokens + t.output_tokens + t.cache_write_tokens FROM budget_scopes s
+		JOIN turns t ON t.agent_uuid || '#' || t.input_seq = s.scope JOIN agents a ON a.uuid = t.agent_uuid
+		WHERE s.budget = ? ORDER BY s.updated_at, s.scope`, []any{r.Name}, func(s Scanner) (ts turnScope, err error) {
+		return ts, s.Scan(&ts.scope, &ts.uuid, &ts.path, &ts.seq, &ts.cost, &ts.tokens)
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]BudgetRow, 0, len(scopes))
+	for _, ts := range scopes {
+		row, err := budgetRow(ctx, q, r.Name, ts.scope, ts.path, ts.uuid, r.Limit, r.WarnAt, budgetAmount(r.Limit, ts.cost, ts.tokens))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, row)
+	}
+	return out, nil
+}
+
 func budgetRow(ctx context.Context, q Querier, budget, scope, path, agent string, l api.BudgetLimit, warnAt float64, spent int64) (BudgetRow, error) {
 	extra, _, err := scopeState(ctx, q, budget, scope)
 	if err != nil {
@@ -489,7 +675,7 @@ func budgetRow(ctx context.Context, q Querier, budget, scope, path, agent string
 }
 
 // QueueIfBudgetPaused puts prompt into agent uuid's inbox as a wake when a budget
-// paused the agent (docs/usage.md §7.3), unless put is false (the prompt already waits
+// paused the agent (docs/usage.md §8.3), unless put is false (the prompt already waits
 // there); it returns the budget's name ("" = not paused: deliver).
 func (t *Tx) QueueIfBudgetPaused(uuid, prompt string, put bool) (string, error) {
 	var budget sql.NullString
@@ -498,7 +684,7 @@ func (t *Tx) QueueIfBudgetPaused(uuid, prompt string, put bool) (string, error) 
 	}
 	if !budget.Valid {
 		// An agent at rest is at a turn boundary: a budget another agent's turn spent
-		// pauses it now (docs/usage.md §7.3).
+		// pauses it now (docs/usage.md §8.3).
 		name, err := t.pauseIfSpent(uuid)
 		if err != nil || name == "" {
 			return "", err
@@ -523,7 +709,7 @@ func (t *Tx) pauseIfSpent(uuid string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	checks, err := t.budgetChecks(uuid, path, provider, loop)
+	checks, err := t.budgetChecks(uuid, 0, path, provider, loop)
 	if err != nil {
 		return "", err
 	}
@@ -541,13 +727,13 @@ func (t *Tx) pauseIfSpent(uuid string) (string, error) {
 
 // LoopBudgetSpent is the name of an exceeded budget that stops loop's fires ("" = none):
 // a rule on that loop or on the whole fleet, per day or in total, whose current scope
-// reached its limit (docs/usage.md §7.3).
+// reached its limit (docs/usage.md §8.3).
 func (t *Tx) LoopBudgetSpent(loop string) (string, error) {
 	for _, r := range t.db.budgetRules() {
-		if r.Per == api.BudgetPerAgent || (r.Loop != loop && !r.Fleet) {
+		if r.Per == api.BudgetPerAgent || r.Per == api.BudgetPerTurn || (r.Loop != loop && !r.Fleet) {
 			continue
 		}
-		scope, _ := ruleScope(r, "", t.now)
+		scope, _ := ruleScope(r, "", 0, t.now)
 		_, state, err := scopeState(t.ctx, t, r.Name, scope)
 		if err != nil {
 			return "", err

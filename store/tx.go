@@ -61,6 +61,7 @@ type Tx struct {
 	lastSeq int64                // highest seq emitted by the ops already released
 	events  []Event              // events emitted by the op currently running
 	logs    []LogEntry           // session-log entries appended by the op currently running
+	cuts    []BudgetCut          // running turns a budget's interrupt cut (BudgetCuts)
 }
 
 // Now returns the transaction's time in ms since the Unix epoch; the same value for every

@@ -8,24 +8,25 @@ import (
 	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
-// The scopes of a budget rule (docs/usage.md §7.1): what one amount is spent by.
+// The scopes of a budget rule (docs/usage.md §8.1): what one amount is spent by.
 const (
 	BudgetPerAgent = "agent" // each matching agent has the whole limit
 	BudgetPerDay   = "day"   // the matching turns of one local day share it
 	BudgetTotal    = "total" // every matching turn ever shares it
+	BudgetPerTurn  = "turn"  // each matching turn has the whole limit
 )
 
 // BudgetScopes are the values of a budget rule's `per`.
-var BudgetScopes = []string{BudgetPerAgent, BudgetPerDay, BudgetTotal}
+var BudgetScopes = []string{BudgetPerTurn, BudgetPerAgent, BudgetPerDay, BudgetTotal}
 
-// The states of a budget's scope (docs/usage.md §7.3).
+// The states of a budget's scope (docs/usage.md §8.3).
 const (
 	BudgetStateOK       = "ok"
 	BudgetStateWarned   = "warned"
 	BudgetStateExceeded = "exceeded"
 )
 
-// BudgetLimit is an amount of a budget (docs/usage.md §7): a cost in millionths of a US
+// BudgetLimit is an amount of a budget (docs/usage.md §8): a cost in millionths of a US
 // dollar or a count of non-cached tokens (input, output with reasoning, cache writes);
 // exactly one is above zero.
 type BudgetLimit struct {
@@ -109,17 +110,20 @@ type BudgetEvent struct {
 }
 
 // BudgetWarned: a turn of the agent brought a budget's scope to its warn_at
-// (docs/usage.md §7.3).
+// (docs/usage.md §8.3).
 type BudgetWarned struct {
 	AgentHead
 	BudgetEvent
 }
 
 // BudgetExceeded: a turn of the agent found a budget's scope at its limit; the agent is
-// paused at this turn boundary and its sends wait in its inbox (docs/usage.md §7.3).
+// paused at this turn boundary and its sends wait in its inbox (docs/usage.md §8.3).
+// Interrupted: another agent's turn reached the limit of an interrupt rule and this
+// agent's running turn was cut.
 type BudgetExceeded struct {
 	AgentHead
 	BudgetEvent
+	Interrupted bool `json:"interrupted,omitempty"`
 }
 
 // BudgetExtended: budget extend raised a scope's limit; state is the scope's state after.

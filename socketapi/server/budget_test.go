@@ -190,3 +190,86 @@ func TestRunBudgetCountsTheSpawnedAgents(t *testing.T) {
 		return countEvents(evs, "agent.turn_completed", parent.UUID) == 2
 	})
 }
+
+// An interrupt rule (docs/usage.md §8.3) cuts the other running turn it counts: b's
+// minute-long turn ends within the test's deadline once a's turn reaches the limit, b is
+// paused with budget.exceeded, and a send to it waits in the inbox until an extension.
+func TestInterruptBudgetCutsTheRunningTurn(t *testing.T) {
+	t.Parallel()
+	cfg := sockettest.WithConfig(`{"budgets":{"cut":{"path":"cut/**","limit":"100","interrupt":true}}}`)
+	srv := sockettest.NewServer(t, sockettest.WithHerdr(t), cfg)
+	c := srv.Client(t)
+	rec := record(t, c)
+	b := runOK(t, c, map[string]any{"path": "cut/long", "prompt": "say=long turn_ms=120000 tokens=5,0"})
+	waitStatus(t, c, b.UUID, "working")
+	a := runOK(t, c, map[string]any{"path": "cut/short", "prompt": "say=short tokens=150,0"})
+	rec.waitFor(t, 30*time.Second, "the long turn cut", func(evs []ev) bool {
+		return countEvents(evs, "agent.turn_completed", a.UUID) == 1 && countEvents(evs, "agent.turn_completed", b.UUID) == 1
+	})
+	for _, id := range []string{a.UUID, b.UUID} {
+		if p := budgetPaused(t, c, id); p != "cut" {
+			t.Fatalf("%s: budget_paused %q, want cut", id, p)
+		}
+		if n := countEvents(rec.events(), "budget.exceeded", id); n != 1 {
+			t.Fatalf("%s: %d budget.exceeded, want 1", id, n)
+		}
+	}
+	waitStatus(t, c, b.UUID, "idle")
+	var queued api.SendResult
+	if err := c.Call(context.Background(), "agent.send", map[string]any{"target": b.UUID, "prompt": "say=again tokens=1,0"},
+		&queued); err != nil || queued.Queued != api.QueuedBudget {
+		t.Fatalf("send to the cut agent: %+v %v, want queued on the budget", queued, err)
+	}
+	var ext api.BudgetExtendResult
+	if err := c.Call(context.Background(), "budget.extend", map[string]any{"target": "cut", "by": "1k"}, &ext); err != nil ||
+		len(ext.Resumed) != 2 {
+		t.Fatalf("budget.extend cut: %+v %v", ext, err)
+	}
+	rec.waitFor(t, 30*time.Second, "the queued prompt answered", func(evs []ev) bool {
+		return countEvents(evs, "agent.turn_completed", b.UUID) == 2
+	})
+}
+
+// Nested run budgets (docs/usage.md §8.2): a child spawned from inside a budgeted agent
+// (caller_id, as ORCR_ID sets it) with a budget of its own, and a grandchild it spawns,
+// count against the child's budget and the parent's; the parent's counts the subtree.
+// The child's spent pauses its lineage only; the parent's sibling branch goes on.
+func TestNestedRunBudgetsCountTheSubtree(t *testing.T) {
+	t.Parallel()
+	srv := sockettest.NewServer(t, sockettest.WithHerdr(t))
+	c := srv.Client(t)
+	rec := record(t, c)
+	parent := runOK(t, c, map[string]any{"path": "nest/top", "prompt": "say=p tokens=10,0", "budget": "1k"})
+	rec.waitFor(t, 30*time.Second, "the parent's turn", func(evs []ev) bool {
+		return countEvents(evs, "agent.turn_completed", parent.UUID) == 1
+	})
+	child := runOK(t, c, map[string]any{"name": "sub", "prompt": "say=c tokens=20,0", "budget": "100",
+		"caller_id": parent.UUID, "caller_path": "nest/top"})
+	rec.waitFor(t, 30*time.Second, "the child's turn", func(evs []ev) bool {
+		return countEvents(evs, "agent.turn_completed", child.UUID) == 1
+	})
+	grand := runOK(t, c, map[string]any{"name": "leaf", "prompt": "say=g tokens=90,0", "caller_id": child.UUID,
+		"caller_path": "nest/sub"})
+	other := runOK(t, c, map[string]any{"name": "other", "prompt": "say=o tokens=5,0", "caller_id": parent.UUID,
+		"caller_path": "nest/top"})
+	rec.waitFor(t, 30*time.Second, "the grandchild's and the sibling's turns", func(evs []ev) bool {
+		return countEvents(evs, "agent.turn_completed", grand.UUID) == 1 && countEvents(evs, "agent.turn_completed", other.UUID) == 1
+	})
+	got := map[string]api.BudgetRow{}
+	for _, b := range budgets(t, c) {
+		got[b.Budget] = b
+	}
+	if b := got["run:nest/top"]; b.Spent != 125 || b.State != api.BudgetStateOK {
+		t.Errorf("run:nest/top %+v, want 125 spent by the whole subtree", b)
+	}
+	if b := got["run:nest/sub"]; b.Spent != 110 || b.State != api.BudgetStateExceeded {
+		t.Errorf("run:nest/sub %+v, want 110 spent by its lineage, exceeded", b)
+	}
+	if p := budgetPaused(t, c, grand.UUID); p != "run:nest/sub" {
+		t.Errorf("the grandchild paused on %q, want run:nest/sub", p)
+	}
+	sendTurn(t, c, rec, other.UUID, "say=more tokens=5,0", 2)
+	if p := budgetPaused(t, c, other.UUID); p != "" {
+		t.Errorf("the sibling branch paused on %q by the child's budget", p)
+	}
+}

@@ -40,6 +40,7 @@ type DashboardFacade interface {
 	SignOutDashboard(ctx context.Context, session string) error
 	Send(ctx context.Context, r api.SendRequest) (api.SendResult, error)
 	Kill(ctx context.Context, r api.KillRequest) (api.KillResult, error)
+	BudgetExtend(ctx context.Context, r api.BudgetExtendRequest) (api.BudgetExtendResult, error)
 }
 
 // maxActionBody bounds an action's request body: a prompt of 8 MiB (docs/decisions.md
@@ -85,6 +86,7 @@ func (s *Server) routeDashboard(mux *http.ServeMux) {
 	csrf := http.NewCrossOriginProtection()
 	mux.Handle("POST /dashboard/api/send", csrf.Handler(s.cookieOrigin(s.action(s.sendAction))))
 	mux.Handle("POST /dashboard/api/kill", csrf.Handler(s.cookieOrigin(s.action(s.killAction))))
+	mux.Handle("POST /dashboard/api/extend", csrf.Handler(s.cookieOrigin(s.action(s.extendAction))))
 	mux.Handle("POST /dashboard/api/signout", csrf.Handler(s.cookieOrigin(http.HandlerFunc(s.signOut))))
 }
 
@@ -431,6 +433,11 @@ type (
 		Target string `json:"target"`
 		Force  bool   `json:"force,omitempty"`
 	}
+	// extendBody is budget.extend's: a budget or an agent, and the amount.
+	extendBody struct {
+		Target string `json:"target"`
+		By     string `json:"by"`
+	}
 )
 
 // decodeBody decodes an action body strictly (unknown keys refused).
@@ -461,4 +468,12 @@ func (s *Server) killAction(ctx context.Context, body json.RawMessage) (any, err
 		targets = []string{b.Target}
 	}
 	return s.facade.Kill(ctx, api.KillRequest{Targets: targets, Force: b.Force})
+}
+
+func (s *Server) extendAction(ctx context.Context, body json.RawMessage) (any, error) {
+	var b extendBody
+	if err := decodeBody(body, &b); err != nil {
+		return nil, err
+	}
+	return s.facade.BudgetExtend(ctx, api.BudgetExtendRequest{Target: b.Target, By: b.By})
 }

@@ -4468,7 +4468,7 @@ export interface AttachStartedEvent {
 
 /**
  * The event object of `budget.exceeded` frames.
- * BudgetExceeded: a turn of the agent found a budget's scope at its limit; the agent is paused at this turn boundary and its sends wait in its inbox (docs/usage.md §7.3).
+ * BudgetExceeded: a turn of the agent found a budget's scope at its limit; the agent is paused at this turn boundary and its sends wait in its inbox (docs/usage.md §8.3).
  */
 export interface BudgetExceededEvent {
   kind: "budget.exceeded";
@@ -4572,6 +4572,7 @@ export interface BudgetExceededEvent {
     [key: string]: unknown;
   };
   budget?: string;
+  interrupted?: boolean;
   limit?: number;
   scope?: string;
   spent?: number;
@@ -4710,7 +4711,7 @@ export interface BudgetResumedEvent {
 
 /**
  * The event object of `budget.warned` frames.
- * BudgetWarned: a turn of the agent brought a budget's scope to its warn_at (docs/usage.md §7.3).
+ * BudgetWarned: a turn of the agent brought a budget's scope to its warn_at (docs/usage.md §8.3).
  */
 export interface BudgetWarnedEvent {
   kind: "budget.warned";

@@ -280,6 +280,7 @@
     uuid: '', path: '', ws: null, next: 0, tries: 0,
     closedFor: '', // what ended the stream for good (superseded, unauthorized, or ended: the log is complete)
     pending: new Map(), // call_id → approval/requested payload, until resolved
+    budgetPause: null, // the standing budget/exceeded payload, until budget/resumed
   };
 
   function renderAgentHead() {
@@ -302,6 +303,7 @@
     current.next = -1;
     current.tries = 0;
     current.pending.clear();
+    current.budgetPause = null;
     $('log').replaceChildren();
     renderApprovals();
     $('stream-note').hidden = true;
@@ -427,6 +429,8 @@
     case 'turn/end': return ['turn ended', p.status + (p.reason ? ' · ' + p.reason : ''), true];
     case 'approval/requested': return ['approval requested · ' + p.name, short(p.args, 400)];
     case 'approval/resolved': return [p.verdict, (p.reason ? p.reason + ' · ' : '') + 'call ' + p.call_id, true];
+    case 'budget/exceeded': return ['budget exceeded · ' + p.budget, p.spent + ' of ' + p.limit + ' ' + p.unit + (p.interrupted ? ' · turn cut' : '')];
+    case 'budget/resumed': return ['budget resumed · ' + p.budget, 'limit ' + p.limit, true];
     case 'policy/updated': return ['policy', (p.patterns || []).join(', '), true];
     case 'model/updated': return ['model', p.role + ' → ' + p.spec, true];
     case 'session/ended': return ['ended', p.exit_reason || '', true];
@@ -440,6 +444,9 @@
     if (e.type === 'approval/requested') current.pending.set(e.payload.call_id, e.payload);
     if (e.type === 'approval/resolved') current.pending.delete(e.payload.call_id);
     if (e.type === 'turn/end' || e.type === 'session/ended') current.pending.clear();
+    if (e.type === 'budget/exceeded') current.budgetPause = e.payload;
+    if (e.type === 'budget/resumed' || e.type === 'session/ended') current.budgetPause = null;
+    if (e.type.startsWith('budget/')) renderApprovals();
     // session/ended is the log's last entry: the server closes the stream after it.
     if (e.type === 'session/ended') current.closedFor = 'ended';
     if (e.type.startsWith('approval/') || e.type === 'turn/end' || e.type === 'session/ended') renderApprovals();
@@ -464,6 +471,16 @@
         el('p', null, 'Allow ' + p.name + '?'),
         el('pre', null, short(p.args, 2000)),
         el('div', { class: 'actions' }, approve, deny)));
+    }
+    const bp = current.budgetPause;
+    if (bp) {
+      // Approve lifts the pause through the stream (docs/dashboard.md §4): the limit
+      // becomes what is spent plus the budget's limit once more.
+      const approve = el('button', { type: 'button', class: 'primary', 'data-verdict': 'approve' }, 'Approve');
+      approve.addEventListener('click', () => verdict('approve', bp.pause_id, [approve]));
+      items.push(el('div', { class: 'approval', 'data-call': bp.pause_id },
+        el('p', null, 'Paused on budget ' + bp.budget + ': ' + bp.spent + ' of ' + bp.limit + ' ' + bp.unit + ' spent. Continue?'),
+        el('div', { class: 'actions' }, approve)));
     }
     box.replaceChildren(...items);
   }
