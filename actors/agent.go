@@ -73,7 +73,7 @@ type AgentEnv struct {
 	// the provider starts nothing new until the window resets (0: never).
 	QuotaPauseAt float64
 	// OwnedStart, a channel of capacity 1, serializes starting the owned herdr session
-	// (actors/spawn.go ensureOwned); nil: no serialization.
+	// (actors/agent_spawn.go ensureOwned); nil: no serialization.
 	OwnedStart chan struct{}
 	// Ops counts running op goroutines; the system waits for it before stopping the
 	// store actor, so no op is cut off between its writes.

@@ -226,7 +226,7 @@ func (w *agentWork) ensureOwned(ctx context.Context) error {
 // ping is retried until the supervised connection has reconnected (it backs off after
 // the failed ping) or ctx ends. A session that is listed running but does not answer
 // (a frozen herdr) is never started twice: the ping is retried until ctx ends. Spawns
-// and the reconciler (actors/reconcile.go ownedPanes) start the session through here.
+// and the reconciler (actors/herdr_reconcile.go ownedPanes) start the session through here.
 func (env *AgentEnv) ensureOwned(ctx context.Context) error {
 	owned := env.Herdr.Owned()
 	if _, err := owned.Ping(ctx); err == nil {
