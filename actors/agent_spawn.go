@@ -122,7 +122,7 @@ func (w *agentWork) spawn() (ended bool) {
 		}
 		return w.isEnded()
 	}
-	if w.env.NeedsAgentSession == nil || w.env.NeedsAgentSession(w.st.Provider) {
+	if w.env.providers().NeedsAgentSession(w.st.Provider) {
 		w.pollAgentSession(pl.TerminalID)
 	}
 	if w.cut() {
@@ -176,10 +176,7 @@ func (w *agentWork) waitHerdrUntil(deadline time.Time) error {
 	pause, warned := 250*time.Millisecond, false
 	for {
 		ctx, cancel := w.herdrCtx()
-		var err error
-		if w.env.HerdrGate != nil {
-			err = w.env.HerdrGate(ctx)
-		}
+		err := w.env.providers().HerdrGate(ctx)
 		if err == nil {
 			err = w.ensureOwned(ctx)
 		}

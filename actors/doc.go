@@ -23,8 +23,9 @@
 //
 // A file's name says its role; a rule is found under its subsystem's prefix.
 //
-//	system.go, system_*.go  the facade: Start, Stop, SystemConfig, provider integration,
-//	                        herdr discovery
+//	system.go, system_*.go  the facade: Start, Stop, SystemConfig; provider integration as the
+//	                        one [Providers] value System shares with the agent actors
+//	                        (AgentEnv.Providers); herdr discovery
 //	verb_*.go               the facade's agent verbs, one file each: run, ask, send, kill, wait,
 //	                        logs, status (ls, snapshot, server.status), attach, adopt, the
 //	                        prompt check, dashboard, MCP tokens, the hidden debug methods

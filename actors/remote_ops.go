@@ -177,7 +177,7 @@ func (s *System) cancelTurn(ctx context.Context, agent, reason string) error {
 		return err
 	}
 	denied, _ := v.([]string)
-	keys, ok := s.remoteKeys(derefStr(row.Agent))
+	keys, ok := s.providers.RemoteKeys(derefStr(row.Agent))
 	if !ok || row.PaneID == nil {
 		return nil
 	}
@@ -213,7 +213,7 @@ func (s *System) verdict(ctx context.Context, agent, callID, verdict, reason str
 		}
 		return err
 	}
-	keys, ok := s.remoteKeys(derefStr(row.Agent))
+	keys, ok := s.providers.RemoteKeys(derefStr(row.Agent))
 	if !ok {
 		return nil
 	}
@@ -361,7 +361,7 @@ func (w *agentWork) reapplyVerdict(callID string) bool {
 	if pending == nil || pending.CallID != callID {
 		return false
 	}
-	keys, ok := w.env.RemoteKeys(w.st.Provider)
+	keys, ok := w.env.providers().RemoteKeys(w.st.Provider)
 	if !ok {
 		return false
 	}
@@ -419,7 +419,7 @@ func (w *agentWork) requestApproval(pending *store.ToolLog) {
 	if pending == nil {
 		return
 	}
-	keys, ok := w.env.RemoteKeys(w.st.Provider)
+	keys, ok := w.env.providers().RemoteKeys(w.st.Provider)
 	if !ok {
 		return
 	}
@@ -500,7 +500,7 @@ func (w *agentWork) logTools() []store.ToolLog {
 // switchModel runs the provider's model-switch recipe before a waking input when
 // set_model left one pending and no log turn is open (docs/decisions.md D7).
 func (w *agentWork) switchModel() {
-	if w.env.RemoteKeys == nil || !w.st.Managed {
+	if !w.st.Managed {
 		return
 	}
 	model, err := store.PendingModel(w.ctx, w.env.DB.Reader(), w.uuid)
@@ -511,7 +511,7 @@ func (w *agentWork) switchModel() {
 	if err != nil || info.Open {
 		return
 	}
-	keys, ok := w.env.RemoteKeys(w.st.Provider)
+	keys, ok := w.env.providers().RemoteKeys(w.st.Provider)
 	if !ok || keys.ModelSwitch == nil {
 		return
 	}

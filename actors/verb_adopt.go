@@ -153,10 +153,7 @@ func (w *agentWork) adopt(path string) error {
 	} else if occ != nil && occ.UUID != w.uuid {
 		return &store.PathInUseError{Path: path, Occupant: occ}
 	}
-	line, grace := "", time.Duration(0)
-	if w.env.Shutdown != nil {
-		line, grace = w.env.Shutdown(w.st.Provider)
-	}
+	line, grace := w.env.providers().Shutdown(w.st.Provider)
 	adoption, err := w.adoption(path)
 	if err != nil {
 		return err
