@@ -30,15 +30,17 @@
 //	                        logs, status (ls, snapshot, server.status), attach, adopt, the
 //	                        prompt check, dashboard, MCP tokens, the hidden debug methods
 //	agent.go, agent_*.go    the agent actor (agent.go), the agents router, its op goroutine
-//	                        (agent_work.go) and ops: spawn, start, deliver, move, kill and reap
-//	                        (agent_ops.go), turns, stall probe, unmanaged rows, restart
+//	                        (agent_work.go) and ops: spawn, start, deliver, move, adopt, kill
+//	                        and reap (agent_ops.go), turns, stall probe, unmanaged rows, restart
 //	                        recovery of intents (agent_recover.go), the launch payload and
 //	                        pane exit; pure rules in agent_*_rule.go (turn, start, stall, repair)
 //	limit_*.go              rate-limit-aware admission: the agent's pause, the reset parser,
 //	                        the pause and quota rules
 //	usage_*.go              usage and budget verbs
 //	loop_*.go               loops: the scheduler, the loop actor, the Loop* verbs
-//	remote_*.go             the remote stream: hub, connection actor (ws-<n>), verbs, client frames
+//	remote_*.go             the remote stream: hub, connection actor (ws-<n>), verbs, client
+//	                        frames (remote_frames.go) and the agent actor's side of them
+//	                        (remote_ops.go)
 //	notify_*.go             the notify actor and its start; rules in actors/notify
 //	herdr_*.go              the actors that read herdr's view: monitor, reconciler, discovery
 //	sched_*.go              the queue (promotion, deadlines) and gc sweeps
