@@ -18,19 +18,79 @@ import (
 	"github.com/orcr-go/orcr/store"
 )
 
-// ShutdownPlans tells the agent actor how to stop a provider's TUI gracefully
-// (docs/lifecycle.md §15.2): a line to type first ("" for none) and the wait before
-// pane.close.
-type ShutdownPlans func(provider string) (line string, grace time.Duration)
+// Providers is what the agent actors ask of the configured providers and of herdr's
+// contract. [System] builds one value (systemProviders) that it uses itself and shares
+// with every agent actor through [AgentEnv.Providers]; a test passes its own, usually
+// [BuiltinProviders] with a method or two overridden by embedding.
+type Providers interface {
+	// Shutdown is how to stop a provider's TUI gracefully (docs/lifecycle.md §15.2): a
+	// line to type first ("" for none) and the wait before pane.close.
+	Shutdown(provider string) (line string, grace time.Duration)
+	// Tuning is a provider's completion tuning.
+	Tuning(provider string) config.Tuning
+	// Price is a model's row of the price table (config.Config.PriceFor); false: the
+	// model has no price, its turns get tokens and no cost.
+	Price(model string) (config.Price, bool)
+	// NeedsAgentSession reports whether a provider's transcript is found through
+	// herdr's agent_session pointer. Providers whose transcript lives in the agent's
+	// data dir (the mock) skip the post-spawn pointer poll.
+	NeedsAgentSession(provider string) bool
+	// Submit is a provider's input-delivery recipe.
+	Submit(provider string) SubmitPlan
+	// RemoteKeys are a provider's keys for the remote stream's ops (interrupt,
+	// approve, deny, model switch); false: none.
+	RemoteKeys(provider string) (RemoteKeys, bool)
+	// HerdrGate runs before the first herdr call of a spawn: the contract check
+	// against the live herdr schema (herdr_version_skew on drift).
+	HerdrGate(ctx context.Context) error
+	// Relaunch rebuilds a launch for the provider, model and effort routing.fallback
+	// promoted its row as (docs/lifecycle.md §7.6).
+	Relaunch(l *Launch, provider string) (*Launch, error)
+}
+
+// BuiltinProviders is [Providers] without a configuration: built-in tuning, no
+// shutdown line, no prices, the agent_session poll, plain two-call delivery, no
+// remote keys, no herdr gate, and no relaunch (such a spawn fails).
+type BuiltinProviders struct{}
+
+// Shutdown implements [Providers]: no line, no grace.
+func (BuiltinProviders) Shutdown(string) (string, time.Duration) { return "", 0 }
+
+// Tuning implements [Providers]: the built-in tuning.
+func (BuiltinProviders) Tuning(provider string) config.Tuning {
+	return config.BuiltinTuning(provider)
+}
+
+// Price implements [Providers]: no model has a price.
+func (BuiltinProviders) Price(string) (config.Price, bool) { return config.Price{}, false }
+
+// NeedsAgentSession implements [Providers]: always.
+func (BuiltinProviders) NeedsAgentSession(string) bool { return true }
+
+// Submit implements [Providers]: plain two-call delivery.
+func (BuiltinProviders) Submit(string) SubmitPlan { return SubmitPlan{EnterDelay: defaultEnterDelay} }
+
+// RemoteKeys implements [Providers]: none.
+func (BuiltinProviders) RemoteKeys(string) (RemoteKeys, bool) { return RemoteKeys{}, false }
+
+// HerdrGate implements [Providers]: no check.
+func (BuiltinProviders) HerdrGate(context.Context) error { return nil }
+
+// Relaunch implements [Providers]: none, so a rerouted spawn fails.
+func (BuiltinProviders) Relaunch(_ *Launch, provider string) (*Launch, error) {
+	return nil, wire.Internal(wire.CauseRelaunch, "no relaunch for provider "+provider)
+}
 
 // AgentEnv is what agent actors need: shared by the agents actor and all its children.
 type AgentEnv struct {
-	Store    *actor.PID
-	DB       *store.DB
-	Herdr    *herdr.Driver // nil when no herdr binary was found
-	Home     string
-	Log      *slog.Logger
-	Shutdown ShutdownPlans
+	Store *actor.PID
+	DB    *store.DB
+	Herdr *herdr.Driver // nil when no herdr binary was found
+	Home  string
+	Log   *slog.Logger
+	// Providers answers the agent actors' questions about providers (nil:
+	// [BuiltinProviders]); the same value System uses.
+	Providers Providers
 	// Monitor receives TrackPane from every agent actor (nil: no completion monitor).
 	Monitor *actor.PID
 	// Agents is the agents actor, for edge code that hands agents work without a reply
@@ -43,29 +103,9 @@ type AgentEnv struct {
 	PaneTimeout time.Duration
 	// AgentSessionWait bounds the post-spawn poll for herdr's transcript pointer (3 s).
 	AgentSessionWait time.Duration
-	// Tuning returns a provider's completion tuning (nil: built-ins).
-	Tuning func(provider string) config.Tuning
-	// Prices is the price table (config.Config.PriceFor; nil: no model has a price,
-	// turns get tokens and no cost).
-	Prices func(model string) (config.Price, bool)
 	// Transcripts reaches providers' native transcripts (nil: completion cannot check
 	// settledness or gc-immediate readability, so such turns never complete).
 	Transcripts Transcripts
-	// NeedsAgentSession reports whether a provider's transcript is found through
-	// herdr's agent_session pointer (nil: always). Providers whose transcript lives in
-	// the agent's data dir (the mock) skip the post-spawn pointer poll.
-	NeedsAgentSession func(provider string) bool
-	// Submit returns a provider's input-delivery recipe (nil: plain two-call).
-	Submit func(provider string) SubmitPlan
-	// RemoteKeys returns a provider's keys for the remote stream's ops (interrupt,
-	// approve, deny, model switch); nil or false: none.
-	RemoteKeys func(provider string) (RemoteKeys, bool)
-	// HerdrGate, if set, runs before the first herdr call of a spawn: the contract
-	// check against the live herdr schema (herdr_version_skew on drift).
-	HerdrGate func(ctx context.Context) error
-	// Relaunch rebuilds a launch for the provider, model and effort routing.fallback
-	// promoted its row as (docs/lifecycle.md §7.6); nil: such a spawn fails.
-	Relaunch func(l *Launch, provider string) (*Launch, error)
 	// LimitBackoff is how long a provider is paused at a usage limit whose reset time
 	// could not be read (timings.limit_backoff; docs/lifecycle.md §7.6).
 	LimitBackoff time.Duration
@@ -73,7 +113,7 @@ type AgentEnv struct {
 	// the provider starts nothing new until the window resets (0: never).
 	QuotaPauseAt float64
 	// OwnedStart, a channel of capacity 1, serializes starting the owned herdr session
-	// (actors/spawn.go ensureOwned); nil: no serialization.
+	// (actors/agent_spawn.go ensureOwned); nil: no serialization.
 	OwnedStart chan struct{}
 	// Ops counts running op goroutines; the system waits for it before stopping the
 	// store actor, so no op is cut off between its writes.
@@ -93,11 +133,16 @@ const (
 	completionSeqAbsent   int32 = -1
 )
 
-func (env *AgentEnv) tuning(provider string) config.Tuning {
-	if env.Tuning == nil {
-		return config.BuiltinTuning(provider)
+// providers is env.Providers, or the built-ins when it is nil.
+func (env *AgentEnv) providers() Providers {
+	if env.Providers == nil {
+		return BuiltinProviders{}
 	}
-	return env.Tuning(provider)
+	return env.Providers
+}
+
+func (env *AgentEnv) tuning(provider string) config.Tuning {
+	return env.providers().Tuning(provider)
 }
 
 // Messages of agent actors (sent through the agents actor, which routes by UUID).

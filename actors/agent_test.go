@@ -43,6 +43,14 @@ func liveAgent(t *testing.T, db *store.DB, path string) string {
 	return uuid
 }
 
+// slowTuning is the built-in providers with a tuning under which an idle streak never
+// becomes stable: no timer fires during the test.
+type slowTuning struct{ actors.BuiltinProviders }
+
+func (slowTuning) Tuning(string) config.Tuning {
+	return config.Tuning{FastTurnGrace: time.Hour, IdleStable: time.Hour}
+}
+
 // Acceptance: a status report that changes nothing costs no SQL statement, no write
 // and no op goroutine. The agent actor decides it in memory.
 func TestUnchangedStatusReportCostsNothing(t *testing.T) {
@@ -50,11 +58,7 @@ func TestUnchangedStatusReportCostsNothing(t *testing.T) {
 	sys := stSystem(t)
 	storePID := stSpawnStore(t, sys, db, actors.StoreOptions{})
 	uuid := liveAgent(t, db, "quiet/one")
-	env := &actors.AgentEnv{Store: storePID, DB: db, Home: t.TempDir(),
-		// An idle streak never becomes stable here: no timer fires during the test.
-		Tuning: func(string) config.Tuning {
-			return config.Tuning{FastTurnGrace: time.Hour, IdleStable: time.Hour}
-		}}
+	env := &actors.AgentEnv{Store: storePID, DB: db, Home: t.TempDir(), Providers: slowTuning{}}
 	agents, err := sys.Root.SpawnNamed(actors.NewAgentsProps(env), "agents")
 	if err != nil {
 		t.Fatal(err)

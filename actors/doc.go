@@ -19,6 +19,34 @@
 // block on futures. All SQL lives in package store, behind named operations; this
 // package holds the rules and the order of side effects.
 //
+// # Files by role
+//
+// A file's name says its role; a rule is found under its subsystem's prefix.
+//
+//	system.go, system_*.go  the facade: Start, Stop, SystemConfig; provider integration as the
+//	                        one [Providers] value System shares with the agent actors
+//	                        (AgentEnv.Providers); herdr discovery
+//	verb_*.go               the facade's agent verbs, one file each: run, ask, send, kill, wait,
+//	                        logs, status (ls, snapshot, server.status), attach, adopt, the
+//	                        prompt check, dashboard, MCP tokens, the hidden debug methods
+//	agent.go, agent_*.go    the agent actor (agent.go), the agents router, its op goroutine
+//	                        (agent_work.go) and ops: spawn, start, deliver, move, adopt, kill
+//	                        and reap (agent_ops.go), turns, stall probe, unmanaged rows, restart
+//	                        recovery of intents (agent_recover.go), the launch payload and
+//	                        pane exit; pure rules in agent_*_rule.go (turn, start, stall, repair)
+//	limit_*.go              rate-limit-aware admission: the agent's pause, the reset parser,
+//	                        the pause and quota rules
+//	usage_*.go              usage and budget verbs
+//	loop_*.go               loops: the scheduler, the loop actor, the Loop* verbs
+//	remote_*.go             the remote stream: hub, connection actor (ws-<n>), verbs, client
+//	                        frames (remote_frames.go) and the agent actor's side of them
+//	                        (remote_ops.go)
+//	notify_*.go             the notify actor and its start; rules in actors/notify
+//	herdr_*.go              the actors that read herdr's view: monitor, reconciler, discovery
+//	sched_*.go              the queue (promotion, deadlines) and gc sweeps
+//	store_*.go              the store actor, its kill barriers, the subscription actor
+//	worktree.go             an agent's git worktree (git calls in actors/worktree)
+//
 // # Actor tree
 //
 // All actors live in one protoactor-go system built by [actorkit.NewSystem], whose
@@ -181,7 +209,7 @@
 // in the actor's queue, which makes the actor the agent's move lock: park, un-park
 // (inside a send, or a turn step when herdr reports a parked agent working or blocked),
 // reap and move recovery never overlap a send or a kill of the same agent. Moves are
-// two-phase (actors/move.go): a compare-and-set takes the move_state/move_token lease
+// two-phase (actors/agent_move.go): a compare-and-set takes the move_state/move_token lease
 // with agent.move_requested in one transaction, then Session.Move, then a compare-and-set
 // on the token applies status, location and agent.move_applied (or rolls the lease back
 // with move_applied ok:false). A move a crash left in flight is finished or rolled back

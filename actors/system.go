@@ -85,6 +85,7 @@ type System struct {
 	stopped    chan struct{}               // closed by Stop: the loops' waiting goroutines end
 	driver     *herdr.Driver
 	env        *AgentEnv
+	providers  Providers // systemProviders; the agent actors get the same (AgentEnv.Providers)
 
 	integ   herdrIntegrations
 	gateMu  sync.Mutex
@@ -146,22 +147,16 @@ func Start(cfg SystemConfig) (*System, error) {
 		orcrBin = exe
 	}
 	tr := transcripts{s: s}
+	s.providers = systemProviders{s: s, tr: tr}
 	s.env = &AgentEnv{
 		Store: s.storePID, DB: cfg.DB, Herdr: s.driver, Home: cfg.Home, Log: log,
-		Shutdown:          s.shutdownPlan,
-		HerdrGate:         s.herdrGate,
-		Tuning:            cfg.Config.TuningFor,
-		Transcripts:       tr,
-		Prices:            cfg.Config.PriceFor,
-		Submit:            s.submitPlan,
-		RemoteKeys:        s.remoteKeys,
-		NeedsAgentSession: func(name string) bool { return tr.spec(name).DataDirFile == "" },
-		AgentSessionWait:  3 * time.Second,
-		OwnedStart:        make(chan struct{}, 1),
-		LimitBackoff:      cfg.Config.Timings.LimitBackoff,
-		QuotaPauseAt:      cfg.Config.Quota.PauseAt,
-		Relaunch:          s.relaunch,
-		PaneExec:          []string{orcrBin, paneexec.Verb},
+		Providers:        s.providers,
+		Transcripts:      tr,
+		AgentSessionWait: 3 * time.Second,
+		OwnedStart:       make(chan struct{}, 1),
+		LimitBackoff:     cfg.Config.Timings.LimitBackoff,
+		QuotaPauseAt:     cfg.Config.Quota.PauseAt,
+		PaneExec:         []string{orcrBin, paneexec.Verb},
 	}
 	if err := s.startNotifier(); err != nil {
 		return fail(err)

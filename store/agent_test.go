@@ -12,6 +12,7 @@ import (
 // the turn opened from, input_seq steps back, the turn row goes, and the stream says so.
 // A row that moved on in between is left alone (ErrStale).
 func TestAbandonTurn(t *testing.T) {
+	t.Parallel()
 	for _, was := range []store.Status{store.StatusIdle, store.StatusBlocked, store.StatusWorking, store.StatusStarting} {
 		t.Run(string(was), func(t *testing.T) {
 			db := storetest.Open(t)
@@ -61,6 +62,7 @@ func loadAgent(t *testing.T, db *store.DB, id string) store.Agent {
 // LastScreen (the row carries when it was read). A blank screen is not kept, and an end
 // that names nothing leaves what an earlier write recorded.
 func TestEndAgentWithDetailAndScreen(t *testing.T) {
+	t.Parallel()
 	db := storetest.Open(t)
 	ctx := t.Context()
 	blank := storetest.InsertAgent(t, db, map[string]any{"status": "starting", "path": "e/blank"})
@@ -97,6 +99,7 @@ func TestEndAgentWithDetailAndScreen(t *testing.T) {
 // A row marked lost because its provider exited (docs/lifecycle.md §8.2) keeps the exit
 // and the pane's last screen, and keeps them when it then ends lost.
 func TestMarkLostWithKeepsTheExit(t *testing.T) {
+	t.Parallel()
 	db := storetest.Open(t)
 	ctx := t.Context()
 	id := storetest.InsertAgent(t, db, map[string]any{"status": "idle", "path": "e/crash"})

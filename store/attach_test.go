@@ -36,6 +36,7 @@ func payload(t *testing.T, e store.Event) map[string]any {
 // (no event; false for an unknown lease), release (attach.ended; false and no event when
 // gone), expiry (attach.ended reason expired), and freshness as the GC reads it.
 func TestLeases(t *testing.T) {
+	t.Parallel()
 	db := storetest.Open(t)
 	id := storetest.InsertAgent(t, db, map[string]any{"status": "idle", "terminal_id": "t1", "pane_id": "w1:p1",
 		"gc_mode": "auto", "idle_since": 1})
@@ -115,6 +116,7 @@ func TestLeases(t *testing.T) {
 // the stream shows its attach.ended before the park it deferred (docs/lifecycle.md
 // §11.6); a heartbeat before that deletion renews it.
 func TestExpiredLeaseHoldsUntilEnded(t *testing.T) {
+	t.Parallel()
 	db := storetest.Open(t)
 	id := storetest.InsertAgent(t, db, map[string]any{"status": "idle", "terminal_id": "t1", "pane_id": "w1:p1",
 		"gc_mode": "auto", "idle_since": 1})

@@ -21,6 +21,7 @@ import (
 // once, then the turn that reaches the limit pauses its agent and no other, and the
 // loop's spent budget stops its fires.
 func TestBudgetRulesCountTheirTurns(t *testing.T) {
+	t.Parallel()
 	db := storetest.Open(t)
 	loop := storetest.InsertLoop(t, db, map[string]any{"name": "nightly"})
 	storetest.InsertRun(t, db, loop, map[string]any{"run_id": "r00001"})

@@ -14,6 +14,7 @@ import (
 // takes to run it: a plain Query or Exec, a prepared statement, a read transaction, and
 // the store's own write transactions (savepoints, cached statements).
 func TestStatementsCountsEveryStatement(t *testing.T) {
+	t.Parallel()
 	db := storetest.Open(t)
 	ctx := context.Background()
 	steps := []struct {
@@ -102,6 +103,7 @@ func TestStatementsCountsEveryStatement(t *testing.T) {
 // The counting wrapper keeps every optional interface of the SQLite driver's
 // connections, so database/sql takes the same fast paths as without it.
 func TestCountingConnKeepsDriverInterfaces(t *testing.T) {
+	t.Parallel()
 	db := storetest.Open(t)
 	conn, err := db.Reader().Conn(context.Background())
 	if err != nil {

@@ -60,6 +60,7 @@ func TestCrashChild(t *testing.T) {
 }
 
 func TestCrashSafety(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("spawns child processes")
 	}

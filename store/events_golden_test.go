@@ -33,6 +33,7 @@ type goldenCase struct {
 var opIDs = regexp.MustCompile(`"op_id":"[0-9a-f-]{36}"`)
 
 func TestEventsGolden(t *testing.T) {
+	t.Parallel()
 	db := storetest.Open(t)
 	storetest.InsertAgent(t, db, map[string]any{"uuid": goldenAgent, "path": "default/golden", "status": "working",
 		"input_seq": 3, "terminal_id": "t9", "pane_id": "w1:p2", "agent": "claude"})

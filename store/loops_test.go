@@ -36,6 +36,7 @@ func kinds(evs []store.Event) []string {
 // A definition's name is unique among active and paused loops; its argv lives in the
 // store (docs/loops.md L1).
 func TestCreateLoop(t *testing.T) {
+	t.Parallel()
 	db := storetest.Open(t)
 	id := createLoop(t, db, "nightly", 1, "queue")
 	d, err := store.LoopDefByUUID(t.Context(), db.Reader(), id)
@@ -62,6 +63,7 @@ func TestCreateLoop(t *testing.T) {
 // pending run and later ones fold into it keeping the earliest due_at; overlap skip
 // drops; manual runs are never folded; the advance commits with the fire.
 func TestFireLoop(t *testing.T) {
+	t.Parallel()
 	db := storetest.Open(t)
 	q := createLoop(t, db, "q", 1, "queue")
 	f1, evs := fire(t, db, store.Fire{Loop: q, DueAt: 1000, Advance: &store.Advance{Next: 2000}})
@@ -119,6 +121,7 @@ func TestFireLoop(t *testing.T) {
 // A run's process is recorded only while it is live; a stop barrier, an end once; a
 // removed loop cancels its pending runs.
 func TestRunLifecycle(t *testing.T) {
+	t.Parallel()
 	db := storetest.Open(t)
 	l := createLoop(t, db, "l", 1, "queue")
 	r, _ := fire(t, db, store.Fire{Loop: l, DueAt: 1000})
@@ -162,6 +165,7 @@ func TestRunLifecycle(t *testing.T) {
 // fall into the loop's namespace); an agent whose path only starts with the name is not
 // under it.
 func TestCreateLoopRefusesANameWithAgents(t *testing.T) {
+	t.Parallel()
 	db := storetest.Open(t)
 	storetest.InsertAgent(t, db, map[string]any{"path": "nightlyx/a", "status": "idle"})
 	createLoop(t, db, "nightly", 1, "queue") // "nightlyx/a" is not under "nightly"

@@ -10,6 +10,7 @@ import (
 )
 
 func TestNotifyDeliveries(t *testing.T) {
+	t.Parallel()
 	db := storetest.Open(t)
 	ctx := context.Background()
 	if _, ok, err := db.NotifyCursor(ctx); ok || err != nil {
@@ -80,6 +81,7 @@ func TestNotifyDeliveries(t *testing.T) {
 // A target's deliveries come due in the order they fell due: a retried delivery comes
 // after the ones enqueued before its retry time, even those of later events.
 func TestDueDeliveriesInDueOrder(t *testing.T) {
+	t.Parallel()
 	db := storetest.Open(t)
 	ctx := context.Background()
 	d := func(id string, seq int64) store.NewDelivery {

@@ -15,6 +15,7 @@ import (
 // Many concurrent readers share at most store.MaxReaders connections: the others wait
 // for one, so a burst of clients cannot exhaust the process's file descriptors.
 func TestReadPoolIsCapped(t *testing.T) {
+	t.Parallel()
 	db := storetest.Open(t)
 	const readers = 3 * store.MaxReaders
 	release := make(chan struct{})

@@ -15,6 +15,7 @@ import (
 // TestQuotaWindowsKeptPerProvider: a turn's reported windows are kept per provider and
 // window, a later report replaces an earlier one, and they survive a reopen.
 func TestQuotaWindowsKeptPerProvider(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(storetest.Dir(t), "orcr.db")
 	db, err := store.Open(path)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 // A dashboard sign-in token redeems once, and only while it is young enough
 // (docs/dashboard.md §2); sessions are read by age.
 func TestRedeemToken(t *testing.T) {
+	t.Parallel()
 	db := storetest.Open(t)
 	var issued int64
 	storetest.Write(t, db, func(tx *store.Tx) (any, error) {

@@ -95,6 +95,7 @@ func fixture(t *testing.T) *store.DB {
 }
 
 func TestSnapshotGolden(t *testing.T) {
+	t.Parallel()
 	db := fixture(t)
 	snap, err := db.Snapshot(context.Background())
 	if err != nil {
@@ -121,6 +122,7 @@ func TestSnapshotGolden(t *testing.T) {
 }
 
 func TestSnapshotEmpty(t *testing.T) {
+	t.Parallel()
 	db := storetest.Open(t)
 	snap, err := db.Snapshot(context.Background())
 	if err != nil {
@@ -144,6 +146,7 @@ func keysOf(t *testing.T, v any) []string {
 }
 
 func TestAgentRowKeys(t *testing.T) {
+	t.Parallel()
 	db := fixture(t)
 	ctx := context.Background()
 	always := []string{"agent", "created_at", "cwd", "effort", "last_status_change_at", "managed",
@@ -195,6 +198,7 @@ func TestAgentRowKeys(t *testing.T) {
 }
 
 func TestAgentByUUIDInTx(t *testing.T) {
+	t.Parallel()
 	db := fixture(t)
 	got := storetest.Write(t, db, func(tx *store.Tx) (any, error) {
 		if _, err := tx.Exec(`UPDATE agents SET status = 'starting', starting_at = ? WHERE uuid = ?`, tx.Now(), uBeta); err != nil {
@@ -218,6 +222,7 @@ func TestAgentByUUIDInTx(t *testing.T) {
 }
 
 func TestRunAndLoopRows(t *testing.T) {
+	t.Parallel()
 	db := fixture(t)
 	ctx := context.Background()
 	run, err := store.RunByUUID(ctx, db.Reader(), uRun1)

@@ -374,7 +374,7 @@ func (t *Tx) logEvent(agent string, ev api.Event) error {
 		return w.save()
 	case *api.AgentEnded:
 		// A token handed out for the agent opens nothing once it ended; connections
-		// already open close themselves after session/ended (actors/stream.go).
+		// already open close themselves after session/ended (actors/remote_stream.go).
 		if _, err := t.RevokeTokens(agent); err != nil {
 			return err
 		}

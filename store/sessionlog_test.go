@@ -69,6 +69,7 @@ func enqueue(t *testing.T, db *store.DB) string {
 // A managed agent's life — created, started, a turn with a steer and tool activity, the
 // final response, killed mid-turn — is one gapless log in the order it happened.
 func TestSessionLogFollowsTheAgent(t *testing.T) {
+	t.Parallel()
 	db := storetest.Open(t)
 	id := enqueue(t, db)
 	storetest.Write(t, db, func(tx *store.Tx) (any, error) {
@@ -154,6 +155,7 @@ func TestSessionLogFollowsTheAgent(t *testing.T) {
 // A cancel answers every unanswered call and every standing approval, then closes the
 // turn; verdicts are validated against the log.
 func TestSessionLogCancelAndApprovals(t *testing.T) {
+	t.Parallel()
 	db := storetest.Open(t)
 	id := enqueue(t, db)
 	storetest.Write(t, db, func(tx *store.Tx) (any, error) {
@@ -245,6 +247,7 @@ func TestSessionLogCancelAndApprovals(t *testing.T) {
 
 // The policy is rebuilt from the log: the last policy/updated wins.
 func TestSessionLogPolicy(t *testing.T) {
+	t.Parallel()
 	db := storetest.Open(t)
 	id := enqueue(t, db)
 	ctx := context.Background()
@@ -265,6 +268,7 @@ func TestSessionLogPolicy(t *testing.T) {
 
 // A rolled-back op leaves no entry and no gap: the next commit takes the same seq.
 func TestSessionLogRollbackLeavesNoGap(t *testing.T) {
+	t.Parallel()
 	db := storetest.Open(t)
 	id := enqueue(t, db)
 	boom := errors.New("boom")
@@ -289,6 +293,7 @@ func TestSessionLogRollbackLeavesNoGap(t *testing.T) {
 // and nothing is appended after session/ended: set_policy and set_model are refused
 // (docs/remote.md §2, §3). A token issued after the end is live.
 func TestSessionLogEndRevokesTokens(t *testing.T) {
+	t.Parallel()
 	db := storetest.Open(t)
 	id := enqueue(t, db)
 	ctx := context.Background()

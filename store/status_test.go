@@ -10,6 +10,7 @@ import (
 // what api.Status.Gone says, a pane is reported on only for a live status, and SQL
 // renders an IN-list body the migrations' partial indexes match.
 func TestStatusSets(t *testing.T) {
+	t.Parallel()
 	all := []Status{StatusQueued, StatusStarting, StatusWorking, StatusIdle, StatusBlocked, StatusParked,
 		StatusLost, StatusEnded, api.StatusUnknown}
 	for _, s := range all {

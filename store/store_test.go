@@ -53,6 +53,7 @@ func tableNames(t *testing.T, q store.Querier) []string {
 }
 
 func TestOpenFresh(t *testing.T) {
+	t.Parallel()
 	dir := storetest.Dir(t)
 	path := filepath.Join(dir, "orcr.db")
 	db, err := store.Open(path)
@@ -98,6 +99,7 @@ func TestOpenFresh(t *testing.T) {
 }
 
 func TestMigrateFromV1(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(storetest.Dir(t), "orcr.db")
 	ddl, err := os.ReadFile("migrations/0001_init.sql")
 	if err != nil {
@@ -137,6 +139,7 @@ func TestMigrateFromV1(t *testing.T) {
 }
 
 func TestRefuseNewerVersion(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(storetest.Dir(t), "orcr.db")
 	db, err := store.Open(path)
 	if err != nil {
@@ -163,6 +166,7 @@ func TestRefuseNewerVersion(t *testing.T) {
 }
 
 func TestOpenFailed(t *testing.T) {
+	t.Parallel()
 	dir := storetest.Dir(t)
 	garbage := filepath.Join(dir, "garbage.db")
 	os.WriteFile(garbage, []byte(strings.Repeat("not a database ", 100)), 0o600)
@@ -210,6 +214,7 @@ func allEvents(t *testing.T, db *store.DB) []store.Event {
 }
 
 func TestApplyFailingOpIsolated(t *testing.T) {
+	t.Parallel()
 	db := storetest.Open(t)
 	boom := errors.New("boom")
 	ops := []store.Op{
@@ -274,6 +279,7 @@ func TestApplyFailingOpIsolated(t *testing.T) {
 }
 
 func TestApplyOnlyFailures(t *testing.T) {
+	t.Parallel()
 	db := storetest.Open(t)
 	res, evs, err := db.Apply([]store.Op{
 		func(tx *store.Tx) (any, error) {
@@ -294,6 +300,7 @@ func TestApplyOnlyFailures(t *testing.T) {
 }
 
 func TestEmitValidation(t *testing.T) {
+	t.Parallel()
 	db := storetest.Open(t)
 	cases := []struct {
 		name string
@@ -336,6 +343,7 @@ func TestEmitValidation(t *testing.T) {
 }
 
 func TestIntents(t *testing.T) {
+	t.Parallel()
 	db := storetest.Open(t)
 	var opA, opR string
 	storetest.Write(t, db, func(tx *store.Tx) (any, error) {
@@ -416,6 +424,7 @@ func TestIntents(t *testing.T) {
 }
 
 func TestIntentRequestedPayload(t *testing.T) {
+	t.Parallel()
 	db := storetest.Open(t)
 	var op string
 	storetest.Write(t, db, func(tx *store.Tx) (any, error) {
@@ -434,6 +443,7 @@ func TestIntentRequestedPayload(t *testing.T) {
 }
 
 func TestTrim(t *testing.T) {
+	t.Parallel()
 	db := storetest.Open(t)
 	if oldest, err := db.Trim(10, 1<<62); err != nil || oldest != 1 {
 		t.Errorf("Trim on empty: got (%d, %v), want (1, nil)", oldest, err)
@@ -472,6 +482,7 @@ func TestTrim(t *testing.T) {
 }
 
 func TestBoundsEmptyAfterAllocation(t *testing.T) {
+	t.Parallel()
 	// A store whose table is empty but whose counter has advanced (rows deleted by hand):
 	// oldest = latest + 1 (docs/protocol.md §7.1).
 	db := storetest.Open(t)
@@ -486,6 +497,7 @@ func TestBoundsEmptyAfterAllocation(t *testing.T) {
 }
 
 func TestEventsAfterPaging(t *testing.T) {
+	t.Parallel()
 	db := storetest.Open(t)
 	for i := range 10 {
 		storetest.Emit(t, db, "debug.x", "", map[string]any{"i": i})
@@ -512,6 +524,7 @@ func TestEventsAfterPaging(t *testing.T) {
 }
 
 func TestEventFrame(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		ev   store.Event
@@ -535,6 +548,7 @@ func TestEventFrame(t *testing.T) {
 // The store file and the WAL files SQLite creates next to it are private (0600) even
 // under a permissive umask, and Open tightens a store an older version left readable.
 func TestStoreFilesArePrivate(t *testing.T) {
+	t.Parallel()
 	old := syscall.Umask(0o022) // the usual login umask; SQLite would create 0644
 	defer syscall.Umask(old)
 	dir := storetest.Dir(t)

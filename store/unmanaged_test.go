@@ -11,6 +11,7 @@ import (
 )
 
 func TestSlug(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"w1:p2": "w1_p2", "Work-Tree": "work_tree", "": "x", "ünï": "_n_", "a_b9": "a_b9",
 		strings.Repeat("A", 70): strings.Repeat("a", 64),
@@ -25,6 +26,7 @@ func TestSlug(t *testing.T) {
 // the same path (another terminal, the pane id reused) gets the terminal's suffix; an
 // end has no exit_reason; a status change is a compare-and-set on status and input_seq.
 func TestUnmanagedRows(t *testing.T) {
+	t.Parallel()
 	db := storetest.Open(t)
 	s := store.Sighting{TerminalID: "term-1", PaneID: "w1:p1", Provider: "claude", Status: store.StatusIdle,
 		SessionKind: "session_id", SessionValue: "abc"}
@@ -95,6 +97,7 @@ func TestUnmanagedRows(t *testing.T) {
 // its uuid and input_seq; a taken path, a busy row or a managed row are refused and
 // change nothing.
 func TestAdopt(t *testing.T) {
+	t.Parallel()
 	db := storetest.Open(t)
 	s := store.Sighting{TerminalID: "term-1", PaneID: "w1:p1", Provider: "claude", Status: store.StatusIdle,
 		SessionKind: "id", SessionValue: "abc"}

@@ -45,6 +45,7 @@ func micros(n int64) *int64 { return &n }
 // groups by; completing it again (a restart's monitor seeing the same idle) is stale
 // and counts nothing twice, even after the store is closed and opened again.
 func TestUsageRecordedOnceAndReported(t *testing.T) {
+	t.Parallel()
 	dir := storetest.Dir(t)
 	path := filepath.Join(dir, "orcr.db")
 	db, err := store.Open(path)
@@ -178,6 +179,7 @@ func TestUsageRecordedOnceAndReported(t *testing.T) {
 // agent's totals: a store whose turns were recorded before it reports what it reported
 // before, and its rows carry their totals.
 func TestUsageMigrationSumsRecordedTurns(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(storetest.Dir(t), "orcr.db")
 	db, err := store.Open(path)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 // keep is marked kept by the end itself, one without stays ready for the agent actor
 // (and restart recovery) to remove.
 func TestWorktreeHoldAndEnd(t *testing.T) {
+	t.Parallel()
 	db := storetest.Open(t)
 	wt := store.Worktree{Path: "/h/data/a/u1/worktree", Branch: "orcr/a", Repo: "/src/.git", Base: "abc"}
 	enqueue := func(path string, wt store.Worktree) (string, error) {

@@ -2,7 +2,7 @@
 // stored events notify whom ([Rules]), the document a delivery sends ([Body]), the
 // webhook signature ([Sign]), the retry decision ([Decide]), and the three senders
 // (webhook, command, herdr) that perform one attempt. The notifier actors
-// (actors/notifier.go) read events, enqueue deliveries and schedule attempts; they do
+// (actors/notify_actor.go) read events, enqueue deliveries and schedule attempts; they do
 // the I/O this package decides.
 package notify
 

@@ -73,6 +73,7 @@ func sh(script string) []string { return []string{"/bin/sh", "-c", script} }
 // every max(ttl/2, 1 s), release when it exits, print `detached <path>`, exit with the
 // command's status.
 func TestAgentAttach(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		args      []string
@@ -130,6 +131,7 @@ func TestAgentAttach(t *testing.T) {
 // A command that ran longer than the refusal window is not retried with the fallback,
 // whatever its status.
 func TestAgentAttachNoFallbackAfterARealSession(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	f := &attachFake{heartbeatOK: true}
 	f.start(t, h, sh("sleep 2.2; exit 4"), sh("echo fallback"))
@@ -143,6 +145,7 @@ func TestAgentAttachNoFallbackAfterARealSession(t *testing.T) {
 // An interrupt (SIGINT through cli.NotifyContext) is forwarded to the attach command;
 // once it has exited the lease is released and the CLI reports the interrupt.
 func TestAgentAttachInterrupted(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	f := &attachFake{heartbeatOK: true}
 	f.start(t, h, sh("trap 'echo got INT; exit 9' INT; while :; do sleep 0.05; done"), nil)

@@ -24,6 +24,7 @@ import (
 // server, about to bind its socket, refuses them. The server is this test binary (see
 // TestMain), started for real by cli.SpawnDetached.
 func TestAutoStartReportsTheServersRefusal(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		home  func(t *testing.T) string
@@ -90,6 +91,7 @@ func stopServer(t *testing.T, home string) {
 // the start-report descriptor it keeps is close-on-exec: the herdr and agent processes
 // it starts must not hold the CLI's pipe open.
 func TestAutoStartedServerKeepsItsReportPrivate(t *testing.T) {
+	t.Parallel()
 	home := shortHome(t)
 	var out, errb syncBuffer
 	code := cli.Run(context.Background(), []string{"--json", "server", "start"}, spawningEnv(home, &out, &errb))

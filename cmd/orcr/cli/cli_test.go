@@ -14,6 +14,7 @@ import (
 )
 
 func TestHelpAndVersion(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	for _, args := range [][]string{{"-V"}, {"--version"}} {
 		got := h.run(t, args...)
@@ -36,6 +37,7 @@ func TestHelpAndVersion(t *testing.T) {
 }
 
 func TestParseErrors(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	cases := []struct {
 		name string
@@ -81,6 +83,7 @@ func TestParseErrors(t *testing.T) {
 }
 
 func TestJSONAnywhere(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	want := h.run(t, "--json", "api", "schema")
 	if want.code != 0 {
@@ -95,6 +98,7 @@ func TestJSONAnywhere(t *testing.T) {
 }
 
 func TestAPISchema(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	// api schema never touches the home.
 	h.vars["ORCR_HOME"] = filepath.Join(h.home, "never")
@@ -147,6 +151,7 @@ func TestAPISchema(t *testing.T) {
 // orcr top refuses what it cannot do before it touches the server: --json (it is a
 // terminal UI), both ownership flags, and a stdout that is no terminal.
 func TestTopRefusals(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	for _, c := range []struct {
 		args       []string
@@ -172,6 +177,7 @@ func TestTopRefusals(t *testing.T) {
 // orcr mcp refuses --json (stdout is the MCP transport) and a non-loopback --http
 // address, before it serves anything.
 func TestMCPRefusals(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	got := h.run(t, "--json", "mcp")
 	if env := decodeEnvelope(t, got.stdout); got.code != 1 || env.Error == nil || env.Error.Reason() != "json_not_supported" {

@@ -12,6 +12,7 @@ import (
 // top, must not pull in the store or the actor runtime. The orcr
 // binary itself links the server; this check is on the client packages only.
 func TestClientDeps(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs go list")
 	}

@@ -17,6 +17,7 @@ import (
 // `server start --foreground` (wired to server.Run as main does), `server status
 // --json`, `server stop`.
 func TestServerInProcess(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.vars["ORCR_DISABLE_DISCOVERY"] = "1"
 	h.serve = func(ctx context.Context, o cli.ServeOptions) (string, error) {

@@ -20,6 +20,7 @@ import (
 // recorded service-manager commands; enabling twice changes nothing, disabling twice
 // says nothing was installed.
 func TestServerEnableDisable(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		goos, unit, verify string
 		enable, disable    []string
@@ -113,6 +114,7 @@ func TestServerEnableDisable(t *testing.T) {
 // A service manager that cannot be reached (no user bus in CI) is not an error: the
 // unit is written, loaded is false, and a note says when it will start.
 func TestServerEnableWithoutServiceManager(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.goos = "linux"
 	h.systemdRuns(t)
@@ -139,6 +141,7 @@ func TestServerEnableWithoutServiceManager(t *testing.T) {
 // Any platform but Linux and macOS: environment_error unsupported_platform, exit 2,
 // before anything is written.
 func TestServerEnableUnsupportedPlatform(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.goos = "windows"
 	h.vars["ORCR_HOME"] = filepath.Join(h.home, "orcr")
@@ -160,6 +163,7 @@ func TestServerEnableUnsupportedPlatform(t *testing.T) {
 
 // A unit that cannot be written or removed: environment_error server_start_failed.
 func TestServerEnableFileErrors(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.goos = "linux"
 	if err := os.WriteFile(filepath.Join(h.home, "cfgfile"), nil, 0o644); err != nil {
@@ -183,6 +187,7 @@ func TestServerEnableFileErrors(t *testing.T) {
 // The unit's ORCR_HERDR_BIN: the caller's ORCR_HERDR_BIN, else config herdr.bin when it
 // is executable, else herdr on PATH, else no variable at all.
 func TestServerEnableHerdrBin(t *testing.T) {
+	t.Parallel()
 	bin := filepath.Join(shortHome(t), "herdr")
 	if err := os.WriteFile(bin, nil, 0o755); err != nil {
 		t.Fatal(err)
@@ -227,6 +232,7 @@ func TestServerEnableHerdrBin(t *testing.T) {
 // server.status loops_firing follows the unit file: a real server, whose HOME is the
 // CLI's, reports false, true after enable, false after disable.
 func TestServerStatusLoopsFiringFollowsEnable(t *testing.T) {
+	t.Parallel()
 	user := shortHome(t)
 	runDir := t.TempDir()
 	srv := sockettest.NewServer(t, sockettest.WithEnv("HOME", user), sockettest.WithSystemdRunDir(runDir))
@@ -287,6 +293,7 @@ func (h *harness) systemdRuns(t *testing.T) {
 // do not fire durably (it said firing_durable=true while systemd had not taken the unit):
 // systemctl failing, or no systemd running the machine at all.
 func TestServerEnableSaysWhenNotDurable(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, why string
 		setup     func(h *harness)
@@ -325,6 +332,7 @@ func TestServerEnableSaysWhenNotDurable(t *testing.T) {
 // runs nothing; the unit carries the caller's PATH (absolute directories), so a provider
 // installed by npm is found by a server started at login.
 func TestServerEnableDryRunAndPath(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.goos = "linux"
 	h.vars["ORCR_HOME"] = filepath.Join(h.home, "orcr")

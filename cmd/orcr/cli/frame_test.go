@@ -12,6 +12,7 @@ import (
 // invalid_request frame_too_large with the limit, not reported as an unreachable
 // server (docs/protocol.md §1.9).
 func TestOversizedPromptIsFrameTooLarge(t *testing.T) {
+	t.Parallel()
 	srv := sockettest.NewServer(t)
 	h := newHarness(t)
 	h.vars["ORCR_HOME"] = srv.Home

@@ -83,6 +83,7 @@ var notImplementedProbes = map[string][]string{
 // `orcr --help` marks exactly the commands that answer not_implemented when run, and
 // `orcr <noun> --help` marks a noun all of whose commands are.
 func TestHelpMarksNotImplementedCommands(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	out := h.run(t, "--help")
 	if out.code != 0 {

@@ -43,6 +43,7 @@ func runInterrupted(t *testing.T, env cli.Env, out, errb *syncBuffer, ready func
 }
 
 func TestInterruptedBlockingVerbs(t *testing.T) {
+	t.Parallel()
 	t.Run("agent ask", func(t *testing.T) {
 		h := newHarness(t)
 		asked := make(chan struct{}, 1)
@@ -116,6 +117,7 @@ func TestInterruptedBlockingVerbs(t *testing.T) {
 // The foreground server stops on SIGINT/SIGTERM as its normal way to end: that is a
 // clean stop (exit 0), not an interrupt.
 func TestForegroundServerSignalIsACleanStop(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	serving := make(chan struct{})
 	h.serve = func(ctx context.Context, o cli.ServeOptions) (string, error) {

@@ -15,6 +15,7 @@ import (
 )
 
 func TestRenderLs(t *testing.T) {
+	t.Parallel()
 	now := time.UnixMilli(1_000_000_000)
 	claude := "claude"
 	changed := now.Add(-125 * time.Second).UnixMilli()
@@ -47,6 +48,7 @@ func TestRenderLs(t *testing.T) {
 // while it is ready, with the state in parentheses otherwise, "-" for a row without
 // one. A table with no worktree keeps its old layout byte for byte.
 func TestRenderLsWorktree(t *testing.T) {
+	t.Parallel()
 	now := time.UnixMilli(1_000_000_000)
 	mock := "mock"
 	row := func(path, uuid string, wt *cli.LsWorktree) cli.LsRow {
@@ -95,6 +97,7 @@ func TestRenderLsWorktree(t *testing.T) {
 // The UUID column shows each row's shortest prefix (at least 8 characters) that neither
 // another listed row nor an unlisted agent shares, and widens to the longest.
 func TestRenderLsUUIDPrefixes(t *testing.T) {
+	t.Parallel()
 	now := time.UnixMilli(1_000_000_000)
 	row := func(path, uuid string) cli.LsRow {
 		return cli.LsRow{UUID: uuid, Path: path, Status: "idle", CreatedAt: now.UnixMilli()}
@@ -147,6 +150,7 @@ func TestRenderLsUUIDPrefixes(t *testing.T) {
 // End to end: the prefixes `orcr agent ls` shows are unique among every agent row,
 // ended ones included, and each one names its agent when given back as a target.
 func TestAgentLsPrefixesResolve(t *testing.T) {
+	t.Parallel()
 	srv := sockettest.NewServer(t)
 	c := srv.Client(t)
 	for _, a := range []struct{ uuid, path, status string }{
@@ -200,6 +204,7 @@ func TestAgentLsPrefixesResolve(t *testing.T) {
 // What `agent ask --worktree` says on stderr after the answer: nothing when the worktree
 // went with the agent, where it is otherwise.
 func TestAskWorktreeNote(t *testing.T) {
+	t.Parallel()
 	wt := func(state string) *cli.LsWorktree {
 		return &cli.LsWorktree{Path: "/h/data/a/u/worktree", Branch: "orcr/a", State: state}
 	}

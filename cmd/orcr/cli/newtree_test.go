@@ -11,6 +11,7 @@ import (
 // undo takes back exactly what the tree made (new parents included) and what appeared
 // at the later paths, and leaves everything that was there before.
 func TestNewTreeUndo(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	os.WriteFile(filepath.Join(base, "keep.txt"), []byte("keep"), 0o644)
 	os.Mkdir(filepath.Join(base, "node_modules"), 0o755) // there before: not a later path
@@ -66,6 +67,7 @@ func TestNewTreeUndo(t *testing.T) {
 }
 
 func TestNewTreeExisting(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "file"), nil, 0o644)
 	os.Mkdir(filepath.Join(dir, "sub"), 0o755)

@@ -24,6 +24,7 @@ func shimEnv() []string {
 
 // `orcr __run-shim` exits as its command did: the same code, or the same signal.
 func TestRunShimMirrorsTheCommand(t *testing.T) {
+	t.Parallel()
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -55,6 +56,7 @@ func TestRunShimMirrorsTheCommand(t *testing.T) {
 // Through the orcr entry point too, the shim outlives every SIGTERM the group gets (the
 // CLI's own interrupt handling gives way to it), while its command runs on.
 func TestRunShimIgnoresTerm(t *testing.T) {
+	t.Parallel()
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -101,6 +103,7 @@ func TestRunShimIgnoresTerm(t *testing.T) {
 
 // The shim is not a verb: help never shows it.
 func TestRunShimIsHidden(t *testing.T) {
+	t.Parallel()
 	out := newHarness(t).run(t, "--help")
 	if strings.Contains(out.stdout, runproc.ShimVerb) {
 		t.Errorf("orcr --help lists %s:\n%s", runproc.ShimVerb, out.stdout)

@@ -109,6 +109,7 @@ func wantError(t *testing.T, got outcome, exit int, code, key, value string) map
 // Every preflight failure is reported before anything is touched: the project dir (and
 // its missing parents) do not exist afterwards.
 func TestScaffoldPreflightFailures(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name     string
 		lang     string
@@ -155,6 +156,7 @@ func TestScaffoldPreflightFailures(t *testing.T) {
 
 // The human error line names the cause and the hint.
 func TestScaffoldPreflightHuman(t *testing.T) {
+	t.Parallel()
 	h, bin := scaffoldHarness(t)
 	fakeBin(t, bin, "node", node18)
 	got := h.run(t, "scaffold", filepath.Join(t.TempDir(), "demo"))
@@ -167,6 +169,7 @@ func TestScaffoldPreflightHuman(t *testing.T) {
 // A file of the project that exists stops the scaffold before anything is written, and
 // stays as it was.
 func TestScaffoldNeverOverwrites(t *testing.T) {
+	t.Parallel()
 	for _, existing := range []string{"package.json", "tsconfig.json", "workflow.ts", "vendor/orcr-sdk", "vendor"} {
 		t.Run(existing, func(t *testing.T) {
 			h, bin := scaffoldHarness(t)
@@ -226,6 +229,7 @@ func TestScaffoldNeverOverwrites(t *testing.T) {
 // A failing install (npm install, go mod tidy) takes back everything the scaffold made:
 // a new dir is gone, an existing one holds only what it held.
 func TestScaffoldInstallFailureLeavesNothing(t *testing.T) {
+	t.Parallel()
 	t.Run("npm new dir", func(t *testing.T) {
 		h, bin := scaffoldHarness(t)
 		fakeBin(t, bin, "node", node20)
@@ -281,6 +285,7 @@ func TestScaffoldInstallFailureLeavesNothing(t *testing.T) {
 // Ctrl-C during npm install ends npm's whole process group, takes the project back and
 // exits 130.
 func TestScaffoldInterruptedInstall(t *testing.T) {
+	t.Parallel()
 	h, bin := scaffoldHarness(t)
 	fakeBin(t, bin, "node", node20)
 	started := filepath.Join(t.TempDir(), "started")
@@ -316,6 +321,7 @@ func TestScaffoldInterruptedInstall(t *testing.T) {
 // A TypeScript scaffold writes exactly the three files and the vendored SDK, and runs
 // npm install once, in the project dir.
 func TestScaffoldTypeScript(t *testing.T) {
+	t.Parallel()
 	h, bin := scaffoldHarness(t)
 	fakeBin(t, bin, "node", node20)
 	record := filepath.Join(t.TempDir(), "npm.log")
@@ -424,6 +430,7 @@ func TestScaffoldTypeScript(t *testing.T) {
 
 // The human output lists the files and ends with the command to run next.
 func TestScaffoldHuman(t *testing.T) {
+	t.Parallel()
 	h, bin := scaffoldHarness(t)
 	fakeBin(t, bin, "node", node20)
 	fakeBin(t, bin, "npm", npmOK)
@@ -438,6 +445,7 @@ func TestScaffoldHuman(t *testing.T) {
 
 // ORCR_SDK_SPEC replaces the vendored SDK.
 func TestScaffoldSDKSpec(t *testing.T) {
+	t.Parallel()
 	h, bin := scaffoldHarness(t)
 	fakeBin(t, bin, "node", node20)
 	fakeBin(t, bin, "npm", npmOK)
@@ -470,6 +478,7 @@ func TestScaffoldSDKSpec(t *testing.T) {
 // release orcr's own go.mod names) and main.go, then runs go mod tidy in the dir. The
 // real build of the result is tests/scaffold_test.go's.
 func TestScaffoldGo(t *testing.T) {
+	t.Parallel()
 	repo, err := filepath.Abs("../../..")
 	if err != nil {
 		t.Fatal(err)
@@ -532,6 +541,7 @@ func goLine(t *testing.T, path string) string {
 
 // The embedded SDK package is the one the scaffold pins, at the CLI's version.
 func TestEmbeddedSDKPackage(t *testing.T) {
+	t.Parallel()
 	b, err := fs.ReadFile(ts.Files(), "package.json")
 	if err != nil {
 		t.Fatal(err)

@@ -19,6 +19,7 @@ import (
 )
 
 func TestExitCodeMapping(t *testing.T) {
+	t.Parallel()
 	for _, ci := range wire.Codes {
 		t.Run(string(ci.Code), func(t *testing.T) {
 			h := newHarness(t)
@@ -47,6 +48,7 @@ func TestExitCodeMapping(t *testing.T) {
 }
 
 func TestServerStopNotRunning(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	home := filepath.Join(h.home, "absent")
 	h.vars["ORCR_HOME"] = home
@@ -65,6 +67,7 @@ func TestServerStopNotRunning(t *testing.T) {
 }
 
 func TestServerStopRunning(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	f := startFake(t, h.home, func(string, map[string]any) (any, *wire.Error) {
 		return map[string]any{"status": "stopping"}, nil
@@ -79,6 +82,7 @@ func TestServerStopRunning(t *testing.T) {
 }
 
 func TestServerStart(t *testing.T) {
+	t.Parallel()
 	t.Run("already running", func(t *testing.T) {
 		h := newHarness(t)
 		startFake(t, h.home, nil)
@@ -143,6 +147,7 @@ func TestServerStart(t *testing.T) {
 }
 
 func TestConfigErrorsAbortBeforeServer(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	f := startFake(t, h.home, nil)
 	if err := os.WriteFile(filepath.Join(h.home, "config.json"), []byte("{not json"), 0o600); err != nil {
@@ -168,6 +173,7 @@ func TestConfigErrorsAbortBeforeServer(t *testing.T) {
 }
 
 func TestUnsafeHome(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	if err := os.Chmod(h.home, 0o777); err != nil {
 		t.Fatal(err)
@@ -196,6 +202,7 @@ const statusJSON = `{"version":"0.1.0","protocol":1,"pid":77,"uptime_ms":5,
   {"name":"hook","type":"webhook","pending":2,"delivered":1,"failed":1,"dropped":3,"last_error":"HTTP 503","last_error_at":1700000000000,"last_delivered_at":null,"next_attempt_at":1700000004000}]}`
 
 func TestServerStatus(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	f := startFake(t, h.home, func(method string, _ map[string]any) (any, *wire.Error) {
 		return json.RawMessage(statusJSON), nil
@@ -246,6 +253,7 @@ func TestServerStatus(t *testing.T) {
 }
 
 func TestServerStatusNoIntegrations(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	startFake(t, h.home, func(string, map[string]any) (any, *wire.Error) {
 		return map[string]any{"integrations": map[string]any{}, "loops": []any{}}, nil
@@ -270,6 +278,7 @@ func writeLog(t *testing.T, home, content string) string {
 }
 
 func TestServerLogs(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	got := h.run(t, "server", "logs", "--json")
 	if want := `{"ok":true,"result":{"lines":[]}}` + "\n"; got.code != 0 || got.stdout != want {
@@ -296,6 +305,7 @@ func TestServerLogs(t *testing.T) {
 }
 
 func TestServerLogsFollow(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	path := writeLog(t, h.home, "one\ntwo\n")
 	ctx, cancel := context.WithCancel(context.Background())
@@ -339,6 +349,7 @@ func TestServerLogsFollow(t *testing.T) {
 // checks the home only, and leaves logs/ and data/ to the server, which makes them once
 // its config passed.
 func TestServerStartRefusedCreatesNothing(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	if err := os.MkdirAll(h.home, 0o700); err != nil {
 		t.Fatal(err)

@@ -30,6 +30,7 @@ func skillText(t *testing.T) map[string]string {
 
 // Names lists exactly the embedded files.
 func TestSkillNamesAreTheFiles(t *testing.T) {
+	t.Parallel()
 	var embedded []string
 	fs.WalkDir(skill.Files(), ".", func(p string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
@@ -47,6 +48,7 @@ func TestSkillNamesAreTheFiles(t *testing.T) {
 // SKILL.md: front matter with the name and trigger phrases, at most 150 lines, the
 // eleven numbered sections in order, and a link to every reference.
 func TestSkillShape(t *testing.T) {
+	t.Parallel()
 	text := skillText(t)["SKILL.md"]
 	if n := strings.Count(text, "\n"); n > 150 {
 		t.Errorf("SKILL.md has %d lines, the budget is 150", n)
@@ -236,6 +238,7 @@ var globalFlags = map[string]bool{"--json": true, "--help": true, "-h": true, "-
 // Every flag given to an orcr command in the skill exists in that command's live
 // --help, and every agent run / agent ask sample with flags names --name or --path.
 func TestSkillFlagsExist(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	commands := commandSet()
 	help := map[string]map[string]bool{}
@@ -265,6 +268,7 @@ func TestSkillFlagsExist(t *testing.T) {
 
 // The scanner reads commands the way the gate needs.
 func TestFindInvocations(t *testing.T) {
+	t.Parallel()
 	commands := commandSet()
 	cases := []struct {
 		text string
@@ -293,6 +297,7 @@ func TestFindInvocations(t *testing.T) {
 
 // skill install writes every file, byte for byte.
 func TestSkillInstall(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	dir := filepath.Join(t.TempDir(), "skills", "orchestratr")
 	got := h.run(t, "--json", "skill", "install", dir)
@@ -324,6 +329,7 @@ func TestSkillInstall(t *testing.T) {
 
 // skill install refuses a folder that already holds any skill file, and touches nothing.
 func TestSkillInstallNeverOverwrites(t *testing.T) {
+	t.Parallel()
 	for _, existing := range []string{"SKILL.md", "references/loops.md", "references"} {
 		t.Run(existing, func(t *testing.T) {
 			h := newHarness(t)
@@ -368,6 +374,7 @@ func TestSkillInstallNeverOverwrites(t *testing.T) {
 
 // skill show prints SKILL.md or a reference, by any of its names.
 func TestSkillShow(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	text := skillText(t)
 	for args, want := range map[string]string{
@@ -396,6 +403,7 @@ func TestSkillShow(t *testing.T) {
 // get this binary's text, a file of the user's in the folder is left alone, and the
 // result names what was replaced. A path in the way that is not a file is still refused.
 func TestSkillInstallForceUpgrades(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	dir := t.TempDir()
 	if got := h.run(t, "skill", "install", dir); got.code != 0 {

@@ -15,6 +15,7 @@ import (
 // Human server status: the reason herdr is unreachable, and only the integrations orcr
 // supports unless --all; --json is the result as the server sent it.
 func TestServerStatusHerdrErrorAndIntegrations(t *testing.T) {
+	t.Parallel()
 	const status = `{"version":"0.1.0","protocol":1,"socket":"/h/orcr.sock","store":"/h/orcr.db",
  "herdr":{"bin":null,"reachable":false,"version":null,"protocol":null,"socket":null,"session":"orcr","session_running":false,
   "error":{"code":"environment_error","message":"herdr was not found on PATH; install herdr","details":{"cause":"herdr_missing","origin":"PATH"}}},
@@ -81,6 +82,7 @@ func herdrStatusJSON(t *testing.T, h *harness) (herdr struct {
 
 // Against a real server with no herdr anywhere, the human status names the cause.
 func TestServerStatusNoHerdrRealServer(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	sockettest.NewServer(t, sockettest.WithHome(h.home))
 	got := h.run(t, "server", "status")
@@ -97,6 +99,7 @@ func TestServerStatusNoHerdrRealServer(t *testing.T) {
 // Against a real server on the herdr stand-in (16 integration targets), the human
 // status lists claude and codex and counts the rest; --all lists all of them.
 func TestServerStatusIntegrationsRealServer(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	sockettest.NewServer(t, sockettest.WithHome(h.home), sockettest.WithHerdr(t))
 	hd, n := herdrStatusJSON(t, h)

@@ -12,6 +12,7 @@ import (
 // --since takes a duration back from now, today, a date or an RFC 3339 time; anything
 // else is invalid_request bad_since.
 func TestParseSince(t *testing.T) {
+	t.Parallel()
 	loc := time.FixedZone("X", 3600)
 	now := time.Date(2026, 12, 5, 20, 30, 0, 0, loc)
 	for in, want := range map[string]time.Time{
@@ -52,6 +53,7 @@ func FuzzParseSince(f *testing.F) {
 // The usage table: a header naming the grouping, one row per group ("-" for no key),
 // TOTAL, and a cost marked * with the unpriced models said below.
 func TestRenderUsage(t *testing.T) {
+	t.Parallel()
 	r := api.UsageResult{By: "model", Rows: []api.UsageRow{
 		{Key: "claude-sonnet-4-5", UsageSum: api.UsageSum{Turns: 2, InputTokens: 11, OutputTokens: 22, CacheReadTokens: 33, CacheWriteTokens: 44, CostUSD: 1.5}},
 		{Key: "", UsageSum: api.UsageSum{Turns: 1, InputTokens: 12345, UnpricedTurns: 1}},
@@ -69,6 +71,7 @@ TOTAL                  3     12.4k        22         33          44         0   
 }
 
 func TestRenderQuota(t *testing.T) {
+	t.Parallel()
 	now := time.UnixMilli(1796472000000)
 	reset := now.Add(90 * time.Minute)
 	ws := []api.QuotaWindow{
@@ -89,6 +92,7 @@ func TestRenderQuota(t *testing.T) {
 // agent ls --usage reads each row's usage: tokens and cost beside the row, "-" for an
 // agent that reported nothing, * when a turn had no price.
 func TestLsUsageColumns(t *testing.T) {
+	t.Parallel()
 	rows := []api.AgentRow{
 		{UUID: "u1", Path: "a", Status: api.StatusIdle, Usage: &api.AgentUsage{Turns: 2, Tokens: 12345, CostUSD: 1.5}},
 		{UUID: "u2", Path: "b", Status: api.StatusIdle},

@@ -17,6 +17,7 @@ import (
 // TestCatalogueCoverage: every socket method is reachable from a real CLI verb, and
 // every verb either maps to catalogue methods or is local-only.
 func TestCatalogueCoverage(t *testing.T) {
+	t.Parallel()
 	verbs := cli.Verbs()
 	table := cli.VerbMethods()
 	local := cli.LocalVerbs()
@@ -68,6 +69,7 @@ func TestCatalogueCoverage(t *testing.T) {
 // TestRequestParams checks the method and params each request-only verb sends, and
 // that caller identity is forwarded exactly where docs/cli.md §2.1 says.
 func TestRequestParams(t *testing.T) {
+	t.Parallel()
 	caller := map[string]any{"caller_id": "0190-abc", "caller_path": "review/worker"}
 	with := func(p map[string]any) map[string]any {
 		out := map[string]any{}
@@ -177,6 +179,7 @@ func TestRequestParams(t *testing.T) {
 }
 
 func TestClientSideChecks(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		args   []string
 		reason string
@@ -205,6 +208,7 @@ func TestClientSideChecks(t *testing.T) {
 }
 
 func TestAgentWaitExit(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name   string
 		result string
@@ -242,6 +246,7 @@ func TestAgentWaitExit(t *testing.T) {
 // agent wait --any: the exit code is the first settled target's alone, and the human
 // output names it on the first line, then the rest by path.
 func TestAgentWaitAny(t *testing.T) {
+	t.Parallel()
 	const pending = `{"uuid":"p","path":"a","ok":false,"reason":"pending"}`
 	cases := []struct {
 		name   string
@@ -280,6 +285,7 @@ func TestAgentWaitAny(t *testing.T) {
 }
 
 func TestAgentKill(t *testing.T) {
+	t.Parallel()
 	killResult := `{"killed":[],"skipped":[{"uuid":"u","path":"x","reason":"force_required"}],"all_killed":false}`
 	t.Run("all skipped exits 7", func(t *testing.T) {
 		h := newHarness(t)
@@ -323,6 +329,7 @@ func TestAgentKill(t *testing.T) {
 }
 
 func TestAgentAskDied(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	startFake(t, h.home, func(string, map[string]any) (any, *wire.Error) {
 		return nil, wire.Conflict("agent ended", "uuid", "u", "path", "q", "reason", "killed", "exit_reason", "killed")
@@ -333,6 +340,7 @@ func TestAgentAskDied(t *testing.T) {
 }
 
 func TestAgentRunHuman(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.tty = true
 	startFake(t, h.home, func(string, map[string]any) (any, *wire.Error) {
@@ -345,6 +353,7 @@ func TestAgentRunHuman(t *testing.T) {
 }
 
 func TestNotImplementedServerAnswer(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	startFake(t, h.home, func(m string, _ map[string]any) (any, *wire.Error) {
 		return nil, wire.Invalid("not_implemented", m+" is not implemented yet")
@@ -356,6 +365,7 @@ func TestNotImplementedServerAnswer(t *testing.T) {
 }
 
 func TestAgentLogsFollow(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	var calls atomic.Int32
 	f := startFake(t, h.home, func(_ string, p map[string]any) (any, *wire.Error) {

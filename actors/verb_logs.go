@@ -114,7 +114,7 @@ func (s *System) lastResponse(ctx context.Context, row store.AgentRow) (string, 
 		if row.Agent != nil {
 			name = *row.Agent
 		}
-		timeout := s.cfg.Config.TuningFor(name).TranscriptFreshnessTimeout
+		timeout := s.providers.Tuning(name).TranscriptFreshnessTimeout
 		if err := transcript.WaitFresh(ctx, path, lt.Cursor, timeout); err != nil {
 			if ctx.Err() != nil {
 				return "", wire.Internal(wire.CauseCanceled, "the request was canceled")

@@ -1,8 +1,6 @@
 package actors
 
 import (
-	"time"
-
 	"github.com/orcr-go/orcr/store"
 )
 
@@ -78,9 +76,6 @@ func (w *agentWork) shutdownPaneThen(reason string, then func(tx *store.Tx) erro
 	if w.st.TerminalID == "" || w.env.Herdr == nil {
 		return nil
 	}
-	line, grace := "", time.Duration(0)
-	if w.env.Shutdown != nil {
-		line, grace = w.env.Shutdown(w.st.Provider)
-	}
+	line, grace := w.env.providers().Shutdown(w.st.Provider)
 	return w.closePaneThen(w.st.TerminalID, reason, line, grace, "", then)
 }

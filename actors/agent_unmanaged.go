@@ -12,7 +12,7 @@ import (
 
 // The agent actor's work on unmanaged rows (docs/lifecycle.md §3.2): send and kill
 // --force go through the herdr session the agent lives in; discovery keeps the row's
-// status (actors/discovery.go).
+// status (actors/herdr_discovery.go).
 
 // sess is the herdr session of the agent's pane: the owned session for managed rows, the
 // user's session for unmanaged ones.

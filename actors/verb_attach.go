@@ -21,7 +21,7 @@ const attachLookupTimeout = 5 * time.Second
 //
 // The lease is taken outside the agent actor: an attach never waits behind a send or a
 // move of its agent. The GC checks the lease inside the park's compare-and-set and
-// before a reap shuts the pane down (actors/gc.go).
+// before a reap shuts the pane down (actors/sched_gc.go).
 func (s *System) AttachPrepare(ctx context.Context, r api.AttachPrepareRequest) (api.AttachPrepareResult, error) {
 	row, _, err := s.exactTarget(ctx, r.Caller, r.Target)
 	if err != nil {

@@ -201,10 +201,7 @@ type SubmitPlan struct {
 }
 
 func (w *agentWork) plan(provider string) SubmitPlan {
-	if w.env.Submit == nil {
-		return SubmitPlan{EnterDelay: defaultEnterDelay}
-	}
-	return w.env.Submit(provider)
+	return w.env.providers().Submit(provider)
 }
 
 // submission is text typed the way plan types a prompt: the input box cleared, the

@@ -122,7 +122,7 @@ func (w *agentWork) spawn() (ended bool) {
 		}
 		return w.isEnded()
 	}
-	if w.env.NeedsAgentSession == nil || w.env.NeedsAgentSession(w.st.Provider) {
+	if w.env.providers().NeedsAgentSession(w.st.Provider) {
 		w.pollAgentSession(pl.TerminalID)
 	}
 	if w.cut() {
@@ -176,10 +176,7 @@ func (w *agentWork) waitHerdrUntil(deadline time.Time) error {
 	pause, warned := 250*time.Millisecond, false
 	for {
 		ctx, cancel := w.herdrCtx()
-		var err error
-		if w.env.HerdrGate != nil {
-			err = w.env.HerdrGate(ctx)
-		}
+		err := w.env.providers().HerdrGate(ctx)
 		if err == nil {
 			err = w.ensureOwned(ctx)
 		}
@@ -226,7 +223,7 @@ func (w *agentWork) ensureOwned(ctx context.Context) error {
 // ping is retried until the supervised connection has reconnected (it backs off after
 // the failed ping) or ctx ends. A session that is listed running but does not answer
 // (a frozen herdr) is never started twice: the ping is retried until ctx ends. Spawns
-// and the reconciler (actors/reconcile.go ownedPanes) start the session through here.
+// and the reconciler (actors/herdr_reconcile.go ownedPanes) start the session through here.
 func (env *AgentEnv) ensureOwned(ctx context.Context) error {
 	owned := env.Herdr.Owned()
 	if _, err := owned.Ping(ctx); err == nil {

@@ -26,11 +26,9 @@ func (env *AgentEnv) turnUsage(st store.Agent, path string) *store.TurnUsage {
 	if u.Model == "" {
 		u.Model = st.Model
 	}
-	if env.Prices != nil {
-		if p, ok := env.Prices(u.Model); ok {
-			c := p.CostMicros(u.Input, u.Output, u.CacheRead, u.CacheWrite)
-			u.CostMicros = &c
-		}
+	if p, ok := env.providers().Price(u.Model); ok {
+		c := p.CostMicros(u.Input, u.Output, u.CacheRead, u.CacheWrite)
+		u.CostMicros = &c
 	}
 	return &u
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/orcr-go/orcr/actors/provider"
 	"github.com/orcr-go/orcr/actors/transcript"
-	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/store"
 )
 
@@ -120,10 +119,7 @@ func limitLine(text string) string {
 // relaunch rebuilds l for the provider the row was rerouted to and writes it back, so a
 // restart's recovery spawns the same.
 func (w *agentWork) relaunch(l *Launch) (*Launch, error) {
-	if w.env.Relaunch == nil {
-		return nil, wire.Internal(wire.CauseRelaunch, "no relaunch for provider "+w.st.Provider)
-	}
-	nl, err := w.env.Relaunch(l, w.st.Provider)
+	nl, err := w.env.providers().Relaunch(l, w.st.Provider)
 	if err != nil {
 		return nil, err
 	}
@@ -133,10 +129,11 @@ func (w *agentWork) relaunch(l *Launch) (*Launch, error) {
 	return nl, nil
 }
 
-// relaunch is AgentEnv.Relaunch: l's launch for provider with its configured model and
+// Relaunch implements [Providers]: l's launch for provider with its configured model and
 // effort (the model and effort of another provider mean nothing to it), its argv and
 // pane environment rebuilt; identity, prompt, cwd and the rest are kept.
-func (s *System) relaunch(l *Launch, to string) (*Launch, error) {
+func (p systemProviders) Relaunch(l *Launch, to string) (*Launch, error) {
+	s := p.s
 	prov, err := provider.Lookup(to, s.providerOptions())
 	if err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 
 	"github.com/orcr-go/orcr/actors/provider"
 	"github.com/orcr-go/orcr/actors/transcript"
+	"github.com/orcr-go/orcr/config"
 	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/store"
 )
@@ -58,10 +59,19 @@ func (s *System) supported(ctx context.Context, name string) bool {
 	return provider.CheckSupport(name, opts.HasOrcr(name), s.herdrInstalled(ctx)) == nil
 }
 
-// shutdownPlan is the provider's graceful-shutdown recipe (docs/lifecycle.md §15.2): a
-// line to type (claude and codex have none; the mock's is /quit) and the grace before
-// close.
-func (s *System) shutdownPlan(name string) (string, time.Duration) {
+// systemProviders is the server's [Providers]: the configured providers, the price
+// table and herdr's contract check. System holds it (System.providers) and hands the
+// same value to the agent actors.
+type systemProviders struct {
+	s  *System
+	tr transcripts
+}
+
+// Shutdown implements [Providers]: the provider's graceful-shutdown recipe
+// (docs/lifecycle.md §15.2): a line to type (claude and codex have none; the mock's is
+// /quit) and the grace before close.
+func (p systemProviders) Shutdown(name string) (string, time.Duration) {
+	s := p.s
 	prov, err := provider.Lookup(name, s.providerOptions())
 	if err != nil {
 		return "", 0
@@ -70,10 +80,25 @@ func (s *System) shutdownPlan(name string) (string, time.Duration) {
 	return sd.Line, sd.Grace
 }
 
-// herdrGate runs the contract check against the live `herdr api schema --json` once;
-// a passing check is remembered, a failing one is retried at the next spawn (herdr may
-// be upgraded meanwhile).
-func (s *System) herdrGate(ctx context.Context) error {
+// Tuning implements [Providers]: the configured completion tuning.
+func (p systemProviders) Tuning(name string) config.Tuning { return p.s.cfg.Config.TuningFor(name) }
+
+// Price implements [Providers]: the configured price table.
+func (p systemProviders) Price(model string) (config.Price, bool) {
+	return p.s.cfg.Config.PriceFor(model)
+}
+
+// NeedsAgentSession implements [Providers]: providers whose transcript is not a file
+// of the agent's data dir.
+func (p systemProviders) NeedsAgentSession(name string) bool {
+	return p.tr.spec(name).DataDirFile == ""
+}
+
+// HerdrGate implements [Providers]: the contract check against the live `herdr api
+// schema --json`, once; a passing check is remembered, a failing one is retried at the
+// next spawn (herdr may be upgraded meanwhile).
+func (p systemProviders) HerdrGate(ctx context.Context) error {
+	s := p.s
 	s.gateMu.Lock()
 	defer s.gateMu.Unlock()
 	if s.gateOK {
@@ -87,8 +112,10 @@ func (s *System) herdrGate(ctx context.Context) error {
 	return nil
 }
 
-// submitPlan maps a provider's startup recipe to the agent actor's delivery plan.
-func (s *System) submitPlan(name string) SubmitPlan {
+// Submit implements [Providers]: a provider's startup recipe as the agent actor's
+// delivery plan.
+func (p systemProviders) Submit(name string) SubmitPlan {
+	s := p.s
 	prov, err := provider.Lookup(name, s.providerOptions())
 	if err != nil {
 		return SubmitPlan{EnterDelay: defaultEnterDelay}
@@ -142,9 +169,9 @@ func (t transcripts) Tools(providerName, path string) ([]store.ToolLog, error) {
 	return out, nil
 }
 
-// remoteKeys returns the stream's recipes of provider name.
-func (s *System) remoteKeys(name string) (RemoteKeys, bool) {
-	prov, err := s.lookupProvider(name)
+// RemoteKeys implements [Providers]: the stream's recipes of provider name.
+func (p systemProviders) RemoteKeys(name string) (RemoteKeys, bool) {
+	prov, err := p.s.lookupProvider(name)
 	if err != nil {
 		return RemoteKeys{}, false
 	}
