@@ -176,8 +176,8 @@ func (w *agentWork) complete() (ended bool, retry int64) {
 		return limit(tx)
 	})
 	w.logErr("complete turn", err)
-	if err == nil && w.env.RemoteKeys != nil && w.env.Agents != nil {
-		cutTurns(func(m sendKeys) { w.root.Send(w.env.Agents, m) }, w.env.RemoteKeys, cuts)
+	if err == nil && w.env.Agents != nil {
+		cutTurns(func(m sendKeys) { w.root.Send(w.env.Agents, m) }, w.env.providers().RemoteKeys, cuts)
 	}
 	if err != nil || !immediate {
 		return w.isEnded(), 0

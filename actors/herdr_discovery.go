@@ -383,8 +383,8 @@ func writeDiscovery(root *actor.RootContext, env *AgentEnv, session string, chan
 		env.Log.Warn("discovery: cannot apply the changes", "session", session, "err", err)
 		return
 	}
-	if cuts, _ := v.([]store.BudgetCut); len(cuts) > 0 && env.Agents != nil && env.RemoteKeys != nil {
-		cutTurns(func(m sendKeys) { root.Send(env.Agents, m) }, env.RemoteKeys, cuts)
+	if cuts, _ := v.([]store.BudgetCut); len(cuts) > 0 && env.Agents != nil {
+		cutTurns(func(m sendKeys) { root.Send(env.Agents, m) }, env.providers().RemoteKeys, cuts)
 	}
 	wakeInboxes(root, env, changes)
 	for _, ch := range changes {
