@@ -172,11 +172,20 @@ func (w *agentWork) complete() (ended bool, retry int64) {
 	}
 	quota := w.quotaPause(c.Usage, time.Now())
 	err := w.apply(func(tx *store.Tx) error {
+		var prev []store.QuotaWindow
+		if quota != nil { // the windows before this turn's report, for quota.warned
+			var err error
+			if prev, err = tx.QuotaWindows(); err != nil {
+				return err
+			}
+		}
 		if err := tx.CompleteTurn(c); err != nil {
 			return err
 		}
-		if err := quota(tx); err != nil {
-			return err
+		if quota != nil {
+			if err := quota(tx, prev); err != nil {
+				return err
+			}
 		}
 		return limit(tx)
 	})
