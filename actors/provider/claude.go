@@ -184,8 +184,7 @@ func WithClaudeStatusLine(argv []string, orcrBin string) []string {
 	}
 	settings, _ := json.Marshal(map[string]any{"statusLine": map[string]any{
 		"type": "command", "command": shellQuote(orcrBin) + " statusline", "padding": 0}})
-	out := append([]string{argv[0], ClaudeSettingsFlag, string(settings)}, argv[1:]...)
-	return out
+	return append([]string{argv[0], ClaudeSettingsFlag, string(settings)}, argv[1:]...)
 }
 
 // shellQuote quotes s for a POSIX shell (claude runs a status line through one).

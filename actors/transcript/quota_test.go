@@ -72,6 +72,8 @@ func TestClaudeStatusQuota(t *testing.T) {
 		{"a session without a plan sends none", `{"model":{"id":"x"},"cost":{"total_cost_usd":0.1}}`, nil},
 		{"null windows", `{"rate_limits":{"five_hour":null,"seven_day":[]}}`, nil},
 		{"garbage", `{"rate_limits":`, nil},
+		{"claude 2.1.328 on an API key (the model stand-in's): no rate_limits",
+			string(must(os.ReadFile(filepath.Join("testdata", "claude", "statusline_apikey.json")))), nil},
 		{"a whole status-line JSON", string(must(os.ReadFile(filepath.Join("testdata", "claude", "statusline.json")))),
 			[]transcript.QuotaWindow{
 				{Window: "five_hour", UsedPercent: 96, WindowMinutes: 300, ResetsAt: 4102444800000},
@@ -106,8 +108,10 @@ func FuzzQuota(f *testing.F) {
 	seed(f, "codex")
 	f.Add([]byte(tokenCount(`{"primary":{"used_percent":42.5,"window_minutes":300,"resets_at":1796472000},"secondary":null}`)))
 	f.Add([]byte(`{"rate_limits":{"five_hour":{"used_percentage":96,"resets_at":1796472000},"seven_day":{"used_percentage":1e400}}}`))
-	if full, err := os.ReadFile(filepath.Join("testdata", "claude", "statusline.json")); err == nil {
-		f.Add(full) // a whole status-line JSON as claude passes it
+	for _, name := range []string{"statusline.json", "statusline_apikey.json"} {
+		if full, err := os.ReadFile(filepath.Join("testdata", "claude", name)); err == nil {
+			f.Add(full) // a whole status-line JSON as claude passes it
+		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkQuota(t, transcript.CodexQuota(data))
