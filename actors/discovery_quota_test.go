@@ -14,21 +14,7 @@ import (
 // discovery's transaction, as a managed agent's completion does.
 func TestDiscoveryCompletionQuotaPausesAndWarns(t *testing.T) {
 	db := storetest.Open(t)
-	id := storetest.NewUUID(t)
-	seq := storetest.Write(t, db, func(tx *store.Tx) (any, error) {
-		if _, err := tx.Enqueue(store.NewAgent{UUID: id, Path: "ext/cx", Provider: "codex", GCMode: store.GCAuto,
-			Cwd: "/tmp", Session: "orcr"}); err != nil {
-			return nil, err
-		}
-		if _, err := tx.Exec(`UPDATE agents SET status = 'starting' WHERE uuid = ?`, id); err != nil {
-			return nil, err
-		}
-		if err := tx.SettleIdle(id); err != nil {
-			return nil, err
-		}
-		seq, _, err := tx.OpenTurn(id, store.InputStatuses)
-		return seq, err
-	}).(int64)
+	id, seq := storetest.TurnAgent(t, db, "ext/cx", "codex", "")
 	reset := time.Now().Add(time.Hour).UnixMilli()
 	ch := discChange{Kind: discComplete, UUID: id, Turn: seq, From: store.StatusWorking, Provider: "codex",
 		Usage: &store.TurnUsage{Input: 1, Quota: []store.QuotaWindow{
