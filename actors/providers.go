@@ -191,19 +191,12 @@ func (t transcripts) Usage(providerName, path string) (store.TurnUsage, bool) {
 	return storeUsage(u), true
 }
 
-func (t transcripts) TurnEnd(providerName, path string) (string, error, store.TurnUsage, bool) {
+func (t transcripts) TurnEnd(providerName, path string) (string, store.TurnUsage, bool) {
 	e, err := transcript.ReadTurnEnd(path, t.spec(providerName).Format)
-	if err != nil {
-		return "", err, store.TurnUsage{}, false
+	if err != nil || !e.HasUsage {
+		return e.Response, store.TurnUsage{}, false
 	}
-	var respErr error
-	if !e.HasResponse {
-		respErr = transcript.Unavailable(wire.CauseNoFinalResponse, "the transcript has no final response yet")
-	}
-	if !e.HasUsage {
-		return e.Response, respErr, store.TurnUsage{}, false
-	}
-	return e.Response, respErr, storeUsage(e.Usage), true
+	return e.Response, storeUsage(e.Usage), true
 }
 
 // storeUsage is u as the store keeps it.

@@ -33,9 +33,9 @@ type Transcripts interface {
 	// Usage is the tokens the transcript's last turn used, if it reported any
 	// (docs/providers.md §6.8).
 	Usage(provider, path string) (store.TurnUsage, bool)
-	// TurnEnd is LastResponse and Usage from one read of the transcript at path, for a
-	// turn's completion (docs/usage.md §6); responseErr is LastResponse's error.
-	TurnEnd(provider, path string) (response string, responseErr error, usage store.TurnUsage, hasUsage bool)
+	// TurnEnd is LastResponse ("" when there is none) and Usage from one read of the
+	// transcript at path, for a turn's completion (docs/usage.md §6).
+	TurnEnd(provider, path string) (response string, usage store.TurnUsage, hasUsage bool)
 	// LimitNotice is the message with which the provider ended the transcript's last
 	// turn at its usage or rate limit, if it did (docs/providers.md §6.7).
 	LimitNotice(provider, path string) (string, bool)
@@ -155,7 +155,7 @@ func (w *agentWork) complete() (ended bool, retry int64) {
 		c.Cursor, _ = w.env.Transcripts.Cursor(path)
 		// The session log's assistant/message (docs/remote.md §5) and the turn's usage,
 		// from one read of the transcript (docs/usage.md §6).
-		resp, _, u, ok := w.env.Transcripts.TurnEnd(w.st.Provider, path)
+		resp, u, ok := w.env.Transcripts.TurnEnd(w.st.Provider, path)
 		c.Response = resp
 		if ok {
 			c.Usage = w.env.priceUsage(w.st, u)
