@@ -45,7 +45,7 @@ func (c *statuslineCmd) Run(a *app) error {
 		ctx, cancel := context.WithTimeout(a.ctx, statuslineTimeout)
 		defer cancel()
 		res.Windows = req.Windows
-		if _, err := socketapi.Invoke(ctx, socketapi.FromGetenv(a.env.Getenv), api.QuotaRecord, req); err != nil {
+		if _, err := socketapi.FromGetenv(a.env.Getenv).QuotaRecord(ctx, req); err != nil {
 			a.stderr("statusline: quota not recorded: %v", err)
 		} else {
 			res.Recorded = true
