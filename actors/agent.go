@@ -112,6 +112,9 @@ type AgentEnv struct {
 	// QuotaPauseAt is quota.pause_at: the used fraction of a quota window at which
 	// the provider starts nothing new until the window resets (0: never).
 	QuotaPauseAt float64
+	// QuotaWarnAt is quota.warn_at: the used fraction of a quota window at which
+	// quota.warned is emitted, once per window and period (0: never).
+	QuotaWarnAt float64
 	// OwnedStart, a channel of capacity 1, serializes starting the owned herdr session
 	// (actors/agent_spawn.go ensureOwned); nil: no serialization.
 	OwnedStart chan struct{}

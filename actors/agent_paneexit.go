@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/orcr-go/orcr/actors/paneexec"
+	"github.com/orcr-go/orcr/actors/provider"
 	"github.com/orcr-go/orcr/store"
 )
 
@@ -42,6 +43,9 @@ func (w *agentWork) launchArgv(argv []string) []string {
 	file := exitFile(w.env.Home, w.st.Path, w.uuid)
 	if err := os.Remove(file); err != nil && !errors.Is(err, os.ErrNotExist) {
 		w.log().Warn("cannot remove an old status file of the pane launcher", "err", err)
+	}
+	if w.st.Provider == provider.Claude { // orcr's status line (docs/usage.md §7.1)
+		argv = provider.WithClaudeStatusLine(argv, w.env.PaneExec[0])
 	}
 	return paneexec.Argv(w.env.PaneExec, file, argv)
 }

@@ -33,6 +33,9 @@ type Transcripts interface {
 	// Usage is the tokens the transcript's last turn used, if it reported any
 	// (docs/providers.md §6.8).
 	Usage(provider, path string) (store.TurnUsage, bool)
+	// TurnEnd is LastResponse ("" when there is none) and Usage from one read of the
+	// transcript at path, for a turn's completion (docs/usage.md §6).
+	TurnEnd(provider, path string) (response string, usage store.TurnUsage, hasUsage bool)
 	// LimitNotice is the message with which the provider ended the transcript's last
 	// turn at its usage or rate limit, if it did (docs/providers.md §6.7).
 	LimitNotice(provider, path string) (string, bool)
@@ -150,9 +153,13 @@ func (w *agentWork) complete() (ended bool, retry int64) {
 	if locErr == nil {
 		c.Locator = path
 		c.Cursor, _ = w.env.Transcripts.Cursor(path)
-		// The session log's assistant/message (docs/remote.md §5).
-		c.Response, _ = w.env.Transcripts.LastResponse(w.st.Provider, path)
-		c.Usage = w.env.turnUsage(w.st, path)
+		// The session log's assistant/message (docs/remote.md §5) and the turn's usage,
+		// from one read of the transcript (docs/usage.md §6).
+		resp, u, ok := w.env.Transcripts.TurnEnd(w.st.Provider, path)
+		c.Response = resp
+		if ok {
+			c.Usage = w.env.priceUsage(w.st, u)
+		}
 	}
 	// A turn the provider ended at its usage or rate limit completes as the CLI ended
 	// it, and pauses the provider like a block classified limit (docs/lifecycle.md
@@ -166,12 +173,21 @@ func (w *agentWork) complete() (ended bool, retry int64) {
 	quota := w.quotaPause(c.Usage, time.Now())
 	var cuts []store.BudgetCut
 	err := w.apply(func(tx *store.Tx) error {
+		var prev []store.QuotaWindow
+		if quota != nil { // the windows before this turn's report, for quota.warned
+			var err error
+			if prev, err = tx.QuotaWindows(); err != nil {
+				return err
+			}
+		}
 		if err := tx.CompleteTurn(c); err != nil {
 			return err
 		}
 		cuts = tx.BudgetCuts()
-		if err := quota(tx); err != nil {
-			return err
+		if quota != nil {
+			if err := quota(tx, prev); err != nil {
+				return err
+			}
 		}
 		return limit(tx)
 	})

@@ -36,7 +36,7 @@
 //	                        pane exit; pure rules in agent_*_rule.go (turn, start, stall, repair)
 //	limit_*.go              rate-limit-aware admission: the agent's pause, the reset parser,
 //	                        the pause and quota rules
-//	usage_*.go              usage and budget verbs
+//	usage_*.go              usage, budget and quota verbs
 //	loop_*.go               loops: the scheduler, the loop actor, the Loop* verbs
 //	remote_*.go             the remote stream: hub, connection actor (ws-<n>), verbs, client
 //	                        frames (remote_frames.go) and the agent actor's side of them

@@ -53,8 +53,10 @@ type discChange struct {
 	Seq      int64
 	Turn     int64
 	// Usage is what a completing turn used, read from the transcript before the write
-	// (nil: none reported).
-	Usage *store.TurnUsage
+	// (nil: none reported), and Provider the row's provider, whose account its quota
+	// windows belong to.
+	Usage    *store.TurnUsage
+	Provider string
 }
 
 // decideUnmanaged is the status rule of one unmanaged row (docs/decisions.md D11): with
@@ -142,10 +144,19 @@ func endAll(rows []store.UnmanagedRow) []discChange {
 // applyDiscovery writes one session's changes in one transaction. A compare-and-set
 // that finds the row changed since the pass read it skips that change. It returns the
 // running turns an interrupt budget cut ([]store.BudgetCut).
-func applyDiscovery(session string, changes []discChange) store.Op {
+// A completed turn that reported quota windows warns and pauses its provider as a
+// managed agent's does (docs/usage.md §7.2): the window is the account's, whoever spent it.
+func applyDiscovery(session string, changes []discChange, warnAt, pauseAt float64) store.Op {
 	return func(tx *store.Tx) (any, error) {
 		for _, ch := range changes {
 			var err error
+			var prev []store.QuotaWindow
+			quota := ch.Kind == discComplete && ch.Usage != nil && len(ch.Usage.Quota) > 0 && ch.Provider != ""
+			if quota {
+				if prev, err = tx.QuotaWindows(); err != nil {
+					return nil, err
+				}
+			}
 			switch ch.Kind {
 			case discCreate:
 				_, err = tx.CreateUnmanaged(session, ch.Sighting)
@@ -157,6 +168,10 @@ func applyDiscovery(session string, changes []discChange) store.Op {
 				err = tx.SeeExternalWork(ch.UUID, ch.Turn)
 			case discComplete:
 				err = tx.CompleteTurn(store.TurnCompletion{UUID: ch.UUID, Seq: ch.Turn, IdleFrom: ch.From, Usage: ch.Usage})
+				if err == nil && quota {
+					_, err = recordQuota(tx, ch.Provider, ch.UUID, ch.Usage.Quota, prev, warnAt, pauseAt,
+						time.Now().UnixMilli(), false, true)
+				}
 			case discEnd:
 				err = tx.EndUnmanaged(ch.UUID)
 			}
@@ -349,7 +364,7 @@ func withUsage(env *AgentEnv, rows []store.UnmanagedRow, changes []discChange) [
 				continue
 			}
 			if path, err := env.Transcripts.Locate(transcriptTarget(env.Home, r.Agent)); err == nil {
-				changes[i].Usage = env.turnUsage(r.Agent, path)
+				changes[i].Usage, changes[i].Provider = env.turnUsage(r.Agent, path), r.Agent.Provider
 			}
 		}
 	}
@@ -378,7 +393,7 @@ func writeDiscovery(root *actor.RootContext, env *AgentEnv, session string, chan
 	if len(changes) == 0 {
 		return
 	}
-	v, err := WriteSync(root, env.Store, applyDiscovery(session, changes))
+	v, err := WriteSync(root, env.Store, applyDiscovery(session, changes, env.QuotaWarnAt, env.QuotaPauseAt))
 	if err != nil {
 		env.Log.Warn("discovery: cannot apply the changes", "session", session, "err", err)
 		return

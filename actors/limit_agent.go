@@ -60,44 +60,56 @@ func (w *agentWork) pauseFor(text string, reset time.Time, known bool, now time.
 }
 
 // quotaPause is what a completed turn whose transcript reported quota windows writes
-// besides its completion: the pause [decideQuota] calls for, until the window's reset
-// (docs/usage.md §7).
-func (w *agentWork) quotaPause(u *store.TurnUsage, now time.Time) func(tx *store.Tx) error {
-	if u == nil || !w.st.Managed || w.st.Provider == "" || w.env.QuotaPauseAt <= 0 {
-		return func(*store.Tx) error { return nil }
+// besides its completion, given the windows recorded before it (read in the same
+// transaction before the completion records them): quota.warned for the windows that
+// reached quota.warn_at and, for a managed agent, the pause [decideQuota] calls for,
+// until the window's reset (docs/usage.md §7).
+func (w *agentWork) quotaPause(u *store.TurnUsage, now time.Time) func(tx *store.Tx, prev []store.QuotaWindow) error {
+	if u == nil || len(u.Quota) == 0 || w.st.Provider == "" {
+		return nil
 	}
-	until, why, ok := decideQuota(u.Quota, w.env.QuotaPauseAt, now.UnixMilli())
-	if !ok {
-		return func(*store.Tx) error { return nil }
+	provider, uuid, ws, env, managed := w.st.Provider, w.uuid, u.Quota, w.env, w.st.Managed
+	return func(tx *store.Tx, prev []store.QuotaWindow) error {
+		_, err := recordQuota(tx, provider, uuid, ws, prev, env.QuotaWarnAt, env.QuotaPauseAt, now.UnixMilli(), false, managed)
+		return err
 	}
-	return w.pauseWith(limitObs{At: now.UnixMilli(), Blocked: true, ResetAt: until}, store.PauseSourceQuota, why)
 }
 
 // pauseWith writes the pause [decideLimit] chooses for obs, with source when one is
 // given (else the rule's), and message.
 func (w *agentWork) pauseWith(obs limitObs, source, message string) func(tx *store.Tx) error {
-	provider, uuid := w.st.Provider, w.uuid
-	return func(tx *store.Tx) error {
-		pauses, err := tx.ProviderPauses()
-		if err != nil {
-			return err
-		}
-		var cur *store.ProviderPause
-		for i := range pauses {
-			if pauses[i].Provider == provider {
-				cur = &pauses[i]
-			}
-		}
-		step := decideLimit(cur, obs, w.env.LimitBackoff)
-		if step.Action != limitPause {
-			return nil
-		}
-		if source != "" {
-			step.Source = source
-		}
-		return tx.PauseProvider(store.ProviderPause{Provider: provider, Since: step.Since, Until: step.Until,
-			AgentUUID: uuid, Source: step.Source, Message: message})
+	provider, uuid, backoff := w.st.Provider, w.uuid, w.env.LimitBackoff
+	return func(tx *store.Tx) error { return writePause(tx, provider, uuid, obs, backoff, source, message) }
+}
+
+// writePause writes provider's pause that [decideLimit] chooses for obs seen by agent
+// uuid, with source when one is given (else the rule's), and message.
+func writePause(tx *store.Tx, provider, uuid string, obs limitObs, backoff time.Duration, source, message string) error {
+	pauses, err := tx.ProviderPauses()
+	if err != nil {
+		return err
 	}
+	var cur *store.ProviderPause
+	for i := range pauses {
+		if pauses[i].Provider == provider {
+			cur = &pauses[i]
+		}
+	}
+	step := decideLimit(cur, obs, backoff)
+	if step.Action != limitPause {
+		return nil
+	}
+	if source != "" {
+		step.Source = source
+	}
+	return tx.PauseProvider(store.ProviderPause{Provider: provider, Since: step.Since, Until: step.Until,
+		AgentUUID: uuid, Source: step.Source, Message: message})
+}
+
+// pauseProviderUntil pauses provider until (a quota window's reset, docs/usage.md §7),
+// unless a later pause stands.
+func pauseProviderUntil(tx *store.Tx, provider, uuid string, until int64, why string, now int64) error {
+	return writePause(tx, provider, uuid, limitObs{At: now, Blocked: true, ResetAt: until}, 0, store.PauseSourceQuota, why)
 }
 
 // limitLine is the last non-blank line of text that names a limit (at most 200 bytes),

@@ -3,12 +3,14 @@ package actors
 import (
 	"fmt"
 
+	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/store"
 )
 
-// The quota rule of rate-limit-aware admission (docs/usage.md §7) as a pure function:
-// [decideQuota] maps the quota windows a turn just reported to the reset until which
-// the provider starts nothing new, so the next start does not run into the limit.
+// The quota rules (docs/usage.md §7) as pure functions: [decideQuota] maps the quota
+// windows a provider just reported to the reset until which the provider starts nothing
+// new, so the next start does not run into the limit; [quotaWarnings] picks the windows
+// that just reached quota.warn_at.
 
 // decideQuota is the pause the windows ws call for at now with quota.pause_at pauseAt
 // (a fraction): every window used at pauseAt or more (≥, in percent) whose reset lies
@@ -24,4 +26,58 @@ func decideQuota(ws []store.QuotaWindow, pauseAt float64, now int64) (until int6
 		why = fmt.Sprintf("quota window %s %.0f%% used (quota.pause_at %.0f%%)", w.Window, w.UsedPercent, pauseAt*100)
 	}
 	return until, why, ok
+}
+
+// quotaWarnings is the quota.warned events the windows cur of provider's account call
+// for at now with quota.warn_at warnAt, given the windows recorded before them (prev,
+// any provider): a window at warnAt or more (in percent) warns when its last report was
+// below warnAt, or its period has ended since (the earlier report's reset is past), or
+// there was none — so each window warns once per period, however often it is reported.
+func quotaWarnings(prev, cur []store.QuotaWindow, provider, agent string, warnAt float64, now int64) []api.QuotaWarned {
+	if warnAt <= 0 {
+		return nil
+	}
+	var out []api.QuotaWarned
+	for _, w := range cur {
+		if w.UsedPercent < warnAt*100 {
+			continue
+		}
+		warned := false
+		for _, p := range prev {
+			if p.Provider == provider && p.Account == w.Account && p.Window == w.Window {
+				warned = p.UsedPercent >= warnAt*100 && (p.ResetsAt == 0 || p.ResetsAt > now)
+			}
+		}
+		if !warned {
+			out = append(out, api.QuotaWarned{Provider: provider, Account: w.Account, Window: w.Window,
+				UsedPercent: w.UsedPercent, ResetsAt: w.ResetsAt, WarnAt: warnAt, AgentUUID: agent})
+		}
+	}
+	return out
+}
+
+// recordQuota writes the windows ws that agent's pane or turn reported for provider in
+// tx (record unless the completion already did), emits quota.warned for those that just
+// reached warnAt, and pauses provider per [decideQuota] when pause is set. It returns
+// the pause's until (0: none).
+func recordQuota(tx *store.Tx, provider, agent string, ws []store.QuotaWindow, prev []store.QuotaWindow,
+	warnAt, pauseAt float64, now int64, record, pause bool) (int64, error) {
+	if record {
+		if err := tx.RecordQuota(agent, provider, ws); err != nil {
+			return 0, err
+		}
+	}
+	for _, w := range quotaWarnings(prev, ws, provider, agent, warnAt, now) {
+		if err := tx.WarnQuota(w); err != nil {
+			return 0, err
+		}
+	}
+	if !pause || pauseAt <= 0 {
+		return 0, nil
+	}
+	until, why, ok := decideQuota(ws, pauseAt, now)
+	if !ok {
+		return 0, nil
+	}
+	return until, pauseProviderUntil(tx, provider, agent, until, why, now)
 }

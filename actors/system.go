@@ -156,6 +156,7 @@ func Start(cfg SystemConfig) (*System, error) {
 		OwnedStart:       make(chan struct{}, 1),
 		LimitBackoff:     cfg.Config.Timings.LimitBackoff,
 		QuotaPauseAt:     cfg.Config.Quota.PauseAt,
+		QuotaWarnAt:      cfg.Config.Quota.WarnAt,
 		PaneExec:         []string{orcrBin, paneexec.Verb},
 	}
 	if err := s.startNotifier(); err != nil {

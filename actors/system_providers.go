@@ -215,13 +215,26 @@ func (t transcripts) Usage(providerName, path string) (store.TurnUsage, bool) {
 	if err != nil || !ok {
 		return store.TurnUsage{}, false
 	}
+	return storeUsage(u), true
+}
+
+func (t transcripts) TurnEnd(providerName, path string) (string, store.TurnUsage, bool) {
+	e, err := transcript.ReadTurnEnd(path, t.spec(providerName).Format)
+	if err != nil || !e.HasUsage {
+		return e.Response, store.TurnUsage{}, false
+	}
+	return e.Response, storeUsage(e.Usage), true
+}
+
+// storeUsage is u as the store keeps it.
+func storeUsage(u transcript.Usage) store.TurnUsage {
 	tu := store.TurnUsage{Input: u.Input, Output: u.Output, CacheRead: u.CacheRead, CacheWrite: u.CacheWrite,
 		Reasoning: u.Reasoning, Model: u.Model}
 	for _, w := range u.Quota {
 		tu.Quota = append(tu.Quota, store.QuotaWindow{Window: w.Window, UsedPercent: w.UsedPercent,
 			WindowMinutes: w.WindowMinutes, ResetsAt: w.ResetsAt})
 	}
-	return tu, true
+	return tu
 }
 
 func (t transcripts) LimitNotice(providerName, path string) (string, bool) {

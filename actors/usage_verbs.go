@@ -23,6 +23,11 @@ func (env *AgentEnv) turnUsage(st store.Agent, path string) *store.TurnUsage {
 	if !ok {
 		return nil
 	}
+	return env.priceUsage(st, u)
+}
+
+// priceUsage is u priced as [AgentEnv.turnUsage] prices it.
+func (env *AgentEnv) priceUsage(st store.Agent, u store.TurnUsage) *store.TurnUsage {
 	if u.Model == "" {
 		u.Model = st.Model
 	}

@@ -180,7 +180,7 @@ func Default() *Config {
 		Notify:       defaultNotify(),
 		Routing:      Routing{Fallback: map[string]string{}},
 		Prices:       BuiltinPrices(),
-		Quota:        Quota{PauseAt: DefaultQuotaPauseAt},
+		Quota:        Quota{PauseAt: DefaultQuotaPauseAt, WarnAt: DefaultQuotaWarnAt},
 	}
 }
 

@@ -36,7 +36,7 @@ func TestDefault(t *testing.T) {
 		Notify:  config.Notify{MaxAttempts: 10, QueueLimit: 10000, RetryInitial: time.Second, RetryMax: 5 * time.Minute},
 		Routing: config.Routing{Fallback: map[string]string{}},
 		Prices:  config.BuiltinPrices(),
-		Quota:   config.Quota{PauseAt: 0.95},
+		Quota:   config.Quota{PauseAt: 0.95, WarnAt: 0.8},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Default() mismatch (-want +got):\n%s", diff)
@@ -136,6 +136,7 @@ func TestParseErrors(t *testing.T) {
 		{"quota pause_at zero", `{"quota":{"pause_at":0}}`, "`quota.pause_at` must be a fraction above 0 and at most 1 (got 0)"},
 		{"quota pause_at a percent", `{"quota":{"pause_at":95}}`, "`quota.pause_at` must be a fraction above 0 and at most 1 (got 95)"},
 		{"quota pause_at string", `{"quota":{"pause_at":"95%"}}`, "`quota.pause_at` must be a number"},
+		{"quota warn_at above 1", `{"quota":{"warn_at":1.5}}`, "`quota.warn_at` must be a fraction above 0 and at most 1 (got 1.5)"},
 		// string keys
 		{"agent number", `{"defaults":{"agent":1}}`, "`defaults.agent` must be a string"},
 		{"agent null", `{"defaults":{"agent":null}}`, "`defaults.agent` must be a string"},
@@ -353,6 +354,10 @@ func TestParseMerge(t *testing.T) {
 		{
 			"quota pause_at", `{"quota":{"pause_at":0.8}}`,
 			func(c *config.Config) { c.Quota.PauseAt = 0.8 }, nil,
+		},
+		{
+			"quota warn_at", `{"quota":{"warn_at":0.5}}`,
+			func(c *config.Config) { c.Quota.WarnAt = 0.5 }, nil,
 		},
 		{
 			"partial timings keep defaults", `{"timings":{"gc_tick":"10s"}}`,

@@ -31,7 +31,7 @@ const (
 )
 
 // NotifyEvents are the rule event names, in the order docs/notify.md §3 lists them.
-var NotifyEvents = []string{"blocked", "lost", "stalled", "loop_run.failed", "ended", "budget.warned", "budget.exceeded"}
+var NotifyEvents = []string{"blocked", "lost", "stalled", "loop_run.failed", "ended", "budget.warned", "budget.exceeded", "quota.warned"}
 
 var (
 	notifyKeys       = []string{"targets", "rules", "max_attempts", "queue_limit", "retry_initial", "retry_max"}

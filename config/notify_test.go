@@ -84,7 +84,7 @@ func TestParseNotifyErrors(t *testing.T) {
 		{"argv empty", `{"notify":{"targets":{"x":{"type":"command","argv":[]}}}}`, "notify.targets.x.argv must name a program"},
 		{"rules type", `{"notify":{"rules":{}}}`, "`notify.rules` must be a JSON array"},
 		{"rule events", `{"notify":{"targets":{` + hook + `},"rules":[{"targets":["h"]}]}}`, "notify.rules[0].events must name at least one event"},
-		{"rule event", `{"notify":{"targets":{` + hook + `},"rules":[{"events":["idle"],"targets":["h"]}]}}`, "notify.rules[0].events: unknown event `idle` (use blocked, lost, stalled, loop_run.failed, ended, budget.warned, budget.exceeded)"},
+		{"rule event", `{"notify":{"targets":{` + hook + `},"rules":[{"events":["idle"],"targets":["h"]}]}}`, "notify.rules[0].events: unknown event `idle` (use blocked, lost, stalled, loop_run.failed, ended, budget.warned, budget.exceeded, quota.warned)"},
 		{"rule path", `{"notify":{"targets":{` + hook + `},"rules":[{"events":["lost"],"paths":["a/b*"],"targets":["h"]}]}}`, `notify.rules[0].paths: invalid pattern segment "b*" in "a/b*": wildcards are whole segments ("*" or "**")`},
 		{"rule no targets", `{"notify":{"rules":[{"events":["lost"]}]}}`, "notify.rules[0].targets must name at least one target"},
 		{"rule unknown target", `{"notify":{"rules":[{"events":["lost"],"targets":["nope"]}]}}`, "notify.rules[0].targets: no target `nope` in notify.targets"},

@@ -297,6 +297,11 @@ func (c *Client) BudgetExtend(ctx context.Context, req api.BudgetExtendRequest) 
 	return Invoke(ctx, c, api.BudgetExtend, req)
 }
 
+// QuotaRecord calls quota.record (docs/usage.md §7.1): what `orcr statusline` sends.
+func (c *Client) QuotaRecord(ctx context.Context, req api.QuotaRecordRequest) (api.QuotaRecordResult, error) {
+	return Invoke(ctx, c, api.QuotaRecord, req)
+}
+
 // LoopRunLs calls loop.run.ls.
 func (c *Client) LoopRunLs(ctx context.Context, req api.LoopRunLsRequest) (api.LoopRunLsResult, error) {
 	return Invoke(ctx, c, api.LoopRunLs, req)

@@ -207,6 +207,10 @@ func goldenCases() []goldenCase {
 			return tx.PauseProvider(store.ProviderPause{Provider: "codex", Since: 1000, Until: 2000, Source: "backoff"})
 		}},
 		{"provider-resumed", func(tx *store.Tx) error { return tx.ResumeProvider("claude", "expired") }},
+		{"quota-warned", func(tx *store.Tx) error {
+			return tx.WarnQuota(api.QuotaWarned{Provider: "claude", Window: "five_hour", UsedPercent: 82, ResetsAt: 2000,
+				WarnAt: 0.8, AgentUUID: goldenAgent})
+		}},
 		{"budget-warned", agentEmit(&api.BudgetWarned{BudgetEvent: api.BudgetEvent{Budget: "fleet", Scope: "2026-12-05",
 			Unit: "usd", Spent: 1.6, Limit: 2}})},
 		{"budget-exceeded", agentEmit(&api.BudgetExceeded{BudgetEvent: api.BudgetEvent{Budget: "run:default/golden",

@@ -45,3 +45,16 @@ func (t *Tx) QuotaWindows() ([]QuotaWindow, error) {
 func (db *DB) QuotaWindows(ctx context.Context) ([]QuotaWindow, error) {
 	return queryRows(ctx, db.r, quotaSelect, nil, scanQuota)
 }
+
+// RecordQuota writes the windows agent uuid's pane reported for provider outside a turn's
+// completion (claude's status line, docs/usage.md §7.1), observed now; each replaces the
+// window's earlier report.
+func (t *Tx) RecordQuota(uuid, provider string, ws []QuotaWindow) error {
+	return t.recordQuota(uuid, provider, ws)
+}
+
+// WarnQuota emits quota.warned for w (docs/usage.md §7).
+func (t *Tx) WarnQuota(w api.QuotaWarned) error {
+	_, err := t.Emit("", &w)
+	return err
+}

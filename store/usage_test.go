@@ -18,25 +18,7 @@ import (
 // usageAgent enqueues an agent at path with provider and model and opens its first turn.
 func usageAgent(t testing.TB, db *store.DB, path, provider, model string) (string, int64) {
 	t.Helper()
-	id := storetest.NewUUID(t)
-	seq := storetest.Write(t, db, func(tx *store.Tx) (any, error) {
-		if _, err := tx.Enqueue(store.NewAgent{UUID: id, Path: path, Provider: provider, Model: model,
-			GCMode: store.GCAuto, Cwd: "/tmp", Session: "orcr"}); err != nil {
-			return nil, err
-		}
-		if _, err := tx.Exec(`UPDATE agents SET status = 'starting' WHERE uuid = ?`, id); err != nil {
-			return nil, err
-		}
-		if err := tx.SettleIdle(id); err != nil {
-			return nil, err
-		}
-		seq, _, err := tx.OpenTurn(id, store.InputStatuses)
-		if err != nil {
-			return nil, err
-		}
-		return seq, tx.LogInput(id, seq, store.SourceOrcr, "go")
-	}).(int64)
-	return id, seq
+	return storetest.TurnAgent(t, db, path, provider, model)
 }
 
 func micros(n int64) *int64 { return &n }

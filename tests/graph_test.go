@@ -77,7 +77,7 @@ var graph = []struct {
 	{"socketapi/recipes/tournament", with(contract, "socketapi", "socketapi/recipes/recipe")},
 	{"cmd/orcr/mcp", with(contract, "socketapi")},
 	{"cmd/orcr/top", with(contract, "socketapi", "store/agentpath")},
-	{"cmd/orcr/cli", with(contract, "actors/paneexec", "actors/runproc", "cmd/orcr/cli/skill", "cmd/orcr/mcp", "cmd/orcr/top",
+	{"cmd/orcr/cli", with(contract, "actors/paneexec", "actors/runproc", "actors/transcript", "cmd/orcr/cli/skill", "cmd/orcr/mcp", "cmd/orcr/top",
 		"config", "config/service", "socketapi", "socketapi/ts", "store/agentpath")},
 	{"cmd/orcr", []string{"cmd/orcr/cli", "socketapi/server"}},
 	{"cmd/orcr-demo", []string{"config", "socketapi/remote"}},

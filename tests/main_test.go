@@ -11,7 +11,6 @@ package tests
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -110,22 +109,7 @@ func (r result) envelope(t testing.TB) (ok bool, res map[string]any, errObj map[
 	return env.OK, env.Result, env.Error
 }
 
-func (h *home) run(args ...string) result {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bins.orcr, args...)
-	cmd.Env = h.env
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	exit := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		exit = ee.ExitCode()
-	} else if err != nil {
-		h.t.Fatalf("orcr %v: %v", args, err)
-	}
-	return result{exit: exit, stdout: out.String(), stderr: errb.String()}
-}
+func (h *home) run(args ...string) result { return h.runStdin("", nil, args...) }
 
 // serverPIDs lists live processes that are `orcr server start --foreground` for this
 // home (found through /proc: cmdline and environment).

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/orcr-go/orcr/config"
 	"github.com/orcr-go/orcr/socketapi/api"
@@ -28,7 +29,8 @@ const (
 	EventLoopRunFailed = "loop_run.failed" // loop_run.ended {status: failed | timeout}
 	EventEnded         = "ended"           // agent.ended
 	EventBudgetWarned  = "budget.warned"   // budget.warned
-	EventBudgetPaused  = "budget.exceeded" // budget.exceeded: the agent paused (docs/usage.md §7.3)
+	EventBudgetPaused  = "budget.exceeded" // budget.exceeded: the agent paused (docs/usage.md §8.3)
+	EventQuotaWarned   = "quota.warned"    // quota.warned: a quota window at quota.warn_at (docs/usage.md §7.2)
 )
 
 // Occurrence is a stored event seen as a notification: its rule event name, the path it
@@ -77,6 +79,13 @@ func Classify(ev store.Event) (Occurrence, bool) {
 		o.Path = p.Agent.Path
 		o.Event, o.Summary = EventBudgetPaused, fmt.Sprintf("%s paused: budget %s spent %s of %s %s (orcr budget extend %s --by …)",
 			o.Path, p.Budget, budgetFigure(p.Spent), budgetFigure(p.Limit), p.Unit, o.Path)
+	case *api.QuotaWarned:
+		o.Path = p.Provider // no agent's: the window is the provider's account's
+		o.Event, o.Summary = EventQuotaWarned, fmt.Sprintf("%s quota window %s %.0f%% used (quota.warn_at %.0f%%)",
+			p.Provider, p.Window, p.UsedPercent, p.WarnAt*100)
+		if p.ResetsAt > 0 {
+			o.Summary += ", resets " + time.UnixMilli(p.ResetsAt).UTC().Format(time.RFC3339)
+		}
 	case *api.LoopRunEnded:
 		if p.Status != store.RunFailed && p.Status != store.RunTimeout {
 			return Occurrence{}, false

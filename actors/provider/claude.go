@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -167,3 +168,26 @@ func (claude) DenyKeys() []string { return []string{KeyEscape} }
 
 // ModelSwitch is "/model <model>" (§3.8).
 func (claude) ModelSwitch(model string) (string, bool) { return slashModel(model) }
+
+// ClaudeSettingsFlag is claude's flag that adds a settings source (a file or a JSON
+// object) above the user's own for one session.
+const ClaudeSettingsFlag = "--settings"
+
+// WithClaudeStatusLine is claude's argv with orcr's status line (docs/providers.md §3.8):
+// `--settings {"statusLine":{"type":"command","command":"'<orcr>' statusline"}}` after
+// the binary, so claude passes orcr the quota windows it shows a status line
+// (docs/usage.md §7.1). It takes the place of the user's own status line in orcr's
+// claude panes only. argv without a binary is returned as it is.
+func WithClaudeStatusLine(argv []string, orcrBin string) []string {
+	if len(argv) == 0 || orcrBin == "" {
+		return argv
+	}
+	settings, _ := json.Marshal(map[string]any{"statusLine": map[string]any{
+		"type": "command", "command": shellQuote(orcrBin) + " statusline", "padding": 0}})
+	return append([]string{argv[0], ClaudeSettingsFlag, string(settings)}, argv[1:]...)
+}
+
+// shellQuote quotes s for a POSIX shell (claude runs a status line through one).
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

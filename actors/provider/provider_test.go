@@ -3,6 +3,7 @@ package provider_test
 import (
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -659,5 +660,20 @@ func TestPreflight(t *testing.T) {
 		if _, ok := p.Env(sandbox)["IS_SANDBOX"]; ok {
 			t.Errorf("%s passes IS_SANDBOX on", name)
 		}
+	}
+}
+
+// WithClaudeStatusLine puts claude's --settings with orcr's status line right after the
+// binary, the orcr path shell-quoted (docs/providers.md §3.2).
+func TestWithClaudeStatusLine(t *testing.T) {
+	got := provider.WithClaudeStatusLine([]string{"claude", provider.ClaudeBypassFlag, "--model", "opus"}, "/opt/it's/orcr")
+	want := []string{"claude", "--settings",
+		`{"statusLine":{"command":"'/opt/it'\\''s/orcr' statusline","padding":0,"type":"command"}}`,
+		provider.ClaudeBypassFlag, "--model", "opus"}
+	if !slices.Equal(got, want) {
+		t.Errorf("WithClaudeStatusLine = %q, want %q", got, want)
+	}
+	if got := provider.WithClaudeStatusLine([]string{"claude"}, ""); !slices.Equal(got, []string{"claude"}) {
+		t.Errorf("without an orcr binary: %q", got)
 	}
 }

@@ -1,6 +1,8 @@
 package transcript_test
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -70,6 +72,12 @@ func TestClaudeStatusQuota(t *testing.T) {
 		{"a session without a plan sends none", `{"model":{"id":"x"},"cost":{"total_cost_usd":0.1}}`, nil},
 		{"null windows", `{"rate_limits":{"five_hour":null,"seven_day":[]}}`, nil},
 		{"garbage", `{"rate_limits":`, nil},
+		{"claude 2.1.328 on an API key (the model stand-in's): no rate_limits",
+			string(must(os.ReadFile(filepath.Join("testdata", "claude", "statusline_apikey.json")))), nil},
+		{"a whole status-line JSON", string(must(os.ReadFile(filepath.Join("testdata", "claude", "statusline.json")))),
+			[]transcript.QuotaWindow{
+				{Window: "five_hour", UsedPercent: 96, WindowMinutes: 300, ResetsAt: 4102444800000},
+				{Window: "seven_day", UsedPercent: 41.5, WindowMinutes: 10080, ResetsAt: 4102963200000}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -78,6 +86,13 @@ func TestClaudeStatusQuota(t *testing.T) {
 			}
 		})
 	}
+}
+
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
 }
 
 // checkQuota checks what holds of any windows parsed from outside input.
@@ -93,6 +108,11 @@ func FuzzQuota(f *testing.F) {
 	seed(f, "codex")
 	f.Add([]byte(tokenCount(`{"primary":{"used_percent":42.5,"window_minutes":300,"resets_at":1796472000},"secondary":null}`)))
 	f.Add([]byte(`{"rate_limits":{"five_hour":{"used_percentage":96,"resets_at":1796472000},"seven_day":{"used_percentage":1e400}}}`))
+	for _, name := range []string{"statusline.json", "statusline_apikey.json"} {
+		if full, err := os.ReadFile(filepath.Join("testdata", "claude", name)); err == nil {
+			f.Add(full) // a whole status-line JSON as claude passes it
+		}
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkQuota(t, transcript.CodexQuota(data))
 		checkQuota(t, transcript.ClaudeStatusQuota(data))

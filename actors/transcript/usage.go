@@ -248,3 +248,30 @@ func inTurnContext(p codexPayload) bool {
 	}
 	return false
 }
+
+// TurnEnd is what a turn's completion reads from the transcript: the final response
+// and the turn's usage, from one read of the file (docs/usage.md §6).
+type TurnEnd struct {
+	Response    string
+	HasResponse bool
+	Usage       Usage
+	HasUsage    bool
+}
+
+// ReadTurnEnd reads the transcript at path once and takes from the same bytes the last
+// response ([LastResponse] of its entries) and the last turn's usage ([TurnUsage]).
+// Errors are [Read]'s.
+func ReadTurnEnd(path, format string) (TurnEnd, error) {
+	data, err := readTranscript(path, format)
+	if err != nil {
+		return TurnEnd{}, err
+	}
+	entries, err := Parse(format, data)
+	if err != nil {
+		return TurnEnd{}, err
+	}
+	var e TurnEnd
+	e.Response, e.HasResponse = LastResponse(entries)
+	e.Usage, e.HasUsage = TurnUsage(format, data)
+	return e, nil
+}

@@ -71,6 +71,7 @@ var Events = []EventSpec{
 	event[AgentStallCleared](),
 	event[ProviderPaused](),
 	event[ProviderResumed](),
+	event[QuotaWarned](),
 	event[AgentRerouted](),
 	event[BudgetWarned](), event[BudgetExceeded](), event[BudgetExtended](), event[BudgetResumed](),
 	event[AgentSpawnRequested](), event[AgentSpawnApplied](),

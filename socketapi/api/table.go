@@ -44,6 +44,7 @@ type Facade interface {
 	Usage(context.Context, UsageRequest) (UsageResult, error)
 	BudgetLs(context.Context, BudgetLsRequest) (BudgetLsResult, error)
 	BudgetExtend(context.Context, BudgetExtendRequest) (BudgetExtendResult, error)
+	QuotaRecord(context.Context, QuotaRecordRequest) (QuotaRecordResult, error)
 }
 
 // Method is one wire method of the table: its name, its params type Req, its result type
@@ -268,6 +269,8 @@ var (
 		Summary: "every budget with what it spent, its limit and its state"}
 	BudgetExtend = &Method[BudgetExtendRequest, BudgetExtendResult]{Name: "budget.extend", CLI: "budget extend",
 		Call: Facade.BudgetExtend, Summary: "raise a budget's limit and deliver what its paused agents queued"}
+	QuotaRecord = &Method[QuotaRecordRequest, QuotaRecordResult]{Name: "quota.record", CLI: "statusline",
+		Call: Facade.QuotaRecord, Summary: "record the quota windows a provider reported outside its transcript (claude's status line)"}
 )
 
 // Methods is the one method table of protocol 1, in the reference's order.
@@ -282,5 +285,6 @@ var Methods = []Spec{
 	MCPToken,       // the MCP face's HTTP credential (docs/mcp.md §1.1)
 	MCPAuth,
 	UsageReport,            // what turns used and cost (docs/usage.md)
-	BudgetLs, BudgetExtend, // budgets (docs/usage.md §7)
+	BudgetLs, BudgetExtend, // budgets (docs/usage.md §8)
+	QuotaRecord, // claude's quota windows from its status line (docs/usage.md §7.1)
 }

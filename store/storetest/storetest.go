@@ -164,3 +164,28 @@ func Raw(tb testing.TB, kind string, payload any) api.RawEvent {
 	}
 	return api.RawEvent{Kind: kind, Fields: b}
 }
+
+// TurnAgent enqueues a managed agent at path for provider (and model), settles it idle
+// and opens a turn on it; it returns the agent's uuid and the turn's input_seq.
+func TurnAgent(tb testing.TB, db *store.DB, path, provider, model string) (string, int64) {
+	tb.Helper()
+	id := NewUUID(tb)
+	seq := Write(tb, db, func(tx *store.Tx) (any, error) {
+		if _, err := tx.Enqueue(store.NewAgent{UUID: id, Path: path, Provider: provider, Model: model,
+			GCMode: store.GCAuto, Cwd: "/tmp", Session: "orcr"}); err != nil {
+			return nil, err
+		}
+		if _, err := tx.Exec(`UPDATE agents SET status = 'starting' WHERE uuid = ?`, id); err != nil {
+			return nil, err
+		}
+		if err := tx.SettleIdle(id); err != nil {
+			return nil, err
+		}
+		seq, _, err := tx.OpenTurn(id, store.InputStatuses)
+		if err != nil {
+			return nil, err
+		}
+		return seq, tx.LogInput(id, seq, store.SourceOrcr, "go")
+	}).(int64)
+	return id, seq
+}

@@ -15,17 +15,18 @@ type rootCmd struct {
 	JSON    bool             `name:"json" help:"Print exactly one JSON envelope line on stdout."`
 	Version kong.VersionFlag `short:"V" help:"Print the version and exit."`
 
-	Agent     agentCmd     `cmd:"" help:"Run, talk to, wait for and kill agents."`
-	Loop      loopCmd      `cmd:"" help:"Durable cron and one-shot loops."`
-	Server    serverCmd    `cmd:"" help:"Start, stop and inspect the orcr server."`
-	API       apiCmd       `cmd:"" name:"api" help:"The socket API: schema and snapshot."`
-	Scaffold  scaffoldCmd  `cmd:"" help:"Create a workflow project on the TypeScript (or Go) SDK."`
-	Skill     skillCmd     `cmd:"" help:"The orchestratr skill that teaches coding agents to use orcr."`
-	Top       topCmd       `cmd:"" help:"Full-screen live view of agents and loops."`
-	Usage     usageCmd     `cmd:"" help:"Tokens and cost of completed turns, by agent, path, provider, model, loop or day."`
-	Budget    budgetCmd    `cmd:"" help:"Budgets: what they spent, and extending one that paused its agents."`
-	MCP       mcpCmd       `cmd:"" name:"mcp" help:"Serve orcr's verbs as MCP tools (stdio, or Streamable HTTP with --http)."`
-	Dashboard dashboardCmd `cmd:"" help:"Print a one-time sign-in link for the web dashboard, or sign every browser out."`
+	Agent      agentCmd      `cmd:"" help:"Run, talk to, wait for and kill agents."`
+	Loop       loopCmd       `cmd:"" help:"Durable cron and one-shot loops."`
+	Server     serverCmd     `cmd:"" help:"Start, stop and inspect the orcr server."`
+	API        apiCmd        `cmd:"" name:"api" help:"The socket API: schema and snapshot."`
+	Scaffold   scaffoldCmd   `cmd:"" help:"Create a workflow project on the TypeScript (or Go) SDK."`
+	Skill      skillCmd      `cmd:"" help:"The orchestratr skill that teaches coding agents to use orcr."`
+	Top        topCmd        `cmd:"" help:"Full-screen live view of agents and loops."`
+	Usage      usageCmd      `cmd:"" help:"Tokens and cost of completed turns, by agent, path, provider, model, loop or day."`
+	Budget     budgetCmd     `cmd:"" help:"Budgets: what they spent, and extending one that paused its agents."`
+	Statusline statuslineCmd `cmd:"" help:"A claude status line: records the quota windows of the JSON on stdin, prints one line."`
+	MCP        mcpCmd        `cmd:"" name:"mcp" help:"Serve orcr's verbs as MCP tools (stdio, or Streamable HTTP with --http)."`
+	Dashboard  dashboardCmd  `cmd:"" help:"Print a one-time sign-in link for the web dashboard, or sign every browser out."`
 
 	RunShim  runShimCmd  `cmd:"" name:"__run-shim" hidden:"" passthrough:"" help:"Internal: the process of a loop run."`
 	PaneExec paneExecCmd `cmd:"" name:"__pane-exec" hidden:"" passthrough:"" help:"Internal: the launcher of an agent's pane."`
@@ -109,6 +110,7 @@ var verbMethods = map[string][]string{
 	"top":            {"watch.open", "events.subscribe", "server.status", "agent.ls", "agent.send", "agent.kill", "agent.wait", "agent.logs"},
 	"mcp serve":      append([]string{"server.handshake", "mcp.auth"}, mcp.Methods()...),
 	"mcp token":      {"mcp.token"},
+	"statusline":     {"quota.record"},
 }
 
 // localVerbs never talk to the server (docs/cli.md §1.3). `api schema` is generated locally

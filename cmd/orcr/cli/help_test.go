@@ -74,6 +74,7 @@ var notImplementedProbes = map[string][]string{
 	"skill show":    {"skill", "show"},
 	"top":           {"top"},
 	"usage":         {"usage"},
+	"statusline":    {"statusline"},
 	"budget ls":     {"budget", "ls"},
 	"budget extend": {"budget", "extend", "x", "--by", "1usd"},
 	"mcp serve":     {"mcp"},

@@ -58,6 +58,7 @@ func TestCatalogueCoverage(t *testing.T) {
 		"scaffold",
 		"server disable", "server enable", "server logs", "server restart", "server start", "server status", "server stop",
 		"skill install", "skill show",
+		"statusline",
 		"top",
 		"usage",
 	}

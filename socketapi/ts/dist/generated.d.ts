@@ -1,12 +1,12 @@
 import type { MethodTransport, Subscription } from "./wire.js";
 /** Every method of the socket protocol, sorted. */
-export declare const PROTOCOL_METHODS: readonly ["agent.adopt", "agent.ask", "agent.attach.heartbeat", "agent.attach.prepare", "agent.attach.release", "agent.kill", "agent.logs", "agent.ls", "agent.run", "agent.send", "agent.token", "agent.wait", "api.schema", "api.snapshot", "budget.extend", "budget.ls", "dashboard.login", "events.subscribe", "loop.create", "loop.logs", "loop.ls", "loop.pause", "loop.resume", "loop.rm", "loop.run.ls", "loop.run.start", "loop.run.stop", "mcp.auth", "mcp.token", "server.handshake", "server.status", "server.stop", "usage.report", "watch.open"];
+export declare const PROTOCOL_METHODS: readonly ["agent.adopt", "agent.ask", "agent.attach.heartbeat", "agent.attach.prepare", "agent.attach.release", "agent.kill", "agent.logs", "agent.ls", "agent.run", "agent.send", "agent.token", "agent.wait", "api.schema", "api.snapshot", "budget.extend", "budget.ls", "dashboard.login", "events.subscribe", "loop.create", "loop.logs", "loop.ls", "loop.pause", "loop.resume", "loop.rm", "loop.run.ls", "loop.run.start", "loop.run.stop", "mcp.auth", "mcp.token", "quota.record", "server.handshake", "server.status", "server.stop", "usage.report", "watch.open"];
 /** A method name of PROTOCOL_METHODS. */
 export type ProtocolMethod = (typeof PROTOCOL_METHODS)[number];
 /** The methods that answer with an initial result, then event frames. */
 export declare const STREAMING_METHODS: readonly ["events.subscribe", "watch.open"];
 /** The event kinds the schema registers, sorted. */
-export declare const EVENT_KINDS: readonly ["agent.close_applied", "agent.close_requested", "agent.created", "agent.ended", "agent.input_applied", "agent.input_requested", "agent.location_changed", "agent.move_applied", "agent.move_requested", "agent.rerouted", "agent.response_captured", "agent.spawn_applied", "agent.spawn_requested", "agent.stall_cleared", "agent.stalled", "agent.status_changed", "agent.turn_completed", "agent.worktree_add_applied", "agent.worktree_add_requested", "agent.worktree_remove_applied", "agent.worktree_remove_requested", "attach.ended", "attach.started", "budget.exceeded", "budget.extended", "budget.resumed", "budget.warned", "loop.coalesced", "loop.created", "loop.ended", "loop.fired", "loop.paused", "loop.removed", "loop.resumed", "loop.skipped", "loop_run.ended", "loop_run.signal_applied", "loop_run.signal_requested", "loop_run.spawn_applied", "loop_run.spawn_requested", "loop_run.started", "loop_run.stopping", "provider.paused", "provider.resumed", "queue.promoted", "server_stopping"];
+export declare const EVENT_KINDS: readonly ["agent.close_applied", "agent.close_requested", "agent.created", "agent.ended", "agent.input_applied", "agent.input_requested", "agent.location_changed", "agent.move_applied", "agent.move_requested", "agent.rerouted", "agent.response_captured", "agent.spawn_applied", "agent.spawn_requested", "agent.stall_cleared", "agent.stalled", "agent.status_changed", "agent.turn_completed", "agent.worktree_add_applied", "agent.worktree_add_requested", "agent.worktree_remove_applied", "agent.worktree_remove_requested", "attach.ended", "attach.started", "budget.exceeded", "budget.extended", "budget.resumed", "budget.warned", "loop.coalesced", "loop.created", "loop.ended", "loop.fired", "loop.paused", "loop.removed", "loop.resumed", "loop.skipped", "loop_run.ended", "loop_run.signal_applied", "loop_run.signal_requested", "loop_run.spawn_applied", "loop_run.spawn_requested", "loop_run.started", "loop_run.stopping", "provider.paused", "provider.resumed", "queue.promoted", "quota.warned", "server_stopping"];
 /** The error codes of protocol 1 with their CLI exit codes, in the schema's order. */
 export declare const ERROR_CODES: readonly [{
     readonly code: "not_found";
@@ -1404,6 +1404,55 @@ export interface McpTokenResult {
      * `orcr mcp --http`, 43 characters of base64url.
      */
     token?: string;
+    [key: string]: unknown;
+}
+/**
+ * Params of `quota.record` (record the quota windows a provider reported outside its transcript (claude's status line)).
+ * QuotaRecordRequest is quota.record's params (docs/usage.md §7.1): the quota windows a provider reported outside its transcript — claude's status line, through `orcr __statusline` in orcr's own claude panes.
+ */
+export interface QuotaRecordParams {
+    /** Agent is the uuid of the agent whose pane reported them (ORCR_ID), or "". */
+    agent?: string;
+    /** Provider is the provider whose account the windows belong to (claude). */
+    provider?: string;
+    /**
+     * Windows are the windows as reported: window, used_percent (0–100),
+     * window_minutes and resets_at (unix ms; 0 when not reported).
+     */
+    windows?: {
+        /**
+         * Account is the provider's login the window belongs to; "" is the login the
+         * provider's agents run under (orcr runs all of a provider's agents under one).
+         */
+        account?: string;
+        agent_uuid?: string;
+        /** ObservedAt is when orcr read it (unix ms), AgentUUID the agent whose turn reported it. */
+        observed_at?: number;
+        provider?: string;
+        /** ResetsAt is when the window resets (unix ms; 0: not reported). */
+        resets_at?: number;
+        /** UsedPercent is how much of the window is used, 0–100. */
+        used_percent?: number;
+        /** Window is primary or secondary (codex), five_hour or seven_day (claude). */
+        window?: string;
+        /** WindowMinutes is the window's length (0: not reported). */
+        window_minutes?: number;
+        [key: string]: unknown;
+    }[] | null;
+    [key: string]: unknown;
+}
+/**
+ * Result of `quota.record`.
+ * QuotaRecordResult is quota.record's result.
+ */
+export interface QuotaRecordResult {
+    /**
+     * PausedUntil is the provider's pause the windows started or extended (unix ms), 0
+     * for none (quota.pause_at, docs/usage.md §7).
+     */
+    paused_until?: number;
+    /** Windows is the number of windows recorded. */
+    windows?: number;
     [key: string]: unknown;
 }
 /** Params of `server.handshake` (readiness probe: pid, protocol and store path). */
@@ -5575,6 +5624,23 @@ export interface QueuePromotedEvent {
     uuid?: string;
     [key: string]: unknown;
 }
+/**
+ * The event object of `quota.warned` frames.
+ * QuotaWarned: a quota window reached quota.warn_at (docs/usage.md §7): once per window and period, when a report finds it at warn_at or more after one below (or after its reset).
+ */
+export interface QuotaWarnedEvent {
+    kind: "quota.warned";
+    /** The uuid of the row the event is about, when it names one. */
+    ref_uuid?: string;
+    account?: string;
+    agent_uuid?: string;
+    provider?: string;
+    resets_at?: number;
+    used_percent?: number;
+    warn_at?: number;
+    window?: string;
+    [key: string]: unknown;
+}
 /** The event object of `server_stopping` frames. */
 export interface ServerStoppingEvent {
     kind: "server_stopping";
@@ -5629,6 +5695,7 @@ export interface EventPayloads {
     "provider.paused": ProviderPausedEvent;
     "provider.resumed": ProviderResumedEvent;
     "queue.promoted": QueuePromotedEvent;
+    "quota.warned": QuotaWarnedEvent;
     "server_stopping": ServerStoppingEvent;
 }
 /** An event object of a stream frame, discriminated by `kind` (narrow with `ev.kind === …`). */
@@ -5664,6 +5731,7 @@ export interface MethodParams {
     "loop.run.stop": LoopRunStopParams;
     "mcp.auth": McpAuthParams;
     "mcp.token": McpTokenParams;
+    "quota.record": QuotaRecordParams;
     "server.handshake": ServerHandshakeParams;
     "server.status": ServerStatusParams;
     "server.stop": ServerStopParams;
@@ -5701,6 +5769,7 @@ export interface MethodResults {
     "loop.run.stop": LoopRunStopResult;
     "mcp.auth": McpAuthResult;
     "mcp.token": McpTokenResult;
+    "quota.record": QuotaRecordResult;
     "server.handshake": ServerHandshakeResult;
     "server.status": ServerStatusResult;
     "server.stop": ServerStopResult;
@@ -5776,6 +5845,8 @@ export declare class GeneratedClient {
     mcpAuth(params?: McpAuthParams): Promise<McpAuthResult>;
     /** issue, rotate or revoke the bearer token of orcr mcp --http (`mcp.token`). */
     mcpToken(params?: McpTokenParams): Promise<McpTokenResult>;
+    /** record the quota windows a provider reported outside its transcript (claude's status line) (`quota.record`). */
+    quotaRecord(params?: QuotaRecordParams): Promise<QuotaRecordResult>;
     /** readiness probe: pid, protocol and store path (`server.handshake`). */
     serverHandshake(params?: ServerHandshakeParams): Promise<ServerHandshakeResult>;
     /** server health: herdr, integrations, counts, loops, drift (`server.status`). */

@@ -31,6 +31,7 @@ export const PROTOCOL_METHODS = [
     "loop.run.stop",
     "mcp.auth",
     "mcp.token",
+    "quota.record",
     "server.handshake",
     "server.status",
     "server.stop",
@@ -89,6 +90,7 @@ export const EVENT_KINDS = [
     "provider.paused",
     "provider.resumed",
     "queue.promoted",
+    "quota.warned",
     "server_stopping",
 ];
 /** The error codes of protocol 1 with their CLI exit codes, in the schema's order. */
@@ -233,6 +235,10 @@ export class GeneratedClient {
     /** issue, rotate or revoke the bearer token of orcr mcp --http (`mcp.token`). */
     mcpToken(params = {}) {
         return this.transport.request("mcp.token", params);
+    }
+    /** record the quota windows a provider reported outside its transcript (claude's status line) (`quota.record`). */
+    quotaRecord(params = {}) {
+        return this.transport.request("quota.record", params);
     }
     /** readiness probe: pid, protocol and store path (`server.handshake`). */
     serverHandshake(params = {}) {

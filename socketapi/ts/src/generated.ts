@@ -34,6 +34,7 @@ export const PROTOCOL_METHODS = [
   "loop.run.stop",
   "mcp.auth",
   "mcp.token",
+  "quota.record",
   "server.handshake",
   "server.status",
   "server.stop",
@@ -97,6 +98,7 @@ export const EVENT_KINDS = [
   "provider.paused",
   "provider.resumed",
   "queue.promoted",
+  "quota.warned",
   "server_stopping",
 ] as const;
 
@@ -1529,6 +1531,57 @@ export interface McpTokenResult {
    * `orcr mcp --http`, 43 characters of base64url.
    */
   token?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * Params of `quota.record` (record the quota windows a provider reported outside its transcript (claude's status line)).
+ * QuotaRecordRequest is quota.record's params (docs/usage.md §7.1): the quota windows a provider reported outside its transcript — claude's status line, through `orcr __statusline` in orcr's own claude panes.
+ */
+export interface QuotaRecordParams {
+  /** Agent is the uuid of the agent whose pane reported them (ORCR_ID), or "". */
+  agent?: string;
+  /** Provider is the provider whose account the windows belong to (claude). */
+  provider?: string;
+  /**
+   * Windows are the windows as reported: window, used_percent (0–100),
+   * window_minutes and resets_at (unix ms; 0 when not reported).
+   */
+  windows?: {
+    /**
+     * Account is the provider's login the window belongs to; "" is the login the
+     * provider's agents run under (orcr runs all of a provider's agents under one).
+     */
+    account?: string;
+    agent_uuid?: string;
+    /** ObservedAt is when orcr read it (unix ms), AgentUUID the agent whose turn reported it. */
+    observed_at?: number;
+    provider?: string;
+    /** ResetsAt is when the window resets (unix ms; 0: not reported). */
+    resets_at?: number;
+    /** UsedPercent is how much of the window is used, 0–100. */
+    used_percent?: number;
+    /** Window is primary or secondary (codex), five_hour or seven_day (claude). */
+    window?: string;
+    /** WindowMinutes is the window's length (0: not reported). */
+    window_minutes?: number;
+    [key: string]: unknown;
+  }[] | null;
+  [key: string]: unknown;
+}
+
+/**
+ * Result of `quota.record`.
+ * QuotaRecordResult is quota.record's result.
+ */
+export interface QuotaRecordResult {
+  /**
+   * PausedUntil is the provider's pause the windows started or extended (unix ms), 0
+   * for none (quota.pause_at, docs/usage.md §7).
+   */
+  paused_until?: number;
+  /** Windows is the number of windows recorded. */
+  windows?: number;
   [key: string]: unknown;
 }
 
@@ -5756,6 +5809,24 @@ export interface QueuePromotedEvent {
   [key: string]: unknown;
 }
 
+/**
+ * The event object of `quota.warned` frames.
+ * QuotaWarned: a quota window reached quota.warn_at (docs/usage.md §7): once per window and period, when a report finds it at warn_at or more after one below (or after its reset).
+ */
+export interface QuotaWarnedEvent {
+  kind: "quota.warned";
+  /** The uuid of the row the event is about, when it names one. */
+  ref_uuid?: string;
+  account?: string;
+  agent_uuid?: string;
+  provider?: string;
+  resets_at?: number;
+  used_percent?: number;
+  warn_at?: number;
+  window?: string;
+  [key: string]: unknown;
+}
+
 /** The event object of `server_stopping` frames. */
 export interface ServerStoppingEvent {
   kind: "server_stopping";
@@ -5811,6 +5882,7 @@ export interface EventPayloads {
   "provider.paused": ProviderPausedEvent;
   "provider.resumed": ProviderResumedEvent;
   "queue.promoted": QueuePromotedEvent;
+  "quota.warned": QuotaWarnedEvent;
   "server_stopping": ServerStoppingEvent;
 }
 
@@ -5848,6 +5920,7 @@ export interface MethodParams {
   "loop.run.stop": LoopRunStopParams;
   "mcp.auth": McpAuthParams;
   "mcp.token": McpTokenParams;
+  "quota.record": QuotaRecordParams;
   "server.handshake": ServerHandshakeParams;
   "server.status": ServerStatusParams;
   "server.stop": ServerStopParams;
@@ -5886,6 +5959,7 @@ export interface MethodResults {
   "loop.run.stop": LoopRunStopResult;
   "mcp.auth": McpAuthResult;
   "mcp.token": McpTokenResult;
+  "quota.record": QuotaRecordResult;
   "server.handshake": ServerHandshakeResult;
   "server.status": ServerStatusResult;
   "server.stop": ServerStopResult;
@@ -6057,6 +6131,11 @@ export class GeneratedClient {
   /** issue, rotate or revoke the bearer token of orcr mcp --http (`mcp.token`). */
   mcpToken(params: McpTokenParams = {}): Promise<McpTokenResult> {
     return this.transport.request("mcp.token", params) as Promise<McpTokenResult>;
+  }
+
+  /** record the quota windows a provider reported outside its transcript (claude's status line) (`quota.record`). */
+  quotaRecord(params: QuotaRecordParams = {}): Promise<QuotaRecordResult> {
+    return this.transport.request("quota.record", params) as Promise<QuotaRecordResult>;
   }
 
   /** readiness probe: pid, protocol and store path (`server.handshake`). */

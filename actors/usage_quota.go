@@ -1,0 +1,73 @@
+package actors
+
+import (
+	"context"
+	"math"
+	"time"
+
+	"github.com/orcr-go/orcr/actors/provider"
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
+	"github.com/orcr-go/orcr/store"
+)
+
+// maxQuotaWindows bounds quota.record's windows (claude reports two).
+const maxQuotaWindows = 8
+
+// QuotaRecord is quota.record (docs/usage.md §7.1): the quota windows a provider
+// reported outside its transcript — claude's status line, through `orcr __statusline`
+// in orcr's claude panes — recorded for the provider's account in one transaction with
+// their quota.warned events and the provider's pause at quota.pause_at.
+func (s *System) QuotaRecord(ctx context.Context, r api.QuotaRecordRequest) (api.QuotaRecordResult, error) {
+	if err := validQuota(r); err != nil {
+		return api.QuotaRecordResult{}, err
+	}
+	agent := r.Agent
+	if agent != "" {
+		if _, err := store.AgentByUUID(ctx, s.cfg.DB.Reader(), agent); err != nil {
+			agent = "" // a pane outside orcr's rows (or an ended one): the account's windows still count
+		}
+	}
+	ws := make([]store.QuotaWindow, len(r.Windows))
+	for i, w := range r.Windows {
+		ws[i] = store.QuotaWindow{Window: w.Window, Account: w.Account, UsedPercent: w.UsedPercent,
+			WindowMinutes: w.WindowMinutes, ResetsAt: w.ResetsAt}
+	}
+	warnAt, pauseAt := s.cfg.Config.Quota.WarnAt, s.cfg.Config.Quota.PauseAt
+	v, err := s.write(func(tx *store.Tx) (any, error) {
+		prev, err := tx.QuotaWindows()
+		if err != nil {
+			return nil, err
+		}
+		return recordQuota(tx, r.Provider, agent, ws, prev, warnAt, pauseAt, time.Now().UnixMilli(), true, true)
+	})
+	if err != nil {
+		return api.QuotaRecordResult{}, err
+	}
+	return api.QuotaRecordResult{Windows: len(ws), PausedUntil: v.(int64)}, nil
+}
+
+// validQuota refuses quota.record params that are not windows as a provider reports
+// them (invalid_request invalid_quota).
+func validQuota(r api.QuotaRecordRequest) error {
+	bad := func(field string, value any, msg string) error {
+		return wire.Invalid(wire.ReasonInvalidQuota, "quota.record: "+msg, "field", field, "value", value)
+	}
+	if r.Provider != provider.Claude && r.Provider != provider.Codex {
+		return bad("provider", r.Provider, "provider must be claude or codex")
+	}
+	if len(r.Windows) == 0 || len(r.Windows) > maxQuotaWindows {
+		return bad("windows", len(r.Windows), "windows must hold 1 to 8 windows")
+	}
+	for _, w := range r.Windows {
+		switch {
+		case w.Window == "" || len(w.Window) > 64:
+			return bad("window", w.Window, "a window needs a name of at most 64 bytes")
+		case math.IsNaN(w.UsedPercent) || w.UsedPercent < 0 || w.UsedPercent > 100:
+			return bad("used_percent", w.UsedPercent, "used_percent must be 0–100")
+		case w.ResetsAt < 0 || w.WindowMinutes < 0:
+			return bad("resets_at", w.ResetsAt, "resets_at and window_minutes must not be negative")
+		}
+	}
+	return nil
+}
