@@ -48,18 +48,7 @@ func herdrHome(t testing.TB, configJSON string) (*home, string) {
 				break
 			}
 		}
-		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-			pids := procsWithEnv("XDG_CONFIG_HOME=" + xdg)
-			if len(pids) == 0 {
-				break
-			}
-			if time.Now().After(deadline) {
-				for _, pid := range pids {
-					syscall.Kill(pid, syscall.SIGKILL)
-				}
-				break
-			}
-		}
+		sockettest.EndProcsWithEnv("XDG_CONFIG_HOME="+xdg, 10*time.Second)
 		os.RemoveAll(xdg)
 	})
 	h := newHome(t, "ORCR_HERDR_BIN="+b.HerdrBin, "ORCR_ALLOW_MOCK_PROVIDER=1",

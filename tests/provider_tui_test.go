@@ -13,7 +13,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -22,6 +21,7 @@ import (
 	"github.com/orcr-go/orcr/actors/provider/providertest"
 	"github.com/orcr-go/orcr/herdr"
 	"github.com/orcr-go/orcr/socketapi/api/wire"
+	"github.com/orcr-go/orcr/socketapi/sockettest"
 	"github.com/orcr-go/orcr/tests/poll"
 )
 
@@ -52,30 +52,7 @@ func providerHome(t testing.TB, configJSON, name string) (h *home, sock string, 
 
 // agentProcs returns the pids of the processes whose environment holds ORCR_ID=uid:
 // the agent's pane process and everything it started.
-func agentProcs(uid string) []int { return procsWithEnv("ORCR_ID=" + uid) }
-
-// procsWithEnv returns the pids of the live (not zombie) processes whose environment
-// holds the entry kv ("KEY=VALUE", whole).
-func procsWithEnv(kv string) []int {
-	want := []byte("\x00" + kv + "\x00")
-	entries, _ := os.ReadDir("/proc")
-	var pids []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
-		if err != nil || !bytes.Contains(append([]byte{0}, env...), want) {
-			continue
-		}
-		if st, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil && isZombie(st) {
-			continue
-		}
-		pids = append(pids, pid)
-	}
-	return pids
-}
+func agentProcs(uid string) []int { return sockettest.ProcsWithEnv("ORCR_ID=" + uid) }
 
 func cmdline(pid int) []string {
 	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))

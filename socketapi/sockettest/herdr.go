@@ -203,6 +203,8 @@ func herdrEnv() (env map[string]string, stop func(), err error) {
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
+		// The session server and its panes carry XDG_CONFIG_HOME: they get 10 s to exit.
+		EndProcsWithEnv("XDG_CONFIG_HOME="+xdg, 10*time.Second)
 		os.RemoveAll(xdg)
 	}
 	env = map[string]string{
