@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/orcr-go/orcr/cmd/orcr/top"
 	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
@@ -163,13 +164,8 @@ func renderQuota(ws []api.QuotaWindow, now time.Time) string {
 	return b.String()
 }
 
-// quotaName is a window's provider, with its account when it names one.
-func quotaName(w api.QuotaWindow) string {
-	if w.Account != "" {
-		return w.Provider + "/" + w.Account
-	}
-	return w.Provider
-}
+// quotaName is a window's provider, with its account when it names one (as top names it).
+func quotaName(w api.QuotaWindow) string { return top.QuotaName(w) }
 
 func usedPercent(p float64) string { return strconv.FormatFloat(p, 'f', 1, 64) + "%" }
 
