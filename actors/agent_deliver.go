@@ -156,7 +156,9 @@ func (w *agentWork) send(prompt string) (api.SendResult, error) {
 // §7.3), in one transaction with the check: nothing is typed, nothing is dropped. A
 // prompt the inbox already holds (a drain) stays there: the drain is deferred.
 func (w *agentWork) budgetQueue(prompt string) (api.SendResult, bool, error) {
-	v, err := w.write(func(tx *store.Tx) (any, error) { return tx.QueueIfBudgetPaused(w.uuid, prompt, w.inboxID == 0) })
+	v, err := w.write(func(tx *store.Tx) (any, error) {
+		return tx.QueueIfBudgetPaused(w.uuid, prompt, w.inputSource(), w.inboxID == 0)
+	})
 	if err != nil {
 		return api.SendResult{}, false, err
 	}

@@ -2,6 +2,8 @@ package actors
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/store"
@@ -80,4 +82,63 @@ func recordQuota(tx *store.Tx, provider, agent string, ws []store.QuotaWindow, p
 		return 0, nil
 	}
 	return until, pauseProviderUntil(tx, provider, agent, until, why, now)
+}
+
+// quotaPausesAtStart is what the stored windows ws call for under quota.pause_at pauseAt
+// at now, beside the standing pauses (docs/usage.md §7.2): orcr reads its config when it
+// starts, so a changed pause_at applies to the windows already recorded then, not only
+// to the next report. pause maps each provider a window holds (a reset ahead of the
+// standing pause's until, if any) to its until and why; resume lists the providers held
+// by a quota pause that no window calls for any more (pause_at raised or turned off).
+func quotaPausesAtStart(ws []store.QuotaWindow, pauses []store.ProviderPause, pauseAt float64, now int64) (
+	pause map[string]store.ProviderPause, resume []string) {
+	byProvider := map[string][]store.QuotaWindow{}
+	for _, w := range ws {
+		byProvider[w.Provider] = append(byProvider[w.Provider], w)
+	}
+	standing := map[string]store.ProviderPause{}
+	for _, p := range pauses {
+		standing[p.Provider] = p
+	}
+	pause = map[string]store.ProviderPause{}
+	for provider, pws := range byProvider {
+		until, why, ok := int64(0), "", false
+		if pauseAt > 0 {
+			until, why, ok = decideQuota(pws, pauseAt, now)
+		}
+		cur, held := standing[provider]
+		switch {
+		case ok && (!held || cur.Until < until):
+			pause[provider] = store.ProviderPause{Provider: provider, Until: until, Message: why}
+		case !ok && held && cur.Source == store.PauseSourceQuota:
+			resume = append(resume, provider)
+		}
+	}
+	slices.Sort(resume)
+	return pause, resume
+}
+
+// applyQuotaPauseAt writes [quotaPausesAtStart]'s pauses and resumes in tx.
+func applyQuotaPauseAt(tx *store.Tx, pauseAt float64) error {
+	ws, err := tx.QuotaWindows()
+	if err != nil {
+		return err
+	}
+	pauses, err := tx.ProviderPauses()
+	if err != nil {
+		return err
+	}
+	pause, resume := quotaPausesAtStart(ws, pauses, pauseAt, tx.Now())
+	for _, provider := range slices.Sorted(maps.Keys(pause)) {
+		p := pause[provider]
+		if err := pauseProviderUntil(tx, provider, "", p.Until, p.Message, tx.Now()); err != nil {
+			return err
+		}
+	}
+	for _, provider := range resume {
+		if err := tx.ResumeProvider(provider, "quota.pause_at"); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -154,7 +154,7 @@ func (s *System) inject(ctx context.Context, agent, text string, wake bool) erro
 		if a.Status == store.StatusEnded {
 			return nil, streamErr(string(remote.NotRunning), "agent %s has ended", a.Path)
 		}
-		return tx.InboxPut(agent, prompt, wake)
+		return tx.InboxPut(agent, prompt, store.SourceRemote, wake)
 	}); err != nil {
 		var se *StreamError
 		if errors.As(err, &se) {

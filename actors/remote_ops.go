@@ -61,7 +61,7 @@ func (w *agentWork) drain() (waiting bool) {
 			return true
 		}
 		it := items[i]
-		w.source, w.inboxID = store.SourceRemote, it.ID
+		w.source, w.inboxID = it.Source, it.ID // the sender's: remote, or orcr for a send a budget pause held
 		_, err := w.send(it.Text)
 		w.inboxID = 0
 		if err != nil {

@@ -136,6 +136,13 @@ func Start(cfg SystemConfig) (*System, error) {
 	if _, err := s.write(func(tx *store.Tx) (any, error) { return nil, tx.Rearm() }); err != nil {
 		return fail(err)
 	}
+	// quota.pause_at as configured now holds or frees providers by the windows already
+	// recorded (docs/usage.md §7.2).
+	if _, err := s.write(func(tx *store.Tx) (any, error) {
+		return nil, applyQuotaPauseAt(tx, cfg.Config.Quota.PauseAt)
+	}); err != nil {
+		return fail(err)
+	}
 	// The orcr binary loop runs and agents' panes are started through (ORCR_RUN_SHIM,
 	// else this executable).
 	orcrBin := s.getenv("ORCR_RUN_SHIM")

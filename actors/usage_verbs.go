@@ -83,11 +83,16 @@ func (s *System) usageToday(ctx context.Context) api.UsageSum {
 	return usageSum(rep.Total)
 }
 
-// quota is the last report of every quota window (docs/usage.md §7), never nil.
+// quota is the last report of every quota window (docs/usage.md §7), judged now
+// against quota.warn_at and quota.pause_at ([api.QuotaWindow.Judge]), never nil.
 func (s *System) quota(ctx context.Context) ([]api.QuotaWindow, error) {
 	ws, err := s.cfg.DB.QuotaWindows(ctx)
 	if ws == nil {
 		ws = []api.QuotaWindow{}
+	}
+	now := time.Now().UnixMilli()
+	for i := range ws {
+		ws[i] = ws[i].Judge(now, s.cfg.Config.Quota.WarnAt, s.cfg.Config.Quota.PauseAt)
 	}
 	return ws, err
 }

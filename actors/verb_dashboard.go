@@ -293,3 +293,13 @@ func (s *System) revokeDashboard(hashes []string) {
 	s.dashMu.Unlock()
 	s.sys.Root.Send(s.remote, hubRevoke{Hashes: hashes})
 }
+
+// DashboardQuota is the dashboard's read of the quota windows (docs/dashboard.md §6):
+// server.status's quota, judged now.
+func (s *System) DashboardQuota(ctx context.Context) ([]api.QuotaWindow, error) {
+	ws, err := s.quota(ctx)
+	if err != nil {
+		return nil, wire.From(err, wire.CauseSQLite)
+	}
+	return ws, nil
+}

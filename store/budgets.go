@@ -674,10 +674,10 @@ func budgetRow(ctx context.Context, q Querier, budget, scope, path, agent string
 	return row, err
 }
 
-// QueueIfBudgetPaused puts prompt into agent uuid's inbox as a wake when a budget
-// paused the agent (docs/usage.md §8.3), unless put is false (the prompt already waits
-// there); it returns the budget's name ("" = not paused: deliver).
-func (t *Tx) QueueIfBudgetPaused(uuid, prompt string, put bool) (string, error) {
+// QueueIfBudgetPaused puts prompt, from a sender of source, into agent uuid's inbox as a
+// wake when a budget paused the agent (docs/usage.md §8.3), unless put is false (the
+// prompt already waits there); it returns the budget's name ("" = not paused: deliver).
+func (t *Tx) QueueIfBudgetPaused(uuid, prompt, source string, put bool) (string, error) {
 	var budget sql.NullString
 	if err := t.QueryRow(`SELECT budget_paused FROM agents WHERE uuid = ?`, uuid).Scan(&budget); err != nil {
 		return "", sqliteErr("read budget pause", err)
@@ -694,7 +694,7 @@ func (t *Tx) QueueIfBudgetPaused(uuid, prompt string, put bool) (string, error) 
 	if !put {
 		return budget.String, nil
 	}
-	_, err := t.InboxPut(uuid, prompt, true)
+	_, err := t.InboxPut(uuid, prompt, source, true)
 	return budget.String, err
 }
 

@@ -328,7 +328,7 @@ func TestNestedRunBudgets(t *testing.T) {
 	}
 	// The outer budget pauses the rest of the subtree at each one's next boundary.
 	for _, id := range []string{outer, sibling} {
-		name := storetest.Write(t, f.db, func(tx *store.Tx) (any, error) { return tx.QueueIfBudgetPaused(id, "hi", true) })
+		name := storetest.Write(t, f.db, func(tx *store.Tx) (any, error) { return tx.QueueIfBudgetPaused(id, "hi", store.SourceOrcr, true) })
 		if name != "run:job" {
 			t.Errorf("%s at rest paused on %q, want run:job", id, name)
 		}

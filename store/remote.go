@@ -84,11 +84,16 @@ type InboxItem struct {
 	Text      string
 	Wake      bool // a wake that could not start a turn yet (the agent was blocked or starting)
 	CreatedAt int64
+	// Source is the session log's source of its sender (SourceRemote, SourceOrcr), the
+	// source its turn is logged with.
+	Source string
 }
 
-// InboxPut appends text to agent's inbox and returns its id.
-func (t *Tx) InboxPut(agent, text string, wake bool) (int64, error) {
-	res, err := t.Exec(`INSERT INTO inbox (agent_uuid, text, wake, created_at) VALUES (?, ?, ?, ?)`, agent, text, wake, t.now)
+// InboxPut appends text from a sender of source (SourceRemote, SourceOrcr) to agent's
+// inbox and returns its id.
+func (t *Tx) InboxPut(agent, text, source string, wake bool) (int64, error) {
+	res, err := t.Exec(`INSERT INTO inbox (agent_uuid, text, wake, created_at, source) VALUES (?, ?, ?, ?, ?)`,
+		agent, text, wake, t.now, source)
 	if err != nil {
 		return 0, sqliteErr("insert inbox", err)
 	}
@@ -109,7 +114,7 @@ func (t *Tx) InboxDrop(agent string) error {
 
 // Inbox reads agent's inbox, oldest first.
 func Inbox(ctx context.Context, q Querier, agent string) ([]InboxItem, error) {
-	rows, err := q.QueryContext(ctx, `SELECT id, text, wake, created_at FROM inbox WHERE agent_uuid = ? ORDER BY id`, agent)
+	rows, err := q.QueryContext(ctx, `SELECT id, text, wake, created_at, source FROM inbox WHERE agent_uuid = ? ORDER BY id`, agent)
 	if err != nil {
 		return nil, sqliteErr("read inbox", err)
 	}
@@ -117,7 +122,7 @@ func Inbox(ctx context.Context, q Querier, agent string) ([]InboxItem, error) {
 	var out []InboxItem
 	for rows.Next() {
 		var it InboxItem
-		if err := rows.Scan(&it.ID, &it.Text, &it.Wake, &it.CreatedAt); err != nil {
+		if err := rows.Scan(&it.ID, &it.Text, &it.Wake, &it.CreatedAt, &it.Source); err != nil {
 			return nil, sqliteErr("read inbox", err)
 		}
 		out = append(out, it)

@@ -11,6 +11,9 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
 )
 
 // chromium finds the browser of the dashboard test: $ORCR_TEST_CHROMIUM, else chromium
@@ -141,6 +144,20 @@ func TestDashboardBrowser(t *testing.T) {
 	}
 	if got := text("#summary"); !strings.HasSuffix(got, " · $0.03") {
 		t.Errorf("summary %q lacks the fleet's cost", got)
+	}
+	// The quota windows (docs/dashboard.md §6): codex's 5h at quota.pause_at pauses codex,
+	// and provider.paused on the feed makes the page read them; the 7d's reset is past.
+	qc := &socketapi.Client{Socket: filepath.Join(h.dir, "orcr.sock")}
+	if _, err := qc.QuotaRecord(context.Background(), api.QuotaRecordRequest{Provider: "codex", Windows: []api.QuotaWindow{
+		{Window: "primary", UsedPercent: 96, WindowMinutes: 300, ResetsAt: time.Now().Add(72*time.Minute + 30*time.Second).UnixMilli()},
+		{Window: "secondary", UsedPercent: 50, WindowMinutes: 10080, ResetsAt: time.Now().Add(-time.Minute).UnixMilli()},
+	}}); err != nil {
+		t.Fatalf("quota.record: %v", err)
+	}
+	step("see the quota windows", chromedp.WaitVisible(chromedp.CSS(
+		`#quota li[data-provider="codex"] .window[data-window="primary"][data-state="paused"]`)))
+	if got := text(`#quota li[data-provider="codex"]`); !regexp.MustCompile(`^codex\s*5h 96% paused \(1h1[23]m\)\s*7d reset$`).MatchString(got) {
+		t.Errorf("quota %q, want codex 5h 96%% paused (1h12m) 7d reset", got)
 	}
 	shot("01-fleet")
 

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -79,8 +80,8 @@ func TestStatuslineRecordsClaudeQuota(t *testing.T) {
 	}
 	ws := env.Result.Quota
 	want := []api.QuotaWindow{
-		{Provider: "claude", Window: "five_hour", UsedPercent: 96, WindowMinutes: 300, ResetsAt: 4102444800000},
-		{Provider: "claude", Window: "seven_day", UsedPercent: 41.5, WindowMinutes: 10080, ResetsAt: 4102963200000},
+		{Provider: "claude", Window: "five_hour", UsedPercent: 96, WindowMinutes: 300, ResetsAt: 4102444800000, State: api.QuotaPaused},
+		{Provider: "claude", Window: "seven_day", UsedPercent: 41.5, WindowMinutes: 10080, ResetsAt: 4102963200000, State: api.QuotaOK},
 	}
 	if len(ws) != 2 {
 		t.Fatalf("quota windows %+v, want claude's two", ws)
@@ -129,6 +130,26 @@ func TestStatuslineRecordsClaudeQuota(t *testing.T) {
 	}
 	if len(warned) != 1 || warned[0] != "five_hour" {
 		t.Errorf("quota.warned for %v before the pause, want five_hour once", warned)
+	}
+
+	// A window whose reset is past reads as reset, 0% used, however full its last
+	// report was: it is only re-read at the provider's next report (docs/usage.md §7.2).
+	past := time.Now().Add(-time.Minute).UnixMilli()
+	if err := c.Call(ctx, "quota.record", map[string]any{"provider": "codex", "windows": []any{
+		map[string]any{"window": "primary", "used_percent": 99, "resets_at": past}}}, nil); err != nil {
+		t.Fatalf("quota.record codex: %v", err)
+	}
+	_, res, _ = h.run("server", "status", "--json").envelope(t)
+	var sq struct {
+		Quota []api.QuotaWindow `json:"quota"`
+	}
+	b, _ := json.Marshal(res)
+	json.Unmarshal(b, &sq)
+	if len(sq.Quota) != 3 || sq.Quota[2].Provider != "codex" || sq.Quota[2].State != api.QuotaReset || sq.Quota[2].UsedPercent != 0 {
+		t.Errorf("server.status quota %+v, want codex primary reset at 0%%", sq.Quota)
+	}
+	if r := h.run("usage", "--quota"); r.exit != 0 || !regexp.MustCompile(`(?m)^codex\s+primary\s+0\.0% reset `).MatchString(r.stdout) {
+		t.Errorf("orcr usage --quota:\n%s\nwant codex primary 0.0%% reset", r.stdout)
 	}
 
 	// Bad params are refused and change nothing.

@@ -217,6 +217,40 @@ type QuotaWindow struct {
 	// ObservedAt is when orcr read it (unix ms), AgentUUID the agent whose turn reported it.
 	ObservedAt int64  `json:"observed_at"`
 	AgentUUID  string `json:"agent_uuid,omitempty"`
+	// State is the window judged at the time of the answer (docs/usage.md §7.2): ok,
+	// warn (used at quota.warn_at or more), paused (at quota.pause_at or more) or reset
+	// (its reset is past: nothing of it is used any more, used_percent 0). Empty in
+	// quota.record's windows.
+	State string `json:"state,omitempty"`
+}
+
+// The states of a judged quota window ([QuotaWindow.Judge]).
+const (
+	QuotaOK     = "ok"
+	QuotaWarn   = "warn"
+	QuotaPaused = "paused"
+	QuotaReset  = "reset"
+)
+
+// Judge is w as it stands at now (unix ms) under quota.warn_at warnAt and
+// quota.pause_at pauseAt (fractions; 0: off): a window is only re-read when its provider
+// reports it again, so one whose reset is past is reset — used 0%, state reset — and
+// otherwise warn or paused at the thresholds (≥, in percent), else ok (docs/usage.md
+// §7.2). Every reader of the windows judges them with it — usage.report, server.status,
+// `orcr top`, the dashboard — and a reader holding a judged window re-judges it against
+// its own clock with thresholds 0, which keeps warn and paused until the reset.
+func (w QuotaWindow) Judge(now int64, warnAt, pauseAt float64) QuotaWindow {
+	switch {
+	case w.State == QuotaReset || (w.ResetsAt > 0 && w.ResetsAt <= now):
+		w.UsedPercent, w.State = 0, QuotaReset
+	case pauseAt > 0 && w.UsedPercent >= pauseAt*100:
+		w.State = QuotaPaused
+	case warnAt > 0 && w.UsedPercent >= warnAt*100:
+		w.State = QuotaWarn
+	case warnAt > 0 || pauseAt > 0 || w.State == "":
+		w.State = QuotaOK
+	}
+	return w
 }
 
 // ProviderPause is a provider the admission queue holds back because one of its agents

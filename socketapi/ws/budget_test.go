@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/socketapi/remote"
 )
@@ -46,6 +47,9 @@ func TestBudgetPauseApprovedOverTheStreamAndTheDashboard(t *testing.T) {
 		if e.Type == "budget/resumed" {
 			resumed = payloadOf(t, e)
 		}
+		if e.Type == "turn/start" && payloadOf(t, e)["source"] != "remote" {
+			t.Errorf("the queued inject's turn/start %v, want source remote (its sender's)", payloadOf(t, e))
+		}
 		if e.Type == "user/message" && resumed == nil {
 			t.Fatalf("the queued wake was delivered before the pause was lifted: %s", describe(es))
 		}
@@ -73,8 +77,25 @@ func TestBudgetPauseApprovedOverTheStreamAndTheDashboard(t *testing.T) {
 	c, from = r.liveOn(agent)
 	c.Inject(ctx, "say=again tokens=200,0", true)
 	events(t, c, from, 60*time.Second, isType("budget/exceeded"))
+	// A send through the socket while paused waits in the inbox too, and its turn is
+	// logged with its sender's source when the extension delivers it (orcr, not remote).
+	if sent, err := r.c.Send(ctx, api.SendRequest{Target: agent, Prompt: "say=socket tokens=1,0"}); err != nil ||
+		sent.Queued != api.QueuedBudget {
+		t.Fatalf("send while paused: %+v %v, want queued on the budget", sent, err)
+	}
+	c, from = r.liveOn(agent)
 	st, ok, res, e := r.action("extend", cookie, `{"target":"`+agent+`","by":"1k"}`)
 	if got, _ := res["resumed"].([]any); st != http.StatusOK || !ok || len(got) != 1 || got[0] != "bstream/a" {
 		t.Fatalf("extend from the dashboard: %d %v %v %+v", st, ok, res, e)
+	}
+	es = events(t, c, from, 60*time.Second, isType("assistant/message"))
+	var starts []any
+	for _, e := range es {
+		if e.Type == "turn/start" {
+			starts = append(starts, payloadOf(t, e)["source"])
+		}
+	}
+	if len(starts) != 1 || starts[0] != "orcr" {
+		t.Errorf("turn/start sources %v after the extension, want [orcr] (the socket send's): %s", starts, describe(es))
 	}
 }

@@ -41,6 +41,7 @@ type DashboardFacade interface {
 	Send(ctx context.Context, r api.SendRequest) (api.SendResult, error)
 	Kill(ctx context.Context, r api.KillRequest) (api.KillResult, error)
 	BudgetExtend(ctx context.Context, r api.BudgetExtendRequest) (api.BudgetExtendResult, error)
+	DashboardQuota(ctx context.Context) ([]api.QuotaWindow, error)
 }
 
 // maxActionBody bounds an action's request body: a prompt of 8 MiB (docs/decisions.md
@@ -87,6 +88,7 @@ func (s *Server) routeDashboard(mux *http.ServeMux) {
 	mux.Handle("POST /dashboard/api/send", csrf.Handler(s.cookieOrigin(s.action(s.sendAction))))
 	mux.Handle("POST /dashboard/api/kill", csrf.Handler(s.cookieOrigin(s.action(s.killAction))))
 	mux.Handle("POST /dashboard/api/extend", csrf.Handler(s.cookieOrigin(s.action(s.extendAction))))
+	mux.Handle("POST /dashboard/api/quota", csrf.Handler(s.cookieOrigin(s.action(s.quotaAction))))
 	mux.Handle("POST /dashboard/api/signout", csrf.Handler(s.cookieOrigin(http.HandlerFunc(s.signOut))))
 }
 
@@ -476,4 +478,19 @@ func (s *Server) extendAction(ctx context.Context, body json.RawMessage) (any, e
 		return nil, err
 	}
 	return s.facade.BudgetExtend(ctx, api.BudgetExtendRequest{Target: b.Target, By: b.By})
+}
+
+// quotaAction answers the page's read of the quota windows (docs/dashboard.md §6): body
+// {}, result {quota}, each window judged as server.status judges it.
+func (s *Server) quotaAction(ctx context.Context, body json.RawMessage) (any, error) {
+	if err := decodeBody(body, &struct{}{}); err != nil {
+		return nil, err
+	}
+	ws, err := s.facade.DashboardQuota(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return struct {
+		Quota []api.QuotaWindow `json:"quota"`
+	}{ws}, nil
 }

@@ -569,3 +569,45 @@ func TestDashboardCookieNeedsOrigin(t *testing.T) {
 		t.Errorf("send with the cookie and this Origin: %d %+v", st, e)
 	}
 }
+
+// The page's read of the quota windows (docs/dashboard.md §6): a session and this
+// origin, body {}; each window judged as server.status judges it — paused at
+// quota.pause_at, reset (0%) once its reset is past.
+func TestDashboardQuota(t *testing.T) {
+	r := newBareRig(t)
+	cookie := r.signIn()
+	ctx := ctxT(t, 10*time.Second)
+	if st, ok, res, e := r.action("quota", cookie, `{}`); st != http.StatusOK || !ok || len(res["quota"].([]any)) != 0 {
+		t.Fatalf("quota before any report: %d %v %v %+v", st, ok, res, e)
+	}
+	reset := time.Now().Add(time.Hour).UnixMilli()
+	if _, err := r.c.QuotaRecord(ctx, api.QuotaRecordRequest{Provider: "codex", Windows: []api.QuotaWindow{
+		{Window: "primary", UsedPercent: 97, WindowMinutes: 300, ResetsAt: reset},
+		{Window: "secondary", UsedPercent: 60, WindowMinutes: 10080, ResetsAt: time.Now().Add(-time.Minute).UnixMilli()},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	st, ok, res, e := r.action("quota", cookie, `{}`)
+	ws, _ := res["quota"].([]any)
+	if st != http.StatusOK || !ok || len(ws) != 2 {
+		t.Fatalf("quota: %d %v %v %+v", st, ok, res, e)
+	}
+	for i, want := range []struct {
+		window, state string
+		used          float64
+	}{{"primary", "paused", 97}, {"secondary", "reset", 0}} {
+		w := ws[i].(map[string]any)
+		if w["provider"] != "codex" || w["window"] != want.window || w["state"] != want.state || w["used_percent"] != want.used {
+			t.Errorf("window %d: %v, want codex %s %s %.0f%%", i, w, want.window, want.state, want.used)
+		}
+	}
+	if st, _, _, e := r.action("quota", "", `{}`); st != http.StatusUnauthorized || e == nil || e.Code != "unauthorized" {
+		t.Errorf("no session: %d %+v", st, e)
+	}
+	if st, _, _, _ := r.action("quota", cookie, `{}`, "Origin", "http://evil.example"); st != http.StatusForbidden {
+		t.Errorf("another Origin: %d, want 403", st)
+	}
+	if st, _, _, e := r.action("quota", cookie, `{"provider":"codex"}`); st != http.StatusBadRequest || e == nil || e.Code != wire.InvalidRequest {
+		t.Errorf("an unknown key: %d %+v", st, e)
+	}
+}

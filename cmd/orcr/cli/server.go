@@ -249,7 +249,8 @@ func renderServerStatus(raw json.RawMessage, all bool) (string, error) {
 			t.OutputTokens, t.CacheReadTokens, t.CacheWriteTokens, cost(*t))
 	}
 	for _, q := range st.Quota {
-		fmt.Fprintf(&b, "  quota     %s %s used=%s resets=%s\n", quotaName(q), q.Window, usedPercent(q.UsedPercent), resetsAt(q.ResetsAt))
+		fmt.Fprintf(&b, "  quota     %s %s used=%s state=%s resets=%s\n", quotaName(q), q.Window, usedPercent(q.UsedPercent), q.State,
+			resetsAt(q.ResetsAt))
 	}
 	fmt.Fprintf(&b, "  drift     lost=%s repaired=%s\n", literal(st.Drift["lost"]), literal(st.Drift["repaired"]))
 	if string(st.Remote["listening"]) == "true" {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/orcr-go/orcr/cmd/orcr/top"
 	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
@@ -150,25 +151,21 @@ func renderQuota(ws []api.QuotaWindow, now time.Time) string {
 	for _, w := range ws {
 		width = max(width, len(quotaName(w)))
 	}
-	fmt.Fprintf(&b, "%-*s %-10s %6s %8s %-19s %s\n", width, "PROVIDER", "WINDOW", "USED", "LENGTH", "RESETS", "OBSERVED")
+	fmt.Fprintf(&b, "%-*s %-10s %6s %-6s %8s %-19s %s\n", width, "PROVIDER", "WINDOW", "USED", "STATE", "LENGTH", "RESETS", "OBSERVED")
 	for _, w := range ws {
+		w = w.Judge(now.UnixMilli(), 0, 0)
 		length := "-"
 		if w.WindowMinutes > 0 {
 			length = (time.Duration(w.WindowMinutes) * time.Minute).String()
 		}
-		fmt.Fprintf(&b, "%-*s %-10s %6s %8s %-19s %s ago\n", width, quotaName(w), w.Window, usedPercent(w.UsedPercent), length,
-			resetsAt(w.ResetsAt), now.Sub(time.UnixMilli(w.ObservedAt)).Round(time.Second))
+		fmt.Fprintf(&b, "%-*s %-10s %6s %-6s %8s %-19s %s ago\n", width, quotaName(w), w.Window, usedPercent(w.UsedPercent), w.State,
+			length, resetsAt(w.ResetsAt), now.Sub(time.UnixMilli(w.ObservedAt)).Round(time.Second))
 	}
 	return b.String()
 }
 
-// quotaName is a window's provider, with its account when it names one.
-func quotaName(w api.QuotaWindow) string {
-	if w.Account != "" {
-		return w.Provider + "/" + w.Account
-	}
-	return w.Provider
-}
+// quotaName is a window's provider, with its account when it names one (as top names it).
+func quotaName(w api.QuotaWindow) string { return top.QuotaName(w) }
 
 func usedPercent(p float64) string { return strconv.FormatFloat(p, 'f', 1, 64) + "%" }
 

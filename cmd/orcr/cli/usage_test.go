@@ -76,11 +76,15 @@ func TestRenderQuota(t *testing.T) {
 	reset := now.Add(90 * time.Minute)
 	ws := []api.QuotaWindow{
 		{Provider: "codex", Window: "primary", UsedPercent: 96, WindowMinutes: 300, ResetsAt: reset.UnixMilli(), ObservedAt: now.Add(-5 * time.Second).UnixMilli()},
-		{Provider: "codex", Account: "work", Window: "secondary", UsedPercent: 12.25, ObservedAt: now.UnixMilli()},
+		{Provider: "codex", Account: "work", Window: "secondary", UsedPercent: 12.25, ObservedAt: now.UnixMilli(), State: api.QuotaOK},
+		// A window whose reset passed after the server judged it reads as reset.
+		{Provider: "claude", Window: "five_hour", UsedPercent: 99, ResetsAt: now.Add(-time.Minute).UnixMilli(),
+			ObservedAt: now.Add(-time.Hour).UnixMilli(), State: api.QuotaPaused},
 	}
-	want := "PROVIDER   WINDOW       USED   LENGTH RESETS              OBSERVED\n" +
-		"codex      primary     96.0%   5h0m0s " + reset.Local().Format("2006-01-02 15:04:05") + " 5s ago\n" +
-		"codex/work secondary   12.2%        - -                   0s ago\n"
+	want := "PROVIDER   WINDOW       USED STATE    LENGTH RESETS              OBSERVED\n" +
+		"codex      primary     96.0% ok       5h0m0s " + reset.Local().Format("2006-01-02 15:04:05") + " 5s ago\n" +
+		"codex/work secondary   12.2% ok            - -                   0s ago\n" +
+		"claude     five_hour    0.0% reset         - " + now.Add(-time.Minute).Local().Format("2006-01-02 15:04:05") + " 1h0m0s ago\n"
 	if got := renderQuota(ws, now); got != want {
 		t.Errorf("renderQuota:\n%s\nwant:\n%s", got, want)
 	}

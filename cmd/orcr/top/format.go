@@ -171,3 +171,45 @@ func or(p *string, def string) string {
 	}
 	return *p
 }
+
+// QuotaName is a quota window's provider, with its account when it names one.
+func QuotaName(w api.QuotaWindow) string {
+	if w.Account != "" {
+		return w.Provider + "/" + w.Account
+	}
+	return w.Provider
+}
+
+// WindowLabel names a quota window by its length (5h, 7d), else by its name.
+func WindowLabel(w api.QuotaWindow) string {
+	switch m := w.WindowMinutes; {
+	case m > 0 && m%1440 == 0:
+		return strconv.FormatInt(m/1440, 10) + "d"
+	case m > 0 && m%60 == 0:
+		return strconv.FormatInt(m/60, 10) + "h"
+	case m > 0:
+		return strconv.FormatInt(m, 10) + "m"
+	}
+	switch w.Window {
+	case "five_hour":
+		return "5h"
+	case "seven_day":
+		return "7d"
+	}
+	return w.Window
+}
+
+// Remaining formats the time to a quota window's reset: "<m>m" under an hour,
+// "<h>h<mm>m" under a day, "<d>d<h>h" beyond; rounded up to the minute.
+func Remaining(d time.Duration) string {
+	m := int64((d + time.Minute - 1) / time.Minute)
+	switch {
+	case m < 0:
+		return "0m"
+	case m < 60:
+		return strconv.FormatInt(m, 10) + "m"
+	case m < 1440:
+		return strconv.FormatInt(m/60, 10) + "h" + pad2(m%60) + "m"
+	}
+	return strconv.FormatInt(m/1440, 10) + "d" + strconv.FormatInt(m%1440/60, 10) + "h"
+}

@@ -41,6 +41,9 @@ type (
 		err     error
 		attempt int
 	}
+	// statusMsg is server.status read again (every statusEvery while a watch is open): the
+	// header's herdr state and quota windows.
+	statusMsg struct{ status api.StatusResult }
 	frameMsg  struct{}
 	clockMsg  struct{}
 	detailMsg struct {
@@ -209,6 +212,10 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil // no row changed: attach leases, provider pauses, debug events
 		}
 		return m, m.frameCmd()
+	case statusMsg:
+		m.status = &msg.status
+		m.clampScroll() // the quota line may have come or gone
+		return m, nil
 	case lostMsg:
 		if msg.gen == m.gen {
 			m.banner = "reconnecting…"

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"sync"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -96,11 +97,34 @@ func Run(ctx context.Context, cl *socketapi.Client, cfg Config, in io.Reader, ou
 	return err
 }
 
+// statusEvery is how often top reads server.status again for its header: quota windows
+// are recorded without an event of their own (docs/top.md §5).
+const statusEvery = 5 * time.Second
+
 // Feed reads watches of cl into send until ctx ends: snapshotMsg at each (re)open, an
-// eventMsg per event, lostMsg when a watch ends or cannot open. Each opened watch is a
-// new generation, so events of a dead watch are never applied on top of a fresh
-// snapshot.
+// eventMsg per event, lostMsg when a watch ends or cannot open, and statusMsg every
+// statusEvery. Each opened watch is a new generation, so events of a dead watch are
+// never applied on top of a fresh snapshot.
 func Feed(ctx context.Context, cl *socketapi.Client, send func(tea.Msg)) {
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	wg.Go(func() {
+		t := time.NewTicker(statusEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			s, err := cl.Status(sctx)
+			cancel()
+			if err == nil {
+				send(statusMsg{status: s})
+			}
+		}
+	})
 	gen, attempt := 0, 0
 	wait := retryFirst
 	for ctx.Err() == nil {

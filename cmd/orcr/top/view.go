@@ -61,8 +61,9 @@ func presetFor(w int) columns {
 	return columns{status: 12, dur: 10}
 }
 
-// Layout: two header lines, the body, a status line and the footer.
-const chrome = 4
+// chrome is the lines around the body: the header (two lines, three with quota
+// windows), the status line and the footer.
+func (m *Model) chrome() int { return len(m.header()) + 2 }
 
 // detailBelow is the height of the detail pane under the table (80-column screens).
 const detailBelow = 8
@@ -71,7 +72,7 @@ const detailBelow = 8
 func (m *Model) sideBySide() bool { return m.width >= 140 }
 
 func (m *Model) tooSmallForDetail() bool {
-	return !m.sideBySide() && m.height-chrome < detailBelow+6
+	return !m.sideBySide() && m.height-m.chrome() < detailBelow+6
 }
 
 func (m *Model) tableWidth() int {
@@ -84,7 +85,7 @@ func (m *Model) tableWidth() int {
 func (m *Model) detailWidth() int { return max(50, m.width*2/5) }
 
 func (m *Model) tableHeight() int {
-	h := m.height - chrome
+	h := m.height - m.chrome()
 	if !m.sideBySide() && !m.tooSmallForDetail() {
 		h -= detailBelow
 	}
@@ -133,7 +134,9 @@ func (m *Model) Render() string {
 		return ""
 	}
 	lines := make([]string, 0, m.height)
-	lines = append(lines, m.header()...)
+	header := m.header()
+	lines = append(lines, header...)
+	chrome := len(header) + 2
 	table := m.table()
 	if m.sideBySide() {
 		det := m.detailLines(m.detailWidth(), m.height-chrome, false)
@@ -144,7 +147,7 @@ func (m *Model) Render() string {
 		}
 	} else {
 		lines = append(lines, table...)
-		for len(lines) < 2+m.tableHeight() {
+		for len(lines) < len(header)+m.tableHeight() {
 			lines = append(lines, "")
 		}
 		if !m.tooSmallForDetail() {
@@ -193,7 +196,58 @@ func (m *Model) header() []string {
 	if m.banner != "" {
 		line2 += "  " + st.yellow.Render(m.banner)
 	}
+	if q := m.quotaLine(); q != "" {
+		return []string{top, line2, q}
+	}
 	return []string{top, line2}
+}
+
+// quotaLine is the header's third line (docs/top.md §3): each provider's quota windows
+// from server.status, judged at top's clock ([api.QuotaWindow.Judge]) — used percent
+// and time to reset, yellow at quota.warn_at, red and "paused" at quota.pause_at, "reset"
+// once the reset passed; "" before any window was reported.
+func (m *Model) quotaLine() string {
+	if m.status == nil || len(m.status.Quota) == 0 {
+		return ""
+	}
+	st := m.styles
+	now := m.now()
+	var b strings.Builder
+	b.WriteString(st.gray.Render("quota"))
+	prev := ""
+	for _, w := range m.status.Quota {
+		w = w.Judge(now.UnixMilli(), 0, 0)
+		if name := QuotaName(w); name != prev {
+			sep := " · "
+			if prev == "" {
+				sep = "  "
+			}
+			b.WriteString(st.gray.Render(sep) + st.label.Render(name))
+			prev = name
+		}
+		text := " " + WindowLabel(w) + " "
+		switch w.State {
+		case api.QuotaReset:
+			b.WriteString(st.gray.Render(text + "reset"))
+			continue
+		case api.QuotaPaused:
+			text += fmt.Sprintf("%.0f%% paused", w.UsedPercent)
+		default:
+			text += fmt.Sprintf("%.0f%%", w.UsedPercent)
+		}
+		if w.ResetsAt > 0 {
+			text += " (" + Remaining(time.UnixMilli(w.ResetsAt).Sub(now)) + ")"
+		}
+		switch w.State {
+		case api.QuotaPaused:
+			b.WriteString(st.tones[toneRed].Bold(true).Render(text))
+		case api.QuotaWarn:
+			b.WriteString(st.yellow.Render(text))
+		default:
+			b.WriteString(st.gray.Render(text))
+		}
+	}
+	return b.String()
 }
 
 // herdrState is the header's herdr part, from server.status at the last (re)connect.

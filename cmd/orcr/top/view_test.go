@@ -378,3 +378,36 @@ func agentEvent(t *testing.T, seq int64, a api.AgentRow) socketapi.Event {
 	}
 	return socketapi.Event{Seq: seq, Kind: "agent.status_changed", RefUUID: a.UUID, Raw: raw}
 }
+
+// The header's quota line (docs/top.md §3): each provider's windows with used percent
+// and time to reset, paused at quota.pause_at, reset once the reset passed (at top's
+// clock, though server.status judged it before); the line comes with the first window
+// a status read brings and takes a row of the table.
+func TestQuotaLine(t *testing.T) {
+	t.Parallel()
+	m := frameModel(t, 100, 30)
+	before := m.tableHeight()
+	if l := lineWith(plain(m.Render()), "quota"); l != "" {
+		t.Fatalf("quota line before any window: %q", l)
+	}
+	at := func(d time.Duration) int64 { return t0.Add(d).UnixMilli() }
+	st := *m.status
+	st.Quota = []api.QuotaWindow{
+		{Provider: "claude", Window: "five_hour", UsedPercent: 96, ResetsAt: at(72 * time.Minute), State: api.QuotaPaused},
+		{Provider: "claude", Window: "seven_day", UsedPercent: 42, ResetsAt: at(3*24*time.Hour + 5*time.Hour), State: api.QuotaOK},
+		{Provider: "codex", Window: "primary", UsedPercent: 85, WindowMinutes: 300, ResetsAt: at(-time.Second), State: api.QuotaWarn},
+		{Provider: "codex", Window: "secondary", UsedPercent: 81.6, WindowMinutes: 10080, ResetsAt: at(30*time.Second + time.Millisecond), State: api.QuotaWarn},
+	}
+	m.Update(statusMsg{status: st})
+	screen := plain(m.Render())
+	want := "quota  claude 5h 96% paused (1h12m) 7d 42% (3d5h) · codex 5h reset 7d 82% (1m)"
+	if l := strings.Split(screen, "\n")[2]; strings.TrimRight(l, " ") != want {
+		t.Errorf("header line 3 %q, want %q\n%s", l, want, screen)
+	}
+	if got := m.tableHeight(); got != before-1 {
+		t.Errorf("table height %d with the quota line, want %d", got, before-1)
+	}
+	if n := len(strings.Split(screen, "\n")); n != 30 {
+		t.Errorf("screen of %d lines, want 30", n)
+	}
+}

@@ -1431,6 +1431,13 @@ export interface QuotaRecordParams {
         provider?: string;
         /** ResetsAt is when the window resets (unix ms; 0: not reported). */
         resets_at?: number;
+        /**
+         * State is the window judged at the time of the answer (docs/usage.md §7.2): ok,
+         * warn (used at quota.warn_at or more), paused (at quota.pause_at or more) or reset
+         * (its reset is past: nothing of it is used any more, used_percent 0). Empty in
+         * quota.record's windows.
+         */
+        state?: string;
         /** UsedPercent is how much of the window is used, 0–100. */
         used_percent?: number;
         /** Window is primary or secondary (codex), five_hour or seven_day (claude). */
@@ -1637,6 +1644,13 @@ export interface ServerStatusResult {
         provider?: string;
         /** ResetsAt is when the window resets (unix ms; 0: not reported). */
         resets_at?: number;
+        /**
+         * State is the window judged at the time of the answer (docs/usage.md §7.2): ok,
+         * warn (used at quota.warn_at or more), paused (at quota.pause_at or more) or reset
+         * (its reset is past: nothing of it is used any more, used_percent 0). Empty in
+         * quota.record's windows.
+         */
+        state?: string;
         /** UsedPercent is how much of the window is used, 0–100. */
         used_percent?: number;
         /** Window is primary or secondary (codex), five_hour or seven_day (claude). */
@@ -1760,6 +1774,13 @@ export interface UsageReportResult {
         provider?: string;
         /** ResetsAt is when the window resets (unix ms; 0: not reported). */
         resets_at?: number;
+        /**
+         * State is the window judged at the time of the answer (docs/usage.md §7.2): ok,
+         * warn (used at quota.warn_at or more), paused (at quota.pause_at or more) or reset
+         * (its reset is past: nothing of it is used any more, used_percent 0). Empty in
+         * quota.record's windows.
+         */
+        state?: string;
         /** UsedPercent is how much of the window is used, 0–100. */
         used_percent?: number;
         /** Window is primary or secondary (codex), five_hour or seven_day (claude). */

@@ -160,6 +160,7 @@
         resetFleet(f.result.snapshot);
         feedTries = 0;
         setConn('live');
+        loadQuota();
         render();
         return;
       }
@@ -170,6 +171,7 @@
       if (f.seq <= fleet.seq) return;
       fleet.seq = f.seq;
       applyEvent(f.event);
+      if (QUOTA_EVENTS.has(f.event.kind)) loadQuota();
       render();
     };
     ws.onclose = () => {
@@ -272,6 +274,64 @@
     $('loops-title').hidden = loops.length === 0;
     $('loops').replaceChildren(...loops.map((l) => el('li', { 'data-loop': l.name },
       l.name + ' · ' + l.status + ' · ' + l.cadence + ((l.runs || []).length ? ' · ' + l.runs.length + ' running' : ''))));
+  }
+
+  // ---- quota windows (docs/usage.md §7) ----
+
+  // The windows are recorded without an event of their own: the page reads them
+  // (POST /dashboard/api/quota) when the feed opens, when an event says a provider's
+  // pause or a warning changed, and every QUOTA_EVERY ms.
+  const QUOTA_EVERY = 10000;
+  const QUOTA_EVENTS = new Set(['provider.paused', 'provider.resumed', 'quota.warned']);
+  let quota = [];
+
+  // judge is api.QuotaWindow.Judge at the page's clock, without thresholds (the server
+  // judged warn and paused): a window whose reset passed since reads reset, 0% used.
+  function judge(w, now) {
+    if (w.state === 'reset' || (w.resets_at > 0 && w.resets_at <= now)) return { ...w, used_percent: 0, state: 'reset' };
+    return { ...w, state: w.state || 'ok' };
+  }
+
+  // windowLabel names a window by its length (5h, 7d), else by its name, as top does.
+  function windowLabel(w) {
+    const m = w.window_minutes;
+    if (m > 0) return m % 1440 === 0 ? m / 1440 + 'd' : m % 60 === 0 ? m / 60 + 'h' : m + 'm';
+    return { five_hour: '5h', seven_day: '7d' }[w.window] || w.window;
+  }
+
+  // remaining is the time to a reset as top shows it: 45m, 1h12m, 3d5h.
+  function remaining(ms) {
+    const m = Math.max(0, Math.ceil(ms / 60000));
+    if (m < 60) return m + 'm';
+    if (m < 1440) return Math.floor(m / 60) + 'h' + String(m % 60).padStart(2, '0') + 'm';
+    return Math.floor(m / 1440) + 'd' + Math.floor((m % 1440) / 60) + 'h';
+  }
+
+  async function loadQuota() {
+    if (signedOut) return;
+    const res = await action('quota', {});
+    if (res) {
+      quota = res.quota || [];
+      renderQuota();
+    }
+  }
+
+  // renderQuota lists each provider's windows: used percent and time to reset, marked
+  // warn (quota.warn_at) or paused (quota.pause_at), or reset.
+  function renderQuota() {
+    const now = Date.now();
+    const by = new Map();
+    for (const w of quota.map((x) => judge(x, now))) {
+      const name = w.account ? w.provider + '/' + w.account : w.provider;
+      if (!by.has(name)) by.set(name, []);
+      by.get(name).push(w);
+    }
+    $('quota').replaceChildren(...[...by].map(([name, ws]) => el('li', { 'data-provider': name },
+      el('span', { class: 'provider' }, name),
+      ...ws.map((w) => el('span', { class: 'window', 'data-window': w.window, 'data-state': w.state },
+        windowLabel(w) + ' ' + (w.state === 'reset' ? 'reset' : Math.round(w.used_percent) + '%' +
+          (w.state === 'paused' ? ' paused' : '') + (w.resets_at > 0 ? ' (' + remaining(w.resets_at - now) + ')' : '')))))));
+    $('quota').hidden = quota.length === 0;
   }
 
   // ---- the open agent ----
@@ -586,6 +646,7 @@
   $('back').addEventListener('click', closeAgent);
   $('signout').addEventListener('click', signOut);
   openFeed();
+  setInterval(loadQuota, QUOTA_EVERY);
   const hash = location.hash.slice(1);
   if (/^[0-9a-f-]{36}$/.test(hash)) openAgent(hash);
 })();
