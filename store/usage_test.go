@@ -197,7 +197,8 @@ func TestUsageMigrationSumsRecordedTurns(t *testing.T) {
 		ALTER TABLE agents DROP COLUMN usage_tokens; ALTER TABLE agents DROP COLUMN usage_cost_micros;
 		ALTER TABLE agents DROP COLUMN usage_unpriced; DROP TABLE quota_windows; DROP TABLE run_budgets;
 		DROP TABLE budget_scopes; DROP INDEX agents_run_budget; ALTER TABLE agents DROP COLUMN run_budget;
-		ALTER TABLE agents DROP COLUMN budget_paused; UPDATE meta SET value = '11' WHERE key = 'schema_version'`); err != nil {
+		ALTER TABLE agents DROP COLUMN budget_paused; ALTER TABLE inbox DROP COLUMN source;
+		UPDATE meta SET value = '11' WHERE key = 'schema_version'`); err != nil {
 		t.Fatal(err)
 	}
 	raw.Close()
