@@ -25,7 +25,7 @@ func TestDeclaredProviderRunsATurnByConfigOnly(t *testing.T) {
 			"screens":       map[string]any{"ready": []string{"tiny agent ready"}},
 			"transcript":    map[string]any{"format": "none"},
 			"shutdown":      map[string]any{"line": "/quit", "grace": "400ms"},
-		}},
+		}, "gone": map[string]any{"command": "/nonexistent/agent-cli", "session": "herdr"}},
 		"integrations": map[string]any{"tinyagent": map[string]any{
 			"submit_ready_ms": 0, "submit_confirm_ms": 0, "submit_enter_delay_ms": 0,
 			"fast_turn_grace_ms": 1500, "idle_stable_ms": 1200}},
@@ -55,4 +55,42 @@ func TestDeclaredProviderRunsATurnByConfigOnly(t *testing.T) {
 	if r := h.run("agent", "ls", "--all", "decl/one"); !strings.Contains(r.stdout, "decl/one") {
 		t.Errorf("ls after kill: %q", r.stdout)
 	}
+
+	// provider ls: the declared ones next to the built-ins, each with the support rule's
+	// answer (gone needs herdr's integration, which the stand-in has not installed).
+	_, res, _ := h.jsonRun(t, "provider.ls", 0, "provider", "ls")
+	kinds := map[string]string{}
+	for _, row := range res["providers"].([]any) {
+		p := row.(map[string]any)
+		kinds[p["name"].(string)] = p["kind"].(string) + "/" + map[bool]string{true: "supported", false: "unsupported"}[p["supported"].(bool)]
+	}
+	if kinds["tinyagent"] != "declared/supported" || kinds["gone"] != "declared/unsupported" || kinds["claude"] != "builtin/unsupported" {
+		t.Errorf("provider ls: %v", kinds)
+	}
+	// provider check: a live turn through the normal start path, the answer unknown
+	// (no transcript), nothing failed; a command that does not exist fails statically.
+	_, res, _ = h.jsonRun(t, "provider.check", 0, "provider", "check", "tinyagent")
+	states := checkStates(res)
+	for part, want := range map[string]string{"command": "ok", "help": "ok", "flags": "ok", "herdr": "ok", "turn": "ok", "answer": "unknown", "end": "ok"} {
+		if states[part] != want {
+			t.Errorf("provider check tinyagent: %s is %q, want %q (%v)", part, states[part], want, res["parts"])
+		}
+	}
+	if res["ok"] != true {
+		t.Errorf("provider check tinyagent: ok %v", res["ok"])
+	}
+	_, res, _ = h.jsonRun(t, "provider.check", 0, "provider", "check", "gone", "--static")
+	if states := checkStates(res); res["ok"] != false || states["command"] != "failed" || states["herdr"] != "failed" || states["turn"] != "" {
+		t.Errorf("provider check gone --static: %v", res)
+	}
+}
+
+// checkStates maps a provider.check result's parts to their states.
+func checkStates(res map[string]any) map[string]string {
+	m := map[string]string{}
+	for _, p := range res["parts"].([]any) {
+		part := p.(map[string]any)
+		m[part["part"].(string)] = part["state"].(string)
+	}
+	return m
 }

@@ -44,6 +44,8 @@ type Facade interface {
 	Usage(context.Context, UsageRequest) (UsageResult, error)
 	BudgetLs(context.Context, BudgetLsRequest) (BudgetLsResult, error)
 	BudgetExtend(context.Context, BudgetExtendRequest) (BudgetExtendResult, error)
+	ProviderLs(context.Context, ProviderLsRequest) (ProviderLsResult, error)
+	ProviderCheck(context.Context, ProviderCheckRequest) (ProviderCheckResult, error)
 }
 
 // Method is one wire method of the table: its name, its params type Req, its result type
@@ -268,6 +270,11 @@ var (
 		Summary: "every budget with what it spent, its limit and its state"}
 	BudgetExtend = &Method[BudgetExtendRequest, BudgetExtendResult]{Name: "budget.extend", CLI: "budget extend",
 		Call: Facade.BudgetExtend, Summary: "raise a budget's limit and deliver what its paused agents queued"}
+	ProviderLs = &Method[ProviderLsRequest, ProviderLsResult]{Name: "provider.ls", CLI: "provider ls", Call: Facade.ProviderLs,
+		Summary: "the built-in and declared providers with their support state"}
+	ProviderCheck = &Method[ProviderCheckRequest, ProviderCheckResult]{Name: "provider.check", CLI: "provider check",
+		Call: Facade.ProviderCheck, Unbounded: true,
+		Summary: "check which parts of a provider's contract hold: its command, flags, herdr layer and a real turn"}
 )
 
 // Methods is the one method table of protocol 1, in the reference's order.
@@ -283,4 +290,5 @@ var Methods = []Spec{
 	MCPAuth,
 	UsageReport,            // what turns used and cost (docs/usage.md)
 	BudgetLs, BudgetExtend, // budgets (docs/usage.md §7)
+	ProviderLs, ProviderCheck, // providers and their contract (docs/providers.md §11)
 }

@@ -31,6 +31,8 @@ export const PROTOCOL_METHODS = [
     "loop.run.stop",
     "mcp.auth",
     "mcp.token",
+    "provider.check",
+    "provider.ls",
     "server.handshake",
     "server.status",
     "server.stop",
@@ -233,6 +235,14 @@ export class GeneratedClient {
     /** issue, rotate or revoke the bearer token of orcr mcp --http (`mcp.token`). */
     mcpToken(params = {}) {
         return this.transport.request("mcp.token", params);
+    }
+    /** check which parts of a provider's contract hold: its command, flags, herdr layer and a real turn (`provider.check`). */
+    providerCheck(params = {}) {
+        return this.transport.request("provider.check", params);
+    }
+    /** the built-in and declared providers with their support state (`provider.ls`). */
+    providerLs(params = {}) {
+        return this.transport.request("provider.ls", params);
     }
     /** readiness probe: pid, protocol and store path (`server.handshake`). */
     serverHandshake(params = {}) {
