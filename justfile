@@ -63,6 +63,7 @@ fuzz:
     go test -run '^$' -fuzz '^FuzzCheckLine$' -fuzztime 5s ./cmd/orcr/mcp
     go test -run '^$' -fuzz '^FuzzLoad$' -fuzztime 5s ./config
     go test -run '^$' -fuzz '^FuzzParseDuration$' -fuzztime 5s ./config
+    go test -run '^$' -fuzz '^FuzzProviderSpec$' -fuzztime 5s ./config
     go test -run '^$' -fuzz '^FuzzDecodeResponse$' -fuzztime 5s ./herdr
     go test -run '^$' -fuzz '^FuzzParseIntegrationStatus$' -fuzztime 5s ./herdr
     go test -run '^$' -fuzz '^FuzzParseSessionList$' -fuzztime 5s ./herdr

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/orcr-go/orcr/actors/transcript"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/store"
 )
 
@@ -137,7 +138,10 @@ func (w *agentWork) complete() (ended bool, retry int64) {
 		return false, later
 	}
 	immediate := w.st.GCMode == store.GCImmediate
-	if immediate {
+	// A declared provider without a transcript has no answer to wait for
+	// (docs/providers.md §11.3): its turn completes on status alone.
+	noTranscript := wire.Is(locErr, wire.TranscriptUnavailable, wire.CauseNoTranscript)
+	if immediate && !noTranscript {
 		if locErr != nil {
 			return false, later
 		}

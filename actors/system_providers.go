@@ -15,7 +15,13 @@ import (
 // The provider side of the facade: integration checks, startup and shutdown recipes,
 // and the transcript adapters wired into the turn machinery.
 
-func (s *System) providerOptions() provider.Options { return provider.OptionsFromEnv(s.getenv) }
+func (s *System) providerOptions() provider.Options {
+	o := provider.OptionsFromEnv(s.getenv)
+	if s.cfg.Config != nil {
+		o.Declared = s.cfg.Config.Providers
+	}
+	return o
+}
 
 // herdrIntegrations caches `herdr integration status` (the herdr layer of the support
 // gate, docs/providers.md §1.1) for a short while.
@@ -55,8 +61,7 @@ const EnvDisableDiscovery = "ORCR_DISABLE_DISCOVERY"
 // supported is the support gate of discovery: only agents of providers with both
 // layers (the mock counts when enabled) become unmanaged rows (docs/lifecycle.md §13.5).
 func (s *System) supported(ctx context.Context, name string) bool {
-	opts := s.providerOptions()
-	return provider.CheckSupport(name, opts.HasOrcr(name), s.herdrInstalled(ctx)) == nil
+	return s.providerOptions().Support(name, s.herdrInstalled(ctx)) == nil
 }
 
 // systemProviders is the server's [Providers]: the configured providers, the price
@@ -89,9 +94,10 @@ func (p systemProviders) Price(model string) (config.Price, bool) {
 }
 
 // NeedsAgentSession implements [Providers]: providers whose transcript is not a file
-// of the agent's data dir.
+// of the agent's data dir (a declared provider without a transcript has none to find).
 func (p systemProviders) NeedsAgentSession(name string) bool {
-	return p.tr.spec(name).DataDirFile == ""
+	sp := p.tr.spec(name)
+	return sp.DataDirFile == "" && sp.Format != provider.FormatNone
 }
 
 // HerdrGate implements [Providers]: the contract check against the live `herdr api
@@ -150,6 +156,10 @@ func (t transcripts) spec(name string) provider.Transcript {
 
 func (t transcripts) Locate(a TranscriptTarget) (string, error) {
 	sp := t.spec(a.Provider)
+	if sp.Format == provider.FormatNone {
+		return "", transcript.Unavailable(wire.CauseNoTranscript,
+			"provider `"+a.Provider+"` declares no transcript (transcript.format none), so orcr reads no answer from a file")
+	}
 	return transcript.Locate(transcript.Locator{
 		Home: t.s.getenv("HOME"), ClaudeDir: t.s.getenv("CLAUDE_CONFIG_DIR"), CodexHome: t.s.getenv("CODEX_HOME"), DataDir: a.DataDir, Format: sp.Format, DataDirFile: sp.DataDirFile,
 		SessionKind: a.SessionKind, SessionValue: a.SessionValue, CreatedAt: a.CreatedAt, Cwd: a.Cwd,

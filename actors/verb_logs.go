@@ -66,7 +66,7 @@ func (s *System) locateTranscript(ctx context.Context, row store.AgentRow) (path
 	if name != "" {
 		opts := s.providerOptions()
 		if name != provider.Mock || !opts.MockAllowed() {
-			if err := provider.CheckSupport(name, opts.HasOrcr(name), s.herdrInstalled(ctx)); err != nil {
+			if err := opts.Support(name, s.herdrInstalled(ctx)); err != nil {
 				return "", "", err
 			}
 		}

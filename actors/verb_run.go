@@ -51,7 +51,7 @@ func (s *System) Run(ctx context.Context, r api.RunRequest) (api.RunResult, erro
 		return api.RunResult{}, herdrErr
 	}
 	if provName != provider.Mock {
-		if err := provider.CheckSupport(provName, true, s.herdrInstalled(ctx)); err != nil {
+		if err := s.providerOptions().Support(provName, s.herdrInstalled(ctx)); err != nil {
 			return api.RunResult{}, err
 		}
 	}

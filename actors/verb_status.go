@@ -5,7 +5,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/orcr-go/orcr/actors/provider"
 	"github.com/orcr-go/orcr/config"
 	"github.com/orcr-go/orcr/config/service"
 	"github.com/orcr-go/orcr/socketapi/api"
@@ -82,7 +81,7 @@ func (s *System) Status(ctx context.Context) (api.StatusResult, error) {
 	drift := s.drift()
 	counts["unmarked_panes"], counts["unknown_marked_panes"] = drift.UnmarkedPanes, drift.UnknownMarkedPanes
 	integrations := map[string]api.Integration{}
-	for name, i := range provider.Integrations(s.herdrInstalled(ctx)) {
+	for name, i := range s.providerOptions().Integrations(s.herdrInstalled(ctx)) {
 		integrations[name] = api.Integration(i)
 	}
 	return api.StatusResult{

@@ -68,6 +68,8 @@ type Config struct {
 	Quota Quota
 	// Budgets are the budget rules (docs/usage.md §7.1), in name order.
 	Budgets []BudgetRule
+	// Providers are the declared providers by name (docs/providers.md §11); never nil.
+	Providers map[string]ProviderSpec
 
 	// HerdrBinEnv is $ORCR_HERDR_BIN as seen by Load. It is not merged into Herdr.Bin:
 	// see [Config.HerdrBin] for the discovery order.
@@ -181,6 +183,7 @@ func Default() *Config {
 		Routing:      Routing{Fallback: map[string]string{}},
 		Prices:       BuiltinPrices(),
 		Quota:        Quota{PauseAt: DefaultQuotaPauseAt, WarnAt: DefaultQuotaWarnAt},
+		Providers:    map[string]ProviderSpec{},
 	}
 }
 

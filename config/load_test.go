@@ -33,10 +33,11 @@ func TestDefault(t *testing.T) {
 		Remote: config.Remote{
 			Heartbeat: 20 * time.Second, ReplayLimit: 10000, MaxConcurrentReplays: 4, OutboundQueue: 1024,
 		},
-		Notify:  config.Notify{MaxAttempts: 10, QueueLimit: 10000, RetryInitial: time.Second, RetryMax: 5 * time.Minute},
-		Routing: config.Routing{Fallback: map[string]string{}},
-		Prices:  config.BuiltinPrices(),
-		Quota:   config.Quota{PauseAt: 0.95, WarnAt: 0.8},
+		Notify:    config.Notify{MaxAttempts: 10, QueueLimit: 10000, RetryInitial: time.Second, RetryMax: 5 * time.Minute},
+		Routing:   config.Routing{Fallback: map[string]string{}},
+		Prices:    config.BuiltinPrices(),
+		Quota:     config.Quota{PauseAt: 0.95, WarnAt: 0.8},
+		Providers: map[string]config.ProviderSpec{},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Default() mismatch (-want +got):\n%s", diff)

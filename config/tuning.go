@@ -115,9 +115,14 @@ func (o TuningOverride) Apply(t Tuning) Tuning {
 }
 
 // TuningFor returns the tuning of provider: [BuiltinTuning] with timings.stall_after as
-// its StallAfter and the integrations.<provider> overrides of c applied.
+// its StallAfter and the integrations.<provider> overrides of c applied. A declared
+// provider without a transcript has transcript_settle_ms 0: there is no file to settle
+// (docs/providers.md §11.3).
 func (c *Config) TuningFor(provider string) Tuning {
 	t := BuiltinTuning(provider)
+	if p, ok := c.Providers[provider]; ok && p.Transcript.Format == TranscriptNone {
+		t.TranscriptSettle = 0
+	}
 	if c.Timings.StallAfter > 0 {
 		t.StallAfter = c.Timings.StallAfter
 	}

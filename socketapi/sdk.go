@@ -311,3 +311,13 @@ func itoa(n int64) string {
 	b, _ := json.Marshal(n)
 	return string(b)
 }
+
+// ProviderLs calls provider.ls (docs/protocol.md §5.37).
+func (c *Client) ProviderLs(ctx context.Context) (api.ProviderLsResult, error) {
+	return Invoke(ctx, c, api.ProviderLs, api.ProviderLsRequest{})
+}
+
+// ProviderCheck calls provider.check (docs/protocol.md §5.38).
+func (c *Client) ProviderCheck(ctx context.Context, req api.ProviderCheckRequest) (api.ProviderCheckResult, error) {
+	return Invoke(ctx, c, api.ProviderCheck, req)
+}

@@ -173,6 +173,9 @@ type Options struct {
 	Getenv func(string) string
 	// CodexCatalog is the codex model catalogue; nil means [DefaultCodexCatalog].
 	CodexCatalog *CodexCatalog
+	// Declared are the providers declared in config (providers.<name>,
+	// docs/providers.md §11); the built-ins and the mock win over them.
+	Declared map[string]config.ProviderSpec
 }
 
 // OptionsFromEnv returns Options reading the mock switches through getenv (nil means
@@ -197,14 +200,20 @@ func (o Options) mockBin() string {
 }
 
 // HasOrcr reports whether orcr has an integration module for name under o: the
-// built-ins always, the mock only when o allows it.
+// built-ins always, the mock only when o allows it, a declared provider always.
 func (o Options) HasOrcr(name string) bool {
-	return IsBuiltin(name) || (name == Mock && o.MockAllowed())
+	return IsBuiltin(name) || (name == Mock && o.MockAllowed()) || o.isDeclared(name)
 }
 
-// Lookup returns the integration module of name. A name without one (anything but
-// claude and codex, and the mock unless o allows it) is integration_missing with
-// missing ["orcr"] (docs/providers.md §1.2).
+// isDeclared reports whether name is a declared provider (never a built-in or the mock).
+func (o Options) isDeclared(name string) bool {
+	_, ok := o.Declared[name]
+	return ok && !IsBuiltin(name) && name != Mock
+}
+
+// Lookup returns the integration module of name: a built-in, the mock when o allows
+// it, else a provider declared in o.Declared (docs/providers.md §11). A name without one
+// is integration_missing with missing ["orcr"] (docs/providers.md §1.2).
 func Lookup(name string, o Options) (Provider, error) {
 	switch {
 	case name == Claude:
@@ -221,6 +230,8 @@ func Lookup(name string, o Options) (Provider, error) {
 			login = strings.ToLower(strings.TrimSpace(o.Getenv(EnvMockLoginScreen)))
 		}
 		return mock{common{Mock}, o.mockBin(), login}, nil
+	case o.isDeclared(name):
+		return declared{common{name}, o.Declared[name]}, nil
 	}
 	return nil, missingError(name, []string{LayerOrcr})
 }

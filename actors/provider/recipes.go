@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"regexp"
 	"strings"
 	"time"
 	"unicode"
@@ -83,6 +84,9 @@ type Startup struct {
 	// readiness wait is over, means the TUI waits for a login and no prompt can reach
 	// the model. Empty means orcr knows no such screen of the provider.
 	LoginScreens []string
+	// LoginPatterns are regular expressions of login screens, from a declared
+	// provider's screens.login (docs/providers.md §11.1); matched like LoginScreens.
+	LoginPatterns []*regexp.Regexp
 	// TrustScreens are lowercase phrases of the provider's question whether to trust
 	// the working directory (docs/providers.md §5.2): typed into, the prompt's Enter
 	// would answer it (claude's default answer exits).
@@ -99,10 +103,15 @@ type Startup struct {
 // Phrases are compared in lower case with every run of white space (a line break a
 // narrow pane put into the phrase included) taken as one space.
 func (s Startup) Gate(screen string) (phrase, cause string) {
-	if len(s.LoginScreens)+len(s.TrustScreens)+len(s.SetupScreens) == 0 {
+	if len(s.LoginScreens)+len(s.LoginPatterns)+len(s.TrustScreens)+len(s.SetupScreens) == 0 {
 		return "", ""
 	}
 	flat := strings.Join(strings.Fields(strings.ToLower(screen)), " ")
+	for _, re := range s.LoginPatterns {
+		if m := re.FindString(flat); m != "" {
+			return m, wire.CauseProviderLoginRequired
+		}
+	}
 	for _, g := range []struct {
 		phrases []string
 		cause   string

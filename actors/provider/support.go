@@ -63,6 +63,31 @@ func CheckSupport(name string, orcrHas bool, herdrInstalled map[string]bool) err
 	return missingError(name, missing)
 }
 
+// Support is the support gate of name under o (docs/providers.md §1.2): [CheckSupport]
+// for the built-ins and the mock; a declared provider has its orcr layer by its
+// declaration and needs the herdr layer only with session herdr (§11.2).
+func (o Options) Support(name string, herdrInstalled map[string]bool) error {
+	if o.isDeclared(name) {
+		if o.Declared[name].NeedsHerdr() && !herdrInstalled[name] {
+			return missingError(name, []string{LayerHerdr})
+		}
+		return nil
+	}
+	return CheckSupport(name, o.HasOrcr(name), herdrInstalled)
+}
+
+// Integrations is [Integrations] with o's declared providers: orcr true, herdr as
+// herdr reports it (a declared provider without session herdr is supported without).
+func (o Options) Integrations(herdrInstalled map[string]bool) map[string]Integration {
+	m := Integrations(herdrInstalled)
+	for p := range o.Declared {
+		if o.isDeclared(p) {
+			m[p] = Integration{Orcr: true, Herdr: herdrInstalled[p]}
+		}
+	}
+	return m
+}
+
 // HerdrInstalled turns parsed `herdr integration status` rows into provider →
 // installed (current or outdated). nil rows (the command failed) give an empty map:
 // every herdr layer absent.

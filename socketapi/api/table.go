@@ -45,6 +45,8 @@ type Facade interface {
 	BudgetLs(context.Context, BudgetLsRequest) (BudgetLsResult, error)
 	BudgetExtend(context.Context, BudgetExtendRequest) (BudgetExtendResult, error)
 	QuotaRecord(context.Context, QuotaRecordRequest) (QuotaRecordResult, error)
+	ProviderLs(context.Context, ProviderLsRequest) (ProviderLsResult, error)
+	ProviderCheck(context.Context, ProviderCheckRequest) (ProviderCheckResult, error)
 }
 
 // Method is one wire method of the table: its name, its params type Req, its result type
@@ -271,6 +273,11 @@ var (
 		Call: Facade.BudgetExtend, Summary: "raise a budget's limit and deliver what its paused agents queued"}
 	QuotaRecord = &Method[QuotaRecordRequest, QuotaRecordResult]{Name: "quota.record", CLI: "statusline",
 		Call: Facade.QuotaRecord, Summary: "record the quota windows a provider reported outside its transcript (claude's status line)"}
+	ProviderLs = &Method[ProviderLsRequest, ProviderLsResult]{Name: "provider.ls", CLI: "provider ls", Call: Facade.ProviderLs,
+		Summary: "the built-in and declared providers with their support state"}
+	ProviderCheck = &Method[ProviderCheckRequest, ProviderCheckResult]{Name: "provider.check", CLI: "provider check",
+		Call: Facade.ProviderCheck, Unbounded: true,
+		Summary: "check which parts of a provider's contract hold: its command, flags, herdr layer and a real turn"}
 )
 
 // Methods is the one method table of protocol 1, in the reference's order.
@@ -286,5 +293,6 @@ var Methods = []Spec{
 	MCPAuth,
 	UsageReport,            // what turns used and cost (docs/usage.md)
 	BudgetLs, BudgetExtend, // budgets (docs/usage.md §8)
-	QuotaRecord, // claude's quota windows from its status line (docs/usage.md §7.1)
+	QuotaRecord,               // claude's quota windows from its status line (docs/usage.md §7.1)
+	ProviderLs, ProviderCheck, // providers and their contract (docs/providers.md §11)
 }

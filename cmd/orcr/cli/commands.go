@@ -24,6 +24,7 @@ type rootCmd struct {
 	Top        topCmd        `cmd:"" help:"Full-screen live view of agents and loops."`
 	Usage      usageCmd      `cmd:"" help:"Tokens and cost of completed turns, by agent, path, provider, model, loop or day."`
 	Budget     budgetCmd     `cmd:"" help:"Budgets: what they spent, and extending one that paused its agents."`
+	Provider   providerCmd   `cmd:"" help:"Providers: the built-in and declared ones, and a doctor for their contract."`
 	Statusline statuslineCmd `cmd:"" help:"A claude status line: records the quota windows of the JSON on stdin, prints one line."`
 	MCP        mcpCmd        `cmd:"" name:"mcp" help:"Serve orcr's verbs as MCP tools (stdio, or Streamable HTTP with --http)."`
 	Dashboard  dashboardCmd  `cmd:"" help:"Print a one-time sign-in link for the web dashboard, or sign every browser out."`
@@ -90,6 +91,8 @@ var verbMethods = map[string][]string{
 	"usage":          {"usage.report"},
 	"budget ls":      {"budget.ls"},
 	"budget extend":  {"budget.extend"},
+	"provider ls":    {"provider.ls"},
+	"provider check": {"provider.check"},
 	"agent adopt":    {"agent.adopt"},
 	"agent token":    {"agent.token"},
 	"dashboard":      {"dashboard.login"},

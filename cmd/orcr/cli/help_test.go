@@ -69,16 +69,18 @@ var notImplementedProbes = map[string][]string{
 	"api snapshot":   {"api", "snapshot"},
 	// scaffold and skill install must fail before they write: the harness has no PATH
 	// (node_missing), and /dev/null is no directory (skill_install_failed).
-	"scaffold":      {"scaffold", "/nonexistent/orcr-probe"},
-	"skill install": {"skill", "install", "/dev/null"},
-	"skill show":    {"skill", "show"},
-	"top":           {"top"},
-	"usage":         {"usage"},
-	"statusline":    {"statusline"},
-	"budget ls":     {"budget", "ls"},
-	"budget extend": {"budget", "extend", "x", "--by", "1usd"},
-	"mcp serve":     {"mcp"},
-	"mcp token":     {"mcp", "token"},
+	"scaffold":       {"scaffold", "/nonexistent/orcr-probe"},
+	"skill install":  {"skill", "install", "/dev/null"},
+	"skill show":     {"skill", "show"},
+	"top":            {"top"},
+	"usage":          {"usage"},
+	"statusline":     {"statusline"},
+	"budget ls":      {"budget", "ls"},
+	"provider ls":    {"provider", "ls"},
+	"provider check": {"provider", "check", "nosuch", "--static"},
+	"budget extend":  {"budget", "extend", "x", "--by", "1usd"},
+	"mcp serve":      {"mcp"},
+	"mcp token":      {"mcp", "token"},
 }
 
 // `orcr --help` marks exactly the commands that answer not_implemented when run, and

@@ -55,6 +55,7 @@ func TestCatalogueCoverage(t *testing.T) {
 		"dashboard",
 		"loop create", "loop logs", "loop ls", "loop pause", "loop resume", "loop rm", "loop run ls", "loop run start", "loop run stop",
 		"mcp serve", "mcp token",
+		"provider check", "provider ls",
 		"scaffold",
 		"server disable", "server enable", "server logs", "server restart", "server start", "server status", "server stop",
 		"skill install", "skill show",

@@ -1,6 +1,6 @@
 import type { MethodTransport, Subscription } from "./wire.js";
 /** Every method of the socket protocol, sorted. */
-export declare const PROTOCOL_METHODS: readonly ["agent.adopt", "agent.ask", "agent.attach.heartbeat", "agent.attach.prepare", "agent.attach.release", "agent.kill", "agent.logs", "agent.ls", "agent.run", "agent.send", "agent.token", "agent.wait", "api.schema", "api.snapshot", "budget.extend", "budget.ls", "dashboard.login", "events.subscribe", "loop.create", "loop.logs", "loop.ls", "loop.pause", "loop.resume", "loop.rm", "loop.run.ls", "loop.run.start", "loop.run.stop", "mcp.auth", "mcp.token", "quota.record", "server.handshake", "server.status", "server.stop", "usage.report", "watch.open"];
+export declare const PROTOCOL_METHODS: readonly ["agent.adopt", "agent.ask", "agent.attach.heartbeat", "agent.attach.prepare", "agent.attach.release", "agent.kill", "agent.logs", "agent.ls", "agent.run", "agent.send", "agent.token", "agent.wait", "api.schema", "api.snapshot", "budget.extend", "budget.ls", "dashboard.login", "events.subscribe", "loop.create", "loop.logs", "loop.ls", "loop.pause", "loop.resume", "loop.rm", "loop.run.ls", "loop.run.start", "loop.run.stop", "mcp.auth", "mcp.token", "provider.check", "provider.ls", "quota.record", "server.handshake", "server.status", "server.stop", "usage.report", "watch.open"];
 /** A method name of PROTOCOL_METHODS. */
 export type ProtocolMethod = (typeof PROTOCOL_METHODS)[number];
 /** The methods that answer with an initial result, then event frames. */
@@ -1404,6 +1404,62 @@ export interface McpTokenResult {
      * `orcr mcp --http`, 43 characters of base64url.
      */
     token?: string;
+    [key: string]: unknown;
+}
+/**
+ * Params of `provider.check` (check which parts of a provider's contract hold: its command, flags, herdr layer and a real turn).
+ * ProviderCheckRequest is provider.check's params.
+ */
+export interface ProviderCheckParams {
+    /** The provider: built in or declared. */
+    name?: string;
+    /**
+     * Only the checks that start nothing: the command, its --version and --help, the
+     * flags, the herdr layer.
+     */
+    static?: boolean;
+    [key: string]: unknown;
+}
+/**
+ * Result of `provider.check`.
+ * ProviderCheckResult is provider.check's result.
+ */
+export interface ProviderCheckResult {
+    name?: string;
+    /** No part failed. */
+    ok?: boolean;
+    parts?: {
+        /** command, version, help, flags, herdr, turn, answer or end. */
+        part?: string;
+        /** What was found, or why it failed or is unknown. */
+        reason?: string;
+        /** ok, failed or unknown. */
+        state?: string;
+        [key: string]: unknown;
+    }[] | null;
+    [key: string]: unknown;
+}
+/** Params of `provider.ls` (the built-in and declared providers with their support state). */
+export interface ProviderLsParams {
+    [key: string]: unknown;
+}
+/**
+ * Result of `provider.ls`.
+ * ProviderLsResult is provider.ls's result, sorted by name.
+ */
+export interface ProviderLsResult {
+    providers?: {
+        /** Whether herdr's integration for it is installed. */
+        herdr?: boolean;
+        /** builtin (compiled into orcr) or declared (providers.<name> of config.json). */
+        kind?: string;
+        name?: string;
+        /** Whether the support rule needs herdr's integration (docs/providers.md §1, §11.2). */
+        needs_herdr?: boolean;
+        /** Whether agents of it can run: the support rule holds. */
+        supported?: boolean;
+        [key: string]: unknown;
+    }[] | null;
     [key: string]: unknown;
 }
 /**
@@ -5752,6 +5808,8 @@ export interface MethodParams {
     "loop.run.stop": LoopRunStopParams;
     "mcp.auth": McpAuthParams;
     "mcp.token": McpTokenParams;
+    "provider.check": ProviderCheckParams;
+    "provider.ls": ProviderLsParams;
     "quota.record": QuotaRecordParams;
     "server.handshake": ServerHandshakeParams;
     "server.status": ServerStatusParams;
@@ -5790,6 +5848,8 @@ export interface MethodResults {
     "loop.run.stop": LoopRunStopResult;
     "mcp.auth": McpAuthResult;
     "mcp.token": McpTokenResult;
+    "provider.check": ProviderCheckResult;
+    "provider.ls": ProviderLsResult;
     "quota.record": QuotaRecordResult;
     "server.handshake": ServerHandshakeResult;
     "server.status": ServerStatusResult;
@@ -5866,6 +5926,10 @@ export declare class GeneratedClient {
     mcpAuth(params?: McpAuthParams): Promise<McpAuthResult>;
     /** issue, rotate or revoke the bearer token of orcr mcp --http (`mcp.token`). */
     mcpToken(params?: McpTokenParams): Promise<McpTokenResult>;
+    /** check which parts of a provider's contract hold: its command, flags, herdr layer and a real turn (`provider.check`). */
+    providerCheck(params?: ProviderCheckParams): Promise<ProviderCheckResult>;
+    /** the built-in and declared providers with their support state (`provider.ls`). */
+    providerLs(params?: ProviderLsParams): Promise<ProviderLsResult>;
     /** record the quota windows a provider reported outside its transcript (claude's status line) (`quota.record`). */
     quotaRecord(params?: QuotaRecordParams): Promise<QuotaRecordResult>;
     /** readiness probe: pid, protocol and store path (`server.handshake`). */

@@ -31,6 +31,8 @@ export const PROTOCOL_METHODS = [
     "loop.run.stop",
     "mcp.auth",
     "mcp.token",
+    "provider.check",
+    "provider.ls",
     "quota.record",
     "server.handshake",
     "server.status",
@@ -235,6 +237,14 @@ export class GeneratedClient {
     /** issue, rotate or revoke the bearer token of orcr mcp --http (`mcp.token`). */
     mcpToken(params = {}) {
         return this.transport.request("mcp.token", params);
+    }
+    /** check which parts of a provider's contract hold: its command, flags, herdr layer and a real turn (`provider.check`). */
+    providerCheck(params = {}) {
+        return this.transport.request("provider.check", params);
+    }
+    /** the built-in and declared providers with their support state (`provider.ls`). */
+    providerLs(params = {}) {
+        return this.transport.request("provider.ls", params);
     }
     /** record the quota windows a provider reported outside its transcript (claude's status line) (`quota.record`). */
     quotaRecord(params = {}) {

@@ -34,6 +34,8 @@ export const PROTOCOL_METHODS = [
   "loop.run.stop",
   "mcp.auth",
   "mcp.token",
+  "provider.check",
+  "provider.ls",
   "quota.record",
   "server.handshake",
   "server.status",
@@ -1531,6 +1533,66 @@ export interface McpTokenResult {
    * `orcr mcp --http`, 43 characters of base64url.
    */
   token?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * Params of `provider.check` (check which parts of a provider's contract hold: its command, flags, herdr layer and a real turn).
+ * ProviderCheckRequest is provider.check's params.
+ */
+export interface ProviderCheckParams {
+  /** The provider: built in or declared. */
+  name?: string;
+  /**
+   * Only the checks that start nothing: the command, its --version and --help, the
+   * flags, the herdr layer.
+   */
+  static?: boolean;
+  [key: string]: unknown;
+}
+
+/**
+ * Result of `provider.check`.
+ * ProviderCheckResult is provider.check's result.
+ */
+export interface ProviderCheckResult {
+  name?: string;
+  /** No part failed. */
+  ok?: boolean;
+  parts?: {
+    /** command, version, help, flags, herdr, turn, answer or end. */
+    part?: string;
+    /** What was found, or why it failed or is unknown. */
+    reason?: string;
+    /** ok, failed or unknown. */
+    state?: string;
+    [key: string]: unknown;
+  }[] | null;
+  [key: string]: unknown;
+}
+
+/** Params of `provider.ls` (the built-in and declared providers with their support state). */
+export interface ProviderLsParams {
+  [key: string]: unknown;
+}
+
+/**
+ * Result of `provider.ls`.
+ * ProviderLsResult is provider.ls's result, sorted by name.
+ */
+export interface ProviderLsResult {
+  providers?: {
+    /** Whether herdr's integration for it is installed. */
+    herdr?: boolean;
+    /** builtin (compiled into orcr) or declared (providers.<name> of config.json). */
+    kind?: string;
+    name?: string;
+    /** Whether the support rule needs herdr's integration (docs/providers.md §1, §11.2). */
+    needs_herdr?: boolean;
+    /** Whether agents of it can run: the support rule holds. */
+    supported?: boolean;
+    [key: string]: unknown;
+  }[] | null;
   [key: string]: unknown;
 }
 
@@ -5941,6 +6003,8 @@ export interface MethodParams {
   "loop.run.stop": LoopRunStopParams;
   "mcp.auth": McpAuthParams;
   "mcp.token": McpTokenParams;
+  "provider.check": ProviderCheckParams;
+  "provider.ls": ProviderLsParams;
   "quota.record": QuotaRecordParams;
   "server.handshake": ServerHandshakeParams;
   "server.status": ServerStatusParams;
@@ -5980,6 +6044,8 @@ export interface MethodResults {
   "loop.run.stop": LoopRunStopResult;
   "mcp.auth": McpAuthResult;
   "mcp.token": McpTokenResult;
+  "provider.check": ProviderCheckResult;
+  "provider.ls": ProviderLsResult;
   "quota.record": QuotaRecordResult;
   "server.handshake": ServerHandshakeResult;
   "server.status": ServerStatusResult;
@@ -6152,6 +6218,16 @@ export class GeneratedClient {
   /** issue, rotate or revoke the bearer token of orcr mcp --http (`mcp.token`). */
   mcpToken(params: McpTokenParams = {}): Promise<McpTokenResult> {
     return this.transport.request("mcp.token", params) as Promise<McpTokenResult>;
+  }
+
+  /** check which parts of a provider's contract hold: its command, flags, herdr layer and a real turn (`provider.check`). */
+  providerCheck(params: ProviderCheckParams = {}): Promise<ProviderCheckResult> {
+    return this.transport.request("provider.check", params) as Promise<ProviderCheckResult>;
+  }
+
+  /** the built-in and declared providers with their support state (`provider.ls`). */
+  providerLs(params: ProviderLsParams = {}): Promise<ProviderLsResult> {
+    return this.transport.request("provider.ls", params) as Promise<ProviderLsResult>;
   }
 
   /** record the quota windows a provider reported outside its transcript (claude's status line) (`quota.record`). */

@@ -1,0 +1,96 @@
+package tests
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/orcr-go/orcr/socketapi/sockettest"
+)
+
+// A provider declared by config only (docs/providers.md §11): the orcr-mock-agent
+// binary described under providers.tinyagent — no transcript, its status from its own
+// reports to herdr, /quit to end it — runs a real turn through the orcr binary and the
+// herdr stand-in, with no herdr integration installed (session none needs none).
+// `agent logs --last-response` says there is no transcript rather than guessing.
+func TestDeclaredProviderRunsATurnByConfigOnly(t *testing.T) {
+	b := sockettest.BuildBinaries(t)
+	decl := map[string]any{
+		"providers": map[string]any{"tinyagent": map[string]any{
+			"command":       b.MockAgent,
+			"bypass_args":   []string{"--skip-permissions"},
+			"models":        []string{"m1", "m2"},
+			"default_model": "m1",
+			"env":           map[string]string{"ORCR_MOCK_NO_TRANSCRIPT": "1", "ORCR_MOCK_BANNER": "tiny agent ready"},
+			"screens":       map[string]any{"ready": []string{"tiny agent ready"}},
+			"transcript":    map[string]any{"format": "none"},
+			"shutdown":      map[string]any{"line": "/quit", "grace": "400ms"},
+		}, "gone": map[string]any{"command": "/nonexistent/agent-cli", "session": "herdr"}},
+		"integrations": map[string]any{"tinyagent": map[string]any{
+			"submit_ready_ms": 0, "submit_confirm_ms": 0, "submit_enter_delay_ms": 0,
+			"fast_turn_grace_ms": 1500, "idle_stable_ms": 1200}},
+	}
+	cfg, _ := json.Marshal(decl)
+	h, _ := herdrHome(t, string(cfg))
+
+	_, _, errObj := h.jsonRun(t, "agent.run", 1, "agent", "run", "-a", "tinyagent", "--model", "m9", "--path", "decl/bad", "-p", "say=x")
+	if d, _ := errObj["details"].(map[string]any); d["reason"] != "invalid_model" {
+		t.Fatalf("unlisted model: %v, want invalid_model", errObj)
+	}
+	h.jsonRun(t, "agent.run", 0, "agent", "run", "-a", "tinyagent", "--path", "decl/one", "-p", "say=hello_from_a_declared_provider")
+	if w := h.run("agent", "wait", "decl/one"); w.exit != 0 || w.stdout != "decl/one  turn_complete\n" {
+		t.Fatalf("agent wait: exit %d stdout %q stderr %q", w.exit, w.stdout, w.stderr)
+	}
+	rows := h.lsRows(t, "decl/one")
+	if len(rows) != 1 || rows[0].Agent == nil || *rows[0].Agent != "tinyagent" {
+		t.Fatalf("rows: %+v", rows)
+	}
+	_, _, errObj = h.jsonRun(t, "agent.logs", 1, "agent", "logs", "decl/one", "--last-response")
+	if d, _ := errObj["details"].(map[string]any); errObj["code"] != "transcript_unavailable" || d["cause"] != "no_transcript" {
+		t.Errorf("--last-response: %v, want transcript_unavailable no_transcript", errObj)
+	}
+	if r := h.run("agent", "kill", "-y", "decl/one"); r.exit != 0 {
+		t.Fatalf("kill: %d %s", r.exit, r.stderr)
+	}
+	if r := h.run("agent", "ls", "--all", "decl/one"); !strings.Contains(r.stdout, "decl/one") {
+		t.Errorf("ls after kill: %q", r.stdout)
+	}
+
+	// provider ls: the declared ones next to the built-ins, each with the support rule's
+	// answer (gone needs herdr's integration, which the stand-in has not installed).
+	_, res, _ := h.jsonRun(t, "provider.ls", 0, "provider", "ls")
+	kinds := map[string]string{}
+	for _, row := range res["providers"].([]any) {
+		p := row.(map[string]any)
+		kinds[p["name"].(string)] = p["kind"].(string) + "/" + map[bool]string{true: "supported", false: "unsupported"}[p["supported"].(bool)]
+	}
+	if kinds["tinyagent"] != "declared/supported" || kinds["gone"] != "declared/unsupported" || kinds["claude"] != "builtin/unsupported" {
+		t.Errorf("provider ls: %v", kinds)
+	}
+	// provider check: a live turn through the normal start path, the answer unknown
+	// (no transcript), nothing failed; a command that does not exist fails statically.
+	_, res, _ = h.jsonRun(t, "provider.check", 0, "provider", "check", "tinyagent")
+	states := checkStates(res)
+	for part, want := range map[string]string{"command": "ok", "help": "ok", "flags": "ok", "herdr": "ok", "turn": "ok", "answer": "unknown", "end": "ok"} {
+		if states[part] != want {
+			t.Errorf("provider check tinyagent: %s is %q, want %q (%v)", part, states[part], want, res["parts"])
+		}
+	}
+	if res["ok"] != true {
+		t.Errorf("provider check tinyagent: ok %v", res["ok"])
+	}
+	_, res, _ = h.jsonRun(t, "provider.check", 0, "provider", "check", "gone", "--static")
+	if states := checkStates(res); res["ok"] != false || states["command"] != "failed" || states["herdr"] != "failed" || states["turn"] != "" {
+		t.Errorf("provider check gone --static: %v", res)
+	}
+}
+
+// checkStates maps a provider.check result's parts to their states.
+func checkStates(res map[string]any) map[string]string {
+	m := map[string]string{}
+	for _, p := range res["parts"].([]any) {
+		part := p.(map[string]any)
+		m[part["part"].(string)] = part["state"].(string)
+	}
+	return m
+}
