@@ -221,7 +221,7 @@ func parseGemini(data []byte) []Entry {
 				copyTokens(&e)
 				out = append(out, e)
 				if text, _, done := geminiResult(c); done {
-					out = append(out, Entry{Role: RoleTool, Kind: KindToolResult, Tool: e.Tool, Text: text, Timestamp: ts})
+					out = append(out, Entry{Role: RoleTool, Kind: KindToolResult, Text: text, Timestamp: ts})
 				}
 			}
 		case "info", "warning", "error":
@@ -248,7 +248,7 @@ func geminiTools(data []byte) []ToolEvent {
 			name := stringOf(c.Name)
 			out = append(out, ToolEvent{Kind: ToolCall, CallID: id, Name: name, Args: compactJSON(c.Args)})
 			if text, ok, done := geminiResult(c); done {
-				out = append(out, ToolEvent{Kind: ToolResult, CallID: id, Name: name, OK: ok, Text: text})
+				out = append(out, ToolEvent{Kind: ToolResult, CallID: id, OK: ok, Text: text})
 			}
 		}
 	}

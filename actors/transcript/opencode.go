@@ -141,7 +141,7 @@ func parseOpencode(data []byte) []Entry {
 				copyTokens(&e)
 				out = append(out, e)
 				if text, _, done := opencodeToolResult(p); done {
-					out = append(out, Entry{Role: RoleTool, Kind: KindToolResult, Tool: e.Tool, Text: text})
+					out = append(out, Entry{Role: RoleTool, Kind: KindToolResult, Text: text})
 				}
 				continue
 			default:
@@ -170,7 +170,7 @@ func opencodeTools(data []byte) []ToolEvent {
 			}
 			out = append(out, ev)
 			if text, ok, done := opencodeToolResult(p); done {
-				out = append(out, ToolEvent{Kind: ToolResult, CallID: id, Name: ev.Name, OK: ok, Text: text})
+				out = append(out, ToolEvent{Kind: ToolResult, CallID: id, OK: ok, Text: text})
 			}
 		}
 	}

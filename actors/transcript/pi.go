@@ -25,7 +25,6 @@ type piMessage struct {
 	StopReason   json.RawMessage `json:"stopReason"`
 	ErrorMessage json.RawMessage `json:"errorMessage"`
 	ToolCallID   json.RawMessage `json:"toolCallId"` // toolResult
-	ToolName     json.RawMessage `json:"toolName"`   // toolResult
 	IsError      json.RawMessage `json:"isError"`    // toolResult
 }
 
@@ -87,8 +86,7 @@ func parsePi(data []byte) []Entry {
 		}
 		ts, _ := jsonString(l.Timestamp)
 		if role == "toolResult" {
-			name, _ := jsonString(m.ToolName)
-			out = append(out, Entry{Role: RoleTool, Kind: KindToolResult, Tool: name, Text: textOf(m.Content), Timestamp: ts})
+			out = append(out, Entry{Role: RoleTool, Kind: KindToolResult, Text: textOf(m.Content), Timestamp: ts})
 			return
 		}
 		base := Entry{Role: role, Timestamp: ts}
@@ -129,8 +127,7 @@ func piTools(data []byte) []ToolEvent {
 		}
 		if role == "toolResult" {
 			if id, _ := jsonString(m.ToolCallID); id != "" {
-				name, _ := jsonString(m.ToolName)
-				out = append(out, ToolEvent{Kind: ToolResult, CallID: id, Name: name,
+				out = append(out, ToolEvent{Kind: ToolResult, CallID: id,
 					OK: !bytes.Equal(m.IsError, []byte("true")), Text: textOf(m.Content)})
 			}
 			return

@@ -114,7 +114,6 @@ func partEntries(out []Entry, base Entry, parts []geminiPart) []Entry {
 			e.Tool, _ = jsonString(c.Name)
 		case object(p.FunctionResponse, &c):
 			e.Role, e.Kind = RoleTool, KindToolResult
-			e.Tool, _ = jsonString(c.Name)
 			e.Text = responseText(c.Response)
 			e.InputTokens, e.OutputTokens = nil, nil
 		default:
@@ -190,7 +189,7 @@ func partTools(out []ToolEvent, parts []geminiPart, calls, ok bool) []ToolEvent 
 			}
 		case !calls && object(p.FunctionResponse, &c):
 			if id := stringOf(c.ID); id != "" {
-				out = append(out, ToolEvent{Kind: ToolResult, CallID: id, Name: stringOf(c.Name), OK: ok, Text: responseText(c.Response)})
+				out = append(out, ToolEvent{Kind: ToolResult, CallID: id, OK: ok, Text: responseText(c.Response)})
 			}
 		}
 	}
