@@ -62,6 +62,9 @@ func TestOtherTurnUsage(t *testing.T) {
 		// are telemetry only and not counted.
 		{"qwen second turn", transcript.FormatQwen, qwen, transcript.Usage{Input: 5, Output: 6, CacheRead: 7, Model: "gpt-5-standin"}, true},
 		{"qwen tool turn", transcript.FormatQwen, firstTurn(t, qwen, "say=second"), transcript.Usage{Input: 22, Output: 44, CacheRead: 66, Model: "gpt-5-standin"}, true},
+		// The same turns typed into qwen's TUI: its suggestion request (whose answer
+		// "ok" filled the input box) wrote nothing, its memory extractor telemetry only.
+		{"qwen TUI second turn", transcript.FormatQwen, fixture(t, "qwen", "tui.jsonl"), transcript.Usage{Input: 5, Output: 6, CacheRead: 7, Model: "gpt-5-standin"}, true},
 		// gemini: the tool turn's answer record is written twice (without, then with its
 		// toolCalls) and counted once.
 		{"gemini second turn", transcript.FormatGemini, gemini, transcript.Usage{Input: 5, Output: 6, CacheRead: 7, Model: "gemini-2.5-flash"}, true},
