@@ -257,12 +257,15 @@ func geminiTools(data []byte) []ToolEvent {
 
 // geminiTurnUsage sums the tokens of the gemini records after the last prompt, counted
 // as qwen's ([addGeminiUsage]); each record once, as the file's replay keeps one per id.
+// An error record starts afresh too: gemini-cli 0.61.0, when a request fails, rewrites
+// the history without the failed prompt (a $set of messages) before the error record,
+// so without this the refused turn would be given the previous turn's usage.
 func geminiTurnUsage(data []byte) (Usage, bool) {
 	recs, _ := geminiDoc(data)
 	var u Usage
 	any := false
 	for _, r := range recs {
-		if geminiIsPrompt(r) {
+		if geminiIsPrompt(r) || stringOf(r.Type) == "error" {
 			u, any = Usage{}, false
 			continue
 		}
@@ -279,10 +282,12 @@ func geminiTurnUsage(data []byte) (Usage, bool) {
 	return u, any
 }
 
-// geminiLimit: an error record naming a limit after the last prompt and answer.
-// gemini-cli 0.61.0 headless wrote none at the model stand-in's 429 (the prompt is the
-// last record; the error goes to stderr), so this reads the TUI's records should they
-// carry one.
+// geminiLimit: an error record naming a limit or a quota after the last prompt and
+// answer. gemini-cli 0.61.0's TUI, at the model stand-in's 429 and once the user chose
+// "Stop" in its "Usage limit reached" dialog, wrote "[API Error: You have exhausted
+// your daily quota on this model.]\nPlease wait and try again later. …" (then an info
+// record "This request failed. …"); headless, it wrote nothing (the error went to
+// stderr).
 func geminiLimit(data []byte) (string, bool) {
 	recs, _ := geminiDoc(data)
 	notice := ""
@@ -291,7 +296,7 @@ func geminiLimit(data []byte) (string, bool) {
 		case geminiIsPrompt(r), typ == "gemini" && len(geminiContent(r.Content)) > 0:
 			notice = ""
 		case typ == "error":
-			if s := textOf(r.Content); namesLimit(s) {
+			if s := textOf(r.Content); namesLimit(s) || strings.Contains(strings.ToLower(s), "quota") {
 				notice = s
 			}
 		}

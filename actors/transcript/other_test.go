@@ -69,6 +69,9 @@ func TestOtherTurnUsage(t *testing.T) {
 		// toolCalls) and counted once.
 		{"gemini second turn", transcript.FormatGemini, gemini, transcript.Usage{Input: 5, Output: 6, CacheRead: 7, Model: "gemini-2.5-flash"}, true},
 		{"gemini tool turn", transcript.FormatGemini, firstTurn(t, gemini, "say=second"), transcript.Usage{Input: 22, Output: 44, CacheRead: 66, Model: "gemini-2.5-flash"}, true},
+		// The TUI's transcript: the turn after the one refused at the limit.
+		{"gemini TUI after the limit", transcript.FormatGemini, fixture(t, "gemini", "tui.jsonl"), transcript.Usage{Input: 5, Output: 6, CacheRead: 7, Model: "gemini-2.5-flash"}, true},
+		{"gemini TUI at the limit", transcript.FormatGemini, fixture(t, "gemini", "tui_limit.jsonl"), transcript.Usage{}, false},
 		{"opencode third turn", transcript.FormatOpencode, opencode, transcript.Usage{Input: 1, Output: 10, CacheRead: 3, Reasoning: 5, Model: "gpt-5-standin"}, true},
 		{"pi prompt only", transcript.FormatPi, []byte(`{"type":"message","message":{"role":"user","content":"hi"}}`), transcript.Usage{}, false},
 		{"opencode not an export", transcript.FormatOpencode, []byte(`[1]`), transcript.Usage{}, false},
@@ -101,6 +104,13 @@ func TestOtherLimitNotice(t *testing.T) {
 		if n, ok := transcript.LimitNotice(format, data); ok {
 			t.Errorf("%s: notice %q in a transcript with no limit", format, n)
 		}
+	}
+	// gemini's TUI wrote its quota error; the next turn's answer clears it.
+	if n, _ := transcript.LimitNotice(transcript.FormatGemini, fixture(t, "gemini", "tui_limit.jsonl")); !strings.HasPrefix(n, "[API Error: You have exhausted your daily quota on this model.]\nPlease wait") {
+		t.Errorf("gemini TUI at the limit: notice %q", n)
+	}
+	if n, ok := transcript.LimitNotice(transcript.FormatGemini, fixture(t, "gemini", "tui.jsonl")); ok {
+		t.Errorf("gemini TUI answered after the limit: notice %q", n)
 	}
 	const msg = "429 You have hit your usage limit. Try again at 5:44 PM."
 	tests := []struct {
