@@ -73,6 +73,7 @@ func TestOtherTurnUsage(t *testing.T) {
 		{"gemini TUI after the limit", transcript.FormatGemini, fixture(t, "gemini", "tui.jsonl"), transcript.Usage{Input: 5, Output: 6, CacheRead: 7, Model: "gemini-2.5-flash"}, true},
 		{"gemini TUI at the limit", transcript.FormatGemini, fixture(t, "gemini", "tui_limit.jsonl"), transcript.Usage{}, false},
 		{"opencode third turn", transcript.FormatOpencode, opencode, transcript.Usage{Input: 1, Output: 10, CacheRead: 3, Reasoning: 5, Model: "gpt-5-standin"}, true},
+		{"qwen at the limit", transcript.FormatQwen, fixture(t, "qwen", "limit.jsonl"), transcript.Usage{}, false},
 		{"pi prompt only", transcript.FormatPi, []byte(`{"type":"message","message":{"role":"user","content":"hi"}}`), transcript.Usage{}, false},
 		{"opencode not an export", transcript.FormatOpencode, []byte(`[1]`), transcript.Usage{}, false},
 		{"gemini empty", transcript.FormatGemini, nil, transcript.Usage{}, false},
@@ -105,6 +106,11 @@ func TestOtherLimitNotice(t *testing.T) {
 			t.Errorf("%s: notice %q in a transcript with no limit", format, n)
 		}
 	}
+	// qwen recorded the 429 of its first attempt as api_error telemetry, then kept
+	// retrying (killed after 150 s).
+	if n, _ := transcript.LimitNotice(transcript.FormatQwen, fixture(t, "qwen", "limit.jsonl")); n != "429 The usage limit has been reached" {
+		t.Errorf("qwen at the limit: notice %q", n)
+	}
 	// gemini's TUI wrote its quota error; the next turn's answer clears it.
 	if n, _ := transcript.LimitNotice(transcript.FormatGemini, fixture(t, "gemini", "tui_limit.jsonl")); !strings.HasPrefix(n, "[API Error: You have exhausted your daily quota on this model.]\nPlease wait") {
 		t.Errorf("gemini TUI at the limit: notice %q", n)
@@ -122,8 +128,9 @@ func TestOtherLimitNotice(t *testing.T) {
 		{"pi other error", transcript.FormatPi, `{"type":"message","message":{"role":"assistant","content":[],"stopReason":"error","errorMessage":"socket hang up"}}`, ""},
 		{"pi cleared", transcript.FormatPi, `{"type":"message","message":{"role":"assistant","content":[],"stopReason":"error","errorMessage":"` + msg + `"}}
 {"type":"message","message":{"role":"user","content":"again"}}`, ""},
-		{"qwen", transcript.FormatQwen, `{"type":"system","subtype":"ui_telemetry","systemPayload":{"uiEvent":{"event.name":"qwen-code.api_error","error":"` + msg + `"}}}`, msg},
-		{"qwen cleared", transcript.FormatQwen, `{"type":"system","subtype":"ui_telemetry","systemPayload":{"uiEvent":{"event.name":"qwen-code.api_error","error":"` + msg + `"}}}
+		{"qwen", transcript.FormatQwen, `{"type":"system","subtype":"ui_telemetry","systemPayload":{"uiEvent":{"event.name":"qwen-code.api_error","error_message":"` + msg + `"}}}`, msg},
+		{"qwen other error", transcript.FormatQwen, `{"type":"system","subtype":"ui_telemetry","systemPayload":{"uiEvent":{"event.name":"qwen-code.api_error","error_message":"socket hang up","status_code":500}}}`, ""},
+		{"qwen cleared", transcript.FormatQwen, `{"type":"system","subtype":"ui_telemetry","systemPayload":{"uiEvent":{"event.name":"qwen-code.api_error","error_message":"` + msg + `"}}}
 {"type":"user","message":{"role":"user","parts":[{"text":"again"}]}}`, ""},
 		{"gemini", transcript.FormatGemini, `{"id":"1","type":"user","content":[{"text":"go"}]}
 {"id":"2","type":"error","content":"` + msg + `"}`, msg},

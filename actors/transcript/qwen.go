@@ -245,10 +245,11 @@ func addGeminiUsage(u *Usage, prompt, candidates, cached, thoughts int64) {
 	u.Reasoning += thoughts
 }
 
-// qwenLimit: qwen 0.24.4 writes no line for a refused request (measured at the model
-// stand-in's 429: no assistant line, no error line); a system ui_telemetry
-// api_error event whose error names a limit is read as the notice should a version
-// write one, a later prompt or answer clearing it.
+// qwenLimit: a system ui_telemetry line whose qwen-code.api_error event has status_code
+// 429 or an error_message naming a limit (qwen 0.24.4 at the model stand-in's 429:
+// "429 The usage limit has been reached", error_type RateLimitError, while it keeps
+// retrying with its spinner and nothing else on screen), the notice being the
+// error_message; a later prompt or answer clears it.
 func qwenLimit(data []byte) (string, bool) {
 	notice := ""
 	jsonLines(data, func(line []byte) {
@@ -259,14 +260,17 @@ func qwenLimit(data []byte) (string, bool) {
 		case !ok && stringOf(l.Type) == "system" && stringOf(l.Subtype) == "ui_telemetry":
 			var p struct {
 				Event struct {
-					Name  json.RawMessage `json:"event.name"`
-					Error json.RawMessage `json:"error"`
+					Name   json.RawMessage `json:"event.name"`
+					Error  json.RawMessage `json:"error_message"`
+					Status json.RawMessage `json:"status_code"`
 				} `json:"uiEvent"`
 			}
-			if object(l.SystemPayload, &p) && stringOf(p.Event.Name) == "qwen-code.api_error" {
-				if msg := stringOf(p.Event.Error); namesLimit(msg) {
-					notice = msg
-				}
+			if !object(l.SystemPayload, &p) || stringOf(p.Event.Name) != "qwen-code.api_error" {
+				return
+			}
+			msg := stringOf(p.Event.Error)
+			if st := jsonInt(p.Event.Status); msg != "" && (st != nil && *st == 429 || namesLimit(msg)) {
+				notice = msg
 			}
 		}
 	})
