@@ -195,7 +195,9 @@ func opencodeIsPrompt(m opencodeMessage) bool {
 // without the reasoning and reasoning apart (measured: the stand-in's 10 output tokens
 // of which 5 reasoning read output 5, reasoning 5), so the output here adds the
 // reasoning back, counted inside it as codex's is. The model is the last message's
-// modelID.
+// modelID. Only completed messages count: one still open (opencode retrying a 429
+// writes an assistant message of zero tokens and no time.completed) has reported
+// nothing yet.
 func opencodeTurnUsage(data []byte) (Usage, bool) {
 	var u Usage
 	any := false
@@ -204,7 +206,7 @@ func opencodeTurnUsage(data []byte) (Usage, bool) {
 		switch {
 		case opencodeIsPrompt(m):
 			u, any = Usage{}, false
-		case m.role == RoleAssistant && object(m.info.Tokens, &tk):
+		case m.role == RoleAssistant && m.info.Time != nil && jsonInt(m.info.Time.Completed) != nil && object(m.info.Tokens, &tk):
 			any = true
 			u.Input += int64Of(tk.Input)
 			u.Output += int64Of(tk.Output) + int64Of(tk.Reasoning)
@@ -223,8 +225,9 @@ func opencodeTurnUsage(data []byte) (Usage, bool) {
 
 // opencodeLimit: an assistant message whose info.error (data.message, else message)
 // names a limit, after the last prompt and answer. opencode 1.18.33 retries a 429 on
-// screen ("The usage limit has been reached [retrying in …]") without writing it, so
-// this reads the error it records once it gives up.
+// screen ("The usage limit has been reached [retrying in …]") without writing it — its
+// export then holds an assistant message with no time.completed and zero tokens — so
+// this reads the error it would record on giving up.
 func opencodeLimit(data []byte) (string, bool) {
 	notice := ""
 	for _, m := range opencodeMessages(data) {

@@ -74,6 +74,7 @@ func TestOtherTurnUsage(t *testing.T) {
 		{"gemini TUI at the limit", transcript.FormatGemini, fixture(t, "gemini", "tui_limit.jsonl"), transcript.Usage{}, false},
 		{"opencode third turn", transcript.FormatOpencode, opencode, transcript.Usage{Input: 1, Output: 10, CacheRead: 3, Reasoning: 5, Model: "gpt-5-standin"}, true},
 		{"qwen at the limit", transcript.FormatQwen, fixture(t, "qwen", "limit.jsonl"), transcript.Usage{}, false},
+		{"opencode retrying a 429", transcript.FormatOpencode, fixture(t, "opencode", "limit.export.json"), transcript.Usage{}, false},
 		{"pi prompt only", transcript.FormatPi, []byte(`{"type":"message","message":{"role":"user","content":"hi"}}`), transcript.Usage{}, false},
 		{"opencode not an export", transcript.FormatOpencode, []byte(`[1]`), transcript.Usage{}, false},
 		{"gemini empty", transcript.FormatGemini, nil, transcript.Usage{}, false},
@@ -284,6 +285,10 @@ func TestOpencodeTurnOpen(t *testing.T) {
 	done := fixture(t, "opencode", "turns.export.json")
 	if transcript.OpencodeTurnOpen(done) {
 		t.Error("finished session read as open")
+	}
+	// opencode retrying the stand-in's 429 (killed after 45 s) left its answer open.
+	if !transcript.OpencodeTurnOpen(fixture(t, "opencode", "limit.export.json")) {
+		t.Error("export of a turn retrying a 429 read as settled")
 	}
 	for name, data := range map[string]string{
 		"not completed": `{"messages":[{"info":{"role":"user"},"parts":[{"type":"text","text":"go"}]},{"info":{"role":"assistant","time":{"created":1}},"parts":[]}]}`,
