@@ -56,6 +56,10 @@ fuzz:
     go test -run '^$' -fuzz '^FuzzParseOnceAt$' -fuzztime 5s ./actors/schedule
     go test -run '^$' -fuzz '^FuzzParseClaude$' -fuzztime 5s ./actors/transcript
     go test -run '^$' -fuzz '^FuzzParseCodex$' -fuzztime 5s ./actors/transcript
+    go test -run '^$' -fuzz '^FuzzParseGemini$' -fuzztime 5s ./actors/transcript
+    go test -run '^$' -fuzz '^FuzzParseOpencode$' -fuzztime 5s ./actors/transcript
+    go test -run '^$' -fuzz '^FuzzParsePi$' -fuzztime 5s ./actors/transcript
+    go test -run '^$' -fuzz '^FuzzParseQwen$' -fuzztime 5s ./actors/transcript
     go test -run '^$' -fuzz '^FuzzQuota$' -fuzztime 5s ./actors/transcript
     go test -run '^$' -fuzz '^FuzzCodexSessionHook$' -fuzztime 5s ./cmd/orcr-mock-agent
     go test -run '^$' -fuzz '^FuzzParseDirectives$' -fuzztime 5s ./cmd/orcr-mock-agent

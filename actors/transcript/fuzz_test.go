@@ -142,16 +142,7 @@ func FuzzParseClaude(f *testing.F) {
 		}
 		// Every tool event is a block Parse reads as a tool entry (one without an id is
 		// an entry but no event).
-		isKind := func(k string) func(transcript.Entry) bool {
-			return func(e transcript.Entry) bool { return e.Kind == k }
-		}
-		isEvent := func(k string) func(transcript.ToolEvent) bool {
-			return func(e transcript.ToolEvent) bool { return e.Kind == k }
-		}
-		if count(evs, isEvent(transcript.ToolCall)) > count(entries, isKind(transcript.KindToolUse)) ||
-			count(evs, isEvent(transcript.ToolResult)) > count(entries, isKind(transcript.KindToolResult)) {
-			t.Fatalf("more tool events than tool entries: %+v vs %+v", evs, entries)
-		}
+		checkToolCounts(t, entries, evs)
 	})
 }
 
@@ -178,4 +169,82 @@ func FuzzParseCodex(f *testing.F) {
 			}
 		}
 	})
+}
+
+// checkOther runs every reader of a format of docs/providers.md §6.9 on data and checks
+// what holds for any input: no error, valid kinds and roles, tool events consistent
+// with the tool entries, usage not negative. lineLocal formats (pi, qwen) also parse
+// and read tools line by line.
+func checkOther(t *testing.T, format string, data []byte, lineLocal bool) {
+	var entries []transcript.Entry
+	var evs []transcript.ToolEvent
+	if lineLocal {
+		entries, evs = checkParse(t, format, data), checkTools(t, format, data)
+	} else {
+		var err error
+		if entries, err = transcript.Parse(format, data); err != nil {
+			t.Fatal(err)
+		}
+		for i, e := range entries {
+			if !slices.Contains(kinds, e.Kind) || e.Role == "" || e.Kind != transcript.KindToolUse && e.Tool != "" {
+				t.Fatalf("entry %d: %+v", i, e)
+			}
+		}
+		if evs, err = transcript.Tools(format, data); err != nil {
+			t.Fatal(err)
+		}
+		for i, e := range evs {
+			if e.CallID == "" || e.Args != nil && !json.Valid(e.Args) || e.Kind == transcript.ToolResult && (e.Name != "" || e.Args != nil) {
+				t.Fatalf("event %d: %+v", i, e)
+			}
+		}
+	}
+	checkToolCounts(t, entries, evs)
+	if n, ok := transcript.LimitNotice(format, data); ok != (n != "") {
+		t.Fatalf("LimitNotice = %q, %v", n, ok)
+	}
+	if u, _ := transcript.TurnUsage(format, data); u.Input < 0 || u.Output < 0 || u.CacheRead < 0 || u.CacheWrite < 0 || u.Reasoning < 0 {
+		t.Fatalf("negative usage %+v", u)
+	}
+	if format == transcript.FormatOpencode {
+		transcript.OpencodeTurnOpen(data)
+	}
+}
+
+func FuzzParsePi(f *testing.F) {
+	seed(f, "pi")
+	f.Fuzz(func(t *testing.T, data []byte) { checkOther(t, transcript.FormatPi, data, true) })
+}
+
+func FuzzParseQwen(f *testing.F) {
+	seed(f, "qwen")
+	f.Fuzz(func(t *testing.T, data []byte) { checkOther(t, transcript.FormatQwen, data, true) })
+}
+
+func FuzzParseGemini(f *testing.F) {
+	seed(f, "gemini")
+	f.Add([]byte(`{"$set":{"messages":[{"id":"a","type":"gemini","content":[{"text":"x"}],"toolCalls":[{"id":"c","name":"n","args":{},"status":"error"}]}]}}` + "\n" + `{"id":"a","type":"error","content":"429"}`))
+	f.Fuzz(func(t *testing.T, data []byte) { checkOther(t, transcript.FormatGemini, data, false) })
+}
+
+func FuzzParseOpencode(f *testing.F) {
+	seed(f, "opencode")
+	f.Add([]byte(`{"messages":[{"info":{"role":"assistant","error":{"data":{"message":"429"}}},"parts":[{"type":"tool","callID":"c","tool":"bash","state":{"status":"error","error":"e"}},{"type":"reasoning","text":"r"}]}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) { checkOther(t, transcript.FormatOpencode, data, false) })
+}
+
+// checkToolCounts checks that there are no more tool calls and results than tool_use
+// and tool_result entries.
+func checkToolCounts(t *testing.T, entries []transcript.Entry, evs []transcript.ToolEvent) {
+	t.Helper()
+	isKind := func(k string) func(transcript.Entry) bool {
+		return func(e transcript.Entry) bool { return e.Kind == k }
+	}
+	isEvent := func(k string) func(transcript.ToolEvent) bool {
+		return func(e transcript.ToolEvent) bool { return e.Kind == k }
+	}
+	if count(evs, isEvent(transcript.ToolCall)) > count(entries, isKind(transcript.KindToolUse)) ||
+		count(evs, isEvent(transcript.ToolResult)) > count(entries, isKind(transcript.KindToolResult)) {
+		t.Fatalf("more tool events than tool entries: %+v vs %+v", evs, entries)
+	}
 }

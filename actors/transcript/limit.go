@@ -20,6 +20,9 @@ import (
 //
 // A later user message or answer clears it: the limit is the last turn's.
 func LimitNotice(format string, data []byte) (string, bool) {
+	if a, ok := adapters[format]; ok {
+		return a.limit(data)
+	}
 	notice := ""
 	for _, line := range bytes.Split(data, []byte("\n")) {
 		line = bytes.TrimSpace(line)

@@ -30,8 +30,13 @@ type Locator struct {
 	ClaudeDir, CodexHome string
 	// DataDir is the agent's orcr data dir; used only with DataDirFile.
 	DataDir string
-	// Format is FormatClaude or FormatCodex: where to look for a session id's file.
+	// Format is a format of [Formats]: where to look for a session id's file.
 	Format string
+	// AgentDir replaces the default directory of the CLIs of docs/providers.md §6.9
+	// (Home/.pi/agent, Home/.qwen, Home/.gemini) when set: the directory pi's
+	// PI_CODING_AGENT_DIR names, or the one a provider's config moves qwen's or gemini's
+	// to.
+	AgentDir string
 	// DataDirFile, when not empty, is the transcript's path relative to DataDir, used
 	// regardless of the session (the mock provider).
 	DataDirFile string
@@ -62,6 +67,8 @@ type Locator struct {
 //     <claude dir> is ClaudeDir, else Home/.claude; <codex home> is CodexHome, else
 //     Home/.codex.
 //     An id holding a path separator or equal to "." or ".." matches nothing.
+//     The formats of §6.9 (pi, qwen, gemini) have their own candidates
+//     ([locateOther]); gemini needs no session value.
 //
 // The candidates are sorted and de-duplicated: none → not_found; one → it; several →
 // those whose mtime (in ms) is at or after CreatedAt (in ms); if exactly one remains it
@@ -75,7 +82,7 @@ func Locate(l Locator) (string, error) {
 		}
 		return single(filepath.Join(l.DataDir, l.DataDirFile))
 	}
-	if l.SessionValue == "" {
+	if l.SessionValue == "" && l.Format != FormatGemini {
 		return "", Unavailable(wire.CauseNoSession, "no agent_session reported for the agent yet; no transcript to read")
 	}
 	if l.SessionKind == SessionKindPath {
@@ -108,7 +115,11 @@ func Locate(l Locator) (string, error) {
 	case FormatCodex:
 		cands, err = codexCandidates(orDir(l.CodexHome, home, ".codex"), id)
 	default:
-		return "", Unavailable(wire.CauseReadError, fmt.Sprintf("unknown transcript format %q", l.Format)).Wrap(ErrUnknownFormat)
+		a, ok := adapters[l.Format]
+		if !ok {
+			return "", Unavailable(wire.CauseReadError, fmt.Sprintf("unknown transcript format %q", l.Format)).Wrap(ErrUnknownFormat)
+		}
+		return locateOther(l, a, id)
 	}
 	if err != nil {
 		return "", err

@@ -274,7 +274,7 @@ func TestLocate(t *testing.T) {
 		{
 			name: "unknown format",
 			setup: func(t *testing.T, home string) (transcript.Locator, string) {
-				return transcript.Locator{Home: home, Format: "gemini", SessionValue: sid}, ""
+				return transcript.Locator{Home: home, Format: "aider", SessionValue: sid}, ""
 			},
 			wantCause: wire.CauseReadError,
 		},

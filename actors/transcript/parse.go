@@ -19,8 +19,8 @@ const (
 	FormatCodex  = "codex"
 )
 
-// ErrUnknownFormat is returned (wrapped) by [Parse] for a format other than
-// [FormatClaude] and [FormatCodex].
+// ErrUnknownFormat is returned (wrapped) by [Parse] for a format [KnownFormat] does not
+// know.
 var ErrUnknownFormat = errors.New("transcript: unknown format")
 
 // Parse parses a whole transcript in format into entries, in file order. Lines are
@@ -30,6 +30,9 @@ var ErrUnknownFormat = errors.New("transcript: unknown format")
 // parsed on its own, so Parse of a concatenation is the concatenation of the Parses.
 // The result is nil when no line yields an entry.
 func Parse(format string, data []byte) ([]Entry, error) {
+	if a, ok := adapters[format]; ok {
+		return a.parse(data), nil
+	}
 	return parseLines(format, data, parseClaudeLine, parseCodexLine)
 }
 
@@ -76,7 +79,7 @@ func Read(path, format string) ([]Entry, error) {
 
 // readTranscript reads the file at path for [Read] and [ReadTools], with their errors.
 func readTranscript(path, format string) ([]byte, error) {
-	if format != FormatClaude && format != FormatCodex {
+	if !KnownFormat(format) {
 		return nil, Unavailable(wire.CauseReadError, fmt.Sprintf("unknown transcript format %q", format)).
 			Wrap(ErrUnknownFormat)
 	}

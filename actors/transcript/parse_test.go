@@ -19,10 +19,17 @@ import (
 // goldenDirs maps each testdata directory to the format its files are written in. The
 // mock writes the claude format (docs/providers.md §8).
 var goldenDirs = map[string]string{
-	"claude": transcript.FormatClaude,
-	"codex":  transcript.FormatCodex,
-	"mock":   transcript.FormatClaude,
+	"claude":   transcript.FormatClaude,
+	"codex":    transcript.FormatCodex,
+	"mock":     transcript.FormatClaude,
+	"pi":       transcript.FormatPi,
+	"qwen":     transcript.FormatQwen,
+	"gemini":   transcript.FormatGemini,
+	"opencode": transcript.FormatOpencode,
 }
+
+// exportExt ends the name of a fixture that is an export, not JSON Lines.
+const exportExt = ".export.json"
 
 // golden is what a .golden.json file holds for one transcript.
 type golden struct {
@@ -31,12 +38,17 @@ type golden struct {
 	LastResponse *string `json:"last_response"`
 }
 
-// inputs returns the transcript fixtures of dir (testdata/<dir>/*.jsonl).
+// inputs returns the transcript fixtures of dir (testdata/<dir>/*.jsonl, and the
+// exports opencode prints, *.export.json).
 func inputs(t testing.TB, dir string) []string {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join("testdata", dir, "*.jsonl"))
-	if err != nil {
-		t.Fatal(err)
+	var files []string
+	for _, pattern := range []string{"*.jsonl", "*" + exportExt} {
+		fs, err := filepath.Glob(filepath.Join("testdata", dir, pattern))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, fs...)
 	}
 	if len(files) == 0 {
 		t.Fatalf("no fixtures in testdata/%s", dir)
@@ -49,7 +61,7 @@ func inputs(t testing.TB, dir string) []string {
 func eachFixture(t *testing.T, test func(t *testing.T, in, stem, format string)) {
 	for dir, format := range goldenDirs {
 		for _, in := range inputs(t, dir) {
-			stem := strings.TrimSuffix(in, ".jsonl")
+			stem := strings.TrimSuffix(strings.TrimSuffix(in, ".jsonl"), exportExt)
 			t.Run(filepath.ToSlash(stem), func(t *testing.T) { test(t, in, stem, format) })
 		}
 	}
@@ -142,12 +154,12 @@ func TestEntryJSONOmitsAbsentFields(t *testing.T) {
 }
 
 func TestParseUnknownFormat(t *testing.T) {
-	if _, err := transcript.Parse("gemini", []byte("{}\n")); !errors.Is(err, transcript.ErrUnknownFormat) {
+	if _, err := transcript.Parse("aider", []byte("{}\n")); !errors.Is(err, transcript.ErrUnknownFormat) {
 		t.Errorf("Parse(gemini): got %v, want ErrUnknownFormat", err)
 	}
-	_, err := transcript.Read(filepath.Join("testdata", "mock", "turns.jsonl"), "gemini")
+	_, err := transcript.Read(filepath.Join("testdata", "mock", "turns.jsonl"), "aider")
 	if !wire.Is(err, wire.TranscriptUnavailable, wire.CauseReadError) {
-		t.Errorf("Read(gemini): got %v, want transcript_unavailable read_error", err)
+		t.Errorf("Read(aider): got %v, want transcript_unavailable read_error", err)
 	}
 }
 

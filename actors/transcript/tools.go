@@ -40,6 +40,9 @@ type ToolEvent struct {
 // concatenation is the concatenation of the Tools. The result is nil when there is no
 // tool event.
 func Tools(format string, data []byte) ([]ToolEvent, error) {
+	if a, ok := adapters[format]; ok {
+		return a.tools(data), nil
+	}
 	return parseLines(format, data, claudeToolsLine, codexToolsLine)
 }
 

@@ -125,12 +125,12 @@ func TestPendingCalls(t *testing.T) {
 }
 
 func TestToolsErrors(t *testing.T) {
-	if _, err := transcript.Tools("gemini", []byte("{}\n")); !errors.Is(err, transcript.ErrUnknownFormat) {
+	if _, err := transcript.Tools("aider", []byte("{}\n")); !errors.Is(err, transcript.ErrUnknownFormat) {
 		t.Errorf("Tools(gemini): got %v, want ErrUnknownFormat", err)
 	}
-	_, err := transcript.ReadTools(filepath.Join("testdata", "claude", "tools.jsonl"), "gemini")
+	_, err := transcript.ReadTools(filepath.Join("testdata", "claude", "tools.jsonl"), "aider")
 	if !wire.Is(err, wire.TranscriptUnavailable, wire.CauseReadError) {
-		t.Errorf("ReadTools(gemini): got %v, want transcript_unavailable read_error", err)
+		t.Errorf("ReadTools(aider): got %v, want transcript_unavailable read_error", err)
 	}
 	_, err = transcript.ReadTools(filepath.Join(t.TempDir(), "gone.jsonl"), transcript.FormatCodex)
 	if !wire.Is(err, wire.TranscriptUnavailable, wire.CauseNotFound) {

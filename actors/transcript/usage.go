@@ -33,6 +33,9 @@ type Usage struct {
 //     repeated event is not counted twice. The model is the last one the session's
 //     settings named (thread_settings_applied, or turn_context in older versions).
 func TurnUsage(format string, data []byte) (Usage, bool) {
+	if a, ok := adapters[format]; ok {
+		return a.usage(data)
+	}
 	if format == FormatCodex {
 		return codexTurnUsage(data)
 	}
