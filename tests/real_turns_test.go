@@ -461,27 +461,33 @@ func TestRealStallAndCancelLive(t *testing.T) {
 	model := startModel(t)
 	h, _, work := realHome(t, `{"timings": {"max_starting": "90s", "stall_after": "2s"}, "remote": {"listen": "127.0.0.1:0"}}`, model)
 	providers := []string{provider.Claude, provider.Codex}
+	uids := map[string]string{}
 	for _, p := range providers {
-		runAgent(t, h, "-a", p, "--path", "sc/"+p, "--cwd", work, "-p", "say="+p+"-resumed stall_ms=9000")
+		uids[p], _ = runAgent(t, h, "-a", p, "--path", "sc/"+p, "--cwd", work, "-p", "say="+p+"-resumed stall_ms=9000")
 	}
+	// The mark lasts only while the stream is silent: the event log keeps it for a
+	// loaded machine, where a poll of `agent ls` could miss the window.
+	events := followEvents(t, h)
 	var wg sync.WaitGroup
 	for _, p := range providers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			t.Run(p, func(t *testing.T) { stallAndCancel(t, h, model, p, "sc/"+p) })
+			t.Run(p, func(t *testing.T) { stallAndCancel(t, h, model, events, p, "sc/"+p, uids[p]) })
 		}()
 	}
 	wg.Wait()
 	wantAllConfirmed(t, h)
 }
 
-func stallAndCancel(t *testing.T, h *home, model *modeltest.Server, p, name string) {
-	poll.Eventually(t, 60*time.Second, name+" stalled while its stream is silent", func() bool {
-		rows := h.lsRows(t, name)
-		return len(rows) == 1 && rows[0].Stalled && rows[0].Status == "working"
+func stallAndCancel(t *testing.T, h *home, model *modeltest.Server, events *eventLog, p, name, uid string) {
+	events.waitFor(t, 60*time.Second, name+" marked stalled while its stream is silent", func(e streamEvent) bool {
+		return e.Kind == "agent.stalled" && e.UUID == uid
 	})
 	waitTurn(t, h, name)
+	events.waitFor(t, 10*time.Second, name+"'s agent.stall_cleared after its turn", func(e streamEvent) bool {
+		return e.Kind == "agent.stall_cleared" && e.UUID == uid
+	})
 	if got, want := lastResponse(t, h, name), p+"-resumed\n"; got != want {
 		t.Errorf("%s: after the stall: last response %q, want %q", p, got, want)
 	}
