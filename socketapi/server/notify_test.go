@@ -273,9 +273,12 @@ func TestNotifyPendingSurvivesRestart(t *testing.T) {
 	if len(accepted) != 2 {
 		t.Fatalf("after the restart: accepted %v from %d requests, want both deliveries", accepted, len(reqs))
 	}
-	for id, n := range accepted {
-		if n != 1 {
-			t.Errorf("delivery %s accepted %d times, want once", id, n)
+	// a's delivery may be taken twice: an attempt the stop cut off after the receiver
+	// read it is made again after the restart (at least once, docs/notify.md §5); b's,
+	// made after the restart with nothing cutting it off, exactly once.
+	for _, d := range reqs {
+		if n := accepted[d.DeliveryID]; n == 0 || (d.Path == "b" && n != 1) {
+			t.Errorf("delivery %s of %s accepted %d times, want once (a: at least once)", d.DeliveryID, d.Path, n)
 		}
 	}
 	var first []notify.Document
