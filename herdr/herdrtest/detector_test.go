@@ -144,7 +144,9 @@ func TestIdentifyJob(t *testing.T) {
 		{"hint of the leader", 10, []procInfo{{pid: 10, comm: "wrapper", hint: "claude-code"}}, "claude"},
 		{"hint of a member wins over names", 10, []procInfo{
 			{pid: 10, comm: "wrapper"}, {pid: 11, comm: "codex"}, {pid: 12, comm: "x", hint: "claude"}}, "claude"},
-		{"an agent the stand-in has no rules for", 10, []procInfo{{pid: 10, comm: "gemini"}}, ""},
+		{"an agent the stand-in has no rules for", 10, []procInfo{{pid: 10, comm: "kimi"}}, ""},
+		{"gemini under node (herdr/testdata/live)", 10, []procInfo{{pid: 10, comm: "node", argv: []string{"node", "/x/.bin/gemini"}}}, "gemini"},
+		{"pi by its process title", 10, []procInfo{{pid: 10, comm: "pi", argv: []string{"pi"}}}, "pi"},
 		{"the mock", 10, []procInfo{{pid: 10, comm: "orcr-mock-agent", argv: []string{"/tmp/orcr-mock-agent"}}}, ""},
 	}
 	for _, c := range cases {

@@ -21,8 +21,9 @@ type procInfo struct {
 }
 
 // agentAliases maps every name herdr 0.8.2 knows an agent by to the agent's canonical
-// label. The stand-in has screen rules for claude and codex only ([screenRules]) and
-// detects only those; the rest serve to recognise a report naming another known agent.
+// label. The stand-in has screen rules for claude, codex, pi, qwen, opencode and gemini
+// ([screenRules]) and detects only those; the rest serve to recognise a report naming
+// another known agent.
 var agentAliases = map[string]string{
 	"pi": "pi", "claude": "claude", "claude-code": "claude", "codex": "codex",
 	"gemini": "gemini", "cursor": "cursor", "cursor-agent": "cursor",

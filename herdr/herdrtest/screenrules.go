@@ -45,7 +45,7 @@ type screenRule struct {
 }
 
 // DetectAgentScreen applies agent's screen rules to s. An agent with rules in the
-// stand-in (claude, codex) whose screen matches none is idle, as herdr treats every
+// stand-in (claude, codex, pi, qwen, opencode, gemini) whose screen matches none is idle, as herdr treats every
 // known agent; any other agent is unknown.
 func DetectAgentScreen(agent string, s Screen) Detection {
 	rules, ok := screenRules[agent]
