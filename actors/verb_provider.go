@@ -14,8 +14,9 @@ import (
 	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
-// ProviderLs is provider.ls (docs/protocol.md §5.37): the built-ins, the mock when it is
-// enabled, and the declared providers, with the support rule's answer for each.
+// ProviderLs is provider.ls (docs/protocol.md §5.37): the built-ins (claude, codex and
+// the contract built-ins of docs/providers.md §12), the mock when it is enabled, and the
+// declared providers, with the support rule's answer for each.
 func (s *System) ProviderLs(ctx context.Context, _ api.ProviderLsRequest) (api.ProviderLsResult, error) {
 	opts := s.providerOptions()
 	herdr := s.herdrInstalled(ctx)
@@ -35,7 +36,10 @@ func (s *System) ProviderLs(ctx context.Context, _ api.ProviderLsRequest) (api.P
 			Supported: opts.Support(name, herdr) == nil}
 		if p, err := provider.Lookup(name, opts); err == nil {
 			if spec, ok := provider.Spec(p); ok {
-				row.Kind, row.NeedsHerdr = api.ProviderDeclared, spec.NeedsHerdr()
+				row.NeedsHerdr = spec.NeedsHerdr()
+				if !provider.IsBuiltin(name) {
+					row.Kind = api.ProviderDeclared
+				}
 			}
 		}
 		rows = append(rows, row)

@@ -11,7 +11,7 @@ import (
 )
 
 // qwenByConfig is the worked example of docs/providers.md §11.5.
-const qwenByConfig = `{"providers": {"qwen": {
+const qwenByConfig = `{"providers": {"qwen-local": {
   "command": "qwen",
   "args": ["--auth-type", "openai"],
   "model_args": ["-m", "{model}"],
@@ -31,7 +31,7 @@ func TestProvidersSectionParsesTheContract(t *testing.T) {
 	if err != nil || len(warns) != 0 {
 		t.Fatalf("Parse: %v %v", err, warns)
 	}
-	p, ok := cfg.Providers["qwen"]
+	p, ok := cfg.Providers["qwen-local"]
 	if !ok {
 		t.Fatalf("providers: %v", cfg.Providers)
 	}
@@ -48,7 +48,7 @@ func TestProvidersSectionParsesTheContract(t *testing.T) {
 	if p.Keys.Submit != "Enter" || strings.Join(p.Keys.Interrupt, ",") != "Escape" {
 		t.Errorf("keys = %+v", p.Keys)
 	}
-	if cfg.TuningFor("qwen").TranscriptSettle != 0 {
+	if cfg.TuningFor("qwen-local").TranscriptSettle != 0 {
 		t.Error("a provider without a transcript must not wait for one to settle")
 	}
 }
@@ -79,7 +79,7 @@ func TestProvidersSectionRefusesBadContracts(t *testing.T) {
 		{"default model not listed", `{"command":"x","models":["a"],"default_model":"b"}`, "providers.p.default_model"},
 		{"status screen", `{"command":"x","status":"screen"}`, "providers.p.status"},
 		{"bad session", `{"command":"x","session":"maybe"}`, "providers.p.session"},
-		{"bad format", `{"command":"x","transcript":{"format":"gemini"}}`, "providers.p.transcript.format"},
+		{"bad format", `{"command":"x","transcript":{"format":"kimi"}}`, "providers.p.transcript.format"},
 		{"data file without format", `{"command":"x","transcript":{"data_dir_file":"t.jsonl"}}`, "providers.p.transcript.data_dir_file"},
 		{"data file outside", `{"command":"x","transcript":{"format":"claude","data_dir_file":"../t.jsonl"}}`, "providers.p.transcript.data_dir_file"},
 		{"env not string", `{"command":"x","env":{"A":1}}`, "providers.p.env.A"},
