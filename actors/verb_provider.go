@@ -93,7 +93,8 @@ func (s *System) ProviderCheck(ctx context.Context, r api.ProviderCheckRequest) 
 }
 
 // checkArgv is the launch argv of the provider's default route, the bypass included,
-// followed by its resume flags when it has them (so the flags check sees them all).
+// followed by the flags of its model, effort, approval and resume templates when it has
+// them (so the flags check sees them all, a default route without a model too).
 func checkArgv(s *System, prov provider.Provider) ([]string, error) {
 	route, err := prov.Route(s.cfg.Config, "", "")
 	if err != nil {
@@ -104,9 +105,11 @@ func checkArgv(s *System, prov provider.Provider) ([]string, error) {
 		return nil, err
 	}
 	if spec, ok := provider.Spec(prov); ok {
-		for _, a := range spec.ResumeArgs {
-			if strings.HasPrefix(a, "-") {
-				argv = append(argv, a)
+		for _, args := range [][]string{spec.ModelArgs, spec.EffortArgs, spec.ApprovalArgs, spec.ResumeArgs} {
+			for _, a := range args {
+				if strings.HasPrefix(a, "-") && !slices.Contains(argv, a) {
+					argv = append(argv, a)
+				}
 			}
 		}
 	}
