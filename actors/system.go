@@ -88,7 +88,7 @@ type System struct {
 	providers  Providers // systemProviders; the agent actors get the same (AgentEnv.Providers)
 
 	integ herdrIntegrations
-	// ocExports paces opencode's export (docs/providers.md §6.9.4).
+	// ocExports paces opencode's export (docs/providers.md §6.9).
 	ocExports opencodeExports
 	gateMu    sync.Mutex
 	gateOK    bool

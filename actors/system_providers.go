@@ -97,7 +97,7 @@ func (p systemProviders) Price(model string) (config.Price, bool) {
 
 // NeedsAgentSession implements [Providers]: providers whose transcript is not a file
 // of the agent's data dir (a declared provider without a transcript has none to find).
-// gemini has no herdr integration: its transcript is located by project (§6.9.3).
+// gemini has no herdr integration: its transcript is located by project (§6.9).
 func (p systemProviders) NeedsAgentSession(name string) bool {
 	sp := p.tr.spec(name)
 	return sp.DataDirFile == "" && sp.Format != provider.FormatNone && sp.Format != provider.FormatGemini
@@ -193,7 +193,7 @@ func (t transcripts) agentDir(name, format string) string {
 
 // opencodeExportEvery bounds how often opencode's export runs for one agent: the
 // completion's check, a read and the stall and freshness probes all locate the
-// transcript, and one export is a process (docs/providers.md §6.9.4).
+// transcript, and one export is a process (docs/providers.md §6.9).
 const opencodeExportEvery = time.Second
 
 // opencodeExports remembers, per agent data dir, when its export last ran.
@@ -218,7 +218,7 @@ func (e *opencodeExports) due(dataDir string, now time.Time) bool {
 }
 
 // opencodeExport is opencode's transcript: `opencode export <session>` kept in the
-// agent's data dir (docs/providers.md §6.9.4), run again only when the kept one is
+// agent's data dir (docs/providers.md §6.9), run again only when the kept one is
 // older than opencodeExportEvery.
 func (t transcripts) opencodeExport(a TranscriptTarget) (string, error) {
 	if a.SessionValue == "" || a.DataDir == "" {
@@ -298,7 +298,7 @@ func (t transcripts) LastPrompt(providerName, path string) (string, bool) {
 }
 
 // Settled is §6.4's check; opencode's export also needs its last answer closed
-// (docs/providers.md §6.9.4).
+// (docs/providers.md §6.9).
 func (transcripts) Settled(path string, settle time.Duration, now time.Time) bool {
 	if !transcript.Settled(path, settle, now) {
 		return false

@@ -95,7 +95,7 @@ var (
 				Login:   screenRes(`how would you like to authenticate`),
 				Limit:   screenRes(`usage limit reached for`),
 			},
-			// No herdr integration: the transcript is located by project (§6.9.3).
+			// No herdr integration: the transcript is located by project (§6.9).
 			Status: config.StatusHerdr, Session: config.SessionNone,
 			Transcript: config.ProviderTranscript{Format: FormatGemini},
 			Keys:       contractKeys(nil, nil),
