@@ -213,6 +213,11 @@ func (e *opencodeExports) due(dataDir string, now time.Time) bool {
 	if at, ok := e.last[dataDir]; ok && now.Sub(at) < opencodeExportEvery {
 		return false
 	}
+	for d, at := range e.last { // only the pace matters: forget what is past it
+		if now.Sub(at) >= opencodeExportEvery {
+			delete(e.last, d)
+		}
+	}
 	e.last[dataDir] = now
 	return true
 }
