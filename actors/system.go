@@ -87,10 +87,12 @@ type System struct {
 	env        *AgentEnv
 	providers  Providers // systemProviders; the agent actors get the same (AgentEnv.Providers)
 
-	integ   herdrIntegrations
-	gateMu  sync.Mutex
-	gateOK  bool
-	killSeq atomic.Int64
+	integ herdrIntegrations
+	// ocExports paces opencode's export (docs/providers.md §6.9).
+	ocExports opencodeExports
+	gateMu    sync.Mutex
+	gateOK    bool
+	killSeq   atomic.Int64
 }
 
 // Start builds the actor tree of actors/doc.go in its start order: the store actor,

@@ -2,6 +2,8 @@ package actors
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -95,9 +97,10 @@ func (p systemProviders) Price(model string) (config.Price, bool) {
 
 // NeedsAgentSession implements [Providers]: providers whose transcript is not a file
 // of the agent's data dir (a declared provider without a transcript has none to find).
+// gemini has no herdr integration: its transcript is located by project (§6.9).
 func (p systemProviders) NeedsAgentSession(name string) bool {
 	sp := p.tr.spec(name)
-	return sp.DataDirFile == "" && sp.Format != provider.FormatNone
+	return sp.DataDirFile == "" && sp.Format != provider.FormatNone && sp.Format != provider.FormatGemini
 }
 
 // HerdrGate implements [Providers]: the contract check against the live `herdr api
@@ -160,10 +163,95 @@ func (t transcripts) Locate(a TranscriptTarget) (string, error) {
 		return "", transcript.Unavailable(wire.CauseNoTranscript,
 			"provider `"+a.Provider+"` declares no transcript (transcript.format none), so orcr reads no answer from a file")
 	}
+	if sp.Format == provider.FormatOpencode {
+		return t.opencodeExport(a)
+	}
 	return transcript.Locate(transcript.Locator{
 		Home: t.s.getenv("HOME"), ClaudeDir: t.s.getenv("CLAUDE_CONFIG_DIR"), CodexHome: t.s.getenv("CODEX_HOME"), DataDir: a.DataDir, Format: sp.Format, DataDirFile: sp.DataDirFile,
+		AgentDir:    t.agentDir(a.Provider, sp.Format),
 		SessionKind: a.SessionKind, SessionValue: a.SessionValue, CreatedAt: a.CreatedAt, Cwd: a.Cwd,
 	})
+}
+
+// EnvPiAgentDir is pi's own directory variable (docs/providers.md §12.1).
+const EnvPiAgentDir = "PI_CODING_AGENT_DIR"
+
+// agentDir is the directory of a §6.9 CLI when the pane's environment moves it: pi's
+// PI_CODING_AGENT_DIR, from the provider's env, else the server's (the pane inherits
+// it); "" leaves the CLI's default under HOME.
+func (t transcripts) agentDir(name, format string) string {
+	if format != provider.FormatPi {
+		return ""
+	}
+	if prov, err := t.s.lookupProvider(name); err == nil {
+		if v := prov.Env(nil)[EnvPiAgentDir]; v != "" {
+			return v
+		}
+	}
+	return t.s.getenv(EnvPiAgentDir)
+}
+
+// opencodeExportEvery bounds how often opencode's export runs for one agent: the
+// completion's check, a read and the stall and freshness probes all locate the
+// transcript, and one export is a process (docs/providers.md §6.9).
+const opencodeExportEvery = time.Second
+
+// opencodeExports remembers, per agent data dir, when its export last ran.
+type opencodeExports struct {
+	mu   sync.Mutex
+	last map[string]time.Time
+}
+
+// due reports whether dataDir's export is older than opencodeExportEvery, and marks it
+// run now when it is.
+func (e *opencodeExports) due(dataDir string, now time.Time) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.last == nil {
+		e.last = map[string]time.Time{}
+	}
+	if at, ok := e.last[dataDir]; ok && now.Sub(at) < opencodeExportEvery {
+		return false
+	}
+	for d, at := range e.last { // only the pace matters: forget what is past it
+		if now.Sub(at) >= opencodeExportEvery {
+			delete(e.last, d)
+		}
+	}
+	e.last[dataDir] = now
+	return true
+}
+
+// opencodeExport is opencode's transcript: `opencode export <session>` kept in the
+// agent's data dir (docs/providers.md §6.9), run again only when the kept one is
+// older than opencodeExportEvery.
+func (t transcripts) opencodeExport(a TranscriptTarget) (string, error) {
+	if a.SessionValue == "" || a.DataDir == "" {
+		return "", transcript.Unavailable(wire.CauseNoSession, "opencode has not reported its session to herdr yet")
+	}
+	kept := filepath.Join(a.DataDir, transcript.OpencodeExportFile)
+	if !t.s.ocExports.due(a.DataDir, time.Now()) {
+		if _, err := os.Stat(kept); err == nil {
+			return kept, nil
+		}
+	}
+	// The pane's environment as far as the server knows it: its own, HOME and the XDG
+	// data dir as it sees them (opencode's database is under them), the provider's env.
+	bin, env := "opencode", os.Environ()
+	for _, k := range []string{"HOME", "XDG_DATA_HOME", "PATH"} {
+		if v := t.s.getenv(k); v != "" {
+			env = append(env, k+"="+v)
+		}
+	}
+	if prov, err := t.s.lookupProvider(a.Provider); err == nil {
+		if spec, ok := provider.Spec(prov); ok {
+			bin = spec.Command
+		}
+		for k, v := range prov.Env(nil) {
+			env = append(env, k+"="+v)
+		}
+	}
+	return transcript.OpencodeExport(context.Background(), bin, env, a.SessionValue, a.DataDir)
 }
 
 func (t transcripts) Tools(providerName, path string) ([]store.ToolLog, error) {
@@ -214,8 +302,17 @@ func (t transcripts) LastPrompt(providerName, path string) (string, bool) {
 	return transcript.LastPrompt(entries)
 }
 
+// Settled is §6.4's check; opencode's export also needs its last answer closed
+// (docs/providers.md §6.9).
 func (transcripts) Settled(path string, settle time.Duration, now time.Time) bool {
-	return transcript.Settled(path, settle, now)
+	if !transcript.Settled(path, settle, now) {
+		return false
+	}
+	if filepath.Base(path) == transcript.OpencodeExportFile {
+		data, err := os.ReadFile(path)
+		return err == nil && !transcript.OpencodeTurnOpen(data)
+	}
+	return true
 }
 
 func (transcripts) Cursor(path string) (string, bool) { return transcript.Cursor(path) }

@@ -14,8 +14,9 @@ import (
 	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
-// ProviderLs is provider.ls (docs/protocol.md §5.37): the built-ins, the mock when it is
-// enabled, and the declared providers, with the support rule's answer for each.
+// ProviderLs is provider.ls (docs/protocol.md §5.37): the built-ins (claude, codex and
+// the contract built-ins of docs/providers.md §12), the mock when it is enabled, and the
+// declared providers, with the support rule's answer for each.
 func (s *System) ProviderLs(ctx context.Context, _ api.ProviderLsRequest) (api.ProviderLsResult, error) {
 	opts := s.providerOptions()
 	herdr := s.herdrInstalled(ctx)
@@ -35,7 +36,10 @@ func (s *System) ProviderLs(ctx context.Context, _ api.ProviderLsRequest) (api.P
 			Supported: opts.Support(name, herdr) == nil}
 		if p, err := provider.Lookup(name, opts); err == nil {
 			if spec, ok := provider.Spec(p); ok {
-				row.Kind, row.NeedsHerdr = api.ProviderDeclared, spec.NeedsHerdr()
+				row.NeedsHerdr = spec.NeedsHerdr()
+				if !provider.IsBuiltin(name) {
+					row.Kind = api.ProviderDeclared
+				}
 			}
 		}
 		rows = append(rows, row)
@@ -89,7 +93,8 @@ func (s *System) ProviderCheck(ctx context.Context, r api.ProviderCheckRequest) 
 }
 
 // checkArgv is the launch argv of the provider's default route, the bypass included,
-// followed by its resume flags when it has them (so the flags check sees them all).
+// followed by the flags of its model, effort, approval and resume templates when it has
+// them (so the flags check sees them all, a default route without a model too).
 func checkArgv(s *System, prov provider.Provider) ([]string, error) {
 	route, err := prov.Route(s.cfg.Config, "", "")
 	if err != nil {
@@ -100,9 +105,11 @@ func checkArgv(s *System, prov provider.Provider) ([]string, error) {
 		return nil, err
 	}
 	if spec, ok := provider.Spec(prov); ok {
-		for _, a := range spec.ResumeArgs {
-			if strings.HasPrefix(a, "-") {
-				argv = append(argv, a)
+		for _, args := range [][]string{spec.ModelArgs, spec.EffortArgs, spec.ApprovalArgs, spec.ResumeArgs} {
+			for _, a := range args {
+				if strings.HasPrefix(a, "-") && !slices.Contains(argv, a) {
+					argv = append(argv, a)
+				}
 			}
 		}
 	}

@@ -20,7 +20,7 @@ const (
 	SessionHerdr     = "herdr"  // herdr's agent_session pointer (requires the herdr layer)
 	SessionNone      = "none"   // no session pointer: resume is not offered
 	TranscriptNone   = "none"   // no transcript: no answer is captured (docs/providers.md §11.3)
-	transcriptClaude = "claude" // the built-in adapters (docs/providers.md §3.6, §4.6)
+	transcriptClaude = "claude" // the built-in adapters (docs/providers.md §3.6, §4.6, §6.9)
 	transcriptCodex  = "codex"
 )
 
@@ -31,15 +31,18 @@ const (
 	PlaceholderSession = "{session}"
 )
 
-// reservedProviders cannot be declared: the built-ins and the mock win, and a
-// declaration under their names is refused rather than ignored.
-var reservedProviders = []string{"claude", "codex", MockProvider}
+// ReservedProviders cannot be declared: the built-ins (claude, codex and the four
+// shipped as contract values, docs/providers.md §12) and the mock win, and a
+// declaration under their names is refused rather than silently ignored.
+var ReservedProviders = []string{"claude", "codex", "gemini", "opencode", "pi", "qwen", MockProvider}
 
-// TranscriptFormats are the values transcript.format takes.
-var TranscriptFormats = []string{transcriptClaude, transcriptCodex, TranscriptNone}
+// TranscriptFormats are the values transcript.format takes: the adapters of
+// actors/transcript (its Formats, docs/providers.md §3.6, §4.6, §6.9) and none. config
+// cannot import the adapters; a test of actors/provider keeps the two lists equal.
+var TranscriptFormats = []string{transcriptClaude, transcriptCodex, "gemini", "opencode", "pi", "qwen", TranscriptNone}
 
 var (
-	providerKeys   = []string{"command", "args", "model_args", "effort_args", "bypass_args", "resume_args", "env", "models", "default_model", "efforts", "default_effort", "screens", "status", "session", "transcript", "keys", "shutdown"}
+	providerKeys   = []string{"command", "args", "model_args", "effort_args", "bypass_args", "approval_args", "resume_args", "env", "models", "default_model", "efforts", "default_effort", "screens", "status", "session", "transcript", "keys", "shutdown"}
 	screensKeys    = []string{"ready", "working", "blocked", "login", "limit"}
 	transcriptKeys = []string{"format", "data_dir_file"}
 	keysKeys       = []string{"submit", "interrupt", "approve", "deny"}
@@ -54,19 +57,21 @@ type ProviderSpec struct {
 	Command string   // argv[0]: a name looked up on PATH or a path
 	Args    []string // always passed, after Command
 	// ModelArgs, EffortArgs and ResumeArgs are templates holding {model}, {effort} and
-	// {session}; BypassArgs are left out for an agent started with approvals.
-	ModelArgs, EffortArgs, BypassArgs, ResumeArgs []string
-	Env                                           map[string]string // extra pane environment; never nil
-	Models                                        []string          // empty = any model
-	DefaultModel                                  string
-	Efforts                                       []string // empty = any effort
-	DefaultEffort                                 string
-	Screens                                       ProviderScreens
-	Status                                        string // StatusHerdr
-	Session                                       string // SessionHerdr or SessionNone
-	Transcript                                    ProviderTranscript
-	Keys                                          ProviderKeys
-	Shutdown                                      ProviderShutdown
+	// {session}; BypassArgs are left out for an agent started with approvals, and
+	// ApprovalArgs are passed only for one (the CLI's asking mode where it is not the
+	// default).
+	ModelArgs, EffortArgs, BypassArgs, ApprovalArgs, ResumeArgs []string
+	Env                                                         map[string]string // extra pane environment; never nil
+	Models                                                      []string          // empty = any model
+	DefaultModel                                                string
+	Efforts                                                     []string // empty = any effort
+	DefaultEffort                                               string
+	Screens                                                     ProviderScreens
+	Status                                                      string // StatusHerdr
+	Session                                                     string // SessionHerdr or SessionNone
+	Transcript                                                  ProviderTranscript
+	Keys                                                        ProviderKeys
+	Shutdown                                                    ProviderShutdown
 }
 
 // ProviderScreens are the screen rules: each one matches when any of its regular
@@ -123,7 +128,7 @@ func (l *loader) providers(obj map[string]any) error {
 	for _, name := range sortedKeys(obj) {
 		field := "providers." + name
 		switch {
-		case slices.Contains(reservedProviders, name):
+		case slices.Contains(ReservedProviders, name):
 			return fieldInvalid(field, "`"+name+"` is built into orcr and cannot be declared; choose another name")
 		case !providerNameRE.MatchString(name):
 			return fieldInvalid(field, "a provider name is 1–32 lowercase letters, digits, `_` and `-`, starting with a letter")
@@ -167,6 +172,7 @@ func parseProvider(name string, entry map[string]any) (ProviderSpec, error) {
 	list("model_args", &p.ModelArgs, PlaceholderModel)
 	list("effort_args", &p.EffortArgs, PlaceholderEffort)
 	list("bypass_args", &p.BypassArgs)
+	list("approval_args", &p.ApprovalArgs)
 	list("resume_args", &p.ResumeArgs, PlaceholderSession)
 	list("models", &p.Models)
 	str("default_model", &p.DefaultModel)

@@ -11,7 +11,7 @@ import (
 )
 
 // qwenByConfig is the worked example of docs/providers.md §11.5.
-const qwenByConfig = `{"providers": {"qwen": {
+const qwenByConfig = `{"providers": {"qwen-local": {
   "command": "qwen",
   "args": ["--auth-type", "openai"],
   "model_args": ["-m", "{model}"],
@@ -31,7 +31,7 @@ func TestProvidersSectionParsesTheContract(t *testing.T) {
 	if err != nil || len(warns) != 0 {
 		t.Fatalf("Parse: %v %v", err, warns)
 	}
-	p, ok := cfg.Providers["qwen"]
+	p, ok := cfg.Providers["qwen-local"]
 	if !ok {
 		t.Fatalf("providers: %v", cfg.Providers)
 	}
@@ -48,7 +48,7 @@ func TestProvidersSectionParsesTheContract(t *testing.T) {
 	if p.Keys.Submit != "Enter" || strings.Join(p.Keys.Interrupt, ",") != "Escape" {
 		t.Errorf("keys = %+v", p.Keys)
 	}
-	if cfg.TuningFor("qwen").TranscriptSettle != 0 {
+	if cfg.TuningFor("qwen-local").TranscriptSettle != 0 {
 		t.Error("a provider without a transcript must not wait for one to settle")
 	}
 }
@@ -75,11 +75,12 @@ func TestProvidersSectionRefusesBadContracts(t *testing.T) {
 		{"model args without placeholder", `{"command":"x","model_args":["-m"]}`, "providers.p.model_args"},
 		{"wrong placeholder", `{"command":"x","model_args":["-m","{effort}"]}`, "providers.p.model_args"},
 		{"placeholder in args", `{"command":"x","args":["{model}"]}`, "providers.p.args"},
+		{"placeholder in approval args", `{"command":"x","approval_args":["{model}"]}`, "providers.p.approval_args"},
 		{"resume without session", `{"command":"x","resume_args":["-r","{session}"]}`, "providers.p.resume_args"},
 		{"default model not listed", `{"command":"x","models":["a"],"default_model":"b"}`, "providers.p.default_model"},
 		{"status screen", `{"command":"x","status":"screen"}`, "providers.p.status"},
 		{"bad session", `{"command":"x","session":"maybe"}`, "providers.p.session"},
-		{"bad format", `{"command":"x","transcript":{"format":"gemini"}}`, "providers.p.transcript.format"},
+		{"bad format", `{"command":"x","transcript":{"format":"kimi"}}`, "providers.p.transcript.format"},
 		{"data file without format", `{"command":"x","transcript":{"data_dir_file":"t.jsonl"}}`, "providers.p.transcript.data_dir_file"},
 		{"data file outside", `{"command":"x","transcript":{"format":"claude","data_dir_file":"../t.jsonl"}}`, "providers.p.transcript.data_dir_file"},
 		{"env not string", `{"command":"x","env":{"A":1}}`, "providers.p.env.A"},
@@ -96,7 +97,7 @@ func TestProvidersSectionRefusesBadContracts(t *testing.T) {
 }
 
 func TestProvidersSectionRefusesBuiltinAndBadNames(t *testing.T) {
-	for _, name := range []string{"claude", "codex", "mock", "Qwen", "a b", "-x"} {
+	for _, name := range []string{"claude", "codex", "mock", "gemini", "opencode", "pi", "qwen", "Qwen", "a b", "-x"} {
 		b, _ := json.Marshal(name)
 		checkFieldInvalid(t, `{"providers":{`+string(b)+`:{"command":"x"}}}`, "providers."+name)
 	}
@@ -149,4 +150,16 @@ func FuzzProviderSpec(f *testing.F) {
 			t.Fatalf("Parse(%q): nil env", src)
 		}
 	})
+}
+
+// approval_args are kept apart from bypass_args: the CLI's asking mode, passed only to
+// an agent started with approvals (docs/providers.md §11.1).
+func TestProvidersSectionApprovalArgs(t *testing.T) {
+	cfg, _, err := config.Parse([]byte(`{"providers":{"p":{"command":"x","bypass_args":["--yolo"],"approval_args":["--ask"]}}}`), noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := cfg.Providers["p"]; strings.Join(p.ApprovalArgs, " ") != "--ask" || strings.Join(p.BypassArgs, " ") != "--yolo" {
+		t.Errorf("approval_args %q, bypass_args %q", p.ApprovalArgs, p.BypassArgs)
+	}
 }

@@ -67,6 +67,16 @@ func TestDeclaredProviderRunsATurnByConfigOnly(t *testing.T) {
 	if kinds["tinyagent"] != "declared/supported" || kinds["gone"] != "declared/unsupported" || kinds["claude"] != "builtin/unsupported" {
 		t.Errorf("provider ls: %v", kinds)
 	}
+	// The contract built-ins (docs/providers.md §12) are listed as built-ins; gemini,
+	// without a herdr integration to need, is supported as it is.
+	for _, name := range []string{"opencode", "pi", "qwen"} {
+		if !strings.HasPrefix(kinds[name], "builtin/") {
+			t.Errorf("provider ls: %s is %q, want a built-in", name, kinds[name])
+		}
+	}
+	if kinds["gemini"] != "builtin/supported" {
+		t.Errorf("provider ls: gemini is %q, want builtin/supported", kinds["gemini"])
+	}
 	// provider check: a live turn through the normal start path, the answer unknown
 	// (no transcript), nothing failed; a command that does not exist fails statically.
 	_, res, _ = h.jsonRun(t, "provider.check", 0, "provider", "check", "tinyagent")

@@ -44,7 +44,8 @@ func (d declared) Route(cfg *config.Config, model, effort string) (Route, error)
 	if len(d.spec.Models) > 0 && !slices.Contains(d.spec.Models, r.Model) {
 		return Route{}, invalidModel(d.name, d.name, r.Model, d.spec.Models)
 	}
-	if len(d.spec.Efforts) > 0 && !slices.Contains(d.spec.Efforts, r.Effort) {
+	// A built-in of §12 with an effort list (pi's --thinking) leaves an empty one out.
+	if len(d.spec.Efforts) > 0 && !slices.Contains(d.spec.Efforts, r.Effort) && (r.Effort != "" || !IsBuiltin(d.name)) {
 		return Route{}, invalidEffort(d.name, d.name, r.Model, r.Effort, d.spec.Efforts)
 	}
 	return r, nil
@@ -59,11 +60,14 @@ func fill(tmpl []string, placeholder, value string) []string {
 	return out
 }
 
-// LaunchArgv is command, args, bypass_args (left out for r.Approvals), model_args with
-// {model} (left out for an empty model) and effort_args with {effort} (likewise).
+// LaunchArgv is command, args, bypass_args (left out for r.Approvals) or approval_args
+// (only for r.Approvals), model_args with {model} (left out for an empty model) and
+// effort_args with {effort} (likewise).
 func (d declared) LaunchArgv(r Route) ([]string, error) {
 	argv := append([]string{d.spec.Command}, d.spec.Args...)
-	if !r.Approvals {
+	if r.Approvals {
+		argv = append(argv, d.spec.ApprovalArgs...)
+	} else {
 		argv = append(argv, d.spec.BypassArgs...)
 	}
 	if r.Model != "" {
@@ -112,6 +116,9 @@ func (d declared) Startup(cfg *config.Config) Startup {
 	st := d.common.Startup(cfg)
 	st.SubmitKey = d.spec.Keys.Submit
 	st.LoginPatterns = append([]*regexp.Regexp(nil), d.spec.Screens.Login...)
+	if IsBuiltin(d.name) {
+		st.TrustScreens = append([]string(nil), contractTrust[d.name]...)
+	}
 	return st
 }
 
@@ -136,7 +143,9 @@ func (d declared) DenyKeys() []string      { return append([]string(nil), d.spec
 // ModelSwitch: the contract has no model-switch recipe yet.
 func (declared) ModelSwitch(string) (string, bool) { return "", false }
 
-// Spec returns the declaration behind a declared provider; ok is false for a built-in.
+// Spec returns the declaration behind a provider expressed through the contract: one
+// declared in config, or a built-in shipped as contract values (gemini, opencode, pi,
+// qwen, docs/providers.md §12); ok is false for claude, codex and the mock.
 func Spec(p Provider) (config.ProviderSpec, bool) {
 	d, ok := p.(declared)
 	return d.spec, ok

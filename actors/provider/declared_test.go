@@ -20,7 +20,7 @@ func declaredCfg(t *testing.T, src string) (*config.Config, provider.Options) {
 	return cfg, provider.Options{Declared: cfg.Providers}
 }
 
-const qwenDecl = `{"providers":{"qwen":{"command":"qwen","args":["--auth-type","openai"],
+const qwenDecl = `{"providers":{"qwen-local":{"command":"qwen","args":["--auth-type","openai"],
   "model_args":["-m","{model}"],"effort_args":["--effort={effort}"],"bypass_args":["--approval-mode","yolo"],
   "resume_args":["--resume","{session}"],"env":{"OPENAI_BASE_URL":"http://127.0.0.1:1/v1"},
   "models":["a","b"],"default_model":"a","session":"herdr",
@@ -30,12 +30,12 @@ const qwenDecl = `{"providers":{"qwen":{"command":"qwen","args":["--auth-type","
 
 func TestDeclaredProviderFromConfig(t *testing.T) {
 	cfg, o := declaredCfg(t, qwenDecl)
-	p, err := provider.Lookup("qwen", o)
+	p, err := provider.Lookup("qwen-local", o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	r, err := p.Route(cfg, "", "high")
-	if err != nil || r.Model != "a" || r.Effort != "high" || r.Provider != "qwen" {
+	if err != nil || r.Model != "a" || r.Effort != "high" || r.Provider != "qwen-local" {
 		t.Fatalf("Route = %+v, %v", r, err)
 	}
 	argv, _ := p.LaunchArgv(r)
@@ -75,7 +75,7 @@ func TestDeclaredProviderFromConfig(t *testing.T) {
 
 func TestDeclaredProviderRefusesUnlistedModel(t *testing.T) {
 	cfg, o := declaredCfg(t, qwenDecl)
-	p, _ := provider.Lookup("qwen", o)
+	p, _ := provider.Lookup("qwen-local", o)
 	_, err := p.Route(cfg, "gpt-9", "")
 	pe, ok := wire.As(err)
 	if !ok || !wire.Is(err, wire.InvalidRequest, wire.ReasonInvalidModel) || !slices.Equal(pe.Details["valid_models"].([]string), []string{"a", "b"}) {

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/orcr-go/orcr/config"
@@ -46,15 +47,17 @@ const (
 // (docs/providers.md §8).
 const MockTranscriptFile = "transcript.jsonl"
 
-// builtins are the providers compiled into orcr, sorted.
-var builtins = []string{Claude, Codex}
+// builtins are the providers shipped with orcr, sorted: claude and codex compiled in,
+// the rest contract values (docs/providers.md §12).
+var builtins = []string{Claude, Codex, Gemini, Opencode, Pi, Qwen}
 
 // Known returns the built-in providers (the orcr layer exists for them), sorted:
-// claude, codex. The mock is never listed. The slice is a fresh copy.
+// claude, codex, gemini, opencode, pi, qwen. The mock is never listed. The slice is a
+// fresh copy.
 func Known() []string { return append([]string(nil), builtins...) }
 
-// IsBuiltin reports whether name is a built-in provider (claude or codex).
-func IsBuiltin(name string) bool { return name == Claude || name == Codex }
+// IsBuiltin reports whether name is a built-in provider.
+func IsBuiltin(name string) bool { return slices.Contains(builtins, name) }
 
 // Route is a resolved and validated model/effort pair of one provider. It is what the
 // agent row stores and what [Provider.LaunchArgv] maps to flags.
@@ -224,6 +227,9 @@ func Lookup(name string, o Options) (Provider, error) {
 			cat = DefaultCodexCatalog
 		}
 		return codex{common{Codex}, cat}, nil
+	case IsBuiltin(name):
+		sp, _ := contractSpec(name)
+		return declared{common{name}, sp}, nil
 	case name == Mock && o.MockAllowed():
 		login := ""
 		if o.Getenv != nil {

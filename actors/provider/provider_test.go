@@ -27,7 +27,7 @@ func mustLookup(tb testing.TB, name string, o provider.Options) provider.Provide
 
 func TestKnown(t *testing.T) {
 	got := provider.Known()
-	if diff := cmp.Diff([]string{"claude", "codex"}, got); diff != "" {
+	if diff := cmp.Diff([]string{"claude", "codex", "gemini", "opencode", "pi", "qwen"}, got); diff != "" {
 		t.Fatalf("Known() mismatch (-want +got):\n%s", diff)
 	}
 	got[0] = "mutated"
@@ -42,7 +42,7 @@ func TestLookup(t *testing.T) {
 	}
 	missingOrcr := func(p string) map[string]any {
 		return map[string]any{"provider": p, "missing": []string{"orcr"},
-			"fix": "provider `" + p + "` is not built into this orcr release; built-in providers: claude, codex"}
+			"fix": "provider `" + p + "` is not built into this orcr release; built-in providers: claude, codex, gemini, opencode, pi, qwen"}
 	}
 	tests := []struct {
 		name    string
@@ -56,7 +56,11 @@ func TestLookup(t *testing.T) {
 		{"mock allowed by flag", "mock", provider.Options{AllowMock: true}, nil},
 		{"mock allowed by env", "mock", provider.Options{Getenv: env(map[string]string{"ORCR_ALLOW_MOCK_PROVIDER": "1"})}, nil},
 		{"mock env not exactly 1", "mock", provider.Options{Getenv: env(map[string]string{"ORCR_ALLOW_MOCK_PROVIDER": "true"})}, missingOrcr("mock")},
-		{"unknown provider", "gemini", provider.Options{AllowMock: true}, missingOrcr("gemini")},
+		{"gemini", "gemini", provider.Options{}, nil},
+		{"opencode", "opencode", provider.Options{}, nil},
+		{"pi", "pi", provider.Options{}, nil},
+		{"qwen", "qwen", provider.Options{}, nil},
+		{"unknown provider", "kimi", provider.Options{AllowMock: true}, missingOrcr("kimi")},
 		{"case matters", "Claude", provider.Options{}, missingOrcr("Claude")},
 		{"empty name", "", provider.Options{}, missingOrcr("")},
 	}
@@ -88,7 +92,8 @@ func TestOptionsHasOrcr(t *testing.T) {
 		{"codex", provider.Options{}, true},
 		{"mock", provider.Options{}, false},
 		{"mock", provider.Options{AllowMock: true}, true},
-		{"gemini", provider.Options{AllowMock: true}, false},
+		{"gemini", provider.Options{}, true},
+		{"kimi", provider.Options{AllowMock: true}, false},
 	}
 	for _, tc := range tests {
 		if got := tc.opts.HasOrcr(tc.name); got != tc.want {

@@ -64,11 +64,16 @@ func CheckSupport(name string, orcrHas bool, herdrInstalled map[string]bool) err
 }
 
 // Support is the support gate of name under o (docs/providers.md §1.2): [CheckSupport]
-// for the built-ins and the mock; a declared provider has its orcr layer by its
-// declaration and needs the herdr layer only with session herdr (§11.2).
+// for claude, codex and the mock; a provider expressed through the contract (declared,
+// or a built-in of §12) has its orcr layer and needs the herdr layer only with session
+// herdr (§11.2).
 func (o Options) Support(name string, herdrInstalled map[string]bool) error {
+	spec, contract := contractSpec(name)
 	if o.isDeclared(name) {
-		if o.Declared[name].NeedsHerdr() && !herdrInstalled[name] {
+		spec, contract = o.Declared[name], true
+	}
+	if contract {
+		if spec.NeedsHerdr() && !herdrInstalled[name] {
 			return missingError(name, []string{LayerHerdr})
 		}
 		return nil

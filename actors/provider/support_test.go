@@ -14,11 +14,11 @@ import (
 func TestCheckSupport(t *testing.T) {
 	const (
 		fixHerdrClaude = "run `herdr integration install claude` to install its Herdr integration"
-		fixOrcrGemini  = "provider `gemini` is not built into this orcr release; built-in providers: claude, codex"
-		fixBothGemini  = fixOrcrGemini + "; its Herdr integration is also not installed"
-		fixBothMock    = "provider `mock` is not built into this orcr release; built-in providers: claude, codex; its Herdr integration is also not installed"
+		fixOrcrKimi    = "provider `kimi` is not built into this orcr release; built-in providers: claude, codex, gemini, opencode, pi, qwen"
+		fixBothKimi    = fixOrcrKimi + "; its Herdr integration is also not installed"
+		fixBothMock    = "provider `mock` is not built into this orcr release; built-in providers: claude, codex, gemini, opencode, pi, qwen; its Herdr integration is also not installed"
 	)
-	installed := map[string]bool{"codex": true, "gemini": true, "claude": false}
+	installed := map[string]bool{"codex": true, "kimi": true, "claude": false}
 	tests := []struct {
 		name       string
 		prov       string
@@ -31,8 +31,8 @@ func TestCheckSupport(t *testing.T) {
 		{"herdr reports not installed", "claude", true, installed, []string{"herdr"}, fixHerdrClaude},
 		{"herdr does not know it", "claude", true, map[string]bool{}, []string{"herdr"}, fixHerdrClaude},
 		{"herdr status failed (nil map)", "claude", true, nil, []string{"herdr"}, fixHerdrClaude},
-		{"no orcr module", "gemini", false, installed, []string{"orcr"}, fixOrcrGemini},
-		{"neither layer", "gemini", false, map[string]bool{}, []string{"orcr", "herdr"}, fixBothGemini},
+		{"no orcr module", "kimi", false, installed, []string{"orcr"}, fixOrcrKimi},
+		{"neither layer", "kimi", false, map[string]bool{}, []string{"orcr", "herdr"}, fixBothKimi},
 		{"mock allowed bypasses herdr", "mock", true, nil, nil, ""},
 		{"mock not allowed", "mock", false, nil, []string{"orcr", "herdr"}, fixBothMock},
 	}
@@ -88,17 +88,18 @@ antigravity-cli: not installed (/home/u/.gemini/antigravity)
 	want := map[string]provider.Integration{
 		"claude":          {Orcr: true, Herdr: true},
 		"codex":           {Orcr: true, Herdr: false},
-		"pi":              {Orcr: false, Herdr: true},
+		"pi":              {Orcr: true, Herdr: true},
 		"antigravity-cli": {Orcr: false, Herdr: false},
+		"gemini":          {Orcr: true}, "opencode": {Orcr: true}, "qwen": {Orcr: true},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Integrations mismatch (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"antigravity-cli", "claude", "codex", "pi"}, provider.IntegrationNames(got)); diff != "" {
+	if diff := cmp.Diff([]string{"antigravity-cli", "claude", "codex", "gemini", "opencode", "pi", "qwen"}, provider.IntegrationNames(got)); diff != "" {
 		t.Errorf("IntegrationNames mismatch (-want +got):\n%s", diff)
 	}
-	if !got["claude"].Supported() || got["codex"].Supported() || got["pi"].Supported() {
-		t.Errorf("Supported(): got claude=%v codex=%v pi=%v, want true false false",
+	if !got["claude"].Supported() || got["codex"].Supported() || !got["pi"].Supported() {
+		t.Errorf("Supported(): got claude=%v codex=%v pi=%v, want true false true",
 			got["claude"].Supported(), got["codex"].Supported(), got["pi"].Supported())
 	}
 	js, _ := json.Marshal(got["claude"])
@@ -109,7 +110,8 @@ antigravity-cli: not installed (/home/u/.gemini/antigravity)
 
 func TestIntegrationsWithoutHerdr(t *testing.T) {
 	got := provider.Integrations(provider.HerdrInstalled(nil))
-	want := map[string]provider.Integration{"claude": {Orcr: true}, "codex": {Orcr: true}}
+	want := map[string]provider.Integration{"claude": {Orcr: true}, "codex": {Orcr: true},
+		"gemini": {Orcr: true}, "opencode": {Orcr: true}, "pi": {Orcr: true}, "qwen": {Orcr: true}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Integrations(nil) mismatch (-want +got):\n%s", diff)
 	}
