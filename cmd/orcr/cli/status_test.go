@@ -96,8 +96,8 @@ func TestServerStatusNoHerdrRealServer(t *testing.T) {
 	}
 }
 
-// Against a real server on the herdr stand-in (16 integration targets), the human
-// status lists claude and codex and counts the rest; --all lists all of them.
+// Against a real server on the herdr stand-in, the human status lists orcr's built-in
+// providers (docs/providers.md §12) and counts the rest; --all lists all of them.
 func TestServerStatusIntegrationsRealServer(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
@@ -116,10 +116,11 @@ func TestServerStatusIntegrationsRealServer(t *testing.T) {
 		return ls
 	}
 	got := h.run(t, "server", "status")
-	if diff := cmp.Diff([]string{"claude", "codex"}, lines(got.stdout)); diff != "" || strings.Contains(got.stdout, "herdr error") {
+	builtins := []string{"claude", "codex", "gemini", "opencode", "pi", "qwen"}
+	if diff := cmp.Diff(builtins, lines(got.stdout)); diff != "" || strings.Contains(got.stdout, "herdr error") {
 		t.Errorf("server status integrations (-want +got):\n%s\n%s", diff, got.stdout)
 	}
-	if more := "(" + strconv.Itoa(n-2) + " more that orcr does not support: --all lists them)"; !strings.Contains(got.stdout, more) {
+	if more := "(" + strconv.Itoa(n-len(builtins)) + " more that orcr does not support: --all lists them)"; !strings.Contains(got.stdout, more) {
 		t.Errorf("server status: no %q in\n%s", more, got.stdout)
 	}
 	if all := lines(h.run(t, "server", "status", "--all").stdout); len(all) != n {
