@@ -715,7 +715,7 @@ func TestSDKErrors(t *testing.T) {
 			return err
 		}, api.CodeInvalidRequest, "invalid_gc"},
 		{"Run(unknown provider)", func() error {
-			_, err := c.Run(ctx, api.RunRequest{Name: "a", Agent: "gemini"})
+			_, err := c.Run(ctx, api.RunRequest{Name: "a", Agent: "aider"})
 			return err
 		}, api.CodeIntegrationMissing, ""},
 		{"Kill(no target)", func() error { _, err := c.Kill(ctx, api.KillRequest{}); return err }, api.CodeInvalidRequest, "target_required"},

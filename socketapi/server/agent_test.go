@@ -137,7 +137,7 @@ func TestRunErrors(t *testing.T) {
 		{"bad timeout", map[string]any{"name": "a", "timeout": "5"}, wire.InvalidRequest, "bad_duration"},
 		{"reserved", map[string]any{"path": "idle/x"}, wire.InvalidRequest, "reserved_name"},
 		{"bad segment", map[string]any{"path": "Bad/x"}, wire.InvalidRequest, "invalid_segment"},
-		{"unknown provider", map[string]any{"name": "a", "agent": "gemini"}, wire.IntegrationMissing, ""},
+		{"unknown provider", map[string]any{"name": "a", "agent": "aider"}, wire.IntegrationMissing, ""},
 		{"control characters", map[string]any{"name": "a", "prompt": "say=x\x03\x04"}, wire.InvalidRequest, "control_characters"},
 		{"prompt too large", map[string]any{"name": "a", "prompt": strings.Repeat("x", 8<<20+1)}, wire.InvalidRequest, "prompt_too_large"},
 	}
