@@ -97,10 +97,11 @@ func (p systemProviders) Price(model string) (config.Price, bool) {
 
 // NeedsAgentSession implements [Providers]: providers whose transcript is not a file
 // of the agent's data dir (a declared provider without a transcript has none to find).
-// gemini has no herdr integration: its transcript is located by project (§6.9).
+// gemini has no herdr integration and pi's reports no session: their transcripts are
+// located from the cwd (§6.9, §12.1).
 func (p systemProviders) NeedsAgentSession(name string) bool {
 	sp := p.tr.spec(name)
-	return sp.DataDirFile == "" && sp.Format != provider.FormatNone && sp.Format != provider.FormatGemini
+	return sp.DataDirFile == "" && sp.Format != provider.FormatNone && sp.Format != provider.FormatGemini && sp.Format != provider.FormatPi
 }
 
 // HerdrGate implements [Providers]: the contract check against the live `herdr api

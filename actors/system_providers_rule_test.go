@@ -52,7 +52,7 @@ func TestPiTranscriptUnderAgentDir(t *testing.T) {
 
 func TestContractProvidersNeedAgentSession(t *testing.T) {
 	p := systemProviders{tr: transcripts{bareSystem(nil)}}
-	for name, want := range map[string]bool{"pi": true, "qwen": true, "opencode": true, "gemini": false, "claude": true} {
+	for name, want := range map[string]bool{"pi": false, "qwen": true, "opencode": true, "gemini": false, "claude": true} {
 		if got := p.NeedsAgentSession(name); got != want {
 			t.Errorf("NeedsAgentSession(%s) = %v, want %v", name, got, want)
 		}

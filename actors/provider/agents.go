@@ -56,12 +56,15 @@ var (
 		Pi: {
 			Name: Pi, Command: "pi",
 			ModelArgs: []string{"--model", config.PlaceholderModel}, EffortArgs: []string{"--thinking", config.PlaceholderEffort},
-			Efforts: PiThinkingLevels, ResumeArgs: []string{"--session", config.PlaceholderSession},
+			Efforts: PiThinkingLevels,
 			Screens: config.ProviderScreens{
 				Ready:   screenRes(`\d+(\.\d+)?%/\d+k`, `ctrl\+c/ctrl\+d clear/exit`),
 				Working: screenRes(`working\.\.\.`),
 			},
-			Status: config.StatusHerdr, Session: config.SessionHerdr,
+			// herdr 0.8.2's pi extension reported no agent_session when measured
+			// (docs/herdr.md §12.1): the transcript is located from the cwd, and no
+			// resume is offered (docs/providers.md §12.1).
+			Status: config.StatusHerdr, Session: config.SessionNone,
 			Transcript: config.ProviderTranscript{Format: FormatPi},
 			Keys:       contractKeys(nil, nil),
 			Shutdown:   config.ProviderShutdown{Keys: []string{"ctrl+d"}},

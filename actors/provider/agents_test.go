@@ -32,7 +32,7 @@ func TestContractBuiltinsArgv(t *testing.T) {
 		{"pi", "standin/gpt-5-standin", "high",
 			[]string{"pi", "--model", "standin/gpt-5-standin", "--thinking", "high"},
 			[]string{"pi", "--model", "standin/gpt-5-standin", "--thinking", "high"},
-			[]string{"0198-ab"}, []string{"--session", "0198-ab"}},
+			nil, nil}, // no session pointer from herdr, so no resume (docs/providers.md §12.1)
 		{"qwen", "gpt-5-standin", "",
 			[]string{"qwen", "--approval-mode", "yolo", "-m", "gpt-5-standin"},
 			[]string{"qwen", "--approval-mode", "default", "-m", "gpt-5-standin"},

@@ -82,7 +82,7 @@ func Locate(l Locator) (string, error) {
 		}
 		return single(filepath.Join(l.DataDir, l.DataDirFile))
 	}
-	if l.SessionValue == "" && l.Format != FormatGemini {
+	if l.SessionValue == "" && l.Format != FormatGemini && l.Format != FormatPi {
 		return "", Unavailable(wire.CauseNoSession, "no agent_session reported for the agent yet; no transcript to read")
 	}
 	if l.SessionKind == SessionKindPath {

@@ -194,9 +194,22 @@ func TestOtherLocate(t *testing.T) {
 			p := install(t, "pi", "turns.jsonl", filepath.Join(home, "piagent", "sessions", "--elsewhere--", "x_"+piID+".jsonl"), before)
 			return transcript.Locator{AgentDir: filepath.Join(home, "piagent"), Format: transcript.FormatPi, Cwd: cwd, SessionValue: piID}, p
 		}, ""},
-		{"pi no session", func(home string) (transcript.Locator, string) {
-			return transcript.Locator{Home: home, Format: transcript.FormatPi, Cwd: cwd}, ""
-		}, wire.CauseNoSession},
+		{"pi without a session: the file written since the start", func(home string) (transcript.Locator, string) {
+			dir := filepath.Join(home, ".pi", "agent", "sessions", "--srv-code-proj--")
+			touch(t, filepath.Join(dir, "2026-03-01T10-00-00-000Z_old.jsonl"), before)
+			p := install(t, "pi", "turns.jsonl", filepath.Join(dir, "2026-03-01T12-00-01-000Z_"+piID+".jsonl"), after)
+			return transcript.Locator{Home: home, Format: transcript.FormatPi, Cwd: cwd, CreatedAt: created}, p
+		}, ""},
+		{"pi without a session: only an older session", func(home string) (transcript.Locator, string) {
+			touch(t, filepath.Join(home, ".pi", "agent", "sessions", "--srv-code-proj--", "2026-03-01T10-00-00-000Z_old.jsonl"), before)
+			return transcript.Locator{Home: home, Format: transcript.FormatPi, Cwd: cwd, CreatedAt: created}, ""
+		}, wire.CauseNotFound},
+		{"pi without a session: two agents in the directory", func(home string) (transcript.Locator, string) {
+			dir := filepath.Join(home, ".pi", "agent", "sessions", "--srv-code-proj--")
+			touch(t, filepath.Join(dir, "a_1.jsonl"), after)
+			touch(t, filepath.Join(dir, "b_2.jsonl"), after)
+			return transcript.Locator{Home: home, Format: transcript.FormatPi, Cwd: cwd, CreatedAt: created}, ""
+		}, wire.CauseAmbiguous},
 		{"pi glob in id", func(home string) (transcript.Locator, string) {
 			install(t, "pi", "turns.jsonl", filepath.Join(home, ".pi", "agent", "sessions", "--srv-code-proj--", "x_"+piID+".jsonl"), before)
 			return transcript.Locator{Home: home, Format: transcript.FormatPi, Cwd: cwd, SessionValue: "*"}, ""

@@ -3,6 +3,7 @@ package transcript
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 )
@@ -227,6 +228,9 @@ func PiSessionDir(cwd string) string {
 // piCandidates: <dir>/sessions/<PiSessionDir(cwd)>/*_<id>.jsonl, else the same name in
 // every session directory.
 func piCandidates(l Locator, dir, id string) ([]string, error) {
+	if id == "" {
+		return piFresh(l, dir)
+	}
 	if !validID(id) {
 		return nil, nil
 	}
@@ -238,4 +242,25 @@ func piCandidates(l Locator, dir, id string) ([]string, error) {
 		}
 	}
 	return globFiles(filepath.Join(dir, "sessions", "*", name), "pi sessions")
+}
+
+// piFresh is pi's location without a session pointer (herdr 0.8.2's pi extension
+// reported none, docs/providers.md §12.1): the session files of the agent's cwd written
+// since the agent started. One is the agent's; several (another pi agent in the same
+// directory) leave the gate ambiguous.
+func piFresh(l Locator, dir string) ([]string, error) {
+	if l.Cwd == "" {
+		return nil, nil
+	}
+	all, err := globFiles(filepath.Join(dir, "sessions", PiSessionDir(l.Cwd), "*.jsonl"), "pi sessions")
+	if err != nil {
+		return nil, err
+	}
+	var fresh []string
+	for _, c := range all {
+		if fi, err := os.Stat(c); err == nil && fi.ModTime().UnixMilli() >= l.CreatedAt.UnixMilli() {
+			fresh = append(fresh, c)
+		}
+	}
+	return fresh, nil
 }
