@@ -362,6 +362,8 @@ func claudeTookPrompt(t *testing.T, h *home, sock, name, uid, cwd string, route 
 	if err != nil {
 		t.Fatalf("claude's launch argv for %+v: %v", route, err)
 	}
+	// orcr's claude panes carry its status line (docs/providers.md §3.2).
+	argv = provider.WithClaudeStatusLine(argv, bins.orcr)
 	var screen string
 	poll.Eventually(t, 60*time.Second, "claude's input box in its pane", func() bool {
 		screen = paneScreen(t, h, sock, name)
