@@ -140,7 +140,7 @@ func (s *System) Run(ctx context.Context, r api.RunRequest) (api.RunResult, erro
 	}
 	n := store.NewAgent{UUID: uid, Path: path, ParentID: parentID, Provider: provName, Model: route.Model,
 		Effort: route.Effort, GCMode: gc, Cwd: r.Cwd, Session: s.cfg.Config.Herdr.Session, LaunchToken: token,
-		Budget: budget}
+		Budget: budget, Account: s.accountOf(provName, env)}
 	if wt != nil {
 		n.Worktree = *wt
 	}

@@ -8,6 +8,10 @@ type QuotaRecordRequest struct {
 	Provider string `json:"provider"`
 	// Agent is the uuid of the agent whose pane reported them (ORCR_ID), or "".
 	Agent string `json:"agent,omitempty"`
+	// Account is the account key the pane computed from its environment (docs/usage.md
+	// §7.3), at most 4096 bytes; the server keeps the account it recorded for Agent when
+	// it knows the agent.
+	Account string `json:"account,omitempty"`
 	// Windows are the windows as reported: window, used_percent (0–100),
 	// window_minutes and resets_at (unix ms; 0 when not reported).
 	Windows []QuotaWindow `json:"windows"`
