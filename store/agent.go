@@ -500,10 +500,11 @@ func (t *Tx) CompleteTurn(c TurnCompletion) error {
 		if err != nil {
 			return err
 		}
-		if err := t.checkBudgets(c.UUID, c.Seq, path, provider, loop); err != nil {
+		// The windows first: a quota percent budget reads the turn's own report.
+		if err := t.recordQuota(c.UUID, provider, account, u.Quota); err != nil {
 			return err
 		}
-		if err := t.recordQuota(c.UUID, provider, account, u.Quota); err != nil {
+		if err := t.checkBudgets(c.UUID, c.Seq, path, provider, loop); err != nil {
 			return err
 		}
 	}

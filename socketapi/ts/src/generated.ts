@@ -1089,7 +1089,10 @@ export interface BudgetExtendResult {
     spent?: number;
     /** ok, warned or exceeded. */
     state?: string;
-    /** usd or tokens (non-cached: input, output, cache writes). */
+    /**
+     * usd, tokens (non-cached: input, output, cache writes) or percent (a quota window's
+     * used share, docs/usage.md §8.1).
+     */
     unit?: string;
     warn_at?: number;
     [key: string]: unknown;
@@ -1122,7 +1125,10 @@ export interface BudgetLsResult {
     spent?: number;
     /** ok, warned or exceeded. */
     state?: string;
-    /** usd or tokens (non-cached: input, output, cache writes). */
+    /**
+     * usd, tokens (non-cached: input, output, cache writes) or percent (a quota window's
+     * used share, docs/usage.md §8.1).
+     */
     unit?: string;
     warn_at?: number;
     [key: string]: unknown;
