@@ -23,7 +23,7 @@ const maxAccountBytes = 4096
 // one the pane named; docs/usage.md §7.3) in one transaction with
 // their quota.warned events and the provider's pause at quota.pause_at.
 func (s *System) QuotaRecord(ctx context.Context, r api.QuotaRecordRequest) (api.QuotaRecordResult, error) {
-	if err := validQuota(r); err != nil {
+	if err := validQuota(r, s.providerOptions()); err != nil {
 		return api.QuotaRecordResult{}, err
 	}
 	agent, account := r.Agent, r.Account
@@ -53,14 +53,14 @@ func (s *System) QuotaRecord(ctx context.Context, r api.QuotaRecordRequest) (api
 	return api.QuotaRecordResult{Windows: len(ws), PausedUntil: v.(int64)}, nil
 }
 
-// validQuota refuses quota.record params that are not windows as a provider reports
-// them (invalid_request invalid_quota).
-func validQuota(r api.QuotaRecordRequest) error {
+// validQuota refuses quota.record params that are not windows as a provider orcr runs
+// (o) reports them (invalid_request invalid_quota).
+func validQuota(r api.QuotaRecordRequest, o provider.Options) error {
 	bad := func(field string, value any, msg string) error {
 		return wire.Invalid(wire.ReasonInvalidQuota, "quota.record: "+msg, "field", field, "value", value)
 	}
-	if r.Provider != provider.Claude && r.Provider != provider.Codex {
-		return bad("provider", r.Provider, "provider must be claude or codex")
+	if _, err := provider.Lookup(r.Provider, o); err != nil {
+		return bad("provider", r.Provider, "provider must be one orcr runs (claude, codex, a declared one)")
 	}
 	if len(r.Account) > maxAccountBytes {
 		return bad("account", len(r.Account), "account must be at most 4096 bytes")

@@ -4,7 +4,8 @@ package api
 // provider reported outside its transcript — claude's status line, through `orcr
 // __statusline` in orcr's own claude panes.
 type QuotaRecordRequest struct {
-	// Provider is the provider whose account the windows belong to (claude).
+	// Provider is the provider whose account the windows belong to (claude; any
+	// provider orcr runs).
 	Provider string `json:"provider"`
 	// Agent is the uuid of the agent whose pane reported them (ORCR_ID), or "".
 	Agent string `json:"agent,omitempty"`

@@ -1481,7 +1481,10 @@ export interface QuotaRecordParams {
     account?: string;
     /** Agent is the uuid of the agent whose pane reported them (ORCR_ID), or "". */
     agent?: string;
-    /** Provider is the provider whose account the windows belong to (claude). */
+    /**
+     * Provider is the provider whose account the windows belong to (claude; any
+     * provider orcr runs).
+     */
     provider?: string;
     /**
      * Windows are the windows as reported: window, used_percent (0–100),
