@@ -61,6 +61,7 @@ fuzz:
     go test -run '^$' -fuzz '^FuzzParsePi$' -fuzztime 5s ./actors/transcript
     go test -run '^$' -fuzz '^FuzzParseQwen$' -fuzztime 5s ./actors/transcript
     go test -run '^$' -fuzz '^FuzzQuota$' -fuzztime 5s ./actors/transcript
+    go test -run '^$' -fuzz '^FuzzLoginEmail$' -fuzztime 5s ./actors/transcript
     go test -run '^$' -fuzz '^FuzzCodexSessionHook$' -fuzztime 5s ./cmd/orcr-mock-agent
     go test -run '^$' -fuzz '^FuzzParseDirectives$' -fuzztime 5s ./cmd/orcr-mock-agent
     go test -run '^$' -fuzz '^FuzzParseSince$' -fuzztime 5s ./cmd/orcr/cli

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/orcr-go/orcr/actors/provider"
+	"github.com/orcr-go/orcr/actors/transcript"
 	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
@@ -46,6 +47,18 @@ func (s *System) paneEnv(prov provider.Provider, uid, path, token string) map[st
 	env["ORCR_AGENT_DATA_DIR"], env["ORCR_HOME"] = AgentDataDir(s.cfg.Home, path, uid), s.cfg.Home
 	env["ORCR_LAUNCH_TOKEN"] = token
 	return env
+}
+
+// accountOf is the account key of provider's agents whose pane gets env, orcr's
+// additions to the server's environment the pane inherits (docs/usage.md §7.3): the
+// login's email, else the provider's config directory, else "".
+func (s *System) accountOf(provider string, env map[string]string) string {
+	return transcript.AccountKey(provider, func(k string) string {
+		if v, ok := env[k]; ok {
+			return v
+		}
+		return s.getenv(k)
+	})
 }
 
 // optional is s as a launch.json optional string: nil when empty.

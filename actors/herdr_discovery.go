@@ -169,7 +169,7 @@ func applyDiscovery(session string, changes []discChange, warnAt, pauseAt float6
 			case discComplete:
 				err = tx.CompleteTurn(store.TurnCompletion{UUID: ch.UUID, Seq: ch.Turn, IdleFrom: ch.From, Usage: ch.Usage})
 				if err == nil && quota {
-					_, err = recordQuota(tx, ch.Provider, ch.UUID, ch.Usage.Quota, prev, warnAt, pauseAt,
+					_, err = recordQuota(tx, ch.Provider, "", ch.UUID, ch.Usage.Quota, prev, warnAt, pauseAt,
 						time.Now().UnixMilli(), false, true)
 				}
 			case discEnd:

@@ -68,9 +68,9 @@ func (w *agentWork) quotaPause(u *store.TurnUsage, now time.Time) func(tx *store
 	if u == nil || len(u.Quota) == 0 || w.st.Provider == "" {
 		return nil
 	}
-	provider, uuid, ws, env, managed := w.st.Provider, w.uuid, u.Quota, w.env, w.st.Managed
+	provider, account, uuid, ws, env, managed := w.st.Provider, w.st.Account, w.uuid, u.Quota, w.env, w.st.Managed
 	return func(tx *store.Tx, prev []store.QuotaWindow) error {
-		_, err := recordQuota(tx, provider, uuid, ws, prev, env.QuotaWarnAt, env.QuotaPauseAt, now.UnixMilli(), false, managed)
+		_, err := recordQuota(tx, provider, account, uuid, ws, prev, env.QuotaWarnAt, env.QuotaPauseAt, now.UnixMilli(), false, managed)
 		return err
 	}
 }
@@ -78,20 +78,22 @@ func (w *agentWork) quotaPause(u *store.TurnUsage, now time.Time) func(tx *store
 // pauseWith writes the pause [decideLimit] chooses for obs, with source when one is
 // given (else the rule's), and message.
 func (w *agentWork) pauseWith(obs limitObs, source, message string) func(tx *store.Tx) error {
-	provider, uuid, backoff := w.st.Provider, w.uuid, w.env.LimitBackoff
-	return func(tx *store.Tx) error { return writePause(tx, provider, uuid, obs, backoff, source, message) }
+	provider, account, uuid, backoff := w.st.Provider, w.st.Account, w.uuid, w.env.LimitBackoff
+	return func(tx *store.Tx) error {
+		return writePause(tx, provider, account, uuid, obs, backoff, source, message)
+	}
 }
 
-// writePause writes provider's pause that [decideLimit] chooses for obs seen by agent
-// uuid, with source when one is given (else the rule's), and message.
-func writePause(tx *store.Tx, provider, uuid string, obs limitObs, backoff time.Duration, source, message string) error {
+// writePause writes the pause of provider's account that [decideLimit] chooses for obs
+// seen by agent uuid, with source when one is given (else the rule's), and message.
+func writePause(tx *store.Tx, provider, account, uuid string, obs limitObs, backoff time.Duration, source, message string) error {
 	pauses, err := tx.ProviderPauses()
 	if err != nil {
 		return err
 	}
 	var cur *store.ProviderPause
 	for i := range pauses {
-		if pauses[i].Provider == provider {
+		if pauses[i].Provider == provider && pauses[i].Account == account {
 			cur = &pauses[i]
 		}
 	}
@@ -102,14 +104,14 @@ func writePause(tx *store.Tx, provider, uuid string, obs limitObs, backoff time.
 	if source != "" {
 		step.Source = source
 	}
-	return tx.PauseProvider(store.ProviderPause{Provider: provider, Since: step.Since, Until: step.Until,
+	return tx.PauseProvider(store.ProviderPause{Provider: provider, Account: account, Since: step.Since, Until: step.Until,
 		AgentUUID: uuid, Source: step.Source, Message: message})
 }
 
-// pauseProviderUntil pauses provider until (a quota window's reset, docs/usage.md §7),
-// unless a later pause stands.
-func pauseProviderUntil(tx *store.Tx, provider, uuid string, until int64, why string, now int64) error {
-	return writePause(tx, provider, uuid, limitObs{At: now, Blocked: true, ResetAt: until}, 0, store.PauseSourceQuota, why)
+// pauseProviderUntil pauses provider's account until (a quota window's reset,
+// docs/usage.md §7), unless a later pause stands.
+func pauseProviderUntil(tx *store.Tx, provider, account, uuid string, until int64, why string, now int64) error {
+	return writePause(tx, provider, account, uuid, limitObs{At: now, Blocked: true, ResetAt: until}, 0, store.PauseSourceQuota, why)
 }
 
 // limitLine is the last non-blank line of text that names a limit (at most 200 bytes),
@@ -192,26 +194,27 @@ func (s *System) fallbackFor(from string) (store.Fallback, bool) {
 		}
 		route.Model, route.Effort = cr.Model, cr.Effort
 	}
-	return store.Fallback{Provider: to, Model: route.Model, Effort: route.Effort}, true
+	return store.Fallback{Provider: to, Model: route.Model, Effort: route.Effort,
+		Account: s.accountOf(to, prov.Env(s.serverEnv()))}, true
 }
 
 // resumeDue resumes every pause [decideLimit] finds over at now (the queue pass's look
-// at the clock) and returns the providers still paused.
-func resumeDue(tx *store.Tx) (map[string]bool, error) {
+// at the clock) and returns the providers' accounts still paused.
+func resumeDue(tx *store.Tx) (store.PauseSet, error) {
 	pauses, err := tx.ProviderPauses()
 	if err != nil {
 		return nil, err
 	}
-	paused := map[string]bool{}
+	paused := store.PauseSet{}
 	for i := range pauses {
 		p := &pauses[i]
 		if decideLimit(p, limitObs{At: tx.Now()}, 0).Action == limitResume {
-			if err := tx.ResumeProvider(p.Provider, "elapsed"); err != nil && !errors.Is(err, store.ErrStale) {
+			if err := tx.ResumeProvider(p.Provider, p.Account, "elapsed"); err != nil && !errors.Is(err, store.ErrStale) {
 				return nil, err
 			}
 			continue
 		}
-		paused[p.Provider] = true
+		paused.Add(p.Provider, p.Account)
 	}
 	return paused, nil
 }

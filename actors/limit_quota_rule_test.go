@@ -56,11 +56,13 @@ func TestQuotaWarnings(t *testing.T) {
 		{"already warned this period", []store.QuotaWindow{w("claude", "five_hour", 85, now+10)}, []store.QuotaWindow{w("", "five_hour", 96, now+10)}, nil},
 		{"warned last period, reset since", []store.QuotaWindow{w("claude", "five_hour", 90, now-1)}, []store.QuotaWindow{w("", "five_hour", 82, now+5000)}, []string{"five_hour"}},
 		{"another provider's window does not count", []store.QuotaWindow{w("codex", "five_hour", 90, now+10)}, []store.QuotaWindow{w("", "five_hour", 90, now+10)}, []string{"five_hour"}},
+		{"another account's window does not count", []store.QuotaWindow{{Provider: "claude", Account: "b@example.com", Window: "five_hour",
+			UsedPercent: 90, ResetsAt: now + 10}}, []store.QuotaWindow{w("", "five_hour", 90, now+10)}, []string{"five_hour"}},
 		{"only the window over", []store.QuotaWindow{w("claude", "five_hour", 10, now+10)}, []store.QuotaWindow{w("", "five_hour", 20, now+10), w("", "seven_day", 81, now+99)}, []string{"seven_day"}},
 	}
 	for _, tt := range tests {
 		var got []string
-		for _, e := range quotaWarnings(tt.prev, tt.cur, "claude", "u1", 0.8, now) {
+		for _, e := range quotaWarnings(tt.prev, tt.cur, "claude", "", "u1", 0.8, now) {
 			if e.Provider != "claude" || e.AgentUUID != "u1" || e.WarnAt != 0.8 {
 				t.Errorf("%s: event %+v", tt.name, e)
 			}
@@ -70,7 +72,7 @@ func TestQuotaWarnings(t *testing.T) {
 			t.Errorf("%s: warned %v, want %v", tt.name, got, tt.want)
 		}
 	}
-	if got := quotaWarnings(nil, []store.QuotaWindow{w("", "x", 100, now+1)}, "claude", "", 0, now); got != nil {
+	if got := quotaWarnings(nil, []store.QuotaWindow{w("", "x", 100, now+1)}, "claude", "", "", 0, now); got != nil {
 		t.Errorf("warn_at 0 warned %v", got)
 	}
 }

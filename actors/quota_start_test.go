@@ -18,14 +18,14 @@ func TestQuotaPauseAtAppliedAtStart(t *testing.T) {
 	ctx := context.Background()
 	reset := time.Now().Add(time.Hour).UnixMilli()
 	storetest.Write(t, db, func(tx *store.Tx) (any, error) {
-		if err := tx.RecordQuota("", "codex", []store.QuotaWindow{{Window: "primary", UsedPercent: 96, ResetsAt: reset}}); err != nil {
+		if err := tx.RecordQuota("", "codex", "", []store.QuotaWindow{{Window: "primary", UsedPercent: 96, ResetsAt: reset}}); err != nil {
 			return nil, err
 		}
-		if err := tx.RecordQuota("", "gemini", []store.QuotaWindow{{Window: "primary", UsedPercent: 99,
+		if err := tx.RecordQuota("", "gemini", "", []store.QuotaWindow{{Window: "primary", UsedPercent: 99,
 			ResetsAt: time.Now().Add(-time.Minute).UnixMilli()}}); err != nil {
 			return nil, err
 		}
-		return nil, tx.RecordQuota("", "claude", []store.QuotaWindow{{Window: "five_hour", UsedPercent: 98, ResetsAt: reset + 1000}})
+		return nil, tx.RecordQuota("", "claude", "", []store.QuotaWindow{{Window: "five_hour", UsedPercent: 98, ResetsAt: reset + 1000}})
 	})
 	pauses := func() map[string]store.ProviderPause {
 		t.Helper()

@@ -24,8 +24,8 @@ func budgetRules(rules []config.BudgetRule) []store.BudgetRule {
 		}
 		want := r
 		out = append(out, store.BudgetRule{Name: r.Name, Limit: r.Limit, Per: r.Per, WarnAt: r.WarnAt, Loop: r.Loop,
-			Interrupt: r.Interrupt,
-			Fleet:     r.Path == "" && r.Provider == "" && r.Loop == "",
+			Interrupt: r.Interrupt, Window: r.Window, Provider: r.Provider,
+			Fleet: r.Path == "" && r.Provider == "" && r.Loop == "",
 			Match: func(path, provider, loop string) bool {
 				return (pat == nil || pat.Match(path)) && (want.Provider == "" || want.Provider == provider) &&
 					(want.Loop == "" || want.Loop == loop)
@@ -161,7 +161,7 @@ func (s *System) budgetTarget(ctx context.Context, r api.BudgetExtendRequest) (s
 	for i := range s.budgets {
 		if rule := &s.budgets[i]; rule.Name == paused {
 			b := store.BudgetTarget{Rule: rule}
-			if rule.Per == api.BudgetPerAgent || rule.Per == api.BudgetPerTurn {
+			if rule.Per == api.BudgetPerAgent || rule.Per == api.BudgetPerTurn || rule.Limit.IsPercent() {
 				b.Agent = row.UUID
 			}
 			return b, nil

@@ -14,18 +14,24 @@ import (
 // maxQuotaWindows bounds quota.record's windows (claude reports two).
 const maxQuotaWindows = 8
 
+// maxAccountBytes bounds quota.record's account (an email or a directory's path).
+const maxAccountBytes = 4096
+
 // QuotaRecord is quota.record (docs/usage.md §7.1): the quota windows a provider
 // reported outside its transcript — claude's status line, through `orcr __statusline`
-// in orcr's claude panes — recorded for the provider's account in one transaction with
+// in orcr's claude panes — recorded for the provider's account (the agent's, else the
+// one the pane named; docs/usage.md §7.3) in one transaction with
 // their quota.warned events and the provider's pause at quota.pause_at.
 func (s *System) QuotaRecord(ctx context.Context, r api.QuotaRecordRequest) (api.QuotaRecordResult, error) {
-	if err := validQuota(r); err != nil {
+	if err := validQuota(r, s.providerOptions()); err != nil {
 		return api.QuotaRecordResult{}, err
 	}
-	agent := r.Agent
+	agent, account := r.Agent, r.Account
 	if agent != "" {
-		if _, err := store.AgentByUUID(ctx, s.cfg.DB.Reader(), agent); err != nil {
+		if a, err := store.LoadAgent(ctx, s.cfg.DB.Reader(), agent); err != nil {
 			agent = "" // a pane outside orcr's rows (or an ended one): the account's windows still count
+		} else if a.Managed {
+			account = a.Account // the account orcr recorded when it enqueued the agent (docs/usage.md §7.3)
 		}
 	}
 	ws := make([]store.QuotaWindow, len(r.Windows))
@@ -39,7 +45,7 @@ func (s *System) QuotaRecord(ctx context.Context, r api.QuotaRecordRequest) (api
 		if err != nil {
 			return nil, err
 		}
-		return recordQuota(tx, r.Provider, agent, ws, prev, warnAt, pauseAt, time.Now().UnixMilli(), true, true)
+		return recordQuota(tx, r.Provider, account, agent, ws, prev, warnAt, pauseAt, time.Now().UnixMilli(), true, true)
 	})
 	if err != nil {
 		return api.QuotaRecordResult{}, err
@@ -47,14 +53,17 @@ func (s *System) QuotaRecord(ctx context.Context, r api.QuotaRecordRequest) (api
 	return api.QuotaRecordResult{Windows: len(ws), PausedUntil: v.(int64)}, nil
 }
 
-// validQuota refuses quota.record params that are not windows as a provider reports
-// them (invalid_request invalid_quota).
-func validQuota(r api.QuotaRecordRequest) error {
+// validQuota refuses quota.record params that are not windows as a provider orcr runs
+// (o) reports them (invalid_request invalid_quota).
+func validQuota(r api.QuotaRecordRequest, o provider.Options) error {
 	bad := func(field string, value any, msg string) error {
 		return wire.Invalid(wire.ReasonInvalidQuota, "quota.record: "+msg, "field", field, "value", value)
 	}
-	if r.Provider != provider.Claude && r.Provider != provider.Codex {
-		return bad("provider", r.Provider, "provider must be claude or codex")
+	if _, err := provider.Lookup(r.Provider, o); err != nil {
+		return bad("provider", r.Provider, "provider must be one orcr runs (claude, codex, a declared one)")
+	}
+	if len(r.Account) > maxAccountBytes {
+		return bad("account", len(r.Account), "account must be at most 4096 bytes")
 	}
 	if len(r.Windows) == 0 || len(r.Windows) > maxQuotaWindows {
 		return bad("windows", len(r.Windows), "windows must hold 1 to 8 windows")

@@ -83,6 +83,10 @@ func (s *System) Run(ctx context.Context, r api.RunRequest) (api.RunResult, erro
 		if budget, err = api.ParseBudget(r.Budget); err != nil {
 			return api.RunResult{}, err
 		}
+		if budget.IsPercent() {
+			return api.RunResult{}, wire.Invalid(wire.ReasonInvalidBudget, "a run budget is a cost (2usd) or a token "+
+				"count (500k); a quota percent is for a budget rule with a window", "value", r.Budget)
+		}
 	}
 	caller, err := s.caller(ctx, r.Caller)
 	if err != nil {
@@ -140,7 +144,7 @@ func (s *System) Run(ctx context.Context, r api.RunRequest) (api.RunResult, erro
 	}
 	n := store.NewAgent{UUID: uid, Path: path, ParentID: parentID, Provider: provName, Model: route.Model,
 		Effort: route.Effort, GCMode: gc, Cwd: r.Cwd, Session: s.cfg.Config.Herdr.Session, LaunchToken: token,
-		Budget: budget}
+		Budget: budget, Account: s.accountOf(provName, env)}
 	if wt != nil {
 		n.Worktree = *wt
 	}

@@ -29,9 +29,13 @@ type BudgetRule struct {
 	// Interrupt cuts the running turns of the other agents the rule counts when a turn
 	// brings it to its limit (docs/usage.md §8.3); per day or total only.
 	Interrupt bool
+	// Window is the quota window (api.BudgetWindows) a percent limit watches: the
+	// window of the provider's account each agent the rule counts runs under
+	// (docs/usage.md §8.1); "" for a cost or token limit.
+	Window string
 }
 
-var budgetKeys = []string{"path", "provider", "loop", "limit", "per", "warn_at", "interrupt"}
+var budgetKeys = []string{"path", "provider", "loop", "limit", "per", "warn_at", "interrupt", "window"}
 
 // budgets reads the budgets section: rule name → {path?, provider?, loop?, limit, per?,
 // warn_at?, interrupt?}; per defaults to total, warn_at to 0.8, interrupt to false.
@@ -50,7 +54,7 @@ func (l *loader) budgets(obj map[string]any) error {
 		for _, k := range []struct {
 			key string
 			dst *string
-		}{{"path", &r.Path}, {"provider", &r.Provider}, {"loop", &r.Loop}, {"per", &r.Per}} {
+		}{{"path", &r.Path}, {"provider", &r.Provider}, {"loop", &r.Loop}, {"per", &r.Per}, {"window", &r.Window}} {
 			if _, _, err := stringKeyInto(entry, k.key, field+"."+k.key, k.dst); err != nil {
 				return err
 			}
@@ -69,10 +73,13 @@ func (l *loader) budgets(obj map[string]any) error {
 		}
 		lim, ok := entry["limit"].(string)
 		if !ok {
-			return invalid("`" + field + ".limit` is required: a cost (\"2usd\") or a token count (\"500k\")")
+			return invalid("`" + field + ".limit` is required: a cost (\"2usd\"), a token count (\"500k\") or a quota percent (\"90%\") with its window")
 		}
 		if r.Limit, err = api.ParseBudget(lim); err != nil {
 			return invalid("`" + field + ".limit`: " + err.(*wire.Error).Message)
+		}
+		if err := quotaRule(field, entry, r); err != nil {
+			return err
 		}
 		if v, present := entry["warn_at"]; present {
 			num, isNum := v.(json.Number)
@@ -103,4 +110,27 @@ func stringKeyInto(obj map[string]any, key, field string, dst *string) (string, 
 		*dst = s
 	}
 	return s, ok, err
+}
+
+// quotaRule checks the keys of a rule whose limit is a quota window's used share
+// (docs/usage.md §8.1): it needs a window, its scope is that window's period (no
+// `per`), and it cuts nothing (no `interrupt`); a window with another limit is refused.
+func quotaRule(field string, entry map[string]any, r BudgetRule) error {
+	if !r.Limit.IsPercent() {
+		if r.Window != "" {
+			return invalid("`" + field + ".window` needs a quota percent limit (\"90%\")")
+		}
+		return nil
+	}
+	if !slices.Contains(api.BudgetWindows, r.Window) {
+		return invalid("`" + field + ".window` must be one of " + strings.Join(api.BudgetWindows, ", ") +
+			" with a quota percent limit (got " + strconv.Quote(r.Window) + ")")
+	}
+	if _, ok := entry["per"]; ok {
+		return invalid("`" + field + ".per`: a quota percent budget counts the window's period, not a per")
+	}
+	if _, ok := entry["interrupt"]; ok {
+		return invalid("`" + field + ".interrupt`: a quota percent budget pauses at turn boundaries only")
+	}
+	return nil
 }

@@ -14,7 +14,8 @@ func TestBudgetRules(t *testing.T) {
 	cfg, warns, err := parse(t, `{"budgets": {
 		"fleet": {"limit": "20usd", "per": "day", "interrupt": true},
 		"turncap": {"limit": "50k", "per": "turn"},
-		"review": {"path": "review/**", "provider": "claude", "loop": "nightly", "limit": "500k", "per": "agent", "warn_at": 0.5, "bogus": 1}}}`, nil)
+		"review": {"path": "review/**", "provider": "claude", "loop": "nightly", "limit": "500k", "per": "agent", "warn_at": 0.5, "bogus": 1},
+		"weekly": {"loop": "nightly", "provider": "codex", "limit": "70%", "window": "7d"}}}`, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,6 +27,8 @@ func TestBudgetRules(t *testing.T) {
 		{Name: "review", Path: "review/**", Provider: "claude", Loop: "nightly", Limit: api.BudgetLimit{Tokens: 500_000},
 			Per: api.BudgetPerAgent, WarnAt: 0.5},
 		{Name: "turncap", Limit: api.BudgetLimit{Tokens: 50_000}, Per: api.BudgetPerTurn, WarnAt: 0.8},
+		{Name: "weekly", Provider: "codex", Loop: "nightly", Limit: api.BudgetLimit{Centipercent: 7000}, Per: api.BudgetTotal,
+			WarnAt: 0.8, Window: api.BudgetWindow7d},
 	}
 	if len(cfg.Budgets) != len(want) {
 		t.Fatalf("budgets %+v, want %+v", cfg.Budgets, want)
@@ -36,10 +39,15 @@ func TestBudgetRules(t *testing.T) {
 		}
 	}
 	for src, msg := range map[string]string{
-		`{"budgets": {"b": {}}}`: "`budgets.b.limit` is required: a cost (\"2usd\") or a token count (\"500k\")",
-		`{"budgets": {"b": {"limit": "2eur"}}}`: "`budgets.b.limit`: budget \"2eur\" is neither a cost (2usd, 0.5usd) " +
-			"nor a token count (500k, 1.5m, 20000)",
-		`{"budgets": {"b": {"limit": "0usd"}}}`:                   "`budgets.b.limit`: budget \"0usd\" is neither a cost (2usd, 0.5usd) nor a token count (500k, 1.5m, 20000)",
+		`{"budgets": {"b": {}}}`:                                                  "`budgets.b.limit` is required: a cost (\"2usd\"), a token count (\"500k\") or a quota percent (\"90%\") with its window",
+		`{"budgets": {"b": {"limit": "90%"}}}`:                                    "`budgets.b.window` must be one of 5h, 7d with a quota percent limit (got \"\")",
+		`{"budgets": {"b": {"limit": "90%", "window": "1d"}}}`:                    "`budgets.b.window` must be one of 5h, 7d with a quota percent limit (got \"1d\")",
+		`{"budgets": {"b": {"limit": "1k", "window": "5h"}}}`:                     "`budgets.b.window` needs a quota percent limit (\"90%\")",
+		`{"budgets": {"b": {"limit": "90%", "window": "5h", "per": "day"}}}`:      "`budgets.b.per`: a quota percent budget counts the window's period, not a per",
+		`{"budgets": {"b": {"limit": "90%", "window": "5h", "interrupt": true}}}`: "`budgets.b.interrupt`: a quota percent budget pauses at turn boundaries only",
+		`{"budgets": {"b": {"limit": "2eur"}}}`: "`budgets.b.limit`: budget \"2eur\" is neither a cost (2usd, 0.5usd), " +
+			"a token count (500k, 1.5m, 20000) nor a quota percent (90%)",
+		`{"budgets": {"b": {"limit": "0usd"}}}`:                   "`budgets.b.limit`: budget \"0usd\" is neither a cost (2usd, 0.5usd), a token count (500k, 1.5m, 20000) nor a quota percent (90%)",
 		`{"budgets": {"b": {"limit": "1k", "per": "week"}}}`:      "`budgets.b.per` must be one of turn, agent, day, total (got \"week\")",
 		`{"budgets": {"b": {"limit": "1k", "interrupt": "yes"}}}`: "`budgets.b.interrupt` must be a boolean",
 		`{"budgets": {"b": {"limit": "1k", "per": "turn", "interrupt": true}}}`: "`budgets.b.interrupt` needs per day or total: " +
@@ -64,12 +72,13 @@ func TestParseBudget(t *testing.T) {
 	for in, want := range map[string]api.BudgetLimit{
 		"2usd": {CostMicros: 2_000_000}, "0.25USD": {CostMicros: 250_000}, "$3": {CostMicros: 3_000_000},
 		"500k": {Tokens: 500_000}, "1.5m": {Tokens: 1_500_000}, "20000": {Tokens: 20_000},
+		"90%": {Centipercent: 9000}, "70.5%": {Centipercent: 7050}, "100%": {Centipercent: 10000},
 	} {
 		if got, err := api.ParseBudget(in); err != nil || got != want {
 			t.Errorf("ParseBudget(%q) = %+v, %v; want %+v", in, got, err, want)
 		}
 	}
-	for _, in := range []string{"", "usd", "-1usd", "0", "1e3", "2eur", "k", "inf", "0.0000001usd", "2e12"} {
+	for _, in := range []string{"", "usd", "-1usd", "0", "1e3", "2eur", "k", "inf", "0.0000001usd", "2e12", "0%", "100.01%", "%", "-5%"} {
 		_, err := api.ParseBudget(in)
 		if pe, ok := wire.As(err); !ok || pe.Code != wire.InvalidRequest || pe.Reason() != wire.ReasonInvalidBudget {
 			t.Errorf("ParseBudget(%q) = %v, want invalid_budget", in, err)

@@ -37,6 +37,8 @@ type Agent struct {
 	Turn Turn
 	// BudgetPaused names the budget that paused the agent ("" = none; docs/usage.md §7.3).
 	BudgetPaused string
+	// Account is the login the agent's provider runs under ("" = unknown; docs/usage.md §7.3).
+	Account string
 }
 
 // Turn is the part of a turn row the completion rules read.
@@ -53,7 +55,7 @@ const agentStateSelect = `SELECT a.uuid, a.path, a.status, a.managed, COALESCE(a
 	COALESCE(a.last_status_change_at, 0), COALESCE(a.stalled_at, 0),
 	COALESCE(t.input_seq, 0), COALESCE(t.delivered_at, 0), COALESCE(t.working_seen_at, 0),
 	COALESCE(a.worktree_state, ''), COALESCE(a.worktree_path, ''), COALESCE(a.worktree_branch, ''),
-	COALESCE(a.worktree_repo, ''), COALESCE(a.worktree_base, ''), a.worktree_keep, COALESCE(a.budget_paused, '')
+	COALESCE(a.worktree_repo, ''), COALESCE(a.worktree_base, ''), a.worktree_keep, COALESCE(a.budget_paused, ''), a.account
 	FROM agents a LEFT JOIN turns t ON t.agent_uuid = a.uuid AND t.input_seq =
 		(SELECT max(o.input_seq) FROM turns o WHERE o.agent_uuid = a.uuid AND o.completed_at IS NULL)
 	WHERE a.uuid = ?`
@@ -72,7 +74,7 @@ func (a *Agent) dest() []any {
 		&a.Provider, &a.Model, &a.GCMode, &a.Cwd, &a.Session, &a.TerminalID, &a.PaneID, &a.SessionKind, &a.SessionValue,
 		&a.MoveState, &a.MoveToken, &a.CancelRequested, &a.InputSeq, &a.CreatedAt, &a.IdleSince, &a.ParkedAt,
 		&a.StatusChangedAt, &a.StalledAt, &a.Turn.Seq, &a.Turn.DeliveredAt, &a.Turn.WorkingSeenAt,
-		&a.Worktree.State, &a.Worktree.Path, &a.Worktree.Branch, &a.Worktree.Repo, &a.Worktree.Base, &a.Worktree.Keep, &a.BudgetPaused}
+		&a.Worktree.State, &a.Worktree.Path, &a.Worktree.Branch, &a.Worktree.Repo, &a.Worktree.Base, &a.Worktree.Keep, &a.BudgetPaused, &a.Account}
 }
 
 // Agent reads the lifecycle state of uuid inside the transaction.
@@ -145,6 +147,9 @@ type NewAgent struct {
 	// Budget is agent run --budget (zero = none: the parent's run budget, if any, is
 	// inherited; docs/usage.md §7.2).
 	Budget api.BudgetLimit
+	// Account is the login the agent's provider runs under in its pane's environment
+	// (docs/usage.md §7.3): the account whose quota windows and pauses hold it.
+	Account string
 }
 
 // Enqueue inserts a queued managed row at the tail of the admission queue and emits
@@ -171,12 +176,12 @@ func (t *Tx) Enqueue(n NewAgent) (AgentRow, error) {
 	}
 	_, err = t.Exec(`INSERT INTO agents (uuid, path, managed, origin, parent_id, agent, model, effort, gc_mode,
 		cwd, herdr_session, launch_token, status, queue_seq, enqueued_at, deadline_at, last_status_change_at,
-		created_at, updated_at, worktree_state, worktree_path, worktree_branch, worktree_repo, worktree_base, worktree_keep)
+		created_at, updated_at, worktree_state, worktree_path, worktree_branch, worktree_repo, worktree_base, worktree_keep, account)
 		VALUES (?, ?, 1, 'run', ?, ?, ?, ?, ?, ?, ?, ?, 'queued',
-		(SELECT COALESCE(MAX(queue_seq), 0) + 1 FROM agents), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		(SELECT COALESCE(MAX(queue_seq), 0) + 1 FROM agents), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		n.UUID, n.Path, null(n.ParentID), n.Provider, n.Model, n.Effort, n.GCMode, null(n.Cwd),
 		n.Session, n.LaunchToken, t.now, nullInt(n.DeadlineAt), t.now, t.now, t.now,
-		wtState, null(n.Worktree.Path), null(n.Worktree.Branch), null(n.Worktree.Repo), null(n.Worktree.Base), n.Worktree.Keep)
+		wtState, null(n.Worktree.Path), null(n.Worktree.Branch), null(n.Worktree.Repo), null(n.Worktree.Base), n.Worktree.Keep, n.Account)
 	if isUniqueViolation(err) {
 		return AgentRow{}, &PathInUseError{Path: n.Path}
 	}
@@ -445,7 +450,8 @@ type TurnUsage struct {
 	// price.
 	CostMicros *int64
 	// Quota is the quota windows the transcript last reported (docs/usage.md §7): the
-	// provider's account's quota_windows rows are replaced by them.
+	// quota_windows rows of the agent's provider and account (agents.account) are
+	// replaced by them.
 	Quota []QuotaWindow
 }
 
@@ -481,9 +487,9 @@ func (t *Tx) CompleteTurn(c TurnCompletion) error {
 		return err
 	}
 	var latest int64
-	var path, provider, model string
-	if err := t.QueryRow(`SELECT input_seq, path, COALESCE(agent, ''), COALESCE(model, '') FROM agents WHERE uuid = ?`,
-		c.UUID).Scan(&latest, &path, &provider, &model); err != nil {
+	var path, provider, model, account string
+	if err := t.QueryRow(`SELECT input_seq, path, COALESCE(agent, ''), COALESCE(model, ''), account FROM agents WHERE uuid = ?`,
+		c.UUID).Scan(&latest, &path, &provider, &model, &account); err != nil {
 		return sqliteErr("read agent", err)
 	}
 	if u := c.Usage; u != nil {
@@ -494,10 +500,11 @@ func (t *Tx) CompleteTurn(c TurnCompletion) error {
 		if err != nil {
 			return err
 		}
-		if err := t.checkBudgets(c.UUID, c.Seq, path, provider, loop); err != nil {
+		// The windows first: a quota percent budget reads the turn's own report.
+		if err := t.recordQuota(c.UUID, provider, account, u.Quota); err != nil {
 			return err
 		}
-		if err := t.recordQuota(c.UUID, provider, u.Quota); err != nil {
+		if err := t.checkBudgets(c.UUID, c.Seq, path, provider, loop); err != nil {
 			return err
 		}
 	}

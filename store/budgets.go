@@ -32,6 +32,9 @@ type BudgetRule struct {
 	// Interrupt: reaching the limit cuts the running turns of the other agents the
 	// rule counts (docs/usage.md §8.3).
 	Interrupt bool
+	// Window is the quota window (api.BudgetWindows) of a percent limit; Provider the
+	// rule's provider key ("" = any), which names the windows budget.ls lists.
+	Window, Provider string
 }
 
 // RunBudgetPrefix starts the name of a run budget: run:<path of the agent it was given to>.
@@ -61,7 +64,12 @@ func budgetAmount(l api.BudgetLimit, costMicros, tokens int64) int64 {
 	return tokens
 }
 
-func budgetBase(l api.BudgetLimit) int64 { return budgetAmount(l, l.CostMicros, l.Tokens) }
+func budgetBase(l api.BudgetLimit) int64 {
+	if l.IsPercent() {
+		return l.Centipercent
+	}
+	return budgetAmount(l, l.CostMicros, l.Tokens)
+}
 
 // spendRow is what the turns of one agent spent, with what a rule matches on.
 type spendRow struct {
@@ -235,10 +243,30 @@ func (t *Tx) checkBudgets(uuid string, seq int64, path, provider, loop string) e
 // match it, then its run budgets. seq 0 (an agent at rest) skips the per-turn rules.
 func (t *Tx) budgetChecks(uuid string, seq int64, path, provider, loop string) ([]budgetCheck, error) {
 	var checks []budgetCheck
+	var owner sql.NullString
+	var account string
+	if err := t.QueryRow(`SELECT run_budget, account FROM agents WHERE uuid = ?`, uuid).Scan(&owner, &account); err != nil {
+		return nil, sqliteErr("read run budget", err)
+	}
 	rules := t.db.budgetRules()
 	for i := range rules {
 		r := &rules[i]
 		if !r.Match(path, provider, loop) || (r.Per == api.BudgetPerTurn && seq == 0) {
+			continue
+		}
+		if r.Limit.IsPercent() {
+			// The window of the agent's own account (docs/usage.md §8.1); none
+			// reported yet: nothing to check.
+			ws, err := quotaScopes(t.ctx, t, *r, t.now)
+			if err != nil {
+				return nil, err
+			}
+			for _, w := range ws {
+				if w.provider == provider && w.account == account {
+					checks = append(checks, budgetCheck{budget: r.Name, scope: w.scope, limit: r.Limit, warnAt: r.WarnAt,
+						spent: w.spent, rule: r})
+				}
+			}
 			continue
 		}
 		scope, since := ruleScope(*r, uuid, seq, t.now)
@@ -251,10 +279,6 @@ func (t *Tx) budgetChecks(uuid string, seq int64, path, provider, loop string) (
 			return nil, err
 		}
 		checks = append(checks, budgetCheck{budget: r.Name, scope: scope, limit: r.Limit, warnAt: r.WarnAt, spent: spent, rule: r})
-	}
-	var owner sql.NullString
-	if err := t.QueryRow(`SELECT run_budget FROM agents WHERE uuid = ?`, uuid).Scan(&owner); err != nil {
-		return nil, sqliteErr("read run budget", err)
 	}
 	if !owner.Valid {
 		return checks, nil
@@ -378,17 +402,15 @@ func (t *Tx) cutRunning(except string, r BudgetRule, ev api.BudgetEvent) error {
 	return nil
 }
 
-func budgetUnit(l api.BudgetLimit) string {
-	if l.IsCost() {
-		return api.BudgetUnitUSD
-	}
-	return api.BudgetUnitTokens
-}
+func budgetUnit(l api.BudgetLimit) string { return l.Unit() }
 
-// budgetFigure is an amount in the wire's unit: dollars, or tokens.
+// budgetFigure is an amount in the wire's unit: dollars, tokens or percent.
 func budgetFigure(l api.BudgetLimit, n int64) float64 {
-	if l.IsCost() {
+	switch {
+	case l.IsCost():
 		return float64(n) / 1e6
+	case l.IsPercent():
+		return float64(n) / 100
 	}
 	return float64(n)
 }
@@ -433,7 +455,15 @@ func (t *Tx) ExtendBudget(b BudgetTarget, by api.BudgetLimit) (BudgetRow, []Resu
 	var c budgetCheck
 	var path string
 	var err error
-	if r := b.Rule; r != nil {
+	var held *quotaScope // a quota percent scope: the account whose agents it resumes
+	if r := b.Rule; r != nil && r.Limit.IsPercent() {
+		w, err := t.quotaTarget(*r, b.Agent)
+		if err != nil {
+			return BudgetRow{}, nil, err
+		}
+		held = &w
+		c = budgetCheck{budget: r.Name, scope: w.scope, limit: r.Limit, warnAt: r.WarnAt, spent: w.spent}
+	} else if r != nil {
 		var seq int64
 		if r.Per == api.BudgetPerTurn {
 			if seq, err = t.pausedTurn(r.Name, b.Agent); err != nil {
@@ -461,7 +491,7 @@ func (t *Tx) ExtendBudget(b BudgetTarget, by api.BudgetLimit) (BudgetRow, []Resu
 		}
 	}
 	approve := by == (api.BudgetLimit{})
-	if !approve && by.IsCost() != c.limit.IsCost() {
+	if !approve && by.Unit() != c.limit.Unit() {
 		return BudgetRow{}, nil, wire.Invalid(wire.ReasonInvalidBudget, "budget "+c.budget+" counts "+budgetUnit(c.limit)+
 			", not "+budgetUnit(by), "value", by.String())
 	}
@@ -490,7 +520,10 @@ func (t *Tx) ExtendBudget(b BudgetTarget, by api.BudgetLimit) (BudgetRow, []Resu
 	var resumed []Resumed
 	if state != api.BudgetStateExceeded {
 		q, args := `SELECT uuid, path FROM agents WHERE budget_paused = ?`, []any{c.budget}
-		if b.Agent != "" {
+		if held != nil {
+			q += ` AND COALESCE(agent, '') = ? AND account = ?`
+			args = append(args, held.provider, held.account)
+		} else if b.Agent != "" {
 			q += ` AND uuid = ?`
 			args = append(args, b.Agent)
 		}
@@ -518,6 +551,9 @@ func (t *Tx) ExtendBudget(b BudgetTarget, by api.BudgetLimit) (BudgetRow, []Resu
 		}
 	}
 	row, err := budgetRow(t.ctx, t, c.budget, c.scope, path, b.Agent, c.limit, c.warnAt, c.spent)
+	if err == nil && held != nil {
+		row, err = quotaRow(t.ctx, t, row, *held)
+	}
 	return row, resumed, err
 }
 
@@ -554,6 +590,14 @@ func ReadBudgets(ctx context.Context, q Querier, rules []BudgetRule, now int64) 
 	day, midnight := localDay(now)
 	var today []spendRow
 	for _, r := range rules {
+		if r.Limit.IsPercent() {
+			qs, err := quotaRows(ctx, q, r, now)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, qs...)
+			continue
+		}
 		rows := all
 		scope := ""
 		if r.Per == api.BudgetPerDay {
@@ -733,6 +777,20 @@ func (t *Tx) LoopBudgetSpent(loop string) (string, error) {
 		if r.Per == api.BudgetPerAgent || r.Per == api.BudgetPerTurn || (r.Loop != loop && !r.Fleet) {
 			continue
 		}
+		if r.Limit.IsPercent() {
+			// Any window the rule watches at its limit (the loop's agents' account is
+			// not known before they start): docs/usage.md §8.3.
+			rows, err := quotaRows(t.ctx, t, r, t.now)
+			if err != nil {
+				return "", err
+			}
+			for _, row := range rows {
+				if row.State == api.BudgetStateExceeded {
+					return r.Name, nil
+				}
+			}
+			continue
+		}
 		scope, _ := ruleScope(r, "", 0, t.now)
 		_, state, err := scopeState(t.ctx, t, r.Name, scope)
 		if err != nil {
@@ -743,4 +801,118 @@ func (t *Tx) LoopBudgetSpent(loop string) (string, error) {
 		}
 	}
 	return "", nil
+}
+
+// quotaWindowNames are the stored windows (docs/usage.md §7) of a budget rule's window:
+// codex's and claude's name for it.
+var quotaWindowNames = map[string][2]string{
+	api.BudgetWindow5h: {"primary", "five_hour"},
+	api.BudgetWindow7d: {"secondary", "seven_day"},
+}
+
+// quotaScope is one stored window a quota percent rule watches: the scope it is counted
+// in — `<provider>/<account>#<window>@<resets_at>`, so a window's next period starts a
+// new scope — and its used share in hundredths of a percent (0 once the reset is past).
+type quotaScope struct {
+	scope, provider, account string
+	spent                    int64
+}
+
+// quotaScopes lists the stored windows rule r watches at now, by provider and account,
+// those of r's provider key alone when it has one.
+func quotaScopes(ctx context.Context, q Querier, r BudgetRule, now int64) ([]quotaScope, error) {
+	names := quotaWindowNames[r.Window]
+	return queryRows(ctx, q, `SELECT provider, account, window, used_percent, resets_at FROM quota_windows
+		WHERE window IN (?, ?) AND (? = '' OR provider = ?) ORDER BY provider, account, window`,
+		[]any{names[0], names[1], r.Provider, r.Provider}, func(s Scanner) (w quotaScope, err error) {
+			var window string
+			var used float64
+			var reset int64
+			if err := s.Scan(&w.provider, &w.account, &window, &used, &reset); err != nil {
+				return w, err
+			}
+			w.scope = w.provider + "/" + w.account + "#" + window + "@" + strconv.FormatInt(reset, 10)
+			if reset == 0 || reset > now {
+				w.spent = int64(used*100 + 0.5)
+			}
+			return w, nil
+		})
+}
+
+// quotaTarget is the scope budget extend raises for quota percent rule r: the window
+// of agent's account, or (no agent) the scope the rule last found exceeded, at 0% when
+// its window has been reported for a later period since.
+func (t *Tx) quotaTarget(r BudgetRule, agent string) (quotaScope, error) {
+	ws, err := quotaScopes(t.ctx, t, r, t.now)
+	if err != nil {
+		return quotaScope{}, err
+	}
+	if agent != "" {
+		var provider, account string
+		if err := t.QueryRow(`SELECT COALESCE(agent, ''), account FROM agents WHERE uuid = ?`, agent).
+			Scan(&provider, &account); err != nil {
+			return quotaScope{}, sqliteErr("read agent", err)
+		}
+		for _, w := range ws {
+			if w.provider == provider && w.account == account {
+				return w, nil
+			}
+		}
+		return quotaScope{}, wire.Conflict("budget "+r.Name+" has no window of this agent's account", "target", agent)
+	}
+	var scope string
+	err = t.QueryRow(`SELECT scope FROM budget_scopes WHERE budget = ? AND state = ? ORDER BY updated_at DESC, rowid DESC
+		LIMIT 1`, r.Name, api.BudgetStateExceeded).Scan(&scope)
+	if errors.Is(err, sql.ErrNoRows) {
+		return quotaScope{}, wire.Conflict("budget "+r.Name+" has no exceeded window; name an agent to extend its account's",
+			"target", r.Name)
+	}
+	if err != nil {
+		return quotaScope{}, sqliteErr("read budget scope", err)
+	}
+	for _, w := range ws {
+		if w.scope == scope {
+			return w, nil
+		}
+	}
+	provider, rest, _ := strings.Cut(scope, "/")
+	account := rest[:max(0, strings.LastIndex(rest, "#"))]
+	return quotaScope{scope: scope, provider: provider, account: account}, nil
+}
+
+// quotaRows is budget.ls's rows of quota percent rule r: one per window it watches
+// (none reported yet: one row at 0 without a scope), each listing the agents of that
+// provider and account the rule paused.
+func quotaRows(ctx context.Context, q Querier, r BudgetRule, now int64) ([]BudgetRow, error) {
+	ws, err := quotaScopes(ctx, q, r, now)
+	if err != nil {
+		return nil, err
+	}
+	if len(ws) == 0 {
+		row, err := budgetRow(ctx, q, r.Name, "", "", "", r.Limit, r.WarnAt, 0)
+		return []BudgetRow{row}, err
+	}
+	out := make([]BudgetRow, 0, len(ws))
+	for _, w := range ws {
+		row, err := budgetRow(ctx, q, r.Name, w.scope, "", "", r.Limit, r.WarnAt, w.spent)
+		if err == nil {
+			row, err = quotaRow(ctx, q, row, w)
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, row)
+	}
+	return out, nil
+}
+
+// quotaRow narrows row's paused agents to those of w's provider and account.
+func quotaRow(ctx context.Context, q Querier, row BudgetRow, w quotaScope) (BudgetRow, error) {
+	paused, err := queryStrings(q, ctx, `SELECT path FROM agents WHERE budget_paused = ? AND COALESCE(agent, '') = ?
+		AND account = ? ORDER BY path`, row.Budget, w.provider, w.account)
+	row.Paused = []string{}
+	if paused != nil {
+		row.Paused = paused
+	}
+	return row, err
 }

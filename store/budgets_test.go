@@ -396,3 +396,123 @@ func TestBudgetPauseIDSurvivesAndApproveResumes(t *testing.T) {
 		t.Fatalf("pause id after approve %q %v, want none", now, err)
 	}
 }
+
+// Quota percent rules (docs/usage.md §8.1): each agent is counted against the window of
+// its own account; the loops' rule pauses the loop's agent at 70% of the weekly window
+// and stops the loop's fires while the interactive rule lets another agent of that
+// account go on to 95%; an agent of another account over 95% pauses alone; extending
+// through it resumes it; the window's next period is a new scope.
+func TestQuotaPercentBudgetRules(t *testing.T) {
+	t.Parallel()
+	db := storetest.Open(t)
+	ctx := context.Background()
+	loop := storetest.InsertLoop(t, db, map[string]any{"name": "nightly"})
+	storetest.InsertRun(t, db, loop, map[string]any{"run_id": "r00001"})
+	codex := func(_, provider, _ string) bool { return provider == "codex" }
+	rules := []store.BudgetRule{
+		{Name: "night", Limit: api.BudgetLimit{Centipercent: 7000}, Per: api.BudgetTotal, WarnAt: 0.8, Window: api.BudgetWindow7d,
+			Provider: "codex", Loop: "nightly",
+			Match: func(_, provider, loop string) bool { return provider == "codex" && loop == "nightly" }},
+		{Name: "all", Limit: api.BudgetLimit{Centipercent: 9500}, Per: api.BudgetTotal, WarnAt: 0.8, Window: api.BudgetWindow7d,
+			Provider: "codex", Match: codex},
+	}
+	db.SetBudgets(rules)
+	reset := time.Now().Add(24 * time.Hour).UnixMilli()
+	agent := func(path, account string) (string, int64) {
+		id, seq := usageAgent(t, db, path, "codex", "")
+		storetest.Write(t, db, func(tx *store.Tx) (any, error) {
+			return tx.Exec(`UPDATE agents SET account = ? WHERE uuid = ?`, account, id)
+		})
+		return id, seq
+	}
+	complete := func(id string, seq int64, weekly float64, reset int64) {
+		t.Helper()
+		storetest.Write(t, db, func(tx *store.Tx) (any, error) {
+			return nil, tx.CompleteTurn(store.TurnCompletion{UUID: id, Seq: seq, IdleFrom: store.StatusWorking,
+				Usage: &store.TurnUsage{Input: 1, Quota: []store.QuotaWindow{
+					{Window: "primary", UsedPercent: 99, ResetsAt: reset}, // the 5h window: no rule watches it
+					{Window: "secondary", UsedPercent: weekly, ResetsAt: reset}}}})
+		})
+	}
+	paused := func(id string) string {
+		t.Helper()
+		a, err := store.LoadAgent(ctx, db.Reader(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a.BudgetPaused
+	}
+	a, sa := agent("nightly/r00001/x", "ada@example.com")
+	b, sb := agent("proj/b", "ada@example.com")
+	c, sc := agent("proj/c", "/home/u/.codex")
+
+	complete(a, sa, 75, reset) // the loop's agent at 75% ≥ 70%: paused on night
+	complete(b, sb, 90, reset) // the same account at 90%: all warns (≥ 76%), nothing pauses b
+	complete(c, sc, 96, reset) // another account at 96%: paused on all, alone
+	if paused(a) != "night" || paused(b) != "" || paused(c) != "all" {
+		t.Fatalf("paused a=%q b=%q c=%q, want night, none, all", paused(a), paused(b), paused(c))
+	}
+	if name := storetest.Write(t, db, func(tx *store.Tx) (any, error) { return tx.LoopBudgetSpent("nightly") }); name != "night" {
+		t.Fatalf("LoopBudgetSpent(nightly) = %q, want night", name)
+	}
+	ada := "codex/ada@example.com#secondary@" + strconv.FormatInt(reset, 10)
+	other := "codex//home/u/.codex#secondary@" + strconv.FormatInt(reset, 10)
+	rows, err := store.ReadBudgets(ctx, db.Reader(), rules, time.Now().UnixMilli())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []store.BudgetRow{
+		{Budget: "night", Scope: other, Unit: "percent", Spent: 96, Limit: 70, WarnAt: 0.8, State: "exceeded", Paused: []string{}},
+		{Budget: "night", Scope: ada, Unit: "percent", Spent: 90, Limit: 70, WarnAt: 0.8, State: "exceeded", Paused: []string{"nightly/r00001/x"}},
+		{Budget: "all", Scope: other, Unit: "percent", Spent: 96, Limit: 95, WarnAt: 0.8, State: "exceeded", Paused: []string{"proj/c"}},
+		{Budget: "all", Scope: ada, Unit: "percent", Spent: 90, Limit: 95, WarnAt: 0.8, State: "warned", Paused: []string{}},
+	}
+	if d := cmp.Diff(want, rows); d != "" {
+		t.Fatalf("budget ls (-want +got):\n%s", d)
+	}
+	var kinds string
+	if err := db.Reader().QueryRowContext(ctx, `SELECT group_concat(kind || ' ' || json_extract(payload_json, '$.budget'), ', ')
+		FROM events WHERE kind LIKE 'budget.%'`).Scan(&kinds); err != nil {
+		t.Fatal(err)
+	}
+	if want := "budget.exceeded night, budget.warned all, budget.exceeded all"; kinds != want {
+		t.Fatalf("budget events %q, want %q", kinds, want)
+	}
+
+	// Extending through the paused agent raises its account's scope and resumes it.
+	res, _, err := db.Apply([]store.Op{func(tx *store.Tx) (any, error) {
+		_, _, err := tx.ExtendBudget(store.BudgetTarget{Rule: &rules[1], Agent: c}, api.BudgetLimit{Tokens: 5})
+		return nil, err
+	}})
+	if err == nil {
+		err = res[0].Err
+	}
+	if err == nil || !strings.Contains(err.Error(), "counts percent, not tokens") {
+		t.Fatalf("a token extension of a percent budget: %v", err)
+	}
+	got := storetest.Write(t, db, func(tx *store.Tx) (any, error) {
+		row, resumed, err := tx.ExtendBudget(store.BudgetTarget{Rule: &rules[1], Agent: c}, api.BudgetLimit{Centipercent: 200})
+		return []any{row, resumed}, err
+	}).([]any)
+	if row := got[0].(store.BudgetRow); row.Scope != other || row.Limit != 97 || row.State != "warned" ||
+		len(got[1].([]store.Resumed)) != 1 || paused(c) != "" {
+		t.Fatalf("extend all through c: %+v, want limit 97 warned and c resumed", got)
+	}
+
+	// The window's next period is a new scope: the loops' rule is ok again for ada.
+	sb2 := storetest.Write(t, db, func(tx *store.Tx) (any, error) {
+		seq, _, err := tx.OpenTurn(b, store.InputStatuses)
+		return seq, err
+	}).(int64)
+	complete(b, sb2, 5, reset+7*24*3600*1000)
+	if name := storetest.Write(t, db, func(tx *store.Tx) (any, error) { return tx.LoopBudgetSpent("nightly") }); name != "night" {
+		t.Fatalf("LoopBudgetSpent after ada's reset = %q: the other account's window is still at 96%%", name)
+	}
+	if rows, err = store.ReadBudgets(ctx, db.Reader(), rules, time.Now().UnixMilli()); err != nil {
+		t.Fatal(err)
+	}
+	if r := rows[1]; r.Budget != "night" || !strings.HasPrefix(r.Scope, "codex/ada@example.com#secondary@") || r.Scope == ada ||
+		r.Spent != 5 || r.State != "ok" {
+		t.Fatalf("night for ada after the reset: %+v, want a new scope at 5%%, ok", r)
+	}
+}

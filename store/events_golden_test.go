@@ -206,7 +206,7 @@ func goldenCases() []goldenCase {
 		{"provider-paused-bare", func(tx *store.Tx) error {
 			return tx.PauseProvider(store.ProviderPause{Provider: "codex", Since: 1000, Until: 2000, Source: "backoff"})
 		}},
-		{"provider-resumed", func(tx *store.Tx) error { return tx.ResumeProvider("claude", "expired") }},
+		{"provider-resumed", func(tx *store.Tx) error { return tx.ResumeProvider("claude", "", "expired") }},
 		{"quota-warned", func(tx *store.Tx) error {
 			return tx.WarnQuota(api.QuotaWarned{Provider: "claude", Window: "five_hour", UsedPercent: 82, ResetsAt: 2000,
 				WarnAt: 0.8, AgentUUID: goldenAgent})

@@ -15,9 +15,10 @@ type Admission struct {
 	MaxStartingMS int64
 	// Blocked reports whether a kill barrier covers path: such rows are not promoted.
 	Blocked func(path string) bool
-	// Paused holds the providers paused at a usage limit (docs/lifecycle.md §7.6): their
-	// queued rows are not promoted, unless Fallback routes them elsewhere.
-	Paused map[string]bool
+	// Paused holds the providers' accounts paused at a usage limit or a quota window
+	// (docs/lifecycle.md §7.6, docs/usage.md §7.3): their queued rows are not promoted,
+	// unless Fallback routes them elsewhere.
+	Paused PauseSet
 	// Fallback returns the provider (and its model and effort) a paused provider's
 	// queued rows are promoted as (routing.fallback); ok false: none.
 	Fallback func(provider string) (to Fallback, ok bool)
@@ -27,6 +28,8 @@ type Admission struct {
 // provider with its configured model and effort.
 type Fallback struct {
 	Provider, Model, Effort string
+	// Account is the login the fallback provider's agents run under (docs/usage.md §7.3).
+	Account string
 }
 
 // Promotion lists what one queue pass did, in FIFO order.
@@ -83,15 +86,15 @@ func (t *Tx) Promote(a Admission) (Promotion, error) {
 	if global >= a.Max {
 		return res, nil
 	}
-	type cand struct{ uuid, path, provider string }
+	type cand struct{ uuid, path, provider, account string }
 	var queued []cand
-	rows, err = t.Query(`SELECT uuid, path, COALESCE(agent, '') FROM agents WHERE status = 'queued' ORDER BY queue_seq, uuid`)
+	rows, err = t.Query(`SELECT uuid, path, COALESCE(agent, ''), account FROM agents WHERE status = 'queued' ORDER BY queue_seq, uuid`)
 	if err != nil {
 		return res, sqliteErr("read queue", err)
 	}
 	for rows.Next() {
 		var c cand
-		if err := rows.Scan(&c.uuid, &c.path, &c.provider); err != nil {
+		if err := rows.Scan(&c.uuid, &c.path, &c.provider, &c.account); err != nil {
 			rows.Close()
 			return res, sqliteErr("read queue", err)
 		}
@@ -111,12 +114,12 @@ func (t *Tx) Promote(a Admission) (Promotion, error) {
 			}
 		}
 		var reroute *Fallback
-		if a.Paused[c.provider] {
+		if a.Paused.Holds(c.provider, c.account) {
 			fb, ok := Fallback{}, false
 			if a.Fallback != nil {
 				fb, ok = a.Fallback(c.provider)
 			}
-			if !ok || a.Paused[fb.Provider] {
+			if !ok || a.Paused.Holds(fb.Provider, fb.Account) {
 				continue
 			}
 			reroute, limit = &fb, a.Max
@@ -163,8 +166,8 @@ func (t *Tx) reroute(uuid string, fb Fallback) error {
 	if err := t.QueryRow(`SELECT COALESCE(agent, '') FROM agents WHERE uuid = ?`, uuid).Scan(&from); err != nil {
 		return sqliteErr("read agent", err)
 	}
-	if err := t.exec("reroute", `UPDATE agents SET agent = ?, model = ?, effort = ?, routed_from = COALESCE(routed_from, ?),
-		updated_at = ? WHERE uuid = ? AND status = 'queued'`, fb.Provider, fb.Model, fb.Effort, from, t.now, uuid); err != nil {
+	if err := t.exec("reroute", `UPDATE agents SET agent = ?, model = ?, effort = ?, account = ?, routed_from = COALESCE(routed_from, ?),
+		updated_at = ? WHERE uuid = ? AND status = 'queued'`, fb.Provider, fb.Model, fb.Effort, fb.Account, from, t.now, uuid); err != nil {
 		return err
 	}
 	_, err := t.EmitAgent(uuid, &api.AgentRerouted{From: from, To: fb.Provider, Model: fb.Model, Effort: fb.Effort})

@@ -10,16 +10,16 @@ import (
 // usage.report's and server.status's quota.
 type QuotaWindow = api.QuotaWindow
 
-// recordQuota writes the windows a turn of agent uuid reported for provider's account
-// "", observed now; each replaces the window's earlier report.
-func (t *Tx) recordQuota(uuid, provider string, ws []QuotaWindow) error {
+// recordQuota writes the windows a turn of agent uuid reported for provider's account,
+// observed now; each replaces the window's earlier report.
+func (t *Tx) recordQuota(uuid, provider, account string, ws []QuotaWindow) error {
 	for _, w := range ws {
 		if err := t.exec("record quota window", `INSERT INTO quota_windows (provider, account, window, used_percent,
 			window_minutes, resets_at, observed_at, agent_uuid) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (provider, account, window) DO UPDATE SET used_percent = excluded.used_percent,
 			window_minutes = excluded.window_minutes, resets_at = excluded.resets_at,
 			observed_at = excluded.observed_at, agent_uuid = excluded.agent_uuid`,
-			provider, w.Account, w.Window, w.UsedPercent, w.WindowMinutes, w.ResetsAt, t.now, null(uuid)); err != nil {
+			provider, account, w.Window, w.UsedPercent, w.WindowMinutes, w.ResetsAt, t.now, null(uuid)); err != nil {
 			return err
 		}
 	}
@@ -46,11 +46,11 @@ func (db *DB) QuotaWindows(ctx context.Context) ([]QuotaWindow, error) {
 	return queryRows(ctx, db.r, quotaSelect, nil, scanQuota)
 }
 
-// RecordQuota writes the windows agent uuid's pane reported for provider outside a turn's
-// completion (claude's status line, docs/usage.md §7.1), observed now; each replaces the
-// window's earlier report.
-func (t *Tx) RecordQuota(uuid, provider string, ws []QuotaWindow) error {
-	return t.recordQuota(uuid, provider, ws)
+// RecordQuota writes the windows agent uuid's pane reported for provider's account
+// outside a turn's completion (claude's status line, docs/usage.md §7.1), observed now;
+// each replaces the window's earlier report.
+func (t *Tx) RecordQuota(uuid, provider, account string, ws []QuotaWindow) error {
+	return t.recordQuota(uuid, provider, account, ws)
 }
 
 // WarnQuota emits quota.warned for w (docs/usage.md §7).

@@ -61,11 +61,11 @@ func TestOpenFresh(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if got, want := schemaVersion(t, path), "15"; got != want {
+	if got, want := schemaVersion(t, path), "16"; got != want {
 		t.Errorf("schema_version: got %q, want %q", got, want)
 	}
-	if store.SchemaVersion != 15 {
-		t.Errorf("SchemaVersion: got %d, want 15", store.SchemaVersion)
+	if store.SchemaVersion != 16 {
+		t.Errorf("SchemaVersion: got %d, want 16", store.SchemaVersion)
 	}
 	want := []string{
 		"agents", "agents_active_path", "agents_agent_session", "agents_pane", "agents_parent",
@@ -123,8 +123,8 @@ func TestMigrateFromV1(t *testing.T) {
 		t.Fatalf("Open v1 store: %v", err)
 	}
 	defer db.Close()
-	if got := schemaVersion(t, path); got != "15" {
-		t.Errorf("schema_version after migration: got %q, want 15", got)
+	if got := schemaVersion(t, path); got != "16" {
+		t.Errorf("schema_version after migration: got %q, want 16", got)
 	}
 	evs, err := db.EventsAfter(context.Background(), 0, 10)
 	if err != nil || len(evs) != 1 || evs[0].Kind != "agent.created" || evs[0].Ref != "u1" {

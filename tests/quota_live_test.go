@@ -3,6 +3,7 @@ package tests
 import (
 	"encoding/json"
 	"math"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -16,7 +17,8 @@ import (
 // --quota --json`: primary 96% of 300 minutes, secondary 40% of 10080, both resetting
 // with the headers' reset) and, the primary window being past quota.pause_at (0.95),
 // pauses codex until its reset (server.status paused, source quota): the next codex
-// agent stays queued (docs/usage.md §7).
+// agent stays queued (docs/usage.md §7). The windows and the pause are the account's
+// the agents run under: the test's CODEX_HOME, whose login is an API key (§7.3).
 func TestQuotaCodexLive(t *testing.T) {
 	t.Parallel() // mostly waits (codex's TUI booting): see main_test.go
 	model := startModel(t)
@@ -34,6 +36,10 @@ func TestQuotaCodexLive(t *testing.T) {
 		t.Fatalf("orcr usage --quota --json: %+v (%v)", r, err)
 	}
 	ws := env.Result.Quota
+	account, err := filepath.Abs(h.envValue("CODEX_HOME"))
+	if err != nil || h.envValue("CODEX_HOME") == "" {
+		t.Fatalf("the test's CODEX_HOME %q: %v", h.envValue("CODEX_HOME"), err)
+	}
 	if len(ws) != 2 {
 		t.Fatalf("quota windows %+v, want codex's primary and secondary", ws)
 	}
@@ -44,7 +50,7 @@ func TestQuotaCodexLive(t *testing.T) {
 		{Provider: provider.Codex, Window: "secondary", UsedPercent: 40, WindowMinutes: 10080},
 	} {
 		got := ws[i]
-		if got.Provider != want.Provider || got.Account != "" || got.Window != want.Window ||
+		if got.Provider != want.Provider || got.Account != account || got.Window != want.Window ||
 			math.Abs(got.UsedPercent-want.UsedPercent) > 0.01 || got.WindowMinutes != want.WindowMinutes {
 			t.Errorf("window %d: %+v, want %+v", i, got, want)
 		}
@@ -59,8 +65,8 @@ func TestQuotaCodexLive(t *testing.T) {
 		t.Fatalf("server.status paused %v, want codex", res["paused"])
 	}
 	p := paused[0].(map[string]any)
-	if p["provider"] != provider.Codex || p["source"] != "quota" || int64(p["until"].(float64)) != ws[0].ResetsAt {
-		t.Errorf("pause %v, want codex until the primary window's reset %d, source quota", p, ws[0].ResetsAt)
+	if p["provider"] != provider.Codex || p["account"] != account || p["source"] != "quota" || int64(p["until"].(float64)) != ws[0].ResetsAt {
+		t.Errorf("pause %v, want codex's account %s until the primary window's reset %d, source quota", p, account, ws[0].ResetsAt)
 	}
 	if q, _ := res["quota"].([]any); len(q) != 2 {
 		t.Errorf("server.status quota %v, want the two windows", res["quota"])

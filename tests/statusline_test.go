@@ -52,7 +52,20 @@ func TestStatuslineRecordsClaudeQuota(t *testing.T) {
 	at := func(used string) string {
 		return strings.Replace(string(full), `"used_percentage":96`, `"used_percentage":`+used, 1)
 	}
-	idEnv := []string{"ORCR_PATH=team/a"}
+	// The pane's claude runs under a subscription login (docs/usage.md §7.3): its
+	// windows and pause are that account's.
+	claudeDir := filepath.Join(h.dir, "claude-config")
+	login, err := os.ReadFile(filepath.Join("..", "actors", "transcript", "testdata", "account", "claude_subscription.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(claudeDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(claudeDir, ".claude.json"), login, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	idEnv := []string{"ORCR_PATH=team/a", "CLAUDE_CONFIG_DIR=" + claudeDir}
 
 	r := h.runStdin(at("85"), idEnv, "statusline")
 	if r.exit != 0 || !strings.HasPrefix(r.stdout, "orcr team/a · 5h 85% (") || !strings.Contains(r.stdout, " · 7d 42% (") {
@@ -80,8 +93,8 @@ func TestStatuslineRecordsClaudeQuota(t *testing.T) {
 	}
 	ws := env.Result.Quota
 	want := []api.QuotaWindow{
-		{Provider: "claude", Window: "five_hour", UsedPercent: 96, WindowMinutes: 300, ResetsAt: 4102444800000, State: api.QuotaPaused},
-		{Provider: "claude", Window: "seven_day", UsedPercent: 41.5, WindowMinutes: 10080, ResetsAt: 4102963200000, State: api.QuotaOK},
+		{Provider: "claude", Account: "ada@example.com", Window: "five_hour", UsedPercent: 96, WindowMinutes: 300, ResetsAt: 4102444800000, State: api.QuotaPaused},
+		{Provider: "claude", Account: "ada@example.com", Window: "seven_day", UsedPercent: 41.5, WindowMinutes: 10080, ResetsAt: 4102963200000, State: api.QuotaOK},
 	}
 	if len(ws) != 2 {
 		t.Fatalf("quota windows %+v, want claude's two", ws)
@@ -99,8 +112,8 @@ func TestStatuslineRecordsClaudeQuota(t *testing.T) {
 	if len(paused) != 1 {
 		t.Fatalf("server.status paused %v, want claude", res["paused"])
 	}
-	if p := paused[0].(map[string]any); p["provider"] != "claude" || p["source"] != "quota" || int64(p["until"].(float64)) != 4102444800000 {
-		t.Errorf("pause %v, want claude until the five_hour reset, source quota", p)
+	if p := paused[0].(map[string]any); p["provider"] != "claude" || p["account"] != "ada@example.com" || p["source"] != "quota" || int64(p["until"].(float64)) != 4102444800000 {
+		t.Errorf("pause %v, want ada's claude account until the five_hour reset, source quota", p)
 	}
 
 	// The events: quota.warned once for five_hour (85 crossed 80; 90 and 96 in the same

@@ -26,21 +26,51 @@ const (
 	BudgetStateExceeded = "exceeded"
 )
 
+// The quota windows a budget rule with a percent limit watches (docs/usage.md §8.1):
+// the 5-hour window (codex's primary, claude's five_hour) and the 7-day one (codex's
+// secondary, claude's seven_day).
+const (
+	BudgetWindow5h = "5h"
+	BudgetWindow7d = "7d"
+)
+
+// BudgetWindows are the values of a budget rule's `window`.
+var BudgetWindows = []string{BudgetWindow5h, BudgetWindow7d}
+
 // BudgetLimit is an amount of a budget (docs/usage.md §8): a cost in millionths of a US
-// dollar or a count of non-cached tokens (input, output with reasoning, cache writes);
-// exactly one is above zero.
+// dollar, a count of non-cached tokens (input, output with reasoning, cache writes) or
+// a used share of a quota window in hundredths of a percent (a rule's `90%`); exactly
+// one is above zero.
 type BudgetLimit struct {
-	CostMicros int64
-	Tokens     int64
+	CostMicros   int64
+	Tokens       int64
+	Centipercent int64
 }
 
 // IsCost reports whether l counts dollars.
 func (l BudgetLimit) IsCost() bool { return l.CostMicros > 0 }
 
-// String writes l as [ParseBudget] reads it: "2.5usd", "500000".
+// IsPercent reports whether l is a used share of a quota window.
+func (l BudgetLimit) IsPercent() bool { return l.Centipercent > 0 }
+
+// Unit is l's unit on the wire: usd, tokens or percent.
+func (l BudgetLimit) Unit() string {
+	switch {
+	case l.IsCost():
+		return BudgetUnitUSD
+	case l.IsPercent():
+		return BudgetUnitPercent
+	}
+	return BudgetUnitTokens
+}
+
+// String writes l as [ParseBudget] reads it: "2.5usd", "500000", "90%".
 func (l BudgetLimit) String() string {
 	if l.IsCost() {
 		return strconv.FormatFloat(float64(l.CostMicros)/1e6, 'f', -1, 64) + "usd"
+	}
+	if l.IsPercent() {
+		return strconv.FormatFloat(float64(l.Centipercent)/100, 'f', -1, 64) + "%"
 	}
 	return strconv.FormatInt(l.Tokens, 10)
 }
@@ -48,17 +78,20 @@ func (l BudgetLimit) String() string {
 // maxBudget bounds either amount (a trillion dollars or tokens).
 const maxBudget = 1e12
 
-// ParseBudget reads a budget amount: a cost `2usd`, `0.25usd`, `$3` or a token count
-// `500k`, `1.5m`, `20000` (k = thousand, m = million). Anything else, zero or a negative
-// amount is invalid_request invalid_budget.
+// ParseBudget reads a budget amount: a cost `2usd`, `0.25usd`, `$3`, a token count
+// `500k`, `1.5m`, `20000` (k = thousand, m = million) or a quota window's used share
+// `90%` (above 0, at most 100; a rule's limit with its `window`, or an extension of
+// one). Anything else, zero or a negative amount is invalid_request invalid_budget.
 func ParseBudget(s string) (BudgetLimit, error) {
 	bad := func() (BudgetLimit, error) {
 		return BudgetLimit{}, wire.Invalid(wire.ReasonInvalidBudget, "budget "+strconv.Quote(s)+
-			" is neither a cost (2usd, 0.5usd) nor a token count (500k, 1.5m, 20000)", "value", s)
+			" is neither a cost (2usd, 0.5usd), a token count (500k, 1.5m, 20000) nor a quota percent (90%)", "value", s)
 	}
 	t := strings.ToLower(strings.TrimSpace(s))
-	cost, mult := false, 1.0
+	cost, percent, mult := false, false, 1.0
 	switch {
+	case strings.HasSuffix(t, "%"):
+		percent, t = true, strings.TrimSuffix(t, "%")
 	case strings.HasSuffix(t, "usd"):
 		cost, t = true, strings.TrimSuffix(t, "usd")
 	case strings.HasPrefix(t, "$"):
@@ -74,6 +107,13 @@ func ParseBudget(s string) (BudgetLimit, error) {
 	f, err := strconv.ParseFloat(t, 64)
 	if err != nil || f <= 0 || f*mult > maxBudget {
 		return bad()
+	}
+	if percent {
+		c := int64(math.Round(f * 100))
+		if c <= 0 || c > 10000 {
+			return bad()
+		}
+		return BudgetLimit{Centipercent: c}, nil
 	}
 	if cost {
 		c := int64(math.Round(f * 1e6))
@@ -94,8 +134,9 @@ const QueuedBudget = "budget"
 
 // The units of a budget on the wire.
 const (
-	BudgetUnitUSD    = "usd"
-	BudgetUnitTokens = "tokens"
+	BudgetUnitUSD     = "usd"
+	BudgetUnitTokens  = "tokens"
+	BudgetUnitPercent = "percent" // a quota window's used share (docs/usage.md §8.1)
 )
 
 // BudgetEvent is what the budget events say of a budget's scope: its name (a config
@@ -153,7 +194,8 @@ type BudgetRow struct {
 	Scope string `json:"scope"`
 	// The agent of a per-agent scope or of a run budget ("" = none).
 	Path string `json:"path,omitempty"`
-	// usd or tokens (non-cached: input, output, cache writes).
+	// usd, tokens (non-cached: input, output, cache writes) or percent (a quota window's
+	// used share, docs/usage.md §8.1).
 	Unit string `json:"unit"`
 	// Spent and Limit (extensions included) in Unit.
 	Spent  float64 `json:"spent"`

@@ -460,6 +460,7 @@ type ProviderPaused struct {
 // ProviderResumed: a provider's pause ended, for reason.
 type ProviderResumed struct {
 	Provider string `json:"provider"`
+	Account  string `json:"account,omitempty"`
 	Reason   string `json:"reason"`
 }
 

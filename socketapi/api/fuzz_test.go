@@ -42,7 +42,7 @@ func FuzzDecodeParams(f *testing.F) {
 // FuzzParseBudget: a budget amount either parses to exactly one positive amount that
 // reads back the same, or is refused as invalid_request invalid_budget.
 func FuzzParseBudget(f *testing.F) {
-	for _, seed := range []string{"2usd", "0.5usd", "$3", "500k", "1.5m", "20000", "", "-1", "1e3", "usd", "0x10"} {
+	for _, seed := range []string{"2usd", "0.5usd", "$3", "500k", "1.5m", "20000", "", "-1", "1e3", "usd", "0x10", "90%", "100.004%", "0.001%"} {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -53,7 +53,13 @@ func FuzzParseBudget(f *testing.F) {
 			}
 			return
 		}
-		if (l.CostMicros > 0) == (l.Tokens > 0) || l.CostMicros < 0 || l.Tokens < 0 {
+		set := 0
+		for _, n := range []int64{l.CostMicros, l.Tokens, l.Centipercent} {
+			if n > 0 {
+				set++
+			}
+		}
+		if set != 1 || l.CostMicros < 0 || l.Tokens < 0 || l.Centipercent < 0 || l.Centipercent > 10000 {
 			t.Fatalf("ParseBudget(%q) = %+v", s, l)
 		}
 		if back, err := ParseBudget(l.String()); err != nil || back != l {

@@ -4,10 +4,15 @@ package api
 // provider reported outside its transcript — claude's status line, through `orcr
 // __statusline` in orcr's own claude panes.
 type QuotaRecordRequest struct {
-	// Provider is the provider whose account the windows belong to (claude).
+	// Provider is the provider whose account the windows belong to (claude; any
+	// provider orcr runs).
 	Provider string `json:"provider"`
 	// Agent is the uuid of the agent whose pane reported them (ORCR_ID), or "".
 	Agent string `json:"agent,omitempty"`
+	// Account is the account key the pane computed from its environment (docs/usage.md
+	// §7.3), at most 4096 bytes; the server keeps the account it recorded for Agent when
+	// it knows the agent.
+	Account string `json:"account,omitempty"`
 	// Windows are the windows as reported: window, used_percent (0–100),
 	// window_minutes and resets_at (unix ms; 0 when not reported).
 	Windows []QuotaWindow `json:"windows"`

@@ -258,6 +258,9 @@ func (w QuotaWindow) Judge(now int64, warnAt, pauseAt float64) QuotaWindow {
 // payload of provider.paused.
 type ProviderPause struct {
 	Provider string `json:"provider"`
+	// Account is the login the pause holds (docs/usage.md §7.3); "" holds every
+	// account of the provider.
+	Account string `json:"account,omitempty"`
 	// Since is when the pause began, Until when the queue promotes the provider's agents
 	// again (unix ms).
 	Since int64 `json:"since"`

@@ -119,23 +119,7 @@ func TestBudgetPausesAtTheCrossingTurnAndExtendDelivers(t *testing.T) {
 	}
 
 	// A wrong unit changes nothing; the right one resumes and delivers.
-	var ext api.BudgetExtendResult
-	err := c2.Call(context.Background(), "budget.extend", map[string]any{"target": "bud/one", "by": "1usd"}, &ext)
-	if !isReason(err, "invalid_budget") {
-		t.Fatalf("extend a token budget in usd: %v, want invalid_budget", err)
-	}
-	if err := c2.Call(context.Background(), "budget.extend", map[string]any{"target": "bud/one", "by": "100"}, &ext); err != nil {
-		t.Fatalf("budget.extend: %v", err)
-	}
-	if ext.Budget.Limit != 350 || ext.Budget.State != api.BudgetStateWarned || len(ext.Resumed) != 1 || ext.Resumed[0] != "bud/one" {
-		t.Fatalf("budget.extend: %+v", ext)
-	}
-	rec2.waitFor(t, 30*time.Second, "the queued send delivered and completed", func(evs []ev) bool {
-		return countEvents(evs, "agent.turn_completed", a.UUID) >= 4
-	})
-	if p := budgetPaused(t, c2, a.UUID); p != "" {
-		t.Fatalf("paused on %q after the extension", p)
-	}
+	extendResumes(t, c2, rec2, a.UUID, "bud/one", "1usd", "100", 350, 4)
 	if bs := budgets(t, c2); len(bs) != 1 || bs[0].Spent != 251 {
 		t.Fatalf("budget.ls after the queued turn: %+v, want 251 spent", bs)
 	}

@@ -55,10 +55,14 @@ func budgetScope(b api.BudgetRow) string {
 	return "total"
 }
 
-// budgetFigure writes an amount: $1.25, or 12,000 tokens as 12000.
+// budgetFigure writes an amount: $1.25, 12,000 tokens as 12000, a quota window's used
+// share as 72.5%.
 func budgetFigure(unit string, v float64) string {
-	if unit == api.BudgetUnitUSD {
+	switch unit {
+	case api.BudgetUnitUSD:
 		return "$" + strconv.FormatFloat(v, 'f', 2, 64)
+	case api.BudgetUnitPercent:
+		return strconv.FormatFloat(v, 'f', 1, 64) + "%"
 	}
 	return strconv.FormatFloat(v, 'f', 0, 64)
 }

@@ -206,6 +206,7 @@ func renderServerStatus(raw json.RawMessage, all bool) (string, error) {
 		} `json:"stalled"`
 		Paused []struct {
 			Provider  string `json:"provider"`
+			Account   string `json:"account"`
 			Until     int64  `json:"until"`
 			Source    string `json:"source"`
 			AgentUUID string `json:"agent_uuid"`
@@ -241,7 +242,11 @@ func renderServerStatus(raw json.RawMessage, all bool) (string, error) {
 		fmt.Fprintf(&b, "    stalled %s stalled_at=%s\n", a.Path, literal(a.StalledAt))
 	}
 	for _, p := range st.Paused {
-		fmt.Fprintf(&b, "  paused    %s until=%s (%s) source=%s agent=%s\n", p.Provider, strconv.FormatInt(p.Until, 10),
+		name := p.Provider // with the account the pause holds, when it names one (docs/usage.md §7.3)
+		if p.Account != "" {
+			name += "/" + p.Account
+		}
+		fmt.Fprintf(&b, "  paused    %s until=%s (%s) source=%s agent=%s\n", name, strconv.FormatInt(p.Until, 10),
 			time.UnixMilli(p.Until).UTC().Format(time.RFC3339), p.Source, p.AgentUUID)
 	}
 	if t := st.Today; t != nil {

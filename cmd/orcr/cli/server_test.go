@@ -191,7 +191,8 @@ const statusJSON = `{"version":"0.1.0","protocol":1,"pid":77,"uptime_ms":5,
  "integrations":{"codex":{"orcr":true,"herdr":false},"claude":{"orcr":true,"herdr":true}},
  "counts":{"live":3,"queued":1,"starting":1,"blocked":0,"stalled":1,"unmanaged":2,"unmarked_panes":0,"unknown_marked_panes":4},
  "stalled":[{"uuid":"0190a0b2-0000-7000-8000-000000000001","path":"fix/tests","stalled_at":1700000000000}],
- "paused":[{"provider":"claude","since":1700000000000,"until":1700003600000,"agent_uuid":"0190a0b2-0000-7000-8000-000000000002","source":"reset","message":"usage limit reached"}],
+ "paused":[{"provider":"claude","since":1700000000000,"until":1700003600000,"agent_uuid":"0190a0b2-0000-7000-8000-000000000002","source":"reset","message":"usage limit reached"},
+  {"provider":"codex","account":"ada@example.com","since":1700000000000,"until":1700003600000,"source":"quota"}],
  "quota":[{"provider":"codex","account":"","window":"primary","used_percent":96,"window_minutes":300,"resets_at":1700003600000,"observed_at":1700000000000,"state":"paused"},
   {"provider":"codex","account":"work","window":"secondary","used_percent":12.25,"window_minutes":0,"resets_at":0,"observed_at":1700000000000,"state":"ok"}],
  "loops_firing":false,
@@ -217,6 +218,7 @@ func TestServerStatus(t *testing.T) {
   counts    live=3 queued=1 starting=1 blocked=0 stalled=1 unmanaged=2 unmarked_panes=0 unknown_marked_panes=4
     stalled fix/tests stalled_at=1700000000000
   paused    claude until=1700003600000 (2023-11-14T23:13:20Z) source=reset agent=0190a0b2-0000-7000-8000-000000000002
+  paused    codex/ada@example.com until=1700003600000 (2023-11-14T23:13:20Z) source=quota agent=
   quota     codex primary used=96.0% state=paused resets=` + time.UnixMilli(1700003600000).Local().Format("2006-01-02 15:04:05") + `
   quota     codex/work secondary used=12.2% state=ok resets=-
   drift     lost=1 repaired=2

@@ -37,7 +37,10 @@ func (c *statuslineCmd) Run(a *app) error {
 	ws := transcript.ClaudeStatusQuota(data)
 	res := statuslineResult{Windows: []api.QuotaWindow{}}
 	if len(ws) > 0 {
-		req := api.QuotaRecordRequest{Provider: c.Provider, Agent: a.env.Getenv("ORCR_ID")}
+		// The pane's own account key (docs/usage.md §7.3): the server keeps the one it
+		// recorded for ORCR_ID's agent, and takes this one for a pane it does not know.
+		req := api.QuotaRecordRequest{Provider: c.Provider, Agent: a.env.Getenv("ORCR_ID"),
+			Account: transcript.AccountKey(c.Provider, a.env.Getenv)}
 		for _, w := range ws {
 			req.Windows = append(req.Windows, api.QuotaWindow{Window: w.Window, UsedPercent: w.UsedPercent,
 				WindowMinutes: w.WindowMinutes, ResetsAt: w.ResetsAt})

@@ -1089,7 +1089,10 @@ export interface BudgetExtendResult {
     spent?: number;
     /** ok, warned or exceeded. */
     state?: string;
-    /** usd or tokens (non-cached: input, output, cache writes). */
+    /**
+     * usd, tokens (non-cached: input, output, cache writes) or percent (a quota window's
+     * used share, docs/usage.md §8.1).
+     */
     unit?: string;
     warn_at?: number;
     [key: string]: unknown;
@@ -1122,7 +1125,10 @@ export interface BudgetLsResult {
     spent?: number;
     /** ok, warned or exceeded. */
     state?: string;
-    /** usd or tokens (non-cached: input, output, cache writes). */
+    /**
+     * usd, tokens (non-cached: input, output, cache writes) or percent (a quota window's
+     * used share, docs/usage.md §8.1).
+     */
     unit?: string;
     warn_at?: number;
     [key: string]: unknown;
@@ -1601,9 +1607,18 @@ export interface ProviderLsResult {
  * QuotaRecordRequest is quota.record's params (docs/usage.md §7.1): the quota windows a provider reported outside its transcript — claude's status line, through `orcr __statusline` in orcr's own claude panes.
  */
 export interface QuotaRecordParams {
+  /**
+   * Account is the account key the pane computed from its environment (docs/usage.md
+   * §7.3), at most 4096 bytes; the server keeps the account it recorded for Agent when
+   * it knows the agent.
+   */
+  account?: string;
   /** Agent is the uuid of the agent whose pane reported them (ORCR_ID), or "". */
   agent?: string;
-  /** Provider is the provider whose account the windows belong to (claude). */
+  /**
+   * Provider is the provider whose account the windows belong to (claude; any
+   * provider orcr runs).
+   */
   provider?: string;
   /**
    * Windows are the windows as reported: window, used_percent (0–100),
@@ -1800,6 +1815,11 @@ export interface ServerStatusResult {
   }[] | null;
   /** The providers the admission queue holds back at a usage limit, by provider. */
   paused?: {
+    /**
+     * Account is the login the pause holds (docs/usage.md §7.3); "" holds every
+     * account of the provider.
+     */
+    account?: string;
     /** AgentUUID is the agent whose limit started (or last extended) the pause. */
     agent_uuid?: string;
     /** Message is the screen line that named the limit, when one did. */
@@ -5750,6 +5770,11 @@ export interface ProviderPausedEvent {
   kind: "provider.paused";
   /** The uuid of the row the event is about, when it names one. */
   ref_uuid?: string;
+  /**
+   * Account is the login the pause holds (docs/usage.md §7.3); "" holds every
+   * account of the provider.
+   */
+  account?: string;
   /** AgentUUID is the agent whose limit started (or last extended) the pause. */
   agent_uuid?: string;
   /** Message is the screen line that named the limit, when one did. */
@@ -5778,6 +5803,7 @@ export interface ProviderResumedEvent {
   kind: "provider.resumed";
   /** The uuid of the row the event is about, when it names one. */
   ref_uuid?: string;
+  account?: string;
   provider?: string;
   reason?: string;
   [key: string]: unknown;
