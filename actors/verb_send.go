@@ -34,6 +34,11 @@ func (s *System) Send(ctx context.Context, r api.SendRequest) (api.SendResult, e
 	}
 	out := res.(SendOutcome)
 	if wire.Is(out.Err, wire.NotFound, "") {
+		// The op found the row gone (lost or ended since it was read): its error names
+		// the status. Only an actor that had already retired answers without one.
+		if pe, ok := wire.As(out.Err); ok && pe.Details["current_status"] != nil {
+			return api.SendResult{}, out.Err
+		}
 		return api.SendResult{}, wire.New(wire.NotFound, "agent "+row.Path+" has ended", "target", r.Target)
 	}
 	if out.Err != nil {
