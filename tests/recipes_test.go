@@ -108,7 +108,13 @@ func runRecipes(t *testing.T, h *home, start func(name string) *exec.Cmd) {
 				t.Errorf("%s: output lacks the line %q", rc.name, w)
 			}
 		}
-		if rows := h.lsRows(t, rc.root+"/**"); len(rows) != 0 {
+		pattern := rc.root + "/**"
+		if rc.name == "loop_until_done" {
+			// The recipe's own agents only: a run its loop's cron fired meanwhile (every
+			// ten minutes) works under drain_backlog/<run_id>/, checked by recipeLoopDrains.
+			pattern = rc.root + "/*"
+		}
+		if rows := h.lsRows(t, pattern); len(rows) != 0 {
 			t.Errorf("%s: live agents left under %s: %+v", rc.name, rc.root, rows)
 		}
 	}

@@ -125,7 +125,10 @@ func (h *helpText) get(args []string) string {
 // --help of that subcommand. (The startup and shutdown recipes type no flags: claude
 // and codex have no shutdown line, docs/providers.md §3.5, §4.5.)
 func TestProviderFlagsLive(t *testing.T) {
-	for _, name := range provider.Known() {
+	// The CLIs .ci/run pins. The contract built-ins (docs/providers.md §12) are checked
+	// by `orcr provider check --static`; their live tests and pins come with issue
+	// "Any agent"'s CI round.
+	for _, name := range []string{provider.Claude, provider.Codex} {
 		t.Run(name, func(t *testing.T) {
 			cli := providertest.Require(t, name)
 			h := &helpText{t: t, cli: cli, env: isolatedEnv(t), seen: map[string]string{}}
