@@ -48,20 +48,7 @@ func (w *agentWork) deliver(prompt string, from []store.Status, target string, w
 		w.mark.Base, w.mark.Seen = base, base.N
 	}
 	err = w.apply(func(tx *store.Tx) error {
-		if derr == nil {
-			if err := tx.MarkDelivered(w.uuid, o.seq); err != nil {
-				return err
-			}
-			if err := tx.LogInput(w.uuid, o.seq, w.inputSource(), prompt); err != nil {
-				return err
-			}
-			if w.inboxID != 0 {
-				if err := ignoreStale(tx.InboxDone(w.uuid, w.inboxID)); err != nil {
-					return err
-				}
-			}
-		}
-		if _, err := tx.Applied(o.opID, derr == nil, errText(derr), &api.AgentInputApplied{InputSeq: o.seq}); err != nil {
+		if err := w.recordDelivery(tx, o, prompt, derr); err != nil {
 			return err
 		}
 		switch {
@@ -467,4 +454,25 @@ func promptProbe(prompt string, max int) string {
 		return line
 	}
 	return ""
+}
+
+// recordDelivery writes what a delivery attempt of o's turn did, in the caller's
+// transaction: on success the input delivered and logged (and its inbox item done), and
+// either way the intent's applied event.
+func (w *agentWork) recordDelivery(tx *store.Tx, o openedTurn, prompt string, derr error) error {
+	if derr == nil {
+		if err := tx.MarkDelivered(w.uuid, o.seq); err != nil {
+			return err
+		}
+		if err := tx.LogInput(w.uuid, o.seq, w.inputSource(), prompt); err != nil {
+			return err
+		}
+		if w.inboxID != 0 {
+			if err := ignoreStale(tx.InboxDone(w.uuid, w.inboxID)); err != nil {
+				return err
+			}
+		}
+	}
+	_, err := tx.Applied(o.opID, derr == nil, errText(derr), &api.AgentInputApplied{InputSeq: o.seq})
+	return err
 }

@@ -76,20 +76,7 @@ func (w *agentWork) sendExternal(prompt string) (api.SendResult, error) {
 	derr := w.sess().Submit(ctx, pane.PaneID, plan.submission(prompt, plan.EnterDelay))
 	cancel()
 	err = w.apply(func(tx *store.Tx) error {
-		if derr == nil {
-			if err := tx.MarkDelivered(w.uuid, o.seq); err != nil {
-				return err
-			}
-			if err := tx.LogInput(w.uuid, o.seq, w.inputSource(), prompt); err != nil {
-				return err
-			}
-			if w.inboxID != 0 {
-				if err := ignoreStale(tx.InboxDone(w.uuid, w.inboxID)); err != nil {
-					return err
-				}
-			}
-		}
-		if _, err := tx.Applied(o.opID, derr == nil, errText(derr), &api.AgentInputApplied{InputSeq: o.seq}); err != nil {
+		if err := w.recordDelivery(tx, o, prompt, derr); err != nil {
 			return err
 		}
 		if derr != nil {
