@@ -64,7 +64,7 @@
 //	├── monitor                      completion monitor: one agent.list per tick, reports only changes
 //	├── agents                       routes by uuid; runs restart recovery at start
 //	│   └── <uuid>-<n>               one per managed agent with work to do; keeps its row in memory
-//	├── queue                        FIFO promotion under the caps, stuck-start guard, --timeout sweep
+//	├── queue                        FIFO promotion under the caps, stuck-start guard, --timeout sweep, pauses ending
 //	├── reconciler                   diffs the owned session's panes against the rows: at start, then every gc_tick
 //	├── gc                           every timings.gc_tick: deletes expired attach leases, then park and reap sweeps (selects only)
 //	├── discovery                    every 3 s: unmanaged agents of the user's herdr sessions (absent with ORCR_DISABLE_DISCOVERY=1)
@@ -162,7 +162,7 @@
 // connection writer callbacks → subscription, the dashboard sink's writer → dash-<n>
 // (credit for written frames); server → conn
 // (stopConn); queue → agents (StartAgent per promoted row, CancelSpawn/KillAgent for
-// deadlines); gc → agents → <agent> (ParkAgent; a park or reap already waiting behind
+// deadlines, drainInbox per agent a quota window's reset resumed); gc → agents → <agent> (ParkAgent; a park or reap already waiting behind
 // an op absorbs a repeat); gc → queue (PokeQueue after a reap freed a slot); reconciler → queue (PokeQueue after a
 // repair freed a slot); <agent> →
 // monitor (TrackPane when the pane to watch changes); an agent actor's timer → itself

@@ -86,6 +86,9 @@ func (q *queueActor) Receive(c actor.Context) {
 			for _, u := range r.Failed {
 				c.Send(q.spec.Agents, CancelSpawn{UUID: u}) // a spawn waiting for herdr stops
 			}
+			for _, u := range r.Resumed {
+				c.Send(q.spec.Agents, drainInbox{UUID: u})
+			}
 			if len(r.Failed) > 0 {
 				q.spec.Log.Warn("stuck-start guard ended agents", "uuids", r.Failed)
 			}
@@ -115,8 +118,17 @@ func (q *queueActor) pass(c actor.Context) {
 		if err != nil {
 			return nil, err
 		}
-		return tx.Promote(store.Admission{Max: caps.Max, ProviderCap: caps.Provider, MaxStartingMS: maxStarting,
+		// A quota percent rule's pause ends when its window resets (docs/usage.md §8.1).
+		resumed, err := tx.ResumeQuotaResets()
+		if err != nil {
+			return nil, err
+		}
+		p, err := tx.Promote(store.Admission{Max: caps.Max, ProviderCap: caps.Provider, MaxStartingMS: maxStarting,
 			Blocked: func(path string) bool { _, ok := b.Covering(path); return ok }, Paused: paused, Fallback: fallback})
+		for _, r := range resumed {
+			p.Resumed = append(p.Resumed, r.UUID)
+		}
+		return p, err
 	}})
 }
 

@@ -916,3 +916,72 @@ func quotaRow(ctx context.Context, q Querier, row BudgetRow, w quotaScope) (Budg
 	}
 	return row, err
 }
+
+// ResumeQuotaResets resumes every agent a quota percent rule paused whose window, the
+// one of its account the rule watches, is below the rule's limit again (docs/usage.md
+// §8.1): its reset is past (spent 0 until the next report), or a report for the
+// window's next period came in under the limit. Each gets budget/resumed in its log and
+// budget.resumed naming the scope it is counted in now. The queue pass calls it on every
+// tick while a quota percent rule is configured; the paused rows are found through
+// agents_budget_paused.
+func (t *Tx) ResumeQuotaResets() ([]Resumed, error) {
+	rules := map[string]*BudgetRule{}
+	var names []any
+	all := t.db.budgetRules()
+	for i := range all {
+		if r := &all[i]; r.Limit.IsPercent() {
+			rules[r.Name] = r
+			names = append(names, r.Name)
+		}
+	}
+	if len(names) == 0 {
+		return nil, nil
+	}
+	type held struct{ uuid, path, budget, provider, account string }
+	rows, err := queryRows(t.ctx, t, `SELECT uuid, path, budget_paused, COALESCE(agent, ''), account FROM agents
+		WHERE budget_paused IN (?`+strings.Repeat(", ?", len(names)-1)+`) ORDER BY path`, names,
+		func(s Scanner) (h held, err error) {
+			return h, s.Scan(&h.uuid, &h.path, &h.budget, &h.provider, &h.account)
+		})
+	if err != nil || len(rows) == 0 {
+		return nil, err
+	}
+	scopes := map[string][]quotaScope{}
+	var resumed []Resumed
+	for _, h := range rows {
+		r := rules[h.budget]
+		ws, ok := scopes[r.Name]
+		if !ok {
+			if ws, err = quotaScopes(t.ctx, t, *r, t.now); err != nil {
+				return nil, err
+			}
+			scopes[r.Name] = ws
+		}
+		for _, w := range ws {
+			if w.provider != h.provider || w.account != h.account {
+				continue
+			}
+			extra, _, err := scopeState(t.ctx, t, r.Name, w.scope)
+			if err != nil {
+				return nil, err
+			}
+			limit := budgetBase(r.Limit) + extra
+			if budgetState(w.spent, limit, r.WarnAt) == api.BudgetStateExceeded {
+				break
+			}
+			if err := t.logBudgetResume(h.uuid, r.Name, w.scope, budgetFigure(r.Limit, limit)); err != nil {
+				return nil, err
+			}
+			if err := t.exec("resume on budget", `UPDATE agents SET budget_paused = NULL, updated_at = ? WHERE uuid = ?`,
+				t.now, h.uuid); err != nil {
+				return nil, err
+			}
+			if _, err := t.EmitAgent(h.uuid, &api.BudgetResumed{Budget: r.Name, Scope: w.scope}); err != nil {
+				return nil, err
+			}
+			resumed = append(resumed, Resumed{UUID: h.uuid, Path: h.path})
+			break
+		}
+	}
+	return resumed, nil
+}

@@ -499,6 +499,15 @@ func TestQuotaPercentBudgetRules(t *testing.T) {
 		t.Fatalf("extend all through c: %+v, want limit 97 warned and c resumed", got)
 	}
 
+	resumeResets := func() []store.Resumed {
+		t.Helper()
+		r, _ := storetest.Write(t, db, func(tx *store.Tx) (any, error) { return tx.ResumeQuotaResets() }).([]store.Resumed)
+		return r
+	}
+	if r := resumeResets(); len(r) != 0 {
+		t.Fatalf("ResumeQuotaResets with ada's window still at 90%%: resumed %+v", r)
+	}
+
 	// The window's next period is a new scope: the loops' rule is ok again for ada.
 	sb2 := storetest.Write(t, db, func(tx *store.Tx) (any, error) {
 		seq, _, err := tx.OpenTurn(b, store.InputStatuses)
@@ -514,5 +523,36 @@ func TestQuotaPercentBudgetRules(t *testing.T) {
 	if r := rows[1]; r.Budget != "night" || !strings.HasPrefix(r.Scope, "codex/ada@example.com#secondary@") || r.Scope == ada ||
 		r.Spent != 5 || r.State != "ok" {
 		t.Fatalf("night for ada after the reset: %+v, want a new scope at 5%%, ok", r)
+	}
+	// ...so the queue pass lifts the loop agent's pause, in the new period's scope.
+	if r := resumeResets(); len(r) != 1 || r[0].UUID != a || paused(a) != "" {
+		t.Fatalf("ResumeQuotaResets after ada's next period at 5%%: %+v, a paused on %q; want a resumed", r, paused(a))
+	}
+
+	// c's account reaches the extended 97% and pauses again; once its reset is past
+	// (spent 0, no report since) the pass resumes it, and nothing else.
+	sc2 := storetest.Write(t, db, func(tx *store.Tx) (any, error) {
+		seq, _, err := tx.OpenTurn(c, store.InputStatuses)
+		return seq, err
+	}).(int64)
+	complete(c, sc2, 98, reset)
+	if paused(c) != "all" {
+		t.Fatalf("c at 98%% of an extended 97%%: paused on %q, want all", paused(c))
+	}
+	if r := resumeResets(); len(r) != 0 {
+		t.Fatalf("ResumeQuotaResets before c's reset: %+v", r)
+	}
+	past := time.Now().Add(-time.Second).UnixMilli()
+	storetest.Write(t, db, func(tx *store.Tx) (any, error) {
+		return tx.Exec(`UPDATE quota_windows SET resets_at = ? WHERE account = '/home/u/.codex'`, past)
+	})
+	if r := resumeResets(); len(r) != 1 || r[0].Path != "proj/c" || paused(c) != "" {
+		t.Fatalf("ResumeQuotaResets after c's reset: %+v, c paused on %q; want c resumed", r, paused(c))
+	}
+	var scope string
+	if err := db.Reader().QueryRowContext(ctx, `SELECT json_extract(payload_json, '$.scope') FROM events
+		WHERE kind = 'budget.resumed' AND ref_uuid = ? ORDER BY seq DESC LIMIT 1`, c).Scan(&scope); err != nil ||
+		scope != "codex//home/u/.codex#secondary@"+strconv.FormatInt(past, 10) {
+		t.Fatalf("c's budget.resumed scope %q (%v), want the window's period that ended", scope, err)
 	}
 }

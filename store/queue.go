@@ -38,6 +38,10 @@ type Promotion struct {
 	Failed   []string // stuck starting rows ended failed
 	Canceled []string // starting rows ended by their deadline: their pipelines must stop
 	TimedOut []string // running rows past their deadline: their agent actors shut them down
+	// Resumed: agents whose quota percent budget pause the pass lifted (the window reset,
+	// docs/usage.md §8.1): what waits in their inboxes must be delivered. Set by the
+	// queue actor's pass from [Tx.ResumeQuotaResets].
+	Resumed []string
 }
 
 // Promote is one queue pass: the stuck-start sweep, the --timeout deadline sweep, then

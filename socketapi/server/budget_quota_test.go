@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"database/sql"
 	"strconv"
 	"testing"
 	"time"
@@ -18,15 +19,8 @@ import (
 // `--by 10%` resumes the agent and delivers the send.
 func TestQuotaPercentBudgetPausesAndExtendDelivers(t *testing.T) {
 	t.Parallel()
-	cfg := sockettest.WithConfig(`{"budgets":{"q":{"path":"q/**","limit":"70%","window":"5h","warn_at":0.5}}}`)
-	srv := sockettest.NewServer(t, sockettest.WithHerdr(t), cfg)
-	c := srv.Client(t)
-	rec := record(t, c)
+	_, c, rec, a := quotaRuleAgent(t, `{"q":{"path":"q/**","limit":"70%","window":"5h","warn_at":0.5}}`)
 	ctx := context.Background()
-	a := runOK(t, c, map[string]any{"path": "q/one", "prompt": "say=a tokens=1,0"})
-	rec.waitFor(t, 30*time.Second, "the first turn", func(evs []ev) bool {
-		return countEvents(evs, "agent.turn_completed", a.UUID) == 1
-	})
 	reset := time.Now().Add(3 * time.Hour).UnixMilli()
 	window := func(used float64) {
 		t.Helper()
@@ -84,4 +78,67 @@ func extendResumes(t *testing.T, c *socketapi.Client, rec *recorder, uuid, path,
 	if p := budgetPaused(t, c, uuid); p != "" {
 		t.Fatalf("paused on %q after the extension", p)
 	}
+}
+
+// A quota percent rule's pause lifts itself when the window resets (docs/usage.md §8.1):
+// paused at 75% of a 70% rule, the agent stays paused while a later report puts the
+// same 75% in a period ending two seconds on; once that reset is past the queue pass
+// resumes it — budget.resumed no earlier than the reset — and delivers the send that
+// waited, with no budget extend.
+func TestQuotaPercentPauseLiftsAtTheWindowReset(t *testing.T) {
+	t.Parallel()
+	srv, c, rec, a := quotaRuleAgent(t, `{"q":{"path":"q/**","limit":"70%","window":"5h"}}`)
+	ctx := context.Background()
+	window := func(used float64, reset int64) {
+		t.Helper()
+		if err := c.Call(ctx, "quota.record", map[string]any{"provider": "mock", "agent": a.UUID, "windows": []any{
+			map[string]any{"window": "five_hour", "used_percent": used, "window_minutes": 300, "resets_at": reset}}}, nil); err != nil {
+			t.Fatalf("quota.record %v%%: %v", used, err)
+		}
+	}
+	window(75, time.Now().Add(time.Hour).UnixMilli())
+	var queued api.SendResult
+	if err := c.Call(ctx, "agent.send", map[string]any{"target": a.UUID, "prompt": "say=after tokens=1,0"}, &queued); err != nil ||
+		queued.Queued != api.QueuedBudget {
+		t.Fatalf("send at 75%%: %+v %v, want queued on the budget", queued, err)
+	}
+	reset := time.Now().Add(2 * time.Second).UnixMilli()
+	window(75, reset)
+	rec.waitFor(t, 60*time.Second, "the pause lifted at the reset and the send delivered", func(evs []ev) bool {
+		return countEvents(evs, "agent.turn_completed", a.UUID) >= 2
+	})
+	// The session log's budget/resumed entry says when the pause lifted.
+	db, err := sql.Open("sqlite", "file:"+srv.Home+"/orcr.db?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var resumedUS int64
+	if err := db.QueryRow(`SELECT at_us FROM session_log WHERE agent_uuid = ? AND type = 'budget/resumed'`, a.UUID).
+		Scan(&resumedUS); err != nil || resumedUS/1000 < reset {
+		t.Fatalf("budget/resumed at %d µs (%v), want one at the window's reset %d ms or later", resumedUS, err, reset)
+	}
+	if countEvents(rec.events(), "budget.resumed", a.UUID) != 1 {
+		t.Fatalf("want one budget.resumed event for the agent")
+	}
+	if n := countEvents(rec.events(), "budget.extended", ""); n != 0 {
+		t.Fatalf("%d budget.extended events: the pause lifted itself", n)
+	}
+	if p := budgetPaused(t, c, a.UUID); p != "" {
+		t.Fatalf("still paused on %q after the reset", p)
+	}
+}
+
+// quotaRuleAgent starts a server with the budget rules budgets and a mock agent q/one
+// whose first turn has completed.
+func quotaRuleAgent(t *testing.T, budgets string) (*sockettest.Server, *socketapi.Client, *recorder, agentRow) {
+	t.Helper()
+	srv := sockettest.NewServer(t, sockettest.WithHerdr(t), sockettest.WithConfig(`{"budgets":`+budgets+`}`))
+	c := srv.Client(t)
+	rec := record(t, c)
+	a := runOK(t, c, map[string]any{"path": "q/one", "prompt": "say=a tokens=1,0"})
+	rec.waitFor(t, 30*time.Second, "the first turn", func(evs []ev) bool {
+		return countEvents(evs, "agent.turn_completed", a.UUID) == 1
+	})
+	return srv, c, rec, a
 }
