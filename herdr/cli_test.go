@@ -28,8 +28,9 @@ func buildStandin(t *testing.T) string {
 	return bin
 }
 
-// ensureOwned bootstraps d's owned session with bin and stops it at cleanup.
-func ensureOwned(t *testing.T, d *Driver, bin string) SessionInfo {
+// ensureOwned bootstraps d's owned session and stops it at cleanup, with d's binary
+// and environment.
+func ensureOwned(t *testing.T, d *Driver) SessionInfo {
 	t.Helper()
 	row, err := d.EnsureOwned(context.Background())
 	if err != nil {
@@ -38,50 +39,79 @@ func ensureOwned(t *testing.T, d *Driver, bin string) SessionInfo {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
-		if _, err := runCLI(ctx, bin, "session", "stop", d.cfg.owned()); err != nil {
+		if _, err := d.cfg.cli().run(ctx, "session", "stop", d.cfg.owned()); err != nil {
 			t.Errorf("session stop: %v", err)
 		}
 	})
 	return row
 }
 
-// privateHerdrEnv gives t a herdr config dir and a home of its own (t.Setenv), with
-// nothing that would point a herdr CLI elsewhere.
-func privateHerdrEnv(t *testing.T) (xdg, home string) {
+// herdrEnv is a private environment for the herdr processes of one test: a herdr config
+// dir and a home of its own, nothing that would point a herdr CLI elsewhere, the
+// stand-in playing its default herdr unless told otherwise. It goes to herdr through
+// [Config.Env] and [cli], never through the test process's environment, so the tests
+// that use it run in parallel.
+type herdrEnv struct {
+	xdg, home string
+	env       []string
+}
+
+// privateHerdrEnv is a fresh [herdrEnv]; set holds KEY=VALUE entries on top.
+func privateHerdrEnv(t *testing.T, set ...string) herdrEnv {
 	t.Helper()
-	xdg = shortDir(t)
-	home = shortDir(t)
-	t.Setenv("XDG_CONFIG_HOME", xdg)
-	t.Setenv("HOME", home)
-	t.Setenv("HERDR_SOCKET_PATH", "")
-	t.Setenv("HERDR_SESSION", "")
-	t.Setenv("SHELL", "/bin/sh")
-	return xdg, home
+	e := herdrEnv{xdg: shortDir(t), home: shortDir(t)}
+	over := append([]string{"XDG_CONFIG_HOME=" + e.xdg, "HOME=" + e.home, "HERDR_SOCKET_PATH=", "HERDR_SESSION=",
+		"SHELL=/bin/sh", "HERDR_STANDIN_PROTOCOL=", "HERDR_STANDIN_COMPLETION_SEQ=", "HERDR_STANDIN_VERSION="}, set...)
+	keys := map[string]bool{}
+	for _, kv := range over {
+		k, _, _ := strings.Cut(kv, "=")
+		keys[k] = true
+	}
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); !keys[k] {
+			e.env = append(e.env, kv)
+		}
+	}
+	e.env = append(e.env, over...)
+	return e
+}
+
+// cli is bin run in e.
+func (e herdrEnv) cli(bin string) cli { return cli{bin: bin, env: e.env} }
+
+// getenv reads e as os.Getenv reads the process's environment (the last entry wins).
+func (e herdrEnv) getenv(key string) string {
+	v := ""
+	for _, kv := range e.env {
+		if k, val, _ := strings.Cut(kv, "="); k == key {
+			v = val
+		}
+	}
+	return v
 }
 
 // TestStandinCLI drives discovery through the herdr stand-in binary: binary lookup,
 // live schema conformance, session list, bootstrap of the owned session, integration
 // status, and a spawn through a driver that resolves sockets with the binary.
 func TestStandinCLI(t *testing.T) {
+	t.Parallel()
 	bin := buildStandin(t)
-	xdg, home := privateHerdrEnv(t)
-	t.Setenv("ORCR_HERDR_BIN", bin)
-	t.Setenv("HERDR_STANDIN_PROTOCOL", "") // the default herdr, whatever the environment says
-	t.Setenv("HERDR_STANDIN_COMPLETION_SEQ", "")
+	e := privateHerdrEnv(t, "ORCR_HERDR_BIN="+bin)
+	xdg, home, herdr := e.xdg, e.home, e.cli(bin)
 	ctx := context.Background()
 
-	found, err := FindBinary("", nil)
+	found, err := FindBinary("", e.getenv)
 	if err != nil || found != bin {
 		t.Fatalf("FindBinary: got %q %v, want %q", found, err, bin)
 	}
-	if err := CheckLive(ctx, bin); err != nil {
+	if err := herdr.checkLive(ctx); err != nil {
 		t.Fatalf("CheckLive: %v", err)
 	}
 
 	hook := filepath.Join(home, ".claude", "hooks", "herdr-agent-state.sh")
 	os.MkdirAll(filepath.Dir(hook), 0o755)
 	os.WriteFile(hook, []byte("# HERDR_INTEGRATION_VERSION=11\n"), 0o755)
-	st, err := IntegrationStatus(ctx, bin)
+	st, err := herdr.integrationStatus(ctx)
 	if err != nil {
 		t.Fatalf("IntegrationStatus: %v", err)
 	}
@@ -93,18 +123,18 @@ func TestStandinCLI(t *testing.T) {
 		t.Errorf("IntegrationStatus: codex should be listed and not installed: %+v", st)
 	}
 
-	d := newTestDriver(t, Config{Bin: bin, Owned: "orcr"})
+	d := newTestDriver(t, Config{Bin: bin, Owned: "orcr", Env: e.env})
 	if s := d.Status(ctx); s.Bin == nil || !s.Reachable || s.SessionRunning || s.Socket != nil {
 		t.Errorf("Status before bootstrap: %+v", s)
 	}
-	row := ensureOwned(t, d, bin)
+	row := ensureOwned(t, d)
 	if !row.Running || row.SocketPath != filepath.Join(xdg, "herdr", "sessions", "orcr", "herdr.sock") {
 		t.Errorf("EnsureOwned: got %+v", row)
 	}
 	if again, err := d.EnsureOwned(ctx); err != nil || !again.Running {
 		t.Errorf("EnsureOwned (running): got %+v %v", again, err)
 	}
-	rows, err := ListSessions(ctx, bin)
+	rows, err := herdr.listSessions(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,17 +156,11 @@ func TestStandinCLI(t *testing.T) {
 // protocol 22, and agent rows carry completion_seq. A protocol-22 schema that lacks a
 // field orcr reads still fails the check with herdr_version_skew.
 func TestStandinCLIProtocol22(t *testing.T) {
+	t.Parallel()
 	bin := buildStandin(t)
-	t.Setenv("XDG_CONFIG_HOME", shortDir(t))
-	t.Setenv("HOME", shortDir(t))
-	t.Setenv("HERDR_SOCKET_PATH", "")
-	t.Setenv("HERDR_SESSION", "")
-	t.Setenv("SHELL", "/bin/sh")
-	t.Setenv("HERDR_STANDIN_PROTOCOL", "22")
-	t.Setenv("HERDR_STANDIN_COMPLETION_SEQ", "")
-	t.Setenv("HERDR_STANDIN_VERSION", "")
+	e := privateHerdrEnv(t, "HERDR_STANDIN_PROTOCOL=22")
 	ctx := context.Background()
-	if err := CheckLive(ctx, bin); err != nil {
+	if err := e.cli(bin).checkLive(ctx); err != nil {
 		t.Fatalf("CheckLive at protocol 22: %v", err)
 	}
 
@@ -156,8 +180,8 @@ func TestStandinCLIProtocol22(t *testing.T) {
 		t.Errorf("CheckLive on a protocol-22 schema without agent_status: got %v, want herdr_version_skew naming it", err)
 	}
 
-	d := newTestDriver(t, Config{Bin: bin, Owned: "orcr"})
-	ensureOwned(t, d, bin)
+	d := newTestDriver(t, Config{Bin: bin, Owned: "orcr", Env: e.env})
+	ensureOwned(t, d)
 	if s := d.Status(ctx); s.Protocol == nil || *s.Protocol != 22 || s.Version == nil || *s.Version != "0.9.0" {
 		t.Errorf("Status at protocol 22: %+v", s)
 	}

@@ -35,6 +35,7 @@ var installedLine = regexp.MustCompile(`(?m)^([a-z-]+): current \(v(\d+)\) \((.+
 // shape: the same keys and value types, agent_session from herdr:<agent> with the
 // recorded kind, and the same terminal_title_stripped.
 func TestStandinReplaysIntegrations(t *testing.T) {
+	t.Parallel()
 	recs := loadLiveRecords(t)
 	bin := buildStandin(t)
 	for name, pass := range recs {
@@ -50,9 +51,9 @@ func TestStandinReplaysIntegrations(t *testing.T) {
 			t.Fatalf("%s: %v", name, err)
 		}
 		t.Run(name, func(t *testing.T) {
-			t.Setenv("HERDR_STANDIN_PROTOCOL", fmt.Sprint(pass.Protocol))
-			t.Setenv("HERDR_STANDIN_COMPLETION_SEQ", "")
-			replayStatus(t, bin, want.IntegrationStatus)
+			t.Parallel()
+			e := privateHerdrEnv(t, fmt.Sprint("HERDR_STANDIN_PROTOCOL=", pass.Protocol))
+			replayStatus(t, e, bin, want.IntegrationStatus)
 			replayAgentRows(t, pass.Protocol, want.AgentList)
 		})
 	}
@@ -60,9 +61,9 @@ func TestStandinReplaysIntegrations(t *testing.T) {
 
 // replayStatus writes each hook the recorded status calls current, with its version
 // marker, into a private home and compares the stand-in's status with the record.
-func replayStatus(t *testing.T, bin, want string) {
+func replayStatus(t *testing.T, e herdrEnv, bin, want string) {
 	t.Helper()
-	xdg, home := privateHerdrEnv(t)
+	xdg, home := e.xdg, e.home
 	paths := strings.NewReplacer("<C>", filepath.Join(xdg, "herdr"), "<XDG>", xdg, "<HOME>", home)
 	installed := installedLine.FindAllStringSubmatch(want, -1)
 	if len(installed) == 0 {
@@ -78,7 +79,7 @@ func replayStatus(t *testing.T, bin, want string) {
 			t.Fatal(err)
 		}
 	}
-	out, err := runCLI(context.Background(), bin, "integration", "status")
+	out, err := e.cli(bin).run(context.Background(), "integration", "status")
 	if err != nil {
 		t.Fatal(err)
 	}

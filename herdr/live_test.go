@@ -116,15 +116,15 @@ type liveSizes struct {
 }
 
 // probeSizes measures [liveSizes] in a session of its own, outside the record.
-func probeSizes(t *testing.T, bin string) *liveSizes {
+func probeSizes(t *testing.T, herdr cli) *liveSizes {
 	t.Helper()
 	ctx := context.Background()
-	row, err := EnsureSession(ctx, bin, "sizes")
+	row, err := herdr.ensureSession(ctx, "sizes")
 	if err != nil {
 		t.Fatalf("session sizes: %v", err)
 	}
 	defer func() {
-		if _, err := runCLI(ctx, bin, "session", "stop", "sizes"); err != nil {
+		if _, err := herdr.run(ctx, "session", "stop", "sizes"); err != nil {
 			t.Errorf("session stop sizes: %v", err)
 		}
 	}()
@@ -274,23 +274,25 @@ var liveReadWays = []liveRead{
 }
 
 // livePass runs every contract operation against bin in a private herdr config dir
-// (its own sessions) and returns what it saw; paths under herdr's config dir are
-// written as <C>, the rest of $XDG_CONFIG_HOME as <XDG>, the home as <HOME>.
-func livePass(t *testing.T, bin string) liveRecord {
+// (its own sessions; set: more of its environment, KEY=VALUE) and returns what it saw;
+// paths under herdr's config dir are written as <C>, the rest of $XDG_CONFIG_HOME as
+// <XDG>, the home as <HOME>.
+func livePass(t *testing.T, bin string, set ...string) liveRecord {
 	t.Helper()
-	xdg, home := privateHerdrEnv(t)
+	e := privateHerdrEnv(t, set...)
+	xdg, home, herdr := e.xdg, e.home, e.cli(bin)
 	ctx := context.Background()
 	var rec liveRecord
 	paths := strings.NewReplacer(filepath.Join(xdg, "herdr"), "<C>", xdg, "<XDG>", home, "<HOME>")
 	cli := func(args ...string) string {
-		out, err := runCLI(ctx, bin, args...)
+		out, err := herdr.run(ctx, args...)
 		if err != nil {
 			t.Fatalf("herdr %v: %v", args, err)
 		}
 		return paths.Replace(string(out))
 	}
 	rec.Version = strings.TrimSpace(cli("--version"))
-	if err := CheckLive(ctx, bin); err != nil {
+	if err := herdr.checkLive(ctx); err != nil {
 		t.Fatalf("contract check of %s: %v", rec.Version, err)
 	}
 	rec.IntegrationStatus = cli("integration", "status")
@@ -301,8 +303,8 @@ func livePass(t *testing.T, bin string) liveRecord {
 
 	sock := filepath.Join(xdg, "herdr", "sessions", "orcr", "herdr.sock")
 	px := newProxy(t, sock)
-	d := newTestDriver(t, Config{Bin: bin, Owned: "orcr", Sessions: func(ctx context.Context) ([]SessionInfo, error) {
-		rows, err := ListSessions(ctx, bin)
+	d := newTestDriver(t, Config{Bin: bin, Owned: "orcr", Env: e.env, Sessions: func(ctx context.Context) ([]SessionInfo, error) {
+		rows, err := herdr.listSessions(ctx)
 		for i := range rows {
 			if rows[i].SocketPath == sock {
 				rows[i].SocketPath = px.path
@@ -316,7 +318,7 @@ func livePass(t *testing.T, bin string) liveRecord {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
-		if _, err := runCLI(ctx, bin, "session", "stop", "orcr"); err != nil {
+		if _, err := herdr.run(ctx, "session", "stop", "orcr"); err != nil {
 			t.Errorf("session stop: %v", err)
 		}
 	})
@@ -391,7 +393,7 @@ func livePass(t *testing.T, bin string) liveRecord {
 		rec.Wire = append(rec.Wire, exchange{Request: []byte(paths.Replace(string(x.Request))),
 			Response: []byte(paths.Replace(string(x.Response)))})
 	}
-	rec.Sizes = probeSizes(t, bin)
+	rec.Sizes = probeSizes(t, herdr)
 	return rec
 }
 
@@ -546,6 +548,7 @@ func loadLiveRecords(t *testing.T) map[string]liveRecord {
 // herdr answered: the same requests, responses of the same shape, the same CLI
 // outputs (session list, integration status) and the same screens.
 func TestStandinReplaysLive(t *testing.T) {
+	t.Parallel()
 	recs := loadLiveRecords(t)
 	bin := buildStandin(t)
 	names := make([]string, 0, len(recs))
@@ -556,10 +559,9 @@ func TestStandinReplaysLive(t *testing.T) {
 	for _, name := range names {
 		want := recs[name]
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			validateWire(t, want.Protocol, want.Wire)
-			t.Setenv("HERDR_STANDIN_PROTOCOL", fmt.Sprint(want.Protocol))
-			t.Setenv("HERDR_STANDIN_COMPLETION_SEQ", "")
-			got := livePass(t, bin)
+			got := livePass(t, bin, fmt.Sprint("HERDR_STANDIN_PROTOCOL=", want.Protocol))
 			compareRecords(t, want, got)
 		})
 	}
