@@ -46,6 +46,9 @@ type Providers interface {
 	// Relaunch rebuilds a launch for the provider, model and effort routing.fallback
 	// promoted its row as (docs/lifecycle.md §7.6).
 	Relaunch(l *Launch, provider string) (*Launch, error)
+	// ScreenStatus is the declaration of a provider whose status is read from its
+	// pane's screen (`status: screen`, docs/providers.md §11.4); false: herdr's.
+	ScreenStatus(provider string) (config.ProviderSpec, bool)
 }
 
 // BuiltinProviders is [Providers] without a configuration: built-in tuning, no
@@ -75,6 +78,11 @@ func (BuiltinProviders) RemoteKeys(string) (RemoteKeys, bool) { return RemoteKey
 
 // HerdrGate implements [Providers]: no check.
 func (BuiltinProviders) HerdrGate(context.Context) error { return nil }
+
+// ScreenStatus implements [Providers]: herdr's status for every provider.
+func (BuiltinProviders) ScreenStatus(string) (config.ProviderSpec, bool) {
+	return config.ProviderSpec{}, false
+}
 
 // Relaunch implements [Providers]: none, so a rerouted spawn fails.
 func (BuiltinProviders) Relaunch(_ *Launch, provider string) (*Launch, error) {
@@ -616,6 +624,9 @@ func (a *agentActor) track(c actor.Context) {
 		t.Terminal, t.Pane = a.st.TerminalID, a.st.PaneID
 		if len(a.env.PaneExec) > 0 {
 			t.ExitFile = exitFile(a.env.Home, a.st.Path, a.uuid)
+		}
+		if _, ok := a.env.providers().ScreenStatus(a.st.Provider); ok {
+			t.Screen = a.st.Provider
 		}
 	}
 	if t == a.tracked {

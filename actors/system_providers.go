@@ -278,6 +278,16 @@ func (p systemProviders) RemoteKeys(name string) (RemoteKeys, bool) {
 		ModelSwitch: prov.ModelSwitch}, true
 }
 
+// ScreenStatus implements [Providers]: a declared provider with `status: screen`.
+func (p systemProviders) ScreenStatus(name string) (config.ProviderSpec, bool) {
+	prov, err := p.s.lookupProvider(name)
+	if err != nil {
+		return config.ProviderSpec{}, false
+	}
+	spec, ok := provider.Spec(prov)
+	return spec, ok && spec.Status == config.StatusScreen
+}
+
 // lookupProvider finds provider name with the server's options.
 func (s *System) lookupProvider(name string) (provider.Provider, error) {
 	return provider.Lookup(name, s.providerOptions())
