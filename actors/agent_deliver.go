@@ -221,7 +221,7 @@ func (w *agentWork) agentRow(target string, byPane bool) (herdr.AgentInfo, bool)
 // For a provider whose status is read from the screen (docs/providers.md §11.4) it is
 // the screen's, when one of its rules matches.
 func (w *agentWork) paneStatus(target string) (herdr.Status, bool) {
-	if spec, ok := w.env.providers().ScreenStatus(w.st.Provider); ok {
+	if spec, ok := w.env.screenStatus(w.st.Provider); ok {
 		text, ok := w.screen(target)
 		if !ok {
 			return "", false

@@ -397,7 +397,7 @@ func readScreens(ctx context.Context, env *AgentEnv, targets map[string]watchedS
 	var out []screenRead
 	for u, t := range targets {
 		r := screenRead{uuid: u}
-		spec, ok := env.providers().ScreenStatus(t.provider)
+		spec, ok := env.screenStatus(t.provider)
 		if !ok {
 			continue
 		}

@@ -278,14 +278,13 @@ func (p systemProviders) RemoteKeys(name string) (RemoteKeys, bool) {
 		ModelSwitch: prov.ModelSwitch}, true
 }
 
-// ScreenStatus implements [Providers]: a declared provider with `status: screen`.
-func (p systemProviders) ScreenStatus(name string) (config.ProviderSpec, bool) {
+// Declared implements [Providers]: the declaration of a contract provider.
+func (p systemProviders) Declared(name string) (config.ProviderSpec, bool) {
 	prov, err := p.s.lookupProvider(name)
 	if err != nil {
 		return config.ProviderSpec{}, false
 	}
-	spec, ok := provider.Spec(prov)
-	return spec, ok && spec.Status == config.StatusScreen
+	return provider.Spec(prov)
 }
 
 // lookupProvider finds provider name with the server's options.
