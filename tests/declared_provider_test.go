@@ -111,7 +111,8 @@ func checkStates(res map[string]any) map[string]string {
 // herdr, detects no agent in a program it does not know, so herdr's agent rows say
 // nothing of it. Its turn still completes, by the status its screen shows (`[working]`,
 // then `[idle]` on its status line) — with a fast-turn grace far longer than the test,
-// only a working seen on screen can complete it — and `--last-response --json` answers
+// only a working seen on screen can complete it; each turn works 3 s, many screen polls
+// (400 ms) even on a loaded machine — and `--last-response --json` answers
 // from the screen, marked from_screen, as the human output says.
 func TestDeclaredProviderStatusFromScreen(t *testing.T) {
 	b := sockettest.BuildBinaries(t)
@@ -132,7 +133,7 @@ func TestDeclaredProviderStatusFromScreen(t *testing.T) {
 	cfg, _ := json.Marshal(decl)
 	h, _ := herdrHome(t, string(cfg))
 
-	h.jsonRun(t, "agent.run", 0, "agent", "run", "-a", "screenagent", "--path", "scr/one", "-p", "turn_ms=1500 say=seen_on_screen")
+	h.jsonRun(t, "agent.run", 0, "agent", "run", "-a", "screenagent", "--path", "scr/one", "-p", "turn_ms=3000 say=seen_on_screen")
 	if w := h.run("agent", "wait", "--timeout", "60s", "scr/one"); w.exit != 0 || w.stdout != "scr/one  turn_complete\n" {
 		t.Fatalf("agent wait: exit %d stdout %q stderr %q", w.exit, w.stdout, w.stderr)
 	}
@@ -145,7 +146,7 @@ func TestDeclaredProviderStatusFromScreen(t *testing.T) {
 		t.Errorf("--last-response for humans: exit %d stdout %q stderr %q", r.exit, r.stdout, r.stderr)
 	}
 	// A second turn: the answer is the one under the last prompt's echo.
-	h.jsonRun(t, "agent.send", 0, "agent", "send", "scr/one", "turn_ms=900 say=second_answer")
+	h.jsonRun(t, "agent.send", 0, "agent", "send", "scr/one", "turn_ms=3000 say=second_answer")
 	if w := h.run("agent", "wait", "--timeout", "60s", "scr/one"); w.exit != 0 {
 		t.Fatalf("agent wait after send: exit %d stdout %q stderr %q", w.exit, w.stdout, w.stderr)
 	}
