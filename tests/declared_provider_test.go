@@ -26,11 +26,15 @@ func TestDeclaredProviderRunsATurnByConfigOnly(t *testing.T) {
 			"screens":       map[string]any{"ready": []string{"tiny agent ready"}},
 			"transcript":    map[string]any{"format": "none"},
 			"shutdown":      map[string]any{"line": "/quit", "grace": "400ms"},
-		}, "gone": map[string]any{"command": "/nonexistent/agent-cli", "session": "herdr"}},
+		}, "gone": map[string]any{"command": "/nonexistent/agent-cli", "session": "herdr"},
+			// No ready screen declared: its answer cannot be told from the screen.
+			"blind": map[string]any{"command": b.MockAgent, "bypass_args": []string{"--skip-permissions"},
+				"env": map[string]string{"ORCR_MOCK_NO_TRANSCRIPT": "1"}, "transcript": map[string]any{"format": "none"}}},
 		"integrations": map[string]any{"tinyagent": map[string]any{
 			"submit_ready_ms": 0, "submit_confirm_ms": 0, "submit_enter_delay_ms": 0,
 			"fast_turn_grace_ms": 1500, "idle_stable_ms": 1200}},
 	}
+	decl["integrations"].(map[string]any)["blind"] = decl["integrations"].(map[string]any)["tinyagent"]
 	cfg, _ := json.Marshal(decl)
 	h, _ := herdrHome(t, string(cfg))
 
@@ -50,7 +54,16 @@ func TestDeclaredProviderRunsATurnByConfigOnly(t *testing.T) {
 	if resp, _ := res["response"].(map[string]any); resp["text"] != "hello_from_a_declared_provider\nDONE" || resp["from_screen"] != true {
 		t.Errorf("--last-response: %v, want the answer read from the screen", res)
 	}
-	if r := h.run("agent", "kill", "-y", "decl/one"); r.exit != 0 {
+	h.jsonRun(t, "agent.run", 0, "agent", "run", "-a", "blind", "--path", "decl/blind", "-p", "say=unseen")
+	if w := h.run("agent", "wait", "decl/blind"); w.exit != 0 {
+		t.Fatalf("agent wait blind: exit %d stdout %q stderr %q", w.exit, w.stdout, w.stderr)
+	}
+	_, _, errObj = h.jsonRun(t, "agent.logs", 1, "agent", "logs", "decl/blind", "--last-response")
+	if d, _ := errObj["details"].(map[string]any); errObj["code"] != "transcript_unavailable" || d["cause"] != "no_transcript" ||
+		!strings.Contains(errObj["message"].(string), "cannot be told from its screen") {
+		t.Errorf("--last-response without a ready screen: %v, want transcript_unavailable no_transcript", errObj)
+	}
+	if r := h.run("agent", "kill", "-y", "decl/one", "decl/blind"); r.exit != 0 {
 		t.Fatalf("kill: %d %s", r.exit, r.stderr)
 	}
 	if r := h.run("agent", "ls", "--all", "decl/one"); !strings.Contains(r.stdout, "decl/one") {
