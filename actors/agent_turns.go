@@ -152,8 +152,9 @@ func (w *agentWork) complete() (ended bool, retry int64) {
 	}
 	w.logTools()
 	c := store.TurnCompletion{UUID: w.uuid, Seq: w.st.Turn.Seq}
+	var kept store.End // the screen read at completion, kept by a gc-immediate end
 	if noTranscript {
-		c.Response = w.screenAnswer()
+		c.Response, kept = w.screenAnswer()
 	}
 	if turnCompletionFlipsIdle(factsOf(w.st)) {
 		c.IdleFrom = w.st.Status
@@ -211,29 +212,30 @@ func (w *agentWork) complete() (ended bool, retry int64) {
 	// answer there, docs/providers.md §11.3).
 	w.shutdownPane(string(store.ExitCompleted))
 	w.logErr("end completed", w.apply(func(tx *store.Tx) error {
-		return tx.EndAgentWith(w.uuid, store.TurnStatuses, store.ExitCompleted, store.End{Screen: w.screenText, ScreenAt: w.screenAt})
+		return tx.EndAgentWith(w.uuid, store.TurnStatuses, store.ExitCompleted, kept)
 	}))
 	return true, 0
 }
 
 // screenAnswer reads the answer of a provider without a transcript from its pane's
 // screen at completion (docs/providers.md §11.3), for the session log; "" when it
-// cannot be told. The screen read is kept as the pane's last screen.
-func (w *agentWork) screenAnswer() string {
+// cannot be told. kept holds the screen read, for an end to keep with the row.
+func (w *agentWork) screenAnswer() (answer string, kept store.End) {
 	spec, ok := w.env.providers().Declared(w.st.Provider)
 	if !ok || len(spec.Screens.Ready) == 0 || w.st.TerminalID == "" {
-		return ""
+		return "", kept
 	}
 	screen, ok, _ := w.readScreen(w.st.TerminalID)
 	if !ok {
-		return ""
+		return "", kept
 	}
+	kept = store.End{Screen: screen, ScreenAt: time.Now().UnixMilli()}
 	prompt, ok, err := store.LastPrompt(w.ctx, w.env.DB.Reader(), w.uuid)
 	if err != nil || !ok {
-		return ""
+		return "", kept
 	}
-	answer, _ := provider.ScreenAnswer(spec, screen, prompt)
-	return answer
+	answer, _ = provider.ScreenAnswer(spec, screen, prompt)
+	return answer, kept
 }
 
 // probeTranscript looks for the open turn's work in the transcript when herdr's reports
