@@ -49,6 +49,8 @@ fuzz:
     go test -run '^$' -fuzz '^FuzzParseLimitReset$' -fuzztime 5s ./actors
     go test -run '^$' -fuzz '^FuzzParseRetryAfter$' -fuzztime 5s ./actors/notify
     go test -run '^$' -fuzz '^FuzzParseCodexModelList$' -fuzztime 5s ./actors/provider
+    go test -run '^$' -fuzz '^FuzzScreenAnswer$' -fuzztime 5s ./actors/provider
+    go test -run '^$' -fuzz '^FuzzScreenStatus$' -fuzztime 5s ./actors/provider
     go test -run '^$' -fuzz '^FuzzParseChat$' -fuzztime 5s ./actors/provider/modeltest
     go test -run '^$' -fuzz '^FuzzParseDirectives$' -fuzztime 5s ./actors/provider/modeltest
     go test -run '^$' -fuzz '^FuzzParseGemini$' -fuzztime 5s ./actors/provider/modeltest

@@ -46,6 +46,9 @@ type Providers interface {
 	// Relaunch rebuilds a launch for the provider, model and effort routing.fallback
 	// promoted its row as (docs/lifecycle.md §7.6).
 	Relaunch(l *Launch, provider string) (*Launch, error)
+	// Declared is the declaration of a provider expressed through the contract
+	// (docs/providers.md §11, §12); false for claude, codex and the mock.
+	Declared(provider string) (config.ProviderSpec, bool)
 }
 
 // BuiltinProviders is [Providers] without a configuration: built-in tuning, no
@@ -75,6 +78,11 @@ func (BuiltinProviders) RemoteKeys(string) (RemoteKeys, bool) { return RemoteKey
 
 // HerdrGate implements [Providers]: no check.
 func (BuiltinProviders) HerdrGate(context.Context) error { return nil }
+
+// Declared implements [Providers]: none.
+func (BuiltinProviders) Declared(string) (config.ProviderSpec, bool) {
+	return config.ProviderSpec{}, false
+}
 
 // Relaunch implements [Providers]: none, so a rerouted spawn fails.
 func (BuiltinProviders) Relaunch(_ *Launch, provider string) (*Launch, error) {
@@ -135,6 +143,13 @@ const (
 	completionSeqReported int32 = 1
 	completionSeqAbsent   int32 = -1
 )
+
+// screenStatus is the declaration of a provider whose status is read from its pane's
+// screen (`status: screen`, docs/providers.md §11.4); false: herdr's.
+func (env *AgentEnv) screenStatus(provider string) (config.ProviderSpec, bool) {
+	spec, ok := env.providers().Declared(provider)
+	return spec, ok && spec.Status == config.StatusScreen
+}
 
 // providers is env.Providers, or the built-ins when it is nil.
 func (env *AgentEnv) providers() Providers {
@@ -616,6 +631,9 @@ func (a *agentActor) track(c actor.Context) {
 		t.Terminal, t.Pane = a.st.TerminalID, a.st.PaneID
 		if len(a.env.PaneExec) > 0 {
 			t.ExitFile = exitFile(a.env.Home, a.st.Path, a.uuid)
+		}
+		if _, ok := a.env.screenStatus(a.st.Provider); ok {
+			t.Screen = a.st.Provider
 		}
 	}
 	if t == a.tracked {

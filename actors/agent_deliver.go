@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/orcr-go/orcr/actors/provider"
 	"github.com/orcr-go/orcr/herdr"
 	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/api/wire"
@@ -217,7 +218,17 @@ func (w *agentWork) agentRow(target string, byPane bool) (herdr.AgentInfo, bool)
 }
 
 // paneStatus is herdr's agent status of target (a terminal id or a pane id), if listed.
+// For a provider whose status is read from the screen (docs/providers.md §11.4) it is
+// the screen's, when one of its rules matches.
 func (w *agentWork) paneStatus(target string) (herdr.Status, bool) {
+	if spec, ok := w.env.screenStatus(w.st.Provider); ok {
+		text, ok := w.screen(target)
+		if !ok {
+			return "", false
+		}
+		st, _ := provider.ScreenStatus(spec, text)
+		return st, st != herdr.StatusUnknown
+	}
 	a, ok := w.agentRow(target, true)
 	return a.AgentStatus, ok
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/orcr-go/orcr/actors/provider"
 	"github.com/orcr-go/orcr/actors/transcript"
 	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/store"
@@ -151,6 +152,10 @@ func (w *agentWork) complete() (ended bool, retry int64) {
 	}
 	w.logTools()
 	c := store.TurnCompletion{UUID: w.uuid, Seq: w.st.Turn.Seq}
+	var kept store.End // the screen read at completion, kept by a gc-immediate end
+	if noTranscript {
+		c.Response, kept = w.screenAnswer()
+	}
 	if turnCompletionFlipsIdle(factsOf(w.st)) {
 		c.IdleFrom = w.st.Status
 	}
@@ -202,10 +207,35 @@ func (w *agentWork) complete() (ended bool, retry int64) {
 	if err != nil || !immediate {
 		return w.isEnded(), 0
 	}
-	// gc immediate: the response is readable; tear the pane down, then end completed.
+	// gc immediate: the response is readable; tear the pane down, then end completed,
+	// keeping the screen read at completion (a provider without a transcript has its
+	// answer there, docs/providers.md §11.3).
 	w.shutdownPane(string(store.ExitCompleted))
-	w.endAs(store.TurnStatuses, store.ExitCompleted)
+	w.logErr("end completed", w.apply(func(tx *store.Tx) error {
+		return tx.EndAgentWith(w.uuid, store.TurnStatuses, store.ExitCompleted, kept)
+	}))
 	return true, 0
+}
+
+// screenAnswer reads the answer of a provider without a transcript from its pane's
+// screen at completion (docs/providers.md §11.3), for the session log; "" when it
+// cannot be told. kept holds the screen read, for an end to keep with the row.
+func (w *agentWork) screenAnswer() (answer string, kept store.End) {
+	spec, ok := w.env.providers().Declared(w.st.Provider)
+	if !ok || len(spec.Screens.Ready) == 0 || w.st.TerminalID == "" {
+		return "", kept
+	}
+	screen, ok, _ := w.readScreen(w.st.TerminalID)
+	if !ok {
+		return "", kept
+	}
+	kept = store.End{Screen: screen, ScreenAt: time.Now().UnixMilli()}
+	prompt, ok, err := store.LastPrompt(w.ctx, w.env.DB.Reader(), w.uuid)
+	if err != nil || !ok {
+		return "", kept
+	}
+	answer, _ = provider.ScreenAnswer(spec, screen, prompt)
+	return answer, kept
 }
 
 // probeTranscript looks for the open turn's work in the transcript when herdr's reports

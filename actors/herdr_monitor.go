@@ -8,11 +8,17 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/orcr-go/orcr/actors/actorkit"
+	"github.com/orcr-go/orcr/actors/provider"
 	"github.com/orcr-go/orcr/herdr"
 )
 
 // MonitorTick is the completion monitor's period (docs/lifecycle.md §10.2).
 const MonitorTick = 200 * time.Millisecond
+
+// ScreenPollEvery is how often the monitor reads the screens of the agents whose
+// provider's status comes from the screen (docs/providers.md §11.4): one pane.read per
+// such agent, every other tick.
+const ScreenPollEvery = 400 * time.Millisecond
 
 // StatusReport is herdr's view of one managed agent's pane, sent to the agent's actor
 // (through the agents actor) when it differs from the view sent before.
@@ -33,9 +39,14 @@ type StatusReport struct {
 // agent forgets what was reported for it, so its next poll reports the pane afresh.
 // ExitFile is the status file of the pane's launcher ("" = none, docs/lifecycle.md
 // §8.2): once it exists the provider has exited and the launcher holds the pane.
+//
+// Screen, when set, is the provider whose `screens` rules give the agent's status from
+// its pane's screen (`status: screen`, docs/providers.md §11.4) instead of herdr's
+// agent rows, which the herdr layer may not have for it.
 type TrackPane struct {
 	UUID, Terminal, Pane string
 	ExitFile             string
+	Screen               string
 }
 
 // SetAgents gives the monitor the agents actor it reports to (the monitor is spawned
@@ -49,16 +60,27 @@ type SetReconciler struct{ PID *actor.PID }
 type monitorTick struct{ gen int64 }
 
 type monitorPolled struct {
-	agents []herdr.AgentInfo
-	exited []string // the agents whose launcher's status file showed up
-	at     time.Time
-	err    error
+	agents  []herdr.AgentInfo
+	exited  []string     // the agents whose launcher's status file showed up
+	screens []screenRead // the screens read for the agents of screen-status providers
+	at      time.Time
+	err     error
+}
+
+// screenRead is one screen-status agent's screen as classified (docs/providers.md
+// §11.4); ok is false when the read failed, gone when herdr has no such pane.
+type screenRead struct {
+	uuid     string
+	status   herdr.Status
+	title    string
+	ok, gone bool
 }
 
 // MonitorSpec configures the completion monitor.
 type MonitorSpec struct {
-	Env  *AgentEnv
-	Tick time.Duration // default MonitorTick
+	Env        *AgentEnv
+	Tick       time.Duration // default MonitorTick
+	ScreenPoll time.Duration // default ScreenPollEvery
 }
 
 // seen is what the monitor last reported for one agent.
@@ -79,6 +101,12 @@ type watched struct {
 	// listedAt is the poll that last listed the agent, 0 once its absence was hinted
 	// (or before herdr ever listed it).
 	listedAt int64
+	// screen is the provider whose screen rules give the status ("" = herdr's rows);
+	// session is herdr's agent_session for such an agent when herdr lists it, and
+	// screenGone that a read found the pane gone (hinted once).
+	screen     string
+	session    *herdr.AgentSession
+	screenGone bool
 }
 
 // monitorActor polls herdr once per tick for the owned session — one agent.list for
@@ -110,6 +138,8 @@ type monitorState struct {
 	byTerm map[string]string // terminal id → uuid
 	byPane map[string]string // pane id → uuid (fallback when herdr lists a new terminal id)
 	polls  int64             // the polls diffed so far
+	// screensAt is when the screens of screen-status agents were last read.
+	screensAt time.Time
 }
 
 func newMonitorState() monitorState {
@@ -130,7 +160,7 @@ func (m *monitorState) track(t TrackPane) {
 	if t.Terminal == "" {
 		return
 	}
-	m.byUUID[t.UUID] = &watched{terminal: t.Terminal, pane: t.Pane, exitFile: t.ExitFile}
+	m.byUUID[t.UUID] = &watched{terminal: t.Terminal, pane: t.Pane, exitFile: t.ExitFile, screen: t.Screen}
 	m.byTerm[t.Terminal] = t.UUID
 	if t.Pane != "" {
 		m.byPane[t.Pane] = t.UUID
@@ -159,6 +189,10 @@ func (m *monitorState) diff(list []herdr.AgentInfo, at time.Time) []StatusReport
 		if w.exited {
 			continue
 		}
+		if w.screen != "" { // herdr's status is not this agent's; its pointer is
+			w.session = a.AgentSession
+			continue
+		}
 		now := seen{status: a.AgentStatus.Normalise(), valid: true}
 		if a.AgentSession != nil {
 			now.session = a.AgentSession.Value
@@ -178,6 +212,58 @@ func (m *monitorState) diff(list []herdr.AgentInfo, at time.Time) []StatusReport
 		out = append(out, r)
 	}
 	return out
+}
+
+// screenTargets lists the terminals of the screen-status agents to read, by agent,
+// when ScreenPollEvery has passed since the last read (nil otherwise).
+func (m *monitorState) screenTargets(now time.Time, every time.Duration) map[string]watchedScreen {
+	if now.Sub(m.screensAt) < every {
+		return nil
+	}
+	var out map[string]watchedScreen
+	for u, w := range m.byUUID {
+		if w.screen != "" && !w.exited && !w.screenGone {
+			if out == nil {
+				out = map[string]watchedScreen{}
+			}
+			out[u] = watchedScreen{terminal: w.terminal, provider: w.screen}
+		}
+	}
+	if out != nil {
+		m.screensAt = now
+	}
+	return out
+}
+
+// watchedScreen is what a poll needs to read and classify one agent's screen.
+type watchedScreen struct{ terminal, provider string }
+
+// diffScreens returns a report for each screen-status agent whose screen shows a
+// status (or herdr a pointer) other than the last one reported, and whether a read
+// found a pane gone for the first time (a hint for reconciliation).
+func (m *monitorState) diffScreens(reads []screenRead, at time.Time) (out []StatusReport, gone bool) {
+	for _, r := range reads {
+		w, ok := m.byUUID[r.uuid]
+		if !ok || w.exited || w.screen == "" {
+			continue
+		}
+		if r.gone && !w.screenGone {
+			w.screenGone, gone = true, true
+		}
+		if !r.ok {
+			continue
+		}
+		now := seen{status: r.status, valid: true}
+		if w.session != nil {
+			now.session = w.session.Value
+		}
+		if now == w.last {
+			continue
+		}
+		w.last = now
+		out = append(out, StatusReport{UUID: r.uuid, Status: r.status, AgentSession: w.session, Title: r.title, At: at})
+	}
+	return out, gone
 }
 
 // exitFiles lists the status files of the watched agents whose provider has not been
@@ -227,6 +313,9 @@ func NewMonitorProps(spec MonitorSpec) *actor.Props {
 	if spec.Tick <= 0 {
 		spec.Tick = MonitorTick
 	}
+	if spec.ScreenPoll <= 0 {
+		spec.ScreenPoll = ScreenPollEvery
+	}
 	return actorkit.Props(spec.Env.Log, func() actor.Actor { return &monitorActor{spec: spec, w: newMonitorState()} })
 }
 
@@ -251,19 +340,21 @@ func (m *monitorActor) Receive(c actor.Context) {
 		}
 		m.busy = true
 		self, root, env, base, files := c.Self(), c.ActorSystem().Root, m.spec.Env, m.ctx, m.w.exitFiles()
+		screens := m.w.screenTargets(time.Now(), m.spec.ScreenPoll)
 		env.Ops.Add(1)
 		go func() {
 			defer env.Ops.Done()
 			ctx, cancel := context.WithTimeout(base, 5*time.Second)
 			defer cancel()
 			list, err := env.Herdr.Owned().AgentList(ctx)
+			reads := readScreens(ctx, env, screens)
 			var exited []string
 			for u, f := range files {
 				if _, err := os.Stat(f); err == nil {
 					exited = append(exited, u)
 				}
 			}
-			root.Send(self, monitorPolled{agents: list, exited: exited, at: time.Now(), err: err})
+			root.Send(self, monitorPolled{agents: list, exited: exited, screens: reads, at: time.Now(), err: err})
 		}()
 	case monitorPolled:
 		m.busy = false
@@ -287,11 +378,40 @@ func (m *monitorActor) Receive(c actor.Context) {
 				c.Send(m.recon, ReconcileNow{Hint: true})
 			}
 		}
+		reports, gone := m.w.diffScreens(msg.screens, msg.at)
+		for _, r := range reports {
+			c.Send(m.agents, r)
+		}
+		if gone && m.recon != nil {
+			c.Send(m.recon, ReconcileNow{Hint: true})
+		}
 		m.arm(c)
 	case *actor.Stopping:
 		m.tick.Stop()
 		m.cancel()
 	}
+}
+
+// readScreens reads and classifies the screens of targets, one pane.read each.
+func readScreens(ctx context.Context, env *AgentEnv, targets map[string]watchedScreen) []screenRead {
+	var out []screenRead
+	for u, t := range targets {
+		r := screenRead{uuid: u}
+		spec, ok := env.screenStatus(t.provider)
+		if !ok {
+			continue
+		}
+		rd, err := env.Herdr.Owned().Read(ctx, t.terminal, 0)
+		switch {
+		case err != nil:
+			r.gone = paneGone(err)
+		default:
+			r.status, r.title = provider.ScreenStatus(spec, rd.Text)
+			r.ok = true
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 func (m *monitorActor) arm(c actor.Context) {

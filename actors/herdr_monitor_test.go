@@ -187,3 +187,51 @@ func TestMonitorStopCancelsItsPoll(t *testing.T) {
 		t.Errorf("the monitor's stop waited %v for its poll, want it canceled at once", took)
 	}
 }
+
+// An agent of a screen-status provider (docs/providers.md §11.4) is reported from its
+// screen: herdr's row for its pane gives only the session pointer, a change of the
+// screen's status is reported once, its reads are paced, and a pane a read finds gone is
+// hinted to reconciliation once.
+func TestMonitorScreenStatus(t *testing.T) {
+	m := newMonitorState()
+	m.track(TrackPane{UUID: "s", Terminal: "term_s", Pane: "w1:p1", Screen: "tui"})
+	m.track(TrackPane{UUID: "h", Terminal: "term_h", Pane: "w1:p2"})
+	t0 := time.Now()
+	targets := m.screenTargets(t0, ScreenPollEvery)
+	if len(targets) != 1 || targets["s"] != (watchedScreen{terminal: "term_s", provider: "tui"}) {
+		t.Fatalf("screen targets %+v", targets)
+	}
+	if again := m.screenTargets(t0.Add(ScreenPollEvery/2), ScreenPollEvery); again != nil {
+		t.Fatalf("screens read again within %v: %+v", ScreenPollEvery, again)
+	}
+	if got := m.screenTargets(t0.Add(ScreenPollEvery), ScreenPollEvery); len(got) != 1 {
+		t.Fatalf("screens not read after %v: %+v", ScreenPollEvery, got)
+	}
+	sess := &herdr.AgentSession{Kind: "id", Value: "abc"}
+	got := m.diff([]herdr.AgentInfo{{TerminalID: "term_s", PaneID: "w1:p1", AgentStatus: herdr.StatusWorking, AgentSession: sess},
+		{TerminalID: "term_h", PaneID: "w1:p2", AgentStatus: herdr.StatusIdle}}, t0)
+	if len(got) != 1 || got[0].UUID != "h" {
+		t.Fatalf("herdr's rows reported %+v; only the herdr-status agent's is", got)
+	}
+	check := func(what string, reads []screenRead, want []herdr.Status, wantGone bool) {
+		t.Helper()
+		got, gone := m.diffScreens(reads, t0)
+		if len(got) != len(want) || gone != wantGone {
+			t.Fatalf("%s: reports %+v gone %v, want %v gone %v", what, got, gone, want, wantGone)
+		}
+		for i, r := range got {
+			if r.UUID != "s" || r.Status != want[i] || r.AgentSession != sess {
+				t.Errorf("%s: report %+v, want %s with herdr's pointer", what, r, want[i])
+			}
+		}
+	}
+	check("working", []screenRead{{uuid: "s", status: herdr.StatusWorking, ok: true}}, []herdr.Status{herdr.StatusWorking}, false)
+	check("still working", []screenRead{{uuid: "s", status: herdr.StatusWorking, ok: true}}, nil, false)
+	check("a read failed", []screenRead{{uuid: "s"}}, nil, false)
+	check("ready", []screenRead{{uuid: "s", status: herdr.StatusIdle, ok: true}}, []herdr.Status{herdr.StatusIdle}, false)
+	check("gone", []screenRead{{uuid: "s", gone: true}}, nil, true)
+	check("gone again", []screenRead{{uuid: "s", gone: true}}, nil, false)
+	if got := m.screenTargets(t0.Add(time.Hour), ScreenPollEvery); got != nil {
+		t.Errorf("a gone pane is read again: %+v", got)
+	}
+}

@@ -278,6 +278,15 @@ func (p systemProviders) RemoteKeys(name string) (RemoteKeys, bool) {
 		ModelSwitch: prov.ModelSwitch}, true
 }
 
+// Declared implements [Providers]: the declaration of a contract provider.
+func (p systemProviders) Declared(name string) (config.ProviderSpec, bool) {
+	prov, err := p.s.lookupProvider(name)
+	if err != nil {
+		return config.ProviderSpec{}, false
+	}
+	return provider.Spec(prov)
+}
+
 // lookupProvider finds provider name with the server's options.
 func (s *System) lookupProvider(name string) (provider.Provider, error) {
 	return provider.Lookup(name, s.providerOptions())

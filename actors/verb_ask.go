@@ -76,11 +76,11 @@ func (s *System) Ask(ctx context.Context, ask api.AskRequest) (api.AskResult, er
 	if err != nil {
 		return api.AskResult{}, wire.From(err, wire.CauseSQLite)
 	}
-	text, err := s.lastResponse(ctx, row)
+	resp, err := s.lastResponse(ctx, row)
 	if err != nil {
 		return api.AskResult{}, err
 	}
-	res := api.AskResult{UUID: uuid, Path: path, Response: api.Response{Text: text, Final: true}}
+	res := api.AskResult{UUID: uuid, Path: path, Response: resp}
 	if row.Worktree != nil {
 		res.Worktree = s.askWorktree(ctx, w, uuid, row.Worktree)
 	}

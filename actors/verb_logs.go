@@ -31,11 +31,11 @@ func (s *System) Logs(ctx context.Context, r api.LogsRequest) (api.LogsResult, e
 		return res, nil
 	}
 	if r.LastResponse {
-		text, err := s.lastResponse(ctx, row)
+		resp, err := s.lastResponse(ctx, row)
 		if err != nil {
 			return api.LogsResult{}, err
 		}
-		res.Response = &api.Response{Text: text, Final: true}
+		res.Response = &resp
 		return res, nil
 	}
 	path, format, err := s.locateTranscript(ctx, row)
@@ -95,8 +95,64 @@ func (s *System) locateTranscript(ctx context.Context, row store.AgentRow) (path
 // lastResponse reads the final response: when the latest turn is completed with a
 // recorded cursor, the file must have reached it within the provider's freshness
 // timeout (else stale), so an answer is never older than the completion it belongs to.
-func (s *System) lastResponse(ctx context.Context, row store.AgentRow) (string, error) {
+// A provider without a transcript has its answer read from the screen.
+func (s *System) lastResponse(ctx context.Context, row store.AgentRow) (api.Response, error) {
 	path, format, err := s.locateTranscript(ctx, row)
+	if wire.Is(err, wire.TranscriptUnavailable, wire.CauseNoTranscript) {
+		return s.screenResponse(ctx, row, err)
+	}
+	text, err := s.transcriptResponse(ctx, row, path, format, err)
+	if err != nil {
+		return api.Response{}, err
+	}
+	return api.Response{Text: text, Final: true}, nil
+}
+
+// screenResponse is the final response of a provider without a transcript, read from
+// its pane's screen (docs/providers.md §11.3): the answer under the echo of the last
+// prompt, on the live screen or, once the pane is gone, the screen kept with the row.
+// When it cannot be told, it is noTranscript's transcript_unavailable no_transcript,
+// saying why.
+func (s *System) screenResponse(ctx context.Context, row store.AgentRow, noTranscript error) (api.Response, error) {
+	if store.UnansweredStatuses.Has(row.Status) {
+		return api.Response{}, annotate(transcript.Unavailable(wire.CauseNoFinalResponse, noFinalResponse(row)), row)
+	}
+	name := ""
+	if row.Agent != nil {
+		name = *row.Agent
+	}
+	cannot := func(why string) (api.Response, error) {
+		msg := "provider `" + name + "` declares no transcript (transcript.format none), and its answer cannot be told from its screen: " + why
+		return api.Response{}, annotate(transcript.Unavailable(wire.CauseNoTranscript, msg), row)
+	}
+	prov, err := s.lookupProvider(name)
+	if err != nil {
+		return api.Response{}, noTranscript
+	}
+	spec, ok := provider.Spec(prov)
+	if !ok || len(spec.Screens.Ready) == 0 {
+		return cannot("it declares no ready screen")
+	}
+	prompt, ok, err := store.LastPrompt(ctx, s.cfg.DB.Reader(), row.UUID)
+	if err != nil {
+		return api.Response{}, wire.From(err, wire.CauseSQLite)
+	}
+	if !ok {
+		return cannot("no prompt was delivered to it")
+	}
+	scr, err := s.screenOf(ctx, row)
+	if err != nil {
+		return cannot("there is no screen to read")
+	}
+	text, ok := provider.ScreenAnswer(spec, scr.Text, prompt)
+	if !ok {
+		return cannot("the screen does not show the last prompt's echo with an answer under it and the provider ready")
+	}
+	return api.Response{Text: text, Final: true, FromScreen: true}, nil
+}
+
+// transcriptResponse is lastResponse from the transcript at path, located with err.
+func (s *System) transcriptResponse(ctx context.Context, row store.AgentRow, path, format string, err error) (string, error) {
 	if wire.Is(err, wire.TranscriptUnavailable, wire.CauseNotFound) && store.UnansweredStatuses.Has(row.Status) {
 		// A turn under way whose provider has not written its transcript yet has no
 		// final response for the same reason as one that has: it is still working.

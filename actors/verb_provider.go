@@ -178,12 +178,14 @@ func (s *System) checkTurn(ctx context.Context, name string, add func(part, stat
 		add("turn", api.CheckOK, "the turn completed")
 		if strings.TrimSpace(ask.Response.Text) == "" {
 			add("answer", api.CheckFailed, "the final response is empty")
+		} else if ask.Response.FromScreen {
+			add("answer", api.CheckOK, "read from the screen: "+firstLine(ask.Response.Text))
 		} else {
 			add("answer", api.CheckOK, firstLine(ask.Response.Text))
 		}
 	case wire.Is(err, wire.TranscriptUnavailable, wire.CauseNoTranscript):
 		add("turn", api.CheckOK, "the turn completed")
-		add("answer", api.CheckUnknown, "the provider declares no transcript (docs/providers.md §11.3)")
+		add("answer", api.CheckUnknown, "the provider declares no transcript and its answer cannot be told from its screen (docs/providers.md §11.3)")
 	default:
 		add("turn", api.CheckFailed, checkErr(err))
 	}

@@ -17,6 +17,7 @@ import (
 // Values of a declared provider's status, session and transcript.format keys.
 const (
 	StatusHerdr      = "herdr"  // herdr's detection or the agent's own pane.report_agent
+	StatusScreen     = "screen" // the pane's screen classified with the screens rules (docs/providers.md §11.4)
 	SessionHerdr     = "herdr"  // herdr's agent_session pointer (requires the herdr layer)
 	SessionNone      = "none"   // no session pointer: resume is not offered
 	TranscriptNone   = "none"   // no transcript: no answer is captured (docs/providers.md §11.3)
@@ -67,7 +68,7 @@ type ProviderSpec struct {
 	Efforts                                                     []string // empty = any effort
 	DefaultEffort                                               string
 	Screens                                                     ProviderScreens
-	Status                                                      string // StatusHerdr
+	Status                                                      string // StatusHerdr or StatusScreen
 	Session                                                     string // SessionHerdr or SessionNone
 	Transcript                                                  ProviderTranscript
 	Keys                                                        ProviderKeys
@@ -202,8 +203,8 @@ func parseProvider(name string, entry map[string]any) (ProviderSpec, error) {
 			return ProviderSpec{}, fieldInvalid(field+"."+c.key, "`"+c.def+"` is not in the list: "+strings.Join(c.list, ", "))
 		}
 	}
-	if p.Status != StatusHerdr {
-		return ProviderSpec{}, fieldInvalid(field+".status", "must be `herdr` (`screen` is not available yet, docs/providers.md §11.4)")
+	if p.Status != StatusHerdr && p.Status != StatusScreen {
+		return ProviderSpec{}, fieldInvalid(field+".status", "must be `herdr` or `screen`")
 	}
 	if p.Session != SessionHerdr && p.Session != SessionNone {
 		return ProviderSpec{}, fieldInvalid(field+".session", "must be `herdr` or `none`")
@@ -229,6 +230,11 @@ func parseProvider(name string, entry map[string]any) (ProviderSpec, error) {
 	}
 	if p.Screens, err = parseScreens(entry, field+".screens"); err != nil {
 		return ProviderSpec{}, err
+	}
+	// A status read from the screen needs both ends of a turn on it: without a working
+	// rule no turn is seen to start, without a ready rule none is seen to end.
+	if p.Status == StatusScreen && (len(p.Screens.Ready) == 0 || len(p.Screens.Working) == 0) {
+		return ProviderSpec{}, fieldInvalid(field+".screens", "status `screen` needs `ready` and `working` rules")
 	}
 	if p.Transcript, err = parseTranscript(entry, field+".transcript"); err != nil {
 		return ProviderSpec{}, err

@@ -78,7 +78,8 @@ func TestProvidersSectionRefusesBadContracts(t *testing.T) {
 		{"placeholder in approval args", `{"command":"x","approval_args":["{model}"]}`, "providers.p.approval_args"},
 		{"resume without session", `{"command":"x","resume_args":["-r","{session}"]}`, "providers.p.resume_args"},
 		{"default model not listed", `{"command":"x","models":["a"],"default_model":"b"}`, "providers.p.default_model"},
-		{"status screen", `{"command":"x","status":"screen"}`, "providers.p.status"},
+		{"unknown status", `{"command":"x","status":"hooks"}`, "providers.p.status"},
+		{"status screen without working", `{"command":"x","status":"screen","screens":{"ready":["a"]}}`, "providers.p.screens"},
 		{"bad session", `{"command":"x","session":"maybe"}`, "providers.p.session"},
 		{"bad format", `{"command":"x","transcript":{"format":"kimi"}}`, "providers.p.transcript.format"},
 		{"data file without format", `{"command":"x","transcript":{"data_dir_file":"t.jsonl"}}`, "providers.p.transcript.data_dir_file"},
@@ -161,5 +162,18 @@ func TestProvidersSectionApprovalArgs(t *testing.T) {
 	}
 	if p := cfg.Providers["p"]; strings.Join(p.ApprovalArgs, " ") != "--ask" || strings.Join(p.BypassArgs, " ") != "--yolo" {
 		t.Errorf("approval_args %q, bypass_args %q", p.ApprovalArgs, p.BypassArgs)
+	}
+}
+
+// A status read from the screen is accepted with its ready and working rules
+// (docs/providers.md §11.4).
+func TestProvidersSectionStatusScreen(t *testing.T) {
+	cfg, _, err := config.Parse([]byte(`{"providers":{"tui":{"command":"tui","status":"screen",
+		"screens":{"ready":["\\[idle\\]"],"working":["\\[working\\]"]}}}}`), noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := cfg.Providers["tui"]; p.Status != config.StatusScreen || len(p.Screens.Working) != 1 {
+		t.Errorf("spec = %+v", p)
 	}
 }

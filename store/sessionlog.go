@@ -838,3 +838,26 @@ func Policy(ctx context.Context, q Querier, agent string) ([]string, error) {
 	}
 	return v.Patterns, nil
 }
+
+// LastPrompt returns the text of the last input delivered to agent, as its session log
+// holds it (user/message or context/injected, docs/remote.md §5); false when it holds
+// none. A provider without a transcript has its answer read under the prompt's echo on
+// screen (docs/providers.md §11.3).
+func LastPrompt(ctx context.Context, q Querier, agent string) (string, bool, error) {
+	var p string
+	err := q.QueryRowContext(ctx, `SELECT payload_json FROM session_log WHERE agent_uuid = ? AND type IN (?, ?)
+		ORDER BY seq DESC LIMIT 1`, agent, LogUserMessage, LogContextInjected).Scan(&p)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, sqliteErr("read last prompt", err)
+	}
+	var v struct {
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal([]byte(p), &v); err != nil {
+		return "", false, fmt.Errorf("store: last prompt of %s: %w", agent, err)
+	}
+	return v.Text, v.Text != "", nil
+}

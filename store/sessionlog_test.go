@@ -329,3 +329,20 @@ func TestSessionLogEndRevokesTokens(t *testing.T) {
 		t.Errorf("a token issued after the end: %v %v, want it live", hs, err)
 	}
 }
+
+// The last prompt is the last input the log holds, one that rode an open turn too.
+func TestSessionLogLastPrompt(t *testing.T) {
+	t.Parallel()
+	db := storetest.Open(t)
+	id := enqueue(t, db)
+	ctx := context.Background()
+	if p, ok, err := store.LastPrompt(ctx, db.Reader(), id); err != nil || ok {
+		t.Fatalf("last prompt before any: %q %v %v", p, ok, err)
+	}
+	for i, text := range []string{"first", "second, while the first ran"} {
+		storetest.Write(t, db, func(tx *store.Tx) (any, error) { return nil, tx.LogInput(id, int64(i+1), store.SourceOrcr, text) })
+	}
+	if p, ok, err := store.LastPrompt(ctx, db.Reader(), id); err != nil || !ok || p != "second, while the first ran" {
+		t.Errorf("last prompt %q %v %v", p, ok, err)
+	}
+}

@@ -12,7 +12,8 @@ import (
 // binary described under providers.tinyagent — no transcript, its status from its own
 // reports to herdr, /quit to end it — runs a real turn through the orcr binary and the
 // herdr stand-in, with no herdr integration installed (session none needs none).
-// `agent logs --last-response` says there is no transcript rather than guessing.
+// `agent logs --last-response` reads the answer from the screen, under the prompt's
+// echo, and says so (docs/providers.md §11.3).
 func TestDeclaredProviderRunsATurnByConfigOnly(t *testing.T) {
 	b := sockettest.BuildBinaries(t)
 	decl := map[string]any{
@@ -25,11 +26,15 @@ func TestDeclaredProviderRunsATurnByConfigOnly(t *testing.T) {
 			"screens":       map[string]any{"ready": []string{"tiny agent ready"}},
 			"transcript":    map[string]any{"format": "none"},
 			"shutdown":      map[string]any{"line": "/quit", "grace": "400ms"},
-		}, "gone": map[string]any{"command": "/nonexistent/agent-cli", "session": "herdr"}},
+		}, "gone": map[string]any{"command": "/nonexistent/agent-cli", "session": "herdr"},
+			// No ready screen declared: its answer cannot be told from the screen.
+			"blind": map[string]any{"command": b.MockAgent, "bypass_args": []string{"--skip-permissions"},
+				"env": map[string]string{"ORCR_MOCK_NO_TRANSCRIPT": "1"}, "transcript": map[string]any{"format": "none"}}},
 		"integrations": map[string]any{"tinyagent": map[string]any{
 			"submit_ready_ms": 0, "submit_confirm_ms": 0, "submit_enter_delay_ms": 0,
 			"fast_turn_grace_ms": 1500, "idle_stable_ms": 1200}},
 	}
+	decl["integrations"].(map[string]any)["blind"] = decl["integrations"].(map[string]any)["tinyagent"]
 	cfg, _ := json.Marshal(decl)
 	h, _ := herdrHome(t, string(cfg))
 
@@ -45,11 +50,20 @@ func TestDeclaredProviderRunsATurnByConfigOnly(t *testing.T) {
 	if len(rows) != 1 || rows[0].Agent == nil || *rows[0].Agent != "tinyagent" {
 		t.Fatalf("rows: %+v", rows)
 	}
-	_, _, errObj = h.jsonRun(t, "agent.logs", 1, "agent", "logs", "decl/one", "--last-response")
-	if d, _ := errObj["details"].(map[string]any); errObj["code"] != "transcript_unavailable" || d["cause"] != "no_transcript" {
-		t.Errorf("--last-response: %v, want transcript_unavailable no_transcript", errObj)
+	_, res, _ := h.jsonRun(t, "agent.logs", 0, "agent", "logs", "decl/one", "--last-response")
+	if resp, _ := res["response"].(map[string]any); resp["text"] != "hello_from_a_declared_provider\nDONE" || resp["from_screen"] != true {
+		t.Errorf("--last-response: %v, want the answer read from the screen", res)
 	}
-	if r := h.run("agent", "kill", "-y", "decl/one"); r.exit != 0 {
+	h.jsonRun(t, "agent.run", 0, "agent", "run", "-a", "blind", "--path", "decl/blind", "-p", "say=unseen")
+	if w := h.run("agent", "wait", "decl/blind"); w.exit != 0 {
+		t.Fatalf("agent wait blind: exit %d stdout %q stderr %q", w.exit, w.stdout, w.stderr)
+	}
+	_, _, errObj = h.jsonRun(t, "agent.logs", 1, "agent", "logs", "decl/blind", "--last-response")
+	if d, _ := errObj["details"].(map[string]any); errObj["code"] != "transcript_unavailable" || d["cause"] != "no_transcript" ||
+		!strings.Contains(errObj["message"].(string), "cannot be told from its screen") {
+		t.Errorf("--last-response without a ready screen: %v, want transcript_unavailable no_transcript", errObj)
+	}
+	if r := h.run("agent", "kill", "-y", "decl/one", "decl/blind"); r.exit != 0 {
 		t.Fatalf("kill: %d %s", r.exit, r.stderr)
 	}
 	if r := h.run("agent", "ls", "--all", "decl/one"); !strings.Contains(r.stdout, "decl/one") {
@@ -58,7 +72,7 @@ func TestDeclaredProviderRunsATurnByConfigOnly(t *testing.T) {
 
 	// provider ls: the declared ones next to the built-ins, each with the support rule's
 	// answer (gone needs herdr's integration, which the stand-in has not installed).
-	_, res, _ := h.jsonRun(t, "provider.ls", 0, "provider", "ls")
+	_, res, _ = h.jsonRun(t, "provider.ls", 0, "provider", "ls")
 	kinds := map[string]string{}
 	for _, row := range res["providers"].([]any) {
 		p := row.(map[string]any)
@@ -77,11 +91,11 @@ func TestDeclaredProviderRunsATurnByConfigOnly(t *testing.T) {
 	if kinds["gemini"] != "builtin/supported" {
 		t.Errorf("provider ls: gemini is %q, want builtin/supported", kinds["gemini"])
 	}
-	// provider check: a live turn through the normal start path, the answer unknown
-	// (no transcript), nothing failed; a command that does not exist fails statically.
+	// provider check: a live turn through the normal start path, its answer read from
+	// the screen, nothing failed; a command that does not exist fails statically.
 	_, res, _ = h.jsonRun(t, "provider.check", 0, "provider", "check", "tinyagent")
 	states := checkStates(res)
-	for part, want := range map[string]string{"command": "ok", "help": "ok", "flags": "ok", "herdr": "ok", "turn": "ok", "answer": "unknown", "end": "ok"} {
+	for part, want := range map[string]string{"command": "ok", "help": "ok", "flags": "ok", "herdr": "ok", "turn": "ok", "answer": "ok", "end": "ok"} {
 		if states[part] != want {
 			t.Errorf("provider check tinyagent: %s is %q, want %q (%v)", part, states[part], want, res["parts"])
 		}
@@ -103,4 +117,57 @@ func checkStates(res map[string]any) map[string]string {
 		m[part["part"].(string)] = part["state"].(string)
 	}
 	return m
+}
+
+// A provider declared with `status: screen` (docs/providers.md §11.4) and no transcript:
+// the mock agent never reports to herdr (ORCR_MOCK_NO_REPORT), and the stand-in, like
+// herdr, detects no agent in a program it does not know, so herdr's agent rows say
+// nothing of it. Its turn still completes, by the status its screen shows (`[working]`,
+// then `[idle]` on its status line) — with a fast-turn grace far longer than the test,
+// only a working seen on screen can complete it; each turn works 3 s, many screen polls
+// (400 ms) even on a loaded machine — and `--last-response --json` answers
+// from the screen, marked from_screen, as the human output says.
+func TestDeclaredProviderStatusFromScreen(t *testing.T) {
+	b := sockettest.BuildBinaries(t)
+	decl := map[string]any{
+		"providers": map[string]any{"screenagent": map[string]any{
+			"command":     b.MockAgent,
+			"bypass_args": []string{"--skip-permissions"},
+			"env":         map[string]string{"ORCR_MOCK_NO_TRANSCRIPT": "1", "ORCR_MOCK_NO_REPORT": "1"},
+			"status":      "screen",
+			"screens":     map[string]any{"ready": []string{`\[idle\]`}, "working": []string{`\[working\]`}},
+			"transcript":  map[string]any{"format": "none"},
+			"shutdown":    map[string]any{"line": "/quit", "grace": "400ms"},
+		}},
+		"integrations": map[string]any{"screenagent": map[string]any{
+			"submit_ready_ms": 0, "submit_confirm_ms": 0, "submit_enter_delay_ms": 0,
+			"fast_turn_grace_ms": 600000, "idle_stable_ms": 800}},
+	}
+	cfg, _ := json.Marshal(decl)
+	h, _ := herdrHome(t, string(cfg))
+
+	h.jsonRun(t, "agent.run", 0, "agent", "run", "-a", "screenagent", "--path", "scr/one", "-p", "turn_ms=3000 say=seen_on_screen")
+	if w := h.run("agent", "wait", "--timeout", "60s", "scr/one"); w.exit != 0 || w.stdout != "scr/one  turn_complete\n" {
+		t.Fatalf("agent wait: exit %d stdout %q stderr %q", w.exit, w.stdout, w.stderr)
+	}
+	_, res, _ := h.jsonRun(t, "agent.logs", 0, "agent", "logs", "scr/one", "--last-response")
+	if resp, _ := res["response"].(map[string]any); resp["text"] != "seen_on_screen\nDONE" || resp["from_screen"] != true || resp["final"] != true {
+		t.Errorf("--last-response: %v, want the answer read from the screen", res)
+	}
+	r := h.run("agent", "logs", "scr/one", "--last-response")
+	if r.exit != 0 || r.stdout != "seen_on_screen\nDONE\n" || !strings.Contains(r.stderr, "read from its screen") {
+		t.Errorf("--last-response for humans: exit %d stdout %q stderr %q", r.exit, r.stdout, r.stderr)
+	}
+	// A second turn: the answer is the one under the last prompt's echo.
+	h.jsonRun(t, "agent.send", 0, "agent", "send", "scr/one", "turn_ms=3000 say=second_answer")
+	if w := h.run("agent", "wait", "--timeout", "60s", "scr/one"); w.exit != 0 {
+		t.Fatalf("agent wait after send: exit %d stdout %q stderr %q", w.exit, w.stdout, w.stderr)
+	}
+	_, res, _ = h.jsonRun(t, "agent.logs", 0, "agent", "logs", "scr/one", "--last-response")
+	if resp, _ := res["response"].(map[string]any); resp["text"] != "second_answer\nDONE" || resp["from_screen"] != true {
+		t.Errorf("--last-response after the second turn: %v", res)
+	}
+	if r := h.run("agent", "kill", "-y", "scr/one"); r.exit != 0 {
+		t.Fatalf("kill: %d %s", r.exit, r.stderr)
+	}
 }

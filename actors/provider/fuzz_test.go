@@ -1,10 +1,13 @@
 package provider_test
 
 import (
+	"regexp"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/orcr-go/orcr/actors/provider"
+	"github.com/orcr-go/orcr/herdr"
 )
 
 func FuzzParseCodexModelList(f *testing.F) {
@@ -70,4 +73,60 @@ func firstAnswer(in []byte) []byte {
 		}
 	}
 	return nil
+}
+
+// FuzzScreenAnswer: a pane's screen is outside input (docs/providers.md §11.3). An
+// answer is never empty, never holds a rule or the blank lines around it, and is only
+// read from a screen that classifies as ready.
+func FuzzScreenAnswer(f *testing.F) {
+	rule := strings.Repeat("─", 20)
+	f.Add("> hello\nRESPONSE: hello\nDONE\n"+rule+"\n› \n"+rule+"\n[idle]", "hello")
+	f.Add("> a\n  b\nx\n\n\n   y\n"+rule+"\n[idle]", "a\nb")
+	f.Add("╭"+rule+"╮\n> hi\n│ box │\n╰"+rule+"╯\nok\n"+rule+"\n[working]\n[idle]", "hi")
+	f.Add("\r\n>\x00 \xff\n"+rule, "\xff")
+	spec := mockScreenSpec()
+	f.Fuzz(func(t *testing.T, screen, prompt string) {
+		got, ok := provider.ScreenAnswer(spec, screen, prompt)
+		st, _ := provider.ScreenStatus(spec, screen)
+		if !ok {
+			if got != "" {
+				t.Fatalf("no answer, yet %q", got)
+			}
+			return
+		}
+		if st != herdr.StatusIdle {
+			t.Fatalf("answer %q from a screen whose status is %q", got, st)
+		}
+		if strings.TrimSpace(got) == "" || strings.HasPrefix(got, "\n") || strings.HasSuffix(got, "\n") || strings.Contains(got, "\n\n\n") {
+			t.Fatalf("answer %q", got)
+		}
+		if len(got) > len(screen) {
+			t.Fatalf("answer %q longer than the screen %q", got, screen)
+		}
+	})
+}
+
+// FuzzScreenStatus: any screen classifies to one of herdr's statuses, and a title only
+// with blocked.
+func FuzzScreenStatus(f *testing.F) {
+	f.Add("[idle]")
+	f.Add("[working] [idle]")
+	f.Add("\x00\xff[IDLE]\t\n")
+	spec := mockScreenSpec()
+	spec.Screens.Limit = []*regexp.Regexp{regexp.MustCompile(`(?i)usage limit`)}
+	f.Fuzz(func(t *testing.T, screen string) {
+		st, title := provider.ScreenStatus(spec, screen)
+		switch st {
+		case herdr.StatusIdle, herdr.StatusWorking, herdr.StatusUnknown:
+			if title != "" {
+				t.Fatalf("%q with title %q", st, title)
+			}
+		case herdr.StatusBlocked:
+			if title != "screen: limit" {
+				t.Fatalf("blocked with title %q", title)
+			}
+		default:
+			t.Fatalf("status %q", st)
+		}
+	})
 }

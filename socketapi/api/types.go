@@ -314,6 +314,9 @@ type Response struct {
 	Text string `json:"text"`
 	// Whether the turn that produced it had completed.
 	Final bool `json:"final"`
+	// Read from the pane's screen, not from a transcript: the provider declares none
+	// (transcript.format none, docs/providers.md §11.3).
+	FromScreen bool `json:"from_screen,omitempty"`
 }
 
 // AdoptRequest is agent.adopt's params (beyond the reference, docs/decisions.md D12).

@@ -187,6 +187,7 @@ func (c *agentAskCmd) Run(a *app) error {
 		a.printOK(raw)
 	default:
 		a.stdout("%s", r.Response.Text)
+		a.fromScreenNote(r.Path, r.Response)
 		if note := askWorktreeNote(r.Worktree); note != "" {
 			a.stderr("%s", note)
 		}
@@ -360,6 +361,14 @@ func (c *agentLogsCmd) Run(a *app) error {
 	})
 }
 
+// fromScreenNote says on stderr that an answer was read from the pane's screen, not a
+// transcript (docs/providers.md §11.3).
+func (a *app) fromScreenNote(path string, r api.Response) {
+	if r.FromScreen {
+		a.stderr("note: the answer of %s was read from its screen (its provider declares no transcript)", path)
+	}
+}
+
 // agentLogsPoll is the `agent logs --follow` polling interval.
 const agentLogsPoll = 500 * time.Millisecond
 
@@ -371,6 +380,7 @@ func (a *app) printLogs(r *api.LogsResult) {
 	}
 	if r.Response != nil {
 		a.stdout("%s", r.Response.Text)
+		a.fromScreenNote(r.Path, *r.Response)
 		return
 	}
 	if r.Screen != nil {

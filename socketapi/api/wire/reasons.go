@@ -251,7 +251,7 @@ var Reasons = []ReasonInfo{
 	{ReasonFileExists, StateConflict, "`{reason, file, dir}` — CLI only: `orcr scaffold` and `orcr skill install` would overwrite `file` (relative to `dir`) ([cli.md §5.24](cli.md#524-orcr-scaffold))"},
 
 	{CauseNoSession, TranscriptUnavailable, "no transcript pointer is known"},
-	{CauseNoTranscript, TranscriptUnavailable, "the provider is declared with `transcript.format` `none`: it writes no transcript orcr reads ([providers.md §11.3](providers.md#113-answers-without-a-transcript))"},
+	{CauseNoTranscript, TranscriptUnavailable, "the provider is declared with `transcript.format` `none`: it writes no transcript orcr reads, and its answer cannot be told from its screen ([providers.md §11.3](providers.md#113-answers-without-a-transcript))"},
 	{CauseNotFound, TranscriptUnavailable, "the file is missing: never created when no turn of the agent has completed — the provider has not written it yet — else rotated or deleted; the message says which"},
 	{CauseNoFinalResponse, TranscriptUnavailable, "the transcript holds no final response"},
 	{CauseStale, TranscriptUnavailable, "the freshness wait ran out"},

@@ -299,6 +299,11 @@ export interface AgentAskResult {
   response?: {
     /** Whether the turn that produced it had completed. */
     final?: boolean;
+    /**
+     * Read from the pane's screen, not from a transcript: the provider declares none
+     * (transcript.format none, docs/providers.md §11.3).
+     */
+    from_screen?: boolean;
     text?: string;
     [key: string]: unknown;
   };
@@ -511,6 +516,11 @@ export interface AgentLogsResult {
   response?: {
     /** Whether the turn that produced it had completed. */
     final?: boolean;
+    /**
+     * Read from the pane's screen, not from a transcript: the provider declares none
+     * (transcript.format none, docs/providers.md §11.3).
+     */
+    from_screen?: boolean;
     text?: string;
     [key: string]: unknown;
   };
