@@ -93,6 +93,9 @@ type System struct {
 	gateMu    sync.Mutex
 	gateOK    bool
 	killSeq   atomic.Int64
+	// waits counts the agent.wait calls whose membership is resolved and whose waiter
+	// is registered ([System.DebugWaits]).
+	waits atomic.Int64
 }
 
 // Start builds the actor tree of actors/doc.go in its start order: the store actor,

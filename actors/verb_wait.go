@@ -88,8 +88,16 @@ func (s *System) Wait(ctx context.Context, r api.WaitRequest) (api.WaitResult, e
 
 	w := s.startWaiter(ctx)
 	defer w.stop()
+	s.waits.Add(1)
+	defer s.waits.Add(-1)
 	return s.waitLoop(ctx, w, uuids, deadline, r.Any)
 }
+
+// DebugWaits is how many agent.wait calls have resolved their membership and
+// registered for commit notifications and not answered yet (the hidden __debug.waits):
+// a test that changes the fleet once a wait started knows by it that the change is
+// not in the wait's membership.
+func (s *System) DebugWaits() int64 { return s.waits.Load() }
 
 // addEnded adds to a wait's active members the ended agents that an exact target names
 // (docs/lifecycle.md §11.2): a uuid, or a path whose most recent row has ended while no

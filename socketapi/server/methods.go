@@ -70,6 +70,9 @@ func (s *Server) methodTable(table []api.Spec) map[string]handler {
 		out["__debug.set_agent"] = handler{async: s.debugSetAgent, debug: true}
 		out["__debug.insert_loop_run"] = handler{async: s.debugInsertLoopRun, debug: true}
 		out["__debug.fill_session_log"] = handler{async: s.debugFillLog, debug: true}
+		out["__debug.waits"] = handler{async: func(context.Context, *Call) (any, error) {
+			return map[string]any{"waits": s.system.DebugWaits()}, nil
+		}, debug: true}
 	}
 	return out
 }

@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"fmt"
+	"github.com/orcr-go/orcr/tests/poll"
 	"reflect"
 	"testing"
 	"time"
@@ -108,6 +109,22 @@ func collect(t *testing.T, ch <-chan waitOutcome, within time.Duration) waitOutc
 		t.Fatalf("agent.wait did not answer within %v", within)
 		return waitOutcome{}
 	}
+}
+
+// waitsStarted polls __debug.waits until n waits have resolved their membership: a
+// change made after it is outside their membership, however late the wait's request
+// reached the server.
+func waitsStarted(t *testing.T, c *socketapi.Client, n int64) {
+	t.Helper()
+	poll.Eventually(t, waitFast, fmt.Sprintf("%d waits started", n), func() bool {
+		var res struct {
+			Waits int64 `json:"waits"`
+		}
+		if err := c.Call(context.Background(), "__debug.waits", nil, &res); err != nil {
+			t.Fatalf("__debug.waits: %v", err)
+		}
+		return res.Waits >= n
+	})
 }
 
 // stillWaiting fails if the background wait already answered. The wait is given a short
@@ -450,6 +467,7 @@ func TestWaitMembershipSnapshot(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	ch := startWait(ctx, c, map[string]any{"targets": []string{"s/*"}})
+	waitsStarted(t, c, 1)
 	stillWaiting(t, ch, "with s/a working")
 	setAgent(t, c, newID(), "s/late", "working")
 	setAgent(t, c, a, "s/a", "idle")
