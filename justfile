@@ -8,9 +8,9 @@ build:
 test:
     go test -race -timeout 15m ./...
 
-# the provider fidelity tests against the claude and codex on PATH (or in
-# $ORCR_TEST_PROVIDER_BIN_DIR): orcr's flags, codex's app-server schema and catalogue,
-# the real TUIs in herdr stand-in panes
+# the provider fidelity tests against the claude, codex, pi, gemini, qwen and opencode
+# on PATH (or in $ORCR_TEST_PROVIDER_BIN_DIR, a list like PATH): orcr's flags, codex's
+# app-server schema and catalogue, the real TUIs in herdr stand-in panes
 providers:
     go test -race -count=1 -v -run 'Live$' ./actors/provider/
     go test -race -count=1 -v -run 'Live$' ./tests/

@@ -55,7 +55,9 @@ func (o *TuningOverride) fields() []**int64 {
 }
 
 // BuiltinTuning returns the built-in tuning of provider: the mock values for "mock",
-// the claude/codex values for every other name (including unknown providers).
+// the claude/codex values for every other name (including unknown providers), but
+// qwen's submit_confirm_ms and submit_attempts, 45000 and 24, and opencode's
+// submit_attempts, 0.
 func BuiltinTuning(provider string) Tuning {
 	if provider == MockProvider {
 		return Tuning{
@@ -71,7 +73,7 @@ func BuiltinTuning(provider string) Tuning {
 			StallAfter:                 DefaultStallAfter,
 		}
 	}
-	return Tuning{
+	t := Tuning{
 		FastTurnGrace:              2500 * time.Millisecond,
 		IdleStable:                 2500 * time.Millisecond,
 		TranscriptSettle:           1500 * time.Millisecond,
@@ -83,7 +85,28 @@ func BuiltinTuning(provider string) Tuning {
 		SubmitEnterDelay:           1000 * time.Millisecond,
 		StallAfter:                 DefaultStallAfter,
 	}
+	if provider == qwenProvider {
+		// qwen drops what is typed before it reads its input, with its input box already
+		// drawn; on a loaded machine that outlasted six re-deliveries and 20 s, and the
+		// first prompt never reached it (docs/providers.md §12.3). It draws a prompt it
+		// took at once, so typing again did not send one twice: more of them, for longer.
+		t.SubmitConfirm, t.SubmitAttempts = 45*time.Second, 24
+	}
+	if provider == opencodeProvider {
+		// opencode takes a prompt out of its input box before it draws it in the
+		// conversation, and under load the gap outlasts a confirmation poll: a prompt
+		// that was never seen is not lost there, and typing it again sent it twice
+		// (docs/providers.md §12.4). Bare Enters only, which its empty box ignores.
+		t.SubmitAttempts = 0
+	}
+	return t
 }
+
+// The contract built-ins with a tuning of their own (docs/providers.md §12.3, §12.4).
+const (
+	qwenProvider     = "qwen"
+	opencodeProvider = "opencode"
+)
 
 // Apply returns t with the fields set in o replaced. Millisecond values too large for a
 // time.Duration saturate at the maximum duration; SubmitAttempts is truncated to 32 bits

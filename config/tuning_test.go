@@ -93,3 +93,23 @@ func TestTuningFor(t *testing.T) {
 		t.Errorf("Default().TuningFor(mock) mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// opencode's delivery is confirmed by bare Enters only (docs/providers.md §12.4): a
+// prompt it took and has not drawn yet must not be typed again. qwen, which drops what
+// is typed before it reads its input (§12.3), gets more re-deliveries for longer. Every
+// other value is the claude/codex one.
+func TestBuiltinTuningContractSubmit(t *testing.T) {
+	def := config.BuiltinTuning("claude")
+	oc, qw := config.BuiltinTuning("opencode"), config.BuiltinTuning("qwen")
+	if oc.SubmitAttempts != 0 || def.SubmitAttempts == 0 {
+		t.Fatalf("submit_attempts: opencode %d, claude %d; want 0 and more", oc.SubmitAttempts, def.SubmitAttempts)
+	}
+	if qw.SubmitAttempts <= def.SubmitAttempts || qw.SubmitConfirm <= def.SubmitConfirm {
+		t.Errorf("qwen's submit %d in %v, want more than claude's %d in %v", qw.SubmitAttempts, qw.SubmitConfirm, def.SubmitAttempts, def.SubmitConfirm)
+	}
+	oc.SubmitAttempts = def.SubmitAttempts
+	qw.SubmitAttempts, qw.SubmitConfirm = def.SubmitAttempts, def.SubmitConfirm
+	if oc != def || qw != def {
+		t.Errorf("opencode's tuning %+v or qwen's %+v differs from claude's %+v beyond their submit values", oc, qw, def)
+	}
+}

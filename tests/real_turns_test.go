@@ -189,10 +189,15 @@ func apiOf(p string) string {
 	return modeltest.Anthropic
 }
 
-// waitTurn is `orcr agent wait <name>` that must end turn_complete.
+// waitTurn is `orcr agent wait <name>` that must end turn_complete within 150 s: waits
+// of 45 s each (h.run gives a command 60 s), again while one ends at its own timeout
+// (exit 3, docs/cli.md §1.6).
 func waitTurn(t testing.TB, h *home, name string) {
 	t.Helper()
-	r := h.run("agent", "wait", "--timeout", "120s", name)
+	r := h.run("agent", "wait", "--timeout", "45s", name)
+	for deadline := time.Now().Add(105 * time.Second); r.exit == 3 && time.Now().Before(deadline); {
+		r = h.run("agent", "wait", "--timeout", "45s", name)
+	}
 	if want := name + "  turn_complete\n"; r.exit != 0 || r.stdout != want {
 		t.Fatalf("agent wait %s: exit %d stdout %q stderr %q, want %q", name, r.exit, r.stdout, r.stderr, want)
 	}

@@ -12,6 +12,9 @@
 //	herdr-standin session stop N [--json]
 //	herdr-standin session delete N [--json]
 //	herdr-standin integration status
+//	herdr-standin integration install qwen|opencode
+//	                                         the stand-in's own session reporting
+//	                                         for the real qwen and opencode (install.go)
 //	herdr-standin api schema [--json]       prints the schema of the protocol it
 //	                                         plays (20 unless told otherwise)
 //	herdr-standin [--session N] terminal attach <terminal_id> [--takeover]
@@ -63,7 +66,7 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-const usage = `usage: herdr-standin [--session NAME] <server | session list|stop|delete | integration status | api schema | terminal attach TERMINAL_ID [--takeover] | agent attach PANE_ID [--takeover]> [--json]`
+const usage = `usage: herdr-standin [--session NAME] <server | session list|stop|delete | integration status | integration install qwen|opencode | api schema | terminal attach TERMINAL_ID [--takeover] | agent attach PANE_ID [--takeover]> [--json]`
 
 func run(args []string, stdout, stderr io.Writer) int {
 	prof, err := envProfile()
@@ -128,6 +131,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "integration":
 		if len(words) >= 2 && words[1] == "status" {
 			return cmdIntegrationStatus(prof.protocol, stdout)
+		}
+		if len(words) == 3 && words[1] == "install" {
+			return cmdIntegrationInstall(words[2], stdout, stderr)
 		}
 	case "api":
 		if len(words) >= 2 && words[1] == "schema" {

@@ -328,3 +328,53 @@ func validatingOpts(t *testing.T) herdrtest.Options {
 		}
 	}}
 }
+
+// `integration install qwen|opencode` as herdr 0.8.2 answers it (its messages are in
+// herdr/testdata/live/0.8.2/integrations.json): refused while the agent's config dir is
+// missing, then the files at herdr's paths, reported current by `integration status`,
+// qwen's hook added to settings.json beside what was there, once however often it runs.
+func TestIntegrationInstall(t *testing.T) {
+	home := t.TempDir()
+	env := []string{"HOME=" + home, "XDG_CONFIG_HOME="}
+	if out, code := runHerdr(t, env, "integration", "install", "qwen"); code != 1 ||
+		!strings.Contains(out, "qwen code config directory not found at "+filepath.Join(home, ".qwen")) {
+		t.Fatalf("install qwen without ~/.qwen: %d %q", code, out)
+	}
+	os.MkdirAll(filepath.Join(home, ".qwen"), 0o755)
+	os.MkdirAll(filepath.Join(home, ".config", "opencode"), 0o755)
+	os.WriteFile(filepath.Join(home, ".qwen", "settings.json"), []byte(`{"ui": {"theme": "x"}}`), 0o644)
+	hook := filepath.Join(home, ".qwen", "hooks", "herdr-agent-session.sh")
+	plugin := filepath.Join(home, ".config", "opencode", "plugins", "herdr-agent-state.js")
+	for range 2 {
+		out, code := runHerdr(t, env, "integration", "install", "qwen")
+		if want := "installed qwen integration hook to " + hook + "\nensured qwen settings at " + filepath.Join(home, ".qwen", "settings.json") + "\n"; code != 0 || out != want {
+			t.Fatalf("install qwen: %d %q, want %q", code, out, want)
+		}
+		out, code = runHerdr(t, env, "integration", "install", "opencode")
+		if want := "installed opencode integration plugin to " + plugin + "\n"; code != 0 || out != want {
+			t.Fatalf("install opencode: %d %q, want %q", code, out, want)
+		}
+	}
+	var settings struct {
+		UI    map[string]any `json:"ui"`
+		Hooks struct {
+			SessionStart []struct {
+				Hooks []struct{ Command string } `json:"hooks"`
+			} `json:"SessionStart"`
+		} `json:"hooks"`
+	}
+	b, _ := os.ReadFile(filepath.Join(home, ".qwen", "settings.json"))
+	if err := json.Unmarshal(b, &settings); err != nil || settings.UI["theme"] != "x" || len(settings.Hooks.SessionStart) != 1 ||
+		len(settings.Hooks.SessionStart[0].Hooks) != 1 || !strings.Contains(settings.Hooks.SessionStart[0].Hooks[0].Command, hook) {
+		t.Errorf("qwen settings after two installs: %s (%v)", b, err)
+	}
+	out, _ := runHerdr(t, env, "integration", "status")
+	for _, want := range []string{"qwen: current (v1) (" + hook + ")", "opencode: current (v10) (" + plugin + ")"} {
+		if !strings.Contains(out, want+"\n") {
+			t.Errorf("integration status lacks %q:\n%s", want, out)
+		}
+	}
+	if out, code := runHerdr(t, env, "integration", "install", "droid"); code != 1 {
+		t.Errorf("install droid: %d %q, want refused", code, out)
+	}
+}

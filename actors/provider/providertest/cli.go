@@ -1,4 +1,5 @@
-// Package providertest finds the real claude and codex CLIs for the provider fidelity
+// Package providertest finds the real provider CLIs (claude, codex and the contract
+// built-ins of docs/providers.md §12) for the provider fidelity
 // tests and holds the pure checks they apply: the flags of a --help text compared with
 // the flags orcr puts in an argv, and the codex app-server's JSON schema applied to the
 // messages orcr writes (docs/providers.md §10).
@@ -17,8 +18,9 @@ import (
 	"time"
 )
 
-// EnvBinDir names a directory holding the CLIs (an npm prefix's node_modules/.bin, as
-// .ci/run installs them). The CLIs are looked up there first, then on PATH.
+// EnvBinDir names the directories holding the CLIs (npm prefixes' node_modules/.bin, as
+// .ci/run installs them), a list like PATH's. The CLIs are looked up there first, then
+// on PATH.
 const EnvBinDir = "ORCR_TEST_PROVIDER_BIN_DIR"
 
 // versionTimeout bounds `<cli> --version` and every --help run.
@@ -26,7 +28,7 @@ const versionTimeout = 30 * time.Second
 
 // CLI is one installed provider CLI.
 type CLI struct {
-	Name    string // "claude" or "codex"
+	Name    string // "claude", "codex", "pi", …
 	Path    string // absolute path of the executable
 	Version string // first line of `<cli> --version`
 }
@@ -38,10 +40,11 @@ func (c CLI) String() string { return c.Name + " " + c.Version + " at " + c.Path
 // version.
 func Find(name string) (CLI, error) {
 	path := ""
-	if dir := os.Getenv(EnvBinDir); dir != "" {
+	for _, dir := range filepath.SplitList(os.Getenv(EnvBinDir)) {
 		p := filepath.Join(dir, name)
-		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+		if st, err := os.Stat(p); dir != "" && err == nil && !st.IsDir() {
 			path = p
+			break
 		}
 	}
 	if path == "" {
@@ -60,11 +63,15 @@ func Find(name string) (CLI, error) {
 		return CLI{}, err
 	}
 	c := CLI{Name: name, Path: abs}
-	stdout, _, err := c.run(context.Background(), nil, "--version")
+	stdout, both, err := c.run(context.Background(), nil, "--version")
 	if err != nil {
 		return CLI{}, fmt.Errorf("%s --version: %w", abs, err)
 	}
-	// stdout only: codex may print a warning about its home on stderr first.
+	// stdout only: codex may print a warning about its home on stderr first. pi prints
+	// its version on stderr alone.
+	if len(bytes.TrimSpace(stdout)) == 0 {
+		stdout = both
+	}
 	c.Version, _, _ = strings.Cut(strings.TrimSpace(string(stdout)), "\n")
 	return c, nil
 }
