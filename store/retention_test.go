@@ -186,10 +186,24 @@ func TestRetentionCountLimitAndBatches(t *testing.T) {
 	db := storetest.Open(t)
 	now := time.Now().UnixMilli()
 	var ids []string
-	for i := range 5 {
-		ids = append(ids, storetest.InsertAgent(t, db, map[string]any{"status": "ended", "ended_at": now - int64(5-i)*1000}))
+	for i := range 4 {
+		ids = append(ids, storetest.InsertAgent(t, db, map[string]any{"status": "ended", "ended_at": now - int64(4-i)*1000}))
 	}
 	live := storetest.InsertAgent(t, db, map[string]any{"status": "idle"})
+	// An unmanaged agent whose herdr session is gone: ended by discovery, then counted
+	// and forgotten like any other (the oldest of all here).
+	unmanaged := storetest.Write(t, db, func(tx *store.Tx) (any, error) {
+		row, err := tx.CreateUnmanaged("gone", store.Sighting{TerminalID: "t1", PaneID: "p1", Provider: "claude", Status: store.StatusIdle})
+		if err != nil {
+			return nil, err
+		}
+		if err := tx.EndUnmanaged(row.UUID); err != nil {
+			return nil, err
+		}
+		_, err = tx.Exec(`UPDATE agents SET ended_at = ? WHERE uuid = ?`, now-10000, row.UUID)
+		return row.UUID, err
+	}).(string)
+	ids = append([]string{unmanaged}, ids...)
 	if _, ok, err := db.RetentionCutoff(context.Background(), now, 0, 0); ok || err != nil {
 		t.Errorf("both limits off: ok %v, %v; want nothing to forget", ok, err)
 	}
