@@ -34,32 +34,39 @@ type RetentionStats struct {
 	LastAt int64
 }
 
-// RetentionCutoff is the ended_at before which an ended agent is forgotten: the older of
-// now−endedFor and the ended_at of the newest ended agent past the keep newest (ties at
-// that boundary are kept). endedFor ≤ 0 and keep ≤ 0 switch that limit off; ok is false
-// when nothing is to be forgotten. It reads the agents_ended index on the read pool.
+// RetentionCutoff is the ended_at before which an ended agent is forgotten: the later of
+// now−endedFor and just after the ended_at of the newest ended agent past the keep newest
+// (ties at that boundary are kept), so whichever limit an agent passes first forgets it.
+// endedFor ≤ 0 and keep ≤ 0 switch that limit off; ok is false when no ended agent ended
+// before the cutoff, so an idle store costs no write. It reads the agents_ended index on
+// the read pool.
 func (db *DB) RetentionCutoff(ctx context.Context, now, endedFor int64, keep int) (cutoff int64, ok bool, err error) {
 	if endedFor > 0 {
 		cutoff, ok = now-endedFor, true
 	}
-	if keep <= 0 {
-		return cutoff, ok, nil
+	if keep > 0 {
+		var at int64
+		err = db.r.QueryRowContext(ctx, `SELECT ended_at FROM agents WHERE status = 'ended' AND ended_at IS NOT NULL
+			ORDER BY ended_at DESC LIMIT 1 OFFSET ?`, keep).Scan(&at)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+		case err != nil:
+			return 0, false, sqliteErr("read retention cutoff", err)
+		case !ok || at+1 > cutoff:
+			// The one at offset keep is past the keep newest, and so is every row that
+			// ended before it.
+			cutoff, ok = at+1, true
+		}
 	}
-	var at int64
-	err = db.r.QueryRowContext(ctx, `SELECT ended_at FROM agents WHERE status = 'ended' AND ended_at IS NOT NULL
-		ORDER BY ended_at DESC LIMIT 1 OFFSET ?`, keep).Scan(&at)
-	if errors.Is(err, sql.ErrNoRows) {
-		return cutoff, ok, nil
+	if !ok {
+		return 0, false, nil
 	}
-	if err != nil {
+	var due bool
+	if err := db.r.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM agents WHERE status = 'ended' AND ended_at < ?)`,
+		cutoff).Scan(&due); err != nil {
 		return 0, false, sqliteErr("read retention cutoff", err)
 	}
-	// The keep newest end at or after the first one kept; the one at offset keep is
-	// past them, and so is every row that ended before it.
-	if !ok || at+1 > cutoff {
-		cutoff, ok = at+1, true
-	}
-	return cutoff, ok, nil
+	return cutoff, due, nil
 }
 
 // retentionKept is the condition of an ended row a that retention keeps whatever its age:
