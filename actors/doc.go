@@ -66,7 +66,7 @@
 //	│   └── <uuid>-<n>               one per managed agent with work to do; keeps its row in memory
 //	├── queue                        FIFO promotion under the caps, stuck-start guard, --timeout sweep, pauses ending
 //	├── reconciler                   diffs the owned session's panes against the rows: at start, then every gc_tick
-//	├── gc                           every timings.gc_tick: deletes expired attach leases, then park and reap sweeps (selects only)
+//	├── gc                           every timings.gc_tick: deletes expired attach leases, forgets ended agents past retention, then park and reap sweeps (selects only)
 //	├── discovery                    every 3 s: unmanaged agents of the user's herdr sessions (absent with ORCR_DISABLE_DISCOVERY=1)
 //	├── loops                        loop scheduler: every loop_tick the due loops and timed-out runs; restart recovery of runs
 //	│   └── loop-<uuid>-<n>          one per active or paused loop: fires, manual starts, promotions, stops, exits, pause, rm
@@ -122,7 +122,9 @@
 //	loop op goroutines  → store, agents    Write → WriteResult; a stop's barrier kill goes
 //	                                       through the facade's Kill (agents → <agent>)
 //	queue               → store            Write(promotion) → WriteResult
-//	gc sweep goroutine  → store            Write(expire attach leases) → WriteResult
+//	gc sweep goroutine  → store            Write(expire attach leases), Write(forget a batch of
+//	                                       ended agents: retention, docs/lifecycle.md §12.4;
+//	                                       their data folders go after the commit) → WriteResult
 //	discovery goroutine → store, herdr     Write(one session's changes) → WriteResult; the
 //	                                       herdr CLI and the user sessions' connection actors
 //	subscription, dash-<n> → store         Bounds → BoundsResult, WatchOpen → WatchOpenResult

@@ -6,6 +6,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/orcr-go/orcr/actors/actorkit"
+	"github.com/orcr-go/orcr/config"
 	"github.com/orcr-go/orcr/store"
 )
 
@@ -17,6 +18,8 @@ type GCSpec struct {
 	IdleAfter time.Duration
 	KillAfter time.Duration
 	Tick      time.Duration
+	// Retention is when ended agents are forgotten (docs/lifecycle.md §12.4).
+	Retention config.Retention
 }
 
 type gcTick struct{ gen int64 }
@@ -29,7 +32,8 @@ type gcSwept struct {
 
 // gcActor runs the GC tick of docs/lifecycle.md §12.2 every Tick: on a goroutine (at
 // most one in flight) it deletes the expired attach leases (a write through the store
-// actor) and selects the park and reap candidates (a read); then it hands each
+// actor), forgets the ended agents past retention (§12.4: batches of writes, then their
+// data folders) and selects the park and reap candidates (a read); then it hands each
 // candidate to its agent actor: ParkAgent (a plain send) and ReapAgent (a Request; the
 // ReapResult comes back as a message and a reap that freed a slot pokes the queue).
 // A candidate holding an attach lease (stored: not yet ended by a tick) is deferred
@@ -60,11 +64,12 @@ func (g *gcActor) Receive(c actor.Context) {
 		}
 		g.busy = true
 		self, root, env := c.Self(), c.ActorSystem().Root, g.spec.Env
-		idleAfter, killAfter := g.spec.IdleAfter, g.spec.KillAfter
+		idleAfter, killAfter, retention := g.spec.IdleAfter, g.spec.KillAfter, g.spec.Retention
 		env.Ops.Add(1)
 		go func() {
 			defer env.Ops.Done()
 			expireLeases(env, root)
+			forgetEnded(env, root, retention)
 			root.Send(self, sweep(env, idleAfter, killAfter))
 		}()
 	case gcSwept:

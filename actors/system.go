@@ -202,6 +202,7 @@ func Start(cfg SystemConfig) (*System, error) {
 	if s.gc, err = s.sys.Root.SpawnNamed(NewGCProps(GCSpec{
 		Env: s.env, Agents: s.agents, Queue: s.queue,
 		IdleAfter: cfg.Config.Timings.IdleAfter, KillAfter: cfg.Config.Timings.KillAfter, Tick: cfg.Config.Timings.GCTick,
+		Retention: cfg.Config.Retention,
 	}), "gc"); err != nil {
 		return fail(wire.Internal(wire.CauseActor, "cannot start the gc actor: "+err.Error()))
 	}

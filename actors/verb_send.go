@@ -26,7 +26,8 @@ func (s *System) Send(ctx context.Context, r api.SendRequest) (api.SendResult, e
 		return api.SendResult{}, err
 	}
 	if row.Status.Gone() {
-		return api.SendResult{}, wire.New(wire.NotFound, "agent "+row.Path+" is "+string(row.Status), "target", r.Target)
+		return api.SendResult{}, wire.New(wire.NotFound, "agent "+row.Path+" is "+string(row.Status), "target", r.Target,
+			"current_status", string(row.Status))
 	}
 	res, err := s.sys.Root.RequestFuture(s.agents, SendInput{UUID: row.UUID, Prompt: prompt}, sendTimeout).Result()
 	if err != nil {

@@ -87,6 +87,7 @@ func (s *System) Status(ctx context.Context) (api.StatusResult, error) {
 	return api.StatusResult{
 		Today:        s.usageToday(ctx),
 		Quota:        quota,
+		Retention:    s.retentionStatus(ctx),
 		Version:      s.cfg.Version,
 		Protocol:     wire.Protocol,
 		PID:          os.Getpid(),
@@ -109,6 +110,28 @@ func (s *System) Status(ctx context.Context) (api.StatusResult, error) {
 			"unknown_marked_panes": drift.UnknownMarkedPanes, "unmarked_panes": drift.UnmarkedPanes,
 			"root_shell_panes": drift.RootShellPanes},
 	}, nil
+}
+
+// retentionStatus is server.status's retention: the configured limits and what the gc
+// forgot under them (docs/lifecycle.md §12.4).
+func (s *System) retentionStatus(ctx context.Context) api.RetentionStatus {
+	positive := func(n int64) *int64 {
+		if n <= 0 {
+			return nil
+		}
+		return &n
+	}
+	var st api.RetentionStatus
+	if s.cfg.Config != nil {
+		r := s.cfg.Config.Retention
+		st.EndedForMS, st.EndedMax = positive(r.EndedFor.Milliseconds()), positive(int64(r.EndedMax))
+	}
+	got, err := s.cfg.DB.RetentionStats(ctx)
+	if err != nil {
+		s.cfg.Log.Warn("server.status: cannot read retention stats", "err", err)
+	}
+	st.TrimmedTotal, st.LastTrimAt = got.Trimmed, positive(got.LastAt)
+	return st
 }
 
 // drift asks the reconciler for its counters (zero when it does not answer).

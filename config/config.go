@@ -70,6 +70,9 @@ type Config struct {
 	Budgets []BudgetRule
 	// Providers are the declared providers by name (docs/providers.md §11); never nil.
 	Providers map[string]ProviderSpec
+	// Retention is the `retention` section: when ended agents are forgotten
+	// (docs/lifecycle.md §12.4).
+	Retention Retention
 
 	// HerdrBinEnv is $ORCR_HERDR_BIN as seen by Load. It is not merged into Herdr.Bin:
 	// see [Config.HerdrBin] for the discovery order.
@@ -184,6 +187,7 @@ func Default() *Config {
 		Prices:       BuiltinPrices(),
 		Quota:        Quota{PauseAt: DefaultQuotaPauseAt, WarnAt: DefaultQuotaWarnAt},
 		Providers:    map[string]ProviderSpec{},
+		Retention:    Retention{EndedFor: DefaultEndedFor, EndedMax: DefaultEndedMax},
 	}
 }
 

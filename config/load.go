@@ -22,7 +22,7 @@ import (
 // Known keys of each section, in the order docs/config.md §1.6 lists them (that order breaks
 // ties between equally near suggestions).
 var (
-	topKeys      = []string{"defaults", "herdr", "concurrency", "timings", "logs", "integrations", "remote", "notify", "routing", "prices", "quota", "budgets", "providers"}
+	topKeys      = []string{"defaults", "herdr", "concurrency", "timings", "logs", "integrations", "remote", "notify", "routing", "prices", "quota", "budgets", "providers", "retention"}
 	defaultsKeys = []string{"agent", "providers"}
 	routeKeys    = []string{"model", "effort"}
 	herdrKeys    = []string{"bin", "session"}
@@ -153,6 +153,7 @@ func Parse(data []byte, getenv func(string) string) (*Config, []string, error) {
 		{"quota", l.quota},
 		{"budgets", l.budgets},
 		{"providers", l.providers},
+		{"retention", l.retention},
 	}
 	for _, s := range steps {
 		v, present := top[s.key]

@@ -38,6 +38,7 @@ func TestDefault(t *testing.T) {
 		Prices:    config.BuiltinPrices(),
 		Quota:     config.Quota{PauseAt: 0.95, WarnAt: 0.8},
 		Providers: map[string]config.ProviderSpec{},
+		Retention: config.Retention{EndedFor: 7 * 24 * time.Hour, EndedMax: 10000},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Default() mismatch (-want +got):\n%s", diff)
@@ -138,6 +139,13 @@ func TestParseErrors(t *testing.T) {
 		{"quota pause_at a percent", `{"quota":{"pause_at":95}}`, "`quota.pause_at` must be a fraction above 0 and at most 1 (got 95)"},
 		{"quota pause_at string", `{"quota":{"pause_at":"95%"}}`, "`quota.pause_at` must be a number"},
 		{"quota warn_at above 1", `{"quota":{"warn_at":1.5}}`, "`quota.warn_at` must be a fraction above 0 and at most 1 (got 1.5)"},
+		{"retention not object", `{"retention":"7d"}`, "`retention` must be a JSON object"},
+		{"retention ended_for short", `{"retention":{"ended_for":"500ms"}}`, "retention.ended_for must be at least 1s or \"off\" (got \"500ms\")"},
+		{"retention ended_for bad", `{"retention":{"ended_for":"7 days"}}`, "retention.ended_for: invalid duration \"7 days\": unknown unit \" days\" (want <positive integer><ms|s|m|h|d>, e.g. 30s)"},
+		{"retention ended_for number", `{"retention":{"ended_for":7}}`, "`retention.ended_for` must be a string"},
+		{"retention ended_max zero", `{"retention":{"ended_max":0}}`, "`retention.ended_max` must be an integer from 1 to 4294967295, or \"off\""},
+		{"retention ended_max string", `{"retention":{"ended_max":"10"}}`, "`retention.ended_max` must be an integer from 1 to 4294967295, or \"off\""},
+		{"retention ended_max float", `{"retention":{"ended_max":1.5}}`, "`retention.ended_max` must be an integer from 1 to 4294967295, or \"off\""},
 		// string keys
 		{"agent number", `{"defaults":{"agent":1}}`, "`defaults.agent` must be a string"},
 		{"agent null", `{"defaults":{"agent":null}}`, "`defaults.agent` must be a string"},
@@ -359,6 +367,18 @@ func TestParseMerge(t *testing.T) {
 		{
 			"quota warn_at", `{"quota":{"warn_at":0.5}}`,
 			func(c *config.Config) { c.Quota.WarnAt = 0.5 }, nil,
+		},
+		{
+			"retention", `{"retention":{"ended_for":" 1s ","ended_max":3}}`,
+			func(c *config.Config) { c.Retention = config.Retention{EndedFor: time.Second, EndedMax: 3} }, nil,
+		},
+		{
+			"retention off", `{"retention":{"ended_for":"off","ended_max":" off"}}`,
+			func(c *config.Config) { c.Retention = config.Retention{} }, nil,
+		},
+		{
+			"retention partial keeps the default", `{"retention":{"ended_max":5}}`,
+			func(c *config.Config) { c.Retention.EndedMax = 5 }, nil,
 		},
 		{
 			"partial timings keep defaults", `{"timings":{"gc_tick":"10s"}}`,

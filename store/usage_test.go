@@ -196,7 +196,7 @@ func TestUsageMigrationSumsRecordedTurns(t *testing.T) {
 	if _, err := raw.Exec(`DROP TABLE usage_days; ALTER TABLE agents DROP COLUMN usage_turns;
 		ALTER TABLE agents DROP COLUMN usage_tokens; ALTER TABLE agents DROP COLUMN usage_cost_micros;
 		ALTER TABLE agents DROP COLUMN usage_unpriced; DROP TABLE quota_windows; DROP TABLE run_budgets;
-		DROP TABLE budget_scopes; DROP INDEX agents_run_budget; DROP INDEX agents_budget_paused; ALTER TABLE agents DROP COLUMN run_budget;
+		DROP TABLE budget_scopes; DROP INDEX agents_run_budget; DROP INDEX agents_budget_paused; DROP INDEX agents_ended; ALTER TABLE agents DROP COLUMN run_budget;
 		ALTER TABLE agents DROP COLUMN budget_paused; ALTER TABLE inbox DROP COLUMN source;
 		ALTER TABLE agents DROP COLUMN account;
 		UPDATE meta SET value = '11' WHERE key = 'schema_version'`); err != nil {

@@ -85,6 +85,23 @@ type StatusResult struct {
 	// The last report of every quota window, by provider, account and window
 	// (docs/usage.md §7).
 	Quota []QuotaWindow `json:"quota"`
+	// When ended agents are forgotten, and how many were (docs/lifecycle.md §12.4).
+	Retention RetentionStatus `json:"retention"`
+}
+
+// RetentionStatus is server.status's retention object: the limits the server started
+// with and what the gc has forgotten under them (docs/lifecycle.md §12.4).
+type RetentionStatus struct {
+	// How long an ended agent is kept after it ended (retention.ended_for), in ms; null
+	// when that limit is off.
+	EndedForMS *int64 `json:"ended_for_ms"`
+	// How many ended agents are kept, the newest (retention.ended_max); null when that
+	// limit is off.
+	EndedMax *int64 `json:"ended_max"`
+	// Ended agents forgotten so far, across restarts.
+	TrimmedTotal int64 `json:"trimmed_total"`
+	// When the last ones were forgotten (ms); null when none ever was.
+	LastTrimAt *int64 `json:"last_trim_at"`
 }
 
 // ConfigStatus is server.status's config object: the server reads config.json once, at

@@ -218,9 +218,10 @@ func renderServerStatus(raw json.RawMessage, all bool) (string, error) {
 			Status     string          `json:"status"`
 			NextFireAt json.RawMessage `json:"next_fire_at"`
 		} `json:"loops"`
-		Config api.ConfigStatus  `json:"config"`
-		Today  *api.UsageSum     `json:"today"`
-		Quota  []api.QuotaWindow `json:"quota"`
+		Config    api.ConfigStatus     `json:"config"`
+		Today     *api.UsageSum        `json:"today"`
+		Quota     []api.QuotaWindow    `json:"quota"`
+		Retention *api.RetentionStatus `json:"retention"`
 	}
 	if err := json.Unmarshal(raw, &st); err != nil {
 		return "", fmt.Errorf("cannot decode server.status: %w", err)
@@ -258,6 +259,18 @@ func renderServerStatus(raw json.RawMessage, all bool) (string, error) {
 			resetsAt(q.ResetsAt))
 	}
 	fmt.Fprintf(&b, "  drift     lost=%s repaired=%s\n", literal(st.Drift["lost"]), literal(st.Drift["repaired"]))
+	if r := st.Retention; r != nil {
+		last := "-"
+		if r.LastTrimAt != nil {
+			last = strconv.FormatInt(*r.LastTrimAt, 10)
+		}
+		max := "off"
+		if r.EndedMax != nil {
+			max = strconv.FormatInt(*r.EndedMax, 10)
+		}
+		fmt.Fprintf(&b, "  retention ended_for=%s ended_max=%s trimmed_total=%d last_trim_at=%s\n", retentionFor(r.EndedForMS), max,
+			r.TrimmedTotal, last)
+	}
 	if string(st.Remote["listening"]) == "true" {
 		fmt.Fprintf(&b, "  remote    listening=%s tls=%s connections=%s replays=%s waiting=%s\n", literal(st.Remote["address"]),
 			literal(st.Remote["tls"]), literal(st.Remote["connections"]), literal(st.Remote["replays_active"]),
@@ -299,6 +312,23 @@ func renderServerStatus(raw json.RawMessage, all bool) (string, error) {
 	}
 	writeNotify(&b, st.Notify)
 	return b.String(), nil
+}
+
+// retentionFor is retention.ended_for in the config's duration grammar, in its largest
+// whole unit (7d, 36h, 1s), or off.
+func retentionFor(ms *int64) string {
+	if ms == nil {
+		return "off"
+	}
+	for _, u := range []struct {
+		ms   int64
+		unit string
+	}{{86400000, "d"}, {3600000, "h"}, {60000, "m"}, {1000, "s"}} {
+		if *ms%u.ms == 0 {
+			return strconv.FormatInt(*ms/u.ms, 10) + u.unit
+		}
+	}
+	return strconv.FormatInt(*ms, 10) + "ms"
 }
 
 // writeConfig adds whether config.json changed since the server started (docs/cli.md

@@ -198,6 +198,7 @@ const statusJSON = `{"version":"0.1.0","protocol":1,"pid":77,"uptime_ms":5,
  "loops_firing":false,
  "loops":[{"name":"nightly","status":"active","next_fire_at":1700000000000},{"name":"once","status":"paused","next_fire_at":null}],
  "drift":{"lost":1,"repaired":2,"unknown_marked_panes":4,"unmarked_panes":0},
+ "retention":{"ended_for_ms":604800000,"ended_max":null,"trimmed_total":12,"last_trim_at":1700000000000},
  "remote":{"listening":true,"address":"127.0.0.1:7788","tls":false,"connections":3,"replays_active":1,"replays_waiting":0,"replays_peak":4},
  "notify":[{"name":"desk","type":"herdr","pending":0,"delivered":5,"failed":0,"dropped":0,"last_error":null,"last_error_at":null,"last_delivered_at":1700000000000,"next_attempt_at":null},
   {"name":"hook","type":"webhook","pending":2,"delivered":1,"failed":1,"dropped":3,"last_error":"HTTP 503","last_error_at":1700000000000,"last_delivered_at":null,"next_attempt_at":1700000004000}]}`
@@ -222,6 +223,7 @@ func TestServerStatus(t *testing.T) {
   quota     codex primary used=96.0% state=paused resets=` + time.UnixMilli(1700003600000).Local().Format("2006-01-02 15:04:05") + `
   quota     codex/work secondary used=12.2% state=ok resets=-
   drift     lost=1 repaired=2
+  retention ended_for=7d ended_max=off trimmed_total=12 last_trim_at=1700000000000
   remote    listening="127.0.0.1:7788" tls=false connections=3 replays=1 waiting=0
   integrations
     claude   orcr=ok herdr=ok

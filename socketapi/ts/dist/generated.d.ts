@@ -1764,6 +1764,24 @@ export interface ServerStatusResult {
         tls?: boolean;
         [key: string]: unknown;
     };
+    /** When ended agents are forgotten, and how many were (docs/lifecycle.md §12.4). */
+    retention?: {
+        /**
+         * How long an ended agent is kept after it ended (retention.ended_for), in ms; null
+         * when that limit is off.
+         */
+        ended_for_ms?: number | null;
+        /**
+         * How many ended agents are kept, the newest (retention.ended_max); null when that
+         * limit is off.
+         */
+        ended_max?: number | null;
+        /** When the last ones were forgotten (ms); null when none ever was. */
+        last_trim_at?: number | null;
+        /** Ended agents forgotten so far, across restarts. */
+        trimmed_total?: number;
+        [key: string]: unknown;
+    };
     /** The socket path. */
     socket?: string;
     /** The agents whose open turn is marked stalled, longest stalled first. */
