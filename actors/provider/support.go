@@ -81,14 +81,27 @@ func (o Options) Support(name string, herdrInstalled map[string]bool) error {
 	return CheckSupport(name, o.HasOrcr(name), herdrInstalled)
 }
 
-// Integrations is [Integrations] with o's declared providers: orcr true, herdr as
-// herdr reports it (a declared provider without session herdr is supported without).
+// Integrations is [Integrations] with o's declared providers (orcr true, herdr as
+// herdr reports it), each entry's supported set by [Options.Support]: a provider
+// without session herdr is supported without herdr's integration.
 func (o Options) Integrations(herdrInstalled map[string]bool) map[string]Integration {
-	m := Integrations(herdrInstalled)
+	m := make(map[string]Integration, len(herdrInstalled)+len(builtins))
+	for p, ok := range herdrInstalled {
+		if p != "" {
+			m[p] = Integration{Orcr: IsBuiltin(p), Herdr: ok}
+		}
+	}
+	for _, p := range builtins {
+		m[p] = Integration{Orcr: true, Herdr: herdrInstalled[p]}
+	}
 	for p := range o.Declared {
 		if o.isDeclared(p) {
 			m[p] = Integration{Orcr: true, Herdr: herdrInstalled[p]}
 		}
+	}
+	for p, in := range m {
+		in.Supported = o.Support(p, herdrInstalled) == nil
+		m[p] = in
 	}
 	return m
 }
@@ -109,27 +122,16 @@ func HerdrInstalled(rows []herdr.IntegrationState) map[string]bool {
 
 // Integration is one entry of server.status's integrations map.
 type Integration struct {
-	Orcr  bool `json:"orcr"`
-	Herdr bool `json:"herdr"`
+	Orcr      bool `json:"orcr"`
+	Herdr     bool `json:"herdr"`
+	Supported bool `json:"supported"`
 }
-
-// Supported reports whether both layers exist.
-func (i Integration) Supported() bool { return i.Orcr && i.Herdr }
 
 // Integrations is server.status's integrations map (docs/protocol.md §5.2): one entry per
 // provider in the union of the keys of herdrInstalled and the built-ins, with orcr =
-// built-in and herdr = herdrInstalled[p].
+// built-in, herdr = herdrInstalled[p] and supported by the support rule.
 func Integrations(herdrInstalled map[string]bool) map[string]Integration {
-	m := make(map[string]Integration, len(herdrInstalled)+len(builtins))
-	for p, ok := range herdrInstalled {
-		if p != "" {
-			m[p] = Integration{Orcr: IsBuiltin(p), Herdr: ok}
-		}
-	}
-	for _, p := range builtins {
-		m[p] = Integration{Orcr: true, Herdr: herdrInstalled[p]}
-	}
-	return m
+	return Options{}.Integrations(herdrInstalled)
 }
 
 // IntegrationNames returns the keys of an integrations map, sorted (the reported

@@ -193,6 +193,10 @@ type Integration struct {
 	Orcr bool `json:"orcr"`
 	// herdr reports its integration for the provider installed.
 	Herdr bool `json:"herdr"`
+	// Whether agents of the provider can run here: both layers, or the orcr layer alone
+	// for a provider that needs no herdr integration (gemini, pi, a declared provider
+	// without session herdr; docs/providers.md §11.2).
+	Supported bool `json:"supported"`
 }
 
 // RunRequest is agent.run's params (docs/protocol.md §5.8).

@@ -197,8 +197,9 @@ func renderServerStatus(raw json.RawMessage, all bool) (string, error) {
 		Drift        map[string]json.RawMessage `json:"drift"`
 		Remote       map[string]json.RawMessage `json:"remote"`
 		Integrations map[string]struct {
-			Orcr  bool `json:"orcr"`
-			Herdr bool `json:"herdr"`
+			Orcr      bool `json:"orcr"`
+			Herdr     bool `json:"herdr"`
+			Supported bool `json:"supported"`
 		} `json:"integrations"`
 		Stalled []struct {
 			Path      string          `json:"path"`
@@ -296,7 +297,11 @@ func renderServerStatus(raw json.RawMessage, all bool) (string, error) {
 				hidden++
 				continue
 			}
-			fmt.Fprintf(&b, "    %-8s orcr=%s herdr=%s\n", p, okMissing(in.Orcr), okMissing(in.Herdr))
+			herdr := okMissing(in.Herdr)
+			if in.Orcr && !in.Herdr && in.Supported {
+				herdr = "not needed" // gemini, pi: no herdr integration to install (docs/providers.md §11.2)
+			}
+			fmt.Fprintf(&b, "    %-8s orcr=%s herdr=%s\n", p, okMissing(in.Orcr), herdr)
 		}
 		if hidden > 0 {
 			fmt.Fprintf(&b, "    (%d more that orcr does not support: --all lists them)\n", hidden)

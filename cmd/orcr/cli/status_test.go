@@ -120,6 +120,10 @@ func TestServerStatusIntegrationsRealServer(t *testing.T) {
 	if diff := cmp.Diff(builtins, lines(got.stdout)); diff != "" || strings.Contains(got.stdout, "herdr error") {
 		t.Errorf("server status integrations (-want +got):\n%s\n%s", diff, got.stdout)
 	}
+	// gemini needs no herdr integration (docs/providers.md §12.2): none is missing.
+	if !strings.Contains(got.stdout, "    gemini   orcr=ok herdr=not needed\n") {
+		t.Errorf("server status: gemini's line should say herdr=not needed:\n%s", got.stdout)
+	}
 	if more := "(" + strconv.Itoa(n-len(builtins)) + " more that orcr does not support: --all lists them)"; !strings.Contains(got.stdout, more) {
 		t.Errorf("server status: no %q in\n%s", more, got.stdout)
 	}

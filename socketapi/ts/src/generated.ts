@@ -1782,6 +1782,12 @@ export interface ServerStatusResult {
     herdr?: boolean;
     /** orcr has built-in support for the provider. */
     orcr?: boolean;
+    /**
+     * Whether agents of the provider can run here: both layers, or the orcr layer alone
+     * for a provider that needs no herdr integration (gemini, pi, a declared provider
+     * without session herdr; docs/providers.md §11.2).
+     */
+    supported?: boolean;
     [key: string]: unknown;
   }> | null;
   /** Active and paused loops. */
