@@ -342,6 +342,12 @@ func (w *agentWork) submit(target, prompt string, plan SubmitPlan) (counter, err
 		case seen:
 			cancel()
 			return base, nil // it was there and is gone: submitted
+		case written():
+			// Never seen on screen, but the provider wrote its transcript after the
+			// Enter: it took the input (gemini redraws its screen while it does), and
+			// typing it again would leave a second copy queued or in its input box.
+			cancel()
+			return base, nil
 		case retypes < plan.Attempts:
 			// Never shown: the text itself was dropped. Type it again (never after it
 			// was seen once, so it is not typed twice).

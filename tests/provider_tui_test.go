@@ -495,3 +495,35 @@ func TestSlowFirstScreenTypedOnce(t *testing.T) {
 		t.Errorf("the mock got %d prompts, want 1:\n%s", n, b)
 	}
 }
+
+// TestTakenPromptNotShownTypedOnce: a TUI that takes a prompt without showing it (gemini
+// redraws its whole screen as it does, and a poll can land in that gap) has written its
+// transcript, so the confirmation loop takes the prompt as delivered and never types it
+// again (docs/lifecycle.md §9.2). Typed again, gemini kept the copy and sent it glued to
+// the next prompt; the mock takes it as a turn of its own.
+func TestTakenPromptNotShownTypedOnce(t *testing.T) {
+	t.Parallel() // mostly waits (turn windows): see main_test.go
+	h, _ := herdrHome(t, `{"integrations": {"mock": {"submit_confirm_ms": 6000, "submit_attempts": 6}}}`)
+	h.env = append(h.env, "ORCR_MOCK_NO_ECHO=1")
+	uid, _ := runAgent(t, h, "-a", "mock", "--name", "quiet", "-p", "say=first no_working")
+	transcript := filepath.Join(h.dir, "data", "quiet", uid, provider.MockTranscriptFile)
+	var b []byte
+	until := func(what, word string) {
+		t.Helper()
+		poll.Eventually(t, 30*time.Second, what, func() bool {
+			b, _ = os.ReadFile(transcript)
+			rows := h.lsRows(t, "quiet")
+			return bytes.Contains(b, []byte(word)) && len(rows) == 1 && rows[0].Status == "idle"
+		}, func() string { return string(b) })
+	}
+	until("the first turn to complete", `first\nDONE`)
+	// Deliveries to one agent run one at a time: once the second prompt's turn is over,
+	// a retyped first prompt would have been typed before it.
+	if r := h.run("agent", "send", "quiet", "say=second no_working"); r.exit != 0 {
+		t.Fatalf("agent send: exit %d: %s", r.exit, r.stderr)
+	}
+	until("the second turn to complete", `second\nDONE`)
+	if n := bytes.Count(b, []byte(`"type":"user"`)); n != 2 {
+		t.Errorf("the mock got %d prompts, want 2 (a taken prompt was typed again):\n%s", n, b)
+	}
+}

@@ -387,7 +387,9 @@ func (a *agent) turn(prompt string) {
 	resp := response(prompt, p)
 	a.scr.setTitle("")
 	a.log.Printf("turn %q (%d bytes): %+v", clip(prompt, 200), len(prompt), p)
-	a.scr.addLines(quote(prompt))
+	if !a.cfg.noEcho {
+		a.scr.addLines(quote(prompt))
+	}
 
 	// busy shows and reports the states inside the turn; no_working keeps the turn
 	// idle throughout (a turn that ends between two polls of herdr's status).

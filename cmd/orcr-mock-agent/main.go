@@ -66,6 +66,7 @@
 //	ORCR_MOCK_BANNER               banner text (default "orcr-mock-agent ready")
 //	ORCR_MOCK_DROP_FIRST_SENDS     silently discard the first N non-blank prompts
 //	ORCR_MOCK_DELAY_WORKING_MS     stay idle this long after a prompt before reporting working
+//	ORCR_MOCK_NO_ECHO              never show a taken prompt ("> <prompt>"), like a TUI caught redrawing its screen as it takes one
 //	ORCR_MOCK_START_DELAY_MS       after taking the terminal (raw mode), draw nothing and read nothing this long, like a TUI that boots slowly
 //	ORCR_MOCK_START_FAIL           fail at start: after the start delay, show this text and exit with status 1, like a TUI that refuses to start
 //	ORCR_MOCK_START_FAIL_MS        how long the failed start's text stays on screen before the exit (default 0)
@@ -97,7 +98,7 @@
 //
 // # A turn
 //
-// For each accepted prompt: show "> <prompt>"; wait ORCR_MOCK_DELAY_WORKING_MS
+// For each accepted prompt: show "> <prompt>" (unless ORCR_MOCK_NO_ECHO); wait ORCR_MOCK_DELAY_WORKING_MS
 // (still idle); report working; tool_gaps times: sleep max(turn_ms, 150) ms,
 // report idle, sleep gap_ms, report working (with no_working, none of these
 // reports is made nor shown); with tool=, call the tool; sleep turn_ms; build
@@ -224,6 +225,7 @@ type config struct {
 	exitAfter        int // 0 = never; ORCR_MOCK_ONCE makes it 1
 	dropFirst        int
 	delayWorkingMS   int
+	noEcho           bool
 	startDelayMS     int
 	startFail        string // ORCR_MOCK_START_FAIL: the message of a start that fails; "" starts
 	startFailMS      int
@@ -279,6 +281,7 @@ func loadConfig(getenv func(string) string, logf func(string, ...any)) config {
 		exitAfter:        intKnob("ORCR_MOCK_EXIT_AFTER", 0, 1<<31-1),
 		dropFirst:        intKnob("ORCR_MOCK_DROP_FIRST_SENDS", 0, 1<<31-1),
 		delayWorkingMS:   intKnob("ORCR_MOCK_DELAY_WORKING_MS", 0, maxDirectiveMS),
+		noEcho:           boolKnob("ORCR_MOCK_NO_ECHO"),
 		startDelayMS:     intKnob("ORCR_MOCK_START_DELAY_MS", 0, maxDirectiveMS),
 		startFail:        getenv("ORCR_MOCK_START_FAIL"),
 		startFailMS:      intKnob("ORCR_MOCK_START_FAIL_MS", 0, maxDirectiveMS),
