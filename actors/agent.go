@@ -188,7 +188,9 @@ type (
 		Err    error
 	}
 	// CancelSpawn tells the agent actor that its starting row was canceled: the running
-	// pipeline stops at its next checkpoint and closes any pane it made.
+	// pipeline stops at its next checkpoint and closes any pane it made. Any other op
+	// runs on: a restart recovery cut off here would leave the spawn a crash interrupted
+	// unsettled, its intent open and its pane an orphan (docs/lifecycle.md §13.1).
 	CancelSpawn struct{ UUID string }
 	// StartAgent tells the agents actor that a row was promoted and its spawn pipeline
 	// must run.
@@ -281,6 +283,7 @@ type agentActor struct {
 	busy     bool
 	queue    []queuedOp
 	cancel   context.CancelFunc
+	spawning bool // the running op is the spawn pipeline (StartAgent)
 	stopping atomic.Bool // set before the op context is canceled by a stop
 	ended    bool
 
@@ -374,7 +377,7 @@ func (a *agentActor) Receive(c actor.Context) {
 			a.decide(c)
 		}
 	case CancelSpawn:
-		if a.cancel != nil {
+		if a.cancel != nil && a.spawning {
 			a.cancel()
 		}
 	case opDone:
@@ -664,6 +667,7 @@ func (a *agentActor) start(c actor.Context, op queuedOp) {
 	a.busy = true
 	ctx, cancel := context.WithCancel(context.Background())
 	a.cancel = cancel
+	_, a.spawning = op.msg.(StartAgent)
 	self, root := c.Self(), c.ActorSystem().Root
 	w := &agentWork{env: a.env, uuid: a.uuid, ctx: ctx, root: root, st: a.st, loaded: a.loaded, stopping: &a.stopping, mark: a.mark}
 	cursor := a.toolsCursor

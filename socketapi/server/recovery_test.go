@@ -4,6 +4,9 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -416,4 +419,58 @@ func TestRecoveryClosesTheRootShellOfACutOffSpawn(t *testing.T) {
 	if row := waitStatus(t, c, cr.a.UUID, "idle"); !paneExists(t, cr.sock, *row.PaneID) {
 		t.Error("the agent's pane was closed")
 	}
+}
+
+// A starting row whose spawn a crash cut off, ended by its --timeout while its restart
+// recovery still waits for herdr (frozen here): the timeout's cancel does not cut the
+// recovery off, so once herdr answers the spawn intent is settled and the pane the
+// spawn made is closed (docs/lifecycle.md §13.1). Cut off, the recovery left both: an
+// open intent and an orphan pane, until the next restart.
+func TestRecoverySettlesASpawnWhoseRowTimedOutMeanwhile(t *testing.T) {
+	t.Parallel()
+	cr := newCrashed(t, "rcv/late", map[string]any{"gc": "never"})
+	terminal := ""
+	cr.leave(func(tx *store.Tx) error {
+		a, err := tx.Agent(cr.a.UUID)
+		if err != nil {
+			return err
+		}
+		terminal = a.TerminalID
+		if _, err := tx.Exec(`UPDATE agents SET terminal_id = NULL, pane_id = NULL, status = 'starting', starting_at = ?,
+			deadline_at = 1 WHERE uuid = ?`, time.Now().UnixMilli(), cr.a.UUID); err != nil {
+			return err
+		}
+		_, _, err = tx.Intent(cr.a.UUID, &api.AgentSpawnRequested{Workspace: "rcv", Label: "rcv/late"})
+		return err
+	})
+	// herdr's session server answers nothing while stopped; its panes run on.
+	xdg := filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(cr.sock))))
+	var frozen []int
+	for _, pid := range sockettest.ProcsWithEnv("XDG_CONFIG_HOME=" + xdg) {
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
+		if strings.Contains(string(cmdline), "herdr-standin") && strings.Contains(string(cmdline), "\x00server") {
+			if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+				t.Fatal(err)
+			}
+			frozen = append(frozen, pid)
+		}
+	}
+	if len(frozen) != 1 {
+		t.Fatalf("herdr session servers under %s: %v, want one", xdg, frozen)
+	}
+	thaw := func() { syscall.Kill(frozen[0], syscall.SIGCONT) }
+	t.Cleanup(thaw)
+	_, rec := cr.restart()
+	rec.waitFor(t, 20*time.Second, "the row to end timeout", func(evs []ev) bool {
+		for _, e := range evs {
+			if e.Kind == "agent.status_changed" && e.UUID == cr.a.UUID && e.Row != nil && e.Row.Status == "ended" &&
+				e.Row.ExitReason != nil && *e.Row.ExitReason == "timeout" {
+				return true
+			}
+		}
+		return false
+	})
+	thaw()
+	noOpenIntents(t, rec)
+	poll.Eventually(t, 10*time.Second, "the orphan pane closed", func() bool { return !paneExists(t, cr.sock, terminal) })
 }
