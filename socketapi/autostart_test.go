@@ -38,6 +38,7 @@ func spawned(err error) func() (socketapi.Spawned, error) {
 // A spawned server that fails to start hands its own error to the waiting client, which
 // returns it instead of polling until the 15 s readiness deadline.
 func TestEnsureRunningReportsTheServersError(t *testing.T) {
+	t.Parallel()
 	c := &socketapi.Client{Socket: filepath.Join(sockettest.TempHome(t), "orcr.sock")}
 	refused := wire.Env("unsafe_home", "socket path is a symlink; refusing to use it")
 	start := time.Now()
@@ -53,6 +54,7 @@ func TestEnsureRunningReportsTheServersError(t *testing.T) {
 // When the spawned server failed but another one answers after all (it won a start
 // race), that server is used.
 func TestEnsureRunningChecksOnceMoreAfterAFailure(t *testing.T) {
+	t.Parallel()
 	srv := sockettest.NewServer(t)
 	// Dial 1 is the first handshake, 2 the first poll; the failure then comes before
 	// the next poll.
@@ -66,6 +68,7 @@ func TestEnsureRunningChecksOnceMoreAfterAFailure(t *testing.T) {
 // A spawned server that exits without an error (it lost the start race and another
 // server answers) does not end the wait.
 func TestEnsureRunningWaitsPastACleanExit(t *testing.T) {
+	t.Parallel()
 	srv := sockettest.NewServer(t)
 	c := &socketapi.Client{Socket: srv.Socket(), Dial: dialFailing(3)}
 	outcome, pid, err := c.EnsureRunning(context.Background(), spawned(nil))

@@ -70,6 +70,7 @@ func (d *dropper) requests(method string) []string {
 // of its timeout, the ask on the agent its agent.run started (never a second run), the
 // logs from the entries already yielded.
 func TestSDKBlockingCallsResume(t *testing.T) {
+	t.Parallel()
 	srv, _ := newSDK(t)
 	d := &dropper{drop: map[string]bool{}}
 	var resumed []string

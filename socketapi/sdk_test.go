@@ -137,6 +137,7 @@ func deref[T any](p *T) T {
 // The server methods and the generic calls: Handshake, Status, Schema, Snapshot,
 // Invoke, InvokeRaw and Call.
 func TestSDKServerMethods(t *testing.T) {
+	t.Parallel()
 	srv, c := newSDK(t)
 	ctx := ctxFor(t, 30*time.Second)
 	paths := config.NewPaths(srv.Home)
@@ -243,6 +244,7 @@ func TestSDKServerMethods(t *testing.T) {
 // The agent verbs end to end on the mock provider: Run, Wait, Logs, Send, Ask, Ls and
 // Kill with and without Preview.
 func TestSDKAgentVerbs(t *testing.T) {
+	t.Parallel()
 	srv, c := newSDK(t)
 	ctx := ctxFor(t, 60*time.Second)
 
@@ -375,6 +377,7 @@ func TestSDKAgentVerbs(t *testing.T) {
 // The loop verbs through the SDK (docs/loops.md §2): create, ls, a manual run, pause and
 // resume, rm; an unknown loop is not_found.
 func TestSDKLoops(t *testing.T) {
+	t.Parallel()
 	_, c := newSDK(t)
 	ctx := ctxFor(t, 30*time.Second)
 	if _, err := c.LoopLogs(ctx, api.LoopLogsRequest{Name: "nosuch"}); !api.IsCode(err, api.CodeNotFound) {
@@ -416,6 +419,7 @@ func TestSDKLoops(t *testing.T) {
 // FollowLogs yields entries as the agent writes them and ends once it ended; Tail starts
 // with the last n; breaking the loop or ending ctx stops it.
 func TestSDKFollowLogs(t *testing.T) {
+	t.Parallel()
 	_, c := newSDK(t)
 	c.FollowInterval = 50 * time.Millisecond
 	ctx := ctxFor(t, 60*time.Second)
@@ -509,6 +513,7 @@ func TestSDKFollowLogs(t *testing.T) {
 
 // A scoped client composes names, paths, targets and patterns under its scope.
 func TestSDKScope(t *testing.T) {
+	t.Parallel()
 	_, c := newSDK(t)
 	ctx := ctxFor(t, 60*time.Second)
 
@@ -626,6 +631,7 @@ func scopeOf(c *socketapi.Client) any {
 // FromGetenv reads the lineage of an agent pane or a loop run; an agent's client
 // creates children of the caller in the caller's scope.
 func TestSDKFromGetenv(t *testing.T) {
+	t.Parallel()
 	srv, c := newSDK(t)
 	ctx := ctxFor(t, 30*time.Second)
 	parent := runMock(t, c, "fam/parent", "say=hi")
@@ -692,6 +698,7 @@ func TestSDKFromGetenv(t *testing.T) {
 
 // Refused requests come back as *api.Error with one of the nine codes.
 func TestSDKErrors(t *testing.T) {
+	t.Parallel()
 	_, c := newSDK(t)
 	ctx := ctxFor(t, 30*time.Second)
 
@@ -760,6 +767,7 @@ func TestSDKErrors(t *testing.T) {
 // Ending the ctx of a blocking Wait closes its connection and returns at once; the
 // server goes on answering. The client's own call timeout never bounds a wait.
 func TestSDKWaitContext(t *testing.T) {
+	t.Parallel()
 	srv, c := newSDK(t)
 	busy := runMock(t, c, "w/busy", "say=late turn_ms=60000")
 	// The start stays starting until the mock is ready; the waits below are of a
@@ -832,6 +840,7 @@ func TestSDKZeroClient(t *testing.T) {
 
 // Watch keeps a Model equal to what api.snapshot answers at the same seq.
 func TestSDKWatch(t *testing.T) {
+	t.Parallel()
 	srv, c := newSDK(t)
 	ctx := ctxFor(t, 60*time.Second)
 	var (
@@ -889,6 +898,7 @@ func TestSDKWatch(t *testing.T) {
 // Stop answers, then the server stops: a watch ends with server_stopping and calls find
 // no server.
 func TestSDKStop(t *testing.T) {
+	t.Parallel()
 	srv, c := newSDK(t)
 	ctx := ctxFor(t, 30*time.Second)
 	watching := make(chan error, 1)

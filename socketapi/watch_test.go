@@ -93,6 +93,7 @@ func (r *watchRecorder) at(t *testing.T, seq int64) api.Snapshot {
 // that equals api.snapshot at the same seq, from watch.open's snapshot and the events
 // alone (queue positions included).
 func TestWatchModelEqualsSnapshotUnderChurn(t *testing.T) {
+	t.Parallel()
 	srv := sockettest.NewServer(t, sockettest.WithHerdr(t), sockettest.WithConfig(
 		`{"concurrency": {"max": 36}, "timings": {"idle_after": "1h", "kill_after": "2h"}}`))
 	c := srv.Client(t)
@@ -202,6 +203,7 @@ func mustSnapshot(t *testing.T, c *socketapi.Client) api.Snapshot {
 
 // The model's Snapshot is api.snapshot's shape: it encodes with the same keys.
 func TestModelSnapshotEncodesLikeAPISnapshot(t *testing.T) {
+	t.Parallel()
 	srv := sockettest.NewServer(t)
 	c := srv.Client(t)
 	var raw map[string]json.RawMessage
@@ -231,6 +233,7 @@ func TestModelSnapshotEncodesLikeAPISnapshot(t *testing.T) {
 // stopped, a pause and a removal — after each, the model built from events alone equals
 // api.snapshot at the same seq.
 func TestWatchModelFollowsLoops(t *testing.T) {
+	t.Parallel()
 	srv := sockettest.NewServer(t, sockettest.WithHerdr(t), sockettest.WithConfig(`{"timings": {"run_term_grace": "2s"}}`))
 	c := srv.Client(t)
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)

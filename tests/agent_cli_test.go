@@ -118,6 +118,7 @@ func errDetail(e map[string]any, key string) any {
 // the schema, and exit codes follow docs/cli.md §1.6; the human `agent run` prints
 // `<path> <uuid>`.
 func TestAgentVerbsJSONAndExitCodes(t *testing.T) {
+	t.Parallel()
 	h, _ := herdrHome(t, "")
 
 	ok, res, _ := h.jsonRun(t, "agent.run", 0, "agent", "run", "-a", "mock", "--path", "cli/one", "-p", "say=hi")
@@ -184,6 +185,7 @@ func TestAgentVerbsJSONAndExitCodes(t *testing.T) {
 // pane or failed, there is never more than one pane per path, and panes exist only for
 // live rows.
 func TestKill9MidSpawnNoDuplicatePane(t *testing.T) {
+	t.Parallel()
 	h, sock := herdrHome(t, `{"concurrency": {"max": 8}}`)
 	r := h.run("server", "status", "--json")
 	if r.exit != 0 {
@@ -327,6 +329,7 @@ func TestVerbRightAfterStop(t *testing.T) {
 // grace of two minutes the mock's `/quit` ends the agent within seconds, and its pane is
 // closed.
 func TestKillEndsWhenTheLaunchedProviderExits(t *testing.T) {
+	t.Parallel()
 	h, _ := herdrHome(t, `{"integrations": {"mock": {"shutdown_grace_ms": 120000}}}`)
 	if r := h.run("agent", "run", "-a", "mock", "--path", "grace/one", "-p", "say=hi"); r.exit != 0 {
 		t.Fatalf("agent run: %d %s %s", r.exit, r.stdout, r.stderr)

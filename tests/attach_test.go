@@ -196,6 +196,7 @@ func idleMock(t *testing.T, h *home, path string) {
 // renewed by heartbeats all along (it never expired although the session outlived the
 // 2 s TTL several times).
 func TestAttachTakeoverInATerminal(t *testing.T) {
+	t.Parallel()
 	h, _ := herdrHome(t, `{"timings": {"gc_tick": "200ms", "attach_lease_ttl": "2s"}}`)
 	idleMock(t, h, "att/one")
 	evs := followEvents(t, h)
@@ -275,6 +276,7 @@ func TestAttachTakeoverInATerminal(t *testing.T) {
 // the CLI falls back to `terminal attach <terminal_id>` (docs/decisions.md D6). SIGTERM
 // to the CLI is forwarded to the attach, the lease released, and the CLI exits 143.
 func TestAttachObserveFallbackAndSIGTERM(t *testing.T) {
+	t.Parallel()
 	sockettest.StandinOnly(t, "HERDR_STANDIN_REFUSE_AGENT_ATTACH makes it refuse agent attach")
 	h, sock := herdrHome(t, "")
 	idleMock(t, h, "att/obs")

@@ -12,6 +12,7 @@ import (
 // (remote.approvals on, the provider asking before the call) reads blocked_kind
 // `permission`, in `agent ls` and in what `agent wait` answers, not `unknown`.
 func TestBlockedOnApprovalReadsPermission(t *testing.T) {
+	t.Parallel()
 	h, _ := herdrHome(t, `{"remote": {"listen": "127.0.0.1:0", "approvals": true}}`)
 	h.jsonRun(t, "agent.run", 0, "agent", "run", "-a", "mock", "--path", "perm/one")
 	if w := h.run("agent", "wait", "perm/one", "--timeout", "60s"); w.exit != 0 {

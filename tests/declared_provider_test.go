@@ -15,6 +15,7 @@ import (
 // `agent logs --last-response` reads the answer from the screen, under the prompt's
 // echo, and says so (docs/providers.md §11.3).
 func TestDeclaredProviderRunsATurnByConfigOnly(t *testing.T) {
+	t.Parallel()
 	b := sockettest.BuildBinaries(t)
 	decl := map[string]any{
 		"providers": map[string]any{"tinyagent": map[string]any{
@@ -128,6 +129,7 @@ func checkStates(res map[string]any) map[string]string {
 // (400 ms) even on a loaded machine — and `--last-response --json` answers
 // from the screen, marked from_screen, as the human output says.
 func TestDeclaredProviderStatusFromScreen(t *testing.T) {
+	t.Parallel()
 	b := sockettest.BuildBinaries(t)
 	decl := map[string]any{
 		"providers": map[string]any{"screenagent": map[string]any{

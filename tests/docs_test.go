@@ -84,6 +84,7 @@ func anchors(doc string) map[string]string {
 // than the one the anchor points at: a renumbered or renamed section leaves no dangling
 // reference behind.
 func TestDocsLinkAnchors(t *testing.T) {
+	t.Parallel()
 	docs := docFiles(t)
 	heads := map[string]map[string]string{}
 	for name, doc := range docs {

@@ -228,6 +228,7 @@ func lostAndEnded(t *testing.T, h *home) (lostAt, endedAt map[string]time.Time) 
 // goes lost, then ends lost in a later pass, its slot goes to the queued agent, which
 // completes its turn, and a wait on a lost agent settles lost.
 func TestHerdrKilled(t *testing.T) {
+	t.Parallel()
 	h, sock, xdg, a := startHerdrFault(t)
 	herdrPID := onlyHerdrServer(t, xdg)
 	panes := paneProcesses(sock)
@@ -437,6 +438,7 @@ func idleAgent(t *testing.T, h *home, path string) string {
 // pass ends with the reconciler. A wrapper around the stand-in makes `herdr --session
 // orcr server` a no-op that leaves a mark while a flag file exists.
 func TestServerStopWhileHerdrWillNotStart(t *testing.T) {
+	t.Parallel()
 	h, sock := herdrHome(t, herdrFaultConfig)
 	xdg := strings.TrimSuffix(sock, filepath.Join("/herdr", "sessions", "orcr", "herdr.sock"))
 	dir := t.TempDir()
@@ -486,6 +488,7 @@ func TestServerStopWhileHerdrWillNotStart(t *testing.T) {
 // on its way out, so the next verb starts a server at once. Herdr is frozen during the
 // stop, so herdr calls are in flight (the monitor's poll) when it begins.
 func TestServerStopAnswersWhenTheHomeIsFree(t *testing.T) {
+	t.Parallel()
 	h, sock := herdrHome(t, herdrFaultConfig)
 	xdg := strings.TrimSuffix(sock, filepath.Join("/herdr", "sessions", "orcr", "herdr.sock"))
 	srv := startCrashServer(t, h)
@@ -522,6 +525,7 @@ func TestServerStopAnswersWhenTheHomeIsFree(t *testing.T) {
 // a close — while the row may still read idle — checks the pane and answers lost,
 // never turn_complete.
 func TestClosedPaneNoticedAtOnce(t *testing.T) {
+	t.Parallel()
 	h, sock := herdrHome(t, `{"timings": {"gc_tick": "30s", "idle_after": "10m", "kill_after": "10m"}}`)
 	srv := startCrashServer(t, h)
 	t.Cleanup(func() { srv.stop(t, h) })

@@ -19,6 +19,7 @@ import (
 // carries an error, two panes labelled like an agent that no row holds, an
 // acknowledged run whose row is gone, and a workspace's root shell left open. The campaign's verdicts rest on these checks.
 func TestCheckInvariantsSeesPlantedFaults(t *testing.T) {
+	t.Parallel()
 	h, sock := herdrHome(t, "")
 	xdg := strings.TrimSuffix(sock, filepath.Join("/herdr", "sessions", "orcr", "herdr.sock"))
 	srv := startCrashServer(t, h)

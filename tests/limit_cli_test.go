@@ -15,6 +15,7 @@ import (
 // queued — also across `server stop` and an auto-started server — and its `agent wait`
 // settles once the reset passed.
 func TestLimitPauseShownAndDurable(t *testing.T) {
+	t.Parallel()
 	h, _ := herdrHome(t, `{"timings":{"limit_backoff":"1h"}}`)
 	h.jsonRun(t, "agent.run", 0, "agent", "run", "-a", "mock", "--path", "lim/cli", "-p", "limit=Usage_limit_reached,_try_again_in_4_seconds")
 	var until int64
@@ -61,6 +62,7 @@ func TestLimitPauseShownAndDurable(t *testing.T) {
 // live tests find it: skipped without it, a failure under CI=1.
 func TestLimitFallbackRunsClaudeLive(t *testing.T) {
 	t.Parallel() // mostly waits (claude's TUI booting): see main_test.go
+	heavy(t)
 	h, sock := claudeHome(t, `{"timings": {"limit_backoff": "1h", "max_starting": "60s"}, "routing": {"fallback": {"mock": "claude"}}}`)
 	claudeSandbox(h)
 	_, work := trustClaude(t, h)

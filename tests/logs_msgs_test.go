@@ -11,6 +11,7 @@ import (
 // Issue 33 item 9: `orcr agent logs --last-response` while the agent's turn runs says the
 // agent is still working (and how to wait), not just that there is no final response.
 func TestLastResponseWhileWorkingSaysStillWorking(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ name, env string }{
 		{"transcript written", ""},
 		// The provider has not written its transcript yet while it works (a loaded run

@@ -71,6 +71,7 @@ func waitRunEnded(t *testing.T, c *socketapi.Client, loop, runID string) api.Run
 // A once loop fires once, its run's output and exit status are recorded, the loop ends
 // fired, and loop logs merges the command's lines with the scheduler's events.
 func TestOnceLoopRunsItsCommand(t *testing.T) {
+	t.Parallel()
 	h, c := loopHome(t)
 	ctx := context.Background()
 	res, err := c.LoopCreate(ctx, api.LoopCreateRequest{Name: "once", OnceAt: "1s", Cwd: h.dir,
@@ -149,6 +150,7 @@ func forgeOnStoppedServer(t *testing.T, h *home, op store.Op) {
 // name lands under <loop>/<run_id>/, and a run that removes its own loop ends the loop
 // removed_by_run and itself ok.
 func TestRunEnvironmentAgentsAndSelfRemoval(t *testing.T) {
+	t.Parallel()
 	h, c := loopHome(t)
 	ctx := context.Background()
 	script := `env > "$ORCR_LOOP_DATA_DIR/env.$ORCR_ID" &&
@@ -206,6 +208,7 @@ orcr loop rm "${ORCR_PATH%%/*}"`
 // docs/loops.md §7: a stop TERMs the group, waits the grace, KILLs a command that ignores
 // TERM, and kills every agent under the run.
 func TestRunStopKillsTheGroupAndItsAgents(t *testing.T) {
+	t.Parallel()
 	h, c := loopHome(t)
 	ctx := context.Background()
 	script := `orcr agent run --name worker -a mock -p "say=busy turn_ms=600000" --json > /dev/null
@@ -287,6 +290,7 @@ while true; do sleep 1; done`
 // docs/loops.md §9.1: a run outlives a `kill -9` of the server; the next server adopts
 // it by pid and start time and records its real exit status when it ends.
 func TestRunSurvivesAServerCrash(t *testing.T) {
+	t.Parallel()
 	h, c := loopHome(t)
 	ctx := context.Background()
 	marker := filepath.Join(h.dir, "go-on")
@@ -389,6 +393,7 @@ orcr loop run start "$loop" > /dev/null`
 
 // A run past its --timeout is stopped and ends timeout (docs/loops.md §6.1, §7).
 func TestRunTimeout(t *testing.T) {
+	t.Parallel()
 	h, c := loopHome(t)
 	ctx := context.Background()
 	if _, err := c.LoopCreate(ctx, api.LoopCreateRequest{Name: "slow", Cron: "0 0 1 1 *", Cwd: h.dir, Timeout: "1s",
@@ -494,6 +499,7 @@ func TestMissedWhileDownIsSkipped(t *testing.T) {
 // restart, inside that clean-up — the minute boundary of the crash campaign, without
 // waiting for one.
 func TestFireDueWhileRecoveringRuns(t *testing.T) {
+	t.Parallel()
 	h, _ := herdrHome(t, `{"timings": {"gc_tick": "200ms", "loop_tick": "100ms", "run_term_grace": "2s"},
  "integrations": {"mock": {"shutdown_grace_ms": 5000}}}`)
 	h.env = append(h.env, "PATH="+bins.dir+":"+os.Getenv("PATH"), "ORCR_MOCK_QUIT_DELAY_MS=60000")
@@ -585,6 +591,7 @@ exec sleep 600`
 // and counts the agent a run created though it has ended; a --once-at loop shows its
 // instant, not the text typed; a command given without "--" is told where it goes.
 func TestLoopInspectionThroughTheCLI(t *testing.T) {
+	t.Parallel()
 	h, c := loopHome(t)
 	r := h.run("loop", "create", "x", "* * * * *", "true")
 	if r.exit != 1 || !strings.Contains(r.stderr, "after --") {

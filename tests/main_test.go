@@ -1,12 +1,11 @@
 // Package tests holds orcr's end-to-end suites: they build the real binaries, run the
 // real CLI against real servers in throwaway homes, and check what a user relies on.
 //
-// The longest tests call t.Parallel: they spend most of their time waiting (a turn's
-// completion windows, a TUI booting, a loop's tick), about 40 % of one core, so two of
-// them at a time (go test's -parallel, GOMAXPROCS by default) shorten the package's
-// run without starving each other. A parallel test must keep to its own home, herdr
-// config dir and tmux socket, find processes by its own home or socket only, and not
-// use t.Setenv.
+// Every test that takes more than a second calls t.Parallel: they spend most of their
+// time waiting (a turn's completion windows, a TUI booting, a loop's tick, a server
+// restarting), well under half of one core each, so testParallel of them run at once.
+// A parallel test must keep to its own home, herdr config dir and tmux socket, find
+// processes by its own home or socket only, and not use t.Setenv.
 package tests
 
 import (
@@ -22,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orcr-go/orcr/socketapi/sockettest"
 	"go.uber.org/goleak"
 )
 
@@ -31,7 +31,23 @@ var bins struct {
 	orcr string
 }
 
+// heavySlots bounds the tests that run real agent CLIs (node programs that take most of
+// a core while they boot and draw) to two at a time, whatever testParallel allows.
+var heavySlots = make(chan struct{}, 2)
+
+// heavy takes one of heavySlots for the rest of t; call it right after t.Parallel.
+func heavy(t *testing.T) {
+	t.Helper()
+	heavySlots <- struct{}{}
+	t.Cleanup(func() { <-heavySlots })
+}
+
+// testParallel is how many tests of this package run at once unless -parallel says
+// otherwise (sockettest.DefaultParallel).
+const testParallel = "4"
+
 func TestMain(m *testing.M) {
+	sockettest.DefaultParallel(testParallel)
 	dir, err := os.MkdirTemp("", "ob")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -117,6 +117,8 @@ func TestMCPSubprocess(t *testing.T) {
 // reports it connected; codex loads the `[mcp_servers.orcr]` keys docs/mcp.md §3.2
 // gives under --strict-config, which refuses a key it does not know.
 func TestMCPRegistrationLive(t *testing.T) {
+	t.Parallel()
+	heavy(t)
 	state := t.TempDir()
 	home := filepath.Join(state, "orcr")
 	env := []string{"HOME=" + state, "CLAUDE_CONFIG_DIR=" + filepath.Join(state, ".claude"),

@@ -160,6 +160,7 @@ func mcpInitialize(t *testing.T, endpoint, token string) int {
 // A client runs as another uid only when the test runs as root (as in CI, where a skip
 // would hide a failure).
 func TestOtherUIDIsRefusedByEveryFace(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() != 0 {
 		if os.Getenv("CI") != "" {
 			t.Fatal("CI runs the tests as root, which this test needs to run a client as another uid")

@@ -258,6 +258,7 @@ func checkPaneProcess(t *testing.T, uid, path, cwd string, argv []string) {
 // retries), which is all this test needs.
 func TestClaudeTUIInStandinPaneLive(t *testing.T) {
 	t.Parallel() // mostly waits (turn windows, TUIs booting): see main_test.go
+	heavy(t)
 	const maxStarting = 60 * time.Second
 	h, sock := claudeHome(t, `{"timings": {"max_starting": "60s"}}`)
 	if os.Geteuid() == 0 {
@@ -432,6 +433,7 @@ func (h *home) envValue(key string) string {
 // max_starting with the reason in the server log, and its pane is closed. A send to
 // such an agent started without a prompt is refused the same way.
 func TestLoginScreenEndsStartFailed(t *testing.T) {
+	t.Parallel()
 	h, _ := herdrHome(t, `{"timings": {"max_starting": "30s"}, "integrations": {"mock": {"submit_ready_ms": 5000}}}`)
 	h.env = append(h.env, "ORCR_MOCK_BANNER=Please Log In to the mock", "ORCR_MOCK_LOGIN_SCREEN=log in to the mock")
 	start := time.Now()

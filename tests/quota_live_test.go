@@ -21,6 +21,7 @@ import (
 // the agents run under: the test's CODEX_HOME, whose login is an API key (§7.3).
 func TestQuotaCodexLive(t *testing.T) {
 	t.Parallel() // mostly waits (codex's TUI booting): see main_test.go
+	heavy(t)
 	model := startModel(t)
 	h, _, work := realHome(t, `{"timings": {"max_starting": "90s"}}`, model)
 	before := time.Now()

@@ -102,6 +102,7 @@ func agentsHome(t testing.TB, configJSON string, model *modeltest.Server) (h *ho
 // completes with the answer after it; `agent kill` ends the agent and leaves no process.
 func TestRealAgentsLive(t *testing.T) {
 	t.Parallel() // mostly waits (TUIs booting, turn windows): see main_test.go
+	heavy(t)
 	model := startModel(t)
 	h, work := agentsHome(t, `{"timings": {"max_starting": "120s"}}`, model)
 	uids := map[string]string{}

@@ -255,6 +255,7 @@ func logModel(t *testing.T, model *modeltest.Server) {
 // both providers.
 func TestRealTurnsLive(t *testing.T) {
 	t.Parallel() // mostly waits (TUIs booting, turn windows): see main_test.go
+	heavy(t)
 	model := startModel(t)
 	h, _, work := realHome(t, `{"timings": {"max_starting": "90s"}, "remote": {"listen": "127.0.0.1:0"}}`, model)
 	providers := []string{provider.Claude, provider.Codex}
@@ -463,6 +464,7 @@ func wantSessionLog(t *testing.T, h *home, name string, prompts, answers []strin
 // request to the model is dropped), the turn ends cancelled, and the next prompt works.
 func TestRealStallAndCancelLive(t *testing.T) {
 	t.Parallel() // mostly waits (TUIs booting, turn windows): see main_test.go
+	heavy(t)
 	model := startModel(t)
 	h, _, work := realHome(t, `{"timings": {"max_starting": "90s", "stall_after": "2s"}, "remote": {"listen": "127.0.0.1:0"}}`, model)
 	providers := []string{provider.Claude, provider.Codex}
@@ -556,6 +558,7 @@ func stallAndCancel(t *testing.T, h *home, model *modeltest.Server, events *even
 // model got each prompt once (nothing typed twice).
 func TestRealKill9MidTurnLive(t *testing.T) {
 	t.Parallel() // mostly waits (TUIs booting, turn windows): see main_test.go
+	heavy(t)
 	model := startModel(t)
 	h, _, work := realHome(t, `{"timings": {"max_starting": "90s"}}`, model)
 	srv := startCrashServer(t, h)
@@ -597,6 +600,7 @@ func TestRealKill9MidTurnLive(t *testing.T) {
 // and the turn ends as the CLI ends it (the agent settles, the next prompt works).
 func TestRealApprovalsLive(t *testing.T) {
 	t.Parallel() // mostly waits (TUIs booting, turn windows): see main_test.go
+	heavy(t)
 	model := startModel(t)
 	h, _, work := realHome(t, `{"timings": {"max_starting": "90s"}, "remote": {"listen": "127.0.0.1:0", "approvals": true}}`, model)
 	runAgent(t, h, "-a", provider.Codex, "--path", "ap/codex", "--cwd", work, "-p", "say=codex-ready")
@@ -744,6 +748,7 @@ func pauses(t *testing.T, h *home) map[string]map[string]any {
 // it.
 func TestRealLimitFallbackLive(t *testing.T) {
 	t.Parallel() // mostly waits (TUIs booting, turn windows): see main_test.go
+	heavy(t)
 	model := startModel(t)
 	h, _, work := realHome(t, `{"timings": {"max_starting": "90s", "limit_backoff": "1h"}, "routing": {"fallback": {"codex": "claude"}}}`, model)
 	const limited = "limit=429 reset=900 say=never"

@@ -265,6 +265,7 @@ func TestRecipesGo(t *testing.T) {
 
 func TestRecipesTypeScript(t *testing.T) {
 	t.Parallel()
+	heavy(t)
 	tsxBin := tsx(t)
 	recipes, err := filepath.Abs(filepath.Join(tsDir, "recipes"))
 	if err != nil {

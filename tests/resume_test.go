@@ -116,6 +116,7 @@ func resumeNoted(t *testing.T, r result, method string) {
 // A blocking `orcr agent wait` across a `kill -9` of the server: it auto-starts the next
 // server, resumes, notes it on stderr, and answers the turn's completion (exit 0).
 func TestWaitRidesOverAServerCrash(t *testing.T) {
+	t.Parallel()
 	h, _ := herdrHome(t, "")
 	if r := h.run("server", "start"); r.exit != 0 {
 		t.Fatalf("server start: %d %s %s", r.exit, r.stdout, r.stderr)
@@ -155,6 +156,7 @@ func TestWaitRidesOverAServerCrash(t *testing.T) {
 // `orcr agent ask` across a `kill -9` of the server, once its agent is acknowledged: the
 // ask resumes on that agent — no second one is started — and prints its answer.
 func TestAskRidesOverAServerCrash(t *testing.T) {
+	t.Parallel()
 	h, _ := herdrHome(t, "")
 	if r := h.run("server", "start"); r.exit != 0 {
 		t.Fatalf("server start: %d %s %s", r.exit, r.stdout, r.stderr)
@@ -180,6 +182,7 @@ func TestAskRidesOverAServerCrash(t *testing.T) {
 // server: the wait resumes with the next server and the run ends ok, not failed (the
 // crash campaign of issue 32 saw 79 of 125 runs fail so), its stderr noting the resume.
 func TestLoopRunRidesOverAServerCrash(t *testing.T) {
+	t.Parallel()
 	h, c := loopHome(t)
 	ctx := context.Background()
 	script := `orcr agent run --name w -a mock -p "say=done turn_ms=10000" --json > /dev/null &&

@@ -50,6 +50,7 @@ func (h *home) scaffold(t *testing.T, dir string, args ...string) map[string]any
 // The Go project on a checkout of this repository builds, and its program prints the
 // agent's answer and leaves no live agent behind.
 func TestScaffoldGoProjectRuns(t *testing.T) {
+	t.Parallel()
 	repo, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)

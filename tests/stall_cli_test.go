@@ -13,6 +13,7 @@ import (
 // the table's "working!"), in `server status`, and is left alone: its `agent wait`
 // settles on the turn's real end, which clears the mark.
 func TestStallShownInLsAndStatus(t *testing.T) {
+	t.Parallel()
 	h, _ := herdrHome(t, `{"timings":{"stall_after":"1s"},"integrations":{"mock":{"idle_stable_ms":300}}}`)
 	h.jsonRun(t, "agent.run", 0, "agent", "run", "-a", "mock", "--path", "stall/cli", "-p", "say=slow turn_ms=4000")
 	poll.Eventually(t, 20*time.Second, "stall/cli stalled in agent ls --json", func() bool {

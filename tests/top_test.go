@@ -125,6 +125,7 @@ func fleet(from, to int) [][]string {
 // after the churn settles, after a server restart in the middle of it (reconnecting…,
 // then the new server's state), and after `K` killed a subtree.
 func TestTopFleetInATerminal(t *testing.T) {
+	t.Parallel()
 	h, _ := herdrHome(t, `{"concurrency": {"max": 60}, "timings": {"gc_tick": "200ms", "idle_after": "1h"}}`)
 	if r := h.run("server", "start"); r.exit != 0 {
 		t.Fatalf("server start: %d %s", r.exit, r.stderr)
@@ -212,6 +213,7 @@ func selectedLine(screen string) string {
 // and reports when it settled, `a` attaches to the agent's pane (top suspended) and
 // comes back when the attach ends.
 func TestTopActionsInATerminal(t *testing.T) {
+	t.Parallel()
 	h, _ := herdrHome(t, `{"timings": {"gc_tick": "200ms", "idle_after": "1h"}}`)
 	idleMock(t, h, "act/worker")
 	launch(t, h, [][]string{{"--path", "act/ask", "-p", "block"}})

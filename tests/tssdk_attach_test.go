@@ -17,6 +17,7 @@ import (
 // agent as an external turn, heartbeats keep the lease past its TTL, and ctrl+b q ends
 // the attach: run() resolves 0 and releases the lease.
 func TestTypeScriptSDKAttachRun(t *testing.T) {
+	t.Parallel()
 	tsxBin := tsx(t)
 	b := sockettest.BuildBinaries(t)
 	h, _ := herdrHome(t, `{"timings": {"attach_lease_ttl": "2s"}}`)

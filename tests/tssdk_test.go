@@ -49,6 +49,7 @@ func tsx(t *testing.T) string {
 // agent.ls against a raw socket round trip) runs briefly and its numbers are logged.
 func TestTypeScriptSDKLive(t *testing.T) {
 	t.Parallel() // mostly waits (turn windows, TUIs booting): see main_test.go
+	heavy(t)
 	tsxBin := tsx(t)
 	b := sockettest.BuildBinaries(t)
 	h, _ := herdrHome(t, "")

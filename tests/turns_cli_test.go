@@ -103,6 +103,7 @@ func TestCrashMidTurnResumes(t *testing.T) {
 // Acceptance 8: `orcr agent logs <path> --follow` prints the entries already there, then
 // streams the new entries of a second turn, and exits 0 once the agent has ended.
 func TestLogsFollowStreamsSecondTurnAndEnds(t *testing.T) {
+	t.Parallel()
 	h, _ := herdrHome(t, "")
 	h.jsonRun(t, "agent.run", 0, "agent", "run", "-a", "mock", "--path", "follow/one", "-p", "say=first turn_ms=200")
 	if w := h.run("agent", "wait", "follow/one"); w.exit != 0 {

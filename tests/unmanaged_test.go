@@ -386,6 +386,7 @@ func TestAdoptUnmanagedAgent(t *testing.T) {
 // its launch.json describes, which then resumes and completes turns. The crash is forged
 // on a stopped server: the intent and the launch.json written, the pane still open.
 func TestAdoptionCutOffByACrashIsFinished(t *testing.T) {
+	t.Parallel()
 	f := startHandStarted(t, `{"timings": {"gc_tick": "200ms"}}`, "before")
 	ctx, c, h, work, pane, terminal, row := context.Background(), f.c, f.h, f.work, f.pane, f.terminal, f.row
 	if r := h.run("server", "stop"); r.exit != 0 {

@@ -1,9 +1,9 @@
 package server_test
 
 import (
-	"flag"
 	"testing"
 
+	"github.com/orcr-go/orcr/socketapi/sockettest"
 	"go.uber.org/goleak"
 )
 
@@ -16,11 +16,6 @@ const testParallel = "4"
 // Acceptance 9: no goroutine outlives a stopped server (actors, connection readers and
 // writers, request goroutines, the accept loop, signal watchers).
 func TestMain(m *testing.M) {
-	flag.Parse()
-	set := false
-	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
-	if !set {
-		flag.Set("test.parallel", testParallel)
-	}
+	sockettest.DefaultParallel(testParallel)
 	goleak.VerifyTestMain(m)
 }

@@ -50,6 +50,7 @@ func checkTurn(t *testing.T, es []remote.Event, callID, verdict string, ok bool)
 // deny returns an error to the model; a second verdict is stale_call; the policy
 // approves matching tools at once.
 func TestStreamApprovals(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, `"approvals": true`)
 	agent, c, from := r.idleLive("appr/a")
 	ctx := ctxT(t, 120*time.Second)
@@ -103,6 +104,7 @@ func TestStreamApprovals(t *testing.T) {
 // deaf_ms drops them), is sent again while the pane still waits on the call, and the
 // turn goes on (docs/remote.md §7).
 func TestStreamVerdictTheDialogDroppedIsSentAgain(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, `"approvals": true`)
 	_, c, from := r.idleLive("appr/deaf")
 	ctx := ctxT(t, 120*time.Second)
@@ -117,6 +119,7 @@ func TestStreamVerdictTheDialogDroppedIsSentAgain(t *testing.T) {
 // A verdict recorded before the server went down is applied after the restart, and the
 // call is never asked about twice.
 func TestStreamVerdictAcrossRestart(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, `"approvals": true`)
 	agent := r.run("appr/restart", "")
 	waitIdle(t, r, agent)
@@ -184,6 +187,7 @@ func TestStreamVerdictAcrossRestart(t *testing.T) {
 // waits in the inbox and rides the turn once the verdict lets it go on. A cancel of a
 // parked turn denies the standing request, answers the call and closes the turn.
 func TestStreamParkedTurn(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, `"approvals": true`)
 	_, c, from := r.idleLive("park/a")
 	ctx := ctxT(t, 120*time.Second)

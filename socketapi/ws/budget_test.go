@@ -19,6 +19,7 @@ import (
 // dashboard's extend action is budget.extend: state_conflict on an agent not paused,
 // and it lifts the next pause.
 func TestBudgetPauseApprovedOverTheStreamAndTheDashboard(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "", `, "budgets": {"cap": {"path": "bstream/**", "limit": "100"}}`)
 	agent, c, from := r.idleLive("bstream/a")
 	ctx := ctxT(t, 120*time.Second)

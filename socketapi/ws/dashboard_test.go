@@ -92,6 +92,7 @@ func (r *rig) action(name, cookie, body string, kv ...string) (int, bool, map[st
 // sign in; a link sets an HttpOnly SameSite=Strict cookie once and is spent; a wrong
 // token is 401; every answer forbids framing and referrers.
 func TestDashboardSignIn(t *testing.T) {
+	t.Parallel()
 	r := newBareRig(t)
 	resp, body := r.get("/")
 	if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(body, "orcr dashboard") {
@@ -169,6 +170,7 @@ func TestDashboardSignIn(t *testing.T) {
 // Actions (docs/dashboard.md §4): a session and a same-origin JSON POST, else 401, 403 or
 // 415; the facade's errors come back as the CLI's envelope with their protocol code.
 func TestDashboardActions(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "")
 	agent := r.run("dact/a", "")
 	waitIdle(t, r, agent)
@@ -239,6 +241,7 @@ func readJSON(t *testing.T, c *websocket.Conn) map[string]any {
 // snapshot, then event frames. It and a cookie-authenticated agent stream need the
 // session and this host's Origin; revoking the sessions closes both with unauthorized.
 func TestDashboardFeedAndRevoke(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "")
 	agent := r.run("dfeed/a", "")
 	cookie := r.signIn()
@@ -322,6 +325,7 @@ func mustJSON(t *testing.T, v any) string {
 // Without remote.listen there is no listener, so nothing is served; a link cannot be
 // issued (environment_error remote_off), and revoking still works.
 func TestDashboardNoListener(t *testing.T) {
+	t.Parallel()
 	srv := sockettest.NewServer(t)
 	if srv.RemoteAddr() != "" {
 		t.Fatalf("a listener without remote.listen: %s", srv.RemoteAddr())
@@ -393,6 +397,7 @@ func (r *rig) signOut(cookie string, kv ...string) (int, *wire.Error, *http.Cook
 // cross-site, not JSON or without a valid session changes nothing; a second one is a
 // harmless 401.
 func TestDashboardSignOut(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "")
 	agentA, agentB := r.run("dso/a", ""), r.run("dso/b", "")
 	cookieA, cookieB := r.signIn(), r.signIn()
@@ -487,6 +492,7 @@ func TestDashboardSignOut(t *testing.T) {
 // A signed-out session stays dead across a restart of the server (the revocation is in
 // the store); another session still opens the page.
 func TestDashboardSignOutAcrossRestart(t *testing.T) {
+	t.Parallel()
 	r := newBareRig(t)
 	cookieA, cookieB := r.signIn(), r.signIn()
 	if st, e, _ := r.signOut(cookieA); st != http.StatusOK {
@@ -518,6 +524,7 @@ func TestDashboardSignOutAcrossRestart(t *testing.T) {
 // is refused (403) and changes nothing, as one from another Origin is. A bearer token
 // needs no Origin, with or without the cookie beside it.
 func TestDashboardCookieNeedsOrigin(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "")
 	agent := r.run("dorigin/a", "")
 	waitIdle(t, r, agent)
@@ -574,6 +581,7 @@ func TestDashboardCookieNeedsOrigin(t *testing.T) {
 // origin, body {}; each window judged as server.status judges it — paused at
 // quota.pause_at, reset (0%) once its reset is past.
 func TestDashboardQuota(t *testing.T) {
+	t.Parallel()
 	r := newBareRig(t)
 	cookie := r.signIn()
 	ctx := ctxT(t, 10*time.Second)

@@ -17,6 +17,8 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	// Most tests here start a server and wait on it: four at a time.
+	sockettest.DefaultParallel("4")
 	goleak.VerifyTestMain(m)
 }
 

@@ -55,6 +55,7 @@ func (r *rig) liveOn(agent string) (*remote.Conn, int64) {
 // Two wakes in one burst on an idle agent: one turn; the other text rides it as
 // context/injected; nothing is dropped.
 func TestStreamRacingWakes(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "")
 	_, c, from := r.idleLive("wake/a")
 	ctx := ctxT(t, 10*time.Second)
@@ -83,6 +84,7 @@ func TestStreamRacingWakes(t *testing.T) {
 // cancel stops the running turn through the provider's interrupt: turn/end cancelled
 // with the reason; the agent ends up idle, not killed.
 func TestStreamCancel(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "")
 	_, c, from := r.idleLive("cancel/a")
 	ctx := ctxT(t, 60*time.Second)
@@ -107,6 +109,7 @@ func TestStreamCancel(t *testing.T) {
 // set_model is logged and switches the pane's model before the next waking input;
 // set_policy is logged, bounded, and the last one wins.
 func TestStreamSetModelAndPolicy(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "")
 	agent, c, from := r.idleLive("model/a")
 	ctx := ctxT(t, 60*time.Second)
@@ -149,6 +152,7 @@ func TestStreamSetModelAndPolicy(t *testing.T) {
 // A slow reader is dropped with lagged while the agent's turn completes unaffected; it
 // resubscribes from its last seq and gets exactly the missing events.
 func TestStreamLaggedReaderResumes(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, `"outbound_queue": 8`)
 	agent := r.run("lag/a", "")
 	waitIdle(t, r, agent)
@@ -213,6 +217,7 @@ func TestStreamLaggedReaderResumes(t *testing.T) {
 // A reconnect storm: 200 clients for 200 agents at once with max_concurrent_replays 4 —
 // never more than 4 replay reads at once, nobody rejected, every client a gapless log.
 func TestStreamReconnectStorm(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, `"max_concurrent_replays": 4`)
 	const n, fill = 200, 150
 	agents, toks, tips := make([]string, n), make([]string, n), make([]int64, n)
@@ -277,6 +282,7 @@ func TestStreamReconnectStorm(t *testing.T) {
 // inject without wake on an idle agent waits in the durable inbox (nothing is typed,
 // nothing logged) and rides the next turn right after its user/message.
 func TestStreamInboxRidesTheNextTurn(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "")
 	_, c, from := r.idleLive("inbox/a")
 	ctx := ctxT(t, 60*time.Second)
@@ -302,6 +308,7 @@ func TestStreamInboxRidesTheNextTurn(t *testing.T) {
 // Server pings keep a reading client's connection open; a client that never answers
 // (it does not read, so no pong) is closed after about one interval.
 func TestStreamHeartbeat(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, `"heartbeat": "100ms"`)
 	agent := r.run("hb/a", "")
 	tok := r.token(agent)
@@ -336,6 +343,7 @@ func TestStreamHeartbeat(t *testing.T) {
 // A watched working agent's tool calls reach the log while the turn runs, not only at
 // its end.
 func TestStreamToolsAsTheTurnProgresses(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "")
 	_, c, from := r.idleLive("tools/a")
 	ctx := ctxT(t, 60*time.Second)

@@ -7,6 +7,7 @@ import (
 // The outbound queue: Enqueue never blocks and refuses when full or closed; the room
 // callback fires once, when at least half the queue is free.
 func TestSinkQueueAndRoom(t *testing.T) {
+	t.Parallel()
 	s := newSink(4)
 	for i := range 4 {
 		if !s.Enqueue([]byte{byte(i)}) {

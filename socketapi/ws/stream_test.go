@@ -39,6 +39,7 @@ import (
 // replays the whole log and then tails it live; an inject wake on the idle agent starts
 // a turn whose entries arrive as they are written.
 func TestStreamHelloReplayThenTail(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "")
 	agent := r.run("s/one", "say=first")
 	tok := r.token(agent)
@@ -116,6 +117,7 @@ func TestStreamHelloReplayThenTail(t *testing.T) {
 // A from_seq further back than replay_limit is pulled forward, announced by
 // replay_truncated before the window's first event.
 func TestStreamResubscribeAndTruncation(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, `"replay_limit": 3`)
 	agent := r.run("s/trunc", "say=x")
 	tok := r.token(agent)
@@ -153,6 +155,7 @@ func TestStreamResubscribeAndTruncation(t *testing.T) {
 // missing or revoked token gets one unauthorized frame, then the close. A rotation drops
 // the open connection that presented the old token with the same frame.
 func TestStreamTokenMatrixAndRevocation(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "")
 	const n = 4
 	agents, toks := make([]string, n), make([]string, n)
@@ -229,6 +232,7 @@ func TestStreamTokenMatrixAndRevocation(t *testing.T) {
 
 // One connection per agent: a second authorized connection supersedes the first.
 func TestStreamSuperseded(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "")
 	agent := r.run("sup/a", "")
 	tok := r.token(agent)
@@ -248,6 +252,7 @@ func TestStreamSuperseded(t *testing.T) {
 // where approvals are not mounted are unsupported; inject on an ended agent is
 // not_running. None appends anything to the log.
 func TestStreamStayOpenErrors(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "")
 	agent := r.run("err/a", "")
 	tok := r.token(agent)
@@ -325,6 +330,7 @@ func closedNormally(t *testing.T, c *remote.Conn, what string) {
 // whole log and is closed the same way, at once when it subscribes past the end; the
 // Go client's iterator ends there without an error.
 func TestStreamEndedAgent(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "")
 	agent := r.run("ended/a", "")
 	waitIdle(t, r, agent)
@@ -393,6 +399,7 @@ func waitIdle(t *testing.T, r *rig, agent string) {
 
 // GET /healthz answers without auth; server.status reports the listener.
 func TestStreamHealthzAndStatus(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "")
 	resp, err := http.Get(r.base + "/healthz")
 	if err != nil {
@@ -417,6 +424,7 @@ func TestStreamHealthzAndStatus(t *testing.T) {
 // The SDK's Stream iterator against the real server: a fresh client gets the whole log
 // in order, then the live tail.
 func TestStreamSDKIterator(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "")
 	agent := r.run("sdk/a", "say=hello")
 	tok := r.token(agent)
@@ -441,6 +449,7 @@ func TestStreamSDKIterator(t *testing.T) {
 // (config_invalid) unless remote.allow_insecure, and so is an address in use; a refused
 // start creates nothing. With TLS it serves wss.
 func TestStreamListenerRules(t *testing.T) {
+	t.Parallel()
 	busy, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -512,6 +521,7 @@ func selfSigned(t *testing.T) (certFile, keyFile string, pool *x509.CertPool) {
 // A server-side failure while serving a connection closes it with internal; the
 // client resubscribes once the fault is gone.
 func TestStreamInternalError(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "")
 	agent := r.run("int/a", "")
 	tok := r.token(agent)
