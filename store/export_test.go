@@ -10,3 +10,10 @@ func (t *Tx) RecordUsageAt(at int64, uuid string, seq int64, path, provider stri
 	_, err := t.recordUsage(uuid, seq, path, provider, u)
 	return err
 }
+
+// QueuePassReads are the queue pass's reads by name, and the status lists they are
+// written with.
+var (
+	QueuePassReads = map[string]string{"stuck": queryStuck, "deadlines": queryDeadlines, "queued": queryQueued, "slots": querySlots}
+	QueuePassSets  = map[string]string{"slots": "'starting','working','idle','blocked','parked'", "gone": "'ended','lost'"}
+)
