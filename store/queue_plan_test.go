@@ -9,7 +9,8 @@ import (
 	"github.com/orcr-go/orcr/store/storetest"
 )
 
-// An idle queue pass reads only rows that can change (docs/config.md §3.3): each of
+// An idle queue pass, and discovery's look for the sessions with unmanaged agents, read
+// only rows that can change (docs/config.md §3.3): each of
 // its reads searches an index for just those rows, never every row of agents, so ten
 // thousand ended agents cost a pass nothing. The status lists written in its SQL are the
 // named sets the Go checks use.
@@ -26,7 +27,8 @@ func TestQueuePassReadsIndexes(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	want := map[string]string{"stuck": "agents_status_queue", "deadlines": "agents_deadline", "queued": "agents_status_queue", "slots": "agents_status_queue"}
+	want := map[string]string{"stuck": "agents_status_queue", "deadlines": "agents_deadline", "queued": "agents_status_queue", "slots": "agents_status_queue",
+		"unmanaged sessions": "agents_unmanaged"}
 	for name, q := range store.QueuePassReads {
 		args := make([]any, strings.Count(q, "?"))
 		for i := range args {

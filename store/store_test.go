@@ -69,7 +69,7 @@ func TestOpenFresh(t *testing.T) {
 	}
 	want := []string{
 		"agents", "agents_active_path", "agents_agent_session", "agents_budget_paused", "agents_deadline", "agents_ended", "agents_pane", "agents_parent",
-		"agents_path", "agents_provider_status", "agents_run_budget", "agents_session_term", "agents_status_queue", "agents_worktree",
+		"agents_path", "agents_provider_status", "agents_run_budget", "agents_session_term", "agents_status_queue", "agents_unmanaged", "agents_worktree",
 		"attaches", "attaches_agent", "budget_scopes", "events", "events_ref", "inbox", "inbox_agent", "intents", "loop_runs",
 		"loop_runs_loop_status", "loop_runs_run_id", "loop_runs_status_timeout", "loops", "loops_active_name",
 		"loops_status_fire", "meta", "notify_deliveries", "notify_deliveries_due", "notify_deliveries_event",
