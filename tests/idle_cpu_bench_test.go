@@ -36,7 +36,8 @@ func BenchmarkIdleCPU(b *testing.B) {
 		window = d
 	}
 	for range b.N {
-		h, sock := herdrHome(b, fmt.Sprintf(`{"concurrency": {"max": %d, "mock": %d}}`, n+1, n+1))
+		// Retention keeps every ended row: its sweep is not what is measured.
+		h, sock := herdrHome(b, fmt.Sprintf(`{"concurrency": {"max": %d, "mock": %d}, "retention": {"ended_max": 100000}}`, n+1, n+1))
 		xdg := strings.TrimSuffix(sock, "/herdr/sessions/orcr/herdr.sock")
 		// The stand-in's session starts with the first agent: one throwaway agent brings it
 		// up, and is killed before the baseline.
