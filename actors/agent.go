@@ -292,6 +292,8 @@ type agentActor struct {
 	recheckGen int64
 	timer      *time.Timer
 	tracked    TrackPane       // what the monitor was last told
+	active     bool            // what the monitor was last told by WatchActive
+	delivering bool            // the running op delivers input (isDelivery)
 	mark       completionMark  // completion_seq of the open turn, from the ops' results
 	probe      transcriptProbe // when the open turn's transcript was last probed for its work
 
@@ -319,6 +321,7 @@ func newAgentProps(env *AgentEnv, uuid string) *actor.Props {
 func (a *agentActor) log() *slog.Logger { return a.env.Log.With("agent", a.uuid) }
 
 func (a *agentActor) Receive(c actor.Context) {
+	defer a.signalActive(c)
 	switch m := c.Message().(type) {
 	case *actor.Started:
 		a.load(c)
@@ -465,7 +468,7 @@ func (a *agentActor) queueOp(c actor.Context, m any) {
 }
 
 func (a *agentActor) done(c actor.Context, m opDone) {
-	a.busy, a.cancel = false, nil
+	a.busy, a.cancel, a.delivering = false, nil, false
 	if m.reply != nil {
 		c.Send(m.reply, m.result)
 	}
@@ -646,6 +649,44 @@ func (a *agentActor) track(c actor.Context) {
 	c.Send(a.env.Monitor, t)
 }
 
+// isDelivery reports whether an op puts input into the agent's pane: while one waits or
+// runs, the monitor keeps its fast pace.
+func isDelivery(m any) bool {
+	switch m.(type) {
+	case StartAgent, SendInput, drainInbox, sendKeys:
+		return true
+	}
+	return false
+}
+
+// agentActive is the rule for WatchActive (docs/lifecycle.md §10.2): an agent is active
+// while it is starting or working, has a turn in flight, or has a delivery waiting or
+// running; an ended agent never is.
+func agentActive(st store.Status, turnSeq int64, delivering, ended bool) bool {
+	if ended || st.Gone() {
+		return false
+	}
+	return delivering || turnSeq != 0 || st == store.StatusStarting || st == store.StatusWorking
+}
+
+// signalActive tells the monitor when this agent turned active or quiet.
+func (a *agentActor) signalActive(c actor.Context) {
+	if a.env.Monitor == nil {
+		return
+	}
+	delivering := a.delivering
+	for _, q := range a.queue {
+		delivering = delivering || isDelivery(q.msg)
+	}
+	// Only managed agents' panes are watched; herdr's view of others is discovery's.
+	on := a.loaded && a.st.Managed && agentActive(a.st.Status, a.st.Turn.Seq, delivering, a.ended)
+	if on == a.active {
+		return
+	}
+	a.active = on
+	c.Send(a.env.Monitor, WatchActive{UUID: a.uuid, Active: on})
+}
+
 func (a *agentActor) untrack(c actor.Context) {
 	if a.env.Monitor != nil && a.tracked.Terminal != "" {
 		a.tracked = TrackPane{UUID: a.uuid}
@@ -664,7 +705,7 @@ func (a *agentActor) next(c actor.Context) {
 
 // start runs op on an op goroutine.
 func (a *agentActor) start(c actor.Context, op queuedOp) {
-	a.busy = true
+	a.busy, a.delivering = true, isDelivery(op.msg)
 	ctx, cancel := context.WithCancel(context.Background())
 	a.cancel = cancel
 	_, a.spawning = op.msg.(StartAgent)

@@ -61,7 +61,7 @@
 //	├── store                        the store actor: the only writer of the SQLite store; holds the kill barriers
 //	├── herdr                        the herdr driver's supervisor (see herdr/doc.go)
 //	│   └── herdr-session-<name>-<n> one connection actor per herdr session
-//	├── monitor                      completion monitor: one agent.list per tick, reports only changes
+//	├── monitor                      completion monitor: one agent.list per tick (fast while an agent is active), reports only changes
 //	├── agents                       routes by uuid; runs restart recovery at start
 //	│   └── <uuid>-<n>               one per managed agent with work to do; keeps its row in memory
 //	├── queue                        FIFO promotion under the caps, stuck-start guard, --timeout sweep, pauses ending
@@ -167,7 +167,8 @@
 // deadlines, drainInbox per agent a quota window's reset resumed); gc → agents → <agent> (ParkAgent; a park or reap already waiting behind
 // an op absorbs a repeat); gc → queue (PokeQueue after a reap freed a slot); reconciler → queue (PokeQueue after a
 // repair freed a slot); <agent> →
-// monitor (TrackPane when the pane to watch changes); an agent actor's timer → itself
+// monitor (TrackPane when the pane to watch changes; WatchActive when the agent turns active
+// or quiet, which sets the monitor's pace); an agent actor's timer → itself
 // (verdictCheck, VerdictRecheck after a verdict's answer reached the pane); the facade → monitor (SetAgents
 // and SetReconciler, once at start); monitor → agents → <agent> (StatusReport, only when herdr's view of the
 // pane changed); monitor → reconciler and request goroutines (an agent.wait that found a

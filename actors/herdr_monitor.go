@@ -12,8 +12,34 @@ import (
 	"github.com/orcr-go/orcr/herdr"
 )
 
-// MonitorTick is the completion monitor's period (docs/lifecycle.md §10.2).
+// MonitorTick is the completion monitor's period while any watched agent is active (a
+// turn in flight or a delivery pending) or herdr's view changed within MonitorLinger
+// (docs/lifecycle.md §10.2).
 const MonitorTick = 200 * time.Millisecond
+
+// MonitorIdleTick is the completion monitor's period when all is idle: herdr is still
+// read at this pace, as its view can change without orcr (a pane closed, a provider
+// that starts work on its own), but an idle fleet costs a tenth of the fast pace
+// (docs/lifecycle.md §10.2).
+const MonitorIdleTick = 2 * time.Second
+
+// MonitorLinger is how long the monitor keeps the fast pace after herdr's view last
+// changed or the last active agent went quiet: turns and their follow-ups come in runs.
+const MonitorLinger = 2 * time.Second
+
+// monitorPace is the monitor's timing: MonitorTick, MonitorIdleTick and MonitorLinger
+// unless a test sets its own.
+type monitorPace struct{ fast, slow, linger time.Duration }
+
+// monitorDelay is the wait before the monitor's next poll (docs/lifecycle.md §10.2):
+// fast while active agents are watched or within the linger of the last change (or of
+// the start), slow otherwise.
+func monitorDelay(active int, changedAt, now time.Time, p monitorPace) time.Duration {
+	if active > 0 || now.Sub(changedAt) < p.linger {
+		return p.fast
+	}
+	return p.slow
+}
 
 // ScreenPollEvery is how often the monitor reads the screens of the agents whose
 // provider's status comes from the screen (docs/providers.md §11.4): one pane.read per
@@ -49,6 +75,15 @@ type TrackPane struct {
 	Screen               string
 }
 
+// WatchActive tells the monitor whether an agent is active: it has a turn in flight or
+// a delivery pending (an agent actor sends it whenever that changes). While any agent is
+// active the monitor polls at MonitorTick, and an agent turning active wakes a slow
+// monitor at once (docs/lifecycle.md §10.2).
+type WatchActive struct {
+	UUID   string
+	Active bool
+}
+
 // SetAgents gives the monitor the agents actor it reports to (the monitor is spawned
 // first, so the agent actors can reach it from their first message).
 type SetAgents struct{ PID *actor.PID }
@@ -80,6 +115,8 @@ type screenRead struct {
 type MonitorSpec struct {
 	Env        *AgentEnv
 	Tick       time.Duration // default MonitorTick
+	IdleTick   time.Duration // default MonitorIdleTick
+	Linger     time.Duration // default MonitorLinger
 	ScreenPoll time.Duration // default ScreenPollEvery
 }
 
@@ -127,6 +164,7 @@ type monitorActor struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	tick   actorkit.Ticker
+	due    time.Time // when the armed tick fires
 	busy   bool
 	w      monitorState
 }
@@ -140,10 +178,30 @@ type monitorState struct {
 	polls  int64             // the polls diffed so far
 	// screensAt is when the screens of screen-status agents were last read.
 	screensAt time.Time
+	// active holds the agents with a turn in flight or a delivery pending (WatchActive);
+	// changedAt is when herdr's view last changed, a pane was first watched, or the last
+	// active agent went quiet: the inputs of monitorDelay.
+	active    map[string]bool
+	changedAt time.Time
 }
 
 func newMonitorState() monitorState {
-	return monitorState{byUUID: map[string]*watched{}, byTerm: map[string]string{}, byPane: map[string]string{}}
+	return monitorState{byUUID: map[string]*watched{}, byTerm: map[string]string{}, byPane: map[string]string{},
+		active: map[string]bool{}, changedAt: time.Now()}
+}
+
+// setActive applies one WatchActive and reports whether the agent turned active.
+func (m *monitorState) setActive(w WatchActive, now time.Time) bool {
+	was := m.active[w.UUID]
+	if w.Active {
+		m.active[w.UUID] = true
+		return !was
+	}
+	delete(m.active, w.UUID)
+	if was && len(m.active) == 0 {
+		m.changedAt = now
+	}
+	return false
 }
 
 // track applies one TrackPane.
@@ -160,6 +218,7 @@ func (m *monitorState) track(t TrackPane) {
 	if t.Terminal == "" {
 		return
 	}
+	m.changedAt = time.Now()
 	m.byUUID[t.UUID] = &watched{terminal: t.Terminal, pane: t.Pane, exitFile: t.ExitFile, screen: t.Screen}
 	m.byTerm[t.Terminal] = t.UUID
 	if t.Pane != "" {
@@ -211,6 +270,9 @@ func (m *monitorState) diff(list []herdr.AgentInfo, at time.Time) []StatusReport
 		}
 		out = append(out, r)
 	}
+	if len(out) > 0 {
+		m.changedAt = at
+	}
 	return out
 }
 
@@ -261,6 +323,7 @@ func (m *monitorState) diffScreens(reads []screenRead, at time.Time) (out []Stat
 			continue
 		}
 		w.last = now
+		m.changedAt = at
 		out = append(out, StatusReport{UUID: r.uuid, Status: r.status, AgentSession: w.session, Title: r.title, At: at})
 	}
 	return out, gone
@@ -316,6 +379,12 @@ func NewMonitorProps(spec MonitorSpec) *actor.Props {
 	if spec.ScreenPoll <= 0 {
 		spec.ScreenPoll = ScreenPollEvery
 	}
+	if spec.IdleTick <= 0 {
+		spec.IdleTick = MonitorIdleTick
+	}
+	if spec.Linger <= 0 {
+		spec.Linger = MonitorLinger
+	}
 	return actorkit.Props(spec.Env.Log, func() actor.Actor { return &monitorActor{spec: spec, w: newMonitorState()} })
 }
 
@@ -330,6 +399,11 @@ func (m *monitorActor) Receive(c actor.Context) {
 		m.recon = msg.PID
 	case TrackPane:
 		m.w.track(msg)
+		m.hurry(c)
+	case WatchActive:
+		if m.w.setActive(msg, time.Now()) {
+			m.hurry(c)
+		}
 	case monitorTick:
 		if !m.tick.Current(msg.gen) || m.busy {
 			return
@@ -414,6 +488,30 @@ func readScreens(ctx context.Context, env *AgentEnv, targets map[string]watchedS
 	return out
 }
 
+// arm schedules the next poll after monitorDelay.
 func (m *monitorActor) arm(c actor.Context) {
-	m.tick.Arm(c, m.spec.Tick, func(gen int64) any { return monitorTick{gen: gen} })
+	now := time.Now()
+	m.armAfter(c, now, monitorDelay(len(m.w.active), m.w.changedAt, now, m.pace()))
+}
+
+func (m *monitorActor) armAfter(c actor.Context, now time.Time, d time.Duration) {
+	m.due = now.Add(d)
+	m.tick.Arm(c, d, func(gen int64) any { return monitorTick{gen: gen} })
+}
+
+func (m *monitorActor) pace() monitorPace {
+	return monitorPace{fast: m.spec.Tick, slow: m.spec.IdleTick, linger: m.spec.Linger}
+}
+
+// hurry brings the armed poll forward when the rule now asks for a sooner one (an agent
+// turned active, a pane is newly watched); a poll in flight arms the next one itself
+// when it reports.
+func (m *monitorActor) hurry(c actor.Context) {
+	if m.busy {
+		return
+	}
+	now := time.Now()
+	if d := monitorDelay(len(m.w.active), m.w.changedAt, now, m.pace()); now.Add(d).Before(m.due) {
+		m.armAfter(c, now, d)
+	}
 }

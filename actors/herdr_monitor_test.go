@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/asynkron/protoactor-go/actor"
+
 	"github.com/orcr-go/orcr/actors/actorkit"
 	"github.com/orcr-go/orcr/herdr"
 )
@@ -112,11 +114,8 @@ func TestMonitorUnlisted(t *testing.T) {
 	}
 }
 
-// A stop of the monitor cancels its poll in flight: the system waits for the poll's
-// goroutine (AgentEnv.Ops) before it closes the herdr driver, and a herdr slow to
-// answer (here: it reads the agent.list and never answers) held the stop for the
-// poll's whole 5 s bound (issue 32, defect 12).
-func TestMonitorStopCancelsItsPoll(t *testing.T) {
+// fakeHerdrListener listens on a socket in a fresh short temporary directory.
+func fakeHerdrListener(t *testing.T) (string, net.Listener) {
 	dir, err := os.MkdirTemp("", "m")
 	if err != nil {
 		t.Fatal(err)
@@ -127,6 +126,30 @@ func TestMonitorStopCancelsItsPoll(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return sock, ln
+}
+
+// monitorEnvOn is an actor system and an agent env whose herdr driver owns the session
+// at sock.
+func monitorEnvOn(t *testing.T, sock string) (*actor.ActorSystem, *AgentEnv) {
+	sys := actorkit.NewSystem(nil, 10*time.Millisecond)
+	t.Cleanup(sys.Shutdown)
+	drv, err := herdr.NewDriver(sys, herdr.Config{Sessions: func(context.Context) ([]herdr.SessionInfo, error) {
+		return []herdr.SessionInfo{{Name: "orcr", Running: true, SocketPath: sock}}, nil
+	}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(drv.Close)
+	return sys, &AgentEnv{Herdr: drv, Log: slog.New(slog.DiscardHandler)}
+}
+
+// A stop of the monitor cancels its poll in flight: the system waits for the poll's
+// goroutine (AgentEnv.Ops) before it closes the herdr driver, and a herdr slow to
+// answer (here: it reads the agent.list and never answers) held the stop for the
+// poll's whole 5 s bound (issue 32, defect 12).
+func TestMonitorStopCancelsItsPoll(t *testing.T) {
+	sock, ln := fakeHerdrListener(t)
 	listed := make(chan struct{}, 1)
 	var held sync.WaitGroup
 	go func() {
@@ -159,16 +182,7 @@ func TestMonitorStopCancelsItsPoll(t *testing.T) {
 	}()
 	t.Cleanup(func() { ln.Close(); held.Wait() })
 
-	sys := actorkit.NewSystem(nil, 10*time.Millisecond)
-	t.Cleanup(sys.Shutdown)
-	drv, err := herdr.NewDriver(sys, herdr.Config{Sessions: func(context.Context) ([]herdr.SessionInfo, error) {
-		return []herdr.SessionInfo{{Name: "orcr", Running: true, SocketPath: sock}}, nil
-	}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(drv.Close)
-	env := &AgentEnv{Herdr: drv, Log: slog.New(slog.DiscardHandler)}
+	sys, env := monitorEnvOn(t, sock)
 	mon, err := sys.Root.SpawnNamed(NewMonitorProps(MonitorSpec{Env: env, Tick: 10 * time.Millisecond}), "monitor")
 	if err != nil {
 		t.Fatal(err)

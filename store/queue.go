@@ -44,14 +44,29 @@ type Promotion struct {
 	Resumed []string
 }
 
+// The queue pass's reads. Each reads an index that holds only the rows it may select
+// (agents_status_queue by status, agents_deadline; docs/config.md §3.3): the partial
+// index's WHERE clause is written here word for word, as SQLite uses a partial index
+// only when the query's WHERE holds its terms.
+const (
+	queryStuck = `SELECT uuid FROM agents WHERE managed = 1 AND status = 'starting'
+		AND pane_id IS NULL AND starting_at < ?`
+	queryDeadlines = `SELECT uuid, status FROM agents WHERE managed = 1 AND deadline_at IS NOT NULL
+		AND deadline_at <= ? AND status NOT IN ('ended','lost') AND move_state = 'none'`
+	queryQueued = `SELECT uuid, path, COALESCE(agent, ''), account FROM agents WHERE status = 'queued' ORDER BY queue_seq, uuid`
+	querySlots  = `SELECT COALESCE(agent, ''), count(*) FROM agents WHERE managed = 1
+		AND status IN ('starting','working','idle','blocked','parked') GROUP BY agent`
+)
+
 // Promote is one queue pass: the stuck-start sweep, the --timeout deadline sweep, then
 // FIFO promotion under the global and per-provider caps, counted inside the
-// transaction.
+// transaction. Every query reads an index that holds only rows that can change
+// (docs/config.md §3.3), and the slots are counted only when something is queued, so an
+// idle pass costs the same with ten thousand ended rows as with none.
 func (t *Tx) Promote(a Admission) (Promotion, error) {
 	var res Promotion
 	if a.MaxStartingMS > 0 {
-		stuck, err := t.uuids(`SELECT uuid FROM agents WHERE managed = 1 AND status = 'starting'
-			AND pane_id IS NULL AND starting_at < ?`, t.now-a.MaxStartingMS)
+		stuck, err := t.uuids(queryStuck, t.now-a.MaxStartingMS)
 		if err != nil {
 			return res, err
 		}
@@ -67,10 +82,29 @@ func (t *Tx) Promote(a Admission) (Promotion, error) {
 	if err := t.deadlineSweep(&res); err != nil {
 		return res, err
 	}
+	type cand struct{ uuid, path, provider, account string }
+	var queued []cand
+	rows, err := t.Query(queryQueued)
+	if err != nil {
+		return res, sqliteErr("read queue", err)
+	}
+	for rows.Next() {
+		var c cand
+		if err := rows.Scan(&c.uuid, &c.path, &c.provider, &c.account); err != nil {
+			rows.Close()
+			return res, sqliteErr("read queue", err)
+		}
+		queued = append(queued, c)
+	}
+	if err := closeRows(rows, "read queue"); err != nil {
+		return res, err
+	}
+	if len(queued) == 0 { // nothing to promote: the slots need no count
+		return res, nil
+	}
 	used := map[string]int{}
 	global := 0
-	rows, err := t.Query(`SELECT COALESCE(agent, ''), count(*) FROM agents WHERE managed = 1
-		AND status IN (` + SlotStatuses.SQL() + `) GROUP BY agent`)
+	rows, err = t.Query(querySlots)
 	if err != nil {
 		return res, sqliteErr("count running agents", err)
 	}
@@ -89,23 +123,6 @@ func (t *Tx) Promote(a Admission) (Promotion, error) {
 	}
 	if global >= a.Max {
 		return res, nil
-	}
-	type cand struct{ uuid, path, provider, account string }
-	var queued []cand
-	rows, err = t.Query(`SELECT uuid, path, COALESCE(agent, ''), account FROM agents WHERE status = 'queued' ORDER BY queue_seq, uuid`)
-	if err != nil {
-		return res, sqliteErr("read queue", err)
-	}
-	for rows.Next() {
-		var c cand
-		if err := rows.Scan(&c.uuid, &c.path, &c.provider, &c.account); err != nil {
-			rows.Close()
-			return res, sqliteErr("read queue", err)
-		}
-		queued = append(queued, c)
-	}
-	if err := closeRows(rows, "read queue"); err != nil {
-		return res, err
 	}
 	for _, c := range queued {
 		if global >= a.Max {
@@ -183,8 +200,7 @@ func (t *Tx) reroute(uuid string, fb Fallback) error {
 // any pane it made); a running row is handed to its agent actor for a graceful
 // shutdown. Rows with a move in flight wait for the next pass.
 func (t *Tx) deadlineSweep(res *Promotion) error {
-	rows, err := t.Query(`SELECT uuid, status FROM agents WHERE managed = 1 AND deadline_at IS NOT NULL
-		AND deadline_at <= ? AND status NOT IN (`+GoneStatuses.SQL()+`) AND move_state = 'none'`, t.now)
+	rows, err := t.Query(queryDeadlines, t.now)
 	if err != nil {
 		return sqliteErr("read deadlines", err)
 	}

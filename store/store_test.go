@@ -61,15 +61,15 @@ func TestOpenFresh(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if got, want := schemaVersion(t, path), "18"; got != want {
+	if got, want := schemaVersion(t, path), "19"; got != want {
 		t.Errorf("schema_version: got %q, want %q", got, want)
 	}
-	if store.SchemaVersion != 18 {
-		t.Errorf("SchemaVersion: got %d, want 18", store.SchemaVersion)
+	if store.SchemaVersion != 19 {
+		t.Errorf("SchemaVersion: got %d, want 19", store.SchemaVersion)
 	}
 	want := []string{
-		"agents", "agents_active_path", "agents_agent_session", "agents_budget_paused", "agents_ended", "agents_pane", "agents_parent",
-		"agents_path", "agents_provider_status", "agents_run_budget", "agents_session_term", "agents_status_queue", "agents_worktree",
+		"agents", "agents_active_path", "agents_agent_session", "agents_budget_paused", "agents_deadline", "agents_ended", "agents_pane", "agents_parent",
+		"agents_path", "agents_provider_status", "agents_run_budget", "agents_session_term", "agents_status_queue", "agents_unmanaged", "agents_worktree",
 		"attaches", "attaches_agent", "budget_scopes", "events", "events_ref", "inbox", "inbox_agent", "intents", "loop_runs",
 		"loop_runs_loop_status", "loop_runs_run_id", "loop_runs_status_timeout", "loops", "loops_active_name",
 		"loops_status_fire", "meta", "notify_deliveries", "notify_deliveries_due", "notify_deliveries_event",
@@ -123,8 +123,8 @@ func TestMigrateFromV1(t *testing.T) {
 		t.Fatalf("Open v1 store: %v", err)
 	}
 	defer db.Close()
-	if got := schemaVersion(t, path); got != "18" {
-		t.Errorf("schema_version after migration: got %q, want 18", got)
+	if got := schemaVersion(t, path); got != "19" {
+		t.Errorf("schema_version after migration: got %q, want 19", got)
 	}
 	evs, err := db.EventsAfter(context.Background(), 0, 10)
 	if err != nil || len(evs) != 1 || evs[0].Kind != "agent.created" || evs[0].Ref != "u1" {

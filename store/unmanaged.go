@@ -66,10 +66,15 @@ func (db *DB) UnmanagedRows(ctx context.Context, session string) ([]UnmanagedRow
 	return out, sqliteErr("read unmanaged agents", rows.Err())
 }
 
+// queryUnmanagedSessions reads the partial index agents_unmanaged alone (its WHERE
+// written word for word, docs/config.md §3.3): discovery's every pass costs nothing per
+// ended row.
+const queryUnmanagedSessions = `SELECT DISTINCT herdr_session FROM agents
+		WHERE managed = 0 AND status != 'ended' AND herdr_session IS NOT NULL ORDER BY herdr_session`
+
 // UnmanagedSessions lists the herdr sessions that have active unmanaged rows.
 func (db *DB) UnmanagedSessions(ctx context.Context) ([]string, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT DISTINCT herdr_session FROM agents
-		WHERE managed = 0 AND status != 'ended' AND herdr_session IS NOT NULL ORDER BY herdr_session`)
+	rows, err := db.r.QueryContext(ctx, queryUnmanagedSessions)
 	if err != nil {
 		return nil, sqliteErr("read unmanaged sessions", err)
 	}

@@ -430,7 +430,7 @@ func orDash(s string) string {
 	return s
 }
 
-func envInt(t *testing.T, name string, def int) int {
+func envInt(t testing.TB, name string, def int) int {
 	s := os.Getenv(name)
 	if s == "" {
 		return def
