@@ -50,6 +50,10 @@ type Config struct {
 	// whose environment is not its process's (a test's, server.Options.Getenv) sets it.
 	Env []string
 
+	// noPaneCache turns the terminal → pane cache off (the live passes replay call
+	// sequences recorded without it).
+	noPaneCache bool
+
 	// live is the binary in use once NewDriver has run: Bin at first, replaced by
 	// [Driver.SetBin].
 	live *atomic.Pointer[string]

@@ -22,6 +22,9 @@ import (
 // when the file is not the one it was filled against.
 type paneCache struct {
 	socket string
+	// off keeps nothing: every lookup reads the pane list, as before the cache (the
+	// recorded live passes replay that call sequence).
+	off bool
 
 	mu    sync.Mutex
 	file  os.FileInfo // the socket file the entries were learnt against
@@ -39,11 +42,11 @@ type paneCache struct {
 type paneFlight struct {
 	done  chan struct{}
 	err   error
-	panes map[string]string // what it read: terminal → pane
+	panes map[string]PaneInfo // what it read, by terminal
 }
 
-func newPaneCache(socket string) *paneCache {
-	c := &paneCache{socket: socket, panes: map[string]string{}, gone: map[string]bool{}}
+func newPaneCache(socket string, off bool) *paneCache {
+	c := &paneCache{socket: socket, off: off, panes: map[string]string{}, gone: map[string]bool{}}
 	c.file, _ = os.Stat(socket)
 	return c
 }
@@ -85,7 +88,7 @@ func notFound(terminal string) error {
 
 // put records that pane holds terminal.
 func (c *paneCache) put(terminal, pane string) {
-	if terminal == "" || pane == "" {
+	if terminal == "" || pane == "" || c.off {
 		return
 	}
 	c.mu.Lock()
@@ -105,6 +108,9 @@ func (c *paneCache) forget(terminal, pane string) {
 
 // replace makes a full pane list the whole cache.
 func (c *paneCache) replace(panes []PaneInfo) {
+	if c.off {
+		return
+	}
 	c.mu.Lock()
 	c.checkLocked()
 	clear(c.panes)
@@ -170,9 +176,9 @@ func (c *paneCache) joinRefresh(ctx context.Context, r *Remote) (*paneFlight, er
 	panes, err := r.PaneList(ctx, "")
 	if err == nil {
 		c.replace(panes)
-		f.panes = make(map[string]string, len(panes))
+		f.panes = make(map[string]PaneInfo, len(panes))
 		for _, p := range panes {
-			f.panes[p.TerminalID] = p.PaneID
+			f.panes[p.TerminalID] = p
 		}
 	}
 	c.mu.Lock()
@@ -185,21 +191,23 @@ func (c *paneCache) joinRefresh(ctx context.Context, r *Remote) (*paneFlight, er
 
 // fresh looks terminal up in a fresh pane list: one that started after the caller
 // asked, so a terminal it does not hold is gone.
-func (c *paneCache) fresh(ctx context.Context, r *Remote, terminal string) (string, error) {
+func (c *paneCache) fresh(ctx context.Context, r *Remote, terminal string) (PaneInfo, error) {
 	f, err := c.refresh(ctx, r)
 	if err != nil {
-		return "", err
+		return PaneInfo{}, err
 	}
 	if p, ok := f.panes[terminal]; ok {
 		return p, nil
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.gone) >= maxGone {
-		clear(c.gone)
+	if !c.off {
+		c.mu.Lock()
+		if len(c.gone) >= maxGone {
+			clear(c.gone)
+		}
+		c.gone[terminal] = true
+		c.mu.Unlock()
 	}
-	c.gone[terminal] = true
-	return "", notFound(terminal)
+	return PaneInfo{}, notFound(terminal)
 }
 
 // onPane runs f with the pane of target (a terminal id or a pane id). A terminal's pane
@@ -215,17 +223,20 @@ func (c *paneCache) onPane(ctx context.Context, r *Remote, target string, f func
 		return notFound(target)
 	}
 	if !cached {
-		var err error
-		if pane, err = c.fresh(ctx, r, target); err != nil {
+		p, err := c.fresh(ctx, r, target)
+		if err != nil {
 			return err
 		}
+		pane = p.PaneID
 	}
 	err := f(pane)
 	if cached && IsCode(err, "pane_not_found") {
 		c.forget(target, pane)
-		if pane, err = c.fresh(ctx, r, target); err != nil {
-			return err
+		p, ferr := c.fresh(ctx, r, target)
+		if ferr != nil {
+			return ferr
 		}
+		pane = p.PaneID
 		err = f(pane)
 	}
 	if IsCode(err, "pane_not_found") {
@@ -255,9 +266,5 @@ func (c *paneCache) resolve(ctx context.Context, r *Remote, target string) (Pane
 		}
 		c.forget(target, pane)
 	}
-	pane, err := c.fresh(ctx, r, target)
-	if err != nil {
-		return PaneInfo{}, err
-	}
-	return r.PaneGet(ctx, pane)
+	return c.fresh(ctx, r, target)
 }

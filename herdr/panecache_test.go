@@ -87,7 +87,7 @@ func TestPaneCacheStaleEntryFallsBack(t *testing.T) {
 	waitScreen(t, s, one.TerminalID, "ready-one")
 
 	r := &Remote{Client: Client{Socket: f.Sessions["orcr"].SocketPath()}}
-	c := newPaneCache(f.Sessions["orcr"].SocketPath())
+	c := newPaneCache(f.Sessions["orcr"].SocketPath(), false)
 	c.put(one.TerminalID, "w1:pZZ") // a pane herdr never had
 	var landed string
 	err = c.onPane(ctx, r, one.TerminalID, func(pane string) error {
@@ -136,7 +136,7 @@ func TestPaneCacheForgetsAcrossASocketChange(t *testing.T) {
 	if err := os.WriteFile(sock, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c := newPaneCache(sock)
+	c := newPaneCache(sock, false)
 	c.put("term_1", "w1:p1")
 	if _, ok := c.get("term_1"); !ok {
 		t.Fatal("entry not kept")
