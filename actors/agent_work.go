@@ -147,9 +147,11 @@ func (w *agentWork) closePaneThen(target, reason, line string, grace time.Durati
 	opID := v.(string)
 	if line != "" {
 		ctx, cancel := w.herdrCtx()
-		// The line is typed as the provider's prompts are: its Enter after the
-		// provider's own pause (submit_enter_delay_ms).
-		if err := w.sess().DeliverWith(ctx, target, line, w.plan(w.st.Provider).EnterDelay); err == nil && grace > 0 {
+		// The line, then Enter in its own call, with no pause between them: a prompt's
+		// pause guards text the agent must take whole, and a quit line the TUI takes
+		// for pasted text costs only the grace before the close (docs/lifecycle.md
+		// §15.2). Without it a bulk kill waited a second per agent.
+		if err := w.sess().DeliverWith(ctx, target, line, 0); err == nil && grace > 0 {
 			w.awaitExit(target, grace)
 		}
 		cancel()

@@ -9,7 +9,7 @@ import (
 
 // paneCache maps terminal ids to the pane ids that held them when last seen, so that a
 // call aimed at a terminal does not read herdr's whole pane list first
-// (docs/herdr.md §4.3). One cache belongs to one connection incarnation of a session
+// (docs/herdr.md §4.1). One cache belongs to one connection incarnation of a session
 // (a reconnect starts empty) and is fed by every answer that names panes: a full
 // pane.list replaces it, agent.list, pane.get, spawns and moves add to it, closes
 // remove from it.
