@@ -517,8 +517,11 @@ func (s *Session) Move(ctx context.Context, target, workspace, label string) (Mo
 }
 
 // Close closes target's pane (its process is killed; empty tabs/workspaces vanish).
+// Closes are not structural: they overlap each other and placements, which already
+// take a workspace vanishing under them (a pane whose process exits by itself does
+// the same; [inWorkspace]), so a bulk kill is not a queue of one close at a time.
 func (s *Session) Close(ctx context.Context, target string) error {
-	_, err := s.do(ctx, op{name: "pane.close", structural: true, run: func(ctx context.Context, e *opEnv) (any, error) {
+	_, err := s.do(ctx, op{name: "pane.close", run: func(ctx context.Context, e *opEnv) (any, error) {
 		return nil, e.panes.onPane(ctx, e.r, target, func(pane string) error {
 			if err := e.r.Close(ctx, pane); err != nil {
 				return err
