@@ -147,9 +147,11 @@ func (w *agentWork) closePaneThen(target, reason, line string, grace time.Durati
 	opID := v.(string)
 	if line != "" {
 		ctx, cancel := w.herdrCtx()
-		// The line is typed as the provider's prompts are: its Enter after the
-		// provider's own pause (submit_enter_delay_ms).
-		if err := w.sess().DeliverWith(ctx, target, line, w.plan(w.st.Provider).EnterDelay); err == nil && grace > 0 {
+		// The line, then Enter in its own call, with no pause between them: a prompt's
+		// pause guards text the agent must take whole, and a quit line the TUI takes
+		// for pasted text costs only the grace before the close (docs/lifecycle.md
+		// §15.2). Without it a bulk kill waited a second per agent.
+		if err := w.sess().DeliverWith(ctx, target, line, 0); err == nil && grace > 0 {
 			w.awaitExit(target, grace)
 		}
 		cancel()
@@ -160,6 +162,12 @@ func (w *agentWork) closePaneThen(target, reason, line string, grace time.Durati
 // exitPoll is how often a shutdown's grace looks whether the pane's process exited.
 const exitPoll = 50 * time.Millisecond
 
+// exitPaneLooks is how many looks of a pane under orcr's launcher go by between two
+// pane.get calls: the launcher's status file tells the provider's exit (and the
+// launcher holds the pane then), so herdr is asked only in case the launcher itself
+// went, and a bulk kill does not flood herdr with a pane.get per agent every 50 ms.
+const exitPaneLooks = 5
+
 // awaitExit waits up to grace for target's process to exit after its shutdown line:
 // the wait ends as soon as the pane is gone (herdr removes the pane of a process that
 // exits) or the pane's launcher recorded the provider's exit (it then holds the pane
@@ -167,13 +175,20 @@ const exitPoll = 50 * time.Millisecond
 // runs out is closed, as before; a failed look waits on.
 func (w *agentWork) awaitExit(target string, grace time.Duration) {
 	deadline := time.Now().Add(grace)
-	for {
+	every := 1
+	if w.st.Managed && len(w.env.PaneExec) > 0 {
+		every = exitPaneLooks
+	}
+	for look := 0; ; look++ {
 		if _, exited := w.providerExit(); exited {
 			return
 		}
-		ctx, cancel := w.herdrCtx()
-		_, err := w.sess().PaneGet(ctx, target)
-		cancel()
+		var err error
+		if look%every == every-1 {
+			ctx, cancel := w.herdrCtx()
+			_, err = w.sess().PaneGet(ctx, target)
+			cancel()
+		}
 		left := time.Until(deadline)
 		if herdr.IsCode(err, "pane_not_found") || left <= 0 || !w.sleepCtx(min(exitPoll, left)) {
 			return

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/orcr-go/orcr/socketapi/api"
@@ -15,8 +16,16 @@ import (
 // maxKillRounds bounds a barrier kill (docs/decisions.md D4).
 const maxKillRounds = 100
 
-// killParallelism bounds the agents one kill call shuts down at once.
-const killParallelism = 16
+// killParallelism bounds the agents one kill call shuts down at once. A shutdown
+// mostly waits (herdr's answers, the agent's exit within its grace, the store's
+// commit), so many run side by side: killing N agents then costs about N pane
+// closes, not N graces (docs/lifecycle.md §15.2).
+const killParallelism = 64
+
+// progressBeat is how often a kill repeats its progress while no shutdown finishes
+// (each shutdown waits out its agent's grace): the caller's idle deadline then only
+// runs out on a server that stopped working (docs/protocol.md §2.7).
+const progressBeat = time.Second
 
 // killTimeout bounds one agent's shutdown (shutdown line, grace, pane close).
 const killTimeout = 5 * time.Minute
@@ -65,6 +74,23 @@ func (s *System) Kill(ctx context.Context, r api.KillRequest) (api.KillResult, e
 	}
 
 	var res api.KillResult
+	// done and total feed the caller's progress frames (docs/protocol.md §2.7): one
+	// per finished shutdown, total growing as rounds find more.
+	var done, total atomic.Int64
+	beat := time.NewTicker(progressBeat)
+	stopBeat := make(chan struct{})
+	defer close(stopBeat)
+	go func() {
+		defer beat.Stop()
+		for {
+			select {
+			case <-stopBeat:
+				return
+			case <-beat.C:
+				wire.ReportProgress(ctx, int(done.Load()), int(total.Load()))
+			}
+		}
+	}()
 	killedSet := map[string]bool{}
 	skip := map[string]bool{} // unmanaged rows without force: reported once, left alone
 	tries := map[string]int{} // a row still active after a kill (it changed state under us) is tried again
@@ -85,6 +111,8 @@ func (s *System) Kill(ctx context.Context, r api.KillRequest) (api.KillResult, e
 		}
 		// Each agent's shutdown waits on its own pane (a shutdown line, a grace, a
 		// close); they run side by side, results kept in match order.
+		total.Add(int64(len(todo)))
+		wire.ReportProgress(ctx, int(done.Load()), int(total.Load()))
 		ok := make([]bool, len(todo))
 		errs := make([]error, len(todo))
 		var wg sync.WaitGroup
@@ -96,6 +124,7 @@ func (s *System) Kill(ctx context.Context, r api.KillRequest) (api.KillResult, e
 				defer wg.Done()
 				defer func() { <-sem }()
 				ok[i], errs[i] = s.killOne(row)
+				wire.ReportProgress(ctx, int(done.Add(1)), int(total.Load()))
 			}()
 		}
 		wg.Wait()

@@ -50,6 +50,10 @@ type Config struct {
 	// whose environment is not its process's (a test's, server.Options.Getenv) sets it.
 	Env []string
 
+	// noPaneCache turns the terminal → pane cache off (the live passes replay call
+	// sequences recorded without it).
+	noPaneCache bool
+
 	// live is the binary in use once NewDriver has run: Bin at first, replaced by
 	// [Driver.SetBin].
 	live *atomic.Pointer[string]
@@ -342,39 +346,50 @@ func (s *Session) WorkspaceList(ctx context.Context) ([]WorkspaceInfo, error) {
 // PaneList lists panes (of one workspace when workspaceID is not empty).
 func (s *Session) PaneList(ctx context.Context, workspaceID string) ([]PaneInfo, error) {
 	return doTyped[[]PaneInfo](ctx, s, op{name: "pane.list", run: func(ctx context.Context, e *opEnv) (any, error) {
-		return e.r.PaneList(ctx, workspaceID)
+		panes, err := e.r.PaneList(ctx, workspaceID)
+		if err == nil && workspaceID == "" {
+			e.panes.replace(panes)
+		}
+		return panes, err
 	}})
 }
 
 // PaneGet returns the pane holding target (terminal id or pane id).
 func (s *Session) PaneGet(ctx context.Context, target string) (PaneInfo, error) {
 	return doTyped[PaneInfo](ctx, s, op{name: "pane.get", run: func(ctx context.Context, e *opEnv) (any, error) {
-		return e.r.ResolvePane(ctx, target)
+		return e.panes.resolve(ctx, e.r, target)
 	}})
 }
 
 // AgentList lists the session's agent panes (done normalised to idle).
 func (s *Session) AgentList(ctx context.Context) ([]AgentInfo, error) {
 	return doTyped[[]AgentInfo](ctx, s, op{name: "agent.list", run: func(ctx context.Context, e *opEnv) (any, error) {
-		return e.r.AgentList(ctx)
+		list, err := e.r.AgentList(ctx)
+		for _, a := range list {
+			e.panes.put(a.TerminalID, a.PaneID)
+		}
+		return list, err
 	}})
 }
 
 // Read reads target's visible screen (its last lines lines when lines > 0).
 func (s *Session) Read(ctx context.Context, target string, lines int) (PaneRead, error) {
 	return doTyped[PaneRead](ctx, s, op{name: "pane.read", run: func(ctx context.Context, e *opEnv) (any, error) {
-		pane, err := paneID(ctx, e.r, target)
-		if err != nil {
-			return nil, err
-		}
-		return e.r.Read(ctx, pane, ReadVisible, lines)
+		var rd PaneRead
+		err := e.panes.onPane(ctx, e.r, target, func(pane string) (err error) {
+			rd, err = e.r.Read(ctx, pane, ReadVisible, lines)
+			return err
+		})
+		return rd, err
 	}})
 }
 
 // Deliver types text into target, pauses (Config.DeliverPause) and presses Enter.
 func (s *Session) Deliver(ctx context.Context, target, text string) error {
 	_, err := s.do(ctx, op{name: "deliver", run: func(ctx context.Context, e *opEnv) (any, error) {
-		return nil, e.r.Deliver(ctx, target, text, e.pause)
+		return nil, e.panes.onPane(ctx, e.r, target, func(pane string) error {
+			return e.r.Deliver(ctx, pane, text, e.pause)
+		})
 	}})
 	return err
 }
@@ -382,11 +397,9 @@ func (s *Session) Deliver(ctx context.Context, target, text string) error {
 // SendText types text into target without pressing Enter (long text is chunked).
 func (s *Session) SendText(ctx context.Context, target, text string) error {
 	_, err := s.do(ctx, op{name: "pane.send_text", run: func(ctx context.Context, e *opEnv) (any, error) {
-		pane, err := paneID(ctx, e.r, target)
-		if err != nil {
-			return nil, err
-		}
-		return nil, e.r.SendText(ctx, pane, text)
+		return nil, e.panes.onPane(ctx, e.r, target, func(pane string) error {
+			return e.r.SendText(ctx, pane, text)
+		})
 	}})
 	return err
 }
@@ -400,7 +413,9 @@ func (s *Session) DeliverWith(ctx context.Context, target, text string, pause ti
 // (in bracketed paste, chunked), sub.Pause, Enter (docs/lifecycle.md §9.1).
 func (s *Session) Submit(ctx context.Context, target string, sub Submission) error {
 	_, err := s.do(ctx, op{name: "deliver", run: func(ctx context.Context, e *opEnv) (any, error) {
-		return nil, e.r.Submit(ctx, target, sub)
+		return nil, e.panes.onPane(ctx, e.r, target, func(pane string) error {
+			return e.r.Submit(ctx, pane, sub)
+		})
 	}})
 	return err
 }
@@ -408,11 +423,9 @@ func (s *Session) Submit(ctx context.Context, target string, sub Submission) err
 // SendKeys sends named keys to target.
 func (s *Session) SendKeys(ctx context.Context, target string, keys ...string) error {
 	_, err := s.do(ctx, op{name: "pane.send_keys", run: func(ctx context.Context, e *opEnv) (any, error) {
-		pane, err := paneID(ctx, e.r, target)
-		if err != nil {
-			return nil, err
-		}
-		return nil, e.r.SendKeys(ctx, pane, keys...)
+		return nil, e.panes.onPane(ctx, e.r, target, func(pane string) error {
+			return e.r.SendKeys(ctx, pane, keys...)
+		})
 	}})
 	return err
 }
@@ -462,6 +475,7 @@ func (s *Session) Spawn(ctx context.Context, spec SpawnSpec) (Placement, error) 
 				return nil, err
 			}
 			closeRoot(ctx, e, ws.WorkspaceID)
+			e.panes.put(p.TerminalID, p.PaneID)
 			return Placement{Workspace: spec.Workspace, WorkspaceID: p.WorkspaceID, TabID: p.TabID,
 				PaneID: p.PaneID, TerminalID: p.TerminalID}, nil
 		}})
@@ -474,7 +488,7 @@ func (s *Session) Spawn(ctx context.Context, spec SpawnSpec) (Placement, error) 
 func (s *Session) Move(ctx context.Context, target, workspace, label string) (MoveResult, error) {
 	return doTyped[MoveResult](ctx, s, op{name: "move", structural: true,
 		run: func(ctx context.Context, e *opEnv) (any, error) {
-			p, err := e.r.ResolvePane(ctx, target)
+			p, err := e.panes.resolve(ctx, e.r, target)
 			if err != nil {
 				return nil, err
 			}
@@ -496,19 +510,27 @@ func (s *Session) Move(ctx context.Context, target, workspace, label string) (Mo
 					TabID: p.TabID, PaneID: p.PaneID, TerminalID: p.TerminalID}, PreviousPaneID: p.PaneID}, nil
 			}
 			m.Workspace = workspace
+			e.panes.put(p.TerminalID, m.PaneID)
 			closeRoot(ctx, e, ws.WorkspaceID)
 			return m, nil
 		}})
 }
 
 // Close closes target's pane (its process is killed; empty tabs/workspaces vanish).
+// Closes are not structural: they overlap each other and placements, which already
+// take a workspace vanishing under them (a pane whose process exits by itself does
+// the same; [inWorkspace]), so a bulk kill is not a queue of one close at a time.
 func (s *Session) Close(ctx context.Context, target string) error {
-	_, err := s.do(ctx, op{name: "pane.close", structural: true, run: func(ctx context.Context, e *opEnv) (any, error) {
-		pane, err := paneID(ctx, e.r, target)
-		if err != nil {
-			return nil, err
-		}
-		return nil, e.r.Close(ctx, pane)
+	_, err := s.do(ctx, op{name: "pane.close", run: func(ctx context.Context, e *opEnv) (any, error) {
+		return nil, e.panes.onPane(ctx, e.r, target, func(pane string) error {
+			if err := e.r.Close(ctx, pane); err != nil {
+				return err
+			}
+			if isTerminalID(target) {
+				e.panes.forget(target, pane)
+			}
+			return nil
+		})
 	}})
 	return err
 }

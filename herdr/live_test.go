@@ -303,7 +303,7 @@ func livePass(t *testing.T, bin string, set ...string) liveRecord {
 
 	sock := filepath.Join(xdg, "herdr", "sessions", "orcr", "herdr.sock")
 	px := newProxy(t, sock)
-	d := newTestDriver(t, Config{Bin: bin, Owned: "orcr", Env: e.env, Sessions: func(ctx context.Context) ([]SessionInfo, error) {
+	d := newTestDriver(t, Config{Bin: bin, Owned: "orcr", Env: e.env, noPaneCache: true, Sessions: func(ctx context.Context) ([]SessionInfo, error) {
 		rows, err := herdr.listSessions(ctx)
 		for i := range rows {
 			if rows[i].SocketPath == sock {

@@ -26,6 +26,7 @@ type op struct {
 type opEnv struct {
 	r     *Remote
 	pause time.Duration
+	panes *paneCache        // this connection's terminal → pane cache
 	roots map[string]string // workspace id → root shell pane id still to close
 }
 
@@ -118,6 +119,7 @@ type sessionActor struct {
 
 	state   connState
 	remote  *Remote
+	panes   *paneCache
 	base    context.Context
 	cancel  context.CancelFunc
 	queued  []pendingOp // while connecting
@@ -197,6 +199,7 @@ func (a *sessionActor) onHandshake(c actor.Context, m *handshakeDone) {
 	}
 	a.state = stateUp
 	a.remote = &Remote{Client: Client{Socket: m.socket, Timeout: a.cfg.timeout()}}
+	a.panes = newPaneCache(m.socket, a.cfg.noPaneCache)
 	c.Send(a.parent, &sessionUp{name: a.name, gen: a.gen, socket: m.socket, pong: m.pong})
 	q := a.queued
 	a.queued = nil
@@ -225,7 +228,7 @@ func (a *sessionActor) onRequest(c actor.Context, p pendingOp) {
 
 // launch runs p's op on a goroutine that pipes its result back as *opDone.
 func (a *sessionActor) launch(p pendingOp) {
-	env := &opEnv{r: a.remote, pause: a.cfg.pause()}
+	env := &opEnv{r: a.remote, pause: a.cfg.pause(), panes: a.panes}
 	var roots map[string]string
 	if p.req.op.structural {
 		roots, a.roots = a.roots, nil // hand-off: the goroutine owns it until opDone

@@ -32,7 +32,13 @@ type Client struct {
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 	// Timeout bounds a call when ctx has no deadline; 0 means 30 s. Calls to
 	// agent.wait and agent.ask are never bounded by it (the server owns that deadline).
+	// With OnProgress set it bounds the wait for the next frame instead: a call whose
+	// server keeps reporting progress does not time out.
 	Timeout time.Duration
+	// OnProgress, when set, asks every call for progress frames (docs/protocol.md
+	// §2.7) and is told each one: method and how far it has come. The CLI prints them
+	// on stderr.
+	OnProgress func(method string, p wire.Progress)
 	// FollowInterval is the polling interval of FollowLogs; 0 means 500 ms.
 	FollowInterval time.Duration
 	// Spawn, when set, starts a detached server (as [Client.EnsureRunning]'s spawn): a
@@ -124,15 +130,23 @@ func (c *Client) call(ctx context.Context, method string, unbounded bool, params
 // response (event frames, which a plain call never gets, are skipped). Unless
 // unbounded, a ctx without deadline gets the client's call timeout.
 func (c *Client) exchange(ctx context.Context, unbounded bool, method string, params any) ([]byte, error) {
+	// idle: the call timeout bounds the wait for each frame, not the call; every
+	// progress frame moves the deadline on (docs/protocol.md §2.7).
+	var idle time.Duration
+	progress := c.OnProgress != nil
 	if !unbounded {
 		if _, ok := ctx.Deadline(); !ok {
 			t := c.Timeout
 			if t == 0 {
 				t = DefaultCallTimeout
 			}
-			var cancel context.CancelFunc
-			ctx, cancel = context.WithTimeout(ctx, t)
-			defer cancel()
+			if progress {
+				idle = t
+			} else {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, t)
+				defer cancel()
+			}
 		}
 	}
 	conn, err := c.dial(ctx)
@@ -142,8 +156,11 @@ func (c *Client) exchange(ctx context.Context, unbounded bool, method string, pa
 	defer conn.Close()
 	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
 	defer stop()
+	if idle > 0 {
+		_ = conn.SetDeadline(time.Now().Add(idle))
+	}
 
-	frame, err := encodeRequest(c.ids.Add(1), method, params)
+	frame, err := encodeRequest(c.ids.Add(1), method, params, progress)
 	if err != nil {
 		return nil, err
 	}
@@ -157,17 +174,25 @@ func (c *Client) exchange(ctx context.Context, unbounded bool, method string, pa
 			return nil, ioError(ctx, err)
 		}
 		var head struct {
-			OK           *bool  `json:"ok"`
-			Subscription *int64 `json:"subscription"`
+			OK           *bool          `json:"ok"`
+			Subscription *int64         `json:"subscription"`
+			Progress     *wire.Progress `json:"progress"`
 		}
 		if bytes.HasPrefix(line, []byte(`{"subscription"`)) && json.Unmarshal(line, &head) == nil && head.OK == nil {
 			continue // an event frame
+		}
+		if progress && !bytes.Contains(line, []byte(`"ok"`)) && json.Unmarshal(line, &head) == nil && head.OK == nil && head.Progress != nil {
+			if idle > 0 && ctx.Err() == nil {
+				_ = conn.SetDeadline(time.Now().Add(idle))
+			}
+			c.OnProgress(method, *head.Progress)
+			continue
 		}
 		return line, nil
 	}
 }
 
-func encodeRequest(id int64, method string, params any) ([]byte, error) {
+func encodeRequest(id int64, method string, params any, progress bool) ([]byte, error) {
 	if params == nil {
 		params = struct{}{}
 	}
@@ -175,8 +200,9 @@ func encodeRequest(id int64, method string, params any) ([]byte, error) {
 		Protocol int    `json:"protocol"`
 		ID       int64  `json:"id"`
 		Method   string `json:"method"`
+		Progress bool   `json:"progress,omitempty"`
 		Params   any    `json:"params"`
-	}{wire.Protocol, id, method, params})
+	}{wire.Protocol, id, method, progress, params})
 	if err != nil {
 		return nil, wire.Internal(wire.CauseEncode, err.Error())
 	}
@@ -189,7 +215,7 @@ func encodeRequest(id int64, method string, params any) ([]byte, error) {
 }
 
 func ioError(ctx context.Context, err error) error {
-	if ctx.Err() != nil {
+	if ctx.Err() != nil || errors.Is(err, os.ErrDeadlineExceeded) {
 		return wire.Env(wire.CauseClientTimeout, "no reply from the orcr server in time").Wrap(ctx.Err())
 	}
 	if errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) || errors.Is(err, wire.ErrTruncatedFrame) {

@@ -31,7 +31,7 @@ func (c *Client) Subscribe(ctx context.Context, method string, params any) (*Str
 	}
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	defer stop()
-	frame, err := encodeRequest(c.ids.Add(1), method, params)
+	frame, err := encodeRequest(c.ids.Add(1), method, params, false)
 	if err != nil {
 		conn.Close()
 		return nil, err

@@ -213,12 +213,12 @@ func parallel(n, width int, f func(i int)) {
 	wg.Wait()
 }
 
-func benchWait(b *testing.B, c *socketapi.Client, d time.Duration, cond func([]agentRow) bool, pattern string) {
-	b.Helper()
+func benchWait(tb testing.TB, c *socketapi.Client, d time.Duration, cond func([]agentRow) bool, pattern string) {
+	tb.Helper()
 	var res struct{ Agents []agentRow }
-	poll.Eventually(b, d, "agents of "+pattern, func() bool {
+	poll.Eventually(tb, d, "agents of "+pattern, func() bool {
 		if err := c.Call(context.Background(), "agent.ls", map[string]any{"pattern": pattern}, &res); err != nil {
-			b.Fatal(err)
+			tb.Fatal(err)
 		}
 		return cond(res.Agents)
 	}, func() string { return fmt.Sprintf("%d rows", len(res.Agents)) })

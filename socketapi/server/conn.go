@@ -6,6 +6,8 @@ import (
 	"errors"
 	"io"
 	"net"
+	"sync"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -154,9 +156,13 @@ func (r *connReader) handle(line []byte) {
 			call.finish(nil, wire.Internal(wire.CauseStopping, "the server is stopping"))
 			return
 		}
+		ctx := r.ctx
+		if req.Progress {
+			ctx = wire.WithProgress(ctx, call.progress)
+		}
 		go func() {
 			defer r.s.inflight.done()
-			res, err := h.async(r.ctx, call)
+			res, err := h.async(ctx, call)
 			call.finish(res, err)
 		}()
 	}
@@ -180,6 +186,31 @@ type Call struct {
 	w   *connWriter
 	// after, if set, runs once the response has been written (server.stop).
 	after func()
+
+	// pmu orders progress frames before the response; finished is set, under pmu,
+	// before the response is written, and lastProgress paces the frames.
+	pmu          sync.Mutex
+	finished     bool
+	lastProgress time.Time
+}
+
+// progressEvery paces a call's progress frames (docs/protocol.md §2.7).
+const progressEvery = 250 * time.Millisecond
+
+// progress writes a progress frame for the call, at most one per progressEvery (the
+// first at once), and none once the response is on its way.
+func (c *Call) progress(p wire.Progress) {
+	c.pmu.Lock()
+	defer c.pmu.Unlock()
+	now := time.Now()
+	if c.finished || now.Sub(c.lastProgress) < progressEvery {
+		return
+	}
+	c.lastProgress = now
+	frame, err := json.Marshal(wire.ProgressFrame{ID: c.Req.ID, Progress: p})
+	if err == nil {
+		c.w.WriteNow(frame, nil)
+	}
 }
 
 // Params decodes the request params into v. Table methods had their params checked
@@ -190,6 +221,9 @@ func (c *Call) Params(v any) {
 }
 
 func (c *Call) finish(res any, err error) {
+	c.pmu.Lock()
+	c.finished = true
+	c.pmu.Unlock()
 	var perr *wire.Error
 	if err != nil {
 		perr = wire.From(err, wire.CauseInternal)

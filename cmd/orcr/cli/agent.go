@@ -498,6 +498,7 @@ func (c *agentKillCmd) Run(a *app) error {
 			return nil
 		}
 	}
+	a.progress = "killed"
 	r, raw, err := invoke(a, api.AgentKill, req)
 	if err != nil {
 		return err

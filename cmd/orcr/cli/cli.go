@@ -146,6 +146,9 @@ type app struct {
 	// end (the foreground server stops cleanly and exits 0), so Run does not report
 	// them as an interrupt.
 	ownsSignals bool
+	// progress, when set by a bulk verb, asks its calls for progress frames and shows
+	// them on stderr with this verb ("killed"; docs/cli.md §1.3).
+	progress string
 }
 
 // Run executes one orcr invocation with args (without the program name) and returns

@@ -133,6 +133,9 @@ type request struct {
 type fakeServer struct {
 	ln     net.Listener
 	answer func(method string, params map[string]any) (any, *wire.Error)
+	// before, when set, runs before a non-handshake answer is written, with a writer
+	// of frames on the same connection (progress frames).
+	before func(method string, id json.RawMessage, progress bool, write func(frame any))
 
 	mu   sync.Mutex
 	reqs []request
@@ -141,11 +144,18 @@ type fakeServer struct {
 
 func startFake(t testing.TB, home string, answer func(method string, params map[string]any) (any, *wire.Error)) *fakeServer {
 	t.Helper()
+	return startFakeWith(t, home, answer, nil)
+}
+
+// startFakeWith is startFake with a before hook ([fakeServer.before]).
+func startFakeWith(t testing.TB, home string, answer func(method string, params map[string]any) (any, *wire.Error),
+	before func(method string, id json.RawMessage, progress bool, write func(frame any))) *fakeServer {
+	t.Helper()
 	ln, err := net.Listen("unix", filepath.Join(home, "orcr.sock"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fakeServer{ln: ln, answer: answer}
+	f := &fakeServer{ln: ln, answer: answer, before: before}
 	f.wg.Add(1)
 	go f.serve()
 	t.Cleanup(f.close)
@@ -178,9 +188,10 @@ func (f *fakeServer) handle(conn net.Conn) {
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
 		var req struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-			Params map[string]any  `json:"params"`
+			ID       json.RawMessage `json:"id"`
+			Method   string          `json:"method"`
+			Params   map[string]any  `json:"params"`
+			Progress bool            `json:"progress"`
 		}
 		if err := json.Unmarshal(sc.Bytes(), &req); err != nil {
 			return
@@ -193,6 +204,12 @@ func (f *fakeServer) handle(conn net.Conn) {
 			f.mu.Lock()
 			f.reqs = append(f.reqs, request{req.Method, req.Params})
 			f.mu.Unlock()
+			if f.before != nil {
+				f.before(req.Method, req.ID, req.Progress, func(frame any) {
+					b, _ := json.Marshal(frame)
+					_, _ = conn.Write(append(b, '\n'))
+				})
+			}
 			if f.answer != nil {
 				result, werr = f.answer(req.Method, req.Params)
 			} else {

@@ -8,11 +8,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"syscall"
+	"time"
 
 	"github.com/orcr-go/orcr/config"
 	"github.com/orcr-go/orcr/socketapi"
 	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 // resolveHome resolves the home without touching it (server stop, server logs).
@@ -62,7 +65,33 @@ func (a *app) clientFor(home string) *socketapi.Client {
 	c.OnResume = func(method string, pid int) {
 		a.stderr("note: the orcr server went away during %s; resumed with the server now answering (pid %d)", method, pid)
 	}
+	if a.progress != "" {
+		c.OnProgress = a.progressPrinter()
+	}
 	return c
+}
+
+// progressEvery paces the progress lines of a bulk verb; a call shorter than it shows
+// none.
+const progressEvery = time.Second
+
+// progressPrinter shows a bulk verb's progress frames on stderr ("killed 120 of 1000"),
+// at most one line a second and none in the call's first second; stdout keeps only the
+// result (docs/cli.md §1.3).
+func (a *app) progressPrinter() func(string, wire.Progress) {
+	start := time.Now()
+	var last time.Time
+	var mu sync.Mutex
+	return func(_ string, p wire.Progress) {
+		mu.Lock()
+		defer mu.Unlock()
+		now := time.Now()
+		if now.Sub(start) < progressEvery || now.Sub(last) < progressEvery {
+			return
+		}
+		last = now
+		a.stderr("%s %d of %d", a.progress, p.Done, p.Total)
+	}
 }
 
 // ensureRunning auto-starts the server of home (docs/protocol.md §1.7) and returns the

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -295,6 +296,33 @@ func TestAgentKill(t *testing.T) {
 		got := h.run(t, "agent", "kill", "x")
 		if got.code != 7 || got.stdout != "skipped x (force_required)\n" {
 			t.Errorf("got exit %d %q", got.code, got.stdout)
+		}
+	})
+	// A kill asks for progress: the frames show on stderr once it has run a second,
+	// and --json prints only the final envelope on stdout.
+	t.Run("progress on stderr, result alone on stdout", func(t *testing.T) {
+		h := newHarness(t)
+		startFakeWith(t, h.home, func(string, map[string]any) (any, *wire.Error) {
+			return json.RawMessage(`{"killed":[{"uuid":"u","path":"x"},{"uuid":"v","path":"y"}],"skipped":[],"all_killed":true}`), nil
+		}, func(method string, id json.RawMessage, progress bool, write func(any)) {
+			if !progress {
+				t.Errorf("%s did not ask for progress", method)
+				return
+			}
+			for done := range 3 {
+				write(wire.ProgressFrame{ID: id, Progress: wire.Progress{Done: done, Total: 2}})
+				time.Sleep(600 * time.Millisecond) // the server at work between frames
+			}
+		})
+		got := h.run(t, "agent", "kill", "x", "y", "--json")
+		if got.code != 0 || strings.Count(got.stdout, "\n") != 1 || !decodeEnvelope(t, got.stdout).OK {
+			t.Errorf("stdout %q exit %d, want one success envelope", got.stdout, got.code)
+		}
+		if !strings.Contains(got.stderr, "killed 1 of 2\n") && !strings.Contains(got.stderr, "killed 2 of 2\n") {
+			t.Errorf("stderr %q, want a progress line", got.stderr)
+		}
+		if strings.Contains(got.stderr, "killed 0 of 2") {
+			t.Errorf("stderr %q: a line in the call's first second", got.stderr)
 		}
 	})
 	t.Run("tty declined", func(t *testing.T) {

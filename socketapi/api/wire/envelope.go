@@ -20,6 +20,9 @@ type Request struct {
 	Method      string
 	// Params is the raw params value; "{}" when absent.
 	Params json.RawMessage
+	// Progress is true when the envelope asked for progress frames
+	// (`"progress": true`, docs/protocol.md §2.7); any other value is false.
+	Progress bool
 }
 
 var nullID = json.RawMessage("null")
@@ -60,6 +63,9 @@ func DecodeRequest(frame []byte) (*Request, *Error) {
 				req.Protocol = v
 			}
 		}
+	}
+	if p, ok := raw["progress"]; ok {
+		_ = json.Unmarshal(p, &req.Progress)
 	}
 	if p, ok := raw["params"]; ok && !bytes.Equal(bytes.TrimSpace(p), []byte("null")) {
 		req.Params = p

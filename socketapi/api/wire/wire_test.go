@@ -241,3 +241,35 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// Only `"progress": true` asks for progress frames; a request without it, or with any
+// other value, asks for none (docs/protocol.md §2.7).
+func TestDecodeRequestProgress(t *testing.T) {
+	for frame, want := range map[string]bool{
+		`{"method":"agent.kill","progress":true}`:   true,
+		`{"method":"agent.kill"}`:                   false,
+		`{"method":"agent.kill","progress":false}`:  false,
+		`{"method":"agent.kill","progress":"true"}`: false,
+		`{"method":"agent.kill","progress":1}`:      false,
+		`{"method":"agent.kill","progress":null}`:   false,
+	} {
+		req, err := wire.DecodeRequest([]byte(frame))
+		if err != nil {
+			t.Fatalf("%s: %v", frame, err)
+		}
+		if req.Progress != want {
+			t.Errorf("%s: progress %v, want %v", frame, req.Progress, want)
+		}
+	}
+}
+
+// ReportProgress reaches the reporter of its context, and is a no-op without one.
+func TestReportProgress(t *testing.T) {
+	wire.ReportProgress(t.Context(), 1, 2) // no reporter: nothing happens
+	var got []wire.Progress
+	ctx := wire.WithProgress(t.Context(), func(p wire.Progress) { got = append(got, p) })
+	wire.ReportProgress(ctx, 3, 10)
+	if len(got) != 1 || got[0] != (wire.Progress{Done: 3, Total: 10}) {
+		t.Errorf("reported %+v, want [{3 10}]", got)
+	}
+}
