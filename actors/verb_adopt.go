@@ -26,6 +26,19 @@ import (
 // adoptTimeout bounds the agent actor's part (a graceful shutdown of the old pane).
 const adoptTimeout = 2 * time.Minute
 
+// transcriptSession is the conversation pointer a's located transcript names, for a
+// provider whose session is learned from it (pi, gemini: docs/providers.md §12); ""
+// when there is none yet.
+func (s *System) transcriptSession(a store.Agent) (kind, value string) {
+	t := transcripts{s: s}
+	path, err := t.Locate(transcriptTarget(s.cfg.Home, a))
+	if err != nil {
+		return "", ""
+	}
+	kind, value, _ = t.Session(a.Provider, path)
+	return kind, value
+}
+
 // AdoptAgent asks an unmanaged agent's actor to shut its pane down and turn its row into
 // the managed, queued row at Path whose launch.json is already written. Reply:
 // AdoptOutcome.
@@ -71,6 +84,9 @@ func (s *System) Adopt(ctx context.Context, r api.AdoptRequest) (api.AdoptResult
 		return api.AdoptResult{}, err
 	}
 	route.Approvals = s.cfg.Config.Remote.Approvals
+	if a.SessionValue == "" {
+		a.SessionKind, a.SessionValue = s.transcriptSession(a)
+	}
 	if a.SessionValue == "" {
 		return api.AdoptResult{}, wire.Conflict("herdr reports no conversation for agent "+a.Path+
 			" (its pane has no agent_session; is the provider's herdr integration installed?)",
