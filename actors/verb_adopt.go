@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/orcr-go/orcr/actors/provider"
+	"github.com/orcr-go/orcr/config"
 	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/store"
@@ -88,9 +89,11 @@ func (s *System) Adopt(ctx context.Context, r api.AdoptRequest) (api.AdoptResult
 		a.SessionKind, a.SessionValue = s.transcriptSession(a)
 	}
 	if a.SessionValue == "" {
-		return api.AdoptResult{}, wire.Conflict("herdr reports no conversation for agent "+a.Path+
-			" (its pane has no agent_session; is the provider's herdr integration installed?)",
-			"reason", wire.ReasonNoAgentSession, "current_status", a.Status)
+		why := "herdr reports no conversation for agent " + a.Path + " (its pane has no agent_session; is the provider's herdr integration installed?)"
+		if spec, ok := provider.Spec(prov); ok && spec.Session == config.SessionTranscript {
+			why = "no transcript of agent " + a.Path + " is located, so its conversation is not known (has it completed a turn in its cwd?)"
+		}
+		return api.AdoptResult{}, wire.Conflict(why, "reason", wire.ReasonNoAgentSession, "current_status", a.Status)
 	}
 	argv, err := prov.ResumeArgv(route, a.SessionKind, a.SessionValue)
 	if err != nil {
