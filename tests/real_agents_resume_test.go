@@ -93,10 +93,56 @@ func resumeTurns(t *testing.T, h *home, c *socketapi.Client, user *herdr.Remote,
 	poll.Eventually(t, 120*time.Second, p+" discovered idle in the user's session", func() bool {
 		return unmanagedRows(t, c)[from].Status == api.StatusIdle
 	})
+	// A send to an unmanaged agent is typed unconfirmed (docs/lifecycle.md §11.1), as a
+	// person types: once the CLI's input box shows and the screen has held still for a
+	// second (gemini drew its banner after herdr already reported it idle).
+	prov, err := provider.Lookup(p, provider.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, _ := provider.Spec(prov)
+	prev, since := "", time.Now()
+	poll.Eventually(t, 120*time.Second, p+"'s input box in the user's pane", func() bool {
+		r, err := user.Read(ctx, pane, "", 0)
+		if err != nil || r.Text != prev {
+			prev, since = r.Text, time.Now()
+			return false
+		}
+		return provider.ClassifyScreen(spec, r.Text) == provider.ScreenReady && time.Since(since) >= time.Second
+	})
 	first := "say=" + p + "-before-resume"
 	if _, err := c.Send(ctx, api.SendRequest{Target: from, Prompt: first}); err != nil {
 		t.Fatal(err)
 	}
+	// That send presses Enter once, unconfirmed: gemini once kept the prompt in its input
+	// box (the Enter lost under load). A person presses Enter again; so does the test,
+	// once the screen has held still for 3 s with the prompt still unsent.
+	prev, since = "", time.Now()
+	poll.Eventually(t, 120*time.Second, "the model gets "+first, func() bool {
+		for _, r := range model.Turns(a.api) {
+			if r.Prompt == first {
+				return true
+			}
+		}
+		r, err := user.Read(ctx, pane, "", 0)
+		if err != nil || r.Text != prev {
+			prev, since = r.Text, time.Now()
+			return false
+		}
+		if strings.Contains(r.Text, first) && time.Since(since) >= 3*time.Second {
+			t.Logf("%s: the prompt is still in the input box; Enter again", p)
+			if err := user.SendKeys(ctx, pane, "Enter"); err != nil {
+				t.Fatal(err)
+			}
+			since = time.Now()
+		}
+		return false
+	})
+	// The turn is over when its answer is in the transcript orcr locates for the agent.
+	poll.Eventually(t, 120*time.Second, p+"'s hand-started turn answered in its transcript", func() bool {
+		l, err := c.Logs(ctx, api.LogsRequest{Target: from, LastResponse: true})
+		return err == nil && l.Response != nil && strings.TrimSpace(l.Response.Text) == p+"-before-resume"
+	})
 	if w, err := c.Wait(ctx, api.WaitRequest{Targets: []string{from}, Timeout: "120s"}); err != nil || !w.AllOK {
 		t.Fatalf("wait for the hand-started turn: %+v %v", w, err)
 	}
