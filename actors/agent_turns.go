@@ -41,6 +41,10 @@ type Transcripts interface {
 	// LimitNotice is the message with which the provider ended the transcript's last
 	// turn at its usage or rate limit, if it did (docs/providers.md §6.7).
 	LimitNotice(provider, path string) (string, bool)
+	// Session is the conversation pointer the transcript at path names, for a provider
+	// whose session is learned from its transcript (docs/providers.md §12: pi's file,
+	// gemini's sessionId); false for the others.
+	Session(provider, path string) (kind, value string, ok bool)
 }
 
 // TranscriptTarget identifies an agent's transcript.
@@ -180,8 +184,21 @@ func (w *agentWork) complete() (ended bool, retry int64) {
 		}
 	}
 	quota := w.quotaPause(c.Usage, time.Now())
+	// A CLI whose transcript names its conversation (pi, gemini) has no herdr pointer:
+	// the located transcript is it, recorded for a resume (docs/providers.md §12).
+	var learned [2]string
+	if locErr == nil && w.st.SessionValue == "" {
+		if kind, value, ok := w.env.Transcripts.Session(w.st.Provider, path); ok {
+			learned = [2]string{kind, value}
+		}
+	}
 	var cuts []store.BudgetCut
 	err := w.apply(func(tx *store.Tx) error {
+		if learned[1] != "" {
+			if err := tx.RecordAgentSession(w.uuid, learned[0], learned[1]); err != nil {
+				return err
+			}
+		}
 		var prev []store.QuotaWindow
 		if quota != nil { // the windows before this turn's report, for quota.warned
 			var err error

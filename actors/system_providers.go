@@ -354,6 +354,20 @@ func storeUsage(u transcript.Usage) store.TurnUsage {
 	return tu
 }
 
+// Session is transcript.SessionOf for a provider whose declared session is
+// `transcript` (docs/providers.md §11.1).
+func (t transcripts) Session(providerName, path string) (kind, value string, ok bool) {
+	prov, err := t.s.lookupProvider(providerName)
+	if err != nil {
+		return "", "", false
+	}
+	spec, ok := provider.Spec(prov)
+	if !ok || spec.Session != config.SessionTranscript {
+		return "", "", false
+	}
+	return transcript.SessionOf(spec.Transcript.Format, path)
+}
+
 func (t transcripts) LimitNotice(providerName, path string) (string, bool) {
 	n, ok, err := transcript.ReadLimitNotice(path, t.spec(providerName).Format)
 	return n, ok && err == nil

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/orcr-go/orcr/actors/provider"
+	"github.com/orcr-go/orcr/config"
 	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/store"
@@ -25,6 +26,19 @@ import (
 
 // adoptTimeout bounds the agent actor's part (a graceful shutdown of the old pane).
 const adoptTimeout = 2 * time.Minute
+
+// transcriptSession is the conversation pointer a's located transcript names, for a
+// provider whose session is learned from it (pi, gemini: docs/providers.md §12); ""
+// when there is none yet.
+func (s *System) transcriptSession(a store.Agent) (kind, value string) {
+	t := transcripts{s: s}
+	path, err := t.Locate(transcriptTarget(s.cfg.Home, a))
+	if err != nil {
+		return "", ""
+	}
+	kind, value, _ = t.Session(a.Provider, path)
+	return kind, value
+}
 
 // AdoptAgent asks an unmanaged agent's actor to shut its pane down and turn its row into
 // the managed, queued row at Path whose launch.json is already written. Reply:
@@ -72,9 +86,14 @@ func (s *System) Adopt(ctx context.Context, r api.AdoptRequest) (api.AdoptResult
 	}
 	route.Approvals = s.cfg.Config.Remote.Approvals
 	if a.SessionValue == "" {
-		return api.AdoptResult{}, wire.Conflict("herdr reports no conversation for agent "+a.Path+
-			" (its pane has no agent_session; is the provider's herdr integration installed?)",
-			"reason", wire.ReasonNoAgentSession, "current_status", a.Status)
+		a.SessionKind, a.SessionValue = s.transcriptSession(a)
+	}
+	if a.SessionValue == "" {
+		why := "herdr reports no conversation for agent " + a.Path + " (its pane has no agent_session; is the provider's herdr integration installed?)"
+		if spec, ok := provider.Spec(prov); ok && spec.Session == config.SessionTranscript {
+			why = "no transcript of agent " + a.Path + " is located, so its conversation is not known (has it completed a turn in its cwd?)"
+		}
+		return api.AdoptResult{}, wire.Conflict(why, "reason", wire.ReasonNoAgentSession, "current_status", a.Status)
 	}
 	argv, err := prov.ResumeArgv(route, a.SessionKind, a.SessionValue)
 	if err != nil {

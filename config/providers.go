@@ -16,13 +16,16 @@ import (
 
 // Values of a declared provider's status, session and transcript.format keys.
 const (
-	StatusHerdr      = "herdr"  // herdr's detection or the agent's own pane.report_agent
-	StatusScreen     = "screen" // the pane's screen classified with the screens rules (docs/providers.md §11.4)
-	SessionHerdr     = "herdr"  // herdr's agent_session pointer (requires the herdr layer)
-	SessionNone      = "none"   // no session pointer: resume is not offered
-	TranscriptNone   = "none"   // no transcript: no answer is captured (docs/providers.md §11.3)
-	transcriptClaude = "claude" // the built-in adapters (docs/providers.md §3.6, §4.6, §6.9)
-	transcriptCodex  = "codex"
+	StatusHerdr  = "herdr"  // herdr's detection or the agent's own pane.report_agent
+	StatusScreen = "screen" // the pane's screen classified with the screens rules (docs/providers.md §11.4)
+	SessionHerdr = "herdr"  // herdr's agent_session pointer (requires the herdr layer)
+	SessionNone  = "none"   // no session pointer: resume is not offered
+	// SessionTranscript: the pointer is learned from the located transcript — pi's file
+	// path, gemini's header sessionId (docs/providers.md §11.1, §12).
+	SessionTranscript = "transcript"
+	TranscriptNone    = "none"   // no transcript: no answer is captured (docs/providers.md §11.3)
+	transcriptClaude  = "claude" // the built-in adapters (docs/providers.md §3.6, §4.6, §6.9)
+	transcriptCodex   = "codex"
 )
 
 // Placeholders of a declared provider's argv templates.
@@ -40,6 +43,11 @@ var ReservedProviders = []string{"claude", "codex", "gemini", "opencode", "pi", 
 // TranscriptFormats are the values transcript.format takes: the adapters of
 // actors/transcript (its Formats, docs/providers.md §3.6, §4.6, §6.9) and none. config
 // cannot import the adapters; a test of actors/provider keeps the two lists equal.
+// SessionTranscriptFormats are the transcript formats that name their conversation,
+// so session `transcript` may use them: pi's file is its session, gemini's header
+// holds its sessionId (docs/providers.md §12).
+var SessionTranscriptFormats = []string{"gemini", "pi"}
+
 var TranscriptFormats = []string{transcriptClaude, transcriptCodex, "gemini", "opencode", "pi", "qwen", TranscriptNone}
 
 var (
@@ -69,7 +77,7 @@ type ProviderSpec struct {
 	DefaultEffort                                               string
 	Screens                                                     ProviderScreens
 	Status                                                      string // StatusHerdr or StatusScreen
-	Session                                                     string // SessionHerdr or SessionNone
+	Session                                                     string // SessionHerdr, SessionTranscript or SessionNone
 	Transcript                                                  ProviderTranscript
 	Keys                                                        ProviderKeys
 	Shutdown                                                    ProviderShutdown
@@ -206,11 +214,11 @@ func parseProvider(name string, entry map[string]any) (ProviderSpec, error) {
 	if p.Status != StatusHerdr && p.Status != StatusScreen {
 		return ProviderSpec{}, fieldInvalid(field+".status", "must be `herdr` or `screen`")
 	}
-	if p.Session != SessionHerdr && p.Session != SessionNone {
-		return ProviderSpec{}, fieldInvalid(field+".session", "must be `herdr` or `none`")
+	if p.Session != SessionHerdr && p.Session != SessionNone && p.Session != SessionTranscript {
+		return ProviderSpec{}, fieldInvalid(field+".session", "must be `herdr`, `transcript` or `none`")
 	}
-	if len(p.ResumeArgs) > 0 && p.Session != SessionHerdr {
-		return ProviderSpec{}, fieldInvalid(field+".resume_args", "needs session `herdr`: the session to resume is herdr's agent_session pointer")
+	if len(p.ResumeArgs) > 0 && p.Session == SessionNone {
+		return ProviderSpec{}, fieldInvalid(field+".resume_args", "needs session `herdr` or `transcript`: the session to resume is herdr's agent_session pointer or the transcript's")
 	}
 	if v, ok := entry["env"]; ok {
 		env, e := object(v, field+".env")
@@ -238,6 +246,10 @@ func parseProvider(name string, entry map[string]any) (ProviderSpec, error) {
 	}
 	if p.Transcript, err = parseTranscript(entry, field+".transcript"); err != nil {
 		return ProviderSpec{}, err
+	}
+	if p.Session == SessionTranscript && !slices.Contains(SessionTranscriptFormats, p.Transcript.Format) {
+		return ProviderSpec{}, fieldInvalid(field+".session", "`transcript` needs transcript.format "+strings.Join(SessionTranscriptFormats, " or ")+
+			": only their transcripts name their conversation")
 	}
 	if p.Keys, err = parseKeys(entry, field+".keys"); err != nil {
 		return ProviderSpec{}, err

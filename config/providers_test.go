@@ -81,6 +81,8 @@ func TestProvidersSectionRefusesBadContracts(t *testing.T) {
 		{"unknown status", `{"command":"x","status":"hooks"}`, "providers.p.status"},
 		{"status screen without working", `{"command":"x","status":"screen","screens":{"ready":["a"]}}`, "providers.p.screens"},
 		{"bad session", `{"command":"x","session":"maybe"}`, "providers.p.session"},
+		{"transcript session of a format naming none", `{"command":"x","session":"transcript","transcript":{"format":"claude"}}`, "providers.p.session"},
+		{"transcript session without a transcript", `{"command":"x","session":"transcript"}`, "providers.p.session"},
 		{"bad format", `{"command":"x","transcript":{"format":"kimi"}}`, "providers.p.transcript.format"},
 		{"data file without format", `{"command":"x","transcript":{"data_dir_file":"t.jsonl"}}`, "providers.p.transcript.data_dir_file"},
 		{"data file outside", `{"command":"x","transcript":{"format":"claude","data_dir_file":"../t.jsonl"}}`, "providers.p.transcript.data_dir_file"},
@@ -174,6 +176,20 @@ func TestProvidersSectionStatusScreen(t *testing.T) {
 		t.Fatal(err)
 	}
 	if p := cfg.Providers["tui"]; p.Status != config.StatusScreen || len(p.Screens.Working) != 1 {
+		t.Errorf("spec = %+v", p)
+	}
+}
+
+// session `transcript` (docs/providers.md §11.1): a pi or gemini transcript names its
+// conversation, so resume_args need no herdr pointer and the herdr layer is not needed.
+func TestProvidersSessionTranscript(t *testing.T) {
+	cfg, _, err := config.Parse([]byte(`{"providers": {"pi-local": {"command": "pi",
+  "resume_args": ["--session", "{session}"], "session": "transcript", "transcript": {"format": "pi"}}}}`), noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := cfg.Providers["pi-local"]
+	if p.Session != config.SessionTranscript || p.NeedsHerdr() || len(p.ResumeArgs) != 2 {
 		t.Errorf("spec = %+v", p)
 	}
 }

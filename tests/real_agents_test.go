@@ -99,7 +99,8 @@ func agentsHome(t testing.TB, configJSON string, model *modeltest.Server) (h *ho
 // `agent logs --last-response` is the scripted answer and the model got the prompt
 // once; `agent send` a second turn, the same; a shell call (`echo`) whose output the CLI
 // sends back, shown as tool_use and tool_result entries in `agent logs`, and whose turn
-// completes with the answer after it; `agent kill` ends the agent and leaves no process.
+// completes with the answer after it; the row holds each one's session pointer;
+// `agent kill` ends the agent and leaves no process.
 func TestRealAgentsLive(t *testing.T) {
 	t.Parallel() // mostly waits (TUIs booting, turn windows): see main_test.go
 	heavy(t)
@@ -141,10 +142,12 @@ func agentTurns(t *testing.T, h *home, model *modeltest.Server, a contractAgent,
 	wantToolRan(t, model, a.api, "orcr-tool-"+p)
 	wantToolEntries(t, h, model, name, "orcr-tool-"+p)
 	t.Logf("%s: three turns %s after the run", p, time.Since(start).Round(time.Millisecond))
-	if p == provider.Qwen || p == provider.Opencode { // their session, from herdr's integration
-		if kind, value := storedSession(t, h, uid); kind != provider.SessionKindID || value == "" {
-			t.Errorf("%s: orcr recorded agent_session %s %q, want the id herdr's integration reported", p, kind, value)
-		}
+	// qwen's and opencode's session come from herdr's integration; pi's and gemini's
+	// from their transcript (docs/providers.md §12): pi's file, gemini's session id.
+	wantKind := map[string]string{provider.Qwen: provider.SessionKindID, provider.Opencode: provider.SessionKindID,
+		provider.Pi: provider.SessionKindPath, provider.Gemini: provider.SessionKindID}[p]
+	if kind, value := storedSession(t, h, uid); kind != wantKind || value == "" {
+		t.Errorf("%s: orcr recorded agent_session %s %q, want a %s", p, kind, value, wantKind)
 	}
 
 	if r := h.run("agent", "kill", "-y", name); r.exit != 0 {

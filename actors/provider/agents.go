@@ -62,9 +62,10 @@ var (
 				Working: screenRes(`working\.\.\.`),
 			},
 			// herdr 0.8.2's pi extension reported no agent_session when measured
-			// (docs/herdr.md §12.1): the transcript is located from the cwd, and no
-			// resume is offered (docs/providers.md §12.1).
-			Status: config.StatusHerdr, Session: config.SessionNone,
+			// (docs/herdr.md §12.1): the transcript is located from the cwd, and that
+			// file is the session pi resumes (docs/providers.md §12.1).
+			ResumeArgs: []string{"--session", config.PlaceholderSession},
+			Status:     config.StatusHerdr, Session: config.SessionTranscript,
 			Transcript: config.ProviderTranscript{Format: FormatPi},
 			Keys:       contractKeys(nil, nil),
 			Shutdown:   config.ProviderShutdown{Keys: []string{"ctrl+d"}},
@@ -98,8 +99,10 @@ var (
 				Login:   screenRes(`how would you like to authenticate`),
 				Limit:   screenRes(`usage limit reached for`),
 			},
-			// No herdr integration: the transcript is located by project (§6.9).
-			Status: config.StatusHerdr, Session: config.SessionNone,
+			// No herdr integration: the transcript is located by project (§6.9), and
+			// its header's sessionId is what gemini resumes (docs/providers.md §12.2).
+			ResumeArgs: []string{"--resume", config.PlaceholderSession},
+			Status:     config.StatusHerdr, Session: config.SessionTranscript,
 			Transcript: config.ProviderTranscript{Format: FormatGemini},
 			Keys:       contractKeys(nil, nil),
 			Shutdown:   config.ProviderShutdown{Line: "/quit", Keys: []string{KeyEnter}},

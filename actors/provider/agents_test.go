@@ -27,24 +27,27 @@ func TestContractBuiltinsArgv(t *testing.T) {
 	tests := []struct {
 		name, model, effort    string
 		launch, approvals      []string
+		resumeKind             string
 		resumeValue, resumeArg []string // the pointer's value and the argv's tail
 	}{
 		{"pi", "standin/gpt-5-standin", "high",
 			[]string{"pi", "--model", "standin/gpt-5-standin", "--thinking", "high"},
 			[]string{"pi", "--model", "standin/gpt-5-standin", "--thinking", "high"},
-			nil, nil}, // no session pointer from herdr, so no resume (docs/providers.md §12.1)
+			// the located session file is the pointer (docs/providers.md §12.1)
+			provider.SessionKindPath, []string{"/h/.pi/agent/sessions/--w--/s.jsonl"}, []string{"--session", "/h/.pi/agent/sessions/--w--/s.jsonl"}},
 		{"qwen", "gpt-5-standin", "",
 			[]string{"qwen", "--approval-mode", "yolo", "-m", "gpt-5-standin"},
 			[]string{"qwen", "--approval-mode", "default", "-m", "gpt-5-standin"},
-			[]string{"5f1c"}, []string{"--resume", "5f1c"}},
+			provider.SessionKindID, []string{"5f1c"}, []string{"--resume", "5f1c"}},
 		{"gemini", "gemini-2.5-flash", "",
 			[]string{"gemini", "--approval-mode", "yolo", "-m", "gemini-2.5-flash"},
 			[]string{"gemini", "--approval-mode", "default", "-m", "gemini-2.5-flash"},
-			nil, nil},
+			// the sessionId of the transcript's header (docs/providers.md §12.2)
+			provider.SessionKindID, []string{"8d3e0c2a-41f7-4b9e-a6d2-0e5f7c1b9a34"}, []string{"--resume", "8d3e0c2a-41f7-4b9e-a6d2-0e5f7c1b9a34"}},
 		{"opencode", "standin/gpt-5-standin", "",
 			[]string{"opencode", "--auto", "-m", "standin/gpt-5-standin"},
 			[]string{"opencode", "-m", "standin/gpt-5-standin"},
-			[]string{"ses_3a1b"}, []string{"--session", "ses_3a1b"}},
+			provider.SessionKindID, []string{"ses_3a1b"}, []string{"--session", "ses_3a1b"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -63,17 +66,11 @@ func TestContractBuiltinsArgv(t *testing.T) {
 				t.Errorf("LaunchArgv with approvals = %q, want %q", argv, tc.approvals)
 			}
 			r.Approvals = false
-			if tc.resumeValue == nil {
-				if _, err := p.ResumeArgv(r, provider.SessionKindID, "x"); !wire.Is(err, wire.InvalidRequest, wire.ReasonNotResumable) {
-					t.Errorf("ResumeArgv without resume args: %v", err)
-				}
-				return
-			}
-			argv, err = p.ResumeArgv(r, provider.SessionKindID, tc.resumeValue[0])
+			argv, err = p.ResumeArgv(r, tc.resumeKind, tc.resumeValue[0])
 			if err != nil || !slices.Equal(argv, append(slices.Clone(tc.launch), tc.resumeArg...)) {
 				t.Errorf("ResumeArgv = %q, %v; want the launch argv then %q", argv, err, tc.resumeArg)
 			}
-			if _, err := p.ResumeArgv(r, provider.SessionKindID, "-x"); !wire.Is(err, wire.InvalidRequest, wire.ReasonNotResumable) {
+			if _, err := p.ResumeArgv(r, tc.resumeKind, "-x"); !wire.Is(err, wire.InvalidRequest, wire.ReasonNotResumable) {
 				t.Errorf("a flag-like session id resumed: %v", err)
 			}
 		})

@@ -246,7 +246,7 @@ var Reasons = []ReasonInfo{
 	{ReasonBranchCheckedOut, StateConflict, "`{reason, branch, worktree}` — `agent.run` or `agent.ask` with a worktree branch checked out outside orcr's data dir"},
 	{ReasonLoopNameInUse, StateConflict, "`{reason, occupant: {uuid, name}}` — `loop.create` with the name of an active or paused loop"},
 	{ReasonNoScreen, StateConflict, "`{reason, uuid, current_status}` — `agent.logs` with `screen` for an agent with no pane to read and no kept screen"},
-	{ReasonNoAgentSession, StateConflict, "`{reason, current_status}` — `agent.adopt` of an agent herdr reports no conversation for"},
+	{ReasonNoAgentSession, StateConflict, "`{reason, current_status}` — `agent.adopt` of an agent whose conversation is not known: herdr reports none, or (pi, gemini) no transcript of it is located"},
 	{ReasonPaneGone, StateConflict, "`{reason, uuid, path, current_status}` — a send, park or un-park that finds the agent's pane gone from herdr; the row is marked `lost` ([lifecycle.md §13.2](lifecycle.md#132-periodic-pass))"},
 	{ReasonFileExists, StateConflict, "`{reason, file, dir}` — CLI only: `orcr scaffold` and `orcr skill install` would overwrite `file` (relative to `dir`) ([cli.md §5.24](cli.md#524-orcr-scaffold))"},
 
