@@ -283,7 +283,7 @@ type agentActor struct {
 	busy     bool
 	queue    []queuedOp
 	cancel   context.CancelFunc
-	spawning bool // the running op is the spawn pipeline (StartAgent)
+	spawning bool        // the running op is the spawn pipeline (StartAgent)
 	stopping atomic.Bool // set before the op context is canceled by a stop
 	ended    bool
 

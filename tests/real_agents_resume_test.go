@@ -48,6 +48,7 @@ func userCLI(t *testing.T, r *herdr.Remote, label string, argv []string, cwd str
 // managed row then holds the same pointer, learned at the turn's completion.
 func TestRealAgentsResumeLive(t *testing.T) {
 	t.Parallel() // mostly waits (TUIs booting, turn windows): see main_test.go
+	heavy(t)
 	model := startModel(t)
 	var agents []contractAgent
 	for _, a := range contractAgents {
