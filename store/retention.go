@@ -34,40 +34,53 @@ type RetentionStats struct {
 	LastAt int64
 }
 
-// RetentionCutoff is the ended_at before which an ended agent is forgotten: the later of
-// now−endedFor and just after the ended_at of the newest ended agent past the keep newest
-// (ties at that boundary are kept), so whichever limit an agent passes first forgets it.
-// endedFor ≤ 0 and keep ≤ 0 switch that limit off; ok is false when no ended agent ended
-// before the cutoff, so an idle store costs no write. It reads the agents_ended index on
-// the read pool.
-func (db *DB) RetentionCutoff(ctx context.Context, now, endedFor int64, keep int) (cutoff int64, ok bool, err error) {
+// RetentionCut is the point in the ended agents' order — (ended_at, rowid), oldest
+// first; rowid is insertion order, so of two agents that ended in the same millisecond
+// the one created later counts as newer — before which an ended agent is forgotten.
+type RetentionCut struct{ EndedAt, RowID int64 }
+
+// before reports whether c comes before d in that order.
+func (c RetentionCut) before(d RetentionCut) bool {
+	return c.EndedAt < d.EndedAt || (c.EndedAt == d.EndedAt && c.RowID < d.RowID)
+}
+
+// RetentionCutoff is the cut before which an ended agent is forgotten: the later of
+// now−endedFor and the oldest of the keep newest ended agents, so whichever limit an
+// agent passes first forgets it, and exactly keep are kept however many ended in the
+// same millisecond (a bulk kill ends hundreds at once). endedFor ≤ 0 and keep ≤ 0 switch
+// that limit off; ok is false when no ended agent comes before the cut, so an idle store
+// costs no write. It reads the agents_ended index (ended_at, rowid) on the read pool.
+func (db *DB) RetentionCutoff(ctx context.Context, now, endedFor int64, keep int) (cut RetentionCut, ok bool, err error) {
 	if endedFor > 0 {
-		cutoff, ok = now-endedFor, true
+		cut, ok = RetentionCut{EndedAt: now - endedFor}, true // rowid 0: every agent of that ms is kept
 	}
 	if keep > 0 {
-		var at int64
-		err = db.r.QueryRowContext(ctx, `SELECT ended_at FROM agents WHERE status = 'ended' AND ended_at IS NOT NULL
-			ORDER BY ended_at DESC LIMIT 1 OFFSET ?`, keep).Scan(&at)
+		var oldest RetentionCut
+		err = db.r.QueryRowContext(ctx, `SELECT ended_at, rowid FROM agents WHERE status = 'ended' AND ended_at IS NOT NULL
+			ORDER BY ended_at DESC, rowid DESC LIMIT 1 OFFSET ?`, keep-1).Scan(&oldest.EndedAt, &oldest.RowID)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 		case err != nil:
-			return 0, false, sqliteErr("read retention cutoff", err)
-		case !ok || at+1 > cutoff:
-			// The one at offset keep is past the keep newest, and so is every row that
-			// ended before it.
-			cutoff, ok = at+1, true
+			return RetentionCut{}, false, sqliteErr("read retention cutoff", err)
+		case !ok || cut.before(oldest):
+			// Every agent before the oldest of the keep newest is past them.
+			cut, ok = oldest, true
 		}
 	}
 	if !ok {
-		return 0, false, nil
+		return RetentionCut{}, false, nil
 	}
 	var due bool
-	if err := db.r.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM agents WHERE status = 'ended' AND ended_at < ?)`,
-		cutoff).Scan(&due); err != nil {
-		return 0, false, sqliteErr("read retention cutoff", err)
+	if err := db.r.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM agents WHERE status = 'ended' AND `+beforeCut+`)`,
+		cut.EndedAt, cut.EndedAt, cut.RowID).Scan(&due); err != nil {
+		return RetentionCut{}, false, sqliteErr("read retention cutoff", err)
 	}
-	return cutoff, due, nil
+	return cut, due, nil
 }
+
+// beforeCut is the condition of an agents row that comes before a RetentionCut, with the
+// parameters (EndedAt, EndedAt, RowID).
+const beforeCut = `(ended_at < ? OR (ended_at = ? AND rowid < ?))`
 
 // retentionKept is the condition of an ended row a that retention keeps whatever its age:
 // an open intent (recovery still has a step of it to finish), a worktree it still holds,
@@ -90,16 +103,16 @@ const liveBudgets = `WITH RECURSIVE up(b) AS (
 			JOIN agents p ON p.uuid = o.parent_id JOIN live_budgets l ON p.run_budget = l.b)
 	`
 
-// ForgetEnded forgets up to limit ended agents that ended before cutoff, oldest first
+// ForgetEnded forgets up to limit ended agents before cut, oldest first
 // (docs/lifecycle.md §12.4): their rows, session logs, inbox items, attach leases, stream
 // tokens, run budget and budget scopes, and their turns that reported no usage. Turns
 // with usage stay, with the usage_days rollup, so usage reports and budgets read the same
 // after a trim. Events are trimmed by event retention alone. It writes no event and
 // returns what it forgot; the caller removes their data folders once this committed.
-func (t *Tx) ForgetEnded(cutoff int64, limit int) ([]Forgotten, error) {
+func (t *Tx) ForgetEnded(cut RetentionCut, limit int) ([]Forgotten, error) {
 	rows, err := t.Query(liveBudgets+`SELECT a.uuid, a.path FROM agents a
-		WHERE a.status = 'ended' AND a.ended_at < ? AND NOT (`+retentionKept+`)
-		ORDER BY a.ended_at LIMIT ?`, cutoff, limit)
+		WHERE a.status = 'ended' AND `+beforeCut+` AND NOT (`+retentionKept+`)
+		ORDER BY a.ended_at, a.rowid LIMIT ?`, cut.EndedAt, cut.EndedAt, cut.RowID, limit)
 	if err != nil {
 		return nil, sqliteErr("read ended agents to forget", err)
 	}

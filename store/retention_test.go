@@ -236,3 +236,32 @@ func TestRetentionCountLimitAndBatches(t *testing.T) {
 		}
 	}
 }
+
+// ended_max keeps exactly that many when more ended in the same millisecond (a bulk kill
+// ends hundreds at once): of those, the ones created last are the newest.
+func TestRetentionCountLimitTies(t *testing.T) {
+	t.Parallel()
+	db := storetest.Open(t)
+	now := time.Now().UnixMilli()
+	var ids []string
+	for range 5 {
+		ids = append(ids, storetest.InsertAgent(t, db, map[string]any{"status": "ended", "ended_at": now - 1000}))
+	}
+	got := forget(t, db, 0, 2, 200)
+	if len(got) != 3 {
+		t.Fatalf("ended_max 2 over 5 agents ended in the same ms forgot %v, want 3", got)
+	}
+	for i, f := range got {
+		if f.UUID != ids[i] {
+			t.Errorf("forgot %v, want the three created first %v", got, ids[:3])
+		}
+	}
+	for _, id := range ids[3:] {
+		if n := leftovers(t, db, id)["agents"]; n != 1 {
+			t.Errorf("agent %s forgotten, want it kept", id)
+		}
+	}
+	if got := forget(t, db, 0, 2, 200); len(got) != 0 {
+		t.Errorf("a second pass forgot %v, want nothing", got)
+	}
+}
