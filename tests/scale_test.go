@@ -1,0 +1,239 @@
+package tests
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"text/tabwriter"
+	"time"
+
+	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/sockettest"
+	"github.com/orcr-go/orcr/tests/poll"
+)
+
+// TestScale runs a fleet of N mock agents through the real binaries (orcr's server, the
+// herdr stand-in, the mock agent) from spawn to forgotten, as a user at fleet scale
+// would (issue 29): N agents spawned from one client, all idle; one `orcr agent kill`
+// of the whole fleet; the ended rows trimmed by retention (docs/lifecycle.md §12.4) to
+// `retention.ended_max`, N/2. What it asserts is functional: every spawn accepted and
+// idle, every agent killed and none of its processes left, the rows trimmed to the
+// bound and counted in `server status`. What it measures (spawn and kill wall time, idle
+// CPU against the no-agent baseline of the same run, the server's memory and fds with 0
+// and N agents, the agents' own memory, the fds each agent holds) it only logs, as a table: speed is never
+// asserted by a test. N is ORCR_TEST_SCALE_N, 60 by default so the suite stays cheap
+// on 2 cores; `just scale N` runs it at any N.
+func TestScale(t *testing.T) {
+	t.Parallel()
+	heavy(t)
+	n := envInt(t, "ORCR_TEST_SCALE_N", 60)
+	keep := max(n/2, 1)
+	const window = 3 * time.Second // each idle CPU window
+	const settle = 3 * time.Second // past the monitor's linger (docs/lifecycle.md §10.2)
+	h, sock := herdrHome(t, fmt.Sprintf(`{"concurrency": {"max": %d, "mock": %d}, "retention": {"ended_max": %d}}`, n+1, n+1, keep))
+	xdg := strings.TrimSuffix(sock, "/herdr/sessions/orcr/herdr.sock")
+	mockBin := filepath.Base(sockettest.BuildBinaries(t).MockAgent)
+
+	// One throwaway agent starts the server and the stand-in's session; it is killed
+	// before the baseline.
+	runAgent(t, h, "-a", "mock", "--path", "warm")
+	waitStatus(t, h, "warm", 1, "idle")
+	if r := h.run("agent", "kill", "warm", "-y"); r.exit != 0 {
+		t.Fatalf("kill warm: %+v", r)
+	}
+	poll.Eventually(t, 30*time.Second, "the warm agent's processes gone", func() bool { return len(paneProcs(xdg, mockBin, true)) == 0 })
+	server0, herdr0 := idleCPU(t, h, xdg, settle, window)
+	spid, hpid := serverPID(t, h), standinPID(xdg)
+	rss0, fds0 := procRSS(spid), procFDs(spid)
+	hrss0, hfds0 := procRSS(hpid), procFDs(hpid)
+
+	// Spawn: N agent.run calls from one client, 16 in flight, until all are idle.
+	c := &socketapi.Client{Socket: filepath.Join(h.dir, "orcr.sock"), Timeout: 2 * time.Minute}
+	start := time.Now()
+	var mu sync.Mutex
+	var failed []string
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for range min(16, n) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				if _, err := c.Run(context.Background(), api.RunRequest{Path: scalePath(i), Agent: "mock"}); err != nil {
+					mu.Lock()
+					failed = append(failed, fmt.Sprintf("%s: %v", scalePath(i), err))
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	for i := range n {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	if len(failed) > 0 {
+		t.Fatalf("%d of %d spawns refused, first: %s", len(failed), n, failed[0])
+	}
+	waitStatus(t, h, "scale/**", n, "idle")
+	spawned := time.Since(start)
+	// An agent is idle once its screen says so; its process is checked for apart.
+	poll.Eventually(t, 30*time.Second, fmt.Sprintf("%d mock agent processes", n), func() bool { return len(paneProcs(xdg, mockBin, false)) == n },
+		func() string { return "the stand-in's processes:\n" + procList(xdg) })
+
+	serverN, herdrN := idleCPU(t, h, xdg, settle, window)
+	if pid := serverPID(t, h); pid != spid {
+		t.Fatalf("the server changed from pid %d to %d", spid, pid)
+	}
+	rssN, fdsN, hrssN, hfdsN := procRSS(spid), procFDs(spid), procRSS(hpid), procFDs(hpid)
+	var agentsPSS, wrappersPSS int64
+	for _, pid := range paneProcs(xdg, mockBin, true) {
+		if slices.Contains(paneProcs(xdg, mockBin, false), pid) {
+			agentsPSS += procPSS(pid)
+		} else {
+			wrappersPSS += procPSS(pid)
+		}
+	}
+
+	// Bulk kill: one CLI call for the whole fleet.
+	start = time.Now()
+	r := h.run("agent", "kill", "scale/**", "-y", "--json")
+	killed := time.Since(start)
+	ok, res, e := r.envelope(t)
+	if r.exit != 0 || !ok {
+		t.Fatalf("agent kill 'scale/**': exit %d, %v (stderr %q)", r.exit, e, r.stderr)
+	}
+	refs, _ := res["killed"].([]any)
+	if len(refs) != n || res["all_killed"] != true {
+		t.Fatalf("agent kill 'scale/**': %d killed, all_killed %v, skipped %v; want %d", len(refs), res["all_killed"], res["skipped"], n)
+	}
+	poll.Eventually(t, 30*time.Second, "no agent process left", func() bool { return len(paneProcs(xdg, mockBin, true)) == 0 },
+		func() string { return "the stand-in's processes:\n" + procList(xdg) })
+
+	// Retention: the warm agent and the N killed ones are ended; the GC tick forgets all
+	// but the newest keep (its default period is 30 s).
+	ended := n + 1
+	start = time.Now()
+	var rows []cliRow
+	poll.Eventually(t, 90*time.Second, fmt.Sprintf("ended rows trimmed to %d", keep), func() bool {
+		rows = h.lsRows(t, "--all")
+		return len(rows) == keep
+	}, func() string { return fmt.Sprintf("%d rows", len(rows)) })
+	trimmed := time.Since(start)
+	for _, row := range rows {
+		if !strings.HasPrefix(row.Path, "scale/") || row.Status != "ended" || row.ExitReason == nil || *row.ExitReason != "killed" {
+			t.Errorf("a row kept after the trim: %+v, want one of the newest scale agents, ended killed", row)
+		}
+	}
+	_, st, _ := h.jsonRun(t, "server.status", 0, "server", "status")
+	ret, _ := st["retention"].(map[string]any)
+	if got, _ := ret["trimmed_total"].(float64); int(got) != ended-keep {
+		t.Errorf("server status retention %v: trimmed_total %v, want %d", ret, ret["trimmed_total"], ended-keep)
+	}
+
+	ms := func(ns float64) string { return fmt.Sprintf("%.2f", ns/1e6) }
+	ratio := func(a, b float64) string {
+		if b == 0 {
+			return "-"
+		}
+		return fmt.Sprintf("×%.2f", a/b)
+	}
+	kb := func(b int64) string { return fmt.Sprintf("%d KB", b/1024) }
+	var tab bytes.Buffer
+	w := tabwriter.NewWriter(&tab, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(w, "measure\t0 agents\t%d agents\tper agent / ratio\n", n)
+	fmt.Fprintf(w, "spawn (first run → all idle)\t\t%s\t%s\n", spawned.Round(time.Millisecond), (spawned / time.Duration(n)).Round(time.Microsecond))
+	fmt.Fprintf(w, "server CPU at rest (ms/s)\t%s\t%s\t%s\n", ms(server0), ms(serverN), ratio(serverN, server0))
+	fmt.Fprintf(w, "stand-in CPU at rest (ms/s)\t%s\t%s\t%s\n", ms(herdr0), ms(herdrN), ratio(herdrN, herdr0))
+	fmt.Fprintf(w, "server RSS\t%s\t%s\t%s\n", kb(rss0), kb(rssN), kb((rssN-rss0)/int64(n)))
+	fmt.Fprintf(w, "server open fds\t%d\t%d\t%.2f\n", fds0, fdsN, float64(fdsN-fds0)/float64(n))
+	fmt.Fprintf(w, "stand-in RSS\t%s\t%s\t%s\n", kb(hrss0), kb(hrssN), kb((hrssN-hrss0)/int64(n)))
+	fmt.Fprintf(w, "stand-in open fds (a PTY per pane)\t%d\t%d\t%.2f\n", hfds0, hfdsN, float64(hfdsN-hfds0)/float64(n))
+	fmt.Fprintf(w, "mock agents' PSS\t\t%s\t%s\n", kb(agentsPSS), kb(agentsPSS/int64(n)))
+	fmt.Fprintf(w, "pane wrappers' PSS (orcr __pane-exec)\t\t%s\t%s\n", kb(wrappersPSS), kb(wrappersPSS/int64(n)))
+	fmt.Fprintf(w, "kill 'scale/**' (one CLI call)\t\t%s\t%s\n", killed.Round(time.Millisecond), (killed / time.Duration(n)).Round(time.Microsecond))
+	fmt.Fprintf(w, "ended rows → kept (ended_max %d)\t\t%d → %d\ttrimmed in %s\n", keep, ended, len(rows), trimmed.Round(time.Second))
+	w.Flush()
+	t.Logf("scale summary, N = %d (idle windows of %s after %s at rest):\n%s", n, window, settle, tab.String())
+}
+
+func scalePath(i int) string { return fmt.Sprintf("scale/a%05d", i) }
+
+// serverPID is the pid of the home's one server.
+func serverPID(t *testing.T, h *home) int {
+	t.Helper()
+	pids := h.serverPIDs()
+	if len(pids) != 1 {
+		t.Fatalf("%d servers for the home, want 1", len(pids))
+	}
+	for pid := range pids {
+		return pid
+	}
+	return 0
+}
+
+// paneProcs lists the processes in the panes of the stand-in under xdg: the mock agents
+// (mockBin) and, with wrappers, also orcr's `__pane-exec` that starts each of them.
+func paneProcs(xdg, mockBin string, wrappers bool) []int {
+	var out []int
+	for _, pid := range sockettest.ProcsWithEnv("XDG_CONFIG_HOME=" + xdg) {
+		cmd, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if err != nil {
+			continue
+		}
+		argv := bytes.Split(cmd, []byte{0})
+		if filepath.Base(string(argv[0])) == mockBin || wrappers && len(argv) > 1 && string(argv[1]) == "__pane-exec" {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// procRSS is pid's resident memory in bytes (VmRSS of /proc/<pid>/status; 0 when gone).
+func procRSS(pid int) int64 { return statusKB(fmt.Sprintf("/proc/%d/status", pid), "VmRSS:") }
+
+// statusKB is the "<key> <n> kB" line of a /proc file, in bytes (0 when missing).
+func statusKB(path, key string) int64 {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, key); ok {
+			if f := strings.Fields(rest); len(f) > 0 {
+				v, _ := strconv.ParseInt(f[0], 10, 64)
+				return v * 1024
+			}
+		}
+	}
+	return 0
+}
+
+// procPSS is pid's proportional share of memory in bytes (Pss of
+// /proc/<pid>/smaps_rollup: shared pages, such as the text of a binary many processes
+// run, divided among them; 0 when gone).
+func procPSS(pid int) int64 { return statusKB(fmt.Sprintf("/proc/%d/smaps_rollup", pid), "Pss:") }
+
+// procFDs is the number of pid's open file descriptors.
+func procFDs(pid int) int {
+	ents, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+	return len(ents)
+}
+
+// procList is the command lines of the processes in the stand-in's panes (a diagnosis).
+func procList(xdg string) string {
+	var b strings.Builder
+	for _, pid := range sockettest.ProcsWithEnv("XDG_CONFIG_HOME=" + xdg) {
+		cmd, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		fmt.Fprintf(&b, "%d %s\n", pid, bytes.ReplaceAll(cmd, []byte{0}, []byte{' '}))
+	}
+	return b.String()
+}
