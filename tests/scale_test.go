@@ -22,15 +22,16 @@ import (
 
 // TestScale runs a fleet of N mock agents through the real binaries (orcr's server, the
 // herdr stand-in, the mock agent) from spawn to forgotten, as a user at fleet scale
-// would (issue 29): N agents spawned from one client, all idle; one `orcr agent kill`
-// of the whole fleet; the ended rows trimmed by retention (docs/lifecycle.md §12.4) to
-// `retention.ended_max`, N/2. What it asserts is functional: every spawn accepted and
-// idle, every agent killed and none of its processes left, the rows trimmed to the
-// bound and counted in `server status`. What it measures (spawn and kill wall time, idle
-// CPU against the no-agent baseline of the same run, the server's memory and fds with 0
-// and N agents, the agents' own memory, the fds each agent holds) it only logs, as a table: speed is never
-// asserted by a test. N is ORCR_TEST_SCALE_N, 60 by default so the suite stays cheap
-// on 2 cores; `just scale N` runs it at any N.
+// would (issue 29): N agents spawned from one client, all idle; the server stopped and
+// started again; one `orcr agent kill` of the whole fleet; the ended rows trimmed by
+// retention (docs/lifecycle.md §12.4) to `retention.ended_max`, N/2. What it asserts is
+// functional: every spawn accepted and idle, every agent found again by the restarted
+// server, every agent killed and none of its processes left, the rows trimmed to the
+// bound and counted in `server status`. What it measures (spawn and kill wall time,
+// idle CPU against the no-agent baseline and the stand-in's floor of the same run,
+// memory and fds of the server, of the stand-in and of each agent) it only logs, as a
+// table: speed is never asserted by a test. N is ORCR_TEST_SCALE_N, 60 by default so
+// the suite stays cheap on 2 cores; `just scale N` runs it at any N.
 func TestScale(t *testing.T) {
 	t.Parallel()
 	heavy(t)
@@ -103,6 +104,14 @@ func TestScale(t *testing.T) {
 		}
 	}
 
+	// The stand-in's floor: the same panes with no server polling them. The next verb
+	// starts the server again, which must find every agent as it was.
+	if r := h.run("server", "stop", "--json"); r.exit != 0 {
+		t.Fatalf("server stop: %+v", r)
+	}
+	_, herdrFloor := idleCPU(t, h, xdg, 0, window)
+	waitStatus(t, h, "scale/**", n, "idle")
+
 	// Bulk kill: one CLI call for the whole fleet.
 	start = time.Now()
 	r := h.run("agent", "kill", "scale/**", "-y", "--json")
@@ -153,6 +162,7 @@ func TestScale(t *testing.T) {
 	fmt.Fprintf(w, "spawn (first run → all idle)\t\t%s\t%s\n", spawned.Round(time.Millisecond), (spawned / time.Duration(n)).Round(time.Microsecond))
 	fmt.Fprintf(w, "server CPU at rest (ms/s)\t%s\t%s\t%s\n", ms(server0), ms(serverN), ratio(serverN, server0))
 	fmt.Fprintf(w, "stand-in CPU at rest (ms/s)\t%s\t%s\t%s\n", ms(herdr0), ms(herdrN), ratio(herdrN, herdr0))
+	fmt.Fprintf(w, "stand-in CPU, server stopped (its floor)\t\t%s\t%s of the floor\n", ms(herdrFloor), ratio(herdrN, herdrFloor))
 	fmt.Fprintf(w, "server RSS\t%s\t%s\t%s\n", kb(rss0), kb(rssN), kb((rssN-rss0)/int64(n)))
 	fmt.Fprintf(w, "server open fds\t%d\t%d\t%.2f\n", fds0, fdsN, float64(fdsN-fds0)/float64(n))
 	fmt.Fprintf(w, "stand-in RSS\t%s\t%s\t%s\n", kb(hrss0), kb(hrssN), kb((hrssN-hrss0)/int64(n)))
