@@ -37,6 +37,13 @@ lint:
 bench:
     go test -run '^$' -bench . -benchtime 2s ./actors/ ./socketapi/server/
 
+# a fleet of N mock agents with the real binaries (orcr, the herdr stand-in, the mock
+# agent): spawn, rest, one bulk kill, retention's trim, then a table of what it cost
+# (wall times, idle CPU against no agent, memory and fds per agent). Without -race: it
+# measures orcr, not the race detector. CI runs the same test at N = 60.
+scale n="1000":
+    ORCR_TEST_SCALE_N={{n}} go test -count=1 -v -timeout 60m -run '^TestScale$' ./tests/
+
 # the self-contained demo (no herdr or provider needed)
 demo:
     go run ./cmd/orcr-demo

@@ -95,12 +95,12 @@ func TestScale(t *testing.T) {
 		t.Fatalf("the server changed from pid %d to %d", spid, pid)
 	}
 	rssN, fdsN, hrssN, hfdsN := procRSS(spid), procFDs(spid), procRSS(hpid), procFDs(hpid)
-	var agentsPSS, wrappersPSS int64
+	var agentsPSS, launchersPSS int64
 	for _, pid := range paneProcs(xdg, mockBin, true) {
 		if slices.Contains(paneProcs(xdg, mockBin, false), pid) {
 			agentsPSS += procPSS(pid)
 		} else {
-			wrappersPSS += procPSS(pid)
+			launchersPSS += procPSS(pid)
 		}
 	}
 
@@ -168,7 +168,7 @@ func TestScale(t *testing.T) {
 	fmt.Fprintf(w, "stand-in RSS\t%s\t%s\t%s\n", kb(hrss0), kb(hrssN), kb((hrssN-hrss0)/int64(n)))
 	fmt.Fprintf(w, "stand-in open fds (a PTY per pane)\t%d\t%d\t%.2f\n", hfds0, hfdsN, float64(hfdsN-hfds0)/float64(n))
 	fmt.Fprintf(w, "mock agents' PSS\t\t%s\t%s\n", kb(agentsPSS), kb(agentsPSS/int64(n)))
-	fmt.Fprintf(w, "pane wrappers' PSS (orcr __pane-exec)\t\t%s\t%s\n", kb(wrappersPSS), kb(wrappersPSS/int64(n)))
+	fmt.Fprintf(w, "pane launchers' PSS (orcr __pane-exec)\t\t%s\t%s\n", kb(launchersPSS), kb(launchersPSS/int64(n)))
 	fmt.Fprintf(w, "kill 'scale/**' (one CLI call)\t\t%s\t%s\n", killed.Round(time.Millisecond), (killed / time.Duration(n)).Round(time.Microsecond))
 	fmt.Fprintf(w, "ended rows → kept (ended_max %d)\t\t%d → %d\ttrimmed in %s\n", keep, ended, len(rows), trimmed.Round(time.Second))
 	w.Flush()
@@ -191,8 +191,9 @@ func serverPID(t *testing.T, h *home) int {
 }
 
 // paneProcs lists the processes in the panes of the stand-in under xdg: the mock agents
-// (mockBin) and, with wrappers, also orcr's `__pane-exec` that starts each of them.
-func paneProcs(xdg, mockBin string, wrappers bool) []int {
+// (mockBin) and, with launchers, also orcr's `__pane-exec` that runs each of them
+// (docs/lifecycle.md §8.2).
+func paneProcs(xdg, mockBin string, launchers bool) []int {
 	var out []int
 	for _, pid := range sockettest.ProcsWithEnv("XDG_CONFIG_HOME=" + xdg) {
 		cmd, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
@@ -200,7 +201,7 @@ func paneProcs(xdg, mockBin string, wrappers bool) []int {
 			continue
 		}
 		argv := bytes.Split(cmd, []byte{0})
-		if filepath.Base(string(argv[0])) == mockBin || wrappers && len(argv) > 1 && string(argv[1]) == "__pane-exec" {
+		if filepath.Base(string(argv[0])) == mockBin || launchers && len(argv) > 1 && string(argv[1]) == "__pane-exec" {
 			out = append(out, pid)
 		}
 	}
