@@ -4,9 +4,10 @@
 build:
     go build -o bin/ ./cmd/...
 
-# the test suite, as CI runs it
+# the test suite, as CI runs it: four packages at a time (-p 4), since most of their
+# tests wait on other processes and two (GOMAXPROCS) left the cores a third idle
 test:
-    go test -race -timeout 15m ./...
+    go test -race -p 4 -timeout 15m ./...
 
 # the provider fidelity tests against the claude, codex, pi, gemini, qwen and opencode
 # on PATH (or in $ORCR_TEST_PROVIDER_BIN_DIR, a list like PATH): orcr's flags, codex's
