@@ -309,7 +309,10 @@ func TestStreamInboxRidesTheNextTurn(t *testing.T) {
 // (it does not read, so no pong) is closed after about one interval.
 func TestStreamHeartbeat(t *testing.T) {
 	t.Parallel()
-	r := newRig(t, `"heartbeat": "100ms"`)
+	// A pong must come back within one interval: 1 s leaves room for a loaded machine
+	// (at 100 ms, a pong delayed by the race detector beside parallel tests lost the
+	// answering connection too).
+	r := newRig(t, `"heartbeat": "1s"`)
 	agent := r.run("hb/a", "")
 	tok := r.token(agent)
 	live := r.dial(agent, tok) // its background reader answers pings
@@ -333,7 +336,7 @@ func TestStreamHeartbeat(t *testing.T) {
 	})
 	live.Close()
 	live = r.dial(agent, tok)
-	time.Sleep(time.Second) // ten heartbeat intervals, each answered
+	time.Sleep(3 * time.Second) // three heartbeat intervals, each answered
 	if err := live.Subscribe(ctx, 0); err != nil {
 		t.Fatalf("the answering connection did not survive its heartbeats: %v", err)
 	}
