@@ -56,6 +56,8 @@ var graph = []struct {
 	{"actors/transcript", contract},
 	{"actors/provider", with(contract, "config", "herdr")},
 	{"actors/notify", with(contract, "config", "herdr", "store")},
+	// The fleet layer: the only package that imports NATS (docs/fleet.md).
+	{"fleet", with(contract, "config", "store")},
 	{"actors", with(contract, "actors/actorkit", "actors/notify", "actors/paneexec", "actors/provider", "actors/runproc",
 		"actors/schedule", "actors/transcript", "actors/worktree", "config", "config/service", "herdr",
 		"socketapi/remote", "store", "store/agentpath")},
@@ -64,7 +66,7 @@ var graph = []struct {
 	{"socketapi", with(contract, "config")},
 	{"socketapi/ws", with(contract, "actors", "config", "socketapi/remote")},
 	{"socketapi/server", with(contract, "actors", "actors/actorkit", "config", "config/rotate", "socketapi",
-		"socketapi/ws", "store")},
+		"socketapi/ws", "store", "fleet")},
 
 	// Programs and the SDK's recipes.
 	{"socketapi/recipes/recipe", with(contract, "socketapi")},
@@ -78,7 +80,7 @@ var graph = []struct {
 	{"cmd/orcr/mcp", with(contract, "socketapi")},
 	{"cmd/orcr/top", with(contract, "socketapi", "store/agentpath")},
 	{"cmd/orcr/cli", with(contract, "actors/paneexec", "actors/runproc", "actors/transcript", "cmd/orcr/cli/skill", "cmd/orcr/mcp", "cmd/orcr/top",
-		"config", "config/service", "socketapi", "socketapi/ts", "store/agentpath")},
+		"config", "config/service", "fleet", "socketapi", "socketapi/ts", "store/agentpath")},
 	{"cmd/orcr", []string{"cmd/orcr/cli", "socketapi/server"}},
 	{"cmd/orcr-demo", []string{"config", "socketapi/remote"}},
 	{"cmd/orcr-mock-agent", nil},
