@@ -11,6 +11,9 @@ import (
 // module is the module path every orcr package starts with.
 const module = "github.com/orcr-go/orcr"
 
+// natsModules is the prefix of the NATS modules, which only package fleet imports.
+const natsModules = "github.com/nats-io/"
+
 // contract is the leaf package of the wire contract (README.md's layout): the method
 // table, the request, result and row types, the statuses, the error codes, the event
 // kinds and the wire envelopes. It imports nothing of orcr but itself.
@@ -119,6 +122,7 @@ func TestGraphAllowsNoUpwardImport(t *testing.T) {
 		t.Fatalf("go list: %v", err)
 	}
 	imports := map[string][]string{}
+	var nats []string
 	for line := range strings.Lines(string(out)) {
 		fields := strings.Fields(line)
 		if len(fields) == 0 {
@@ -133,7 +137,13 @@ func TestGraphAllowsNoUpwardImport(t *testing.T) {
 			if r, ok := rel(imp); ok {
 				imports[pkg] = append(imports[pkg], r)
 			}
+			if strings.HasPrefix(imp, natsModules) && pkg != "fleet" {
+				nats = append(nats, pkg+" imports "+imp)
+			}
 		}
+	}
+	if len(nats) > 0 {
+		t.Errorf("only fleet imports NATS (docs/fleet.md):\n%s", strings.Join(nats, "\n"))
 	}
 	if len(imports) < 40 {
 		t.Fatalf("go list found %d packages; expected the whole module", len(imports))
