@@ -63,10 +63,15 @@ func (r *Responder) Close() {
 }
 
 // Handle answers one request frame: the response frame, as the socket would write it.
+// Unlike a socket connection, which negotiates once, every frame must declare protocol 1.
 func Handle(ctx context.Context, f api.Facade, host string, allow []string, frame []byte) []byte {
 	req, werr := wire.DecodeRequest(frame)
 	if werr != nil {
 		return encode(wire.NullID(), nil, werr)
+	}
+	// Each message stands alone: every request declares the protocol.
+	if req.Protocol != wire.Protocol {
+		return encode(req.ID, nil, wire.UnsupportedVersion(req.Protocol))
 	}
 	spec, ok := api.Lookup(req.Method)
 	if !ok {

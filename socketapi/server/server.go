@@ -522,8 +522,6 @@ func (s *Server) writeResponse(w *connWriter, id json.RawMessage, result any, pe
 	w.WriteNow(frame, after)
 }
 
-func itoa(n int64) string { return strconv.FormatInt(n, 10) }
-
 // ActorIDs lists the ids of every process in the actor system's registry: the actors
 // of actors/doc.go's tree, plus the library's own (futures, the event stream, dead
 // letters). Tests compare them with the tree written down there.
