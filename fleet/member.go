@@ -22,11 +22,15 @@ const DuplicateWindow = 10 * time.Minute
 // Member is one orcr's connection to the fleet: a NATS connection that reconnects
 // forever (a member cut off keeps working locally) and its JetStream context.
 type Member struct {
-	Host string
-	nc   *nats.Conn
-	js   jetstream.JetStream
-	log  *slog.Logger
+	Host   string
+	nc     *nats.Conn
+	js     jetstream.JetStream
+	log    *slog.Logger
+	closed chan struct{} // closed when the connection is
 }
+
+// drainTimeout bounds a drain at Close: a member whose hub is down stops at once.
+const drainTimeout = 2 * time.Second
 
 // MemberInfo is a member's row in the members bucket.
 type MemberInfo struct {
@@ -46,7 +50,9 @@ func Connect(f config.Fleet, url, token string, log *slog.Logger) (*Member, erro
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	closed := make(chan struct{})
 	opts = append(opts, nats.Name("orcr "+f.Host), nats.RetryOnFailedConnect(true), nats.MaxReconnects(-1),
+		nats.DrainTimeout(drainTimeout), nats.ClosedHandler(func(*nats.Conn) { close(closed) }),
 		nats.ReconnectWait(500*time.Millisecond),
 		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) { log.Warn("fleet: disconnected", "err", err) }),
 		nats.ReconnectHandler(func(nc *nats.Conn) { log.Info("fleet: reconnected", "url", nc.ConnectedUrlRedacted()) }))
@@ -59,7 +65,7 @@ func Connect(f config.Fleet, url, token string, log *slog.Logger) (*Member, erro
 		nc.Close()
 		return nil, wire.Env(wire.CauseConfigInvalid, "fleet: "+err.Error())
 	}
-	return &Member{Host: f.Host, nc: nc, js: js, log: log}, nil
+	return &Member{Host: f.Host, nc: nc, js: js, log: log, closed: closed}, nil
 }
 
 // Dial is [Connect] for a short-lived client (the CLI's --fleet calls): it fails at once
@@ -69,7 +75,9 @@ func Dial(f config.Fleet, url, token string) (*Member, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts = append(opts, nats.Name("orcr cli "+f.Host), nats.Timeout(5*time.Second))
+	closed := make(chan struct{})
+	opts = append(opts, nats.Name("orcr cli "+f.Host), nats.Timeout(5*time.Second),
+		nats.DrainTimeout(drainTimeout), nats.ClosedHandler(func(*nats.Conn) { close(closed) }))
 	nc, err := nats.Connect(url, opts...)
 	if err != nil {
 		return nil, wire.Env(wire.CauseServerUnreachable, "fleet: cannot connect to "+url+": "+err.Error(), "url", url)
@@ -79,7 +87,7 @@ func Dial(f config.Fleet, url, token string) (*Member, error) {
 		nc.Close()
 		return nil, wire.Env(wire.CauseServerUnreachable, "fleet: "+err.Error())
 	}
-	return &Member{Host: f.Host, nc: nc, js: js, log: slog.New(slog.DiscardHandler)}, nil
+	return &Member{Host: f.Host, nc: nc, js: js, log: slog.New(slog.DiscardHandler), closed: closed}, nil
 }
 
 func connectOptions(f config.Fleet, token string) ([]nats.Option, error) {
@@ -111,14 +119,13 @@ func connectOptions(f config.Fleet, token string) ([]nats.Option, error) {
 	return opts, nil
 }
 
-// Close drains the connection (pending publishes and replies go out first).
+// Close drains the connection (pending publishes and replies go out first, for at most
+// drainTimeout) and waits until it is closed; a connection that is down closes at once.
 func (m *Member) Close() {
-	if err := m.nc.Drain(); err != nil {
+	if !m.nc.IsConnected() || m.nc.Drain() != nil {
 		m.nc.Close()
 	}
-	for m.nc.IsDraining() {
-		time.Sleep(10 * time.Millisecond)
-	}
+	<-m.closed
 }
 
 // Setup creates (or updates) the stream and the members bucket and registers this

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -258,5 +259,43 @@ func TestFleetEventsNoGapNoDuplicateAcrossRestart(t *testing.T) {
 	})
 	if !gapless(seqs, head) {
 		t.Fatalf("stream holds %v after the restart, want 1..%d once each", seqs, head)
+	}
+}
+
+// A member cut off from the fleet keeps working locally; when the hub comes back (same
+// home, same port, its stream on disk) the member catches up from its cursor: the stream
+// holds every event of the member once, with no gap.
+func TestFleetMemberCatchesUpAfterHubRestart(t *testing.T) {
+	t.Parallel()
+	hub, url, tok := fleetHub(t, "hub")
+	web := sockettest.NewServer(t, sockettest.WithConfig(fleetMemberConfig("web", url, tok)))
+	c := web.Client(t)
+	setAgent(t, c, "0190a000-0000-7000-8000-000000000301", "cut/before", "idle")
+	poll.Eventually(t, 20*time.Second, "web's first events in the stream", func() bool {
+		return gapless(streamSeqs(t, url, tok, "web"), snapshotSeq(t, web))
+	})
+	hub.Stop()
+	if err := hub.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	// Cut off: the member still serves its own socket and commits.
+	for i := range 3 {
+		setAgent(t, c, fmt.Sprintf("0190a000-0000-7000-8000-0000000003%02d", 10+i), fmt.Sprintf("cut/during%d", i), "working")
+	}
+	var ls api.LsResult
+	if err := c.Call(context.Background(), "agent.ls", map[string]any{}, &ls); err != nil || len(ls.Agents) != 4 {
+		t.Fatalf("agent.ls on a member cut off: %d agents, %v", len(ls.Agents), err)
+	}
+	_, port, _ := strings.Cut(strings.TrimPrefix(url, "nats://"), ":")
+	sockettest.NewServer(t, sockettest.WithHome(hub.Home),
+		sockettest.WithConfig(`{"fleet": {"host": "hub", "hub": {"listen": "127.0.0.1:`+port+`"}}}`))
+	head := snapshotSeq(t, web)
+	var seqs []int64
+	poll.Eventually(t, 30*time.Second, "web caught up after the hub came back", func() bool {
+		seqs = streamSeqs(t, url, tok, "web")
+		return len(seqs) >= int(head)
+	})
+	if !gapless(seqs, head) {
+		t.Fatalf("stream holds %v, want 1..%d once each", seqs, head)
 	}
 }
