@@ -21,6 +21,9 @@ import (
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
+// hubMaxPayload is the largest message the embedded hub accepts (docs/fleet.md §4).
+const hubMaxPayload = 16 << 20
+
 // hubReady bounds the embedded server's start.
 const hubReady = 10 * time.Second
 
@@ -50,6 +53,8 @@ func StartHub(dir string, h config.FleetHub, token string) (*Hub, error) {
 		JetStream: true, StoreDir: filepath.Join(dir, JetStreamDirName),
 		Authorization: token,
 		NoSigs:        true, NoLog: true,
+		// A fleet answer (agent.ls of a large host) may exceed NATS's 1 MiB default.
+		MaxPayload: hubMaxPayload,
 	}
 	scheme := "nats"
 	if h.Cert != "" {

@@ -109,6 +109,12 @@ func TestFleetLsAcrossHosts(t *testing.T) {
 	if len(ls.Agents) != 1 || ls.Agents[0].Status != "working" {
 		t.Fatalf("web's agents after a refused kill: %+v", ls.Agents)
 	}
+	// api.snapshot is a read verb of the default policy.
+	raw, werr := m.Call(ctx, "gpu1", "api.snapshot", nil)
+	var snap api.Snapshot
+	if werr != nil || json.Unmarshal(raw, &snap) != nil || len(snap.Agents) != 1 || snap.Agents[0].Path != "gpuwork/three" || snap.SnapshotSeq < 1 {
+		t.Fatalf("api.snapshot of gpu1 over the fleet: %s %v", raw, werr)
+	}
 	// The envelope is the socket's: an unknown method is unknown_method.
 	if _, werr := m.Call(ctx, "web", "agent.fly", nil); werr == nil || werr.Reason() != wire.ReasonUnknownMethod {
 		t.Fatalf("agent.fly over the fleet: %v, want unknown_method", werr)
