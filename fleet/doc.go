@@ -14,6 +14,8 @@ const (
 	MembersBucket = "ORCR_MEMBERS"
 	// HubTokenName is the hub's generated credential under <home>/fleet (0600).
 	HubTokenName = "hub.token"
+	// MemberIDName is this home's member id under <home>/fleet.
+	MemberIDName = "member.id"
 	// CursorName is a member's publish cursor under <home>/fleet.
 	CursorName = "publish.cursor"
 	// HubURLName is where the hub writes the address it listens on, under <home>/fleet.

@@ -91,11 +91,17 @@ func (h *Hub) Close() {
 // EnsureToken returns the hub's credential in <dir>/hub.token, generating it (32 random
 // bytes, hex) with mode 0600 when absent. A token file readable by anyone but its owner
 // is refused: loopback is no boundary on a machine with other users (docs/fleet.md §3).
-func EnsureToken(dir string) (string, error) {
+func EnsureToken(dir string) (string, error) { return ensureSecret(dir, HubTokenName) }
+
+// EnsureMemberID returns this home's member id in <dir>/member.id, generated like the
+// token when absent ([MemberInfo.ID]).
+func EnsureMemberID(dir string) (string, error) { return ensureSecret(dir, MemberIDName) }
+
+func ensureSecret(dir, name string) (string, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", wire.Env(wire.CauseHomeCreateFailed, "cannot create "+dir+": "+err.Error())
 	}
-	path := filepath.Join(dir, HubTokenName)
+	path := filepath.Join(dir, name)
 	b := make([]byte, 32)
 	if _, err := rand.Read(b); err != nil {
 		return "", wire.Internal(wire.CauseRandom, err.Error())

@@ -34,7 +34,10 @@ const drainTimeout = 2 * time.Second
 
 // MemberInfo is a member's row in the members bucket.
 type MemberInfo struct {
-	Host    string `json:"host"`
+	Host string `json:"host"`
+	// ID tells two orcrs apart that claim the same host: the random id in the
+	// member's <home>/fleet/member.id.
+	ID      string `json:"id"`
 	Version string `json:"version,omitempty"`
 	Started string `json:"started"` // RFC 3339
 }
@@ -142,8 +145,29 @@ func (m *Member) Setup(ctx context.Context, info MemberInfo) error {
 		return err
 	}
 	b, _ := json.Marshal(info)
-	_, err = kv.Put(ctx, info.Host, b)
+	e, err := kv.Get(ctx, info.Host)
+	switch {
+	case errors.Is(err, jetstream.ErrKeyNotFound):
+		_, err = kv.Create(ctx, info.Host, b)
+		return err
+	case err != nil:
+		return err
+	}
+	var was MemberInfo
+	if json.Unmarshal(e.Value(), &was) == nil && was.ID != "" && was.ID != info.ID {
+		return &HostTakenError{Host: info.Host}
+	}
+	_, err = kv.Update(ctx, info.Host, b, e.Revision())
 	return err
+}
+
+// HostTakenError is [Member.Setup]'s refusal when another orcr (another home) is
+// registered under the same host: its events would be taken for this member's and
+// dropped as duplicates, so this member publishes nothing (docs/fleet.md §2).
+type HostTakenError struct{ Host string }
+
+func (e *HostTakenError) Error() string {
+	return "fleet host " + e.Host + " is registered by another orcr; set a unique fleet.host"
 }
 
 // Members lists the registered hosts.

@@ -9,6 +9,7 @@ import (
 	"github.com/orcr-go/orcr/config"
 	"github.com/orcr-go/orcr/fleet"
 	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 // fleetSetupTimeout bounds the hub's creation of the stream and the members bucket.
@@ -35,9 +36,12 @@ func (s *Server) startFleet() (*fleetFaces, error) {
 	}
 	ff := &fleetFaces{}
 	url, token := f.URL, ""
-	info := fleet.MemberInfo{Host: f.Host, Version: api.Version, Started: s.started.UTC().Format(time.RFC3339)}
+	id, err := fleet.EnsureMemberID(dir)
+	if err != nil {
+		return nil, err
+	}
+	info := fleet.MemberInfo{Host: f.Host, ID: id, Version: api.Version, Started: s.started.UTC().Format(time.RFC3339)}
 	if f.Hub != nil {
-		var err error
 		if token, err = fleet.EnsureToken(dir); err != nil {
 			return nil, err
 		}
@@ -63,7 +67,7 @@ func (s *Server) startFleet() (*fleetFaces, error) {
 		cancel()
 		if err != nil {
 			ff.close()
-			return nil, err
+			return nil, wire.Env(wire.CauseConfigInvalid, "fleet: "+err.Error())
 		}
 	}
 	if ff.api, err = m.Serve(s.system, f.Allow); err != nil {

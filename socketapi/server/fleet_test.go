@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -303,5 +304,29 @@ func TestFleetMemberCatchesUpAfterHubRestart(t *testing.T) {
 	})
 	if !gapless(seqs, head) {
 		t.Fatalf("stream holds %v, want 1..%d once each", seqs, head)
+	}
+}
+
+// A second orcr claiming a host another home registered publishes nothing: its events
+// would otherwise be dropped as duplicates of the first one's, or mixed into its seqs.
+func TestFleetRefusesATakenHost(t *testing.T) {
+	t.Parallel()
+	_, url, tok := fleetHub(t, "hub")
+	web := sockettest.NewServer(t, sockettest.WithConfig(fleetMemberConfig("web", url, tok)))
+	setAgent(t, web.Client(t), "0190a000-0000-7000-8000-000000000401", "one/a", "idle")
+	poll.Eventually(t, 20*time.Second, "web registered and published", func() bool {
+		return gapless(streamSeqs(t, url, tok, "web"), snapshotSeq(t, web))
+	})
+	var log sockettest.SyncBuffer
+	twin := sockettest.NewServer(t, sockettest.WithConfig(fleetMemberConfig("web", url, tok)),
+		sockettest.WithLog(slog.New(slog.NewTextHandler(&log, nil))))
+	for i := range 3 {
+		setAgent(t, twin.Client(t), fmt.Sprintf("0190a000-0000-7000-8000-0000000004%02d", 10+i), fmt.Sprintf("two/b%d", i), "idle")
+	}
+	poll.Eventually(t, 20*time.Second, "the twin refused by the members bucket", func() bool {
+		return strings.Contains(log.String(), "fleet host web is registered by another orcr")
+	})
+	if seqs, head := streamSeqs(t, url, tok, "web"), snapshotSeq(t, web); !gapless(seqs, head) {
+		t.Fatalf("stream holds %v for web, want web's own 1..%d", seqs, head)
 	}
 }
