@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -27,6 +28,9 @@ type Member struct {
 	js     jetstream.JetStream
 	log    *slog.Logger
 	closed chan struct{} // closed when the connection is
+	// registered: this member holds its host in the members bucket; until then it
+	// answers no fleet call, so a second orcr claiming the host never answers for it.
+	registered atomic.Bool
 }
 
 // drainTimeout bounds a drain at Close: a member whose hub is down stops at once.
@@ -148,7 +152,9 @@ func (m *Member) Setup(ctx context.Context, info MemberInfo) error {
 	e, err := kv.Get(ctx, info.Host)
 	switch {
 	case errors.Is(err, jetstream.ErrKeyNotFound):
-		_, err = kv.Create(ctx, info.Host, b)
+		if _, err = kv.Create(ctx, info.Host, b); err == nil {
+			m.registered.Store(true)
+		}
 		return err
 	case err != nil:
 		return err
@@ -157,7 +163,9 @@ func (m *Member) Setup(ctx context.Context, info MemberInfo) error {
 	if json.Unmarshal(e.Value(), &was) == nil && was.ID != "" && was.ID != info.ID {
 		return &HostTakenError{Host: info.Host}
 	}
-	_, err = kv.Update(ctx, info.Host, b, e.Revision())
+	if _, err = kv.Update(ctx, info.Host, b, e.Revision()); err == nil {
+		m.registered.Store(true)
+	}
 	return err
 }
 

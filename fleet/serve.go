@@ -29,12 +29,13 @@ type Responder struct {
 
 // Serve answers requests on this member's API subject with the socket API's envelopes:
 // the same method table (api.Lookup, Spec.Serve on f) and the same error shapes. A
-// method outside allow answers invalid_request fleet_not_allowed.
+// method outside allow answers invalid_request fleet_not_allowed. Until the member holds
+// its host in the members bucket ([Member.Setup]) it answers nothing.
 func (m *Member) Serve(f api.Facade, allow []string) (*Responder, error) {
 	r := &Responder{slots: make(chan struct{}, maxInflight)}
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	sub, err := m.nc.Subscribe(APISubject(m.Host), func(msg *nats.Msg) {
-		if msg.Reply == "" {
+		if msg.Reply == "" || !m.registered.Load() {
 			return
 		}
 		r.slots <- struct{}{}

@@ -329,4 +329,13 @@ func TestFleetRefusesATakenHost(t *testing.T) {
 	if seqs, head := streamSeqs(t, url, tok, "web"), snapshotSeq(t, web); !gapless(seqs, head) {
 		t.Fatalf("stream holds %v for web, want web's own 1..%d", seqs, head)
 	}
+	// Calls to web reach the first web only.
+	m := dialFleet(t, url, tok)
+	for range 5 {
+		raw, werr := m.Call(context.Background(), "web", "agent.ls", map[string]any{})
+		var ls api.LsResult
+		if werr != nil || json.Unmarshal(raw, &ls) != nil || len(ls.Agents) != 1 || ls.Agents[0].Path != "one/a" {
+			t.Fatalf("agent.ls of web: %s %v, want the first web's one/a", raw, werr)
+		}
+	}
 }
