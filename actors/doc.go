@@ -10,7 +10,8 @@
 // (socketapi/server dispatches from the method table api.Methods, whose entries
 // call System through the api.Facade interface), the WebSocket stream
 // (socketapi/ws, through its own Facade interface), the web dashboard on the same listener
-// (socketapi/ws, docs/dashboard.md); `orcr top` and the MCP face (`orcr mcp`,
+// (socketapi/ws, docs/dashboard.md), the fleet's request subject orcr.api.<host> (package fleet,
+// from the same table under fleet.allow: docs/fleet.md §4); `orcr top` and the MCP face (`orcr mcp`,
 // cmd/orcr/mcp) are clients of the Unix socket. Its methods (Run, Ask, Send, Kill, Wait, Logs, Ls, Snapshot,
 // Status, AttachPrepare, AttachHeartbeat, AttachRelease, Adopt, the Loop* verbs, Token, DashboardLogin, MCPToken, MCPAuth; for
 // the WebSocket face CheckStreamToken, OpenStream and StreamFrame; for the dashboard
@@ -42,6 +43,7 @@
 //	                        frames (remote_frames.go) and the agent actor's side of them
 //	                        (remote_ops.go)
 //	notify_*.go             the notify actor and its start; rules in actors/notify
+//	fleet_*.go              the fleet publisher: committed events → the fleet's stream (package fleet)
 //	herdr_*.go              the actors that read herdr's view: monitor, reconciler, discovery
 //	sched_*.go              the queue (promotion, deadlines) and gc sweeps
 //	store_*.go              the store actor, its kill barriers, the subscription actor
@@ -73,6 +75,7 @@
 //	├── remote                       the remote stream's hub: one connection per agent, revocation, the replay gate
 //	├── notify                       notifications (only with notify rules): committed events → durable deliveries
 //	│   └── <target>                 one per notify target: schedules attempts of its pending deliveries
+//	├── fleet                        the fleet publisher (only with a fleet section): committed events → the ORCR_EVENTS stream
 //	├── ws-<n>                       one per remote stream WebSocket (socketapi/ws): replay-then-tail of one agent's log
 //	├── dash-<n>                     one per dashboard fleet feed (socketapi/ws): a watch.open subscription for a browser
 //	├── conn/<n>                     one per accepted client connection (socketapi/server)
@@ -134,9 +137,13 @@
 //	                                       sendKeys → keysSent (a cancel's interrupt, a verdict's answer)
 //	wait-<n>            → store            Bounds → BoundsResult (confirms its Subscribe)
 //	notify              → store            Bounds → BoundsResult (the first scan's head)
+//	fleet               → store            Bounds → BoundsResult (the first batch's head)
 //	notify scan and record goroutines → store Write(enqueue deliveries with the cursor;
 //	                                       a target's batch of outcomes) → WriteResult; a
 //	                                       herdr target's attempt → herdr supervisor (notification.show)
+//	fleet batch goroutine → the fleet      the stream's last seq of this host, then one batch of
+//	                                       publishes and their acks (NATS, bounded: docs/fleet.md §5);
+//	                                       it reads the store's read pool and writes no row
 //	op goroutines       → store, herdr     (edge code of an agent actor, see below)
 //	request goroutines  → herdr supervisor driver operations (herdr/doc.go)
 //	reconcile pass      → herdr supervisor pane.list (and, when the owned session does
@@ -180,7 +187,9 @@
 // session that is gone); the discovery goroutine → discovery (discDone); loops → loop-<uuid>
 // (fireDue, stopRun, recoverRun, recoverLoop) and loop-<uuid> → loops (loopIdle); notify →
 // store (Subscribe, Pin and, at Stopping, Unsubscribe, Unpin) and store → notify
-// (EventsCommitted, PinDropped); notify → notify/<target> (notifyPoke after a scan queued
+// (EventsCommitted, PinDropped); fleet → store (Subscribe, Pin and, at Stopping, Unsubscribe,
+// Unpin) and store → fleet (EventsCommitted, PinDropped); a fleet batch goroutine → fleet
+// (fleetPublished), a timer → fleet (fleetRetryTick); notify → notify/<target> (notifyPoke after a scan queued
 // deliveries for it); a scan goroutine → notify (notifyScanned), a target's read, attempt
 // and record goroutines → their target (notifyDue, notifyAttempted, notifyRecorded),
 // timers → notify (retry and pace ticks) and notify/<target> (due ticks). An attempt's HTTP call, command or herdr call
@@ -255,7 +264,7 @@
 //     frames still being served (a cancel's keys, an inject's delivery) finish while the
 //     agent actors are still up (bounded, 3 s).
 //  5. [System.Stop]: the loops (a stop's grace ends at once, the run stays stopping for the
-//     next start), the discovery, the gc, the reconciler, the monitor, the queue, the remote hub and the notifier stop, in that order (an
+//     next start), the discovery, the gc, the reconciler, the monitor, the queue, the remote hub, the notifier and the fleet publisher stop, in that order (an
 //     attempt in flight is canceled and left pending, so it is sent again after the restart; no more
 //     sweeps, polls or promotions; a reconcile pass in flight, which may be waiting for
 //     herdr or starting the owned session, is canceled, and so is the monitor's poll in
@@ -267,6 +276,9 @@
 //     the stop never ends its row failed); then the herdr supervisor and its session
 //     actors stop. A spawn cut off here is resumed (pane recorded) or put back at its
 //     place in the queue (no pane) by restart recovery.
+//     With a fleet, the member stops answering fleet calls before [System.Stop]
+//     (those in flight are waited for), and its NATS connection drains, and the
+//     embedded hub shuts down, after it (docs/fleet.md §5).
 //  6. The store actor is poisoned last, so every Write queued before it is applied,
 //     and waited for; then the system shuts down, the database closes, the socket is
 //     unlinked and the instance lock released.

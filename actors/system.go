@@ -75,6 +75,7 @@ type System struct {
 	loops    *actor.PID
 	remote   *actor.PID // the remote stream's hub
 	notifier *actor.PID // nil without notify rules
+	fleet    *actor.PID // nil with the fleet off
 	budgets  []store.BudgetRule
 
 	remoteMu   sync.Mutex
@@ -264,7 +265,7 @@ func (s *System) Stop() {
 			close(s.stopped)
 		}
 	}
-	for _, pid := range []*actor.PID{s.loops, s.discover, s.gc, s.recon, s.monitor, s.queue, s.remote, s.notifier} {
+	for _, pid := range []*actor.PID{s.loops, s.discover, s.gc, s.recon, s.monitor, s.queue, s.remote, s.notifier, s.fleet} {
 		if pid != nil {
 			root.PoisonFuture(pid).Wait()
 		}

@@ -73,6 +73,9 @@ type Config struct {
 	// Retention is the `retention` section: when ended agents are forgotten
 	// (docs/lifecycle.md §12.4).
 	Retention Retention
+	// Fleet is the `fleet` section: one fleet across hosts (docs/fleet.md §2); off
+	// (On false) unless the section is present.
+	Fleet Fleet
 
 	// HerdrBinEnv is $ORCR_HERDR_BIN as seen by Load. It is not merged into Herdr.Bin:
 	// see [Config.HerdrBin] for the discovery order.

@@ -18,6 +18,8 @@ func FuzzLoad(f *testing.F) {
 		`{"herdr":{"session":"default"}}`, `{"logs":{"max_files":4294967296}}`,
 		`{"integrations":{"mock":{"submit_attempts":-0}}}`, `{"timing":{},"zz":1}`,
 		`{"remote":{"listen":"127.0.0.1:1","heartbeat":"5s"}}`,
+		`{"fleet":{"host":"a","hub":{"listen":"127.0.0.1:1"},"allow":["agent.ls"]}}`,
+		`{"fleet":{"host":"b","url":"tls://n.example:4222","creds":"/c","ca":"/ca"}}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -31,6 +33,9 @@ func FuzzLoad(f *testing.F) {
 				t.Fatalf("Parse(%q): got %v, want config_invalid", data, err)
 			}
 			return
+		}
+		if f := cfg.Fleet; f.On && (!config.ValidHost(f.Host) || (f.URL == "") == (f.Hub == nil)) {
+			t.Errorf("Parse(%q): fleet accepted with host %q, url %q, hub %v", data, f.Host, f.URL, f.Hub)
 		}
 		if cfg.Concurrency.Max < 1 {
 			t.Errorf("Parse(%q): Concurrency.Max %d < 1", data, cfg.Concurrency.Max)

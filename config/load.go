@@ -22,7 +22,7 @@ import (
 // Known keys of each section, in the order docs/config.md §1.6 lists them (that order breaks
 // ties between equally near suggestions).
 var (
-	topKeys      = []string{"defaults", "herdr", "concurrency", "timings", "logs", "integrations", "remote", "notify", "routing", "prices", "quota", "budgets", "providers", "retention"}
+	topKeys      = []string{"defaults", "herdr", "concurrency", "timings", "logs", "integrations", "remote", "notify", "routing", "prices", "quota", "budgets", "providers", "retention", "fleet"}
 	defaultsKeys = []string{"agent", "providers"}
 	routeKeys    = []string{"model", "effort"}
 	herdrKeys    = []string{"bin", "session"}
@@ -154,6 +154,7 @@ func Parse(data []byte, getenv func(string) string) (*Config, []string, error) {
 		{"budgets", l.budgets},
 		{"providers", l.providers},
 		{"retention", l.retention},
+		{"fleet", l.fleet},
 	}
 	for _, s := range steps {
 		v, present := top[s.key]

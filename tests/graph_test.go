@@ -11,6 +11,9 @@ import (
 // module is the module path every orcr package starts with.
 const module = "github.com/orcr-go/orcr"
 
+// natsModules is the prefix of the NATS modules, which only package fleet imports.
+const natsModules = "github.com/nats-io/"
+
 // contract is the leaf package of the wire contract (README.md's layout): the method
 // table, the request, result and row types, the statuses, the error codes, the event
 // kinds and the wire envelopes. It imports nothing of orcr but itself.
@@ -56,6 +59,8 @@ var graph = []struct {
 	{"actors/transcript", contract},
 	{"actors/provider", with(contract, "config", "herdr")},
 	{"actors/notify", with(contract, "config", "herdr", "store")},
+	// The fleet layer: the only package that imports NATS (docs/fleet.md).
+	{"fleet", with(contract, "config", "store")},
 	{"actors", with(contract, "actors/actorkit", "actors/notify", "actors/paneexec", "actors/provider", "actors/runproc",
 		"actors/schedule", "actors/transcript", "actors/worktree", "config", "config/service", "herdr",
 		"socketapi/remote", "store", "store/agentpath")},
@@ -64,7 +69,7 @@ var graph = []struct {
 	{"socketapi", with(contract, "config")},
 	{"socketapi/ws", with(contract, "actors", "config", "socketapi/remote")},
 	{"socketapi/server", with(contract, "actors", "actors/actorkit", "config", "config/rotate", "socketapi",
-		"socketapi/ws", "store")},
+		"socketapi/ws", "store", "fleet")},
 
 	// Programs and the SDK's recipes.
 	{"socketapi/recipes/recipe", with(contract, "socketapi")},
@@ -78,7 +83,7 @@ var graph = []struct {
 	{"cmd/orcr/mcp", with(contract, "socketapi")},
 	{"cmd/orcr/top", with(contract, "socketapi", "store/agentpath")},
 	{"cmd/orcr/cli", with(contract, "actors/paneexec", "actors/runproc", "actors/transcript", "cmd/orcr/cli/skill", "cmd/orcr/mcp", "cmd/orcr/top",
-		"config", "config/service", "socketapi", "socketapi/ts", "store/agentpath")},
+		"config", "config/service", "fleet", "socketapi", "socketapi/ts", "store/agentpath")},
 	{"cmd/orcr", []string{"cmd/orcr/cli", "socketapi/server"}},
 	{"cmd/orcr-demo", []string{"config", "socketapi/remote"}},
 	{"cmd/orcr-mock-agent", nil},
@@ -117,6 +122,7 @@ func TestGraphAllowsNoUpwardImport(t *testing.T) {
 		t.Fatalf("go list: %v", err)
 	}
 	imports := map[string][]string{}
+	var nats []string
 	for line := range strings.Lines(string(out)) {
 		fields := strings.Fields(line)
 		if len(fields) == 0 {
@@ -131,7 +137,13 @@ func TestGraphAllowsNoUpwardImport(t *testing.T) {
 			if r, ok := rel(imp); ok {
 				imports[pkg] = append(imports[pkg], r)
 			}
+			if strings.HasPrefix(imp, natsModules) && pkg != "fleet" {
+				nats = append(nats, pkg+" imports "+imp)
+			}
 		}
+	}
+	if len(nats) > 0 {
+		t.Errorf("only fleet imports NATS (docs/fleet.md):\n%s", strings.Join(nats, "\n"))
 	}
 	if len(imports) < 40 {
 		t.Fatalf("go list found %d packages; expected the whole module", len(imports))

@@ -128,7 +128,7 @@ func (r *connReader) handle(line []byte) {
 		return
 	}
 	if (!r.negotiated || req.HasProtocol) && req.Protocol != wire.Protocol {
-		r.reply(req.ID, nil, unsupportedVersion(req.Protocol))
+		r.reply(req.ID, nil, wire.UnsupportedVersion(req.Protocol))
 		return
 	}
 	r.negotiated = true
@@ -171,12 +171,6 @@ func (r *connReader) handle(line []byte) {
 func serverStoppingFrame(sub int64) []byte {
 	b, _ := json.Marshal(wire.EventFrame{Subscription: sub, Seq: 0, Event: json.RawMessage(`{"kind":"server_stopping"}`)})
 	return b
-}
-
-func unsupportedVersion(declared int64) *wire.Error {
-	return wire.Env(wire.CauseUnsupportedVersion,
-		"client declared socket protocol "+itoa(declared)+" but this orcr server speaks "+itoa(wire.Protocol),
-		"declared_protocol", declared, "server_protocol", wire.Protocol)
 }
 
 // Call is one request being handled.

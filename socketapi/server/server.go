@@ -61,6 +61,7 @@ type Server struct {
 	cancel   context.CancelFunc
 	remote   *ws.Server     // the remote stream's listener (nil: off)
 	remoteLn net.Listener   // its bound listener, until it serves
+	fleet    *fleetFaces    // the fleet (nil: off)
 	inflight tracker        // request goroutines
 	readers  sync.WaitGroup // connection reader goroutines
 	accept   sync.WaitGroup
@@ -182,6 +183,14 @@ func Start(ctx context.Context, opts Options) (*Server, string, error) {
 	if s.remoteLn != nil {
 		s.remote = ws.Serve(s.remoteLn, cfg.Remote, s.system, s.log)
 		s.system.SetRemoteListener(s.remote.Addr(), s.remote.TLS())
+	}
+	if s.fleet, err = s.startFleet(); err != nil {
+		s.cancel()
+		if s.remote != nil {
+			s.remote.Close(context.Background())
+		}
+		s.system.Stop()
+		return fail(err)
 	}
 	table := opts.Methods
 	if table == nil {
@@ -477,7 +486,9 @@ func (s *Server) shutdown() {
 		s.remote.Close(rctx)
 		cancel()
 	}
+	s.fleet.stopAPI()
 	s.system.Stop()
+	s.fleet.close()
 	s.closeResources()
 	s.log.Info("server stopped")
 	if s.logFile != nil {
@@ -510,8 +521,6 @@ func (s *Server) writeResponse(w *connWriter, id json.RawMessage, result any, pe
 	}
 	w.WriteNow(frame, after)
 }
-
-func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
 // ActorIDs lists the ids of every process in the actor system's registry: the actors
 // of actors/doc.go's tree, plus the library's own (futures, the event stream, dead

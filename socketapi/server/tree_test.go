@@ -69,7 +69,8 @@ func TestActorTreeMatchesDoc(t *testing.T) {
 		t.Fatalf("parsed %d nodes from actors/doc.go: %v", len(nodes), nodes)
 	}
 	srv := sockettest.NewServer(t, sockettest.WithHerdr(t), sockettest.WithConfig(`{"remote": {"listen": "127.0.0.1:0"},
-		"notify": {"targets": {"desk": {"type": "herdr"}}, "rules": [{"events": ["blocked"], "targets": ["desk"]}]}}`))
+		"notify": {"targets": {"desk": {"type": "herdr"}}, "rules": [{"events": ["blocked"], "targets": ["desk"]}]},
+		"fleet": {"host": "tree", "hub": {"listen": "127.0.0.1:0"}}}`))
 	c := srv.Client(t)
 	a, err := run(t, c, map[string]any{"path": "tree/one"})
 	if err != nil {

@@ -530,6 +530,7 @@ type agentLsCmd struct {
 	Unmanaged bool   `help:"Only unmanaged agents."`
 	All       bool   `help:"Include ended agents."`
 	Usage     bool   `help:"Add each agent's tokens and cost (the usage on its row)."`
+	Fleet     bool   `help:"List the agents of every member of the fleet, with a HOST column (docs/fleet.md)."`
 }
 
 // Run implements `orcr agent ls` (docs/cli.md §5.8): a table sorted by path (the server's
@@ -540,6 +541,9 @@ func (c *agentLsCmd) Run(a *app) error {
 	}
 	req := api.LsRequest{Pattern: c.Pattern, Agent: c.Agent, Status: c.Status,
 		Managed: c.Managed, Unmanaged: c.Unmanaged, All: c.All}
+	if c.Fleet {
+		return c.runFleet(a, req)
+	}
 	return request(a, api.AgentLs, req, func(r api.LsResult) error {
 		others := a.unlistedPrefixes(r.Agents, c.listsEveryRow())
 		table := renderLs(r.Agents, others, time.Now())

@@ -3,6 +3,7 @@ package wire
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 	"unicode/utf8"
 )
 
@@ -26,6 +27,14 @@ type Request struct {
 }
 
 var nullID = json.RawMessage("null")
+
+// UnsupportedVersion is the error for a request that declares another protocol than
+// [Protocol] (docs/protocol.md §3): environment_error unsupported_version.
+func UnsupportedVersion(declared int64) *Error {
+	return Env(CauseUnsupportedVersion,
+		"client declared socket protocol "+strconv.FormatInt(declared, 10)+" but this orcr server speaks "+strconv.Itoa(Protocol),
+		"declared_protocol", declared, "server_protocol", Protocol)
+}
 
 // NullID is the id used for replies to frames whose id could not be read.
 func NullID() json.RawMessage { return nullID }

@@ -63,6 +63,7 @@ const (
 	ReasonNotLoopback         = "not_loopback"
 	ReasonBadAddress          = "bad_address"
 	ReasonInvalidQuota        = "invalid_quota"
+	ReasonFleetNotAllowed     = "fleet_not_allowed"
 )
 
 // Values of details.reason for state_conflict.
@@ -131,6 +132,7 @@ const (
 	CauseScaffoldFailed          = "scaffold_failed"
 	CauseSkillInstallFailed      = "skill_install_failed"
 	CauseListenFailed            = "listen_failed"
+	CauseFleetUnreachable        = "fleet_unreachable"
 )
 
 // Values of details.cause for server_error.
@@ -238,6 +240,7 @@ var Reasons = []ReasonInfo{
 	{ReasonNotLoopback, InvalidRequest, "`{reason, value}` — CLI `orcr mcp --http` with a host that is not loopback, or an address that is not `host:port`, `:port` or a port ([mcp.md §1](mcp.md#1-running-it))"},
 	{ReasonInvalidQuota, InvalidRequest, "`{reason, field, value}` — `quota.record` with a provider orcr does not run, an `account` over 4096 bytes, no windows or more than 8, a window without a name, a `used_percent` outside 0–100 or a negative `resets_at` or `window_minutes` ([usage.md §7.1](usage.md#71-claudes-status-line))"},
 	{ReasonBadAddress, InvalidRequest, "`{reason, value}` — CLI `orcr mcp --http` with a host that is not loopback, or an address that is not `host:port`, `:port` or a port ([mcp.md §1](mcp.md#1-running-it))"},
+	{ReasonFleetNotAllowed, InvalidRequest, "`{reason, method, host}` — a call over the fleet to a method outside the member's `fleet.allow` ([fleet.md §4](fleet.md#4-the-api-over-the-fleet))"},
 
 	{ReasonPathInUse, StateConflict, "`{reason, current_status, occupant: {uuid, path, status}}` or `{reason, path}` (when only the unique index noticed) — agent creation at a path an active agent holds; `loop.create` under whose name live agents are"},
 	{ReasonKillInProgress, StateConflict, "`{reason, target}` — agent creation under a standing kill barrier"},
@@ -297,6 +300,7 @@ var Reasons = []ReasonInfo{
 	{CauseScaffoldFailed, EnvironmentError, "CLI only: `orcr scaffold` / `orcr skill install` could not write (`dir`)"},
 	{CauseSkillInstallFailed, EnvironmentError, "CLI only: `orcr scaffold` / `orcr skill install` could not write (`dir`)"},
 	{CauseListenFailed, EnvironmentError, "CLI only: `orcr mcp --http` could not bind its address (`address`)"},
+	{CauseFleetUnreachable, EnvironmentError, "`{cause, host}` — a call over the fleet to a member that did not answer in time, or with `orcr agent ls --fleet` no fleet at all ([fleet.md §4](fleet.md#4-the-api-over-the-fleet))"},
 
 	{CauseCursorExpired, ServerError, "a watch cursor older than the oldest replayable event (`oldest_seq`)"},
 	{CauseSQLite, ServerError, "the store's database failed"},

@@ -1,0 +1,225 @@
+package actors
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/orcr-go/orcr/actors/actorkit"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
+	"github.com/orcr-go/orcr/store"
+)
+
+// fleetPinID is the fleet publisher's retention pin (the notifier holds -1).
+const fleetPinID = -2
+
+// fleetRetry is how long the publisher waits after a failed batch (the fleet
+// unreachable, a store error) before it tries again.
+const fleetRetry = time.Second
+
+// fleetBatchTimeout bounds one batch's publishes and acks.
+const fleetBatchTimeout = 10 * time.Second
+
+// FleetPublisher is what the `fleet` actor publishes through (package fleet
+// implements it on JetStream; docs/fleet.md §5).
+type FleetPublisher interface {
+	// Published returns the highest seq of this host the stream holds (0: none).
+	Published(ctx context.Context) (int64, error)
+	// Publish publishes the events in order and returns once all are acknowledged.
+	Publish(ctx context.Context, evs []store.Event) error
+}
+
+// FleetSpec configures the fleet publisher.
+type FleetSpec struct {
+	Env       *AgentEnv // Store, DB, Log and Ops
+	Publisher FleetPublisher
+	// CursorFile holds the last seq the stream acknowledged (docs/fleet.md §5).
+	CursorFile string
+}
+
+// fleetActor is the `fleet` actor: it publishes every committed event into the fleet's
+// stream from a durable cursor. Like the notifier it subscribes to the store's commit
+// notifications and pins retention at its cursor, so an event is never trimmed before
+// the stream has it, however long the member was cut off. One batch at a time runs on
+// a goroutine (edge code): on its first batch after a start or a failure it asks the
+// stream for the last seq it holds of this host and resumes after it, so a publish
+// whose ack was lost is not sent twice; each acknowledged batch moves the cursor file.
+type fleetActor struct {
+	spec   FleetSpec
+	cursor int64
+	head   int64
+	synced bool // the cursor agrees with the stream since the last failure
+	busy   bool
+	retry  actorkit.Ticker
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+type fleetPublished struct {
+	cursor int64
+	err    error
+}
+
+type fleetRetryTick struct{ gen int64 }
+
+// NewFleetProps returns the fleet publisher's props; cursor is the stored cursor.
+func NewFleetProps(spec FleetSpec) *actor.Props {
+	return actorkit.Props(spec.Env.Log, func() actor.Actor { return &fleetActor{spec: spec} })
+}
+
+func (f *fleetActor) Receive(c actor.Context) {
+	switch m := c.Message().(type) {
+	case *actor.Started:
+		f.ctx, f.cancel = context.WithCancel(context.Background())
+		cur, err := ReadFleetCursor(f.spec.CursorFile)
+		if err != nil {
+			f.spec.Env.Log.Error("fleet: cannot read the publish cursor; resuming from the stream", "err", err)
+		}
+		f.cursor, f.head = cur, cur
+		c.Send(f.spec.Env.Store, Subscribe{PID: c.Self()})
+		c.Send(f.spec.Env.Store, Pin{ID: fleetPinID, Seq: f.cursor, Owner: c.Self()})
+		c.Request(f.spec.Env.Store, Bounds{})
+	case BoundsResult:
+		f.commit(c, m.Latest)
+	case EventsCommitted:
+		f.commit(c, m.Head)
+	case fleetPublished:
+		f.busy = false
+		if m.err != nil {
+			if f.ctx.Err() != nil {
+				return
+			}
+			f.synced = false
+			f.spec.Env.Log.Warn("fleet: cannot publish events; retrying", "cursor", f.cursor, "err", m.err)
+			f.retry.Arm(c, fleetRetry, func(gen int64) any { return fleetRetryTick{gen} })
+			return
+		}
+		f.synced = true
+		if m.cursor > f.cursor {
+			f.cursor = m.cursor
+			c.Send(f.spec.Env.Store, Pin{ID: fleetPinID, Seq: f.cursor})
+		}
+		f.publish(c)
+	case fleetRetryTick:
+		if f.retry.Current(m.gen) {
+			f.publish(c)
+		}
+	case PinDropped:
+		f.spec.Env.Log.Error("fleet: retention pin dropped; events may be missing from the fleet", "oldest", m.OldestSeq)
+	case *actor.Stopping:
+		f.retry.Stop()
+		f.cancel()
+		c.Send(f.spec.Env.Store, Unsubscribe{PID: c.Self()})
+		c.Send(f.spec.Env.Store, Unpin{ID: fleetPinID})
+	}
+}
+
+func (f *fleetActor) commit(c actor.Context, head int64) {
+	f.head = max(f.head, head)
+	f.publish(c)
+}
+
+// publish starts a batch when none runs, no retry is pending and events are waiting
+// (or the cursor has not been checked against the stream yet).
+func (f *fleetActor) publish(c actor.Context) {
+	if f.busy || f.ctx.Err() != nil || (f.synced && f.cursor >= f.head) {
+		return
+	}
+	f.retry.Stop()
+	f.busy = true
+	self, root, spec, cursor, synced, ctx := c.Self(), c.ActorSystem().Root, f.spec, f.cursor, f.synced, f.ctx
+	spec.Env.Ops.Add(1)
+	go func() {
+		defer spec.Env.Ops.Done()
+		cur, err := publishBatch(ctx, spec, cursor, synced)
+		root.Send(self, fleetPublished{cursor: cur, err: err})
+	}()
+}
+
+// publishBatch publishes the events after cursor (one batch) and stores the new
+// cursor; unsynced, it first resumes from the stream's last seq of this host. Edge code.
+func publishBatch(ctx context.Context, spec FleetSpec, cursor int64, synced bool) (int64, error) {
+	ctx, cancel := context.WithTimeout(ctx, fleetBatchTimeout)
+	defer cancel()
+	start := cursor
+	if !synced {
+		floor, err := spec.Publisher.Published(ctx)
+		if err != nil {
+			return cursor, err
+		}
+		if floor < cursor {
+			spec.Env.Log.Warn("fleet: the stream holds fewer of this host's events than were acknowledged", "stream", floor, "cursor", cursor)
+		}
+		cursor = max(cursor, floor)
+	}
+	evs, err := spec.Env.DB.EventsAfter(ctx, cursor, store.DefaultEventsBatch)
+	if err != nil || len(evs) == 0 {
+		if err == nil && cursor != start {
+			err = WriteFleetCursor(spec.CursorFile, cursor)
+		}
+		return cursor, err
+	}
+	if first := evs[0].Seq; first > cursor+1 && cursor > 0 {
+		spec.Env.Log.Error("fleet: events were trimmed before they were published", "from", cursor+1, "to", first-1)
+	}
+	if err := spec.Publisher.Publish(ctx, evs); err != nil {
+		return cursor, err
+	}
+	cursor = evs[len(evs)-1].Seq
+	return cursor, WriteFleetCursor(spec.CursorFile, cursor)
+}
+
+// ReadFleetCursor reads the publish cursor file (0 when absent: publish from the oldest
+// retained event).
+func ReadFleetCursor(path string) (int64, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	if err != nil || n < 0 {
+		return 0, wire.Internal(wire.CauseDecode, "fleet cursor file "+path+" does not hold a seq")
+	}
+	return n, nil
+}
+
+// WriteFleetCursor replaces the cursor file atomically (a temporary file renamed over
+// it), mode 0600.
+func WriteFleetCursor(path string, seq int64) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".cursor-*")
+	if err != nil {
+		return err
+	}
+	_, err = tmp.WriteString(strconv.FormatInt(seq, 10) + "\n")
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+	return err
+}
+
+// StartFleet starts the `fleet` actor, which publishes every committed event through
+// pub from the cursor in cursorFile (docs/fleet.md §5). The server calls it once, after
+// [Start], when the fleet is on.
+func (s *System) StartFleet(pub FleetPublisher, cursorFile string) error {
+	pid, err := s.sys.Root.SpawnNamed(NewFleetProps(FleetSpec{Env: s.env, Publisher: pub, CursorFile: cursorFile}), "fleet")
+	if err != nil {
+		return wire.Internal(wire.CauseActor, "cannot start the fleet publisher: "+err.Error())
+	}
+	s.fleet = pid
+	return nil
+}

@@ -1,0 +1,207 @@
+package config
+
+import (
+	"net"
+	"net/url"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// FleetDirName is the fleet's directory under the home: the hub's credential, its
+// JetStream store and the member's publish cursor (docs/fleet.md §2).
+const FleetDirName = "fleet"
+
+// DefaultFleetAllow is fleet.allow's default: the read verbs (docs/fleet.md §4).
+var DefaultFleetAllow = []string{"agent.ls", "api.snapshot"}
+
+// FleetReadVerbs are the methods fleet.allow may name in this slice: the read verbs a
+// member answers over the fleet (docs/fleet.md §4).
+var FleetReadVerbs = []string{"agent.ls", "api.snapshot"}
+
+var (
+	fleetKeys    = []string{"host", "url", "creds", "nkey", "token_file", "ca", "cert", "key", "hub", "allow"}
+	fleetHubKeys = []string{"listen", "cert", "key", "ca"}
+)
+
+// hostRe is a fleet host name: a DNS label of lowercase letters, digits and '-' (a NATS
+// subject token, and a prefix of `<host>:<path>`).
+var hostRe = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`)
+
+// ValidHost reports whether h is a valid fleet host name (docs/fleet.md §2).
+func ValidHost(h string) bool { return hostRe.MatchString(h) }
+
+// Fleet is the `fleet` section (docs/fleet.md §2). It is off unless the section is
+// present; then exactly one of URL and Hub is set.
+type Fleet struct {
+	On   bool
+	Host string // this member's name in the fleet
+	// URL is an existing NATS server or cluster ("nats://…" or "tls://…").
+	URL string
+	// The member's credential: one of a NATS .creds file, an nkey seed file or a file
+	// holding a token (the hub's generated one, docs/fleet.md §3).
+	Creds, NKey, TokenFile string
+	// CA, Cert, Key: TLS to the NATS server (CA to trust; Cert and Key for mutual TLS).
+	CA, Cert, Key string
+	Hub           *FleetHub // nil: a member of a fleet served elsewhere
+	// Allow is the methods a fleet caller may call on this member.
+	Allow []string
+}
+
+// FleetHub is `fleet.hub`: this orcr embeds the fleet's NATS server.
+type FleetHub struct {
+	Listen        string // host:port
+	Cert, Key, CA string // TLS of the listener; required off loopback
+}
+
+func (l *loader) fleet(obj map[string]any) error {
+	l.unknown("fleet", obj, fleetKeys)
+	f := &l.cfg.Fleet
+	f.On = true
+	for _, s := range []struct {
+		key string
+		dst *string
+	}{{"host", &f.Host}, {"url", &f.URL}, {"creds", &f.Creds}, {"nkey", &f.NKey}, {"token_file", &f.TokenFile},
+		{"ca", &f.CA}, {"cert", &f.Cert}, {"key", &f.Key}} {
+		v, ok, err := stringKey(obj, s.key, "fleet."+s.key)
+		if err != nil {
+			return err
+		}
+		if ok {
+			*s.dst = v
+		}
+	}
+	if v, ok := obj["hub"]; ok {
+		hobj, err := object(v, "fleet.hub")
+		if err != nil {
+			return err
+		}
+		l.unknown("fleet.hub", hobj, fleetHubKeys)
+		h := &FleetHub{}
+		for _, s := range []struct {
+			key string
+			dst *string
+		}{{"listen", &h.Listen}, {"cert", &h.Cert}, {"key", &h.Key}, {"ca", &h.CA}} {
+			v, ok, err := stringKey(hobj, s.key, "fleet.hub."+s.key)
+			if err != nil {
+				return err
+			}
+			if ok {
+				*s.dst = v
+			}
+		}
+		f.Hub = h
+	}
+	if v, ok := obj["allow"]; ok {
+		arr, isArr := v.([]any)
+		if !isArr {
+			return invalid("`fleet.allow` must be an array of method names")
+		}
+		f.Allow = []string{}
+		for i, e := range arr {
+			s, isStr := e.(string)
+			if !isStr || !slices.Contains(FleetReadVerbs, s) {
+				return invalid("`fleet.allow[" + strconv.Itoa(i) + "]` must be one of " + strings.Join(FleetReadVerbs, ", ") +
+					" (only read verbs are served over the fleet yet)")
+			}
+			if !slices.Contains(f.Allow, s) {
+				f.Allow = append(f.Allow, s)
+			}
+		}
+	}
+	return f.check()
+}
+
+// check validates a present fleet section (docs/fleet.md §2–§3).
+func (f *Fleet) check() error {
+	if f.Host == "" {
+		h, err := os.Hostname()
+		if err != nil {
+			return invalid("`fleet.host` is not set and the hostname cannot be read: " + err.Error())
+		}
+		f.Host = HostFromHostname(h)
+	}
+	if !ValidHost(f.Host) {
+		return invalid("`fleet.host` `" + f.Host + "` is not a valid host name (lowercase letters, digits and '-', at most 63)")
+	}
+	if f.Allow == nil {
+		f.Allow = slices.Clone(DefaultFleetAllow)
+	}
+	if (f.Cert == "") != (f.Key == "") {
+		return invalid("`fleet.cert` and `fleet.key` must be set together")
+	}
+	switch {
+	case f.URL != "" && f.Hub != nil:
+		return invalid("`fleet.url` and `fleet.hub` are exclusive: a member joins a fleet at url, or serves it as the hub")
+	case f.URL == "" && f.Hub == nil:
+		return invalid("`fleet` needs `fleet.url` (join a fleet) or `fleet.hub` (serve one)")
+	case f.Hub != nil:
+		return f.Hub.check()
+	}
+	return f.checkURL()
+}
+
+// creds counts the member credentials set.
+func (f *Fleet) creds() int {
+	n := 0
+	for _, s := range []string{f.Creds, f.NKey, f.TokenFile} {
+		if s != "" {
+			n++
+		}
+	}
+	return n
+}
+
+func (f *Fleet) checkURL() error {
+	u, err := url.Parse(f.URL)
+	if err != nil || u.Host == "" {
+		return invalid("`fleet.url` `" + f.URL + "` is not a URL such as nats://host:4222 or tls://host:4222")
+	}
+	if u.Scheme != "nats" && u.Scheme != "tls" {
+		return invalid("`fleet.url` `" + f.URL + "` must use the nats:// or tls:// scheme")
+	}
+	if u.User != nil {
+		return invalid("`fleet.url` must not carry a user or password; use fleet.creds, fleet.nkey or fleet.token_file")
+	}
+	switch n := f.creds(); {
+	case n == 0:
+		return invalid("`fleet.url` needs a credential: set one of fleet.creds, fleet.nkey or fleet.token_file")
+	case n > 1:
+		return invalid("`fleet.creds`, `fleet.nkey` and `fleet.token_file` are exclusive: set one")
+	}
+	if !isLoopbackHost(u.Hostname()) && u.Scheme != "tls" && f.CA == "" {
+		return invalid("`fleet.url` `" + f.URL + "` is not a loopback address and TLS is not configured; " +
+			"use a tls:// url or set fleet.ca")
+	}
+	return nil
+}
+
+func (h *FleetHub) check() error {
+	host, _, err := net.SplitHostPort(h.Listen)
+	if err != nil {
+		return invalid("`fleet.hub.listen` `" + h.Listen + "` is not a host:port address").Wrap(err)
+	}
+	if (h.Cert == "") != (h.Key == "") {
+		return invalid("`fleet.hub.cert` and `fleet.hub.key` must be set together")
+	}
+	if h.Cert == "" && !isLoopbackHost(host) {
+		return invalid("`fleet.hub.listen` `" + h.Listen + "` is not a loopback address and TLS is not configured; " +
+			"set fleet.hub.cert and fleet.hub.key (a fleet off loopback is always TLS plus credentials)")
+	}
+	return nil
+}
+
+// HostFromHostname turns a machine's hostname into a fleet host name: its first label,
+// lowercased, with characters outside [a-z0-9-] replaced by '-'.
+func HostFromHostname(h string) string {
+	h, _, _ = strings.Cut(strings.ToLower(h), ".")
+	b := []byte(h)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+			b[i] = '-'
+		}
+	}
+	return strings.Trim(string(b), "-")
+}

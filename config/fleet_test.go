@@ -1,0 +1,80 @@
+package config_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/orcr-go/orcr/config"
+)
+
+func TestParseFleet(t *testing.T) {
+	cfg, _, err := parse(t, `{}`, nil)
+	if err != nil || cfg.Fleet.On {
+		t.Fatalf("no fleet section: on=%v err=%v, want off", cfg.Fleet.On, err)
+	}
+	cfg, warns, err := parse(t, `{"fleet":{"host":"gpu1","url":"tls://nats.example:4222","creds":"/c/orcr.creds",
+		"ca":"/c/ca.pem","cert":"/c/me.pem","key":"/c/me.key","allow":["agent.ls","agent.ls"]}}`, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := config.Fleet{On: true, Host: "gpu1", URL: "tls://nats.example:4222", Creds: "/c/orcr.creds",
+		CA: "/c/ca.pem", Cert: "/c/me.pem", Key: "/c/me.key", Allow: []string{"agent.ls"}}
+	if diff := cmp.Diff(want, cfg.Fleet); diff != "" || len(warns) != 0 {
+		t.Fatalf("fleet (-want +got):\n%s\nwarnings %q", diff, warns)
+	}
+	cfg, _, err = parse(t, `{"fleet":{"hub":{"listen":"127.0.0.1:4222"}}}`, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	host, _ := os.Hostname()
+	if cfg.Fleet.Host != config.HostFromHostname(host) || !config.ValidHost(cfg.Fleet.Host) ||
+		cfg.Fleet.Hub == nil || cfg.Fleet.Hub.Listen != "127.0.0.1:4222" || !cmp.Equal(cfg.Fleet.Allow, config.DefaultFleetAllow) {
+		t.Fatalf("hub with defaults: %+v", cfg.Fleet)
+	}
+}
+
+func TestHostFromHostname(t *testing.T) {
+	for in, want := range map[string]string{"GPU1.lan": "gpu1", "build_box.example.com": "build-box", "web-2": "web-2"} {
+		if got := config.HostFromHostname(in); got != want {
+			t.Errorf("HostFromHostname(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// Bad fleet config is refused at load with a message naming the key; a fleet reachable
+// beyond loopback is never without TLS, and a member never without a credential.
+func TestParseFleetErrors(t *testing.T) {
+	tests := []struct{ name, src, msg string }{
+		{"not object", `{"fleet":1}`, "`fleet` must be a JSON object"},
+		{"neither", `{"fleet":{"host":"a"}}`, "`fleet` needs `fleet.url` (join a fleet) or `fleet.hub` (serve one)"},
+		{"both", `{"fleet":{"host":"a","url":"nats://127.0.0.1:4222","token_file":"/t","hub":{"listen":"127.0.0.1:1"}}}`,
+			"`fleet.url` and `fleet.hub` are exclusive: a member joins a fleet at url, or serves it as the hub"},
+		{"bad host", `{"fleet":{"host":"Web_1","hub":{"listen":"127.0.0.1:1"}}}`,
+			"`fleet.host` `Web_1` is not a valid host name (lowercase letters, digits and '-', at most 63)"},
+		{"host type", `{"fleet":{"host":7}}`, "`fleet.host` must be a string"},
+		{"hub public without tls", `{"fleet":{"host":"a","hub":{"listen":"0.0.0.0:4222"}}}`,
+			"`fleet.hub.listen` `0.0.0.0:4222` is not a loopback address and TLS is not configured; set fleet.hub.cert and fleet.hub.key (a fleet off loopback is always TLS plus credentials)"},
+		{"hub listen", `{"fleet":{"host":"a","hub":{"listen":"4222"}}}`, "`fleet.hub.listen` `4222` is not a host:port address"},
+		{"hub cert alone", `{"fleet":{"host":"a","hub":{"listen":"127.0.0.1:1","cert":"/c"}}}`, "`fleet.hub.cert` and `fleet.hub.key` must be set together"},
+		{"no credential", `{"fleet":{"host":"a","url":"nats://127.0.0.1:4222"}}`,
+			"`fleet.url` needs a credential: set one of fleet.creds, fleet.nkey or fleet.token_file"},
+		{"two credentials", `{"fleet":{"host":"a","url":"nats://127.0.0.1:4222","creds":"/c","nkey":"/n"}}`,
+			"`fleet.creds`, `fleet.nkey` and `fleet.token_file` are exclusive: set one"},
+		{"public url without tls", `{"fleet":{"host":"a","url":"nats://nats.example:4222","creds":"/c"}}`,
+			"`fleet.url` `nats://nats.example:4222` is not a loopback address and TLS is not configured; use a tls:// url or set fleet.ca"},
+		{"url scheme", `{"fleet":{"host":"a","url":"http://127.0.0.1:4222","creds":"/c"}}`, "`fleet.url` `http://127.0.0.1:4222` must use the nats:// or tls:// scheme"},
+		{"url user", `{"fleet":{"host":"a","url":"nats://u:p@127.0.0.1:4222","creds":"/c"}}`,
+			"`fleet.url` must not carry a user or password; use fleet.creds, fleet.nkey or fleet.token_file"},
+		{"allow write verb", `{"fleet":{"host":"a","hub":{"listen":"127.0.0.1:1"},"allow":["agent.ls","agent.kill"]}}`,
+			"`fleet.allow[1]` must be one of agent.ls, api.snapshot (only read verbs are served over the fleet yet)"},
+		{"allow type", `{"fleet":{"host":"a","hub":{"listen":"127.0.0.1:1"},"allow":"agent.ls"}}`, "`fleet.allow` must be an array of method names"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := parse(t, tt.src, nil)
+			checkEnvErr(t, "Parse("+tt.src+")", err, "config_invalid", tt.msg)
+		})
+	}
+}

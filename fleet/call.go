@@ -1,0 +1,79 @@
+package fleet
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"sync"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/orcr-go/orcr/socketapi/api/wire"
+)
+
+// HostReply is one member's answer to a fleet-wide call.
+type HostReply struct {
+	Host string
+	// Err is the member's error, or environment_error fleet_unreachable when it did not
+	// answer in time: the member may be fine, so its agents are never reported lost.
+	Err    *wire.Error
+	Result json.RawMessage
+}
+
+// Unreachable reports whether the member did not answer.
+func (h HostReply) Unreachable() bool {
+	return h.Err != nil && h.Err.Code == wire.EnvironmentError && h.Err.Cause() == wire.CauseFleetUnreachable
+}
+
+// Call calls method on host over the fleet; ctx bounds the wait.
+func (m *Member) Call(ctx context.Context, host, method string, params any) (json.RawMessage, *wire.Error) {
+	frame, err := json.Marshal(map[string]any{"protocol": wire.Protocol, "id": 1, "method": method, "params": params})
+	if err != nil {
+		return nil, wire.Internal(wire.CauseEncode, err.Error())
+	}
+	msg, err := m.nc.RequestWithContext(ctx, APISubject(host), frame)
+	if err != nil {
+		msg := "fleet member " + host + " did not answer: " + err.Error()
+		if errors.Is(err, nats.ErrNoResponders) {
+			msg = "fleet member " + host + " is not connected"
+		}
+		return nil, wire.Env(wire.CauseFleetUnreachable, msg, "host", host)
+	}
+	return DecodeReply(msg.Data)
+}
+
+// DecodeReply reads a member's response frame: its result, or its error (a frame that
+// is not a response is server_error decode).
+func DecodeReply(data []byte) (json.RawMessage, *wire.Error) {
+	var f wire.ReplyFrame
+	if err := json.Unmarshal(data, &f); err != nil || f.OK == nil {
+		return nil, wire.Internal(wire.CauseDecode, "fleet: a member's reply is not a response frame")
+	}
+	if e := f.Err(); e != nil {
+		return nil, e
+	}
+	return f.Result, nil
+}
+
+// CallAll calls method on every registered member at once and returns their replies in
+// host order; ctx bounds the wait for each.
+func (m *Member) CallAll(ctx context.Context, method string, params any) ([]HostReply, error) {
+	hosts, err := m.Members(ctx)
+	if err != nil {
+		return nil, wire.Env(wire.CauseFleetUnreachable, "fleet: cannot list the members: "+err.Error())
+	}
+	slices.Sort(hosts)
+	out := make([]HostReply, len(hosts))
+	var wg sync.WaitGroup
+	for i, h := range hosts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := m.Call(ctx, h, method, params)
+			out[i] = HostReply{Host: h, Err: err, Result: res}
+		}()
+	}
+	wg.Wait()
+	return out, nil
+}

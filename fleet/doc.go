@@ -1,0 +1,35 @@
+// Package fleet is orcr's fleet layer on NATS JetStream (docs/fleet.md): the embedded hub
+// ([StartHub]), a member's connection ([Connect]), the publisher of its committed events
+// into the ORCR_EVENTS stream ([Publisher], driven by the `fleet` actor of package
+// actors), the API a member answers on orcr.api.<host> ([Serve]) and the fleet-wide
+// calls of the CLI ([Member.Ls]). Only this package, and the server that wires it,
+// import NATS.
+package fleet
+
+// Names on the NATS side (docs/fleet.md §1).
+const (
+	// Stream is the JetStream stream of every member's committed events.
+	Stream = "ORCR_EVENTS"
+	// MembersBucket is the JetStream KV bucket of members: host → MemberInfo.
+	MembersBucket = "ORCR_MEMBERS"
+	// HubTokenName is the hub's generated credential under <home>/fleet (0600).
+	HubTokenName = "hub.token"
+	// MemberIDName is this home's member id under <home>/fleet.
+	MemberIDName = "member.id"
+	// CursorName is a member's publish cursor under <home>/fleet.
+	CursorName = "publish.cursor"
+	// HubURLName is where the hub writes the address it listens on, under <home>/fleet.
+	HubURLName = "hub.url"
+	// JetStreamDirName is the hub's JetStream store under <home>/fleet.
+	JetStreamDirName = "jetstream"
+)
+
+// EventSubject is the subject a host's events are published on.
+func EventSubject(host string) string { return "orcr.events." + host }
+
+// APISubject is the request subject a host answers its API on.
+func APISubject(host string) string { return "orcr.api." + host }
+
+// MsgID is the Nats-Msg-Id of a host's event seq: JetStream drops a second publish of
+// the same id within the stream's duplicate window.
+func MsgID(host string, seq int64) string { return host + ":" + itoa(seq) }

@@ -1,0 +1,341 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/orcr-go/orcr/config"
+	"github.com/orcr-go/orcr/fleet"
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
+	"github.com/orcr-go/orcr/socketapi/sockettest"
+	"github.com/orcr-go/orcr/tests/poll"
+)
+
+// fleetHub starts an orcr that serves the fleet (fleet.hub on loopback) and returns it
+// with its address and the path of its generated token.
+func fleetHub(t *testing.T, host string) (*sockettest.Server, string, string) {
+	t.Helper()
+	hub := sockettest.NewServer(t, sockettest.WithConfig(`{"fleet": {"host": "`+host+`", "hub": {"listen": "127.0.0.1:0"}}}`))
+	tok := filepath.Join(hub.Home, config.FleetDirName, fleet.HubTokenName)
+	fi, err := os.Stat(tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Fatalf("hub token mode %v, want 0600", fi.Mode().Perm())
+	}
+	return hub, hub.FleetHubURL(), tok
+}
+
+// fleetMemberConfig is a member's config.json joining the hub at url with its token.
+func fleetMemberConfig(host, url, tokenFile string) string {
+	return fmt.Sprintf(`{"fleet": {"host": %q, "url": %q, "token_file": %q}}`, host, url, tokenFile)
+}
+
+// dialFleet connects a client to the fleet with the hub's token.
+func dialFleet(t *testing.T, url, tokenFile string) *fleet.Member {
+	t.Helper()
+	m, err := fleet.Dial(config.Fleet{Host: "probe", TokenFile: tokenFile}, url, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(m.Close)
+	return m
+}
+
+// Three members on one machine, each its own home, with an embedded hub: a fleet-wide
+// agent.ls sees every host's agents under its host, a write verb is refused by the
+// default allow policy and changes nothing, a host nobody serves is unreachable.
+func TestFleetLsAcrossHosts(t *testing.T) {
+	t.Parallel()
+	hub, url, tok := fleetHub(t, "hub")
+	web := sockettest.NewServer(t, sockettest.WithConfig(fleetMemberConfig("web", url, tok)))
+	gpu := sockettest.NewServer(t, sockettest.WithConfig(fleetMemberConfig("gpu1", url, tok)))
+	setAgent(t, hub.Client(t), "0190a000-0000-7000-8000-0000000000a1", "hubwork/one", "idle")
+	setAgent(t, web.Client(t), "0190a000-0000-7000-8000-0000000000b1", "webwork/two", "working")
+	setAgent(t, gpu.Client(t), "0190a000-0000-7000-8000-0000000000c1", "gpuwork/three", "idle")
+
+	m := dialFleet(t, url, tok)
+	want := map[string]string{"hub": "hubwork/one", "web": "webwork/two", "gpu1": "gpuwork/three"}
+	var got map[string][]string
+	poll.Eventually(t, 20*time.Second, "agent.ls over the fleet lists every host's agents", func() bool {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		replies, err := m.CallAll(ctx, "agent.ls", map[string]any{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = map[string][]string{}
+		for _, r := range replies {
+			if r.Err != nil {
+				return false
+			}
+			var ls api.LsResult
+			if err := json.Unmarshal(r.Result, &ls); err != nil {
+				t.Fatal(err)
+			}
+			for _, a := range ls.Agents {
+				got[r.Host] = append(got[r.Host], a.Path)
+			}
+		}
+		return len(got) == 3
+	})
+	for host, path := range want {
+		if !slices.Equal(got[host], []string{path}) {
+			t.Fatalf("host %s lists %v, want [%s] (all: %v)", host, got[host], path, got)
+		}
+	}
+
+	ctx := context.Background()
+	_, werr := m.Call(ctx, "web", "agent.kill", map[string]any{"targets": []string{"webwork/two"}, "force": true})
+	if werr == nil || werr.Code != wire.InvalidRequest || werr.Reason() != wire.ReasonFleetNotAllowed || werr.Details["method"] != "agent.kill" {
+		t.Fatalf("agent.kill over the fleet: %v, want invalid_request fleet_not_allowed naming the method", werr)
+	}
+	var ls api.LsResult
+	if err := web.Client(t).Call(ctx, "agent.ls", map[string]any{}, &ls); err != nil {
+		t.Fatal(err)
+	}
+	if len(ls.Agents) != 1 || ls.Agents[0].Status != "working" {
+		t.Fatalf("web's agents after a refused kill: %+v", ls.Agents)
+	}
+	// api.snapshot is a read verb of the default policy.
+	raw, werr := m.Call(ctx, "gpu1", "api.snapshot", nil)
+	var snap api.Snapshot
+	if werr != nil || json.Unmarshal(raw, &snap) != nil || len(snap.Agents) != 1 || snap.Agents[0].Path != "gpuwork/three" || snap.SnapshotSeq < 1 {
+		t.Fatalf("api.snapshot of gpu1 over the fleet: %s %v", raw, werr)
+	}
+	// The envelope is the socket's: an unknown method is unknown_method.
+	if _, werr := m.Call(ctx, "web", "agent.fly", nil); werr == nil || werr.Reason() != wire.ReasonUnknownMethod {
+		t.Fatalf("agent.fly over the fleet: %v, want unknown_method", werr)
+	}
+	short, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	if _, werr := m.Call(short, "ghost", "agent.ls", nil); werr == nil || werr.Cause() != wire.CauseFleetUnreachable || werr.Details["host"] != "ghost" {
+		t.Fatalf("a call to a host nobody serves: %v, want environment_error fleet_unreachable", werr)
+	}
+}
+
+// A client without the hub's credential, or with a wrong one, is refused.
+func TestFleetRefusesWithoutCredential(t *testing.T) {
+	t.Parallel()
+	_, url, _ := fleetHub(t, "hub")
+	if m, err := fleet.Dial(config.Fleet{Host: "probe"}, url, ""); err == nil {
+		m.Close()
+		t.Fatal("a client without a credential joined the fleet")
+	}
+	bad := filepath.Join(t.TempDir(), "bad.token")
+	if err := os.WriteFile(bad, []byte("not-the-token\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	m, err := fleet.Dial(config.Fleet{Host: "probe", TokenFile: bad}, url, "")
+	if err == nil {
+		m.Close()
+		t.Fatal("a client with a wrong token joined the fleet")
+	}
+	if !wire.Is(err, wire.EnvironmentError, wire.CauseServerUnreachable) {
+		t.Fatalf("wrong token: %v, want environment_error server_unreachable", err)
+	}
+}
+
+// streamSeqs reads every event of host from the stream, in stream order.
+func streamSeqs(t *testing.T, url, tokenFile, host string) []int64 {
+	t.Helper()
+	tok, err := fleet.ReadToken(tokenFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc, err := nats.Connect(url, nats.Token(tok))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cons, err := js.OrderedConsumer(ctx, fleet.Stream, jetstream.OrderedConsumerConfig{FilterSubjects: []string{fleet.EventSubject(host)}})
+	if err != nil {
+		return nil // no stream yet
+	}
+	info, err := cons.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seqs []int64
+	for n := info.NumPending; n > 0; {
+		batch, err := cons.FetchNoWait(int(n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for msg := range batch.Messages() {
+			ev, err := fleet.DecodeEventMsg(msg.Data())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := fleet.MsgID(host, ev.Seq); msg.Headers().Get(jetstream.MsgIDHeader) != want {
+				t.Fatalf("event %d has msg id %q, want %q", ev.Seq, msg.Headers().Get(jetstream.MsgIDHeader), want)
+			}
+			seqs = append(seqs, ev.Seq)
+			n--
+		}
+	}
+	return seqs
+}
+
+// snapshotSeq is the member's latest committed event.
+func snapshotSeq(t *testing.T, srv *sockettest.Server) int64 {
+	t.Helper()
+	var snap api.Snapshot
+	if err := srv.Client(t).Call(context.Background(), "api.snapshot", nil, &snap); err != nil {
+		t.Fatal(err)
+	}
+	return snap.SnapshotSeq
+}
+
+// gapless reports whether seqs is exactly 1..head.
+func gapless(seqs []int64, head int64) bool {
+	if int64(len(seqs)) != head {
+		return false
+	}
+	for i, s := range seqs {
+		if s != int64(i+1) {
+			return false
+		}
+	}
+	return true
+}
+
+// A member's committed events reach the stream once each, with no gap, across a
+// restart whose cursor file lags the stream (an ack lost before the cursor was stored):
+// it resumes from the stream's last seq of its host, not from its file.
+func TestFleetEventsNoGapNoDuplicateAcrossRestart(t *testing.T) {
+	t.Parallel()
+	_, url, tok := fleetHub(t, "hub")
+	home := sockettest.TempHome(t)
+	cfg := fleetMemberConfig("web", url, tok)
+	web := sockettest.NewServer(t, sockettest.WithHome(home), sockettest.WithConfig(cfg))
+	for i := range 5 {
+		setAgent(t, web.Client(t), fmt.Sprintf("0190a000-0000-7000-8000-0000000001%02d", i), fmt.Sprintf("ev/a%d", i), "idle")
+	}
+	head := snapshotSeq(t, web)
+	if head < 5 {
+		t.Fatalf("head %d after five agents", head)
+	}
+	var seqs []int64
+	poll.Eventually(t, 20*time.Second, "every event of web in the stream", func() bool {
+		seqs = streamSeqs(t, url, tok, "web")
+		return len(seqs) >= int(head)
+	})
+	if !gapless(seqs, head) {
+		t.Fatalf("stream holds %v, want 1..%d once each", seqs, head)
+	}
+	web.Stop()
+	if err := web.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	cursor := filepath.Join(home, config.FleetDirName, fleet.CursorName)
+	if got, err := os.ReadFile(cursor); err != nil || string(got) != fmt.Sprintf("%d\n", head) {
+		t.Fatalf("cursor file %q (%v), want %d", got, err, head)
+	}
+	// The cursor file lags: the acks of the last batch were lost.
+	if err := os.WriteFile(cursor, []byte("1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	web = sockettest.NewServer(t, sockettest.WithHome(home))
+	for i := range 3 {
+		setAgent(t, web.Client(t), fmt.Sprintf("0190a000-0000-7000-8000-0000000002%02d", i), fmt.Sprintf("ev/b%d", i), "idle")
+	}
+	head = snapshotSeq(t, web)
+	poll.Eventually(t, 20*time.Second, "the events after the restart in the stream", func() bool {
+		seqs = streamSeqs(t, url, tok, "web")
+		return len(seqs) >= int(head)
+	})
+	if !gapless(seqs, head) {
+		t.Fatalf("stream holds %v after the restart, want 1..%d once each", seqs, head)
+	}
+}
+
+// A member cut off from the fleet keeps working locally; when the hub comes back (same
+// home, same port, its stream on disk) the member catches up from its cursor: the stream
+// holds every event of the member once, with no gap.
+func TestFleetMemberCatchesUpAfterHubRestart(t *testing.T) {
+	t.Parallel()
+	hub, url, tok := fleetHub(t, "hub")
+	web := sockettest.NewServer(t, sockettest.WithConfig(fleetMemberConfig("web", url, tok)))
+	c := web.Client(t)
+	setAgent(t, c, "0190a000-0000-7000-8000-000000000301", "cut/before", "idle")
+	poll.Eventually(t, 20*time.Second, "web's first events in the stream", func() bool {
+		return gapless(streamSeqs(t, url, tok, "web"), snapshotSeq(t, web))
+	})
+	hub.Stop()
+	if err := hub.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	// Cut off: the member still serves its own socket and commits.
+	for i := range 3 {
+		setAgent(t, c, fmt.Sprintf("0190a000-0000-7000-8000-0000000003%02d", 10+i), fmt.Sprintf("cut/during%d", i), "working")
+	}
+	var ls api.LsResult
+	if err := c.Call(context.Background(), "agent.ls", map[string]any{}, &ls); err != nil || len(ls.Agents) != 4 {
+		t.Fatalf("agent.ls on a member cut off: %d agents, %v", len(ls.Agents), err)
+	}
+	_, port, _ := strings.Cut(strings.TrimPrefix(url, "nats://"), ":")
+	sockettest.NewServer(t, sockettest.WithHome(hub.Home),
+		sockettest.WithConfig(`{"fleet": {"host": "hub", "hub": {"listen": "127.0.0.1:`+port+`"}}}`))
+	head := snapshotSeq(t, web)
+	var seqs []int64
+	poll.Eventually(t, 30*time.Second, "web caught up after the hub came back", func() bool {
+		seqs = streamSeqs(t, url, tok, "web")
+		return len(seqs) >= int(head)
+	})
+	if !gapless(seqs, head) {
+		t.Fatalf("stream holds %v, want 1..%d once each", seqs, head)
+	}
+}
+
+// A second orcr claiming a host another home registered publishes nothing: its events
+// would otherwise be dropped as duplicates of the first one's, or mixed into its seqs.
+func TestFleetRefusesATakenHost(t *testing.T) {
+	t.Parallel()
+	_, url, tok := fleetHub(t, "hub")
+	web := sockettest.NewServer(t, sockettest.WithConfig(fleetMemberConfig("web", url, tok)))
+	setAgent(t, web.Client(t), "0190a000-0000-7000-8000-000000000401", "one/a", "idle")
+	poll.Eventually(t, 20*time.Second, "web registered and published", func() bool {
+		return gapless(streamSeqs(t, url, tok, "web"), snapshotSeq(t, web))
+	})
+	var log sockettest.SyncBuffer
+	twin := sockettest.NewServer(t, sockettest.WithConfig(fleetMemberConfig("web", url, tok)),
+		sockettest.WithLog(slog.New(slog.NewTextHandler(&log, nil))))
+	for i := range 3 {
+		setAgent(t, twin.Client(t), fmt.Sprintf("0190a000-0000-7000-8000-0000000004%02d", 10+i), fmt.Sprintf("two/b%d", i), "idle")
+	}
+	poll.Eventually(t, 20*time.Second, "the twin refused by the members bucket", func() bool {
+		return strings.Contains(log.String(), "fleet host web is registered by another orcr")
+	})
+	if seqs, head := streamSeqs(t, url, tok, "web"), snapshotSeq(t, web); !gapless(seqs, head) {
+		t.Fatalf("stream holds %v for web, want web's own 1..%d", seqs, head)
+	}
+	// Calls to web reach the first web only.
+	m := dialFleet(t, url, tok)
+	for range 5 {
+		raw, werr := m.Call(context.Background(), "web", "agent.ls", map[string]any{})
+		var ls api.LsResult
+		if werr != nil || json.Unmarshal(raw, &ls) != nil || len(ls.Agents) != 1 || ls.Agents[0].Path != "one/a" {
+			t.Fatalf("agent.ls of web: %s %v, want the first web's one/a", raw, werr)
+		}
+	}
+}
