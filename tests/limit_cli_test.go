@@ -10,16 +10,17 @@ import (
 )
 
 // Rate-limit-aware admission through the real binary (docs/lifecycle.md §7.6): a mock
-// agent stops at a usage limit whose message names a reset 4 s away; `server status`
+// agent stops at a usage limit whose message names a reset 15 s away (at 4 s, a loaded
+// machine once recorded the pause so late that it ended between two polls); `server status`
 // shows the provider paused and when it resumes, the next agent of that provider stays
 // queued — also across `server stop` and an auto-started server — and its `agent wait`
 // settles once the reset passed.
 func TestLimitPauseShownAndDurable(t *testing.T) {
 	t.Parallel()
 	h, _ := herdrHome(t, `{"timings":{"limit_backoff":"1h"}}`)
-	h.jsonRun(t, "agent.run", 0, "agent", "run", "-a", "mock", "--path", "lim/cli", "-p", "limit=Usage_limit_reached,_try_again_in_4_seconds")
+	h.jsonRun(t, "agent.run", 0, "agent", "run", "-a", "mock", "--path", "lim/cli", "-p", "limit=Usage_limit_reached,_try_again_in_15_seconds")
 	var until int64
-	poll.Eventually(t, 20*time.Second, "mock paused in server status --json", func() bool {
+	poll.Eventually(t, 30*time.Second, "mock paused in server status --json", func() bool {
 		_, res, _ := h.run("server", "status", "--json").envelope(t)
 		paused, _ := res["paused"].([]any)
 		if len(paused) != 1 {
