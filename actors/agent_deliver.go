@@ -342,10 +342,12 @@ func (w *agentWork) submit(target, prompt string, plan SubmitPlan) (counter, err
 		case seen:
 			cancel()
 			return base, nil // it was there and is gone: submitted
-		case written():
-			// Never seen on screen, but the provider wrote its transcript after the
-			// Enter: it took the input (gemini redraws its screen while it does), and
-			// typing it again would leave a second copy queued or in its input box.
+		case written() && w.transcriptHolds(target, probe):
+			// Never seen on screen, but the provider wrote this prompt to its
+			// transcript after the Enter: it took the input (gemini redraws its screen
+			// while it does), and typing it again would leave a second copy queued or
+			// in its input box. A write alone is no evidence: a resumed gemini writes
+			// its session file as it starts, before it reads what was typed.
 			cancel()
 			return base, nil
 		case retypes < plan.Attempts:
@@ -373,6 +375,20 @@ func (w *agentWork) transcriptWritten(target string) func() bool {
 		now, ok := w.transcriptMtime(target)
 		return ok && now > before
 	}
+}
+
+// transcriptHolds reports whether the agent's transcript's last user text contains
+// probe (a prompt's probe, [promptProbe]).
+func (w *agentWork) transcriptHolds(target, probe string) bool {
+	if probe == "" {
+		return false
+	}
+	path, ok := w.locateAt(target)
+	if !ok {
+		return false
+	}
+	text, ok := w.env.Transcripts.LastPrompt(w.st.Provider, path)
+	return ok && strings.Contains(text, probe)
 }
 
 // transcriptMtime is the agent's transcript's mtime (unix ms), if it can be located

@@ -306,18 +306,10 @@ func (w *agentWork) deliveryEvidence(target, probe string, base counter, since i
 // text holds probe: the provider took that prompt. A transcript merely written is not
 // enough (a TUI writes it when it starts).
 func (w *agentWork) transcriptEndsWith(target, probe string, since int64) bool {
-	if probe == "" {
-		return false
-	}
-	path, ok := w.locateAt(target)
-	if !ok {
-		return false
-	}
 	if at, ok := w.transcriptMtime(target); !ok || at <= since {
 		return false
 	}
-	text, ok := w.env.Transcripts.LastPrompt(w.st.Provider, path)
-	return ok && strings.Contains(text, probe)
+	return w.transcriptHolds(target, probe)
 }
 
 // undoTurn closes a cut-off delivery as not submitted and undoes its turn seq: the row

@@ -498,6 +498,28 @@ func TestSlowFirstScreenTypedOnce(t *testing.T) {
 	}
 }
 
+// TestDroppedPromptTypedAgainDespiteTranscriptWrite: a TUI that drops a prompt but
+// writes its transcript meanwhile (a resumed gemini writes its session file as it
+// starts) has not taken it: only a transcript that holds the prompt counts, so the
+// confirmation loop types it again and the turn runs (docs/lifecycle.md §9.2). Taken
+// for delivered, the prompt was lost and the turn answered with the one before.
+func TestDroppedPromptTypedAgainDespiteTranscriptWrite(t *testing.T) {
+	t.Parallel() // mostly waits (turn windows): see main_test.go
+	h, _ := herdrHome(t, `{"integrations": {"mock": {"submit_confirm_ms": 6000, "submit_attempts": 6}}}`)
+	h.env = append(h.env, "ORCR_MOCK_NO_ECHO=1", "ORCR_MOCK_DROP_FIRST_SENDS=1", "ORCR_MOCK_DROP_TOUCHES=1")
+	uid, _ := runAgent(t, h, "-a", "mock", "--name", "deaf", "-p", "say=first no_working")
+	transcript := filepath.Join(h.dir, "data", "deaf", uid, provider.MockTranscriptFile)
+	var b []byte
+	poll.Eventually(t, 30*time.Second, "the first turn to complete", func() bool {
+		b, _ = os.ReadFile(transcript)
+		rows := h.lsRows(t, "deaf")
+		return bytes.Contains(b, []byte(`first\nDONE`)) && len(rows) == 1 && rows[0].Status == "idle"
+	}, func() string { return string(b) })
+	if n := bytes.Count(b, []byte(`"type":"user"`)); n != 1 {
+		t.Errorf("the mock got %d prompts, want 1:\n%s", n, b)
+	}
+}
+
 // TestTakenPromptNotShownTypedOnce: a TUI that takes a prompt without showing it (gemini
 // redraws its whole screen as it does, and a poll can land in that gap) has written its
 // transcript, so the confirmation loop takes the prompt as delivered and never types it

@@ -143,6 +143,9 @@ func (a *agent) submit() bool {
 	case a.dropped < a.cfg.dropFirst:
 		a.dropped++
 		a.log.Printf("dropped send %d/%d: %q", a.dropped, a.cfg.dropFirst, clip(text, 200))
+		if a.cfg.dropTouches {
+			a.tr.touch()
+		}
 		return false
 	}
 	if _, ok := modelCommand(text); ok {

@@ -136,6 +136,18 @@ func (t *transcript) create() {
 	f.Close()
 }
 
+// touch creates the transcript if need be and sets its mtime to now, writing nothing.
+func (t *transcript) touch() {
+	t.create()
+	if t.path == "" {
+		return
+	}
+	now := time.Now()
+	if err := os.Chtimes(t.path, now, now); err != nil {
+		t.logf("transcript touch: %v", err)
+	}
+}
+
 // append writes lines now, after any pending delayed lines.
 func (t *transcript) append(lines ...transcriptLine) {
 	t.mu.Lock()
