@@ -333,6 +333,15 @@ func (w *agentWork) submit(target, prompt string, plan SubmitPlan) (counter, err
 			// the real TUIs keep the prompt on screen above the input box.
 			return base, nil
 		}
+		// Never shown but the transcript written since the Enter: holding this prompt,
+		// the provider took it (gemini redraws its whole screen as it does); written
+		// moments ago without it, the provider may be writing it now (qwen writes
+		// telemetry lines after a turn), so look again rather than type it twice.
+		taken, writing := false, false
+		if !shown && !seen && written() {
+			taken = w.transcriptHolds(target, probe)
+			writing = !taken && w.writtenWithin(target, transcriptQuiet)
+		}
 		ctx, cancel := w.herdrCtx()
 		switch {
 		case shown:
@@ -342,14 +351,14 @@ func (w *agentWork) submit(target, prompt string, plan SubmitPlan) (counter, err
 		case seen:
 			cancel()
 			return base, nil // it was there and is gone: submitted
-		case written() && w.transcriptHolds(target, probe):
-			// Never seen on screen, but the provider wrote this prompt to its
-			// transcript after the Enter: it took the input (gemini redraws its screen
-			// while it does), and typing it again would leave a second copy queued or
-			// in its input box. A write alone is no evidence: a resumed gemini writes
-			// its session file as it starts, before it reads what was typed.
+		case taken:
+			// Typing it again would leave a second copy queued or in its input box.
 			cancel()
 			return base, nil
+		case writing:
+			// A write alone is no evidence (a resumed gemini writes its session file as
+			// it starts, before it reads what was typed): once the transcript has been
+			// quiet for transcriptQuiet, a prompt it does not hold was dropped.
 		case retypes < plan.Attempts:
 			// Never shown: the text itself was dropped. Type it again (never after it
 			// was seen once, so it is not typed twice).
@@ -375,6 +384,17 @@ func (w *agentWork) transcriptWritten(target string) func() bool {
 		now, ok := w.transcriptMtime(target)
 		return ok && now > before
 	}
+}
+
+// transcriptQuiet is how long after its last write a transcript that does not hold a
+// prompt never seen on screen is taken to mean the prompt was dropped
+// (docs/lifecycle.md §9.2).
+const transcriptQuiet = 2 * time.Second
+
+// writtenWithin reports whether the agent's transcript was written less than d ago.
+func (w *agentWork) writtenWithin(target string, d time.Duration) bool {
+	at, ok := w.transcriptMtime(target)
+	return ok && time.Since(time.UnixMilli(at)) < d
 }
 
 // transcriptHolds reports whether the agent's transcript's last user text contains

@@ -520,6 +520,37 @@ func TestDroppedPromptTypedAgainDespiteTranscriptWrite(t *testing.T) {
 	}
 }
 
+// TestTakenPromptWrittenLaterTypedOnce: a TUI that takes a prompt without showing it
+// and writes its transcript at once but the prompt's own line only later (qwen writes
+// telemetry lines first) is given time: a transcript written moments ago that does not
+// hold the prompt yet is no reason to type it again (docs/lifecycle.md §9.2). Typed
+// again, the model got the prompt twice.
+func TestTakenPromptWrittenLaterTypedOnce(t *testing.T) {
+	t.Parallel() // mostly waits (turn windows): see main_test.go
+	h, _ := herdrHome(t, `{"integrations": {"mock": {"submit_confirm_ms": 6000, "submit_attempts": 6}}}`)
+	h.env = append(h.env, "ORCR_MOCK_NO_ECHO=1", "ORCR_MOCK_TAKE_TOUCHES=1")
+	uid, _ := runAgent(t, h, "-a", "mock", "--name", "slow", "-p", "say=first no_working turn_ms=1500")
+	transcript := filepath.Join(h.dir, "data", "slow", uid, provider.MockTranscriptFile)
+	var b []byte
+	poll.Eventually(t, 30*time.Second, "the first turn to complete", func() bool {
+		b, _ = os.ReadFile(transcript)
+		rows := h.lsRows(t, "slow")
+		return bytes.Contains(b, []byte(`first\nDONE`)) && len(rows) == 1 && rows[0].Status == "idle"
+	}, func() string { return string(b) })
+	// A second copy would be queued behind the first turn: give it that turn's time.
+	if r := h.run("agent", "send", "slow", "say=second no_working"); r.exit != 0 {
+		t.Fatalf("agent send: exit %d: %s", r.exit, r.stderr)
+	}
+	poll.Eventually(t, 30*time.Second, "the second turn to complete", func() bool {
+		b, _ = os.ReadFile(transcript)
+		rows := h.lsRows(t, "slow")
+		return bytes.Contains(b, []byte(`second\nDONE`)) && len(rows) == 1 && rows[0].Status == "idle"
+	}, func() string { return string(b) })
+	if n := bytes.Count(b, []byte(`"text":"say=first`)); n != 1 {
+		t.Errorf("the mock got the first prompt %d times, want 1:\n%s", n, b)
+	}
+}
+
 // TestTakenPromptNotShownTypedOnce: a TUI that takes a prompt without showing it (gemini
 // redraws its whole screen as it does, and a poll can land in that gap) has written its
 // transcript, so the confirmation loop takes the prompt as delivered and never types it

@@ -390,6 +390,9 @@ func (a *agent) turn(prompt string) {
 	resp := response(prompt, p)
 	a.scr.setTitle("")
 	a.log.Printf("turn %q (%d bytes): %+v", clip(prompt, 200), len(prompt), p)
+	if a.cfg.takeTouches {
+		a.tr.touch()
+	}
 	if !a.cfg.noEcho {
 		a.scr.addLines(quote(prompt))
 	}

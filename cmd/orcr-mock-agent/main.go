@@ -66,6 +66,7 @@
 //	ORCR_MOCK_BANNER               banner text (default "orcr-mock-agent ready")
 //	ORCR_MOCK_DROP_FIRST_SENDS     silently discard the first N non-blank prompts
 //	ORCR_MOCK_DROP_TOUCHES         a dropped prompt touches the transcript (its mtime), like a resumed gemini writing its session file as it starts
+//	ORCR_MOCK_TAKE_TOUCHES         a taken prompt touches the transcript (its mtime) at once, its user line written only later, like qwen writing telemetry lines
 //	ORCR_MOCK_DELAY_WORKING_MS     stay idle this long after a prompt before reporting working
 //	ORCR_MOCK_NO_ECHO              never show a taken prompt ("> <prompt>"), like a TUI caught redrawing its screen as it takes one
 //	ORCR_MOCK_START_DELAY_MS       after taking the terminal (raw mode), draw nothing and read nothing this long, like a TUI that boots slowly
@@ -226,6 +227,7 @@ type config struct {
 	exitAfter        int // 0 = never; ORCR_MOCK_ONCE makes it 1
 	dropFirst        int
 	dropTouches      bool // ORCR_MOCK_DROP_TOUCHES: a dropped prompt touches the transcript
+	takeTouches      bool // ORCR_MOCK_TAKE_TOUCHES: a taken prompt touches the transcript at once
 	delayWorkingMS   int
 	noEcho           bool
 	startDelayMS     int
@@ -283,6 +285,7 @@ func loadConfig(getenv func(string) string, logf func(string, ...any)) config {
 		exitAfter:        intKnob("ORCR_MOCK_EXIT_AFTER", 0, 1<<31-1),
 		dropFirst:        intKnob("ORCR_MOCK_DROP_FIRST_SENDS", 0, 1<<31-1),
 		dropTouches:      boolKnob("ORCR_MOCK_DROP_TOUCHES"),
+		takeTouches:      boolKnob("ORCR_MOCK_TAKE_TOUCHES"),
 		delayWorkingMS:   intKnob("ORCR_MOCK_DELAY_WORKING_MS", 0, maxDirectiveMS),
 		noEcho:           boolKnob("ORCR_MOCK_NO_ECHO"),
 		startDelayMS:     intKnob("ORCR_MOCK_START_DELAY_MS", 0, maxDirectiveMS),
