@@ -498,6 +498,19 @@ func TestSlowFirstScreenTypedOnce(t *testing.T) {
 	}
 }
 
+// mockTurnDone waits until the mock agent name is idle and its transcript holds the
+// answer "<word>\nDONE", and returns the transcript.
+func mockTurnDone(t *testing.T, h *home, name, transcript, word string) []byte {
+	t.Helper()
+	var b []byte
+	poll.Eventually(t, 30*time.Second, "the turn answering "+word+" to complete", func() bool {
+		b, _ = os.ReadFile(transcript)
+		rows := h.lsRows(t, name)
+		return bytes.Contains(b, []byte(word+`\nDONE`)) && len(rows) == 1 && rows[0].Status == "idle"
+	}, func() string { return string(b) })
+	return b
+}
+
 // TestDroppedPromptTypedAgainDespiteTranscriptWrite: a TUI that drops a prompt but
 // writes its transcript meanwhile (a resumed gemini writes its session file as it
 // starts) has not taken it: only a transcript that holds the prompt counts, so the
@@ -509,12 +522,7 @@ func TestDroppedPromptTypedAgainDespiteTranscriptWrite(t *testing.T) {
 	h.env = append(h.env, "ORCR_MOCK_NO_ECHO=1", "ORCR_MOCK_DROP_FIRST_SENDS=1", "ORCR_MOCK_DROP_TOUCHES=1")
 	uid, _ := runAgent(t, h, "-a", "mock", "--name", "deaf", "-p", "say=first no_working")
 	transcript := filepath.Join(h.dir, "data", "deaf", uid, provider.MockTranscriptFile)
-	var b []byte
-	poll.Eventually(t, 30*time.Second, "the first turn to complete", func() bool {
-		b, _ = os.ReadFile(transcript)
-		rows := h.lsRows(t, "deaf")
-		return bytes.Contains(b, []byte(`first\nDONE`)) && len(rows) == 1 && rows[0].Status == "idle"
-	}, func() string { return string(b) })
+	b := mockTurnDone(t, h, "deaf", transcript, "first")
 	if n := bytes.Count(b, []byte(`"type":"user"`)); n != 1 {
 		t.Errorf("the mock got %d prompts, want 1:\n%s", n, b)
 	}
@@ -531,21 +539,12 @@ func TestTakenPromptWrittenLaterTypedOnce(t *testing.T) {
 	h.env = append(h.env, "ORCR_MOCK_NO_ECHO=1", "ORCR_MOCK_TAKE_TOUCHES=1")
 	uid, _ := runAgent(t, h, "-a", "mock", "--name", "slow", "-p", "say=first no_working turn_ms=1500")
 	transcript := filepath.Join(h.dir, "data", "slow", uid, provider.MockTranscriptFile)
-	var b []byte
-	poll.Eventually(t, 30*time.Second, "the first turn to complete", func() bool {
-		b, _ = os.ReadFile(transcript)
-		rows := h.lsRows(t, "slow")
-		return bytes.Contains(b, []byte(`first\nDONE`)) && len(rows) == 1 && rows[0].Status == "idle"
-	}, func() string { return string(b) })
+	mockTurnDone(t, h, "slow", transcript, "first")
 	// A second copy would be queued behind the first turn: give it that turn's time.
 	if r := h.run("agent", "send", "slow", "say=second no_working"); r.exit != 0 {
 		t.Fatalf("agent send: exit %d: %s", r.exit, r.stderr)
 	}
-	poll.Eventually(t, 30*time.Second, "the second turn to complete", func() bool {
-		b, _ = os.ReadFile(transcript)
-		rows := h.lsRows(t, "slow")
-		return bytes.Contains(b, []byte(`second\nDONE`)) && len(rows) == 1 && rows[0].Status == "idle"
-	}, func() string { return string(b) })
+	b := mockTurnDone(t, h, "slow", transcript, "second")
 	if n := bytes.Count(b, []byte(`"text":"say=first`)); n != 1 {
 		t.Errorf("the mock got the first prompt %d times, want 1:\n%s", n, b)
 	}
@@ -562,22 +561,13 @@ func TestTakenPromptNotShownTypedOnce(t *testing.T) {
 	h.env = append(h.env, "ORCR_MOCK_NO_ECHO=1")
 	uid, _ := runAgent(t, h, "-a", "mock", "--name", "quiet", "-p", "say=first no_working")
 	transcript := filepath.Join(h.dir, "data", "quiet", uid, provider.MockTranscriptFile)
-	var b []byte
-	until := func(what, word string) {
-		t.Helper()
-		poll.Eventually(t, 30*time.Second, what, func() bool {
-			b, _ = os.ReadFile(transcript)
-			rows := h.lsRows(t, "quiet")
-			return bytes.Contains(b, []byte(word)) && len(rows) == 1 && rows[0].Status == "idle"
-		}, func() string { return string(b) })
-	}
-	until("the first turn to complete", `first\nDONE`)
+	mockTurnDone(t, h, "quiet", transcript, "first")
 	// Deliveries to one agent run one at a time: once the second prompt's turn is over,
 	// a retyped first prompt would have been typed before it.
 	if r := h.run("agent", "send", "quiet", "say=second no_working"); r.exit != 0 {
 		t.Fatalf("agent send: exit %d: %s", r.exit, r.stderr)
 	}
-	until("the second turn to complete", `second\nDONE`)
+	b := mockTurnDone(t, h, "quiet", transcript, "second")
 	if n := bytes.Count(b, []byte(`"type":"user"`)); n != 2 {
 		t.Errorf("the mock got %d prompts, want 2 (a taken prompt was typed again):\n%s", n, b)
 	}
