@@ -573,8 +573,16 @@ func (a *agentActor) decide(c actor.Context) {
 		a.start(c, queuedOp{msg: turnOp{report: r}})
 		return
 	}
-	step := decideTurn(a.facts(), turnReport{Status: r.Status, At: time.Now().UnixMilli(), CompletionSeq: counterOf(r.CompletionSeq)},
+	f := a.facts()
+	step := decideTurn(f, turnReport{Status: r.Status, At: time.Now().UnixMilli(), CompletionSeq: counterOf(r.CompletionSeq)},
 		a.env.tuning(a.st.Provider))
+	if step.Action != turnNone || step.Recheck == 0 {
+		// What a stuck turn needs told: every step taken, and every report that left
+		// nothing to wait for.
+		a.log().Debug("turn step", "action", step.Action, "recheck", step.Recheck, "herdr", r.Status, "completion_seq", counterOf(r.CompletionSeq),
+			"status", f.Status, "turn", f.OpenSeq, "working_seen_at", f.WorkingSeenAt, "idle_since", f.IdleSince,
+			"completion_base", f.CompletionBase, "completion_seen", f.CompletionSeen)
+	}
 	if step.Action == turnNone {
 		if step.Recheck > 0 {
 			a.arm(c, step.Recheck)

@@ -140,6 +140,7 @@ func (w *agentWork) complete() (ended bool, retry int64) {
 	tun := w.env.tuning(w.st.Provider)
 	path, locErr := w.locate()
 	if tun.TranscriptSettle > 0 && (locErr != nil || !w.env.Transcripts.Settled(path, tun.TranscriptSettle, now)) {
+		w.log().Debug("completion waits for the transcript", "located", locErr == nil, "err", locErr)
 		return false, later
 	}
 	immediate := w.st.GCMode == store.GCImmediate
