@@ -50,13 +50,8 @@ type Config struct {
 	// whose environment is not its process's (a test's, server.Options.Getenv) sets it.
 	Env []string
 
-	// PaneCache turns the terminal → pane cache on (docs/herdr.md §4.1). It is off by
-	// default: with it on, first turns were seen stuck in working on a loaded machine
-	// (about one run in ten of two suites, never with it off) and the cause is not found
-	// yet. The driver's tests run with it on.
-	PaneCache bool
-	// noPaneCache keeps the cache off even with PaneCache (the live passes replay call
-	// sequences recorded without it).
+	// noPaneCache turns the terminal → pane cache of docs/herdr.md §4.1 off (the live
+	// passes replay call sequences recorded without it).
 	noPaneCache bool
 
 	// live is the binary in use once NewDriver has run: Bin at first, replaced by
