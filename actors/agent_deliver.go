@@ -40,7 +40,7 @@ func (w *agentWork) deliver(prompt string, from []store.Status, target string, w
 	if w.started {
 		plan.ReadyBudget, plan.Gate = 0, nil // the start's readiness wait ran (awaitStart)
 	}
-	base, derr := w.submit(target, prompt, plan)
+	base, entered, derr := w.submit(target, prompt, plan)
 	// A first prompt's pane gone means the provider exited during its start: the turn
 	// is undone and the caller fails the row (docs/lifecycle.md §8.1), never lost.
 	gone := paneGone(derr) && o.was != store.StatusStarting
@@ -49,7 +49,7 @@ func (w *agentWork) deliver(prompt string, from []store.Status, target string, w
 		w.mark.Base, w.mark.Seen = base, base.N
 	}
 	err = w.apply(func(tx *store.Tx) error {
-		if err := w.recordDelivery(tx, o, prompt, derr); err != nil {
+		if err := w.recordDelivery(tx, o, prompt, entered, derr); err != nil {
 			return err
 		}
 		switch {
@@ -278,8 +278,11 @@ func gateError(prov, phrase, cause, cwd string) error {
 // confirms delivery to the terminal, not acceptance by the provider: when the budget
 // runs out the turn simply stays open. Right after the first Enter it reads the
 // turn's completion_seq baseline, which it returns (before the confirmation loop, so
-// a fast turn's own idle edge comes after it).
-func (w *agentWork) submit(target, prompt string, plan SubmitPlan) (counter, error) {
+// a fast turn's own idle edge comes after it), and when its first Enter was sent: the
+// turn's delivered_at (docs/lifecycle.md §9.1), not the moment submit returns, by
+// which a fast provider has answered. What the provider does with the input follows
+// the first Enter, a re-driven one's too.
+func (w *agentWork) submit(target, prompt string, plan SubmitPlan) (counter, time.Time, error) {
 	sess := w.sess()
 	if plan.ReadyBudget > 0 {
 		w.waitReady(target, plan)
@@ -289,7 +292,7 @@ func (w *agentWork) submit(target, prompt string, plan SubmitPlan) (counter, err
 	if plan.Gate != nil {
 		if text, ok := w.screen(target); ok {
 			if phrase, cause := plan.Gate(text); phrase != "" {
-				return counter{}, gateError(w.st.Provider, phrase, cause, w.st.Cwd)
+				return counter{}, time.Time{}, gateError(w.st.Provider, phrase, cause, w.st.Cwd)
 			}
 		}
 	}
@@ -297,14 +300,14 @@ func (w *agentWork) submit(target, prompt string, plan SubmitPlan) (counter, err
 	// left there is glued onto the prompt and a retyped prompt is never there twice.
 	written := w.transcriptWritten(target)
 	ctx, cancel := w.herdrCtx()
-	err := sess.Submit(ctx, target, plan.submission(prompt, plan.EnterDelay))
+	entered, err := sess.SubmitAt(ctx, target, plan.submission(prompt, plan.EnterDelay))
 	cancel()
 	if err != nil {
-		return counter{}, err
+		return counter{}, time.Time{}, err
 	}
 	base := w.completionBase(target)
 	if plan.ConfirmBudget <= 0 {
-		return base, nil
+		return base, entered, nil
 	}
 	probe := promptProbe(prompt, plan.ProbeMaxChars)
 	poll := plan.ConfirmPoll
@@ -316,10 +319,10 @@ func (w *agentWork) submit(target, prompt string, plan SubmitPlan) (counter, err
 	for w.sleepCtx(poll) {
 		if time.Now().After(deadline) {
 			w.log().Warn("input not confirmed within the submit budget; the turn stays open", "target", target)
-			return base, nil
+			return base, entered, nil
 		}
 		if st, ok := w.paneStatus(target); ok && (st == herdr.StatusWorking || st == herdr.StatusBlocked) {
-			return base, nil
+			return base, entered, nil
 		}
 		text, readable := w.screen(target)
 		if readable && strings.TrimSpace(text) == "" {
@@ -331,7 +334,7 @@ func (w *agentWork) submit(target, prompt string, plan SubmitPlan) (counter, err
 			// transcript after the Enter, which it does when it takes the input. A
 			// turn faster than the poll is over before herdr is seen working, and
 			// the real TUIs keep the prompt on screen above the input box.
-			return base, nil
+			return base, entered, nil
 		}
 		// Never shown but the transcript written since the Enter: holding this prompt,
 		// the provider took it (gemini redraws its whole screen as it does); written
@@ -350,11 +353,11 @@ func (w *agentWork) submit(target, prompt string, plan SubmitPlan) (counter, err
 			seen = true
 		case seen:
 			cancel()
-			return base, nil // it was there and is gone: submitted
+			return base, entered, nil // it was there and is gone: submitted
 		case taken:
 			// Typing it again would leave a second copy queued or in its input box.
 			cancel()
-			return base, nil
+			return base, entered, nil
 		case writing:
 			// A write alone is no evidence (a resumed gemini writes its session file as
 			// it starts, before it reads what was typed): once the transcript has been
@@ -369,7 +372,7 @@ func (w *agentWork) submit(target, prompt string, plan SubmitPlan) (counter, err
 		}
 		cancel()
 	}
-	return base, nil
+	return base, entered, nil
 }
 
 // transcriptWritten reads the agent's transcript's mtime now and returns a check that
@@ -512,9 +515,13 @@ func promptProbe(prompt string, max int) string {
 // recordDelivery writes what a delivery attempt of o's turn did, in the caller's
 // transaction: on success the input delivered and logged (and its inbox item done), and
 // either way the intent's applied event.
-func (w *agentWork) recordDelivery(tx *store.Tx, o openedTurn, prompt string, derr error) error {
+func (w *agentWork) recordDelivery(tx *store.Tx, o openedTurn, prompt string, entered time.Time, derr error) error {
 	if derr == nil {
-		if err := tx.MarkDelivered(w.uuid, o.seq); err != nil {
+		var at int64
+		if !entered.IsZero() {
+			at = entered.UnixMilli()
+		}
+		if err := tx.MarkDelivered(w.uuid, o.seq, at); err != nil {
 			return err
 		}
 		if err := tx.LogInput(w.uuid, o.seq, w.inputSource(), prompt); err != nil {

@@ -268,7 +268,7 @@ func (w *agentWork) redeliverFirst(opID string, p intentParams) {
 			w.undoTurn(opID, p.InputSeq, store.StatusIdle)
 			return
 		case redeliveryAgain:
-			if base, err = w.submit(p.Target, prompt, plan); err != nil {
+			if base, _, err = w.submit(p.Target, prompt, plan); err != nil {
 				w.log().Warn("reconcile: a cut-off first prompt could not be typed again; its turn is undone", "err", err)
 				w.undoTurn(opID, p.InputSeq, store.StatusIdle)
 				return
@@ -330,7 +330,7 @@ func (w *agentWork) undoTurn(opID string, seq int64, back store.Status) {
 func (w *agentWork) markSubmitted(opID string, seq int64, typedAgain *int) {
 	result := &api.AgentInputApplied{AppliedHead: api.AppliedHead{Repaired: true}, InputSeq: seq, TypedAgain: typedAgain}
 	err := w.apply(func(tx *store.Tx) error {
-		if err := tx.MarkDelivered(w.uuid, seq); err != nil {
+		if err := tx.MarkDelivered(w.uuid, seq, 0); err != nil {
 			return err
 		}
 		_, err := tx.Applied(opID, true, "", result)

@@ -35,7 +35,7 @@ func liveAgent(t *testing.T, db *store.DB, path string) string {
 		if err != nil {
 			return nil, err
 		}
-		if err := tx.MarkDelivered(uuid, seq); err != nil {
+		if err := tx.MarkDelivered(uuid, seq, 0); err != nil {
 			return nil, err
 		}
 		return nil, tx.SeeWorking(uuid)

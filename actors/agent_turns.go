@@ -275,8 +275,14 @@ func (w *agentWork) probeTranscript(idleSince int64) {
 	w.logErr("record the turn's work", w.apply(func(tx *store.Tx) error { return tx.RecordWorkSeen(w.uuid, seq, written) }))
 }
 
-// transcriptWrittenAfter returns when the agent's transcript was last written (unix ms)
-// if that is after since, else 0 (no transcript, none located, or older).
+// mtimeLag is how far a file's mtime can lag the clock orcr reads: the kernel stamps it
+// from its coarse clock, up to one tick (at most 10 ms) behind.
+const mtimeLag = 10 * time.Millisecond
+
+// transcriptWrittenAfter returns when the agent's transcript was last written (unix ms,
+// not before since) if that was after since, else 0 (no transcript, none located, or
+// older). since is a delivered_at, taken right before the Enter, and a provider can
+// answer within a millisecond: an mtime up to [mtimeLag] before it counts.
 func (w *agentWork) transcriptWrittenAfter(since int64) int64 {
 	if w.env.Transcripts == nil {
 		return 0
@@ -290,8 +296,8 @@ func (w *agentWork) transcriptWrittenAfter(since int64) int64 {
 		return 0
 	}
 	written, err := strconv.ParseInt(cursor, 10, 64)
-	if err != nil || written <= since {
+	if err != nil || written < since-mtimeLag.Milliseconds() {
 		return 0
 	}
-	return written
+	return max(written, since)
 }

@@ -50,13 +50,8 @@ type Config struct {
 	// whose environment is not its process's (a test's, server.Options.Getenv) sets it.
 	Env []string
 
-	// PaneCache turns the terminal → pane cache on (docs/herdr.md §4.1). It is off by
-	// default: with it on, first turns were seen stuck in working on a loaded machine
-	// (about one run in ten of two suites, never with it off) and the cause is not found
-	// yet. The driver's tests run with it on.
-	PaneCache bool
-	// noPaneCache keeps the cache off even with PaneCache (the live passes replay call
-	// sequences recorded without it).
+	// noPaneCache turns the terminal → pane cache of docs/herdr.md §4.1 off (the live
+	// passes replay call sequences recorded without it).
 	noPaneCache bool
 
 	// live is the binary in use once NewDriver has run: Bin at first, replaced by
@@ -417,12 +412,21 @@ func (s *Session) DeliverWith(ctx context.Context, target, text string, pause ti
 // Submit delivers one prompt to target as sub says: reset the input box, the text
 // (in bracketed paste, chunked), sub.Pause, Enter (docs/lifecycle.md §9.1).
 func (s *Session) Submit(ctx context.Context, target string, sub Submission) error {
-	_, err := s.do(ctx, op{name: "deliver", run: func(ctx context.Context, e *opEnv) (any, error) {
-		return nil, e.panes.onPane(ctx, e.r, target, func(pane string) error {
-			return e.r.Submit(ctx, pane, sub)
-		})
-	}})
+	_, err := s.SubmitAt(ctx, target, sub)
 	return err
+}
+
+// SubmitAt is [Session.Submit] that also returns when the Enter was sent
+// ([Remote.SubmitAt]).
+func (s *Session) SubmitAt(ctx context.Context, target string, sub Submission) (time.Time, error) {
+	return doTyped[time.Time](ctx, s, op{name: "deliver", run: func(ctx context.Context, e *opEnv) (any, error) {
+		var entered time.Time
+		err := e.panes.onPane(ctx, e.r, target, func(pane string) (err error) {
+			entered, err = e.r.SubmitAt(ctx, pane, sub)
+			return err
+		})
+		return entered, err
+	}})
 }
 
 // SendKeys sends named keys to target.

@@ -199,7 +199,7 @@ func (a *sessionActor) onHandshake(c actor.Context, m *handshakeDone) {
 	}
 	a.state = stateUp
 	a.remote = &Remote{Client: Client{Socket: m.socket, Timeout: a.cfg.timeout()}}
-	a.panes = newPaneCache(m.socket, !a.cfg.PaneCache || a.cfg.noPaneCache)
+	a.panes = newPaneCache(m.socket, a.cfg.noPaneCache)
 	c.Send(a.parent, &sessionUp{name: a.name, gen: a.gen, socket: m.socket, pong: m.pong})
 	q := a.queued
 	a.queued = nil

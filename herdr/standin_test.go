@@ -77,7 +77,7 @@ func validate(t *testing.T, s *jsonschema.Schema, raw []byte) error {
 
 func fixtureDriver(t *testing.T, f *herdrtest.Fixture, owned string) *Driver {
 	t.Helper()
-	return newTestDriver(t, Config{Owned: owned, PaneCache: true, Sessions: func(context.Context) ([]SessionInfo, error) {
+	return newTestDriver(t, Config{Owned: owned, Sessions: func(context.Context) ([]SessionInfo, error) {
 		return DirSessions(f.ConfigDir)
 	}})
 }

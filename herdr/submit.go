@@ -37,18 +37,27 @@ type Submission struct {
 // Submit delivers s to target (a terminal id or a pane id). The pause is cut short
 // (with ctx's error) when ctx ends. Errors of any call end the delivery.
 func (r *Remote) Submit(ctx context.Context, target string, s Submission) error {
+	_, err := r.SubmitAt(ctx, target, s)
+	return err
+}
+
+// SubmitAt is [Remote.Submit] that also returns when the Enter was sent: taken right
+// before the call that presses it, so whatever the TUI does with the input comes after
+// it (a turn's delivered_at, docs/lifecycle.md §9.1). It is zero when the delivery
+// failed before the Enter.
+func (r *Remote) SubmitAt(ctx context.Context, target string, s Submission) (time.Time, error) {
 	pane, err := paneID(ctx, r, target)
 	if err != nil {
-		return err
+		return time.Time{}, err
 	}
 	if len(s.Clear) > 0 {
 		if s.Paste {
 			if err := r.sendTextCall(ctx, pane, PasteEnd); err != nil {
-				return err
+				return time.Time{}, err
 			}
 		}
 		if err := r.SendKeys(ctx, pane, s.Clear...); err != nil {
-			return err
+			return time.Time{}, err
 		}
 	}
 	if s.Paste {
@@ -57,18 +66,22 @@ func (r *Remote) Submit(ctx context.Context, target string, s Submission) error 
 		err = r.SendText(ctx, pane, s.Text)
 	}
 	if err != nil {
-		return err
+		return time.Time{}, err
 	}
 	if s.Pause > 0 {
 		t := time.NewTimer(s.Pause)
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return ctx.Err()
+			return time.Time{}, ctx.Err()
 		case <-t.C:
 		}
 	}
-	return r.SendKeys(ctx, pane, KeyEnter)
+	entered := time.Now()
+	if err := r.SendKeys(ctx, pane, KeyEnter); err != nil {
+		return time.Time{}, err
+	}
+	return entered, nil
 }
 
 // sendPaste types text as one bracketed paste, in as many calls as the request limit

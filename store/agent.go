@@ -348,11 +348,16 @@ func (t *Tx) AbandonTurn(uuid string, seq int64, was Status) error {
 	return err
 }
 
-// MarkDelivered stamps the turn's delivered_at with the transaction time: the turn
-// counts as delivered when Enter reached the pane, so the fast-turn grace window starts
-// when the provider actually has the input.
-func (t *Tx) MarkDelivered(uuid string, seq int64) error {
-	return t.exec("mark delivered", `UPDATE turns SET delivered_at = ? WHERE agent_uuid = ? AND input_seq = ?`, t.now, uuid, seq)
+// MarkDelivered stamps the turn's delivered_at with at (unix ms), the moment its Enter
+// was sent, or with the transaction time when at is 0 (a recovery that does not know
+// it): the turn counts as delivered when Enter reached the pane, so the fast-turn grace
+// window starts when the provider actually has the input, and what the provider wrote
+// in answer comes after it (docs/lifecycle.md §9.1).
+func (t *Tx) MarkDelivered(uuid string, seq, at int64) error {
+	if at == 0 {
+		at = t.now
+	}
+	return t.exec("mark delivered", `UPDATE turns SET delivered_at = ? WHERE agent_uuid = ? AND input_seq = ?`, at, uuid, seq)
 }
 
 // SeeWorking applies herdr reporting the pane working: an open turn records

@@ -229,7 +229,7 @@ func TestRecoveryUndoesAPromptTypedIntoABusyAgent(t *testing.T) {
 		if _, _, err := tx.OpenTurn(cr.a.UUID, []store.Status{store.StatusIdle}); err != nil {
 			return err
 		}
-		if err := tx.MarkDelivered(cr.a.UUID, 2); err != nil {
+		if err := tx.MarkDelivered(cr.a.UUID, 2, 0); err != nil {
 			return err
 		}
 		opID, err = cutDelivery(tx, cr.a.UUID, store.StatusWorking, "say=cut")

@@ -462,3 +462,30 @@ func TestTurnCompletionSeqFastTurn(t *testing.T) {
 		t.Errorf("both turns saw working: completion_seq was not what completed them")
 	}
 }
+
+// A first turn the provider answers before orcr has recorded its delivery, and whose
+// fast-turn window closed before herdr's first report of the pane, completes by the
+// transcript written since its Enter (docs/lifecycle.md §9.1, §10.2). The mock answers
+// at once and shows no working (no_working); its confirmation loop (submit_confirm_ms)
+// returns only once the transcript was written; fast_turn_grace_ms 1 closes the window
+// before the first report, which comes only after the start is over (the monitor
+// watches a pane from then on). delivered_at was stamped when the delivery was
+// recorded, after all that, so no write of the turn counted as its work and the turn
+// stayed working for good: first turns stuck in working on a loaded machine.
+func TestFirstTurnAnsweredBeforeItsDeliveryWasRecorded(t *testing.T) {
+	t.Parallel()
+	srv := sockettest.NewServer(t, sockettest.WithHerdr(t),
+		sockettest.WithConfig(`{"integrations":{"mock":{"fast_turn_grace_ms":1,"submit_confirm_ms":20000}}}`))
+	c := srv.Client(t)
+	evs := watchTurnEvents(t, c)
+	a, err := run(t, c, map[string]any{"path": "quick/first", "prompt": "say=first no_working"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The transcript is probed every 5 s (actors.TranscriptProbeEvery).
+	evs.await(t, a.UUID, "agent.turn_completed input_seq 1", 30*time.Second, turnCompleted(1))
+	if got := lastResponse(t, c, "quick/first"); got != "first\nDONE" {
+		t.Errorf("first turn's answer: %q", got)
+	}
+	waitStatus(t, c, a.UUID, "idle")
+}
