@@ -42,6 +42,10 @@ var (
 // subject token, and a prefix of `<host>:<path>`).
 var hostRe = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`)
 
+// FleetAnyHost is the host of `agent run --host any`, placing the run on the member with
+// the most free slots (docs/fleet.md §4.3); no member may take it as its name.
+const FleetAnyHost = "any"
+
 // ValidHost reports whether h is a valid fleet host name (docs/fleet.md §2).
 func ValidHost(h string) bool { return hostRe.MatchString(h) }
 
@@ -137,6 +141,9 @@ func (f *Fleet) check() error {
 	}
 	if !ValidHost(f.Host) {
 		return invalid("`fleet.host` `" + f.Host + "` is not a valid host name (lowercase letters, digits and '-', at most 63)")
+	}
+	if f.Host == FleetAnyHost {
+		return invalid("`fleet.host` `any` is reserved: `agent run --host any` places a run on any member")
 	}
 	if f.Allow == nil {
 		f.Allow = slices.Clone(DefaultFleetAllow)

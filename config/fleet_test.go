@@ -68,6 +68,8 @@ func TestParseFleetErrors(t *testing.T) {
 		{"url scheme", `{"fleet":{"host":"a","url":"http://127.0.0.1:4222","creds":"/c"}}`, "`fleet.url` `http://127.0.0.1:4222` must use the nats:// or tls:// scheme"},
 		{"url user", `{"fleet":{"host":"a","url":"nats://u:p@127.0.0.1:4222","creds":"/c"}}`,
 			"`fleet.url` must not carry a user or password; use fleet.creds, fleet.nkey or fleet.token_file"},
+		{"host any", `{"fleet":{"host":"any","hub":{"listen":"127.0.0.1:1"}}}`,
+			"`fleet.host` `any` is reserved: `agent run --host any` places a run on any member"},
 		{"allow a local verb", `{"fleet":{"host":"a","hub":{"listen":"127.0.0.1:1"},"allow":["agent.kill","agent.attach.prepare"]}}`,
 			"`fleet.allow[1]` must be a method served over the fleet: one of " + strings.Join(config.FleetReadVerbs, ", ") + ", " +
 				strings.Join(config.FleetWriteVerbs, ", ")},

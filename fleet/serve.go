@@ -29,6 +29,7 @@ const (
 // Responder answers this member's API on orcr.api.<host> (docs/fleet.md §4).
 type Responder struct {
 	sub    *nats.Subscription
+	ping   *nats.Subscription
 	ctx    context.Context
 	cancel context.CancelFunc
 	slots  chan struct{}
@@ -67,11 +68,23 @@ func (m *Member) Serve(f api.Facade, allow []string) (*Responder, error) {
 		return nil, err
 	}
 	r.sub = sub
+	// The probe is answered in NATS's own callback: it says the member is connected,
+	// holds its host and reads its subscriptions, before a caller waits for a verb.
+	r.ping, err = m.nc.Subscribe(PingSubject(m.Host), func(msg *nats.Msg) {
+		if msg.Reply != "" && m.registered.Load() {
+			_ = msg.Respond([]byte("{}"))
+		}
+	})
+	if err != nil {
+		_ = sub.Unsubscribe()
+		return nil, err
+	}
 	return r, nil
 }
 
 // Close stops answering and waits for the calls in flight.
 func (r *Responder) Close() {
+	_ = r.ping.Unsubscribe()
 	_ = r.sub.Unsubscribe()
 	r.cancel()
 	r.wg.Wait()
