@@ -339,3 +339,27 @@ func TestFleetRefusesATakenHost(t *testing.T) {
 		}
 	}
 }
+
+// server.status's slots count the managed agents holding a slot against concurrency.max
+// and each provider's cap: what `agent run --host any` places a run by.
+func TestStatusSlots(t *testing.T) {
+	t.Parallel()
+	srv := sockettest.NewServer(t, sockettest.WithHerdr(t), sockettest.WithConfig(`{"concurrency": {"max": 3, "mock": 2}}`))
+	c := srv.Client(t)
+	ctx := context.Background()
+	if err := c.Call(ctx, "agent.run", map[string]any{"path": "slots/one", "agent": "mock"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var st api.StatusResult
+	poll.Eventually(t, 30*time.Second, "one mock agent holds a slot", func() bool {
+		if err := c.Call(ctx, "server.status", nil, &st); err != nil {
+			t.Fatal(err)
+		}
+		return st.Slots.Used == 1
+	})
+	mock := st.Slots.Providers["mock"]
+	if st.Slots.Max != 3 || st.Slots.Free != 2 || st.Slots.DefaultAgent != "claude" || mock.Cap == nil || *mock.Cap != 2 ||
+		mock.Used != 1 || mock.Free != 1 || st.Slots.FreeFor("mock") != 1 || st.Slots.FreeFor("codex") != 2 {
+		t.Fatalf("slots %+v, mock %+v", st.Slots, mock)
+	}
+}

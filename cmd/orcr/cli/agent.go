@@ -166,12 +166,7 @@ func (c *agentRunCmd) Run(a *app) error {
 		}
 		req.Cwd = c.Cwd
 	}
-	if host == config.FleetAnyHost {
-		if host, err = placeRun(a, req.Agent); err != nil {
-			return err
-		}
-	}
-	return requestAt(a, host, api.AgentRun, req, func(r api.RunResult) error {
+	human := func(host string, r api.RunResult) error {
 		target := qualify(host, r.Agent.Path)
 		a.stdout("%s %s", target, r.Agent.UUID)
 		if a.env.IsTTY() {
@@ -182,7 +177,11 @@ func (c *agentRunCmd) Run(a *app) error {
 			a.stderr(hint, target)
 		}
 		return nil
-	})
+	}
+	if host == config.FleetAnyHost {
+		return runAnywhere(a, req, human)
+	}
+	return requestAt(a, host, api.AgentRun, req, func(r api.RunResult) error { return human(host, r) })
 }
 
 type agentAskCmd struct {

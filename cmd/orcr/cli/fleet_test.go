@@ -130,12 +130,12 @@ func agentsOf(t *testing.T, srv *sockettest.Server) map[string]string {
 	return out
 }
 
-// Host-qualified targets across three members: `agent run --host web` runs on web (the
-// --json result names the host), `web:<path>` sends to, waits for, reads and kills it,
-// a plain path stays local, gpu1 refuses a run outside its fleet.allow and changes
-// nothing, a host nobody serves fails at once, and one call's targets on two hosts are
-// refused.
-func TestFleetHostTargets(t *testing.T) {
+// Agents across three members: `agent run --host web` runs on web (the --json result
+// names the host), `web:<path>` sends to, waits for, reads and kills it, a plain path
+// stays local, gpu1 refuses a run outside its fleet.allow and changes nothing, a host
+// nobody serves fails at once, one call's targets on two hosts are refused, and `agent
+// run --host any` goes to the member with the most free slots that allows it.
+func TestFleetAgentsAcrossHosts(t *testing.T) {
 	t.Parallel()
 	srvs, h := fleetOf(t)
 
@@ -186,4 +186,21 @@ func TestFleetHostTargets(t *testing.T) {
 		t.Fatalf("agent kill web:w1: exit %d %q %q", o.code, o.stdout, o.stderr)
 	}
 	poll.Eventually(t, 30*time.Second, "w1 ended on web", func() bool { return agentsOf(t, srvs["web"])["w1"] == "ended" })
+
+	// --host any: gpu1 and web have 4 free slots, the hub 3. gpu1 ranks first (ties by
+	// name) but its fleet.allow refuses agent.run, so the run goes to web.
+	o = h.run(t, "--json", "agent", "run", "--host", "any", "--name", "a1", "-a", "mock")
+	if o.code != 0 || json.Unmarshal(decodeEnvelope(t, o.stdout).Result, &run) != nil || run.Host != "web" ||
+		!strings.Contains(o.stderr, "gpu1 does not allow agent.run") || !strings.Contains(o.stderr, "on web (4 free slot(s) for mock)") {
+		t.Fatalf("agent run --host any: exit %d %s %s", o.code, o.stdout, o.stderr)
+	}
+	poll.Eventually(t, 30*time.Second, "a1 idle on web", func() bool { return agentsOf(t, srvs["web"])["a1"] == "idle" })
+	// Now web and the hub both have 3 free: the hub, by name.
+	o = h.run(t, "agent", "run", "--host", "any", "--name", "a2", "-a", "mock")
+	if o.code != 0 || !strings.HasPrefix(o.stdout, "hub:a2 ") || !strings.Contains(o.stderr, "on hub (3 free slot(s) for mock)") {
+		t.Fatalf("second agent run --host any: exit %d %q %q", o.code, o.stdout, o.stderr)
+	}
+	if got := agentsOf(t, srvs["hub"]); got["a2"] == "" {
+		t.Fatalf("the hub's agents after a run placed on it: %v", got)
+	}
 }

@@ -143,7 +143,78 @@ func requestAt[Req, Res any](a *app, host string, m *api.Method[Req, Res], req R
 	return human(res)
 }
 
-// placeRun picks the member `agent run --host any` runs on (docs/fleet.md §4.3).
-func placeRun(a *app, provider string) (string, error) {
-	return "", wire.Invalid(wire.ReasonNotImplemented, "agent run --host any is not implemented yet")
+// placeTimeout bounds the server.status each member is asked for by `agent run --host
+// any`: its herdr probe takes up to 5 s.
+const placeTimeout = 6 * time.Second
+
+// placement is one member `agent run --host any` may run on.
+type placement struct {
+	host string
+	free int64
+}
+
+// placements asks every member for its slots at once (server.status over the fleet)
+// and ranks those that answered by their free slots for provider ("" : each member's
+// defaults.agent), most first, ties by host name (docs/fleet.md §4.3).
+func placements(a *app, provider string) ([]placement, error) {
+	fm, err := a.fleetMember()
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(a.ctx, placeTimeout)
+	defer cancel()
+	replies, err := fm.CallAll(ctx, api.ServerStatus.Name, nil)
+	if err != nil {
+		return nil, err
+	}
+	var out []placement
+	for _, r := range replies {
+		var st api.StatusResult
+		if r.Err != nil || json.Unmarshal(r.Result, &st) != nil {
+			continue
+		}
+		out = append(out, placement{host: r.Host, free: st.Slots.FreeFor(provider)})
+	}
+	slices.SortStableFunc(out, func(x, y placement) int {
+		if x.free != y.free {
+			return int(y.free - x.free)
+		}
+		return strings.Compare(x.host, y.host)
+	})
+	return out, nil
+}
+
+// runAnywhere is `agent run --host any`: the run goes to the member with the most free
+// slots for its provider; a member whose fleet.allow refuses agent.run is passed over for
+// the next. Where it went is said on stderr; the --json result names the host.
+func runAnywhere(a *app, req api.RunRequest, human func(string, api.RunResult) error) error {
+	places, err := placements(a, req.Agent)
+	if err != nil {
+		return err
+	}
+	if len(places) == 0 {
+		return wire.Env(wire.CauseFleetUnreachable, "agent run --host any: no fleet member answered with its slots", "host", config.FleetAnyHost)
+	}
+	provider := req.Agent
+	if provider == "" {
+		provider = "its default provider"
+	}
+	for _, p := range places {
+		res, raw, err := invokeAt(a, p.host, api.AgentRun, req)
+		if wire.Is(err, wire.InvalidRequest, wire.ReasonFleetNotAllowed) {
+			a.stderr("agent run --host any: %s does not allow agent.run over the fleet; trying the next member", p.host)
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		a.stderr("agent run --host any: on %s (%d free slot(s) for %s)", p.host, p.free, provider)
+		if a.json {
+			a.printOK(raw)
+			return nil
+		}
+		return human(p.host, res)
+	}
+	return wire.Invalid(wire.ReasonFleetNotAllowed, "agent run --host any: no member that answered allows agent.run over the fleet",
+		"method", api.AgentRun.Name, "host", config.FleetAnyHost, "policy", "fleet.allow")
 }
