@@ -363,3 +363,38 @@ func TestStatusSlots(t *testing.T) {
 		t.Fatalf("slots %+v, mock %+v", st.Slots, mock)
 	}
 }
+
+// A member that is connected but does not answer (hung, or not holding its host) fails
+// a call within fleet.PingTimeout, long before the caller's own deadline; one not
+// connected fails at once. Both are environment_error fleet_unreachable naming the host.
+func TestFleetCallToHungMemberFailsFast(t *testing.T) {
+	t.Parallel()
+	_, url, tok := fleetHub(t, "hub")
+	token, err := fleet.ReadToken(tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// "slow" takes every request on its subjects and answers none.
+	nc, err := nats.Connect(url, nats.Token(token))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	for _, subj := range []string{fleet.PingSubject("slow"), fleet.APISubject("slow")} {
+		if _, err := nc.Subscribe(subj, func(*nats.Msg) {}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	m := dialFleet(t, url, tok)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for _, host := range []string{"slow", "ghost"} {
+		_, werr := m.CallHost(ctx, host, "agent.kill", map[string]any{"targets": []string{"x"}})
+		if werr == nil || werr.Cause() != wire.CauseFleetUnreachable || werr.Details["host"] != host || ctx.Err() != nil {
+			t.Fatalf("a call to %s: %v (caller's deadline passed: %v), want fleet_unreachable before the deadline", host, werr, ctx.Err())
+		}
+	}
+}

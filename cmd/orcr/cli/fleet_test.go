@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -202,5 +203,28 @@ func TestFleetAgentsAcrossHosts(t *testing.T) {
 	}
 	if got := agentsOf(t, srvs["hub"]); got["a2"] == "" {
 		t.Fatalf("the hub's agents after a run placed on it: %v", got)
+	}
+
+	// A member's CLI joins at fleet.url with its token: web kills the hub's a2.
+	wh := newHarness(t)
+	wh.home, wh.vars["ORCR_HOME"], wh.vars["HOME"] = srvs["web"].Home, srvs["web"].Home, srvs["web"].Home
+	if o = wh.run(t, "agent", "kill", "-y", "hub:a2"); o.code != 0 || o.stdout != "killed hub:a2\n" {
+		t.Fatalf("agent kill hub:a2 from web: exit %d %q %q", o.code, o.stdout, o.stderr)
+	}
+	poll.Eventually(t, 30*time.Second, "a2 ended on the hub", func() bool { return agentsOf(t, srvs["hub"])["a2"] == "ended" })
+
+	// A home whose token is wrong is refused by the hub, and nothing reaches web.
+	bad := newHarness(t)
+	badTok := filepath.Join(bad.home, "bad.token")
+	if err := os.WriteFile(badTok, []byte("not-the-token\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bad.home, "config.json"), []byte(fmt.Sprintf(
+		`{"fleet": {"host": "intruder", "url": %q, "token_file": %q}}`, srvs["hub"].FleetHubURL(), badTok)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	wantError(t, bad.run(t, "--json", "agent", "kill", "-y", "web:a1"), 2, "environment_error", "cause", wire.CauseServerUnreachable)
+	if got := agentsOf(t, srvs["web"])["a1"]; got != "idle" {
+		t.Fatalf("web's a1 after a kill with a wrong token: %s, want idle", got)
 	}
 }
