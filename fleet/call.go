@@ -42,13 +42,46 @@ func (m *Member) Ping(ctx context.Context, host string) *wire.Error {
 	return nil
 }
 
+// WatchEvery is how often [Member.CallHost] probes the member while a call is in flight.
+const WatchEvery = 5 * time.Second
+
 // CallHost is [Member.Call] after a [Member.Ping]: a member that is gone or hung fails
-// within PingTimeout even when ctx allows the verb longer (docs/fleet.md §4).
+// within PingTimeout even when ctx allows the verb longer (docs/fleet.md §4.2). While
+// the call runs (an agent.wait may run for hours) the member is probed every
+// WatchEvery, and one that stops answering ends the call with fleet_unreachable: a
+// member killed or cut off never leaves its caller waiting for an answer that cannot
+// come.
 func (m *Member) CallHost(ctx context.Context, host, method string, params any) (json.RawMessage, *wire.Error) {
 	if err := m.Ping(ctx, host); err != nil {
 		return nil, err
 	}
-	return m.Call(ctx, host, method, params)
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	go m.watch(ctx, host, cancel)
+	res, err := m.Call(ctx, host, method, params)
+	var lost *wire.Error
+	if err != nil && errors.As(context.Cause(ctx), &lost) {
+		return nil, lost
+	}
+	return res, err
+}
+
+// watch probes host every WatchEvery until ctx ends, and cancels it with the probe's
+// error when one fails.
+func (m *Member) watch(ctx context.Context, host string, cancel context.CancelCauseFunc) {
+	t := time.NewTicker(WatchEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if err := m.Ping(ctx, host); err != nil && ctx.Err() == nil {
+			cancel(err)
+			return
+		}
+	}
 }
 
 func unreachable(host string, err error) *wire.Error {

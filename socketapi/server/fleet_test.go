@@ -366,7 +366,8 @@ func TestStatusSlots(t *testing.T) {
 
 // A member that is connected but does not answer (hung, or not holding its host) fails
 // a call within fleet.PingTimeout, long before the caller's own deadline; one not
-// connected fails at once. Both are environment_error fleet_unreachable naming the host.
+// connected fails at once; one that goes away during a long call ends it. All are
+// environment_error fleet_unreachable naming the host.
 func TestFleetCallToHungMemberFailsFast(t *testing.T) {
 	t.Parallel()
 	_, url, tok := fleetHub(t, "hub")
@@ -396,5 +397,31 @@ func TestFleetCallToHungMemberFailsFast(t *testing.T) {
 		if werr == nil || werr.Cause() != wire.CauseFleetUnreachable || werr.Details["host"] != host || ctx.Err() != nil {
 			t.Fatalf("a call to %s: %v (caller's deadline passed: %v), want fleet_unreachable before the deadline", host, werr, ctx.Err())
 		}
+	}
+
+	// "fading" answers the probe, takes an agent.wait and goes away: the wait ends with
+	// fleet_unreachable once a probe in flight fails, not at the caller's deadline.
+	ping, err := nc.Subscribe(fleet.PingSubject("fading"), func(msg *nats.Msg) { _ = msg.Respond([]byte("{}")) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	took := make(chan struct{})
+	if _, err := nc.Subscribe(fleet.APISubject("fading"), func(*nats.Msg) { close(took) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan *wire.Error, 1)
+	go func() {
+		_, werr := m.CallHost(ctx, "fading", "agent.wait", map[string]any{"targets": []string{"x"}})
+		done <- werr
+	}()
+	<-took
+	if err := ping.Unsubscribe(); err != nil {
+		t.Fatal(err)
+	}
+	if werr := <-done; werr == nil || werr.Cause() != wire.CauseFleetUnreachable || werr.Details["host"] != "fading" || ctx.Err() != nil {
+		t.Fatalf("a wait on a member gone meanwhile: %v (caller's deadline passed: %v), want fleet_unreachable before the deadline", werr, ctx.Err())
 	}
 }
