@@ -338,30 +338,19 @@ func (c *agentLogsCmd) Run(a *app) error {
 		tail := int(*c.Tail)
 		req.Tail = &tail
 	}
-	// again reads the logs for the next poll of --follow: over the fleet for another
-	// host, else on the socket, getting a server back when it went away.
-	var again func() (api.LogsResult, error)
-	r, raw, err := invokeAt(a, host, api.AgentLogs, req)
-	if host != "" {
-		again = func() (api.LogsResult, error) {
-			next, _, err := invokeAt(a, host, api.AgentLogs, req)
-			return next, err
+	// fetch reads the logs: over the fleet for another host, else on the socket.
+	var cl *socketapi.Client
+	fetch := func() (api.LogsResult, json.RawMessage, error) { return invokeAt(a, host, api.AgentLogs, req) }
+	if host == "" {
+		var err error
+		if cl, err = a.connect(); err != nil {
+			return err
 		}
-	} else if err == nil {
-		cl, cerr := a.connect()
-		if cerr != nil {
-			return cerr
-		}
-		again = func() (api.LogsResult, error) {
-			next, err := cl.Logs(a.ctx, req)
-			if socketapi.ServerGone(err) && a.ctx.Err() == nil {
-				// Started again (or an error when none comes back); the next poll goes
-				// on from the entries already printed.
-				return next, &pollFatal{cl.Reconnect(a.ctx, api.AgentLogs.Name, err)}
-			}
-			return next, err
+		fetch = func() (api.LogsResult, json.RawMessage, error) {
+			return socketapi.InvokeRaw(a.ctx, cl, api.AgentLogs, req)
 		}
 	}
+	r, raw, err := fetch()
 	if err != nil {
 		return err
 	}
@@ -384,9 +373,11 @@ func (c *agentLogsCmd) Run(a *app) error {
 		return nil
 	}
 	return a.poll(agentLogsPoll, func() (bool, error) {
-		next, err := again()
-		if pf, ok := err.(*pollFatal); ok {
-			return false, pf.err
+		next, _, err := fetch()
+		if cl != nil && socketapi.ServerGone(err) && a.ctx.Err() == nil {
+			// Started again (or an error when none comes back); the next poll goes on
+			// from the entries already printed.
+			return false, cl.Reconnect(a.ctx, api.AgentLogs.Name, err)
 		}
 		if err != nil {
 			return false, nil // transient errors are skipped
@@ -403,12 +394,6 @@ func (c *agentLogsCmd) Run(a *app) error {
 		return next.Resolved == "latest_ended", nil
 	})
 }
-
-// pollFatal carries the outcome of getting a server back during a poll: nil to go on,
-// or the error that ends the poll.
-type pollFatal struct{ err error }
-
-func (p *pollFatal) Error() string { return "reconnect" }
 
 // fromScreenNote says on stderr that an answer was read from the pane's screen, not a
 // transcript (docs/providers.md §11.3).
