@@ -88,6 +88,7 @@ func (s *System) Status(ctx context.Context) (api.StatusResult, error) {
 		Today:        s.usageToday(ctx),
 		Quota:        quota,
 		Retention:    s.retentionStatus(ctx),
+		Slots:        s.slotsStatus(ctx),
 		Version:      s.cfg.Version,
 		Protocol:     wire.Protocol,
 		PID:          os.Getpid(),
@@ -110,6 +111,36 @@ func (s *System) Status(ctx context.Context) (api.StatusResult, error) {
 			"unknown_marked_panes": drift.UnknownMarkedPanes, "unmarked_panes": drift.UnmarkedPanes,
 			"root_shell_panes": drift.RootShellPanes},
 	}, nil
+}
+
+// slotsStatus is server.status's slots: the caps of config and the slot holders, by
+// provider (docs/lifecycle.md §7, docs/fleet.md §4.3).
+func (s *System) slotsStatus(ctx context.Context) api.SlotsStatus {
+	c := s.cfg.Config.Concurrency
+	used, err := s.cfg.DB.SlotsUsed(ctx)
+	if err != nil {
+		s.cfg.Log.Warn("server.status: cannot count slots", "err", err)
+	}
+	st := api.SlotsStatus{Max: int64(c.Max), DefaultAgent: s.cfg.Config.Defaults.Agent, Providers: map[string]api.ProviderSlots{}}
+	for _, n := range used {
+		st.Used += n
+	}
+	st.Free = max(st.Max-st.Used, 0)
+	add := func(p string) {
+		ps := api.ProviderSlots{Used: used[p], Free: st.Free}
+		if n, ok := c.Caps[p]; ok {
+			cp := int64(n)
+			ps.Cap, ps.Free = &cp, min(st.Free, max(cp-ps.Used, 0))
+		}
+		st.Providers[p] = ps
+	}
+	for p := range c.Caps {
+		add(p)
+	}
+	for p := range used {
+		add(p)
+	}
+	return st
 }
 
 // retentionStatus is server.status's retention: the configured limits and what the gc

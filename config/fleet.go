@@ -14,12 +14,24 @@ import (
 // JetStream store and the member's publish cursor (docs/fleet.md §2).
 const FleetDirName = "fleet"
 
-// DefaultFleetAllow is fleet.allow's default: the read verbs (docs/fleet.md §4).
-var DefaultFleetAllow = []string{"agent.ls", "api.snapshot"}
+// FleetReadVerbs are the read verbs a member may answer over the fleet: they change
+// nothing on it (docs/fleet.md §4). They are fleet.allow's default.
+var FleetReadVerbs = []string{"server.status", "api.snapshot", "agent.ls", "agent.logs", "agent.wait",
+	"loop.ls", "loop.logs", "loop.run.ls", "usage.report", "budget.ls", "provider.ls"}
 
-// FleetReadVerbs are the methods fleet.allow may name in this slice: the read verbs a
-// member answers over the fleet (docs/fleet.md §4).
-var FleetReadVerbs = []string{"agent.ls", "api.snapshot"}
+// FleetWriteVerbs are the verbs that act on a member, which fleet.allow names to let a
+// fleet caller call them (docs/fleet.md §4): run an agent, send it a prompt, kill it,
+// ask one, and extend a budget (the approve of a budget pause). Attach, adopt, tokens
+// and logins are local to a host and never served over the fleet.
+var FleetWriteVerbs = []string{"agent.run", "agent.send", "agent.kill", "agent.ask", "budget.extend"}
+
+// DefaultFleetAllow is fleet.allow's default: the read verbs (docs/fleet.md §4).
+var DefaultFleetAllow = FleetReadVerbs
+
+// FleetServable reports whether fleet.allow may name method (docs/fleet.md §4).
+func FleetServable(method string) bool {
+	return slices.Contains(FleetReadVerbs, method) || slices.Contains(FleetWriteVerbs, method)
+}
 
 var (
 	fleetKeys    = []string{"host", "url", "creds", "nkey", "token_file", "ca", "cert", "key", "hub", "allow"}
@@ -29,6 +41,10 @@ var (
 // hostRe is a fleet host name: a DNS label of lowercase letters, digits and '-' (a NATS
 // subject token, and a prefix of `<host>:<path>`).
 var hostRe = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`)
+
+// FleetAnyHost is the host of `agent run --host any`, placing the run on the member with
+// the most free slots (docs/fleet.md §4.3); no member may take it as its name.
+const FleetAnyHost = "any"
 
 // ValidHost reports whether h is a valid fleet host name (docs/fleet.md §2).
 func ValidHost(h string) bool { return hostRe.MatchString(h) }
@@ -102,9 +118,9 @@ func (l *loader) fleet(obj map[string]any) error {
 		f.Allow = []string{}
 		for i, e := range arr {
 			s, isStr := e.(string)
-			if !isStr || !slices.Contains(FleetReadVerbs, s) {
-				return invalid("`fleet.allow[" + strconv.Itoa(i) + "]` must be one of " + strings.Join(FleetReadVerbs, ", ") +
-					" (only read verbs are served over the fleet yet)")
+			if !isStr || !FleetServable(s) {
+				return invalid("`fleet.allow[" + strconv.Itoa(i) + "]` must be a method served over the fleet: one of " +
+					strings.Join(FleetReadVerbs, ", ") + ", " + strings.Join(FleetWriteVerbs, ", "))
 			}
 			if !slices.Contains(f.Allow, s) {
 				f.Allow = append(f.Allow, s)
@@ -125,6 +141,9 @@ func (f *Fleet) check() error {
 	}
 	if !ValidHost(f.Host) {
 		return invalid("`fleet.host` `" + f.Host + "` is not a valid host name (lowercase letters, digits and '-', at most 63)")
+	}
+	if f.Host == FleetAnyHost {
+		return invalid("`fleet.host` `any` is reserved: `agent run --host any` places a run on any member")
 	}
 	if f.Allow == nil {
 		f.Allow = slices.Clone(DefaultFleetAllow)

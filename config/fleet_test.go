@@ -2,6 +2,7 @@ package config_test
 
 import (
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -15,12 +16,12 @@ func TestParseFleet(t *testing.T) {
 		t.Fatalf("no fleet section: on=%v err=%v, want off", cfg.Fleet.On, err)
 	}
 	cfg, warns, err := parse(t, `{"fleet":{"host":"gpu1","url":"tls://nats.example:4222","creds":"/c/orcr.creds",
-		"ca":"/c/ca.pem","cert":"/c/me.pem","key":"/c/me.key","allow":["agent.ls","agent.ls"]}}`, nil)
+		"ca":"/c/ca.pem","cert":"/c/me.pem","key":"/c/me.key","allow":["agent.ls","agent.ls","agent.run","agent.kill"]}}`, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := config.Fleet{On: true, Host: "gpu1", URL: "tls://nats.example:4222", Creds: "/c/orcr.creds",
-		CA: "/c/ca.pem", Cert: "/c/me.pem", Key: "/c/me.key", Allow: []string{"agent.ls"}}
+		CA: "/c/ca.pem", Cert: "/c/me.pem", Key: "/c/me.key", Allow: []string{"agent.ls", "agent.run", "agent.kill"}}
 	if diff := cmp.Diff(want, cfg.Fleet); diff != "" || len(warns) != 0 {
 		t.Fatalf("fleet (-want +got):\n%s\nwarnings %q", diff, warns)
 	}
@@ -67,8 +68,14 @@ func TestParseFleetErrors(t *testing.T) {
 		{"url scheme", `{"fleet":{"host":"a","url":"http://127.0.0.1:4222","creds":"/c"}}`, "`fleet.url` `http://127.0.0.1:4222` must use the nats:// or tls:// scheme"},
 		{"url user", `{"fleet":{"host":"a","url":"nats://u:p@127.0.0.1:4222","creds":"/c"}}`,
 			"`fleet.url` must not carry a user or password; use fleet.creds, fleet.nkey or fleet.token_file"},
-		{"allow write verb", `{"fleet":{"host":"a","hub":{"listen":"127.0.0.1:1"},"allow":["agent.ls","agent.kill"]}}`,
-			"`fleet.allow[1]` must be one of agent.ls, api.snapshot (only read verbs are served over the fleet yet)"},
+		{"host any", `{"fleet":{"host":"any","hub":{"listen":"127.0.0.1:1"}}}`,
+			"`fleet.host` `any` is reserved: `agent run --host any` places a run on any member"},
+		{"allow a local verb", `{"fleet":{"host":"a","hub":{"listen":"127.0.0.1:1"},"allow":["agent.kill","agent.attach.prepare"]}}`,
+			"`fleet.allow[1]` must be a method served over the fleet: one of " + strings.Join(config.FleetReadVerbs, ", ") + ", " +
+				strings.Join(config.FleetWriteVerbs, ", ")},
+		{"allow a name", `{"fleet":{"host":"a","hub":{"listen":"127.0.0.1:1"},"allow":[1]}}`,
+			"`fleet.allow[0]` must be a method served over the fleet: one of " + strings.Join(config.FleetReadVerbs, ", ") + ", " +
+				strings.Join(config.FleetWriteVerbs, ", ")},
 		{"allow type", `{"fleet":{"host":"a","hub":{"listen":"127.0.0.1:1"},"allow":"agent.ls"}}`, "`fleet.allow` must be an array of method names"},
 	}
 	for _, tt := range tests {

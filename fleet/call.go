@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/nats-io/nats.go"
 
@@ -26,6 +27,71 @@ func (h HostReply) Unreachable() bool {
 	return h.Err != nil && h.Err.Code == wire.EnvironmentError && h.Err.Cause() == wire.CauseFleetUnreachable
 }
 
+// PingTimeout bounds [Member.CallHost]'s probe: a member that does not answer it in
+// this long is unreachable, whatever the verb's own bound.
+const PingTimeout = 3 * time.Second
+
+// Ping probes host: nil when it answered within ctx and [PingTimeout], else
+// environment_error fleet_unreachable.
+func (m *Member) Ping(ctx context.Context, host string) *wire.Error {
+	ctx, cancel := context.WithTimeout(ctx, PingTimeout)
+	defer cancel()
+	if _, err := m.nc.RequestWithContext(ctx, PingSubject(host), nil); err != nil {
+		return unreachable(host, err)
+	}
+	return nil
+}
+
+// WatchEvery is how often [Member.CallHost] probes the member while a call is in flight.
+const WatchEvery = 5 * time.Second
+
+// CallHost is [Member.Call] after a [Member.Ping]: a member that is gone or hung fails
+// within PingTimeout even when ctx allows the verb longer (docs/fleet.md §4.2). While
+// the call runs (an agent.wait may run for hours) the member is probed every
+// WatchEvery, and one that stops answering ends the call with fleet_unreachable: a
+// member killed or cut off never leaves its caller waiting for an answer that cannot
+// come.
+func (m *Member) CallHost(ctx context.Context, host, method string, params any) (json.RawMessage, *wire.Error) {
+	if err := m.Ping(ctx, host); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	go m.watch(ctx, host, cancel)
+	res, err := m.Call(ctx, host, method, params)
+	var lost *wire.Error
+	if err != nil && errors.As(context.Cause(ctx), &lost) {
+		return nil, lost
+	}
+	return res, err
+}
+
+// watch probes host every WatchEvery until ctx ends, and cancels it with the probe's
+// error when one fails.
+func (m *Member) watch(ctx context.Context, host string, cancel context.CancelCauseFunc) {
+	t := time.NewTicker(WatchEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if err := m.Ping(ctx, host); err != nil && ctx.Err() == nil {
+			cancel(err)
+			return
+		}
+	}
+}
+
+func unreachable(host string, err error) *wire.Error {
+	msg := "fleet member " + host + " did not answer: " + err.Error()
+	if errors.Is(err, nats.ErrNoResponders) {
+		msg = "fleet member " + host + " is not connected"
+	}
+	return wire.Env(wire.CauseFleetUnreachable, msg, "host", host)
+}
+
 // Call calls method on host over the fleet; ctx bounds the wait.
 func (m *Member) Call(ctx context.Context, host, method string, params any) (json.RawMessage, *wire.Error) {
 	frame, err := json.Marshal(map[string]any{"protocol": wire.Protocol, "id": 1, "method": method, "params": params})
@@ -34,11 +100,7 @@ func (m *Member) Call(ctx context.Context, host, method string, params any) (jso
 	}
 	msg, err := m.nc.RequestWithContext(ctx, APISubject(host), frame)
 	if err != nil {
-		msg := "fleet member " + host + " did not answer: " + err.Error()
-		if errors.Is(err, nats.ErrNoResponders) {
-			msg = "fleet member " + host + " is not connected"
-		}
-		return nil, wire.Env(wire.CauseFleetUnreachable, msg, "host", host)
+		return nil, unreachable(host, err)
 	}
 	return DecodeReply(msg.Data)
 }

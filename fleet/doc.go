@@ -30,6 +30,10 @@ func EventSubject(host string) string { return "orcr.events." + host }
 // APISubject is the request subject a host answers its API on.
 func APISubject(host string) string { return "orcr.api." + host }
 
+// PingSubject is the subject a host answers a liveness probe on, at once and without
+// the facade, so a call to a member that is gone or hung fails fast (docs/fleet.md §4).
+func PingSubject(host string) string { return "orcr.ping." + host }
+
 // MsgID is the Nats-Msg-Id of a host's event seq: JetStream drops a second publish of
 // the same id within the stream's duplicate window.
 func MsgID(host string, seq int64) string { return host + ":" + itoa(seq) }

@@ -2,7 +2,9 @@ package fleet
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -12,18 +14,26 @@ import (
 	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
-// callTimeout bounds one call a member answers over the fleet.
+// callTimeout bounds one call a member answers over the fleet, but for the unbounded
+// methods (agent.wait, agent.ask), which run until they settle, their own timeout or the
+// member's stop.
 const callTimeout = 10 * time.Second
 
-// maxInflight bounds the calls a member serves over the fleet at once.
-const maxInflight = 8
+// maxInflight bounds the bounded calls a member serves over the fleet at once, and
+// maxUnbounded the unbounded ones, so waits held open never starve an agent.ls.
+const (
+	maxInflight  = 8
+	maxUnbounded = 64
+)
 
 // Responder answers this member's API on orcr.api.<host> (docs/fleet.md §4).
 type Responder struct {
 	sub    *nats.Subscription
+	ping   *nats.Subscription
 	ctx    context.Context
 	cancel context.CancelFunc
 	slots  chan struct{}
+	long   chan struct{} // the unbounded calls' slots
 	wg     sync.WaitGroup
 }
 
@@ -32,17 +42,22 @@ type Responder struct {
 // method outside allow answers invalid_request fleet_not_allowed. Until the member holds
 // its host in the members bucket ([Member.Setup]) it answers nothing.
 func (m *Member) Serve(f api.Facade, allow []string) (*Responder, error) {
-	r := &Responder{slots: make(chan struct{}, maxInflight)}
+	r := &Responder{slots: make(chan struct{}, maxInflight), long: make(chan struct{}, maxUnbounded)}
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	sub, err := m.nc.Subscribe(APISubject(m.Host), func(msg *nats.Msg) {
 		if msg.Reply == "" || !m.registered.Load() {
 			return
 		}
-		r.slots <- struct{}{}
+		slots, ctx, cancel := r.slots, r.ctx, context.CancelFunc(func() {})
+		if unbounded(msg.Data) {
+			slots = r.long
+		} else {
+			ctx, cancel = context.WithTimeout(r.ctx, callTimeout)
+		}
+		slots <- struct{}{}
 		r.wg.Add(1)
 		go func() {
-			defer func() { <-r.slots; r.wg.Done() }()
-			ctx, cancel := context.WithTimeout(r.ctx, callTimeout)
+			defer func() { <-slots; r.wg.Done() }()
 			defer cancel()
 			if err := msg.Respond(Handle(ctx, f, m.Host, allow, msg.Data)); err != nil {
 				m.log.Warn("fleet: cannot answer a call", "err", err)
@@ -53,14 +68,39 @@ func (m *Member) Serve(f api.Facade, allow []string) (*Responder, error) {
 		return nil, err
 	}
 	r.sub = sub
+	// The probe is answered in NATS's own callback: it says the member is connected,
+	// holds its host and reads its subscriptions, before a caller waits for a verb.
+	r.ping, err = m.nc.Subscribe(PingSubject(m.Host), func(msg *nats.Msg) {
+		if msg.Reply != "" && m.registered.Load() {
+			_ = msg.Respond([]byte("{}"))
+		}
+	})
+	if err != nil {
+		_ = sub.Unsubscribe()
+		return nil, err
+	}
 	return r, nil
 }
 
 // Close stops answering and waits for the calls in flight.
 func (r *Responder) Close() {
+	_ = r.ping.Unsubscribe()
 	_ = r.sub.Unsubscribe()
 	r.cancel()
 	r.wg.Wait()
+}
+
+// unbounded reports whether frame calls an unbounded method (agent.wait, agent.ask);
+// a frame that does not decode is answered as a bounded call.
+func unbounded(frame []byte) bool {
+	var req struct {
+		Method string `json:"method"`
+	}
+	if json.Unmarshal(frame, &req) != nil {
+		return false
+	}
+	spec, ok := api.Lookup(req.Method)
+	return ok && spec.Info().Unbounded
 }
 
 // Handle answers one request frame: the response frame, as the socket would write it.
@@ -79,14 +119,22 @@ func Handle(ctx context.Context, f api.Facade, host string, allow []string, fram
 		return encode(req.ID, nil, wire.Invalid(wire.ReasonUnknownMethod, "unknown method `"+req.Method+"`", "method", req.Method))
 	}
 	if !slices.Contains(allow, req.Method) || !spec.Info().Facade || spec.Info().Streaming {
-		return encode(req.ID, nil, wire.Invalid(wire.ReasonFleetNotAllowed,
-			"`"+req.Method+"` is not allowed over the fleet on "+host+" (fleet.allow)", "method", req.Method, "host", host))
+		return encode(req.ID, nil, NotAllowed(req.Method, host, allow))
 	}
 	res, err := spec.Serve(ctx, f, req.Params)
 	if err != nil {
 		return encode(req.ID, nil, wire.From(err, wire.CauseInternal))
 	}
 	return encode(req.ID, res, nil)
+}
+
+// NotAllowed is the refusal of a call outside a member's fleet.allow (docs/fleet.md §4):
+// invalid_request fleet_not_allowed naming the method, the host, the policy and what it
+// allows.
+func NotAllowed(method, host string, allow []string) *wire.Error {
+	return wire.Invalid(wire.ReasonFleetNotAllowed,
+		"`"+method+"` is not allowed over the fleet on "+host+": its fleet.allow allows "+strings.Join(allow, ", "),
+		"method", method, "host", host, "policy", "fleet.allow", "allow", slices.Clone(allow))
 }
 
 func encode(id []byte, res any, err *wire.Error) []byte {

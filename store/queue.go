@@ -1,6 +1,7 @@
 package store
 
 import (
+	"database/sql"
 	"errors"
 
 	"github.com/orcr-go/orcr/socketapi/api"
@@ -58,6 +59,24 @@ const (
 		AND status IN ('starting','working','idle','blocked','parked') GROUP BY agent`
 )
 
+// readSlots reads querySlots's rows: the managed agents holding a slot, by provider.
+func readSlots(rows *sql.Rows, err error) (map[string]int64, error) {
+	if err != nil {
+		return nil, sqliteErr("count slots", err)
+	}
+	used := map[string]int64{}
+	for rows.Next() {
+		var p string
+		var n int64
+		if err := rows.Scan(&p, &n); err != nil {
+			rows.Close()
+			return nil, sqliteErr("count slots", err)
+		}
+		used[p] = n
+	}
+	return used, closeRows(rows, "count slots")
+}
+
 // Promote is one queue pass: the stuck-start sweep, the --timeout deadline sweep, then
 // FIFO promotion under the global and per-provider caps, counted inside the
 // transaction. Every query reads an index that holds only rows that can change
@@ -102,24 +121,15 @@ func (t *Tx) Promote(a Admission) (Promotion, error) {
 	if len(queued) == 0 { // nothing to promote: the slots need no count
 		return res, nil
 	}
+	holding, err := readSlots(t.Query(querySlots))
+	if err != nil {
+		return res, err
+	}
 	used := map[string]int{}
 	global := 0
-	rows, err = t.Query(querySlots)
-	if err != nil {
-		return res, sqliteErr("count running agents", err)
-	}
-	for rows.Next() {
-		var p string
-		var n int
-		if err := rows.Scan(&p, &n); err != nil {
-			rows.Close()
-			return res, sqliteErr("count running agents", err)
-		}
-		used[p] = n
-		global += n
-	}
-	if err := closeRows(rows, "count running agents"); err != nil {
-		return res, err
+	for p, n := range holding {
+		used[p] = int(n)
+		global += int(n)
 	}
 	if global >= a.Max {
 		return res, nil

@@ -96,6 +96,12 @@ func (db *DB) AgentCounts(ctx context.Context) (Counts, error) {
 	return c, sqliteErr("count agents", err)
 }
 
+// SlotsUsed counts the managed agents holding a concurrency slot, by provider: the
+// counts the admission queue promotes under (docs/lifecycle.md §7).
+func (db *DB) SlotsUsed(ctx context.Context) (map[string]int64, error) {
+	return readSlots(db.r.QueryContext(ctx, querySlots))
+}
+
 // LastScreen is the last screen kept of uuid's pane and when it was read
 // (docs/lifecycle.md §4.1); ok is false when none was kept.
 func (db *DB) LastScreen(ctx context.Context, uuid string) (text string, at int64, ok bool, err error) {

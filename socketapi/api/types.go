@@ -87,6 +87,45 @@ type StatusResult struct {
 	Quota []QuotaWindow `json:"quota"`
 	// When ended agents are forgotten, and how many were (docs/lifecycle.md §12.4).
 	Retention RetentionStatus `json:"retention"`
+	// The concurrency slots, held and free (docs/lifecycle.md §7): what `agent run
+	// --host any` places a run by (docs/fleet.md §4.3).
+	Slots SlotsStatus `json:"slots"`
+}
+
+// SlotsStatus is server.status's slots object: the concurrency caps and the managed
+// agents holding a slot under them.
+type SlotsStatus struct {
+	// concurrency.max.
+	Max int64 `json:"max"`
+	// The managed agents holding a slot.
+	Used int64 `json:"used"`
+	// max - used, at least 0.
+	Free int64 `json:"free"`
+	// The provider of a request without agent (defaults.agent).
+	DefaultAgent string `json:"default_agent"`
+	// Every provider with a cap of its own or holding a slot, by name.
+	Providers map[string]ProviderSlots `json:"providers"`
+}
+
+// ProviderSlots is one provider's slots: a run of it is admitted while free > 0.
+type ProviderSlots struct {
+	// concurrency.<provider>; null: only concurrency.max caps it.
+	Cap *int64 `json:"cap"`
+	// Its agents holding a slot.
+	Used int64 `json:"used"`
+	// The smaller of its cap's free slots and the global free slots, at least 0.
+	Free int64 `json:"free"`
+}
+
+// FreeFor is the free slots for a run of provider ("" : the default agent).
+func (s SlotsStatus) FreeFor(provider string) int64 {
+	if provider == "" {
+		provider = s.DefaultAgent
+	}
+	if p, ok := s.Providers[provider]; ok {
+		return p.Free
+	}
+	return s.Free
 }
 
 // RetentionStatus is server.status's retention object: the limits the server started

@@ -339,3 +339,89 @@ func TestFleetRefusesATakenHost(t *testing.T) {
 		}
 	}
 }
+
+// server.status's slots count the managed agents holding a slot against concurrency.max
+// and each provider's cap: what `agent run --host any` places a run by.
+func TestStatusSlots(t *testing.T) {
+	t.Parallel()
+	srv := sockettest.NewServer(t, sockettest.WithHerdr(t), sockettest.WithConfig(`{"concurrency": {"max": 3, "mock": 2}}`))
+	c := srv.Client(t)
+	ctx := context.Background()
+	if err := c.Call(ctx, "agent.run", map[string]any{"path": "slots/one", "agent": "mock"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var st api.StatusResult
+	poll.Eventually(t, 30*time.Second, "one mock agent holds a slot", func() bool {
+		if err := c.Call(ctx, "server.status", nil, &st); err != nil {
+			t.Fatal(err)
+		}
+		return st.Slots.Used == 1
+	})
+	mock := st.Slots.Providers["mock"]
+	if st.Slots.Max != 3 || st.Slots.Free != 2 || st.Slots.DefaultAgent != "claude" || mock.Cap == nil || *mock.Cap != 2 ||
+		mock.Used != 1 || mock.Free != 1 || st.Slots.FreeFor("mock") != 1 || st.Slots.FreeFor("codex") != 2 {
+		t.Fatalf("slots %+v, mock %+v", st.Slots, mock)
+	}
+}
+
+// A member that is connected but does not answer (hung, or not holding its host) fails
+// a call within fleet.PingTimeout, long before the caller's own deadline; one not
+// connected fails at once; one that goes away during a long call ends it. All are
+// environment_error fleet_unreachable naming the host.
+func TestFleetCallToHungMemberFailsFast(t *testing.T) {
+	t.Parallel()
+	_, url, tok := fleetHub(t, "hub")
+	token, err := fleet.ReadToken(tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// "slow" takes every request on its subjects and answers none.
+	nc, err := nats.Connect(url, nats.Token(token))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	for _, subj := range []string{fleet.PingSubject("slow"), fleet.APISubject("slow")} {
+		if _, err := nc.Subscribe(subj, func(*nats.Msg) {}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	m := dialFleet(t, url, tok)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for _, host := range []string{"slow", "ghost"} {
+		_, werr := m.CallHost(ctx, host, "agent.kill", map[string]any{"targets": []string{"x"}})
+		if werr == nil || werr.Cause() != wire.CauseFleetUnreachable || werr.Details["host"] != host || ctx.Err() != nil {
+			t.Fatalf("a call to %s: %v (caller's deadline passed: %v), want fleet_unreachable before the deadline", host, werr, ctx.Err())
+		}
+	}
+
+	// "fading" answers the probe, takes an agent.wait and goes away: the wait ends with
+	// fleet_unreachable once a probe in flight fails, not at the caller's deadline.
+	ping, err := nc.Subscribe(fleet.PingSubject("fading"), func(msg *nats.Msg) { _ = msg.Respond([]byte("{}")) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	took := make(chan struct{})
+	if _, err := nc.Subscribe(fleet.APISubject("fading"), func(*nats.Msg) { close(took) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan *wire.Error, 1)
+	go func() {
+		_, werr := m.CallHost(ctx, "fading", "agent.wait", map[string]any{"targets": []string{"x"}})
+		done <- werr
+	}()
+	<-took
+	if err := ping.Unsubscribe(); err != nil {
+		t.Fatal(err)
+	}
+	if werr := <-done; werr == nil || werr.Cause() != wire.CauseFleetUnreachable || werr.Details["host"] != "fading" || ctx.Err() != nil {
+		t.Fatalf("a wait on a member gone meanwhile: %v (caller's deadline passed: %v), want fleet_unreachable before the deadline", werr, ctx.Err())
+	}
+}

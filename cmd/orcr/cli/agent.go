@@ -13,6 +13,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/orcr-go/orcr/config"
 	"github.com/orcr-go/orcr/socketapi"
 	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/api/wire"
@@ -112,6 +113,7 @@ type agentRunCmd struct {
 	worktreeFlags `embed:""`
 	GC            string `name:"gc" enum:"auto,immediate,never" default:"auto" help:"When to reap the agent: auto, immediate or never."`
 	Budget        string `help:"A budget for the agent and the agents it spawns: a cost (2usd) or non-cached tokens (500k)."`
+	Host          string `help:"Run on this fleet host; any: on the member with the most free slots for the provider."`
 }
 
 // worktreeFlags are the worktree flags shared by `agent run` and `agent ask`
@@ -152,13 +154,34 @@ func (c *agentRunCmd) Run(a *app) error {
 	}
 	req.GC, req.Budget = c.GC, c.Budget
 	c.apply(&req)
-	return request(a, api.AgentRun, req, func(r api.RunResult) error {
-		a.stdout("%s %s", r.Agent.Path, r.Agent.UUID)
+	host := c.Host
+	if host != "" {
+		if host != config.FleetAnyHost && !config.ValidHost(host) {
+			return wire.Invalid(wire.ReasonCLIParse, "--host `"+host+"` is not a fleet host name (or any)", "value", host)
+		}
+		// The cwd is a path on that host: sent as given, never resolved here.
+		if c.Cwd != "" && !filepath.IsAbs(c.Cwd) {
+			return wire.Invalid(wire.ReasonFleetRelativeCwd, "--cwd must be absolute with --host: `"+c.Cwd+"` names nothing on another host",
+				"value", c.Cwd)
+		}
+		req.Cwd = c.Cwd
+	}
+	human := func(host string, r api.RunResult) error {
+		target := qualify(host, r.Agent.Path)
+		a.stdout("%s %s", target, r.Agent.UUID)
 		if a.env.IsTTY() {
-			a.stderr("wait: orcr agent wait %[1]s · response: orcr agent logs %[1]s --last-response · attach: orcr agent attach %[1]s", r.Agent.Path)
+			hint := "wait: orcr agent wait %[1]s · response: orcr agent logs %[1]s --last-response"
+			if host == "" {
+				hint += " · attach: orcr agent attach %[1]s"
+			}
+			a.stderr(hint, target)
 		}
 		return nil
-	})
+	}
+	if host == config.FleetAnyHost {
+		return runAnywhere(a, req, human)
+	}
+	return requestAt(a, host, api.AgentRun, req, func(r api.RunResult) error { return human(host, r) })
 }
 
 type agentAskCmd struct {
@@ -239,13 +262,15 @@ func (c *agentSendCmd) Run(a *app) error {
 	if err != nil {
 		return err
 	}
-	req := api.SendRequest{Target: c.Target, Prompt: prompt}
-	return request(a, api.AgentSend, req, func(r api.SendResult) error {
+	host, target := splitHost(c.Target)
+	req := api.SendRequest{Target: target, Prompt: prompt}
+	return requestAt(a, host, api.AgentSend, req, func(r api.SendResult) error {
+		path := qualify(host, r.Path)
 		if r.Queued != "" {
-			a.stdout("%s queued (paused on %s; orcr budget extend %s --by …)", r.Path, r.Queued, r.Path)
+			a.stdout("%s queued (paused on %s; orcr budget extend %s --by …)", path, r.Queued, path)
 			return nil
 		}
-		a.stdout("%s delivered (while %s) input_seq=%d", r.Path, r.DeliveredWhile, r.InputSeq)
+		a.stdout("%s delivered (while %s) input_seq=%d", path, r.DeliveredWhile, r.InputSeq)
 		return nil
 	})
 }
@@ -306,17 +331,26 @@ type agentLogsCmd struct {
 // and stops after the poll that finds the agent ended (issue override). --follow is
 // ignored with --last-response.
 func (c *agentLogsCmd) Run(a *app) error {
-	req := api.LogsRequest{Target: c.Target, LastResponse: c.LastResponse, Screen: c.Screen}
+	host, target := splitHost(c.Target)
+	req := api.LogsRequest{Target: target, LastResponse: c.LastResponse, Screen: c.Screen}
 	follow := c.Follow && !c.LastResponse && !c.Screen
 	if c.Tail != nil && !follow {
 		tail := int(*c.Tail)
 		req.Tail = &tail
 	}
-	cl, err := a.connect()
-	if err != nil {
-		return err
+	// fetch reads the logs: over the fleet for another host, else on the socket.
+	var cl *socketapi.Client
+	fetch := func() (api.LogsResult, json.RawMessage, error) { return invokeAt(a, host, api.AgentLogs, req) }
+	if host == "" {
+		var err error
+		if cl, err = a.connect(); err != nil {
+			return err
+		}
+		fetch = func() (api.LogsResult, json.RawMessage, error) {
+			return socketapi.InvokeRaw(a.ctx, cl, api.AgentLogs, req)
+		}
 	}
-	r, raw, err := socketapi.InvokeRaw(a.ctx, cl, api.AgentLogs, req)
+	r, raw, err := fetch()
 	if err != nil {
 		return err
 	}
@@ -339,8 +373,8 @@ func (c *agentLogsCmd) Run(a *app) error {
 		return nil
 	}
 	return a.poll(agentLogsPoll, func() (bool, error) {
-		next, err := cl.Logs(a.ctx, req)
-		if socketapi.ServerGone(err) && a.ctx.Err() == nil {
+		next, _, err := fetch()
+		if cl != nil && socketapi.ServerGone(err) && a.ctx.Err() == nil {
 			// Started again (or an error when none comes back); the next poll goes on
 			// from the entries already printed.
 			return false, cl.Reconnect(a.ctx, api.AgentLogs.Name, err)
@@ -409,16 +443,26 @@ type agentWaitCmd struct {
 // exits with the code of the wait rule (docs/cli.md §1.6). A server that goes away
 // meanwhile is started again and the wait resumed with what is left of its timeout.
 func (c *agentWaitCmd) Run(a *app) error {
-	req := api.WaitRequest{Targets: c.Targets, Timeout: c.Timeout, Any: c.Any}
-	start := time.Now()
-	r, raw, err := invokeResuming(a, api.AgentWait, func(attempt int) api.WaitRequest {
-		if attempt > 0 {
-			again := req
-			again.Timeout = socketapi.Remaining(req.Timeout, time.Since(start)) // the rest of its own timeout
-			return again
-		}
-		return req
-	})
+	host, targets, err := targetsHost(c.Targets)
+	if err != nil {
+		return err
+	}
+	req := api.WaitRequest{Targets: targets, Timeout: c.Timeout, Any: c.Any}
+	var r api.WaitResult
+	var raw json.RawMessage
+	if host != "" {
+		r, raw, err = invokeAt(a, host, api.AgentWait, req)
+	} else {
+		start := time.Now()
+		r, raw, err = invokeResuming(a, api.AgentWait, func(attempt int) api.WaitRequest {
+			if attempt > 0 {
+				again := req
+				again.Timeout = socketapi.Remaining(req.Timeout, time.Since(start)) // the rest of its own timeout
+				return again
+			}
+			return req
+		})
+	}
 	if err != nil {
 		return err
 	}
@@ -426,7 +470,7 @@ func (c *agentWaitCmd) Run(a *app) error {
 		a.printOK(raw)
 	} else {
 		for _, t := range waitLines(r) {
-			a.stdout("%s  %s", t.Path, t.Reason)
+			a.stdout("%s  %s", qualify(host, t.Path), t.Reason)
 		}
 	}
 	if code := waitExitCode(r); code != 0 {
@@ -482,24 +526,28 @@ type agentKillCmd struct {
 
 // Run implements `orcr agent kill` (docs/cli.md §5.7), with the TTY confirmation of §1.4.
 func (c *agentKillCmd) Run(a *app) error {
-	req := api.KillRequest{Targets: c.Targets, Force: c.Force}
+	host, targets, err := targetsHost(c.Targets)
+	if err != nil {
+		return err
+	}
+	req := api.KillRequest{Targets: targets, Force: c.Force}
 	if a.confirms(c.Yes) {
 		preview := req
 		preview.Preview = true
-		pv, _, err := invoke(a, api.AgentKill, preview)
+		pv, _, err := invokeAt(a, host, api.AgentKill, preview)
 		if err != nil {
 			return err
 		}
 		a.stderr("Matched %d agent(s):", len(pv.Targets))
 		for _, t := range pv.Targets {
-			a.stderr("  %s [%s]", t.Path, t.Status)
+			a.stderr("  %s [%s]", qualify(host, t.Path), t.Status)
 		}
 		if !a.ask(fmt.Sprintf("Kill these %d agent(s)?", len(pv.Targets))) {
 			return nil
 		}
 	}
 	a.progress = "killed"
-	r, raw, err := invoke(a, api.AgentKill, req)
+	r, raw, err := invokeAt(a, host, api.AgentKill, req)
 	if err != nil {
 		return err
 	}
@@ -507,10 +555,10 @@ func (c *agentKillCmd) Run(a *app) error {
 		a.printOK(raw)
 	} else {
 		for _, k := range r.Killed {
-			a.stdout("killed %s", k.Path)
+			a.stdout("killed %s", qualify(host, k.Path))
 		}
 		for _, s := range r.Skipped {
-			a.stdout("skipped %s (%s)", s.Path, s.Reason)
+			a.stdout("skipped %s (%s)", qualify(host, s.Path), s.Reason)
 		}
 		if len(r.Killed) == 0 && len(r.Skipped) == 0 {
 			a.stdout("no agents killed")

@@ -18,6 +18,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/orcr-go/orcr/config/service"
+	"github.com/orcr-go/orcr/fleet"
 	"github.com/orcr-go/orcr/socketapi"
 	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/api/wire"
@@ -149,6 +150,9 @@ type app struct {
 	// progress, when set by a bulk verb, asks its calls for progress frames and shows
 	// them on stderr with this verb ("killed"; docs/cli.md §1.3).
 	progress string
+	// fleet is the connection to the fleet of a call to a host-qualified target, dialed
+	// at its first use and closed when the invocation ends (fleethost.go).
+	fleet *fleet.Member
 }
 
 // Run executes one orcr invocation with args (without the program name) and returns
@@ -159,6 +163,7 @@ type app struct {
 func Run(ctx context.Context, args []string, env Env) (code int) {
 	env.defaults()
 	a := &app{ctx: ctx, env: &env, json: jsonRequested(args)}
+	defer a.closeFleet()
 	args, a.passthrough, a.hasDashDash = splitLoopCreate(args)
 
 	var root rootCmd

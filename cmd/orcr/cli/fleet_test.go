@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/orcr-go/orcr/config"
 	"github.com/orcr-go/orcr/fleet"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
 	"github.com/orcr-go/orcr/tests/poll"
 )
@@ -86,5 +88,143 @@ func TestAgentLsFleet(t *testing.T) {
 		!strings.HasPrefix(lines[1], "hub  local/one") || !strings.HasPrefix(lines[2], "web  review/two") ||
 		!strings.HasPrefix(lines[3], "gpu1 unreachable: ") {
 		t.Fatalf("agent ls --fleet (exit %d):\n%s", o.code, o.stdout)
+	}
+}
+
+// fleetOf starts a hub and members on this machine, each in its own home with its own
+// herdr stand-in and the mock provider: hub and web let the fleet run, send to and kill
+// their agents (fleet.allow), gpu1 keeps the default read verbs. It returns the servers
+// by host and a CLI harness on the hub's home, once every member answers.
+func fleetOf(t *testing.T) (map[string]*sockettest.Server, *harness) {
+	t.Helper()
+	const writes = `"allow": ["agent.ls", "server.status", "agent.logs", "agent.wait", "agent.run", "agent.send", "agent.kill"]`
+	hub := sockettest.NewServer(t, sockettest.WithHerdr(t),
+		sockettest.WithConfig(`{"concurrency": {"max": 3}, "fleet": {"host": "hub", "hub": {"listen": "127.0.0.1:0"}, `+writes+`}}`))
+	tok := filepath.Join(hub.Home, config.FleetDirName, fleet.HubTokenName)
+	member := func(host, extra string) *sockettest.Server {
+		return sockettest.NewServer(t, sockettest.WithHerdr(t), sockettest.WithConfig(fmt.Sprintf(
+			`{"concurrency": {"max": 4}, "fleet": {"host": %q, "url": %q, "token_file": %q%s}}`, host, hub.FleetHubURL(), tok, extra)))
+	}
+	srvs := map[string]*sockettest.Server{"hub": hub, "web": member("web", ", "+writes), "gpu1": member("gpu1", "")}
+	h := newHarness(t)
+	h.home, h.vars["ORCR_HOME"], h.vars["HOME"] = hub.Home, hub.Home, hub.Home
+	poll.Eventually(t, 30*time.Second, "three members answer in the fleet", func() bool {
+		o := h.run(t, "agent", "ls", "--fleet")
+		return o.code == 0 && o.stdout == "no agents\n"
+	})
+	return srvs, h
+}
+
+// agentsOf lists a member's agents on its own socket: path → status.
+func agentsOf(t *testing.T, srv *sockettest.Server) map[string]string {
+	t.Helper()
+	var ls struct {
+		Agents []struct{ Path, Status string }
+	}
+	if err := srv.Client(t).Call(context.Background(), "agent.ls", map[string]any{"all": true}, &ls); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, a := range ls.Agents {
+		out[a.Path] = a.Status
+	}
+	return out
+}
+
+// Agents across three members: `agent run --host web` runs on web (the --json result
+// names the host), `web:<path>` sends to, waits for, reads and kills it, a plain path
+// stays local, gpu1 refuses a run outside its fleet.allow and changes nothing, a host
+// nobody serves fails at once, one call's targets on two hosts are refused, and `agent
+// run --host any` goes to the member with the most free slots that allows it.
+func TestFleetAgentsAcrossHosts(t *testing.T) {
+	t.Parallel()
+	srvs, h := fleetOf(t)
+
+	o := h.run(t, "--json", "agent", "run", "--host", "web", "--name", "w1", "-a", "mock")
+	var run struct {
+		Host  string `json:"host"`
+		Agent struct{ Path, UUID string }
+	}
+	if o.code != 0 || json.Unmarshal(decodeEnvelope(t, o.stdout).Result, &run) != nil || run.Host != "web" || run.Agent.Path != "w1" {
+		t.Fatalf("agent run --host web: exit %d %s %s", o.code, o.stdout, o.stderr)
+	}
+	if got := agentsOf(t, srvs["web"]); got["w1"] == "" {
+		t.Fatalf("web's agents after a run on web: %v", got)
+	}
+	if got := agentsOf(t, srvs["hub"]); len(got) != 0 {
+		t.Fatalf("the hub's agents after a run on web: %v", got)
+	}
+	poll.Eventually(t, 30*time.Second, "w1 idle on web", func() bool { return agentsOf(t, srvs["web"])["w1"] == "idle" })
+
+	if o = h.run(t, "agent", "send", "web:w1", "hello fleet"); o.code != 0 || !strings.HasPrefix(o.stdout, "web:w1 delivered (while idle)") {
+		t.Fatalf("agent send web:w1: exit %d %q %q", o.code, o.stdout, o.stderr)
+	}
+	if o = h.run(t, "agent", "wait", "web:w1", "--timeout", "60s"); o.code != 0 || o.stdout != "web:w1  turn_complete\n" {
+		t.Fatalf("agent wait web:w1: exit %d %q %q", o.code, o.stdout, o.stderr)
+	}
+	if o = h.run(t, "agent", "logs", "web:w1", "--last-response"); o.code != 0 || !strings.Contains(o.stdout, "RESPONSE: hello fleet") {
+		t.Fatalf("agent logs web:w1: exit %d %q %q", o.code, o.stdout, o.stderr)
+	}
+	// A plain path is the local host's: the hub has no w1.
+	wantError(t, h.run(t, "--json", "agent", "send", "w1", "hi"), 6, "not_found", "target", "w1")
+
+	// gpu1 keeps the default policy: the run is refused, naming the method and the policy.
+	o = h.run(t, "--json", "agent", "run", "--host", "gpu1", "--name", "g1", "-a", "mock")
+	d := wantError(t, o, 1, "invalid_request", "reason", wire.ReasonFleetNotAllowed)
+	if d["method"] != "agent.run" || d["host"] != "gpu1" || d["policy"] != "fleet.allow" {
+		t.Fatalf("refused run on gpu1: details %v", d)
+	}
+	if got := agentsOf(t, srvs["gpu1"]); len(got) != 0 {
+		t.Fatalf("gpu1's agents after a refused run: %v", got)
+	}
+
+	wantError(t, h.run(t, "--json", "agent", "kill", "-y", "ghost:x"), 2, "environment_error", "cause", wire.CauseFleetUnreachable)
+	wantError(t, h.run(t, "--json", "agent", "kill", "-y", "web:w1", "gpu1:x"), 1, "invalid_request", "reason", wire.ReasonFleetMixedHosts)
+	wantError(t, h.run(t, "--json", "agent", "run", "--host", "web", "--name", "w2", "-a", "mock", "--cwd", "rel"),
+		1, "invalid_request", "reason", wire.ReasonFleetRelativeCwd)
+
+	if o = h.run(t, "agent", "kill", "-y", "web:w1"); o.code != 0 || o.stdout != "killed web:w1\n" {
+		t.Fatalf("agent kill web:w1: exit %d %q %q", o.code, o.stdout, o.stderr)
+	}
+	poll.Eventually(t, 30*time.Second, "w1 ended on web", func() bool { return agentsOf(t, srvs["web"])["w1"] == "ended" })
+
+	// --host any: gpu1 and web have 4 free slots, the hub 3. gpu1 ranks first (ties by
+	// name) but its fleet.allow refuses agent.run, so the run goes to web.
+	o = h.run(t, "--json", "agent", "run", "--host", "any", "--name", "a1", "-a", "mock")
+	if o.code != 0 || json.Unmarshal(decodeEnvelope(t, o.stdout).Result, &run) != nil || run.Host != "web" ||
+		!strings.Contains(o.stderr, "gpu1 does not allow agent.run") || !strings.Contains(o.stderr, "on web (4 free slot(s) for mock)") {
+		t.Fatalf("agent run --host any: exit %d %s %s", o.code, o.stdout, o.stderr)
+	}
+	poll.Eventually(t, 30*time.Second, "a1 idle on web", func() bool { return agentsOf(t, srvs["web"])["a1"] == "idle" })
+	// Now web and the hub both have 3 free: the hub, by name.
+	o = h.run(t, "agent", "run", "--host", "any", "--name", "a2", "-a", "mock")
+	if o.code != 0 || !strings.HasPrefix(o.stdout, "hub:a2 ") || !strings.Contains(o.stderr, "on hub (3 free slot(s) for mock)") {
+		t.Fatalf("second agent run --host any: exit %d %q %q", o.code, o.stdout, o.stderr)
+	}
+	if got := agentsOf(t, srvs["hub"]); got["a2"] == "" {
+		t.Fatalf("the hub's agents after a run placed on it: %v", got)
+	}
+
+	// A member's CLI joins at fleet.url with its token: web kills the hub's a2.
+	wh := newHarness(t)
+	wh.home, wh.vars["ORCR_HOME"], wh.vars["HOME"] = srvs["web"].Home, srvs["web"].Home, srvs["web"].Home
+	if o = wh.run(t, "agent", "kill", "-y", "hub:a2"); o.code != 0 || o.stdout != "killed hub:a2\n" {
+		t.Fatalf("agent kill hub:a2 from web: exit %d %q %q", o.code, o.stdout, o.stderr)
+	}
+	poll.Eventually(t, 30*time.Second, "a2 ended on the hub", func() bool { return agentsOf(t, srvs["hub"])["a2"] == "ended" })
+
+	// A home whose token is wrong is refused by the hub, and nothing reaches web.
+	bad := newHarness(t)
+	badTok := filepath.Join(bad.home, "bad.token")
+	if err := os.WriteFile(badTok, []byte("not-the-token\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bad.home, "config.json"), []byte(fmt.Sprintf(
+		`{"fleet": {"host": "intruder", "url": %q, "token_file": %q}}`, srvs["hub"].FleetHubURL(), badTok)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	wantError(t, bad.run(t, "--json", "agent", "kill", "-y", "web:a1"), 2, "environment_error", "cause", wire.CauseServerUnreachable)
+	if got := agentsOf(t, srvs["web"])["a1"]; got != "idle" {
+		t.Fatalf("web's a1 after a kill with a wrong token: %s, want idle", got)
 	}
 }

@@ -157,18 +157,7 @@ func invokeResuming[Req, Res any](a *app, m *api.Method[Req, Res], next func(att
 // request invokes m and prints the result: with --json the envelope of the raw result,
 // else human renders the typed result (nil human prints it as indented JSON).
 func request[Req, Res any](a *app, m *api.Method[Req, Res], req Req, human func(Res) error) error {
-	res, raw, err := invoke(a, m, req)
-	if err != nil {
-		return err
-	}
-	if a.json {
-		a.printOK(raw)
-		return nil
-	}
-	if human == nil {
-		return a.pretty(raw)
-	}
-	return human(res)
+	return requestAt(a, "", m, req, human)
 }
 
 // SpawnDetached starts `<os.Executable()> server start --foreground` in a new session

@@ -1788,6 +1788,31 @@ export interface ServerStatusResult {
         trimmed_total?: number;
         [key: string]: unknown;
     };
+    /**
+     * The concurrency slots, held and free (docs/lifecycle.md §7): what `agent run
+     * --host any` places a run by (docs/fleet.md §4.3).
+     */
+    slots?: {
+        /** The provider of a request without agent (defaults.agent). */
+        default_agent?: string;
+        /** max - used, at least 0. */
+        free?: number;
+        /** concurrency.max. */
+        max?: number;
+        /** Every provider with a cap of its own or holding a slot, by name. */
+        providers?: Record<string, {
+            /** concurrency.<provider>; null: only concurrency.max caps it. */
+            cap?: number | null;
+            /** The smaller of its cap's free slots and the global free slots, at least 0. */
+            free?: number;
+            /** Its agents holding a slot. */
+            used?: number;
+            [key: string]: unknown;
+        }> | null;
+        /** The managed agents holding a slot. */
+        used?: number;
+        [key: string]: unknown;
+    };
     /** The socket path. */
     socket?: string;
     /** The agents whose open turn is marked stalled, longest stalled first. */

@@ -1,0 +1,220 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/orcr-go/orcr/config"
+	"github.com/orcr-go/orcr/fleet"
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
+)
+
+// fleetVerbTimeout bounds a bounded verb's call on another host once the member answered
+// the probe (fleet.PingTimeout): the member's own 10 s for the call and the way back
+// (docs/fleet.md §4.2). agent.wait and agent.ask are bounded by their own timeout.
+const fleetVerbTimeout = 15 * time.Second
+
+// splitHost splits a host-qualified target `<host>:<rest>` (docs/fleet.md §4.2). A
+// target whose part before the first ':' is no host name is local, whole: no path,
+// pattern or uuid holds a ':'.
+func splitHost(target string) (host, rest string) {
+	h, r, ok := strings.Cut(target, ":")
+	if !ok || !config.ValidHost(h) {
+		return "", target
+	}
+	return h, r
+}
+
+// targetsHost strips the host qualifier of targets: the one host they name ("" when
+// every target is a plain, local path) and the targets without it. Targets on more than
+// one host, or a host beside a plain path, are refused in this slice.
+func targetsHost(targets []string) (string, []string, error) {
+	var hosts []string
+	out := make([]string, len(targets))
+	for i, t := range targets {
+		h, rest := splitHost(t)
+		if !slices.Contains(hosts, h) {
+			hosts = append(hosts, h)
+		}
+		out[i] = rest
+	}
+	if len(hosts) > 1 {
+		named := slices.Clone(hosts)
+		for i, h := range named {
+			if h == "" {
+				named[i] = "(local)"
+			}
+		}
+		return "", nil, wire.Invalid(wire.ReasonFleetMixedHosts,
+			"the targets of one call must all be on one host: "+strings.Join(named, ", "), "hosts", named)
+	}
+	if len(hosts) == 0 {
+		return "", out, nil
+	}
+	return hosts[0], out, nil
+}
+
+// qualify is path as the human output shows it: `<host>:<path>` for another host.
+func qualify(host, path string) string {
+	if host == "" {
+		return path
+	}
+	return host + ":" + path
+}
+
+// fleetMember is the invocation's connection to the fleet, dialed at its first use.
+func (a *app) fleetMember() (*fleet.Member, error) {
+	if a.fleet == nil {
+		m, err := a.dialFleet()
+		if err != nil {
+			return nil, err
+		}
+		a.fleet = m
+	}
+	return a.fleet, nil
+}
+
+func (a *app) closeFleet() {
+	if a.fleet != nil {
+		a.fleet.Close()
+		a.fleet = nil
+	}
+}
+
+// invokeAt is invoke on host: "" is the local server (over its socket, auto-started);
+// another host is called over the fleet, after a probe that fails fast when the member is
+// gone or hung (environment_error fleet_unreachable), with the member's own envelopes and
+// errors. The raw result of another host carries `host` (docs/fleet.md §4.2).
+func invokeAt[Req, Res any](a *app, host string, m *api.Method[Req, Res], req Req) (Res, json.RawMessage, error) {
+	var zero Res
+	if host == "" {
+		return invoke(a, m, req)
+	}
+	fm, err := a.fleetMember()
+	if err != nil {
+		return zero, nil, err
+	}
+	ctx, cancel := a.ctx, context.CancelFunc(func() {})
+	if !m.Unbounded {
+		ctx, cancel = context.WithTimeout(a.ctx, fleetVerbTimeout)
+	}
+	defer cancel()
+	raw, werr := fm.CallHost(ctx, host, m.Name, req)
+	if werr != nil {
+		return zero, nil, werr
+	}
+	var res Res
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return zero, nil, wire.Internal(wire.CauseDecode, m.Name+" of "+host+": "+err.Error())
+	}
+	return res, withHost(raw, host), nil
+}
+
+// withHost adds `host` to a result object.
+func withHost(raw json.RawMessage, host string) json.RawMessage {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(raw, &obj) != nil || obj == nil {
+		return raw
+	}
+	obj["host"], _ = json.Marshal(host)
+	return bytes.TrimSuffix(marshal(obj), []byte("\n"))
+}
+
+// requestAt is request on host (see invokeAt): it prints the result, with --json the
+// envelope of the raw result, else human renders the typed result (nil human prints it
+// as indented JSON).
+func requestAt[Req, Res any](a *app, host string, m *api.Method[Req, Res], req Req, human func(Res) error) error {
+	res, raw, err := invokeAt(a, host, m, req)
+	if err != nil {
+		return err
+	}
+	if a.json {
+		a.printOK(raw)
+		return nil
+	}
+	if human == nil {
+		return a.pretty(raw)
+	}
+	return human(res)
+}
+
+// placeTimeout bounds the server.status each member is asked for by `agent run --host
+// any`: its herdr probe takes up to 5 s.
+const placeTimeout = 6 * time.Second
+
+// placement is one member `agent run --host any` may run on.
+type placement struct {
+	host string
+	free int64
+}
+
+// placements asks every member for its slots at once (server.status over the fleet)
+// and ranks those that answered by their free slots for provider ("" : each member's
+// defaults.agent), most first, ties by host name (docs/fleet.md §4.3).
+func placements(a *app, provider string) ([]placement, error) {
+	fm, err := a.fleetMember()
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(a.ctx, placeTimeout)
+	defer cancel()
+	replies, err := fm.CallAll(ctx, api.ServerStatus.Name, nil)
+	if err != nil {
+		return nil, err
+	}
+	var out []placement
+	for _, r := range replies {
+		var st api.StatusResult
+		if r.Err != nil || json.Unmarshal(r.Result, &st) != nil {
+			continue
+		}
+		out = append(out, placement{host: r.Host, free: st.Slots.FreeFor(provider)})
+	}
+	slices.SortStableFunc(out, func(x, y placement) int {
+		if x.free != y.free {
+			return int(y.free - x.free)
+		}
+		return strings.Compare(x.host, y.host)
+	})
+	return out, nil
+}
+
+// runAnywhere is `agent run --host any`: the run goes to the member with the most free
+// slots for its provider; a member whose fleet.allow refuses agent.run is passed over for
+// the next. Where it went is said on stderr; the --json result names the host.
+func runAnywhere(a *app, req api.RunRequest, human func(string, api.RunResult) error) error {
+	places, err := placements(a, req.Agent)
+	if err != nil {
+		return err
+	}
+	if len(places) == 0 {
+		return wire.Env(wire.CauseFleetUnreachable, "agent run --host any: no fleet member answered with its slots", "host", config.FleetAnyHost)
+	}
+	provider := req.Agent
+	if provider == "" {
+		provider = "its default provider"
+	}
+	for _, p := range places {
+		res, raw, err := invokeAt(a, p.host, api.AgentRun, req)
+		if wire.Is(err, wire.InvalidRequest, wire.ReasonFleetNotAllowed) {
+			a.stderr("agent run --host any: %s does not allow agent.run over the fleet; trying the next member", p.host)
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		a.stderr("agent run --host any: on %s (%d free slot(s) for %s)", p.host, p.free, provider)
+		if a.json {
+			a.printOK(raw)
+			return nil
+		}
+		return human(p.host, res)
+	}
+	return wire.Invalid(wire.ReasonFleetNotAllowed, "agent run --host any: no member that answered allows agent.run over the fleet",
+		"method", api.AgentRun.Name, "host", config.FleetAnyHost, "policy", "fleet.allow")
+}
