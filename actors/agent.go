@@ -318,7 +318,16 @@ func newAgentProps(env *AgentEnv, uuid string) *actor.Props {
 	return actorkit.Props(env.Log, func() actor.Actor { return &agentActor{env: env, uuid: uuid} })
 }
 
-func (a *agentActor) log() *slog.Logger { return a.env.Log.With("agent", a.uuid) }
+func (a *agentActor) log() *slog.Logger { return a.env.logger().With("agent", a.uuid) }
+
+// logger is the env's logger, or one that drops everything when none is set (tests
+// that build an AgentEnv by hand).
+func (e *AgentEnv) logger() *slog.Logger {
+	if e.Log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return e.Log
+}
 
 func (a *agentActor) Receive(c actor.Context) {
 	defer a.signalActive(c)
