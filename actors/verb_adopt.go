@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/orcr-go/orcr/actors/provider"
+	"github.com/orcr-go/orcr/actors/transcript"
 	"github.com/orcr-go/orcr/config"
 	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/api/wire"
@@ -138,6 +140,11 @@ func (s *System) Adopt(ctx context.Context, r api.AdoptRequest) (api.AdoptResult
 		}
 		return api.AdoptResult{}, wire.From(out.Err, wire.CauseHerdr)
 	}
+	// What the unmanaged row kept under its old path (opencode's export, §12.4 of
+	// docs/providers.md) is the new path's to make again: the row no longer names it.
+	old := AgentDataDir(s.cfg.Home, a.Path, a.UUID)
+	os.Remove(filepath.Join(old, transcript.OpencodeExportFile))
+	os.Remove(old)
 	s.sys.Root.Send(s.queue, PokeQueue{})
 	s.cfg.Log.Info("agent adopted", "agent", a.UUID, "from", a.Path, "path", path, "resume", a.SessionValue)
 	now, err := store.AgentByUUID(ctx, s.cfg.DB.Reader(), a.UUID)

@@ -1,14 +1,18 @@
 package tests
 
-// Resuming pi and gemini (docs/providers.md §12, docs/lifecycle.md §11.8): the real
-// CLIs, started by hand in a pane of a user's herdr session, complete a turn against
-// the model stand-in; `agent adopt` shuts that pane down and starts the CLI again in
-// orcr's session on the same conversation, with the pointer orcr learned from the
-// located transcript (pi's session file, gemini's sessionId). Skipped without the CLIs,
-// a failure under CI=1 (providertest.Require).
+// Resuming pi, gemini, qwen and opencode (docs/providers.md §12, docs/lifecycle.md
+// §11.8): the real CLIs, started by hand in a pane of a user's herdr session, complete a
+// turn against the model stand-in; `agent adopt` shuts that pane down and starts the CLI
+// again in orcr's session on the same conversation, with the pointer orcr learned from
+// the located transcript (pi's session file, gemini's sessionId) or that herdr's
+// integration reported (qwen's and opencode's session ids). Skipped without the CLIs, a
+// failure under CI=1 (providertest.Require).
 
 import (
 	"context"
+	"errors"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -39,25 +43,22 @@ func userCLI(t *testing.T, r *herdr.Remote, label string, argv []string, cwd str
 	return pane
 }
 
-// TestRealAgentsResumeLive: for pi and gemini each, in parallel within one orcr server:
-// the CLI started by hand in a user session is discovered, a turn sent to it completes;
-// `agent adopt` closes its pane and resumes its conversation in a managed pane (the
-// result names the pointer: pi's session file under its cwd's session directory,
-// gemini's session id); a second turn completes, and the model's request for it
-// carries the first turn's prompt — the CLI resumed that conversation. The
-// managed row then holds the same pointer, learned at the turn's completion.
+// TestRealAgentsResumeLive: for pi, gemini, qwen and opencode each, in parallel within
+// one orcr server: the CLI started by hand in a user session is discovered, a turn sent
+// to it completes; `agent adopt` closes its pane and resumes its conversation in a
+// managed pane (the result names the pointer: pi's session file under its cwd's session
+// directory, gemini's and qwen's session id, opencode's `ses_` id); a second turn
+// completes, and the model's request for it carries the first turn's prompt — the CLI
+// resumed that conversation. The managed row then holds the same pointer, learned at
+// the turn's completion (pi, gemini) or reported again by the resumed CLI (qwen,
+// opencode).
 func TestRealAgentsResumeLive(t *testing.T) {
 	t.Parallel() // mostly waits (TUIs booting, turn windows): see main_test.go
 	heavy(t)
 	model := startModel(t)
-	var agents []contractAgent
-	for _, a := range contractAgents {
-		if a.name == provider.Pi || a.name == provider.Gemini {
-			agents = append(agents, a)
-		}
-	}
 	// The adopted pane starts with the provider's default route: pi's model is the
-	// stand-in's; gemini's own default model goes to GOOGLE_GEMINI_BASE_URL anyway.
+	// stand-in's; gemini's own default model goes to GOOGLE_GEMINI_BASE_URL anyway, qwen's
+	// is OPENAI_MODEL and opencode's the one its opencode.json names.
 	h, work := agentsHome(t, `{"timings": {"max_starting": "120s"}, "defaults": {"providers": {
 		"pi": {"model": "standin/claude-sonnet-4-5", "effort": "medium"}}}}`, model)
 	if r := h.run("server", "start"); r.exit != 0 {
@@ -66,7 +67,7 @@ func TestRealAgentsResumeLive(t *testing.T) {
 	c := &socketapi.Client{Socket: filepath.Join(h.dir, "orcr.sock"), Timeout: 150 * time.Second}
 	user := userSession(t, h, h.envValue("XDG_CONFIG_HOME"), "work")
 	var wg sync.WaitGroup
-	for _, a := range agents {
+	for _, a := range contractAgents {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -78,8 +79,11 @@ func TestRealAgentsResumeLive(t *testing.T) {
 
 // resumeTurns is one provider's part of TestRealAgentsResumeLive.
 func resumeTurns(t *testing.T, h *home, c *socketapi.Client, user *herdr.Remote, model *modeltest.Server, a contractAgent, cwd string) {
-	ctx, p, name := context.Background(), a.name, "rs/"+a.name
-	modelFlag := map[string]string{provider.Pi: "--model", provider.Gemini: "-m"}[p]
+	ctx, p, name, start := context.Background(), a.name, "rs/"+a.name, time.Now()
+	phase := func(what string) {
+		t.Logf("%s: %s %s after the start", p, what, time.Since(start).Round(time.Millisecond))
+	}
+	modelFlag := map[string]string{provider.Pi: "--model", provider.Gemini: "-m", provider.Qwen: "-m", provider.Opencode: "-m"}[p]
 	pane := userCLI(t, user, "hand-"+p, []string{p, modelFlag, a.model}, cwd)
 	from := "unmanaged/work/" + strings.ReplaceAll(pane, ":", "_")
 	defer func() {
@@ -87,13 +91,23 @@ func resumeTurns(t *testing.T, h *home, c *socketapi.Client, user *herdr.Remote,
 			for _, target := range []string{from, name} {
 				r := h.run("agent", "logs", "--screen", target)
 				t.Logf("%s: the pane of %s at the failure (exit %d):\n%s%s", p, target, r.exit, r.stdout, r.stderr)
+				r = h.run("agent", "logs", "--last-response", target)
+				t.Logf("%s: the last response of %s (exit %d): %s%s", p, target, r.exit, r.stdout, r.stderr)
 			}
 			logModel(t, model)
+			// Whether a prompt the model got twice was typed twice (it is then in the
+			// request's body twice) or sent again by the CLI (once).
+			for _, r := range model.Turns(a.api) {
+				if strings.HasPrefix(r.Prompt, "say="+p+"-") {
+					t.Logf("%s: a request for %q holds it %d times", p, r.Prompt, strings.Count(string(r.Body), r.Prompt))
+				}
+			}
 		}
 	}()
 	poll.Eventually(t, 120*time.Second, p+" discovered idle in the user's session", func() bool {
 		return unmanagedRows(t, c)[from].Status == api.StatusIdle
 	})
+	phase("discovered idle")
 	// A send to an unmanaged agent is typed unconfirmed (docs/lifecycle.md §11.1), as a
 	// person types: once the CLI's input box shows and the screen has held still for a
 	// second (gemini drew its banner after herdr already reported it idle).
@@ -103,7 +117,9 @@ func resumeTurns(t *testing.T, h *home, c *socketapi.Client, user *herdr.Remote,
 	}
 	spec, _ := provider.Spec(prov)
 	prev, since := "", time.Now()
-	poll.Eventually(t, 120*time.Second, p+"'s input box in the user's pane", func() bool {
+	// opencode's TUI drew its input box 20–50 s after the start on the loaded machine
+	// (docs/providers.md §10.1), and took its first prompt up to a minute after that.
+	poll.Eventually(t, 240*time.Second, p+"'s input box in the user's pane", func() bool {
 		r, err := user.Read(ctx, pane, "", 0)
 		if err != nil || r.Text != prev {
 			prev, since = r.Text, time.Now()
@@ -112,14 +128,17 @@ func resumeTurns(t *testing.T, h *home, c *socketapi.Client, user *herdr.Remote,
 		return provider.ClassifyScreen(spec, r.Text) == provider.ScreenReady && time.Since(since) >= time.Second
 	})
 	first := "say=" + p + "-before-resume"
+	phase("input box shown; the hand-started prompt sent")
 	if _, err := c.Send(ctx, api.SendRequest{Target: from, Prompt: first}); err != nil {
 		t.Fatal(err)
 	}
 	// That send presses Enter once, unconfirmed: gemini once kept the prompt in its input
-	// box (the Enter lost under load). A person presses Enter again; so does the test,
-	// once the screen has held still for 3 s with the prompt still unsent.
+	// box (the Enter lost under load), opencode up to three more times while it was still
+	// loading. A person presses Enter again; so does the test, once the screen has held
+	// still for 3 s with the prompt still unsent (on opencode's screen the prompt also
+	// shows once sent, and an Enter in its empty input box does nothing).
 	prev, since = "", time.Now()
-	poll.Eventually(t, 120*time.Second, "the model gets "+first, func() bool {
+	poll.Eventually(t, 240*time.Second, "the model gets "+first, func() bool {
 		for _, r := range model.Turns(a.api) {
 			if r.Prompt == first {
 				return true
@@ -139,6 +158,7 @@ func resumeTurns(t *testing.T, h *home, c *socketapi.Client, user *herdr.Remote,
 		}
 		return false
 	})
+	phase("the model got the hand-started prompt")
 	// The turn is over when its answer is in the transcript orcr locates for the agent.
 	poll.Eventually(t, 120*time.Second, p+"'s hand-started turn answered in its transcript", func() bool {
 		l, err := c.Logs(ctx, api.LogsRequest{Target: from, LastResponse: true})
@@ -148,6 +168,7 @@ func resumeTurns(t *testing.T, h *home, c *socketapi.Client, user *herdr.Remote,
 		t.Fatalf("wait for the hand-started turn: %+v %v", w, err)
 	}
 	wantPromptOnce(t, model, a.api, first)
+	phase("hand-started turn complete")
 
 	res, err := c.Adopt(ctx, api.AdoptRequest{Target: from, Path: name})
 	if err != nil {
@@ -158,10 +179,19 @@ func resumeTurns(t *testing.T, h *home, c *socketapi.Client, user *herdr.Remote,
 		if !strings.HasPrefix(res.Resume, filepath.Join(h.envValue("HOME"), ".pi", "agent", "sessions")+"/") || !strings.HasSuffix(res.Resume, ".jsonl") {
 			t.Errorf("pi resumes %q, want its session file", res.Resume)
 		}
-	case provider.Gemini: // the header's sessionId (docs/providers.md §12.2)
+	case provider.Gemini, provider.Qwen: // the header's sessionId (docs/providers.md §12.2); herdr's (§12.3)
 		if res.Resume == "" || strings.ContainsAny(res.Resume, "/.") {
-			t.Errorf("gemini resumes %q, want a session id", res.Resume)
+			t.Errorf("%s resumes %q, want a session id", p, res.Resume)
 		}
+	case provider.Opencode: // herdr's, from opencode's plugin (docs/providers.md §12.4)
+		if !strings.HasPrefix(res.Resume, "ses_") {
+			t.Errorf("opencode resumes %q, want its ses_ session id", res.Resume)
+		}
+	}
+	// opencode's export was kept in the unmanaged row's data dir; the adopted row has its
+	// own under the new path, so nothing is left under the old one (docs/providers.md §12.4).
+	if _, err := os.Stat(filepath.Join(h.dir, "data", from, res.Agent.UUID)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("%s: the data dir of %s is left after the adoption: %v", p, from, err)
 	}
 	if _, err := user.PaneGet(ctx, pane); err == nil {
 		t.Errorf("%s: the user's pane is still open after the adoption", p)
@@ -170,9 +200,11 @@ func resumeTurns(t *testing.T, h *home, c *socketapi.Client, user *herdr.Remote,
 		rows := h.lsRows(t, name)
 		return len(rows) == 1 && rows[0].Status == string(api.StatusIdle)
 	})
+	phase("resumed idle")
 
 	second := "say=" + p + "-after-resume"
 	agentTurn(t, h, model, a, name, second, second, p+"-after-resume")
+	phase("resumed turn complete")
 	var req *modeltest.Request
 	for _, r := range model.Turns(a.api) {
 		if r.Prompt == second {

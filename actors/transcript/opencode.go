@@ -294,7 +294,7 @@ const OpencodeExportTimeout = 30 * time.Second
 
 // OpencodeExport runs `<bin> export <session>` in env (the agent's environment, so
 // opencode finds its own database under HOME or XDG_DATA_HOME) and keeps its output in
-// <dataDir>/[OpencodeExportFile], rewriting the file only when the export changed, so
+// <dataDir>/[OpencodeExportFile] (dataDir made when missing), rewriting the file only when the export changed, so
 // the file's mtime is when the session last changed as far as orcr has looked: the
 // cursor, settled and freshness checks of §6.3–§6.5 then hold for opencode as for a
 // file the CLI writes. A failed export removes the file (orcr keeps no copy to fall
@@ -323,6 +323,10 @@ func OpencodeExport(ctx context.Context, bin string, env []string, session, data
 	}
 	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, out) {
 		return path, nil
+	}
+	// An unmanaged agent has no data dir until its first export (docs/providers.md §12.4).
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return "", Unavailable(wire.CauseReadError, "cannot keep opencode's export: "+err.Error()).Wrap(err)
 	}
 	tmp := path + ".tmp"
 	if err := os.WriteFile(tmp, out, 0o600); err != nil {

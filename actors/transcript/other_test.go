@@ -315,7 +315,7 @@ func TestOpencodeTurnOpen(t *testing.T) {
 }
 
 // TestOpencodeExport runs a stand-in for `opencode export` (a script printing a fixed
-// export, or failing): the export lands in the data dir, an unchanged export keeps the
+// export, or failing): the export lands in the data dir (made when missing), an unchanged export keeps the
 // file's mtime (the cursor of §6.3), a changed one rewrites it, and a failure removes
 // it and names opencode's error.
 func TestOpencodeExport(t *testing.T) {
@@ -330,14 +330,16 @@ func TestOpencodeExport(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := []string{"EXPORT=" + src, "PATH=/usr/bin:/bin"}
-	data := filepath.Join(dir, "data")
-	if err := os.Mkdir(data, 0o700); err != nil {
-		t.Fatal(err)
-	}
+	// An unmanaged agent's data dir does not exist until its first export
+	// (docs/providers.md §12.4: a hand-started opencode's answers and its adoption).
+	data := filepath.Join(dir, "data", "unmanaged", "work", "w1_p2", "uuid")
 	ctx := context.Background()
 	p, err := transcript.OpencodeExport(ctx, bin, env, "ses_ok", data)
 	if err != nil || p != filepath.Join(data, transcript.OpencodeExportFile) {
 		t.Fatalf("OpencodeExport = %q, %v", p, err)
+	}
+	if fi, err := os.Stat(data); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Fatalf("the data dir made for the export: %v, %v", fi, err)
 	}
 	entries, err := transcript.Read(p, transcript.FormatOpencode)
 	if s, _ := transcript.LastResponse(entries); err != nil || s != "third" {

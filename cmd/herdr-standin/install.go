@@ -134,23 +134,30 @@ const opencodePlugin = `// herdr-standin's opencode integration: reports the ses
 import net from "node:net";
 
 const children = new Set();
-let reported;
+let reported, sending;
 
+// report sends the session once herdr has answered for it; a report that got no answer
+// (herdr slow to answer on a loaded machine) is sent again at the next event.
 function report(sessionID) {
   const env = process.env;
-  if (!sessionID || sessionID === reported || children.has(sessionID) ||
+  if (!sessionID || sessionID === reported || sessionID === sending || children.has(sessionID) ||
       env.HERDR_ENV !== "1" || !env.HERDR_PANE_ID || !env.HERDR_SOCKET_PATH) return Promise.resolve();
-  reported = sessionID;
+  sending = sessionID;
   const seq = Date.now() * 1000;
   const req = {id: "standin:opencode:" + seq, method: "pane.report_agent_session",
     params: {pane_id: env.HERDR_PANE_ID, source: "herdr:opencode", agent: "opencode", agent_session_id: sessionID, seq}};
   return new Promise((resolve) => {
     const c = net.createConnection(env.HERDR_SOCKET_PATH, () => c.write(JSON.stringify(req) + "\n"));
-    const done = () => { c.destroy(); resolve(); };
-    c.setTimeout(1000, done);
-    c.on("data", done);
-    c.on("error", done);
-    c.on("close", resolve);
+    const done = (answered) => {
+      if (answered) reported = sessionID;
+      if (sending === sessionID) sending = undefined;
+      c.destroy();
+      resolve();
+    };
+    c.setTimeout(3000, () => done(false));
+    c.on("data", () => done(true));
+    c.on("error", () => done(false));
+    c.on("close", () => done(false));
   });
 }
 
