@@ -329,21 +329,24 @@ func (w *agentWork) submit(target, prompt string, plan SubmitPlan) (counter, tim
 			continue // nothing drawn: what was typed waits in the terminal, not lost
 		}
 		shown := !readable || probe == "" || strings.Contains(text, probe)
-		if shown && written() {
-			// The prompt on screen is the conversation's copy: the provider wrote its
-			// transcript after the Enter, which it does when it takes the input. A
-			// turn faster than the poll is over before herdr is seen working, and
-			// the real TUIs keep the prompt on screen above the input box.
+		// The transcript written since the Enter and holding this prompt: the provider
+		// took it. On screen, that is the conversation's copy (the real TUIs keep it
+		// above the input box, and a turn faster than the poll is over before herdr is
+		// seen working); never shown, the provider redrew its screen as it took it
+		// (gemini). Written without it, the write is no evidence either way: a resumed
+		// gemini writes its session file on its own, its prompt left in the input box,
+		// and qwen writes telemetry lines before the prompt's. Written moments ago,
+		// look again rather than press Enter or type the prompt twice.
+		taken, writing := false, false
+		if (shown || !seen) && written() {
+			taken = probe == "" || w.transcriptHolds(target, probe)
+			writing = !taken && w.writtenWithin(target, transcriptQuiet)
+		}
+		if taken {
 			return base, entered, nil
 		}
-		// Never shown but the transcript written since the Enter: holding this prompt,
-		// the provider took it (gemini redraws its whole screen as it does); written
-		// moments ago without it, the provider may be writing it now (qwen writes
-		// telemetry lines after a turn), so look again rather than type it twice.
-		taken, writing := false, false
-		if !shown && !seen && written() {
-			taken = w.transcriptHolds(target, probe)
-			writing = !taken && w.writtenWithin(target, transcriptQuiet)
+		if writing {
+			continue
 		}
 		ctx, cancel := w.herdrCtx()
 		switch {
@@ -354,14 +357,6 @@ func (w *agentWork) submit(target, prompt string, plan SubmitPlan) (counter, tim
 		case seen:
 			cancel()
 			return base, entered, nil // it was there and is gone: submitted
-		case taken:
-			// Typing it again would leave a second copy queued or in its input box.
-			cancel()
-			return base, entered, nil
-		case writing:
-			// A write alone is no evidence (a resumed gemini writes its session file as
-			// it starts, before it reads what was typed): once the transcript has been
-			// quiet for transcriptQuiet, a prompt it does not hold was dropped.
 		case retypes < plan.Attempts:
 			// Never shown: the text itself was dropped. Type it again (never after it
 			// was seen once, so it is not typed twice).

@@ -46,7 +46,9 @@ func (w *agentWork) inputSource() string {
 	return w.source
 }
 
-func (w *agentWork) log() *slog.Logger { return w.env.logger().With("agent", w.uuid, "path", w.st.Path) }
+func (w *agentWork) log() *slog.Logger {
+	return w.env.logger().With("agent", w.uuid, "path", w.st.Path)
+}
 
 // write runs op through the store actor and waits for it.
 func (w *agentWork) write(op store.Op) (any, error) {

@@ -550,6 +550,24 @@ func TestTakenPromptWrittenLaterTypedOnce(t *testing.T) {
 	}
 }
 
+// TestEnterDroppedDespiteTranscriptWrite: a TUI that drops the Enter — the prompt left
+// in its input box — while it writes its transcript on its own (a resumed gemini) has
+// not taken the prompt: on screen and a transcript written since the Enter is not
+// enough without the prompt in it, so the confirmation presses Enter again and the turn
+// runs (docs/lifecycle.md §9.2). Taken for delivered, the prompt stayed in the box and
+// the turn completed with the previous answer.
+func TestEnterDroppedDespiteTranscriptWrite(t *testing.T) {
+	t.Parallel() // mostly waits (turn windows): see main_test.go
+	h, _ := herdrHome(t, `{"integrations": {"mock": {"submit_confirm_ms": 8000}}}`)
+	h.env = append(h.env, "ORCR_MOCK_DROP_FIRST_ENTERS=1", "ORCR_MOCK_DROP_TOUCHES=1")
+	uid, _ := runAgent(t, h, "-a", "mock", "--name", "stuck", "-p", "say=first no_working")
+	transcript := filepath.Join(h.dir, "data", "stuck", uid, provider.MockTranscriptFile)
+	b := mockTurnDone(t, h, "stuck", transcript, "first")
+	if n := bytes.Count(b, []byte(`"text":"say=first`)); n != 1 {
+		t.Errorf("the mock got the prompt %d times, want 1:\n%s", n, b)
+	}
+}
+
 // TestTakenPromptNotShownTypedOnce: a TUI that takes a prompt without showing it (gemini
 // redraws its whole screen as it does, and a poll can land in that gap) has written its
 // transcript, so the confirmation loop takes the prompt as delivered and never types it

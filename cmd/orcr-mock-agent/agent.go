@@ -129,6 +129,15 @@ func (a *agent) ui(d *decoder) {
 // submit handles Enter. It reports whether the input side should stop.
 func (a *agent) submit() bool {
 	text := strings.TrimSpace(string(a.input))
+	if text != "" && a.enterDrops < a.cfg.dropEnters {
+		// An Enter lost: the text stays in the input box.
+		a.enterDrops++
+		a.log.Printf("dropped Enter %d/%d: %q stays in the input box", a.enterDrops, a.cfg.dropEnters, clip(text, 200))
+		if a.cfg.dropTouches {
+			a.tr.touch()
+		}
+		return false
+	}
 	a.input = a.input[:0]
 	a.scr.setInput("")
 	switch {

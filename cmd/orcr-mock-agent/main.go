@@ -65,7 +65,8 @@
 //	ORCR_MOCK_EXIT_AFTER           exit after N turns (0 = never)
 //	ORCR_MOCK_BANNER               banner text (default "orcr-mock-agent ready")
 //	ORCR_MOCK_DROP_FIRST_SENDS     silently discard the first N non-blank prompts
-//	ORCR_MOCK_DROP_TOUCHES         a dropped prompt touches the transcript (its mtime), like a resumed gemini writing its session file as it starts
+//	ORCR_MOCK_DROP_FIRST_ENTERS    ignore the first N Enters on a non-empty input box: the text stays there
+//	ORCR_MOCK_DROP_TOUCHES         a dropped prompt or Enter touches the transcript (its mtime), like a resumed gemini writing its session file on its own
 //	ORCR_MOCK_TAKE_TOUCHES         a taken prompt touches the transcript (its mtime) at once, its user line written only later, like qwen writing telemetry lines
 //	ORCR_MOCK_DELAY_WORKING_MS     stay idle this long after a prompt before reporting working
 //	ORCR_MOCK_NO_ECHO              never show a taken prompt ("> <prompt>"), like a TUI caught redrawing its screen as it takes one
@@ -226,7 +227,8 @@ type config struct {
 	noTranscript     bool
 	exitAfter        int // 0 = never; ORCR_MOCK_ONCE makes it 1
 	dropFirst        int
-	dropTouches      bool // ORCR_MOCK_DROP_TOUCHES: a dropped prompt touches the transcript
+	dropTouches      bool // ORCR_MOCK_DROP_TOUCHES: a dropped prompt or Enter touches the transcript
+	dropEnters       int  // ORCR_MOCK_DROP_FIRST_ENTERS: the first N Enters on a non-empty box are ignored
 	takeTouches      bool // ORCR_MOCK_TAKE_TOUCHES: a taken prompt touches the transcript at once
 	delayWorkingMS   int
 	noEcho           bool
@@ -285,6 +287,7 @@ func loadConfig(getenv func(string) string, logf func(string, ...any)) config {
 		exitAfter:        intKnob("ORCR_MOCK_EXIT_AFTER", 0, 1<<31-1),
 		dropFirst:        intKnob("ORCR_MOCK_DROP_FIRST_SENDS", 0, 1<<31-1),
 		dropTouches:      boolKnob("ORCR_MOCK_DROP_TOUCHES"),
+		dropEnters:       intKnob("ORCR_MOCK_DROP_FIRST_ENTERS", 0, 1<<31-1),
 		takeTouches:      boolKnob("ORCR_MOCK_TAKE_TOUCHES"),
 		delayWorkingMS:   intKnob("ORCR_MOCK_DELAY_WORKING_MS", 0, maxDirectiveMS),
 		noEcho:           boolKnob("ORCR_MOCK_NO_ECHO"),
@@ -528,8 +531,9 @@ type agent struct {
 	toolCalls  int    // tool calls made so far
 
 	// Input-side state, touched only by ui.
-	input   []rune
-	dropped int
+	input      []rune
+	dropped    int
+	enterDrops int // Enters dropped so far (ORCR_MOCK_DROP_FIRST_ENTERS)
 }
 
 // newAgent builds the agent; it writes the screen to out.
