@@ -302,11 +302,12 @@ func (w *agentWork) deliveryEvidence(target, probe string, base counter, since i
 }
 
 // transcriptEndsWith reports whether the agent's transcript (located as
-// [agentWork.locateAt] does, for target) was written after since and its last user
-// text holds probe: the provider took that prompt. A transcript merely written is not
-// enough (a TUI writes it when it starts).
+// [agentWork.locateAt] does, for target) was written after since (its mtime up to
+// [mtimeLag] before it, the kernel's coarse clock) and its last user text holds probe:
+// the provider took that prompt. A transcript merely written is not enough (a TUI
+// writes it when it starts).
 func (w *agentWork) transcriptEndsWith(target, probe string, since int64) bool {
-	if at, ok := w.transcriptMtime(target); !ok || at <= since {
+	if at, ok := w.transcriptMtime(target); !ok || at < since-mtimeLag.Milliseconds() {
 		return false
 	}
 	return w.transcriptHolds(target, probe)
