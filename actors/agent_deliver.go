@@ -315,7 +315,7 @@ func (w *agentWork) submit(target, prompt string, plan SubmitPlan) (counter, tim
 		poll = 400 * time.Millisecond
 	}
 	deadline := time.Now().Add(plan.ConfirmBudget)
-	seen, retypes := false, 0
+	seen, retypes, absent := false, 0, 0
 	for w.sleepCtx(poll) {
 		if time.Now().After(deadline) {
 			w.log().Warn("input not confirmed within the submit budget; the turn stays open", "target", target)
@@ -357,10 +357,14 @@ func (w *agentWork) submit(target, prompt string, plan SubmitPlan) (counter, tim
 		case seen:
 			cancel()
 			return base, entered, nil // it was there and is gone: submitted
+		case absent+1 < retypeAbsences:
+			// Not on screen once: a TUI that took it may not have drawn it yet (a
+			// resumed qwen under load), so look again before typing it twice.
+			absent++
 		case retypes < plan.Attempts:
 			// Never shown: the text itself was dropped. Type it again (never after it
 			// was seen once, so it is not typed twice).
-			retypes++
+			retypes, absent = retypes+1, 0
 			sess.Submit(ctx, target, plan.submission(prompt, plan.RetypeDelay))
 		default:
 			sess.SendKeys(ctx, target, "Enter")
@@ -383,6 +387,10 @@ func (w *agentWork) transcriptWritten(target string) func() bool {
 		return ok && now > before
 	}
 }
+
+// retypeAbsences is on how many polls in a row a prompt never seen must be missing from
+// the screen before it is typed again (docs/lifecycle.md §9.2).
+const retypeAbsences = 2
 
 // transcriptQuiet is how long after its last write a transcript that does not hold a
 // prompt never seen on screen is taken to mean the prompt was dropped
