@@ -3,10 +3,10 @@ package actors_test
 import (
 	"testing"
 
-	"go.uber.org/goleak"
+	"github.com/orcr-go/orcr/socketapi/sockettest"
 )
 
 // No goroutine of an actor, a timer or an op outlives the tests that started it.
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	sockettest.VerifyTestMain(m)
 }

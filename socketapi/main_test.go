@@ -4,12 +4,11 @@ import (
 	"testing"
 
 	"github.com/orcr-go/orcr/socketapi/sockettest"
-	"go.uber.org/goleak"
 )
 
 // No goroutine of the client, its watches or a server it talks to outlives the tests that started it.
 func TestMain(m *testing.M) {
 	// Most tests here start a server and wait on it: four at a time.
 	sockettest.DefaultParallel("4")
-	goleak.VerifyTestMain(m)
+	sockettest.VerifyTestMain(m)
 }

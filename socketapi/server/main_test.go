@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/orcr-go/orcr/socketapi/sockettest"
-	"go.uber.org/goleak"
 )
 
 // testParallel is how many tests of this package run at once unless -parallel says
@@ -17,5 +16,5 @@ const testParallel = "4"
 // writers, request goroutines, the accept loop, signal watchers).
 func TestMain(m *testing.M) {
 	sockettest.DefaultParallel(testParallel)
-	goleak.VerifyTestMain(m)
+	sockettest.VerifyTestMain(m)
 }

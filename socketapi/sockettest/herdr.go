@@ -1,6 +1,8 @@
 package sockettest
 
 import (
+	"go.uber.org/goleak"
+
 	"fmt"
 	"os"
 	"os/exec"
@@ -230,4 +232,16 @@ func herdrEnv() (env map[string]string, stop func(), err error) {
 // with [WithHerdr]: under the XDG_CONFIG_HOME of its environment.
 func (s *Server) HerdrSocket() string {
 	return filepath.Join(s.Env["XDG_CONFIG_HOME"], "herdr", "sessions", "orcr", "herdr.sock")
+}
+
+// VerifyTestMain runs a package's tests as goleak.VerifyTestMain does, then removes
+// the binaries [BuildBinaries] built for them: they live in the temp dir, 50–100 MB for
+// each run of each package, and nothing else removes them.
+func VerifyTestMain(m *testing.M) {
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		if bins.Dir != "" {
+			os.RemoveAll(bins.Dir)
+		}
+		os.Exit(code)
+	}))
 }

@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
-
 	"github.com/orcr-go/orcr/socketapi"
 	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/remote"
@@ -19,7 +17,7 @@ import (
 func TestMain(m *testing.M) {
 	// Most tests here start a server and wait on it: four at a time.
 	sockettest.DefaultParallel("4")
-	goleak.VerifyTestMain(m)
+	sockettest.VerifyTestMain(m)
 }
 
 // rig is a server with the remote listener on a loopback port, the herdr stand-in and

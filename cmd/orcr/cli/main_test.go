@@ -5,10 +5,9 @@ import (
 	"os"
 	"testing"
 
-	"go.uber.org/goleak"
-
 	"github.com/orcr-go/orcr/cmd/orcr/cli"
 	"github.com/orcr-go/orcr/socketapi/server"
+	"github.com/orcr-go/orcr/socketapi/sockettest"
 )
 
 // asOrcr in the environment makes this test binary act as orcr itself: the server a
@@ -35,5 +34,5 @@ func TestMain(m *testing.M) {
 			},
 		}))
 	}
-	goleak.VerifyTestMain(m)
+	sockettest.VerifyTestMain(m)
 }

@@ -3,8 +3,8 @@ package mcp_test
 import (
 	"testing"
 
-	"go.uber.org/goleak"
+	"github.com/orcr-go/orcr/socketapi/sockettest"
 )
 
 // Every HTTP session ends with its listener: none of their goroutines may outlive a test.
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { sockettest.VerifyTestMain(m) }

@@ -3,10 +3,10 @@ package top
 import (
 	"testing"
 
-	"go.uber.org/goleak"
+	"github.com/orcr-go/orcr/socketapi/sockettest"
 )
 
 // No goroutine of the dashboard, its feed or its program outlives the tests that started it.
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	sockettest.VerifyTestMain(m)
 }
