@@ -63,6 +63,7 @@ func TestMain(m *testing.M) {
 	}
 	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
 		os.RemoveAll(dir)
+		sockettest.RemoveBinaries()
 		os.Exit(code)
 	}))
 }

@@ -239,9 +239,15 @@ func (s *Server) HerdrSocket() string {
 // each run of each package, and nothing else removes them.
 func VerifyTestMain(m *testing.M) {
 	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
-		if bins.Dir != "" {
-			os.RemoveAll(bins.Dir)
-		}
+		RemoveBinaries()
 		os.Exit(code)
 	}))
+}
+
+// RemoveBinaries removes the binaries [BuildBinaries] built, if it built any: for a
+// TestMain of its own, after the tests ran.
+func RemoveBinaries() {
+	if bins.Dir != "" {
+		os.RemoveAll(bins.Dir)
+	}
 }
