@@ -443,34 +443,34 @@ type agentWaitCmd struct {
 // exits with the code of the wait rule (docs/cli.md §1.6). A server that goes away
 // meanwhile is started again and the wait resumed with what is left of its timeout.
 func (c *agentWaitCmd) Run(a *app) error {
-	host, targets, err := targetsHost(c.Targets)
+	groups := byHost(c.Targets)
+	if len(groups) > 1 {
+		r, plain, err := c.waitAcross(a, groups)
+		if err != nil {
+			return err
+		}
+		return a.waitDone(bytes.TrimSuffix(marshal(r), []byte("\n")), waitAcrossLines(r), plain)
+	}
+	host := groups[0].host
+	r, raw, err := waitOn(a.ctx, a, host, api.WaitRequest{Targets: groups[0].targets, Timeout: c.Timeout, Any: c.Any})
 	if err != nil {
 		return err
 	}
-	req := api.WaitRequest{Targets: targets, Timeout: c.Timeout, Any: c.Any}
-	var r api.WaitResult
-	var raw json.RawMessage
-	if host != "" {
-		r, raw, err = invokeAt(a, host, api.AgentWait, req)
-	} else {
-		start := time.Now()
-		r, raw, err = invokeResuming(a, api.AgentWait, func(attempt int) api.WaitRequest {
-			if attempt > 0 {
-				again := req
-				again.Timeout = socketapi.Remaining(req.Timeout, time.Since(start)) // the rest of its own timeout
-				return again
-			}
-			return req
-		})
+	var lines []string
+	for _, t := range waitLines(r) {
+		lines = append(lines, qualify(host, t.Path)+"  "+t.Reason)
 	}
-	if err != nil {
-		return err
-	}
+	return a.waitDone(raw, lines, r)
+}
+
+// waitDone prints a wait's result (raw with --json, else lines) and exits with the code
+// of the wait rule over r.
+func (a *app) waitDone(raw json.RawMessage, lines []string, r api.WaitResult) error {
 	if a.json {
 		a.printOK(raw)
 	} else {
-		for _, t := range waitLines(r) {
-			a.stdout("%s  %s", qualify(host, t.Path), t.Reason)
+		for _, l := range lines {
+			a.stdout("%s", l)
 		}
 	}
 	if code := waitExitCode(r); code != 0 {

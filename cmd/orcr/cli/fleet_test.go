@@ -228,3 +228,54 @@ func TestFleetAgentsAcrossHosts(t *testing.T) {
 		t.Fatalf("web's a1 after a kill with a wrong token: %s, want idle", got)
 	}
 }
+
+// `agent wait` with targets on several hosts (docs/fleet.md §4.5): one wait per host at
+// once. With --any the first host whose target settles decides and the others' targets
+// show as pending; without it every host answers and the exit code is the wait rule's
+// over all targets; a host nobody serves fails a wait for all at once, and with --any
+// only counts as its own line while the rest still wait.
+func TestFleetWaitAcrossHosts(t *testing.T) {
+	t.Parallel()
+	_, h := fleetOf(t)
+	if o := h.run(t, "agent", "run", "--name", "h1", "-a", "mock", "--cwd", t.TempDir(), "-p", "turn_ms=120000 say=slow"); o.code != 0 {
+		t.Fatalf("agent run h1: exit %d %q %q", o.code, o.stdout, o.stderr)
+	}
+	if o := h.run(t, "agent", "run", "--host", "web", "--name", "w1", "-a", "mock", "-p", "turn_ms=1000 say=quick"); o.code != 0 {
+		t.Fatalf("agent run --host web w1: exit %d %q %q", o.code, o.stdout, o.stderr)
+	}
+
+	o := h.run(t, "agent", "wait", "h1", "web:w1", "--any", "--timeout", "90s")
+	if o.code != 0 || o.stdout != "web:w1  turn_complete\nhub:h1  pending\n" {
+		t.Fatalf("agent wait h1 web:w1 --any: exit %d %q %q", o.code, o.stdout, o.stderr)
+	}
+
+	o = h.run(t, "--json", "agent", "wait", "h1", "web:w1", "--timeout", "1s")
+	if o.code != 3 {
+		t.Fatalf("agent wait h1 web:w1 with h1 working: exit %d, want 3 (timed out) %q %q", o.code, o.stdout, o.stderr)
+	}
+	var r struct {
+		Targets  []struct{ Host, Target, Reason string }
+		AllOK    bool `json:"all_ok"`
+		TimedOut bool `json:"timed_out"`
+		Hosts    []struct{ Host, State string }
+	}
+	if err := json.Unmarshal(decodeEnvelope(t, o.stdout).Result, &r); err != nil {
+		t.Fatal(err)
+	}
+	reasons := map[string]string{}
+	for _, tg := range r.Targets {
+		reasons[tg.Target] = tg.Host + " " + tg.Reason
+	}
+	if len(r.Targets) != 2 || reasons["hub:h1"] != "hub wait_timeout" || reasons["web:w1"] != "web turn_complete" ||
+		!r.TimedOut || r.AllOK || len(r.Hosts) != 2 || r.Hosts[0].State != "answered" || r.Hosts[1].State != "answered" {
+		t.Fatalf("agent wait --json across hosts: %s", o.stdout)
+	}
+
+	// --any: the host nobody serves is its own line; h1 still times out.
+	o = h.run(t, "agent", "wait", "ghost:x", "h1", "--any", "--timeout", "2s")
+	if o.code != 3 || o.stdout != "hub:h1  wait_timeout\nghost:x  fleet_unreachable\n" || !strings.Contains(o.stderr, "ghost") {
+		t.Fatalf("agent wait ghost:x h1 --any: exit %d %q %q", o.code, o.stdout, o.stderr)
+	}
+	// Without --any the wait cannot be answered for ghost: it fails, at once.
+	wantError(t, h.run(t, "--json", "agent", "wait", "web:w1", "ghost:x"), 2, "environment_error", "cause", wire.CauseFleetUnreachable)
+}

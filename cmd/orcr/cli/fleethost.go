@@ -91,17 +91,22 @@ func (a *app) closeFleet() {
 // gone or hung (environment_error fleet_unreachable), with the member's own envelopes and
 // errors. The raw result of another host carries `host` (docs/fleet.md §4.2).
 func invokeAt[Req, Res any](a *app, host string, m *api.Method[Req, Res], req Req) (Res, json.RawMessage, error) {
-	var zero Res
 	if host == "" {
 		return invoke(a, m, req)
 	}
+	return invokeFleet(a.ctx, a, host, m, req)
+}
+
+// invokeFleet is invokeAt on another host, within ctx.
+func invokeFleet[Req, Res any](ctx context.Context, a *app, host string, m *api.Method[Req, Res], req Req) (Res, json.RawMessage, error) {
+	var zero Res
 	fm, err := a.fleetMember()
 	if err != nil {
 		return zero, nil, err
 	}
-	ctx, cancel := a.ctx, context.CancelFunc(func() {})
+	cancel := context.CancelFunc(func() {})
 	if !m.Unbounded {
-		ctx, cancel = context.WithTimeout(a.ctx, fleetVerbTimeout)
+		ctx, cancel = context.WithTimeout(ctx, fleetVerbTimeout)
 	}
 	defer cancel()
 	raw, werr := fm.CallHost(ctx, host, m.Name, req)

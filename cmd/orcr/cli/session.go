@@ -138,6 +138,11 @@ func invoke[Req, Res any](a *app, m *api.Method[Req, Res], req Req) (Res, json.R
 // answer, a server is got back (auto-started, socketapi.Resuming) and the request made
 // by next for that attempt (0 first) is sent to it.
 func invokeResuming[Req, Res any](a *app, m *api.Method[Req, Res], next func(attempt int) Req) (Res, json.RawMessage, error) {
+	return invokeResumingCtx(a.ctx, a, m, next)
+}
+
+// invokeResumingCtx is invokeResuming within ctx.
+func invokeResumingCtx[Req, Res any](ctx context.Context, a *app, m *api.Method[Req, Res], next func(attempt int) Req) (Res, json.RawMessage, error) {
 	c, err := a.connect()
 	if err != nil {
 		var zero Res
@@ -147,8 +152,8 @@ func invokeResuming[Req, Res any](a *app, m *api.Method[Req, Res], next func(att
 		res Res
 		raw json.RawMessage
 	}
-	r, err := socketapi.Resuming(a.ctx, c, m.Name, func(attempt int) (reply, error) {
-		res, raw, err := socketapi.InvokeRaw(a.ctx, c, m, next(attempt))
+	r, err := socketapi.Resuming(ctx, c, m.Name, func(attempt int) (reply, error) {
+		res, raw, err := socketapi.InvokeRaw(ctx, c, m, next(attempt))
 		return reply{res, raw}, err
 	})
 	return r.res, r.raw, err
