@@ -315,7 +315,7 @@ func (w *agentWork) submit(target, prompt string, plan SubmitPlan) (counter, tim
 		poll = 400 * time.Millisecond
 	}
 	deadline := time.Now().Add(plan.ConfirmBudget)
-	seen, retypes, absent := false, 0, 0
+	seen, retypes, absent, typed := false, 0, 0, time.Now()
 	for w.sleepCtx(poll) {
 		if time.Now().After(deadline) {
 			w.log().Warn("input not confirmed within the submit budget; the turn stays open", "target", target)
@@ -357,14 +357,16 @@ func (w *agentWork) submit(target, prompt string, plan SubmitPlan) (counter, tim
 		case seen:
 			cancel()
 			return base, entered, nil // it was there and is gone: submitted
-		case absent+1 < retypeAbsences:
-			// Not on screen once: a TUI that took it may not have drawn it yet (a
-			// resumed qwen under load), so look again before typing it twice.
+		case absent+1 < retypeAbsences || time.Since(typed) < retypeAfter:
+			// Not on screen yet: a TUI that took it, or a busy one that has not read it
+			// yet, may not have drawn it (a resumed qwen under load; a gemini booting
+			// beside other CLIs read the prompt and its Enter as a newline in one
+			// burst, after a retype), so look again before typing it twice.
 			absent++
 		case retypes < plan.Attempts:
 			// Never shown: the text itself was dropped. Type it again (never after it
 			// was seen once, so it is not typed twice).
-			retypes, absent = retypes+1, 0
+			retypes, absent, typed = retypes+1, 0, time.Now()
 			sess.Submit(ctx, target, plan.submission(prompt, plan.RetypeDelay))
 		default:
 			sess.SendKeys(ctx, target, "Enter")
@@ -391,6 +393,10 @@ func (w *agentWork) transcriptWritten(target string) func() bool {
 // retypeAbsences is on how many polls in a row a prompt never seen must be missing from
 // the screen before it is typed again (docs/lifecycle.md §9.2).
 const retypeAbsences = 2
+
+// retypeAfter is how long after it was typed a prompt never seen on screen must stay
+// missing before it is typed again (docs/lifecycle.md §9.2).
+const retypeAfter = 3 * time.Second
 
 // transcriptQuiet is how long after its last write a transcript that does not hold a
 // prompt never seen on screen is taken to mean the prompt was dropped
