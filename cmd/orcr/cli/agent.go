@@ -30,6 +30,25 @@ type createFlags struct {
 	Effort  string  `help:"Reasoning effort (default: config defaults.providers.<provider>.effort)."`
 	Cwd     string  `help:"Working directory (default: the current directory)."`
 	Timeout string  `help:"Kill the agent after this duration (e.g. 30m)."`
+	Host    string  `help:"Run on this fleet host; any: on the member with the most free slots for the provider."`
+}
+
+// placeOn checks --host and, for another host, sets r's cwd to --cwd as given (a path
+// there, never resolved here): the host the agent is to run on ("" the local one).
+func (f *createFlags) placeOn(r *api.RunRequest) (string, error) {
+	host := f.Host
+	if host == "" {
+		return "", nil
+	}
+	if host != config.FleetAnyHost && !config.ValidHost(host) {
+		return "", wire.Invalid(wire.ReasonCLIParse, "--host `"+host+"` is not a fleet host name (or any)", "value", host)
+	}
+	if f.Cwd != "" && !filepath.IsAbs(f.Cwd) {
+		return "", wire.Invalid(wire.ReasonFleetRelativeCwd, "--cwd must be absolute with --host: `"+f.Cwd+"` names nothing on another host",
+			"value", f.Cwd)
+	}
+	r.Cwd = f.Cwd
+	return host, nil
 }
 
 // request builds the agent.run request the flags describe (agent.ask uses all of it but
@@ -113,7 +132,6 @@ type agentRunCmd struct {
 	worktreeFlags `embed:""`
 	GC            string `name:"gc" enum:"auto,immediate,never" default:"auto" help:"When to reap the agent: auto, immediate or never."`
 	Budget        string `help:"A budget for the agent and the agents it spawns: a cost (2usd) or non-cached tokens (500k)."`
-	Host          string `help:"Run on this fleet host; any: on the member with the most free slots for the provider."`
 }
 
 // worktreeFlags are the worktree flags shared by `agent run` and `agent ask`
@@ -154,17 +172,9 @@ func (c *agentRunCmd) Run(a *app) error {
 	}
 	req.GC, req.Budget = c.GC, c.Budget
 	c.apply(&req)
-	host := c.Host
-	if host != "" {
-		if host != config.FleetAnyHost && !config.ValidHost(host) {
-			return wire.Invalid(wire.ReasonCLIParse, "--host `"+host+"` is not a fleet host name (or any)", "value", host)
-		}
-		// The cwd is a path on that host: sent as given, never resolved here.
-		if c.Cwd != "" && !filepath.IsAbs(c.Cwd) {
-			return wire.Invalid(wire.ReasonFleetRelativeCwd, "--cwd must be absolute with --host: `"+c.Cwd+"` names nothing on another host",
-				"value", c.Cwd)
-		}
-		req.Cwd = c.Cwd
+	host, err := c.placeOn(&req)
+	if err != nil {
+		return err
 	}
 	human := func(host string, r api.RunResult) error {
 		target := qualify(host, r.Agent.Path)
@@ -179,7 +189,15 @@ func (c *agentRunCmd) Run(a *app) error {
 		return nil
 	}
 	if host == config.FleetAnyHost {
-		return runAnywhere(a, req, human)
+		host, r, raw, err := anywhere(a, api.AgentRun, req.Agent, req)
+		switch {
+		case err != nil:
+			return err
+		case a.json:
+			a.printOK(raw)
+			return nil
+		}
+		return human(host, r)
 	}
 	return requestAt(a, host, api.AgentRun, req, func(r api.RunResult) error { return human(host, r) })
 }
@@ -199,11 +217,24 @@ func (c *agentAskCmd) Run(a *app) error {
 		return err
 	}
 	c.apply(&run)
-	cl, err := a.connect()
+	host, err := c.placeOn(&run)
 	if err != nil {
 		return err
 	}
-	r, raw, err := socketapi.AskRaw(a.ctx, cl, run.Ask())
+	var r api.AskResult
+	var raw json.RawMessage
+	switch host {
+	case "":
+		cl, cerr := a.connect()
+		if cerr != nil {
+			return cerr
+		}
+		r, raw, err = socketapi.AskRaw(a.ctx, cl, run.Ask())
+	case config.FleetAnyHost:
+		_, r, raw, err = anywhere(a, api.AgentAsk, run.Agent, run.Ask())
+	default:
+		r, raw, err = invokeAt(a, host, api.AgentAsk, run.Ask())
+	}
 	switch {
 	case err != nil:
 	case a.json:

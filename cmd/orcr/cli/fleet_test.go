@@ -97,7 +97,7 @@ func TestAgentLsFleet(t *testing.T) {
 // by host and a CLI harness on the hub's home, once every member answers.
 func fleetOf(t *testing.T) (map[string]*sockettest.Server, *harness) {
 	t.Helper()
-	const writes = `"allow": ["agent.ls", "server.status", "agent.logs", "agent.wait", "agent.run", "agent.send", "agent.kill"]`
+	const writes = `"allow": ["agent.ls", "server.status", "agent.logs", "agent.wait", "agent.run", "agent.send", "agent.kill", "agent.ask"]`
 	hub := sockettest.NewServer(t, sockettest.WithHerdr(t),
 		sockettest.WithConfig(`{"concurrency": {"max": 3}, "fleet": {"host": "hub", "hub": {"listen": "127.0.0.1:0"}, `+writes+`}}`))
 	tok := filepath.Join(hub.Home, config.FleetDirName, fleet.HubTokenName)
@@ -233,10 +233,11 @@ func TestFleetAgentsAcrossHosts(t *testing.T) {
 // once. With --any the first host whose target settles decides and the others' targets
 // show as pending; without it every host answers and the exit code is the wait rule's
 // over all targets; a host nobody serves fails a wait for all at once, and with --any
-// only counts as its own line while the rest still wait.
-func TestFleetWaitAcrossHosts(t *testing.T) {
+// only counts as its own line while the rest still wait. `agent ask --host` asks on
+// that member (or on `any`), under its fleet.allow.
+func TestFleetWaitAndAskAcrossHosts(t *testing.T) {
 	t.Parallel()
-	_, h := fleetOf(t)
+	srvs, h := fleetOf(t)
 	if o := h.run(t, "agent", "run", "--name", "h1", "-a", "mock", "--cwd", t.TempDir(), "-p", "turn_ms=120000 say=slow"); o.code != 0 {
 		t.Fatalf("agent run h1: exit %d %q %q", o.code, o.stdout, o.stderr)
 	}
@@ -278,4 +279,29 @@ func TestFleetWaitAcrossHosts(t *testing.T) {
 	}
 	// Without --any the wait cannot be answered for ghost: it fails, at once.
 	wantError(t, h.run(t, "--json", "agent", "wait", "web:w1", "ghost:x"), 2, "environment_error", "cause", wire.CauseFleetUnreachable)
+
+	o = h.run(t, "--json", "agent", "ask", "--host", "web", "--name", "q1", "-a", "mock", "-p", "say=answer_from_web")
+	var ask struct {
+		Host     string
+		Path     string
+		Response struct{ Text string }
+	}
+	if o.code != 0 || json.Unmarshal(decodeEnvelope(t, o.stdout).Result, &ask) != nil || ask.Host != "web" || ask.Path != "q1" ||
+		!strings.HasPrefix(ask.Response.Text, "answer_from_web") {
+		t.Fatalf("agent ask --host web: exit %d %s %s", o.code, o.stdout, o.stderr)
+	}
+	if got := agentsOf(t, srvs["web"]); got["q1"] == "" {
+		t.Fatalf("web's agents after an ask on web: %v", got)
+	}
+	d := wantError(t, h.run(t, "--json", "agent", "ask", "--host", "gpu1", "--name", "q2", "-a", "mock", "-p", "say=x"),
+		1, "invalid_request", "reason", wire.ReasonFleetNotAllowed)
+	if d["method"] != "agent.ask" || len(agentsOf(t, srvs["gpu1"])) != 0 {
+		t.Fatalf("agent ask --host gpu1: details %v, gpu1's agents %v", d, agentsOf(t, srvs["gpu1"]))
+	}
+	// any: gpu1 ranks first by name among the members with 4 free slots, and refuses.
+	o = h.run(t, "agent", "ask", "--host", "any", "--name", "q3", "-a", "mock", "-p", "say=answer_from_any")
+	if o.code != 0 || !strings.HasPrefix(o.stdout, "answer_from_any") ||
+		!strings.Contains(o.stderr, "gpu1 does not allow agent.ask") || !strings.Contains(o.stderr, "agent ask --host any: on ") {
+		t.Fatalf("agent ask --host any: exit %d %q %q", o.code, o.stdout, o.stderr)
+	}
 }

@@ -189,37 +189,35 @@ func placements(a *app, provider string) ([]placement, error) {
 	return out, nil
 }
 
-// runAnywhere is `agent run --host any`: the run goes to the member with the most free
-// slots for its provider; a member whose fleet.allow refuses agent.run is passed over for
-// the next. Where it went is said on stderr; the --json result names the host.
-func runAnywhere(a *app, req api.RunRequest, human func(string, api.RunResult) error) error {
-	places, err := placements(a, req.Agent)
+// anywhere is `agent run --host any` and `agent ask --host any`: the call goes to the
+// member with the most free slots for provider; a member whose fleet.allow refuses the
+// method is passed over for the next. Where it went is said on stderr; the raw result
+// names the host.
+func anywhere[Req, Res any](a *app, m *api.Method[Req, Res], provider string, req Req) (string, Res, json.RawMessage, error) {
+	var zero Res
+	verb := m.CLI + " --host any"
+	places, err := placements(a, provider)
 	if err != nil {
-		return err
+		return "", zero, nil, err
 	}
 	if len(places) == 0 {
-		return wire.Env(wire.CauseFleetUnreachable, "agent run --host any: no fleet member answered with its slots", "host", config.FleetAnyHost)
+		return "", zero, nil, wire.Env(wire.CauseFleetUnreachable, verb+": no fleet member answered with its slots", "host", config.FleetAnyHost)
 	}
-	provider := req.Agent
 	if provider == "" {
 		provider = "its default provider"
 	}
 	for _, p := range places {
-		res, raw, err := invokeAt(a, p.host, api.AgentRun, req)
+		res, raw, err := invokeAt(a, p.host, m, req)
 		if wire.Is(err, wire.InvalidRequest, wire.ReasonFleetNotAllowed) {
-			a.stderr("agent run --host any: %s does not allow agent.run over the fleet; trying the next member", p.host)
+			a.stderr("%s: %s does not allow %s over the fleet; trying the next member", verb, p.host, m.Name)
 			continue
 		}
 		if err != nil {
-			return err
+			return "", zero, nil, err
 		}
-		a.stderr("agent run --host any: on %s (%d free slot(s) for %s)", p.host, p.free, provider)
-		if a.json {
-			a.printOK(raw)
-			return nil
-		}
-		return human(p.host, res)
+		a.stderr("%s: on %s (%d free slot(s) for %s)", verb, p.host, p.free, provider)
+		return p.host, res, raw, nil
 	}
-	return wire.Invalid(wire.ReasonFleetNotAllowed, "agent run --host any: no member that answered allows agent.run over the fleet",
-		"method", api.AgentRun.Name, "host", config.FleetAnyHost, "policy", "fleet.allow")
+	return "", zero, nil, wire.Invalid(wire.ReasonFleetNotAllowed, verb+": no member that answered allows "+m.Name+" over the fleet",
+		"method", m.Name, "host", config.FleetAnyHost, "policy", "fleet.allow")
 }
