@@ -168,10 +168,20 @@ func (l *eventLog) find(match func(streamEvent) bool) []streamEvent {
 	return out
 }
 
-func (l *eventLog) waitFor(t *testing.T, d time.Duration, what string, match func(streamEvent) bool) streamEvent {
+func (l *eventLog) waitFor(t *testing.T, d time.Duration, what string, match func(streamEvent) bool, detail ...func() string) streamEvent {
 	t.Helper()
 	var got []streamEvent
-	poll.Eventually(t, d, what, func() bool { got = l.find(match); return len(got) > 0 })
+	seen := func() string {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		var b strings.Builder
+		b.WriteString("the events so far:")
+		for _, e := range l.evs {
+			fmt.Fprintf(&b, "\n  %d %s %s status=%s input_seq=%d lease=%s reason=%s", e.Seq, e.Kind, e.UUID, e.Status, e.InputSeq, e.LeaseID, e.Reason)
+		}
+		return b.String()
+	}
+	poll.Eventually(t, d, what, func() bool { got = l.find(match); return len(got) > 0 }, append([]func() string{seen}, detail...)...)
 	return got[0]
 }
 
@@ -209,7 +219,9 @@ func TestAttachTakeoverInATerminal(t *testing.T) {
 		t.Errorf("attach.started %+v, want agent %s mode takeover", started, uuid)
 	}
 
-	first.type_("say=typed turn_ms=1000")
+	// Working longer than the monitor's idle pace (2 s), so that it is seen however
+	// late the poll comes (docs/lifecycle.md §10.2).
+	first.type_("say=typed turn_ms=2500")
 	evs.waitFor(t, 20*time.Second, "the external turn", func(e streamEvent) bool {
 		return e.Kind == "agent.status_changed" && e.UUID == uuid && e.Status == "working" && e.InputSeq == 2
 	})
@@ -236,7 +248,7 @@ func TestAttachTakeoverInATerminal(t *testing.T) {
 	evs.waitFor(t, 10*time.Second, "the first lease released", func(e streamEvent) bool {
 		return e.Kind == "attach.ended" && e.LeaseID == firstLease
 	})
-	second.type_("say=again turn_ms=1000")
+	second.type_("say=again turn_ms=2500")
 	evs.waitFor(t, 20*time.Second, "the second external turn", func(e streamEvent) bool {
 		return e.Kind == "agent.status_changed" && e.UUID == uuid && e.Status == "working" && e.InputSeq == 3
 	})

@@ -20,7 +20,8 @@ func TestTypeScriptSDKAttachRun(t *testing.T) {
 	t.Parallel()
 	tsxBin := tsx(t)
 	b := sockettest.BuildBinaries(t)
-	h, _ := herdrHome(t, `{"timings": {"attach_lease_ttl": "2s"}}`)
+	// A 4 s lease, renewed every 2 s: node under the suite's load has missed a 1 s beat.
+	h, _ := herdrHome(t, `{"timings": {"attach_lease_ttl": "4s"}}`)
 	idleMock(t, h, "tsatt/one")
 	evs := followEvents(t, h)
 	script, err := filepath.Abs(filepath.Join(tsDir, "test", "term", "attach_run.ts"))
@@ -34,17 +35,19 @@ func TestTypeScriptSDKAttachRun(t *testing.T) {
 	if started.Mode != "takeover" {
 		t.Errorf("attach.started %+v, want a takeover lease", started)
 	}
-	term.type_("say=typed_through_ts turn_ms=500")
+	// Working longer than the monitor's idle pace (2 s): a shorter external turn can go
+	// unseen (docs/lifecycle.md §10.2).
+	term.type_("say=typed_through_ts turn_ms=2500")
 	evs.waitFor(t, 20*time.Second, "the external turn", func(e streamEvent) bool {
 		return e.Kind == "agent.status_changed" && e.UUID == started.UUID && e.Status == "working" && e.InputSeq == 2
-	})
+	}, func() string { return "the terminal shows:\n" + term.screen() })
 	if w := h.run("agent", "wait", "tsatt/one"); w.exit != 0 {
 		t.Fatalf("agent wait: exit %d %q %q", w.exit, w.stdout, w.stderr)
 	}
 	if lr := h.run("agent", "logs", "tsatt/one", "--last-response"); lr.stdout != "typed_through_ts\nDONE\n" {
 		t.Errorf("last response %q, want the typed prompt's answer", lr.stdout)
 	}
-	time.Sleep(2500 * time.Millisecond) // past one TTL: only run()'s heartbeats keep the lease
+	time.Sleep(4500 * time.Millisecond) // past one TTL: only run()'s heartbeats keep the lease
 	term.keys(false, "C-b")
 	term.keys(true, "q")
 	screen := term.waitScreen(20*time.Second, "run() resolving", func(s string) bool { return strings.Contains(s, "EXIT=0") })

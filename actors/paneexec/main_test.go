@@ -122,7 +122,13 @@ func TestLauncherRecordsExitAndHolds(t *testing.T) {
 	if e.Code == nil || *e.Code != 3 || e.Signal != "" || e.String() != "exit status 3" {
 		t.Errorf("status file: %+v (%s), want exit status 3", e, e)
 	}
-	scr := p.screen()
+	// The pty's output reaches the screen on its own reader, after the status file may
+	// have been written: wait for the child's last line.
+	var scr string
+	poll.Eventually(t, 10*time.Second, "the provider's message on the screen", func() bool {
+		scr = p.screen()
+		return strings.Contains(scr, "error: unknown option --bogus")
+	})
 	var pid, fg int
 	for _, l := range strings.Split(scr, "\n") {
 		if strings.HasPrefix(l, "pid=") {
