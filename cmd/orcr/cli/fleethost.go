@@ -34,29 +34,22 @@ func splitHost(target string) (host, rest string) {
 // every target is a plain, local path) and the targets without it. Targets on more than
 // one host, or a host beside a plain path, are refused in this slice.
 func targetsHost(targets []string) (string, []string, error) {
-	var hosts []string
-	out := make([]string, len(targets))
-	for i, t := range targets {
-		h, rest := splitHost(t)
-		if !slices.Contains(hosts, h) {
-			hosts = append(hosts, h)
-		}
-		out[i] = rest
-	}
-	if len(hosts) > 1 {
-		named := slices.Clone(hosts)
-		for i, h := range named {
-			if h == "" {
+	groups := byHost(targets)
+	if len(groups) > 1 {
+		named := make([]string, len(groups))
+		for i, g := range groups {
+			named[i] = g.host
+			if g.host == "" {
 				named[i] = "(local)"
 			}
 		}
 		return "", nil, wire.Invalid(wire.ReasonFleetMixedHosts,
 			"the targets of one call must all be on one host: "+strings.Join(named, ", "), "hosts", named)
 	}
-	if len(hosts) == 0 {
-		return "", out, nil
+	if len(groups) == 0 {
+		return "", nil, nil
 	}
-	return hosts[0], out, nil
+	return groups[0].host, groups[0].targets, nil
 }
 
 // qualify is path as the human output shows it: `<host>:<path>` for another host.

@@ -146,7 +146,6 @@ func (c *agentWaitCmd) waitAcross(a *app, groups []hostTargets) (fleetWaitResult
 		return fleetWaitResult{}, api.WaitResult{}, failed
 	}
 	out := fleetWaitResult{Hosts: hosts, AllOK: true}
-	var plain api.WaitResult
 	answered := 0
 	for i, r := range results {
 		if r == nil {
@@ -173,7 +172,7 @@ func (c *agentWaitCmd) waitAcross(a *app, groups []hostTargets) (fleetWaitResult
 	} else if c.Any {
 		out.TimedOut = true // nobody settled: every host that answered timed out
 	}
-	plain = api.WaitResult{AllOK: out.AllOK, TimedOut: out.TimedOut, FirstSettled: out.FirstSettled}
+	plain := api.WaitResult{AllOK: out.AllOK, TimedOut: out.TimedOut, FirstSettled: out.FirstSettled}
 	for _, t := range out.Targets {
 		plain.Targets = append(plain.Targets, t.WaitTarget)
 	}
