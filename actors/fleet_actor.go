@@ -12,6 +12,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/orcr-go/orcr/actors/actorkit"
+	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/store"
 )
@@ -33,6 +34,21 @@ type FleetPublisher interface {
 	Published(ctx context.Context) (int64, error)
 	// Publish publishes the events in order and returns once all are acknowledged.
 	Publish(ctx context.Context, evs []store.Event) error
+	// Connection is the state of the link to the fleet (connected, connecting,
+	// reconnecting, disconnected, closed) and the server it is connected to, its
+	// credentials removed ("" while not connected). It may be called from any goroutine.
+	Connection() (state, url string)
+}
+
+// FleetQuery asks the `fleet` actor for its progress (server.status, docs/fleet.md §5.1).
+type FleetQuery struct{}
+
+// FleetProgress is the `fleet` actor's answer to a FleetQuery.
+type FleetProgress struct {
+	Cursor int64     // the last seq the stream acknowledged
+	Head   int64     // the last seq committed here
+	OKAt   time.Time // when the stream last acknowledged a batch (zero: not since the start)
+	Err    string    // the last failed batch's error, "" once a batch succeeded after it
 }
 
 // FleetSpec configures the fleet publisher.
@@ -56,6 +72,8 @@ type fleetActor struct {
 	head   int64
 	synced bool // the cursor agrees with the stream since the last failure
 	busy   bool
+	okAt   time.Time // the last acknowledged batch
+	err    string    // the last failure, cleared by a success
 	retry  actorkit.Ticker
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -87,6 +105,8 @@ func (f *fleetActor) Receive(c actor.Context) {
 		c.Request(f.spec.Env.Store, Bounds{})
 	case BoundsResult:
 		f.commit(c, m.Latest)
+	case FleetQuery:
+		c.Respond(FleetProgress{Cursor: f.cursor, Head: f.head, OKAt: f.okAt, Err: f.err})
 	case EventsCommitted:
 		f.commit(c, m.Head)
 	case fleetPublished:
@@ -95,12 +115,12 @@ func (f *fleetActor) Receive(c actor.Context) {
 			if f.ctx.Err() != nil {
 				return
 			}
-			f.synced = false
+			f.synced, f.err = false, m.err.Error()
 			f.spec.Env.Log.Warn("fleet: cannot publish events; retrying", "cursor", f.cursor, "err", m.err)
 			f.retry.Arm(c, fleetRetry, func(gen int64) any { return fleetRetryTick{gen} })
 			return
 		}
-		f.synced = true
+		f.synced, f.okAt, f.err = true, time.Now(), ""
 		if m.cursor > f.cursor {
 			f.cursor = m.cursor
 			c.Send(f.spec.Env.Store, Pin{ID: fleetPinID, Seq: f.cursor})
@@ -220,6 +240,38 @@ func (s *System) StartFleet(pub FleetPublisher, cursorFile string) error {
 	if err != nil {
 		return wire.Internal(wire.CauseActor, "cannot start the fleet publisher: "+err.Error())
 	}
-	s.fleet = pid
+	s.fleet, s.fleetLink = pid, pub
 	return nil
+}
+
+// fleetStatus is server.status's fleet: nil with the fleet off; else the member's
+// host, its link and how far its events reached the stream (docs/fleet.md §5.1).
+func (s *System) fleetStatus() *api.FleetStatus {
+	if s.fleet == nil {
+		return nil
+	}
+	f := s.cfg.Config.Fleet
+	st := &api.FleetStatus{Host: f.Host, Hub: f.Hub != nil}
+	var url string
+	st.Connection, url = s.fleetLink.Connection()
+	if url != "" {
+		st.URL = &url
+	}
+	res, err := s.sys.Root.RequestFuture(s.fleet, FleetQuery{}, 2*time.Second).Result()
+	if err != nil {
+		s.cfg.Log.Warn("server.status: the fleet publisher did not answer", "err", err)
+		msg := "the fleet publisher did not answer: " + err.Error()
+		st.Error = &msg
+		return st
+	}
+	p := res.(FleetProgress)
+	st.Published, st.Lag = p.Cursor, max(p.Head-p.Cursor, 0)
+	if !p.OKAt.IsZero() {
+		ms := p.OKAt.UnixMilli()
+		st.LastPublishAt = &ms
+	}
+	if p.Err != "" {
+		st.Error = &p.Err
+	}
+	return st
 }

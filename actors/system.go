@@ -76,7 +76,10 @@ type System struct {
 	remote   *actor.PID // the remote stream's hub
 	notifier *actor.PID // nil without notify rules
 	fleet    *actor.PID // nil with the fleet off
-	budgets  []store.BudgetRule
+	// fleetLink is what the `fleet` actor publishes through (server.status reads its
+	// connection's state); nil with the fleet off.
+	fleetLink FleetPublisher
+	budgets   []store.BudgetRule
 
 	remoteMu   sync.Mutex
 	remoteAddr string // the remote listener's address ("" = off)

@@ -105,6 +105,7 @@ func (s *System) Status(ctx context.Context) (api.StatusResult, error) {
 		LoopsFiring: service.Manager{Getenv: s.getenv, SystemdRunDir: s.cfg.SystemdRunDir}.Registered(),
 		Loops:       loops,
 		Remote:      s.remoteStatus(ctx),
+		Fleet:       s.fleetStatus(),
 		Notify:      s.notifyStatus(ctx),
 		Config:      s.configStatus(),
 		Drift: map[string]int64{"lost": drift.Lost, "repaired": drift.Repaired,

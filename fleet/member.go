@@ -135,6 +135,24 @@ func (m *Member) Close() {
 	<-m.closed
 }
 
+// Connection is the state of the member's link to the fleet — connected, connecting,
+// reconnecting, disconnected or closed — and the server it is connected to, without
+// credentials ("" while not connected).
+func (m *Member) Connection() (state, url string) {
+	switch m.nc.Status() {
+	case nats.CONNECTED, nats.DRAINING_SUBS, nats.DRAINING_PUBS:
+		return "connected", m.nc.ConnectedUrlRedacted()
+	case nats.CONNECTING:
+		return "connecting", ""
+	case nats.RECONNECTING:
+		return "reconnecting", ""
+	case nats.CLOSED:
+		return "closed", ""
+	default:
+		return "disconnected", ""
+	}
+}
+
 // Setup creates (or updates) the stream and the members bucket and registers this
 // member. The hub calls it at start; a member calls it before it publishes, so a fleet
 // on an existing NATS needs no setup of its own.

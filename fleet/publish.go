@@ -77,6 +77,9 @@ func (p *Publisher) Published(ctx context.Context) (int64, error) {
 	return seq, nil
 }
 
+// Connection is the state of the member's link (actors.FleetPublisher).
+func (p *Publisher) Connection() (state, url string) { return p.m.Connection() }
+
 // Publish publishes evs in order, each with its Nats-Msg-Id, and returns once the
 // stream acknowledged every one (a duplicate's ack counts: it is stored already).
 func (p *Publisher) Publish(ctx context.Context, evs []store.Event) error {

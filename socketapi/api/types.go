@@ -74,6 +74,8 @@ type StatusResult struct {
 	Drift map[string]int64 `json:"drift"`
 	// The remote stream's listener (docs/remote.md §2).
 	Remote RemoteStatus `json:"remote"`
+	// This member of a fleet (docs/fleet.md §5.1); null when the fleet is off.
+	Fleet *FleetStatus `json:"fleet"`
 	// Every configured notify target, by name (docs/notify.md §6); empty without
 	// notify targets.
 	Notify []NotifyTargetStatus `json:"notify"`
@@ -202,6 +204,29 @@ type RemoteStatus struct {
 	ReplaysActive  int `json:"replays_active"`
 	ReplaysWaiting int `json:"replays_waiting"`
 	ReplaysPeak    int `json:"replays_peak"`
+}
+
+// FleetStatus is server.status's fleet object (docs/fleet.md §5.1).
+type FleetStatus struct {
+	// This member's host in the fleet.
+	Host string `json:"host"`
+	// Whether this server embeds the fleet's hub.
+	Hub bool `json:"hub"`
+	// The link to the fleet's NATS: connected, connecting, reconnecting, disconnected
+	// or closed.
+	Connection string `json:"connection"`
+	// The NATS server the member is connected to, credentials removed; null while not
+	// connected.
+	URL *string `json:"url"`
+	// The last event seq the fleet's stream acknowledged (the publish cursor).
+	Published int64 `json:"published"`
+	// The events committed here that the stream has not acknowledged yet.
+	Lag int64 `json:"lag"`
+	// When the stream last answered a batch (ms since the epoch); null since the start
+	// until it does.
+	LastPublishAt *int64 `json:"last_publish_at"`
+	// The last failed batch's error; null once a batch succeeded after it.
+	Error *string `json:"error"`
 }
 
 // HerdrStatus is server.status's herdr object.

@@ -269,9 +269,21 @@ func TestFleetEventsNoGapNoDuplicateAcrossRestart(t *testing.T) {
 	}
 }
 
+// fleetStatus is a member's server.status fleet object (nil when it has none).
+func fleetStatus(t *testing.T, srv *sockettest.Server) *api.FleetStatus {
+	t.Helper()
+	st, err := srv.Client(t).Status(context.Background())
+	if err != nil {
+		t.Fatalf("server.status: %v", err)
+	}
+	return st.Fleet
+}
+
 // A member cut off from the fleet keeps working locally; when the hub comes back (same
 // home, same port, its stream on disk) the member catches up from its cursor: the stream
-// holds every event of the member once, with no gap.
+// holds every event of the member once, with no gap. server.status says so all along:
+// connected with no lag, then cut off with the events it holds back and the error, then
+// connected again with no lag (docs/fleet.md §5.1).
 func TestFleetMemberCatchesUpAfterHubRestart(t *testing.T) {
 	t.Parallel()
 	hub, url, tok := fleetHub(t, "hub")
@@ -281,6 +293,17 @@ func TestFleetMemberCatchesUpAfterHubRestart(t *testing.T) {
 	poll.Eventually(t, 20*time.Second, "web's first events in the stream", func() bool {
 		return gapless(streamSeqs(t, url, tok, "web"), snapshotSeq(t, web))
 	})
+	var st *api.FleetStatus
+	poll.Eventually(t, 20*time.Second, "web's status: connected, nothing held back", func() bool {
+		st = fleetStatus(t, web)
+		return st != nil && st.Connection == "connected" && st.Lag == 0 && st.Published == snapshotSeq(t, web)
+	}, func() string { return fmt.Sprintf("%+v", st) })
+	if st.Host != "web" || st.Hub || st.URL == nil || !strings.HasPrefix(*st.URL, "nats://127.0.0.1:") || st.LastPublishAt == nil || st.Error != nil {
+		t.Errorf("web's fleet status %+v, want host web, no hub, its url, a last publish and no error", st)
+	}
+	if hs := fleetStatus(t, hub); hs == nil || hs.Host != "hub" || !hs.Hub || hs.Connection != "connected" {
+		t.Errorf("the hub's fleet status %+v, want host hub, hub, connected", hs)
+	}
 	hub.Stop()
 	if err := hub.Wait(); err != nil {
 		t.Fatal(err)
@@ -293,6 +316,10 @@ func TestFleetMemberCatchesUpAfterHubRestart(t *testing.T) {
 	if err := c.Call(context.Background(), "agent.ls", map[string]any{}, &ls); err != nil || len(ls.Agents) != 4 {
 		t.Fatalf("agent.ls on a member cut off: %d agents, %v", len(ls.Agents), err)
 	}
+	poll.Eventually(t, 20*time.Second, "web's status: cut off, holding back its new events", func() bool {
+		st = fleetStatus(t, web)
+		return st.Connection != "connected" && st.URL == nil && st.Lag >= 3 && st.Error != nil
+	}, func() string { return fmt.Sprintf("%+v", st) })
 	_, port, _ := strings.Cut(strings.TrimPrefix(url, "nats://"), ":")
 	sockettest.NewServer(t, sockettest.WithHome(hub.Home),
 		sockettest.WithConfig(`{"fleet": {"host": "hub", "hub": {"listen": "127.0.0.1:`+port+`"}}}`))
@@ -305,6 +332,10 @@ func TestFleetMemberCatchesUpAfterHubRestart(t *testing.T) {
 	if !gapless(seqs, head) {
 		t.Fatalf("stream holds %v, want 1..%d once each", seqs, head)
 	}
+	poll.Eventually(t, 20*time.Second, "web's status: connected again, nothing held back", func() bool {
+		st = fleetStatus(t, web)
+		return st.Connection == "connected" && st.Lag == 0 && st.Error == nil
+	}, func() string { return fmt.Sprintf("%+v", st) })
 }
 
 // A second orcr claiming a host another home registered publishes nothing: its events

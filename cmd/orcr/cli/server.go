@@ -223,6 +223,7 @@ func renderServerStatus(raw json.RawMessage, all bool) (string, error) {
 		Today     *api.UsageSum        `json:"today"`
 		Quota     []api.QuotaWindow    `json:"quota"`
 		Retention *api.RetentionStatus `json:"retention"`
+		Fleet     *api.FleetStatus     `json:"fleet"`
 	}
 	if err := json.Unmarshal(raw, &st); err != nil {
 		return "", fmt.Errorf("cannot decode server.status: %w", err)
@@ -281,6 +282,7 @@ func renderServerStatus(raw json.RawMessage, all bool) (string, error) {
 	} else {
 		b.WriteString("  remote    off (remote.listen is not set)\n")
 	}
+	writeFleet(&b, st.Fleet)
 	if len(st.Integrations) == 0 {
 		b.WriteString("  integrations (none)\n")
 	} else {
@@ -502,5 +504,28 @@ func (a *app) waitReleased(path string) error {
 		case <-t.C:
 		}
 		t.Stop()
+	}
+}
+
+// writeFleet is server status's fleet line (docs/fleet.md §5.1); nothing when the fleet
+// is off.
+func writeFleet(b *strings.Builder, f *api.FleetStatus) {
+	if f == nil {
+		return
+	}
+	opt := func(p *int64) string {
+		if p == nil {
+			return "-"
+		}
+		return strconv.FormatInt(*p, 10)
+	}
+	url := "-"
+	if f.URL != nil {
+		url = strconv.Quote(*f.URL)
+	}
+	fmt.Fprintf(b, "  fleet     host=%q hub=%t connection=%s url=%s published=%d lag=%d last_publish_at=%s\n", f.Host, f.Hub,
+		f.Connection, url, f.Published, f.Lag, opt(f.LastPublishAt))
+	if f.Error != nil {
+		fmt.Fprintf(b, "      error=%q\n", *f.Error)
 	}
 }

@@ -200,6 +200,7 @@ const statusJSON = `{"version":"0.1.0","protocol":1,"pid":77,"uptime_ms":5,
  "drift":{"lost":1,"repaired":2,"unknown_marked_panes":4,"unmarked_panes":0},
  "retention":{"ended_for_ms":604800000,"ended_max":null,"trimmed_total":12,"last_trim_at":1700000000000},
  "remote":{"listening":true,"address":"127.0.0.1:7788","tls":false,"connections":3,"replays_active":1,"replays_waiting":0,"replays_peak":4},
+ "fleet":{"host":"web","hub":false,"connection":"reconnecting","url":null,"published":40,"lag":3,"last_publish_at":1700000000000,"error":"nats: timeout"},
  "notify":[{"name":"desk","type":"herdr","pending":0,"delivered":5,"failed":0,"dropped":0,"last_error":null,"last_error_at":null,"last_delivered_at":1700000000000,"next_attempt_at":null},
   {"name":"hook","type":"webhook","pending":2,"delivered":1,"failed":1,"dropped":3,"last_error":"HTTP 503","last_error_at":1700000000000,"last_delivered_at":null,"next_attempt_at":1700000004000}]}`
 
@@ -225,6 +226,8 @@ func TestServerStatus(t *testing.T) {
   drift     lost=1 repaired=2
   retention ended_for=7d ended_max=off trimmed_total=12 last_trim_at=1700000000000
   remote    listening="127.0.0.1:7788" tls=false connections=3 replays=1 waiting=0
+  fleet     host="web" hub=false connection=reconnecting url=- published=40 lag=3 last_publish_at=1700000000000
+      error="nats: timeout"
   integrations
     claude   orcr=ok herdr=ok
     codex    orcr=ok herdr=missing

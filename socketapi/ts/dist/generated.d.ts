@@ -1608,6 +1608,35 @@ export interface ServerStatusResult {
      * root_shell_panes).
      */
     drift?: Record<string, number> | null;
+    /** This member of a fleet (docs/fleet.md §5.1); null when the fleet is off. */
+    fleet?: {
+        /**
+         * The link to the fleet's NATS: connected, connecting, reconnecting, disconnected
+         * or closed.
+         */
+        connection?: string;
+        /** The last failed batch's error; null once a batch succeeded after it. */
+        error?: string | null;
+        /** This member's host in the fleet. */
+        host?: string;
+        /** Whether this server embeds the fleet's hub. */
+        hub?: boolean;
+        /** The events committed here that the stream has not acknowledged yet. */
+        lag?: number;
+        /**
+         * When the stream last answered a batch (ms since the epoch); null since the start
+         * until it does.
+         */
+        last_publish_at?: number | null;
+        /** The last event seq the fleet's stream acknowledged (the publish cursor). */
+        published?: number;
+        /**
+         * The NATS server the member is connected to, credentials removed; null while not
+         * connected.
+         */
+        url?: string | null;
+        [key: string]: unknown;
+    } | null;
     /** herdr as the server sees it. */
     herdr?: {
         /** The herdr binary in use; null when none was found. */
