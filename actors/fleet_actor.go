@@ -251,7 +251,7 @@ func (s *System) fleetStatus() *api.FleetStatus {
 		return nil
 	}
 	f := s.cfg.Config.Fleet
-	st := &api.FleetStatus{Host: f.Host, Hub: f.Hub != nil}
+	st := &api.FleetStatus{Host: f.Host, Hub: f.Hub != nil, Labels: f.Labels}
 	var url string
 	st.Connection, url = s.fleetLink.Connection()
 	if url != "" {

@@ -34,7 +34,7 @@ func FleetServable(method string) bool {
 }
 
 var (
-	fleetKeys    = []string{"host", "url", "creds", "nkey", "token_file", "ca", "cert", "key", "hub", "allow"}
+	fleetKeys    = []string{"host", "url", "creds", "nkey", "token_file", "ca", "cert", "key", "hub", "allow", "labels", "default_host"}
 	fleetHubKeys = []string{"listen", "cert", "key", "ca"}
 )
 
@@ -64,6 +64,12 @@ type Fleet struct {
 	Hub           *FleetHub // nil: a member of a fleet served elsewhere
 	// Allow is the methods a fleet caller may call on this member.
 	Allow []string
+	// Labels name what this member offers (e.g. gpu): `agent run --host any --label gpu`
+	// places only on members that carry every label asked for (docs/fleet.md §4.3).
+	Labels []string
+	// DefaultHost is where this home's `agent run` and `agent ask` go without --host:
+	// "" (this host), a member's host, or any (docs/fleet.md §4.3).
+	DefaultHost string
 }
 
 // FleetHub is `fleet.hub`: this orcr embeds the fleet's NATS server.
@@ -80,7 +86,7 @@ func (l *loader) fleet(obj map[string]any) error {
 		key string
 		dst *string
 	}{{"host", &f.Host}, {"url", &f.URL}, {"creds", &f.Creds}, {"nkey", &f.NKey}, {"token_file", &f.TokenFile},
-		{"ca", &f.CA}, {"cert", &f.Cert}, {"key", &f.Key}} {
+		{"ca", &f.CA}, {"cert", &f.Cert}, {"key", &f.Key}, {"default_host", &f.DefaultHost}} {
 		v, ok, err := stringKey(obj, s.key, "fleet."+s.key)
 		if err != nil {
 			return err
@@ -110,24 +116,39 @@ func (l *loader) fleet(obj map[string]any) error {
 		}
 		f.Hub = h
 	}
-	if v, ok := obj["allow"]; ok {
-		arr, isArr := v.([]any)
-		if !isArr {
-			return invalid("`fleet.allow` must be an array of method names")
-		}
-		f.Allow = []string{}
-		for i, e := range arr {
-			s, isStr := e.(string)
-			if !isStr || !FleetServable(s) {
-				return invalid("`fleet.allow[" + strconv.Itoa(i) + "]` must be a method served over the fleet: one of " +
-					strings.Join(FleetReadVerbs, ", ") + ", " + strings.Join(FleetWriteVerbs, ", "))
-			}
-			if !slices.Contains(f.Allow, s) {
-				f.Allow = append(f.Allow, s)
-			}
-		}
+	var err error
+	if f.Allow, err = stringSet(obj, "allow", "method names", func(s string) bool { return FleetServable(s) },
+		"a method served over the fleet: one of "+strings.Join(FleetReadVerbs, ", ")+", "+strings.Join(FleetWriteVerbs, ", ")); err != nil {
+		return err
+	}
+	if f.Labels, err = stringSet(obj, "labels", "labels", ValidHost, "a label: lowercase letters, digits and '-', at most 63"); err != nil {
+		return err
 	}
 	return f.check()
+}
+
+// stringSet reads fleet.<key>, an array of strings each passing valid, without repeats
+// (nil when the key is absent); what and want name the items in the refusals.
+func stringSet(obj map[string]any, key, what string, valid func(string) bool, want string) ([]string, error) {
+	v, ok := obj[key]
+	if !ok {
+		return nil, nil
+	}
+	arr, isArr := v.([]any)
+	if !isArr {
+		return nil, invalid("`fleet." + key + "` must be an array of " + what)
+	}
+	out := []string{}
+	for i, e := range arr {
+		s, isStr := e.(string)
+		if !isStr || !valid(s) {
+			return nil, invalid("`fleet." + key + "[" + strconv.Itoa(i) + "]` must be " + want)
+		}
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out, nil
 }
 
 // check validates a present fleet section (docs/fleet.md §2–§3).
@@ -147,6 +168,15 @@ func (f *Fleet) check() error {
 	}
 	if f.Allow == nil {
 		f.Allow = slices.Clone(DefaultFleetAllow)
+	}
+	if f.Labels == nil {
+		f.Labels = []string{}
+	}
+	if d := f.DefaultHost; d != "" && d != FleetAnyHost && !ValidHost(d) {
+		return invalid("`fleet.default_host` `" + d + "` is not a fleet host name (or any)")
+	}
+	if f.DefaultHost == f.Host {
+		f.DefaultHost = "" // this host: the local server
 	}
 	if (f.Cert == "") != (f.Key == "") {
 		return invalid("`fleet.cert` and `fleet.key` must be set together")

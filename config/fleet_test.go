@@ -16,12 +16,14 @@ func TestParseFleet(t *testing.T) {
 		t.Fatalf("no fleet section: on=%v err=%v, want off", cfg.Fleet.On, err)
 	}
 	cfg, warns, err := parse(t, `{"fleet":{"host":"gpu1","url":"tls://nats.example:4222","creds":"/c/orcr.creds",
-		"ca":"/c/ca.pem","cert":"/c/me.pem","key":"/c/me.key","allow":["agent.ls","agent.ls","agent.run","agent.kill"]}}`, nil)
+		"ca":"/c/ca.pem","cert":"/c/me.pem","key":"/c/me.key","allow":["agent.ls","agent.ls","agent.run","agent.kill"],
+		"labels":["gpu","big-disk","gpu"],"default_host":"any"}}`, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := config.Fleet{On: true, Host: "gpu1", URL: "tls://nats.example:4222", Creds: "/c/orcr.creds",
-		CA: "/c/ca.pem", Cert: "/c/me.pem", Key: "/c/me.key", Allow: []string{"agent.ls", "agent.run", "agent.kill"}}
+		CA: "/c/ca.pem", Cert: "/c/me.pem", Key: "/c/me.key", Allow: []string{"agent.ls", "agent.run", "agent.kill"},
+		Labels: []string{"gpu", "big-disk"}, DefaultHost: "any"}
 	if diff := cmp.Diff(want, cfg.Fleet); diff != "" || len(warns) != 0 {
 		t.Fatalf("fleet (-want +got):\n%s\nwarnings %q", diff, warns)
 	}
@@ -31,8 +33,14 @@ func TestParseFleet(t *testing.T) {
 	}
 	host, _ := os.Hostname()
 	if cfg.Fleet.Host != config.HostFromHostname(host) || !config.ValidHost(cfg.Fleet.Host) ||
-		cfg.Fleet.Hub == nil || cfg.Fleet.Hub.Listen != "127.0.0.1:4222" || !cmp.Equal(cfg.Fleet.Allow, config.DefaultFleetAllow) {
+		cfg.Fleet.Hub == nil || cfg.Fleet.Hub.Listen != "127.0.0.1:4222" || !cmp.Equal(cfg.Fleet.Allow, config.DefaultFleetAllow) ||
+		len(cfg.Fleet.Labels) != 0 || cfg.Fleet.DefaultHost != "" {
 		t.Fatalf("hub with defaults: %+v", cfg.Fleet)
+	}
+	// A default host naming this host is the local server.
+	cfg, _, err = parse(t, `{"fleet":{"host":"web","default_host":"web","hub":{"listen":"127.0.0.1:4222"}}}`, nil)
+	if err != nil || cfg.Fleet.DefaultHost != "" {
+		t.Fatalf("default_host of this host: %q, %v; want \"\"", cfg.Fleet.DefaultHost, err)
 	}
 }
 
@@ -77,6 +85,11 @@ func TestParseFleetErrors(t *testing.T) {
 			"`fleet.allow[0]` must be a method served over the fleet: one of " + strings.Join(config.FleetReadVerbs, ", ") + ", " +
 				strings.Join(config.FleetWriteVerbs, ", ")},
 		{"allow type", `{"fleet":{"host":"a","hub":{"listen":"127.0.0.1:1"},"allow":"agent.ls"}}`, "`fleet.allow` must be an array of method names"},
+		{"labels type", `{"fleet":{"host":"a","hub":{"listen":"127.0.0.1:1"},"labels":"gpu"}}`, "`fleet.labels` must be an array of labels"},
+		{"bad label", `{"fleet":{"host":"a","hub":{"listen":"127.0.0.1:1"},"labels":["gpu","GPU 2"]}}`,
+			"`fleet.labels[1]` must be a label: lowercase letters, digits and '-', at most 63"},
+		{"bad default host", `{"fleet":{"host":"a","hub":{"listen":"127.0.0.1:1"},"default_host":"web:1"}}`,
+			"`fleet.default_host` `web:1` is not a fleet host name (or any)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

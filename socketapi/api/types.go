@@ -212,6 +212,8 @@ type FleetStatus struct {
 	Host string `json:"host"`
 	// Whether this server embeds the fleet's hub.
 	Hub bool `json:"hub"`
+	// The member's fleet.labels (`agent run --host any --label` places by them).
+	Labels []string `json:"labels"`
 	// The link to the fleet's NATS: connected, connecting, reconnecting, disconnected
 	// or closed.
 	Connection string `json:"connection"`

@@ -22,26 +22,44 @@ import (
 // createFlags are the creation flags shared by `agent run` and `agent ask`
 // (docs/cli.md §5.1–§5.2).
 type createFlags struct {
-	Name    *string `help:"Agent name (one segment), created in the caller's scope."`
-	Path    *string `help:"Agent path relative to the caller's scope; a leading / is absolute."`
-	Agent   string  `short:"a" help:"Provider (default: config defaults.agent)."`
-	Prompt  *string `short:"p" help:"First prompt; - reads all of stdin."`
-	Model   string  `help:"Model (default: config defaults.providers.<provider>.model)."`
-	Effort  string  `help:"Reasoning effort (default: config defaults.providers.<provider>.effort)."`
-	Cwd     string  `help:"Working directory (default: the current directory)."`
-	Timeout string  `help:"Kill the agent after this duration (e.g. 30m)."`
-	Host    string  `help:"Run on this fleet host; any: on the member with the most free slots for the provider."`
+	Name    *string  `help:"Agent name (one segment), created in the caller's scope."`
+	Path    *string  `help:"Agent path relative to the caller's scope; a leading / is absolute."`
+	Agent   string   `short:"a" help:"Provider (default: config defaults.agent)."`
+	Prompt  *string  `short:"p" help:"First prompt; - reads all of stdin."`
+	Model   string   `help:"Model (default: config defaults.providers.<provider>.model)."`
+	Effort  string   `help:"Reasoning effort (default: config defaults.providers.<provider>.effort)."`
+	Cwd     string   `help:"Working directory (default: the current directory)."`
+	Timeout string   `help:"Kill the agent after this duration (e.g. 30m)."`
+	Host    string   `help:"Run on this fleet host; any: on the member with the most free slots for the provider (default: config fleet.default_host, else this host)."`
+	Label   []string `help:"With --host any: only members carrying this fleet label (repeatable; every one must match)."`
 }
 
-// placeOn checks --host and, for another host, sets r's cwd to --cwd as given (a path
-// there, never resolved here): the host the agent is to run on ("" the local one).
-func (f *createFlags) placeOn(r *api.RunRequest) (string, error) {
+// placeOn checks --host and --label and, for another host, sets r's cwd to --cwd as
+// given (a path there, never resolved here): the host the agent is to run on ("" the
+// local one). Without --host it is fleet.default_host, except for a caller inside an
+// agent, whose children belong under it on its own host (docs/fleet.md §4.3).
+func (f *createFlags) placeOn(a *app, r *api.RunRequest) (string, error) {
 	host := f.Host
+	if host == "" && a.env.Getenv("ORCR_ID") == "" {
+		def, err := a.fleetDefaultHost()
+		if err != nil {
+			return "", err
+		}
+		host = def
+	}
+	if len(f.Label) > 0 && host != config.FleetAnyHost {
+		return "", wire.Invalid(wire.ReasonCLIParse, "--label chooses among the fleet's members: it needs --host any", "value", strings.Join(f.Label, ","))
+	}
 	if host == "" {
 		return "", nil
 	}
 	if host != config.FleetAnyHost && !config.ValidHost(host) {
 		return "", wire.Invalid(wire.ReasonCLIParse, "--host `"+host+"` is not a fleet host name (or any)", "value", host)
+	}
+	for _, l := range f.Label {
+		if !config.ValidHost(l) {
+			return "", wire.Invalid(wire.ReasonCLIParse, "--label `"+l+"` is not a fleet label (lowercase letters, digits and '-')", "value", l)
+		}
 	}
 	if f.Cwd != "" && !filepath.IsAbs(f.Cwd) {
 		return "", wire.Invalid(wire.ReasonFleetRelativeCwd, "--cwd must be absolute with --host: `"+f.Cwd+"` names nothing on another host",
@@ -172,7 +190,7 @@ func (c *agentRunCmd) Run(a *app) error {
 	}
 	req.GC, req.Budget = c.GC, c.Budget
 	c.apply(&req)
-	host, err := c.placeOn(&req)
+	host, err := c.placeOn(a, &req)
 	if err != nil {
 		return err
 	}
@@ -189,7 +207,7 @@ func (c *agentRunCmd) Run(a *app) error {
 		return nil
 	}
 	if host == config.FleetAnyHost {
-		host, r, raw, err := anywhere(a, api.AgentRun, req.Agent, req)
+		host, r, raw, err := anywhere(a, api.AgentRun, req.Agent, c.Label, req)
 		switch {
 		case err != nil:
 			return err
@@ -217,7 +235,7 @@ func (c *agentAskCmd) Run(a *app) error {
 		return err
 	}
 	c.apply(&run)
-	host, err := c.placeOn(&run)
+	host, err := c.placeOn(a, &run)
 	if err != nil {
 		return err
 	}
@@ -231,7 +249,7 @@ func (c *agentAskCmd) Run(a *app) error {
 		}
 		r, raw, err = socketapi.AskRaw(a.ctx, cl, run.Ask())
 	case config.FleetAnyHost:
-		_, r, raw, err = anywhere(a, api.AgentAsk, run.Agent, run.Ask())
+		_, r, raw, err = anywhere(a, api.AgentAsk, run.Agent, c.Label, run.Ask())
 	default:
 		r, raw, err = invokeAt(a, host, api.AgentAsk, run.Ask())
 	}

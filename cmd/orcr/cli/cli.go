@@ -17,6 +17,7 @@ import (
 	"github.com/alecthomas/kong"
 	"golang.org/x/term"
 
+	"github.com/orcr-go/orcr/config"
 	"github.com/orcr-go/orcr/config/service"
 	"github.com/orcr-go/orcr/fleet"
 	"github.com/orcr-go/orcr/socketapi"
@@ -153,6 +154,9 @@ type app struct {
 	// fleet is the connection to the fleet of a call to a host-qualified target, dialed
 	// at its first use and closed when the invocation ends (fleethost.go).
 	fleet *fleet.Member
+	// home and loaded are the home and its config once prepareHomeConfig succeeded.
+	home   string
+	loaded *config.Config
 }
 
 // Run executes one orcr invocation with args (without the program name) and returns

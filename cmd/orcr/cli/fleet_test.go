@@ -93,7 +93,8 @@ func TestAgentLsFleet(t *testing.T) {
 
 // fleetOf starts a hub and members on this machine, each in its own home with its own
 // herdr stand-in and the mock provider: hub and web let the fleet run, send to and kill
-// their agents (fleet.allow), gpu1 keeps the default read verbs. It returns the servers
+// their agents (fleet.allow), gpu1 keeps the default read verbs; web and gpu1 carry the
+// label gpu. It returns the servers
 // by host and a CLI harness on the hub's home, once every member answers.
 func fleetOf(t *testing.T) (map[string]*sockettest.Server, *harness) {
 	t.Helper()
@@ -105,7 +106,7 @@ func fleetOf(t *testing.T) (map[string]*sockettest.Server, *harness) {
 		return sockettest.NewServer(t, sockettest.WithHerdr(t), sockettest.WithConfig(fmt.Sprintf(
 			`{"concurrency": {"max": 4}, "fleet": {"host": %q, "url": %q, "token_file": %q%s}}`, host, hub.FleetHubURL(), tok, extra)))
 	}
-	srvs := map[string]*sockettest.Server{"hub": hub, "web": member("web", ", "+writes), "gpu1": member("gpu1", "")}
+	srvs := map[string]*sockettest.Server{"hub": hub, "web": member("web", `, "labels": ["gpu"], `+writes), "gpu1": member("gpu1", `, "labels": ["gpu"]`)}
 	h := newHarness(t)
 	h.home, h.vars["ORCR_HOME"], h.vars["HOME"] = hub.Home, hub.Home, hub.Home
 	poll.Eventually(t, 30*time.Second, "three members answer in the fleet", func() bool {
@@ -196,7 +197,23 @@ func TestFleetAgentsAcrossHosts(t *testing.T) {
 		t.Fatalf("agent run --host any: exit %d %s %s", o.code, o.stdout, o.stderr)
 	}
 	poll.Eventually(t, 30*time.Second, "a1 idle on web", func() bool { return agentsOf(t, srvs["web"])["a1"] == "idle" })
-	// Now web and the hub both have 3 free: the hub, by name.
+	// Now web and the hub both have 3 free; with --label gpu the hub, which has no
+	// labels, is left out: web.
+	o = h.run(t, "agent", "run", "--host", "any", "--label", "gpu", "--name", "l1", "-a", "mock")
+	if o.code != 0 || !strings.HasPrefix(o.stdout, "web:l1 ") || !strings.Contains(o.stderr, "on web (3 free slot(s) for mock)") {
+		t.Fatalf("agent run --host any --label gpu: exit %d %q %q", o.code, o.stdout, o.stderr)
+	}
+	d = wantError(t, h.run(t, "--json", "agent", "run", "--host", "any", "--label", "gpu", "--label", "tpu", "--name", "l2", "-a", "mock"),
+		2, "environment_error", "cause", wire.CauseFleetUnreachable)
+	if labels, _ := d["labels"].([]any); len(labels) != 2 {
+		t.Fatalf("a run on labels nobody carries: details %v", d)
+	}
+	wantError(t, h.run(t, "--json", "agent", "run", "--host", "web", "--label", "gpu", "--name", "l3", "-a", "mock"),
+		1, "invalid_request", "reason", wire.ReasonCLIParse)
+	if got := agentsOf(t, srvs["hub"]); len(got) != 0 {
+		t.Fatalf("the hub's agents after the runs on labels: %v", got)
+	}
+	// web has 2 free now, the hub 3: the hub.
 	o = h.run(t, "agent", "run", "--host", "any", "--name", "a2", "-a", "mock")
 	if o.code != 0 || !strings.HasPrefix(o.stdout, "hub:a2 ") || !strings.Contains(o.stderr, "on hub (3 free slot(s) for mock)") {
 		t.Fatalf("second agent run --host any: exit %d %q %q", o.code, o.stdout, o.stderr)
@@ -212,6 +229,27 @@ func TestFleetAgentsAcrossHosts(t *testing.T) {
 		t.Fatalf("agent kill hub:a2 from web: exit %d %q %q", o.code, o.stdout, o.stderr)
 	}
 	poll.Eventually(t, 30*time.Second, "a2 ended on the hub", func() bool { return agentsOf(t, srvs["hub"])["a2"] == "ended" })
+
+	// fleet.default_host: the hub's CLI runs on web without --host (the config file is
+	// read by each invocation; the running server keeps the one it started with).
+	cfgPath := filepath.Join(srvs["hub"].Home, "config.json")
+	b, err := os.ReadFile(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	withDefault := strings.Replace(string(b), `"host": "hub",`, `"host": "hub", "default_host": "web",`, 1)
+	if withDefault == string(b) {
+		t.Fatalf("cannot add default_host to %s", b)
+	}
+	if err := os.WriteFile(cfgPath, []byte(withDefault), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if o = h.run(t, "agent", "run", "--name", "d1", "-a", "mock"); o.code != 0 || !strings.HasPrefix(o.stdout, "web:d1 ") {
+		t.Fatalf("agent run with fleet.default_host web: exit %d %q %q", o.code, o.stdout, o.stderr)
+	}
+	if got := agentsOf(t, srvs["web"]); got["d1"] == "" {
+		t.Fatalf("web's agents after a run by the default host: %v", got)
+	}
 
 	// A home whose token is wrong is refused by the hub, and nothing reaches web.
 	bad := newHarness(t)

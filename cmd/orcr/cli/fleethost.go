@@ -152,9 +152,10 @@ type placement struct {
 }
 
 // placements asks every member for its slots at once (server.status over the fleet)
-// and ranks those that answered by their free slots for provider ("" : each member's
-// defaults.agent), most first, ties by host name (docs/fleet.md §4.3).
-func placements(a *app, provider string) ([]placement, error) {
+// and ranks those that answered and carry every one of labels by their free slots for
+// provider ("" : each member's defaults.agent), most first, ties by host name
+// (docs/fleet.md §4.3).
+func placements(a *app, provider string, labels []string) ([]placement, error) {
 	fm, err := a.fleetMember()
 	if err != nil {
 		return nil, err
@@ -168,7 +169,7 @@ func placements(a *app, provider string) ([]placement, error) {
 	var out []placement
 	for _, r := range replies {
 		var st api.StatusResult
-		if r.Err != nil || json.Unmarshal(r.Result, &st) != nil {
+		if r.Err != nil || json.Unmarshal(r.Result, &st) != nil || !hasLabels(st.Fleet, labels) {
 			continue
 		}
 		out = append(out, placement{host: r.Host, free: st.Slots.FreeFor(provider)})
@@ -182,16 +183,30 @@ func placements(a *app, provider string) ([]placement, error) {
 	return out, nil
 }
 
+// hasLabels reports whether a member's fleet status carries every one of labels.
+func hasLabels(f *api.FleetStatus, labels []string) bool {
+	for _, l := range labels {
+		if f == nil || !slices.Contains(f.Labels, l) {
+			return false
+		}
+	}
+	return true
+}
+
 // anywhere is `agent run --host any` and `agent ask --host any`: the call goes to the
-// member with the most free slots for provider; a member whose fleet.allow refuses the
-// method is passed over for the next. Where it went is said on stderr; the raw result
-// names the host.
-func anywhere[Req, Res any](a *app, m *api.Method[Req, Res], provider string, req Req) (string, Res, json.RawMessage, error) {
+// member with the most free slots for provider among those carrying labels; a member
+// whose fleet.allow refuses the method is passed over for the next. Where it went is
+// said on stderr; the raw result names the host.
+func anywhere[Req, Res any](a *app, m *api.Method[Req, Res], provider string, labels []string, req Req) (string, Res, json.RawMessage, error) {
 	var zero Res
 	verb := m.CLI + " --host any"
-	places, err := placements(a, provider)
+	places, err := placements(a, provider, labels)
 	if err != nil {
 		return "", zero, nil, err
+	}
+	if len(places) == 0 && len(labels) > 0 {
+		return "", zero, nil, wire.Env(wire.CauseFleetUnreachable, verb+": no fleet member with the label(s) "+strings.Join(labels, ", ")+
+			" answered with its slots", "host", config.FleetAnyHost, "labels", labels)
 	}
 	if len(places) == 0 {
 		return "", zero, nil, wire.Env(wire.CauseFleetUnreachable, verb+": no fleet member answered with its slots", "host", config.FleetAnyHost)

@@ -32,8 +32,12 @@ func (a *app) prepareHome() (string, error) {
 	return home, err
 }
 
-// prepareHomeConfig is [app.prepareHome] that also returns the loaded config.
+// prepareHomeConfig is [app.prepareHome] that also returns the loaded config. The
+// first success is kept for the rest of the invocation, so its warnings are said once.
 func (a *app) prepareHomeConfig() (string, *config.Config, error) {
+	if a.loaded != nil {
+		return a.home, a.loaded, nil
+	}
 	home, err := a.resolveHome()
 	if err != nil {
 		return "", nil, err
@@ -48,7 +52,18 @@ func (a *app) prepareHomeConfig() (string, *config.Config, error) {
 	for _, w := range warnings {
 		a.stderr("warning: %s", w)
 	}
+	a.home, a.loaded = home, cfg
 	return home, cfg, nil
+}
+
+// fleetDefaultHost is this home's fleet.default_host ("" without a fleet or a default:
+// this host).
+func (a *app) fleetDefaultHost() (string, error) {
+	_, cfg, err := a.prepareHomeConfig()
+	if err != nil || !cfg.Fleet.On {
+		return "", err
+	}
+	return cfg.Fleet.DefaultHost, nil
 }
 
 // clientFor is the typed client of home's server. It carries the caller identity of

@@ -1760,6 +1760,8 @@ export interface ServerStatusResult {
     host?: string;
     /** Whether this server embeds the fleet's hub. */
     hub?: boolean;
+    /** The member's fleet.labels (`agent run --host any --label` places by them). */
+    labels?: string[] | null;
     /** The events committed here that the stream has not acknowledged yet. */
     lag?: number;
     /**
