@@ -144,6 +144,9 @@
 //	fleet batch goroutine → the fleet      the stream's last seq of this host, then one batch of
 //	                                       publishes and their acks (NATS, bounded: docs/fleet.md §5);
 //	                                       it reads the store's read pool and writes no row
+//	fleet heartbeat goroutine → the fleet  one write of the member's agents (a plain agent.ls
+//	                                       read from the read pool) to the seen bucket
+//	                                       (NATS, bounded: docs/fleet.md §4.4)
 //	op goroutines       → store, herdr     (edge code of an agent actor, see below)
 //	request goroutines  → herdr supervisor driver operations (herdr/doc.go)
 //	reconcile pass      → herdr supervisor pane.list (and, when the owned session does
@@ -189,7 +192,8 @@
 // store (Subscribe, Pin and, at Stopping, Unsubscribe, Unpin) and store → notify
 // (EventsCommitted, PinDropped); fleet → store (Subscribe, Pin and, at Stopping, Unsubscribe,
 // Unpin) and store → fleet (EventsCommitted, PinDropped); a fleet batch goroutine → fleet
-// (fleetPublished), a timer → fleet (fleetRetryTick); notify → notify/<target> (notifyPoke after a scan queued
+// (fleetPublished), a fleet heartbeat goroutine → fleet (fleetSeenDone), timers → fleet
+// (fleetRetryTick, fleetSeenTick); notify → notify/<target> (notifyPoke after a scan queued
 // deliveries for it); a scan goroutine → notify (notifyScanned), a target's read, attempt
 // and record goroutines → their target (notifyDue, notifyAttempted, notifyRecorded),
 // timers → notify (retry and pace ticks) and notify/<target> (due ticks). An attempt's HTTP call, command or herdr call

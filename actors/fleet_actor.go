@@ -15,6 +15,7 @@ import (
 	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/store"
+	"github.com/orcr-go/orcr/store/agentpath"
 )
 
 // fleetPinID is the fleet publisher's retention pin (the notifier holds -1).
@@ -24,8 +25,17 @@ const fleetPinID = -2
 // unreachable, a store error) before it tries again.
 const fleetRetry = time.Second
 
-// fleetBatchTimeout bounds one batch's publishes and acks.
+// fleetBatchTimeout bounds one batch's publishes and acks, and one heartbeat.
 const fleetBatchTimeout = 10 * time.Second
+
+// FleetSeenCheck is how often the `fleet` actor considers writing the member's view of
+// its agents to the fleet (docs/fleet.md §4.4): it does when an event was committed since
+// the last write, and at least every FleetSeenHeartbeat, whose time is the member's
+// last-seen time.
+const (
+	FleetSeenCheck     = 5 * time.Second
+	FleetSeenHeartbeat = 30 * time.Second
+)
 
 // FleetPublisher is what the `fleet` actor publishes through (package fleet
 // implements it on JetStream; docs/fleet.md §5).
@@ -34,6 +44,9 @@ type FleetPublisher interface {
 	Published(ctx context.Context) (int64, error)
 	// Publish publishes the events in order and returns once all are acknowledged.
 	Publish(ctx context.Context, evs []store.Event) error
+	// Heartbeat writes the member's view of its agents (the rows of a plain agent.ls)
+	// for the fleet to show when the member does not answer.
+	Heartbeat(ctx context.Context, agents []store.AgentRow) error
 	// Connection is the state of the link to the fleet (connected, connecting,
 	// reconnecting, disconnected, closed) and the server it is connected to, its
 	// credentials removed ("" while not connected). It may be called from any goroutine.
@@ -74,9 +87,15 @@ type fleetActor struct {
 	busy   bool
 	okAt   time.Time // the last acknowledged batch
 	err    string    // the last failure, cleared by a success
-	retry  actorkit.Ticker
-	ctx    context.Context
-	cancel context.CancelFunc
+	// The heartbeat: one write at a time (seenBusy), the head and time of the last
+	// written view.
+	seen     actorkit.Ticker
+	seenBusy bool
+	seenHead int64
+	seenAt   time.Time
+	retry    actorkit.Ticker
+	ctx      context.Context
+	cancel   context.CancelFunc
 }
 
 type fleetPublished struct {
@@ -85,6 +104,13 @@ type fleetPublished struct {
 }
 
 type fleetRetryTick struct{ gen int64 }
+
+type fleetSeenTick struct{ gen int64 }
+
+type fleetSeenDone struct {
+	head int64
+	err  error
+}
 
 // NewFleetProps returns the fleet publisher's props; cursor is the stored cursor.
 func NewFleetProps(spec FleetSpec) *actor.Props {
@@ -103,6 +129,7 @@ func (f *fleetActor) Receive(c actor.Context) {
 		c.Send(f.spec.Env.Store, Subscribe{PID: c.Self()})
 		c.Send(f.spec.Env.Store, Pin{ID: fleetPinID, Seq: f.cursor, Owner: c.Self()})
 		c.Request(f.spec.Env.Store, Bounds{})
+		f.armSeen(c, 0)
 	case BoundsResult:
 		f.commit(c, m.Latest)
 	case FleetQuery:
@@ -130,14 +157,53 @@ func (f *fleetActor) Receive(c actor.Context) {
 		if f.retry.Current(m.gen) {
 			f.publish(c)
 		}
+	case fleetSeenTick:
+		if f.seen.Current(m.gen) {
+			f.heartbeat(c)
+		}
+	case fleetSeenDone:
+		f.seenBusy = false
+		if m.err != nil {
+			f.spec.Env.Log.Debug("fleet: cannot write the agents' view", "err", m.err)
+		} else {
+			f.seenHead, f.seenAt = m.head, time.Now()
+		}
 	case PinDropped:
 		f.spec.Env.Log.Error("fleet: retention pin dropped; events may be missing from the fleet", "oldest", m.OldestSeq)
 	case *actor.Stopping:
 		f.retry.Stop()
+		f.seen.Stop()
 		f.cancel()
 		c.Send(f.spec.Env.Store, Unsubscribe{PID: c.Self()})
 		c.Send(f.spec.Env.Store, Unpin{ID: fleetPinID})
 	}
+}
+
+func (f *fleetActor) armSeen(c actor.Context, after time.Duration) {
+	f.seen.Arm(c, after, func(gen int64) any { return fleetSeenTick{gen} })
+}
+
+// heartbeat writes the member's view of its agents when an event was committed since
+// the last write or the last is FleetSeenHeartbeat old (one write at a time, on a
+// goroutine: edge code), and arms the next check.
+func (f *fleetActor) heartbeat(c actor.Context) {
+	f.armSeen(c, FleetSeenCheck)
+	if f.seenBusy || f.ctx.Err() != nil || (f.head == f.seenHead && time.Since(f.seenAt) < FleetSeenHeartbeat) {
+		return
+	}
+	f.seenBusy = true
+	self, root, spec, head, ctx := c.Self(), c.ActorSystem().Root, f.spec, f.head, f.ctx
+	spec.Env.Ops.Add(1)
+	go func() {
+		defer spec.Env.Ops.Done()
+		ctx, cancel := context.WithTimeout(ctx, fleetBatchTimeout)
+		defer cancel()
+		rows, err := agentpath.List(ctx, spec.Env.DB.Reader(), agentpath.Caller{}, agentpath.ListFilter{})
+		if err == nil {
+			err = spec.Publisher.Heartbeat(ctx, rows)
+		}
+		root.Send(self, fleetSeenDone{head: head, err: err})
+	}()
 }
 
 func (f *fleetActor) commit(c actor.Context, head int64) {

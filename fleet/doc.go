@@ -12,6 +12,9 @@ const (
 	Stream = "ORCR_EVENTS"
 	// MembersBucket is the JetStream KV bucket of members: host → MemberInfo.
 	MembersBucket = "ORCR_MEMBERS"
+	// SeenBucket is the JetStream KV bucket of each member's last view of its agents:
+	// host → Seen, written every FleetSeenHeartbeat and after changes.
+	SeenBucket = "ORCR_SEEN"
 	// HubTokenName is the hub's generated credential under <home>/fleet (0600).
 	HubTokenName = "hub.token"
 	// MemberIDName is this home's member id under <home>/fleet.

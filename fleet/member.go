@@ -162,6 +162,9 @@ func (m *Member) Setup(ctx context.Context, info MemberInfo) error {
 	}); err != nil {
 		return err
 	}
+	if _, err := m.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: SeenBucket}); err != nil {
+		return err
+	}
 	kv, err := m.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: MembersBucket})
 	if err != nil {
 		return err

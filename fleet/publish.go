@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -40,9 +41,12 @@ func DecodeEventMsg(data []byte) (EventMsg, error) {
 // Publisher publishes this member's committed events into the stream; the `fleet`
 // actor drives it (actors.FleetPublisher).
 type Publisher struct {
-	m     *Member
-	info  MemberInfo
-	ready bool // the stream and the members bucket exist and this member is registered
+	m    *Member
+	info MemberInfo
+	// ready: the stream and the buckets exist and this member is registered (the
+	// publish and the heartbeat goroutines both check it).
+	mu    sync.Mutex
+	ready bool
 }
 
 // Publisher returns the member's publisher; info is its row in the members bucket,
@@ -52,11 +56,8 @@ func (m *Member) Publisher(info MemberInfo) *Publisher { return &Publisher{m: m,
 // Published returns the highest seq of this host the stream holds (0: none): where the
 // publisher resumes after a restart or a reconnect, whatever its cursor file says.
 func (p *Publisher) Published(ctx context.Context) (int64, error) {
-	if !p.ready {
-		if err := p.m.Setup(ctx, p.info); err != nil {
-			return 0, err
-		}
-		p.ready = true
+	if err := p.ensure(ctx); err != nil {
+		return 0, err
 	}
 	s, err := p.m.js.Stream(ctx, Stream)
 	if err != nil {
@@ -75,6 +76,20 @@ func (p *Publisher) Published(ctx context.Context) (int64, error) {
 		return 0, fmt.Errorf("fleet: the stream's last message of %s has msg id %q", p.m.Host, id)
 	}
 	return seq, nil
+}
+
+// ensure sets the fleet up for this member once (Member.Setup).
+func (p *Publisher) ensure(ctx context.Context) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ready {
+		return nil
+	}
+	if err := p.m.Setup(ctx, p.info); err != nil {
+		return err
+	}
+	p.ready = true
+	return nil
 }
 
 // Connection is the state of the member's link (actors.FleetPublisher).

@@ -14,25 +14,35 @@ import (
 	"github.com/orcr-go/orcr/fleet"
 	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/api/wire"
+	"github.com/orcr-go/orcr/store/agentpath"
 )
 
 // fleetCallTimeout is how long `--fleet` waits for each member: one that has not
 // answered by then is shown unreachable (docs/fleet.md §4).
 const fleetCallTimeout = 3 * time.Second
 
+// fleetSeenTimeout bounds the read of the last-seen views of the members that did not
+// answer.
+const fleetSeenTimeout = 2 * time.Second
+
 // fleetAgent is one row of `agent ls --fleet --json`: the agent row with its host and
-// its host-qualified target `<host>:<path>`.
+// its host-qualified target `<host>:<path>`; stale when the member did not answer and
+// the row is its last view (docs/fleet.md §4.4).
 type fleetAgent struct {
 	api.AgentRow
 	Host   string `json:"host"`
 	Target string `json:"target"`
+	Stale  bool   `json:"stale,omitempty"`
 }
 
-// fleetHost is one member's line of `agent ls --fleet --json`.
+// fleetHost is one member's line of `agent ls --fleet --json`. LastSeen is when an
+// unreachable member last wrote its view (ms; absent when it never did).
 type fleetHost struct {
 	Host      string      `json:"host"`
 	Reachable bool        `json:"reachable"`
 	Error     *wire.Error `json:"error,omitempty"`
+	LastSeen  *int64      `json:"last_seen,omitempty"`
+	Truncated bool        `json:"truncated,omitempty"`
 }
 
 type fleetLsResult struct {
@@ -68,8 +78,8 @@ func (a *app) dialFleet() (*fleet.Member, error) {
 }
 
 // runFleet is `orcr agent ls --fleet`: agent.ls on every member at once, a HOST column
-// before the table, and a line per member that did not answer in time (its agents are
-// not shown, never as lost).
+// before the table, and a line per member that did not answer in time, with its last
+// view of its agents (as it was then, never as lost) when it wrote one.
 func (c *agentLsCmd) runFleet(a *app, req api.LsRequest) error {
 	m, err := a.dialFleet()
 	if err != nil {
@@ -85,8 +95,22 @@ func (c *agentLsCmd) runFleet(a *app, req api.LsRequest) error {
 	res := fleetLsResult{Hosts: []fleetHost{}, Agents: []fleetAgent{}}
 	var rows []api.AgentRow
 	var hosts []string
+	add := func(host string, ls []api.AgentRow, stale bool) {
+		for _, row := range ls {
+			res.Agents = append(res.Agents, fleetAgent{AgentRow: row, Host: host, Target: host + ":" + row.Path, Stale: stale})
+			rows = append(rows, row)
+			hosts = append(hosts, host+map[bool]string{true: "*"}[stale])
+		}
+	}
 	for _, r := range replies {
 		h := fleetHost{Host: r.Host, Reachable: !r.Unreachable(), Error: r.Err}
+		if !h.Reachable {
+			if seen := lastSeen(a.ctx, m, r.Host, req); seen != nil {
+				at := seen.At.UnixMilli()
+				h.LastSeen, h.Truncated = &at, seen.Truncated
+				add(r.Host, seen.Agents, true)
+			}
+		}
 		res.Hosts = append(res.Hosts, h)
 		if r.Err != nil {
 			continue
@@ -95,11 +119,7 @@ func (c *agentLsCmd) runFleet(a *app, req api.LsRequest) error {
 		if err := json.Unmarshal(r.Result, &ls); err != nil {
 			return wire.Internal(wire.CauseDecode, "agent.ls of "+r.Host+": "+err.Error())
 		}
-		for _, row := range ls.Agents {
-			res.Agents = append(res.Agents, fleetAgent{AgentRow: row, Host: r.Host, Target: r.Host + ":" + row.Path})
-			rows = append(rows, row)
-			hosts = append(hosts, r.Host)
-		}
+		add(r.Host, ls.Agents, false)
 	}
 	if a.json {
 		a.printOKValue(res)
@@ -109,10 +129,40 @@ func (c *agentLsCmd) runFleet(a *app, req api.LsRequest) error {
 	return err
 }
 
+// lastSeen is host's last view of its agents, filtered as req asks for (nil when it
+// wrote none or it cannot be read: the member is then shown without agents).
+func lastSeen(ctx context.Context, m *fleet.Member, host string, req api.LsRequest) *fleet.Seen {
+	ctx, cancel := context.WithTimeout(ctx, fleetSeenTimeout)
+	defer cancel()
+	seen, err := m.LastSeen(ctx, host)
+	if err != nil || seen == nil {
+		return nil
+	}
+	// agent.ls's own predicate; a pattern that is no selector is a uuid or its prefix.
+	f, err := agentpath.CompileFilter("", agentpath.ListFilter{Pattern: req.Pattern, Agent: req.Agent, Status: req.Status,
+		Managed: req.Managed, Unmanaged: req.Unmanaged, All: req.All})
+	if err != nil {
+		f, _ = agentpath.CompileFilter("", agentpath.ListFilter{Agent: req.Agent, Status: req.Status, Managed: req.Managed,
+			Unmanaged: req.Unmanaged, All: req.All})
+	}
+	kept := seen.Agents[:0]
+	for _, row := range seen.Agents {
+		if f.Keep(row) && (err == nil || strings.HasPrefix(row.UUID, req.Pattern)) {
+			kept = append(kept, row)
+		}
+	}
+	seen.Agents = kept
+	return seen
+}
+
 // renderFleetLs is the `agent ls --fleet` table: HOST (the widest host name) before the
-// `agent ls` columns, then one line per member that did not answer.
+// `agent ls` columns, then one line per member that did not answer. The rows of such a
+// member are its last view, their host marked `*`.
 func renderFleetLs(rows []api.AgentRow, hosts []string, members []fleetHost, now time.Time) string {
 	width := len("HOST")
+	for _, h := range hosts {
+		width = max(width, len(h))
+	}
 	for _, m := range members {
 		width = max(width, len(m.Host))
 	}
@@ -128,6 +178,9 @@ func renderFleetLs(rows []api.AgentRow, hosts []string, members []fleetHost, now
 	}
 	for _, m := range members {
 		switch {
+		case !m.Reachable && m.LastSeen != nil:
+			fmt.Fprintf(&b, "%-*s unreachable: %s; last seen %s ago, its agents (%s*) as they were then\n", width, m.Host,
+				m.Error.Message, formatAge(now.Sub(time.UnixMilli(*m.LastSeen))), m.Host)
 		case !m.Reachable:
 			fmt.Fprintf(&b, "%-*s unreachable: %s\n", width, m.Host, m.Error.Message)
 		case m.Error != nil:

@@ -18,7 +18,8 @@ import (
 )
 
 // `orcr agent ls --fleet` on the hub lists every member's agents with their host, and a
-// member that stopped answering as unreachable, never its agents as lost.
+// member that stopped answering as unreachable with its last-seen time and its agents as
+// it last wrote them (marked stale), never as lost.
 func TestAgentLsFleet(t *testing.T) {
 	t.Parallel()
 	hub := sockettest.NewServer(t, sockettest.WithConfig(`{"fleet": {"host": "hub", "hub": {"listen": "127.0.0.1:0"}}}`))
@@ -43,6 +44,16 @@ func TestAgentLsFleet(t *testing.T) {
 		o := h.run(t, "agent", "ls", "--fleet")
 		return o.code == 0 && strings.Count(o.stdout, "\n") == 4
 	})
+	// gpu1's view of its agents reaches the fleet within its heartbeat check.
+	probe, err := fleet.Dial(config.Fleet{Host: "probe", TokenFile: tok}, hub.FleetHubURL(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer probe.Close()
+	poll.Eventually(t, 20*time.Second, "gpu1's view holds train/three", func() bool {
+		seen, err := probe.LastSeen(context.Background(), "gpu1")
+		return err == nil && seen != nil && len(seen.Agents) == 1 && seen.Agents[0].Path == "train/three"
+	})
 	gpu.Stop()
 	if err := gpu.Wait(); err != nil {
 		t.Fatal(err)
@@ -56,37 +67,47 @@ func TestAgentLsFleet(t *testing.T) {
 		Hosts []struct {
 			Host      string `json:"host"`
 			Reachable bool   `json:"reachable"`
+			LastSeen  *int64 `json:"last_seen"`
 		} `json:"hosts"`
 		Agents []struct {
 			Host   string `json:"host"`
 			Target string `json:"target"`
 			Path   string `json:"path"`
 			Status string `json:"status"`
+			Stale  bool   `json:"stale"`
 		} `json:"agents"`
 	}
 	if err := json.Unmarshal(decodeEnvelope(t, o.stdout).Result, &res); err != nil {
 		t.Fatal(err)
 	}
-	hosts := fmt.Sprint(res.Hosts)
-	if hosts != "[{gpu1 false} {hub true} {web true}]" {
-		t.Fatalf("hosts %s, want gpu1 unreachable, hub and web reachable", hosts)
+	var hosts []string
+	for _, h := range res.Hosts {
+		hosts = append(hosts, fmt.Sprintf("%s %v %v", h.Host, h.Reachable, h.LastSeen != nil))
+	}
+	if got := strings.Join(hosts, ", "); got != "gpu1 false true, hub true false, web true false" {
+		t.Fatalf("hosts %s, want gpu1 unreachable with a last-seen time, hub and web reachable", got)
 	}
 	targets := []string{}
 	for _, a := range res.Agents {
 		targets = append(targets, a.Target)
-		if a.Target != a.Host+":"+a.Path || a.Status != "idle" {
+		if a.Target != a.Host+":"+a.Path || a.Status != "idle" || a.Stale != (a.Host == "gpu1") {
 			t.Fatalf("agent %+v", a)
 		}
 	}
-	if got := strings.Join(targets, " "); got != "hub:local/one web:review/two" {
+	if got := strings.Join(targets, " "); got != "gpu1:train/three hub:local/one web:review/two" {
 		t.Fatalf("targets %q", got)
+	}
+	// A filter applies to the last view as to a live answer.
+	o = h.run(t, "--json", "agent", "ls", "--fleet", "review/**")
+	if err := json.Unmarshal(decodeEnvelope(t, o.stdout).Result, &res); err != nil || len(res.Agents) != 1 || res.Agents[0].Target != "web:review/two" {
+		t.Fatalf("agent ls --fleet review/**: %s", o.stdout)
 	}
 
 	o = h.run(t, "agent", "ls", "--fleet")
 	lines := strings.Split(strings.TrimSuffix(o.stdout, "\n"), "\n")
-	if o.code != 0 || len(lines) != 4 || !strings.HasPrefix(lines[0], "HOST PATH") ||
-		!strings.HasPrefix(lines[1], "hub  local/one") || !strings.HasPrefix(lines[2], "web  review/two") ||
-		!strings.HasPrefix(lines[3], "gpu1 unreachable: ") {
+	if o.code != 0 || len(lines) != 5 || !strings.HasPrefix(lines[0], "HOST  PATH") || !strings.HasPrefix(lines[1], "gpu1* train/three") ||
+		!strings.HasPrefix(lines[2], "hub   local/one") || !strings.HasPrefix(lines[3], "web   review/two") ||
+		!strings.HasPrefix(lines[4], "gpu1  unreachable: ") || !strings.HasSuffix(lines[4], " ago, its agents (gpu1*) as they were then") {
 		t.Fatalf("agent ls --fleet (exit %d):\n%s", o.code, o.stdout)
 	}
 }

@@ -1,0 +1,77 @@
+package fleet
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/store"
+)
+
+// SeenMaxAgents bounds the rows of a member's view in the seen bucket: a member with
+// more writes its first SeenMaxAgents (in tree order) and marks the view truncated.
+const SeenMaxAgents = 1000
+
+// Seen is a member's last written view of its agents (docs/fleet.md §4.4): what
+// `agent ls --fleet` shows of a member that does not answer, as it was then.
+type Seen struct {
+	Host      string         `json:"host"`
+	Agents    []api.AgentRow `json:"agents"`
+	Truncated bool           `json:"truncated,omitempty"`
+	// At is when the fleet stored the view (the NATS server's clock); not in the value.
+	At time.Time `json:"-"`
+}
+
+// Heartbeat writes this member's view of its agents to the seen bucket; its time is
+// the member's last-seen time (actors.FleetPublisher).
+func (p *Publisher) Heartbeat(ctx context.Context, agents []store.AgentRow) error {
+	if err := p.ensure(ctx); err != nil {
+		return err
+	}
+	v := Seen{Host: p.m.Host, Agents: agents}
+	if v.Agents == nil {
+		v.Agents = []api.AgentRow{}
+	}
+	if len(v.Agents) > SeenMaxAgents {
+		v.Agents, v.Truncated = v.Agents[:SeenMaxAgents], true
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	kv, err := p.m.js.KeyValue(ctx, SeenBucket)
+	if err != nil {
+		return err
+	}
+	_, err = kv.Put(ctx, p.m.Host, b)
+	return err
+}
+
+// LastSeen reads host's last written view (nil when it never wrote one).
+func (m *Member) LastSeen(ctx context.Context, host string) (*Seen, error) {
+	kv, err := m.js.KeyValue(ctx, SeenBucket)
+	if errors.Is(err, jetstream.ErrBucketNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	e, err := kv.Get(ctx, host)
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var s Seen
+	if err := json.Unmarshal(e.Value(), &s); err != nil {
+		return nil, fmt.Errorf("fleet: the seen view of %s: %w", host, err)
+	}
+	s.At = e.Created()
+	return &s, nil
+}
