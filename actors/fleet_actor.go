@@ -240,9 +240,13 @@ func publishBatch(ctx context.Context, spec FleetSpec, cursor int64, synced bool
 			return cursor, err
 		}
 		if floor < cursor {
-			spec.Env.Log.Warn("fleet: the stream holds fewer of this host's events than were acknowledged", "stream", floor, "cursor", cursor)
+			// The stream lost what it acknowledged (a hub machine that crashed before its
+			// disk had it, a stream deleted): publish again from what it holds, as far
+			// as the retained events reach (docs/fleet.md §5).
+			spec.Env.Log.Warn("fleet: the stream holds fewer of this host's events than were acknowledged; publishing them again",
+				"stream", floor, "cursor", cursor)
 		}
-		cursor = max(cursor, floor)
+		cursor = floor
 	}
 	evs, err := spec.Env.DB.EventsAfter(ctx, cursor, store.DefaultEventsBatch)
 	if err != nil || len(evs) == 0 {

@@ -13,10 +13,10 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/orcr-go/orcr/config"
 	"github.com/orcr-go/orcr/fleet"
+	"github.com/orcr-go/orcr/fleet/fleettest"
 	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
@@ -149,53 +149,6 @@ func TestFleetRefusesWithoutCredential(t *testing.T) {
 	}
 }
 
-// streamSeqs reads every event of host from the stream, in stream order.
-func streamSeqs(t *testing.T, url, tokenFile, host string) []int64 {
-	t.Helper()
-	tok, err := fleet.ReadToken(tokenFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	nc, err := nats.Connect(url, nats.Token(tok))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	cons, err := js.OrderedConsumer(ctx, fleet.Stream, jetstream.OrderedConsumerConfig{FilterSubjects: []string{fleet.EventSubject(host)}})
-	if err != nil {
-		return nil // no stream yet
-	}
-	info, err := cons.Info(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var seqs []int64
-	for n := info.NumPending; n > 0; {
-		batch, err := cons.FetchNoWait(int(n))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for msg := range batch.Messages() {
-			ev, err := fleet.DecodeEventMsg(msg.Data())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if want := fleet.MsgID(host, ev.Seq); msg.Headers().Get(jetstream.MsgIDHeader) != want {
-				t.Fatalf("event %d has msg id %q, want %q", ev.Seq, msg.Headers().Get(jetstream.MsgIDHeader), want)
-			}
-			seqs = append(seqs, ev.Seq)
-			n--
-		}
-	}
-	return seqs
-}
-
 // snapshotSeq is the member's latest committed event.
 func snapshotSeq(t *testing.T, srv *sockettest.Server) int64 {
 	t.Helper()
@@ -204,19 +157,6 @@ func snapshotSeq(t *testing.T, srv *sockettest.Server) int64 {
 		t.Fatal(err)
 	}
 	return snap.SnapshotSeq
-}
-
-// gapless reports whether seqs is exactly 1..head.
-func gapless(seqs []int64, head int64) bool {
-	if int64(len(seqs)) != head {
-		return false
-	}
-	for i, s := range seqs {
-		if s != int64(i+1) {
-			return false
-		}
-	}
-	return true
 }
 
 // A member's committed events reach the stream once each, with no gap, across a
@@ -237,10 +177,10 @@ func TestFleetEventsNoGapNoDuplicateAcrossRestart(t *testing.T) {
 	}
 	var seqs []int64
 	poll.Eventually(t, 20*time.Second, "every event of web in the stream", func() bool {
-		seqs = streamSeqs(t, url, tok, "web")
+		seqs = fleettest.StreamSeqs(t, url, tok, "web")
 		return len(seqs) >= int(head)
 	})
-	if !gapless(seqs, head) {
+	if !fleettest.Gapless(seqs, head) {
 		t.Fatalf("stream holds %v, want 1..%d once each", seqs, head)
 	}
 	web.Stop()
@@ -261,11 +201,28 @@ func TestFleetEventsNoGapNoDuplicateAcrossRestart(t *testing.T) {
 	}
 	head = snapshotSeq(t, web)
 	poll.Eventually(t, 20*time.Second, "the events after the restart in the stream", func() bool {
-		seqs = streamSeqs(t, url, tok, "web")
+		seqs = fleettest.StreamSeqs(t, url, tok, "web")
 		return len(seqs) >= int(head)
 	})
-	if !gapless(seqs, head) {
+	if !fleettest.Gapless(seqs, head) {
 		t.Fatalf("stream holds %v after the restart, want 1..%d once each", seqs, head)
+	}
+
+	// The other way round: the stream lost what web's cursor says it acknowledged (here
+	// deleted whole, as a hub's crash could lose its last writes). At its next start web
+	// publishes again from what the stream holds: every retained event, once each.
+	web.Stop()
+	if err := web.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	fleettest.DeleteStream(t, url, tok)
+	web = sockettest.NewServer(t, sockettest.WithHome(home))
+	poll.Eventually(t, 20*time.Second, "web's events published again into the new stream", func() bool {
+		seqs = fleettest.StreamSeqs(t, url, tok, "web")
+		return len(seqs) >= int(head)
+	})
+	if !fleettest.Gapless(seqs, int64(len(seqs))) {
+		t.Fatalf("stream holds %v after it was lost, want 1..%d or more, once each", seqs, head)
 	}
 }
 
@@ -291,7 +248,7 @@ func TestFleetMemberCatchesUpAfterHubRestart(t *testing.T) {
 	c := web.Client(t)
 	setAgent(t, c, "0190a000-0000-7000-8000-000000000301", "cut/before", "idle")
 	poll.Eventually(t, 20*time.Second, "web's first events in the stream", func() bool {
-		return gapless(streamSeqs(t, url, tok, "web"), snapshotSeq(t, web))
+		return fleettest.Gapless(fleettest.StreamSeqs(t, url, tok, "web"), snapshotSeq(t, web))
 	})
 	var st *api.FleetStatus
 	poll.Eventually(t, 20*time.Second, "web's status: connected, nothing held back", func() bool {
@@ -326,10 +283,10 @@ func TestFleetMemberCatchesUpAfterHubRestart(t *testing.T) {
 	head := snapshotSeq(t, web)
 	var seqs []int64
 	poll.Eventually(t, 30*time.Second, "web caught up after the hub came back", func() bool {
-		seqs = streamSeqs(t, url, tok, "web")
+		seqs = fleettest.StreamSeqs(t, url, tok, "web")
 		return len(seqs) >= int(head)
 	})
-	if !gapless(seqs, head) {
+	if !fleettest.Gapless(seqs, head) {
 		t.Fatalf("stream holds %v, want 1..%d once each", seqs, head)
 	}
 	poll.Eventually(t, 20*time.Second, "web's status: connected again, nothing held back", func() bool {
@@ -346,7 +303,7 @@ func TestFleetRefusesATakenHost(t *testing.T) {
 	web := sockettest.NewServer(t, sockettest.WithConfig(fleetMemberConfig("web", url, tok)))
 	setAgent(t, web.Client(t), "0190a000-0000-7000-8000-000000000401", "one/a", "idle")
 	poll.Eventually(t, 20*time.Second, "web registered and published", func() bool {
-		return gapless(streamSeqs(t, url, tok, "web"), snapshotSeq(t, web))
+		return fleettest.Gapless(fleettest.StreamSeqs(t, url, tok, "web"), snapshotSeq(t, web))
 	})
 	var log sockettest.SyncBuffer
 	twin := sockettest.NewServer(t, sockettest.WithConfig(fleetMemberConfig("web", url, tok)),
@@ -357,7 +314,7 @@ func TestFleetRefusesATakenHost(t *testing.T) {
 	poll.Eventually(t, 20*time.Second, "the twin refused by the members bucket", func() bool {
 		return strings.Contains(log.String(), "fleet host web is registered by another orcr")
 	})
-	if seqs, head := streamSeqs(t, url, tok, "web"), snapshotSeq(t, web); !gapless(seqs, head) {
+	if seqs, head := fleettest.StreamSeqs(t, url, tok, "web"), snapshotSeq(t, web); !fleettest.Gapless(seqs, head) {
 		t.Fatalf("stream holds %v for web, want web's own 1..%d", seqs, head)
 	}
 	// Calls to web reach the first web only.
