@@ -575,10 +575,11 @@ type agentKillCmd struct {
 
 // Run implements `orcr agent kill` (docs/cli.md §5.7), with the TTY confirmation of §1.4.
 func (c *agentKillCmd) Run(a *app) error {
-	host, targets, err := targetsHost(c.Targets)
-	if err != nil {
-		return err
+	groups := byHost(c.Targets)
+	if len(groups) > 1 {
+		return c.killAcross(a, groups)
 	}
+	host, targets := groups[0].host, groups[0].targets // kong requires one target at least
 	req := api.KillRequest{Targets: targets, Force: c.Force}
 	if a.confirms(c.Yes) {
 		preview := req

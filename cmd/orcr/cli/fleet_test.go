@@ -201,12 +201,27 @@ func TestFleetAgentsAcrossHosts(t *testing.T) {
 	}
 
 	wantError(t, h.run(t, "--json", "agent", "kill", "-y", "ghost:x"), 2, "environment_error", "cause", wire.CauseFleetUnreachable)
-	wantError(t, h.run(t, "--json", "agent", "kill", "-y", "web:w1", "gpu1:x"), 1, "invalid_request", "reason", wire.ReasonFleetMixedHosts)
 	wantError(t, h.run(t, "--json", "agent", "run", "--host", "web", "--name", "w2", "-a", "mock", "--cwd", "rel"),
 		1, "invalid_request", "reason", wire.ReasonFleetRelativeCwd)
 
-	if o = h.run(t, "agent", "kill", "-y", "web:w1"); o.code != 0 || o.stdout != "killed web:w1\n" {
-		t.Fatalf("agent kill web:w1: exit %d %q %q", o.code, o.stdout, o.stderr)
+	// One kill across two hosts: web kills w1; gpu1's fleet.allow refuses agent.kill,
+	// which is its host's line and the exit code, and stops nothing on web.
+	o = h.run(t, "--json", "agent", "kill", "-y", "web:w1", "gpu1:x")
+	var kill struct {
+		Killed []struct {
+			Host, Target string
+		}
+		AllKilled bool `json:"all_killed"`
+		Hosts     []struct {
+			Host, State string
+			Error       *wire.Error
+		}
+	}
+	if err := json.Unmarshal(decodeEnvelope(t, o.stdout).Result, &kill); err != nil || o.code != 1 || len(kill.Killed) != 1 ||
+		kill.Killed[0].Target != "web:w1" || kill.AllKilled || len(kill.Hosts) != 2 || kill.Hosts[0].State != "answered" ||
+		kill.Hosts[1].Host != "gpu1" || kill.Hosts[1].State != "failed" || kill.Hosts[1].Error == nil ||
+		kill.Hosts[1].Error.Details["reason"] != wire.ReasonFleetNotAllowed {
+		t.Fatalf("agent kill web:w1 gpu1:x: exit %d %s %s (%v)", o.code, o.stdout, o.stderr, err)
 	}
 	poll.Eventually(t, 30*time.Second, "w1 ended on web", func() bool { return agentsOf(t, srvs["web"])["w1"] == "ended" })
 

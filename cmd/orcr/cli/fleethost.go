@@ -30,28 +30,6 @@ func splitHost(target string) (host, rest string) {
 	return h, r
 }
 
-// targetsHost strips the host qualifier of targets: the one host they name ("" when
-// every target is a plain, local path) and the targets without it. Targets on more than
-// one host, or a host beside a plain path, are refused in this slice.
-func targetsHost(targets []string) (string, []string, error) {
-	groups := byHost(targets)
-	if len(groups) > 1 {
-		named := make([]string, len(groups))
-		for i, g := range groups {
-			named[i] = g.host
-			if g.host == "" {
-				named[i] = "(local)"
-			}
-		}
-		return "", nil, wire.Invalid(wire.ReasonFleetMixedHosts,
-			"the targets of one call must all be on one host: "+strings.Join(named, ", "), "hosts", named)
-	}
-	if len(groups) == 0 {
-		return "", nil, nil
-	}
-	return groups[0].host, groups[0].targets, nil
-}
-
 // qualify is path as the human output shows it: `<host>:<path>` for another host.
 func qualify(host, path string) string {
 	if host == "" {
