@@ -18,7 +18,7 @@ import (
 // `<host>:<seq>` of its event fails the test.
 func StreamSeqs(tb testing.TB, url, tokenFile, host string) []int64 {
 	tb.Helper()
-	js, done := connect(tb, url, tokenFile)
+	js, done := Connect(tb, url, tokenFile)
 	defer done()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -54,7 +54,7 @@ func StreamSeqs(tb testing.TB, url, tokenFile, host string) []int64 {
 // DeleteStream deletes the fleet's stream, as a hub that lost its store would have none.
 func DeleteStream(tb testing.TB, url, tokenFile string) {
 	tb.Helper()
-	js, done := connect(tb, url, tokenFile)
+	js, done := Connect(tb, url, tokenFile)
 	defer done()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -63,8 +63,8 @@ func DeleteStream(tb testing.TB, url, tokenFile string) {
 	}
 }
 
-// connect joins the fleet at url with the token in tokenFile; done closes the connection.
-func connect(tb testing.TB, url, tokenFile string) (js jetstream.JetStream, done func()) {
+// Connect joins the fleet at url with the token in tokenFile; done closes the connection.
+func Connect(tb testing.TB, url, tokenFile string) (js jetstream.JetStream, done func()) {
 	tb.Helper()
 	tok, err := fleet.ReadToken(tokenFile)
 	if err != nil {

@@ -25,7 +25,7 @@ import (
 
 // fleetHub starts an orcr that serves the fleet (fleet.hub on loopback) and returns it
 // with its address and the path of its generated token.
-func fleetHub(t *testing.T, host string) (*sockettest.Server, string, string) {
+func fleetHub(t testing.TB, host string) (*sockettest.Server, string, string) {
 	t.Helper()
 	hub := sockettest.NewServer(t, sockettest.WithConfig(`{"fleet": {"host": "`+host+`", "hub": {"listen": "127.0.0.1:0"}}}`))
 	tok := filepath.Join(hub.Home, config.FleetDirName, fleet.HubTokenName)
@@ -45,7 +45,7 @@ func fleetMemberConfig(host, url, tokenFile string) string {
 }
 
 // dialFleet connects a client to the fleet with the hub's token.
-func dialFleet(t *testing.T, url, tokenFile string) *fleet.Member {
+func dialFleet(t testing.TB, url, tokenFile string) *fleet.Member {
 	t.Helper()
 	m, err := fleet.Dial(config.Fleet{Host: "probe", TokenFile: tokenFile}, url, "")
 	if err != nil {
