@@ -2,11 +2,14 @@ package actors
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -303,14 +306,15 @@ func WriteFleetCursor(path string, seq int64) error {
 }
 
 // StartFleet starts the `fleet` actor, which publishes every committed event through
-// pub from the cursor in cursorFile (docs/fleet.md §5). The server calls it once, after
-// [Start], when the fleet is on.
-func (s *System) StartFleet(pub FleetPublisher, cursorFile string) error {
+// pub from the cursor in cursorFile (docs/fleet.md §5), and serves fleet.call and
+// fleet.members through caller. The server calls it once, after [Start], when the fleet
+// is on.
+func (s *System) StartFleet(pub FleetPublisher, caller FleetCaller, cursorFile string) error {
 	pid, err := s.sys.Root.SpawnNamed(NewFleetProps(FleetSpec{Env: s.env, Publisher: pub, CursorFile: cursorFile}), "fleet")
 	if err != nil {
 		return wire.Internal(wire.CauseActor, "cannot start the fleet publisher: "+err.Error())
 	}
-	s.fleet, s.fleetLink = pid, pub
+	s.fleet, s.fleetLink, s.fleetCaller = pid, pub, caller
 	return nil
 }
 
@@ -344,4 +348,93 @@ func (s *System) fleetStatus() *api.FleetStatus {
 		st.Error = &p.Err
 	}
 	return st
+}
+
+// FleetCaller is the fleet connection fleet.call and fleet.members go through (package
+// fleet's Member implements it; docs/fleet.md §4.6).
+type FleetCaller interface {
+	// CallHost calls method on host after a probe, failing fast when it is gone.
+	CallHost(ctx context.Context, host, method string, params any) (json.RawMessage, *wire.Error)
+	// Members lists the registered hosts.
+	Members(ctx context.Context) ([]string, error)
+	// Ping probes host.
+	Ping(ctx context.Context, host string) *wire.Error
+	// LastSeenAt is when host last wrote its view of its agents (ok false: never).
+	LastSeenAt(ctx context.Context, host string) (at time.Time, ok bool, err error)
+}
+
+// fleetCallTimeout bounds a fleet.call of a bounded method: the member's own 10 s and
+// the way back (docs/fleet.md §4.2); agent.wait and agent.ask are bounded by their own
+// timeout.
+const fleetCallTimeout = 15 * time.Second
+
+// FleetCall is fleet.call: method on a fleet member through this server's connection,
+// its result or its error as the member gave them (docs/fleet.md §4.6).
+func (s *System) FleetCall(ctx context.Context, r api.FleetCallRequest) (api.FleetCallResult, error) {
+	if err := s.fleetOn(); err != nil {
+		return api.FleetCallResult{}, err
+	}
+	for _, f := range []struct{ name, v string }{{"host", r.Host}, {"method", r.Method}} {
+		if f.v == "" {
+			return api.FleetCallResult{}, wire.Invalid(wire.ReasonFleetCallIncomplete, "fleet.call needs its `"+f.name+"`", "missing", f.name)
+		}
+	}
+	if m, ok := api.Lookup(r.Method); !ok || !m.Info().Unbounded {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, fleetCallTimeout)
+		defer cancel()
+	}
+	params := r.Params
+	if len(params) == 0 {
+		params = api.Open("{}")
+	}
+	raw, werr := s.fleetCaller.CallHost(ctx, r.Host, r.Method, params)
+	if werr != nil {
+		return api.FleetCallResult{}, werr
+	}
+	return api.FleetCallResult{Host: r.Host, Result: raw}, nil
+}
+
+// fleetMembersTimeout bounds fleet.members's probes and reads.
+const fleetMembersTimeout = 5 * time.Second
+
+// FleetMembers is fleet.members: every registered member, probed at once, with when it
+// last wrote its view of its agents (docs/fleet.md §4.6).
+func (s *System) FleetMembers(ctx context.Context, _ api.NoParams) (api.FleetMembersResult, error) {
+	if err := s.fleetOn(); err != nil {
+		return api.FleetMembersResult{}, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, fleetMembersTimeout)
+	defer cancel()
+	hosts, err := s.fleetCaller.Members(ctx)
+	if err != nil {
+		return api.FleetMembersResult{}, wire.Env(wire.CauseFleetUnreachable, "fleet: cannot list the members: "+err.Error())
+	}
+	slices.Sort(hosts)
+	out := api.FleetMembersResult{Members: make([]api.FleetMember, len(hosts))}
+	var wg sync.WaitGroup
+	for i, h := range hosts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			m := api.FleetMember{Host: h, Self: h == s.cfg.Config.Fleet.Host}
+			m.Error = s.fleetCaller.Ping(ctx, h)
+			m.Reachable = m.Error == nil
+			if at, ok, err := s.fleetCaller.LastSeenAt(ctx, h); err == nil && ok {
+				ms := at.UnixMilli()
+				m.LastSeen = &ms
+			}
+			out.Members[i] = m
+		}()
+	}
+	wg.Wait()
+	return out, nil
+}
+
+// fleetOn refuses a fleet method on a server without a fleet section.
+func (s *System) fleetOn() error {
+	if s.fleetCaller == nil {
+		return wire.Env(wire.CauseConfigInvalid, "this server is in no fleet: add a `fleet` section to config.json and restart it (docs/fleet.md §2)")
+	}
+	return nil
 }

@@ -79,7 +79,10 @@ type System struct {
 	// fleetLink is what the `fleet` actor publishes through (server.status reads its
 	// connection's state); nil with the fleet off.
 	fleetLink FleetPublisher
-	budgets   []store.BudgetRule
+	// fleetCaller is the member's connection fleet.call goes through; nil with the
+	// fleet off.
+	fleetCaller FleetCaller
+	budgets     []store.BudgetRule
 
 	remoteMu   sync.Mutex
 	remoteAddr string // the remote listener's address ("" = off)

@@ -52,8 +52,17 @@ func (p *Publisher) Heartbeat(ctx context.Context, agents []store.AgentRow) erro
 	return err
 }
 
-// LastSeen reads host's last written view (nil when it never wrote one).
-func (m *Member) LastSeen(ctx context.Context, host string) (*Seen, error) {
+// LastSeenAt is when host last wrote its view of its agents (ok false: never).
+func (m *Member) LastSeenAt(ctx context.Context, host string) (at time.Time, ok bool, err error) {
+	e, err := m.seenEntry(ctx, host)
+	if err != nil || e == nil {
+		return time.Time{}, false, err
+	}
+	return e.Created(), true, nil
+}
+
+// seenEntry is host's entry in the seen bucket (nil when it has none).
+func (m *Member) seenEntry(ctx context.Context, host string) (jetstream.KeyValueEntry, error) {
 	kv, err := m.js.KeyValue(ctx, SeenBucket)
 	if errors.Is(err, jetstream.ErrBucketNotFound) {
 		return nil, nil
@@ -65,7 +74,13 @@ func (m *Member) LastSeen(ctx context.Context, host string) (*Seen, error) {
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
 		return nil, nil
 	}
-	if err != nil {
+	return e, err
+}
+
+// LastSeen reads host's last written view (nil when it never wrote one).
+func (m *Member) LastSeen(ctx context.Context, host string) (*Seen, error) {
+	e, err := m.seenEntry(ctx, host)
+	if err != nil || e == nil {
 		return nil, err
 	}
 	var s Seen

@@ -47,6 +47,8 @@ type Facade interface {
 	QuotaRecord(context.Context, QuotaRecordRequest) (QuotaRecordResult, error)
 	ProviderLs(context.Context, ProviderLsRequest) (ProviderLsResult, error)
 	ProviderCheck(context.Context, ProviderCheckRequest) (ProviderCheckResult, error)
+	FleetCall(context.Context, FleetCallRequest) (FleetCallResult, error)
+	FleetMembers(context.Context, NoParams) (FleetMembersResult, error)
 }
 
 // Method is one wire method of the table: its name, its params type Req, its result type
@@ -278,6 +280,10 @@ var (
 	ProviderCheck = &Method[ProviderCheckRequest, ProviderCheckResult]{Name: "provider.check", CLI: "provider check",
 		Call: Facade.ProviderCheck, Unbounded: true,
 		Summary: "check which parts of a provider's contract hold: its command, flags, herdr layer and a real turn"}
+	FleetCall = &Method[FleetCallRequest, FleetCallResult]{Name: "fleet.call", CLI: "fleet call", Call: Facade.FleetCall,
+		Unbounded: true, Summary: "call a method on a fleet member through this server's fleet connection"}
+	FleetMembers = &Method[NoParams, FleetMembersResult]{Name: "fleet.members", CLI: "fleet members", Call: Facade.FleetMembers,
+		Summary: "the fleet's members: reachable or not, and when each was last seen"}
 )
 
 // Methods is the one method table of protocol 1, in the reference's order.
@@ -295,4 +301,5 @@ var Methods = []Spec{
 	BudgetLs, BudgetExtend, // budgets (docs/usage.md §8)
 	QuotaRecord,               // claude's quota windows from its status line (docs/usage.md §7.1)
 	ProviderLs, ProviderCheck, // providers and their contract (docs/providers.md §11)
+	FleetCall, FleetMembers, // the fleet through the local server (docs/fleet.md §4.6)
 }

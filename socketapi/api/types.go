@@ -206,6 +206,45 @@ type RemoteStatus struct {
 	ReplaysPeak    int `json:"replays_peak"`
 }
 
+// FleetCallRequest is fleet.call's params: a method the member serves over the fleet
+// (docs/fleet.md §4.1) and its params, as they would be sent to that member's socket.
+type FleetCallRequest struct {
+	// The member to call (`fleet.host` of its config).
+	Host string `json:"host,omitempty"`
+	// The method, one of those a fleet member may serve (its `fleet.allow` decides).
+	Method string `json:"method,omitempty"`
+	// The method's params.
+	Params Open `json:"params,omitempty"`
+}
+
+// FleetCallResult is fleet.call's result.
+type FleetCallResult struct {
+	// The member that answered.
+	Host string `json:"host"`
+	// The member's result, as its own socket would have answered it.
+	Result Open `json:"result"`
+}
+
+// FleetMembersResult is fleet.members's result.
+type FleetMembersResult struct {
+	// Every registered member, by host.
+	Members []FleetMember `json:"members"`
+}
+
+// FleetMember is one member of fleet.members.
+type FleetMember struct {
+	// The member's host.
+	Host string `json:"host"`
+	// Whether it is this server.
+	Self bool `json:"self"`
+	// Whether it answered a probe just now.
+	Reachable bool `json:"reachable"`
+	// Why it did not (fleet_unreachable), when it did not.
+	Error *Error `json:"error,omitempty"`
+	// When it last wrote its view of its agents (ms; null when it never did).
+	LastSeen *int64 `json:"last_seen"`
+}
+
 // FleetStatus is server.status's fleet object (docs/fleet.md §5.1).
 type FleetStatus struct {
 	// This member's host in the fleet.

@@ -74,7 +74,7 @@ func (s *Server) startFleet() (*fleetFaces, error) {
 		ff.close()
 		return nil, err
 	}
-	if err := s.system.StartFleet(m.Publisher(info), filepath.Join(dir, fleet.CursorName)); err != nil {
+	if err := s.system.StartFleet(m.Publisher(info), m, filepath.Join(dir, fleet.CursorName)); err != nil {
 		ff.close()
 		return nil, err
 	}

@@ -413,3 +413,59 @@ func TestFleetCallToHungMemberFailsFast(t *testing.T) {
 		t.Fatalf("a wait on a member gone meanwhile: %v (caller's deadline passed: %v), want fleet_unreachable before the deadline", werr, ctx.Err())
 	}
 }
+
+// fleet.call and fleet.members answer on a member's own socket, through its fleet
+// connection (docs/fleet.md §4.6): a read on the hub with the hub's answer, the hub's
+// refusal of a run outside its fleet.allow, a host nobody serves, a call without its
+// host; the members with self, reachable and last_seen; a server in no fleet refuses.
+func TestFleetCallThroughSocket(t *testing.T) {
+	t.Parallel()
+	hub, url, tok := fleetHub(t, "hub")
+	setAgent(t, hub.Client(t), "0190a000-0000-7000-8000-000000000601", "onhub/one", "idle")
+	web := sockettest.NewServer(t, sockettest.WithConfig(fleetMemberConfig("web", url, tok)))
+	c := web.Client(t)
+	ctx := context.Background()
+
+	var got api.FleetCallResult
+	poll.Eventually(t, 20*time.Second, "fleet.call agent.ls on the hub from web's socket", func() bool {
+		return c.Call(ctx, "fleet.call", map[string]any{"host": "hub", "method": "agent.ls"}, &got) == nil
+	})
+	var ls api.LsResult
+	if err := json.Unmarshal(got.Result, &ls); err != nil || got.Host != "hub" || len(ls.Agents) != 1 || ls.Agents[0].Path != "onhub/one" {
+		t.Fatalf("fleet.call agent.ls on hub: %+v (%s), %v", got, got.Result, err)
+	}
+	wantErr := func(params map[string]any, code wire.Code, key, value string) {
+		t.Helper()
+		err := c.Call(ctx, "fleet.call", params, nil)
+		pe, ok := wire.As(err)
+		if !ok || pe.Code != code || fmt.Sprint(pe.Details[key]) != value {
+			t.Fatalf("fleet.call %v: %v, want %s with %s=%s", params, err, code, key, value)
+		}
+	}
+	wantErr(map[string]any{"host": "hub", "method": "agent.run", "params": map[string]any{"name": "x", "agent": "mock"}},
+		wire.InvalidRequest, "reason", wire.ReasonFleetNotAllowed)
+	wantErr(map[string]any{"host": "ghost", "method": "agent.ls"}, wire.EnvironmentError, "cause", wire.CauseFleetUnreachable)
+	wantErr(map[string]any{"method": "agent.ls"}, wire.InvalidRequest, "missing", "host")
+
+	var members api.FleetMembersResult
+	poll.Eventually(t, 20*time.Second, "fleet.members: both reachable, both seen", func() bool {
+		if err := c.Call(ctx, "fleet.members", nil, &members); err != nil || len(members.Members) != 2 {
+			return false
+		}
+		for _, m := range members.Members {
+			if !m.Reachable || m.LastSeen == nil {
+				return false
+			}
+		}
+		return true
+	}, func() string { return fmt.Sprintf("%+v", members) })
+	if m := members.Members; m[0].Host != "hub" || m[0].Self || m[1].Host != "web" || !m[1].Self {
+		t.Fatalf("fleet.members %+v, want hub then web (self)", m)
+	}
+
+	alone := sockettest.NewServer(t)
+	err := alone.Client(t).Call(ctx, "fleet.members", nil, nil)
+	if pe, ok := wire.As(err); !ok || pe.Code != wire.EnvironmentError || pe.Cause() != wire.CauseConfigInvalid {
+		t.Fatalf("fleet.members on a server in no fleet: %v, want environment_error config_invalid", err)
+	}
+}

@@ -25,6 +25,7 @@ type rootCmd struct {
 	Usage      usageCmd      `cmd:"" help:"Tokens and cost of completed turns, by agent, path, provider, model, loop or day."`
 	Budget     budgetCmd     `cmd:"" help:"Budgets: what they spent, and extending one that paused its agents."`
 	Provider   providerCmd   `cmd:"" help:"Providers: the built-in and declared ones, and a doctor for their contract."`
+	Fleet      fleetCmd      `cmd:"" help:"The fleet through this server: its members, and a call on one of them."`
 	Statusline statuslineCmd `cmd:"" help:"A claude status line: records the quota windows of the JSON on stdin, prints one line."`
 	MCP        mcpCmd        `cmd:"" name:"mcp" help:"Serve orcr's verbs as MCP tools (stdio, or Streamable HTTP with --http)."`
 	Dashboard  dashboardCmd  `cmd:"" help:"Print a one-time sign-in link for the web dashboard, or sign every browser out."`
@@ -93,6 +94,8 @@ var verbMethods = map[string][]string{
 	"budget extend":  {"budget.extend"},
 	"provider ls":    {"provider.ls"},
 	"provider check": {"provider.check"},
+	"fleet members":  {"fleet.members"},
+	"fleet call":     {"fleet.call"},
 	"agent adopt":    {"agent.adopt"},
 	"agent token":    {"agent.token"},
 	"dashboard":      {"dashboard.login"},

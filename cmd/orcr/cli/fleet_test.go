@@ -12,6 +12,7 @@ import (
 
 	"github.com/orcr-go/orcr/config"
 	"github.com/orcr-go/orcr/fleet"
+	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
 	"github.com/orcr-go/orcr/tests/poll"
@@ -102,6 +103,25 @@ func TestAgentLsFleet(t *testing.T) {
 	if err := json.Unmarshal(decodeEnvelope(t, o.stdout).Result, &res); err != nil || len(res.Agents) != 1 || res.Agents[0].Target != "web:review/two" {
 		t.Fatalf("agent ls --fleet review/**: %s", o.stdout)
 	}
+
+	// The same fleet through the hub's server: its members, and a call on web.
+	o = h.run(t, "fleet", "members")
+	members := strings.Split(strings.TrimSuffix(o.stdout, "\n"), "\n")
+	if o.code != 0 || len(members) != 4 || !strings.HasPrefix(members[1], "gpu1") || !strings.Contains(members[1], "unreachable") ||
+		!strings.HasPrefix(members[2], "hub (this host)") || !strings.Contains(members[2], " reachable") ||
+		!strings.HasPrefix(members[3], "web ") || !strings.Contains(members[3], " reachable") {
+		t.Fatalf("fleet members (exit %d):\n%s%s", o.code, o.stdout, o.stderr)
+	}
+	o = h.run(t, "--json", "fleet", "call", "web", "agent.ls", `{"all": true}`)
+	var call struct {
+		Host   string
+		Result api.LsResult
+	}
+	if err := json.Unmarshal(decodeEnvelope(t, o.stdout).Result, &call); err != nil || o.code != 0 || call.Host != "web" ||
+		len(call.Result.Agents) != 1 || call.Result.Agents[0].Path != "review/two" {
+		t.Fatalf("fleet call web agent.ls: exit %d %s %s", o.code, o.stdout, o.stderr)
+	}
+	wantError(t, h.run(t, "--json", "fleet", "call", "web", "agent.ls", "[1]"), 1, "invalid_request", "reason", wire.ReasonCLIParse)
 
 	o = h.run(t, "agent", "ls", "--fleet")
 	lines := strings.Split(strings.TrimSuffix(o.stdout, "\n"), "\n")

@@ -78,6 +78,8 @@ var notImplementedProbes = map[string][]string{
 	"budget ls":      {"budget", "ls"},
 	"provider ls":    {"provider", "ls"},
 	"provider check": {"provider", "check", "nosuch", "--static"},
+	"fleet members":  {"fleet", "members"},
+	"fleet call":     {"fleet", "call", "web", "agent.ls"},
 	"budget extend":  {"budget", "extend", "x", "--by", "1usd"},
 	"mcp serve":      {"mcp"},
 	"mcp token":      {"mcp", "token"},

@@ -64,6 +64,7 @@ const (
 	ReasonBadAddress          = "bad_address"
 	ReasonInvalidQuota        = "invalid_quota"
 	ReasonFleetNotAllowed     = "fleet_not_allowed"
+	ReasonFleetCallIncomplete = "fleet_call_incomplete"
 	ReasonFleetRelativeCwd    = "fleet_relative_cwd"
 )
 
@@ -241,6 +242,7 @@ var Reasons = []ReasonInfo{
 	{ReasonNotLoopback, InvalidRequest, "`{reason, value}` — CLI `orcr mcp --http` with a host that is not loopback, or an address that is not `host:port`, `:port` or a port ([mcp.md §1](mcp.md#1-running-it))"},
 	{ReasonInvalidQuota, InvalidRequest, "`{reason, field, value}` — `quota.record` with a provider orcr does not run, an `account` over 4096 bytes, no windows or more than 8, a window without a name, a `used_percent` outside 0–100 or a negative `resets_at` or `window_minutes` ([usage.md §7.1](usage.md#71-claudes-status-line))"},
 	{ReasonBadAddress, InvalidRequest, "`{reason, value}` — CLI `orcr mcp --http` with a host that is not loopback, or an address that is not `host:port`, `:port` or a port ([mcp.md §1](mcp.md#1-running-it))"},
+	{ReasonFleetCallIncomplete, InvalidRequest, "`{reason, missing}` — fleet.call without its `host` or its `method` ([fleet.md §4.6](fleet.md#46-the-fleet-through-the-local-server))"},
 	{ReasonFleetNotAllowed, InvalidRequest, "`{reason, method, host, policy, allow}` — a call over the fleet to a method outside the member's `fleet.allow` (`policy` is `fleet.allow`, `allow` what it allows) ([fleet.md §4](fleet.md#4-the-api-over-the-fleet))"},
 	{ReasonFleetRelativeCwd, InvalidRequest, "`{reason, value}` — CLI: `agent run --host` with a relative `--cwd`, which names nothing on another host ([fleet.md §4.2](fleet.md#42-host-qualified-targets-in-the-cli))"},
 

@@ -1,6 +1,6 @@
 import type { MethodTransport, Subscription } from "./wire.js";
 /** Every method of the socket protocol, sorted. */
-export declare const PROTOCOL_METHODS: readonly ["agent.adopt", "agent.ask", "agent.attach.heartbeat", "agent.attach.prepare", "agent.attach.release", "agent.kill", "agent.logs", "agent.ls", "agent.run", "agent.send", "agent.token", "agent.wait", "api.schema", "api.snapshot", "budget.extend", "budget.ls", "dashboard.login", "events.subscribe", "loop.create", "loop.logs", "loop.ls", "loop.pause", "loop.resume", "loop.rm", "loop.run.ls", "loop.run.start", "loop.run.stop", "mcp.auth", "mcp.token", "provider.check", "provider.ls", "quota.record", "server.handshake", "server.status", "server.stop", "usage.report", "watch.open"];
+export declare const PROTOCOL_METHODS: readonly ["agent.adopt", "agent.ask", "agent.attach.heartbeat", "agent.attach.prepare", "agent.attach.release", "agent.kill", "agent.logs", "agent.ls", "agent.run", "agent.send", "agent.token", "agent.wait", "api.schema", "api.snapshot", "budget.extend", "budget.ls", "dashboard.login", "events.subscribe", "fleet.call", "fleet.members", "loop.create", "loop.logs", "loop.ls", "loop.pause", "loop.resume", "loop.rm", "loop.run.ls", "loop.run.start", "loop.run.stop", "mcp.auth", "mcp.token", "provider.check", "provider.ls", "quota.record", "server.handshake", "server.status", "server.stop", "usage.report", "watch.open"];
 /** A method name of PROTOCOL_METHODS. */
 export type ProtocolMethod = (typeof PROTOCOL_METHODS)[number];
 /** The methods that answer with an initial result, then event frames. */
@@ -1092,6 +1092,60 @@ export interface EventsSubscribeResult {
     from_seq?: number;
     /** The subscription id the event frames carry. */
     subscription?: number;
+    [key: string]: unknown;
+}
+/**
+ * Params of `fleet.call` (call a method on a fleet member through this server's fleet connection).
+ * FleetCallRequest is fleet.call's params: a method the member serves over the fleet (docs/fleet.md §4.1) and its params, as they would be sent to that member's socket.
+ */
+export interface FleetCallParams {
+    /** The member to call (`fleet.host` of its config). */
+    host?: string;
+    /** The method, one of those a fleet member may serve (its `fleet.allow` decides). */
+    method?: string;
+    /** The method's params. */
+    params?: Record<string, unknown>;
+    [key: string]: unknown;
+}
+/**
+ * Result of `fleet.call`.
+ * FleetCallResult is fleet.call's result.
+ */
+export interface FleetCallResult {
+    /** The member that answered. */
+    host?: string;
+    /** The member's result, as its own socket would have answered it. */
+    result?: Record<string, unknown>;
+    [key: string]: unknown;
+}
+/** Params of `fleet.members` (the fleet's members: reachable or not, and when each was last seen). */
+export interface FleetMembersParams {
+    [key: string]: unknown;
+}
+/**
+ * Result of `fleet.members`.
+ * FleetMembersResult is fleet.members's result.
+ */
+export interface FleetMembersResult {
+    /** Every registered member, by host. */
+    members?: {
+        /** Why it did not (fleet_unreachable), when it did not. */
+        error?: {
+            code?: string;
+            details?: Record<string, unknown>;
+            message?: string;
+            [key: string]: unknown;
+        };
+        /** The member's host. */
+        host?: string;
+        /** When it last wrote its view of its agents (ms; null when it never did). */
+        last_seen?: number | null;
+        /** Whether it answered a probe just now. */
+        reachable?: boolean;
+        /** Whether it is this server. */
+        self?: boolean;
+        [key: string]: unknown;
+    }[] | null;
     [key: string]: unknown;
 }
 /**
@@ -5913,6 +5967,8 @@ export interface MethodParams {
     "budget.ls": BudgetLsParams;
     "dashboard.login": DashboardLoginParams;
     "events.subscribe": EventsSubscribeParams;
+    "fleet.call": FleetCallParams;
+    "fleet.members": FleetMembersParams;
     "loop.create": LoopCreateParams;
     "loop.logs": LoopLogsParams;
     "loop.ls": LoopLsParams;
@@ -5953,6 +6009,8 @@ export interface MethodResults {
     "budget.ls": BudgetLsResult;
     "dashboard.login": DashboardLoginResult;
     "events.subscribe": Subscription<EventsSubscribeResult>;
+    "fleet.call": FleetCallResult;
+    "fleet.members": FleetMembersResult;
     "loop.create": LoopCreateResult;
     "loop.logs": LoopLogsResult;
     "loop.ls": LoopLsResult;
@@ -6020,6 +6078,10 @@ export declare class GeneratedClient {
     dashboardLogin(params?: DashboardLoginParams): Promise<DashboardLoginResult>;
     /** stream events after since_seq (replay, then live) (`events.subscribe`, streaming). */
     eventsSubscribe(params?: EventsSubscribeParams): Promise<Subscription<EventsSubscribeResult>>;
+    /** call a method on a fleet member through this server's fleet connection (`fleet.call`). */
+    fleetCall(params?: FleetCallParams): Promise<FleetCallResult>;
+    /** the fleet's members: reachable or not, and when each was last seen (`fleet.members`). */
+    fleetMembers(params?: FleetMembersParams): Promise<FleetMembersResult>;
     /** create a durable cron or one-shot loop for a command (`loop.create`). */
     loopCreate(params?: LoopCreateParams): Promise<LoopCreateResult>;
     /** read a loop's run output and orcr events (`loop.logs`). */

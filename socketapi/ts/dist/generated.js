@@ -20,6 +20,8 @@ export const PROTOCOL_METHODS = [
     "budget.ls",
     "dashboard.login",
     "events.subscribe",
+    "fleet.call",
+    "fleet.members",
     "loop.create",
     "loop.logs",
     "loop.ls",
@@ -193,6 +195,14 @@ export class GeneratedClient {
     /** stream events after since_seq (replay, then live) (`events.subscribe`, streaming). */
     eventsSubscribe(params = {}) {
         return this.transport.openStream("events.subscribe", params);
+    }
+    /** call a method on a fleet member through this server's fleet connection (`fleet.call`). */
+    fleetCall(params = {}) {
+        return this.transport.request("fleet.call", params);
+    }
+    /** the fleet's members: reachable or not, and when each was last seen (`fleet.members`). */
+    fleetMembers(params = {}) {
+        return this.transport.request("fleet.members", params);
     }
     /** create a durable cron or one-shot loop for a command (`loop.create`). */
     loopCreate(params = {}) {

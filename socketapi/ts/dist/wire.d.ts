@@ -10,7 +10,7 @@ export declare const DEFAULT_TIMEOUT_MS = 30000;
  * Methods whose deadline the server owns (socketapi/api/table.go marks them Unbounded):
  * the SDK applies no client timeout to them. agent.wait and agent.ask block until their
  * targets settle or their own `timeout` param passes; loop.rm and loop.run.stop wait for
- * the runs they stop.
+ * the runs they stop; fleet.call bounds a call by its method (docs/fleet.md §4.6).
  */
 export declare const UNBOUNDED_METHODS: readonly string[];
 /** An environment to read ORCR_* variables from (process.env by default). */

@@ -23,6 +23,8 @@ export const PROTOCOL_METHODS = [
   "budget.ls",
   "dashboard.login",
   "events.subscribe",
+  "fleet.call",
+  "fleet.members",
   "loop.create",
   "loop.logs",
   "loop.ls",
@@ -1199,6 +1201,64 @@ export interface EventsSubscribeResult {
   from_seq?: number;
   /** The subscription id the event frames carry. */
   subscription?: number;
+  [key: string]: unknown;
+}
+
+/**
+ * Params of `fleet.call` (call a method on a fleet member through this server's fleet connection).
+ * FleetCallRequest is fleet.call's params: a method the member serves over the fleet (docs/fleet.md §4.1) and its params, as they would be sent to that member's socket.
+ */
+export interface FleetCallParams {
+  /** The member to call (`fleet.host` of its config). */
+  host?: string;
+  /** The method, one of those a fleet member may serve (its `fleet.allow` decides). */
+  method?: string;
+  /** The method's params. */
+  params?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+/**
+ * Result of `fleet.call`.
+ * FleetCallResult is fleet.call's result.
+ */
+export interface FleetCallResult {
+  /** The member that answered. */
+  host?: string;
+  /** The member's result, as its own socket would have answered it. */
+  result?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+/** Params of `fleet.members` (the fleet's members: reachable or not, and when each was last seen). */
+export interface FleetMembersParams {
+  [key: string]: unknown;
+}
+
+/**
+ * Result of `fleet.members`.
+ * FleetMembersResult is fleet.members's result.
+ */
+export interface FleetMembersResult {
+  /** Every registered member, by host. */
+  members?: {
+    /** Why it did not (fleet_unreachable), when it did not. */
+    error?: {
+      code?: string;
+      details?: Record<string, unknown>;
+      message?: string;
+      [key: string]: unknown;
+    };
+    /** The member's host. */
+    host?: string;
+    /** When it last wrote its view of its agents (ms; null when it never did). */
+    last_seen?: number | null;
+    /** Whether it answered a probe just now. */
+    reachable?: boolean;
+    /** Whether it is this server. */
+    self?: boolean;
+    [key: string]: unknown;
+  }[] | null;
   [key: string]: unknown;
 }
 
@@ -6108,6 +6168,8 @@ export interface MethodParams {
   "budget.ls": BudgetLsParams;
   "dashboard.login": DashboardLoginParams;
   "events.subscribe": EventsSubscribeParams;
+  "fleet.call": FleetCallParams;
+  "fleet.members": FleetMembersParams;
   "loop.create": LoopCreateParams;
   "loop.logs": LoopLogsParams;
   "loop.ls": LoopLsParams;
@@ -6149,6 +6211,8 @@ export interface MethodResults {
   "budget.ls": BudgetLsResult;
   "dashboard.login": DashboardLoginResult;
   "events.subscribe": Subscription<EventsSubscribeResult>;
+  "fleet.call": FleetCallResult;
+  "fleet.members": FleetMembersResult;
   "loop.create": LoopCreateResult;
   "loop.logs": LoopLogsResult;
   "loop.ls": LoopLsResult;
@@ -6279,6 +6343,16 @@ export class GeneratedClient {
   /** stream events after since_seq (replay, then live) (`events.subscribe`, streaming). */
   eventsSubscribe(params: EventsSubscribeParams = {}): Promise<Subscription<EventsSubscribeResult>> {
     return this.transport.openStream("events.subscribe", params) as Promise<Subscription<EventsSubscribeResult>>;
+  }
+
+  /** call a method on a fleet member through this server's fleet connection (`fleet.call`). */
+  fleetCall(params: FleetCallParams = {}): Promise<FleetCallResult> {
+    return this.transport.request("fleet.call", params) as Promise<FleetCallResult>;
+  }
+
+  /** the fleet's members: reachable or not, and when each was last seen (`fleet.members`). */
+  fleetMembers(params: FleetMembersParams = {}): Promise<FleetMembersResult> {
+    return this.transport.request("fleet.members", params) as Promise<FleetMembersResult>;
   }
 
   /** create a durable cron or one-shot loop for a command (`loop.create`). */

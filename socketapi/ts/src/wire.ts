@@ -23,9 +23,9 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
  * Methods whose deadline the server owns (socketapi/api/table.go marks them Unbounded):
  * the SDK applies no client timeout to them. agent.wait and agent.ask block until their
  * targets settle or their own `timeout` param passes; loop.rm and loop.run.stop wait for
- * the runs they stop.
+ * the runs they stop; fleet.call bounds a call by its method (docs/fleet.md §4.6).
  */
-export const UNBOUNDED_METHODS: readonly string[] = Object.freeze(["agent.wait", "agent.ask", "loop.rm", "loop.run.stop", "provider.check"]);
+export const UNBOUNDED_METHODS: readonly string[] = Object.freeze(["agent.wait", "agent.ask", "loop.rm", "loop.run.stop", "provider.check", "fleet.call"]);
 
 /** An environment to read ORCR_* variables from (process.env by default). */
 export type Env = Readonly<Record<string, string | undefined>>;
