@@ -16,11 +16,15 @@ const (
 	startupGrace     = 3 * time.Second        // no screen rules this long after an agent appears
 	probeIdentified  = 5 * time.Second        // re-probe of a pane with an agent
 	probeAcquiring   = 500 * time.Millisecond // probe pace in a new pane's first seconds
-	acquisitionSpan  = 8 * time.Second        // how long a new pane is probed at that pace
 	probeUnknown     = 2 * time.Second        // probe pace after that, while the screen changes
 	missesToForget   = 6                      // probes without the agent before it is dropped
 	processExitState = StatusIdle             // what an agent that left the foreground reads as
 )
+
+// AcquisitionSpan is how long a new pane's processes are probed at the fast pace
+// (every 500 ms): a fleet just spawned costs the stand-in more than the same fleet at
+// rest, whoever polls it.
+const AcquisitionSpan = 8 * time.Second
 
 // published is the screen state last published for a pane.
 type published struct {
@@ -92,7 +96,7 @@ func (w *agentWatch) dueProbe(pgid int, screenChanged bool, now time.Time) bool 
 		return true
 	case w.agent != "":
 		return since >= probeIdentified
-	case now.Sub(w.started) <= acquisitionSpan:
+	case now.Sub(w.started) <= AcquisitionSpan:
 		return since >= probeAcquiring
 	default:
 		return screenChanged && since >= probeUnknown

@@ -57,7 +57,7 @@ func TestAgentWatchProbes(t *testing.T) {
 	if !w.dueProbe(9, false, t0.Add(time.Millisecond)) {
 		t.Error("a new foreground group is not probed")
 	}
-	late := t0.Add(acquisitionSpan + time.Second)
+	late := t0.Add(AcquisitionSpan + time.Second)
 	if w.dueProbe(7, false, late) || !w.dueProbe(7, true, late) {
 		t.Error("after the acquisition span only a changed screen is probed")
 	}
