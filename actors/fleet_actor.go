@@ -151,7 +151,9 @@ func (f *fleetActor) Receive(c actor.Context) {
 			return
 		}
 		f.synced, f.okAt, f.err = true, time.Now(), ""
-		if m.cursor > f.cursor {
+		// The cursor follows the stream, down too when it lost events (publishBatch
+		// resumed below the cursor); the pin only ever moves up.
+		if m.cursor != f.cursor {
 			f.cursor = m.cursor
 			c.Send(f.spec.Env.Store, Pin{ID: fleetPinID, Seq: f.cursor})
 		}

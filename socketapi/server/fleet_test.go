@@ -210,7 +210,17 @@ func TestFleetEventsNoGapNoDuplicateAcrossRestart(t *testing.T) {
 
 	// The other way round: the stream lost what web's cursor says it acknowledged (here
 	// deleted whole, as a hub's crash could lose its last writes). At its next start web
-	// publishes again from what the stream holds: every retained event, once each.
+	// publishes again from what the stream holds: every retained event, once each, more
+	// than one batch of them.
+	for range 300 {
+		if err := web.Client(t).Call(context.Background(), "__debug.emit_event", nil, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	head = snapshotSeq(t, web)
+	poll.Eventually(t, 30*time.Second, "web's 300 more events in the stream", func() bool {
+		return len(fleettest.StreamSeqs(t, url, tok, "web")) >= int(head)
+	})
 	web.Stop()
 	if err := web.Wait(); err != nil {
 		t.Fatal(err)
