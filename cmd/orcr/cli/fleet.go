@@ -96,10 +96,14 @@ func (c *agentLsCmd) runFleet(a *app, req api.LsRequest) error {
 	var rows []api.AgentRow
 	var hosts []string
 	add := func(host string, ls []api.AgentRow, stale bool) {
+		column := host // the HOST column marks a last view's rows with `*`
+		if stale {
+			column += "*"
+		}
 		for _, row := range ls {
 			res.Agents = append(res.Agents, fleetAgent{AgentRow: row, Host: host, Target: host + ":" + row.Path, Stale: stale})
 			rows = append(rows, row)
-			hosts = append(hosts, host+map[bool]string{true: "*"}[stale])
+			hosts = append(hosts, column)
 		}
 	}
 	for _, r := range replies {
