@@ -116,6 +116,7 @@
 //	reconciler          → agents → <agent> ReconcileAgent → ReconcileResult (Forwarded; the
 //	                                       reply arrives at the reconciler as a message)
 //	the facade          → reconciler       DriftQuery → Drift (server.status)
+//	the facade          → fleet            FleetQuery → FleetProgress (server.status)
 //	request goroutines  → loops → loop-<uuid> LoopOp → LoopOpResult (loops hands it on;
 //	                                       until restart recovery has read the live runs
 //	                                       and loops it holds it, and LoopCreated, behind

@@ -50,10 +50,6 @@ type FleetPublisher interface {
 	// Heartbeat writes the member's view of its agents (the rows of a plain agent.ls)
 	// for the fleet to show when the member does not answer.
 	Heartbeat(ctx context.Context, agents []store.AgentRow) error
-	// Connection is the state of the link to the fleet (connected, connecting,
-	// reconnecting, disconnected, closed) and the server it is connected to, its
-	// credentials removed ("" while not connected). It may be called from any goroutine.
-	Connection() (state, url string)
 }
 
 // FleetQuery asks the `fleet` actor for its progress (server.status, docs/fleet.md §5.1).
@@ -316,7 +312,7 @@ func (s *System) StartFleet(pub FleetPublisher, caller FleetCaller, cursorFile s
 	if err != nil {
 		return wire.Internal(wire.CauseActor, "cannot start the fleet publisher: "+err.Error())
 	}
-	s.fleet, s.fleetLink, s.fleetCaller = pid, pub, caller
+	s.fleet, s.fleetCaller = pid, caller
 	return nil
 }
 
@@ -329,7 +325,7 @@ func (s *System) fleetStatus() *api.FleetStatus {
 	f := s.cfg.Config.Fleet
 	st := &api.FleetStatus{Host: f.Host, Hub: f.Hub != nil, Labels: f.Labels}
 	var url string
-	st.Connection, url = s.fleetLink.Connection()
+	st.Connection, url = s.fleetCaller.Connection()
 	if url != "" {
 		st.URL = &url
 	}
@@ -363,6 +359,10 @@ type FleetCaller interface {
 	Ping(ctx context.Context, host string) *wire.Error
 	// LastSeenAt is when host last wrote its view of its agents (ok false: never).
 	LastSeenAt(ctx context.Context, host string) (at time.Time, ok bool, err error)
+	// Connection is the state of the link to the fleet (connected, connecting,
+	// reconnecting, disconnected, closed) and the server it is connected to, its
+	// credentials removed ("" while not connected). It may be called from any goroutine.
+	Connection() (state, url string)
 }
 
 // fleetCallTimeout bounds a fleet.call of a bounded method: the member's own 10 s and

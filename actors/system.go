@@ -76,9 +76,6 @@ type System struct {
 	remote   *actor.PID // the remote stream's hub
 	notifier *actor.PID // nil without notify rules
 	fleet    *actor.PID // nil with the fleet off
-	// fleetLink is what the `fleet` actor publishes through (server.status reads its
-	// connection's state); nil with the fleet off.
-	fleetLink FleetPublisher
 	// fleetCaller is the member's connection fleet.call goes through; nil with the
 	// fleet off.
 	fleetCaller FleetCaller

@@ -92,9 +92,6 @@ func (p *Publisher) ensure(ctx context.Context) error {
 	return nil
 }
 
-// Connection is the state of the member's link (actors.FleetPublisher).
-func (p *Publisher) Connection() (state, url string) { return p.m.Connection() }
-
 // Publish publishes evs in order, each with its Nats-Msg-Id, and returns once the
 // stream acknowledged every one (a duplicate's ack counts: it is stored already).
 func (p *Publisher) Publish(ctx context.Context, evs []store.Event) error {
