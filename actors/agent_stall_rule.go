@@ -153,15 +153,15 @@ func decideStall(f stallFacts, now int64, stallAfter time.Duration) stallStep {
 	return stallStep{Probe: true}
 }
 
-// screenDigest is the FNV-1a hash of a screen's text with its digits and its non-ASCII
-// symbols (spinner frames, progress glyphs) left out, so a TUI's elapsed-time counter or
-// spinner alone is not progress; letters of any script, ASCII punctuation and spacing
-// count.
+// screenDigest is the FNV-1a hash of a screen's letters (of any script) alone: digits,
+// punctuation, symbols and spacing are left out, so a TUI's elapsed-time counter or
+// spinner alone is not progress — claude's spinner cycles through frames one of which is
+// the ASCII '*' — while a word that appears, changes or goes is.
 func screenDigest(text string) uint64 {
 	h := fnv.New64a()
 	var buf [utf8.UTFMax]byte
 	for _, r := range text {
-		if unicode.IsDigit(r) || (r >= utf8.RuneSelf && !unicode.IsLetter(r)) {
+		if !unicode.IsLetter(r) {
 			continue
 		}
 		n := utf8.EncodeRune(buf[:], r)

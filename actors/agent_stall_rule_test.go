@@ -154,6 +154,9 @@ func TestScreenDigest(t *testing.T) {
 	same := [][2]string{
 		{"✻ Thinking… (12s · esc to interrupt)", "✶ Thinking… (13s · esc to interrupt)"},
 		{"[working] 1.2 kB", "[working] 9.9 kB"},
+		// claude's spinner: one of its frames is ASCII.
+		{"* Misting…\n  esc to interrupt", "✶ Misting…\n  esc to interrupt"},
+		{"a b", "a  b"},
 	}
 	for _, p := range same {
 		if screenDigest(p[0]) != screenDigest(p[1]) {
@@ -163,7 +166,7 @@ func TestScreenDigest(t *testing.T) {
 	differ := [][2]string{
 		{"> fix the bug", "> fix the bug\nRead file.go"},
 		{"Grüße", "Grüßen"},
-		{"a b", "a  b"},
+		{"esc to interrupt", "esc to"},
 	}
 	for _, p := range differ {
 		if screenDigest(p[0]) == screenDigest(p[1]) {
