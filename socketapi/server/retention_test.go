@@ -76,6 +76,16 @@ func TestRetentionForgetsEndedAgentsAndTheirFolders(t *testing.T) {
 	if !ls()[live.UUID] {
 		t.Errorf("the live agent was forgotten")
 	}
+	// A folder goes only after its row's commit (docs/lifecycle.md §12.4): the gc may
+	// still be removing it when the rows are seen gone.
+	keptLeft := func() bool {
+		entries, err := os.ReadDir(dataDir(kept.Path, kept.UUID))
+		return err == nil && len(entries) == 1 && entries[0].Name() == "worktree"
+	}
+	poll.Eventually(t, 10*time.Second, "the forgotten agents' data removed", func() bool {
+		_, err := os.Stat(dataDir(plain.Path, plain.UUID))
+		return os.IsNotExist(err) && keptLeft()
+	})
 	if _, err := os.Stat(dataDir(plain.Path, plain.UUID)); !os.IsNotExist(err) {
 		t.Errorf("the forgotten agent's data folder: %v, want it gone", err)
 	}
