@@ -16,6 +16,7 @@ import (
 	"github.com/orcr-go/orcr/cmd/orcr/cli"
 	"github.com/orcr-go/orcr/config"
 	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 // When the server the CLI auto-starts refuses to start, the CLI reports the server's
@@ -96,15 +97,23 @@ func TestAutoStartedServerKeepsItsReportPrivate(t *testing.T) {
 	var out, errb syncBuffer
 	code := cli.Run(context.Background(), []string{"--json", "server", "start"}, spawningEnv(home, &out, &errb))
 	c := &socketapi.Client{Socket: filepath.Join(home, config.SocketName)}
-	t.Cleanup(func() { _ = c.Call(context.Background(), "server.stop", nil, nil) })
 	var res struct {
 		Status string `json:"status"`
 		PID    int    `json:"pid"`
 	}
 	env := decodeEnvelope(t, out.String())
 	if code != 0 || json.Unmarshal(env.Result, &res) != nil || res.Status != "started" {
+		_ = c.Call(context.Background(), "server.stop", nil, nil)
 		t.Fatalf("orcr server start: got exit %d %s, want started", code, out.String())
 	}
+	// The server is this process's child: SpawnDetached's goroutine reaps it once it
+	// has exited, which server.stop does not wait for; goleak checks after the tests.
+	t.Cleanup(func() {
+		_ = c.Call(context.Background(), "server.stop", nil, nil)
+		poll.Eventually(t, 30*time.Second, "the auto-started server exited and reaped", func() bool {
+			return errors.Is(syscall.Kill(res.PID, 0), syscall.ESRCH)
+		})
+	})
 	info, err := os.ReadFile(fmt.Sprintf("/proc/%d/fdinfo/3", res.PID))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
