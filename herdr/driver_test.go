@@ -91,15 +91,23 @@ func TestDriverReconnectsScripted(t *testing.T) {
 	}
 }
 
+// A herdr of an unsupported protocol is a version skew to every caller, however its
+// call meets the handshake: queued behind it, after the session failed and before the
+// supervisor replaced it (once answered as a bare herdr_unreachable), or while the
+// session is down. Each round is a fresh driver calling at once.
 func TestDriverVersionSkewHandshake(t *testing.T) {
 	s := newScripted(t, func(req map[string]any) string {
 		return ok(req, `{"type":"pong","version":"0.1.0","protocol":12}`)
 	})
-	d := newTestDriver(t, Config{Sessions: staticSessions(SessionInfo{Name: "orcr", SocketPath: s.path})})
-	_, err := d.Owned().AgentList(context.Background())
-	we := WireError(err)
-	if we.Cause() != wire.CauseHerdrVersionSkew || we.Details["reported_protocol"] != 12 {
-		t.Fatalf("AgentList: got %v, want herdr_version_skew", err)
+	for i := range 20 {
+		d := newTestDriver(t, Config{Sessions: staticSessions(SessionInfo{Name: "orcr", SocketPath: s.path})})
+		for j := range 3 {
+			_, err := d.Owned().AgentList(context.Background())
+			we := WireError(err)
+			if we.Cause() != wire.CauseHerdrVersionSkew || we.Details["reported_protocol"] != 12 {
+				t.Fatalf("round %d, call %d: AgentList: got %v, want herdr_version_skew", i, j, err)
+			}
+		}
 	}
 }
 

@@ -123,6 +123,7 @@ type sessionActor struct {
 	base    context.Context
 	cancel  context.CancelFunc
 	queued  []pendingOp // while connecting
+	failErr error       // why the session failed (stateFailed): requests until the supervisor replaces it get it
 	waiting []pendingOp // structural ops behind the running one
 	busy    bool        // a structural op is running (its goroutine owns roots)
 	roots   map[string]string
@@ -213,7 +214,7 @@ func (a *sessionActor) onRequest(c actor.Context, p pendingOp) {
 	case stateConnecting:
 		a.queued = append(a.queued, p)
 	case stateFailed:
-		a.reply(c, p.sender, nil, a.unreachable("herdr session "+a.name+" is unreachable; reconnecting"))
+		a.reply(c, p.sender, nil, a.downError())
 	case stateUp:
 		if p.req.op.structural {
 			if a.busy {
@@ -276,7 +277,7 @@ func (a *sessionActor) onDone(c actor.Context, m *opDone) {
 
 // fail turns the actor to failed, answers everything pending and tells the supervisor.
 func (a *sessionActor) fail(c actor.Context, err error) {
-	a.state = stateFailed
+	a.state, a.failErr = stateFailed, err
 	a.failPending(c, a.unreachableFrom(err))
 	c.Send(a.parent, &sessionFailed{name: a.name, gen: a.gen, err: err})
 }
@@ -292,6 +293,21 @@ func (a *sessionActor) reply(c actor.Context, to *actor.PID, v any, err error) {
 	if to != nil {
 		c.Send(to, &opReply{value: v, err: err})
 	}
+}
+
+// downError answers a request that reaches the session after it failed and before the
+// supervisor replaced it, as the supervisor answers one for a session that is down: a
+// version skew or a missing herdr stays itself, anything else is herdr_unreachable with
+// the failure (docs/herdr.md).
+func (a *sessionActor) downError() error {
+	if we, ok := wire.As(a.failErr); ok && (we.Cause() == wire.CauseHerdrVersionSkew || we.Cause() == wire.CauseHerdrMissing) {
+		return we
+	}
+	msg := "herdr session " + a.name + " is unreachable; reconnecting"
+	if a.failErr != nil {
+		msg += ": " + a.failErr.Error()
+	}
+	return a.unreachable(msg)
 }
 
 func (a *sessionActor) unreachable(msg string) error {
