@@ -82,7 +82,9 @@ func TestAttachLeaseDefersGCAndExpires(t *testing.T) {
 	srv := sockettest.NewServer(t, sockettest.WithHerdr(t), sockettest.WithConfig(
 		// The lease TTL leaves room for a heartbeat delayed by a loaded machine (a 1 s TTL
 		// expired once in ten full runs on 2 cores between two 100 ms heartbeats).
-		`{"timings": {"gc_tick": "100ms", "idle_after": "1s", "kill_after": "1s", "attach_lease_ttl": "3s"}}`))
+		// kill_after leaves room for the steps between the park and the takeover prepare
+		// (a 1 s kill_after reaped the parked agent first once on a loaded machine).
+		`{"timings": {"gc_tick": "100ms", "idle_after": "1s", "kill_after": "4s", "attach_lease_ttl": "3s"}}`))
 	c := srv.Client(t)
 	rec := record(t, c)
 	// The lease is taken while the agent works: once idle, its streak is already older
@@ -134,9 +136,9 @@ func TestAttachLeaseDefersGCAndExpires(t *testing.T) {
 		!slices.Equal(l2.FallbackCommand, []string{bin, "--session", "orcr", "terminal", "attach", parked.TerminalID, "--takeover"}) {
 		t.Errorf("takeover prepare on the parked agent: %+v, want its new pane id %s and --takeover", l2, parked.PaneID)
 	}
-	heartbeatFor(t, c, l2.LeaseID, 2500*time.Millisecond) // well past kill_after
+	heartbeatFor(t, c, l2.LeaseID, 5*time.Second) // past kill_after since the park
 	if row := ls(t, c, map[string]any{"pattern": a.UUID})[0]; row.Status != "parked" {
-		t.Fatalf("after 2.5 s of heartbeats on the parked agent: %+v, want still parked", row)
+		t.Fatalf("after 5 s of heartbeats on the parked agent: %+v, want still parked", row)
 	}
 	if res, err := c.AttachRelease(context.Background(), l2.LeaseID); err != nil || !res.Released {
 		t.Fatalf("release: %+v %v, want released", res, err)
