@@ -43,7 +43,8 @@
 //	                        frames (remote_frames.go) and the agent actor's side of them
 //	                        (remote_ops.go)
 //	notify_*.go             the notify actor and its start; rules in actors/notify
-//	fleet_*.go              the fleet publisher: committed events → the fleet's stream (package fleet)
+//	fleet_*.go              the fleet publisher: committed events → the fleet's stream (package fleet);
+//	                        the fleet-wide provider slots (fleet_leases.go)
 //	herdr_*.go              the actors that read herdr's view: monitor, reconciler, discovery
 //	sched_*.go              the queue (promotion, deadlines) and gc sweeps
 //	store_*.go              the store actor, its kill barriers, the subscription actor
@@ -76,6 +77,7 @@
 //	├── notify                       notifications (only with notify rules): committed events → durable deliveries
 //	│   └── <target>                 one per notify target: schedules attempts of its pending deliveries
 //	├── fleet                        the fleet publisher (only with a fleet section): committed events → the ORCR_EVENTS stream
+//	├── fleet-leases                 the fleet-wide provider slots (only with fleet.caps): ORCR_LEASES kept to what the queue needs
 //	├── ws-<n>                       one per remote stream WebSocket (socketapi/ws): replay-then-tail of one agent's log
 //	├── dash-<n>                     one per dashboard fleet feed (socketapi/ws): a watch.open subscription for a browser
 //	├── conn/<n>                     one per accepted client connection (socketapi/server)
@@ -148,6 +150,10 @@
 //	fleet heartbeat goroutine → the fleet  one write of the member's agents (a plain agent.ls
 //	                                       read from the read pool) to the seen bucket
 //	                                       (NATS, bounded: docs/fleet.md §4.4)
+//	fleet-leases reconcile goroutine → the fleet  the slots used and queued (read pool), then
+//	                                       the leases' creates, renewals and deletes (NATS KV,
+//	                                       bounded by the lease TTL and 10 s: docs/fleet.md §4.7);
+//	                                       it writes no row
 //	op goroutines       → store, herdr     (edge code of an agent actor, see below)
 //	request goroutines  → herdr supervisor driver operations (herdr/doc.go)
 //	reconcile pass      → herdr supervisor pane.list (and, when the owned session does
@@ -194,7 +200,12 @@
 // (EventsCommitted, PinDropped); fleet → store (Subscribe, Pin and, at Stopping, Unsubscribe,
 // Unpin) and store → fleet (EventsCommitted, PinDropped); a fleet batch goroutine → fleet
 // (fleetPublished), a fleet heartbeat goroutine → fleet (fleetSeenDone), timers → fleet
-// (fleetRetryTick, fleetSeenTick); notify → notify/<target> (notifyPoke after a scan queued
+// (fleetRetryTick, fleetSeenTick); fleet-leases → store (Subscribe and, at Stopping,
+// Unsubscribe) and store → fleet-leases (EventsCommitted); a fleet-leases reconcile
+// goroutine → fleet-leases (leasesDone), timers → fleet-leases (leasesTick, the renewal
+// pace), fleet-leases → queue (PokeQueue when it holds more slots, or the fleet went down
+// and the own caps alone hold); the queue's pass reads the slots held from the lease
+// book (a lock, on the store actor's goroutine; docs/fleet.md §4.7); notify → notify/<target> (notifyPoke after a scan queued
 // deliveries for it); a scan goroutine → notify (notifyScanned), a target's read, attempt
 // and record goroutines → their target (notifyDue, notifyAttempted, notifyRecorded),
 // timers → notify (retry and pace ticks) and notify/<target> (due ticks). An attempt's HTTP call, command or herdr call
@@ -269,7 +280,7 @@
 //     frames still being served (a cancel's keys, an inject's delivery) finish while the
 //     agent actors are still up (bounded, 3 s).
 //  5. [System.Stop]: the loops (a stop's grace ends at once, the run stays stopping for the
-//     next start), the discovery, the gc, the reconciler, the monitor, the queue, the remote hub, the notifier and the fleet publisher stop, in that order (an
+//     next start), the discovery, the gc, the reconciler, the monitor, the queue, the remote hub, the notifier, the fleet publisher and the fleet leases stop, in that order (an
 //     attempt in flight is canceled and left pending, so it is sent again after the restart; no more
 //     sweeps, polls or promotions; a reconcile pass in flight, which may be waiting for
 //     herdr or starting the owned session, is canceled, and so is the monitor's poll in
@@ -282,7 +293,8 @@
 //     actors stop. A spawn cut off here is resumed (pane recorded) or put back at its
 //     place in the queue (no pane) by restart recovery.
 //     With a fleet, the member stops answering fleet calls before [System.Stop]
-//     (those in flight are waited for), and its NATS connection drains, and the
+//     (those in flight are waited for), and after it lets its fleet-wide slots go
+//     (bounded, 2 s; else they go after the lease TTL), its NATS connection drains, and the
 //     embedded hub shuts down, after it (docs/fleet.md §5).
 //  6. The store actor is poisoned last, so every Write queued before it is applied,
 //     and waited for; then the system shuts down, the database closes, the socket is

@@ -336,6 +336,7 @@ func (s *System) fleetStatus() *api.FleetStatus {
 		st.Error = &msg
 		return st
 	}
+	st.Leases = s.leases.status()
 	p := res.(FleetProgress)
 	st.Published, st.Lag = p.Cursor, max(p.Head-p.Cursor, 0)
 	if !p.OKAt.IsZero() {

@@ -76,6 +76,10 @@ type System struct {
 	remote   *actor.PID // the remote stream's hub
 	notifier *actor.PID // nil without notify rules
 	fleet    *actor.PID // nil with the fleet off
+	// leases and fleetLeases: the fleet-wide provider slots (docs/fleet.md §4.7); nil
+	// without fleet.caps.
+	leases      *leaseBook
+	fleetLeases *actor.PID
 	// fleetCaller is the member's connection fleet.call goes through; nil with the
 	// fleet off.
 	fleetCaller FleetCaller
@@ -187,7 +191,10 @@ func Start(cfg SystemConfig) (*System, error) {
 	}
 	s.sys.Root.Send(s.monitor, SetAgents{PID: s.agents})
 	s.env.Agents = s.agents
-	caps := Caps{Max: cfg.Config.Concurrency.Max, Provider: cfg.Config.ProviderCap}
+	if f := cfg.Config.Fleet; f.On && len(f.Caps) > 0 {
+		s.leases = newLeaseBook(f.Caps, f.LeaseTTL, time.Now())
+	}
+	caps := Caps{Max: cfg.Config.Concurrency.Max, Provider: s.providerCap}
 	if s.queue, err = s.sys.Root.SpawnNamed(NewQueueProps(QueueSpec{
 		Store: s.storePID, Agents: s.agents, Caps: caps, MaxStarting: cfg.Config.Timings.MaxStarting, Log: log,
 		Fallback: s.fallbackFor,
@@ -268,7 +275,7 @@ func (s *System) Stop() {
 			close(s.stopped)
 		}
 	}
-	for _, pid := range []*actor.PID{s.loops, s.discover, s.gc, s.recon, s.monitor, s.queue, s.remote, s.notifier, s.fleet} {
+	for _, pid := range []*actor.PID{s.loops, s.discover, s.gc, s.recon, s.monitor, s.queue, s.remote, s.notifier, s.fleet, s.fleetLeases} {
 		if pid != nil {
 			root.PoisonFuture(pid).Wait()
 		}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // FleetDirName is the fleet's directory under the home: the hub's credential, its
@@ -34,7 +35,7 @@ func FleetServable(method string) bool {
 }
 
 var (
-	fleetKeys    = []string{"host", "url", "creds", "nkey", "token_file", "ca", "cert", "key", "hub", "allow", "labels", "default_host"}
+	fleetKeys    = []string{"host", "url", "creds", "nkey", "token_file", "ca", "cert", "key", "hub", "allow", "labels", "default_host", "caps", "lease_ttl"}
 	fleetHubKeys = []string{"listen", "cert", "key", "ca"}
 )
 
@@ -70,7 +71,21 @@ type Fleet struct {
 	// DefaultHost is where this home's `agent run` and `agent ask` go without --host:
 	// "" (this host), a member's host, or any (docs/fleet.md §4.3).
 	DefaultHost string
+	// Caps are fleet-wide provider caps (per account, not per host): a member starts a
+	// capped provider's agent only while it holds a lease for its slot in the fleet's
+	// ORCR_LEASES bucket, on top of its own caps (docs/fleet.md §4.7). Empty: none.
+	Caps map[string]int
+	// LeaseTTL is how long a lease outlives its holder's last renewal (renewed every
+	// third of it): the time a dead member's slots stay taken.
+	LeaseTTL time.Duration
 }
+
+// DefaultLeaseTTL is fleet.lease_ttl's default (docs/fleet.md §4.7).
+const DefaultLeaseTTL = 30 * time.Second
+
+// MinLeaseTTL is fleet.lease_ttl's floor: renewals every third of it must fit a round
+// trip to the hub.
+const MinLeaseTTL = time.Second
 
 // FleetHub is `fleet.hub`: this orcr embeds the fleet's NATS server.
 type FleetHub struct {
@@ -124,8 +139,50 @@ func (l *loader) fleet(obj map[string]any) error {
 	if f.Labels, err = stringSet(obj, "labels", "labels", ValidHost, "a label: lowercase letters, digits and '-', at most 63"); err != nil {
 		return err
 	}
+	if f.Caps, err = fleetCaps(obj); err != nil {
+		return err
+	}
+	f.LeaseTTL = DefaultLeaseTTL
+	if d, ok, err := durationKey(obj, "lease_ttl", "fleet.lease_ttl"); err != nil {
+		return err
+	} else if ok {
+		if d < MinLeaseTTL {
+			return invalid("`fleet.lease_ttl` must be at least 1s")
+		}
+		f.LeaseTTL = d
+	}
 	return f.check()
 }
+
+// fleetCaps reads fleet.caps: provider name → a cap of at least 1 (nil when absent).
+func fleetCaps(obj map[string]any) (map[string]int, error) {
+	v, ok := obj["caps"]
+	if !ok {
+		return nil, nil
+	}
+	cobj, err := object(v, "fleet.caps")
+	if err != nil {
+		return nil, err
+	}
+	caps := map[string]int{}
+	for _, p := range sortedKeys(cobj) {
+		if !providerNameRE.MatchString(p) {
+			return nil, invalid("`fleet.caps." + p + "` does not name a provider (lowercase letters, digits, '_' and '-', at most 32)")
+		}
+		n, _, err := intKey(cobj, p, "fleet.caps."+p, maxFleetCap)
+		if err != nil {
+			return nil, err
+		}
+		if n < 1 {
+			return nil, invalid("`fleet.caps." + p + "` must be >= 1")
+		}
+		caps[p] = int(n)
+	}
+	return caps, nil
+}
+
+// maxFleetCap bounds a fleet cap: each slot is a key a member may try.
+const maxFleetCap = 10000
 
 // stringSet reads fleet.<key>, an array of strings each passing valid, without repeats
 // (nil when the key is absent); what and want name the items in the refusals.

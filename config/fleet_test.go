@@ -4,6 +4,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -17,13 +18,13 @@ func TestParseFleet(t *testing.T) {
 	}
 	cfg, warns, err := parse(t, `{"fleet":{"host":"gpu1","url":"tls://nats.example:4222","creds":"/c/orcr.creds",
 		"ca":"/c/ca.pem","cert":"/c/me.pem","key":"/c/me.key","allow":["agent.ls","agent.ls","agent.run","agent.kill"],
-		"labels":["gpu","big-disk","gpu"],"default_host":"any"}}`, nil)
+		"labels":["gpu","big-disk","gpu"],"default_host":"any","caps":{"claude":4,"codex":1},"lease_ttl":"10s"}}`, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := config.Fleet{On: true, Host: "gpu1", URL: "tls://nats.example:4222", Creds: "/c/orcr.creds",
 		CA: "/c/ca.pem", Cert: "/c/me.pem", Key: "/c/me.key", Allow: []string{"agent.ls", "agent.run", "agent.kill"},
-		Labels: []string{"gpu", "big-disk"}, DefaultHost: "any"}
+		Labels: []string{"gpu", "big-disk"}, DefaultHost: "any", Caps: map[string]int{"claude": 4, "codex": 1}, LeaseTTL: 10 * time.Second}
 	if diff := cmp.Diff(want, cfg.Fleet); diff != "" || len(warns) != 0 {
 		t.Fatalf("fleet (-want +got):\n%s\nwarnings %q", diff, warns)
 	}
@@ -34,7 +35,7 @@ func TestParseFleet(t *testing.T) {
 	host, _ := os.Hostname()
 	if cfg.Fleet.Host != config.HostFromHostname(host) || !config.ValidHost(cfg.Fleet.Host) ||
 		cfg.Fleet.Hub == nil || cfg.Fleet.Hub.Listen != "127.0.0.1:4222" || !cmp.Equal(cfg.Fleet.Allow, config.DefaultFleetAllow) ||
-		len(cfg.Fleet.Labels) != 0 || cfg.Fleet.DefaultHost != "" {
+		len(cfg.Fleet.Labels) != 0 || cfg.Fleet.DefaultHost != "" || cfg.Fleet.Caps != nil || cfg.Fleet.LeaseTTL != config.DefaultLeaseTTL {
 		t.Fatalf("hub with defaults: %+v", cfg.Fleet)
 	}
 	// A default host naming this host is the local server.
@@ -90,6 +91,13 @@ func TestParseFleetErrors(t *testing.T) {
 			"`fleet.labels[1]` must be a label: lowercase letters, digits and '-', at most 63"},
 		{"bad default host", `{"fleet":{"host":"a","hub":{"listen":"127.0.0.1:1"},"default_host":"web:1"}}`,
 			"`fleet.default_host` `web:1` is not a fleet host name (or any)"},
+		{"caps type", `{"fleet":{"host":"a","hub":{"listen":"127.0.0.1:1"},"caps":[1]}}`, "`fleet.caps` must be a JSON object"},
+		{"caps provider", `{"fleet":{"host":"a","hub":{"listen":"127.0.0.1:1"},"caps":{"Claude Code":1}}}`,
+			"`fleet.caps.Claude Code` does not name a provider (lowercase letters, digits, '_' and '-', at most 32)"},
+		{"caps zero", `{"fleet":{"host":"a","hub":{"listen":"127.0.0.1:1"},"caps":{"claude":0}}}`, "`fleet.caps.claude` must be >= 1"},
+		{"caps float", `{"fleet":{"host":"a","hub":{"listen":"127.0.0.1:1"},"caps":{"claude":1.5}}}`, "`fleet.caps.claude` must be a non-negative integer"},
+		{"caps huge", `{"fleet":{"host":"a","hub":{"listen":"127.0.0.1:1"},"caps":{"claude":10001}}}`, "`fleet.caps.claude` is too large"},
+		{"lease ttl short", `{"fleet":{"host":"a","hub":{"listen":"127.0.0.1:1"},"lease_ttl":"500ms"}}`, "`fleet.lease_ttl` must be at least 1s"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

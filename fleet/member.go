@@ -126,6 +126,9 @@ func connectOptions(f config.Fleet, token string) ([]nats.Option, error) {
 	return opts, nil
 }
 
+// Log is the member's logger (the server log).
+func (m *Member) Log() *slog.Logger { return m.log }
+
 // Close drains the connection (pending publishes and replies go out first, for at most
 // drainTimeout) and waits until it is closed; a connection that is down closes at once.
 func (m *Member) Close() {

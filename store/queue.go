@@ -54,8 +54,9 @@ const (
 		AND pane_id IS NULL AND starting_at < ?`
 	queryDeadlines = `SELECT uuid, status FROM agents WHERE managed = 1 AND deadline_at IS NOT NULL
 		AND deadline_at <= ? AND status NOT IN ('ended','lost') AND move_state = 'none'`
-	queryQueued = `SELECT uuid, path, COALESCE(agent, ''), account FROM agents WHERE status = 'queued' ORDER BY queue_seq, uuid`
-	querySlots  = `SELECT COALESCE(agent, ''), count(*) FROM agents WHERE managed = 1
+	queryQueued           = `SELECT uuid, path, COALESCE(agent, ''), account FROM agents WHERE status = 'queued' ORDER BY queue_seq, uuid`
+	queryQueuedByProvider = `SELECT COALESCE(agent, ''), count(*) FROM agents WHERE status = 'queued' GROUP BY agent`
+	querySlots            = `SELECT COALESCE(agent, ''), count(*) FROM agents WHERE managed = 1
 		AND status IN ('starting','working','idle','blocked','parked') GROUP BY agent`
 )
 

@@ -102,6 +102,12 @@ func (db *DB) SlotsUsed(ctx context.Context) (map[string]int64, error) {
 	return readSlots(db.r.QueryContext(ctx, querySlots))
 }
 
+// QueuedByProvider counts the queued rows by provider (the fleet-wide caps' demand,
+// docs/fleet.md §4.7).
+func (db *DB) QueuedByProvider(ctx context.Context) (map[string]int64, error) {
+	return readSlots(db.r.QueryContext(ctx, queryQueuedByProvider))
+}
+
 // LastScreen is the last screen kept of uuid's pane and when it was read
 // (docs/lifecycle.md §4.1); ok is false when none was kept.
 func (db *DB) LastScreen(ctx context.Context, uuid string) (text string, at int64, ok bool, err error) {

@@ -268,6 +268,32 @@ type FleetStatus struct {
 	LastPublishAt *int64 `json:"last_publish_at"`
 	// The last failed batch's error; null once a batch succeeded after it.
 	Error *string `json:"error"`
+	// The fleet-wide provider slots this member holds (fleet.caps); null without
+	// fleet caps.
+	Leases *FleetLeases `json:"leases"`
+}
+
+// FleetLeases is server.status's fleet.leases: the fleet-wide provider slots this
+// member holds (docs/fleet.md §4.7).
+type FleetLeases struct {
+	// waiting (no answer from the fleet yet: the capped providers start nothing), up
+	// (the slots held bound them) or down (the fleet has not answered for a lease TTL:
+	// this member's own caps alone hold).
+	State string `json:"state"`
+	// The last failed attempt's error; null once the fleet answered after it.
+	Error *string `json:"error"`
+	// One per capped provider, by name.
+	Providers []FleetLease `json:"providers"`
+}
+
+// FleetLease is one capped provider's slots.
+type FleetLease struct {
+	// The provider.
+	Provider string `json:"provider"`
+	// Its fleet-wide cap (fleet.caps).
+	Cap int `json:"cap"`
+	// The slots this member holds a lease for.
+	Held int `json:"held"`
 }
 
 // HerdrStatus is server.status's herdr object.

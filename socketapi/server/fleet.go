@@ -21,6 +21,7 @@ type fleetFaces struct {
 	hub    *fleet.Hub
 	member *fleet.Member
 	api    *fleet.Responder
+	leases *fleet.Leases // nil without fleet.caps
 }
 
 // startFleet joins the fleet (serving it first with fleet.hub), answers the API on the
@@ -78,9 +79,19 @@ func (s *Server) startFleet() (*fleetFaces, error) {
 		ff.close()
 		return nil, err
 	}
+	if len(f.Caps) > 0 {
+		ff.leases = m.Leases(info, f.Caps, f.LeaseTTL)
+		if err := s.system.StartFleetLeases(ff.leases); err != nil {
+			ff.close()
+			return nil, err
+		}
+	}
 	s.log.Info("fleet joined", "host", f.Host, "url", url, "hub", ff.hub != nil)
 	return ff, nil
 }
+
+// leaseReleaseTimeout bounds the release of the fleet-wide slots at a stop.
+const leaseReleaseTimeout = 2 * time.Second
 
 // stopAPI stops answering fleet calls (before the actors stop).
 func (ff *fleetFaces) stopAPI() {
@@ -96,6 +107,15 @@ func (ff *fleetFaces) close() {
 		return
 	}
 	ff.stopAPI()
+	if ff.leases != nil {
+		// The slots go back at once rather than after the lease TTL (the fleet-leases
+		// actor, which renews them, stopped before).
+		ctx, cancel := context.WithTimeout(context.Background(), leaseReleaseTimeout)
+		if err := ff.leases.Release(ctx); err != nil {
+			ff.member.Log().Warn("fleet: cannot release the provider slots; they go after the lease TTL", "err", err)
+		}
+		cancel()
+	}
 	if ff.member != nil {
 		ff.member.Close()
 	}

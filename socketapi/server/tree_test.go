@@ -70,7 +70,7 @@ func TestActorTreeMatchesDoc(t *testing.T) {
 	}
 	srv := sockettest.NewServer(t, sockettest.WithHerdr(t), sockettest.WithConfig(`{"remote": {"listen": "127.0.0.1:0"},
 		"notify": {"targets": {"desk": {"type": "herdr"}}, "rules": [{"events": ["blocked"], "targets": ["desk"]}]},
-		"fleet": {"host": "tree", "hub": {"listen": "127.0.0.1:0"}}}`))
+		"fleet": {"host": "tree", "hub": {"listen": "127.0.0.1:0"}, "caps": {"mock": 5}}}`))
 	c := srv.Client(t)
 	a, err := run(t, c, map[string]any{"path": "tree/one"})
 	if err != nil {

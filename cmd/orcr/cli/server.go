@@ -528,4 +528,14 @@ func writeFleet(b *strings.Builder, f *api.FleetStatus) {
 	if f.Error != nil {
 		fmt.Fprintf(b, "      error=%q\n", *f.Error)
 	}
+	if l := f.Leases; l != nil {
+		fmt.Fprintf(b, "  leases    state=%s", l.State)
+		for _, p := range l.Providers {
+			fmt.Fprintf(b, " %s=%d/%d", p.Provider, p.Held, p.Cap)
+		}
+		b.WriteString("\n")
+		if l.Error != nil {
+			fmt.Fprintf(b, "      error=%q\n", *l.Error)
+		}
+	}
 }

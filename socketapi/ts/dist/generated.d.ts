@@ -1684,6 +1684,31 @@ export interface ServerStatusResult {
          * until it does.
          */
         last_publish_at?: number | null;
+        /**
+         * The fleet-wide provider slots this member holds (fleet.caps); null without
+         * fleet caps.
+         */
+        leases?: {
+            /** The last failed attempt's error; null once the fleet answered after it. */
+            error?: string | null;
+            /** One per capped provider, by name. */
+            providers?: {
+                /** Its fleet-wide cap (fleet.caps). */
+                cap?: number;
+                /** The slots this member holds a lease for. */
+                held?: number;
+                /** The provider. */
+                provider?: string;
+                [key: string]: unknown;
+            }[] | null;
+            /**
+             * waiting (no answer from the fleet yet: the capped providers start nothing), up
+             * (the slots held bound them) or down (the fleet has not answered for a lease TTL:
+             * this member's own caps alone hold).
+             */
+            state?: string;
+            [key: string]: unknown;
+        } | null;
         /** The last event seq the fleet's stream acknowledged (the publish cursor). */
         published?: number;
         /**
