@@ -185,6 +185,12 @@ func wantEndedFailed(t *testing.T, h *home, name, uid string, start time.Time, w
 	poll.Eventually(t, time.Until(start.Add(within)), "the row of "+name+" to end within "+within.String()+" of its run", func() bool {
 		rows = h.lsRows(t, "--all", name)
 		return len(rows) == 1 && rows[0].Status == "ended"
+	}, func() string {
+		// What the row and the pane showed, and what the agent's log says: a start that
+		// did not fail as expected (once: ap/nudge still not ended after 150 s).
+		r := h.run("agent", "logs", "--screen", name)
+		l := h.run("agent", "logs", "--tail", "30", name)
+		return fmt.Sprintf("row %+v; the screen (exit %d):\n%s%s\nthe log (exit %d):\n%s%s", rows, r.exit, r.stdout, r.stderr, l.exit, l.stdout, l.stderr)
 	})
 	if rows[0].ExitReason == nil || *rows[0].ExitReason != "failed" || rows[0].EndedAt == nil {
 		t.Fatalf("the row ended, but not failed: %+v", rows[0])
