@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"slices"
 	"strconv"
 	"time"
@@ -73,7 +74,7 @@ func (l *Leases) Lease(ctx context.Context, want map[string]int) (map[string]int
 	}
 	val, _ := json.Marshal(Lease{Host: l.info.Host, ID: l.info.ID})
 	now := time.Now()
-	for _, p := range sortedKeys(l.caps) {
+	for _, p := range slices.Sorted(maps.Keys(l.caps)) {
 		c := l.caps[p]
 		w := min(max(want[p], 0), c)
 		h := l.held[p]
@@ -81,7 +82,7 @@ func (l *Leases) Lease(ctx context.Context, want map[string]int) (map[string]int
 			h = map[int]held{}
 			l.held[p] = h
 		}
-		for _, i := range sortedKeys(h) {
+		for _, i := range slices.Sorted(maps.Keys(h)) {
 			if now.Sub(h[i].at) < l.ttl/3 {
 				continue
 			}
@@ -107,7 +108,7 @@ func (l *Leases) Lease(ctx context.Context, want map[string]int) (map[string]int
 				h[i] = held{rev: rev, at: now}
 			}
 		}
-		idx := sortedKeys(h)
+		idx := slices.Sorted(maps.Keys(h))
 		for j := len(idx) - 1; j >= 0 && len(h) > w; j-- {
 			i := idx[j]
 			err := kv.Delete(ctx, LeaseKey(p, i), jetstream.LastRevision(h[i].rev))
@@ -203,13 +204,4 @@ func isWrongSeq(err error) bool {
 	var apiErr *jetstream.APIError
 	return errors.As(err, &apiErr) && (apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence ||
 		apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequenceConstant)
-}
-
-func sortedKeys[V any, K int | string](m map[K]V) []K {
-	out := make([]K, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
