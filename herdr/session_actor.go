@@ -214,7 +214,7 @@ func (a *sessionActor) onRequest(c actor.Context, p pendingOp) {
 	case stateConnecting:
 		a.queued = append(a.queued, p)
 	case stateFailed:
-		a.reply(c, p.sender, nil, a.downError())
+		a.reply(c, p.sender, nil, downError(a.name, a.failErr)) // as the supervisor answers while it is down
 	case stateUp:
 		if p.req.op.structural {
 			if a.busy {
@@ -293,21 +293,6 @@ func (a *sessionActor) reply(c actor.Context, to *actor.PID, v any, err error) {
 	if to != nil {
 		c.Send(to, &opReply{value: v, err: err})
 	}
-}
-
-// downError answers a request that reaches the session after it failed and before the
-// supervisor replaced it, as the supervisor answers one for a session that is down: a
-// version skew or a missing herdr stays itself, anything else is herdr_unreachable with
-// the failure (docs/herdr.md).
-func (a *sessionActor) downError() error {
-	if we, ok := wire.As(a.failErr); ok && (we.Cause() == wire.CauseHerdrVersionSkew || we.Cause() == wire.CauseHerdrMissing) {
-		return we
-	}
-	msg := "herdr session " + a.name + " is unreachable; reconnecting"
-	if a.failErr != nil {
-		msg += ": " + a.failErr.Error()
-	}
-	return a.unreachable(msg)
 }
 
 func (a *sessionActor) unreachable(msg string) error {

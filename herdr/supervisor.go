@@ -179,15 +179,21 @@ func (s *supervisor) down(e *sessionEntry, err error) {
 	e.timer = time.AfterFunc(d, func() { sys.Root.Send(self, tick) })
 }
 
-func (s *supervisor) downError(e *sessionEntry) error {
-	msg := "herdr session " + e.name + " is unreachable; reconnecting"
-	if e.lastErr != nil {
-		msg += ": " + e.lastErr.Error()
+func (s *supervisor) downError(e *sessionEntry) error { return downError(e.name, e.lastErr) }
+
+// downError is the answer to a call for session name while it is down after failing
+// with lastErr: a version skew or a missing herdr stays itself (a persistent cause stays
+// visible while the supervisor keeps retrying), anything else is herdr_unreachable
+// carrying the failure.
+func downError(name string, lastErr error) error {
+	if we, ok := wire.As(lastErr); ok && (we.Cause() == wire.CauseHerdrVersionSkew || we.Cause() == wire.CauseHerdrMissing) {
+		return we
 	}
-	if we, ok := wire.As(e.lastErr); ok && (we.Cause() == wire.CauseHerdrVersionSkew || we.Cause() == wire.CauseHerdrMissing) {
-		return we // a persistent cause stays visible while the supervisor keeps retrying
+	msg := "herdr session " + name + " is unreachable; reconnecting"
+	if lastErr != nil {
+		msg += ": " + lastErr.Error()
 	}
-	return wire.Env(wire.CauseHerdrUnreachable, msg, "session", e.name)
+	return wire.Env(wire.CauseHerdrUnreachable, msg, "session", name)
 }
 
 func (s *supervisor) health() []SessionHealth {
