@@ -179,7 +179,10 @@ type SubmitPlan struct {
 	// Gate reports the phrase of a provider screen that takes no prompt (a login or a
 	// trust question) a visible screen holds and its cause ([provider.Startup.Gate]);
 	// nil when orcr knows no such screen of the provider.
-	Gate          func(screen string) (phrase, cause string)
+	Gate func(screen string) (phrase, cause string)
+	// GateSettle is how long after a start's readiness wait Gate is still read before
+	// the first prompt is typed ([provider.Startup.GateSettle]).
+	GateSettle    time.Duration
 	Paste         bool
 	ClearKeys     []string
 	EnterDelay    time.Duration
@@ -464,10 +467,7 @@ func (w *agentWork) locateAt(target string) (string, bool) {
 // reaches it in one chunk when it does, where claude took the Enter for a newline
 // (docs/lifecycle.md §9.2).
 func (w *agentWork) waitReady(target string, plan SubmitPlan) {
-	poll := plan.ReadyPoll
-	if poll <= 0 {
-		poll = 400 * time.Millisecond
-	}
+	poll := plan.readyPoll()
 	start := time.Now()
 	prev, drawn := "", false
 	for readyWaitGoesOn(time.Since(start), drawn, plan) {
@@ -496,6 +496,20 @@ func (w *agentWork) waitReady(target string, plan SubmitPlan) {
 // claude or codex boots — as idle (docs/herdr.md §5.2).
 func statusShowsReady(st herdr.Status) bool {
 	return st == herdr.StatusWorking || st == herdr.StatusBlocked
+}
+
+// readyPoll is the readiness wait's poll interval: ReadyPoll, 400 ms when unset.
+func (p SubmitPlan) readyPoll() time.Duration {
+	if p.ReadyPoll <= 0 {
+		return 400 * time.Millisecond
+	}
+	return p.ReadyPoll
+}
+
+// gateSettleGoesOn is the bound of a start's reads for a screen that takes no prompt
+// after its readiness wait (docs/lifecycle.md §9.2): GateSettle.
+func gateSettleGoesOn(elapsed time.Duration, plan SubmitPlan) bool {
+	return elapsed < plan.GateSettle
 }
 
 // readyWaitGoesOn is the readiness wait's bound: ReadyBudget, and BlankBudget while

@@ -39,7 +39,8 @@ func (w *agentWork) settle(target, prompt string) error {
 
 // awaitStart is the readiness wait of a start (docs/lifecycle.md §9.2, decided by
 // [decideStart]), skipped for a provider whose submit_ready_ms is 0, then, when a
-// prompt is to follow, the check for a screen that takes no prompt. Every poll that can
+// prompt is to follow, the check for a screen that takes no prompt, repeated for the
+// provider's gate_settle_ms. Every poll that can
 // read the screen keeps it (the pane's last screen, kept with the row if the start
 // fails). A provider that exits is seen by its launcher's record (the launcher holds
 // the pane, its last screen on it) or, without one, by its pane vanishing. The first
@@ -47,10 +48,7 @@ func (w *agentWork) settle(target, prompt string) error {
 func (w *agentWork) awaitStart(target string, prompt bool) error {
 	plan := w.plan(w.st.Provider)
 	if plan.ReadyBudget > 0 {
-		poll := plan.ReadyPoll
-		if poll <= 0 {
-			poll = 400 * time.Millisecond
-		}
+		poll := plan.readyPoll()
 		begin := time.Now()
 		prev := ""
 	wait:
@@ -87,9 +85,20 @@ func (w *agentWork) awaitStart(target string, prompt bool) error {
 		}
 	}
 	if prompt && plan.Gate != nil {
-		if text, ok, _ := w.readScreen(target); ok {
-			if phrase, cause := plan.Gate(text); phrase != "" {
-				return gateError(w.st.Provider, phrase, cause, w.st.Cwd)
+		// A TUI may draw its input box and ask its question a moment later (claude's
+		// auto-mode question): the screen is read for it until the settle time is up.
+		begin := time.Now()
+		for {
+			if text, ok, _ := w.readScreen(target); ok {
+				if phrase, cause := plan.Gate(text); phrase != "" {
+					return gateError(w.st.Provider, phrase, cause, w.st.Cwd)
+				}
+			}
+			if !gateSettleGoesOn(time.Since(begin), plan) {
+				break
+			}
+			if !w.sleepCtx(min(plan.readyPoll(), plan.GateSettle)) {
+				return nil // canceled: the caller's cut() sees it
 			}
 		}
 	}

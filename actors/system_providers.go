@@ -132,11 +132,11 @@ func (p systemProviders) Submit(name string) SubmitPlan {
 	}
 	st := prov.Startup(s.cfg.Config)
 	var gate func(string) (string, string)
-	if len(st.LoginScreens)+len(st.TrustScreens) > 0 {
+	if len(st.LoginScreens)+len(st.LoginPatterns)+len(st.TrustScreens)+len(st.SetupScreens) > 0 {
 		gate = st.Gate
 	}
 	return SubmitPlan{
-		Gate:        gate,
+		Gate: gate, GateSettle: st.GateSettle,
 		ReadyBudget: st.ReadyBudget, BlankBudget: s.cfg.Config.Timings.MaxStarting, ReadyPoll: st.ReadyPoll, Paste: st.Paste, ClearKeys: st.ClearKeys,
 		EnterDelay:    st.EnterDelay,
 		ConfirmBudget: st.Confirm.Budget, ConfirmPoll: st.Confirm.Poll, RetypeDelay: st.Confirm.RetypeDelay,

@@ -32,7 +32,7 @@ var (
 	integrationKeys = []string{
 		"fast_turn_grace_ms", "idle_stable_ms", "transcript_settle_ms", "transcript_freshness_timeout_ms",
 		"shutdown_grace_ms", "submit_ready_ms", "submit_confirm_ms", "submit_attempts", "stall_after_ms",
-		"submit_enter_delay_ms",
+		"submit_enter_delay_ms", "gate_settle_ms",
 	}
 	routingKeys = []string{"fallback"}
 )

@@ -389,12 +389,12 @@ func TestParseMerge(t *testing.T) {
 			func(c *config.Config) { c.Logs = config.Logs{MaxBytes: 9223372036854775807, MaxFiles: 4294967295} }, nil,
 		},
 		{
-			"integrations all keys", `{"integrations":{"claude":{"fast_turn_grace_ms":1,"idle_stable_ms":2,"transcript_settle_ms":0,"transcript_freshness_timeout_ms":4,"shutdown_grace_ms":5,"submit_ready_ms":6,"submit_confirm_ms":7,"submit_attempts":8,"submit_enter_delay_ms":9}}}`,
+			"integrations all keys", `{"integrations":{"claude":{"fast_turn_grace_ms":1,"idle_stable_ms":2,"transcript_settle_ms":0,"transcript_freshness_timeout_ms":4,"shutdown_grace_ms":5,"submit_ready_ms":6,"submit_confirm_ms":7,"submit_attempts":8,"submit_enter_delay_ms":9,"gate_settle_ms":10}}}`,
 			func(c *config.Config) {
 				c.Integrations["claude"] = config.TuningOverride{
 					FastTurnGraceMS: ptr(1), IdleStableMS: ptr(2), TranscriptSettleMS: ptr(0), TranscriptFreshnessTimeoutMS: ptr(4),
 					ShutdownGraceMS: ptr(5), SubmitReadyMS: ptr(6), SubmitConfirmMS: ptr(7), SubmitAttempts: ptr(8),
-					SubmitEnterDelayMS: ptr(9),
+					SubmitEnterDelayMS: ptr(9), GateSettleMS: ptr(10),
 				}
 			}, nil,
 		},

@@ -27,6 +27,11 @@ type Tuning struct {
 	// it is marked stalled (docs/lifecycle.md §10.7); 0 turns the stall signal off. The
 	// built-in value is timings.stall_after ([Config.TuningFor]).
 	StallAfter time.Duration
+	// GateSettle is gate_settle_ms: how long after a start is judged ready the screen
+	// is still read for a login, trust or setup question before the first prompt is
+	// typed (docs/lifecycle.md §9.2), for a TUI that draws its input box first and its
+	// question a moment later; 0 reads it once.
+	GateSettle time.Duration
 }
 
 // TuningOverride is one integrations.<provider> object of config.json. A nil field was
@@ -43,6 +48,7 @@ type TuningOverride struct {
 	SubmitAttempts               *int64
 	StallAfterMS                 *int64
 	SubmitEnterDelayMS           *int64
+	GateSettleMS                 *int64
 }
 
 // fields returns pointers to o's fields in integrationKeys order.
@@ -50,14 +56,14 @@ func (o *TuningOverride) fields() []**int64 {
 	return []**int64{
 		&o.FastTurnGraceMS, &o.IdleStableMS, &o.TranscriptSettleMS, &o.TranscriptFreshnessTimeoutMS,
 		&o.ShutdownGraceMS, &o.SubmitReadyMS, &o.SubmitConfirmMS, &o.SubmitAttempts,
-		&o.StallAfterMS, &o.SubmitEnterDelayMS,
+		&o.StallAfterMS, &o.SubmitEnterDelayMS, &o.GateSettleMS,
 	}
 }
 
 // BuiltinTuning returns the built-in tuning of provider: the mock values for "mock",
 // the claude/codex values for every other name (including unknown providers), but
-// qwen's submit_confirm_ms and submit_attempts, 45000 and 24, and opencode's
-// submit_attempts, 0.
+// qwen's submit_confirm_ms and submit_attempts, 45000 and 24, opencode's
+// submit_attempts, 0, and claude's gate_settle_ms, 2000 (0 for the others).
 func BuiltinTuning(provider string) Tuning {
 	if provider == MockProvider {
 		return Tuning{
@@ -92,6 +98,13 @@ func BuiltinTuning(provider string) Tuning {
 		// took at once, so typing again did not send one twice: more of them, for longer.
 		t.SubmitConfirm, t.SubmitAttempts = 45*time.Second, 24
 	}
+	if provider == claudeProvider {
+		// claude 2.1.328 started in its manual permission mode draws its input box and
+		// then asks whether to make auto mode the default; on a loaded machine the
+		// question came 150 ms after a screen that already read as ready, and longer
+		// gaps let a prompt be typed into it (docs/providers.md §5.2).
+		t.GateSettle = 2000 * time.Millisecond
+	}
 	if provider == opencodeProvider {
 		// opencode takes a prompt out of its input box before it draws it in the
 		// conversation, and under load the gap outlasts a confirmation poll: a prompt
@@ -102,8 +115,9 @@ func BuiltinTuning(provider string) Tuning {
 	return t
 }
 
-// The contract built-ins with a tuning of their own (docs/providers.md §12.3, §12.4).
+// The providers with a tuning of their own (docs/providers.md §5.2, §12.3, §12.4).
 const (
+	claudeProvider   = "claude"
 	qwenProvider     = "qwen"
 	opencodeProvider = "opencode"
 )
@@ -131,6 +145,7 @@ func (o TuningOverride) Apply(t Tuning) Tuning {
 	ms(o.SubmitConfirmMS, &t.SubmitConfirm)
 	ms(o.StallAfterMS, &t.StallAfter)
 	ms(o.SubmitEnterDelayMS, &t.SubmitEnterDelay)
+	ms(o.GateSettleMS, &t.GateSettle)
 	if o.SubmitAttempts != nil {
 		t.SubmitAttempts = int(uint32(*o.SubmitAttempts))
 	}

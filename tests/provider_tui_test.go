@@ -469,6 +469,24 @@ func TestLoginScreenEndsStartFailed(t *testing.T) {
 	}
 }
 
+// TestLateLoginScreenEndsStartFailed: a TUI that draws its input box and asks its
+// question a moment later (claude's auto-mode question on a loaded machine,
+// docs/providers.md §5.2) is not typed into either: the screen is read again for the
+// provider's gate_settle_ms after the readiness wait, and the start fails as at a
+// question shown first. Without the settle the prompt was typed before the question.
+func TestLateLoginScreenEndsStartFailed(t *testing.T) {
+	t.Parallel()
+	h, _ := herdrHome(t, `{"timings": {"max_starting": "30s"}, "integrations": {"mock": {"submit_ready_ms": 5000, "gate_settle_ms": 4000}}}`)
+	h.env = append(h.env, "ORCR_MOCK_LATE_BANNER=Please Log In to the mock", "ORCR_MOCK_LATE_BANNER_MS=1500",
+		"ORCR_MOCK_LOGIN_SCREEN=log in to the mock")
+	start := time.Now()
+	uid, _ := runAgent(t, h, "-a", "mock", "--name", "late", "-p", "say=hi")
+	wantEndedFailed(t, h, "late", uid, start, 30*time.Second, "mock is at its login screen (`log in to the mock` on screen)")
+	if b, err := os.ReadFile(filepath.Join(h.dir, "data", "late", uid, provider.MockTranscriptFile)); err == nil && bytes.Contains(b, []byte("say=hi")) {
+		t.Errorf("the prompt reached the mock before its late login screen:\n%s", b)
+	}
+}
+
 // stopServer stops h's server, so that the next CLI call starts one with h.env.
 func stopServer(t *testing.T, h *home) {
 	t.Helper()

@@ -420,6 +420,7 @@ func TestRecipes(t *testing.T) {
 	claudeStartup.LoginScreens = []string{"do you want to use this api key"}
 	claudeStartup.TrustScreens = []string{"is this a project you created or one you trust", "yes, i trust this folder"}
 	claudeStartup.SetupScreens = []string{"make auto mode your default permission mode"}
+	claudeStartup.GateSettle = 2 * time.Second // its auto-mode question comes after its input box (§5.2)
 	mockStartup := provider.Startup{
 		SessionPoll: 150 * time.Millisecond, SessionWait: 3 * time.Second,
 		ReadyBudget: 0, ReadyPoll: 400 * time.Millisecond,

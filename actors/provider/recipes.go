@@ -61,6 +61,10 @@ type Startup struct {
 	// idle too). On expiry deliver anyway.
 	ReadyBudget time.Duration
 	ReadyPoll   time.Duration
+	// GateSettle (gate_settle_ms) is how long after the readiness wait the screen is
+	// still read, every ReadyPoll, for a login, trust or setup screen ([Startup.Gate])
+	// before the first prompt is typed; 0 reads it once.
+	GateSettle time.Duration
 
 	// Paste types the prompt as one bracketed paste, so its newlines are part of the
 	// text and only the Enter after it submits (docs/providers.md §5). claude, codex
@@ -176,6 +180,7 @@ func startupFor(t config.Tuning) Startup {
 		SessionWait: SessionPollTimeout,
 		ReadyBudget: t.SubmitReady,
 		ReadyPoll:   ReadyPollInterval,
+		GateSettle:  t.GateSettle,
 		Paste:       true,
 		ClearKeys:   append([]string(nil), clearInputKeys...),
 		EnterDelay:  t.SubmitEnterDelay,

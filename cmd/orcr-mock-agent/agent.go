@@ -30,7 +30,11 @@ func (a *agent) start() {
 	a.scr.mu.Lock()
 	a.scr.status = "idle"
 	a.scr.mu.Unlock()
-	a.scr.setHeader(a.cfg.banner, "mock agent "+a.cfg.agentName+"  path "+path)
+	line := "mock agent " + a.cfg.agentName + "  path " + path
+	a.scr.setHeader(a.cfg.banner, line)
+	if late := a.cfg.lateBanner; late != "" {
+		time.AfterFunc(time.Duration(a.cfg.lateBannerMS)*time.Millisecond, func() { a.scr.setHeader(late, line) })
+	}
 	if resumed != "" {
 		a.scr.addLines(resumed)
 	}

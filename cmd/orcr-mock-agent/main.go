@@ -73,6 +73,7 @@
 //	ORCR_MOCK_START_DELAY_MS       after taking the terminal (raw mode), draw nothing and read nothing this long, like a TUI that boots slowly
 //	ORCR_MOCK_START_FAIL           fail at start: after the start delay, show this text and exit with status 1, like a TUI that refuses to start
 //	ORCR_MOCK_START_FAIL_MS        how long the failed start's text stays on screen before the exit (default 0)
+//	ORCR_MOCK_LATE_BANNER          banner text that replaces the first banner ORCR_MOCK_LATE_BANNER_MS (default 1000) after it was drawn, like a TUI that draws its input box and asks a question a moment later
 //	ORCR_MOCK_QUIT_DELAY_MS        after "/quit", show "quitting" and exit only this long later, like a TUI that saves its session on the way out; a signal meanwhile exits at once
 //	ORCR_MOCK_LATE_TRANSCRIPT_MS   write the turn's transcript lines this long after reporting its final state
 //	ORCR_MOCK_NO_REPORT            never contact herdr
@@ -235,6 +236,8 @@ type config struct {
 	startDelayMS     int
 	startFail        string // ORCR_MOCK_START_FAIL: the message of a start that fails; "" starts
 	startFailMS      int
+	lateBanner       string // ORCR_MOCK_LATE_BANNER: the banner that replaces the first one later
+	lateBannerMS     int
 	quitDelayMS      int
 	lateTranscriptMS int
 	noReport         bool
@@ -294,6 +297,8 @@ func loadConfig(getenv func(string) string, logf func(string, ...any)) config {
 		startDelayMS:     intKnob("ORCR_MOCK_START_DELAY_MS", 0, maxDirectiveMS),
 		startFail:        getenv("ORCR_MOCK_START_FAIL"),
 		startFailMS:      intKnob("ORCR_MOCK_START_FAIL_MS", 0, maxDirectiveMS),
+		lateBanner:       getenv("ORCR_MOCK_LATE_BANNER"),
+		lateBannerMS:     intKnob("ORCR_MOCK_LATE_BANNER_MS", 1000, maxDirectiveMS),
 		quitDelayMS:      intKnob("ORCR_MOCK_QUIT_DELAY_MS", 0, maxDirectiveMS),
 		lateTranscriptMS: intKnob("ORCR_MOCK_LATE_TRANSCRIPT_MS", 0, maxDirectiveMS),
 		noReport:         boolKnob("ORCR_MOCK_NO_REPORT"),
