@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -29,6 +30,29 @@ func fleetHome(t *testing.T, doc string) *home {
 	return h
 }
 
+// fleetPair starts the servers of two homes of the real binary: hub, which embeds the
+// fleet's NATS server on a free loopback port, and web, a member joined to it with the
+// hub's token. It returns them with the hub's url and the token's path.
+func fleetPair(t *testing.T) (hub, web *home, url, tok string) {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url, port := "nats://"+l.Addr().String(), l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	hub = fleetHome(t, fmt.Sprintf(`{"fleet": {"host": "hub", "hub": {"listen": "127.0.0.1:%d"}}}`, port))
+	if r := hub.run("server", "start"); r.exit != 0 {
+		t.Fatalf("hub start: %+v", r)
+	}
+	tok = filepath.Join(hub.dir, config.FleetDirName, fleetpkg.HubTokenName)
+	web = fleetHome(t, fmt.Sprintf(`{"fleet": {"host": "web", "url": %q, "token_file": %q}}`, url, tok))
+	if r := web.run("server", "start"); r.exit != 0 {
+		t.Fatalf("web start: %+v", r)
+	}
+	return hub, web, url, tok
+}
+
 // emitEvents commits n events on h's server and returns the last one's seq.
 func emitEvents(t *testing.T, h *home, n int) int64 {
 	t.Helper()
@@ -50,22 +74,7 @@ func emitEvents(t *testing.T, h *home, n int) int64 {
 func TestFleetHubKill9(t *testing.T) {
 	t.Parallel()
 	heavy(t)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	url := "nats://" + l.Addr().String()
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	hub := fleetHome(t, fmt.Sprintf(`{"fleet": {"host": "hub", "hub": {"listen": "127.0.0.1:%d"}}}`, port))
-	if r := hub.run("server", "start"); r.exit != 0 {
-		t.Fatalf("hub start: %+v", r)
-	}
-	tok := filepath.Join(hub.dir, config.FleetDirName, fleetpkg.HubTokenName)
-	web := fleetHome(t, fmt.Sprintf(`{"fleet": {"host": "web", "url": %q, "token_file": %q}}`, url, tok))
-	if r := web.run("server", "start"); r.exit != 0 {
-		t.Fatalf("web start: %+v", r)
-	}
+	hub, web, url, tok := fleetPair(t)
 	webHead, hubHead := emitEvents(t, web, 30), emitEvents(t, hub, 10)
 	// A server may commit events of its own after these: a host's stream is checked to
 	// hold 1..n once each for some n at least the head.
@@ -115,4 +124,51 @@ func TestFleetHubKill9(t *testing.T) {
 		f, _ := st["fleet"].(map[string]any)
 		return f["connection"] == "connected" && f["lag"] == float64(0)
 	})
+}
+
+// `orcr top --fleet` in a real terminal on the hub: web's agents show under "web:"
+// beside the hub's own, and once web's server is stopped its node says it is
+// unreachable and keeps its agents as they were; on a home in no fleet, `top --fleet`
+// says so and exits 2 (docs/top.md §7).
+func TestTopAcrossHostsInATerminal(t *testing.T) {
+	t.Parallel()
+	hub, web, _, _ := fleetPair(t)
+	setAgent := func(h *home, uuid, path, status string) {
+		c := &socketapi.Client{Socket: filepath.Join(h.dir, "orcr.sock")}
+		if err := c.Call(context.Background(), "__debug.set_agent", map[string]any{"uuid": uuid, "path": path, "status": status}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setAgent(hub, "0190c000-0000-7000-8000-000000000001", "local/one", "idle")
+	setAgent(web, "0190c000-0000-7000-8000-000000000002", "review/two", "working")
+
+	term := newTmuxSize(t, hub.env, "topfleet", topCmd("--fleet"), 120, 30)
+	term.waitScreen(30*time.Second, "web's agent under web:", func(s string) bool {
+		return strings.Contains(s, "⌂ web:") && strings.Contains(s, "● two") && strings.Contains(s, "✓ one") &&
+			strings.Contains(s, "fleet: 1 other host")
+	})
+	if r := web.run("server", "stop"); r.exit != 0 {
+		t.Fatalf("web stop: %+v", r)
+	}
+	term.waitScreen(30*time.Second, "web unreachable, its agent kept", func(s string) bool {
+		return strings.Contains(s, "(1 unreachable)") && strings.Contains(lineOf(s, "⌂ web:"), "unreachable") && strings.Contains(s, "● two")
+	})
+	term.keys(true, "q")
+	term.waitScreen(10*time.Second, "top's exit", func(s string) bool { return strings.Contains(s, "EXIT=0") })
+
+	lone := fleetHome(t, `{}`)
+	alone := newTmuxSize(t, lone.env, "toplone", topCmd("--fleet"), 120, 10)
+	alone.waitScreen(30*time.Second, "top --fleet refused on a home in no fleet", func(s string) bool {
+		return strings.Contains(s, "EXIT=2") && strings.Contains(s, "fleet")
+	})
+}
+
+// lineOf is the first line of screen holding sub ("" when none).
+func lineOf(screen, sub string) string {
+	for l := range strings.SplitSeq(screen, "\n") {
+		if strings.Contains(l, sub) {
+			return l
+		}
+	}
+	return ""
 }

@@ -113,7 +113,7 @@ var verbMethods = map[string][]string{
 	"server restart": {"server.handshake", "server.stop"},
 	"server status":  {"server.status"},
 	"api snapshot":   {"api.snapshot"},
-	"top":            {"watch.open", "events.subscribe", "server.status", "agent.ls", "agent.send", "agent.kill", "agent.wait", "agent.logs"},
+	"top":            {"watch.open", "events.subscribe", "server.status", "agent.ls", "agent.send", "agent.kill", "agent.wait", "agent.logs", "fleet.members", "fleet.call"},
 	"mcp serve":      append([]string{"server.handshake", "mcp.auth"}, mcp.Methods()...),
 	"mcp token":      {"mcp.token"},
 	"statusline":     {"quota.record"},

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/orcr-go/orcr/cmd/orcr/top"
+	"github.com/orcr-go/orcr/socketapi"
 	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/store/agentpath"
@@ -17,6 +18,7 @@ type topCmd struct {
 	Managed   bool   `help:"Only managed agents (the default)."`
 	Unmanaged bool   `help:"Only unmanaged agents."`
 	Loops     bool   `help:"Loops and their active runs only."`
+	Fleet     bool   `help:"Also the agents of the other members of this server's fleet, each under its host."`
 }
 
 // Run implements `orcr top` (docs/cli.md §5.25, docs/top.md): check the flags, auto-start
@@ -37,6 +39,12 @@ func (c *topCmd) Run(a *app) error {
 	cl, err := a.connect()
 	if err != nil {
 		return err
+	}
+	if c.Fleet {
+		// A home in no fleet is told so before the screen takes the terminal.
+		if _, err := socketapi.Invoke(a.ctx, cl, api.FleetMembers, api.NoParams{}); err != nil {
+			return err
+		}
 	}
 	scope := cl.CurrentScope()
 	pattern := c.Pattern
@@ -59,6 +67,7 @@ func (c *topCmd) Run(a *app) error {
 		Scope:   scope,
 		Actions: top.ClientActions(cl, self),
 		NoColor: a.env.Getenv("NO_COLOR") != "",
+		Fleet:   c.Fleet,
 	}
 	return top.Run(a.ctx, cl, cfg, in, a.env.Stdout)
 }

@@ -69,14 +69,16 @@ const (
 	modeKill
 )
 
-// Actions are what the keys do beyond the view. [NewClientActions] makes them from the
-// Go SDK; every one runs as a tea.Cmd, off the UI loop.
+// Actions are what the keys do beyond the view. [ClientActions] makes them from the
+// Go SDK; every one runs as a tea.Cmd, off the UI loop. host is the fleet member the
+// agents run on, "" for this server's own (`top --fleet`, docs/top.md §7).
 type Actions struct {
-	Send   func(ctx context.Context, uuid, prompt string) (api.SendResult, error)
-	Kill   func(ctx context.Context, targets []string) (api.KillResult, error)
-	Wait   func(ctx context.Context, targets []string) (api.WaitResult, error)
-	Detail func(ctx context.Context, uuid string) ([]api.LogEntry, *api.Response, error)
-	// Attach is the command `a` runs in the terminal while the UI is suspended.
+	Send   func(ctx context.Context, host, uuid, prompt string) (api.SendResult, error)
+	Kill   func(ctx context.Context, host string, targets []string) (api.KillResult, error)
+	Wait   func(ctx context.Context, host string, targets []string) (api.WaitResult, error)
+	Detail func(ctx context.Context, host, uuid string) ([]api.LogEntry, *api.Response, error)
+	// Attach is the command `a` runs in the terminal while the UI is suspended (this
+	// server's agents only: an attach runs herdr on the agent's own host).
 	Attach func(uuid string) *exec.Cmd
 }
 
@@ -120,6 +122,12 @@ type Model struct {
 	// screen is the last Render, redone only when stale.
 	screen string
 	stale  bool
+	// fleet shows the other members' agents (`top --fleet`): remotes as last read,
+	// fleetErr when the last round failed.
+	fleet    bool
+	remotes  []Remote
+	fleetErr string
+	killHost string
 }
 
 type detail struct {
@@ -142,14 +150,17 @@ type Config struct {
 	Location *time.Location
 	// NoColor drops every colour (NO_COLOR); bold and dim stay.
 	NoColor bool
-	Width   int
-	Height  int
+	// Fleet adds the other members of the server's fleet, each under its host
+	// (docs/top.md §7).
+	Fleet  bool
+	Width  int
+	Height int
 }
 
 // NewModel returns the model before its first snapshot.
 func NewModel(c Config) *Model {
 	m := &Model{opts: c.Options, scope: c.Scope, acts: c.Actions, now: c.Now, loc: c.Location,
-		styles: newStyles(c.NoColor), width: c.Width, height: c.Height, folded: map[string]bool{}}
+		styles: newStyles(c.NoColor), width: c.Width, height: c.Height, folded: map[string]bool{}, fleet: c.Fleet}
 	if m.now == nil {
 		m.now = time.Now
 	}
@@ -212,6 +223,10 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil // no row changed: attach leases, provider pauses, debug events
 		}
 		return m, m.frameCmd()
+	case fleetMsg:
+		m.mergeFleet(msg)
+		m.rebuild()
+		return m, tea.Batch(m.detailCmd(), m.clockCmd())
 	case statusMsg:
 		m.status = &msg.status
 		m.clampScroll() // the quota line may have come or gone
@@ -298,6 +313,9 @@ func (m *Model) rebuild() {
 		snap = m.data.Snapshot()
 	}
 	m.tree = Build(snap, m.opts)
+	if m.fleet {
+		graftRemote(m.tree, m.remotes, m.opts)
+	}
 	m.counts = countFleet(snap)
 	m.relayout()
 }
@@ -485,21 +503,48 @@ func (m *Model) send(prompt string) tea.Cmd {
 		m.setMsg("nothing sent (empty prompt)", nil)
 		return nil
 	}
-	uuid, path := n.Agent.UUID, n.Agent.Path
+	host, uuid, path := n.Host, n.Agent.UUID, hostPath(n.Host, n.Agent.Path)
 	m.setMsg("sending to "+path+"…", nil)
 	return func() tea.Msg {
-		r, err := m.acts.Send(context.Background(), uuid, prompt)
+		r, err := m.acts.Send(context.Background(), host, uuid, prompt)
 		if err != nil {
 			return doneMsg{text: "send to " + path, err: err}
 		}
-		return doneMsg{text: fmt.Sprintf("sent to %s (it was %s)", r.Path, r.DeliveredWhile)}
+		return doneMsg{text: fmt.Sprintf("sent to %s (it was %s)", hostPath(host, r.Path), r.DeliveredWhile)}
 	}
 }
 
 // subtreeTargets are the absolute targets naming n and everything under it, and what
-// to call them.
+// to call them; on n's host (a host node: the uuids of the agents shown under it).
 func subtreeTargets(n *Node) (targets []string, name string) {
+	if n.Host != "" {
+		if n.Kind == KindHost {
+			for _, a := range n.Subtree() {
+				targets = append(targets, a.UUID)
+			}
+			return targets, "all agents on " + n.Host
+		}
+		t, name := localTargets(n)
+		return t, hostPath(n.Host, name)
+	}
+	return localTargets(n)
+}
+
+// hostPath is path on host as the CLI writes it, `<host>:<path>`; path alone for this
+// server's own.
+func hostPath(host, path string) string {
+	if host == "" {
+		return path
+	}
+	return host + ":" + path
+}
+
+// localTargets are the absolute targets naming n and everything under it on its own
+// server.
+func localTargets(n *Node) (targets []string, name string) {
 	switch {
+	case n.Kind == KindHost:
+		return nil, ""
 	case n.Kind == KindDone:
 		for _, c := range n.Children {
 			targets = append(targets, "/"+c.Agent.Path)
@@ -522,7 +567,7 @@ func (m *Model) askKill() tea.Cmd {
 		return nil
 	}
 	targets, name := subtreeTargets(n)
-	m.mode, m.killIDs = modeKill, targets
+	m.mode, m.killIDs, m.killHost = modeKill, targets, n.Host
 	m.killFor = fmt.Sprintf("kill %s (%d %s)? y/n", name, n.Agents, plural(n.Agents, "agent", "agents"))
 	return nil
 }
@@ -533,13 +578,13 @@ func (m *Model) killKey(k tea.KeyPressMsg) tea.Cmd {
 		m.setMsg("kill canceled", nil)
 		return nil
 	}
-	targets, what := m.killIDs, strings.TrimSuffix(strings.TrimPrefix(m.killFor, "kill "), "? y/n")
+	host, targets, what := m.killHost, m.killIDs, strings.TrimSuffix(strings.TrimPrefix(m.killFor, "kill "), "? y/n")
 	if m.acts.Kill == nil {
 		return nil
 	}
 	m.setMsg("killing "+what+"…", nil)
 	return func() tea.Msg {
-		r, err := m.acts.Kill(context.Background(), targets)
+		r, err := m.acts.Kill(context.Background(), host, targets)
 		if err != nil {
 			return doneMsg{text: "kill", err: err}
 		}
@@ -553,6 +598,10 @@ func (m *Model) killKey(k tea.KeyPressMsg) tea.Cmd {
 
 func (m *Model) attach() tea.Cmd {
 	n := m.selected()
+	if n != nil && n.Host != "" && n.Agent != nil {
+		m.setMsg("an attach runs herdr on the agent's own host: run orcr agent attach "+n.Agent.Path+" on "+n.Host, nil)
+		return nil
+	}
 	if n == nil || n.Agent == nil || n.Agent.Status.Gone() || n.Agent.PaneID == nil || m.acts.Attach == nil {
 		m.setMsg("select an agent with a pane to attach to", nil)
 		return nil
@@ -606,9 +655,10 @@ func (m *Model) wait() tea.Cmd {
 		return nil
 	}
 	targets, name := subtreeTargets(n)
+	host := n.Host
 	m.setMsg(fmt.Sprintf("waiting for %s (%d %s)…", name, n.Agents, plural(n.Agents, "agent", "agents")), nil)
 	return func() tea.Msg {
-		r, err := m.acts.Wait(context.Background(), targets)
+		r, err := m.acts.Wait(context.Background(), host, targets)
 		if err != nil {
 			return doneMsg{text: "wait " + name, err: err}
 		}
@@ -620,7 +670,7 @@ func (m *Model) wait() tea.Cmd {
 		}
 		text := fmt.Sprintf("%s settled: %d of %d ok", name, ok, len(r.Targets))
 		if len(r.Targets) == 1 {
-			text = fmt.Sprintf("%s settled: %s", r.Targets[0].Path, r.Targets[0].Reason)
+			text = fmt.Sprintf("%s settled: %s", hostPath(host, r.Targets[0].Path), r.Targets[0].Reason)
 		}
 		return doneMsg{text: text}
 	}
@@ -644,11 +694,31 @@ func (m *Model) detailCmd() tea.Cmd {
 	m.detailStamp = stamp
 	m.detail.ver++
 	m.detail.loading = true
-	uuid, ver := a.UUID, m.detail.ver
+	host, uuid, ver := n.Host, a.UUID, m.detail.ver
 	return func() tea.Msg {
-		entries, resp, err := m.acts.Detail(context.Background(), uuid)
+		entries, resp, err := m.acts.Detail(context.Background(), host, uuid)
 		return detailMsg{uuid: uuid, ver: ver, entries: entries, response: resp, err: err}
 	}
+}
+
+// mergeFleet takes a round of the fleet reader: a member that did not answer keeps the
+// agents top last read of it (shown as they were then, docs/top.md §7).
+func (m *Model) mergeFleet(msg fleetMsg) {
+	if msg.err != nil {
+		m.fleetErr = shortErr(msg.err)
+		return
+	}
+	m.fleetErr = ""
+	old := map[string]Remote{}
+	for _, r := range m.remotes {
+		old[r.Host] = r
+	}
+	for i, r := range msg.hosts {
+		if o, ok := old[r.Host]; ok && !r.Reachable {
+			msg.hosts[i].Rows, msg.hosts[i].At = o.Rows, o.At
+		}
+	}
+	m.remotes = msg.hosts
 }
 
 func plural(n int, one, many string) string {

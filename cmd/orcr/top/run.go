@@ -30,29 +30,37 @@ const (
 // binary `a` runs as `orcr agent attach <uuid>`.
 func ClientActions(cl *socketapi.Client, self string) Actions {
 	return Actions{
-		Send: func(ctx context.Context, uuid, prompt string) (api.SendResult, error) {
-			return cl.Send(ctx, api.SendRequest{Target: uuid, Prompt: prompt})
+		Send: func(ctx context.Context, host, uuid, prompt string) (api.SendResult, error) {
+			return onHost(ctx, cl, host, api.AgentSend, api.SendRequest{Target: uuid, Prompt: prompt}, cl.Send)
 		},
-		Kill: func(ctx context.Context, targets []string) (api.KillResult, error) {
-			return cl.Kill(ctx, api.KillRequest{Targets: targets})
+		Kill: func(ctx context.Context, host string, targets []string) (api.KillResult, error) {
+			return onHost(ctx, cl, host, api.AgentKill, api.KillRequest{Targets: targets}, cl.Kill)
 		},
-		Wait: func(ctx context.Context, targets []string) (api.WaitResult, error) {
-			return cl.Wait(ctx, api.WaitRequest{Targets: targets})
+		Wait: func(ctx context.Context, host string, targets []string) (api.WaitResult, error) {
+			// Locally the SDK's wait, which rides over a restart of the server.
+			return onHost(ctx, cl, host, api.AgentWait, api.WaitRequest{Targets: targets}, cl.Wait)
 		},
-		Detail: func(ctx context.Context, uuid string) ([]api.LogEntry, *api.Response, error) {
-			ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		Detail: func(ctx context.Context, host, uuid string) ([]api.LogEntry, *api.Response, error) {
+			bound := 5 * time.Second
+			if host != "" {
+				bound = memberLsBound // the member's own bound and the way back
+			}
+			ctx, cancel := context.WithTimeout(ctx, bound)
 			defer cancel()
+			logs := func(req api.LogsRequest) (api.LogsResult, error) {
+				return onHost(ctx, cl, host, api.AgentLogs, req, cl.Logs)
+			}
 			tail := 6
-			logs, err := cl.Logs(ctx, api.LogsRequest{Target: uuid, Tail: &tail})
+			entries, err := logs(api.LogsRequest{Target: uuid, Tail: &tail})
 			if err != nil {
 				return nil, nil, err
 			}
-			last, err := cl.Logs(ctx, api.LogsRequest{Target: uuid, LastResponse: true})
+			last, err := logs(api.LogsRequest{Target: uuid, LastResponse: true})
 			if err != nil {
 				// No final response yet is no error for the pane: the entries still show.
-				return logs.Entries, nil, nil
+				return entries.Entries, nil, nil
 			}
-			return logs.Entries, last.Response, nil
+			return entries.Entries, last.Response, nil
 		},
 		Attach: func(uuid string) *exec.Cmd {
 			// --quiet: top's detail pane gives the detach hint and its status line the
@@ -68,8 +76,9 @@ func ClientActions(cl *socketapi.Client, self string) Actions {
 // ends, restoring the terminal on every one of them. The watch reader runs beside the
 // program: the snapshot, then every event, then — when the watch ends (server stopping,
 // cursor expired, connection dropped) — "reconnecting…" and a fresh watch.open with
-// backoff, for as long as the program runs. It never starts a server: a server someone
-// stopped stays stopped until they start it.
+// backoff, for as long as the program runs; with cfg.Fleet the fleet reader
+// ([FeedFleet]) beside it. It never starts a server: a server someone stopped stays
+// stopped until they start it.
 func Run(ctx context.Context, cl *socketapi.Client, cfg Config, in io.Reader, out io.Writer) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -86,6 +95,14 @@ func Run(ctx context.Context, cl *socketapi.Client, cfg Config, in io.Reader, ou
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
+		if cfg.Fleet {
+			fleetDone := make(chan struct{})
+			go func() {
+				defer close(fleetDone)
+				FeedFleet(ctx, cl, p.Send)
+			}()
+			defer func() { <-fleetDone }()
+		}
 		Feed(ctx, cl, p.Send)
 	}()
 	_, err := p.Run()

@@ -5,8 +5,8 @@
 // The pure parts are separate from the terminal: [Build] turns a snapshot and the
 // filters into a tree, [Tree.Rows] flattens it under the collapsed set, the format
 // functions turn rows into cells, and [Model] is the Elm-style state whose Update and
-// View the tests drive without a terminal. Only run.go touches the terminal and the
-// socket.
+// View the tests drive without a terminal. Only run.go touches the terminal, and only
+// run.go and fleet.go (the other members, `top --fleet`) the socket.
 package top
 
 import (
@@ -29,6 +29,7 @@ const (
 	KindLoop              // a loop, keyed by its name
 	KindRun               // an active run of a loop, keyed by its run_id
 	KindDone              // the synthetic "done" node holding parked agents
+	KindHost              // another member of the fleet, its agents below (`top --fleet`)
 )
 
 // doneKey is the internal key of the node holding parked agents (shown as "done").
@@ -52,6 +53,11 @@ type Node struct {
 	Children []*Node
 	// Parent is the node above (nil for roots).
 	Parent *Node
+	// Host is the fleet member the node's agents run on ("" for this server's own);
+	// Path is then a path on that member, and actions go to it over the fleet.
+	Host string
+	// Remote is what top knows of the member, on its KindHost node.
+	Remote *Remote
 	// Lineage is the parent_path of an agent whose parent is not an ancestor of its own
 	// path ("" otherwise): shown as "↖ <parent_path>".
 	Lineage string
@@ -342,6 +348,11 @@ func canonicalLine(n *Node) string {
 		return n.Key + " [run " + n.Run.Status + "]"
 	case KindDone:
 		return "done [" + strconv.Itoa(len(n.Children)) + " agents]"
+	case KindHost:
+		if !n.Remote.Reachable {
+			return n.ID + " [unreachable]"
+		}
+		return n.ID
 	case KindAgent:
 		s := n.Key + " [" + string(n.Agent.Status) + "]"
 		if n.Lineage != "" {

@@ -193,6 +193,9 @@ func (m *Model) header() []string {
 	if m.filter != "" {
 		line2 += st.yellow.Render(" · /" + m.filter)
 	}
+	if f := m.fleetState(); f != "" {
+		line2 += st.gray.Render(" · ") + f
+	}
 	if m.banner != "" {
 		line2 += "  " + st.yellow.Render(m.banner)
 	}
@@ -200,6 +203,43 @@ func (m *Model) header() []string {
 		return []string{top, line2, q}
 	}
 	return []string{top, line2}
+}
+
+// fleetState is the header's word on the fleet under `top --fleet` (docs/top.md §7):
+// "fleet: N hosts", the unreachable ones counted in yellow, or why the last round
+// failed; "" without --fleet.
+func (m *Model) fleetState() string {
+	if !m.fleet {
+		return ""
+	}
+	st := m.styles
+	if m.fleetErr != "" {
+		return st.yellow.Render("fleet: " + m.fleetErr)
+	}
+	down := 0
+	for _, r := range m.remotes {
+		if !r.Reachable {
+			down++
+		}
+	}
+	s := st.gray.Render(fmt.Sprintf("fleet: %d other %s", len(m.remotes), plural(len(m.remotes), "host", "hosts")))
+	if down > 0 {
+		s += st.yellow.Render(fmt.Sprintf(" (%d unreachable)", down))
+	}
+	return s
+}
+
+// hostStatus is a host node's status and duration cells: its agent count, or
+// "unreachable" and how long ago it was last seen ("seen 35s", "never seen").
+func (m *Model) hostStatus(n *Node) (status, seen string) {
+	r := n.Remote
+	if r.Reachable {
+		return strconv.Itoa(n.Agents) + " " + plural(n.Agents, "agent", "agents"), ""
+	}
+	if r.LastSeen == nil {
+		return "unreachable", "never seen"
+	}
+	return "unreachable", "seen " + Age(m.now().Sub(time.UnixMilli(*r.LastSeen)))
 }
 
 // quotaLine is the header's third line (docs/top.md §3): each provider's quota windows
@@ -367,6 +407,12 @@ func (m *Model) row(r Row, sel *Node, cols columns, treeW int, now time.Time) st
 	case KindDone:
 		glyph, gt, label = "✓", toneGreen, "done"
 		status = strconv.Itoa(len(n.Children)) + " " + plural(len(n.Children), "agent", "agents")
+	case KindHost:
+		glyph, gt, label = "⌂", toneCyan, n.Host+":"
+		if !n.Remote.Reachable {
+			gt = toneRed
+		}
+		status, dur = m.hostStatus(n)
 	default:
 		if n.Blocked > 0 && m.folded[n.ID] {
 			status = strconv.Itoa(n.Blocked) + " needs input"
@@ -383,7 +429,7 @@ func (m *Model) row(r Row, sel *Node, cols columns, treeW int, now time.Time) st
 	b.WriteString(bg(gStyle).Render(gutter))
 	b.WriteString(renderCells(tree, treeW, bg))
 	statusStyle := st.gray
-	if n.Kind == KindAgent {
+	if n.Kind == KindAgent || n.Kind == KindHost && !n.Remote.Reachable {
 		statusStyle = st.tones[gt]
 	}
 	for _, c := range []struct {
@@ -473,9 +519,24 @@ func (m *Model) detailLines(w, h int, rule bool) []string {
 	n := m.selected()
 	switch {
 	case n == nil:
+	case n.Kind == KindHost:
+		r := n.Remote
+		add("host "+r.Host+" (a member of this server's fleet)", st.label)
+		if r.Reachable {
+			add(fmt.Sprintf("reachable · %d %s · %d needs input", n.Agents, plural(n.Agents, "agent", "agents"), n.Blocked), st.gray)
+			break
+		}
+		status, seen := m.hostStatus(n)
+		if r.LastSeen != nil {
+			seen += " ago"
+		}
+		add(status+" ("+seen+"): "+r.Err, st.yellow)
+		if !r.At.IsZero() {
+			add("its agents as top last read them, "+Age(m.now().Sub(r.At))+" ago: they may be fine", st.gray)
+		}
 	case n.Kind == KindAgent:
 		a := n.Agent
-		add(a.Path+"  "+a.UUID, st.label)
+		add(hostPath(n.Host, a.Path)+"  "+a.UUID, st.label)
 		line := "status " + Label(a.Status) + " (" + string(a.Status) + ")"
 		if a.BlockedKind != nil {
 			line += " · blocked on " + *a.BlockedKind
@@ -495,7 +556,7 @@ func (m *Model) detailLines(w, h int, rule bool) []string {
 		}
 		add(line, st.gray)
 		add(m.turnLine(a), st.gray)
-		if a.PaneID != nil && !a.Status.Gone() {
+		if a.PaneID != nil && !a.Status.Gone() && n.Host == "" {
 			add("a attaches to its pane · ctrl+b q detaches", st.gray)
 		}
 		if n.Lineage != "" {

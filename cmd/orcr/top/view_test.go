@@ -92,7 +92,7 @@ func TestGoldenFrames(t *testing.T) {
 		name string
 	}{{80, 24, "frame_80x24.golden"}, {160, 48, "frame_160x48.golden"}} {
 		m := frameModel(t, c.w, c.h)
-		m.acts.Detail = func(_ context.Context, uuid string) ([]api.LogEntry, *api.Response, error) {
+		m.acts.Detail = func(_ context.Context, _, uuid string) ([]api.LogEntry, *api.Response, error) {
 			if uuid != "u-blocked" {
 				t.Errorf("detail fetched for %s", uuid)
 			}
@@ -266,7 +266,7 @@ func TestFilterInput(t *testing.T) {
 func TestKillConfirmation(t *testing.T) {
 	m := frameModel(t, 100, 30)
 	var killed []string
-	m.acts.Kill = func(_ context.Context, targets []string) (api.KillResult, error) {
+	m.acts.Kill = func(_ context.Context, _ string, targets []string) (api.KillResult, error) {
 		killed = targets
 		return api.KillResult{Killed: []api.KillRef{{Path: "team/alpha"}, {Path: "team/alpha/helper"}}}, nil
 	}
@@ -296,7 +296,7 @@ func TestKillConfirmation(t *testing.T) {
 func TestSendInput(t *testing.T) {
 	m := frameModel(t, 100, 30)
 	var sent string
-	m.acts.Send = func(_ context.Context, uuid, prompt string) (api.SendResult, error) {
+	m.acts.Send = func(_ context.Context, _, uuid, prompt string) (api.SendResult, error) {
 		sent = uuid + ":" + prompt
 		return api.SendResult{Path: "team/zed", DeliveredWhile: api.StatusBlocked}, nil
 	}
