@@ -92,17 +92,18 @@ func unreachable(host string, err error) *wire.Error {
 	return wire.Env(wire.CauseFleetUnreachable, msg, "host", host)
 }
 
-// Call calls method on host over the fleet; ctx bounds the wait.
+// Call calls method on host over the fleet; ctx bounds the wait. An answer larger
+// than the NATS server's max_payload comes in parts ([ChunkHeader]).
 func (m *Member) Call(ctx context.Context, host, method string, params any) (json.RawMessage, *wire.Error) {
 	frame, err := json.Marshal(map[string]any{"protocol": wire.Protocol, "id": 1, "method": method, "params": params})
 	if err != nil {
 		return nil, wire.Internal(wire.CauseEncode, err.Error())
 	}
-	msg, err := m.nc.RequestWithContext(ctx, APISubject(host), frame)
-	if err != nil {
-		return nil, unreachable(host, err)
+	data, werr := m.request(ctx, host, frame)
+	if werr != nil {
+		return nil, werr
 	}
-	return DecodeReply(msg.Data)
+	return DecodeReply(data)
 }
 
 // DecodeReply reads a member's response frame: its result, or its error (a frame that

@@ -40,7 +40,7 @@ func (p *Publisher) Heartbeat(ctx context.Context, agents []store.AgentRow) erro
 	if len(v.Agents) > SeenMaxAgents {
 		v.Agents, v.Truncated = v.Agents[:SeenMaxAgents], true
 	}
-	b, err := json.Marshal(v)
+	b, err := seenValue(v, int(p.m.nc.MaxPayload())-chunkRoom)
 	if err != nil {
 		return err
 	}
@@ -50,6 +50,21 @@ func (p *Publisher) Heartbeat(ctx context.Context, agents []store.AgentRow) erro
 	}
 	_, err = kv.Put(ctx, p.m.Host, b)
 	return err
+}
+
+// seenValue is v as the seen bucket's value, its agents cut (and the view marked
+// truncated) until it fits in limit bytes: a KV value is one NATS message, and a
+// server's max_payload may be 1 MiB.
+func seenValue(v Seen, limit int) ([]byte, error) {
+	for {
+		b, err := json.Marshal(v)
+		if err != nil || len(b) <= limit || len(v.Agents) == 0 {
+			return b, err
+		}
+		// The rows are about the same size: keep the share that fits, less a tenth.
+		keep := min(len(v.Agents)-1, int(int64(len(v.Agents))*int64(limit)/int64(len(b))*9/10))
+		v.Agents, v.Truncated = v.Agents[:max(keep, 0)], true
+	}
 }
 
 // LastSeenAt is when host last wrote its view of its agents (ok false: never).

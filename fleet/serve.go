@@ -59,7 +59,7 @@ func (m *Member) Serve(f api.Facade, allow []string) (*Responder, error) {
 		go func() {
 			defer func() { <-slots; r.wg.Done() }()
 			defer cancel()
-			if err := msg.Respond(Handle(ctx, f, m.Host, allow, msg.Data)); err != nil {
+			if err := respond(m.nc, msg, Handle(ctx, f, m.Host, allow, msg.Data)); err != nil {
 				m.log.Warn("fleet: cannot answer a call", "err", err)
 			}
 		}()

@@ -1,12 +1,15 @@
 // Package fleettest reads the fleet's stream for tests: which of a host's events it
-// holds, in stream order, checked against their message ids (docs/fleet.md §5).
+// holds, in stream order, checked against their message ids (docs/fleet.md §5); and it
+// starts a NATS server of a team's own for members to join ([NATS]).
 package fleettest
 
 import (
 	"context"
+	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -92,4 +95,34 @@ func Gapless(seqs []int64, head int64) bool {
 		}
 	}
 	return true
+}
+
+// NATS starts a NATS server with JetStream on loopback that takes messages of at most
+// maxPayload bytes, as an existing server a team runs might (NATS's default is 1 MiB),
+// with a token it writes to a 0600 file. It returns the server's url and the file's
+// path; the server stops when the test ends.
+func NATS(tb testing.TB, maxPayload int32) (url, tokenFile string) {
+	tb.Helper()
+	dir := tb.TempDir()
+	tok, err := fleet.EnsureToken(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	srv, err := server.NewServer(&server.Options{
+		Host: "127.0.0.1", Port: server.RANDOM_PORT, JetStream: true, StoreDir: filepath.Join(dir, "js"),
+		Authorization: tok, MaxPayload: maxPayload, NoSigs: true, NoLog: true,
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	go srv.Start()
+	if !srv.ReadyForConnections(10 * time.Second) {
+		srv.Shutdown()
+		tb.Fatal("the test's NATS server did not start")
+	}
+	tb.Cleanup(func() {
+		srv.Shutdown()
+		srv.WaitForShutdown()
+	})
+	return srv.ClientURL(), filepath.Join(dir, fleet.HubTokenName)
 }

@@ -479,3 +479,53 @@ func TestFleetCallThroughSocket(t *testing.T) {
 		t.Fatalf("fleet.members on a server in no fleet: %v, want environment_error config_invalid", err)
 	}
 }
+
+// An answer larger than the fleet's NATS max_payload comes back in parts
+// (docs/fleet.md §4.8): on a NATS server of the team's own that takes 64 KiB, agent.ls
+// over the fleet of a member holding several times that in rows returns every row; a
+// request over the limit is refused as frame_too_large naming the limit, not reported
+// as a member that did not answer; the member's seen view is cut to fit and marked
+// truncated.
+func TestFleetAnswerBeyondMaxPayload(t *testing.T) {
+	t.Parallel()
+	const limit = 64 << 10
+	url, tok := fleettest.NATS(t, limit)
+	gpu := sockettest.NewServer(t, sockettest.WithConfig(fleetMemberConfig("gpu1", url, tok)))
+	c := gpu.Client(t)
+	const rows = 800
+	for i := range rows {
+		setAgent(t, c, fmt.Sprintf("0190a000-0000-7000-8000-%012d", i), fmt.Sprintf("big/batch/agent%04d", i), "idle")
+	}
+	m := dialFleet(t, url, tok)
+	var res json.RawMessage
+	poll.Eventually(t, 30*time.Second, "agent.ls over the fleet to answer", func() bool {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		var werr *wire.Error
+		res, werr = m.Call(ctx, "gpu1", "agent.ls", map[string]any{})
+		if werr != nil && werr.Cause() != wire.CauseFleetUnreachable {
+			t.Fatalf("agent.ls over the fleet: %v", werr)
+		}
+		return werr == nil
+	})
+	var ls api.LsResult
+	if err := json.Unmarshal(res, &ls); err != nil {
+		t.Fatal(err)
+	}
+	if len(res) < 3*limit || len(ls.Agents) != rows {
+		t.Fatalf("agent.ls over the fleet: %d rows in %d bytes, want %d rows in more than %d bytes", len(ls.Agents), len(res), rows, 3*limit)
+	}
+
+	_, werr := m.Call(context.Background(), "gpu1", "agent.send", map[string]any{"target": "big/batch/agent0001", "prompt": strings.Repeat("p", limit)})
+	if werr == nil || werr.Code != wire.InvalidRequest || werr.Reason() != wire.ReasonFrameTooLarge || werr.Details["limit_bytes"] != int64(limit) {
+		t.Fatalf("a request over max_payload: %v, want invalid_request frame_too_large with limit_bytes %d", werr, limit)
+	}
+
+	poll.Eventually(t, 30*time.Second, "gpu1's seen view, cut to fit", func() bool {
+		s, err := m.LastSeen(context.Background(), "gpu1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s != nil && s.Truncated && len(s.Agents) > 0 && len(s.Agents) < rows
+	})
+}

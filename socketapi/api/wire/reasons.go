@@ -191,7 +191,7 @@ var Reasons = []ReasonInfo{
 	{ReasonBadJSON, InvalidRequest, "envelope and framing (§2.5)"},
 	{ReasonMissingMethod, InvalidRequest, "envelope and framing (§2.5)"},
 	{ReasonTruncatedFrame, InvalidRequest, "envelope and framing (§2.5)"},
-	{ReasonFrameTooLarge, InvalidRequest, "a request frame over 16 MiB: `{reason, limit_bytes}` from the server (§2.5), `{reason, limit_bytes, frame_bytes}` from the client, which refuses before sending (§1.9)"},
+	{ReasonFrameTooLarge, InvalidRequest, "a request frame over 16 MiB: `{reason, limit_bytes}` from the server (§2.5), `{reason, limit_bytes, frame_bytes}` from the client, which refuses before sending (§1.9); over the fleet, a request over the NATS server's max_payload: `{reason, limit_bytes, frame_bytes, host}` ([fleet.md §4.8](fleet.md#48-answers-larger-than-max_payload))"},
 	{ReasonUnknownMethod, InvalidRequest, "dispatch; `{reason, method}`"},
 	{ReasonNotImplemented, InvalidRequest, "a registered method not landed yet (§5.28); `{reason, method}`. The CLI uses it for its own unimplemented verbs with `{reason, verb}`"},
 	{ReasonWrongType, InvalidRequest, "`{reason, field, expected, got}` — a param of the wrong JSON type, or `params` that is not an object (§2.2)"},
