@@ -2,9 +2,13 @@ package fleet
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"log/slog"
+	"os"
 	"sync/atomic"
 	"time"
 
@@ -32,6 +36,15 @@ type Member struct {
 	// answers no fleet call, so a second orcr claiming the host never answers for it.
 	registered atomic.Bool
 }
+
+// PingEvery and MaxPingsOut are how a member finds a link that went silent: a ping
+// every PingEvery, and the connection taken for lost (then re-made) once
+// MaxPingsOut are unanswered; NATS's own defaults (2 minutes, 2) kept a partitioned
+// member "connected" for minutes.
+const (
+	PingEvery   = 10 * time.Second
+	MaxPingsOut = 2
+)
 
 // drainTimeout bounds a drain at Close: a member whose hub is down stops at once.
 const drainTimeout = 2 * time.Second
@@ -61,6 +74,9 @@ func Connect(f config.Fleet, url, token string, log *slog.Logger) (*Member, erro
 	opts = append(opts, nats.Name("orcr "+f.Host), nats.RetryOnFailedConnect(true), nats.MaxReconnects(-1),
 		nats.DrainTimeout(drainTimeout), nats.ClosedHandler(func(*nats.Conn) { close(closed) }),
 		nats.ReconnectWait(500*time.Millisecond),
+		// A partition loses packets instead of closing the connection: pings find it
+		// (docs/fleet.md §5.2), in PingEvery × (MaxPingsOut+1) at most.
+		nats.PingInterval(PingEvery), nats.MaxPingsOutstanding(MaxPingsOut),
 		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) { log.Warn("fleet: disconnected", "err", err) }),
 		nats.ReconnectHandler(func(nc *nats.Conn) { log.Info("fleet: reconnected", "url", nc.ConnectedUrlRedacted()) }))
 	nc, err := nats.Connect(url, opts...)
@@ -117,8 +133,17 @@ func connectOptions(f config.Fleet, token string) ([]nats.Option, error) {
 		}
 		opts = append(opts, o)
 	}
-	if f.CA != "" {
+	switch {
+	case f.CA != "":
 		opts = append(opts, nats.RootCAs(f.CA))
+	case f.Hub != nil && f.Hub.Cert != "":
+		// The hub's own server and CLI connect to its TLS listener trusting its own
+		// certificate, which need not chain to a public root.
+		tc, err := hubTLS(f.Hub.Cert)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, nats.Secure(tc))
 	}
 	if f.Cert != "" {
 		opts = append(opts, nats.ClientCert(f.Cert, f.Key))
@@ -216,4 +241,32 @@ func (m *Member) Members(ctx context.Context) ([]string, error) {
 		return nil, nil
 	}
 	return keys, err
+}
+
+// hubTLS is the TLS of a connection to this home's own hub: its certificate (the first
+// of certFile) as the only root, and the name checked against it its first DNS name or
+// IP address, since the hub's url holds its listen address, which may be 0.0.0.0.
+func hubTLS(certFile string) (*tls.Config, error) {
+	b, err := os.ReadFile(certFile)
+	if err != nil {
+		return nil, wire.Env(wire.CauseConfigInvalid, "fleet.hub.cert: "+err.Error())
+	}
+	blk, _ := pem.Decode(b)
+	if blk == nil || blk.Type != "CERTIFICATE" {
+		return nil, wire.Env(wire.CauseConfigInvalid, "fleet.hub.cert "+certFile+" holds no PEM certificate")
+	}
+	cert, err := x509.ParseCertificate(blk.Bytes)
+	if err != nil {
+		return nil, wire.Env(wire.CauseConfigInvalid, "fleet.hub.cert: "+err.Error())
+	}
+	pool := x509.NewCertPool()
+	pool.AddCert(cert)
+	tc := &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	switch {
+	case len(cert.DNSNames) > 0:
+		tc.ServerName = cert.DNSNames[0]
+	case len(cert.IPAddresses) > 0:
+		tc.ServerName = cert.IPAddresses[0].String()
+	}
+	return tc, nil
 }

@@ -53,6 +53,15 @@ func fleetPair(t *testing.T) (hub, web *home, url, tok string) {
 	return hub, web, url, tok
 }
 
+// setDebugAgent writes an agent row on h's server through __debug.set_agent.
+func setDebugAgent(t *testing.T, h *home, uuid, path, status string) {
+	t.Helper()
+	c := &socketapi.Client{Socket: filepath.Join(h.dir, "orcr.sock")}
+	if err := c.Call(context.Background(), "__debug.set_agent", map[string]any{"uuid": uuid, "path": path, "status": status}, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // emitEvents commits n events on h's server and returns the last one's seq.
 func emitEvents(t *testing.T, h *home, n int) int64 {
 	t.Helper()
@@ -133,14 +142,8 @@ func TestFleetHubKill9(t *testing.T) {
 func TestTopAcrossHostsInATerminal(t *testing.T) {
 	t.Parallel()
 	hub, web, _, _ := fleetPair(t)
-	setAgent := func(h *home, uuid, path, status string) {
-		c := &socketapi.Client{Socket: filepath.Join(h.dir, "orcr.sock")}
-		if err := c.Call(context.Background(), "__debug.set_agent", map[string]any{"uuid": uuid, "path": path, "status": status}, nil); err != nil {
-			t.Fatal(err)
-		}
-	}
-	setAgent(hub, "0190c000-0000-7000-8000-000000000001", "local/one", "idle")
-	setAgent(web, "0190c000-0000-7000-8000-000000000002", "review/two", "working")
+	setDebugAgent(t, hub, "0190c000-0000-7000-8000-000000000001", "local/one", "idle")
+	setDebugAgent(t, web, "0190c000-0000-7000-8000-000000000002", "review/two", "working")
 
 	term := newTmuxSize(t, hub.env, "topfleet", topCmd("--fleet"), 120, 30)
 	term.waitScreen(30*time.Second, "web's agent under web:", func(s string) bool {

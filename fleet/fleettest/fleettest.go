@@ -21,7 +21,18 @@ import (
 // `<host>:<seq>` of its event fails the test.
 func StreamSeqs(tb testing.TB, url, tokenFile, host string) []int64 {
 	tb.Helper()
-	js, done := Connect(tb, url, tokenFile)
+	return streamSeqs(tb, url, tokenFile, host)
+}
+
+// StreamSeqsTLS is [StreamSeqs] over TLS, trusting the certificate in caFile.
+func StreamSeqsTLS(tb testing.TB, url, tokenFile, caFile, host string) []int64 {
+	tb.Helper()
+	return streamSeqs(tb, url, tokenFile, host, nats.RootCAs(caFile))
+}
+
+func streamSeqs(tb testing.TB, url, tokenFile, host string, opts ...nats.Option) []int64 {
+	tb.Helper()
+	js, done := Connect(tb, url, tokenFile, opts...)
 	defer done()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -66,14 +77,15 @@ func DeleteStream(tb testing.TB, url, tokenFile string) {
 	}
 }
 
-// Connect joins the fleet at url with the token in tokenFile; done closes the connection.
-func Connect(tb testing.TB, url, tokenFile string) (js jetstream.JetStream, done func()) {
+// Connect joins the fleet at url with the token in tokenFile (and opts); done closes
+// the connection.
+func Connect(tb testing.TB, url, tokenFile string, opts ...nats.Option) (js jetstream.JetStream, done func()) {
 	tb.Helper()
 	tok, err := fleet.ReadToken(tokenFile)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	nc, err := nats.Connect(url, nats.Token(tok))
+	nc, err := nats.Connect(url, append([]nats.Option{nats.Token(tok)}, opts...)...)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -3,19 +3,12 @@ package ws_test
 import (
 	"bytes"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"database/sql"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
-	"math/big"
 	"net"
 	"net/http"
 	"os"
@@ -473,7 +466,7 @@ func TestStreamListenerRules(t *testing.T) {
 		}
 	}
 
-	certFile, keyFile, pool := selfSigned(t)
+	certFile, keyFile, pool := sockettest.SelfSigned(t, "127.0.0.1")
 	r := newRig(t, `"tls_cert": "`+certFile+`", "tls_key": "`+keyFile+`"`)
 	agent := r.run("tls/a", "")
 	tok := r.token(agent)
@@ -486,36 +479,6 @@ func TestStreamListenerRules(t *testing.T) {
 	if _, err := r.d.Dial(ctxT(t, 10*time.Second), r.base, agent, tok); err == nil {
 		t.Error("plain ws to a TLS listener succeeded")
 	}
-}
-
-// selfSigned writes a self-signed certificate for 127.0.0.1 and returns its files and a
-// pool that trusts it.
-func selfSigned(t *testing.T) (certFile, keyFile string, pool *x509.CertPool) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "orcr test"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, KeyUsage: x509.KeyUsageDigitalSignature,
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kb, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	certFile, keyFile = dir+"/cert.pem", dir+"/key.pem"
-	os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600)
-	os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}), 0o600)
-	cert, _ := x509.ParseCertificate(der)
-	pool = x509.NewCertPool()
-	pool.AddCert(cert)
-	return certFile, keyFile, pool
 }
 
 // A server-side failure while serving a connection closes it with internal; the
