@@ -69,7 +69,8 @@ func chunkOf(msg *nats.Msg) (i, n int, ok bool) {
 // (invalid_request frame_too_large); no answer in ctx, or nobody serving the subject, is
 // fleet_unreachable.
 func (m *Member) request(ctx context.Context, host string, frame []byte) ([]byte, *wire.Error) {
-	if limit := m.nc.MaxPayload(); int64(len(frame)) > limit {
+	// MaxPayload is 0 before a first connection: nothing is known to refuse then.
+	if limit := m.nc.MaxPayload(); limit > 0 && int64(len(frame)) > limit {
 		return nil, wire.Invalid(wire.ReasonFrameTooLarge,
 			fmt.Sprintf("the request is %d bytes, more than the %d the fleet's NATS server takes in one message (its max_payload)", len(frame), limit),
 			"limit_bytes", limit, "frame_bytes", len(frame), "host", host)

@@ -1,13 +1,18 @@
 package fleet
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"testing"
+	"time"
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/orcr-go/orcr/config"
 	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
 // The part header of an answer in parts comes from a peer: any value gives either a
@@ -62,5 +67,26 @@ func TestSeenValue(t *testing.T) {
 		case limit == 4<<10 && len(got.Agents) < 10:
 			t.Errorf("limit %d kept only %d rows", limit, len(got.Agents))
 		}
+	}
+}
+
+// A member whose fleet never answered yet knows no max_payload: a call from it is
+// fleet_unreachable, never refused as too large.
+func TestCallBeforeFirstConnection(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "nats://" + l.Addr().String()
+	l.Close() // nobody listens there
+	m, err := Connect(config.Fleet{Host: "web"}, url, "token", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	if _, werr := m.Call(ctx, "gpu1", "agent.ls", map[string]any{}); werr == nil || werr.Cause() != wire.CauseFleetUnreachable {
+		t.Fatalf("a call before the first connection: %v, want fleet_unreachable", werr)
 	}
 }

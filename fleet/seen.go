@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -40,7 +41,11 @@ func (p *Publisher) Heartbeat(ctx context.Context, agents []store.AgentRow) erro
 	if len(v.Agents) > SeenMaxAgents {
 		v.Agents, v.Truncated = v.Agents[:SeenMaxAgents], true
 	}
-	b, err := seenValue(v, int(p.m.nc.MaxPayload())-chunkRoom)
+	limit := int(p.m.nc.MaxPayload()) - chunkRoom
+	if limit <= 0 {
+		limit = math.MaxInt // not connected yet: the put fails on its own
+	}
+	b, err := seenValue(v, limit)
 	if err != nil {
 		return err
 	}
