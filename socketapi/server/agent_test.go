@@ -125,6 +125,10 @@ func TestRunErrors(t *testing.T) {
 	t.Parallel()
 	srv := sockettest.NewServer(t, sockettest.WithHerdr(t))
 	c := srv.Client(t)
+	// The 8 MiB frame of "prompt too large", encoded, checked against the schema and
+	// decoded under -race, took longer than the client's default 30 s on a loaded
+	// machine (a red full run): what is checked here is the answer, not its speed.
+	c.Timeout = 3 * time.Minute
 	tests := []struct {
 		name   string
 		params map[string]any
