@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -53,6 +54,19 @@ func providerHome(t testing.TB, configJSON, name string) (h *home, sock string, 
 // agentProcs returns the pids of the processes whose environment holds ORCR_ID=uid:
 // the agent's pane process and everything it started.
 func agentProcs(uid string) []int { return sockettest.ProcsWithEnv("ORCR_ID=" + uid) }
+
+// procsLeft says which of the agent uid's processes are still alive — pid, process
+// group, session and command line — for a test that waited for none.
+func procsLeft(uid string) string {
+	var b strings.Builder
+	for _, pid := range agentProcs(uid) {
+		cmd, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		pgid, _ := syscall.Getpgid(pid)
+		sid, _, _ := syscall.RawSyscall(syscall.SYS_GETSID, uintptr(pid), 0, 0)
+		fmt.Fprintf(&b, "pid %d pgid %d sid %d: %s\n", pid, pgid, sid, strings.ReplaceAll(strings.TrimRight(string(cmd), "\x00"), "\x00", " "))
+	}
+	return "processes left: \n" + b.String()
+}
 
 func cmdline(pid int) []string {
 	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))

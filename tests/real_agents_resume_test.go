@@ -224,5 +224,6 @@ func resumeTurns(t *testing.T, h *home, c *socketapi.Client, user *herdr.Remote,
 	if r := h.run("agent", "kill", "-y", name); r.exit != 0 {
 		t.Fatalf("agent kill %s: exit %d stderr %q", name, r.exit, r.stderr)
 	}
-	poll.Eventually(t, 30*time.Second, p+"'s processes gone after the kill", func() bool { return len(agentProcs(uid)) == 0 })
+	poll.Eventually(t, 30*time.Second, p+"'s processes gone after the kill", func() bool { return len(agentProcs(uid)) == 0 },
+		func() string { return procsLeft(uid) })
 }

@@ -159,7 +159,8 @@ func agentTurns(t *testing.T, h *home, model *modeltest.Server, a contractAgent,
 	if rows := h.lsRows(t, "--all", name); len(rows) != 1 || rows[0].EndedAt == nil {
 		t.Errorf("%s after the kill: %+v, want ended", p, rows)
 	}
-	poll.Eventually(t, 30*time.Second, p+"'s processes gone after the kill", func() bool { return len(agentProcs(uid)) == 0 })
+	poll.Eventually(t, 30*time.Second, p+"'s processes gone after the kill", func() bool { return len(agentProcs(uid)) == 0 },
+		func() string { return procsLeft(uid) })
 }
 
 // agentTurn sends prompt to agent name (none: the run's own prompt) and checks that the
