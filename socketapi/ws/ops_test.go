@@ -221,7 +221,11 @@ func TestStreamReconnectStorm(t *testing.T) {
 	r := newRig(t, `"max_concurrent_replays": 4`)
 	const n, fill = 200, 150
 	agents, toks, tips := make([]string, n), make([]string, n), make([]int64, n)
-	ctx := ctxT(t, 180*time.Second)
+	// 30,000 events replayed four clients at a time under -race: 180 s ran out on a
+	// loaded 2-core machine with a third of the clients still waiting for their first
+	// frame (a red full run, every package of it ~1.5× slower than usual). What is
+	// checked is the cap and the gapless logs; a real stall still fails at the bound.
+	ctx := ctxT(t, 6*time.Minute)
 	for i := range n {
 		agents[i] = uuid.Must(uuid.NewV7()).String()
 		tip, err := debugLog(ctx, r.c, agents[i], fmt.Sprintf("storm/a%03d", i), fill, true)
