@@ -127,6 +127,8 @@ type Model struct {
 	fleet    bool
 	remotes  []Remote
 	fleetErr string
+	// killHost is the host of the subtree a kill confirmation is for ("" for this
+	// server's own).
 	killHost string
 }
 
@@ -543,8 +545,6 @@ func hostPath(host, path string) string {
 // server.
 func localTargets(n *Node) (targets []string, name string) {
 	switch {
-	case n.Kind == KindHost:
-		return nil, ""
 	case n.Kind == KindDone:
 		for _, c := range n.Children {
 			targets = append(targets, "/"+c.Agent.Path)
