@@ -244,6 +244,8 @@ type opDone struct {
 	stallObs *stallObservation
 	// verdict is the next look at whether the pane took a verdict's answer (nil: none).
 	verdict *verdictCheck
+	// call is the next look for the call a blocked agent waits on (nil: none).
+	call *callCheck
 }
 
 // completionMark is what an agent actor knows of herdr's completion_seq for its open
@@ -307,6 +309,7 @@ type agentActor struct {
 	stallDue   bool // a stall write waits for the op that runs
 
 	verdictTimer *time.Timer // the next verdictCheck; nil while none is armed
+	callTimer    *time.Timer // the next callCheck; nil while none is armed
 }
 
 type queuedOp struct {
@@ -384,6 +387,13 @@ func (a *agentActor) Receive(c actor.Context) {
 			return
 		}
 		a.queueOp(c, m)
+	case callCheck:
+		a.callTimer = nil
+		if a.ended || !a.loaded || a.st.Status != store.StatusBlocked ||
+			(a.report != nil && a.report.Status != herdr.StatusBlocked) {
+			return
+		}
+		a.queueOp(c, m)
 	case recheck:
 		if m.gen == a.recheckGen && !a.ended {
 			a.decide(c)
@@ -403,6 +413,9 @@ func (a *agentActor) Receive(c actor.Context) {
 		a.disarmStall()
 		if a.verdictTimer != nil {
 			a.verdictTimer.Stop()
+		}
+		if a.callTimer != nil {
+			a.callTimer.Stop()
 		}
 		// Ops that never started are answered now: after the stop nobody would, and
 		// their askers would wait for their whole timeout.
@@ -513,6 +526,13 @@ func (a *agentActor) done(c actor.Context, m opDone) {
 		}
 		next, self, root := *m.verdict, c.Self(), c.ActorSystem().Root
 		a.verdictTimer = time.AfterFunc(VerdictRecheck, func() { root.Send(self, next) })
+	}
+	if m.call != nil {
+		if a.callTimer != nil {
+			a.callTimer.Stop()
+		}
+		next, self, root := *m.call, c.Self(), c.ActorSystem().Root
+		a.callTimer = time.AfterFunc(CallRecheck, func() { root.Send(self, next) })
 	}
 	if changed || a.undecided {
 		a.undecided = false
@@ -742,6 +762,9 @@ func (a *agentActor) start(c actor.Context, op queuedOp) {
 			done.ended = w.recover()
 		case turnOp:
 			done.ended, done.retry = w.turn(m)
+			if w.callLater {
+				done.call = &callCheck{Try: 1}
+			}
 		case SendInput:
 			w.source = m.Source
 			res, err := w.send(m.Prompt)
@@ -766,6 +789,8 @@ func (a *agentActor) start(c actor.Context, op queuedOp) {
 			if err == nil && m.CallID != "" {
 				done.verdict = &verdictCheck{CallID: m.CallID, Try: 1}
 			}
+		case callCheck:
+			done.call = w.recheckCall(m)
 		case verdictCheck:
 			if w.reapplyVerdict(m.CallID) && m.Try < verdictTries {
 				done.verdict = &verdictCheck{CallID: m.CallID, Try: m.Try + 1}

@@ -100,7 +100,7 @@ func (w *agentWork) turn(op turnOp) (ended bool, retry int64) {
 		}
 		// A tool call waiting for approval is what the provider asks about
 		// (docs/providers.md §7): the pane's title rarely says so.
-		pending := w.pendingCall()
+		pending := w.awaitCall()
 		if pending != nil && (kind == transcript.BlockedUnknown || kind == transcript.BlockedQuestion) {
 			kind = transcript.BlockedPermission
 		}

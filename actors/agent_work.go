@@ -36,6 +36,9 @@ type agentWork struct {
 	// (unix ms): kept with the row when it fails (docs/lifecycle.md §4.1).
 	screenText string
 	screenAt   int64
+	// callLater: a blocked report's op found no call waiting in the transcript of an
+	// agent with approvals mounted; the actor looks again (callCheck).
+	callLater bool
 }
 
 // inputSource is the session log's source of the input being delivered.

@@ -186,7 +186,8 @@
 // repair freed a slot); <agent> →
 // monitor (TrackPane when the pane to watch changes; WatchActive when the agent turns active
 // or quiet, which sets the monitor's pace); an agent actor's timer → itself
-// (verdictCheck, VerdictRecheck after a verdict's answer reached the pane); the facade → monitor (SetAgents
+// (verdictCheck, VerdictRecheck after a verdict's answer reached the pane; callCheck, CallRecheck
+// while a blocked agent with approvals mounted shows no call waiting); the facade → monitor (SetAgents
 // and SetReconciler, once at start); monitor → agents → <agent> (StatusReport, only when herdr's view of the
 // pane changed); monitor → reconciler and request goroutines (an agent.wait that found a
 // settled member's pane gone) → reconciler (ReconcileNow with Hint: a pass now that marks

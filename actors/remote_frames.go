@@ -44,6 +44,13 @@ type (
 		CallID string
 		Try    int
 	}
+	// callCheck looks again, CallRecheck later, for the call a blocked agent with
+	// approvals mounted waits on when its transcript showed none (docs/remote.md §7);
+	// Try counts the looks, Cursor is the transcript's position at the last one.
+	callCheck struct {
+		Try    int
+		Cursor string
+	}
 	keysSent struct{ Err error }
 	// feedTools asks a working agent's actor to log the tool calls and results its
 	// transcript gained (a stream client watches it; no reply).
@@ -60,6 +67,19 @@ const remoteTimeout = 2 * time.Minute
 const (
 	VerdictRecheck = 3 * time.Second
 	verdictTries   = 3
+)
+
+// A CLI may draw its permission dialog before its transcript holds the call it asks
+// about (claude 2.1.328 on a loaded machine): herdr then reports the agent blocked while
+// no call waits. The blocked report's op looks again every callPoll for up to callWait
+// before it records the block, so the block gets its kind (permission) and the request
+// comes with it; after that the agent actor looks every CallRecheck, up to callTries
+// times, while the agent stays blocked (docs/remote.md §7).
+const (
+	callWait    = 2 * time.Second
+	callPoll    = 200 * time.Millisecond
+	CallRecheck = time.Second
+	callTries   = 120
 )
 
 // StreamFrame serves one client frame of agent's stream (subscribe is the connection

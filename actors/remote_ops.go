@@ -1,6 +1,8 @@
 package actors
 
 import (
+	"time"
+
 	"github.com/orcr-go/orcr/socketapi/api/wire"
 
 	"github.com/orcr-go/orcr/store"
@@ -135,6 +137,61 @@ func (w *agentWork) pendingCall() *store.ToolLog {
 		}
 	}
 	return nil
+}
+
+// approvalsOpen: the agent has the approvals row mounted and a turn open, and its
+// transcript can be read (a call it waits on may show up there).
+func (w *agentWork) approvalsOpen() bool {
+	info, err := store.Session(w.ctx, w.env.DB.Reader(), w.uuid)
+	return err == nil && info.Approvals && info.Open && w.env.Transcripts != nil
+}
+
+// awaitCall is pendingCall for a blocked report: when approvals are open and no call
+// waits yet, it looks again every callPoll for up to callWait, as the dialog may be
+// drawn before the transcript has the call (see callWait). Still none then: callLater
+// is set, and the actor goes on looking (recheckCall).
+func (w *agentWork) awaitCall() *store.ToolLog {
+	deadline := time.Now().Add(callWait)
+	for {
+		if pending := w.pendingCall(); pending != nil || !w.approvalsOpen() {
+			return pending
+		}
+		if !time.Now().Before(deadline) {
+			w.callLater = true
+			return nil
+		}
+		select {
+		case <-w.ctx.Done():
+			return nil
+		case <-time.After(callPoll):
+		}
+	}
+}
+
+// recheckCall is one of the actor's later looks (callCheck) for the call a blocked
+// agent waits on: found, it is requested (requestApproval); the next look is returned
+// while the agent is blocked with approvals open and tries are left (nil: none). The
+// transcript is read only when it changed since the last look. The block keeps the kind
+// it was recorded with; the request says what it waits on.
+func (w *agentWork) recheckCall(m callCheck) *callCheck {
+	if w.st.Status != store.StatusBlocked || !w.approvalsOpen() {
+		return nil
+	}
+	next := &callCheck{Try: m.Try + 1, Cursor: m.Cursor}
+	if p, err := w.locate(); err == nil {
+		if now, ok := w.env.Transcripts.Cursor(p); ok && now != m.Cursor {
+			next.Cursor = now
+			if pending := w.pendingCall(); pending != nil {
+				w.requestApproval(pending)
+				return nil
+			}
+		}
+	}
+	if m.Try >= callTries {
+		w.log().Info("approvals: the agent is blocked and its transcript shows no call waiting", "looks", m.Try)
+		return nil
+	}
+	return next
 }
 
 // requestApproval requests pending's approval once (see approvals); nil does nothing.

@@ -333,6 +333,7 @@ func (a *agent) finish() {
 type turnParams struct {
 	turnMS, toolGaps, gapMS  int
 	deafMS                   int // a permission prompt drops the keys of its first deafMS ms
+	callLateMS               int // a call that asks writes its tool_use this long after blocked
 	block, noWorking, digest bool
 	say, write, tool, limit  string
 	tokens                   *mockUsage
@@ -342,18 +343,19 @@ type turnParams struct {
 func (a *agent) params(prompt string) turnParams {
 	d := parseDirectives(prompt)
 	p := turnParams{
-		turnMS:    a.cfg.turnMS,
-		toolGaps:  a.cfg.toolGaps,
-		gapMS:     a.cfg.gapMS,
-		deafMS:    d.deafMS.v,
-		block:     a.cfg.block || d.block,
-		noWorking: d.noWorking,
-		digest:    d.digest,
-		say:       d.say,
-		write:     d.write,
-		tool:      d.tool,
-		limit:     d.limit,
-		tokens:    d.tokens,
+		turnMS:     a.cfg.turnMS,
+		toolGaps:   a.cfg.toolGaps,
+		gapMS:      a.cfg.gapMS,
+		deafMS:     d.deafMS.v,
+		callLateMS: d.callLateMS.v,
+		block:      a.cfg.block || d.block,
+		noWorking:  d.noWorking,
+		digest:     d.digest,
+		say:        d.say,
+		write:      d.write,
+		tool:       d.tool,
+		limit:      d.limit,
+		tokens:     d.tokens,
 	}
 	if d.turnMS.ok {
 		p.turnMS = d.turnMS.v
@@ -437,7 +439,7 @@ func (a *agent) turn(prompt string) {
 		busy("working")
 	}
 	if p.tool != "" {
-		approved, ok := a.callTool(ctx, prompt, p.tool, p.deafMS, lines)
+		approved, ok := a.callTool(ctx, prompt, p, lines)
 		lines = nil
 		if !ok {
 			a.interrupted(lines, resp)
@@ -487,14 +489,20 @@ func (a *agent) turn(prompt string) {
 // callTool makes the turn's call of tool name: the user line (pending) and the
 // tool_use go to the transcript. With --skip-permissions the tool "runs" at once;
 // otherwise the permission prompt is shown, blocked reported and the verdict
-// awaited, then working reported. Either way the tool_result follows. approved is
+// awaited, then working reported (with call_late_ms the lines go to the transcript
+// that long after blocked, or with the next line appended, whichever is first). Either way the tool_result follows. approved is
 // the verdict; ok is false when the turn was interrupted while waiting (the call
 // is then answered as interrupted, as claude does).
-func (a *agent) callTool(ctx context.Context, prompt, name string, deafMS int, pending []transcriptLine) (approved, ok bool) {
+func (a *agent) callTool(ctx context.Context, prompt string, p turnParams, pending []transcriptLine) (approved, ok bool) {
+	name, deafMS := p.tool, p.deafMS
 	a.toolCalls++
 	id := fmt.Sprintf("toolu_mock_%s_%d", a.toolPrefix, a.toolCalls)
 	sid := a.cfg.sessionID
-	a.tr.append(append(pending, newToolUseLine(id, name, prompt, sid))...)
+	call := append(pending, newToolUseLine(id, name, prompt, sid))
+	late := time.Duration(p.callLateMS) * time.Millisecond
+	if late == 0 || a.cfg.skipPermissions {
+		a.tr.append(call...)
+	}
 	a.scr.addLines("tool " + name + " (" + id + ")")
 	a.log.Printf("tool call %s %s", id, name)
 	if a.cfg.skipPermissions {
@@ -508,6 +516,9 @@ func (a *agent) callTool(ctx context.Context, prompt, name string, deafMS int, p
 	a.mu.Unlock()
 	a.scr.setDialog(permissionPrompt(name))
 	a.setState("blocked")
+	if late > 0 {
+		a.tr.appendLater(late, call...)
+	}
 	select {
 	case approved = <-verdict:
 	case <-ctx.Done():

@@ -21,24 +21,27 @@ type optInt struct {
 // directives holds the per-prompt directives found in one prompt. Fields a
 // prompt did not mention are zero (absent).
 type directives struct {
-	turnMS    optInt
-	toolGaps  optInt
-	gapMS     optInt
-	deafMS    optInt // deaf_ms=<n>: a permission prompt drops the keys of its first n ms
-	block     bool
-	noWorking bool   // no_working: the turn never reports working
-	digest    bool   // digest: answer with the prompt's byte count and SHA-256
-	say       string // non-empty when say=<word> was given
-	write     string // non-empty when write=<relpath> was given
-	tool      string // non-empty when tool=<name> was given: the turn calls that tool
-	limit     string // non-empty when limit=<text> was given: the turn ends at a usage-limit message ("_" read as spaces)
+	turnMS   optInt
+	toolGaps optInt
+	gapMS    optInt
+	deafMS   optInt // deaf_ms=<n>: a permission prompt drops the keys of its first n ms
+	// call_late_ms=<n>: a call that asks writes its tool_use to the transcript n ms
+	// after the dialog is shown and blocked reported (claude on a loaded machine)
+	callLateMS optInt
+	block      bool
+	noWorking  bool   // no_working: the turn never reports working
+	digest     bool   // digest: answer with the prompt's byte count and SHA-256
+	say        string // non-empty when say=<word> was given
+	write      string // non-empty when write=<relpath> was given
+	tool       string // non-empty when tool=<name> was given: the turn calls that tool
+	limit      string // non-empty when limit=<text> was given: the turn ends at a usage-limit message ("_" read as spaces)
 	// tokens=<in>,<out>[,<cache_read>,<cache_write>[,<model>]]: the turn's answer reports
 	// that usage, claude's way (message.usage, message.model); nil when absent.
 	tokens *mockUsage
 }
 
 // parseDirectives scans prompt for whitespace-separated directive tokens:
-// turn_ms=<n>, tool_gaps=<n>, gap_ms=<n>, deaf_ms=<n>, block, no_working, digest, say=<word>,
+// turn_ms=<n>, tool_gaps=<n>, gap_ms=<n>, deaf_ms=<n>, call_late_ms=<n>, block, no_working, digest, say=<word>,
 // write=<relpath>, tool=<name>, limit=<text> (underscores read as spaces) and
 // tokens=<in>,<out>[,<cache_read>,<cache_write>[,<model>]], each optionally prefixed with one '@'. Tokens that are not
 // directives, and directives with an empty, negative or non-numeric value, are
@@ -75,6 +78,10 @@ func parseDirectives(prompt string) directives {
 		case "deaf_ms":
 			if n, ok := parseCount(val, maxDirectiveMS); ok {
 				d.deafMS = optInt{n, true}
+			}
+		case "call_late_ms":
+			if n, ok := parseCount(val, maxDirectiveMS); ok {
+				d.callLateMS = optInt{n, true}
 			}
 		case "tool_gaps":
 			if n, ok := parseCount(val, maxToolGaps); ok {

@@ -132,7 +132,9 @@
 // stands, typing goes to the input box as ever, and Enter on a non-empty box
 // submits it (a prompt is queued behind the parked turn, /quit quits). With
 // deaf_ms=<n> (an extension) the prompt drops Enter and ESC for its first n ms, as a
-// CLI that draws its dialog before it reads keys does. An
+// CLI that draws its dialog before it reads keys does; with call_late_ms=<n> the
+// call's tool_use reaches the transcript n ms after the prompt stands (or with the
+// next line written), as claude's did on a loaded machine. An
 // interrupt (^C on an empty box, /quit, a signal) while parked answers the call
 // with the error "interrupted by user" and ends the turn as interrupted. A
 // process killed while parked leaves the tool_use without a result. no_working

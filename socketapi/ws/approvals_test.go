@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/remote"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
 	"github.com/orcr-go/orcr/store"
@@ -231,5 +232,36 @@ func TestStreamParkedTurn(t *testing.T) {
 	}
 	if p := payloadOf(t, rest[2]); p["status"] != "cancelled" || p["reason"] != "stop it" {
 		t.Errorf("turn/end %v", p)
+	}
+}
+
+// A CLI that draws its permission dialog before its transcript has the call (claude
+// on a loaded machine) is still asked about: within callWait the block is recorded as
+// permission with the request; later than that, the request comes on one of the agent
+// actor's later looks while the agent stays blocked (docs/remote.md §7).
+func TestStreamApprovalOfACallWrittenLate(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, `"approvals": true`)
+	for _, tc := range []struct {
+		lateMS int
+		kind   string // the block's kind as recorded
+	}{{800, "permission"}, {4000, ""}} {
+		t.Run(fmt.Sprint(tc.lateMS), func(t *testing.T) {
+			agent, c, from := r.idleLive(fmt.Sprintf("late/%d", tc.lateMS))
+			ctx := ctxT(t, 120*time.Second)
+			c.Inject(ctx, fmt.Sprintf("tool=Bash call_late_ms=%d say=ran", tc.lateMS), true)
+			es := untilRequest(t, c, from)
+			callID, _ := payloadOf(t, es[len(es)-1])["call_id"].(string)
+			res, err := r.c.Ls(ctx, api.LsRequest{Pattern: agent})
+			if err != nil || len(res.Agents) != 1 || res.Agents[0].Status != "blocked" {
+				t.Fatalf("at the request: %+v %v, want blocked", res, err)
+			}
+			if got := res.Agents[0].BlockedKind; tc.kind != "" && (got == nil || *got != tc.kind) {
+				t.Errorf("blocked kind %v, want %s", got, tc.kind)
+			}
+			c.Approve(ctx, callID, "late but fine")
+			rest := events(t, c, es[len(es)-1].Seq+1, 60*time.Second, turnEnd)
+			checkTurn(t, append(es, rest...), callID, "approved", true)
+		})
 	}
 }
