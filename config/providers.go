@@ -54,7 +54,7 @@ var (
 	providerKeys   = []string{"command", "args", "model_args", "effort_args", "bypass_args", "approval_args", "resume_args", "env", "models", "default_model", "efforts", "default_effort", "screens", "status", "session", "transcript", "keys", "shutdown"}
 	screensKeys    = []string{"ready", "working", "blocked", "login", "limit"}
 	transcriptKeys = []string{"format", "data_dir_file"}
-	keysKeys       = []string{"submit", "interrupt", "approve", "deny"}
+	keysKeys       = []string{"submit", "interrupt", "approve", "deny", "clear"}
 	shutdownKeys   = []string{"line", "keys", "grace"}
 	placeholderRE  = regexp.MustCompile(`\{[^{}]*\}`)
 	providerNameRE = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,31}$`)
@@ -99,6 +99,9 @@ type ProviderTranscript struct {
 type ProviderKeys struct {
 	Submit                   string // default Enter
 	Interrupt, Approve, Deny []string
+	// Clear empties the input box before every delivery (docs/providers.md §5.1); nil:
+	// the shared recipe (Ctrl-E, Ctrl-U).
+	Clear []string
 }
 
 // ProviderShutdown is the graceful shutdown: type Line (when set), press Keys, wait Grace.
@@ -373,7 +376,7 @@ func parseKeys(entry map[string]any, field string) (ProviderKeys, error) {
 	for _, c := range []struct {
 		key string
 		dst *[]string
-	}{{"interrupt", &k.Interrupt}, {"approve", &k.Approve}, {"deny", &k.Deny}} {
+	}{{"interrupt", &k.Interrupt}, {"approve", &k.Approve}, {"deny", &k.Deny}, {"clear", &k.Clear}} {
 		if _, ok := obj[c.key]; !ok {
 			continue
 		}

@@ -22,7 +22,7 @@ const qwenByConfig = `{"providers": {"qwen-local": {
   "screens": {"ready": ["Type your message"], "blocked": ["Allow execution of"], "limit": ["usage limit"]},
   "session": "herdr",
   "transcript": {"format": "none"},
-  "keys": {"approve": ["Enter"], "deny": ["Escape"]},
+  "keys": {"approve": ["Enter"], "deny": ["Escape"], "clear": ["ctrl+e", "ctrl+u", "backspace", "ctrl+e", "ctrl+u"]},
   "shutdown": {"line": "/quit", "grace": "2s"}
 }}}`
 
@@ -45,7 +45,8 @@ func TestProvidersSectionParsesTheContract(t *testing.T) {
 	if len(p.Screens.Ready) != 1 || !p.Screens.Ready[0].MatchString(">   TYPE YOUR MESSAGE or @path") {
 		t.Errorf("ready screens are case-insensitive regexes: %v", p.Screens.Ready)
 	}
-	if p.Keys.Submit != "Enter" || strings.Join(p.Keys.Interrupt, ",") != "Escape" {
+	if p.Keys.Submit != "Enter" || strings.Join(p.Keys.Interrupt, ",") != "Escape" ||
+		strings.Join(p.Keys.Clear, ",") != "ctrl+e,ctrl+u,backspace,ctrl+e,ctrl+u" {
 		t.Errorf("keys = %+v", p.Keys)
 	}
 	if cfg.TuningFor("qwen-local").TranscriptSettle != 0 {
@@ -59,7 +60,8 @@ func TestProvidersSectionDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := cfg.Providers["tool"]
-	if p.Status != config.StatusHerdr || p.Session != config.SessionNone || p.NeedsHerdr() || p.Transcript.Format != config.TranscriptNone {
+	if p.Status != config.StatusHerdr || p.Session != config.SessionNone || p.NeedsHerdr() || p.Transcript.Format != config.TranscriptNone ||
+		p.Keys.Clear != nil {
 		t.Errorf("defaults = %+v", p)
 	}
 }
@@ -90,6 +92,7 @@ func TestProvidersSectionRefusesBadContracts(t *testing.T) {
 		{"two-line shutdown", `{"command":"x","shutdown":{"line":"a\nb"}}`, "providers.p.shutdown.line"},
 		{"bad grace", `{"command":"x","shutdown":{"grace":"soon"}}`, "providers.p.shutdown.grace"},
 		{"empty approve", `{"command":"x","keys":{"approve":[]}}`, "providers.p.keys.approve"},
+		{"blank clear key", `{"command":"x","keys":{"clear":["ctrl+u",""]}}`, "providers.p.keys.clear"},
 		{"not an object", `"x"`, "providers.p"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -6,6 +6,7 @@ package tests
 // them (providertest.Require): skipped without them, a failure under CI=1.
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,9 +14,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orcr-go/orcr/actors"
 	"github.com/orcr-go/orcr/actors/provider"
 	"github.com/orcr-go/orcr/actors/provider/modeltest"
 	"github.com/orcr-go/orcr/actors/provider/providertest"
+	"github.com/orcr-go/orcr/herdr"
 	"github.com/orcr-go/orcr/tests/poll"
 )
 
@@ -136,6 +139,9 @@ func agentTurns(t *testing.T, h *home, model *modeltest.Server, a contractAgent,
 	start := time.Now()
 	agentTurn(t, h, model, a, name, "", "say="+p+"-first", p+"-first")
 	t.Logf("%s: first turn complete %s after the run", p, time.Since(start).Round(time.Millisecond))
+	// Text left in the input box, several lines of it, is never glued onto the next
+	// prompt: each CLI's clear keys empty the box first (docs/providers.md §5.1).
+	leaveInBox(t, h, name, "orcr-leftover-1\norcr-leftover-2\norcr-leftover-3")
 	agentTurn(t, h, model, a, name, "say="+p+"-second", "say="+p+"-second", p+"-second")
 	// The command stays alive 1 s after printing: gemini reads its shell's pty through
 	// node-pty, whose exit can overtake the last output, and then sends "Output: (empty)"
@@ -161,6 +167,38 @@ func agentTurns(t *testing.T, h *home, model *modeltest.Server, a contractAgent,
 	}
 	poll.Eventually(t, 30*time.Second, p+"'s processes gone after the kill", func() bool { return len(agentProcs(uid)) == 0 },
 		func() string { return procsLeft(uid) })
+}
+
+// leaveInBox pastes text (bracketed, so its newlines stay in the box) into the input
+// box of agent name's pane, as a delivery cut short or a user at the pane leaves it,
+// and waits until the pane shows it (its first line, or the placeholder opencode
+// shows for a paste of several lines).
+func leaveInBox(t *testing.T, h *home, name, text string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	r := herdr.NewRemote(filepath.Join(h.envValue("XDG_CONFIG_HOME"), "herdr", "sessions", "orcr", "herdr.sock"))
+	panes, err := r.PaneList(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pane := ""
+	for _, p := range panes {
+		if at, _ := actors.PanePath(p.Label); at == name {
+			pane = p.PaneID
+		}
+	}
+	if pane == "" {
+		t.Fatalf("no pane of %s in %+v", name, panes)
+	}
+	if err := r.SendText(ctx, pane, "\x1b[200~"+text+"\x1b[201~"); err != nil {
+		t.Fatal(err)
+	}
+	first, _, _ := strings.Cut(text, "\n")
+	poll.Eventually(t, 30*time.Second, name+" showing the text left in its box", func() bool {
+		rd, err := r.Read(ctx, pane, "visible", 0)
+		return err == nil && (strings.Contains(rd.Text, first) || strings.Contains(rd.Text, "[Pasted"))
+	})
 }
 
 // agentTurn sends prompt to agent name (none: the run's own prompt) and checks that the

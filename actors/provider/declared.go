@@ -111,10 +111,14 @@ func (d declared) Env([]string) map[string]string {
 	return m
 }
 
-// Startup is the shared recipe (§5) with the declared submit key and login screens.
+// Startup is the shared recipe (§5) with the declared submit and clear keys and login
+// screens.
 func (d declared) Startup(cfg *config.Config) Startup {
 	st := d.common.Startup(cfg)
 	st.SubmitKey = d.spec.Keys.Submit
+	if len(d.spec.Keys.Clear) > 0 {
+		st.ClearKeys = append([]string(nil), d.spec.Keys.Clear...)
+	}
 	st.LoginPatterns = append([]*regexp.Regexp(nil), d.spec.Screens.Login...)
 	if IsBuiltin(d.name) {
 		st.TrustScreens = append([]string(nil), contractTrust[d.name]...)
