@@ -200,7 +200,7 @@ func (w *agentWork) plan(provider string) SubmitPlan {
 // submission is text typed the way plan types a prompt: the input box cleared, the
 // text (as one bracketed paste where the provider takes one), pause, Enter.
 func (p SubmitPlan) submission(text string, pause time.Duration) herdr.Submission {
-	return herdr.Submission{Text: text, Paste: p.Paste, Clear: p.ClearKeys, Pause: pause}
+	return herdr.Submission{Text: text, Paste: p.Paste, Clear: p.ClearKeys, ClearPause: provider.ClearTypePause, Pause: pause}
 }
 
 // agentRow is herdr's agent.list row of target (a terminal id; or a pane id, when

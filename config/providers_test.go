@@ -22,7 +22,7 @@ const qwenByConfig = `{"providers": {"qwen-local": {
   "screens": {"ready": ["Type your message"], "blocked": ["Allow execution of"], "limit": ["usage limit"]},
   "session": "herdr",
   "transcript": {"format": "none"},
-  "keys": {"approve": ["Enter"], "deny": ["Escape"], "clear": ["ctrl+e", "ctrl+u", "backspace", "ctrl+e", "ctrl+u"]},
+  "keys": {"approve": ["Enter"], "deny": ["Escape"]},
   "shutdown": {"line": "/quit", "grace": "2s"}
 }}}`
 
@@ -45,12 +45,22 @@ func TestProvidersSectionParsesTheContract(t *testing.T) {
 	if len(p.Screens.Ready) != 1 || !p.Screens.Ready[0].MatchString(">   TYPE YOUR MESSAGE or @path") {
 		t.Errorf("ready screens are case-insensitive regexes: %v", p.Screens.Ready)
 	}
-	if p.Keys.Submit != "Enter" || strings.Join(p.Keys.Interrupt, ",") != "Escape" ||
-		strings.Join(p.Keys.Clear, ",") != "ctrl+e,ctrl+u,backspace,ctrl+e,ctrl+u" {
+	if p.Keys.Submit != "Enter" || strings.Join(p.Keys.Interrupt, ",") != "Escape" || p.Keys.Clear != nil {
 		t.Errorf("keys = %+v", p.Keys)
 	}
 	if cfg.TuningFor("qwen-local").TranscriptSettle != 0 {
 		t.Error("a provider without a transcript must not wait for one to settle")
+	}
+}
+
+// keys.clear replaces the shared clear recipe (docs/providers.md §11.1).
+func TestProvidersSectionClearKeys(t *testing.T) {
+	cfg, _, err := config.Parse([]byte(`{"providers":{"tool":{"command":"/opt/tool","keys":{"clear":["ctrl+a","ctrl+k"]}}}}`), noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(cfg.Providers["tool"].Keys.Clear, ","); got != "ctrl+a,ctrl+k" {
+		t.Errorf("keys.clear = %q", got)
 	}
 }
 

@@ -30,6 +30,8 @@ type Submission struct {
 	// (which closes a paste an interrupted delivery left open, and is otherwise an
 	// unknown sequence the TUI ignores), then these keys in one pane.send_keys call.
 	Clear []string
+	// ClearPause is the wait between the clear keys and the text.
+	ClearPause time.Duration
 	// Pause is the wait between the last text call and Enter.
 	Pause time.Duration
 }
@@ -59,6 +61,9 @@ func (r *Remote) SubmitAt(ctx context.Context, target string, s Submission) (tim
 		if err := r.SendKeys(ctx, pane, s.Clear...); err != nil {
 			return time.Time{}, err
 		}
+		if err := sleepCtx(ctx, s.ClearPause); err != nil {
+			return time.Time{}, err
+		}
 	}
 	if s.Paste {
 		err = r.sendPaste(ctx, pane, s.Text)
@@ -68,14 +73,8 @@ func (r *Remote) SubmitAt(ctx context.Context, target string, s Submission) (tim
 	if err != nil {
 		return time.Time{}, err
 	}
-	if s.Pause > 0 {
-		t := time.NewTimer(s.Pause)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return time.Time{}, ctx.Err()
-		case <-t.C:
-		}
+	if err := sleepCtx(ctx, s.Pause); err != nil {
+		return time.Time{}, err
 	}
 	entered := time.Now()
 	if err := r.SendKeys(ctx, pane, KeyEnter); err != nil {
@@ -165,4 +164,19 @@ func chunkText(s string, budget int) []string {
 		i += size
 	}
 	return append(out, s[start:])
+}
+
+// sleepCtx waits d (nothing when d ≤ 0), or until ctx ends (its error).
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
 }

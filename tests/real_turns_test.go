@@ -319,6 +319,8 @@ func realTurns(t *testing.T, h *home, model *modeltest.Server, p, name, work str
 	}
 	wantPromptOnce(t, model, api, "say="+p+"-first stream_ms=50")
 
+	// Several lines left in the input box are emptied before the prompt (docs/providers.md §5.1).
+	leaveInBox(t, h, name, "orcr-leftover-1\norcr-leftover-2\norcr-leftover-3")
 	second := "say=" + p + "-second tokens=11,22,33,44,5"
 	if r := h.run("agent", "send", name, second); r.exit != 0 {
 		t.Fatalf("agent send: %+v", r)

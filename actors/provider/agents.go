@@ -141,26 +141,7 @@ func contractKeys(interrupt, deny []string) config.ProviderKeys {
 	if deny == nil {
 		deny = []string{KeyEscape}
 	}
-	return config.ProviderKeys{Submit: KeyEnter, Interrupt: interrupt, Approve: []string{KeyEnter}, Deny: deny,
-		Clear: multiLineClear()}
-}
-
-// clearLines is how many lines of a leftover multi-line input multiLineClear empties.
-const clearLines = 8
-
-// multiLineClear empties an input box of up to clearLines lines with the cursor on its
-// last (docs/providers.md §5.1): Ctrl-E Ctrl-U empty the cursor's line, and each
-// Backspace then joins it to the line above, which Ctrl-E Ctrl-U empty in turn. The
-// editors of gemini 0.61, qwen 0.24, pi 0.73 and opencode 1.18 delete only the
-// cursor's line on Ctrl-U (measured in tmux: a pasted three-line box kept two lines),
-// and a gemini that read a prompt's Enter as a newline left the prompt above an empty
-// line (CI). Backspace on an empty box does nothing in all four.
-func multiLineClear() []string {
-	keys := []string{"ctrl+e", "ctrl+u"}
-	for range clearLines {
-		keys = append(keys, "backspace", "ctrl+e", "ctrl+u")
-	}
-	return keys
+	return config.ProviderKeys{Submit: KeyEnter, Interrupt: interrupt, Approve: []string{KeyEnter}, Deny: deny}
 }
 
 // contractSpec is the shipped declaration of a contract built-in.

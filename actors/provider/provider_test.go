@@ -404,11 +404,16 @@ func TestMockEnvDefaultsToProcessEnv(t *testing.T) {
 	}
 }
 
+// multiLineClear is the shared clear recipe of docs/providers.md §5.1.
+var multiLineClear = []string{"ctrl+e", "ctrl+u",
+	"backspace", "ctrl+e", "ctrl+u", "backspace", "ctrl+e", "ctrl+u", "backspace", "ctrl+e", "ctrl+u", "backspace", "ctrl+e", "ctrl+u",
+	"backspace", "ctrl+e", "ctrl+u", "backspace", "ctrl+e", "ctrl+u", "backspace", "ctrl+e", "ctrl+u", "backspace", "ctrl+e", "ctrl+u"}
+
 func TestRecipes(t *testing.T) {
 	real := provider.Startup{
 		SessionPoll: 150 * time.Millisecond, SessionWait: 3 * time.Second,
 		ReadyBudget: 8 * time.Second, ReadyPoll: 400 * time.Millisecond,
-		Paste: true, ClearKeys: []string{"ctrl+e", "ctrl+u"},
+		Paste: true, ClearKeys: multiLineClear,
 		EnterDelay: time.Second, SubmitKey: "Enter",
 		Confirm: provider.SubmitConfirm{Budget: 20 * time.Second, Attempts: 6, Poll: 400 * time.Millisecond,
 			RetypeDelay: 300 * time.Millisecond, ProbeMaxChars: 60},
@@ -424,7 +429,7 @@ func TestRecipes(t *testing.T) {
 	mockStartup := provider.Startup{
 		SessionPoll: 150 * time.Millisecond, SessionWait: 3 * time.Second,
 		ReadyBudget: 0, ReadyPoll: 400 * time.Millisecond,
-		Paste: true, ClearKeys: []string{"ctrl+e", "ctrl+u"},
+		Paste: true, ClearKeys: multiLineClear,
 		EnterDelay: 0, SubmitKey: "Enter",
 		Confirm: provider.SubmitConfirm{Budget: 0, Attempts: 0, Poll: 400 * time.Millisecond,
 			RetypeDelay: 300 * time.Millisecond, ProbeMaxChars: 60},

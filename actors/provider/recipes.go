@@ -18,7 +18,13 @@ const (
 	ReadyPollInterval   = 400 * time.Millisecond // readiness poll
 	ConfirmPollInterval = 400 * time.Millisecond // confirmation poll
 	RetypeEnterDelay    = 300 * time.Millisecond // send_text → Enter pause of a re-delivery
-	PromptProbeMaxChars = 60                     // the on-screen prompt probe is capped at this many characters
+	// ClearTypePause is the pause between a delivery's clear keys and its text
+	// (docs/providers.md §5.1): claude on a loaded machine that read both in one go
+	// inserted the text into the box as it was before the clear (TestRealTurnsLive
+	// with a three-line leftover failed 4 runs in 6 without a pause, none in 10 with
+	// 100–300 ms).
+	ClearTypePause      = 150 * time.Millisecond
+	PromptProbeMaxChars = 60 // the on-screen prompt probe is capped at this many characters
 )
 
 // Key names sent through herdr's pane.send_keys.
@@ -40,10 +46,23 @@ func slashModel(model string) (string, bool) {
 	return ModelCommand + " " + model, true
 }
 
-// clearInputKeys empty a readline-style input line: Ctrl-E moves to its end, Ctrl-U
-// deletes back to its start (docs/providers.md §5, "Typing a prompt"). Every provider
-// uses them; only a real provider can confirm them.
-var clearInputKeys = []string{"ctrl+e", "ctrl+u"}
+// clearLines is how many lines of a leftover multi-line input clearInputKeys empty.
+const clearLines = 8
+
+// clearInputKeys empty an input box of up to clearLines+1 lines with the cursor on its
+// last (docs/providers.md §5.1): Ctrl-E Ctrl-U empty the cursor's line, and each
+// Backspace then joins it to the line above, which Ctrl-E Ctrl-U empty in turn. The
+// editors of all six CLIs delete only the cursor's line on Ctrl-U (a pasted three-line
+// box kept two lines: TestRealTurnsLive, TestRealAgentsLive), and Backspace on an
+// empty box does nothing. Every provider uses them unless its declaration says
+// otherwise (keys.clear).
+var clearInputKeys = func() []string {
+	keys := []string{"ctrl+e", "ctrl+u"}
+	for range clearLines {
+		keys = append(keys, "backspace", "ctrl+e", "ctrl+u")
+	}
+	return keys
+}()
 
 // Startup is the shared startup recipe of one provider (docs/providers.md §5): what the spawn
 // pipeline waits for before typing the first input, and how every managed delivery is
