@@ -79,10 +79,10 @@ fuzz:
     go test -run '^$' -fuzz '^FuzzLoad$' -fuzztime 5s ./config
     go test -run '^$' -fuzz '^FuzzParseDuration$' -fuzztime 5s ./config
     go test -run '^$' -fuzz '^FuzzProviderSpec$' -fuzztime 5s ./config
-    go test -run '^$' -fuzz '^FuzzHandle$' -fuzztime 5s ./fleet
-    go test -run '^$' -fuzz '^FuzzDecodeReply$' -fuzztime 5s ./fleet
-    go test -run '^$' -fuzz '^FuzzChunkHeader$' -fuzztime 5s ./fleet
-    go test -run '^$' -fuzz '^FuzzDecodeEventMsg$' -fuzztime 5s ./fleet
+    go test -run '^$' -fuzz '^FuzzHandle$' -fuzztime 5s ./socketapi/fleet
+    go test -run '^$' -fuzz '^FuzzDecodeReply$' -fuzztime 5s ./socketapi/fleet
+    go test -run '^$' -fuzz '^FuzzChunkHeader$' -fuzztime 5s ./socketapi/fleet
+    go test -run '^$' -fuzz '^FuzzDecodeEventMsg$' -fuzztime 5s ./socketapi/fleet
     go test -run '^$' -fuzz '^FuzzDecodeResponse$' -fuzztime 5s ./herdr
     go test -run '^$' -fuzz '^FuzzParseIntegrationStatus$' -fuzztime 5s ./herdr
     go test -run '^$' -fuzz '^FuzzParseSessionList$' -fuzztime 5s ./herdr

@@ -10,7 +10,7 @@
 // (socketapi/server dispatches from the method table api.Methods, whose entries
 // call System through the api.Facade interface), the WebSocket stream
 // (socketapi/ws, through its own Facade interface), the web dashboard on the same listener
-// (socketapi/ws, docs/dashboard.md), the fleet's request subject orcr.api.<host> (package fleet,
+// (socketapi/ws, docs/dashboard.md), the fleet's request subject orcr.api.<host> (package socketapi/fleet,
 // from the same table under fleet.allow: docs/fleet.md §4); `orcr top` and the MCP face (`orcr mcp`,
 // cmd/orcr/mcp) are clients of the Unix socket. Its methods (Run, Ask, Send, Kill, Wait, Logs, Ls, Snapshot,
 // Status, AttachPrepare, AttachHeartbeat, AttachRelease, Adopt, the Loop* verbs, Token, DashboardLogin, MCPToken, MCPAuth; for
@@ -43,7 +43,7 @@
 //	                        frames (remote_frames.go) and the agent actor's side of them
 //	                        (remote_ops.go)
 //	notify_*.go             the notify actor and its start; rules in actors/notify
-//	fleet_*.go              the fleet publisher: committed events → the fleet's stream (package fleet);
+//	fleet_*.go              the fleet publisher: committed events → the fleet's stream (package socketapi/fleet);
 //	                        the fleet-wide provider slots (fleet_leases.go)
 //	herdr_*.go              the actors that read herdr's view: monitor, reconciler, discovery
 //	sched_*.go              the queue (promotion, deadlines) and gc sweeps

@@ -40,7 +40,7 @@ const (
 	FleetSeenHeartbeat = 30 * time.Second
 )
 
-// FleetPublisher is what the `fleet` actor publishes through (package fleet
+// FleetPublisher is what the `fleet` actor publishes through (package socketapi/fleet
 // implements it on JetStream; docs/fleet.md §5).
 type FleetPublisher interface {
 	// Published returns the highest seq of this host the stream holds (0: none).

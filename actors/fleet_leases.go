@@ -21,7 +21,7 @@ import (
 // the count through the leaseBook. While the fleet does not answer, the member's own
 // caps alone hold.
 
-// FleetLeaser holds this member's fleet-wide slots (package fleet's Leases). Its
+// FleetLeaser holds this member's fleet-wide slots (package socketapi/fleet's Leases). Its
 // methods are called from one goroutine at a time.
 type FleetLeaser interface {
 	// Lease brings the slots held per capped provider to want (renewing those held) and

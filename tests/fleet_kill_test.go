@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/orcr-go/orcr/config"
-	fleetpkg "github.com/orcr-go/orcr/fleet"
-	"github.com/orcr-go/orcr/fleet/fleettest"
 	"github.com/orcr-go/orcr/socketapi"
+	fleetpkg "github.com/orcr-go/orcr/socketapi/fleet"
+	"github.com/orcr-go/orcr/socketapi/fleet/fleettest"
 	"github.com/orcr-go/orcr/tests/poll"
 )
 

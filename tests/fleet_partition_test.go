@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/orcr-go/orcr/config"
-	fleetpkg "github.com/orcr-go/orcr/fleet"
-	"github.com/orcr-go/orcr/fleet/fleettest"
+	fleetpkg "github.com/orcr-go/orcr/socketapi/fleet"
+	"github.com/orcr-go/orcr/socketapi/fleet/fleettest"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
 	"github.com/orcr-go/orcr/tests/poll"
 )

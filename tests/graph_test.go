@@ -11,7 +11,7 @@ import (
 // module is the module path every orcr package starts with.
 const module = "github.com/orcr-go/orcr"
 
-// natsModules is the prefix of the NATS modules, which only package fleet imports.
+// natsModules is the prefix of the NATS modules, which only socketapi/fleet imports.
 const natsModules = "github.com/nats-io/"
 
 // contract is the leaf package of the wire contract (README.md's layout): the method
@@ -59,17 +59,17 @@ var graph = []struct {
 	{"actors/transcript", contract},
 	{"actors/provider", with(contract, "config", "herdr")},
 	{"actors/notify", with(contract, "config", "herdr", "store")},
-	// The fleet layer: the only package that imports NATS (docs/fleet.md).
-	{"fleet", with(contract, "config", "store")},
 	{"actors", with(contract, "actors/actorkit", "actors/notify", "actors/paneexec", "actors/provider", "actors/runproc",
 		"actors/schedule", "actors/transcript", "actors/worktree", "config", "config/service", "herdr",
 		"socketapi/remote", "store", "store/agentpath")},
 
-	// The Go client, then the socket layer on top of the use cases.
+	// The Go client, then the socket layer on top of the use cases; the fleet layer is
+	// the only package that imports NATS (docs/fleet.md).
 	{"socketapi", with(contract, "config")},
+	{"socketapi/fleet", with(contract, "config", "store")},
 	{"socketapi/ws", with(contract, "actors", "config", "socketapi/remote")},
 	{"socketapi/server", with(contract, "actors", "actors/actorkit", "config", "config/rotate", "socketapi",
-		"socketapi/ws", "store", "fleet")},
+		"socketapi/ws", "store", "socketapi/fleet")},
 
 	// Programs and the SDK's recipes.
 	{"socketapi/recipes/recipe", with(contract, "socketapi")},
@@ -83,14 +83,14 @@ var graph = []struct {
 	{"cmd/orcr/mcp", with(contract, "socketapi")},
 	{"cmd/orcr/top", with(contract, "socketapi", "store/agentpath")},
 	{"cmd/orcr/cli", with(contract, "actors/paneexec", "actors/runproc", "actors/transcript", "cmd/orcr/cli/skill", "cmd/orcr/mcp", "cmd/orcr/top",
-		"config", "config/service", "fleet", "socketapi", "socketapi/ts", "store/agentpath")},
+		"config", "config/service", "socketapi/fleet", "socketapi", "socketapi/ts", "store/agentpath")},
 	{"cmd/orcr", []string{"cmd/orcr/cli", "socketapi/server"}},
 	{"cmd/orcr-demo", []string{"config", "socketapi/remote"}},
 	{"cmd/orcr-mock-agent", nil},
 
 	// Stand-ins and test kits: real parts for tests, never imported by the product.
 	{"actors/provider/modeltest", nil},
-	{"fleet/fleettest", []string{"fleet"}},
+	{"socketapi/fleet/fleettest", []string{"socketapi/fleet"}},
 	{"actors/provider/providertest", nil},
 	{"actors/worktree/worktreetest", nil},
 	{"config/service/servicetest", nil},
@@ -138,13 +138,13 @@ func TestGraphAllowsNoUpwardImport(t *testing.T) {
 			if r, ok := rel(imp); ok {
 				imports[pkg] = append(imports[pkg], r)
 			}
-			if strings.HasPrefix(imp, natsModules) && pkg != "fleet" && pkg != "fleet/fleettest" {
+			if strings.HasPrefix(imp, natsModules) && pkg != "socketapi/fleet" && pkg != "socketapi/fleet/fleettest" {
 				nats = append(nats, pkg+" imports "+imp)
 			}
 		}
 	}
 	if len(nats) > 0 {
-		t.Errorf("only fleet (and its test kit) imports NATS (docs/fleet.md):\n%s", strings.Join(nats, "\n"))
+		t.Errorf("only socketapi/fleet (and its test kit) imports NATS (docs/fleet.md):\n%s", strings.Join(nats, "\n"))
 	}
 	if len(imports) < 40 {
 		t.Fatalf("go list found %d packages; expected the whole module", len(imports))

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -37,6 +38,38 @@ func TestNoLargeTrackedFiles(t *testing.T) {
 		if fi.Mode().IsRegular() && fi.Size() > maxTrackedFile {
 			t.Errorf("%s is tracked and %d bytes (> 1 MiB): remove it and add it to .gitignore", f, fi.Size())
 		}
+	}
+}
+
+// topLevel is the repository's top level as the design card fixes it (README.md's
+// layout): the seven folders of code, the module files, the task runner, the README, the
+// reference and CI.
+var topLevel = []string{".ci", ".gitignore", "README.md", "actors", "cmd", "config", "docs", "go.mod", "go.sum",
+	"herdr", "justfile", "socketapi", "store", "tests"}
+
+// TestTopLevelIsTheDesignCards fails when git tracks anything at the top level beyond
+// topLevel: a new package goes under one of the seven folders.
+func TestTopLevelIsTheDesignCards(t *testing.T) {
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("git", "-C", root, "ls-files", "-z").Output()
+	if err != nil {
+		t.Fatalf("git ls-files: %v (the tests run from a git checkout)", err)
+	}
+	seen := map[string]bool{}
+	for _, f := range bytes.Split(bytes.TrimRight(out, "\x00"), []byte{0}) {
+		top, _, _ := strings.Cut(string(f), "/")
+		seen[top] = true
+	}
+	for top := range seen {
+		if !slices.Contains(topLevel, top) {
+			t.Errorf("%s is tracked at the top level: the design card allows only %s", top, strings.Join(topLevel, " "))
+		}
+	}
+	if len(seen) < 10 {
+		t.Fatalf("git ls-files listed %d top-level entries; expected the whole repository", len(seen))
 	}
 }
 

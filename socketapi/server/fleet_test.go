@@ -15,10 +15,10 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/orcr-go/orcr/config"
-	"github.com/orcr-go/orcr/fleet"
-	"github.com/orcr-go/orcr/fleet/fleettest"
 	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/api/wire"
+	"github.com/orcr-go/orcr/socketapi/fleet"
+	"github.com/orcr-go/orcr/socketapi/fleet/fleettest"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
 	"github.com/orcr-go/orcr/tests/poll"
 )

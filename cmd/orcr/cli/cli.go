@@ -19,10 +19,10 @@ import (
 
 	"github.com/orcr-go/orcr/config"
 	"github.com/orcr-go/orcr/config/service"
-	"github.com/orcr-go/orcr/fleet"
 	"github.com/orcr-go/orcr/socketapi"
 	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/api/wire"
+	"github.com/orcr-go/orcr/socketapi/fleet"
 )
 
 // Version is what `orcr -V` prints after "orcr ".

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/orcr-go/orcr/config"
-	"github.com/orcr-go/orcr/fleet"
 	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/api/wire"
+	"github.com/orcr-go/orcr/socketapi/fleet"
 )
 
 // fleetVerbTimeout bounds a bounded verb's call on another host once the member answered

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/orcr-go/orcr/config"
-	"github.com/orcr-go/orcr/fleet"
+	"github.com/orcr-go/orcr/socketapi/fleet"
 	"github.com/orcr-go/orcr/tests/poll"
 )
 

@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	"github.com/orcr-go/orcr/config"
-	"github.com/orcr-go/orcr/fleet"
 	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/api/wire"
+	"github.com/orcr-go/orcr/socketapi/fleet"
 )
 
 // Every method fleet.allow may name is a method of the one table that a facade call

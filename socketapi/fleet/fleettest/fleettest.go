@@ -13,7 +13,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/orcr-go/orcr/fleet"
+	"github.com/orcr-go/orcr/socketapi/fleet"
 )
 
 // StreamSeqs reads every event of host from the stream at url (with the token in
