@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"net"
 	"os"
@@ -302,4 +303,56 @@ func (s *System) DashboardQuota(ctx context.Context) ([]api.QuotaWindow, error) 
 		return nil, wire.From(err, wire.CauseSQLite)
 	}
 	return ws, nil
+}
+
+// DashboardMember is another member of the fleet as the dashboard shows it
+// (docs/dashboard.md §6.1): fleet.members's line and, when it answered agent.ls over
+// the fleet just now, its agents.
+type DashboardMember struct {
+	api.FleetMember
+	Agents []api.AgentRow `json:"agents"`
+}
+
+// DashboardFleet is the dashboard's read of the other members of the fleet
+// (docs/dashboard.md §6.1): fleet.members, then agent.ls on every member that answered
+// its probe, at once, as `orcr top --fleet` reads them (docs/top.md §7). A member whose
+// agent.ls fails is unreachable with that error and no agents. Without a fleet it is
+// empty.
+func (s *System) DashboardFleet(ctx context.Context) ([]DashboardMember, error) {
+	out := []DashboardMember{}
+	if s.fleetCaller == nil {
+		return out, nil
+	}
+	mem, err := s.FleetMembers(ctx, api.NoParams{})
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range mem.Members {
+		if !m.Self {
+			out = append(out, DashboardMember{FleetMember: m})
+		}
+	}
+	var wg sync.WaitGroup
+	for i := range out {
+		if !out[i].Reachable {
+			continue
+		}
+		wg.Go(func() {
+			m := &out[i]
+			res, err := s.FleetCall(ctx, api.FleetCallRequest{Host: m.Host, Method: api.AgentLs.Name})
+			var ls api.LsResult
+			if err == nil {
+				if jerr := json.Unmarshal(res.Result, &ls); jerr != nil {
+					err = wire.Env(wire.CauseFleetUnreachable, "fleet: "+m.Host+"'s agent.ls answer cannot be read: "+jerr.Error())
+				}
+			}
+			if err != nil {
+				m.Reachable, m.Error = false, wire.From(err, wire.CauseFleetUnreachable)
+				return
+			}
+			m.Agents = ls.Agents
+		})
+	}
+	wg.Wait()
+	return out, nil
 }

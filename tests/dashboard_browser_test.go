@@ -52,6 +52,59 @@ func artifacts(t *testing.T) string {
 	return dir
 }
 
+// browserCtx is a headless chromium at browser, 1280×900, for 120 s; it ends with the
+// test.
+func browserCtx(t *testing.T, browser string) context.Context {
+	t.Helper()
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(browser), chromedp.NoSandbox, chromedp.WindowSize(1280, 900),
+		chromedp.Flag("disable-gpu", true))...)
+	bctx, cancelBrowser := chromedp.NewContext(alloc)
+	ctx, cancel := context.WithTimeout(bctx, 120*time.Second)
+	t.Cleanup(func() { cancel(); cancelBrowser(); cancelAlloc() })
+	return ctx
+}
+
+// The other members of the fleet on a hub's dashboard (docs/dashboard.md §6.1): the
+// member web's agent under "Other hosts" as web:<path> with its status; web's server
+// stopped, the page marks it unreachable with its last-seen age and keeps the agent it
+// last read.
+func TestDashboardBrowserFleet(t *testing.T) {
+	t.Parallel()
+	browser := chromium(t)
+	hub, web, _, _ := fleetPairWith(t, `"remote": {"listen": "127.0.0.1:0"}, `)
+	setDebugAgent(t, web, "0190a000-0000-7000-8000-0000000000d1", "webwork/two", "working")
+	ok, res, _ := hub.jsonRun(t, "dashboard.login", 0, "dashboard")
+	link, _ := res["url"].(string)
+	if !ok || link == "" {
+		t.Fatalf("orcr dashboard on the hub: %v", res)
+	}
+	ctx := browserCtx(t, browser)
+	host := `#hosts li[data-host="web"]`
+	agent := host + ` li[data-path="web:webwork/two"]`
+	if err := chromedp.Do(ctx, chromedp.Navigate(link), chromedp.WaitVisible(chromedp.CSS(host+`[data-reachable="true"]`)),
+		chromedp.WaitVisible(chromedp.CSS(agent))); err != nil {
+		t.Fatalf("web's agent under Other hosts: %v", err)
+	}
+	line, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(agent)))
+	if err != nil || !strings.HasPrefix(line, "web:webwork/two") || !strings.HasSuffix(line, "working") {
+		t.Errorf("web's agent line %q (%v), want web:webwork/two … working", line, err)
+	}
+	if r := web.run("server", "stop"); r.exit != 0 {
+		t.Fatalf("web's server stop: %+v", r)
+	}
+	if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(host+`[data-reachable="false"]`))); err != nil {
+		t.Fatalf("web unreachable after its stop: %v", err)
+	}
+	state, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(host+` .host-state`)))
+	if err != nil || !regexp.MustCompile(`^unreachable · seen \d+[smhd] ago$`).MatchString(state) {
+		t.Errorf("web's state %q (%v), want unreachable · seen <age> ago", state, err)
+	}
+	if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(agent))); err != nil {
+		t.Errorf("the agent last read of web is gone: %v", err)
+	}
+}
+
 // The web dashboard in a real browser (docs/dashboard.md): a real server (the CLI's
 // auto-start, the herdr stand-in, the mock agent with approvals on), headless chromium
 // opens the sign-in link of `orcr dashboard`; the page shows the fleet tree, opens an
@@ -88,14 +141,7 @@ func TestDashboardBrowser(t *testing.T) {
 		t.Fatalf("orcr dashboard: %v", res)
 	}
 
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(browser), chromedp.NoSandbox, chromedp.WindowSize(1280, 900),
-		chromedp.Flag("disable-gpu", true))...)
-	defer cancelAlloc()
-	bctx, cancelBrowser := chromedp.NewContext(alloc)
-	defer cancelBrowser()
-	ctx, cancel := context.WithTimeout(bctx, 120*time.Second)
-	defer cancel()
+	ctx := browserCtx(t, browser)
 
 	step := func(what string, actions ...chromedp.Action[chromedp.Void]) {
 		t.Helper()

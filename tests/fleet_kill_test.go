@@ -35,13 +35,20 @@ func fleetHome(t *testing.T, doc string) *home {
 // hub's token. It returns them with the hub's url and the token's path.
 func fleetPair(t *testing.T) (hub, web *home, url, tok string) {
 	t.Helper()
+	return fleetPairWith(t, "")
+}
+
+// fleetPairWith is [fleetPair] with hubKeys (`"key": value, `) added to the hub's
+// config.json.
+func fleetPairWith(t *testing.T, hubKeys string) (hub, web *home, url, tok string) {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	url, port := "nats://"+l.Addr().String(), l.Addr().(*net.TCPAddr).Port
 	l.Close()
-	hub = fleetHome(t, fmt.Sprintf(`{"fleet": {"host": "hub", "hub": {"listen": "127.0.0.1:%d"}}}`, port))
+	hub = fleetHome(t, fmt.Sprintf(`{%s"fleet": {"host": "hub", "hub": {"listen": "127.0.0.1:%d"}}}`, hubKeys, port))
 	if r := hub.run("server", "start"); r.exit != 0 {
 		t.Fatalf("hub start: %+v", r)
 	}

@@ -42,6 +42,7 @@ type DashboardFacade interface {
 	Kill(ctx context.Context, r api.KillRequest) (api.KillResult, error)
 	BudgetExtend(ctx context.Context, r api.BudgetExtendRequest) (api.BudgetExtendResult, error)
 	DashboardQuota(ctx context.Context) ([]api.QuotaWindow, error)
+	DashboardFleet(ctx context.Context) ([]actors.DashboardMember, error)
 }
 
 // maxActionBody bounds an action's request body: a prompt of 8 MiB (docs/decisions.md
@@ -89,6 +90,7 @@ func (s *Server) routeDashboard(mux *http.ServeMux) {
 	mux.Handle("POST /dashboard/api/kill", csrf.Handler(s.cookieOrigin(s.action(s.killAction))))
 	mux.Handle("POST /dashboard/api/extend", csrf.Handler(s.cookieOrigin(s.action(s.extendAction))))
 	mux.Handle("POST /dashboard/api/quota", csrf.Handler(s.cookieOrigin(s.action(s.quotaAction))))
+	mux.Handle("POST /dashboard/api/fleet", csrf.Handler(s.cookieOrigin(s.action(s.fleetAction))))
 	mux.Handle("POST /dashboard/api/signout", csrf.Handler(s.cookieOrigin(http.HandlerFunc(s.signOut))))
 }
 
@@ -493,4 +495,26 @@ func (s *Server) quotaAction(ctx context.Context, body json.RawMessage) (any, er
 	return struct {
 		Quota []api.QuotaWindow `json:"quota"`
 	}{ws}, nil
+}
+
+// fleetAction answers the page's read of the other members of the fleet
+// (docs/dashboard.md §6.1): body {}, result {members}, each with its agents when it
+// answered; no fleet: no members.
+func (s *Server) fleetAction(ctx context.Context, body json.RawMessage) (any, error) {
+	if err := decodeBody(body, &struct{}{}); err != nil {
+		return nil, err
+	}
+	ms, err := s.facade.DashboardFleet(ctx)
+	var listErr *api.Error
+	if wire.Is(err, wire.EnvironmentError, wire.CauseFleetUnreachable) {
+		// The fleet itself did not answer: the page says so where the members go.
+		ms, listErr, err = []actors.DashboardMember{}, wire.From(err, wire.CauseFleetUnreachable), nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return struct {
+		Members []actors.DashboardMember `json:"members"`
+		Error   *api.Error               `json:"error,omitempty"`
+	}{ms, listErr}, nil
 }

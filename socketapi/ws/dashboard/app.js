@@ -161,6 +161,7 @@
         feedTries = 0;
         setConn('live');
         loadQuota();
+        loadHosts();
         render();
         return;
       }
@@ -332,6 +333,62 @@
         windowLabel(w) + ' ' + (w.state === 'reset' ? 'reset' : Math.round(w.used_percent) + '%' +
           (w.state === 'paused' ? ' paused' : '') + (w.resets_at > 0 ? ' (' + remaining(w.resets_at - now) + ')' : '')))))));
     $('quota').hidden = quota.length === 0;
+  }
+
+  // ---- the other members of the fleet (docs/dashboard.md §6.1) ----
+
+  // Read (POST /dashboard/api/fleet) when the feed opens and every HOSTS_EVERY ms, as
+  // orcr top --fleet reads them: a member that did not answer keeps the agents last
+  // read of it, marked unreachable with the age of its last written view.
+  const HOSTS_EVERY = 5000;
+  const hosts = new Map(); // host → {reachable, error, last_seen, agents}
+  let hostsError = null;
+
+  async function loadHosts() {
+    if (signedOut) return;
+    const res = await action('fleet', {});
+    if (!res) return;
+    hostsError = res.error || null;
+    const now = new Set();
+    for (const m of res.members || []) {
+      now.add(m.host);
+      const old = hosts.get(m.host);
+      hosts.set(m.host, {
+        reachable: m.reachable, error: m.error, last_seen: m.last_seen,
+        agents: m.reachable ? (m.agents || []) : (old ? old.agents : []),
+      });
+    }
+    if (!hostsError) for (const h of [...hosts.keys()]) if (!now.has(h)) hosts.delete(h);
+    renderHosts();
+  }
+
+  // since is the age of a time in ms as top shows it: 5s, 3m, 2h, 4d.
+  function since(ms) {
+    const s = Math.max(0, Math.round((Date.now() - ms) / 1000));
+    if (s < 60) return s + 's';
+    if (s < 3600) return Math.floor(s / 60) + 'm';
+    if (s < 86400) return Math.floor(s / 3600) + 'h';
+    return Math.floor(s / 86400) + 'd';
+  }
+
+  // renderHosts lists each other member: its host, reachable or why not (with its last
+  // written view's age), and its agents by path with their provider and status.
+  function renderHosts() {
+    const names = [...hosts.keys()].sort();
+    $('hosts-title').hidden = names.length === 0 && !hostsError;
+    $('hosts-error').hidden = !hostsError;
+    $('hosts-error').textContent = hostsError ? 'fleet: ' + errorText(hostsError) : '';
+    $('hosts').replaceChildren(...names.map((name) => {
+      const h = hosts.get(name);
+      const state = h.reachable ? h.agents.length + ' agents'
+        : 'unreachable' + (h.last_seen ? ' · seen ' + since(h.last_seen) + ' ago' : '');
+      const agents = [...h.agents].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+      return el('li', { 'data-host': name, 'data-reachable': String(h.reachable) },
+        el('span', { class: 'host' }, '⌂ ' + name),
+        el('span', { class: 'host-state' }, state),
+        el('ul', {}, ...agents.map((a) => el('li', { 'data-path': name + ':' + a.path },
+          name + ':' + a.path + ' · ' + a.provider + ' · ' + a.status + (a.blocked_kind ? ' · ' + a.blocked_kind : '')))));
+    }));
   }
 
   // ---- the open agent ----
@@ -647,6 +704,7 @@
   $('signout').addEventListener('click', signOut);
   openFeed();
   setInterval(loadQuota, QUOTA_EVERY);
+  setInterval(loadHosts, HOSTS_EVERY);
   const hash = location.hash.slice(1);
   if (/^[0-9a-f-]{36}$/.test(hash)) openAgent(hash);
 })();
