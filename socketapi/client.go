@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -55,6 +56,8 @@ type Client struct {
 	// scope, when scoped, is the absolute scope (no leading /) paths compose under.
 	scope  string
 	scoped bool
+	// host, when set, is the fleet member every call goes to ([Client.OnHost]).
+	host string
 }
 
 // DefaultCallTimeout is the per-request read/write bound used when Client.Timeout is 0.
@@ -130,6 +133,9 @@ func (c *Client) call(ctx context.Context, method string, unbounded bool, params
 // response (event frames, which a plain call never gets, are skipped). Unless
 // unbounded, a ctx without deadline gets the client's call timeout.
 func (c *Client) exchange(ctx context.Context, unbounded bool, method string, params any) ([]byte, error) {
+	if c.host != "" && !strings.HasPrefix(method, "fleet.") {
+		return c.exchangeOnHost(ctx, unbounded, method, params)
+	}
 	// idle: the call timeout bounds the wait for each frame, not the call; every
 	// progress frame moves the deadline on (docs/protocol.md §2.7).
 	var idle time.Duration

@@ -98,7 +98,7 @@ func (c *Client) Scope(name string) (*Client, error) {
 		return nil, err
 	}
 	return &Client{Socket: c.Socket, Dial: c.Dial, Timeout: c.Timeout, FollowInterval: c.FollowInterval, Spawn: c.Spawn,
-		OnResume: c.OnResume, lineage: c.lineage, scope: full, scoped: true}, nil
+		OnResume: c.OnResume, lineage: c.lineage, scope: full, scoped: true, host: c.host}, nil
 }
 
 var segment = regexp.MustCompile(`^[a-z0-9_]{1,64}$`)

@@ -25,6 +25,12 @@ type Stream struct {
 // Subscribe opens a dedicated connection, sends method (events.subscribe or
 // watch.open) and returns the stream once the initial response arrived.
 func (c *Client) Subscribe(ctx context.Context, method string, params any) (*Stream, error) {
+	if c.host != "" {
+		// A stream holds a connection to one server: not something fleet.call carries.
+		return nil, wire.Invalid(wire.ReasonFleetNotAllowed,
+			"`"+method+"` is a stream of one server; open it on "+c.host+"'s own socket (a client of that home), not over the fleet",
+			"method", method, "host", c.host, "policy", "local")
+	}
 	conn, err := c.dial(ctx)
 	if err != nil {
 		return nil, err

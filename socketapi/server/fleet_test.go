@@ -529,3 +529,56 @@ func TestFleetAnswerBeyondMaxPayload(t *testing.T) {
 		return s != nil && s.Truncated && len(s.Agents) > 0 && len(s.Agents) < rows
 	})
 }
+
+// The Go SDK's host-qualified client (Client.OnHost, docs/fleet.md §4.6): typed calls
+// go to the member through the local server with the member's results (in the client's
+// scope), a verb outside the member's fleet.allow is its typed refusal, a host nobody
+// serves is fleet_unreachable, a stream is refused up front, and the fleet methods stay
+// local.
+func TestClientOnHost(t *testing.T) {
+	t.Parallel()
+	hub, url, tok := fleetHub(t, "hub")
+	setAgent(t, hub.Client(t), "0190a000-0000-7000-8000-000000000701", "team/one", "idle")
+	setAgent(t, hub.Client(t), "0190a000-0000-7000-8000-000000000702", "other/two", "idle")
+	web := sockettest.NewServer(t, sockettest.WithConfig(fleetMemberConfig("web", url, tok)))
+	ctx := context.Background()
+	onHub := web.Client(t).OnHost("hub")
+	if onHub.Host() != "hub" {
+		t.Fatalf("Host() = %q", onHub.Host())
+	}
+	var ls api.LsResult
+	poll.Eventually(t, 20*time.Second, "agent.ls on the hub through web's server", func() bool {
+		var err error
+		ls, err = onHub.Ls(ctx, api.LsRequest{})
+		return err == nil
+	})
+	if len(ls.Agents) != 2 {
+		t.Fatalf("hub's agents through OnHost: %+v", ls.Agents)
+	}
+	scoped, err := onHub.Scope("team")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ls, err := scoped.Ls(ctx, api.LsRequest{}); err != nil || len(ls.Agents) != 1 || ls.Agents[0].Path != "team/one" {
+		t.Fatalf("hub's agents in scope team through OnHost: %+v %v", ls.Agents, err)
+	}
+	_, err = onHub.Kill(ctx, api.KillRequest{Targets: []string{"team/one"}, Force: true})
+	if pe, ok := wire.As(err); !ok || pe.Reason() != wire.ReasonFleetNotAllowed || pe.Details["host"] != "hub" {
+		t.Fatalf("a kill outside the hub's fleet.allow: %v, want fleet_not_allowed naming hub", err)
+	}
+	if rows, _ := hub.Client(t).Ls(ctx, api.LsRequest{}); len(rows.Agents) != 2 {
+		t.Fatalf("the refused kill changed the hub: %+v", rows.Agents)
+	}
+	short, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if _, err := web.Client(t).OnHost("ghost").Ls(short, api.LsRequest{}); !wire.Is(err, wire.EnvironmentError, wire.CauseFleetUnreachable) {
+		t.Fatalf("a host nobody serves: %v, want fleet_unreachable", err)
+	}
+	if _, err := onHub.Subscribe(ctx, "events.subscribe", nil); !wire.Is(err, wire.InvalidRequest, wire.ReasonFleetNotAllowed) {
+		t.Fatalf("a stream on a host client: %v, want fleet_not_allowed", err)
+	}
+	var members api.FleetMembersResult
+	if err := onHub.Call(ctx, "fleet.members", nil, &members); err != nil || len(members.Members) != 2 {
+		t.Fatalf("fleet.members on a host client (local): %+v %v", members, err)
+	}
+}

@@ -76,6 +76,12 @@ export interface ClientOptions {
      * on with the next one (docs/protocol.md §1.10).
      */
     onResume?: (method: string) => void;
+    /**
+     * The fleet member every call goes to, through this server's fleet.call
+     * (docs/fleet.md §4.6): the member's results and errors, as its fleet.allow lets
+     * them; streams (watch) are refused. Unset: this server. See OrcrClient.onHost.
+     */
+    host?: string;
 }
 /** orcr.agent. */
 export interface AgentApi {
@@ -160,6 +166,16 @@ export declare class OrcrClient {
     scope<T>(path: string, fn: (scope: string) => T | Promise<T>, opts?: ScopeOptions): Promise<T>;
     /** currentScope is where relative paths land now ("" at the root). */
     currentScope(): string;
+    /**
+     * onHost is a client of the fleet member host (docs/fleet.md §4.6): every call goes
+     * through this server's fleet.call and answers with the member's result, or its error
+     * (fleet_not_allowed outside its fleet.allow, fleet_unreachable when it does not
+     * answer). Its paths are the member's, in the current scope; no caller identity goes
+     * along; watch is refused (a stream is one server's). The fleet.* methods stay local.
+     */
+    onHost(host: string): OrcrClient;
+    /** host is the fleet member this client's calls go to (undefined: this server). */
+    get host(): string | undefined;
     /**
      * watch opens watch.open: the Watch's snapshot and the events after it, none missed. The
      * options are sent (`pattern` absolute) and, since the server reads none, applied

@@ -58,9 +58,11 @@ export class OrcrClient {
     api;
     context;
     #core;
+    #opts;
     constructor(transport = new Transport(), opts = {}) {
         const env = opts.env ?? process.env;
-        const core = new Core(transport, env, opts.bin, opts.autoStart ?? true);
+        const core = new Core(transport, env, opts.bin, opts.autoStart ?? true, opts.host);
+        this.#opts = opts;
         core.onResume = opts.onResume;
         this.#core = core;
         this.transport = transport;
@@ -199,6 +201,20 @@ export class OrcrClient {
     /** currentScope is where relative paths land now ("" at the root). */
     currentScope() {
         return this.#core.scope();
+    }
+    /**
+     * onHost is a client of the fleet member host (docs/fleet.md §4.6): every call goes
+     * through this server's fleet.call and answers with the member's result, or its error
+     * (fleet_not_allowed outside its fleet.allow, fleet_unreachable when it does not
+     * answer). Its paths are the member's, in the current scope; no caller identity goes
+     * along; watch is refused (a stream is one server's). The fleet.* methods stay local.
+     */
+    onHost(host) {
+        return new OrcrClient(this.transport, { ...this.#opts, host });
+    }
+    /** host is the fleet member this client's calls go to (undefined: this server). */
+    get host() {
+        return this.#core.host;
     }
     /**
      * watch opens watch.open: the Watch's snapshot and the events after it, none missed. The

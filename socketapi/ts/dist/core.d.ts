@@ -19,7 +19,9 @@ export declare class Core {
     readonly autoStart: boolean;
     /** Told each time a blocking call lost its server and goes on with the next one. */
     onResume: ((method: string) => void) | undefined;
-    constructor(transport: Transport, env: Env, bin: string | undefined, autoStart: boolean);
+    /** The fleet member every call goes to through fleet.call (undefined: this server). */
+    readonly host: string | undefined;
+    constructor(transport: Transport, env: Env, bin: string | undefined, autoStart: boolean, host?: string);
     /** The binary auto-start runs: the bin option, else $ORCR_BIN, else orcr on PATH. */
     get bin(): string;
     /**
@@ -28,7 +30,10 @@ export declare class Core {
      * started again and the request sent once more.
      */
     call(method: string, params: object, opts?: RequestOptions): Promise<unknown>;
-    /** stream makes sure a server runs, then opens a stream (started again as call is). */
+    /**
+     * stream makes sure a server runs, then opens a stream (started again as call is). A
+     * stream holds one server's connection: with a host it is refused (fleet_not_allowed).
+     */
     stream<T>(method: string, params: object): Promise<Subscription<T>>;
     /**
      * blocking sends a blocking call (agent.wait, agent.ask with resume) that rides over a
@@ -46,7 +51,10 @@ export declare class Core {
      * last_error}.
      */
     reconnect(method: string, lost: unknown): Promise<void>;
-    /** withCaller adds caller_id / caller_path from ORCR_ID / ORCR_PATH when they are set. */
+    /**
+     * withCaller adds caller_id / caller_path from ORCR_ID / ORCR_PATH when they are set
+     * (not with a host).
+     */
     withCaller<P extends object>(params: P): P & {
         caller_id?: string;
         caller_path?: string;

@@ -90,6 +90,12 @@ export interface ClientOptions {
    * on with the next one (docs/protocol.md §1.10).
    */
   onResume?: (method: string) => void;
+  /**
+   * The fleet member every call goes to, through this server's fleet.call
+   * (docs/fleet.md §4.6): the member's results and errors, as its fleet.allow lets
+   * them; streams (watch) are refused. Unset: this server. See OrcrClient.onHost.
+   */
+  host?: string;
 }
 
 /** orcr.agent. */
@@ -186,10 +192,12 @@ export class OrcrClient {
   readonly api: ApiApi;
   readonly context: ContextApi;
   readonly #core: Core;
+  readonly #opts: ClientOptions;
 
   constructor(transport: Transport = new Transport(), opts: ClientOptions = {}) {
     const env = opts.env ?? process.env;
-    const core = new Core(transport, env, opts.bin, opts.autoStart ?? true);
+    const core = new Core(transport, env, opts.bin, opts.autoStart ?? true, opts.host);
+    this.#opts = opts;
     core.onResume = opts.onResume;
     this.#core = core;
     this.transport = transport;
@@ -321,6 +329,22 @@ export class OrcrClient {
   /** currentScope is where relative paths land now ("" at the root). */
   currentScope(): string {
     return this.#core.scope();
+  }
+
+  /**
+   * onHost is a client of the fleet member host (docs/fleet.md §4.6): every call goes
+   * through this server's fleet.call and answers with the member's result, or its error
+   * (fleet_not_allowed outside its fleet.allow, fleet_unreachable when it does not
+   * answer). Its paths are the member's, in the current scope; no caller identity goes
+   * along; watch is refused (a stream is one server's). The fleet.* methods stay local.
+   */
+  onHost(host: string): OrcrClient {
+    return new OrcrClient(this.transport, { ...this.#opts, host });
+  }
+
+  /** host is the fleet member this client's calls go to (undefined: this server). */
+  get host(): string | undefined {
+    return this.#core.host;
   }
 
   /**

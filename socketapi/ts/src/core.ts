@@ -35,14 +35,28 @@ export class Core {
   readonly autoStart: boolean;
   /** Told each time a blocking call lost its server and goes on with the next one. */
   onResume: ((method: string) => void) | undefined;
+  /** The fleet member every call goes to through fleet.call (undefined: this server). */
+  readonly host: string | undefined;
   readonly #bin: string | undefined;
   #ready: Promise<void> | null = null;
 
-  constructor(transport: Transport, env: Env, bin: string | undefined, autoStart: boolean) {
+  constructor(transport: Transport, env: Env, bin: string | undefined, autoStart: boolean, host?: string) {
     this.transport = transport;
     this.env = env;
     this.#bin = bin;
     this.autoStart = autoStart;
+    this.host = host || undefined;
+  }
+
+  /**
+   * send is one request of method: on this server, or with a host through fleet.call on
+   * it (docs/fleet.md §4.6), answered with the member's own result. The fleet.* methods
+   * stay local.
+   */
+  async #send(method: string, params: object, opts?: RequestOptions): Promise<unknown> {
+    if (!this.host || method.startsWith("fleet.")) return this.transport.request(method, params, opts);
+    const res = (await this.transport.request("fleet.call", { host: this.host, method, params }, opts)) as { result?: unknown } | null;
+    return res?.result ?? null;
   }
 
   /** The binary auto-start runs: the bin option, else $ORCR_BIN, else orcr on PATH. */
@@ -56,11 +70,23 @@ export class Core {
    * started again and the request sent once more.
    */
   call(method: string, params: object, opts?: RequestOptions): Promise<unknown> {
-    return this.#again(() => this.transport.request(method, params, opts));
+    return this.#again(() => this.#send(method, params, opts));
   }
 
-  /** stream makes sure a server runs, then opens a stream (started again as call is). */
+  /**
+   * stream makes sure a server runs, then opens a stream (started again as call is). A
+   * stream holds one server's connection: with a host it is refused (fleet_not_allowed).
+   */
   stream<T>(method: string, params: object): Promise<Subscription<T>> {
+    if (this.host) {
+      return Promise.reject(
+        invalidRequest("fleet_not_allowed", `\`${method}\` is a stream of one server; open it on ${this.host}'s own socket (a client of that home), not over the fleet`, {
+          method,
+          host: this.host,
+          policy: "local",
+        }),
+      );
+    }
     return this.#again(() => this.transport.openStream<T>(method, params));
   }
 
@@ -91,7 +117,7 @@ export class Core {
       const ready = this.ensureRunning();
       await ready;
       try {
-        return await this.transport.request(method, params(attempt === 0 ? undefined : Date.now() - start), opts);
+        return await this.#send(method, params(attempt === 0 ? undefined : Date.now() - start), opts);
       } catch (e) {
         if (!serverGone(e)) throw e;
         if (this.#ready === ready) this.#ready = null;
@@ -128,9 +154,13 @@ export class Core {
     }
   }
 
-  /** withCaller adds caller_id / caller_path from ORCR_ID / ORCR_PATH when they are set. */
+  /**
+   * withCaller adds caller_id / caller_path from ORCR_ID / ORCR_PATH when they are set
+   * (not with a host).
+   */
   withCaller<P extends object>(params: P): P & { caller_id?: string; caller_path?: string } {
     const out: P & { caller_id?: string; caller_path?: string } = { ...params };
+    if (this.host) return out; // an agent of this host is nobody on another
     if (this.env.ORCR_ID && out.caller_id === undefined) out.caller_id = this.env.ORCR_ID;
     if (this.env.ORCR_PATH && out.caller_path === undefined) out.caller_path = this.env.ORCR_PATH;
     return out;

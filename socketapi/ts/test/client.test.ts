@@ -61,6 +61,15 @@ before(async () => {
         conn.end(JSON.stringify({ subscription: 2, seq: 9, event: { kind: "agent.created", ref_uuid: "u", uuid: "u", agent: row } }) + "\n");
         return undefined;
       }
+      if (req.method === "fleet.call") {
+        // The member's answer, as fleet.call wraps it (docs/fleet.md §4.6); gpu1 refuses kills.
+        const inner = { ...req, method: String(req.params.method), params: (req.params.params ?? {}) as Record<string, unknown> };
+        if (req.params.host === "gpu1" && inner.method === "agent.kill") {
+          return { error: { code: "invalid_request", message: "not allowed", details: { reason: "fleet_not_allowed", method: "agent.kill", host: "gpu1" } } };
+        }
+        const m = answers[inner.method];
+        return m ? { result: { host: req.params.host, result: m(inner) } } : { error: { code: "invalid_request", message: "unknown", details: { reason: "unknown_method" } } };
+      }
       const a = answers[req.method];
       return a ? { result: a(req) } : { error: { code: "invalid_request", message: "unknown", details: { reason: "unknown_method" } } };
     },
@@ -80,6 +89,20 @@ function client(env: Record<string, string> = {}): OrcrClient {
 }
 
 const agentEnv = { ORCR_ID: "0192cafe-0000-7000-8000-00000000000a", ORCR_PATH: "lead/boss", ORCR_AGENT_DATA_DIR: "/h/data/lead/boss/x" };
+
+describe("onHost", () => {
+  test("calls go through fleet.call with the member's answers, no caller, the scope's paths; watch is refused", async () => {
+    const c = client(agentEnv).onHost("gpu1");
+    assert.equal(c.host, "gpu1");
+    assert.deepEqual(await c.agent.ls({ pattern: "a/*" }), [row]);
+    assert.deepEqual(sent("fleet.call"), { host: "gpu1", method: "agent.ls", params: { pattern: "/lead/a/*" } });
+    await c.agent.wait("w", { timeout: "5s" });
+    assert.deepEqual(sent("fleet.call"), { host: "gpu1", method: "agent.wait", params: { targets: ["/lead/w"], timeout: "5s" } });
+    await assert.rejects(c.agent.kill("x"), (e: unknown) => e instanceof InvalidRequest && e.reason === "fleet_not_allowed" && e.details?.host === "gpu1");
+    await assert.rejects(c.watch(), (e: unknown) => e instanceof InvalidRequest && e.reason === "fleet_not_allowed" && e.details?.method === "watch.open");
+    assert.equal(client().host, undefined);
+  });
+});
 
 describe("orcr.agent", () => {
   test("run: an absolute path from name and scope, the options, the caller; a handle", async () => {
