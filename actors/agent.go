@@ -380,20 +380,10 @@ func (a *agentActor) Receive(c actor.Context) {
 		a.onStallTick(c, m)
 	case verdictCheck:
 		a.verdictTimer = nil
-		// Only while herdr still sees the pane blocked: the op reads the transcript and
-		// the recorded verdict (agentWork.reapplyVerdict).
-		if a.ended || !a.loaded || a.st.Status != store.StatusBlocked ||
-			(a.report != nil && a.report.Status != herdr.StatusBlocked) {
-			return
-		}
-		a.queueOp(c, m)
+		a.whileBlocked(c, m) // the op reads the recorded verdict (agentWork.reapplyVerdict)
 	case callCheck:
 		a.callTimer = nil
-		if a.ended || !a.loaded || a.st.Status != store.StatusBlocked ||
-			(a.report != nil && a.report.Status != herdr.StatusBlocked) {
-			return
-		}
-		a.queueOp(c, m)
+		a.whileBlocked(c, m) // the op looks for the call (agentWork.recheckCall)
 	case recheck:
 		if m.gen == a.recheckGen && !a.ended {
 			a.decide(c)
@@ -558,6 +548,16 @@ func (a *agentActor) finish(c actor.Context) {
 	// fresh actor. Stopping ourselves instead would drop the ones already on their way
 	// to dead letters, leaving their askers waiting for their full timeout.
 	c.Send(c.Parent(), agentEnded{UUID: a.uuid, PID: c.Self()})
+}
+
+// whileBlocked queues a timer's look at a blocked pane (verdictCheck, callCheck) only
+// while the row is blocked and herdr still sees the pane so: the op reads the transcript.
+func (a *agentActor) whileBlocked(c actor.Context, m any) {
+	if a.ended || !a.loaded || a.st.Status != store.StatusBlocked ||
+		(a.report != nil && a.report.Status != herdr.StatusBlocked) {
+		return
+	}
+	a.queueOp(c, m)
 }
 
 // gcOp names a GC sweep op ("" for any other message).

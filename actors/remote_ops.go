@@ -120,9 +120,16 @@ func (w *agentWork) approvals() { w.requestApproval(w.pendingCall()) }
 // transcript's last call without a result (its tool activity is logged on the way), or
 // nil when approvals are not mounted, no turn is open or every call has its result.
 func (w *agentWork) pendingCall() *store.ToolLog {
+	pending, _ := w.pendingCallOpen()
+	return pending
+}
+
+// pendingCallOpen is pendingCall and whether approvals are open (approvalsOpen), from
+// one read of the session.
+func (w *agentWork) pendingCallOpen() (*store.ToolLog, bool) {
 	info, err := store.Session(w.ctx, w.env.DB.Reader(), w.uuid)
 	if err != nil || !info.Approvals || !info.Open || w.env.Transcripts == nil {
-		return nil
+		return nil, false
 	}
 	tools := w.logTools()
 	answered := map[string]bool{}
@@ -133,10 +140,10 @@ func (w *agentWork) pendingCall() *store.ToolLog {
 			continue
 		}
 		if !answered[t.CallID] {
-			return &tools[i]
+			return &tools[i], true
 		}
 	}
-	return nil
+	return nil, true
 }
 
 // approvalsOpen: the agent has the approvals row mounted and a turn open, and its
@@ -152,10 +159,8 @@ func (w *agentWork) approvalsOpen() bool {
 // is set, and the actor goes on looking (recheckCall).
 func (w *agentWork) awaitCall() *store.ToolLog {
 	deadline := time.Now().Add(callWait)
-	for {
-		if pending := w.pendingCall(); pending != nil || !w.approvalsOpen() {
-			return pending
-		}
+	pending, open := w.pendingCallOpen()
+	for pending == nil && open {
 		if !time.Now().Before(deadline) {
 			w.callLater = true
 			return nil
@@ -165,7 +170,9 @@ func (w *agentWork) awaitCall() *store.ToolLog {
 			return nil
 		case <-time.After(callPoll):
 		}
+		pending, open = w.pendingCallOpen()
 	}
+	return pending
 }
 
 // recheckCall is one of the actor's later looks (callCheck) for the call a blocked

@@ -16,8 +16,9 @@ import (
 // artefacts belong in .gitignore, not in the history every clone downloads.
 const maxTrackedFile = 1 << 20
 
-// TestNoLargeTrackedFiles fails when git tracks a file over 1 MiB.
-func TestNoLargeTrackedFiles(t *testing.T) {
+// trackedFiles is the repository's root and what git tracks in it.
+func trackedFiles(t *testing.T) (root string, files [][]byte) {
+	t.Helper()
 	root, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)
@@ -26,7 +27,12 @@ func TestNoLargeTrackedFiles(t *testing.T) {
 	if err != nil {
 		t.Fatalf("git ls-files: %v (the tests run from a git checkout)", err)
 	}
-	files := bytes.Split(bytes.TrimRight(out, "\x00"), []byte{0})
+	return root, bytes.Split(bytes.TrimRight(out, "\x00"), []byte{0})
+}
+
+// TestNoLargeTrackedFiles fails when git tracks a file over 1 MiB.
+func TestNoLargeTrackedFiles(t *testing.T) {
+	root, files := trackedFiles(t)
 	if len(files) < 10 {
 		t.Fatalf("git ls-files listed %d files; expected the whole repository", len(files))
 	}
@@ -50,16 +56,9 @@ var topLevel = []string{".ci", ".gitignore", "README.md", "actors", "cmd", "conf
 // TestTopLevelIsTheDesignCards fails when git tracks anything at the top level beyond
 // topLevel: a new package goes under one of the seven folders.
 func TestTopLevelIsTheDesignCards(t *testing.T) {
-	root, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command("git", "-C", root, "ls-files", "-z").Output()
-	if err != nil {
-		t.Fatalf("git ls-files: %v (the tests run from a git checkout)", err)
-	}
+	_, files := trackedFiles(t)
 	seen := map[string]bool{}
-	for _, f := range bytes.Split(bytes.TrimRight(out, "\x00"), []byte{0}) {
+	for _, f := range files {
 		top, _, _ := strings.Cut(string(f), "/")
 		seen[top] = true
 	}

@@ -490,9 +490,10 @@ func (a *agent) turn(prompt string) {
 // tool_use go to the transcript. With --skip-permissions the tool "runs" at once;
 // otherwise the permission prompt is shown, blocked reported and the verdict
 // awaited, then working reported (with call_late_ms the lines go to the transcript
-// that long after blocked, or with the next line appended, whichever is first). Either way the tool_result follows. approved is
-// the verdict; ok is false when the turn was interrupted while waiting (the call
-// is then answered as interrupted, as claude does).
+// that long after blocked, or with the next line appended, whichever is first).
+// Either way the tool_result follows. approved is the verdict; ok is false when the
+// turn was interrupted while waiting (the call is then answered as interrupted, as
+// claude does).
 func (a *agent) callTool(ctx context.Context, prompt string, p turnParams, pending []transcriptLine) (approved, ok bool) {
 	name, deafMS := p.tool, p.deafMS
 	a.toolCalls++
