@@ -198,10 +198,41 @@ func (w *agentWork) plan(provider string) SubmitPlan {
 }
 
 // submission is text typed the way plan types a prompt: the input box cleared, the
-// text (as one bracketed paste where the provider takes one), pause, Enter.
+// text (as one bracketed paste where the provider takes one), pause, Enter. A
+// provider whose deliveries are confirmed (the real TUIs) gets its Enter only once
+// the text shows on screen, or after provider.ShowBudget (docs/lifecycle.md §9.1).
 func (p SubmitPlan) submission(text string, pause time.Duration) herdr.Submission {
-	return herdr.Submission{Text: text, Paste: p.Paste, Clear: p.ClearKeys, ClearPause: provider.ClearTypePause, Pause: pause}
+	s := herdr.Submission{Text: text, Paste: p.Paste, Clear: p.ClearKeys, ClearPause: provider.ClearTypePause, Pause: pause}
+	if p.ConfirmBudget > 0 {
+		s.Shows = typedShows(promptProbe(text, p.ProbeMaxChars), placeheld(text))
+		s.ShowBudget, s.ShowPoll, s.ShowGap = provider.ShowBudget, provider.ShowPoll, provider.ShowGap
+	}
+	return s
 }
+
+// typedShows reports whether a screen read after a prompt was typed shows it: its
+// probe there more often than before the typing. A prompt a TUI may show as a
+// placeholder (placeheld) counts as shown on any change of the screen too.
+func typedShows(probe string, placeheld bool) func(before, now string) bool {
+	return func(before, now string) bool {
+		if probe != "" && strings.Count(now, probe) > strings.Count(before, probe) {
+			return true
+		}
+		return placeheld && now != before
+	}
+}
+
+// placeheld reports whether a TUI may show prompt as a placeholder rather than its
+// text: a paste of several lines (opencode's "[Pasted ~3 lines]") or a long one
+// (claude's "[Pasted text #1 …]").
+func placeheld(prompt string) bool {
+	prompt = strings.TrimSpace(prompt)
+	return strings.Contains(prompt, "\n") || utf8.RuneCountInString(prompt) > placeheldRunes
+}
+
+// placeheldRunes is the length above which a one-line prompt may be shown as a
+// placeholder ([placeheld]).
+const placeheldRunes = 200
 
 // agentRow is herdr's agent.list row of target (a terminal id; or a pane id, when
 // byPane), if listed.
@@ -303,11 +334,12 @@ func (w *agentWork) submit(target, prompt string, plan SubmitPlan) (counter, tim
 	// left there is glued onto the prompt and a retyped prompt is never there twice.
 	written := w.transcriptWritten(target)
 	ctx, cancel := w.herdrCtx()
-	entered, err := sess.SubmitAt(ctx, target, plan.submission(prompt, plan.EnterDelay))
+	typed, err := sess.SubmitAt(ctx, target, plan.submission(prompt, plan.EnterDelay))
 	cancel()
 	if err != nil {
 		return counter{}, time.Time{}, err
 	}
+	entered := typed.Entered
 	base := w.completionBase(target)
 	if plan.ConfirmBudget <= 0 {
 		return base, entered, nil
@@ -318,7 +350,7 @@ func (w *agentWork) submit(target, prompt string, plan SubmitPlan) (counter, tim
 		poll = 400 * time.Millisecond
 	}
 	deadline := time.Now().Add(plan.ConfirmBudget)
-	seen, retypes, absent, typed := false, 0, 0, time.Now()
+	seen, retypes, absent, retyped := false, 0, 0, time.Now()
 	for w.sleepCtx(poll) {
 		if time.Now().After(deadline) {
 			w.log().Warn("input not confirmed within the submit budget; the turn stays open", "target", target)
@@ -360,7 +392,7 @@ func (w *agentWork) submit(target, prompt string, plan SubmitPlan) (counter, tim
 		case seen:
 			cancel()
 			return base, entered, nil // it was there and is gone: submitted
-		case absent+1 < retypeAbsences || time.Since(typed) < retypeAfter:
+		case absent+1 < retypeAbsences || time.Since(retyped) < retypeAfter:
 			// Not on screen yet: a TUI that took it, or a busy one that has not read it
 			// yet, may not have drawn it (a resumed qwen under load; a gemini booting
 			// beside other CLIs read the prompt and its Enter as a newline in one
@@ -369,7 +401,7 @@ func (w *agentWork) submit(target, prompt string, plan SubmitPlan) (counter, tim
 		case retypes < plan.Attempts:
 			// Never shown: the text itself was dropped. Type it again (never after it
 			// was seen once, so it is not typed twice).
-			retypes, absent, typed = retypes+1, 0, time.Now()
+			retypes, absent, retyped = retypes+1, 0, time.Now()
 			sess.Submit(ctx, target, plan.submission(prompt, plan.RetypeDelay))
 		default:
 			sess.SendKeys(ctx, target, "Enter")

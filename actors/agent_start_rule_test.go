@@ -73,3 +73,27 @@ func TestStartDetails(t *testing.T) {
 		t.Errorf("stalledDetail = %q, want %q", got, want)
 	}
 }
+
+// typedShows, the check that holds a confirmed delivery's Enter until the TUI has drawn
+// its text (docs/lifecycle.md §9.1).
+func TestTypedShows(t *testing.T) {
+	long := strings.Repeat("word ", 50)
+	for _, tc := range []struct {
+		name, prompt, before, now string
+		want                      bool
+	}{
+		{"drawn in the box", "fix the tests", "> ", "> fix the tests", true},
+		{"not drawn yet", "fix the tests", "> ", "> ", false},
+		{"the same prompt in the history is not the box", "fix the tests", "fix the tests\n> ", "fix the tests\n> ", false},
+		{"drawn again below its earlier copy", "fix the tests", "fix the tests\n> ", "fix the tests\n> fix the tests", true},
+		{"a short prompt's screen that changed otherwise", "fix the tests", "> ", "> f", false},
+		{"several lines shown as a placeholder", "one\ntwo\nthree", "> ", "> [Pasted ~3 lines]", true},
+		{"a long line shown as a placeholder", long, "> ", "> [Pasted text #1]", true},
+		{"a long line not drawn yet", long, "> ", "> ", false},
+	} {
+		shows := typedShows(promptProbe(tc.prompt, 60), placeheld(tc.prompt))
+		if got := shows(tc.before, tc.now); got != tc.want {
+			t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

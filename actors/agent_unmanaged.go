@@ -73,10 +73,10 @@ func (w *agentWork) sendExternal(prompt string) (api.SendResult, error) {
 	o := v.(openedTurn)
 	plan := w.plan(w.st.Provider)
 	ctx, cancel = w.herdrCtx()
-	entered, derr := w.sess().SubmitAt(ctx, pane.PaneID, plan.submission(prompt, plan.EnterDelay))
+	typed, derr := w.sess().SubmitAt(ctx, pane.PaneID, plan.submission(prompt, plan.EnterDelay))
 	cancel()
 	err = w.apply(func(tx *store.Tx) error {
-		if err := w.recordDelivery(tx, o, prompt, entered, derr); err != nil {
+		if err := w.recordDelivery(tx, o, prompt, typed.Entered, derr); err != nil {
 			return err
 		}
 		if derr != nil {

@@ -418,14 +418,14 @@ func (s *Session) Submit(ctx context.Context, target string, sub Submission) err
 
 // SubmitAt is [Session.Submit] that also returns when the Enter was sent
 // ([Remote.SubmitAt]).
-func (s *Session) SubmitAt(ctx context.Context, target string, sub Submission) (time.Time, error) {
-	return doTyped[time.Time](ctx, s, op{name: "deliver", run: func(ctx context.Context, e *opEnv) (any, error) {
-		var entered time.Time
+func (s *Session) SubmitAt(ctx context.Context, target string, sub Submission) (Typed, error) {
+	return doTyped[Typed](ctx, s, op{name: "deliver", run: func(ctx context.Context, e *opEnv) (any, error) {
+		var typed Typed
 		err := e.panes.onPane(ctx, e.r, target, func(pane string) (err error) {
-			entered, err = e.r.SubmitAt(ctx, pane, sub)
+			typed, err = e.r.SubmitAt(ctx, pane, sub)
 			return err
 		})
-		return entered, err
+		return typed, err
 	}})
 }
 

@@ -34,6 +34,23 @@ type Submission struct {
 	ClearPause time.Duration
 	// Pause is the wait between the last text call and Enter.
 	Pause time.Duration
+	// Shows, when set, holds the Enter until the TUI has drawn the text: the screen is
+	// read right before the text and then every ShowPoll until Shows(before, now)
+	// holds, for at most ShowBudget; the Enter follows at least ShowGap after the read
+	// that saw it (and never before Pause is over). A TUI whose event loop is busy
+	// takes keys that arrived while it was busy in one burst, and gemini then reads an
+	// Enter right after a paste as a newline (docs/lifecycle.md §9.1).
+	Shows      func(before, now string) bool
+	ShowBudget time.Duration
+	ShowPoll   time.Duration
+	ShowGap    time.Duration
+}
+
+// Typed is what a delivery did: when its Enter was sent, and whether the TUI was seen
+// to draw the text before it ([Submission.Shows]).
+type Typed struct {
+	Entered time.Time
+	Shown   bool
 }
 
 // Submit delivers s to target (a terminal id or a pane id). The pause is cut short
@@ -43,27 +60,32 @@ func (r *Remote) Submit(ctx context.Context, target string, s Submission) error 
 	return err
 }
 
-// SubmitAt is [Remote.Submit] that also returns when the Enter was sent: taken right
+// SubmitAt is [Remote.Submit] that also returns when the Enter was sent (taken right
 // before the call that presses it, so whatever the TUI does with the input comes after
-// it (a turn's delivered_at, docs/lifecycle.md §9.1). It is zero when the delivery
-// failed before the Enter.
-func (r *Remote) SubmitAt(ctx context.Context, target string, s Submission) (time.Time, error) {
+// it: a turn's delivered_at, docs/lifecycle.md §9.1; zero when the delivery failed
+// before the Enter) and whether the text was seen on screen before it.
+func (r *Remote) SubmitAt(ctx context.Context, target string, s Submission) (Typed, error) {
 	pane, err := paneID(ctx, r, target)
 	if err != nil {
-		return time.Time{}, err
+		return Typed{}, err
 	}
 	if len(s.Clear) > 0 {
 		if s.Paste {
 			if err := r.sendTextCall(ctx, pane, PasteEnd); err != nil {
-				return time.Time{}, err
+				return Typed{}, err
 			}
 		}
 		if err := r.SendKeys(ctx, pane, s.Clear...); err != nil {
-			return time.Time{}, err
+			return Typed{}, err
 		}
 		if err := sleepCtx(ctx, s.ClearPause); err != nil {
-			return time.Time{}, err
+			return Typed{}, err
 		}
+	}
+	before, readable := "", false
+	if s.Shows != nil {
+		rd, err := r.Read(ctx, pane, ReadVisible, 0)
+		before, readable = rd.Text, err == nil
 	}
 	if s.Paste {
 		err = r.sendPaste(ctx, pane, s.Text)
@@ -71,16 +93,58 @@ func (r *Remote) SubmitAt(ctx context.Context, target string, s Submission) (tim
 		err = r.SendText(ctx, pane, s.Text)
 	}
 	if err != nil {
-		return time.Time{}, err
+		return Typed{}, err
 	}
-	if err := sleepCtx(ctx, s.Pause); err != nil {
-		return time.Time{}, err
+	enterAt := time.Now().Add(s.Pause)
+	shown := false
+	if readable {
+		var err error
+		shown, err = r.awaitShown(ctx, pane, before, s)
+		if err != nil {
+			return Typed{}, err
+		}
+		if shown {
+			enterAt = later(enterAt, time.Now().Add(s.ShowGap))
+		}
+	}
+	if err := sleepCtx(ctx, time.Until(enterAt)); err != nil {
+		return Typed{}, err
 	}
 	entered := time.Now()
 	if err := r.SendKeys(ctx, pane, KeyEnter); err != nil {
-		return time.Time{}, err
+		return Typed{}, err
 	}
-	return entered, nil
+	return Typed{Entered: entered, Shown: shown}, nil
+}
+
+// awaitShown reads pane's screen every s.ShowPoll until s.Shows(before, screen) holds
+// (true) or s.ShowBudget is over (false). A failed read counts as not shown; only
+// ctx's end is an error.
+func (r *Remote) awaitShown(ctx context.Context, pane, before string, s Submission) (bool, error) {
+	poll := s.ShowPoll
+	if poll <= 0 {
+		poll = 100 * time.Millisecond
+	}
+	deadline := time.Now().Add(s.ShowBudget)
+	for {
+		if rd, err := r.Read(ctx, pane, ReadVisible, 0); err == nil && s.Shows(before, rd.Text) {
+			return true, nil
+		}
+		if !time.Now().Add(poll).Before(deadline) {
+			return false, ctx.Err()
+		}
+		if err := sleepCtx(ctx, poll); err != nil {
+			return false, err
+		}
+	}
+}
+
+// later is the later of a and b.
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 // sendPaste types text as one bracketed paste, in as many calls as the request limit

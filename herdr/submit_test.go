@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 	"unicode/utf8"
 )
 
@@ -214,5 +216,56 @@ func TestSubmitPlainAndEmpty(t *testing.T) {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("calls:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// With Shows, the screen is read before the text and then until Shows holds; the Enter
+// comes after that read (and after the pause), and the result says the text was seen.
+// A screen that never shows it gets its Enter once ShowBudget is over, not shown.
+func TestSubmitHoldsEnterUntilTheTextShows(t *testing.T) {
+	var mu sync.Mutex
+	reads, typed := 0, false
+	s := newScripted(t, func(req map[string]any) string {
+		mu.Lock()
+		defer mu.Unlock()
+		switch req["method"] {
+		case "pane.read":
+			reads++
+			text := "> "
+			if typed && reads > 3 { // drawn on the third read after the text
+				text += "hello"
+			}
+			b, _ := json.Marshal(text)
+			return ok(req, `{"type":"pane_read","read":{"pane_id":"w1:p1","source":"visible","format":"text","text":`+string(b)+`,"revision":1}}`)
+		case "pane.send_text":
+			typed = true
+		}
+		return ok(req, `{"type":"ok"}`)
+	})
+	r := NewRemote(s.path)
+	shows := func(before, now string) bool { return strings.Count(now, "hello") > strings.Count(before, "hello") }
+	sub := Submission{Text: "hello", Shows: shows, ShowBudget: 5 * time.Second, ShowPoll: time.Millisecond, ShowGap: time.Millisecond}
+	got, err := r.SubmitAt(context.Background(), "w1:p1", sub)
+	if err != nil || !got.Shown || got.Entered.IsZero() {
+		t.Fatalf("SubmitAt: %+v, %v; want shown and entered", got, err)
+	}
+	var calls []string
+	for _, q := range s.requests() {
+		calls = append(calls, q["method"].(string))
+	}
+	want := "pane.read,pane.send_text,pane.read,pane.read,pane.read,pane.send_keys"
+	if strings.Join(calls, ",") != want {
+		t.Errorf("calls: %s, want %s", strings.Join(calls, ","), want)
+	}
+
+	never := func(before, now string) bool { return false }
+	sub = Submission{Text: "hello", Shows: never, ShowBudget: 50 * time.Millisecond, ShowPoll: 10 * time.Millisecond}
+	start := time.Now()
+	got, err = r.SubmitAt(context.Background(), "w1:p1", sub)
+	if err != nil || got.Shown || got.Entered.Sub(start) < 40*time.Millisecond {
+		t.Fatalf("SubmitAt never shown: %+v after %v, %v; want not shown, Enter after the budget", got, got.Entered.Sub(start), err)
+	}
+	if last := s.requests()[len(s.requests())-1]; last["method"] != "pane.send_keys" {
+		t.Errorf("the last call: %v, want the Enter", last["method"])
 	}
 }

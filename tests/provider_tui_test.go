@@ -606,6 +606,32 @@ func TestEnterDroppedDespiteTranscriptWrite(t *testing.T) {
 	}
 }
 
+// TestEnterWaitsUntilTheTextShows: a TUI busy when a prompt is typed (a resumed gemini
+// loading its session beside other CLIs) processes the text and an Enter that arrived a
+// second later back to back, and gemini reads an Enter that soon after a paste as a
+// newline; the Enter then retyped gave the model the prompt twice. A confirmed delivery
+// presses Enter only once the text shows on screen (docs/lifecycle.md §9.1), so the
+// mock, busy 2.5 s and reading an Enter within 40 ms of text as a newline, never gets
+// one. Without the wait the first Enter was a newline.
+func TestEnterWaitsUntilTheTextShows(t *testing.T) {
+	t.Parallel() // mostly waits (turn windows): see main_test.go
+	h, _ := herdrHome(t, `{"integrations": {"mock": {"submit_ready_ms": 5000, "submit_confirm_ms": 8000, "submit_enter_delay_ms": 300}}}`)
+	h.env = append(h.env, "ORCR_MOCK_BUSY_MS=2500", "ORCR_MOCK_FAST_RETURN_MS=40")
+	uid, _ := runAgent(t, h, "-a", "mock", "--name", "busy", "-p", "say=first no_working")
+	dir := filepath.Join(h.dir, "data", "busy", uid)
+	b := mockTurnDone(t, h, "busy", filepath.Join(dir, provider.MockTranscriptFile), "first")
+	if n := bytes.Count(b, []byte(`"text":"say=first`)); n != 1 {
+		t.Errorf("the mock got the prompt %d times, want 1:\n%s", n, b)
+	}
+	log, err := os.ReadFile(filepath.Join(dir, "mock.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(log, []byte("taken as a newline")) {
+		t.Errorf("an Enter reached the busy mock right after the text and became a newline:\n%s", log)
+	}
+}
+
 // TestTakenPromptNotShownTypedOnce: a TUI that takes a prompt without showing it (gemini
 // redraws its whole screen as it does, and a poll can land in that gap) has written its
 // transcript, so the confirmation loop takes the prompt as delivered and never types it

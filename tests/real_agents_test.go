@@ -82,7 +82,10 @@ func agentsHome(t testing.TB, configJSON string, model *modeltest.Server) (h *ho
 	h.env = append(h.env, "PATH="+path, "HOME="+state, "XDG_DATA_HOME=", "XDG_STATE_HOME=", "XDG_CACHE_HOME=",
 		"PI_CODING_AGENT_DIR=", "PI_OFFLINE=1",
 		"GOOGLE_GEMINI_BASE_URL="+url, "GEMINI_API_KEY=standin",
-		"OPENAI_BASE_URL="+url+"/v1", "OPENAI_API_KEY=standin", "OPENAI_MODEL=gpt-5-standin")
+		"OPENAI_BASE_URL="+url+"/v1", "OPENAI_API_KEY=standin", "OPENAI_MODEL=gpt-5-standin",
+		// opencode fetches its model catalogue from the internet before it draws its
+		// first screen; the stand-in's model is declared in opencode.json.
+		"OPENCODE_DISABLE_MODELS_FETCH=1")
 	for _, target := range []string{provider.Qwen, provider.Opencode} {
 		if out, err := herdrCLI(h, h.envValue("ORCR_HERDR_BIN"), "integration", "install", target); err != nil {
 			t.Fatalf("herdr integration install %s: %v\n%s", target, err, out)

@@ -25,6 +25,14 @@ const (
 	// 100–300 ms).
 	ClearTypePause      = 150 * time.Millisecond
 	PromptProbeMaxChars = 60 // the on-screen prompt probe is capped at this many characters
+	// ShowBudget, ShowPoll and ShowGap hold a confirmed delivery's Enter until its text
+	// shows on screen (docs/lifecycle.md §9.1): read every ShowPoll for at most
+	// ShowBudget, the Enter at least ShowGap after the read that saw it. gemini takes an
+	// Enter it processes within 30–40 ms of typed or pasted text for a newline, and a
+	// busy gemini processes keys that arrived a second apart back to back.
+	ShowBudget = 10 * time.Second
+	ShowPoll   = 200 * time.Millisecond
+	ShowGap    = 150 * time.Millisecond
 )
 
 // Key names sent through herdr's pane.send_keys.

@@ -81,12 +81,15 @@ func (a *agent) reportSession() {
 // ui reads key events until input ends or the agent quits. It owns the input
 // box.
 func (a *agent) ui(d *decoder) {
+	time.Sleep(time.Duration(a.cfg.busyMS) * time.Millisecond)
+	var textAt time.Time // when text was last put into the input box
 	for {
 		ev := d.next()
 		switch ev.kind {
 		case keyText:
 			a.input = append(a.input, []rune(ev.text)...)
 			a.scr.setInput(string(a.input))
+			textAt = time.Now()
 		case keyBackspace:
 			if len(a.input) > 0 {
 				a.input = a.input[:len(a.input)-1]
@@ -98,6 +101,12 @@ func (a *agent) ui(d *decoder) {
 		case keyEnter:
 			// Enter on an empty input box answers a standing permission prompt.
 			if len(a.input) == 0 && a.answer(true) {
+				continue
+			}
+			if since := time.Since(textAt); len(a.input) > 0 && since < time.Duration(a.cfg.fastReturnMS)*time.Millisecond {
+				a.log.Printf("an Enter %d ms after the text: taken as a newline", since.Milliseconds())
+				a.input = append(a.input, '\n')
+				a.scr.setInput(string(a.input))
 				continue
 			}
 			if a.submit() {
