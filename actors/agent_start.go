@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/orcr-go/orcr/actors/paneexec"
 	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/store"
 )
@@ -24,10 +25,13 @@ func (w *agentWork) settle(target, prompt string) error {
 	if prompt == "" {
 		return w.apply(func(tx *store.Tx) error { return tx.SettleIdle(w.uuid) })
 	}
+	typing := time.Now()
 	_, err := w.deliver(prompt, []store.Status{store.StatusStarting}, target, "")
-	if e, ok := w.providerExit(); ok {
+	if e, ok := w.providerExit(); ok && (err != nil || exitedBefore(e, typing)) {
 		// The process exited between the readiness wait and the typing (its launcher
-		// holds the pane); without a launcher herdr removed the pane.
+		// holds the pane); without a launcher herdr removed the pane. One that exited
+		// after a delivery that went through took its prompt (a fast turn, then an
+		// exit): started, its exit is the monitor's (lost, docs/lifecycle.md §4.3).
 		w.readScreen(target)
 		return errors.New(exitedDetail(w.st.Provider, " during start", e.String(), w.screenText))
 	}
@@ -35,6 +39,11 @@ func (w *agentWork) settle(target, prompt string) error {
 		return errors.New(exitedDetail(w.st.Provider, " during start", "", w.screenText))
 	}
 	return err
+}
+
+// exitedBefore reports whether the launcher recorded e before t.
+func exitedBefore(e paneexec.Exit, t time.Time) bool {
+	return e.At < t.UnixMilli()
 }
 
 // awaitStart is the readiness wait of a start (docs/lifecycle.md §9.2, decided by
