@@ -65,6 +65,17 @@ func browserCtx(t *testing.T, browser string) context.Context {
 	return ctx
 }
 
+// dashboardLink is the sign-in link `orcr dashboard --json` gives on h.
+func dashboardLink(t *testing.T, h *home) string {
+	t.Helper()
+	ok, res, _ := h.jsonRun(t, "dashboard.login", 0, "dashboard")
+	link, _ := res["url"].(string)
+	if !ok || !strings.Contains(link, "/?token=") {
+		t.Fatalf("orcr dashboard: %v", res)
+	}
+	return link
+}
+
 // The other members of the fleet on a hub's dashboard (docs/dashboard.md §6.1): the
 // member web's agent under "Other hosts" as web:<path> with its status; web's server
 // stopped, the page marks it unreachable with its last-seen age and keeps the agent it
@@ -74,11 +85,7 @@ func TestDashboardBrowserFleet(t *testing.T) {
 	browser := chromium(t)
 	hub, web, _, _ := fleetPairWith(t, `"remote": {"listen": "127.0.0.1:0"}, `)
 	setDebugAgent(t, web, "0190a000-0000-7000-8000-0000000000d1", "webwork/two", "working")
-	ok, res, _ := hub.jsonRun(t, "dashboard.login", 0, "dashboard")
-	link, _ := res["url"].(string)
-	if !ok || link == "" {
-		t.Fatalf("orcr dashboard on the hub: %v", res)
-	}
+	link := dashboardLink(t, hub)
 	ctx := browserCtx(t, browser)
 	host := `#hosts li[data-host="web"]`
 	agent := host + ` li[data-path="web:webwork/two"]`
@@ -102,6 +109,34 @@ func TestDashboardBrowserFleet(t *testing.T) {
 	}
 	if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(agent))); err != nil {
 		t.Errorf("the agent last read of web is gone: %v", err)
+	}
+}
+
+// On a member's dashboard whose hub stops (docs/dashboard.md §6.1): the fleet itself no
+// longer answers, so the page says so under Other hosts — `fleet: <code> (<cause>):
+// <message>` — and keeps the host it had.
+func TestDashboardBrowserFleetItselfUnreachable(t *testing.T) {
+	t.Parallel()
+	browser := chromium(t)
+	hub, web, _, _ := fleetPairKeys(t, "", `"remote": {"listen": "127.0.0.1:0"}, `)
+	link := dashboardLink(t, web)
+	ctx := browserCtx(t, browser)
+	host := `#hosts li[data-host="hub"]`
+	if err := chromedp.Do(ctx, chromedp.Navigate(link), chromedp.WaitVisible(chromedp.CSS(host+`[data-reachable="true"]`))); err != nil {
+		t.Fatalf("the hub under Other hosts: %v", err)
+	}
+	if r := hub.run("server", "stop"); r.exit != 0 {
+		t.Fatalf("hub's server stop: %+v", r)
+	}
+	if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`#hosts-error`))); err != nil {
+		t.Fatalf("the fleet's own error after the hub's stop: %v", err)
+	}
+	line, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`#hosts-error`)))
+	if err != nil || !strings.HasPrefix(line, "fleet: environment_error (fleet_unreachable): ") {
+		t.Errorf("the fleet's line %q (%v), want fleet: environment_error (fleet_unreachable): <message>", line, err)
+	}
+	if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(host))); err != nil {
+		t.Errorf("the host the page had is gone: %v", err)
 	}
 }
 
@@ -135,11 +170,7 @@ func TestDashboardBrowser(t *testing.T) {
 	if r := h.run("agent", "wait", "web/**", "--timeout", "60s"); r.exit != 0 {
 		t.Fatalf("agent wait: %d %s %s", r.exit, r.stdout, r.stderr)
 	}
-	ok, res, _ := h.jsonRun(t, "dashboard.login", 0, "dashboard")
-	link, _ := res["url"].(string)
-	if !ok || !strings.Contains(link, "/?token=") {
-		t.Fatalf("orcr dashboard: %v", res)
-	}
+	link := dashboardLink(t, h)
 
 	ctx := browserCtx(t, browser)
 

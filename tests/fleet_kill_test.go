@@ -42,6 +42,13 @@ func fleetPair(t *testing.T) (hub, web *home, url, tok string) {
 // config.json.
 func fleetPairWith(t *testing.T, hubKeys string) (hub, web *home, url, tok string) {
 	t.Helper()
+	return fleetPairKeys(t, hubKeys, "")
+}
+
+// fleetPairKeys is [fleetPairWith] with webKeys (`"key": value, ` pairs) in the
+// member's config too.
+func fleetPairKeys(t *testing.T, hubKeys, webKeys string) (hub, web *home, url, tok string) {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -53,7 +60,7 @@ func fleetPairWith(t *testing.T, hubKeys string) (hub, web *home, url, tok strin
 		t.Fatalf("hub start: %+v", r)
 	}
 	tok = filepath.Join(hub.dir, config.FleetDirName, fleetpkg.HubTokenName)
-	web = fleetHome(t, fmt.Sprintf(`{"fleet": {"host": "web", "url": %q, "token_file": %q}}`, url, tok))
+	web = fleetHome(t, fmt.Sprintf(`{%s"fleet": {"host": "web", "url": %q, "token_file": %q}}`, webKeys, url, tok))
 	if r := web.run("server", "start"); r.exit != 0 {
 		t.Fatalf("web start: %+v", r)
 	}

@@ -84,3 +84,43 @@ func TestDashboardFleetMembers(t *testing.T) {
 		t.Errorf("fleet without a session: %d, want 401", status)
 	}
 }
+
+// When the fleet itself does not answer — a member whose hub stopped — the page's read
+// of the other hosts is no failure: no members, and the error that says why
+// (docs/dashboard.md §6.1), so the page keeps the hosts it had and shows the line.
+func TestDashboardFleetItselfUnreachable(t *testing.T) {
+	t.Parallel()
+	hub := sockettest.NewServer(t, sockettest.WithConfig(`{"fleet": {"host": "hub", "hub": {"listen": "127.0.0.1:0"}}}`))
+	tok := filepath.Join(hub.Home, "fleet", "hub.token")
+	web := sockettest.NewServer(t, sockettest.WithConfig(fmt.Sprintf(`{"remote": {"listen": "127.0.0.1:0"}, "fleet": {"host": "web", "url": %q, "token_file": %q}}`, hub.FleetHubURL(), tok)))
+	r := &rig{t: t, srv: web, c: web.Client(t), base: "http://" + web.RemoteAddr(), d: &remote.Dialer{}}
+	cookie := r.signIn()
+	read := func() (members []any, errObj map[string]any) {
+		status, ok, res, werr := r.action("fleet", cookie, `{}`)
+		if status != http.StatusOK || !ok {
+			t.Fatalf("fleet: %d %v %v", status, res, werr)
+		}
+		members, _ = res["members"].([]any)
+		errObj, _ = res["error"].(map[string]any)
+		return members, errObj
+	}
+	poll.Eventually(t, 30*time.Second, "the hub listed on web's page", func() bool {
+		ms, e := read()
+		return len(ms) == 1 && e == nil && ms[0].(map[string]any)["host"] == "hub"
+	})
+
+	hub.Stop()
+	if err := hub.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	var e map[string]any
+	var ms []any
+	poll.Eventually(t, 60*time.Second, "the fleet's own error on web's page", func() bool {
+		ms, e = read()
+		return e != nil
+	})
+	details, _ := e["details"].(map[string]any)
+	if len(ms) != 0 || e["code"] != "environment_error" || details["cause"] != "fleet_unreachable" || e["message"] == "" {
+		t.Errorf("fleet with its hub gone: members %v error %v, want none and environment_error (fleet_unreachable) with a message", ms, e)
+	}
+}
