@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,6 +16,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/orcr-go/orcr/actors/actorkit"
+	"github.com/orcr-go/orcr/config"
 	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/store"
@@ -360,6 +362,8 @@ type FleetCaller interface {
 	Ping(ctx context.Context, host string) *wire.Error
 	// LastSeenAt is when host last wrote its view of its agents (ok false: never).
 	LastSeenAt(ctx context.Context, host string) (at time.Time, ok bool, err error)
+	// Events reads every member's events after a cursor per host (fleet.Member.Events).
+	Events(ctx context.Context, since map[string]int64, hosts []string, limit int, wait time.Duration) (api.FleetEventsResult, error)
 	// Connection is the state of the link to the fleet (connected, connecting,
 	// reconnecting, disconnected, closed) and the server it is connected to, its
 	// credentials removed ("" while not connected). It may be called from any goroutine.
@@ -440,4 +444,53 @@ func (s *System) fleetOn() error {
 		return wire.Env(wire.CauseConfigInvalid, "this server is in no fleet: add a `fleet` section to config.json and restart it (docs/fleet.md §2)")
 	}
 	return nil
+}
+
+// Bounds of a fleet.events read (docs/fleet.md §5.3).
+const (
+	fleetEventsLimit    = 500
+	fleetEventsMaxLimit = 10000
+	fleetEventsMaxWait  = 25 * time.Second
+)
+
+// FleetEvents is fleet.events: every member's events after a cursor per host, read from
+// the fleet's stream through this server's connection (docs/fleet.md §5.3).
+func (s *System) FleetEvents(ctx context.Context, req api.FleetEventsRequest) (api.FleetEventsResult, error) {
+	bad := func(field string, value any, what string) error {
+		return wire.Invalid(wire.ReasonBadFleetRead, "fleet.events: "+field+" "+what, "field", field, "value", value)
+	}
+	for h, c := range req.Since {
+		if !config.ValidHost(h) {
+			return api.FleetEventsResult{}, bad("since", h, "names no host (lowercase letters, digits and '-', at most 63)")
+		}
+		if c < 0 {
+			return api.FleetEventsResult{}, bad("since", c, "holds a negative seq for "+h)
+		}
+	}
+	for _, h := range req.Hosts {
+		if !config.ValidHost(h) {
+			return api.FleetEventsResult{}, bad("hosts", h, "names no host (lowercase letters, digits and '-', at most 63)")
+		}
+	}
+	limit := req.Limit
+	if limit == 0 {
+		limit = fleetEventsLimit
+	}
+	if limit < 1 || limit > fleetEventsMaxLimit {
+		return api.FleetEventsResult{}, bad("limit", req.Limit, fmt.Sprintf("must be 1 to %d", fleetEventsMaxLimit))
+	}
+	wait := time.Duration(req.WaitMS) * time.Millisecond
+	if req.WaitMS < 0 || wait > fleetEventsMaxWait {
+		return api.FleetEventsResult{}, bad("wait_ms", req.WaitMS, fmt.Sprintf("must be 0 to %d", fleetEventsMaxWait.Milliseconds()))
+	}
+	if err := s.fleetOn(); err != nil {
+		return api.FleetEventsResult{}, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, wait+fleetCallTimeout)
+	defer cancel()
+	out, err := s.fleetCaller.Events(ctx, req.Since, slices.Compact(slices.Sorted(slices.Values(req.Hosts))), limit, wait)
+	if err != nil {
+		return api.FleetEventsResult{}, wire.Env(wire.CauseFleetUnreachable, "fleet: cannot read the fleet's events: "+err.Error())
+	}
+	return out, nil
 }

@@ -49,6 +49,7 @@ type Facade interface {
 	ProviderCheck(context.Context, ProviderCheckRequest) (ProviderCheckResult, error)
 	FleetCall(context.Context, FleetCallRequest) (FleetCallResult, error)
 	FleetMembers(context.Context, NoParams) (FleetMembersResult, error)
+	FleetEvents(context.Context, FleetEventsRequest) (FleetEventsResult, error)
 }
 
 // Method is one wire method of the table: its name, its params type Req, its result type
@@ -284,6 +285,8 @@ var (
 		Unbounded: true, Summary: "call a method on a fleet member through this server's fleet connection"}
 	FleetMembers = &Method[NoParams, FleetMembersResult]{Name: "fleet.members", CLI: "fleet members", Call: Facade.FleetMembers,
 		Summary: "the fleet's members: reachable or not, and when each was last seen"}
+	FleetEvents = &Method[FleetEventsRequest, FleetEventsResult]{Name: "fleet.events", CLI: "fleet events", Call: Facade.FleetEvents,
+		Unbounded: true, Summary: "every member's events after a cursor per host, from the fleet's stream"}
 )
 
 // Methods is the one method table of protocol 1, in the reference's order.
@@ -301,5 +304,5 @@ var Methods = []Spec{
 	BudgetLs, BudgetExtend, // budgets (docs/usage.md §8)
 	QuotaRecord,               // claude's quota windows from its status line (docs/usage.md §7.1)
 	ProviderLs, ProviderCheck, // providers and their contract (docs/providers.md §11)
-	FleetCall, FleetMembers, // the fleet through the local server (docs/fleet.md §4.6)
+	FleetCall, FleetMembers, FleetEvents, // the fleet through the local server (docs/fleet.md §4.6, §5.3)
 }

@@ -225,6 +225,44 @@ type FleetCallResult struct {
 	Result Open `json:"result"`
 }
 
+// FleetEventsRequest is fleet.events's params (docs/fleet.md §5.3).
+type FleetEventsRequest struct {
+	// Per host, the last seq already read: the read starts after it. A host not named
+	// here is read from its oldest event the stream holds.
+	Since map[string]int64 `json:"since,omitempty"`
+	// Only these hosts (default: every host the stream holds events of).
+	Hosts []string `json:"hosts,omitempty"`
+	// At most this many events (default 500, at most 10000).
+	Limit int `json:"limit,omitempty"`
+	// With no event after the cursors, wait up to this long (ms, at most 25000) for
+	// the first one.
+	WaitMS int64 `json:"wait_ms,omitempty"`
+}
+
+// FleetEventsResult is fleet.events's result.
+type FleetEventsResult struct {
+	// The events after the cursors, each host's in its own seq order, in the order
+	// the fleet's stream took them.
+	Events []FleetEvent `json:"events"`
+	// Per host read, the last seq read (the request's cursor when none was): the next
+	// read's since.
+	Cursors map[string]int64 `json:"cursors"`
+	// Whether the limit cut the read short.
+	More bool `json:"more"`
+}
+
+// FleetEvent is one member's committed event, as it published it.
+type FleetEvent struct {
+	// The member.
+	Host string `json:"host"`
+	// The event's seq on that member.
+	Seq int64 `json:"seq"`
+	// When the member committed it (ms).
+	TS int64 `json:"ts"`
+	// The event object, as the member's events.subscribe frames carry it.
+	Event Open `json:"event"`
+}
+
 // FleetMembersResult is fleet.members's result.
 type FleetMembersResult struct {
 	// Every registered member, by host.

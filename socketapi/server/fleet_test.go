@@ -582,3 +582,114 @@ func TestClientOnHost(t *testing.T) {
 		t.Fatalf("fleet.members on a host client (local): %+v %v", members, err)
 	}
 }
+
+// fleet.events reads every member's events from the fleet's stream after a cursor per
+// host (docs/fleet.md §5.3): from web's socket, both hosts' events, each host's in its
+// own order with no gap; a read from the cursors it returned gets only what was
+// committed since; a limit cuts the read and says so, and reading on from its cursors
+// gets the rest with no gap and no duplicate; a read with nothing new waits for the
+// next event; a host or cursor that is no such thing is refused and changes nothing.
+func TestFleetEventsRead(t *testing.T) {
+	t.Parallel()
+	hub, url, tok := fleetHub(t, "hub")
+	web := sockettest.NewServer(t, sockettest.WithConfig(fleetMemberConfig("web", url, tok)))
+	c := web.Client(t)
+	ctx := context.Background()
+	emit := func(srv *sockettest.Server, n int) int64 {
+		t.Helper()
+		for range n {
+			if err := srv.Client(t).Call(ctx, "__debug.emit_event", nil, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return snapshotSeq(t, srv)
+	}
+	read := func(req api.FleetEventsRequest) api.FleetEventsResult {
+		t.Helper()
+		var res api.FleetEventsResult
+		if err := c.Call(ctx, "fleet.events", req, &res); err != nil {
+			t.Fatalf("fleet.events %+v: %v", req, err)
+		}
+		return res
+	}
+	// byHost checks each host's seqs run on from its cursor with no gap, and returns them.
+	byHost := func(res api.FleetEventsResult, since map[string]int64) map[string][]int64 {
+		t.Helper()
+		got := map[string][]int64{}
+		for _, e := range res.Events {
+			want := since[e.Host] + int64(len(got[e.Host])) + 1
+			if e.Seq != want || len(e.Event) == 0 || e.Event[0] != '{' {
+				t.Fatalf("%s's event %d where %d was due (%s)", e.Host, e.Seq, want, e.Event)
+			}
+			got[e.Host] = append(got[e.Host], e.Seq)
+		}
+		for h, seqs := range got {
+			if res.Cursors[h] != seqs[len(seqs)-1] {
+				t.Fatalf("cursor of %s %d, want its last event %d", h, res.Cursors[h], seqs[len(seqs)-1])
+			}
+		}
+		return got
+	}
+	hubHead, webHead := emit(hub, 3), emit(web, 4)
+	var all api.FleetEventsResult
+	poll.Eventually(t, 20*time.Second, "both hosts' events in the stream", func() bool {
+		all = read(api.FleetEventsRequest{})
+		return all.Cursors["hub"] >= hubHead && all.Cursors["web"] >= webHead
+	}, func() string { return fmt.Sprintf("%+v", all.Cursors) })
+	byHost(all, nil)
+	if all.More {
+		t.Fatalf("a read under the limit says more")
+	}
+
+	// From the cursors: only what came since.
+	hubHead2, webHead2 := emit(hub, 2), emit(web, 2)
+	var next api.FleetEventsResult
+	poll.Eventually(t, 20*time.Second, "the new events after the cursors", func() bool {
+		next = read(api.FleetEventsRequest{Since: all.Cursors})
+		return next.Cursors["hub"] >= hubHead2 && next.Cursors["web"] >= webHead2
+	})
+	byHost(next, all.Cursors)
+
+	// A limit: the first part says more, the rest follows on from its cursors.
+	first := read(api.FleetEventsRequest{Limit: 3})
+	if len(first.Events) != 3 || !first.More {
+		t.Fatalf("limit 3: %d events, more %v", len(first.Events), first.More)
+	}
+	byHost(first, nil)
+	rest := read(api.FleetEventsRequest{Since: first.Cursors})
+	got := byHost(rest, first.Cursors)
+	if n := len(first.Events) + len(rest.Events); int64(n) != next.Cursors["hub"]+next.Cursors["web"] || len(got) == 0 {
+		t.Fatalf("the two parts hold %d events, want %d", n, next.Cursors["hub"]+next.Cursors["web"])
+	}
+
+	// One host only, and a wait for its next event.
+	only := read(api.FleetEventsRequest{Hosts: []string{"web"}, Since: map[string]int64{"web": next.Cursors["web"] - 1}})
+	if len(only.Events) != 1 || only.Events[0].Host != "web" || only.Cursors["hub"] != 0 {
+		t.Fatalf("web only, from its last but one: %+v", only)
+	}
+	waited := make(chan api.FleetEventsResult, 1)
+	go func() {
+		var res api.FleetEventsResult
+		c.Call(ctx, "fleet.events", api.FleetEventsRequest{Since: next.Cursors, WaitMS: 20000}, &res)
+		waited <- res
+	}()
+	emit(hub, 1)
+	select {
+	case res := <-waited:
+		if len(res.Events) == 0 || res.Events[0].Host != "hub" || res.Events[0].Seq != next.Cursors["hub"]+1 {
+			t.Fatalf("the waiting read got %+v, want hub's next event", res)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("a waiting read did not return the event committed meanwhile")
+	}
+
+	for _, bad := range []map[string]any{
+		{"since": map[string]any{"Not A Host": 1}}, {"since": map[string]any{"web": -1}}, {"hosts": []string{"x y"}},
+		{"limit": 10001}, {"limit": -1}, {"wait_ms": 25001},
+	} {
+		err := c.Call(ctx, "fleet.events", bad, nil)
+		if pe, ok := wire.As(err); !ok || pe.Code != wire.InvalidRequest || pe.Details["reason"] != wire.ReasonBadFleetRead {
+			t.Errorf("fleet.events %v: %v, want invalid_request bad_fleet_read", bad, err)
+		}
+	}
+}

@@ -123,8 +123,37 @@ func TestAgentLsFleet(t *testing.T) {
 	}
 	wantError(t, h.run(t, "--json", "fleet", "call", "web", "agent.ls", "[1]"), 1, "invalid_request", "reason", wire.ReasonCLIParse)
 
+	// The fleet's events (docs/cli.md §5.40): web's from its first, one line each; a
+	// limit that cuts the read says on stderr how to read on; bad cursors are refused.
+	for range 3 {
+		if err := web.Client(t).Call(context.Background(), "__debug.emit_event", nil, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var lines []string
+	poll.Eventually(t, 20*time.Second, "web's events in the stream", func() bool {
+		o = h.run(t, "fleet", "events", "--host", "web")
+		lines = strings.Split(strings.TrimSuffix(o.stdout, "\n"), "\n")
+		return o.code == 0 && len(lines) >= 4
+	}, func() string { return o.stdout + o.stderr })
+	if !strings.HasPrefix(lines[0], "web:1  ") {
+		t.Fatalf("fleet events --host web (exit %d):\n%s%s", o.code, o.stdout, o.stderr)
+	}
+	for _, l := range lines {
+		if !strings.HasPrefix(l, "web:") {
+			t.Fatalf("fleet events --host web printed %q", l)
+		}
+	}
+	o = h.run(t, "fleet", "events", "--host", "web", "--since", "web=1", "--limit", "1")
+	if o.code != 0 || !strings.HasPrefix(o.stdout, "web:2  ") || strings.Count(o.stdout, "\n") != 1 ||
+		!strings.Contains(o.stderr, "read on with --since web=2") {
+		t.Fatalf("fleet events --since web=1 --limit 1 (exit %d):\n%s%s", o.code, o.stdout, o.stderr)
+	}
+	wantError(t, h.run(t, "--json", "fleet", "events", "--since", "web"), 1, "invalid_request", "reason", wire.ReasonCLIParse)
+	wantError(t, h.run(t, "--json", "fleet", "events", "--since", "Web=1"), 1, "invalid_request", "reason", wire.ReasonBadFleetRead)
+
 	o = h.run(t, "agent", "ls", "--fleet")
-	lines := strings.Split(strings.TrimSuffix(o.stdout, "\n"), "\n")
+	lines = strings.Split(strings.TrimSuffix(o.stdout, "\n"), "\n")
 	if o.code != 0 || len(lines) != 5 || !strings.HasPrefix(lines[0], "HOST  PATH") || !strings.HasPrefix(lines[1], "gpu1* train/three") ||
 		!strings.HasPrefix(lines[2], "hub   local/one") || !strings.HasPrefix(lines[3], "web   review/two") ||
 		!strings.HasPrefix(lines[4], "gpu1  unreachable: ") || !strings.HasSuffix(lines[4], " ago, its agents (gpu1*) as they were then") {

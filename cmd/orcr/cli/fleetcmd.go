@@ -1,8 +1,12 @@
 package cli
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -14,6 +18,7 @@ import (
 type fleetCmd struct {
 	Members fleetMembersCmd `cmd:"" help:"List the fleet's members: reachable or not, and when each was last seen."`
 	Call    fleetCallCmd    `cmd:"" help:"Call a socket method on a fleet member through this server (its fleet.allow decides)."`
+	Events  fleetEventsCmd  `cmd:"" help:"Print every member's events from the fleet's stream, after a cursor per host."`
 }
 
 type fleetMembersCmd struct{}
@@ -61,4 +66,89 @@ func (c *fleetCallCmd) Run(a *app) error {
 		req.Params = api.Open(c.Params)
 	}
 	return request(a, api.FleetCall, req, func(r api.FleetCallResult) error { return a.pretty(r.Result) })
+}
+
+type fleetEventsCmd struct {
+	Since  []string `help:"Start after this seq of a host, <host>=<seq> (repeatable); a host not named starts at its oldest event." placeholder:"HOST=SEQ"`
+	Host   []string `help:"Only this host's events (repeatable; default every host)."`
+	Limit  int      `help:"At most this many events a read (default 500, at most 10000)."`
+	Follow bool     `short:"f" help:"Keep printing the events the members commit, until interrupted."`
+}
+
+// fleetFollowWait is how long one read of `fleet events --follow` waits for an event.
+const fleetFollowWait = 20 * time.Second
+
+// Run implements `orcr fleet events` (docs/cli.md §5.40): the events after the cursors,
+// one line each (with --json the result; with --follow one JSON object an event), and
+// with more than the limit on stderr the --since that reads on.
+func (c *fleetEventsCmd) Run(a *app) error {
+	req := api.FleetEventsRequest{Hosts: c.Host, Limit: c.Limit, Since: map[string]int64{}}
+	for _, s := range c.Since {
+		host, seq, ok := strings.Cut(s, "=")
+		n, err := strconv.ParseInt(seq, 10, 64)
+		if !ok || err != nil || n < 0 {
+			return wire.Invalid(wire.ReasonCLIParse, fmt.Sprintf("--since %q is not <host>=<seq>, e.g. --since web=120", s), "value", s)
+		}
+		req.Since[host] = n
+	}
+	if !c.Follow {
+		return request(a, api.FleetEvents, req, func(r api.FleetEventsResult) error {
+			for _, e := range r.Events {
+				fmt.Fprintln(a.env.Stdout, fleetEventLine(e))
+			}
+			if r.More {
+				a.stderr("more events: read on with %s", sinceFlags(r.Cursors))
+			}
+			return nil
+		})
+	}
+	req.WaitMS = fleetFollowWait.Milliseconds()
+	for a.ctx.Err() == nil {
+		r, _, err := invoke(a, api.FleetEvents, req)
+		if a.ctx.Err() != nil {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		for _, e := range r.Events {
+			if a.json {
+				a.writeJSONLine(e)
+			} else {
+				fmt.Fprintln(a.env.Stdout, fleetEventLine(e))
+			}
+		}
+		req.Since = r.Cursors
+	}
+	return nil
+}
+
+// fleetEventLine is one event of `fleet events`: `<host>:<seq>  <time>  <kind>` and what
+// it is about (an agent's path, its status).
+func fleetEventLine(e api.FleetEvent) string {
+	var ev struct {
+		Kind   string `json:"kind"`
+		Path   string `json:"path"`
+		Status string `json:"status"`
+		Agent  struct {
+			Path string `json:"path"`
+		} `json:"agent"`
+	}
+	_ = json.Unmarshal(e.Event, &ev)
+	line := fmt.Sprintf("%s:%d  %s  %s", e.Host, e.Seq, time.UnixMilli(e.TS).Format("15:04:05"), ev.Kind)
+	for _, w := range []string{cmp.Or(ev.Path, ev.Agent.Path), ev.Status} {
+		if w != "" {
+			line += "  " + w
+		}
+	}
+	return line
+}
+
+// sinceFlags are the --since flags that read on from cursors, by host.
+func sinceFlags(cursors map[string]int64) string {
+	var out []string
+	for _, h := range slices.Sorted(maps.Keys(cursors)) {
+		out = append(out, fmt.Sprintf("--since %s=%d", h, cursors[h]))
+	}
+	return strings.Join(out, " ")
 }

@@ -80,6 +80,7 @@ var notImplementedProbes = map[string][]string{
 	"provider check": {"provider", "check", "nosuch", "--static"},
 	"fleet members":  {"fleet", "members"},
 	"fleet call":     {"fleet", "call", "web", "agent.ls"},
+	"fleet events":   {"fleet", "events"},
 	"budget extend":  {"budget", "extend", "x", "--by", "1usd"},
 	"mcp serve":      {"mcp"},
 	"mcp token":      {"mcp", "token"},

@@ -66,6 +66,7 @@ const (
 	ReasonFleetNotAllowed     = "fleet_not_allowed"
 	ReasonFleetCallIncomplete = "fleet_call_incomplete"
 	ReasonFleetRelativeCwd    = "fleet_relative_cwd"
+	ReasonBadFleetRead        = "bad_fleet_read"
 )
 
 // Values of details.reason for state_conflict.
@@ -245,6 +246,7 @@ var Reasons = []ReasonInfo{
 	{ReasonFleetCallIncomplete, InvalidRequest, "`{reason, missing}` — fleet.call without its `host` or its `method` ([fleet.md §4.6](fleet.md#46-the-fleet-through-the-local-server))"},
 	{ReasonFleetNotAllowed, InvalidRequest, "`{reason, method, host, policy, allow}` — a call over the fleet to a method outside the member's `fleet.allow` (`policy` is `fleet.allow`, `allow` what it allows) ([fleet.md §4](fleet.md#4-the-api-over-the-fleet))"},
 	{ReasonFleetRelativeCwd, InvalidRequest, "`{reason, value}` — CLI: `agent run --host` with a relative `--cwd`, which names nothing on another host ([fleet.md §4.2](fleet.md#42-host-qualified-targets-in-the-cli))"},
+	{ReasonBadFleetRead, InvalidRequest, "`{reason, field, value}` — `fleet.events` with a host that is no host name, a negative cursor, or a `limit` or `wait_ms` out of range ([fleet.md §5.3](fleet.md#53-the-fleets-events))"},
 
 	{ReasonPathInUse, StateConflict, "`{reason, current_status, occupant: {uuid, path, status}}` or `{reason, path}` (when only the unique index noticed) — agent creation at a path an active agent holds; `loop.create` under whose name live agents are"},
 	{ReasonKillInProgress, StateConflict, "`{reason, target}` — agent creation under a standing kill barrier"},

@@ -1,6 +1,6 @@
 import type { MethodTransport, Subscription } from "./wire.js";
 /** Every method of the socket protocol, sorted. */
-export declare const PROTOCOL_METHODS: readonly ["agent.adopt", "agent.ask", "agent.attach.heartbeat", "agent.attach.prepare", "agent.attach.release", "agent.kill", "agent.logs", "agent.ls", "agent.run", "agent.send", "agent.token", "agent.wait", "api.schema", "api.snapshot", "budget.extend", "budget.ls", "dashboard.login", "events.subscribe", "fleet.call", "fleet.members", "loop.create", "loop.logs", "loop.ls", "loop.pause", "loop.resume", "loop.rm", "loop.run.ls", "loop.run.start", "loop.run.stop", "mcp.auth", "mcp.token", "provider.check", "provider.ls", "quota.record", "server.handshake", "server.status", "server.stop", "usage.report", "watch.open"];
+export declare const PROTOCOL_METHODS: readonly ["agent.adopt", "agent.ask", "agent.attach.heartbeat", "agent.attach.prepare", "agent.attach.release", "agent.kill", "agent.logs", "agent.ls", "agent.run", "agent.send", "agent.token", "agent.wait", "api.schema", "api.snapshot", "budget.extend", "budget.ls", "dashboard.login", "events.subscribe", "fleet.call", "fleet.events", "fleet.members", "loop.create", "loop.logs", "loop.ls", "loop.pause", "loop.resume", "loop.rm", "loop.run.ls", "loop.run.start", "loop.run.stop", "mcp.auth", "mcp.token", "provider.check", "provider.ls", "quota.record", "server.handshake", "server.status", "server.stop", "usage.report", "watch.open"];
 /** A method name of PROTOCOL_METHODS. */
 export type ProtocolMethod = (typeof PROTOCOL_METHODS)[number];
 /** The methods that answer with an initial result, then event frames. */
@@ -1116,6 +1116,56 @@ export interface FleetCallResult {
     host?: string;
     /** The member's result, as its own socket would have answered it. */
     result?: Record<string, unknown>;
+    [key: string]: unknown;
+}
+/**
+ * Params of `fleet.events` (every member's events after a cursor per host, from the fleet's stream).
+ * FleetEventsRequest is fleet.events's params (docs/fleet.md §5.3).
+ */
+export interface FleetEventsParams {
+    /** Only these hosts (default: every host the stream holds events of). */
+    hosts?: string[];
+    /** At most this many events (default 500, at most 10000). */
+    limit?: number;
+    /**
+     * Per host, the last seq already read: the read starts after it. A host not named
+     * here is read from its oldest event the stream holds.
+     */
+    since?: Record<string, number>;
+    /**
+     * With no event after the cursors, wait up to this long (ms, at most 25000) for
+     * the first one.
+     */
+    wait_ms?: number;
+    [key: string]: unknown;
+}
+/**
+ * Result of `fleet.events`.
+ * FleetEventsResult is fleet.events's result.
+ */
+export interface FleetEventsResult {
+    /**
+     * Per host read, the last seq read (the request's cursor when none was): the next
+     * read's since.
+     */
+    cursors?: Record<string, number> | null;
+    /**
+     * The events after the cursors, each host's in its own seq order, in the order
+     * the fleet's stream took them.
+     */
+    events?: {
+        /** The event object, as the member's events.subscribe frames carry it. */
+        event?: Record<string, unknown>;
+        /** The member. */
+        host?: string;
+        /** The event's seq on that member. */
+        seq?: number;
+        /** When the member committed it (ms). */
+        ts?: number;
+        [key: string]: unknown;
+    }[] | null;
+    /** Whether the limit cut the read short. */
+    more?: boolean;
     [key: string]: unknown;
 }
 /** Params of `fleet.members` (the fleet's members: reachable or not, and when each was last seen). */
@@ -5993,6 +6043,7 @@ export interface MethodParams {
     "dashboard.login": DashboardLoginParams;
     "events.subscribe": EventsSubscribeParams;
     "fleet.call": FleetCallParams;
+    "fleet.events": FleetEventsParams;
     "fleet.members": FleetMembersParams;
     "loop.create": LoopCreateParams;
     "loop.logs": LoopLogsParams;
@@ -6035,6 +6086,7 @@ export interface MethodResults {
     "dashboard.login": DashboardLoginResult;
     "events.subscribe": Subscription<EventsSubscribeResult>;
     "fleet.call": FleetCallResult;
+    "fleet.events": FleetEventsResult;
     "fleet.members": FleetMembersResult;
     "loop.create": LoopCreateResult;
     "loop.logs": LoopLogsResult;
@@ -6105,6 +6157,8 @@ export declare class GeneratedClient {
     eventsSubscribe(params?: EventsSubscribeParams): Promise<Subscription<EventsSubscribeResult>>;
     /** call a method on a fleet member through this server's fleet connection (`fleet.call`). */
     fleetCall(params?: FleetCallParams): Promise<FleetCallResult>;
+    /** every member's events after a cursor per host, from the fleet's stream (`fleet.events`). */
+    fleetEvents(params?: FleetEventsParams): Promise<FleetEventsResult>;
     /** the fleet's members: reachable or not, and when each was last seen (`fleet.members`). */
     fleetMembers(params?: FleetMembersParams): Promise<FleetMembersResult>;
     /** create a durable cron or one-shot loop for a command (`loop.create`). */

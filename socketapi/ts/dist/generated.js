@@ -21,6 +21,7 @@ export const PROTOCOL_METHODS = [
     "dashboard.login",
     "events.subscribe",
     "fleet.call",
+    "fleet.events",
     "fleet.members",
     "loop.create",
     "loop.logs",
@@ -199,6 +200,10 @@ export class GeneratedClient {
     /** call a method on a fleet member through this server's fleet connection (`fleet.call`). */
     fleetCall(params = {}) {
         return this.transport.request("fleet.call", params);
+    }
+    /** every member's events after a cursor per host, from the fleet's stream (`fleet.events`). */
+    fleetEvents(params = {}) {
+        return this.transport.request("fleet.events", params);
     }
     /** the fleet's members: reachable or not, and when each was last seen (`fleet.members`). */
     fleetMembers(params = {}) {

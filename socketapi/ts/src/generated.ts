@@ -24,6 +24,7 @@ export const PROTOCOL_METHODS = [
   "dashboard.login",
   "events.subscribe",
   "fleet.call",
+  "fleet.events",
   "fleet.members",
   "loop.create",
   "loop.logs",
@@ -1227,6 +1228,58 @@ export interface FleetCallResult {
   host?: string;
   /** The member's result, as its own socket would have answered it. */
   result?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+/**
+ * Params of `fleet.events` (every member's events after a cursor per host, from the fleet's stream).
+ * FleetEventsRequest is fleet.events's params (docs/fleet.md §5.3).
+ */
+export interface FleetEventsParams {
+  /** Only these hosts (default: every host the stream holds events of). */
+  hosts?: string[];
+  /** At most this many events (default 500, at most 10000). */
+  limit?: number;
+  /**
+   * Per host, the last seq already read: the read starts after it. A host not named
+   * here is read from its oldest event the stream holds.
+   */
+  since?: Record<string, number>;
+  /**
+   * With no event after the cursors, wait up to this long (ms, at most 25000) for
+   * the first one.
+   */
+  wait_ms?: number;
+  [key: string]: unknown;
+}
+
+/**
+ * Result of `fleet.events`.
+ * FleetEventsResult is fleet.events's result.
+ */
+export interface FleetEventsResult {
+  /**
+   * Per host read, the last seq read (the request's cursor when none was): the next
+   * read's since.
+   */
+  cursors?: Record<string, number> | null;
+  /**
+   * The events after the cursors, each host's in its own seq order, in the order
+   * the fleet's stream took them.
+   */
+  events?: {
+    /** The event object, as the member's events.subscribe frames carry it. */
+    event?: Record<string, unknown>;
+    /** The member. */
+    host?: string;
+    /** The event's seq on that member. */
+    seq?: number;
+    /** When the member committed it (ms). */
+    ts?: number;
+    [key: string]: unknown;
+  }[] | null;
+  /** Whether the limit cut the read short. */
+  more?: boolean;
   [key: string]: unknown;
 }
 
@@ -6194,6 +6247,7 @@ export interface MethodParams {
   "dashboard.login": DashboardLoginParams;
   "events.subscribe": EventsSubscribeParams;
   "fleet.call": FleetCallParams;
+  "fleet.events": FleetEventsParams;
   "fleet.members": FleetMembersParams;
   "loop.create": LoopCreateParams;
   "loop.logs": LoopLogsParams;
@@ -6237,6 +6291,7 @@ export interface MethodResults {
   "dashboard.login": DashboardLoginResult;
   "events.subscribe": Subscription<EventsSubscribeResult>;
   "fleet.call": FleetCallResult;
+  "fleet.events": FleetEventsResult;
   "fleet.members": FleetMembersResult;
   "loop.create": LoopCreateResult;
   "loop.logs": LoopLogsResult;
@@ -6373,6 +6428,11 @@ export class GeneratedClient {
   /** call a method on a fleet member through this server's fleet connection (`fleet.call`). */
   fleetCall(params: FleetCallParams = {}): Promise<FleetCallResult> {
     return this.transport.request("fleet.call", params) as Promise<FleetCallResult>;
+  }
+
+  /** every member's events after a cursor per host, from the fleet's stream (`fleet.events`). */
+  fleetEvents(params: FleetEventsParams = {}): Promise<FleetEventsResult> {
+    return this.transport.request("fleet.events", params) as Promise<FleetEventsResult>;
   }
 
   /** the fleet's members: reachable or not, and when each was last seen (`fleet.members`). */
