@@ -19,7 +19,7 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
  * targets settle or their own `timeout` param passes; loop.rm and loop.run.stop wait for
  * the runs they stop; fleet.call bounds a call by its method (docs/fleet.md §4.6).
  */
-export const UNBOUNDED_METHODS = Object.freeze(["agent.wait", "agent.ask", "loop.rm", "loop.run.stop", "provider.check", "fleet.call"]);
+export const UNBOUNDED_METHODS = Object.freeze(["agent.wait", "agent.ask", "loop.rm", "loop.run.stop", "provider.check", "fleet.call", "fleet.events"]);
 /**
  * orcrHome is the home the SDK talks to: `ORCR_HOME` when it is set and not empty (made
  * absolute), else `$HOME/.orcr` (docs/protocol.md §1.1).

@@ -25,7 +25,7 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
  * targets settle or their own `timeout` param passes; loop.rm and loop.run.stop wait for
  * the runs they stop; fleet.call bounds a call by its method (docs/fleet.md §4.6).
  */
-export const UNBOUNDED_METHODS: readonly string[] = Object.freeze(["agent.wait", "agent.ask", "loop.rm", "loop.run.stop", "provider.check", "fleet.call"]);
+export const UNBOUNDED_METHODS: readonly string[] = Object.freeze(["agent.wait", "agent.ask", "loop.rm", "loop.run.stop", "provider.check", "fleet.call", "fleet.events"]);
 
 /** An environment to read ORCR_* variables from (process.env by default). */
 export type Env = Readonly<Record<string, string | undefined>>;
