@@ -2,6 +2,7 @@ package tests
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"os"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/orcr-go/orcr/config"
 	"github.com/orcr-go/orcr/socketapi"
+	"github.com/orcr-go/orcr/socketapi/api"
 	fleetpkg "github.com/orcr-go/orcr/socketapi/fleet"
 	"github.com/orcr-go/orcr/socketapi/fleet/fleettest"
 	"github.com/orcr-go/orcr/tests/poll"
@@ -107,6 +109,8 @@ func TestFleetHubKill9(t *testing.T) {
 	poll.Eventually(t, 30*time.Second, "both members' events in the stream", func() bool {
 		return caughtUp(fleettest.StreamSeqs(t, url, tok, "web"), webHead) && caughtUp(fleettest.StreamSeqs(t, url, tok, "hub"), hubHead)
 	})
+	// A reader of the fleet's events on web keeps its cursors (docs/fleet.md §5.3).
+	_, before := fleetEventsFrom(t, web, nil)
 
 	var pid int
 	for p := range hub.serverPIDs() {
@@ -147,6 +151,40 @@ func TestFleetHubKill9(t *testing.T) {
 		f, _ := st["fleet"].(map[string]any)
 		return f["connection"] == "connected" && f["lag"] == float64(0)
 	})
+	// The reader reads on from the cursors it had before the kill: each host's events
+	// from the next seq, with no gap, up to its head.
+	events, after := fleetEventsFrom(t, web, before)
+	for host, head := range map[string]int64{"web": webHead, "hub": hubHead} {
+		next := before[host] + 1
+		for _, e := range events {
+			if e.Host == host {
+				if e.Seq != next {
+					t.Fatalf("read on from %s=%d after the hub's kill -9: its event %d where %d was due", host, before[host], e.Seq, next)
+				}
+				next++
+			}
+		}
+		if after[host] < head || after[host] != next-1 {
+			t.Fatalf("read on from %s=%d after the hub's kill -9: up to %d, want %d or more", host, before[host], after[host], head)
+		}
+	}
+}
+
+// fleetEventsFrom reads every member's events through h's server with `orcr fleet events
+// --json` after the cursors since, and returns them with the cursors to read on from.
+func fleetEventsFrom(t *testing.T, h *home, since map[string]int64) ([]api.FleetEvent, map[string]int64) {
+	t.Helper()
+	args := []string{"fleet", "events", "--limit", "10000"}
+	for host, c := range since {
+		args = append(args, "--since", fmt.Sprintf("%s=%d", host, c))
+	}
+	_, res, _ := h.jsonRun(t, "fleet.events", 0, args...)
+	var out api.FleetEventsResult
+	b, _ := json.Marshal(res)
+	if err := json.Unmarshal(b, &out); err != nil || out.More {
+		t.Fatalf("orcr fleet events %v: %v (more %v)", args, err, out.More)
+	}
+	return out.Events, out.Cursors
 }
 
 // `orcr top --fleet` in a real terminal on the hub: web's agents show under "web:"
