@@ -372,7 +372,7 @@ type FleetCaller interface {
 
 // fleetCallTimeout bounds a fleet.call of a bounded method: the member's own 10 s and
 // the way back (docs/fleet.md §4.2); agent.wait and agent.ask are bounded by their own
-// timeout.
+// timeout, agent.kill by its progress (docs/fleet.md §4.9).
 const fleetCallTimeout = 15 * time.Second
 
 // FleetCall is fleet.call: method on a fleet member through this server's connection,
@@ -386,7 +386,9 @@ func (s *System) FleetCall(ctx context.Context, r api.FleetCallRequest) (api.Fle
 			return api.FleetCallResult{}, wire.Invalid(wire.ReasonFleetCallIncomplete, "fleet.call needs its `"+f.name+"`", "missing", f.name)
 		}
 	}
-	if m, ok := api.Lookup(r.Method); !ok || !m.Info().Unbounded {
+	// A call that reports progress (agent.kill) goes on while its progress frames come,
+	// each within the fleet's idle bound, and the member is probed meanwhile.
+	if m, ok := api.Lookup(r.Method); !ok || !m.Info().Unbounded && !api.ReportsProgress(r.Method) {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, fleetCallTimeout)
 		defer cancel()

@@ -289,6 +289,11 @@ var (
 		Unbounded: true, Summary: "every member's events after a cursor per host, from the fleet's stream"}
 )
 
+// ReportsProgress reports whether method writes progress frames when asked
+// (docs/protocol.md §2.7): today agent.kill. Over the fleet such a call is asked for
+// them and waited on while they come (docs/fleet.md §4.9).
+func ReportsProgress(method string) bool { return method == AgentKill.Name }
+
 // Methods is the one method table of protocol 1, in the reference's order.
 var Methods = []Spec{
 	ServerHandshake, ServerStatus, ServerStop, APISchema, APISnapshot, EventsSubscribe, WatchOpen,

@@ -10,6 +10,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
@@ -93,13 +94,20 @@ func unreachable(host string, err error) *wire.Error {
 }
 
 // Call calls method on host over the fleet; ctx bounds the wait. An answer larger
-// than the NATS server's max_payload comes in parts ([ChunkHeader]).
+// than the NATS server's max_payload comes in parts ([ChunkHeader]). A method that
+// reports progress (api.ReportsProgress) is asked for it: its frames go to ctx's
+// reporter, and the call goes on while they come, each within [ProgressIdle].
 func (m *Member) Call(ctx context.Context, host, method string, params any) (json.RawMessage, *wire.Error) {
-	frame, err := json.Marshal(map[string]any{"protocol": wire.Protocol, "id": 1, "method": method, "params": params})
+	req := map[string]any{"protocol": wire.Protocol, "id": 1, "method": method, "params": params}
+	var idle time.Duration
+	if api.ReportsProgress(method) {
+		req["progress"], idle = true, ProgressIdle
+	}
+	frame, err := json.Marshal(req)
 	if err != nil {
 		return nil, wire.Internal(wire.CauseEncode, err.Error())
 	}
-	data, werr := m.request(ctx, host, frame)
+	data, werr := m.request(ctx, host, frame, idle)
 	if werr != nil {
 		return nil, werr
 	}

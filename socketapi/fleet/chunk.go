@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/nats-io/nats.go"
 
@@ -45,6 +46,21 @@ func respond(nc *nats.Conn, msg *nats.Msg, reply []byte) error {
 	return nil
 }
 
+// nextMsg is sub's next message within ctx and, when idle is above zero, within idle.
+func nextMsg(ctx context.Context, sub *nats.Subscription, idle time.Duration) (*nats.Msg, error) {
+	if idle > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, idle, fmt.Errorf("no answer and no progress for %s", idle))
+		defer cancel()
+		msg, err := sub.NextMsgWithContext(ctx)
+		if err != nil && context.Cause(ctx) != nil && ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
+		return msg, err
+	}
+	return sub.NextMsgWithContext(ctx)
+}
+
 // chunkOf reads a message's part header: i and n (1 and 1 for a message without one);
 // ok false for a header that does not parse or is out of bounds.
 func chunkOf(msg *nats.Msg) (i, n int, ok bool) {
@@ -67,8 +83,10 @@ func chunkOf(msg *nats.Msg) (i, n int, ok bool) {
 // request sends frame to host's API subject with a reply inbox of its own and reads
 // the answer, joining its parts. A frame over max_payload is refused before it is sent
 // (invalid_request frame_too_large); no answer in ctx, or nobody serving the subject, is
-// fleet_unreachable.
-func (m *Member) request(ctx context.Context, host string, frame []byte) ([]byte, *wire.Error) {
+// fleet_unreachable. Progress frames ([ProgressHeader]) go to ctx's progress reporter
+// (wire.ReportProgress); with idle above zero each message, a progress frame included,
+// must come within idle of the one before.
+func (m *Member) request(ctx context.Context, host string, frame []byte, idle time.Duration) ([]byte, *wire.Error) {
 	// MaxPayload is 0 before a first connection: nothing is known to refuse then.
 	if limit := m.nc.MaxPayload(); limit > 0 && int64(len(frame)) > limit {
 		return nil, wire.Invalid(wire.ReasonFrameTooLarge,
@@ -86,9 +104,19 @@ func (m *Member) request(ctx context.Context, host string, frame []byte) ([]byte
 	}
 	var buf bytes.Buffer
 	for want, n := 1, 1; want <= n; want++ {
-		msg, err := sub.NextMsgWithContext(ctx)
+		msg, err := nextMsg(ctx, sub, idle)
 		if err != nil {
 			return nil, unreachable(host, err)
+		}
+		if p := msg.Header.Get(ProgressHeader); p != "" {
+			a, b, _ := strings.Cut(p, "/")
+			done, err1 := strconv.Atoi(a)
+			total, err2 := strconv.Atoi(b)
+			if err1 == nil && err2 == nil {
+				wire.ReportProgress(ctx, done, total)
+			}
+			want--
+			continue
 		}
 		if len(msg.Data) == 0 && msg.Header.Get("Status") == "503" { // the NATS server's "no responders"
 			return nil, unreachable(host, nats.ErrNoResponders)

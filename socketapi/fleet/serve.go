@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -49,10 +50,20 @@ func (m *Member) Serve(f api.Facade, allow []string) (*Responder, error) {
 			return
 		}
 		slots, ctx, cancel := r.slots, r.ctx, context.CancelFunc(func() {})
-		if unbounded(msg.Data) {
+		long, progress := callKind(msg.Data)
+		if long || progress {
 			slots = r.long
 		} else {
 			ctx, cancel = context.WithTimeout(r.ctx, callTimeout)
+		}
+		if progress {
+			// Progress frames to the caller's inbox as the call goes (docs/fleet.md
+			// §4.9): while they come, the caller waits on.
+			ctx = wire.WithProgress(ctx, func(p wire.Progress) {
+				pm := nats.NewMsg(msg.Reply)
+				pm.Header.Set(ProgressHeader, strconv.Itoa(p.Done)+"/"+strconv.Itoa(p.Total))
+				_ = m.nc.PublishMsg(pm)
+			})
 		}
 		slots <- struct{}{}
 		r.wg.Add(1)
@@ -90,18 +101,30 @@ func (r *Responder) Close() {
 	r.wg.Wait()
 }
 
-// unbounded reports whether frame calls an unbounded method (agent.wait, agent.ask);
-// a frame that does not decode is answered as a bounded call.
-func unbounded(frame []byte) bool {
+// callKind reads how frame's call is served: long for an unbounded method (agent.wait,
+// agent.ask), progress for a method that reports progress when the frame asks for it
+// (agent.kill, docs/protocol.md §2.7) — served without the bounded calls' timeout,
+// its progress frames telling the caller it goes on. A frame that does not decode is
+// answered as a bounded call.
+func callKind(frame []byte) (long, progress bool) {
 	var req struct {
-		Method string `json:"method"`
+		Method   string `json:"method"`
+		Progress bool   `json:"progress"`
 	}
 	if json.Unmarshal(frame, &req) != nil {
-		return false
+		return false, false
 	}
 	spec, ok := api.Lookup(req.Method)
-	return ok && spec.Info().Unbounded
+	return ok && spec.Info().Unbounded, ok && req.Progress && api.ReportsProgress(req.Method)
 }
+
+// ProgressHeader marks a message to a caller's inbox as a progress frame of its call,
+// "<done>/<total>", not (a part of) its answer.
+const ProgressHeader = "Orcr-Progress"
+
+// ProgressIdle bounds the wait for the next message of a call that reports progress:
+// the member writes a progress frame at least once a second while it works.
+const ProgressIdle = 15 * time.Second
 
 // Handle answers one request frame: the response frame, as the socket would write it.
 // Unlike a socket connection, which negotiates once, every frame must declare protocol 1.

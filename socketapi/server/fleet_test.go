@@ -9,12 +9,14 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats.go"
 
 	"github.com/orcr-go/orcr/config"
+	"github.com/orcr-go/orcr/socketapi"
 	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/socketapi/fleet"
@@ -691,5 +693,48 @@ func TestFleetEventsRead(t *testing.T) {
 		if pe, ok := wire.As(err); !ok || pe.Code != wire.InvalidRequest || pe.Details["reason"] != wire.ReasonBadFleetRead {
 			t.Errorf("fleet.events %v: %v, want invalid_request bad_fleet_read", bad, err)
 		}
+	}
+}
+
+// A kill over the fleet that outlasts the member's 10 s bound on a call — each agent
+// takes its whole 12 s grace to go — completes (docs/fleet.md §4.9): the member serves
+// it without that bound and writes its progress frames to the caller, web's server
+// passes them on to its own client, whose 5 s timeout then bounds the wait for the next
+// frame, not the call.
+func TestFleetKillProgress(t *testing.T) {
+	t.Parallel()
+	hub := sockettest.NewServer(t, sockettest.WithHerdr(t), sockettest.WithEnv("ORCR_MOCK_QUIT_DELAY_MS", "60000"),
+		sockettest.WithConfig(`{"integrations": {"mock": {"shutdown_grace_ms": 12000}},
+			"fleet": {"host": "hub", "hub": {"listen": "127.0.0.1:0"}, "allow": ["agent.ls", "agent.kill"]}}`))
+	tok := filepath.Join(hub.Home, config.FleetDirName, fleet.HubTokenName)
+	web := sockettest.NewServer(t, sockettest.WithConfig(fleetMemberConfig("web", hub.FleetHubURL(), tok)))
+	spawnIdle(t, hub.Client(t), "slow", 2)
+
+	var mu sync.Mutex
+	var frames []wire.Progress
+	c := &socketapi.Client{Socket: web.Socket(), Timeout: 5 * time.Second, OnProgress: func(method string, p wire.Progress) {
+		mu.Lock()
+		defer mu.Unlock()
+		frames = append(frames, p)
+	}}
+	poll.Eventually(t, 20*time.Second, "the hub answers web's fleet calls", func() bool {
+		return c.Call(context.Background(), "fleet.call", map[string]any{"host": "hub", "method": "agent.ls"}, nil) == nil
+	})
+	var got api.FleetCallResult
+	start := time.Now()
+	err := c.Call(context.Background(), "fleet.call", map[string]any{"host": "hub", "method": "agent.kill",
+		"params": map[string]any{"targets": []string{"slow/**"}}}, &got)
+	took := time.Since(start)
+	var res api.KillResult
+	if err != nil || json.Unmarshal(got.Result, &res) != nil || len(res.Killed) != 2 {
+		t.Fatalf("a kill over the fleet longer than the member's bound: %v %s", err, got.Result)
+	}
+	if took < 11*time.Second {
+		t.Errorf("the kill took %s, less than the grace it waits out: the test shows nothing", took)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(frames) < 5 || frames[len(frames)-1].Total != 2 {
+		t.Errorf("progress frames %+v, want one a second or so, total 2", frames)
 	}
 }
