@@ -96,6 +96,7 @@ var verbMethods = map[string][]string{
 	"provider check": {"provider.check"},
 	"fleet members":  {"fleet.members"},
 	"fleet call":     {"fleet.call"},
+	"fleet events":   {"fleet.events"},
 	"agent adopt":    {"agent.adopt"},
 	"agent token":    {"agent.token"},
 	"dashboard":      {"dashboard.login"},
