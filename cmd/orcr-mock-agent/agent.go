@@ -87,9 +87,9 @@ func (a *agent) ui(d *decoder) {
 		ev := d.next()
 		switch ev.kind {
 		case keyText:
+			textAt = time.Now() // before the draw: a reader that saw the text came after it
 			a.input = append(a.input, []rune(ev.text)...)
 			a.scr.setInput(string(a.input))
-			textAt = time.Now()
 		case keyBackspace:
 			if len(a.input) > 0 {
 				a.input = a.input[:len(a.input)-1]

@@ -699,7 +699,7 @@ func TestFleetEventsRead(t *testing.T) {
 // A kill over the fleet that outlasts the member's 10 s bound on a call — each agent
 // takes its whole 12 s grace to go — completes (docs/fleet.md §4.9): the member serves
 // it without that bound and writes its progress frames to the caller, web's server
-// passes them on to its own client, whose 5 s timeout then bounds the wait for the next
+// passes them on to its own client, whose 8 s timeout then bounds the wait for the next
 // frame, not the call.
 func TestFleetKillProgress(t *testing.T) {
 	t.Parallel()
@@ -712,7 +712,7 @@ func TestFleetKillProgress(t *testing.T) {
 
 	var mu sync.Mutex
 	var frames []wire.Progress
-	c := &socketapi.Client{Socket: web.Socket(), Timeout: 5 * time.Second, OnProgress: func(method string, p wire.Progress) {
+	c := &socketapi.Client{Socket: web.Socket(), Timeout: 8 * time.Second, OnProgress: func(method string, p wire.Progress) {
 		mu.Lock()
 		defer mu.Unlock()
 		frames = append(frames, p)
