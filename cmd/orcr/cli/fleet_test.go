@@ -428,3 +428,40 @@ func TestFleetWaitAndAskAcrossHosts(t *testing.T) {
 		t.Fatalf("agent ask --host any: exit %d %q %q", o.code, o.stdout, o.stderr)
 	}
 }
+
+// `orcr agent kill` of another host's agents that takes longer than a bounded fleet
+// verb's 15 s — each agent waits out its whole 17 s grace — completes, printing its
+// progress on stderr as a local kill does (docs/fleet.md §4.9); before, the CLI gave up
+// after 15 s with fleet_unreachable while the member went on killing.
+func TestFleetKillOutlastsTheVerbTimeout(t *testing.T) {
+	t.Parallel()
+	hub := sockettest.NewServer(t, sockettest.WithHerdr(t), sockettest.WithEnv("ORCR_MOCK_QUIT_DELAY_MS", "60000"),
+		sockettest.WithConfig(`{"integrations": {"mock": {"shutdown_grace_ms": 17000}},
+			"fleet": {"host": "hub", "hub": {"listen": "127.0.0.1:0"}, "allow": ["agent.ls", "agent.kill"]}}`))
+	tok := filepath.Join(hub.Home, config.FleetDirName, fleet.HubTokenName)
+	web := sockettest.NewServer(t, sockettest.WithConfig(fmt.Sprintf(`{"fleet": {"host": "web", "url": %q, "token_file": %q}}`,
+		hub.FleetHubURL(), tok)))
+	for _, p := range []string{"slow/a", "slow/b"} {
+		if err := hub.Client(t).Call(context.Background(), "agent.run", map[string]any{"path": p, "agent": "mock"}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	poll.Eventually(t, 60*time.Second, "both agents idle on the hub", func() bool {
+		a := agentsOf(t, hub)
+		return a["slow/a"] == "idle" && a["slow/b"] == "idle"
+	})
+	h := newHarness(t)
+	h.home, h.vars["ORCR_HOME"], h.vars["HOME"] = web.Home, web.Home, web.Home
+	start := time.Now()
+	o := h.run(t, "agent", "kill", "-y", "hub:slow/**")
+	took := time.Since(start)
+	if o.code != 0 || !strings.Contains(o.stdout, "hub:slow/a") || !strings.Contains(o.stdout, "hub:slow/b") {
+		t.Fatalf("agent kill hub:slow/** (exit %d after %s):\n%s%s", o.code, took, o.stdout, o.stderr)
+	}
+	if took < 16*time.Second {
+		t.Errorf("the kill took %s, less than the grace it waits out: the test shows nothing", took)
+	}
+	if !strings.Contains(o.stderr, "killed 0 of 2") {
+		t.Errorf("stderr %q, want the kill's progress lines", o.stderr)
+	}
+}

@@ -76,10 +76,16 @@ func invokeFleet[Req, Res any](ctx context.Context, a *app, host string, m *api.
 		return zero, nil, err
 	}
 	cancel := context.CancelFunc(func() {})
-	if !m.Unbounded {
+	// A kill goes on while the member reports its progress (docs/fleet.md §4.9), each
+	// frame within fleet.ProgressIdle, and shows it on stderr as a local kill does.
+	if !m.Unbounded && !api.ReportsProgress(m.Name) {
 		ctx, cancel = context.WithTimeout(ctx, fleetVerbTimeout)
 	}
 	defer cancel()
+	if a.progress != "" {
+		printer := a.progressPrinter()
+		ctx = wire.WithProgress(ctx, func(p wire.Progress) { printer(m.Name, p) })
+	}
 	raw, werr := fm.CallHost(ctx, host, m.Name, req)
 	if werr != nil {
 		return zero, nil, werr
