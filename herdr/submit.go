@@ -98,9 +98,7 @@ func (r *Remote) SubmitAt(ctx context.Context, target string, s Submission) (Typ
 	enterAt := time.Now().Add(s.Pause)
 	shown := false
 	if readable {
-		var err error
-		shown, err = r.awaitShown(ctx, pane, before, s)
-		if err != nil {
+		if shown, err = r.awaitShown(ctx, pane, before, s); err != nil {
 			return Typed{}, err
 		}
 		if shown {

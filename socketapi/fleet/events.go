@@ -22,14 +22,14 @@ import (
 // meanwhile.
 func (m *Member) Events(ctx context.Context, since map[string]int64, hosts []string, limit int, wait time.Duration) (api.FleetEventsResult, error) {
 	page := &eventsPage{FleetEventsResult: api.FleetEventsResult{Events: []api.FleetEvent{}, Cursors: map[string]int64{}}}
-	res, err := page.read(ctx, m, since, hosts, limit, wait)
-	return res, err
+	err := page.read(ctx, m, since, hosts, limit, wait)
+	return page.FleetEventsResult, err
 }
 
 // eventsPage is one read of [Member.Events] under way.
 type eventsPage struct{ api.FleetEventsResult }
 
-func (page *eventsPage) read(ctx context.Context, m *Member, since map[string]int64, hosts []string, limit int, wait time.Duration) (api.FleetEventsResult, error) {
+func (page *eventsPage) read(ctx context.Context, m *Member, since map[string]int64, hosts []string, limit int, wait time.Duration) error {
 	s, err := m.js.Stream(ctx, Stream)
 	if errors.Is(err, jetstream.ErrStreamNotFound) {
 		// No member has joined yet: a waiting reader asks again in a moment.
@@ -39,10 +39,10 @@ func (page *eventsPage) read(ctx context.Context, m *Member, since map[string]in
 		case <-ctx.Done():
 		case <-t.C:
 		}
-		return page.FleetEventsResult, nil
+		return nil
 	}
 	if err != nil {
-		return page.FleetEventsResult, err
+		return err
 	}
 	// The stream's last seq before any host's start is looked for: a read that finds
 	// nothing after the cursors starts just past it, so an event published while it
@@ -53,7 +53,7 @@ func (page *eventsPage) read(ctx context.Context, m *Member, since map[string]in
 	}
 	info, err := s.Info(ctx, opts...)
 	if err != nil {
-		return page.FleetEventsResult, err
+		return err
 	}
 	if len(hosts) == 0 {
 		for subj := range info.State.Subjects {
@@ -69,7 +69,7 @@ func (page *eventsPage) read(ctx context.Context, m *Member, since map[string]in
 		page.Cursors[h] = since[h]
 		at, ok, err := firstAfter(ctx, s, h, since[h])
 		if err != nil {
-			return page.FleetEventsResult, err
+			return err
 		}
 		subjects = append(subjects, EventSubject(h))
 		if ok && (start == 0 || at < start) {
@@ -78,7 +78,7 @@ func (page *eventsPage) read(ctx context.Context, m *Member, since map[string]in
 	}
 	if len(subjects) == 0 {
 		if wait <= 0 {
-			return page.FleetEventsResult, nil
+			return nil
 		}
 		subjects = []string{EventSubject(">")} // wait for the first host's first event
 	}
@@ -89,7 +89,7 @@ func (page *eventsPage) read(ctx context.Context, m *Member, since map[string]in
 		DeliverPolicy: jetstream.DeliverByStartSequencePolicy, OptStartSeq: start}
 	cons, err := s.OrderedConsumer(ctx, cfg)
 	if err != nil {
-		return page.FleetEventsResult, err
+		return err
 	}
 	defer func() {
 		dctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -100,23 +100,23 @@ func (page *eventsPage) read(ctx context.Context, m *Member, since map[string]in
 	}()
 	ci, err := cons.Info(ctx)
 	if err != nil {
-		return page.FleetEventsResult, err
+		return err
 	}
 	pending := ci.NumPending
 	if pending == 0 {
 		if wait <= 0 {
-			return page.FleetEventsResult, nil
+			return nil
 		}
 		msg, err := cons.Next(jetstream.FetchMaxWait(wait))
 		if errors.Is(err, nats.ErrTimeout) || errors.Is(err, jetstream.ErrNoMessages) {
-			return page.FleetEventsResult, nil
+			return nil
 		}
 		if err != nil {
-			return page.FleetEventsResult, err
+			return err
 		}
 		page.add(msg, since, limit)
 		if ci, err = cons.Info(ctx); err != nil {
-			return page.FleetEventsResult, err
+			return err
 		}
 		pending = ci.NumPending
 	}
@@ -125,7 +125,7 @@ func (page *eventsPage) read(ctx context.Context, m *Member, since map[string]in
 	for pending > 0 && !page.More {
 		batch, err := cons.FetchNoWait(int(min(pending, 256)))
 		if err != nil {
-			return page.FleetEventsResult, err
+			return err
 		}
 		var n uint64
 		for msg := range batch.Messages() {
@@ -133,14 +133,14 @@ func (page *eventsPage) read(ctx context.Context, m *Member, since map[string]in
 			page.add(msg, since, limit)
 		}
 		if err := batch.Error(); err != nil {
-			return page.FleetEventsResult, err
+			return err
 		}
 		if n == 0 {
 			break
 		}
 		pending -= min(n, pending)
 	}
-	return page.FleetEventsResult, nil
+	return nil
 }
 
 // readerIdle is how long a read's consumer outlives a reader that went away without

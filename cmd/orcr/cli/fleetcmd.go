@@ -91,10 +91,17 @@ func (c *fleetEventsCmd) Run(a *app) error {
 		}
 		req.Since[host] = n
 	}
+	emit := func(e api.FleetEvent) {
+		if a.json {
+			a.writeJSONLine(e)
+		} else {
+			fmt.Fprintln(a.env.Stdout, fleetEventLine(e))
+		}
+	}
 	if !c.Follow {
 		return request(a, api.FleetEvents, req, func(r api.FleetEventsResult) error {
 			for _, e := range r.Events {
-				fmt.Fprintln(a.env.Stdout, fleetEventLine(e))
+				emit(e)
 			}
 			if r.More {
 				a.stderr("more events: read on with %s", sinceFlags(r.Cursors))
@@ -112,11 +119,7 @@ func (c *fleetEventsCmd) Run(a *app) error {
 			return err
 		}
 		for _, e := range r.Events {
-			if a.json {
-				a.writeJSONLine(e)
-			} else {
-				fmt.Fprintln(a.env.Stdout, fleetEventLine(e))
-			}
+			emit(e)
 		}
 		req.Since = r.Cursors
 	}
