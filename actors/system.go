@@ -83,7 +83,10 @@ type System struct {
 	// fleetCaller is the member's connection fleet.call goes through; nil with the
 	// fleet off.
 	fleetCaller FleetCaller
-	budgets     []store.BudgetRule
+	// fleetHub is the embedded hub whose member tokens fleet.token issues; nil
+	// without fleet.hub.
+	fleetHub FleetHub
+	budgets  []store.BudgetRule
 
 	remoteMu   sync.Mutex
 	remoteAddr string // the remote listener's address ("" = off)

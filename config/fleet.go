@@ -35,7 +35,7 @@ func FleetServable(method string) bool {
 }
 
 var (
-	fleetKeys    = []string{"host", "url", "creds", "nkey", "token_file", "ca", "cert", "key", "hub", "allow", "labels", "default_host", "caps", "lease_ttl"}
+	fleetKeys    = []string{"host", "url", "creds", "nkey", "token_file", "ca", "cert", "key", "hub", "allow", "allow_from", "labels", "default_host", "caps", "lease_ttl"}
 	fleetHubKeys = []string{"listen", "cert", "key", "ca"}
 )
 
@@ -65,6 +65,10 @@ type Fleet struct {
 	Hub           *FleetHub // nil: a member of a fleet served elsewhere
 	// Allow is the methods a fleet caller may call on this member.
 	Allow []string
+	// AllowFrom replaces Allow for the callers it names: caller host → the methods
+	// that caller may call (docs/fleet.md §4.1). The caller is the host a call comes
+	// from, which the hub binds to the member's credential (docs/fleet.md §3.1).
+	AllowFrom map[string][]string
 	// Labels name what this member offers (e.g. gpu): `agent run --host any --label gpu`
 	// places only on members that carry every label asked for (docs/fleet.md §4.3).
 	Labels []string
@@ -132,11 +136,14 @@ func (l *loader) fleet(obj map[string]any) error {
 		f.Hub = h
 	}
 	var err error
-	if f.Allow, err = stringSet(obj, "allow", "method names", func(s string) bool { return FleetServable(s) },
+	if f.Allow, err = stringSet(obj, "allow", "fleet.allow", "method names", func(s string) bool { return FleetServable(s) },
 		"a method served over the fleet: one of "+strings.Join(FleetReadVerbs, ", ")+", "+strings.Join(FleetWriteVerbs, ", ")); err != nil {
 		return err
 	}
-	if f.Labels, err = stringSet(obj, "labels", "labels", ValidHost, "a label: lowercase letters, digits and '-', at most 63"); err != nil {
+	if f.AllowFrom, err = fleetAllowFrom(obj); err != nil {
+		return err
+	}
+	if f.Labels, err = stringSet(obj, "labels", "fleet.labels", "labels", ValidHost, "a label: lowercase letters, digits and '-', at most 63"); err != nil {
 		return err
 	}
 	if f.Caps, err = fleetCaps(obj); err != nil {
@@ -152,6 +159,42 @@ func (l *loader) fleet(obj map[string]any) error {
 		f.LeaseTTL = d
 	}
 	return f.check()
+}
+
+// fleetAllowFrom reads fleet.allow_from: caller host → the methods it may call, each
+// list checked like fleet.allow (nil when absent).
+func fleetAllowFrom(obj map[string]any) (map[string][]string, error) {
+	v, ok := obj["allow_from"]
+	if !ok {
+		return nil, nil
+	}
+	aobj, err := object(v, "fleet.allow_from")
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]string{}
+	for _, h := range sortedKeys(aobj) {
+		if !ValidHost(h) {
+			return nil, invalid("`fleet.allow_from." + h + "` does not name a host (lowercase letters, digits and '-', at most 63)")
+		}
+		methods, err := stringSet(aobj, h, "fleet.allow_from."+h, "method names", FleetServable,
+			"a method served over the fleet: one of "+strings.Join(FleetReadVerbs, ", ")+", "+strings.Join(FleetWriteVerbs, ", "))
+		if err != nil {
+			return nil, err
+		}
+		out[h] = methods
+	}
+	return out, nil
+}
+
+// AllowFor is what caller (the host a call over the fleet comes from) may call on this
+// member, and the key that says so: its fleet.allow_from entry, else fleet.allow
+// (docs/fleet.md §4.1).
+func (f Fleet) AllowFor(caller string) (allow []string, policy string) {
+	if a, ok := f.AllowFrom[caller]; ok {
+		return a, "fleet.allow_from." + caller
+	}
+	return f.Allow, "fleet.allow"
 }
 
 // fleetCaps reads fleet.caps: provider name → a cap of at least 1 (nil when absent).
@@ -184,22 +227,23 @@ func fleetCaps(obj map[string]any) (map[string]int, error) {
 // maxFleetCap bounds a fleet cap: each slot is a key a member may try.
 const maxFleetCap = 10000
 
-// stringSet reads fleet.<key>, an array of strings each passing valid, without repeats
-// (nil when the key is absent); what and want name the items in the refusals.
-func stringSet(obj map[string]any, key, what string, valid func(string) bool, want string) ([]string, error) {
+// stringSet reads obj's key, an array of strings each passing valid, without repeats
+// (nil when the key is absent); path is its name in the refusals (fleet.<key>), what
+// and want name the items.
+func stringSet(obj map[string]any, key, path, what string, valid func(string) bool, want string) ([]string, error) {
 	v, ok := obj[key]
 	if !ok {
 		return nil, nil
 	}
 	arr, isArr := v.([]any)
 	if !isArr {
-		return nil, invalid("`fleet." + key + "` must be an array of " + what)
+		return nil, invalid("`" + path + "` must be an array of " + what)
 	}
 	out := []string{}
 	for i, e := range arr {
 		s, isStr := e.(string)
 		if !isStr || !valid(s) {
-			return nil, invalid("`fleet." + key + "[" + strconv.Itoa(i) + "]` must be " + want)
+			return nil, invalid("`" + path + "[" + strconv.Itoa(i) + "]` must be " + want)
 		}
 		if !slices.Contains(out, s) {
 			out = append(out, s)

@@ -18,15 +18,27 @@ func TestParseFleet(t *testing.T) {
 	}
 	cfg, warns, err := parse(t, `{"fleet":{"host":"gpu1","url":"tls://nats.example:4222","creds":"/c/orcr.creds",
 		"ca":"/c/ca.pem","cert":"/c/me.pem","key":"/c/me.key","allow":["agent.ls","agent.ls","agent.run","agent.kill"],
-		"labels":["gpu","big-disk","gpu"],"default_host":"any","caps":{"claude":4,"codex":1},"lease_ttl":"10s"}}`, nil)
+		"labels":["gpu","big-disk","gpu"],"default_host":"any","caps":{"claude":4,"codex":1},"lease_ttl":"10s",
+		"allow_from":{"hub":["agent.ls","agent.kill"],"web":[]}}}`, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := config.Fleet{On: true, Host: "gpu1", URL: "tls://nats.example:4222", Creds: "/c/orcr.creds",
 		CA: "/c/ca.pem", Cert: "/c/me.pem", Key: "/c/me.key", Allow: []string{"agent.ls", "agent.run", "agent.kill"},
-		Labels: []string{"gpu", "big-disk"}, DefaultHost: "any", Caps: map[string]int{"claude": 4, "codex": 1}, LeaseTTL: 10 * time.Second}
+		Labels: []string{"gpu", "big-disk"}, DefaultHost: "any", Caps: map[string]int{"claude": 4, "codex": 1}, LeaseTTL: 10 * time.Second,
+		AllowFrom: map[string][]string{"hub": {"agent.ls", "agent.kill"}, "web": {}}}
 	if diff := cmp.Diff(want, cfg.Fleet); diff != "" || len(warns) != 0 {
 		t.Fatalf("fleet (-want +got):\n%s\nwarnings %q", diff, warns)
+	}
+	// A caller with its own entry gets it; any other, fleet.allow.
+	for caller, w := range map[string]struct {
+		allow  []string
+		policy string
+	}{"hub": {[]string{"agent.ls", "agent.kill"}, "fleet.allow_from.hub"}, "web": {[]string{}, "fleet.allow_from.web"},
+		"db": {[]string{"agent.ls", "agent.run", "agent.kill"}, "fleet.allow"}} {
+		if allow, policy := cfg.Fleet.AllowFor(caller); !cmp.Equal(allow, w.allow) || policy != w.policy {
+			t.Errorf("AllowFor(%s) = %v %s, want %v %s", caller, allow, policy, w.allow, w.policy)
+		}
 	}
 	cfg, _, err = parse(t, `{"fleet":{"hub":{"listen":"127.0.0.1:4222"}}}`, nil)
 	if err != nil {
@@ -87,6 +99,14 @@ func TestParseFleetErrors(t *testing.T) {
 				strings.Join(config.FleetWriteVerbs, ", ")},
 		{"allow type", `{"fleet":{"host":"a","hub":{"listen":"127.0.0.1:1"},"allow":"agent.ls"}}`, "`fleet.allow` must be an array of method names"},
 		{"labels type", `{"fleet":{"host":"a","hub":{"listen":"127.0.0.1:1"},"labels":"gpu"}}`, "`fleet.labels` must be an array of labels"},
+		{"allow_from type", `{"fleet":{"host":"a","hub":{"listen":"127.0.0.1:1"},"allow_from":["hub"]}}`, "`fleet.allow_from` must be a JSON object"},
+		{"allow_from host", `{"fleet":{"host":"a","hub":{"listen":"127.0.0.1:1"},"allow_from":{"Web 2":["agent.ls"]}}}`,
+			"`fleet.allow_from.Web 2` does not name a host (lowercase letters, digits and '-', at most 63)"},
+		{"allow_from method", `{"fleet":{"host":"a","hub":{"listen":"127.0.0.1:1"},"allow_from":{"hub":["agent.ls","agent.adopt"]}}}`,
+			"`fleet.allow_from.hub[1]` must be a method served over the fleet: one of " + strings.Join(config.FleetReadVerbs, ", ") + ", " +
+				strings.Join(config.FleetWriteVerbs, ", ")},
+		{"allow_from list", `{"fleet":{"host":"a","hub":{"listen":"127.0.0.1:1"},"allow_from":{"hub":"agent.ls"}}}`,
+			"`fleet.allow_from.hub` must be an array of method names"},
 		{"bad label", `{"fleet":{"host":"a","hub":{"listen":"127.0.0.1:1"},"labels":["gpu","GPU 2"]}}`,
 			"`fleet.labels[1]` must be a label: lowercase letters, digits and '-', at most 63"},
 		{"bad default host", `{"fleet":{"host":"a","hub":{"listen":"127.0.0.1:1"},"default_host":"web:1"}}`,

@@ -1,6 +1,11 @@
 package store
 
-import "context"
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strings"
+)
 
 // TokenHash is a stream token as stored: the hex SHA-256 of the secret, the agent it
 // opens, and when it was issued and revoked (0 = live). docs/remote.md §3.
@@ -54,6 +59,27 @@ const (
 	// MCPTokens owns the bearer tokens of `orcr mcp --http` (docs/mcp.md §1.1).
 	MCPTokens = "mcp"
 )
+
+// FleetTokens is the owner of member host's credentials on the fleet's hub
+// (docs/fleet.md §3.1), issued and revoked like the others.
+func FleetTokens(host string) string { return fleetTokenOwner + host }
+
+const fleetTokenOwner = "fleet:"
+
+// FleetTokenHost is the member host whose live credential hashes to hash (ok false:
+// none). The hash is the table's key, so the lookup reveals nothing of other tokens.
+func FleetTokenHost(ctx context.Context, q Querier, hash string) (host string, ok bool, err error) {
+	var owner string
+	err = q.QueryRowContext(ctx, `SELECT agent_uuid FROM remote_tokens WHERE hash = ? AND revoked_at IS NULL`, hash).Scan(&owner)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, sqliteErr("fleet token", err)
+	}
+	host, ok = strings.CutPrefix(owner, fleetTokenOwner)
+	return host, ok, nil
+}
 
 // RedeemToken spends the live token hash of owner issued at or after notBefore (ms):
 // it is revoked in the same transaction, so a token redeems at most once. ok is false

@@ -81,7 +81,7 @@ func TestSchemaContents(t *testing.T) {
 	}
 	want := []string{"agent.adopt", "agent.ask", "agent.attach.heartbeat", "agent.attach.prepare", "agent.attach.release",
 		"agent.kill", "agent.logs", "agent.ls", "agent.run", "agent.send", "agent.token", "agent.wait", "api.schema",
-		"api.snapshot", "budget.extend", "budget.ls", "dashboard.login", "events.subscribe", "fleet.call", "fleet.events", "fleet.members", "loop.create", "loop.logs", "loop.ls", "loop.pause", "loop.resume",
+		"api.snapshot", "budget.extend", "budget.ls", "dashboard.login", "events.subscribe", "fleet.call", "fleet.events", "fleet.members", "fleet.token", "loop.create", "loop.logs", "loop.ls", "loop.pause", "loop.resume",
 		"loop.rm", "loop.run.ls", "loop.run.start", "loop.run.stop", "mcp.auth", "mcp.token", "provider.check", "provider.ls", "quota.record", "server.handshake", "server.status",
 		"server.stop", "usage.report", "watch.open"}
 	var got []string
@@ -93,7 +93,7 @@ func TestSchemaContents(t *testing.T) {
 	}
 	slices.Sort(got)
 	if !slices.Equal(got, want) {
-		t.Errorf("methods: got %v, want the 40 of docs/protocol.md §5", got)
+		t.Errorf("methods: got %v, want the 41 of docs/protocol.md §5", got)
 	}
 	codes := []string{"not_found", "invalid_request", "state_conflict", "blocked", "timeout",
 		"integration_missing", "transcript_unavailable", "environment_error", "server_error"}

@@ -50,6 +50,7 @@ type Facade interface {
 	FleetCall(context.Context, FleetCallRequest) (FleetCallResult, error)
 	FleetMembers(context.Context, NoParams) (FleetMembersResult, error)
 	FleetEvents(context.Context, FleetEventsRequest) (FleetEventsResult, error)
+	FleetToken(context.Context, FleetTokenRequest) (FleetTokenResult, error)
 }
 
 // Method is one wire method of the table: its name, its params type Req, its result type
@@ -287,6 +288,8 @@ var (
 		Summary: "the fleet's members: reachable or not, and when each was last seen"}
 	FleetEvents = &Method[FleetEventsRequest, FleetEventsResult]{Name: "fleet.events", CLI: "fleet events", Call: Facade.FleetEvents,
 		Unbounded: true, Summary: "every member's events after a cursor per host, from the fleet's stream"}
+	FleetToken = &Method[FleetTokenRequest, FleetTokenResult]{Name: "fleet.token", CLI: "fleet token", Call: Facade.FleetToken,
+		Summary: "issue, rotate or revoke a member's credential on the fleet's hub"}
 )
 
 // ReportsProgress reports whether method writes progress frames when asked
@@ -310,4 +313,5 @@ var Methods = []Spec{
 	QuotaRecord,               // claude's quota windows from its status line (docs/usage.md §7.1)
 	ProviderLs, ProviderCheck, // providers and their contract (docs/providers.md §11)
 	FleetCall, FleetMembers, FleetEvents, // the fleet through the local server (docs/fleet.md §4.6, §5.3)
+	FleetToken, // the hub's member credentials (docs/fleet.md §3.1)
 }

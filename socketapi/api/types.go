@@ -225,6 +225,27 @@ type FleetCallResult struct {
 	Result Open `json:"result"`
 }
 
+// FleetTokenRequest is fleet.token's params (docs/fleet.md §3.1).
+type FleetTokenRequest struct {
+	// The member host the token is for: the only host a client holding it may act as.
+	Host string `json:"host"`
+	// Issue a new token for the host and revoke its older ones.
+	Rotate bool `json:"rotate,omitempty"`
+	// Revoke the host's tokens and issue none.
+	Revoke bool `json:"revoke,omitempty"`
+}
+
+// FleetTokenResult is fleet.token's result.
+type FleetTokenResult struct {
+	Host string `json:"host"`
+	// The new token, shown this once (absent with revoke): the member's
+	// fleet.token_file holds it.
+	Token *string `json:"token,omitempty"`
+	// How many of the host's tokens were revoked; their connections to the hub are
+	// closed.
+	Revoked int `json:"revoked"`
+}
+
 // FleetEventsRequest is fleet.events's params (docs/fleet.md §5.3).
 type FleetEventsRequest struct {
 	// Per host, the last seq already read: the read starts after it. A host not named

@@ -30,13 +30,13 @@ func TestFleetVerbsAreTableMethods(t *testing.T) {
 }
 
 // A call outside fleet.allow is refused with invalid_request fleet_not_allowed naming the
-// method, the host and the policy, before the facade is reached.
+// method, the host, the caller and the policy, before the facade is reached.
 func TestHandleRefusesOutsideAllow(t *testing.T) {
 	frame := []byte(`{"protocol":1,"id":7,"method":"agent.kill","params":{"targets":["x"]}}`)
-	out := fleet.Handle(context.Background(), nil, "web", config.DefaultFleetAllow, frame)
+	out := fleet.Handle(context.Background(), nil, fleet.Caller{Host: "web", From: "hub", Allow: config.DefaultFleetAllow, Policy: "fleet.allow"}, frame)
 	_, werr := fleet.DecodeReply(out)
 	if werr == nil || werr.Code != wire.InvalidRequest || werr.Reason() != wire.ReasonFleetNotAllowed ||
-		werr.Details["method"] != "agent.kill" || werr.Details["host"] != "web" || werr.Details["policy"] != "fleet.allow" {
+		werr.Details["method"] != "agent.kill" || werr.Details["host"] != "web" || werr.Details["caller"] != "hub" || werr.Details["policy"] != "fleet.allow" {
 		t.Fatalf("agent.kill outside fleet.allow: %v %v", werr, werr.Details)
 	}
 	var f struct {

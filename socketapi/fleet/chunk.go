@@ -99,7 +99,7 @@ func (m *Member) request(ctx context.Context, host string, frame []byte, idle ti
 		return nil, unreachable(host, err)
 	}
 	defer func() { _ = sub.Unsubscribe() }()
-	if err := m.nc.PublishRequest(APISubject(host), inbox, frame); err != nil {
+	if err := m.nc.PublishRequest(APISubject(host, m.Host), inbox, frame); err != nil {
 		return nil, unreachable(host, err)
 	}
 	var buf bytes.Buffer

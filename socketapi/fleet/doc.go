@@ -30,8 +30,17 @@ const (
 // EventSubject is the subject a host's events are published on.
 func EventSubject(host string) string { return "orcr.events." + host }
 
-// APISubject is the request subject a host answers its API on.
-func APISubject(host string) string { return "orcr.api." + host }
+// APISubject is the request subject of a call from caller to host's API: the caller's
+// host is the subject's last token, which the hub lets a member publish under its own
+// host only (docs/fleet.md §3.1), so the member answering knows who calls.
+func APISubject(host, caller string) string { return "orcr.api." + host + "." + caller }
+
+// APICalls is the subject host subscribes to for its API: every caller's calls.
+func APICalls(host string) string { return "orcr.api." + host + ".*" }
+
+// InboxPrefix is the prefix of the reply subjects of a member's connections: the hub
+// lets member host subscribe only below it, so no member reads another's answers.
+func InboxPrefix(host string) string { return "_INBOX." + host }
 
 // PingSubject is the subject a host answers a liveness probe on, at once and without
 // the facade, so a call to a member that is gone or hung fails fast (docs/fleet.md §4).

@@ -19,7 +19,7 @@ func FuzzHandle(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, frame []byte) {
-		out := fleet.Handle(context.Background(), nil, "web", nil, frame)
+		out := fleet.Handle(context.Background(), nil, fleet.Caller{Host: "web", From: "hub", Policy: "fleet.allow"}, frame)
 		if !utf8.Valid(out) {
 			t.Fatalf("reply %q is not UTF-8", out)
 		}

@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"crypto/rand"
+	"crypto/subtle"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -33,10 +34,16 @@ type Hub struct {
 	url string
 }
 
+// MemberAuth maps a token presented to the hub to the host it was issued for by
+// `orcr fleet token` (ok false: no live member token).
+type MemberAuth func(token string) (host string, ok bool)
+
 // StartHub starts the embedded NATS server with JetStream: its store under dir
-// (<home>/fleet/jetstream), the token of [EnsureToken] required of every client, TLS
-// when h has a certificate. Errors are environment_error listen_failed.
-func StartHub(dir string, h config.FleetHub, token string) (*Hub, error) {
+// (<home>/fleet/jetstream), TLS when h has a certificate, and a credential required of
+// every client: the hub's own token ([EnsureToken]), which may do anything, or a member
+// token members maps to its host, which may act only as that host
+// ([MemberPermissions], docs/fleet.md §3.1). Errors are environment_error listen_failed.
+func StartHub(dir string, h config.FleetHub, token string, members MemberAuth) (*Hub, error) {
 	host, port, err := net.SplitHostPort(h.Listen)
 	if err != nil {
 		return nil, wire.Env(wire.CauseListenFailed, "fleet.hub.listen: "+err.Error())
@@ -51,8 +58,8 @@ func StartHub(dir string, h config.FleetHub, token string) (*Hub, error) {
 	opts := &server.Options{
 		ServerName: "orcr-hub", Host: host, Port: p,
 		JetStream: true, StoreDir: filepath.Join(dir, JetStreamDirName),
-		Authorization: token,
-		NoSigs:        true, NoLog: true,
+		CustomClientAuthentication: &hubAuth{token: token, members: members},
+		NoSigs:                     true, NoLog: true,
 		// A fleet answer (agent.ls of a large host) may exceed NATS's 1 MiB default.
 		MaxPayload: hubMaxPayload,
 	}
@@ -76,6 +83,82 @@ func StartHub(dir string, h config.FleetHub, token string) (*Hub, error) {
 	}
 	addr := srv.Addr().(*net.TCPAddr)
 	return &Hub{srv: srv, url: fmt.Sprintf("%s://%s", scheme, net.JoinHostPort(host, strconv.Itoa(addr.Port)))}, nil
+}
+
+// hubAuth checks every client of the hub: the hub's token, or a member token.
+type hubAuth struct {
+	token   string
+	members MemberAuth
+}
+
+// HubUser is the NATS user of a client that presented the hub's own token.
+const HubUser = "orcr-hub"
+
+func (a *hubAuth) Check(c server.ClientAuthentication) bool {
+	if c.Kind() != server.CLIENT {
+		return false
+	}
+	tok := c.GetOpts().Token
+	if tok == "" {
+		return false
+	}
+	if subtle.ConstantTimeCompare([]byte(tok), []byte(a.token)) == 1 {
+		c.RegisterUser(&server.User{Username: HubUser})
+		return true
+	}
+	if a.members == nil {
+		return false
+	}
+	host, ok := a.members(tok)
+	if !ok || !config.ValidHost(host) {
+		return false
+	}
+	c.RegisterUser(&server.User{Username: host, Permissions: MemberPermissions(host)})
+	return true
+}
+
+// MemberPermissions is what a client holding member host's token may do on the hub
+// (docs/fleet.md §3.1): publish its own events, call any member's API as itself
+// (orcr.api.*.<host>), answer calls to its API, read the fleet's stream and buckets,
+// write its own keys of the members and seen buckets and the shared leases; and
+// subscribe only to calls to its own API and to replies below its own inbox prefix. It
+// cannot publish as another host, answer for one, read another's replies, or change
+// or delete the stream.
+func MemberPermissions(host string) *server.Permissions {
+	js := func(s ...string) []string {
+		out := make([]string, len(s))
+		for i, x := range s {
+			out[i] = "$JS.API." + x
+		}
+		return out
+	}
+	pub := []string{
+		EventSubject(host), APISubject("*", host), PingSubject("*"),
+		// Replies: to a caller's inbox, and the flow control of ordered consumers.
+		"_INBOX.>", "$JS.FC.>", "$JS.ACK.>",
+		"$KV." + MembersBucket + "." + host, "$KV." + SeenBucket + "." + host, "$KV." + LeasesBucket + ".>",
+	}
+	pub = append(pub, js("INFO", "STREAM.INFO.>", "STREAM.NAMES", "STREAM.LIST", "STREAM.MSG.GET.>", "DIRECT.GET.>",
+		"CONSUMER.CREATE.>", "CONSUMER.INFO.>", "CONSUMER.DELETE.>", "CONSUMER.MSG.NEXT.>",
+		// A member creates what the hub has not yet (Member.Setup, Leases).
+		"STREAM.CREATE."+Stream, "STREAM.CREATE.KV_"+MembersBucket, "STREAM.CREATE.KV_"+SeenBucket,
+		"STREAM.CREATE.KV_"+LeasesBucket)...)
+	return &server.Permissions{
+		Publish:   &server.SubjectPermission{Allow: pub},
+		Subscribe: &server.SubjectPermission{Allow: []string{APICalls(host), PingSubject(host), InboxPrefix(host) + ".>"}},
+	}
+}
+
+// Disconnect closes every connection of member host (its token rotated or revoked): it
+// reconnects with the token it has, which the hub then refuses.
+func (h *Hub) Disconnect(host string) {
+	cz, err := h.srv.Connz(&server.ConnzOptions{User: host, Username: true, Limit: 1 << 16})
+	if err != nil {
+		return
+	}
+	for _, c := range cz.Conns {
+		_ = h.srv.DisconnectClientByID(c.Cid)
+	}
 }
 
 // URL is the address members connect to (the bound port when fleet.hub.listen asked

@@ -47,6 +47,9 @@ func (m *Member) Leases(info MemberInfo, caps map[string]int, ttl time.Duration)
 	return &Leases{m: m, info: info, caps: caps, ttl: ttl, held: map[string]map[int]held{}}
 }
 
+// leaseUpdateTimeout bounds the change of the leases bucket's TTL to this member's.
+const leaseUpdateTimeout = 2 * time.Second
+
 // LeaseKey is the key of provider's slot i.
 func LeaseKey(provider string, i int) string { return provider + "." + strconv.Itoa(i) }
 
@@ -54,9 +57,21 @@ func (l *Leases) bucket(ctx context.Context) (jetstream.KeyValue, error) {
 	if l.kv != nil {
 		return l.kv, nil
 	}
-	kv, err := l.m.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: LeasesBucket, TTL: l.ttl, History: 1})
+	cfg := jetstream.KeyValueConfig{Bucket: LeasesBucket, TTL: l.ttl, History: 1}
+	kv, err := l.m.bucket(ctx, cfg)
 	if err != nil {
 		return nil, err
+	}
+	if st, err := kv.Status(ctx); err == nil && st.TTL() != l.ttl {
+		// Another lease_ttl made the bucket: this one's applies if its credential may
+		// change the bucket (a member token may not; docs/fleet.md §3.1).
+		uctx, cancel := context.WithTimeout(ctx, leaseUpdateTimeout)
+		_, err := l.m.js.UpdateKeyValue(uctx, cfg)
+		cancel()
+		if err != nil {
+			l.m.log.Warn("fleet: the leases bucket keeps its TTL; set the same fleet.lease_ttl on every member",
+				"bucket_ttl", st.TTL().String(), "lease_ttl", l.ttl.String(), "err", err)
+		}
 	}
 	l.kv = kv
 	return kv, nil

@@ -19,7 +19,7 @@ func leaseHub(t *testing.T) (url, token string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hub, err := fleet.StartHub(dir, config.FleetHub{Listen: "127.0.0.1:0"}, token)
+	hub, err := fleet.StartHub(dir, config.FleetHub{Listen: "127.0.0.1:0"}, token, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -78,6 +78,10 @@ func Connect(f config.Fleet, url, token string, log *slog.Logger) (*Member, erro
 		// (docs/fleet.md §5.2), in PingEvery × (MaxPingsOut+1) at most.
 		nats.PingInterval(PingEvery), nats.MaxPingsOutstanding(MaxPingsOut),
 		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) { log.Warn("fleet: disconnected", "err", err) }),
+		// A permission violation (a member token used beyond its host) is said here.
+		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
+			log.Warn("fleet: the NATS server refused", "err", err)
+		}),
 		nats.ReconnectHandler(func(nc *nats.Conn) { log.Info("fleet: reconnected", "url", nc.ConnectedUrlRedacted()) }))
 	nc, err := nats.Connect(url, opts...)
 	if err != nil {
@@ -114,7 +118,9 @@ func Dial(f config.Fleet, url, token string) (*Member, error) {
 }
 
 func connectOptions(f config.Fleet, token string) ([]nats.Option, error) {
-	var opts []nats.Option
+	// Replies come below the member's own prefix, the only inboxes a member token may
+	// read on the hub (docs/fleet.md §3.1).
+	opts := []nats.Option{nats.CustomInboxPrefix(InboxPrefix(f.Host))}
 	switch {
 	case token != "":
 		opts = append(opts, nats.Token(token))
@@ -181,19 +187,25 @@ func (m *Member) Connection() (state, url string) {
 	}
 }
 
-// Setup creates (or updates) the stream and the members bucket and registers this
+// Setup creates the stream and the buckets when they are missing and registers this
 // member. The hub calls it at start; a member calls it before it publishes, so a fleet
-// on an existing NATS needs no setup of its own.
+// on an existing NATS needs no setup of its own. What exists is left as it is: a member
+// token may create the fleet's stream and buckets but not change them (§3.1).
 func (m *Member) Setup(ctx context.Context, info MemberInfo) error {
-	if _, err := m.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
-		Name: Stream, Subjects: []string{"orcr.events.>"}, Storage: jetstream.FileStorage, Duplicates: DuplicateWindow,
-	}); err != nil {
+	if _, err := m.js.Stream(ctx, Stream); errors.Is(err, jetstream.ErrStreamNotFound) {
+		_, err = m.js.CreateStream(ctx, jetstream.StreamConfig{
+			Name: Stream, Subjects: []string{"orcr.events.>"}, Storage: jetstream.FileStorage, Duplicates: DuplicateWindow,
+		})
+		if err != nil && !errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+			return err
+		}
+	} else if err != nil {
 		return err
 	}
-	if _, err := m.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: SeenBucket}); err != nil {
+	if _, err := m.bucket(ctx, jetstream.KeyValueConfig{Bucket: SeenBucket}); err != nil {
 		return err
 	}
-	kv, err := m.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: MembersBucket})
+	kv, err := m.bucket(ctx, jetstream.KeyValueConfig{Bucket: MembersBucket})
 	if err != nil {
 		return err
 	}
@@ -216,6 +228,19 @@ func (m *Member) Setup(ctx context.Context, info MemberInfo) error {
 		m.registered.Store(true)
 	}
 	return err
+}
+
+// bucket opens the KV bucket of cfg, creating it when it is missing.
+func (m *Member) bucket(ctx context.Context, cfg jetstream.KeyValueConfig) (jetstream.KeyValue, error) {
+	kv, err := m.js.KeyValue(ctx, cfg.Bucket)
+	if !errors.Is(err, jetstream.ErrBucketNotFound) {
+		return kv, err
+	}
+	kv, err = m.js.CreateKeyValue(ctx, cfg)
+	if errors.Is(err, jetstream.ErrBucketExists) || errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+		return m.js.KeyValue(ctx, cfg.Bucket) // created meanwhile by another member
+	}
+	return kv, err
 }
 
 // HostTakenError is [Member.Setup]'s refusal when another orcr (another home) is

@@ -38,17 +38,24 @@ type Responder struct {
 	wg     sync.WaitGroup
 }
 
-// Serve answers requests on this member's API subject with the socket API's envelopes:
+// Policy is what a caller may call on this member: the methods for the caller's host
+// and the policy's name, fleet.allow or fleet.allow_from.<caller> (config.Fleet.AllowFor).
+type Policy func(caller string) (allow []string, policy string)
+
+// Serve answers requests on this member's API subjects with the socket API's envelopes:
 // the same method table (api.Lookup, Spec.Serve on f) and the same error shapes. A
-// method outside allow answers invalid_request fleet_not_allowed. Until the member holds
-// its host in the members bucket ([Member.Setup]) it answers nothing.
-func (m *Member) Serve(f api.Facade, allow []string) (*Responder, error) {
+// method outside what allow gives the caller answers invalid_request
+// fleet_not_allowed. Until the member holds its host in the members bucket
+// ([Member.Setup]) it answers nothing.
+func (m *Member) Serve(f api.Facade, allow Policy) (*Responder, error) {
 	r := &Responder{slots: make(chan struct{}, maxInflight), long: make(chan struct{}, maxUnbounded)}
 	r.ctx, r.cancel = context.WithCancel(context.Background())
-	sub, err := m.nc.Subscribe(APISubject(m.Host), func(msg *nats.Msg) {
+	prefix := APISubject(m.Host, "")
+	sub, err := m.nc.Subscribe(APICalls(m.Host), func(msg *nats.Msg) {
 		if msg.Reply == "" || !m.registered.Load() {
 			return
 		}
+		caller := strings.TrimPrefix(msg.Subject, prefix)
 		slots, ctx, cancel := r.slots, r.ctx, context.CancelFunc(func() {})
 		long, progress := callKind(msg.Data)
 		if long || progress {
@@ -70,7 +77,8 @@ func (m *Member) Serve(f api.Facade, allow []string) (*Responder, error) {
 		go func() {
 			defer func() { <-slots; r.wg.Done() }()
 			defer cancel()
-			if err := respond(m.nc, msg, Handle(ctx, f, m.Host, allow, msg.Data)); err != nil {
+			methods, policy := allow(caller)
+			if err := respond(m.nc, msg, Handle(ctx, f, Caller{Host: m.Host, From: caller, Allow: methods, Policy: policy}, msg.Data)); err != nil {
 				m.log.Warn("fleet: cannot answer a call", "err", err)
 			}
 		}()
@@ -126,9 +134,18 @@ const ProgressHeader = "Orcr-Progress"
 // the member writes a progress frame at least once a second while it works.
 const ProgressIdle = 15 * time.Second
 
-// Handle answers one request frame: the response frame, as the socket would write it.
-// Unlike a socket connection, which negotiates once, every frame must declare protocol 1.
-func Handle(ctx context.Context, f api.Facade, host string, allow []string, frame []byte) []byte {
+// Caller is who calls a member over the fleet and what it may call there.
+type Caller struct {
+	Host   string   // the member answering
+	From   string   // the calling host
+	Allow  []string // the methods From may call on Host
+	Policy string   // the config key Allow comes from
+}
+
+// Handle answers one request frame from c.From: the response frame, as the socket would
+// write it. Unlike a socket connection, which negotiates once, every frame must declare
+// protocol 1.
+func Handle(ctx context.Context, f api.Facade, c Caller, frame []byte) []byte {
 	req, werr := wire.DecodeRequest(frame)
 	if werr != nil {
 		return encode(wire.NullID(), nil, werr)
@@ -141,8 +158,8 @@ func Handle(ctx context.Context, f api.Facade, host string, allow []string, fram
 	if !ok {
 		return encode(req.ID, nil, wire.Invalid(wire.ReasonUnknownMethod, "unknown method `"+req.Method+"`", "method", req.Method))
 	}
-	if !slices.Contains(allow, req.Method) || !spec.Info().Facade || spec.Info().Streaming {
-		return encode(req.ID, nil, NotAllowed(req.Method, host, allow))
+	if !slices.Contains(c.Allow, req.Method) || !spec.Info().Facade || spec.Info().Streaming {
+		return encode(req.ID, nil, NotAllowed(req.Method, c))
 	}
 	res, err := spec.Serve(ctx, f, req.Params)
 	if err != nil {
@@ -151,13 +168,14 @@ func Handle(ctx context.Context, f api.Facade, host string, allow []string, fram
 	return encode(req.ID, res, nil)
 }
 
-// NotAllowed is the refusal of a call outside a member's fleet.allow (docs/fleet.md §4):
-// invalid_request fleet_not_allowed naming the method, the host, the policy and what it
-// allows.
-func NotAllowed(method, host string, allow []string) *wire.Error {
+// NotAllowed is the refusal of a call outside what a member's policy gives its caller
+// (docs/fleet.md §4.1): invalid_request fleet_not_allowed naming the method, the host,
+// the caller, the policy (fleet.allow, or fleet.allow_from.<caller> when the caller has
+// its own entry) and what it allows.
+func NotAllowed(method string, c Caller) *wire.Error {
 	return wire.Invalid(wire.ReasonFleetNotAllowed,
-		"`"+method+"` is not allowed over the fleet on "+host+": its fleet.allow allows "+strings.Join(allow, ", "),
-		"method", method, "host", host, "policy", "fleet.allow", "allow", slices.Clone(allow))
+		"`"+method+"` is not allowed over the fleet on "+c.Host+" for "+c.From+": its "+c.Policy+" allows "+strings.Join(c.Allow, ", "),
+		"method", method, "host", c.Host, "caller", c.From, "policy", c.Policy, "allow", slices.Clone(c.Allow))
 }
 
 func encode(id []byte, res any, err *wire.Error) []byte {

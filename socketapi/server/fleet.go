@@ -46,9 +46,10 @@ func (s *Server) startFleet() (*fleetFaces, error) {
 		if token, err = fleet.EnsureToken(dir); err != nil {
 			return nil, err
 		}
-		if ff.hub, err = fleet.StartHub(dir, *f.Hub, token); err != nil {
+		if ff.hub, err = fleet.StartHub(dir, *f.Hub, token, s.system.FleetMemberHost); err != nil {
 			return nil, err
 		}
+		s.system.SetFleetHub(ff.hub)
 		url = ff.hub.URL()
 		// The hub's own CLI finds the port a listen of :0 got here (docs/fleet.md §2).
 		if err := os.WriteFile(filepath.Join(dir, fleet.HubURLName), []byte(url+"\n"), 0o600); err != nil {
@@ -71,7 +72,7 @@ func (s *Server) startFleet() (*fleetFaces, error) {
 			return nil, wire.Env(wire.CauseConfigInvalid, "fleet: "+err.Error())
 		}
 	}
-	if ff.api, err = m.Serve(s.system, f.Allow); err != nil {
+	if ff.api, err = m.Serve(s.system, f.AllowFor); err != nil {
 		ff.close()
 		return nil, err
 	}

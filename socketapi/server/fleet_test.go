@@ -381,7 +381,7 @@ func TestFleetCallToHungMemberFailsFast(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer nc.Close()
-	for _, subj := range []string{fleet.PingSubject("slow"), fleet.APISubject("slow")} {
+	for _, subj := range []string{fleet.PingSubject("slow"), fleet.APICalls("slow")} {
 		if _, err := nc.Subscribe(subj, func(*nats.Msg) {}); err != nil {
 			t.Fatal(err)
 		}
@@ -406,7 +406,7 @@ func TestFleetCallToHungMemberFailsFast(t *testing.T) {
 		t.Fatal(err)
 	}
 	took := make(chan struct{})
-	if _, err := nc.Subscribe(fleet.APISubject("fading"), func(*nats.Msg) { close(took) }); err != nil {
+	if _, err := nc.Subscribe(fleet.APICalls("fading"), func(*nats.Msg) { close(took) }); err != nil {
 		t.Fatal(err)
 	}
 	if err := nc.Flush(); err != nil {

@@ -97,6 +97,7 @@ var verbMethods = map[string][]string{
 	"fleet members":  {"fleet.members"},
 	"fleet call":     {"fleet.call"},
 	"fleet events":   {"fleet.events"},
+	"fleet token":    {"fleet.token"},
 	"agent adopt":    {"agent.adopt"},
 	"agent token":    {"agent.token"},
 	"dashboard":      {"dashboard.login"},

@@ -19,6 +19,30 @@ type fleetCmd struct {
 	Members fleetMembersCmd `cmd:"" help:"List the fleet's members: reachable or not, and when each was last seen."`
 	Call    fleetCallCmd    `cmd:"" help:"Call a socket method on a fleet member through this server (its fleet.allow decides)."`
 	Events  fleetEventsCmd  `cmd:"" help:"Print every member's events from the fleet's stream, after a cursor per host."`
+	Token   fleetTokenCmd   `cmd:"" help:"On the hub: issue, rotate or revoke a member's credential, good for that host alone."`
+}
+
+type fleetTokenCmd struct {
+	Host   string `arg:"" help:"The member's fleet.host: the only host the token may act as."`
+	Rotate bool   `help:"Issue a new token for the host and revoke its older ones."`
+	Revoke bool   `help:"Revoke the host's tokens and drop its connections; issue none."`
+}
+
+// Run implements `orcr fleet token` (docs/cli.md §5.41, docs/fleet.md §3.1): the token
+// is printed once, on stdout alone, so it can be captured into the member's token file;
+// how to use it goes to stderr.
+func (c *fleetTokenCmd) Run(a *app) error {
+	req := api.FleetTokenRequest{Host: c.Host, Rotate: c.Rotate, Revoke: c.Revoke}
+	return request(a, api.FleetToken, req, func(r api.FleetTokenResult) error {
+		if r.Token == nil {
+			a.stdout("%d fleet token(s) of %s revoked", r.Revoked, r.Host)
+			return nil
+		}
+		a.stdout("%s", *r.Token)
+		a.stderr("fleet credential of member %s, shown once: put it in a file of mode 0600 named by that member's fleet.token_file, e.g. (umask 077; orcr fleet token %s > %s.token)%s",
+			r.Host, r.Host, r.Host, revokedNote(r.Revoked))
+		return nil
+	})
 }
 
 type fleetMembersCmd struct{}

@@ -81,6 +81,7 @@ var notImplementedProbes = map[string][]string{
 	"fleet members":  {"fleet", "members"},
 	"fleet call":     {"fleet", "call", "web", "agent.ls"},
 	"fleet events":   {"fleet", "events"},
+	"fleet token":    {"fleet", "token", "web"},
 	"budget extend":  {"budget", "extend", "x", "--by", "1usd"},
 	"mcp serve":      {"mcp"},
 	"mcp token":      {"mcp", "token"},

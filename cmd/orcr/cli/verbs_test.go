@@ -54,7 +54,7 @@ func TestCatalogueCoverage(t *testing.T) {
 		"api schema", "api snapshot",
 		"budget extend", "budget ls",
 		"dashboard",
-		"fleet call", "fleet events", "fleet members",
+		"fleet call", "fleet events", "fleet members", "fleet token",
 		"loop create", "loop logs", "loop ls", "loop pause", "loop resume", "loop rm", "loop run ls", "loop run start", "loop run stop",
 		"mcp serve", "mcp token",
 		"provider check", "provider ls",

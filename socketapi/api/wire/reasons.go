@@ -67,6 +67,7 @@ const (
 	ReasonFleetCallIncomplete = "fleet_call_incomplete"
 	ReasonFleetRelativeCwd    = "fleet_relative_cwd"
 	ReasonBadFleetRead        = "bad_fleet_read"
+	ReasonBadFleetToken       = "bad_fleet_token"
 )
 
 // Values of details.reason for state_conflict.
@@ -244,8 +245,9 @@ var Reasons = []ReasonInfo{
 	{ReasonInvalidQuota, InvalidRequest, "`{reason, field, value}` — `quota.record` with a provider orcr does not run, an `account` over 4096 bytes, no windows or more than 8, a window without a name, a `used_percent` outside 0–100 or a negative `resets_at` or `window_minutes` ([usage.md §7.1](usage.md#71-claudes-status-line))"},
 	{ReasonBadAddress, InvalidRequest, "`{reason, value}` — CLI `orcr mcp --http` with a host that is not loopback, or an address that is not `host:port`, `:port` or a port ([mcp.md §1](mcp.md#1-running-it))"},
 	{ReasonFleetCallIncomplete, InvalidRequest, "`{reason, missing}` — fleet.call without its `host` or its `method` ([fleet.md §4.6](fleet.md#46-the-fleet-through-the-local-server))"},
-	{ReasonFleetNotAllowed, InvalidRequest, "`{reason, method, host, policy, allow}` — a call over the fleet to a method outside the member's `fleet.allow` (`policy` is `fleet.allow`, `allow` what it allows) ([fleet.md §4](fleet.md#4-the-api-over-the-fleet))"},
+	{ReasonFleetNotAllowed, InvalidRequest, "`{reason, method, host, caller, policy, allow}` — a call over the fleet to a method outside what the member's policy gives the calling host (`policy` is `fleet.allow`, or `fleet.allow_from.<caller>` when the caller has its own entry; `allow` what it allows) ([fleet.md §4.1](fleet.md#41-fleetallow))"},
 	{ReasonFleetRelativeCwd, InvalidRequest, "`{reason, value}` — CLI: `agent run --host` with a relative `--cwd`, which names nothing on another host ([fleet.md §4.2](fleet.md#42-host-qualified-targets-in-the-cli))"},
+	{ReasonBadFleetToken, InvalidRequest, "`{reason, field, value}` — `fleet.token` with a `host` that is no host name, or with both `rotate` and `revoke` ([fleet.md §3.1](fleet.md#31-member-tokens))"},
 	{ReasonBadFleetRead, InvalidRequest, "`{reason, field, value}` — `fleet.events` with a host that is no host name, a negative cursor, or a `limit` or `wait_ms` out of range ([fleet.md §5.3](fleet.md#53-the-fleets-events))"},
 
 	{ReasonPathInUse, StateConflict, "`{reason, current_status, occupant: {uuid, path, status}}` or `{reason, path}` (when only the unique index noticed) — agent creation at a path an active agent holds; `loop.create` under whose name live agents are"},

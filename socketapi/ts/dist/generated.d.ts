@@ -1,6 +1,6 @@
 import type { MethodTransport, Subscription } from "./wire.js";
 /** Every method of the socket protocol, sorted. */
-export declare const PROTOCOL_METHODS: readonly ["agent.adopt", "agent.ask", "agent.attach.heartbeat", "agent.attach.prepare", "agent.attach.release", "agent.kill", "agent.logs", "agent.ls", "agent.run", "agent.send", "agent.token", "agent.wait", "api.schema", "api.snapshot", "budget.extend", "budget.ls", "dashboard.login", "events.subscribe", "fleet.call", "fleet.events", "fleet.members", "loop.create", "loop.logs", "loop.ls", "loop.pause", "loop.resume", "loop.rm", "loop.run.ls", "loop.run.start", "loop.run.stop", "mcp.auth", "mcp.token", "provider.check", "provider.ls", "quota.record", "server.handshake", "server.status", "server.stop", "usage.report", "watch.open"];
+export declare const PROTOCOL_METHODS: readonly ["agent.adopt", "agent.ask", "agent.attach.heartbeat", "agent.attach.prepare", "agent.attach.release", "agent.kill", "agent.logs", "agent.ls", "agent.run", "agent.send", "agent.token", "agent.wait", "api.schema", "api.snapshot", "budget.extend", "budget.ls", "dashboard.login", "events.subscribe", "fleet.call", "fleet.events", "fleet.members", "fleet.token", "loop.create", "loop.logs", "loop.ls", "loop.pause", "loop.resume", "loop.rm", "loop.run.ls", "loop.run.start", "loop.run.stop", "mcp.auth", "mcp.token", "provider.check", "provider.ls", "quota.record", "server.handshake", "server.status", "server.stop", "usage.report", "watch.open"];
 /** A method name of PROTOCOL_METHODS. */
 export type ProtocolMethod = (typeof PROTOCOL_METHODS)[number];
 /** The methods that answer with an initial result, then event frames. */
@@ -1196,6 +1196,37 @@ export interface FleetMembersResult {
         self?: boolean;
         [key: string]: unknown;
     }[] | null;
+    [key: string]: unknown;
+}
+/**
+ * Params of `fleet.token` (issue, rotate or revoke a member's credential on the fleet's hub).
+ * FleetTokenRequest is fleet.token's params (docs/fleet.md §3.1).
+ */
+export interface FleetTokenParams {
+    /** The member host the token is for: the only host a client holding it may act as. */
+    host?: string;
+    /** Revoke the host's tokens and issue none. */
+    revoke?: boolean;
+    /** Issue a new token for the host and revoke its older ones. */
+    rotate?: boolean;
+    [key: string]: unknown;
+}
+/**
+ * Result of `fleet.token`.
+ * FleetTokenResult is fleet.token's result.
+ */
+export interface FleetTokenResult {
+    host?: string;
+    /**
+     * How many of the host's tokens were revoked; their connections to the hub are
+     * closed.
+     */
+    revoked?: number;
+    /**
+     * The new token, shown this once (absent with revoke): the member's
+     * fleet.token_file holds it.
+     */
+    token?: string;
     [key: string]: unknown;
 }
 /**
@@ -6045,6 +6076,7 @@ export interface MethodParams {
     "fleet.call": FleetCallParams;
     "fleet.events": FleetEventsParams;
     "fleet.members": FleetMembersParams;
+    "fleet.token": FleetTokenParams;
     "loop.create": LoopCreateParams;
     "loop.logs": LoopLogsParams;
     "loop.ls": LoopLsParams;
@@ -6088,6 +6120,7 @@ export interface MethodResults {
     "fleet.call": FleetCallResult;
     "fleet.events": FleetEventsResult;
     "fleet.members": FleetMembersResult;
+    "fleet.token": FleetTokenResult;
     "loop.create": LoopCreateResult;
     "loop.logs": LoopLogsResult;
     "loop.ls": LoopLsResult;
@@ -6161,6 +6194,8 @@ export declare class GeneratedClient {
     fleetEvents(params?: FleetEventsParams): Promise<FleetEventsResult>;
     /** the fleet's members: reachable or not, and when each was last seen (`fleet.members`). */
     fleetMembers(params?: FleetMembersParams): Promise<FleetMembersResult>;
+    /** issue, rotate or revoke a member's credential on the fleet's hub (`fleet.token`). */
+    fleetToken(params?: FleetTokenParams): Promise<FleetTokenResult>;
     /** create a durable cron or one-shot loop for a command (`loop.create`). */
     loopCreate(params?: LoopCreateParams): Promise<LoopCreateResult>;
     /** read a loop's run output and orcr events (`loop.logs`). */

@@ -23,6 +23,7 @@ export const PROTOCOL_METHODS = [
     "fleet.call",
     "fleet.events",
     "fleet.members",
+    "fleet.token",
     "loop.create",
     "loop.logs",
     "loop.ls",
@@ -208,6 +209,10 @@ export class GeneratedClient {
     /** the fleet's members: reachable or not, and when each was last seen (`fleet.members`). */
     fleetMembers(params = {}) {
         return this.transport.request("fleet.members", params);
+    }
+    /** issue, rotate or revoke a member's credential on the fleet's hub (`fleet.token`). */
+    fleetToken(params = {}) {
+        return this.transport.request("fleet.token", params);
     }
     /** create a durable cron or one-shot loop for a command (`loop.create`). */
     loopCreate(params = {}) {

@@ -26,6 +26,7 @@ export const PROTOCOL_METHODS = [
   "fleet.call",
   "fleet.events",
   "fleet.members",
+  "fleet.token",
   "loop.create",
   "loop.logs",
   "loop.ls",
@@ -1312,6 +1313,39 @@ export interface FleetMembersResult {
     self?: boolean;
     [key: string]: unknown;
   }[] | null;
+  [key: string]: unknown;
+}
+
+/**
+ * Params of `fleet.token` (issue, rotate or revoke a member's credential on the fleet's hub).
+ * FleetTokenRequest is fleet.token's params (docs/fleet.md §3.1).
+ */
+export interface FleetTokenParams {
+  /** The member host the token is for: the only host a client holding it may act as. */
+  host?: string;
+  /** Revoke the host's tokens and issue none. */
+  revoke?: boolean;
+  /** Issue a new token for the host and revoke its older ones. */
+  rotate?: boolean;
+  [key: string]: unknown;
+}
+
+/**
+ * Result of `fleet.token`.
+ * FleetTokenResult is fleet.token's result.
+ */
+export interface FleetTokenResult {
+  host?: string;
+  /**
+   * How many of the host's tokens were revoked; their connections to the hub are
+   * closed.
+   */
+  revoked?: number;
+  /**
+   * The new token, shown this once (absent with revoke): the member's
+   * fleet.token_file holds it.
+   */
+  token?: string;
   [key: string]: unknown;
 }
 
@@ -6249,6 +6283,7 @@ export interface MethodParams {
   "fleet.call": FleetCallParams;
   "fleet.events": FleetEventsParams;
   "fleet.members": FleetMembersParams;
+  "fleet.token": FleetTokenParams;
   "loop.create": LoopCreateParams;
   "loop.logs": LoopLogsParams;
   "loop.ls": LoopLsParams;
@@ -6293,6 +6328,7 @@ export interface MethodResults {
   "fleet.call": FleetCallResult;
   "fleet.events": FleetEventsResult;
   "fleet.members": FleetMembersResult;
+  "fleet.token": FleetTokenResult;
   "loop.create": LoopCreateResult;
   "loop.logs": LoopLogsResult;
   "loop.ls": LoopLsResult;
@@ -6438,6 +6474,11 @@ export class GeneratedClient {
   /** the fleet's members: reachable or not, and when each was last seen (`fleet.members`). */
   fleetMembers(params: FleetMembersParams = {}): Promise<FleetMembersResult> {
     return this.transport.request("fleet.members", params) as Promise<FleetMembersResult>;
+  }
+
+  /** issue, rotate or revoke a member's credential on the fleet's hub (`fleet.token`). */
+  fleetToken(params: FleetTokenParams = {}): Promise<FleetTokenResult> {
+    return this.transport.request("fleet.token", params) as Promise<FleetTokenResult>;
   }
 
   /** create a durable cron or one-shot loop for a command (`loop.create`). */
