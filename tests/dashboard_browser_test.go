@@ -14,6 +14,7 @@ import (
 
 	"github.com/orcr-go/orcr/socketapi"
 	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/tests/poll"
 )
 
 // chromium finds the browser of the dashboard test: $ORCR_TEST_CHROMIUM, else chromium
@@ -94,8 +95,32 @@ func TestDashboardBrowserFleet(t *testing.T) {
 		t.Fatalf("web's agent under Other hosts: %v", err)
 	}
 	line, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(agent)))
-	if err != nil || !strings.HasPrefix(line, "web:webwork/two") || !strings.HasSuffix(line, "working") {
+	if err != nil || !strings.HasPrefix(line, "web:webwork/two") || !strings.Contains(line, "working") {
 		t.Errorf("web's agent line %q (%v), want web:webwork/two … working", line, err)
+	}
+	// Send and Kill on web's agent go over the fleet: web's default policy refuses both,
+	// and the page shows the member's refusal.
+	toastSays := func(what, prefix string) {
+		t.Helper()
+		var text string
+		poll.Eventually(t, 30*time.Second, what, func() bool {
+			text, _ = chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`#toast`)))
+			return strings.HasPrefix(text, prefix)
+		}, func() string { return "the toast says " + text })
+	}
+	kill := agent + ` button[data-act="kill"]`
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(kill)), chromedp.WaitVisible(chromedp.CSS(kill+`.armed`)),
+		chromedp.Click(chromedp.CSS(kill))); err != nil {
+		t.Fatalf("kill web:webwork/two from the page: %v", err)
+	}
+	toastSays("the kill's refusal", "kill: invalid_request (fleet_not_allowed): ")
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(agent+` button[data-act="send"]`)), chromedp.WaitVisible(chromedp.CSS(`#host-send`)),
+		chromedp.SendKeys(chromedp.CSS(`#host-prompt`), "from the hub's page"), chromedp.Click(chromedp.CSS(`#host-send-btn`))); err != nil {
+		t.Fatalf("send to web:webwork/two from the page: %v", err)
+	}
+	toastSays("the send's refusal", "send: invalid_request (fleet_not_allowed): ")
+	if to, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`#host-send-to`))); err != nil || to != "Send to web:webwork/two" {
+		t.Errorf("the send form's target %q (%v)", to, err)
 	}
 	if r := web.run("server", "stop"); r.exit != 0 {
 		t.Fatalf("web's server stop: %+v", r)

@@ -43,6 +43,7 @@ type DashboardFacade interface {
 	BudgetExtend(ctx context.Context, r api.BudgetExtendRequest) (api.BudgetExtendResult, error)
 	DashboardQuota(ctx context.Context) ([]api.QuotaWindow, error)
 	DashboardFleet(ctx context.Context) ([]actors.DashboardMember, error)
+	FleetCall(ctx context.Context, r api.FleetCallRequest) (api.FleetCallResult, error)
 }
 
 // maxActionBody bounds an action's request body: a prompt of 8 MiB (docs/decisions.md
@@ -428,12 +429,16 @@ func writeEnvelope(w http.ResponseWriter, status int, e envelope) {
 
 // sendBody and killBody are the actions' bodies: a target as the CLI takes it (the page
 // sends uuids); the caller is the server's own user, scoped like a CLI without ORCR_ID.
+// With host, the target is an agent of that fleet member, sent to or killed there over
+// the fleet under its policy (docs/dashboard.md §6.1).
 type (
 	sendBody struct {
+		Host   string `json:"host,omitempty"`
 		Target string `json:"target"`
 		Prompt string `json:"prompt"`
 	}
 	killBody struct {
+		Host   string `json:"host,omitempty"`
 		Target string `json:"target"`
 		Force  bool   `json:"force,omitempty"`
 	}
@@ -459,7 +464,26 @@ func (s *Server) sendAction(ctx context.Context, body json.RawMessage) (any, err
 	if err := decodeBody(body, &b); err != nil {
 		return nil, err
 	}
-	return s.facade.Send(ctx, api.SendRequest{Target: b.Target, Prompt: b.Prompt})
+	req := api.SendRequest{Target: b.Target, Prompt: b.Prompt}
+	if b.Host != "" {
+		return s.onHost(ctx, b.Host, api.AgentSend.Name, req)
+	}
+	return s.facade.Send(ctx, req)
+}
+
+// onHost calls method on fleet member host (fleet.call) and answers its result as the
+// local verb's would be answered; the member's error (fleet_not_allowed outside its
+// policy, fleet_unreachable) is the action's.
+func (s *Server) onHost(ctx context.Context, host, method string, params any) (any, error) {
+	raw, err := json.Marshal(params)
+	if err != nil {
+		return nil, wire.Internal(wire.CauseEncode, err.Error())
+	}
+	res, err := s.facade.FleetCall(ctx, api.FleetCallRequest{Host: host, Method: method, Params: raw})
+	if err != nil {
+		return nil, err
+	}
+	return res.Result, nil
 }
 
 func (s *Server) killAction(ctx context.Context, body json.RawMessage) (any, error) {
@@ -471,7 +495,11 @@ func (s *Server) killAction(ctx context.Context, body json.RawMessage) (any, err
 	if b.Target != "" {
 		targets = []string{b.Target}
 	}
-	return s.facade.Kill(ctx, api.KillRequest{Targets: targets, Force: b.Force})
+	req := api.KillRequest{Targets: targets, Force: b.Force}
+	if b.Host != "" {
+		return s.onHost(ctx, b.Host, api.AgentKill.Name, req)
+	}
+	return s.facade.Kill(ctx, req)
 }
 
 func (s *Server) extendAction(ctx context.Context, body json.RawMessage) (any, error) {

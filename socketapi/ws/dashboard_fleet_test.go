@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orcr-go/orcr/socketapi/api"
+	"github.com/orcr-go/orcr/socketapi/api/wire"
 	"github.com/orcr-go/orcr/socketapi/remote"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
 	"github.com/orcr-go/orcr/tests/poll"
@@ -122,5 +124,65 @@ func TestDashboardFleetItselfUnreachable(t *testing.T) {
 	details, _ := e["details"].(map[string]any)
 	if len(ms) != 0 || e["code"] != "environment_error" || details["cause"] != "fleet_unreachable" || e["message"] == "" {
 		t.Errorf("fleet with its hub gone: members %v error %v, want none and environment_error (fleet_unreachable) with a message", ms, e)
+	}
+}
+
+// The page's Send and Kill on another host's agent (docs/dashboard.md §6.1) go over the
+// fleet as the CLI's `<host>:<path>` does: a member whose policy allows them delivers
+// and kills, with the local verbs' results; one whose policy does not answers the
+// action with fleet_not_allowed naming this host as the caller, and nothing changes.
+func TestDashboardActsOnOtherHosts(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, "", `, "fleet": {"host": "hub", "hub": {"listen": "127.0.0.1:0"}}`)
+	tok := filepath.Join(r.srv.Home, "fleet", "hub.token")
+	url := r.srv.FleetHubURL()
+	web := sockettest.NewServer(t, sockettest.WithHerdr(t), sockettest.WithConfig(fmt.Sprintf(
+		`{"fleet": {"host": "web", "url": %q, "token_file": %q, "allow": ["agent.ls", "agent.send", "agent.kill"]}}`, url, tok)))
+	gpu := sockettest.NewServer(t, sockettest.WithConfig(fmt.Sprintf(`{"fleet": {"host": "gpu", "url": %q, "token_file": %q}}`, url, tok)))
+	debugAgent(t, gpu, "0190a000-0000-7000-8000-0000000000c1", "gpuwork/one", "idle")
+	wc := web.Client(t)
+	if _, err := wc.Run(ctxT(t, 30*time.Second), api.RunRequest{Path: "job/one", Agent: "mock"}); err != nil {
+		t.Fatal(err)
+	}
+	poll.Eventually(t, 30*time.Second, "web's agent idle", func() bool {
+		ls, err := wc.Ls(context.Background(), api.LsRequest{})
+		return err == nil && len(ls.Agents) == 1 && ls.Agents[0].Status == "idle"
+	})
+	cookie := r.signIn()
+	poll.Eventually(t, 30*time.Second, "both members answer the hub's page", func() bool {
+		_, ok, res, _ := r.action("fleet", cookie, `{}`)
+		ms, _ := res["members"].([]any)
+		if !ok || len(ms) != 2 {
+			return false
+		}
+		for _, m := range ms {
+			if m.(map[string]any)["reachable"] != true {
+				return false
+			}
+		}
+		return true
+	})
+
+	status, ok, res, werr := r.action("send", cookie, `{"host": "web", "target": "job/one", "prompt": "from the hub's page"}`)
+	if status != http.StatusOK || !ok || res["delivered_while"] == nil {
+		t.Fatalf("send to web:job/one: %d %v %v", status, res, werr)
+	}
+	status, ok, res, werr = r.action("send", cookie, `{"host": "gpu", "target": "gpuwork/one", "prompt": "no"}`)
+	if status != http.StatusBadRequest || ok || werr == nil || werr.Reason() != wire.ReasonFleetNotAllowed ||
+		werr.Details["caller"] != "hub" || werr.Details["host"] != "gpu" {
+		t.Fatalf("send to gpu:gpuwork/one outside its policy: %d %v %v, want 400 fleet_not_allowed for caller hub", status, res, werr)
+	}
+	status, _, _, werr = r.action("kill", cookie, `{"host": "gpu", "target": "gpuwork/one"}`)
+	if status != http.StatusBadRequest || werr == nil || werr.Reason() != wire.ReasonFleetNotAllowed {
+		t.Fatalf("kill of gpu:gpuwork/one outside its policy: %d %v", status, werr)
+	}
+	status, ok, res, werr = r.action("kill", cookie, `{"host": "web", "target": "job/one"}`)
+	killed, _ := res["killed"].([]any)
+	if status != http.StatusOK || !ok || len(killed) != 1 || killed[0].(map[string]any)["path"] != "job/one" {
+		t.Fatalf("kill of web:job/one: %d %v %v", status, res, werr)
+	}
+	var ls api.LsResult
+	if err := gpu.Client(t).Call(context.Background(), "agent.ls", map[string]any{}, &ls); err != nil || len(ls.Agents) != 1 || ls.Agents[0].Status != "idle" {
+		t.Fatalf("gpu's agent after refused actions: %+v %v", ls.Agents, err)
 	}
 }

@@ -372,7 +372,9 @@
   }
 
   // renderHosts lists each other member: its host, reachable or why not (with its last
-  // written view's age), and its agents by path with their provider and status.
+  // written view's age), and its agents by path with their provider and status; an
+  // agent of a member that answered has Send and Kill, which act on it over the fleet
+  // under that member's policy (docs/dashboard.md §6.1).
   function renderHosts() {
     const names = [...hosts.keys()].sort();
     $('hosts-title').hidden = names.length === 0 && !hostsError;
@@ -386,9 +388,74 @@
       return el('li', { 'data-host': name, 'data-reachable': String(h.reachable) },
         el('span', { class: 'host' }, '⌂ ' + name),
         el('span', { class: 'host-state' }, state),
-        el('ul', {}, ...agents.map((a) => el('li', { 'data-path': name + ':' + a.path },
-          name + ':' + a.path + ' · ' + a.provider + ' · ' + a.status + (a.blocked_kind ? ' · ' + a.blocked_kind : '')))));
+        el('ul', {}, ...agents.map((a) => hostAgentRow(name, h, a))));
     }));
+  }
+
+  function hostAgentRow(host, h, a) {
+    const key = host + ':' + a.path;
+    const li = el('li', { 'data-path': key },
+      el('span', { class: 'host-agent' },
+        key + ' · ' + a.provider + ' · ' + a.status + (a.blocked_kind ? ' · ' + a.blocked_kind : '')));
+    if (!h.reachable || a.status === 'ended' || a.status === 'lost') return li;
+    const sendBtn = el('button', { type: 'button', class: 'host-act', 'data-act': 'send' }, 'Send');
+    sendBtn.addEventListener('click', () => openHostSend(host, a.path));
+    const killBtn = el('button', { type: 'button', class: 'host-act danger' + (hostKill.key === key ? ' armed' : ''), 'data-act': 'kill' },
+      hostKill.key === key ? 'Tap again to kill' : 'Kill');
+    killBtn.addEventListener('click', () => killOnHost(host, a.path));
+    li.append(' ', sendBtn, ' ', killBtn);
+    return li;
+  }
+
+  // A send to another host's agent: one form below the hosts, kept open across the
+  // list's re-reads.
+  const hostSend = { host: '', path: '' };
+  function openHostSend(host, path) {
+    hostSend.host = host;
+    hostSend.path = path;
+    $('host-send-to').textContent = 'Send to ' + host + ':' + path;
+    $('host-send').hidden = false;
+    $('host-prompt').focus();
+  }
+
+  function closeHostSend() {
+    hostSend.host = hostSend.path = '';
+    $('host-prompt').value = '';
+    $('host-send').hidden = true;
+  }
+
+  async function sendOnHost(ev) {
+    ev.preventDefault();
+    const prompt = $('host-prompt').value;
+    if (!hostSend.host || !prompt.trim()) return;
+    const btn = $('host-send-btn');
+    btn.disabled = true;
+    const res = await action('send', { host: hostSend.host, target: hostSend.path, prompt });
+    btn.disabled = false;
+    if (res) {
+      toast('delivered to ' + hostSend.host + ':' + hostSend.path + ' (the agent was ' + res.delivered_while + ')');
+      closeHostSend();
+    }
+  }
+
+  // Kill asks twice here too: the first tap arms that row's button for four seconds.
+  const hostKill = { key: '', timer: 0 };
+  async function killOnHost(host, path) {
+    const key = host + ':' + path;
+    clearTimeout(hostKill.timer);
+    if (hostKill.key !== key) {
+      hostKill.key = key;
+      hostKill.timer = setTimeout(() => { hostKill.key = ''; renderHosts(); }, 4000);
+      renderHosts();
+      return;
+    }
+    hostKill.key = '';
+    renderHosts();
+    const res = await action('kill', { host, target: path });
+    if (!res) return;
+    if (res.killed.length) toast('killed ' + res.killed.map((k) => host + ':' + k.path).join(', '));
+    else toast('not killed: ' + res.skipped.map((k) => host + ':' + k.path + ' (' + k.reason + ')').join(', '), 'error');
+    loadHosts();
   }
 
   // ---- the open agent ----
@@ -702,6 +769,11 @@
   $('kill').addEventListener('click', kill);
   $('back').addEventListener('click', closeAgent);
   $('signout').addEventListener('click', signOut);
+  $('host-send').addEventListener('submit', sendOnHost);
+  $('host-send-cancel').addEventListener('click', closeHostSend);
+  $('host-prompt').addEventListener('keydown', (ev) => {
+    if (ev.key === 'Enter' && (ev.metaKey || ev.ctrlKey)) sendOnHost(ev);
+  });
   openFeed();
   setInterval(loadQuota, QUOTA_EVERY);
   setInterval(loadHosts, HOSTS_EVERY);
