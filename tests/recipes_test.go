@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -194,10 +195,18 @@ func recipeLoopDrains(t *testing.T, h *home, cwd string) {
 	// clock crossed a tenth minute meanwhile: three runs work the three items left, and a
 	// run still pending behind the one that removes the loop — the test's or a scheduled
 	// one — is canceled by the removal (one at most: the loop runs one at a time).
-	all, err := c.LoopRunLs(ctx, api.LoopRunLsRequest{Name: name, All: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	// A scheduled run that removed the loop may still be exiting when the test's own
+	// pending run is canceled by that removal: wait for every run to be over.
+	var all api.LoopRunLsResult
+	poll.Eventually(t, 2*time.Minute, "every run of the loop to be over", func() bool {
+		var err error
+		if all, err = c.LoopRunLs(ctx, api.LoopRunLsRequest{Name: name, All: true}); err != nil {
+			t.Fatal(err)
+		}
+		return !slices.ContainsFunc(all.Runs, func(r api.RunRow) bool {
+			return r.Status == "pending" || r.Status == "running" || r.Status == "stopping"
+		})
+	}, func() string { return fmt.Sprintf("%+v", all.Runs) })
 	worked, canceled := 0, 0
 	for _, r := range all.Runs {
 		switch {
