@@ -83,6 +83,8 @@ fuzz:
     go test -run '^$' -fuzz '^FuzzDecodeReply$' -fuzztime 5s ./socketapi/fleet
     go test -run '^$' -fuzz '^FuzzChunkHeader$' -fuzztime 5s ./socketapi/fleet
     go test -run '^$' -fuzz '^FuzzDecodeEventMsg$' -fuzztime 5s ./socketapi/fleet
+    go test -run '^$' -fuzz '^FuzzParseAttach$' -fuzztime 5s ./socketapi/fleet
+    go test -run '^$' -fuzz '^FuzzParseResize$' -fuzztime 5s ./socketapi/fleet
     go test -run '^$' -fuzz '^FuzzDecodeResponse$' -fuzztime 5s ./herdr
     go test -run '^$' -fuzz '^FuzzParseIntegrationStatus$' -fuzztime 5s ./herdr
     go test -run '^$' -fuzz '^FuzzParseSessionList$' -fuzztime 5s ./herdr

@@ -31,8 +31,18 @@ var DefaultFleetAllow = FleetReadVerbs
 
 // FleetServable reports whether fleet.allow may name method (docs/fleet.md §4).
 func FleetServable(method string) bool {
-	return slices.Contains(FleetReadVerbs, method) || slices.Contains(FleetWriteVerbs, method)
+	return slices.Contains(FleetReadVerbs, method) || slices.Contains(FleetWriteVerbs, method) || method == FleetAttachVerb
 }
+
+// fleetVerbsWant is what an item of fleet.allow must be, in its refusals.
+func fleetVerbsWant() string {
+	return "a method served over the fleet: one of " + strings.Join(slices.Concat(FleetReadVerbs, FleetWriteVerbs, []string{FleetAttachVerb}), ", ")
+}
+
+// FleetAttachVerb is the name fleet.allow gives `orcr agent attach <host>:<path>`: the
+// member runs herdr's attach for the caller and relays the terminal (docs/fleet.md
+// §4.10). Not a method of the table: the attach has subjects of its own.
+const FleetAttachVerb = "agent.attach"
 
 var (
 	fleetKeys    = []string{"host", "url", "creds", "nkey", "token_file", "ca", "cert", "key", "hub", "allow", "allow_from", "labels", "default_host", "caps", "lease_ttl"}
@@ -137,7 +147,7 @@ func (l *loader) fleet(obj map[string]any) error {
 	}
 	var err error
 	if f.Allow, err = stringSet(obj, "allow", "fleet.allow", "method names", func(s string) bool { return FleetServable(s) },
-		"a method served over the fleet: one of "+strings.Join(FleetReadVerbs, ", ")+", "+strings.Join(FleetWriteVerbs, ", ")); err != nil {
+		fleetVerbsWant()); err != nil {
 		return err
 	}
 	if f.AllowFrom, err = fleetAllowFrom(obj); err != nil {
@@ -178,7 +188,7 @@ func fleetAllowFrom(obj map[string]any) (map[string][]string, error) {
 			return nil, invalid("`fleet.allow_from." + h + "` does not name a host (lowercase letters, digits and '-', at most 63)")
 		}
 		methods, err := stringSet(aobj, h, "fleet.allow_from."+h, "method names", FleetServable,
-			"a method served over the fleet: one of "+strings.Join(FleetReadVerbs, ", ")+", "+strings.Join(FleetWriteVerbs, ", "))
+			fleetVerbsWant())
 		if err != nil {
 			return nil, err
 		}

@@ -93,10 +93,10 @@ func TestParseFleetErrors(t *testing.T) {
 			"`fleet.host` `any` is reserved: `agent run --host any` places a run on any member"},
 		{"allow a local verb", `{"fleet":{"host":"a","hub":{"listen":"127.0.0.1:1"},"allow":["agent.kill","agent.attach.prepare"]}}`,
 			"`fleet.allow[1]` must be a method served over the fleet: one of " + strings.Join(config.FleetReadVerbs, ", ") + ", " +
-				strings.Join(config.FleetWriteVerbs, ", ")},
+				strings.Join(config.FleetWriteVerbs, ", ") + ", agent.attach"},
 		{"allow a name", `{"fleet":{"host":"a","hub":{"listen":"127.0.0.1:1"},"allow":[1]}}`,
 			"`fleet.allow[0]` must be a method served over the fleet: one of " + strings.Join(config.FleetReadVerbs, ", ") + ", " +
-				strings.Join(config.FleetWriteVerbs, ", ")},
+				strings.Join(config.FleetWriteVerbs, ", ") + ", agent.attach"},
 		{"allow type", `{"fleet":{"host":"a","hub":{"listen":"127.0.0.1:1"},"allow":"agent.ls"}}`, "`fleet.allow` must be an array of method names"},
 		{"labels type", `{"fleet":{"host":"a","hub":{"listen":"127.0.0.1:1"},"labels":"gpu"}}`, "`fleet.labels` must be an array of labels"},
 		{"allow_from type", `{"fleet":{"host":"a","hub":{"listen":"127.0.0.1:1"},"allow_from":["hub"]}}`, "`fleet.allow_from` must be a JSON object"},
@@ -104,7 +104,7 @@ func TestParseFleetErrors(t *testing.T) {
 			"`fleet.allow_from.Web 2` does not name a host (lowercase letters, digits and '-', at most 63)"},
 		{"allow_from method", `{"fleet":{"host":"a","hub":{"listen":"127.0.0.1:1"},"allow_from":{"hub":["agent.ls","agent.adopt"]}}}`,
 			"`fleet.allow_from.hub[1]` must be a method served over the fleet: one of " + strings.Join(config.FleetReadVerbs, ", ") + ", " +
-				strings.Join(config.FleetWriteVerbs, ", ")},
+				strings.Join(config.FleetWriteVerbs, ", ") + ", agent.attach"},
 		{"allow_from list", `{"fleet":{"host":"a","hub":{"listen":"127.0.0.1:1"},"allow_from":{"hub":"agent.ls"}}}`,
 			"`fleet.allow_from.hub` must be an array of method names"},
 		{"bad label", `{"fleet":{"host":"a","hub":{"listen":"127.0.0.1:1"},"labels":["gpu","GPU 2"]}}`,

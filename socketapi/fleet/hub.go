@@ -119,7 +119,8 @@ func (a *hubAuth) Check(c server.ClientAuthentication) bool {
 
 // MemberPermissions is what a client holding member host's token may do on the hub
 // (docs/fleet.md §3.1): publish its own events, call any member's API as itself
-// (orcr.api.*.<host>), answer calls to its API, read the fleet's stream and buckets,
+// (orcr.api.*.<host>) and attach its agents as itself, answer calls to its API and
+// relay the attaches of its own agents, read the fleet's stream and buckets,
 // write its own keys of the members and seen buckets and the shared leases; and
 // subscribe only to calls to its own API and to replies below its own inbox prefix. It
 // cannot publish as another host, answer for one, read another's replies, or change
@@ -134,6 +135,9 @@ func MemberPermissions(host string) *server.Permissions {
 	}
 	pub := []string{
 		EventSubject(host), APISubject("*", host), PingSubject("*"),
+		// Attaches (§4.10): asked as itself, its keys into sessions it opened, the screens
+		// of sessions opened on it.
+		AttachSubject("*", host), ttySubject("*", host, "*", "in"), ttySubject(host, "*", "*", "out"),
 		// Replies: to a caller's inbox, and the flow control of ordered consumers.
 		"_INBOX.>", "$JS.FC.>", "$JS.ACK.>",
 		"$KV." + MembersBucket + "." + host, "$KV." + SeenBucket + "." + host, "$KV." + LeasesBucket + ".>",
@@ -144,8 +148,9 @@ func MemberPermissions(host string) *server.Permissions {
 		"STREAM.CREATE."+Stream, "STREAM.CREATE.KV_"+MembersBucket, "STREAM.CREATE.KV_"+SeenBucket,
 		"STREAM.CREATE.KV_"+LeasesBucket)...)
 	return &server.Permissions{
-		Publish:   &server.SubjectPermission{Allow: pub},
-		Subscribe: &server.SubjectPermission{Allow: []string{APICalls(host), PingSubject(host), InboxPrefix(host) + ".>"}},
+		Publish: &server.SubjectPermission{Allow: pub},
+		Subscribe: &server.SubjectPermission{Allow: []string{APICalls(host), PingSubject(host), InboxPrefix(host) + ".>",
+			attachCalls(host), ttySubject(host, "*", "*", "in"), ttySubject("*", host, "*", "out")}},
 	}
 }
 

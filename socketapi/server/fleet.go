@@ -21,6 +21,7 @@ type fleetFaces struct {
 	hub    *fleet.Hub
 	member *fleet.Member
 	api    *fleet.Responder
+	attach *fleet.Attacher
 	leases *fleet.Leases // nil without fleet.caps
 }
 
@@ -76,6 +77,10 @@ func (s *Server) startFleet() (*fleetFaces, error) {
 		ff.close()
 		return nil, err
 	}
+	if ff.attach, err = m.ServeAttach(s.system, f.AllowFor); err != nil {
+		ff.close()
+		return nil, err
+	}
 	if err := s.system.StartFleet(m.Publisher(info), m, filepath.Join(dir, fleet.CursorName)); err != nil {
 		ff.close()
 		return nil, err
@@ -99,6 +104,10 @@ func (ff *fleetFaces) stopAPI() {
 	if ff != nil && ff.api != nil {
 		ff.api.Close()
 		ff.api = nil
+	}
+	if ff != nil && ff.attach != nil {
+		ff.attach.Close()
+		ff.attach = nil
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/orcr-go/orcr/socketapi"
 	"github.com/orcr-go/orcr/socketapi/api"
 	"github.com/orcr-go/orcr/socketapi/api/wire"
+	"github.com/orcr-go/orcr/socketapi/fleet"
 )
 
 // attachRefusalWindow is how fast the primary attach command must fail for the CLI to
@@ -54,6 +55,7 @@ type attachResult struct {
 	Path     string `json:"path"`
 	Attached bool   `json:"attached"`
 	Takeover bool   `json:"takeover"`
+	Host     string `json:"host,omitempty"` // another host's agent (docs/fleet.md §4.10)
 }
 
 // Run implements `orcr agent attach` (docs/cli.md §5.6): take the lease, run herdr's
@@ -61,6 +63,9 @@ type attachResult struct {
 // heartbeat meanwhile, release when it ends — also after SIGINT, SIGTERM or SIGHUP,
 // which are forwarded to the command first — and exit with the command's status.
 func (c *agentAttachCmd) Run(a *app) error {
+	if host, target := splitHost(c.Target); host != "" {
+		return c.runOnHost(a, host, target)
+	}
 	home, err := a.prepareHome()
 	if err != nil {
 		return err
@@ -221,7 +226,7 @@ func (a *app) runForeground(argv []string) (int, error) {
 	for {
 		select {
 		case <-waited:
-			return exitStatus(cmd.ProcessState), nil
+			return fleet.ExitStatus(cmd.ProcessState), nil
 		case <-ctxDone:
 			ctxDone = nil
 			sig := os.Signal(syscall.SIGTERM)
@@ -237,13 +242,59 @@ func (a *app) runForeground(argv []string) (int, error) {
 	}
 }
 
-// exitStatus is a finished process's exit code, 128+n for a process signal n ended.
-func exitStatus(ps *os.ProcessState) int {
-	if ps == nil {
-		return 1
+// runOnHost is `orcr agent attach <host>:<path>` (docs/fleet.md §4.10): the member runs
+// herdr's attach for this terminal and relays it over the fleet. The terminal is put in
+// raw mode (herdr's detach key, ctrl+b q, goes through to the member's attach), its
+// size follows SIGWINCH, and the exit status is the member's command's.
+func (c *agentAttachCmd) runOnHost(a *app, host, target string) error {
+	fm, err := a.fleetMember()
+	if err != nil {
+		return err
 	}
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal())
+	t := fleet.TTY{In: a.env.Stdin, Out: a.env.Stdout}
+	var opened api.AttachPrepareResult
+	restore := func() {}
+	t.Opened = func(r api.AttachPrepareResult) {
+		opened = r
+		if !c.Quiet && !a.json && a.stderrIsTTY() {
+			a.stderr("%s", detachHint(qualify(host, r.Path), a.env.Getenv("TMUX") != ""))
+		}
+		if f, ok := a.env.Stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+			if st, err := term.MakeRaw(int(f.Fd())); err == nil {
+				restore = func() { _ = term.Restore(int(f.Fd()), st) }
+			}
+		}
 	}
-	return ps.ExitCode()
+	if f, ok := a.env.Stdout.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		t.Cols, t.Rows, _ = term.GetSize(int(f.Fd()))
+		resize := make(chan [2]int, 1)
+		winch := make(chan os.Signal, 1)
+		signal.Notify(winch, syscall.SIGWINCH)
+		defer signal.Stop(winch)
+		go func() {
+			for range winch {
+				if c, r, err := term.GetSize(int(f.Fd())); err == nil {
+					select {
+					case resize <- [2]int{c, r}:
+					default:
+					}
+				}
+			}
+		}()
+		t.Resize = resize
+	}
+	code, werr := fm.Attach(a.ctx, host, target, c.Takeover, t)
+	restore()
+	if werr != nil {
+		return werr
+	}
+	if a.json {
+		a.printOKValue(attachResult{UUID: opened.UUID, Path: opened.Path, Attached: true, Takeover: opened.Takeover, Host: host})
+	} else if !c.Quiet {
+		a.stdout("detached %s", qualify(host, opened.Path))
+	}
+	if code != 0 {
+		return &ExitError{Code: code}
+	}
+	return nil
 }
