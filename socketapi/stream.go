@@ -20,16 +20,17 @@ type Stream struct {
 	conn      net.Conn
 	fr        *wire.FrameReader
 	closeOnce sync.Once
+	// feed, on a client of another host, reads the member's events from the fleet's
+	// stream instead of a connection (hostStream); cancel ends it.
+	feed   func() (*wire.EventFrame, error)
+	cancel context.CancelFunc
 }
 
 // Subscribe opens a dedicated connection, sends method (events.subscribe or
 // watch.open) and returns the stream once the initial response arrived.
 func (c *Client) Subscribe(ctx context.Context, method string, params any) (*Stream, error) {
 	if c.host != "" {
-		// A stream holds a connection to one server: not something fleet.call carries.
-		return nil, wire.Invalid(wire.ReasonFleetNotAllowed,
-			"`"+method+"` is a stream of one server; open it on "+c.host+"'s own socket (a client of that home), not over the fleet",
-			"method", method, "host", c.host, "policy", "local")
+		return c.hostStream(ctx, method, params)
 	}
 	conn, err := c.dial(ctx)
 	if err != nil {
@@ -77,6 +78,9 @@ func (c *Client) Subscribe(ctx context.Context, method string, params any) (*Str
 // Next blocks for the next event frame. Control frames (seq 0: server_stopping,
 // cursor_expired) are returned like any other; io.EOF-like errors end the stream.
 func (s *Stream) Next() (*wire.EventFrame, error) {
+	if s.feed != nil {
+		return s.feed()
+	}
 	for {
 		line, err := s.fr.Next()
 		if err != nil {
@@ -96,6 +100,12 @@ func (s *Stream) Next() (*wire.EventFrame, error) {
 // Close ends the subscription by closing its connection.
 func (s *Stream) Close() error {
 	var err error
-	s.closeOnce.Do(func() { err = s.conn.Close() })
+	s.closeOnce.Do(func() {
+		if s.cancel != nil {
+			s.cancel()
+			return
+		}
+		err = s.conn.Close()
+	})
 	return err
 }

@@ -576,8 +576,40 @@ func TestClientOnHost(t *testing.T) {
 	if _, err := web.Client(t).OnHost("ghost").Ls(short, api.LsRequest{}); !wire.Is(err, wire.EnvironmentError, wire.CauseFleetUnreachable) {
 		t.Fatalf("a host nobody serves: %v, want fleet_unreachable", err)
 	}
-	if _, err := onHub.Subscribe(ctx, "events.subscribe", nil); !wire.Is(err, wire.InvalidRequest, wire.ReasonFleetNotAllowed) {
-		t.Fatalf("a stream on a host client: %v, want fleet_not_allowed", err)
+	// Streams of the member come from the fleet's stream: events.subscribe from a
+	// cursor, in the member's seq order with no gap, and Watch, its model kept current.
+	wctx, stopWatch := context.WithTimeout(ctx, time.Minute)
+	defer stopWatch()
+	st, err := onHub.Subscribe(wctx, "events.subscribe", map[string]any{"since_seq": 0})
+	if err != nil {
+		t.Fatalf("events.subscribe on a host client: %v", err)
+	}
+	for want := int64(1); want <= 2; want++ {
+		f, err := st.Next()
+		if err != nil || f.Seq != want {
+			t.Fatalf("event %d of the hub through web: %+v %v", want, f, err)
+		}
+	}
+	st.Close()
+	if _, err := onHub.Subscribe(ctx, "agent.attach.prepare", nil); !wire.Is(err, wire.InvalidRequest, wire.ReasonFleetNotAllowed) {
+		t.Fatalf("another stream on a host client: %v, want fleet_not_allowed", err)
+	}
+	steps := 0
+	for m, err := range onHub.Watch(wctx) {
+		if err != nil {
+			t.Fatalf("Watch on a host client: %v", err)
+		}
+		steps++
+		if steps == 1 {
+			if m.Len() != 2 {
+				t.Fatalf("the hub's snapshot through web: %+v", m.Snapshot().Agents)
+			}
+			setAgent(t, hub.Client(t), "0190a000-0000-7000-8000-000000000701", "team/one", "working")
+			continue
+		}
+		if a, ok := m.Agent("0190a000-0000-7000-8000-000000000701"); ok && a.Status == "working" {
+			break
+		}
 	}
 	var members api.FleetMembersResult
 	if err := onHub.Call(ctx, "fleet.members", nil, &members); err != nil || len(members.Members) != 2 {

@@ -207,7 +207,8 @@ export class OrcrClient {
      * through this server's fleet.call and answers with the member's result, or its error
      * (fleet_not_allowed outside its fleet.allow, fleet_unreachable when it does not
      * answer). Its paths are the member's, in the current scope; no caller identity goes
-     * along; watch is refused (a stream is one server's). The fleet.* methods stay local.
+     * along; watch reads the member's snapshot over fleet.call and its events from the
+     * fleet's stream (fleet.events). The fleet.* methods stay local.
      */
     onHost(host) {
         return new OrcrClient(this.transport, { ...this.#opts, host });

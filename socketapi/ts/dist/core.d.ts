@@ -1,4 +1,4 @@
-import { type Env, type RequestOptions, type Subscription, type Transport } from "./wire.js";
+import { Subscription, type Env, type RequestOptions, type Transport } from "./wire.js";
 /** How long auto-start waits for a spawned server, and how often it asks. */
 export declare const START_DEADLINE_MS = 15000;
 export declare const START_POLL_MS = 100;
@@ -31,8 +31,10 @@ export declare class Core {
      */
     call(method: string, params: object, opts?: RequestOptions): Promise<unknown>;
     /**
-     * stream makes sure a server runs, then opens a stream (started again as call is). A
-     * stream holds one server's connection: with a host it is refused (fleet_not_allowed).
+     * stream makes sure a server runs, then opens a stream (started again as call is). With
+     * a host, events.subscribe and watch.open read the member's events from the fleet's
+     * stream through this server (fleet.events, docs/fleet.md §4.6); any other stream holds
+     * one server's connection and is refused (fleet_not_allowed).
      */
     stream<T>(method: string, params: object): Promise<Subscription<T>>;
     /**

@@ -93,7 +93,8 @@ export interface ClientOptions {
   /**
    * The fleet member every call goes to, through this server's fleet.call
    * (docs/fleet.md §4.6): the member's results and errors, as its fleet.allow lets
-   * them; streams (watch) are refused. Unset: this server. See OrcrClient.onHost.
+   * them; watch reads its events from the fleet's stream. Unset: this server. See
+   * OrcrClient.onHost.
    */
   host?: string;
 }
@@ -336,7 +337,8 @@ export class OrcrClient {
    * through this server's fleet.call and answers with the member's result, or its error
    * (fleet_not_allowed outside its fleet.allow, fleet_unreachable when it does not
    * answer). Its paths are the member's, in the current scope; no caller identity goes
-   * along; watch is refused (a stream is one server's). The fleet.* methods stay local.
+   * along; watch reads the member's snapshot over fleet.call and its events from the
+   * fleet's stream (fleet.events). The fleet.* methods stay local.
    */
   onHost(host: string): OrcrClient {
     return new OrcrClient(this.transport, { ...this.#opts, host });

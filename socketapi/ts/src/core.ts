@@ -9,7 +9,7 @@ import { fromEnv } from "./context.js";
 import { environmentError, errorFromWire, invalidRequest, OrcrError, type WireError } from "./errors.js";
 import { resolveSelector } from "./path.js";
 import { activeScope } from "./scope.js";
-import { ORCR_PROTOCOL, type Env, type RequestOptions, type Subscription, type Transport } from "./wire.js";
+import { ORCR_PROTOCOL, Subscription, type Env, type RequestOptions, type StreamConnection, type Transport } from "./wire.js";
 
 /** How long auto-start waits for a spawned server, and how often it asks. */
 export const START_DEADLINE_MS = 15_000;
@@ -74,10 +74,13 @@ export class Core {
   }
 
   /**
-   * stream makes sure a server runs, then opens a stream (started again as call is). A
-   * stream holds one server's connection: with a host it is refused (fleet_not_allowed).
+   * stream makes sure a server runs, then opens a stream (started again as call is). With
+   * a host, events.subscribe and watch.open read the member's events from the fleet's
+   * stream through this server (fleet.events, docs/fleet.md §4.6); any other stream holds
+   * one server's connection and is refused (fleet_not_allowed).
    */
   stream<T>(method: string, params: object): Promise<Subscription<T>> {
+    if (this.host && (method === "events.subscribe" || method === "watch.open")) return this.#hostStream<T>(this.host, method, params);
     if (this.host) {
       return Promise.reject(
         invalidRequest("fleet_not_allowed", `\`${method}\` is a stream of one server; open it on ${this.host}'s own socket (a client of that home), not over the fleet`, {
@@ -88,6 +91,29 @@ export class Core {
       );
     }
     return this.#again(() => this.transport.openStream<T>(method, params));
+  }
+
+  /**
+   * hostStream is events.subscribe or watch.open of member host: the first result as its
+   * own socket would answer it (watch.open's snapshot read with api.snapshot over
+   * fleet.call), then its events after that cursor, in its seq order with no gap.
+   */
+  async #hostStream<T>(host: string, method: string, params: object): Promise<Subscription<T>> {
+    let cursor = 0;
+    let initial: unknown;
+    if (method === "events.subscribe") {
+      const since = Number((params as { since_seq?: unknown }).since_seq ?? 0);
+      cursor = Number.isFinite(since) && since > 0 ? Math.floor(since) : 0;
+      initial = { subscription: 0, from_seq: cursor };
+    } else {
+      const snap = (await this.call("api.snapshot", {})) as { snapshot_seq: number };
+      cursor = snap.snapshot_seq;
+      initial = { subscription: 0, snapshot_seq: snap.snapshot_seq, snapshot: snap };
+    }
+    const feed = new FleetFeed(this, host, cursor);
+    const sub = new Subscription<T>(initial as T, feed);
+    feed.start();
+    return sub;
   }
 
   async #again<T>(send: () => Promise<T>): Promise<T> {
@@ -343,4 +369,54 @@ function startFailure(report: string, ended: { code: number | null; signal: Node
   if (ended.code === 0) return null;
   const how = ended.signal ? `signal ${ended.signal}` : `exit status ${ended.code}`;
   return environmentError("server_start_failed", `the orcr server exited while starting (${how})`);
+}
+
+/** HOST_WAIT_MS is how long one fleet.events read of a host stream waits for an event. */
+const HOST_WAIT_MS = 5000;
+
+/**
+ * FleetFeed is a host stream's source: fleet.events of the host alone, read after its
+ * cursor, each event handed on as the member's own stream frame would be.
+ */
+class FleetFeed implements StreamConnection {
+  onMessage: (msg: Record<string, unknown>) => void = () => {};
+  onFailure: ((err: OrcrError | null) => void) | null = null;
+  readonly conn = null;
+  #closed = false;
+
+  constructor(
+    readonly core: Core,
+    readonly host: string,
+    public cursor: number,
+  ) {}
+
+  start(): void {
+    void this.#loop();
+  }
+
+  async #loop(): Promise<void> {
+    while (!this.#closed) {
+      let page: { events?: { seq: number; event: unknown }[] };
+      try {
+        page = (await this.core.call("fleet.events", { since: { [this.host]: this.cursor }, hosts: [this.host], wait_ms: HOST_WAIT_MS })) as typeof page;
+      } catch (e) {
+        if (!this.#closed) {
+          this.#closed = true;
+          this.onFailure?.(e instanceof OrcrError ? e : null);
+        }
+        return;
+      }
+      for (const e of page.events ?? []) {
+        if (this.#closed) return;
+        this.cursor = e.seq;
+        this.onMessage({ subscription: 0, seq: e.seq, event: e.event });
+      }
+    }
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.onFailure?.(null);
+  }
 }

@@ -61,6 +61,17 @@ before(async () => {
         conn.end(JSON.stringify({ subscription: 2, seq: 9, event: { kind: "agent.created", ref_uuid: "u", uuid: "u", agent: row } }) + "\n");
         return undefined;
       }
+      if (req.method === "fleet.events") {
+        // gpu1's events 6 and 7 after the cursor 5, then none: the read waits, as the
+        // server's does, before it answers empty.
+        const since = ((req.params.since ?? {}) as Record<string, number>).gpu1 ?? 0;
+        const events = [6, 7]
+          .filter((seq) => seq > since)
+          .map((seq) => ({ host: "gpu1", seq, ts: 1, event: { kind: "agent.created", ref_uuid: `u${seq}`, uuid: `u${seq}`, agent: { ...row, uuid: `u${seq}` } } }));
+        if (events.length > 0) return { result: { events, cursors: { gpu1: 7 }, more: false } };
+        setTimeout(() => conn.write(JSON.stringify({ id: req.id, ok: true, result: { events: [], cursors: { gpu1: since }, more: false } }) + "\n"), 100);
+        return undefined;
+      }
       if (req.method === "fleet.call") {
         // The member's answer, as fleet.call wraps it (docs/fleet.md §4.6); gpu1 refuses kills.
         const inner = { ...req, method: String(req.params.method), params: (req.params.params ?? {}) as Record<string, unknown> };
@@ -91,7 +102,7 @@ function client(env: Record<string, string> = {}): OrcrClient {
 const agentEnv = { ORCR_ID: "0192cafe-0000-7000-8000-00000000000a", ORCR_PATH: "lead/boss", ORCR_AGENT_DATA_DIR: "/h/data/lead/boss/x" };
 
 describe("onHost", () => {
-  test("calls go through fleet.call with the member's answers, no caller, the scope's paths; watch is refused", async () => {
+  test("calls go through fleet.call with the member's answers, no caller, the scope's paths; watch reads the fleet's stream", async () => {
     const c = client(agentEnv).onHost("gpu1");
     assert.equal(c.host, "gpu1");
     assert.deepEqual(await c.agent.ls({ pattern: "a/*" }), [row]);
@@ -99,7 +110,20 @@ describe("onHost", () => {
     await c.agent.wait("w", { timeout: "5s" });
     assert.deepEqual(sent("fleet.call"), { host: "gpu1", method: "agent.wait", params: { targets: ["/lead/w"], timeout: "5s" } });
     await assert.rejects(c.agent.kill("x"), (e: unknown) => e instanceof InvalidRequest && e.reason === "fleet_not_allowed" && e.details?.host === "gpu1");
-    await assert.rejects(c.watch(), (e: unknown) => e instanceof InvalidRequest && e.reason === "fleet_not_allowed" && e.details?.method === "watch.open");
+    // watch: the member's snapshot over fleet.call, then its events from the fleet's stream.
+    const w = await c.watch();
+    assert.equal(w.snapshotSeq, 5);
+    assert.deepEqual(sent("fleet.call"), { host: "gpu1", method: "api.snapshot", params: {} });
+    const refs: string[] = [];
+    for await (const ev of w) {
+      refs.push(String(ev.ref_uuid));
+      if (refs.length === 2) break;
+    }
+    assert.deepEqual(refs, ["u6", "u7"]);
+    assert.equal(w.lastSeq, 7);
+    assert.deepEqual(sent("fleet.events"), { since: { gpu1: 5 }, hosts: ["gpu1"], wait_ms: 5000 });
+    assert.equal(w.closed, true);
+
     assert.equal(client().host, undefined);
   });
 });
