@@ -98,7 +98,20 @@ func (m *Member) Serve(f api.Facade, allow Policy) (*Responder, error) {
 		_ = sub.Unsubscribe()
 		return nil, err
 	}
+	subscribed(m.nc)
 	return r, nil
+}
+
+// subscribeFlush bounds the wait for the NATS server to take a member's subscriptions.
+const subscribeFlush = 2 * time.Second
+
+// subscribed waits until the NATS server holds the connection's subscriptions, so a
+// call made once Serve returned finds its responder; a member not connected yet
+// subscribes when it connects, and does not wait.
+func subscribed(nc *nats.Conn) {
+	if nc.IsConnected() {
+		_ = nc.FlushTimeout(subscribeFlush)
+	}
 }
 
 // Close stops answering and waits for the calls in flight.

@@ -124,6 +124,7 @@ func (m *Member) ServeAttach(f AttachFacade, allow Policy) (*Attacher, error) {
 		return nil, err
 	}
 	a.sub = sub
+	subscribed(m.nc)
 	return a, nil
 }
 
