@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -234,4 +236,39 @@ func hostSeqs(ctx context.Context, t *testing.T, m *Member, host string) []int64
 		seqs = append(seqs, hostSeq(msg.Data()))
 	}
 	return seqs
+}
+
+// docs/fleet.md §6 lists a member's permissions for a team's own NATS: exactly what the
+// embedded hub gives a member token, so a team copying them gets the same binding.
+func TestMemberPermissionsDocumented(t *testing.T) {
+	b, err := os.ReadFile("../../docs/fleet.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := func(name string) []string {
+		for _, line := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(line, "| "+name+" |") {
+				var subjects []string
+				for _, part := range strings.Split(line, "`")[1:] {
+					if part != "" && !strings.ContainsAny(part, " ,|") {
+						subjects = append(subjects, part)
+					}
+				}
+				slices.Sort(subjects)
+				return subjects
+			}
+		}
+		t.Fatalf("docs/fleet.md has no %q row", name)
+		return nil
+	}
+	p := MemberPermissions("<h>")
+	for _, c := range []struct {
+		name string
+		want []string
+	}{{"publish", p.Publish.Allow}, {"subscribe", p.Subscribe.Allow}} {
+		want := slices.Sorted(slices.Values(c.want))
+		if got := row(c.name); !slices.Equal(got, want) {
+			t.Errorf("docs/fleet.md's %s row %v, want %v", c.name, got, want)
+		}
+	}
 }
