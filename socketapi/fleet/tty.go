@@ -241,8 +241,11 @@ func (s *ttySession) start(argv []string) error {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	var f *os.File
 	var err error
-	if s.size.Cols > 0 && s.size.Rows > 0 {
-		f, err = pty.StartWithSize(cmd, s.size)
+	s.mu.Lock()
+	size := *s.size
+	s.mu.Unlock()
+	if size.Cols > 0 && size.Rows > 0 {
+		f, err = pty.StartWithSize(cmd, &size)
 	} else {
 		f, err = pty.Start(cmd)
 	}
@@ -299,6 +302,7 @@ func (s *ttySession) waitOne() (code int, early bool) {
 	}()
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
+	stopping := s.a.ctx.Done()
 	var kill <-chan time.Time
 	hangUp := func() {
 		if kill == nil {
@@ -322,7 +326,8 @@ func (s *ttySession) waitOne() (code int, early bool) {
 			if gone {
 				hangUp()
 			}
-		case <-s.a.ctx.Done():
+		case <-stopping:
+			stopping = nil // once: the member stops
 			hangUp()
 		case <-kill:
 			_ = cmd.Process.Kill()
