@@ -3,6 +3,7 @@ package top
 import (
 	"context"
 	"fmt"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -21,7 +22,8 @@ import (
 // remoteRow is an agent row of another member.
 func remoteRow(uuid, path string, st api.Status) api.AgentRow {
 	since := t0.Add(-time.Minute).UnixMilli()
-	return api.AgentRow{UUID: uuid, Path: path, Status: st, Managed: true, CreatedAt: since, LastStatusChangeAt: &since}
+	pane := "p-" + uuid
+	return api.AgentRow{UUID: uuid, Path: path, Status: st, Managed: true, CreatedAt: since, LastStatusChangeAt: &since, PaneID: &pane}
 }
 
 // fleetModel is frameModel with --fleet, after two rounds of the fleet reader: web
@@ -93,8 +95,8 @@ func TestFleetTree(t *testing.T) {
 }
 
 // The keys act on the agent's own host: send, kill and wait go to that member (over
-// the fleet), the detail is read there, and an attach, which runs herdr where the
-// agent is, is refused with what to run instead.
+// the fleet), the detail is read there, and an attach goes to `<host>:<uuid>`, over the
+// fleet.
 func TestFleetKeys(t *testing.T) {
 	m := fleetModel(t)
 	var calls []string
@@ -124,9 +126,13 @@ func TestFleetKeys(t *testing.T) {
 	if m.msg != "sent to web:review/three (it was blocked)" {
 		t.Errorf("status after the send %q", m.msg)
 	}
-	press(m, "a")
-	if !strings.Contains(m.msg, "run orcr agent attach review/three on web") {
-		t.Errorf("a on another host's agent: %q", m.msg)
+	var attached string
+	m.acts.Attach = func(target string) *exec.Cmd {
+		attached = target
+		return exec.Command("true")
+	}
+	if cmd := press(m, "a"); cmd == nil || attached != "web:"+m.selected().Agent.UUID {
+		t.Errorf("a on another host's agent: attach %q, status %q; want web:<its uuid>", attached, m.msg)
 	}
 	m.sel = "web:review/two"
 	m.Update(press(m, "w")())

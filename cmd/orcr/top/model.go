@@ -77,9 +77,10 @@ type Actions struct {
 	Kill   func(ctx context.Context, host string, targets []string) (api.KillResult, error)
 	Wait   func(ctx context.Context, host string, targets []string) (api.WaitResult, error)
 	Detail func(ctx context.Context, host, uuid string) ([]api.LogEntry, *api.Response, error)
-	// Attach is the command `a` runs in the terminal while the UI is suspended (this
-	// server's agents only: an attach runs herdr on the agent's own host).
-	Attach func(uuid string) *exec.Cmd
+	// Attach is the command `a` runs in the terminal while the UI is suspended, for a
+	// target as `orcr agent attach` takes it: a uuid, or `<host>:<uuid>` for a member's
+	// agent (attached over the fleet, docs/fleet.md §4.10).
+	Attach func(target string) *exec.Cmd
 }
 
 // Model is the state of `orcr top`: the data of the watch (a socketapi.Model the events
@@ -598,16 +599,16 @@ func (m *Model) killKey(k tea.KeyPressMsg) tea.Cmd {
 
 func (m *Model) attach() tea.Cmd {
 	n := m.selected()
-	if n != nil && n.Host != "" && n.Agent != nil {
-		m.setMsg("an attach runs herdr on the agent's own host: run orcr agent attach "+n.Agent.Path+" on "+n.Host, nil)
-		return nil
-	}
 	if n == nil || n.Agent == nil || n.Agent.Status.Gone() || n.Agent.PaneID == nil || m.acts.Attach == nil {
 		m.setMsg("select an agent with a pane to attach to", nil)
 		return nil
 	}
-	path := n.Agent.Path
-	return tea.Exec(&tidyExec{Cmd: m.acts.Attach(n.Agent.UUID)}, func(err error) tea.Msg {
+	target, path := n.Agent.UUID, n.Agent.Path
+	if n.Host != "" {
+		// A member's agent: attached over the fleet, as its policy allows.
+		target, path = n.Host+":"+n.Agent.UUID, n.Host+":"+n.Agent.Path
+	}
+	return tea.Exec(&tidyExec{Cmd: m.acts.Attach(target)}, func(err error) tea.Msg {
 		if err != nil {
 			return doneMsg{text: "attach " + path, err: err}
 		}

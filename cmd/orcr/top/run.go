@@ -62,10 +62,10 @@ func ClientActions(cl *socketapi.Client, self string) Actions {
 			}
 			return entries.Entries, last.Response, nil
 		},
-		Attach: func(uuid string) *exec.Cmd {
+		Attach: func(target string) *exec.Cmd {
 			// --quiet: top's detail pane gives the detach hint and its status line the
 			// outcome, so the attach prints neither on the terminal top hands it.
-			c := exec.Command(self, "agent", "attach", "--quiet", uuid)
+			c := exec.Command(self, "agent", "attach", "--quiet", target)
 			c.Env = os.Environ()
 			return c
 		},

@@ -556,7 +556,7 @@ func (m *Model) detailLines(w, h int, rule bool) []string {
 		}
 		add(line, st.gray)
 		add(m.turnLine(a), st.gray)
-		if a.PaneID != nil && !a.Status.Gone() && n.Host == "" {
+		if a.PaneID != nil && !a.Status.Gone() {
 			add("a attaches to its pane · ctrl+b q detaches", st.gray)
 		}
 		if n.Lineage != "" {
