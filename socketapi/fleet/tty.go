@@ -61,6 +61,12 @@ const (
 	attachRefusal = 2 * time.Second
 	// ttyChunk is the most one output message carries.
 	ttyChunk = 32 << 10
+	// ttyKillAfter is how long a hung-up command has before its process group is
+	// killed, and how long the end of its output may take after it ended.
+	ttyKillAfter = 5 * time.Second
+	// ttyGiveUp is how long a caller that left waits for the member's end of the
+	// session: the hang-up, the kill after ttyKillAfter, and the way back.
+	ttyGiveUp = 3 * ttyKillAfter
 )
 
 var sidRe = regexp.MustCompile(`^[a-f0-9]{16,32}$`)
@@ -171,7 +177,7 @@ func (a *Attacher) open(msg *nats.Msg, caller string) {
 		return
 	}
 	s := &ttySession{a: a, caller: caller, sid: req.SID, out: ttySubject(a.m.Host, caller, req.SID, "out"),
-		input: make(chan []byte, 64), last: time.Now(), size: &pty.Winsize{Cols: uint16(req.Cols), Rows: uint16(req.Rows)}}
+		input: make(chan []byte, 64), closeNow: make(chan struct{}, 1), last: time.Now(), size: &pty.Winsize{Cols: uint16(req.Cols), Rows: uint16(req.Rows)}}
 	in, err := a.m.nc.Subscribe(ttySubject(a.m.Host, caller, req.SID, "in"), s.fromCaller)
 	if err != nil {
 		release()
@@ -225,6 +231,8 @@ type ttySession struct {
 	sid    string
 	out    string
 	input  chan []byte
+	// closeNow: the caller left; the command is hung up at once.
+	closeNow chan struct{}
 
 	mu      sync.Mutex
 	cmd     *exec.Cmd
@@ -303,18 +311,26 @@ func (s *ttySession) waitOne() (code int, early bool) {
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	stopping := s.a.ctx.Done()
+	// The command leads a session of its own on the PTY (pty.Start): signals go to its
+	// whole process group, so nothing it started keeps the PTY open after it.
+	group := -cmd.Process.Pid
 	var kill <-chan time.Time
 	hangUp := func() {
 		if kill == nil {
-			_ = cmd.Process.Signal(syscall.SIGHUP)
-			kill = time.After(5 * time.Second)
+			_ = syscall.Kill(group, syscall.SIGHUP)
+			kill = time.After(ttyKillAfter)
 		}
 	}
 	for {
 		select {
 		case <-done:
+			_ = syscall.Kill(group, syscall.SIGKILL) // what it left behind
 			_ = f.Close()
-			<-pumped
+			select {
+			case <-pumped:
+			case <-time.After(ttyKillAfter):
+				s.a.m.log.Warn("fleet: an attach's PTY is still open after its command ended", "caller", s.caller)
+			}
 			return ExitStatus(cmd.ProcessState), time.Since(started) < attachRefusal
 		case b := <-s.input:
 			_, _ = f.Write(b)
@@ -329,8 +345,10 @@ func (s *ttySession) waitOne() (code int, early bool) {
 		case <-stopping:
 			stopping = nil // once: the member stops
 			hangUp()
+		case <-s.closeNow:
+			hangUp()
 		case <-kill:
-			_ = cmd.Process.Kill()
+			_ = syscall.Kill(group, syscall.SIGKILL)
 		}
 	}
 }
@@ -353,6 +371,10 @@ func (s *ttySession) fromCaller(msg *nats.Msg) {
 		s.mu.Lock()
 		s.closing = true
 		s.mu.Unlock()
+		select {
+		case s.closeNow <- struct{}{}:
+		default:
+		}
 	case strings.HasPrefix(h, "resize "):
 		if c, r, ok := parseResize(h); ok {
 			s.mu.Lock()
@@ -490,7 +512,7 @@ func (m *Member) Attach(ctx context.Context, host, target string, takeover bool,
 		case <-leaving:
 			leaving = nil
 			send("close", nil)
-			giveUp = time.After(attachRefusal + 5*time.Second)
+			giveUp = time.After(ttyGiveUp)
 		case <-giveUp:
 			return 130, nil
 		case <-wctx.Done():

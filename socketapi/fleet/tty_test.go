@@ -142,10 +142,13 @@ func TestAttachRelay(t *testing.T) {
 }
 
 // A caller that leaves (its ctx ends) is hung up on: the member's command gets SIGHUP
-// and the caller's Attach returns its status, the lease released.
+// and the caller's Attach returns its status, the lease released — also when the
+// command left a process behind that ignores the hang-up.
 func TestAttachCallerLeaves(t *testing.T) {
 	t.Parallel()
-	f := &leaseFacade{argv: []string{"sh", "-c", "echo ready; sleep 60"}}
+	// A child that ignores the hang-up keeps the PTY open: the member kills the
+	// command's process group, so the session still ends.
+	f := &leaseFacade{argv: []string{"sh", "-c", "(trap '' HUP; sleep 60) & echo ready; wait; echo after"}}
 	hub := attachPair(t, f)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
