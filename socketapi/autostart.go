@@ -48,6 +48,11 @@ func (c *Client) EnsureRunning(ctx context.Context, spawn func() (Spawned, error
 	if h, err := c.Handshake(ctx); err == nil {
 		return AlreadyRunning, h.PID, nil
 	}
+	if err := ctx.Err(); err != nil {
+		// A caller that is gone (an interrupted verb) starts no server: its handshake
+		// failed because it was canceled, not because none answers.
+		return "", 0, wire.Env(wire.CauseServerUnreachable, "the call ended before a server answered: "+err.Error()).Wrap(err)
+	}
 	child, err := spawn()
 	if err != nil {
 		return "", 0, wire.Env(wire.CauseServerStartFailed, "cannot start the orcr server: "+err.Error()).Wrap(err)

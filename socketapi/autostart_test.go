@@ -76,3 +76,22 @@ func TestEnsureRunningWaitsPastACleanExit(t *testing.T) {
 		t.Errorf("EnsureRunning: got %q pid %d %v, want started once the server answers", outcome, pid, err)
 	}
 }
+
+// A caller whose context has ended (an interrupted `agent wait` getting its server back)
+// starts no server: the failed handshake says nothing about the server then, and a
+// server started for nobody would outlive it (s27f-1: one started that way took the
+// home once the test had stopped its own).
+func TestEnsureRunningSpawnsNothingForAnEndedCaller(t *testing.T) {
+	t.Parallel()
+	c := &socketapi.Client{Socket: filepath.Join(sockettest.TempHome(t), "orcr.sock")}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var spawns atomic.Int32
+	_, _, err := c.EnsureRunning(ctx, func() (socketapi.Spawned, error) {
+		spawns.Add(1)
+		return socketapi.Spawned{}, nil
+	})
+	if err == nil || spawns.Load() != 0 || !wire.Is(err, wire.EnvironmentError, wire.CauseServerUnreachable) {
+		t.Fatalf("EnsureRunning with an ended context: %v, %d spawns; want server_unreachable and none", err, spawns.Load())
+	}
+}
