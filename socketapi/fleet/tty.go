@@ -56,9 +56,13 @@ const (
 	ttyIdle = 3 * TTYPingEvery
 	// attachAskTimeout bounds the ask: the member's prepare and its command's start.
 	attachAskTimeout = 15 * time.Second
-	// attachRefusal is the window in which a failing command falls back to the other
-	// form of herdr's attach (docs/decisions.md D6), as the local attach does.
-	attachRefusal = 2 * time.Second
+	// AttachRefusal is how fast the first form of herdr's attach command must fail to
+	// be taken for herdr refusing the pane id, so that the other form runs instead
+	// (docs/decisions.md D6): a refusal exits at once with an error, an attach that ran
+	// exits when the user detaches. The local attach (cmd/orcr/cli) uses it too.
+	AttachRefusal = 2 * time.Second
+	// maxTTYSide bounds a session's columns and rows.
+	maxTTYSide = 1000
 	// ttyChunk is the most one output message carries.
 	ttyChunk = 32 << 10
 	// ttyKillAfter is how long a hung-up command has before its process group is
@@ -85,7 +89,7 @@ type AttachRequest struct {
 func parseAttach(data []byte) (AttachRequest, bool) {
 	var req AttachRequest
 	if json.Unmarshal(data, &req) != nil || !sidRe.MatchString(req.SID) || req.Target == "" ||
-		req.Cols < 0 || req.Rows < 0 || req.Cols > 1000 || req.Rows > 1000 {
+		req.Cols < 0 || req.Rows < 0 || req.Cols > maxTTYSide || req.Rows > maxTTYSide {
 		return AttachRequest{}, false
 	}
 	return req, true
@@ -176,8 +180,8 @@ func (a *Attacher) open(msg *nats.Msg, caller string) {
 		a.refuse(msg, wire.Internal(wire.CauseAttachCommand, "the server returned an empty attach command"))
 		return
 	}
-	s := &ttySession{a: a, caller: caller, sid: req.SID, out: ttySubject(a.m.Host, caller, req.SID, "out"),
-		input: make(chan []byte, 64), closeNow: make(chan struct{}, 1), last: time.Now(), size: &pty.Winsize{Cols: uint16(req.Cols), Rows: uint16(req.Rows)}}
+	s := &ttySession{a: a, caller: caller, out: ttySubject(a.m.Host, caller, req.SID, "out"),
+		input: make(chan []byte, 64), closeNow: make(chan struct{}, 1), last: time.Now(), size: pty.Winsize{Cols: uint16(req.Cols), Rows: uint16(req.Rows)}}
 	in, err := a.m.nc.Subscribe(ttySubject(a.m.Host, caller, req.SID, "in"), s.fromCaller)
 	if err != nil {
 		release()
@@ -228,7 +232,6 @@ func (a *Attacher) heartbeat(ctx context.Context, lease api.AttachPrepareResult)
 type ttySession struct {
 	a      *Attacher
 	caller string
-	sid    string
 	out    string
 	input  chan []byte
 	// closeNow: the caller left; the command is hung up at once.
@@ -237,7 +240,7 @@ type ttySession struct {
 	mu      sync.Mutex
 	cmd     *exec.Cmd
 	tty     *os.File
-	size    *pty.Winsize
+	size    pty.Winsize
 	last    time.Time // the caller's last message
 	closing bool      // the caller left, or went silent
 	pumped  chan struct{}
@@ -250,7 +253,7 @@ func (s *ttySession) start(argv []string) error {
 	var f *os.File
 	var err error
 	s.mu.Lock()
-	size := *s.size
+	size := s.size
 	s.mu.Unlock()
 	if size.Cols > 0 && size.Rows > 0 {
 		f, err = pty.StartWithSize(cmd, &size)
@@ -331,7 +334,7 @@ func (s *ttySession) waitOne() (code int, early bool) {
 			case <-time.After(ttyKillAfter):
 				s.a.m.log.Warn("fleet: an attach's PTY is still open after its command ended", "caller", s.caller)
 			}
-			return ExitStatus(cmd.ProcessState), time.Since(started) < attachRefusal
+			return ExitStatus(cmd.ProcessState), time.Since(started) < AttachRefusal
 		case b := <-s.input:
 			_, _ = f.Write(b)
 		case <-tick.C:
@@ -378,7 +381,7 @@ func (s *ttySession) fromCaller(msg *nats.Msg) {
 	case strings.HasPrefix(h, "resize "):
 		if c, r, ok := parseResize(h); ok {
 			s.mu.Lock()
-			s.size = &pty.Winsize{Cols: uint16(c), Rows: uint16(r)}
+			s.size = pty.Winsize{Cols: uint16(c), Rows: uint16(r)}
 			s.mu.Unlock()
 			if f != nil {
 				_ = pty.Setsize(f, &pty.Winsize{Cols: uint16(c), Rows: uint16(r)})
@@ -395,7 +398,7 @@ func parseResize(h string) (cols, rows int, ok bool) {
 	}
 	c, err1 := strconv.Atoi(parts[1])
 	r, err2 := strconv.Atoi(parts[2])
-	if err1 != nil || err2 != nil || c < 1 || r < 1 || c > 1000 || r > 1000 {
+	if err1 != nil || err2 != nil || c < 1 || r < 1 || c > maxTTYSide || r > maxTTYSide {
 		return 0, 0, false
 	}
 	return c, r, true

@@ -17,13 +17,6 @@ import (
 	"github.com/orcr-go/orcr/socketapi/fleet"
 )
 
-// attachRefusalWindow is how fast the primary attach command must fail for the CLI to
-// take it as herdr refusing the pane id and run the fallback (docs/decisions.md D6): a
-// refusal exits at once with an error, while an attach that ran exits when the user
-// detaches or the pane ends. herdr documents no exit status for a refused target, so
-// the rule is the exit status (not 0) and the time together.
-const attachRefusalWindow = 2 * time.Second
-
 // attachSignalGrace is how long a forwarded SIGINT/SIGTERM/SIGHUP may take to end the
 // attach command before it is killed (the lease is released either way).
 const attachSignalGrace = 5 * time.Second
@@ -183,12 +176,12 @@ func (a *app) heartbeat(home string, lease api.AttachPrepareResult) *attachHeart
 }
 
 // runAttach runs the attach command on the CLI's terminal and returns its exit status.
-// When it fails within [attachRefusalWindow] and there is a fallback, the fallback runs
+// When it fails within [fleet.AttachRefusal] and there is a fallback, the fallback runs
 // instead (docs/decisions.md D6). An error means the command could not be started.
 func (a *app) runAttach(primary, fallback []string) (int, error) {
 	start := time.Now()
 	code, err := a.runForeground(primary)
-	if err == nil && code != 0 && len(fallback) > 0 && time.Since(start) < attachRefusalWindow && a.ctx.Err() == nil {
+	if err == nil && code != 0 && len(fallback) > 0 && time.Since(start) < fleet.AttachRefusal && a.ctx.Err() == nil {
 		return a.runForeground(fallback)
 	}
 	return code, err
