@@ -96,5 +96,6 @@ fuzz:
     go test -run '^$' -fuzz '^FuzzDecodeClient$' -fuzztime 5s ./socketapi/remote
     go test -run '^$' -fuzz '^FuzzReplyFramesAreUTF8JSON$' -fuzztime 5s ./socketapi/server
     go test -run '^$' -fuzz '^FuzzDecode$' -fuzztime 5s ./socketapi/api/wire
+    go test -run '^$' -fuzz '^FuzzDecodeSameAsReference$' -fuzztime 5s ./socketapi/api/wire
     go test -run '^$' -fuzz '^FuzzCompilePattern$' -fuzztime 5s ./store/agentpath
     go test -run '^$' -fuzz '^FuzzCreation$' -fuzztime 5s ./store/agentpath

@@ -41,45 +41,158 @@ func NullID() json.RawMessage { return nullID }
 
 // DecodeRequest parses one frame into a Request. A frame that is not a JSON object is
 // bad_json; a missing or non-string method is missing_method. Both errors carry no id.
-// Unknown top-level fields are ignored.
+// Unknown top-level fields are ignored; of a field given twice the last counts.
+//
+// The frame is checked once ([json.Valid]) and its top-level members are then walked in
+// place: a request costs one copy of the frame (the reader reuses its buffer; the id and
+// params are slices of the copy) and no reflection unless a member needs unescaping
+// (docs/protocol.md §2).
 func DecodeRequest(frame []byte) (*Request, *Error) {
-	var raw map[string]json.RawMessage
-	d := json.NewDecoder(bytes.NewReader(frame))
-	d.UseNumber()
-	if err := d.Decode(&raw); err != nil || raw == nil {
+	if !json.Valid(frame) {
+		var v json.RawMessage
+		if json.NewDecoder(bytes.NewReader(frame)).Decode(&v) == nil {
+			return nil, Invalid(ReasonBadJSON, "request frame holds more than one JSON value")
+		}
 		return nil, Invalid(ReasonBadJSON, "request is not a JSON object")
 	}
-	if d.More() {
-		return nil, Invalid(ReasonBadJSON, "request frame holds more than one JSON value")
+	b := bytes.Clone(frame)
+	i := skipSpace(b, 0)
+	if b[i] != '{' {
+		return nil, Invalid(ReasonBadJSON, "request is not a JSON object")
 	}
-	var tok json.RawMessage
-	if err := d.Decode(&tok); err == nil {
-		return nil, Invalid(ReasonBadJSON, "request frame holds more than one JSON value")
+	var method, id, protocol, progress, params []byte
+	for i = skipSpace(b, i+1); b[i] != '}'; {
+		kEnd := stringEnd(b, i)
+		key := b[i+1 : kEnd-1]
+		if bytes.IndexByte(key, '\\') >= 0 {
+			var k string
+			_ = json.Unmarshal(b[i:kEnd], &k)
+			key = []byte(k)
+		}
+		i = skipSpace(b, skipSpace(b, kEnd)+1) // past the colon
+		vEnd := valueEnd(b, i)
+		switch v := b[i:vEnd:vEnd]; string(key) {
+		case "method":
+			method = v
+		case "id":
+			id = v
+		case "protocol":
+			protocol = v
+		case "progress":
+			progress = v
+		case "params":
+			params = v
+		}
+		if i = skipSpace(b, vEnd); b[i] == ',' {
+			i = skipSpace(b, i+1)
+		}
 	}
 	req := &Request{ID: nullID, Params: json.RawMessage("{}")}
-	m, ok := raw["method"]
-	if !ok || json.Unmarshal(m, &req.Method) != nil {
+	switch {
+	case plainString(method):
+		req.Method = string(method[1 : len(method)-1])
+	case len(method) == 0 || method[0] != '"' || json.Unmarshal(method, &req.Method) != nil: // absent, not a string (null included)
 		return nil, Invalid(ReasonMissingMethod, "request has no string \"method\"")
 	}
-	if id, ok := raw["id"]; ok {
+	if id != nil {
 		req.ID = id
 	}
-	if p, ok := raw["protocol"]; ok {
+	if protocol != nil {
 		req.HasProtocol = true
-		var n json.Number
-		if len(p) > 0 && p[0] != '"' && json.Unmarshal(p, &n) == nil {
-			if v, err := n.Int64(); err == nil && v > 0 {
-				req.Protocol = v
+		req.Protocol = positiveInt(protocol)
+	}
+	req.Progress = string(progress) == "true"
+	if params != nil && string(params) != "null" {
+		req.Params = params
+	}
+	return req, nil
+}
+
+// positiveInt is a protocol field's value: the integer it holds when that is > 0, else 0
+// (a string, a fraction, a negative number or one out of range declares protocol 0).
+func positiveInt(v []byte) int64 {
+	if len(v) <= 18 && digitsOnly(v) {
+		n, _ := strconv.ParseInt(string(v), 10, 64)
+		return n
+	}
+	var n json.Number
+	if v[0] != '"' && json.Unmarshal(v, &n) == nil {
+		if x, err := n.Int64(); err == nil && x > 0 {
+			return x
+		}
+	}
+	return 0
+}
+
+func digitsOnly(v []byte) bool {
+	for _, c := range v {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return len(v) > 0
+}
+
+// plainString reports whether a JSON value is a string of printable ASCII without escapes,
+// whose bytes between the quotes are its value.
+func plainString(v []byte) bool {
+	if len(v) < 2 || v[0] != '"' {
+		return false
+	}
+	for _, c := range v[1 : len(v)-1] {
+		if c < 0x20 || c >= 0x7f || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
+// The walkers below read a frame [json.Valid] accepted, so they trust its syntax.
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// stringEnd returns the index just past the string that opens at b[i].
+func stringEnd(b []byte, i int) int {
+	for i++; b[i] != '"'; i++ {
+		if b[i] == '\\' {
+			i++
+		}
+	}
+	return i + 1
+}
+
+// valueEnd returns the index just past the value that starts at b[i].
+func valueEnd(b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		return stringEnd(b, i)
+	case '{', '[':
+		depth := 0
+		for ; ; i++ {
+			switch b[i] {
+			case '"':
+				i = stringEnd(b, i) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
 			}
 		}
 	}
-	if p, ok := raw["progress"]; ok {
-		_ = json.Unmarshal(p, &req.Progress)
+	for ; i < len(b); i++ { // a number, true, false or null
+		switch b[i] {
+		case ',', '}', ']', ' ', '\t', '\r', '\n':
+			return i
+		}
 	}
-	if p, ok := raw["params"]; ok && !bytes.Equal(bytes.TrimSpace(p), []byte("null")) {
-		req.Params = p
-	}
-	return req, nil
+	return i
 }
 
 // Response is a response envelope as written on the wire.
