@@ -2,6 +2,7 @@ package tests
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -84,8 +85,14 @@ func dashboardLink(t *testing.T, h *home) string {
 func TestDashboardBrowserFleet(t *testing.T) {
 	t.Parallel()
 	browser := chromium(t)
-	hub, web, _, _ := fleetPairWith(t, `"remote": {"listen": "127.0.0.1:0"}, `)
+	hub, web, _, _ := fleetPairMock(t, `"remote": {"listen": "127.0.0.1:0"}, `)
 	setDebugAgent(t, web, "0190a000-0000-7000-8000-0000000000d1", "webwork/two", "working")
+	if r := web.run("agent", "run", "-a", "mock", "--path", "webwork/mock", "-p", "say=from-web"); r.exit != 0 {
+		t.Fatalf("a mock on web: %+v", r)
+	}
+	if r := web.run("agent", "wait", "webwork/mock", "--timeout", "30s"); r.exit != 0 {
+		t.Fatalf("web's mock's turn: %+v", r)
+	}
 	link := dashboardLink(t, hub)
 	ctx := browserCtx(t, browser)
 	host := `#hosts li[data-host="web"]`
@@ -108,6 +115,30 @@ func TestDashboardBrowserFleet(t *testing.T) {
 			return strings.HasPrefix(text, prefix)
 		}, func() string { return "the toast says " + text })
 	}
+	// Log reads an agent over the fleet (a read verb: web's default policy allows it):
+	// the last entries, then the screen.
+	mockRow := host + ` li[data-path="web:webwork/mock"]`
+	if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(mockRow)), chromedp.Click(chromedp.CSS(mockRow+` button[data-act="log"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#host-log`))); err != nil {
+		t.Fatalf("log of web:webwork/mock from the page: %v", err)
+	}
+	panelSays := func(what, wantOf, wantText string) {
+		t.Helper()
+		var of, text string
+		poll.Eventually(t, 30*time.Second, what, func() bool {
+			of, _ = chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`#host-log-of`)))
+			text, _ = chromedp.Run(ctx, chromedp.TextContent(chromedp.CSS(`#host-log-text`)))
+			return of == wantOf && strings.Contains(text, wantText)
+		}, func() string {
+			toast, _ := chromedp.Run(ctx, chromedp.TextContent(chromedp.CSS(`#toast`)))
+			return fmt.Sprintf("the panel says %q: %q; the toast %q", of, text, toast)
+		})
+	}
+	panelSays("web:webwork/mock's log on the page", "Log of web:webwork/mock", "user: say=from-web\n\nassistant: from-web")
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#host-log-screen`))); err != nil {
+		t.Fatal(err)
+	}
+	panelSays("web:webwork/mock's screen on the page", "Screen of web:webwork/mock", "from-web")
 	kill := agent + ` button[data-act="kill"]`
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(kill)), chromedp.WaitVisible(chromedp.CSS(kill+`.armed`)),
 		chromedp.Click(chromedp.CSS(kill))); err != nil {

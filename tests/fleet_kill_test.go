@@ -51,6 +51,18 @@ func fleetPairWith(t *testing.T, hubKeys string) (hub, web *home, url, tok strin
 // member's config too.
 func fleetPairKeys(t *testing.T, hubKeys, webKeys string) (hub, web *home, url, tok string) {
 	t.Helper()
+	return fleetPairOf(t, hubKeys, func(doc string) *home { return fleetHome(t, doc) }, webKeys)
+}
+
+// fleetPairMock is [fleetPairWith] with a member that runs mock agents on the herdr
+// stand-in (a [herdrHome]).
+func fleetPairMock(t *testing.T, hubKeys string) (hub, web *home, url, tok string) {
+	t.Helper()
+	return fleetPairOf(t, hubKeys, func(doc string) *home { h, _ := herdrHome(t, doc); return h }, "")
+}
+
+func fleetPairOf(t *testing.T, hubKeys string, newWeb func(doc string) *home, webKeys string) (hub, web *home, url, tok string) {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -62,7 +74,7 @@ func fleetPairKeys(t *testing.T, hubKeys, webKeys string) (hub, web *home, url, 
 		t.Fatalf("hub start: %+v", r)
 	}
 	tok = filepath.Join(hub.dir, config.FleetDirName, fleetpkg.HubTokenName)
-	web = fleetHome(t, fmt.Sprintf(`{%s"fleet": {"host": "web", "url": %q, "token_file": %q}}`, webKeys, url, tok))
+	web = newWeb(fmt.Sprintf(`{%s"fleet": {"host": "web", "url": %q, "token_file": %q}}`, webKeys, url, tok))
 	if r := web.run("server", "start"); r.exit != 0 {
 		t.Fatalf("web start: %+v", r)
 	}

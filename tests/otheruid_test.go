@@ -234,7 +234,7 @@ func TestOtherUIDIsRefusedByEveryFace(t *testing.T) {
 			if o := probe(t, u, dir, "ws", wsBase+"/dashboard/ws"); !strings.Contains(o.Frame, `"unauthorized"`) && o.Status != http.StatusUnauthorized {
 				t.Errorf("the dashboard feed as %s: %+v, want unauthorized", u.Username, o)
 			}
-			for _, action := range []string{"send", "kill"} {
+			for _, action := range []string{"send", "kill", "extend", "quota", "fleet", "logs"} {
 				if o := probe(t, u, dir, "http", "POST", base+"/dashboard/api/"+action); o.Status != http.StatusUnauthorized && o.Status != http.StatusForbidden {
 					t.Errorf("the dashboard's %s as %s: %+v, want 401 or 403", action, u.Username, o)
 				}

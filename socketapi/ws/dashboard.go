@@ -92,6 +92,7 @@ func (s *Server) routeDashboard(mux *http.ServeMux) {
 	mux.Handle("POST /dashboard/api/extend", csrf.Handler(s.cookieOrigin(s.action(s.extendAction))))
 	mux.Handle("POST /dashboard/api/quota", csrf.Handler(s.cookieOrigin(s.action(s.quotaAction))))
 	mux.Handle("POST /dashboard/api/fleet", csrf.Handler(s.cookieOrigin(s.action(s.fleetAction))))
+	mux.Handle("POST /dashboard/api/logs", csrf.Handler(s.cookieOrigin(s.action(s.logsAction))))
 	mux.Handle("POST /dashboard/api/signout", csrf.Handler(s.cookieOrigin(http.HandlerFunc(s.signOut))))
 }
 
@@ -442,6 +443,12 @@ type (
 		Target string `json:"target"`
 		Force  bool   `json:"force,omitempty"`
 	}
+	// logsBody reads another host's agent: its last entries, or its screen.
+	logsBody struct {
+		Host   string `json:"host"`
+		Target string `json:"target"`
+		Screen bool   `json:"screen,omitempty"`
+	}
 	// extendBody is budget.extend's: a budget or an agent, and the amount.
 	extendBody struct {
 		Target string `json:"target"`
@@ -500,6 +507,26 @@ func (s *Server) killAction(ctx context.Context, body json.RawMessage) (any, err
 		return s.onHost(ctx, b.Host, api.AgentKill.Name, req)
 	}
 	return s.facade.Kill(ctx, req)
+}
+
+// hostLogTail is how many of its last entries the page reads of another host's agent.
+const hostLogTail = 50
+
+// logsAction reads an agent of another fleet member (docs/dashboard.md §6.1): agent.logs
+// on that member over the fleet, its last hostLogTail entries or (screen) its pane's
+// screen, under the member's policy. A local agent's log is its stream (§4); a body
+// without a host is refused as fleet.call refuses it.
+func (s *Server) logsAction(ctx context.Context, body json.RawMessage) (any, error) {
+	var b logsBody
+	if err := decodeBody(body, &b); err != nil {
+		return nil, err
+	}
+	req := api.LogsRequest{Target: b.Target, Screen: b.Screen}
+	if !b.Screen {
+		tail := hostLogTail
+		req.Tail = &tail
+	}
+	return s.onHost(ctx, b.Host, api.AgentLogs.Name, req)
 }
 
 func (s *Server) extendAction(ctx context.Context, body json.RawMessage) (any, error) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -127,17 +128,18 @@ func TestDashboardFleetItselfUnreachable(t *testing.T) {
 	}
 }
 
-// The page's Send and Kill on another host's agent (docs/dashboard.md §6.1) go over the
-// fleet as the CLI's `<host>:<path>` does: a member whose policy allows them delivers
-// and kills, with the local verbs' results; one whose policy does not answers the
-// action with fleet_not_allowed naming this host as the caller, and nothing changes.
+// The page's Send, Log and Kill on another host's agent (docs/dashboard.md §6.1) go over
+// the fleet as the CLI's `<host>:<path>` does: a member whose policy allows them
+// delivers, answers the agent's last entries or its screen (before and after its end)
+// and kills, with the local verbs' results; one whose policy does not answers the action
+// with fleet_not_allowed naming this host as the caller, and nothing changes.
 func TestDashboardActsOnOtherHosts(t *testing.T) {
 	t.Parallel()
 	r := newRig(t, "", `, "fleet": {"host": "hub", "hub": {"listen": "127.0.0.1:0"}}`)
 	tok := filepath.Join(r.srv.Home, "fleet", "hub.token")
 	url := r.srv.FleetHubURL()
 	web := sockettest.NewServer(t, sockettest.WithHerdr(t), sockettest.WithConfig(fmt.Sprintf(
-		`{"fleet": {"host": "web", "url": %q, "token_file": %q, "allow": ["agent.ls", "agent.send", "agent.kill"]}}`, url, tok)))
+		`{"fleet": {"host": "web", "url": %q, "token_file": %q, "allow": ["agent.ls", "agent.logs", "agent.send", "agent.kill"]}}`, url, tok)))
 	gpu := sockettest.NewServer(t, sockettest.WithConfig(fmt.Sprintf(`{"fleet": {"host": "gpu", "url": %q, "token_file": %q}}`, url, tok)))
 	debugAgent(t, gpu, "0190a000-0000-7000-8000-0000000000c1", "gpuwork/one", "idle")
 	wc := web.Client(t)
@@ -167,6 +169,46 @@ func TestDashboardActsOnOtherHosts(t *testing.T) {
 	if status != http.StatusOK || !ok || res["delivered_while"] == nil {
 		t.Fatalf("send to web:job/one: %d %v %v", status, res, werr)
 	}
+	// Log: the prompt and the mock's answer, as agent.logs on web answers them.
+	readLog := func() (entries []any) {
+		t.Helper()
+		status, ok, res, werr := r.action("logs", cookie, `{"host": "web", "target": "job/one"}`)
+		if status != http.StatusOK || !ok || res["path"] != "job/one" {
+			t.Fatalf("logs of web:job/one: %d %v %v", status, res, werr)
+		}
+		entries, _ = res["entries"].([]any)
+		return entries
+	}
+	poll.Eventually(t, 30*time.Second, "web:job/one's log holds the prompt and an answer after it", func() bool {
+		prompted := false
+		for _, e := range readLog() {
+			e := e.(map[string]any)
+			if e["role"] == "user" && strings.Contains(fmt.Sprint(e["text"]), "from the hub's page") {
+				prompted = true
+			} else if prompted && e["role"] == "assistant" && e["text"] != "" {
+				return true
+			}
+		}
+		return false
+	})
+	status, ok, res, werr = r.action("logs", cookie, `{"host": "web", "target": "job/one", "screen": true}`)
+	if screen, _ := res["screen"].(map[string]any); status != http.StatusOK || !ok || strings.TrimSpace(fmt.Sprint(screen["text"])) == "" {
+		t.Fatalf("screen of web:job/one: %d %v %v, want its pane's text", status, res, werr)
+	}
+	status, _, _, werr = r.action("logs", cookie, `{"target": "job/one"}`)
+	if status != http.StatusBadRequest || werr == nil || werr.Reason() != wire.ReasonFleetCallIncomplete || werr.Details["missing"] != "host" {
+		t.Fatalf("logs without a host: %d %v, want 400 fleet_call_incomplete (host)", status, werr)
+	}
+	if status, _, _, werr = r.action("logs", cookie, `{"host": "web", "target": "job/one", "tail": 1}`); status != http.StatusBadRequest || werr == nil || werr.Reason() != wire.ReasonBadJSON {
+		t.Fatalf("logs with a field it does not take: %d %v, want 400 bad_json", status, werr)
+	}
+	if status, _, _, _ = r.action("logs", "", `{"host": "web", "target": "job/one"}`); status != http.StatusUnauthorized {
+		t.Fatalf("logs without a session: %d, want 401", status)
+	}
+	if status, _, _, _ = r.action("logs", cookie, `{"host": "web", "target": "job/one"}`, "Origin", "http://evil.example"); status != http.StatusForbidden {
+		t.Fatalf("logs from another origin: %d, want 403", status)
+	}
+
 	status, ok, res, werr = r.action("send", cookie, `{"host": "gpu", "target": "gpuwork/one", "prompt": "no"}`)
 	if status != http.StatusBadRequest || ok || werr == nil || werr.Reason() != wire.ReasonFleetNotAllowed ||
 		werr.Details["caller"] != "hub" || werr.Details["host"] != "gpu" {
@@ -180,6 +222,9 @@ func TestDashboardActsOnOtherHosts(t *testing.T) {
 	killed, _ := res["killed"].([]any)
 	if status != http.StatusOK || !ok || len(killed) != 1 || killed[0].(map[string]any)["path"] != "job/one" {
 		t.Fatalf("kill of web:job/one: %d %v %v", status, res, werr)
+	}
+	if len(readLog()) == 0 {
+		t.Errorf("web:job/one's log after its end: no entries, want them still read")
 	}
 	var ls api.LsResult
 	if err := gpu.Client(t).Call(context.Background(), "agent.ls", map[string]any{}, &ls); err != nil || len(ls.Agents) != 1 || ls.Agents[0].Status != "idle" {

@@ -373,8 +373,9 @@
 
   // renderHosts lists each other member: its host, reachable or why not (with its last
   // written view's age), and its agents by path with their provider and status; an
-  // agent of a member that answered has Send and Kill, which act on it over the fleet
-  // under that member's policy (docs/dashboard.md §6.1).
+  // agent of a member that answered has Log, and Send and Kill while it lives, which
+  // read it or act on it over the fleet under that member's policy (docs/dashboard.md
+  // §6.1).
   function renderHosts() {
     const names = [...hosts.keys()].sort();
     $('hosts-title').hidden = names.length === 0 && !hostsError;
@@ -397,7 +398,11 @@
     const li = el('li', { 'data-path': key },
       el('span', { class: 'host-agent' },
         key + ' · ' + a.provider + ' · ' + a.status + (a.blocked_kind ? ' · ' + a.blocked_kind : '')));
-    if (!h.reachable || a.status === 'ended' || a.status === 'lost') return li;
+    if (!h.reachable) return li;
+    const logBtn = el('button', { type: 'button', class: 'host-act', 'data-act': 'log' }, 'Log');
+    logBtn.addEventListener('click', () => openHostLog(host, a.path));
+    li.append(' ', logBtn);
+    if (a.status === 'ended' || a.status === 'lost') return li;
     const sendBtn = el('button', { type: 'button', class: 'host-act', 'data-act': 'send' }, 'Send');
     sendBtn.addEventListener('click', () => openHostSend(host, a.path));
     const killBtn = el('button', { type: 'button', class: 'host-act danger' + (hostKill.key === key ? ' armed' : ''), 'data-act': 'kill' },
@@ -436,6 +441,41 @@
       toast('delivered to ' + hostSend.host + ':' + hostSend.path + ' (the agent was ' + res.delivered_while + ')');
       closeHostSend();
     }
+  }
+
+  // An agent of another host, read and not streamed: its last entries (agent.logs over
+  // the fleet) or its pane's screen, when opened, on Refresh and on the Screen/Log toggle
+  // (docs/dashboard.md §6.1). An answer for what is no longer shown is dropped.
+  const hostLog = { host: '', path: '', screen: false };
+  function openHostLog(host, path) {
+    hostLog.host = host;
+    hostLog.path = path;
+    hostLog.screen = false;
+    $('host-log-text').textContent = '';
+    $('host-log').hidden = false;
+    readHostLog();
+  }
+
+  function closeHostLog() {
+    hostLog.host = hostLog.path = '';
+    $('host-log-text').textContent = '';
+    $('host-log').hidden = true;
+  }
+
+  async function readHostLog() {
+    const { host, path, screen } = hostLog;
+    if (!host) return;
+    $('host-log-of').textContent = (screen ? 'Screen of ' : 'Log of ') + host + ':' + path;
+    $('host-log-screen').textContent = screen ? 'Log' : 'Screen';
+    const res = await action('logs', { host, target: path, screen });
+    if (!res || hostLog.host !== host || hostLog.path !== path || hostLog.screen !== screen) return;
+    $('host-log-text').textContent = screen ? (res.screen ? res.screen.text : '(no screen)') : entriesText(res.entries || []);
+  }
+
+  function entriesText(entries) {
+    if (!entries.length) return '(no entries)';
+    return entries.map((e) => e.role + (e.kind === 'text' ? '' : ' · ' + e.kind + (e.tool ? ' ' + e.tool : '')) +
+      ': ' + e.text).join('\n\n');
   }
 
   // Kill asks twice here too: the first tap arms that row's button for four seconds.
@@ -771,6 +811,9 @@
   $('signout').addEventListener('click', signOut);
   $('host-send').addEventListener('submit', sendOnHost);
   $('host-send-cancel').addEventListener('click', closeHostSend);
+  $('host-log-refresh').addEventListener('click', readHostLog);
+  $('host-log-screen').addEventListener('click', () => { hostLog.screen = !hostLog.screen; readHostLog(); });
+  $('host-log-close').addEventListener('click', closeHostLog);
   $('host-prompt').addEventListener('keydown', (ev) => {
     if (ev.key === 'Enter' && (ev.metaKey || ev.ctrlKey)) sendOnHost(ev);
   });
