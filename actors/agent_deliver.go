@@ -351,6 +351,8 @@ func (w *agentWork) submit(target, prompt string, plan SubmitPlan) (counter, tim
 	}
 	deadline := time.Now().Add(plan.ConfirmBudget)
 	seen, retypes, absent, retyped := false, 0, 0, time.Now()
+	// The screen right before the last Enter, and when that Enter was pressed.
+	enterScreen, enteredAt := typed.Screen, typed.Entered
 	for w.sleepCtx(poll) {
 		if time.Now().After(deadline) {
 			w.log().Warn("input not confirmed within the submit budget; the turn stays open", "target", target)
@@ -385,10 +387,16 @@ func (w *agentWork) submit(target, prompt string, plan SubmitPlan) (counter, tim
 		}
 		ctx, cancel := w.herdrCtx()
 		switch {
+		case shown && enterScreen != "" && text == enterScreen && time.Since(enteredAt) < enterUnread:
+			// Nothing drawn since the last Enter: a busy TUI has not read it yet. Another
+			// Enter now would be read with it in one burst, and gemini submits the
+			// prompt once for each; look again.
+			seen = true
 		case shown:
 			// The text sits in the input box: the Enter was dropped.
 			sess.SendKeys(ctx, target, "Enter")
 			seen = true
+			enterScreen, enteredAt = text, time.Now()
 		case seen:
 			cancel()
 			return base, entered, nil // it was there and is gone: submitted
@@ -402,9 +410,12 @@ func (w *agentWork) submit(target, prompt string, plan SubmitPlan) (counter, tim
 			// Never shown: the text itself was dropped. Type it again (never after it
 			// was seen once, so it is not typed twice).
 			retypes, absent, retyped = retypes+1, 0, time.Now()
-			sess.Submit(ctx, target, plan.submission(prompt, plan.RetypeDelay))
+			if again, err := sess.SubmitAt(ctx, target, plan.submission(prompt, plan.RetypeDelay)); err == nil {
+				enterScreen, enteredAt = again.Screen, again.Entered
+			}
 		default:
 			sess.SendKeys(ctx, target, "Enter")
+			enterScreen, enteredAt = text, time.Now()
 		}
 		cancel()
 	}
@@ -432,6 +443,11 @@ const retypeAbsences = 2
 // retypeAfter is how long after it was typed a prompt never seen on screen must stay
 // missing before it is typed again (docs/lifecycle.md §9.2).
 const retypeAfter = 3 * time.Second
+
+// enterUnread is how long after an Enter a screen that has not changed since it is taken
+// for a TUI that has not read the Enter yet, and no other Enter is pressed
+// (docs/lifecycle.md §9.2).
+const enterUnread = 3 * time.Second
 
 // transcriptQuiet is how long after its last write a transcript that does not hold a
 // prompt never seen on screen is taken to mean the prompt was dropped

@@ -46,11 +46,15 @@ type Submission struct {
 	ShowGap    time.Duration
 }
 
-// Typed is what a delivery did: when its Enter was sent, and whether the TUI was seen
-// to draw the text before it ([Submission.Shows]).
+// Typed is what a delivery did: when its Enter was sent, whether the TUI was seen to
+// draw the text before it ([Submission.Shows]), and the last screen read before the
+// Enter ("" when none was: no Shows, or no read succeeded). A screen still equal to it
+// after the Enter is a TUI that has drawn nothing since, which may not have read the
+// Enter yet (docs/lifecycle.md §9.2).
 type Typed struct {
 	Entered time.Time
 	Shown   bool
+	Screen  string
 }
 
 // Submit delivers s to target (a terminal id or a pane id). The pause is cut short
@@ -96,9 +100,9 @@ func (r *Remote) SubmitAt(ctx context.Context, target string, s Submission) (Typ
 		return Typed{}, err
 	}
 	enterAt := time.Now().Add(s.Pause)
-	shown := false
+	shown, last := false, ""
 	if readable {
-		if shown, err = r.awaitShown(ctx, pane, before, s); err != nil {
+		if shown, last, err = r.awaitShown(ctx, pane, before, s); err != nil {
 			return Typed{}, err
 		}
 		if shown {
@@ -112,27 +116,29 @@ func (r *Remote) SubmitAt(ctx context.Context, target string, s Submission) (Typ
 	if err := r.SendKeys(ctx, pane, KeyEnter); err != nil {
 		return Typed{}, err
 	}
-	return Typed{Entered: entered, Shown: shown}, nil
+	return Typed{Entered: entered, Shown: shown, Screen: last}, nil
 }
 
 // awaitShown reads pane's screen every s.ShowPoll until s.Shows(before, screen) holds
-// (true) or s.ShowBudget is over (false). A failed read counts as not shown; only
-// ctx's end is an error.
-func (r *Remote) awaitShown(ctx context.Context, pane, before string, s Submission) (bool, error) {
+// (true) or s.ShowBudget is over (false), and returns the last screen it read ("" when
+// no read succeeded). A failed read counts as not shown; only ctx's end is an error.
+func (r *Remote) awaitShown(ctx context.Context, pane, before string, s Submission) (shown bool, last string, err error) {
 	poll := s.ShowPoll
 	if poll <= 0 {
 		poll = 100 * time.Millisecond
 	}
 	deadline := time.Now().Add(s.ShowBudget)
 	for {
-		if rd, err := r.Read(ctx, pane, ReadVisible, 0); err == nil && s.Shows(before, rd.Text) {
-			return true, nil
+		if rd, err := r.Read(ctx, pane, ReadVisible, 0); err == nil {
+			if last = rd.Text; s.Shows(before, last) {
+				return true, last, nil
+			}
 		}
 		if !time.Now().Add(poll).Before(deadline) {
-			return false, ctx.Err()
+			return false, last, ctx.Err()
 		}
 		if err := sleepCtx(ctx, poll); err != nil {
-			return false, err
+			return false, last, err
 		}
 	}
 }

@@ -632,6 +632,35 @@ func TestEnterWaitsUntilTheTextShows(t *testing.T) {
 	}
 }
 
+// TestBusyTUIGetsOneEnter: a TUI busy as the prompt arrives has drawn the text and then
+// reads nothing for a while (ORCR_MOCK_TEXT_BUSY_MS), so the confirmation loop finds the
+// text still in the input box. While nothing was drawn since its Enter, the TUI may not
+// have read that Enter yet, and the loop presses no other: gemini reads two Enters in one
+// burst and submits the prompt once for each (ORCR_MOCK_STALE_ENTER_MS;
+// docs/lifecycle.md §9.2). Before the fix the mock got the prompt twice.
+func TestBusyTUIGetsOneEnter(t *testing.T) {
+	t.Parallel() // mostly waits (turn windows): see main_test.go
+	// The Enter 300 ms after the text shows, the loop's first look 400 ms later: the
+	// mock, busy 2.5 s from the text's draw, still shows it in the box. It reads the
+	// Enter (and whatever came since) at least 0.8 s before the loop would press
+	// another (3 s after its Enter).
+	h, _ := herdrHome(t, `{"integrations": {"mock": {"submit_confirm_ms": 8000, "submit_enter_delay_ms": 300}}}`)
+	h.env = append(h.env, "ORCR_MOCK_TEXT_BUSY_MS=2500", "ORCR_MOCK_STALE_ENTER_MS=300")
+	uid, _ := runAgent(t, h, "-a", "mock", "--name", "burst", "-p", "say=first no_working")
+	dir := filepath.Join(h.dir, "data", "burst", uid)
+	b := mockTurnDone(t, h, "burst", filepath.Join(dir, provider.MockTranscriptFile), "first")
+	log, err := os.ReadFile(filepath.Join(dir, "mock.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(log, []byte("busy for 2500 ms after the text")) {
+		t.Fatalf("the mock was never busy after the text, so this test shows nothing:\n%s", log)
+	}
+	if n := bytes.Count(b, []byte(`"type":"user"`)); n != 1 || bytes.Contains(log, []byte("again")) {
+		t.Errorf("the mock got %d prompts, want 1 (a second Enter reached it in the same burst):\n%s\n%s", n, b, log)
+	}
+}
+
 // TestTakenPromptNotShownTypedOnce: a TUI that takes a prompt without showing it (gemini
 // redraws its whole screen as it does, and a poll can land in that gap) has written its
 // transcript, so the confirmation loop takes the prompt as delivered and never types it

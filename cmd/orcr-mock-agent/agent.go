@@ -83,13 +83,20 @@ func (a *agent) reportSession() {
 func (a *agent) ui(d *decoder) {
 	time.Sleep(time.Duration(a.cfg.busyMS) * time.Millisecond)
 	var textAt time.Time // when text was last put into the input box
+	var submitted []rune // the text the last submitting Enter took, and when
+	var submittedAt time.Time
 	for {
 		ev := d.next()
 		switch ev.kind {
 		case keyText:
 			textAt = time.Now() // before the draw: a reader that saw the text came after it
+			first := len(a.input) == 0
 			a.input = append(a.input, []rune(ev.text)...)
 			a.scr.setInput(string(a.input))
+			if first && a.cfg.textBusyMS > 0 {
+				a.log.Printf("busy for %d ms after the text", a.cfg.textBusyMS)
+				time.Sleep(time.Duration(a.cfg.textBusyMS) * time.Millisecond)
+			}
 		case keyBackspace:
 			if len(a.input) > 0 {
 				a.input = a.input[:len(a.input)-1]
@@ -109,8 +116,16 @@ func (a *agent) ui(d *decoder) {
 				a.scr.setInput(string(a.input))
 				continue
 			}
+			if len(a.input) == 0 && len(submitted) > 0 && time.Since(submittedAt) < time.Duration(a.cfg.staleEnterMS)*time.Millisecond {
+				a.log.Printf("an Enter %d ms after a submit: submits %q again", time.Since(submittedAt).Milliseconds(), clip(string(submitted), 200))
+				a.input = append(a.input, submitted...)
+			}
+			text := append([]rune(nil), a.input...)
 			if a.submit() {
 				return
+			}
+			if len(a.input) == 0 && len(text) > 0 {
+				submitted, submittedAt = text, time.Now()
 			}
 		case keyEsc:
 			if !a.answer(false) {

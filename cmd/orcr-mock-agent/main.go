@@ -73,6 +73,8 @@
 //	ORCR_MOCK_START_DELAY_MS       after taking the terminal (raw mode), draw nothing and read nothing this long, like a TUI that boots slowly
 //	ORCR_MOCK_BUSY_MS              after drawing its first screen, read no key this long (keys typed meanwhile are then processed back to back), like a TUI whose event loop is busy loading
 //	ORCR_MOCK_FAST_RETURN_MS       an Enter processed less than this long after typed or pasted text inserts a newline instead of submitting, like gemini's and qwen's input
+//	ORCR_MOCK_TEXT_BUSY_MS         after drawing the first text typed into an empty input box, read no key this long (keys typed meanwhile are then processed back to back), like a TUI busy as a prompt arrives
+//	ORCR_MOCK_STALE_ENTER_MS       an Enter on the empty input box processed less than this long after an Enter that submitted submits that text again, like gemini, whose box empties only on its next render: two Enters read in one burst submit the prompt twice
 //	ORCR_MOCK_START_FAIL           fail at start: after the start delay, show this text and exit with status 1, like a TUI that refuses to start
 //	ORCR_MOCK_START_FAIL_MS        how long the failed start's text stays on screen before the exit (default 0)
 //	ORCR_MOCK_LATE_BANNER          banner text that replaces the first banner ORCR_MOCK_LATE_BANNER_MS (default 1000) after it was drawn, like a TUI that draws its input box and asks a question a moment later
@@ -240,6 +242,8 @@ type config struct {
 	startDelayMS     int
 	busyMS           int    // ORCR_MOCK_BUSY_MS: after the first screen, read no key this long
 	fastReturnMS     int    // ORCR_MOCK_FAST_RETURN_MS: an Enter this soon after text is a newline
+	textBusyMS       int    // ORCR_MOCK_TEXT_BUSY_MS: after the first text in an empty box, read no key this long
+	staleEnterMS     int    // ORCR_MOCK_STALE_ENTER_MS: an Enter this soon after a submit submits it again
 	startFail        string // ORCR_MOCK_START_FAIL: the message of a start that fails; "" starts
 	startFailMS      int
 	lateBanner       string // ORCR_MOCK_LATE_BANNER: the banner that replaces the first one later
@@ -303,6 +307,8 @@ func loadConfig(getenv func(string) string, logf func(string, ...any)) config {
 		startDelayMS:     intKnob("ORCR_MOCK_START_DELAY_MS", 0, maxDirectiveMS),
 		busyMS:           intKnob("ORCR_MOCK_BUSY_MS", 0, maxDirectiveMS),
 		fastReturnMS:     intKnob("ORCR_MOCK_FAST_RETURN_MS", 0, maxDirectiveMS),
+		textBusyMS:       intKnob("ORCR_MOCK_TEXT_BUSY_MS", 0, maxDirectiveMS),
+		staleEnterMS:     intKnob("ORCR_MOCK_STALE_ENTER_MS", 0, maxDirectiveMS),
 		startFail:        getenv("ORCR_MOCK_START_FAIL"),
 		startFailMS:      intKnob("ORCR_MOCK_START_FAIL_MS", 0, maxDirectiveMS),
 		lateBanner:       getenv("ORCR_MOCK_LATE_BANNER"),
