@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orcr-go/orcr/actors/paneexec"
 	"github.com/orcr-go/orcr/herdr"
 	"github.com/orcr-go/orcr/socketapi"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
@@ -30,7 +31,9 @@ import (
 //     the bare pipeline's ratio and the server's heap per live agent (HeapAlloc delta
 //     after GC, all 200 idle, divided by 200; the server runs in this process).
 //
-// Metrics: orcr-ms and floor-ms per batch, x-floor (their ratio), heap-B/agent, and the
+// Metrics: orcr-ms and floor-ms per batch, x-floor (their ratio), launcher-floor-ms and
+// x-launcher-floor (the same floor with each mock run through `orcr __pane-exec`, as
+// orcr's panes run it, and orcr's time over it), heap-B/agent, and the
 // store round trips of the batch per agent, from agent.run until its pane is up:
 // writes/agent (writes through the store actor) and sql/agent (every SQL statement the
 // server ran, the event stream the benchmark follows included).
@@ -62,31 +65,40 @@ func benchSpawn(b *testing.B, limit int, live bool) {
 	}
 	defer os.RemoveAll(dataRoot)
 
-	var orcrTotal, floorTotal time.Duration
+	var orcrTotal, floorTotal, launcherTotal time.Duration
 	var perAgent float64
 	var writes, statements int64 // store actor writes and SQL statements during the orcr batches
 	b.ResetTimer()
 	for it := 0; it < b.N; it++ {
-		// The floor: bare layout.apply calls, 50 in flight.
-		ws, err := remote.WorkspaceCreate(ctx, fmt.Sprintf("floor%d", it), "")
-		if err != nil {
-			b.Fatal(err)
-		}
-		panes := make([]string, n)
-		start := time.Now()
-		parallel(n, limit, func(i int) {
-			env := map[string]string{"ORCR_AGENT_DATA_DIR": filepath.Join(dataRoot, fmt.Sprintf("%d-%d", it, i))}
-			_, pane, err := remote.LayoutApply(ctx, ws.Workspace.WorkspaceID, fmt.Sprintf("floor/p%03d", i),
-				[]string{bins.MockAgent}, "", fmt.Sprintf("floor/p%03d", i), env)
+		// The floor: bare layout.apply calls, 50 in flight, running the mock as it is;
+		// then the same running it through orcr's pane launcher (`orcr __pane-exec`,
+		// docs/lifecycle.md §8.2), as orcr's own panes do.
+		floorOf := func(name string, argv func(i int) []string) time.Duration {
+			ws, err := remote.WorkspaceCreate(ctx, fmt.Sprintf("%s%d", name, it), "")
 			if err != nil {
-				b.Errorf("layout.apply: %v", err)
+				b.Fatal(err)
 			}
-			panes[i] = pane
-		})
-		floor := time.Since(start)
+			panes := make([]string, n)
+			start := time.Now()
+			parallel(n, limit, func(i int) {
+				env := map[string]string{"ORCR_AGENT_DATA_DIR": filepath.Join(dataRoot, fmt.Sprintf("%s-%d-%d", name, it, i))}
+				_, pane, err := remote.LayoutApply(ctx, ws.Workspace.WorkspaceID, fmt.Sprintf("%s/p%03d", name, i),
+					argv(i), "", fmt.Sprintf("%s/p%03d", name, i), env)
+				if err != nil {
+					b.Errorf("layout.apply: %v", err)
+				}
+				panes[i] = pane
+			})
+			took := time.Since(start)
+			parallel(n, limit, func(i int) { remote.Close(ctx, panes[i]) })
+			remote.Close(ctx, ws.RootPane.PaneID)
+			return took
+		}
+		floor := floorOf("floor", func(int) []string { return []string{bins.MockAgent} })
 		b.StopTimer()
-		parallel(n, limit, func(i int) { remote.Close(ctx, panes[i]) })
-		remote.Close(ctx, ws.RootPane.PaneID)
+		launcherTotal += floorOf("launcher", func(i int) []string {
+			return paneexec.Argv([]string{bins.Orcr, "__pane-exec"}, filepath.Join(dataRoot, fmt.Sprintf("exit-%d-%d", it, i)), []string{bins.MockAgent})
+		})
 
 		// orcr: agent.run for 200 agents, until every one has its pane.
 		prefix := fmt.Sprintf("bench%d", it)
@@ -128,7 +140,7 @@ func benchSpawn(b *testing.B, limit int, live bool) {
 		}
 		sql0 := srv.System().Statements()
 		b.StartTimer()
-		start = time.Now()
+		start := time.Now()
 		parallel(n, 16, func(i int) {
 			p := map[string]any{"path": fmt.Sprintf("%s/a%03d", prefix, i), "agent": "mock"}
 			if !live {
@@ -190,6 +202,8 @@ func benchSpawn(b *testing.B, limit int, live bool) {
 	b.ReportMetric(float64(orcrTotal.Milliseconds())/float64(b.N), "orcr-ms")
 	b.ReportMetric(float64(floorTotal.Milliseconds())/float64(b.N), "floor-ms")
 	b.ReportMetric(float64(orcrTotal)/float64(floorTotal), "x-floor")
+	b.ReportMetric(float64(launcherTotal.Milliseconds())/float64(b.N), "launcher-floor-ms")
+	b.ReportMetric(float64(orcrTotal)/float64(launcherTotal), "x-launcher-floor")
 	b.ReportMetric(float64(writes)/float64(n*b.N), "writes/agent")
 	b.ReportMetric(float64(statements)/float64(n*b.N), "sql/agent")
 	if live {
