@@ -216,7 +216,14 @@ func (w *agentWork) recoverInput(opID string, p intentParams) {
 		c.InBox = p.Probe != "" && strings.Contains(text, p.Probe)
 		c.InTranscript = w.transcriptEndsWith(p.Target, p.Probe, w.st.Turn.DeliveredAt)
 	}
-	switch v := judgeCutDelivery(c); v {
+	v := judgeCutDelivery(c)
+	// What recovery saw, logged: a prompt typed twice or a turn undone after a crash is
+	// diagnosed from this line (docs/lifecycle.md §13.1).
+	_, located := w.locateAt(p.Target)
+	w.log().Info("recovery: a cut-off delivery settled", "verdict", v.String(), "input_seq", p.InputSeq,
+		"from_working", c.FromWorking, "herdr_busy", c.HerdrBusy, "readable", c.Readable, "in_box", c.InBox,
+		"in_transcript", c.InTranscript, "transcript_located", located, "delivered_at", w.st.Turn.DeliveredAt)
+	switch v {
 	case cutLeaveOpen:
 		// herdr cannot tell now
 	case cutSubmitted:
@@ -268,6 +275,7 @@ func (w *agentWork) redeliverFirst(opID string, p intentParams) {
 			w.undoTurn(opID, p.InputSeq, store.StatusIdle)
 			return
 		case redeliveryAgain:
+			w.log().Info("recovery: typing a cut-off first prompt again", "attempt", r.Attempts+1)
 			if base, _, err = w.submit(p.Target, prompt, plan); err != nil {
 				w.log().Warn("reconcile: a cut-off first prompt could not be typed again; its turn is undone", "err", err)
 				w.undoTurn(opID, p.InputSeq, store.StatusIdle)

@@ -10,6 +10,7 @@ package tests
 
 import (
 	"bytes"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -208,4 +209,48 @@ func logTail(t testing.TB, path string, n int) {
 	}
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
 	t.Logf("last lines of %s:\n%s", path, strings.Join(lines[max(0, len(lines)-n):], "\n"))
+}
+
+// dumpOnFailure prints, when t has failed, what the home's server recorded: the last
+// lines of its log and its agents' events (each payload without its agent row), so a
+// failure of the real-CLI tests in CI can be diagnosed from its output alone (the home
+// is removed with the test). It runs before the home's own cleanup.
+func dumpOnFailure(t testing.TB, h *home) {
+	t.Cleanup(func() {
+		if !t.Failed() {
+			return
+		}
+		logTail(t, filepath.Join(h.dir, "logs", "server.log"), 150)
+		db, err := sql.Open("sqlite", "file:"+filepath.Join(h.dir, "orcr.db")+"?mode=ro")
+		if err != nil {
+			t.Logf("the store: %v", err)
+			return
+		}
+		defer db.Close()
+		rows, err := db.Query(`SELECT seq, ts, kind, payload_json FROM events WHERE kind LIKE 'agent.%' ORDER BY seq`)
+		if err != nil {
+			t.Logf("the store's events: %v", err)
+			return
+		}
+		defer rows.Close()
+		var b strings.Builder
+		for rows.Next() {
+			var seq, ts int64
+			var kind, payload string
+			if rows.Scan(&seq, &ts, &kind, &payload) != nil {
+				continue
+			}
+			var m map[string]any
+			if json.Unmarshal([]byte(payload), &m) == nil {
+				path, _ := m["agent"].(map[string]any)["path"].(string)
+				delete(m, "agent")
+				m["path"] = path
+				if out, err := json.Marshal(m); err == nil {
+					payload = string(out)
+				}
+			}
+			fmt.Fprintf(&b, "%d %s %s %.600s\n", seq, time.UnixMilli(ts).UTC().Format("15:04:05.000"), kind, payload)
+		}
+		t.Logf("the agents' events:\n%s", b.String())
+	})
 }

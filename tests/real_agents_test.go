@@ -54,6 +54,7 @@ func agentsHome(t testing.TB, configJSON string, model *modeltest.Server) (h *ho
 		dirs = append(dirs, filepath.Dir(providertest.Require(t, a.name).Path))
 	}
 	h, _ = herdrHome(t, configJSON)
+	dumpOnFailure(t, h)
 	state := t.TempDir()
 	work = map[string]string{}
 	trusted := map[string]string{}

@@ -54,6 +54,7 @@ func realHomeWith(t testing.TB, configJSON string, model *modeltest.Server, inst
 	t.Helper()
 	codexCLI := providertest.Require(t, provider.Codex)
 	h, sock = claudeHome(t, configJSON)
+	dumpOnFailure(t, h)
 	h.env = append(h.env, "PATH="+filepath.Dir(codexCLI.Path)+string(os.PathListSeparator)+h.envValue("PATH"))
 	claudeSandbox(h)
 	mockHook := h.envValue("ORCR_MOCK_AGENT_BIN")
