@@ -205,24 +205,23 @@ func (w *agentWork) recoverInput(opID string, p intentParams) {
 		w.closeIntent(opID, false, "interrupted by a server restart", &api.AgentInputApplied{InputSeq: p.InputSeq})
 		return
 	}
-	c := cutDelivery{FromWorking: p.From == string(store.StatusWorking), First: p.InputSeq == 1}
-	if !c.FromWorking {
-		st, listed := w.paneStatus(p.Target)
-		c.HerdrBusy = listed && (st == herdr.StatusWorking || st == herdr.StatusBlocked)
+	window := w.env.tuning(w.st.Provider).FastTurnGrace
+	first := time.Now()
+	var c cutDelivery
+	v := cutWait
+	for v == cutWait {
+		c = w.observeCut(p, time.Since(first) >= window)
+		if v = judgeCutDelivery(c); v == cutWait && !w.sleepCtx(MonitorTick) {
+			return // the server stops: the intent stays open for the next restart
+		}
 	}
-	if !c.FromWorking && !c.HerdrBusy {
-		var text string
-		text, c.Readable = w.screen(p.Target)
-		c.InBox = p.Probe != "" && strings.Contains(text, p.Probe)
-		c.InTranscript = w.transcriptEndsWith(p.Target, p.Probe, w.st.Turn.DeliveredAt)
-	}
-	v := judgeCutDelivery(c)
 	// What recovery saw, logged: a prompt typed twice or a turn undone after a crash is
 	// diagnosed from this line (docs/lifecycle.md §13.1).
 	_, located := w.locateAt(p.Target)
 	w.log().Info("recovery: a cut-off delivery settled", "verdict", v.String(), "input_seq", p.InputSeq,
 		"from_working", c.FromWorking, "herdr_busy", c.HerdrBusy, "readable", c.Readable, "in_box", c.InBox,
-		"in_transcript", c.InTranscript, "transcript_located", located, "delivered_at", w.st.Turn.DeliveredAt)
+		"in_transcript", c.InTranscript, "transcript_located", located, "delivered_at", w.st.Turn.DeliveredAt,
+		"looked_ms", time.Since(first).Milliseconds())
 	switch v {
 	case cutLeaveOpen:
 		// herdr cannot tell now
@@ -244,6 +243,23 @@ func (w *agentWork) recoverInput(opID string, p intentParams) {
 		w.clearInput(p.Target)
 		w.undoTurn(opID, p.InputSeq, store.StatusIdle)
 	}
+}
+
+// observeCut is what recovery sees of a cut-off delivery p now ([cutDelivery]);
+// watched is whether the provider's window has passed since its first look.
+func (w *agentWork) observeCut(p intentParams, watched bool) cutDelivery {
+	c := cutDelivery{FromWorking: p.From == string(store.StatusWorking), First: p.InputSeq == 1, Watched: watched}
+	if !c.FromWorking {
+		st, listed := w.paneStatus(p.Target)
+		c.HerdrBusy = listed && (st == herdr.StatusWorking || st == herdr.StatusBlocked)
+	}
+	if !c.FromWorking && !c.HerdrBusy {
+		var text string
+		text, c.Readable = w.screen(p.Target)
+		c.InBox = p.Probe != "" && strings.Contains(text, p.Probe)
+		c.InTranscript = w.transcriptEndsWith(p.Target, p.Probe, w.st.Turn.DeliveredAt)
+	}
+	return c
 }
 
 // redeliverFirst types a cut-off first prompt (from launch.json) again under its turn

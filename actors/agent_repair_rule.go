@@ -16,6 +16,7 @@ type cutDelivery struct {
 	InBox        bool // the prompt's probe is on the screen
 	InTranscript bool // the transcript, written since the delivery, ends with this prompt as its last user text
 	First        bool // the first prompt, kept in launch.json, so it can be typed again
+	Watched      bool // the provider's fast-turn window has passed since recovery first looked
 }
 
 // cutVerdict is how a cut-off delivery is settled.
@@ -27,6 +28,7 @@ const (
 	cutRedeliver                   // no evidence: the first prompt is typed again under its turn, then watched ([judgeRedelivery])
 	cutUndo                        // no evidence: the turn is undone, the row goes idle
 	cutUndoBusy                    // typed into a busy TUI: the turn is undone, the row goes on working on the earlier turn
+	cutWait                        // no evidence yet: look again until the provider's window has passed
 )
 
 func (v cutVerdict) String() string {
@@ -41,6 +43,8 @@ func (v cutVerdict) String() string {
 		return "undo"
 	case cutUndoBusy:
 		return "undo-busy"
+	case cutWait:
+		return "wait"
 	}
 	return "cutVerdict(?)"
 }
@@ -56,9 +60,13 @@ func (v cutVerdict) String() string {
 //     prompt: submitted (a turn that ran while the server was down; the completion
 //     rules settle it). The transcript is asked before the screen, because a TUI shows
 //     a submitted prompt in its history too;
-//   - anything else is no evidence — the probe in the input box, or nothing at all (a
-//     transcript merely written since the delivery is not evidence either: a TUI writes
-//     it when it starts): the first prompt is typed again, a later one undone.
+//   - anything else is no evidence yet — the probe in the input box, or nothing at all
+//     (a transcript merely written since the delivery is not evidence either: a TUI
+//     writes it when it starts): recovery looks again until the provider's fast-turn
+//     window has passed since its first look, since a server restarted at once can look
+//     moments after a prompt was taken, before herdr shows it working or the TUI writes
+//     it (claude's first request reached the model 90 ms before the look that typed it
+//     again); then the first prompt is typed again, a later one undone.
 func judgeCutDelivery(c cutDelivery) cutVerdict {
 	switch {
 	case c.FromWorking:
@@ -69,6 +77,8 @@ func judgeCutDelivery(c cutDelivery) cutVerdict {
 		return cutLeaveOpen
 	case c.InTranscript:
 		return cutSubmitted
+	case !c.Watched:
+		return cutWait
 	case c.First:
 		return cutRedeliver
 	}

@@ -6,7 +6,7 @@ import (
 )
 
 func TestJudgeCutDelivery(t *testing.T) {
-	idle := cutDelivery{Readable: true} // a later prompt, nothing seen anywhere
+	idle := cutDelivery{Readable: true, Watched: true} // a later prompt, nothing seen anywhere, the window over
 	with := func(edit func(*cutDelivery)) cutDelivery {
 		c := idle
 		edit(&c)
@@ -30,6 +30,16 @@ func TestJudgeCutDelivery(t *testing.T) {
 		{"first prompt nowhere (a start-up transcript is no evidence): typed again", with(func(c *cutDelivery) { c.First = true }), cutRedeliver},
 		{"later prompt in the box: undone", with(func(c *cutDelivery) { c.InBox = true }), cutUndo},
 		{"later prompt nowhere: undone", idle, cutUndo},
+		{"first prompt in the box, the window not over: look again",
+			with(func(c *cutDelivery) { c.InBox, c.First, c.Watched = true, true, false }), cutWait},
+		{"later prompt nowhere, the window not over: look again", with(func(c *cutDelivery) { c.Watched = false }), cutWait},
+		{"herdr working before the window is over: submitted", with(func(c *cutDelivery) { c.HerdrBusy, c.Watched = true, false }), cutSubmitted},
+		{"the transcript ends with it before the window is over: submitted",
+			with(func(c *cutDelivery) { c.InTranscript, c.First, c.Watched = true, true, false }), cutSubmitted},
+		{"screen unreadable before the window is over: left open",
+			with(func(c *cutDelivery) { c.Readable, c.Watched = false, false }), cutLeaveOpen},
+		{"typed into a busy TUI before the window is over: undone at once",
+			with(func(c *cutDelivery) { c.FromWorking, c.Watched = true, false }), cutUndoBusy},
 	} {
 		if got := judgeCutDelivery(tc.in); got != tc.want {
 			t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)

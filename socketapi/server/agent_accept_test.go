@@ -41,7 +41,10 @@ type ev struct {
 	UUID string
 	OpID string
 	OK   *bool
-	Row  *evRow // nil for events without an embedded agent row (intents)
+	// TypedAgain is agent.input_applied's typed_again: how often recovery typed the
+	// prompt again (nil when it did not).
+	TypedAgain *int
+	Row        *evRow // nil for events without an embedded agent row (intents)
 	// attach.* payloads
 	LeaseID, Mode, Reason string
 }
@@ -85,9 +88,11 @@ func record(t *testing.T, c *socketapi.Client) *recorder {
 				Lease string          `json:"lease_id"`
 				Mode  string          `json:"mode"`
 				Why   string          `json:"reason"`
+				Again *int            `json:"typed_again"`
 			}
 			json.Unmarshal(f.Event, &raw)
-			e := ev{Seq: f.Seq, Kind: raw.Kind, UUID: raw.UUID, OpID: raw.OpID, OK: raw.OK, LeaseID: raw.Lease, Mode: raw.Mode, Reason: raw.Why}
+			e := ev{Seq: f.Seq, Kind: raw.Kind, UUID: raw.UUID, OpID: raw.OpID, OK: raw.OK, TypedAgain: raw.Again,
+				LeaseID: raw.Lease, Mode: raw.Mode, Reason: raw.Why}
 			if len(raw.Agent) > 0 && raw.Agent[0] == '{' {
 				var row evRow
 				if json.Unmarshal(raw.Agent, &row) == nil {

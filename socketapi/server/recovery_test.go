@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -353,6 +354,42 @@ func answeredAfterRestart(t *testing.T, cr *crashed, opID, answer string) {
 	}
 	if got := lastResponse(t, c, cr.a.UUID); got != answer {
 		t.Errorf("answer %q, want %q", got, answer)
+	}
+}
+
+// A first prompt the TUI took just before the crash, whose evidence comes late: the mock
+// reports working 1.5 s after taking it and writes its transcript at the end of the
+// turn, while the restarted server looks at once. Recovery looks again until the
+// provider's fast-turn window (5 s here) has passed since its first look, sees it
+// working and settles the delivery as submitted; it never types the prompt again (seen
+// with the real claude: its first request reached the model 90 ms before the look that
+// typed it again, and claude answered it twice; docs/lifecycle.md §13.1).
+func TestRecoveryWaitsForLateEvidenceOfATakenPrompt(t *testing.T) {
+	t.Parallel()
+	const prompt = "say=late turn_ms=20"
+	cr, opID := cutFirstPrompt(t, "rcv/late", prompt, sockettest.WithEnv("ORCR_MOCK_DELAY_WORKING_MS", "1500"),
+		sockettest.WithConfig(`{"integrations": {"mock": {"fast_turn_grace_ms": 5000}}}`))
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	// The prompt reaches the TUI as the crashed server's delivery left it: typed and
+	// entered, its intent open.
+	if err := herdr.NewRemote(cr.sock).Submit(ctx, *cr.a.PaneID, herdr.Submission{Text: prompt, Pause: 50 * time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	c, rec := cr.restart()
+	evs := rec.waitFor(t, 30*time.Second, "the cut-off input applied", func(evs []ev) bool { return len(inputApplied(evs, opID)) > 0 })
+	if in := inputApplied(evs, opID); len(in) != 1 || in[0].OK == nil || !*in[0].OK || in[0].TypedAgain != nil {
+		t.Errorf("the cut-off first prompt: %+v, want one input_applied, ok, not typed again", in)
+	}
+	if w, err := c.Wait(t.Context(), api.WaitRequest{Targets: []string{cr.a.UUID}, Timeout: "30s"}); err != nil || !w.AllOK {
+		t.Fatalf("the first turn after recovery: %+v %v, want it answered", w, err)
+	}
+	b, err := os.ReadFile(filepath.Join(actors.AgentDataDir(cr.home, "rcv/late", cr.a.UUID), "transcript.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := bytes.Count(b, []byte(`"type":"user"`)); n != 1 {
+		t.Errorf("the mock got %d prompts, want 1:\n%s", n, b)
 	}
 }
 
