@@ -54,7 +54,8 @@ var graph = []struct {
 
 	// The use cases: the actors and the subsystems they drive.
 	{"actors/runproc", []string{"config/rotate"}},
-	{"actors/paneexec", nil},
+	{"actors/paneexec/launcher", nil},
+	{"actors/paneexec", []string{"actors/paneexec/launcher"}},
 	{"actors/schedule", with(contract, "config")},
 	{"actors/transcript", contract},
 	{"actors/provider", with(contract, "config", "herdr")},
@@ -82,9 +83,9 @@ var graph = []struct {
 	{"socketapi/recipes/tournament", with(contract, "socketapi", "socketapi/recipes/recipe")},
 	{"cmd/orcr/mcp", with(contract, "socketapi")},
 	{"cmd/orcr/top", with(contract, "socketapi", "store/agentpath")},
-	{"cmd/orcr/cli", with(contract, "actors/paneexec", "actors/runproc", "actors/transcript", "cmd/orcr/cli/skill", "cmd/orcr/mcp", "cmd/orcr/top",
+	{"cmd/orcr/cli", with(contract, "actors/paneexec/launcher", "actors/runproc", "actors/transcript", "cmd/orcr/cli/skill", "cmd/orcr/mcp", "cmd/orcr/top",
 		"config", "config/service", "socketapi/fleet", "socketapi", "socketapi/ts", "store/agentpath")},
-	{"cmd/orcr", []string{"cmd/orcr/cli", "socketapi/server"}},
+	{"cmd/orcr", []string{"actors/paneexec/launcher", "cmd/orcr/cli", "socketapi/server"}},
 	{"cmd/orcr-demo", []string{"config", "socketapi/remote"}},
 	{"cmd/orcr-mock-agent", nil},
 

@@ -6,6 +6,9 @@ import (
 	"context"
 	"os"
 
+	// The pane launcher: `orcr __pane-exec …` runs from its init and exits there,
+	// before the rest of the binary is initialized (docs/lifecycle.md §8.2).
+	_ "github.com/orcr-go/orcr/actors/paneexec/launcher"
 	"github.com/orcr-go/orcr/cmd/orcr/cli"
 	"github.com/orcr-go/orcr/socketapi/server"
 )

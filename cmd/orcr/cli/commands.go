@@ -30,8 +30,7 @@ type rootCmd struct {
 	MCP        mcpCmd        `cmd:"" name:"mcp" help:"Serve orcr's verbs as MCP tools (stdio, or Streamable HTTP with --http)."`
 	Dashboard  dashboardCmd  `cmd:"" help:"Print a one-time sign-in link for the web dashboard, or sign every browser out."`
 
-	RunShim  runShimCmd  `cmd:"" name:"__run-shim" hidden:"" passthrough:"" help:"Internal: the process of a loop run."`
-	PaneExec paneExecCmd `cmd:"" name:"__pane-exec" hidden:"" passthrough:"" help:"Internal: the launcher of an agent's pane."`
+	RunShim runShimCmd `cmd:"" name:"__run-shim" hidden:"" passthrough:"" help:"Internal: the process of a loop run."`
 }
 
 type agentCmd struct {
@@ -198,7 +197,7 @@ func localVerbList() []string {
 }
 
 // verbs returns every leaf command of the kong tree as its space-separated path
-// ("agent run", "loop run stop", "top"), sorted. Hidden commands (`__run-shim`, `__pane-exec`) are
+// ("agent run", "loop run stop", "top"), sorted. Hidden commands (`__run-shim`) are
 // internal to orcr and not verbs.
 func verbs() []string {
 	var root rootCmd

@@ -5,9 +5,9 @@ import (
 	"errors"
 	"os"
 	"os/signal"
-	"strconv"
 	"syscall"
 
+	"github.com/orcr-go/orcr/actors/paneexec/launcher"
 	"github.com/orcr-go/orcr/socketapi/api/wire"
 )
 
@@ -19,24 +19,12 @@ import (
 type Interrupt struct{ Signal syscall.Signal }
 
 // Error returns "interrupted by SIGINT" (or the signal's name).
-func (e *Interrupt) Error() string { return "interrupted by " + signalName(e.Signal) }
+func (e *Interrupt) Error() string { return "interrupted by " + launcher.SignalName(e.Signal) }
 
 // ExitCode is 128 plus the signal number (130 for SIGINT, 143 for SIGTERM): the status a
 // shell reports for a process the signal ended, so scripts see the same code whether
 // or not the process handled the signal.
 func (e *Interrupt) ExitCode() int { return 128 + int(e.Signal) }
-
-func signalName(s syscall.Signal) string {
-	switch s {
-	case syscall.SIGINT:
-		return "SIGINT"
-	case syscall.SIGTERM:
-		return "SIGTERM"
-	case syscall.SIGHUP:
-		return "SIGHUP"
-	}
-	return "signal " + strconv.Itoa(int(s))
-}
 
 // NotifyContext returns a copy of parent that is canceled with an [*Interrupt] cause at
 // the first SIGINT or SIGTERM. That first signal only cancels: the command winds down
@@ -80,7 +68,7 @@ func interruptOf(ctx context.Context) *Interrupt {
 // returns the exit code of in.
 func (a *app) interrupted(in *Interrupt) int {
 	if a.json {
-		a.printError(wire.Env(wire.CauseInterrupted, in.Error(), "signal", signalName(in.Signal)))
+		a.printError(wire.Env(wire.CauseInterrupted, in.Error(), "signal", launcher.SignalName(in.Signal)))
 	} else {
 		a.stderr("%s", in.Error())
 	}

@@ -20,14 +20,9 @@ import (
 	"github.com/orcr-go/orcr/tests/poll"
 )
 
-// role in the environment makes this test binary the launcher itself, as `orcr
-// __pane-exec` would be ([paneexec.Main]).
-const role = "PANEEXEC_TEST_ROLE"
-
+// This test binary imports the launcher, so run as `<it> __pane-exec …` it is the
+// launcher itself, as `orcr __pane-exec` is: the launcher's init runs it and exits.
 func TestMain(m *testing.M) {
-	if os.Getenv(role) == "launcher" {
-		os.Exit(paneexec.Main(os.Args[2:])) // os.Args[1] is the verb
-	}
 	goleak.VerifyTestMain(m)
 }
 
@@ -48,7 +43,7 @@ func startPane(t *testing.T, args ...string) *pane {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(self, args...)
-	cmd.Env = append(os.Environ(), role+"=launcher", "GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
+	cmd.Env = append(os.Environ(), "GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
 	ptmx, err := pty.Start(cmd)
 	if err != nil {
 		t.Fatal(err)
@@ -182,16 +177,29 @@ func TestLauncherHoldIsBounded(t *testing.T) {
 	}
 }
 
-// A command that cannot start is an exit status 127 with the reason on the screen.
+// A command that cannot start — no such file, or no such command in $PATH — is an exit
+// status 127 with the reason on the screen.
 func TestLauncherCommandNotFound(t *testing.T) {
-	status := filepath.Join(t.TempDir(), paneexec.StatusFile)
-	p := startPane(t, paneexec.Verb, "--status-file", status, "--hold", "10s", "--", "/nonexistent/claude", "--x")
-	poll.Eventually(t, 10*time.Second, "the status file", func() bool { _, ok, _ := paneexec.ReadExit(status); return ok })
-	e, _, _ := paneexec.ReadExit(status)
-	if e.Code == nil || *e.Code != paneexec.NotStarted {
-		t.Errorf("status file: %+v, want exit status %d", e, paneexec.NotStarted)
+	for _, argv0 := range []string{"/nonexistent/claude", "no-such-provider-0"} {
+		status := filepath.Join(t.TempDir(), paneexec.StatusFile)
+		p := startPane(t, paneexec.Verb, "--status-file", status, "--hold", "10s", "--", argv0, "--x")
+		poll.Eventually(t, 10*time.Second, "the status file", func() bool { _, ok, _ := paneexec.ReadExit(status); return ok })
+		e, _, _ := paneexec.ReadExit(status)
+		if e.Code == nil || *e.Code != paneexec.NotStarted {
+			t.Errorf("%s: status file: %+v, want exit status %d", argv0, e, paneexec.NotStarted)
+		}
+		poll.Eventually(t, 5*time.Second, "the reason on the screen", func() bool { return strings.Contains(p.screen(), argv0) })
 	}
-	poll.Eventually(t, 5*time.Second, "the reason on the screen", func() bool { return strings.Contains(p.screen(), "/nonexistent/claude") })
+}
+
+// Bad arguments start nothing: exit code 125 and the usage on the screen.
+func TestLauncherBadArguments(t *testing.T) {
+	p := startPane(t, paneexec.Verb, "--status-file")
+	poll.Eventually(t, 10*time.Second, "the launcher to exit", p.exited)
+	if code := p.cmd.ProcessState.ExitCode(); code != 125 {
+		t.Errorf("exit code %d, want 125", code)
+	}
+	poll.Eventually(t, 5*time.Second, "the reason on the screen", func() bool { return strings.Contains(p.screen(), "needs a value") })
 }
 
 // A pane closed while the provider runs: the hangup reaches the provider's group, the
