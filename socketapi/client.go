@@ -114,6 +114,23 @@ func (c *Client) call(ctx context.Context, method string, unbounded bool, params
 	if err != nil {
 		return err
 	}
+	if result != nil {
+		// One pass over the line: the result decodes straight into result, not into a
+		// copy decoded a second time (a 100-agent ls is ~30 KB). Anything amiss goes
+		// the two-step way below, which says which part failed.
+		var f struct {
+			OK     *bool       `json:"ok"`
+			Error  *wire.Error `json:"error"`
+			Result any         `json:"result"`
+		}
+		f.Result = result
+		if json.Unmarshal(line, &f) == nil {
+			if f.OK != nil && *f.OK {
+				return nil
+			}
+			return (&wire.ReplyFrame{OK: f.OK, Error: f.Error}).Err()
+		}
+	}
 	var rf wire.ReplyFrame
 	if err := json.Unmarshal(line, &rf); err != nil {
 		return wire.Internal(wire.CauseDecode, "cannot decode server reply: "+err.Error())
