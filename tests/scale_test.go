@@ -14,6 +14,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/orcr-go/orcr/herdr"
 	"github.com/orcr-go/orcr/herdr/herdrtest"
 	"github.com/orcr-go/orcr/socketapi"
 	"github.com/orcr-go/orcr/socketapi/api"
@@ -30,7 +31,8 @@ import (
 // server, every agent killed and none of its processes left, the rows trimmed to the
 // bound and counted in `server status`. What it measures (spawn and kill wall time,
 // idle CPU against the no-agent baseline and the stand-in's floor of the same run,
-// memory and fds of the server, of the stand-in and of each agent) it only logs, as a
+// memory and fds of the server, of the stand-in and of each agent, and the same run's
+// floors: N bare panes opened and closed directly on the stand-in) it only logs, as a
 // table: speed is never asserted by a test. N is ORCR_TEST_SCALE_N, 60 by default so
 // the suite stays cheap on 2 cores; `just scale N` runs it at any N.
 func TestScale(t *testing.T) {
@@ -154,6 +156,12 @@ func TestScale(t *testing.T) {
 		t.Errorf("server status retention %v: trimmed_total %v, want %d", ret, ret["trimmed_total"], ended-keep)
 	}
 
+	// The floors of the same run, with the fleet gone: N bare panes running the mock
+	// itself, opened on the stand-in as orcr opens an agent's pane (layout.apply, 16 at
+	// once, as the spawn above sent its runs) and closed directly (pane.close, 64 at
+	// once, as many as a kill shuts down at once).
+	spawnFloor, killFloor := scaleFloors(t, sock, xdg, mockBin, n)
+
 	ms := func(ns float64) string { return fmt.Sprintf("%.2f", ns/1e6) }
 	ratio := func(a, b float64) string {
 		if b == 0 {
@@ -166,6 +174,7 @@ func TestScale(t *testing.T) {
 	w := tabwriter.NewWriter(&tab, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(w, "measure\t0 agents\t%d agents\tper agent / ratio\n", n)
 	fmt.Fprintf(w, "spawn (first run → all idle)\t\t%s\t%s\n", spawned.Round(time.Millisecond), (spawned / time.Duration(n)).Round(time.Microsecond))
+	fmt.Fprintf(w, "floor: N bare layout.apply (pane up)\t\t%s\t%s (orcr's spawn, to all idle)\n", spawnFloor.Round(time.Millisecond), ratio(float64(spawned), float64(spawnFloor)))
 	fmt.Fprintf(w, "server CPU at rest (ms/s)\t%s\t%s\t%s\n", ms(server0), ms(serverN), ratio(serverN, server0))
 	fmt.Fprintf(w, "stand-in CPU at rest (ms/s)\t%s\t%s\t%s\n", ms(herdr0), ms(herdrN), ratio(herdrN, herdr0))
 	fmt.Fprintf(w, "stand-in CPU, server stopped (its floor)\t\t%s\t%s of the floor\n", ms(herdrFloor), ratio(herdrN, herdrFloor))
@@ -176,12 +185,63 @@ func TestScale(t *testing.T) {
 	fmt.Fprintf(w, "mock agents' PSS\t\t%s\t%s\n", kb(agentsPSS), kb(agentsPSS/int64(n)))
 	fmt.Fprintf(w, "pane launchers' PSS (orcr __pane-exec)\t\t%s\t%s\n", kb(launchersPSS), kb(launchersPSS/int64(n)))
 	fmt.Fprintf(w, "kill 'scale/**' (one CLI call)\t\t%s\t%s\n", killed.Round(time.Millisecond), (killed / time.Duration(n)).Round(time.Microsecond))
+	fmt.Fprintf(w, "floor: closing N bare panes directly\t\t%s\t%s (orcr's kill)\n", killFloor.Round(time.Millisecond), ratio(float64(killed), float64(killFloor)))
 	fmt.Fprintf(w, "ended rows → kept (ended_max %d)\t\t%d → %d\ttrimmed in %s\n", keep, ended, len(rows), trimmed.Round(time.Second))
 	w.Flush()
 	t.Logf("scale summary, N = %d (idle windows of %s, after %s at rest, with N agents after %s):\n%s", n, window, settle, settleN.Round(time.Millisecond), tab.String())
 }
 
 func scalePath(i int) string { return fmt.Sprintf("scale/a%05d", i) }
+
+// scaleFloors opens n bare panes running the mock agent on the stand-in at sock, 16
+// layout.apply calls in flight, then closes them, 64 pane.close calls in flight, and
+// returns how long each took; it waits for their processes to go.
+func scaleFloors(t *testing.T, sock, xdg, mockBin string, n int) (opened, closed time.Duration) {
+	t.Helper()
+	ctx := context.Background()
+	remote := herdr.NewRemote(sock)
+	ws, err := remote.WorkspaceCreate(ctx, "floor", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mock, data := sockettest.BuildBinaries(t).MockAgent, t.TempDir()
+	panes := make([]string, n)
+	inFlight := func(width int, f func(i int) error) {
+		var wg sync.WaitGroup
+		work := make(chan int)
+		for range min(width, n) {
+			wg.Go(func() {
+				for i := range work {
+					if err := f(i); err != nil {
+						t.Errorf("floor pane %d: %v", i, err)
+					}
+				}
+			})
+		}
+		for i := range n {
+			work <- i
+		}
+		close(work)
+		wg.Wait()
+	}
+	start := time.Now()
+	inFlight(16, func(i int) (err error) {
+		label := fmt.Sprintf("floor/p%05d", i)
+		env := map[string]string{"ORCR_AGENT_DATA_DIR": filepath.Join(data, strconv.Itoa(i))}
+		_, panes[i], err = remote.LayoutApply(ctx, ws.Workspace.WorkspaceID, label, []string{mock}, "", label, env)
+		return err
+	})
+	opened = time.Since(start)
+	if err := remote.Close(ctx, ws.RootPane.PaneID); err != nil {
+		t.Errorf("closing the floor workspace's shell: %v", err)
+	}
+	start = time.Now()
+	inFlight(64, func(i int) error { return remote.Close(ctx, panes[i]) })
+	closed = time.Since(start)
+	poll.Eventually(t, 30*time.Second, "the floor's processes gone", func() bool { return len(paneProcs(xdg, mockBin, true)) == 0 },
+		func() string { return "the stand-in's processes:\n" + procList(xdg) })
+	return opened, closed
+}
 
 // serverPID is the pid of the home's one server.
 func serverPID(t *testing.T, h *home) int {
