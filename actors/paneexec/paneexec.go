@@ -22,8 +22,6 @@ const (
 	Verb = launcher.Verb
 	// StatusFile is the status file's name in the agent's data dir.
 	StatusFile = "pane_exit.json"
-	// HoldMax bounds how long the launcher holds a pane after its child exited.
-	HoldMax = launcher.HoldMax
 	// NotStarted is the child's exit code recorded when argv could not be started.
 	NotStarted = launcher.NotStarted
 )
