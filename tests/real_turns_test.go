@@ -667,6 +667,7 @@ func approvals(t *testing.T, h *home, model *modeltest.Server, p, name, work str
 		if t.Failed() { // what the pane showed, for the failure's reader
 			r := h.run("agent", "logs", "--screen", name)
 			t.Logf("%s: the pane at the failure (exit %d):\n%s%s", p, r.exit, r.stdout, r.stderr)
+			transcriptTails(t, h, p)
 		}
 	}()
 	for _, verdict := range []string{"approved", "denied"} {
@@ -885,4 +886,40 @@ func tailStream(t *testing.T, ctx context.Context, h *home, name string) (*remot
 	next := c.Hello().LastSeq + 1
 	c.Subscribe(ctx, next)
 	return c, next
+}
+
+// transcriptTails logs the last entries of provider p's transcripts under the home's
+// HOME (claude's projects, codex's sessions), each cut to 400 bytes: what the provider
+// had written when a test of its turns failed.
+func transcriptTails(t *testing.T, h *home, p string) {
+	home := ""
+	for _, kv := range h.env {
+		if v, ok := strings.CutPrefix(kv, "HOME="); ok {
+			home = v
+		}
+	}
+	var pattern string
+	switch p {
+	case "claude":
+		pattern = filepath.Join(home, ".claude", "projects", "*", "*.jsonl")
+	case "codex":
+		pattern = filepath.Join(home, ".codex", "sessions", "*", "*", "*", "*.jsonl")
+	default:
+		return
+	}
+	files, _ := filepath.Glob(pattern)
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+		lines = lines[max(0, len(lines)-8):]
+		for i, l := range lines {
+			if len(l) > 400 {
+				lines[i] = l[:400] + "…"
+			}
+		}
+		t.Logf("%s: the last entries of %s:\n%s", p, f, strings.Join(lines, "\n"))
+	}
 }
