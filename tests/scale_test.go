@@ -64,26 +64,13 @@ func TestScale(t *testing.T) {
 	start := time.Now()
 	var mu sync.Mutex
 	var failed []string
-	work := make(chan int)
-	var wg sync.WaitGroup
-	for range min(16, n) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range work {
-				if _, err := c.Run(context.Background(), api.RunRequest{Path: scalePath(i), Agent: "mock"}); err != nil {
-					mu.Lock()
-					failed = append(failed, fmt.Sprintf("%s: %v", scalePath(i), err))
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-	for i := range n {
-		work <- i
-	}
-	close(work)
-	wg.Wait()
+	inFlight(n, 16, func(i int) {
+		if _, err := c.Run(context.Background(), api.RunRequest{Path: scalePath(i), Agent: "mock"}); err != nil {
+			mu.Lock()
+			failed = append(failed, fmt.Sprintf("%s: %v", scalePath(i), err))
+			mu.Unlock()
+		}
+	})
 	if len(failed) > 0 {
 		t.Fatalf("%d of %d spawns refused, first: %s", len(failed), n, failed[0])
 	}
@@ -206,41 +193,47 @@ func scaleFloors(t *testing.T, sock, xdg, mockBin string, n int) (opened, closed
 	}
 	mock, data := sockettest.BuildBinaries(t).MockAgent, t.TempDir()
 	panes := make([]string, n)
-	inFlight := func(width int, f func(i int) error) {
-		var wg sync.WaitGroup
-		work := make(chan int)
-		for range min(width, n) {
-			wg.Go(func() {
-				for i := range work {
-					if err := f(i); err != nil {
-						t.Errorf("floor pane %d: %v", i, err)
-					}
-				}
-			})
-		}
-		for i := range n {
-			work <- i
-		}
-		close(work)
-		wg.Wait()
-	}
 	start := time.Now()
-	inFlight(16, func(i int) (err error) {
+	inFlight(n, 16, func(i int) {
 		label := fmt.Sprintf("floor/p%05d", i)
 		env := map[string]string{"ORCR_AGENT_DATA_DIR": filepath.Join(data, strconv.Itoa(i))}
-		_, panes[i], err = remote.LayoutApply(ctx, ws.Workspace.WorkspaceID, label, []string{mock}, "", label, env)
-		return err
+		var err error
+		if _, panes[i], err = remote.LayoutApply(ctx, ws.Workspace.WorkspaceID, label, []string{mock}, "", label, env); err != nil {
+			t.Errorf("floor pane %d: %v", i, err)
+		}
 	})
 	opened = time.Since(start)
 	if err := remote.Close(ctx, ws.RootPane.PaneID); err != nil {
 		t.Errorf("closing the floor workspace's shell: %v", err)
 	}
 	start = time.Now()
-	inFlight(64, func(i int) error { return remote.Close(ctx, panes[i]) })
+	inFlight(n, 64, func(i int) {
+		if err := remote.Close(ctx, panes[i]); err != nil {
+			t.Errorf("floor pane %d: %v", i, err)
+		}
+	})
 	closed = time.Since(start)
 	poll.Eventually(t, 30*time.Second, "the floor's processes gone", func() bool { return len(paneProcs(xdg, mockBin, true)) == 0 },
 		func() string { return "the stand-in's processes:\n" + procList(xdg) })
 	return opened, closed
+}
+
+// inFlight runs f(0) … f(n-1), width calls at a time, and returns when all are done.
+func inFlight(n, width int, f func(i int)) {
+	var wg sync.WaitGroup
+	work := make(chan int)
+	for range min(width, n) {
+		wg.Go(func() {
+			for i := range work {
+				f(i)
+			}
+		})
+	}
+	for i := range n {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
 }
 
 // serverPID is the pid of the home's one server.

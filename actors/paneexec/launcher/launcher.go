@@ -122,6 +122,9 @@ func report(err error) {
 	_, _ = os.Stderr.WriteString("orcr " + Verb + ": " + err.Error() + "\r\n")
 }
 
+// usage is the launcher's command line, for its messages.
+const usage = "usage: --status-file <file> [--hold <duration>] -- <argv…>"
+
 // parseArgs reads `--status-file <file> [--hold <duration>] [--] <argv…>` (a flag may
 // also be given as `--flag=value` or with one dash): argv starts after `--` or at the
 // first argument that is not a flag.
@@ -139,7 +142,7 @@ func parseArgs(args []string) (statusFile string, hold time.Duration, argv []str
 		}
 		name, value, hasValue := flagOf(a)
 		if name != "status-file" && name != "hold" {
-			return "", 0, nil, errors.New("unknown flag " + quote(a) + "; usage: --status-file <file> [--hold <duration>] -- <argv…>")
+			return "", 0, nil, errors.New("unknown flag " + quote(a) + "; " + usage)
 		}
 		if !hasValue {
 			if i+1 == len(args) {
@@ -158,7 +161,7 @@ func parseArgs(args []string) (statusFile string, hold time.Duration, argv []str
 	}
 	argv = args[i:]
 	if statusFile == "" || len(argv) == 0 {
-		return "", 0, nil, errors.New("usage: --status-file <file> [--hold <duration>] -- <argv…>")
+		return "", 0, nil, errors.New(usage)
 	}
 	return statusFile, hold, argv, nil
 }
