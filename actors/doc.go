@@ -71,7 +71,7 @@
 //	├── reconciler                   diffs the owned session's panes against the rows: at start, then every gc_tick
 //	├── gc                           every timings.gc_tick: deletes expired attach leases, forgets ended agents past retention, then park and reap sweeps (selects only)
 //	├── discovery                    every 3 s: unmanaged agents of the user's herdr sessions (absent with ORCR_DISABLE_DISCOVERY=1)
-//	├── loops                        loop scheduler: every loop_tick the due loops and timed-out runs; restart recovery of runs
+//	├── loops                        loop scheduler: the due loops and timed-out runs, scanned at the next fire (loop_tick while overdue); restart recovery of runs
 //	│   └── loop-<uuid>-<n>          one per active or paused loop: fires, manual starts, promotions, stops, exits, pause, rm
 //	├── remote                       the remote stream's hub: one connection per agent, revocation, the replay gate
 //	├── notify                       notifications (only with notify rules): committed events → durable deliveries
@@ -196,7 +196,7 @@
 // probe of a working turn, docs/lifecycle.md §10.7), → monitor, queue,
 // gc, reconciler, discovery (their ticks); discovery → herdr supervisor (Forget, for a user
 // session that is gone); the discovery goroutine → discovery (discDone); loops → loop-<uuid>
-// (fireDue, stopRun, recoverRun, recoverLoop) and loop-<uuid> → loops (loopIdle); notify →
+// (fireDue, stopRun, recoverRun, recoverLoop) and loop-<uuid> → loops (loopIdle, loopsHint); notify →
 // store (Subscribe, Pin and, at Stopping, Unsubscribe, Unpin) and store → notify
 // (EventsCommitted, PinDropped); fleet → store (Subscribe, Pin and, at Stopping, Unsubscribe,
 // Unpin) and store → fleet (EventsCommitted, PinDropped); a fleet batch goroutine → fleet

@@ -199,22 +199,26 @@ func (s *System) fallbackFor(from string) (store.Fallback, bool) {
 }
 
 // resumeDue resumes every pause [decideLimit] finds over at now (the queue pass's look
-// at the clock) and returns the providers' accounts still paused.
-func resumeDue(tx *store.Tx) (store.PauseSet, error) {
+// at the clock) and returns the providers' accounts still paused, with the earliest
+// end of theirs (0: none).
+func resumeDue(tx *store.Tx) (paused store.PauseSet, nextEnd int64, err error) {
 	pauses, err := tx.ProviderPauses()
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	paused := store.PauseSet{}
+	paused = store.PauseSet{}
 	for i := range pauses {
 		p := &pauses[i]
 		if decideLimit(p, limitObs{At: tx.Now()}, 0).Action == limitResume {
 			if err := tx.ResumeProvider(p.Provider, p.Account, "elapsed"); err != nil && !errors.Is(err, store.ErrStale) {
-				return nil, err
+				return nil, 0, err
 			}
 			continue
 		}
 		paused.Add(p.Provider, p.Account)
+		if nextEnd == 0 || p.Until < nextEnd {
+			nextEnd = p.Until
+		}
 	}
-	return paused, nil
+	return paused, nextEnd, nil
 }

@@ -128,6 +128,7 @@ func (a *loopActor) Receive(c actor.Context) {
 		if m.reply != nil {
 			c.Send(m.reply, m.result)
 		}
+		c.Send(c.Parent(), loopsHint{}) // the op may have moved the loop's next fire
 		a.next(c)
 	}
 }

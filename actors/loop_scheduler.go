@@ -11,10 +11,13 @@ import (
 )
 
 // Loops (docs/loops.md): the loops actor is the scheduler and the parent of one loop
-// actor per loop that has something to do. Every timings.loop_tick it reads (on a
-// goroutine: edge code) the loops that are due and the runs whose timeout passed, two
-// indexed queries whose cost follows what is due, not what exists, and hands each to its
-// loop's actor. The loop actor serializes everything that happens to one loop — fires,
+// actor per loop that has something to do. It reads (on a goroutine: edge code) the
+// loops that are due and the runs whose timeout passed, indexed queries whose cost
+// follows what is due, not what exists, and hands each to its loop's actor; the same
+// scan reads when the next fire or run timeout comes, and the next scan is armed for
+// then (loopDelay): every timings.loop_tick while something is overdue, at most
+// LoopIdleTick apart otherwise. A loop actor that finished an op (a create, resume or
+// edit may have moved a fire sooner) tells its parent, which scans again. The loop actor serializes everything that happens to one loop — fires,
 // manual starts, promotions, stops, exits, pause, resume, rm — as ops on goroutines.
 
 // LoopsSpec configures the loops actor.
@@ -30,12 +33,33 @@ type LoopsSpec struct {
 	Started time.Time
 }
 
+// LoopIdleTick is the longest the loop scheduler waits between two scans
+// (docs/loops.md §6.1): its scans are armed for the next fire, and this bound keeps a
+// change of the wall clock from holding one back for longer.
+const LoopIdleTick = time.Minute
+
+// loopDelay is the wait before the loop scheduler's next scan, at now (ms since the
+// epoch), when the earliest fire or run timeout is next (0: none): tick when that is
+// already due (a fire its loop's actor has not handled yet), the time to it when that
+// comes sooner than idle, else idle.
+func loopDelay(next, now int64, tick, idle time.Duration) time.Duration {
+	switch {
+	case next == 0:
+		return idle
+	case next <= now:
+		return tick
+	}
+	return min(time.Duration(next-now)*time.Millisecond, idle)
+}
+
 // loopsActor is the scheduler and the loops' parent.
 type loopsActor struct {
 	spec  LoopsSpec
 	tick  actorkit.Ticker
 	busy  bool
-	ready bool // restart recovery handed out: ticks may fire, ops may run
+	again bool  // a hint came while a scan ran: scan again when it reports
+	next  int64 // the last scan's next fire or run timeout (0: none)
+	ready bool  // restart recovery handed out: ticks may fire, ops may run
 	// held are the LoopOps, LoopCreateds and AwaitLoopsRecovereds that came before
 	// restart recovery read the live runs and loops: a run a verb inserted before that
 	// read would be taken for one a previous server left (and ended failed when it has no
@@ -55,7 +79,10 @@ type (
 	loopsScanned struct {
 		due      []store.LoopRow
 		timedOut []store.RunIdentity
+		next     int64 // the earliest fire or run timeout after the scan (0: none)
 	}
+	// loopsHint: a loop's actor finished an op; its schedule may have moved.
+	loopsHint struct{}
 	// loopsRecovered carries what restart recovery found (docs/loops.md §9.1).
 	loopsRecovered struct {
 		runs  []store.RunIdentity
@@ -111,13 +138,21 @@ func (a *loopsActor) Receive(c actor.Context) {
 		}
 	case loopsScanned:
 		a.busy = false
+		a.next = m.next
 		for _, l := range m.due {
 			c.Send(a.child(c, l.UUID), fireDue{dueAt: deref64(l.NextFireAt)})
 		}
 		for _, r := range m.timedOut {
 			c.Send(a.child(c, r.LoopUUID), stopRun{run: r.UUID, status: store.RunTimeout})
 		}
+		if a.again {
+			a.again = false
+			a.scan(c)
+			return
+		}
 		a.arm(c)
+	case loopsHint:
+		a.hint(c)
 	case LoopOp, LoopCreated, AwaitLoopsRecovered:
 		if !a.ready {
 			a.held = append(a.held, heldMsg{msg: m, sender: c.Sender()})
@@ -148,6 +183,7 @@ func (a *loopsActor) handle(c actor.Context, m any, sender *actor.PID) {
 		c.RequestWithCustomSender(a.child(c, m.Loop), m, sender)
 	case LoopCreated:
 		a.child(c, m.Loop)
+		a.hint(c)
 	case AwaitLoopsRecovered:
 		if sender != nil {
 			c.Send(sender, m)
@@ -172,7 +208,21 @@ func (a *loopsActor) child(c actor.Context, loop string) *actor.PID {
 }
 
 func (a *loopsActor) arm(c actor.Context) {
-	a.tick.Arm(c, a.spec.Tick, func(gen int64) any { return loopsTick{gen: gen} })
+	d := loopDelay(a.next, time.Now().UnixMilli(), a.spec.Tick, max(LoopIdleTick, a.spec.Tick))
+	a.tick.Arm(c, d, func(gen int64) any { return loopsTick{gen: gen} })
+}
+
+// hint scans now: a loop was created or one's actor finished an op, so the next fire
+// may have moved. A scan in flight is followed by another.
+func (a *loopsActor) hint(c actor.Context) {
+	if !a.ready {
+		return // recovery's first scan comes after the hand-out
+	}
+	if a.busy {
+		a.again = true
+		return
+	}
+	a.scan(c)
 }
 
 // recover reads, on a goroutine, the runs a previous server left live and the loops
@@ -217,6 +267,10 @@ func (a *loopsActor) scan(c actor.Context) {
 		}
 		if m.timedOut, err = env.DB.TimedOutRuns(ctx, now); err != nil {
 			env.Log.Warn("loop scheduler: cannot read the timed-out runs", "err", err)
+		}
+		if m.next, err = env.DB.NextLoopWake(ctx); err != nil {
+			env.Log.Warn("loop scheduler: cannot read the next fire", "err", err)
+			m.next = now // scan again at the tick's pace
 		}
 		root.Send(self, m)
 	}()

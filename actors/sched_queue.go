@@ -10,8 +10,15 @@ import (
 	"github.com/orcr-go/orcr/store"
 )
 
-// QueueTick is the queue worker period (docs/config.md §1.8).
+// QueueTick is the queue worker's period while rows wait in the queue
+// (docs/config.md §1.8).
 const QueueTick = 200 * time.Millisecond
+
+// QueueIdleTick is the queue worker's period when nothing is queued (docs/lifecycle.md
+// §7.2): a pass is then due only for the clock's rules (a `--timeout` deadline or a
+// provider pause's end, each armed for exactly, the stuck-start guard and quota windows
+// resetting, which wait at most this long), as an enqueue pokes it.
+const QueueIdleTick = 2 * time.Second
 
 // PokeQueue asks the queue actor for a promotion pass now (after an enqueue or a slot
 // was freed) instead of at the next tick.
@@ -30,6 +37,7 @@ type QueueSpec struct {
 	Fallback func(provider string) (store.Fallback, bool)
 	Log      *slog.Logger
 	Tick     time.Duration // default QueueTick
+	IdleTick time.Duration // default QueueIdleTick
 }
 
 // Caps are the admission limits (config concurrency).
@@ -48,12 +56,16 @@ type queueActor struct {
 	tick     actorkit.Ticker
 	inflight bool
 	again    bool
+	last     store.Promotion // the last pass's result: what the next tick's delay follows
 }
 
 // NewQueueProps returns the queue actor's props.
 func NewQueueProps(spec QueueSpec) *actor.Props {
 	if spec.Tick <= 0 {
 		spec.Tick = QueueTick
+	}
+	if spec.IdleTick <= 0 {
+		spec.IdleTick = max(QueueIdleTick, spec.Tick)
 	}
 	return actorkit.Props(spec.Log, func() actor.Actor { return &queueActor{spec: spec} })
 }
@@ -70,9 +82,11 @@ func (q *queueActor) Receive(c actor.Context) {
 		}
 	case WriteResult:
 		q.inflight = false
+		q.last = store.Promotion{Left: 1} // a failed pass is tried again at the fast pace
 		if m.Err != nil {
 			q.spec.Log.Error("queue promotion failed", "err", m.Err)
 		} else if r, ok := m.Value.(store.Promotion); ok {
+			q.last = r
 			for _, u := range r.Promoted {
 				c.Send(q.spec.Agents, StartAgent{UUID: u})
 			}
@@ -114,7 +128,7 @@ func (q *queueActor) pass(c actor.Context) {
 	c.Request(q.spec.Store, Write{Guarded: func(tx *store.Tx, b BarrierView) (any, error) {
 		// Pauses whose time is up end first, so this pass promotes into them
 		// (docs/lifecycle.md §7.6).
-		paused, err := resumeDue(tx)
+		paused, pauseEnd, err := resumeDue(tx)
 		if err != nil {
 			return nil, err
 		}
@@ -128,10 +142,12 @@ func (q *queueActor) pass(c actor.Context) {
 		for _, r := range resumed {
 			p.Resumed = append(p.Resumed, r.UUID)
 		}
+		p.NextPauseEnd = pauseEnd
 		return p, err
 	}})
 }
 
 func (q *queueActor) arm(c actor.Context) {
-	q.tick.Arm(c, q.spec.Tick, func(gen int64) any { return queueTick{gen: gen} })
+	d := queueDelay(q.last, time.Now().UnixMilli(), q.spec.Tick, q.spec.IdleTick)
+	q.tick.Arm(c, d, func(gen int64) any { return queueTick{gen: gen} })
 }

@@ -14,7 +14,7 @@ func (t *Tx) RecordUsageAt(at int64, uuid string, seq int64, path, provider stri
 // QueuePassReads are the queue pass's reads (and discovery's every-pass read) by name, and the status lists they are
 // written with.
 var (
-	QueuePassReads = map[string]string{"stuck": queryStuck, "deadlines": queryDeadlines, "queued": queryQueued, "slots": querySlots,
+	QueuePassReads = map[string]string{"stuck": queryStuck, "deadlines": queryDeadlines, "next deadline": queryNextDeadline, "queued": queryQueued, "slots": querySlots,
 		"unmanaged sessions": queryUnmanagedSessions}
 	QueuePassSets = map[string]string{"slots": "'starting','working','idle','blocked','parked'", "gone": "'ended','lost'"}
 )

@@ -82,6 +82,19 @@ func (db *DB) DueLoops(ctx context.Context, now int64) ([]LoopRow, error) {
 		ORDER BY l.next_fire_at, l.uuid`, now)
 }
 
+// NextLoopWake is when the loop scheduler has something to do next without being told
+// (ms since the epoch; 0: nothing): the earliest `next_fire_at` of an active loop or
+// `timeout_at` of a running run, each the first row of its index (docs/loops.md §6.1).
+func (db *DB) NextLoopWake(ctx context.Context) (int64, error) {
+	var next int64
+	err := db.r.QueryRowContext(ctx, queryNextLoopWake).Scan(&next)
+	return next, sqliteErr("read the next loop wake", err)
+}
+
+const queryNextLoopWake = `SELECT COALESCE(min(t), 0) FROM (
+	SELECT min(next_fire_at) AS t FROM loops WHERE status = 'active' AND next_fire_at IS NOT NULL
+	UNION ALL SELECT min(timeout_at) FROM loop_runs WHERE status = 'running' AND timeout_at IS NOT NULL)`
+
 // RunIdentity is what signalling and watching a run's process group needs.
 type RunIdentity struct {
 	UUID, LoopUUID, RunID, Status string

@@ -182,3 +182,50 @@ func TestCreateLoopRefusesANameWithAgents(t *testing.T) {
 		t.Fatalf("a name with agents under it: %v", err)
 	}
 }
+
+// The loop scheduler's next wake (docs/loops.md §6.1) is the earliest fire of an active
+// loop or timeout of a running run: a paused loop's fire and an ended run's timeout do
+// not count.
+func TestNextLoopWake(t *testing.T) {
+	t.Parallel()
+	db := storetest.Open(t)
+	wake := func() int64 {
+		t.Helper()
+		n, err := db.NextLoopWake(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := wake(); n != 0 {
+		t.Fatalf("no loop: next wake %d, want 0", n)
+	}
+	a := createLoop(t, db, "a", 1, "queue") // next fire 1000
+	if n := wake(); n != 1000 {
+		t.Fatalf("one loop due at 1000: next wake %d", n)
+	}
+	const far = int64(1) << 50 // ms, far past any run's timeout
+	r, _ := fire(t, db, store.Fire{Loop: a, DueAt: 1000, Advance: &store.Advance{Next: far}})
+	if n := wake(); n != far {
+		t.Fatalf("after its fire advanced it to %d: next wake %d", far, n)
+	}
+	storetest.Write(t, db, func(tx *store.Tx) (any, error) {
+		return nil, tx.StartedRun(store.RunStart{Run: r.Run.UUID, PID: 4242, StartTime: 77, TimeoutS: 5})
+	})
+	id, err := store.RunIdentityOf(t.Context(), db.Reader(), r.Run.UUID)
+	if err != nil || id.TimeoutAt == 0 {
+		t.Fatalf("identity %+v %v", id, err)
+	}
+	if n := wake(); n != id.TimeoutAt {
+		t.Fatalf("a running run timing out at %d before the next fire: next wake %d", id.TimeoutAt, n)
+	}
+	storetest.Write(t, db, func(tx *store.Tx) (any, error) {
+		return nil, tx.EndRun(store.RunEnd{Run: r.Run.UUID, Status: store.RunOK, ExitCode: new(int64)})
+	})
+	storetest.Write(t, db, func(tx *store.Tx) (any, error) {
+		return nil, tx.SetLoopStatus(a, store.LoopPaused, &api.LoopPaused{}, nil)
+	})
+	if n := wake(); n != 0 {
+		t.Fatalf("the run ended and the loop paused: next wake %d, want 0", n)
+	}
+}

@@ -43,6 +43,16 @@ type Promotion struct {
 	// docs/usage.md §8.1): what waits in their inboxes must be delivered. Set by the
 	// queue actor's pass from [Tx.ResumeQuotaResets].
 	Resumed []string
+	// Left is how many queued rows the pass left queued (waiting for a slot, a pause's
+	// end or a barrier's lift): while any is left the queue actor keeps its fast pace.
+	Left int
+	// NextDeadline is the earliest `--timeout` deadline of a live managed row (ms since
+	// the epoch; 0 when none): one the pass could not act on yet (a move in flight, a
+	// shutdown under way) is at or before the pass's now.
+	NextDeadline int64
+	// NextPauseEnd is the earliest `until` of the provider pauses the pass left standing
+	// (ms since the epoch; 0 when none). Set by the queue actor's pass.
+	NextPauseEnd int64
 }
 
 // The queue pass's reads. Each reads an index that holds only the rows it may select
@@ -58,6 +68,8 @@ const (
 	queryQueuedByProvider = `SELECT COALESCE(agent, ''), count(*) FROM agents WHERE status = 'queued' GROUP BY agent`
 	querySlots            = `SELECT COALESCE(agent, ''), count(*) FROM agents WHERE managed = 1
 		AND status IN ('starting','working','idle','blocked','parked') GROUP BY agent`
+	queryNextDeadline = `SELECT COALESCE(min(deadline_at), 0) FROM agents WHERE deadline_at IS NOT NULL
+		AND status NOT IN ('ended','lost') AND managed = 1`
 )
 
 // readSlots reads querySlots's rows: the managed agents holding a slot, by provider.
@@ -102,6 +114,9 @@ func (t *Tx) Promote(a Admission) (Promotion, error) {
 	if err := t.deadlineSweep(&res); err != nil {
 		return res, err
 	}
+	if err := t.QueryRow(queryNextDeadline).Scan(&res.NextDeadline); err != nil {
+		return res, sqliteErr("read next deadline", err)
+	}
 	type cand struct{ uuid, path, provider, account string }
 	var queued []cand
 	rows, err := t.Query(queryQueued)
@@ -132,6 +147,7 @@ func (t *Tx) Promote(a Admission) (Promotion, error) {
 		used[p] = int(n)
 		global += int(n)
 	}
+	res.Left = len(queued)
 	if global >= a.Max {
 		return res, nil
 	}
@@ -185,6 +201,7 @@ func (t *Tx) Promote(a Admission) (Promotion, error) {
 		}
 		used[c.provider]++
 		global++
+		res.Left--
 		res.Promoted = append(res.Promoted, c.uuid)
 	}
 	return res, nil

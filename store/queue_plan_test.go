@@ -27,7 +27,7 @@ func TestQueuePassReadsIndexes(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	want := map[string]string{"stuck": "agents_status_queue", "deadlines": "agents_deadline", "queued": "agents_status_queue", "slots": "agents_status_queue",
+	want := map[string]string{"stuck": "agents_status_queue", "deadlines": "agents_deadline", "next deadline": "agents_deadline", "queued": "agents_status_queue", "slots": "agents_status_queue",
 		"unmanaged sessions": "agents_unmanaged"}
 	for name, q := range store.QueuePassReads {
 		args := make([]any, strings.Count(q, "?"))
