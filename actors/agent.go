@@ -301,7 +301,7 @@ type agentActor struct {
 
 	inbox       bool         // the stream's inbox may hold text for this agent
 	inboxStatus store.Status // the status a drain last left text waiting in ("" = none)
-	toolsCursor string       // the transcript's mtime at the last tool feed
+	toolsCursor string       // the transcript's stamp at the last tool feed
 
 	stall      stallProgress // the open turn's progress as probed (docs/lifecycle.md §10.7)
 	stallTimer *time.Timer   // the next stall probe; nil while none is armed

@@ -26,6 +26,9 @@ type Transcripts interface {
 	Settled(path string, settle time.Duration, now time.Time) bool
 	// Cursor is the file's mtime in ms as a decimal string.
 	Cursor(path string) (string, bool)
+	// Stamp changes with every write to the file (its size and mtime in ns): whether
+	// it changed since it was last read.
+	Stamp(path string) (string, bool)
 	// Tools reads the tool calls and results of the transcript at path, in file order
 	// (the session log's tool/call and tool/result, docs/remote.md §5).
 	Tools(provider, path string) ([]store.ToolLog, error)

@@ -46,7 +46,7 @@ type (
 	}
 	// callCheck looks again, CallRecheck later, for the call a blocked agent with
 	// approvals mounted waits on when its transcript showed none (docs/remote.md §7);
-	// Try counts the looks, Cursor is the transcript's position at the last one.
+	// Try counts the looks, Cursor is the transcript's stamp at the last one.
 	callCheck struct {
 		Try    int
 		Cursor string

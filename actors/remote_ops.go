@@ -178,15 +178,18 @@ func (w *agentWork) awaitCall() *store.ToolLog {
 // recheckCall is one of the actor's later looks (callCheck) for the call a blocked
 // agent waits on: found, it is requested (requestApproval); the next look is returned
 // while the agent is blocked with approvals open and tries are left (nil: none). The
-// transcript is read only when it changed since the last look. The block keeps the kind
-// it was recorded with; the request says what it waits on.
+// transcript is read only when its stamp (size and mtime in ns) changed since the last
+// look. The block keeps the kind it was recorded with; the request says what it waits
+// on. The last look says in the log what it saw: the transcript located or not, and
+// its tool calls.
 func (w *agentWork) recheckCall(m callCheck) *callCheck {
 	if w.st.Status != store.StatusBlocked || !w.approvalsOpen() {
 		return nil
 	}
 	next := &callCheck{Try: m.Try + 1, Cursor: m.Cursor}
-	if p, err := w.locate(); err == nil {
-		if now, ok := w.env.Transcripts.Cursor(p); ok && now != m.Cursor {
+	p, err := w.locate()
+	if err == nil {
+		if now, ok := w.env.Transcripts.Stamp(p); ok && now != m.Cursor {
 			next.Cursor = now
 			if pending := w.pendingCall(); pending != nil {
 				w.requestApproval(pending)
@@ -195,7 +198,14 @@ func (w *agentWork) recheckCall(m callCheck) *callCheck {
 		}
 	}
 	if m.Try >= callTries {
-		w.log().Info("approvals: the agent is blocked and its transcript shows no call waiting", "looks", m.Try)
+		attrs := []any{"looks", m.Try, "stamp", next.Cursor}
+		if err != nil {
+			attrs = append(attrs, "located", false, "err", err)
+		} else {
+			tools, terr := w.env.Transcripts.Tools(w.st.Provider, p)
+			attrs = append(attrs, "transcript", p, "tool_events", len(tools), "read_err", terr)
+		}
+		w.log().Info("approvals: the agent is blocked and its transcript shows no call waiting", attrs...)
 		return nil
 	}
 	return next
@@ -246,7 +256,7 @@ func (w *agentWork) requestApproval(pending *store.ToolLog) {
 }
 
 // feedTools logs the tool activity of a working agent's open turn when its transcript
-// changed since cursor (the file's mtime at the last feed), and returns the new cursor.
+// changed since cursor (the file's stamp at the last feed), and returns the new one.
 func (w *agentWork) feedTools(cursor string) string {
 	if w.env.Transcripts == nil || w.st.Status != store.StatusWorking {
 		return cursor
@@ -255,7 +265,7 @@ func (w *agentWork) feedTools(cursor string) string {
 	if err != nil {
 		return cursor
 	}
-	now, ok := w.env.Transcripts.Cursor(p)
+	now, ok := w.env.Transcripts.Stamp(p)
 	if !ok || now == cursor {
 		return cursor
 	}

@@ -327,6 +327,8 @@ func (transcripts) Settled(path string, settle time.Duration, now time.Time) boo
 
 func (transcripts) Cursor(path string) (string, bool) { return transcript.Cursor(path) }
 
+func (transcripts) Stamp(path string) (string, bool) { return transcript.Stamp(path) }
+
 func (t transcripts) Usage(providerName, path string) (store.TurnUsage, bool) {
 	u, ok, err := transcript.ReadTurnUsage(path, t.spec(providerName).Format)
 	if err != nil || !ok {

@@ -53,6 +53,22 @@ func Cursor(path string) (cursor string, ok bool) {
 	return strconv.FormatInt(ms, 10), true
 }
 
+// Stamp is a change stamp of the file at path: its size and its mtime in nanoseconds.
+// It tells whether a transcript changed since it was last read (the tool feed, the
+// approvals' looks for a call, docs/remote.md §7), where [Cursor], in whole
+// milliseconds, can miss an append that lands in the same millisecond as the write
+// before it. ok is false when the file cannot be stat'ed.
+func Stamp(path string) (stamp string, ok bool) {
+	if path == "" {
+		return "", false
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return "", false
+	}
+	return strconv.FormatInt(fi.Size(), 10) + ":" + strconv.FormatInt(fi.ModTime().UnixNano(), 10), true
+}
+
 // Fresh reports whether the file at path has reached cursor: its mtime in ms (as in
 // [Cursor]) is ≥ the cursor (docs/providers.md §6.5). The comparison is by mtime alone,
 // because the cursor records nothing else; ≥ rather than > because the cursor is the

@@ -75,6 +75,52 @@ func TestCursor(t *testing.T) {
 	}
 }
 
+// An append within the same millisecond as the write before it leaves the Cursor as it
+// was; the Stamp changes, so a look that reads the transcript only when it changed
+// still sees the appended line (the call a blocked claude waits on, docs/remote.md §7).
+func TestStampSeesAnAppendTheCursorMisses(t *testing.T) {
+	dir := t.TempDir()
+	p := touch(t, filepath.Join(dir, "t.jsonl"), mtime)
+	cur0, _ := transcript.Cursor(p)
+	st0, ok := transcript.Stamp(p)
+	if !ok {
+		t.Fatal("Stamp of a file: not ok")
+	}
+	f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(`{"type":"assistant"}` + "\n"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	same := mtime.Add(50 * time.Microsecond) // the same millisecond
+	if err := os.Chtimes(p, same, same); err != nil {
+		t.Fatal(err)
+	}
+	if cur1, _ := transcript.Cursor(p); cur1 != cur0 {
+		t.Fatalf("the premise: Cursor moved from %s to %s within one millisecond", cur0, cur1)
+	}
+	if st1, _ := transcript.Stamp(p); st1 == st0 {
+		t.Errorf("Stamp after an append in the same millisecond: %q, unchanged", st1)
+	}
+	// A rewrite of the same size at another instant changes it too.
+	later := mtime.Add(time.Second)
+	if err := os.Chtimes(p, later, later); err != nil {
+		t.Fatal(err)
+	}
+	st2, _ := transcript.Stamp(p)
+	if st3, _ := transcript.Stamp(p); st3 != st2 {
+		t.Errorf("Stamp of an unchanged file moved: %q then %q", st2, st3)
+	}
+	if st2 == st0 {
+		t.Errorf("Stamp after the mtime moved: %q, unchanged", st2)
+	}
+	if got, ok := transcript.Stamp(filepath.Join(dir, "gone")); ok || got != "" {
+		t.Errorf("Stamp(missing): got %q, %v; want \"\", false", got, ok)
+	}
+}
+
 func TestFresh(t *testing.T) {
 	dir := t.TempDir()
 	p := touch(t, filepath.Join(dir, "t.jsonl"), mtime)

@@ -356,8 +356,9 @@ func (a *agent) finish() {
 // turnParams are the effective settings of one turn.
 type turnParams struct {
 	turnMS, toolGaps, gapMS  int
-	deafMS                   int // a permission prompt drops the keys of its first deafMS ms
-	callLateMS               int // a call that asks writes its tool_use this long after blocked
+	deafMS                   int  // a permission prompt drops the keys of its first deafMS ms
+	callLateMS               int  // a call that asks writes its tool_use this long after blocked
+	callSameMS               bool // that late write leaves the file's mtime as it was
 	block, noWorking, digest bool
 	say, write, tool, limit  string
 	tokens                   *mockUsage
@@ -372,6 +373,7 @@ func (a *agent) params(prompt string) turnParams {
 		gapMS:      a.cfg.gapMS,
 		deafMS:     d.deafMS.v,
 		callLateMS: d.callLateMS.v,
+		callSameMS: d.callSameMS,
 		block:      a.cfg.block || d.block,
 		noWorking:  d.noWorking,
 		digest:     d.digest,
@@ -506,7 +508,7 @@ func (a *agent) turn(prompt string) {
 	a.mu.Unlock()
 	a.setState(final)
 	if late > 0 {
-		a.tr.appendLater(time.Duration(late)*time.Millisecond, lines...)
+		a.tr.appendLater(time.Duration(late)*time.Millisecond, false, lines...)
 	}
 }
 
@@ -542,7 +544,7 @@ func (a *agent) callTool(ctx context.Context, prompt string, p turnParams, pendi
 	a.scr.setDialog(permissionPrompt(name))
 	a.setState("blocked")
 	if late > 0 {
-		a.tr.appendLater(late, call...)
+		a.tr.appendLater(late, p.callSameMS, call...)
 	}
 	select {
 	case approved = <-verdict:

@@ -28,6 +28,9 @@ type directives struct {
 	// call_late_ms=<n>: a call that asks writes its tool_use to the transcript n ms
 	// after the dialog is shown and blocked reported (claude on a loaded machine)
 	callLateMS optInt
+	// call_same_ms: that late write keeps the file's mtime as it was, as an append
+	// within the same millisecond as the write before it does
+	callSameMS bool
 	block      bool
 	noWorking  bool   // no_working: the turn never reports working
 	digest     bool   // digest: answer with the prompt's byte count and SHA-256
@@ -41,7 +44,7 @@ type directives struct {
 }
 
 // parseDirectives scans prompt for whitespace-separated directive tokens:
-// turn_ms=<n>, tool_gaps=<n>, gap_ms=<n>, deaf_ms=<n>, call_late_ms=<n>, block, no_working, digest, say=<word>,
+// turn_ms=<n>, tool_gaps=<n>, gap_ms=<n>, deaf_ms=<n>, call_late_ms=<n>, call_same_ms, block, no_working, digest, say=<word>,
 // write=<relpath>, tool=<name>, limit=<text> (underscores read as spaces) and
 // tokens=<in>,<out>[,<cache_read>,<cache_write>[,<model>]], each optionally prefixed with one '@'. Tokens that are not
 // directives, and directives with an empty, negative or non-numeric value, are
@@ -60,6 +63,9 @@ func parseDirectives(prompt string) directives {
 			continue
 		case "digest":
 			d.digest = true
+			continue
+		case "call_same_ms":
+			d.callSameMS = true
 			continue
 		}
 		key, val, ok := strings.Cut(tok, "=")

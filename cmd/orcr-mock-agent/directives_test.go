@@ -37,6 +37,7 @@ func TestParseDirectives(t *testing.T) {
 		{"line one\nsay=two\tturn_ms=3", directives{say: "two", turnMS: optInt{3, true}}},
 		{"tool=Bash", directives{tool: "Bash"}},
 		{"tool=Bash call_late_ms=800 deaf_ms=5", directives{tool: "Bash", callLateMS: optInt{800, true}, deafMS: optInt{5, true}}},
+		{"tool=Bash call_late_ms=4000 call_same_ms", directives{tool: "Bash", callLateMS: optInt{4000, true}, callSameMS: true}},
 		{"limit=usage_limit_reached,_resets_3pm", directives{limit: "usage limit reached, resets 3pm"}},
 		{"limit=", directives{}},
 		{"tokens=1,2,3,4", directives{tokens: &mockUsage{Input: 1, Output: 2, CacheRead: 3, CacheWrite: 4}}},

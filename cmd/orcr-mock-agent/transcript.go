@@ -116,11 +116,30 @@ type transcript struct {
 	pending []pendingWrite
 }
 
-// pendingWrite is a delayed append.
+// pendingWrite is a delayed append. keepMtime: the write leaves the file's mtime as it
+// was (an append within the same millisecond as the write before it, which a reader
+// that compares mtimes in ms cannot tell from no write).
 type pendingWrite struct {
-	due   time.Time
-	lines []transcriptLine
-	timer *time.Timer
+	due       time.Time
+	lines     []transcriptLine
+	timer     *time.Timer
+	keepMtime bool
+}
+
+// writePendingLocked writes pw. t.mu is held.
+func (t *transcript) writePendingLocked(pw pendingWrite) {
+	var before time.Time
+	if pw.keepMtime && t.path != "" {
+		if fi, err := os.Stat(t.path); err == nil {
+			before = fi.ModTime()
+		}
+	}
+	t.writeLocked(pw.lines)
+	if !before.IsZero() {
+		if err := os.Chtimes(t.path, time.Now(), before); err != nil {
+			t.logf("transcript chtimes: %v", err)
+		}
+	}
 }
 
 // create makes sure the transcript file exists.
@@ -157,11 +176,11 @@ func (t *transcript) append(lines ...transcriptLine) {
 }
 
 // appendLater writes lines after delay (or earlier, when another append or
-// close comes first).
-func (t *transcript) appendLater(delay time.Duration, lines ...transcriptLine) {
+// close comes first); keepMtime leaves the file's mtime as it was before that write.
+func (t *transcript) appendLater(delay time.Duration, keepMtime bool, lines ...transcriptLine) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	pw := pendingWrite{due: time.Now().Add(delay), lines: lines}
+	pw := pendingWrite{due: time.Now().Add(delay), lines: lines, keepMtime: keepMtime}
 	pw.timer = time.AfterFunc(delay, t.flushDue)
 	t.pending = append(t.pending, pw)
 }
@@ -172,7 +191,7 @@ func (t *transcript) flushDue() {
 	defer t.mu.Unlock()
 	now := time.Now()
 	for len(t.pending) > 0 && !t.pending[0].due.After(now) {
-		t.writeLocked(t.pending[0].lines)
+		t.writePendingLocked(t.pending[0])
 		t.pending = t.pending[1:]
 	}
 }
@@ -188,7 +207,7 @@ func (t *transcript) close() {
 func (t *transcript) flushLocked() {
 	for _, pw := range t.pending {
 		pw.timer.Stop()
-		t.writeLocked(pw.lines)
+		t.writePendingLocked(pw)
 	}
 	t.pending = nil
 }

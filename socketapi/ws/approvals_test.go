@@ -238,18 +238,31 @@ func TestStreamParkedTurn(t *testing.T) {
 // A CLI that draws its permission dialog before its transcript has the call (claude
 // on a loaded machine) is still asked about: within callWait the block is recorded as
 // permission with the request; later than that, the request comes on one of the agent
-// actor's later looks while the agent stays blocked (docs/remote.md §7).
+// actor's later looks while the agent stays blocked (docs/remote.md §7) — also when the
+// late write, after the looks began (8 s: past the 2 s wait, the first look a second
+// later and herdr's report of the block), leaves the file's mtime in the millisecond it
+// had (an append right after the write before it), which a look that compared mtimes in
+// ms took for no change.
 func TestStreamApprovalOfACallWrittenLate(t *testing.T) {
 	t.Parallel()
 	r := newRig(t, `"approvals": true`)
 	for _, tc := range []struct {
 		lateMS int
+		sameMS bool   // the late write keeps the mtime
 		kind   string // the block's kind as recorded
-	}{{800, "permission"}, {4000, ""}} {
-		t.Run(fmt.Sprint(tc.lateMS), func(t *testing.T) {
-			agent, c, from := r.idleLive(fmt.Sprintf("late/%d", tc.lateMS))
+	}{{800, false, "permission"}, {4000, false, ""}, {8000, true, ""}} {
+		name := fmt.Sprint(tc.lateMS)
+		if tc.sameMS {
+			name += "_same_ms"
+		}
+		t.Run(name, func(t *testing.T) {
+			agent, c, from := r.idleLive("late/" + name)
 			ctx := ctxT(t, 120*time.Second)
-			c.Inject(ctx, fmt.Sprintf("tool=Bash call_late_ms=%d say=ran", tc.lateMS), true)
+			directive := fmt.Sprintf("tool=Bash call_late_ms=%d say=ran", tc.lateMS)
+			if tc.sameMS {
+				directive += " call_same_ms"
+			}
+			c.Inject(ctx, directive, true)
 			es := untilRequest(t, c, from)
 			callID, _ := payloadOf(t, es[len(es)-1])["call_id"].(string)
 			res, err := r.c.Ls(ctx, api.LsRequest{Pattern: agent})
