@@ -88,9 +88,7 @@ func (w *agentWork) spawn() (ended bool) {
 		return w.abandon(err)
 	}
 	opID := v.(string)
-	ctx, cancel := w.herdrCtx()
-	pl, serr := w.env.Herdr.Owned().Spawn(ctx, spec)
-	cancel()
+	pl, serr := w.spawnPane(spec)
 	if serr != nil {
 		_, err := w.write(func(tx *store.Tx) (any, error) { return tx.Applied(opID, false, serr.Error(), nil) })
 		w.logErr("spawn applied", err)
@@ -193,6 +191,31 @@ func (w *agentWork) waitHerdrUntil(deadline time.Time) error {
 		}
 		if !w.sleepCtx(pause) {
 			return nil
+		}
+		pause = min(2*pause, 5*time.Second)
+	}
+}
+
+// spawnPane asks herdr for the agent's pane; while the call fails before it reached
+// herdr (herdr.ErrNotSent: a connection not accepted in time under a burst of calls, a
+// session reconnecting), it is made again after waitHerdr's pause, as nothing can have
+// been made twice, until the op is canceled (the stuck-start guard ends the row after
+// timings.max_starting; docs/lifecycle.md §7.5).
+func (w *agentWork) spawnPane(spec herdr.SpawnSpec) (herdr.Placement, error) {
+	pause, warned := 250*time.Millisecond, false
+	for {
+		ctx, cancel := w.herdrCtx()
+		pl, err := w.env.Herdr.Owned().Spawn(ctx, spec)
+		cancel()
+		if err == nil || !errors.Is(err, herdr.ErrNotSent) || w.ctx.Err() != nil {
+			return pl, err
+		}
+		if !warned {
+			w.log().Warn("herdr did not take the spawn; it is asked again (up to timings.max_starting)", "err", err)
+			warned = true
+		}
+		if !w.sleepCtx(pause) {
+			return pl, err
 		}
 		pause = min(2*pause, 5*time.Second)
 	}

@@ -87,6 +87,36 @@ func IsUnreachable(err error) bool {
 	return wire.Is(err, wire.EnvironmentError, wire.CauseHerdrUnreachable)
 }
 
+// ErrNotSent marks a call that failed before its request reached herdr: its connection
+// was not made (refused, absent, or not accepted in time while herdr was slow to accept
+// a burst of calls), or the session's connection was down or stopped while the call
+// waited its turn. Trying it again cannot make anything twice (docs/herdr.md §2.2).
+// Test with errors.Is; the error is still the herdr_unreachable it was.
+var ErrNotSent = errors.New("herdr: the request was not sent")
+
+// notSent marks err with [ErrNotSent], keeping its message and what it wraps.
+func notSent(err error) error {
+	if err == nil || errors.Is(err, ErrNotSent) {
+		return err
+	}
+	return notSentError{err}
+}
+
+type notSentError struct{ error }
+
+func (e notSentError) Unwrap() []error { return []error{e.error, ErrNotSent} }
+
+// connectTimedOut reports whether err is a call whose connection herdr did not accept
+// in time: herdr is slow (its accept backlog full under a burst of calls), which is not
+// a sign that its session is gone.
+func connectTimedOut(err error) bool {
+	if !errors.Is(err, ErrNotSent) {
+		return false
+	}
+	var ne net.Error
+	return errors.Is(err, os.ErrDeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
+}
+
 // Client makes single herdr socket calls: dial, one request line, one response line,
 // close (docs/herdr.md §2). The zero value needs only Socket. Fields must not
 // change after first use. A Client is safe for concurrent use.
@@ -300,9 +330,9 @@ func (c *Client) connect(ctx context.Context) (net.Conn, error) {
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	return nil, wire.Env(wire.CauseHerdrUnreachable,
+	return nil, notSent(wire.Env(wire.CauseHerdrUnreachable,
 		fmt.Sprintf("herdr session socket %s is unreachable: %v", c.Socket, last),
-		"socket", c.Socket).Wrap(last)
+		"socket", c.Socket).Wrap(last))
 }
 
 func retryableConnect(err error) bool {

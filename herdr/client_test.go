@@ -6,8 +6,10 @@ import (
 	"errors"
 	"io"
 	"net"
+	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -93,6 +95,33 @@ func TestClientUnreachableRetries(t *testing.T) {
 	}
 	if el := time.Since(start); el < 700*time.Millisecond || el > 5*time.Second {
 		t.Errorf("elapsed: got %s, want about 700ms of backoff", el)
+	}
+}
+
+// A call that failed before its request reached herdr is marked not sent (docs/herdr.md
+// §2.2), so a caller may make it again without making anything twice: a socket that is
+// absent, one that accepts nothing in time. One herdr read and left unanswered is not
+// marked: herdr may have acted on it.
+func TestClientMarksWhatWasNotSent(t *testing.T) {
+	absent := Client{Socket: filepath.Join(shortDir(t), "none.sock"), Dial: func(ctx context.Context, n, a string) (net.Conn, error) {
+		return nil, &net.OpError{Op: "dial", Net: n, Err: syscall.ENOENT}
+	}}
+	_, err := absent.Call(context.Background(), "ping", nil, "pong")
+	if !IsUnreachable(err) || !errors.Is(err, ErrNotSent) || connectTimedOut(err) || !errors.Is(err, syscall.ENOENT) {
+		t.Errorf("absent socket: got %v, want herdr_unreachable, not sent, not a timeout, ENOENT kept", err)
+	}
+	slow := Client{Socket: "/slow.sock", Dial: func(ctx context.Context, n, a string) (net.Conn, error) {
+		return nil, &net.OpError{Op: "dial", Net: n, Err: os.ErrDeadlineExceeded}
+	}}
+	_, err = slow.Call(context.Background(), "ping", nil, "pong")
+	if !IsUnreachable(err) || !errors.Is(err, ErrNotSent) || !connectTimedOut(err) {
+		t.Errorf("a connection not accepted in time: got %v, want herdr_unreachable, not sent, a timeout", err)
+	}
+	mute := newScripted(t, func(map[string]any) string { time.Sleep(300 * time.Millisecond); return "" })
+	c := Client{Socket: mute.path, Timeout: 100 * time.Millisecond}
+	_, err = c.Call(context.Background(), "ping", nil, "pong")
+	if !IsUnreachable(err) || errors.Is(err, ErrNotSent) {
+		t.Errorf("a request herdr read and left unanswered: got %v, want herdr_unreachable not marked not sent", err)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -53,6 +54,10 @@ type Config struct {
 	// noPaneCache turns the terminal → pane cache of docs/herdr.md §4.1 off (the live
 	// passes replay call sequences recorded without it).
 	noPaneCache bool
+
+	// dial replaces the connections' dial once a session is up (a test seam: a
+	// connection herdr does not accept in time).
+	dial func(ctx context.Context, network, addr string) (net.Conn, error)
 
 	// live is the binary in use once NewDriver has run: Bin at first, replaced by
 	// [Driver.SetBin].
@@ -481,6 +486,10 @@ func (s *Session) Spawn(ctx context.Context, spec SpawnSpec) (Placement, error) 
 			p, err := e.r.PaneGet(ctx, pane)
 			if err != nil {
 				closeRoot(ctx, e, ws.WorkspaceID)
+				if errors.Is(err, ErrNotSent) { // the pane was made: the spawn was sent
+					err = wire.Env(wire.CauseHerdrUnreachable, "herdr made pane "+pane+" but its pane.get failed: "+err.Error(),
+						"pane_id", pane)
+				}
 				return nil, err
 			}
 			closeRoot(ctx, e, ws.WorkspaceID)

@@ -2,7 +2,9 @@ package herdr
 
 import (
 	"context"
+	"errors"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -249,4 +251,43 @@ func TestStatusPingEndsReconnectBackoff(t *testing.T) {
 		_, err := d.Owned().AgentList(ctx)
 		return err == nil
 	})
+}
+
+// A call whose connection herdr does not accept in time (herdr slow to accept a burst of
+// calls, docs/herdr.md §2.2) fails alone, marked not sent: the session stays up, so the
+// next call goes through at once and nothing in flight or waiting fails with it.
+func TestDriverSlowAcceptFailsOnlyThatCall(t *testing.T) {
+	s := newScripted(t, func(req map[string]any) string {
+		switch req["method"] {
+		case "ping":
+			return ok(req, `{"type":"pong","version":"0.8.0","protocol":20}`)
+		default:
+			return ok(req, `{"type":"agent_list","agents":[]}`)
+		}
+	})
+	var slow atomic.Bool
+	d := newTestDriver(t, Config{Sessions: staticSessions(SessionInfo{Name: "orcr", SocketPath: s.path}),
+		dial: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			if slow.Load() {
+				return nil, &net.OpError{Op: "dial", Net: network, Err: os.ErrDeadlineExceeded}
+			}
+			var nd net.Dialer
+			return nd.DialContext(ctx, network, addr)
+		}})
+	ctx := context.Background()
+	if _, err := d.Owned().AgentList(ctx); err != nil {
+		t.Fatalf("AgentList: %v", err)
+	}
+	slow.Store(true)
+	_, err := d.Owned().AgentList(ctx)
+	if !IsUnreachable(err) || !errors.Is(err, ErrNotSent) {
+		t.Fatalf("AgentList while herdr accepts nothing in time: got %v, want herdr_unreachable marked not sent", err)
+	}
+	slow.Store(false)
+	if _, err := d.Owned().AgentList(ctx); err != nil {
+		t.Fatalf("AgentList once herdr accepts again: %v (the slow accept took the session down)", err)
+	}
+	if n := d.Restarts("orcr"); n != 0 {
+		t.Errorf("the session was restarted %d times for one slow accept", n)
+	}
 }

@@ -199,7 +199,7 @@ func (a *sessionActor) onHandshake(c actor.Context, m *handshakeDone) {
 		return
 	}
 	a.state = stateUp
-	a.remote = &Remote{Client: Client{Socket: m.socket, Timeout: a.cfg.timeout()}}
+	a.remote = &Remote{Client: Client{Socket: m.socket, Timeout: a.cfg.timeout(), Dial: a.cfg.dial}}
 	a.panes = newPaneCache(m.socket, a.cfg.noPaneCache)
 	c.Send(a.parent, &sessionUp{name: a.name, gen: a.gen, socket: m.socket, pong: m.pong})
 	q := a.queued
@@ -214,7 +214,7 @@ func (a *sessionActor) onRequest(c actor.Context, p pendingOp) {
 	case stateConnecting:
 		a.queued = append(a.queued, p)
 	case stateFailed:
-		a.reply(c, p.sender, nil, downError(a.name, a.failErr)) // as the supervisor answers while it is down
+		a.reply(c, p.sender, nil, notSent(downError(a.name, a.failErr))) // as the supervisor answers while it is down
 	case stateUp:
 		if p.req.op.structural {
 			if a.busy {
@@ -264,7 +264,9 @@ func (a *sessionActor) onDone(c actor.Context, m *opDone) {
 			a.roots = map[string]string{}
 		}
 	}
-	if IsUnreachable(m.err) && a.state == stateUp {
+	// A call herdr did not accept in time says herdr is slow, not gone: failing the
+	// session for it would fail every call in flight and waiting with it.
+	if IsUnreachable(m.err) && !connectTimedOut(m.err) && a.state == stateUp {
 		a.fail(c, m.err)
 		return
 	}
@@ -283,6 +285,7 @@ func (a *sessionActor) fail(c actor.Context, err error) {
 }
 
 func (a *sessionActor) failPending(c actor.Context, err error) {
+	err = notSent(err) // these ops never ran
 	for _, p := range append(a.queued, a.waiting...) {
 		a.reply(c, p.sender, nil, err)
 	}

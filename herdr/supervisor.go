@@ -85,7 +85,7 @@ func (s *supervisor) Receive(c actor.Context) {
 	case *opRequest:
 		e := s.entry(c, m.session)
 		if e.pid == nil {
-			c.Respond(&opReply{err: s.downError(e)})
+			c.Respond(&opReply{err: notSent(s.downError(e))})
 			return
 		}
 		c.Forward(e.pid)
