@@ -43,7 +43,7 @@ bench:
 # (wall times, idle CPU against no agent, memory and fds per agent). Without -race: it
 # measures orcr, not the race detector. CI runs the same test at N = 60.
 scale n="1000":
-    ORCR_TEST_SCALE_N={{n}} go test -count=1 -v -timeout 60m -run '^TestScale$' ./tests/
+    ORCR_TEST_SCALE_N={{n}} ORCR_TEST_SCALE_WINDOW=30 go test -count=1 -v -timeout 60m -run '^TestScale$' ./tests/
 
 # the self-contained demo (no herdr or provider needed)
 demo:
