@@ -328,7 +328,7 @@ func (c *Client) connect(ctx context.Context) (net.Conn, error) {
 		backoff *= 2
 	}
 	if ctx.Err() != nil {
-		return nil, ctx.Err()
+		return nil, notSent(ctx.Err())
 	}
 	return nil, notSent(wire.Env(wire.CauseHerdrUnreachable,
 		fmt.Sprintf("herdr session socket %s is unreachable: %v", c.Socket, last),

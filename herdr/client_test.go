@@ -117,6 +117,12 @@ func TestClientMarksWhatWasNotSent(t *testing.T) {
 	if !IsUnreachable(err) || !errors.Is(err, ErrNotSent) || !connectTimedOut(err) {
 		t.Errorf("a connection not accepted in time: got %v, want herdr_unreachable, not sent, a timeout", err)
 	}
+	expired, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer cancel()
+	_, err = slow.Call(expired, "ping", nil, "pong")
+	if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, ErrNotSent) {
+		t.Errorf("a call whose deadline passed before it connected: got %v, want the deadline, not sent", err)
+	}
 	mute := newScripted(t, func(map[string]any) string { time.Sleep(300 * time.Millisecond); return "" })
 	c := Client{Socket: mute.path, Timeout: 100 * time.Millisecond}
 	_, err = c.Call(context.Background(), "ping", nil, "pong")
