@@ -17,7 +17,8 @@ import (
 // scan reads when the next fire or run timeout comes, and the next scan is armed for
 // then (loopDelay): every timings.loop_tick while something is overdue, at most
 // LoopIdleTick apart otherwise. A loop actor that finished an op (a create, resume or
-// edit may have moved a fire sooner) tells its parent, which scans again. The loop actor serializes everything that happens to one loop — fires,
+// edit may have moved a fire sooner) tells its parent, which then scans within a tick.
+// The loop actor serializes everything that happens to one loop — fires,
 // manual starts, promotions, stops, exits, pause, resume, rm — as ops on goroutines.
 
 // LoopsSpec configures the loops actor.
@@ -54,12 +55,13 @@ func loopDelay(next, now int64, tick, idle time.Duration) time.Duration {
 
 // loopsActor is the scheduler and the loops' parent.
 type loopsActor struct {
-	spec  LoopsSpec
-	tick  actorkit.Ticker
-	busy  bool
-	again bool  // a hint came while a scan ran: scan again when it reports
-	next  int64 // the last scan's next fire or run timeout (0: none)
-	ready bool  // restart recovery handed out: ticks may fire, ops may run
+	spec   LoopsSpec
+	tick   actorkit.Ticker
+	busy   bool
+	hinted bool      // a hint came since the last scan began: the next scan comes within a tick
+	next   int64     // the last scan's next fire or run timeout (0: none)
+	due    time.Time // when the armed scan fires
+	ready  bool      // restart recovery handed out: ticks may fire, ops may run
 	// held are the LoopOps, LoopCreateds and AwaitLoopsRecovereds that came before
 	// restart recovery read the live runs and loops: a run a verb inserted before that
 	// read would be taken for one a previous server left (and ended failed when it has no
@@ -145,11 +147,6 @@ func (a *loopsActor) Receive(c actor.Context) {
 		for _, r := range m.timedOut {
 			c.Send(a.child(c, r.LoopUUID), stopRun{run: r.UUID, status: store.RunTimeout})
 		}
-		if a.again {
-			a.again = false
-			a.scan(c)
-			return
-		}
 		a.arm(c)
 	case loopsHint:
 		a.hint(c)
@@ -207,22 +204,36 @@ func (a *loopsActor) child(c actor.Context, loop string) *actor.PID {
 	return pid
 }
 
+// arm schedules the next scan after loopDelay, within a tick when a hint came since the
+// last scan began.
 func (a *loopsActor) arm(c actor.Context) {
-	d := loopDelay(a.next, time.Now().UnixMilli(), a.spec.Tick, max(LoopIdleTick, a.spec.Tick))
+	now := time.Now()
+	d := loopDelay(a.next, now.UnixMilli(), a.spec.Tick, max(LoopIdleTick, a.spec.Tick))
+	if a.hinted {
+		d = min(d, a.spec.Tick)
+	}
+	a.armAfter(c, now, d)
+}
+
+func (a *loopsActor) armAfter(c actor.Context, now time.Time, d time.Duration) {
+	a.due = now.Add(d)
 	a.tick.Arm(c, d, func(gen int64) any { return loopsTick{gen: gen} })
 }
 
-// hint scans now: a loop was created or one's actor finished an op, so the next fire
-// may have moved. A scan in flight is followed by another.
+// hint brings the next scan within a tick: a loop was created or one's actor finished
+// an op, so its next fire may have moved sooner. Never sooner than a tick, so a loop
+// whose ops keep finishing costs no more scans than the fixed tick did.
 func (a *loopsActor) hint(c actor.Context) {
 	if !a.ready {
 		return // recovery's first scan comes after the hand-out
 	}
+	a.hinted = true
 	if a.busy {
-		a.again = true
-		return
+		return // the scan in flight arms the next one within a tick
 	}
-	a.scan(c)
+	if now := time.Now(); now.Add(a.spec.Tick).Before(a.due) {
+		a.armAfter(c, now, a.spec.Tick)
+	}
 }
 
 // recover reads, on a goroutine, the runs a previous server left live and the loops
@@ -252,7 +263,7 @@ func (a *loopsActor) scan(c actor.Context) {
 	if a.busy || !a.ready {
 		return
 	}
-	a.busy = true
+	a.busy, a.hinted = true, false
 	self, root, env := c.Self(), c.ActorSystem().Root, a.spec.Env
 	env.Ops.Add(1)
 	go func() {
