@@ -313,13 +313,17 @@ func (s *Session) do(ctx context.Context, o op) (any, error) {
 	if dl, ok := ctx.Deadline(); ok {
 		timeout = time.Until(dl) + time.Second
 	}
-	f := s.d.sys.Root.RequestFuture(s.d.sup, &opRequest{session: s.name, op: o, ctx: ctx}, max(timeout, time.Millisecond))
+	req := &opRequest{session: s.name, op: o, ctx: ctx}
+	f := s.d.sys.Root.RequestFuture(s.d.sup, req, max(timeout, time.Millisecond))
 	res, err := f.Result()
 	if err != nil {
 		if errors.Is(err, actor.ErrDeadLetter) {
 			return nil, wire.Env(wire.CauseHerdrUnreachable, "herdr session "+s.name+" is unreachable (driver stopped)", "session", s.name)
 		}
 		if ctx.Err() != nil {
+			if !req.started.Load() { // it waited its turn past its deadline
+				return nil, notSent(ctx.Err())
+			}
 			return nil, ctx.Err()
 		}
 		return nil, wire.Env(wire.CauseHerdrUnreachable, "herdr session "+s.name+": "+o.name+" did not finish: "+err.Error(), "session", s.name)

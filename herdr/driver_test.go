@@ -291,3 +291,41 @@ func TestDriverSlowAcceptFailsOnlyThatCall(t *testing.T) {
 		t.Errorf("the session was restarted %d times for one slow accept", n)
 	}
 }
+
+// A structural op that waited its turn behind another past its caller's deadline is
+// answered as not sent (docs/herdr.md §2.2): it had not started, and once launched with
+// its deadline gone it fails at its first connect, so the caller may ask again.
+func TestDriverOpQueuedPastItsDeadlineIsNotSent(t *testing.T) {
+	holding := make(chan struct{}, 1)
+	s := newScripted(t, func(req map[string]any) string {
+		switch req["method"] {
+		case "ping":
+			return ok(req, `{"type":"pong","version":"0.8.0","protocol":20}`)
+		case "workspace.list":
+			holding <- struct{}{}
+			time.Sleep(1500 * time.Millisecond) // the first op holds the structural turn
+			return ok(req, `{"type":"workspace_list","workspaces":[{"workspace_id":"w1","number":1,"label":"a","focused":false,"pane_count":1,"tab_count":1,"active_tab_id":"w1:t1","agent_status":"none"}]}`)
+		default:
+			return ok(req, `{"type":"ok"}`)
+		}
+	})
+	d := newTestDriver(t, Config{Sessions: staticSessions(SessionInfo{Name: "orcr", SocketPath: s.path})})
+	if _, err := d.Owned().Ping(context.Background()); err != nil {
+		t.Fatalf("Ping: %v", err)
+	}
+	first := make(chan error, 1)
+	go func() {
+		_, err := d.Owned().EnsureWorkspace(context.Background(), "a")
+		first <- err
+	}()
+	<-holding // the first holds the turn: its workspace.list takes 1.5 s
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	_, err := d.Owned().EnsureWorkspace(ctx, "a")
+	if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, ErrNotSent) {
+		t.Errorf("an op queued past its deadline: got %v, want the deadline, marked not sent", err)
+	}
+	if err := <-first; err != nil {
+		t.Errorf("the first op: %v", err)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -37,6 +38,10 @@ type opRequest struct {
 	session string
 	op      op
 	ctx     context.Context
+	// started is set when the session actor launches the op: a caller whose deadline
+	// passed before then knows nothing of it was sent (an op launched after its deadline
+	// fails at its first connect, sending nothing).
+	started atomic.Bool
 }
 
 // opReply answers an opRequest.
@@ -239,6 +244,7 @@ func (a *sessionActor) launch(p pendingOp) {
 	a.seq++
 	seq := a.seq
 	a.running[seq] = p.sender
+	p.req.started.Store(true)
 	a.wg.Go(func() {
 		opCtx := p.req.ctx
 		if opCtx == nil {
