@@ -207,8 +207,8 @@ func (w *agentWork) spawnPane(spec herdr.SpawnSpec) (herdr.Placement, error) {
 		ctx, cancel := w.herdrCtx()
 		pl, err := w.env.Herdr.Owned().Spawn(ctx, spec)
 		cancel()
-		if err == nil || !errors.Is(err, herdr.ErrNotSent) || w.ctx.Err() != nil {
-			return pl, err
+		if err == nil || !errors.Is(err, herdr.ErrNotSent) || !herdrDown(err) || w.ctx.Err() != nil {
+			return pl, err // a missing herdr or a version skew is not waited for
 		}
 		if !warned {
 			w.log().Warn("herdr did not take the spawn; it is asked again (up to timings.max_starting)", "err", err)
