@@ -89,8 +89,9 @@ func IsUnreachable(err error) bool {
 
 // ErrNotSent marks a call that failed before its request reached herdr: its connection
 // was not made (refused, absent, or not accepted in time while herdr was slow to accept
-// a burst of calls), or the session's connection was down or stopped while the call
-// waited its turn. Trying it again cannot make anything twice (docs/herdr.md §2.2).
+// a burst of calls), its deadline passed before it connected or while it waited its
+// turn, or the session's connection was down or stopped while it waited. Trying it
+// again cannot make anything twice (docs/herdr.md §2.2).
 // Test with errors.Is; the error is still the herdr_unreachable it was.
 var ErrNotSent = errors.New("herdr: the request was not sent")
 
