@@ -171,7 +171,7 @@ func (w *agentWork) waitHerdr() error { return w.waitHerdrUntil(time.Time{}) }
 
 // waitHerdrUntil is waitHerdr giving up at deadline (zero: never) with the last error.
 func (w *agentWork) waitHerdrUntil(deadline time.Time) error {
-	pause, warned := 250*time.Millisecond, false
+	var again herdrRetry
 	for {
 		ctx, cancel := w.herdrCtx()
 		err := w.env.providers().HerdrGate(ctx)
@@ -185,15 +185,28 @@ func (w *agentWork) waitHerdrUntil(deadline time.Time) error {
 		if err == nil || !herdrDown(err) || (!deadline.IsZero() && time.Now().After(deadline)) {
 			return err
 		}
-		if !warned {
-			w.log().Warn("herdr does not answer; the spawn waits for it (up to timings.max_starting)", "err", err)
-			warned = true
-		}
-		if !w.sleepCtx(pause) {
+		if !again.wait(w, "herdr does not answer; the spawn waits for it (up to timings.max_starting)", err) {
 			return nil
 		}
-		pause = min(2*pause, 5*time.Second)
 	}
+}
+
+// herdrRetry is the pace of the spawn pipeline's waits for herdr: 250 ms, doubling, at
+// most 5 s apart, with one warning in the log (docs/lifecycle.md §7.5).
+type herdrRetry struct {
+	pause  time.Duration
+	warned bool
+}
+
+// wait logs msg with err the first time, then sleeps the pause; false when the op was
+// canceled meanwhile.
+func (r *herdrRetry) wait(w *agentWork, msg string, err error) bool {
+	if !r.warned {
+		w.log().Warn(msg, "err", err)
+		r.warned = true
+	}
+	r.pause = min(max(2*r.pause, 250*time.Millisecond), 5*time.Second)
+	return w.sleepCtx(r.pause)
 }
 
 // spawnPane asks herdr for the agent's pane; while the call fails before it reached
@@ -202,7 +215,7 @@ func (w *agentWork) waitHerdrUntil(deadline time.Time) error {
 // been made twice, until the op is canceled (the stuck-start guard ends the row after
 // timings.max_starting; docs/lifecycle.md §7.5).
 func (w *agentWork) spawnPane(spec herdr.SpawnSpec) (herdr.Placement, error) {
-	pause, warned := 250*time.Millisecond, false
+	var again herdrRetry
 	for {
 		ctx, cancel := w.herdrCtx()
 		pl, err := w.env.Herdr.Owned().Spawn(ctx, spec)
@@ -210,14 +223,9 @@ func (w *agentWork) spawnPane(spec herdr.SpawnSpec) (herdr.Placement, error) {
 		if err == nil || !errors.Is(err, herdr.ErrNotSent) || !herdrDown(err) || w.ctx.Err() != nil {
 			return pl, err // a missing herdr or a version skew is not waited for
 		}
-		if !warned {
-			w.log().Warn("herdr did not take the spawn; it is asked again (up to timings.max_starting)", "err", err)
-			warned = true
-		}
-		if !w.sleepCtx(pause) {
+		if !again.wait(w, "herdr did not take the spawn; it is asked again (up to timings.max_starting)", err) {
 			return pl, err
 		}
-		pause = min(2*pause, 5*time.Second)
 	}
 }
 
