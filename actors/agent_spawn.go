@@ -213,18 +213,50 @@ func (r *herdrRetry) wait(w *agentWork, msg string, err error) bool {
 // herdr (herdr.ErrNotSent: a connection not accepted in time under a burst of calls, a
 // session reconnecting), it is made again after waitHerdr's pause, as nothing can have
 // been made twice, until the op is canceled (the stuck-start guard ends the row after
-// timings.max_starting; docs/lifecycle.md §7.5).
+// timings.max_starting; docs/lifecycle.md §7.5). A spawn herdr took but did not answer
+// in time is not made again: its pane is looked for ([agentWork.awaitSpawned]).
 func (w *agentWork) spawnPane(spec herdr.SpawnSpec) (herdr.Placement, error) {
 	var again herdrRetry
 	for {
 		ctx, cancel := w.herdrCtx()
 		pl, err := w.env.Herdr.Owned().Spawn(ctx, spec)
 		cancel()
-		if err == nil || !errors.Is(err, herdr.ErrNotSent) || !herdrDown(err) || w.ctx.Err() != nil {
+		if err == nil || !herdrDown(err) || w.ctx.Err() != nil {
 			return pl, err // a missing herdr or a version skew is not waited for
+		}
+		if !errors.Is(err, herdr.ErrNotSent) {
+			return w.awaitSpawned(spec, err)
 		}
 		if !again.wait(w, "herdr did not take the spawn; it is asked again (up to timings.max_starting)", err) {
 			return pl, err
+		}
+	}
+}
+
+// awaitSpawned follows a spawn whose request herdr took but did not answer within the
+// call's deadline: a herdr busy with a burst of calls still carries it out when it
+// gets to it, so the owned session's panes are listed, at herdrRetry's pace, until one
+// carries the agent's pane label, and that pane is the spawn's; asking again would make
+// a second one. It gives up, with sendErr, when the op is canceled (the stuck-start
+// guard after timings.max_starting; docs/lifecycle.md §7.5).
+func (w *agentWork) awaitSpawned(spec herdr.SpawnSpec, sendErr error) (herdr.Placement, error) {
+	var again herdrRetry
+	for {
+		if !again.wait(w, "herdr took the spawn but did not answer in time; its pane is looked for (up to timings.max_starting)", sendErr) {
+			return herdr.Placement{}, sendErr
+		}
+		ctx, cancel := w.herdrCtx()
+		panes, err := w.env.Herdr.Owned().PaneList(ctx, "")
+		cancel()
+		if err != nil {
+			continue // herdr still busy (or down): look again
+		}
+		for _, p := range panes {
+			if p.Label == spec.PaneLabel {
+				w.log().Info("the spawn's pane came after its call's deadline; it is the agent's", "pane", p.PaneID, "terminal", p.TerminalID)
+				return herdr.Placement{Workspace: spec.Workspace, WorkspaceID: p.WorkspaceID, TabID: p.TabID,
+					PaneID: p.PaneID, TerminalID: p.TerminalID}, nil
+			}
 		}
 	}
 }

@@ -107,11 +107,13 @@ type notSentError struct{ error }
 
 func (e notSentError) Unwrap() []error { return []error{e.error, ErrNotSent} }
 
-// connectTimedOut reports whether err is a call whose connection herdr did not accept
-// in time: herdr is slow (its accept backlog full under a burst of calls), which is not
-// a sign that its session is gone.
-func connectTimedOut(err error) bool {
-	if !errors.Is(err, ErrNotSent) {
+// herdrSlow reports whether err is a call that herdr did not accept in time (its
+// accept backlog full under a burst of calls) or took and did not answer within the
+// call's deadline (its application thread busy with earlier work): herdr is slow,
+// which is not a sign that its session is gone. A request herdr left unread (frozen,
+// not answering) is not slow.
+func herdrSlow(err error) bool {
+	if errors.Is(err, errNotTaken) {
 		return false
 	}
 	var ne net.Error
@@ -138,6 +140,11 @@ type Client struct {
 	TakenWithin time.Duration
 	// Dial replaces net.Dialer.DialContext (a test seam).
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
+	// Slots, when not nil, bounds the calls in flight through this client (and its
+	// copies) to its capacity: a call takes a slot before it dials and gives it back
+	// once it has its answer. A call whose ctx ends while it waits for a slot sent
+	// nothing and is marked [ErrNotSent] (docs/herdr.md §2.4).
+	Slots chan struct{}
 }
 
 var requestSeq atomic.Uint64
@@ -153,6 +160,14 @@ func (c *Client) Call(ctx context.Context, method string, params any, wantTag st
 	line, err := encodeRequest(method, params)
 	if err != nil {
 		return nil, err
+	}
+	if c.Slots != nil {
+		select {
+		case c.Slots <- struct{}{}:
+			defer func() { <-c.Slots }()
+		case <-ctx.Done():
+			return nil, notSent(ctx.Err())
+		}
 	}
 	conn, err := c.connect(ctx)
 	if err != nil {

@@ -107,14 +107,14 @@ func TestClientMarksWhatWasNotSent(t *testing.T) {
 		return nil, &net.OpError{Op: "dial", Net: n, Err: syscall.ENOENT}
 	}}
 	_, err := absent.Call(context.Background(), "ping", nil, "pong")
-	if !IsUnreachable(err) || !errors.Is(err, ErrNotSent) || connectTimedOut(err) || !errors.Is(err, syscall.ENOENT) {
+	if !IsUnreachable(err) || !errors.Is(err, ErrNotSent) || herdrSlow(err) || !errors.Is(err, syscall.ENOENT) {
 		t.Errorf("absent socket: got %v, want herdr_unreachable, not sent, not a timeout, ENOENT kept", err)
 	}
 	slow := Client{Socket: "/slow.sock", Dial: func(ctx context.Context, n, a string) (net.Conn, error) {
 		return nil, &net.OpError{Op: "dial", Net: n, Err: os.ErrDeadlineExceeded}
 	}}
 	_, err = slow.Call(context.Background(), "ping", nil, "pong")
-	if !IsUnreachable(err) || !errors.Is(err, ErrNotSent) || !connectTimedOut(err) {
+	if !IsUnreachable(err) || !errors.Is(err, ErrNotSent) || !herdrSlow(err) {
 		t.Errorf("a connection not accepted in time: got %v, want herdr_unreachable, not sent, a timeout", err)
 	}
 	expired, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))

@@ -20,6 +20,7 @@ const (
 	DefaultBackoffInitial = 200 * time.Millisecond
 	DefaultBackoffMax     = 10 * time.Second
 	DefaultCallTimeout    = 2 * time.Minute
+	DefaultMaxCalls       = 8
 )
 
 // Config configures a [Driver]. The zero value plus Bin works. Fields must not change
@@ -41,6 +42,11 @@ type Config struct {
 	BackoffInitial, BackoffMax time.Duration
 	// CallTimeout bounds one blocking Session call when ctx has no deadline (2 min).
 	CallTimeout time.Duration
+	// MaxCalls bounds the socket calls in flight to one session (default
+	// [DefaultMaxCalls]): herdr answers them one at a time on its application thread,
+	// so more only queue inside herdr, where a call's deadline cannot tell whether it
+	// was taken (docs/herdr.md §2.4).
+	MaxCalls int
 	// Props builds the Props of the driver's actors (its supervisor and connection
 	// actors). The server passes actorkit.Props, so that they log a panic's stack as
 	// every actor of its tree does (actors/doc.go); nil builds plain Props.
@@ -79,6 +85,12 @@ func (c *Config) pause() time.Duration          { return or(c.DeliverPause, Defa
 func (c *Config) backoffInitial() time.Duration { return or(c.BackoffInitial, DefaultBackoffInitial) }
 func (c *Config) backoffMax() time.Duration     { return or(c.BackoffMax, DefaultBackoffMax) }
 func (c *Config) callTimeout() time.Duration    { return or(c.CallTimeout, DefaultCallTimeout) }
+func (c *Config) maxCalls() int {
+	if c.MaxCalls > 0 {
+		return c.MaxCalls
+	}
+	return DefaultMaxCalls
+}
 
 func (c *Config) props(log *slog.Logger, producer actor.Producer, opts ...actor.PropsOption) *actor.Props {
 	if c.Props != nil {

@@ -3,11 +3,13 @@ package herdr
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -292,6 +294,39 @@ func TestDriverSlowAcceptFailsOnlyThatCall(t *testing.T) {
 	}
 }
 
+// A call herdr took but answered after the call's deadline fails alone, as sent (herdr
+// may have acted on it); the session stays up (docs/herdr.md §2.2): a herdr busy with
+// earlier work is slow, not gone.
+func TestDriverSlowAnswerFailsOnlyThatCall(t *testing.T) {
+	var slow atomic.Bool
+	s := newScripted(t, func(req map[string]any) string {
+		if req["method"] == "ping" {
+			return ok(req, `{"type":"pong","version":"0.8.0","protocol":20}`)
+		}
+		if slow.Load() {
+			time.Sleep(600 * time.Millisecond)
+		}
+		return ok(req, `{"type":"agent_list","agents":[]}`)
+	})
+	d := newTestDriver(t, Config{Sessions: staticSessions(SessionInfo{Name: "orcr", SocketPath: s.path}), Timeout: 200 * time.Millisecond})
+	ctx := context.Background()
+	if _, err := d.Owned().AgentList(ctx); err != nil {
+		t.Fatalf("AgentList: %v", err)
+	}
+	slow.Store(true)
+	_, err := d.Owned().AgentList(ctx)
+	if !IsUnreachable(err) || errors.Is(err, ErrNotSent) {
+		t.Fatalf("AgentList answered after its deadline: got %v, want herdr_unreachable, not marked not sent", err)
+	}
+	slow.Store(false)
+	if _, err := d.Owned().AgentList(ctx); err != nil {
+		t.Fatalf("AgentList once herdr answers in time: %v (the slow answer took the session down)", err)
+	}
+	if n := d.Restarts("orcr"); n != 0 {
+		t.Errorf("the session was restarted %d times for one slow answer", n)
+	}
+}
+
 // A structural op that waited its turn behind another past its caller's deadline is
 // answered as not sent (docs/herdr.md §2.2): it had not started, and once launched with
 // its deadline gone it fails at its first connect, so the caller may ask again.
@@ -327,5 +362,65 @@ func TestDriverOpQueuedPastItsDeadlineIsNotSent(t *testing.T) {
 	}
 	if err := <-first; err != nil {
 		t.Errorf("the first op: %v", err)
+	}
+}
+
+// A session's calls in flight are bounded (Config.MaxCalls, docs/herdr.md §2.4): the
+// calls past the bound wait in orcr, not inside herdr, and one whose deadline passes
+// while it waits was not sent, so it may be asked again.
+func TestDriverBoundsCallsInFlight(t *testing.T) {
+	const bound, calls = 3, 10
+	var cur, most atomic.Int32
+	release := make(chan struct{})
+	s := newScripted(t, func(req map[string]any) string {
+		if req["method"] == "ping" {
+			return ok(req, `{"type":"pong","version":"0.8.0","protocol":20}`)
+		}
+		n := cur.Add(1)
+		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+		}
+		<-release
+		cur.Add(-1)
+		return ok(req, `{"type":"agent_list","agents":[]}`)
+	})
+	var once sync.Once
+	free := func() { once.Do(func() { close(release) }) }
+	t.Cleanup(free) // before the scripted herdr's cleanup, which waits for its handlers
+	d := newTestDriver(t, Config{Sessions: staticSessions(SessionInfo{Name: "orcr", SocketPath: s.path}), MaxCalls: bound})
+	if _, err := d.Owned().Ping(context.Background()); err != nil {
+		t.Fatalf("Ping: %v", err)
+	}
+	errs := make(chan error, calls)
+	for range calls {
+		go func() {
+			_, err := d.Owned().AgentList(context.Background())
+			errs <- err
+		}()
+	}
+	poll.Eventually(t, 10*time.Second, "the bound's worth of calls to reach herdr", func() bool { return cur.Load() == bound },
+		func() string { return fmt.Sprintf("%d in herdr", cur.Load()) })
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	_, err := d.Owned().AgentList(ctx)
+	if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, ErrNotSent) {
+		t.Errorf("a call whose deadline passed while it waited for a slot: got %v, want the deadline, marked not sent", err)
+	}
+	lists := 0
+	for _, r := range s.requests() {
+		if r["method"] == "agent.list" {
+			lists++
+		}
+	}
+	if lists != bound {
+		t.Errorf("herdr got %d of the %d calls made, want the bound, %d", lists, calls+1, bound)
+	}
+	free()
+	for range calls {
+		if err := <-errs; err != nil {
+			t.Errorf("AgentList: %v", err)
+		}
+	}
+	if m := most.Load(); m != bound {
+		t.Errorf("at most %d calls were in herdr at once, want %d", m, bound)
 	}
 }

@@ -204,7 +204,8 @@ func (a *sessionActor) onHandshake(c actor.Context, m *handshakeDone) {
 		return
 	}
 	a.state = stateUp
-	a.remote = &Remote{Client: Client{Socket: m.socket, Timeout: a.cfg.timeout(), Dial: a.cfg.dial}}
+	a.remote = &Remote{Client: Client{Socket: m.socket, Timeout: a.cfg.timeout(), Dial: a.cfg.dial,
+		Slots: make(chan struct{}, a.cfg.maxCalls())}}
 	a.panes = newPaneCache(m.socket, a.cfg.noPaneCache)
 	c.Send(a.parent, &sessionUp{name: a.name, gen: a.gen, socket: m.socket, pong: m.pong})
 	q := a.queued
@@ -270,9 +271,9 @@ func (a *sessionActor) onDone(c actor.Context, m *opDone) {
 			a.roots = map[string]string{}
 		}
 	}
-	// A call herdr did not accept in time says herdr is slow, not gone: failing the
-	// session for it would fail every call in flight and waiting with it.
-	if IsUnreachable(m.err) && !connectTimedOut(m.err) && a.state == stateUp {
+	// A call herdr did not accept or answer in time says herdr is slow, not gone:
+	// failing the session for it would fail every call in flight and waiting with it.
+	if IsUnreachable(m.err) && !herdrSlow(m.err) && a.state == stateUp {
 		a.fail(c, m.err)
 		return
 	}

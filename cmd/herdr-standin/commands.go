@@ -35,6 +35,7 @@ func cmdServer(session string, prof profile, stderr io.Writer) int {
 		NoDetection:   prof.noDetection,
 		Size:          prof.size,
 		OnNotify:      toastLogger(prof.toastLog, stderr),
+		Late:          prof.late,
 		BinPath:       exe,
 		Logf:          func(f string, a ...any) { fmt.Fprintf(stderr, f+"\n", a...) },
 	}

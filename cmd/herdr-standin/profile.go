@@ -5,6 +5,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/orcr-go/orcr/herdr/herdrtest"
 )
@@ -22,6 +23,7 @@ type profile struct {
 	toastLog      string
 	noDetection   bool
 	size          herdrtest.Size
+	late          map[string]time.Duration // method → how long its answer (and effect) waits
 }
 
 // defaultVersions names a herdr release for every protocol the stand-in can play (the
@@ -42,6 +44,11 @@ var defaultVersions = map[int]string{16: "0.7.2", 20: "0.8.2", 22: "0.9.0"}
 //	                                  headless_cols and headless_rows; default
 //	                                  120x40 (80x24 for protocol 16); panes get 26
 //	                                  columns and a row less
+//	HERDR_STANDIN_LATE=<method>=<d>,… requests are carried out one at a time, and
+//	                                  each of such a method only d after its turn
+//	                                  came, as by a herdr whose application thread is
+//	                                  busy (herdrtest.Options.Late): a client that
+//	                                  gave up before then still gets its effect
 //
 // Child processes (a server started by `--session N server`) inherit them.
 func loadProfile(getenv func(string) string) (profile, error) {
@@ -88,6 +95,17 @@ func loadProfile(getenv func(string) string) (profile, error) {
 			return p, fmt.Errorf("HERDR_STANDIN_SIZE=%q: want <cols>x<rows>, at least 65x2", v)
 		}
 		p.size = herdrtest.Size{Cols: cols, Rows: rows}
+	}
+	if v := getenv("HERDR_STANDIN_LATE"); v != "" {
+		p.late = map[string]time.Duration{}
+		for _, item := range strings.Split(v, ",") {
+			m, ds, ok := strings.Cut(item, "=")
+			d, err := time.ParseDuration(ds)
+			if !ok || m == "" || err != nil || d < 0 {
+				return p, fmt.Errorf("HERDR_STANDIN_LATE=%q: want <method>=<duration>[,…], e.g. layout.apply=3s", v)
+			}
+			p.late[m] = d
+		}
 	}
 	return p, nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -36,10 +37,15 @@ func TestLoadProfile(t *testing.T) {
 		{map[string]string{"HERDR_STANDIN_SIZE": "200x50"}, profile{protocol: 20, version: "0.8.2", size: herdrtest.Size{Cols: 200, Rows: 50}}, false},
 		{map[string]string{"HERDR_STANDIN_SIZE": "64x40"}, profile{}, true},
 		{map[string]string{"HERDR_STANDIN_SIZE": "120"}, profile{}, true},
+		{map[string]string{"HERDR_STANDIN_LATE": "layout.apply=3s,pane.list=250ms"}, profile{protocol: 20, version: "0.8.2",
+			late: map[string]time.Duration{"layout.apply": 3 * time.Second, "pane.list": 250 * time.Millisecond}}, false},
+		{map[string]string{"HERDR_STANDIN_LATE": "layout.apply"}, profile{}, true},
+		{map[string]string{"HERDR_STANDIN_LATE": "=3s"}, profile{}, true},
+		{map[string]string{"HERDR_STANDIN_LATE": "layout.apply=soon"}, profile{}, true},
 	}
 	for _, tt := range tests {
 		got, err := loadProfile(func(k string) string { return tt.env[k] })
-		if (err != nil) != tt.err || (!tt.err && got != tt.want) {
+		if (err != nil) != tt.err || (!tt.err && !reflect.DeepEqual(got, tt.want)) {
 			t.Errorf("loadProfile(%v): got %+v, %v; want %+v (error %v)", tt.env, got, err, tt.want, tt.err)
 		}
 	}

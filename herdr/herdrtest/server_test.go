@@ -665,3 +665,38 @@ func TestPaneSize(t *testing.T) {
 		t.Error("a 64-column headless size (herdr's mobile layout) was accepted")
 	}
 }
+
+// Options.Late plays a herdr whose one application thread is busy: a late method is
+// carried out after its delay even when its client gave up, and a request that came
+// behind it waits its turn rather than overtaking it.
+func TestLateRequestsKeepTheirTurn(t *testing.T) {
+	const late = 600 * time.Millisecond
+	f := startWith(t, herdrtest.Options{Late: map[string]time.Duration{"layout.apply": late}})
+	sock := f.Sessions["default"].SocketPath()
+	ws, _ := createWorkspace(t, sock, "busy")
+
+	c, err := net.Dial("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Write([]byte(fmt.Sprintf(`{"id":"l","method":"layout.apply","params":{"workspace_id":%q,"tab_label":"x",`+
+		`"root":{"type":"pane","command":["/bin/sh"],"label":"gave-up"}}}`+"\n", ws)))
+	_ = c.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+	if n, err := c.Read(make([]byte, 64)); err == nil || !os.IsTimeout(err) {
+		t.Fatalf("a late layout.apply answered within 100 ms: %d %v", n, err)
+	}
+	c.Close() // the client gives up, as one whose deadline passed
+
+	begin := time.Now()
+	panes := call(t, sock, "pane.list", map[string]any{}) // sent after the layout.apply
+	if waited := time.Since(begin); waited < late/3 {
+		t.Errorf("pane.list was answered after %v, before the layout.apply in front of it", waited)
+	}
+	found := false
+	for _, p := range obj(panes, "panes").([]any) {
+		found = found || str(p, "label") == "gave-up"
+	}
+	if !found {
+		t.Errorf("the pane of the layout.apply whose client gave up is not in the pane.list behind it: %v", panes)
+	}
+}

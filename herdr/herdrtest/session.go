@@ -75,6 +75,12 @@ type Options struct {
 	OnResponse func(method string, raw []byte)
 	// OnRequest, when set, is called with every complete request line read.
 	OnRequest func(raw []byte)
+	// Late, when set, makes the server carry out requests one at a time, as herdr's
+	// single application thread does, and hold that thread for Late[method] before it
+	// carries out a request of that method (a herdr busy with earlier work): requests
+	// are still read at once, and one whose client gave up by then is carried out all
+	// the same, its answer going nowhere.
+	Late map[string]time.Duration
 	// NoDetection turns off process and screen detection (docs/herdr.md §12): panes
 	// then become agent panes only by reports and the test hooks, as before the
 	// stand-in detected claude and codex.
@@ -151,6 +157,7 @@ type Session struct {
 	binPath  string
 
 	lnMu sync.Mutex
+	app  sync.Mutex // held around each request's dispatch when Options.Late is set
 	ln   *net.UnixListener
 	// attachLn serves the attach socket (attach.go) for the session's whole life.
 	attachLn *net.UnixListener
@@ -380,7 +387,7 @@ func (s *Session) handleConn(c net.Conn) {
 		}
 		return
 	}
-	method, resp, after := s.dispatch(line)
+	method, resp, after := s.dispatchInTurn(line)
 	if s.opts.OnResponse != nil {
 		s.opts.OnResponse(method, resp)
 	}
@@ -389,6 +396,25 @@ func (s *Session) handleConn(c net.Conn) {
 	if after != nil {
 		after()
 	}
+}
+
+// dispatchInTurn is dispatch, on the one application thread of Options.Late when it
+// is set.
+func (s *Session) dispatchInTurn(line []byte) (string, []byte, func()) {
+	if s.opts.Late == nil {
+		return s.dispatch(line)
+	}
+	s.app.Lock()
+	defer s.app.Unlock()
+	if env, err := parseEnvelope(line); err == nil {
+		if d := s.opts.Late[env.Method]; d > 0 {
+			select {
+			case <-time.After(d):
+			case <-s.done:
+			}
+		}
+	}
+	return s.dispatch(line)
 }
 
 // readRequestLine reads up to the first newline. It fails (no answer) on a read error

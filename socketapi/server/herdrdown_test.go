@@ -1,6 +1,8 @@
 package server_test
 
 import (
+	"context"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -8,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orcr-go/orcr/herdr"
 	"github.com/orcr-go/orcr/socketapi/sockettest"
 	"github.com/orcr-go/orcr/tests/poll"
 )
@@ -54,5 +57,44 @@ func TestRunWaitsForHerdrInsteadOfFailing(t *testing.T) {
 	}
 	if got := lastResponse(t, c, "hd/a"); got != "back\nDONE" {
 		t.Errorf("answer %q", got)
+	}
+}
+
+// A spawn herdr takes but answers after the call's deadline (its application thread
+// busy: the stand-in holds every layout.apply 17 s, past the 15 s deadline) is not made
+// twice and does not fail: the pane it made is found by its label and becomes the
+// agent's (docs/lifecycle.md §7.5).
+func TestSpawnAnsweredLateIsTheAgentsPane(t *testing.T) {
+	t.Parallel()
+	var log sockettest.SyncBuffer
+	srv := sockettest.NewServer(t, sockettest.WithHerdr(t), sockettest.WithEnv("HERDR_STANDIN_LATE", "layout.apply=17s"),
+		sockettest.WithLog(slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelInfo}))))
+	c := srv.Client(t)
+	a, err := run(t, c, map[string]any{"path": "late/a", "gc": "never", "prompt": "say=made"})
+	if err != nil {
+		t.Fatalf("agent.run: %v", err)
+	}
+	var row agentRow
+	poll.Eventually(t, 60*time.Second, "the agent's start to end one way or the other", func() bool {
+		row = ls(t, c, map[string]any{"pattern": a.UUID})[0]
+		return row.Status == "idle" || row.Status == "ended"
+	}, func() string { return fmt.Sprintf("got %+v", row) })
+	if row.Status != "idle" || row.PaneID == nil {
+		t.Fatalf("after herdr answered late: %+v, want idle in its pane (log:\n%s)", row, log.String())
+	}
+	if !strings.Contains(log.String(), "its pane is looked for") {
+		t.Fatalf("the spawn's call did not time out (the path under test was not taken); log:\n%s", log.String())
+	}
+	if got := lastResponse(t, c, "late/a"); got != "made\nDONE" {
+		t.Errorf("answer %q", got)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	panes, err := herdr.NewRemote(srv.HerdrSocket()).PaneList(ctx, "")
+	if err != nil {
+		t.Fatalf("herdr pane.list: %v", err)
+	}
+	if len(panes) != 1 || panes[0].PaneID != *row.PaneID {
+		t.Errorf("herdr's panes: %+v, want only the agent's %s (no second spawn, no root shell left)", panes, *row.PaneID)
 	}
 }
