@@ -157,10 +157,26 @@ var requestSeq atomic.Uint64
 // is a call that exceeds its deadline. Cancelling ctx closes the connection, which is
 // how herdr's long waits are cancelled: nothing is ever written after the request line.
 func (c *Client) Call(ctx context.Context, method string, params any, wantTag string) (json.RawMessage, error) {
-	line, err := encodeRequest(method, params)
+	resp, _, err := c.exchange(ctx, method, params)
 	if err != nil {
 		return nil, err
 	}
+	return DecodeResponse(method, resp, wantTag)
+}
+
+// exchange is Call's socket part: it sends the request and returns herdr's answer line
+// undecoded, with the request's id.
+func (c *Client) exchange(ctx context.Context, method string, params any) (resp []byte, id string, err error) {
+	id = requestIDPrefix + strconv.FormatUint(requestSeq.Add(1), 10)
+	line, err := encodeRequestID(id, method, params)
+	if err != nil {
+		return nil, id, err
+	}
+	resp, err = c.send(ctx, method, line)
+	return resp, id, err
+}
+
+func (c *Client) send(ctx context.Context, method string, line []byte) ([]byte, error) {
 	if c.Slots != nil {
 		select {
 		case c.Slots <- struct{}{}:
@@ -192,7 +208,7 @@ func (c *Client) Call(ctx context.Context, method string, params any, wantTag st
 	if err != nil {
 		return nil, c.ioError(ctx, method, tw.cause(err))
 	}
-	return DecodeResponse(method, resp, wantTag)
+	return resp, nil
 }
 
 // takeTick is how often a call looks whether herdr took more of its request.
@@ -293,10 +309,6 @@ func (w *takeWatch) cause(err error) error {
 		return fmt.Errorf("%w within %s", errNotTaken, w.within)
 	}
 	return err
-}
-
-func encodeRequest(method string, params any) ([]byte, error) {
-	return encodeRequestID(requestIDPrefix+strconv.FormatUint(requestSeq.Add(1), 10), method, params)
 }
 
 // encodeRequestID is encodeRequest with the id given.

@@ -385,10 +385,8 @@ func (s *Session) PaneGet(ctx context.Context, target string) (PaneInfo, error) 
 // AgentList lists the session's agent panes (done normalised to idle).
 func (s *Session) AgentList(ctx context.Context) ([]AgentInfo, error) {
 	return doTyped[[]AgentInfo](ctx, s, op{name: "agent.list", run: func(ctx context.Context, e *opEnv) (any, error) {
-		list, err := e.r.AgentList(ctx)
-		for _, a := range list {
-			e.panes.put(a.TerminalID, a.PaneID)
-		}
+		list, err := e.r.agentListCached(ctx, e.lists)
+		e.panes.putAgents(list)
 		return list, err
 	}})
 }

@@ -97,6 +97,22 @@ func (c *paneCache) put(terminal, pane string) {
 	c.mu.Unlock()
 }
 
+// putAgents records the terminal → pane of every agent row, with one look at the
+// socket file for the batch.
+func (c *paneCache) putAgents(list []AgentInfo) {
+	if c.off || len(list) == 0 {
+		return
+	}
+	c.mu.Lock()
+	c.checkLocked()
+	for _, a := range list {
+		if a.TerminalID != "" && a.PaneID != "" {
+			c.panes[a.TerminalID] = a.PaneID
+		}
+	}
+	c.mu.Unlock()
+}
+
 // forget drops terminal's entry when it still names pane.
 func (c *paneCache) forget(terminal, pane string) {
 	c.mu.Lock()

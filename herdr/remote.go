@@ -1,9 +1,12 @@
 package herdr
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/orcr-go/orcr/socketapi/api/wire"
@@ -239,10 +242,73 @@ func (r *Remote) AgentList(ctx context.Context) ([]AgentInfo, error) {
 		Agents []AgentInfo `json:"agents"`
 	}
 	err := r.call(ctx, MethodAgentList, nil, &res)
-	for i := range res.Agents {
-		res.Agents[i].AgentStatus = res.Agents[i].AgentStatus.Normalise()
-	}
+	normaliseAgents(res.Agents)
 	return res.Agents, err
+}
+
+func normaliseAgents(list []AgentInfo) {
+	for i := range list {
+		list[i].AgentStatus = list[i].AgentStatus.Normalise()
+	}
+}
+
+// agentListCache is a session connection's last agent.list answer. At rest herdr
+// answers the same bytes poll after poll, and decoding a thousand rows is most of what
+// an idle server does (docs/herdr.md §11): an answer equal to the last one but for its
+// id is not decoded again.
+type agentListCache struct {
+	mu     sync.Mutex
+	key    []byte // the last answer, its id taken out
+	agents []AgentInfo
+}
+
+// agentListCached is AgentList through cache (nil: none). The slice is the caller's;
+// the rows' pointer fields are shared with the cache and not to be written.
+func (r *Remote) agentListCached(ctx context.Context, cache *agentListCache) ([]AgentInfo, error) {
+	if cache == nil {
+		return r.AgentList(ctx)
+	}
+	resp, id, err := r.Client.exchange(ctx, MethodAgentList, nil)
+	if err != nil {
+		return nil, err
+	}
+	key := withoutID(resp, id)
+	cache.mu.Lock()
+	if key != nil && bytes.Equal(key, cache.key) {
+		list := slices.Clone(cache.agents)
+		cache.mu.Unlock()
+		return list, nil
+	}
+	cache.mu.Unlock()
+	op, _ := ContractOp(MethodAgentList)
+	raw, err := DecodeResponse(MethodAgentList, resp, op.Tag)
+	if err != nil {
+		return nil, err
+	}
+	var res struct {
+		Agents []AgentInfo `json:"agents"`
+	}
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return nil, badResponse(MethodAgentList, "result does not decode: "+err.Error())
+	}
+	normaliseAgents(res.Agents)
+	cache.mu.Lock()
+	cache.key, cache.agents = key, res.Agents
+	cache.mu.Unlock()
+	return slices.Clone(res.Agents), nil
+}
+
+// withoutID returns resp with the member "id":"<id>" taken out, or nil when it is not
+// there as herdr writes it (compact). An id inside a string value is escaped, so the
+// member found is the envelope's.
+func withoutID(resp []byte, id string) []byte {
+	member := `"id":"` + id + `"`
+	i := bytes.Index(resp, []byte(member))
+	if i < 0 {
+		return nil
+	}
+	out := make([]byte, 0, len(resp)-len(member))
+	return append(append(out, resp[:i]...), resp[i+len(member):]...)
 }
 
 // Notify shows a toast (herdr's default config answers shown:false, disabled).

@@ -28,6 +28,7 @@ type opEnv struct {
 	r     *Remote
 	pause time.Duration
 	panes *paneCache        // this connection's terminal → pane cache
+	lists *agentListCache   // this connection's last agent.list answer
 	roots map[string]string // workspace id → root shell pane id still to close
 }
 
@@ -125,6 +126,7 @@ type sessionActor struct {
 	state   connState
 	remote  *Remote
 	panes   *paneCache
+	lists   *agentListCache
 	base    context.Context
 	cancel  context.CancelFunc
 	queued  []pendingOp // while connecting
@@ -207,6 +209,7 @@ func (a *sessionActor) onHandshake(c actor.Context, m *handshakeDone) {
 	a.remote = &Remote{Client: Client{Socket: m.socket, Timeout: a.cfg.timeout(), Dial: a.cfg.dial,
 		Slots: make(chan struct{}, a.cfg.maxCalls())}}
 	a.panes = newPaneCache(m.socket, a.cfg.noPaneCache)
+	a.lists = &agentListCache{}
 	c.Send(a.parent, &sessionUp{name: a.name, gen: a.gen, socket: m.socket, pong: m.pong})
 	q := a.queued
 	a.queued = nil
@@ -235,7 +238,7 @@ func (a *sessionActor) onRequest(c actor.Context, p pendingOp) {
 
 // launch runs p's op on a goroutine that pipes its result back as *opDone.
 func (a *sessionActor) launch(p pendingOp) {
-	env := &opEnv{r: a.remote, pause: a.cfg.pause(), panes: a.panes}
+	env := &opEnv{r: a.remote, pause: a.cfg.pause(), panes: a.panes, lists: a.lists}
 	var roots map[string]string
 	if p.req.op.structural {
 		roots, a.roots = a.roots, nil // hand-off: the goroutine owns it until opDone
