@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/orcr-go/orcr/actors/paneexec"
 	"github.com/orcr-go/orcr/actors/provider"
@@ -19,6 +20,45 @@ import (
 // exitFile is where the launcher of the agent's pane records its provider's exit.
 func exitFile(home, path, uuid string) string {
 	return filepath.Join(AgentDataDir(home, path, uuid), paneexec.StatusFile)
+}
+
+// exitNotesDir is the directory where launchers leave a note, named by the agent's
+// uuid, once they recorded their provider's exit: the monitor reads it at each poll
+// rather than looking at every agent's status file (docs/lifecycle.md §8.2).
+func exitNotesDir(home string) string { return filepath.Join(home, "pane-exits") }
+
+// ExitSweepEvery is how often the monitor looks at every watched agent's status file
+// all the same: for a launcher that left no note (one an older orcr started).
+const ExitSweepEvery = 30 * time.Second
+
+// exitedNow names the agents of files (uuid → status file) whose launcher recorded
+// its provider's exit: with sweep (or no notes directory), by looking at every status
+// file; else by the notes in notes, each removed once read (one the monitor does not
+// watch is left to the next sweep).
+func exitedNow(files map[string]string, notes string, sweep bool) []string {
+	var out []string
+	if sweep || notes == "" {
+		for u, f := range files {
+			if _, err := os.Stat(f); err == nil {
+				out = append(out, u)
+			}
+		}
+		return out
+	}
+	ents, err := os.ReadDir(notes)
+	if err != nil {
+		return nil // none yet: no launcher left a note
+	}
+	for _, e := range ents {
+		u := e.Name()
+		if f, ok := files[u]; ok {
+			if _, err := os.Stat(f); err == nil {
+				out = append(out, u)
+			}
+		}
+		_ = os.Remove(filepath.Join(notes, u))
+	}
+	return out
 }
 
 // providerExit is the exit the launcher of this agent's pane recorded; ok is false
@@ -44,10 +84,18 @@ func (w *agentWork) launchArgv(argv []string) []string {
 	if err := os.Remove(file); err != nil && !errors.Is(err, os.ErrNotExist) {
 		w.log().Warn("cannot remove an old status file of the pane launcher", "err", err)
 	}
+	notes := exitNotesDir(w.env.Home)
+	note := filepath.Join(notes, w.uuid)
+	if err := os.MkdirAll(notes, 0o700); err != nil {
+		w.log().Warn("cannot make the pane launchers' notes directory; the monitor finds this exit by its sweep", "err", err)
+		note = ""
+	} else if err := os.Remove(note); err != nil && !errors.Is(err, os.ErrNotExist) {
+		w.log().Warn("cannot remove an old exit note of the pane launcher", "err", err)
+	}
 	if w.st.Provider == provider.Claude { // orcr's status line (docs/usage.md §7.1)
 		argv = provider.WithClaudeStatusLine(argv, w.env.PaneExec[0])
 	}
-	return paneexec.Argv(w.env.PaneExec, file, argv)
+	return paneexec.Argv(w.env.PaneExec, file, note, argv)
 }
 
 // markExited is the lost rule for a pane whose provider exited (held, when the pane is

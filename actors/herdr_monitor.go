@@ -2,7 +2,6 @@ package actors
 
 import (
 	"context"
-	"os"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -166,6 +165,7 @@ type monitorActor struct {
 	tick   actorkit.Ticker
 	due    time.Time // when the armed tick fires
 	busy   bool
+	swept  time.Time // when the last poll looked at every launcher's status file
 	w      monitorState
 }
 
@@ -414,7 +414,16 @@ func (m *monitorActor) Receive(c actor.Context) {
 		}
 		m.busy = true
 		self, root, env, base, files := c.Self(), c.ActorSystem().Root, m.spec.Env, m.ctx, m.w.exitFiles()
-		screens := m.w.screenTargets(time.Now(), m.spec.ScreenPoll)
+		now := time.Now()
+		sweep := now.Sub(m.swept) >= ExitSweepEvery
+		if sweep {
+			m.swept = now
+		}
+		notes := ""
+		if env.Home != "" {
+			notes = exitNotesDir(env.Home)
+		}
+		screens := m.w.screenTargets(now, m.spec.ScreenPoll)
 		env.Ops.Add(1)
 		go func() {
 			defer env.Ops.Done()
@@ -422,12 +431,7 @@ func (m *monitorActor) Receive(c actor.Context) {
 			defer cancel()
 			list, err := env.Herdr.Owned().AgentList(ctx)
 			reads := readScreens(ctx, env, screens)
-			var exited []string
-			for u, f := range files {
-				if _, err := os.Stat(f); err == nil {
-					exited = append(exited, u)
-				}
-			}
+			exited := exitedNow(files, notes, sweep)
 			root.Send(self, monitorPolled{agents: list, exited: exited, screens: reads, at: time.Now(), err: err})
 		}()
 	case monitorPolled:

@@ -105,15 +105,19 @@ func tpgid(t *testing.T, pid int) int {
 // back and writes nothing — until a hangup ends it at once.
 func TestLauncherRecordsExitAndHolds(t *testing.T) {
 	status := filepath.Join(t.TempDir(), paneexec.StatusFile)
+	note := filepath.Join(t.TempDir(), "agent-uuid")
 	// The child reports its pid and its terminal's foreground group, then fails.
 	script := `set -- $(cat /proc/self/stat | sed 's/.*) //'); echo "pid=$$ fg=$6"; echo "error: unknown option --bogus" >&2; exit 3`
-	p := startPane(t, paneexec.Verb, "--status-file", status, "--", "sh", "-c", script)
-	var e paneexec.Exit
-	poll.Eventually(t, 10*time.Second, "the status file", func() bool {
-		var ok bool
-		e, ok, _ = paneexec.ReadExit(status)
-		return ok
+	p := startPane(t, paneexec.Verb, "--status-file", status, "--exit-note", note, "--", "sh", "-c", script)
+	poll.Eventually(t, 10*time.Second, "the exit note", func() bool {
+		_, err := os.Stat(note)
+		return err == nil
 	})
+	// The note comes after the status file: whoever sees it can read the exit.
+	e, ok, err := paneexec.ReadExit(status)
+	if !ok || err != nil {
+		t.Fatalf("the status file once the note is there: %v, %v", ok, err)
+	}
 	if e.Code == nil || *e.Code != 3 || e.Signal != "" || e.String() != "exit status 3" {
 		t.Errorf("status file: %+v (%s), want exit status 3", e, e)
 	}
@@ -206,7 +210,8 @@ func TestLauncherBadArguments(t *testing.T) {
 // launcher exits at once and records nothing (the provider did not leave by itself).
 func TestLauncherHangupWhileRunning(t *testing.T) {
 	status := filepath.Join(t.TempDir(), paneexec.StatusFile)
-	p := startPane(t, paneexec.Verb, "--status-file", status, "--", "sh", "-c", "echo up; sleep 600")
+	note := filepath.Join(t.TempDir(), "agent-uuid")
+	p := startPane(t, paneexec.Verb, "--status-file", status, "--exit-note", note, "--", "sh", "-c", "echo up; sleep 600")
 	poll.Eventually(t, 10*time.Second, "the child to run", func() bool { return strings.Contains(p.screen(), "up") })
 	if err := p.cmd.Process.Signal(syscall.SIGHUP); err != nil {
 		t.Fatal(err)
@@ -215,18 +220,26 @@ func TestLauncherHangupWhileRunning(t *testing.T) {
 	if _, ok, _ := paneexec.ReadExit(status); ok {
 		t.Error("a status file was written for a pane that was closed")
 	}
+	if _, err := os.Stat(note); err == nil {
+		t.Error("an exit note was left for a pane that was closed")
+	}
 	if code := p.cmd.ProcessState.ExitCode(); code != 128+int(syscall.SIGHUP) {
 		t.Errorf("launcher exit code %d, want 128+SIGHUP", code)
 	}
 }
 
 func TestArgv(t *testing.T) {
-	got := paneexec.Argv([]string{"/bin/orcr", paneexec.Verb}, "/d/pane_exit.json", []string{"claude", "--x"})
+	got := paneexec.Argv([]string{"/bin/orcr", paneexec.Verb}, "/d/pane_exit.json", "", []string{"claude", "--x"})
 	want := "/bin/orcr __pane-exec --status-file /d/pane_exit.json -- claude --x"
 	if strings.Join(got, " ") != want {
 		t.Errorf("Argv = %q, want %q", got, want)
 	}
-	if got := paneexec.Argv(nil, "/d/f", []string{"claude"}); len(got) != 1 || got[0] != "claude" {
+	got = paneexec.Argv([]string{"/bin/orcr", paneexec.Verb}, "/d/pane_exit.json", "/h/pane-exits/u", []string{"claude"})
+	want = "/bin/orcr __pane-exec --status-file /d/pane_exit.json --exit-note /h/pane-exits/u -- claude"
+	if strings.Join(got, " ") != want {
+		t.Errorf("Argv with a note = %q, want %q", got, want)
+	}
+	if got := paneexec.Argv(nil, "/d/f", "/n", []string{"claude"}); len(got) != 1 || got[0] != "claude" {
 		t.Errorf("Argv without a launcher = %q, want the argv as it is", got)
 	}
 }

@@ -46,13 +46,18 @@ func (e Exit) String() string {
 }
 
 // Argv is the pane command that runs argv through the launcher prefix (the orcr binary
-// and [Verb]), recording into statusFile. An empty prefix runs argv as it is.
-func Argv(prefix []string, statusFile string, argv []string) []string {
+// and [Verb]), recording into statusFile and, when note is not empty, leaving the empty
+// file note once it did. An empty prefix runs argv as it is.
+func Argv(prefix []string, statusFile, note string, argv []string) []string {
 	if len(prefix) == 0 {
 		return argv
 	}
 	out := slices.Clip(prefix)
-	out = append(out, "--status-file", statusFile, "--")
+	out = append(out, "--status-file", statusFile)
+	if note != "" {
+		out = append(out, "--exit-note", note)
+	}
+	out = append(out, "--")
 	return append(out, argv...)
 }
 

@@ -97,7 +97,7 @@ func benchSpawn(b *testing.B, limit int, live bool) {
 		floor := floorOf("floor", func(int) []string { return []string{bins.MockAgent} })
 		b.StopTimer()
 		launcherTotal += floorOf("launcher", func(i int) []string {
-			return paneexec.Argv([]string{bins.Orcr, "__pane-exec"}, filepath.Join(dataRoot, fmt.Sprintf("exit-%d-%d", it, i)), []string{bins.MockAgent})
+			return paneexec.Argv([]string{bins.Orcr, "__pane-exec"}, filepath.Join(dataRoot, fmt.Sprintf("exit-%d-%d", it, i)), "", []string{bins.MockAgent})
 		})
 
 		// orcr: agent.run for 200 agents, until every one has its pane.

@@ -1,6 +1,6 @@
 // Package launcher is orcr's pane launcher, the process an agent's pane runs
-// (docs/lifecycle.md §8.2): `orcr __pane-exec --status-file <file> [--hold <duration>]
-// -- <provider argv…>`.
+// (docs/lifecycle.md §8.2): `orcr __pane-exec --status-file <file> [--exit-note <file>]
+// [--hold <duration>] -- <provider argv…>`.
 //
 // It runs from this package's init, before the rest of the orcr binary is initialized:
 // a launcher lives as long as its pane, a thousand of them at once, and the binary's
@@ -51,7 +51,8 @@ func init() {
 	}
 }
 
-// Main is `__pane-exec --status-file <file> [--hold <duration>] -- <argv…>`; it returns
+// Main is `__pane-exec --status-file <file> [--exit-note <file>] [--hold <duration>] --
+// <argv…>`; it returns
 // the launcher's exit code. Its cwd and environment are argv's, unchanged.
 //
 // argv runs as its child in a process group of its own; when the launcher's stdin (else
@@ -63,7 +64,8 @@ func init() {
 // ignored for that), turns the terminal's echo off (what orcr or a user types into the
 // held pane stays off the screen), writes how the child ended to the status file (a
 // child that could not start is recorded as exit status [NotStarted], its error on
-// stderr, so in the pane) and holds: it exits once it gets SIGHUP, SIGTERM, SIGINT or
+// stderr, so in the pane), then creates the --exit-note file, empty (the server reads
+// one directory of notes rather than every agent's status file), and holds: it exits once it gets SIGHUP, SIGTERM, SIGINT or
 // SIGQUIT — the pane closed — or after --hold ([HoldMax]), with the child's exit code
 // (128 + its signal for a signal).
 //
@@ -71,7 +73,7 @@ func init() {
 // gets [hangupGrace] to exit before it is killed; the launcher then exits without
 // writing the status file: the pane was closed, not left by its provider.
 func Main(args []string) int {
-	statusFile, hold, argv, err := parseArgs(args)
+	statusFile, note, hold, argv, err := parseArgs(args)
 	if err != nil {
 		report(err)
 		return Failed
@@ -109,6 +111,10 @@ func Main(args []string) int {
 	}
 	if err := writeFile(statusFile, e.json()); err != nil {
 		report(errors.New("write the status file: " + err.Error()))
+	} else if note != "" {
+		if err := os.WriteFile(note, nil, 0o600); err != nil {
+			report(errors.New("write the exit note: " + err.Error()))
+		}
 	}
 	select {
 	case <-sigs:
@@ -123,12 +129,13 @@ func report(err error) {
 }
 
 // usage is the launcher's command line, for its messages.
-const usage = "usage: --status-file <file> [--hold <duration>] -- <argv…>"
+const usage = "usage: --status-file <file> [--exit-note <file>] [--hold <duration>] -- <argv…>"
 
-// parseArgs reads `--status-file <file> [--hold <duration>] [--] <argv…>` (a flag may
+// parseArgs reads `--status-file <file> [--exit-note <file>] [--hold <duration>] [--]
+// <argv…>` (a flag may
 // also be given as `--flag=value` or with one dash): argv starts after `--` or at the
 // first argument that is not a flag.
-func parseArgs(args []string) (statusFile string, hold time.Duration, argv []string, err error) {
+func parseArgs(args []string) (statusFile, note string, hold time.Duration, argv []string, err error) {
 	hold = HoldMax
 	i := 0
 	for ; i < len(args); i++ {
@@ -141,29 +148,33 @@ func parseArgs(args []string) (statusFile string, hold time.Duration, argv []str
 			break
 		}
 		name, value, hasValue := flagOf(a)
-		if name != "status-file" && name != "hold" {
-			return "", 0, nil, errors.New("unknown flag " + quote(a) + "; " + usage)
+		if name != "status-file" && name != "exit-note" && name != "hold" {
+			return "", "", 0, nil, errors.New("unknown flag " + quote(a) + "; " + usage)
 		}
 		if !hasValue {
 			if i+1 == len(args) {
-				return "", 0, nil, errors.New("flag " + quote(a) + " needs a value")
+				return "", "", 0, nil, errors.New("flag " + quote(a) + " needs a value")
 			}
 			i++
 			value = args[i]
 		}
-		if name == "status-file" {
+		switch name {
+		case "status-file":
 			statusFile = value
+			continue
+		case "exit-note":
+			note = value
 			continue
 		}
 		if hold, err = time.ParseDuration(value); err != nil || hold < 0 {
-			return "", 0, nil, errors.New("--hold " + quote(value) + ": not a duration such as 60s")
+			return "", "", 0, nil, errors.New("--hold " + quote(value) + ": not a duration such as 60s")
 		}
 	}
 	argv = args[i:]
 	if statusFile == "" || len(argv) == 0 {
-		return "", 0, nil, errors.New(usage)
+		return "", "", 0, nil, errors.New(usage)
 	}
-	return statusFile, hold, argv, nil
+	return statusFile, note, hold, argv, nil
 }
 
 // start starts argv as the launcher's child in a process group of its own, that group

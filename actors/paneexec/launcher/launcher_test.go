@@ -17,6 +17,7 @@ func TestParseArgs(t *testing.T) {
 	for _, c := range []struct {
 		args []string
 		file string
+		note string
 		hold time.Duration
 		argv []string
 		err  string
@@ -30,17 +31,19 @@ func TestParseArgs(t *testing.T) {
 		{args: []string{"--status-file", "/d/f", "--hold", "soon", "--", "x"}, err: "not a duration"},
 		{args: []string{"--status-file", "/d/f", "--hold", "-1s", "--", "x"}, err: "not a duration"},
 		{args: []string{"--status", "/d/f", "--", "x"}, err: "unknown flag"},
+		{args: []string{"--status-file", "/d/f", "--exit-note", "/n/u", "--", "x"}, file: "/d/f", note: "/n/u", hold: HoldMax, argv: []string{"x"}},
+		{args: []string{"--status-file", "/d/f", "--exit-note"}, err: "needs a value"},
 		{args: nil, err: "usage"},
 	} {
-		file, hold, argv, err := parseArgs(c.args)
+		file, note, hold, argv, err := parseArgs(c.args)
 		if c.err != "" {
 			if err == nil || !strings.Contains(err.Error(), c.err) {
 				t.Errorf("parseArgs(%q) error %v, want one saying %q", c.args, err, c.err)
 			}
 			continue
 		}
-		if err != nil || file != c.file || hold != c.hold || !slices.Equal(argv, c.argv) {
-			t.Errorf("parseArgs(%q) = %q, %s, %q, %v; want %q, %s, %q", c.args, file, hold, argv, err, c.file, c.hold, c.argv)
+		if err != nil || file != c.file || note != c.note || hold != c.hold || !slices.Equal(argv, c.argv) {
+			t.Errorf("parseArgs(%q) = %q, %q, %s, %q, %v; want %q, %q, %s, %q", c.args, file, note, hold, argv, err, c.file, c.note, c.hold, c.argv)
 		}
 	}
 }
