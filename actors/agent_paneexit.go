@@ -33,8 +33,8 @@ const ExitSweepEvery = 30 * time.Second
 
 // exitedNow names the agents of files (uuid → status file) whose launcher recorded
 // its provider's exit: with sweep (or no notes directory), by looking at every status
-// file; else by the notes in notes, each removed once read (one the monitor does not
-// watch is left to the next sweep).
+// file; else by the notes in notes, each removed once read (one of an agent it does
+// not watch is left until it is a minute old).
 func exitedNow(files map[string]string, notes string, sweep bool) []string {
 	var out []string
 	if sweep || notes == "" {
@@ -51,15 +51,25 @@ func exitedNow(files map[string]string, notes string, sweep bool) []string {
 	}
 	for _, e := range ents {
 		u := e.Name()
-		if f, ok := files[u]; ok {
-			if _, err := os.Stat(f); err == nil {
-				out = append(out, u)
+		f, ok := files[u]
+		if !ok {
+			// Not watched (now): an agent whose exit was seen already, or one not yet
+			// watched again after a restart, whose note must outlive a few polls.
+			if info, err := e.Info(); err == nil && time.Since(info.ModTime()) > staleNote {
+				_ = os.Remove(filepath.Join(notes, u))
 			}
+			continue
+		}
+		if _, err := os.Stat(f); err == nil {
+			out = append(out, u)
 		}
 		_ = os.Remove(filepath.Join(notes, u))
 	}
 	return out
 }
+
+// staleNote is the age past which a poll removes a note of an agent it does not watch.
+const staleNote = time.Minute
 
 // providerExit is the exit the launcher of this agent's pane recorded; ok is false
 // while the provider runs, or for a pane orcr did not launch.

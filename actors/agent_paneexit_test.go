@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 )
 
 // A poll reads the launchers' notes, not every status file: a note names an exit whose
@@ -38,8 +39,16 @@ func TestExitedNowReadsNotesAndSweeps(t *testing.T) {
 	if got := exitedNow(files, notes, false); !slices.Equal(got, []string{"a"}) {
 		t.Errorf("from the notes: %v, want [a]", got)
 	}
+	if left, _ := os.ReadDir(notes); len(left) != 1 || left[0].Name() != "unwatched" {
+		t.Errorf("notes left after the poll read them: %v, want only the young one of an agent not watched", left)
+	}
+	old := time.Now().Add(-2 * staleNote)
+	if err := os.Chtimes(filepath.Join(notes, "unwatched"), old, old); err != nil {
+		t.Fatal(err)
+	}
+	exitedNow(files, notes, false)
 	if left, _ := os.ReadDir(notes); len(left) != 0 {
-		t.Errorf("notes left after the poll read them: %v", left)
+		t.Errorf("notes left: %v, want the stale one removed", left)
 	}
 	got := exitedNow(files, notes, true)
 	slices.Sort(got)

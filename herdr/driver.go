@@ -487,7 +487,9 @@ func (s *Session) Spawn(ctx context.Context, spec SpawnSpec) (Placement, error) 
 			if paneLabel == "" {
 				paneLabel = spec.Label
 			}
+			applied := false
 			ws, err := inWorkspace(ctx, e, spec.Workspace, func(ws WorkspaceInfo) (err error) {
+				applied = true
 				_, pane, err = e.r.LayoutApply(ctx, ws.WorkspaceID, spec.Label, spec.Argv, spec.Cwd, paneLabel, spec.Env)
 				return err
 			})
@@ -495,6 +497,12 @@ func (s *Session) Spawn(ctx context.Context, spec SpawnSpec) (Placement, error) 
 				// The fresh workspace's root shell is closed too (docs/lifecycle.md §8.1
 				// step 4), so a failed spawn leaves no pane behind.
 				closeRoot(ctx, e, ws.WorkspaceID)
+				if !applied {
+					// Finding or making the workspace failed: the pane's request was not
+					// sent, and asking again makes no second pane (a workspace made twice
+					// keeps the first, the other's root shell is closed by reconciliation).
+					err = notSent(err)
+				}
 				return nil, err
 			}
 			p, err := e.r.PaneGet(ctx, pane)

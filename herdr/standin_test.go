@@ -3,6 +3,7 @@ package herdr
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -580,5 +581,26 @@ func TestCloseRootShellsAfterACrashedSpawn(t *testing.T) {
 	}
 	if closed, err := next.CloseRootShells(context.Background()); err != nil || len(closed) != 0 {
 		t.Errorf("a second CloseRootShells closed %v, %v; want nothing", closed, err)
+	}
+}
+
+// A spawn whose call timed out says whether its pane's request was sent: one that
+// timed out finding its workspace made no pane and is marked not sent (asking again
+// makes no second one); one whose layout.apply herdr took is not (docs/herdr.md §2.2).
+func TestSpawnMarksWhetherItsPaneWasAskedFor(t *testing.T) {
+	for _, tc := range []struct {
+		late    string
+		notSent bool
+	}{{"workspace.list", true}, {"layout.apply", false}} {
+		t.Run(tc.late, func(t *testing.T) {
+			f := herdrtest.Start(t, herdrtest.Options{Shell: "/bin/sh", Late: map[string]time.Duration{tc.late: 700 * time.Millisecond}}, "orcr")
+			d := newTestDriver(t, Config{Owned: "orcr", Timeout: 250 * time.Millisecond,
+				Sessions: func(context.Context) ([]SessionInfo, error) { return DirSessions(f.ConfigDir) }})
+			_, err := d.Owned().Spawn(context.Background(), SpawnSpec{Workspace: "w", Label: "w/a", PaneLabel: "orcr:x:w/a", Argv: []string{"/bin/sh"}})
+			if !IsUnreachable(err) || errors.Is(err, ErrNotSent) != tc.notSent {
+				t.Errorf("spawn with %s answered late: got %v (not sent: %v), want herdr_unreachable, not sent %v",
+					tc.late, err, errors.Is(err, ErrNotSent), tc.notSent)
+			}
+		})
 	}
 }
