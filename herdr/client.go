@@ -311,7 +311,7 @@ func (w *takeWatch) cause(err error) error {
 	return err
 }
 
-// encodeRequestID is encodeRequest with the id given.
+// encodeRequestID encodes the request line of method with id.
 func encodeRequestID(id, method string, params any) ([]byte, error) {
 	if params == nil {
 		params = struct{}{}
