@@ -27,16 +27,23 @@ type Remote struct {
 func NewRemote(socket string) *Remote { return &Remote{Client: Client{Socket: socket}} }
 
 func (r *Remote) call(ctx context.Context, method string, params any, out any) error {
-	op, ok := ContractOp(method)
-	if !ok {
+	if _, ok := ContractOp(method); !ok {
 		return fmt.Errorf("herdr: %s is not in orcr's contract", method)
 	}
-	raw, err := r.Client.Call(ctx, method, params, op.Tag)
+	resp, _, err := r.Client.exchange(ctx, method, params)
 	if err != nil {
 		return err
 	}
-	if out == nil {
-		return nil
+	return decodeResult(method, resp, out)
+}
+
+// decodeResult checks herdr's answer line resp to method (a contract method) and
+// decodes its result into out (nil: checked only).
+func decodeResult(method string, resp []byte, out any) error {
+	op, _ := ContractOp(method)
+	raw, err := DecodeResponse(method, resp, op.Tag)
+	if err != nil || out == nil {
+		return err
 	}
 	if err := json.Unmarshal(raw, out); err != nil {
 		return badResponse(method, "result does not decode: "+err.Error())
@@ -238,18 +245,22 @@ func (r *Remote) Rename(ctx context.Context, paneID, label string) error {
 
 // AgentList lists the panes that host an agent, statuses normalised.
 func (r *Remote) AgentList(ctx context.Context) ([]AgentInfo, error) {
-	var res struct {
-		Agents []AgentInfo `json:"agents"`
-	}
+	var res agentListResult
 	err := r.call(ctx, MethodAgentList, nil, &res)
-	normaliseAgents(res.Agents)
-	return res.Agents, err
+	return res.normalised(), err
 }
 
-func normaliseAgents(list []AgentInfo) {
-	for i := range list {
-		list[i].AgentStatus = list[i].AgentStatus.Normalise()
+// agentListResult is agent.list's result.
+type agentListResult struct {
+	Agents []AgentInfo `json:"agents"`
+}
+
+// normalised returns the rows with done read as idle.
+func (res agentListResult) normalised() []AgentInfo {
+	for i := range res.Agents {
+		res.Agents[i].AgentStatus = res.Agents[i].AgentStatus.Normalise()
 	}
+	return res.Agents
 }
 
 // agentListCache is a session connection's last agent.list answer. At rest herdr
@@ -280,22 +291,15 @@ func (r *Remote) agentListCached(ctx context.Context, cache *agentListCache) ([]
 		return list, nil
 	}
 	cache.mu.Unlock()
-	op, _ := ContractOp(MethodAgentList)
-	raw, err := DecodeResponse(MethodAgentList, resp, op.Tag)
-	if err != nil {
+	var res agentListResult
+	if err := decodeResult(MethodAgentList, resp, &res); err != nil {
 		return nil, err
 	}
-	var res struct {
-		Agents []AgentInfo `json:"agents"`
-	}
-	if err := json.Unmarshal(raw, &res); err != nil {
-		return nil, badResponse(MethodAgentList, "result does not decode: "+err.Error())
-	}
-	normaliseAgents(res.Agents)
+	agents := res.normalised()
 	cache.mu.Lock()
-	cache.key, cache.agents = key, res.Agents
+	cache.key, cache.agents = key, agents
 	cache.mu.Unlock()
-	return slices.Clone(res.Agents), nil
+	return slices.Clone(agents), nil
 }
 
 // withoutID returns resp with the member "id":"<id>" taken out, or nil when it is not

@@ -65,9 +65,9 @@ func init() {
 // held pane stays off the screen), writes how the child ended to the status file (a
 // child that could not start is recorded as exit status [NotStarted], its error on
 // stderr, so in the pane), then creates the --exit-note file, empty (the server reads
-// one directory of notes rather than every agent's status file), and holds: it exits once it gets SIGHUP, SIGTERM, SIGINT or
-// SIGQUIT — the pane closed — or after --hold ([HoldMax]), with the child's exit code
-// (128 + its signal for a signal).
+// one directory of notes rather than every agent's status file), and holds: it exits
+// once it gets SIGHUP, SIGTERM, SIGINT or SIGQUIT — the pane closed — or after --hold
+// ([HoldMax]), with the child's exit code (128 + its signal for a signal).
 //
 // One of those signals while the child runs is passed on to the child's group, which
 // gets [hangupGrace] to exit before it is killed; the launcher then exits without
