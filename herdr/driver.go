@@ -476,49 +476,108 @@ func (s *Session) EnsureWorkspace(ctx context.Context, label string) (WorkspaceI
 // spec.PaneLabel) in workspace spec.Workspace (created if needed) running spec.Argv via
 // layout.apply, then pane.get for the terminal id; a fresh workspace's root shell is
 // closed afterwards.
+//
+// Spawns into a workspace this connection found within [placeFresh] run side by side
+// (docs/herdr.md §11): only finding or making the workspace is structural, one at a
+// time per session. A spawn whose workspace is not known takes a structural turn,
+// which places it as before — or, when a spawn queued ahead of it just found the
+// workspace, hands it back to the side-by-side path without a call.
 func (s *Session) Spawn(ctx context.Context, spec SpawnSpec) (Placement, error) {
-	return doTyped[Placement](ctx, s, op{name: "spawn", structural: true,
-		run: func(ctx context.Context, e *opEnv) (any, error) {
-			if len(spec.Argv) == 0 {
-				return nil, errors.New("herdr: spawn needs an argv")
-			}
-			var pane string
-			paneLabel := spec.PaneLabel
-			if paneLabel == "" {
-				paneLabel = spec.Label
-			}
-			applied := false
-			ws, err := inWorkspace(ctx, e, spec.Workspace, func(ws WorkspaceInfo) (err error) {
-				applied = true
-				_, pane, err = e.r.LayoutApply(ctx, ws.WorkspaceID, spec.Label, spec.Argv, spec.Cwd, paneLabel, spec.Env)
-				return err
-			})
-			if err != nil {
-				// The fresh workspace's root shell is closed too (docs/lifecycle.md §8.1
-				// step 4), so a failed spawn leaves no pane behind.
-				closeRoot(ctx, e, ws.WorkspaceID)
-				if !applied {
-					// Finding or making the workspace failed: the pane's request was not
-					// sent, and asking again makes no second pane (a workspace made twice
-					// keeps the first, the other's root shell is closed by reconciliation).
-					err = notSent(err)
-				}
-				return nil, err
-			}
-			p, err := e.r.PaneGet(ctx, pane)
-			if err != nil {
-				closeRoot(ctx, e, ws.WorkspaceID)
-				if errors.Is(err, ErrNotSent) { // the pane was made: the spawn was sent
-					err = wire.Env(wire.CauseHerdrUnreachable, "herdr made pane "+pane+" but its pane.get failed: "+err.Error(),
-						"pane_id", pane)
-				}
-				return nil, err
-			}
-			closeRoot(ctx, e, ws.WorkspaceID)
-			e.panes.put(p.TerminalID, p.PaneID)
-			return Placement{Workspace: spec.Workspace, WorkspaceID: p.WorkspaceID, TabID: p.TabID,
-				PaneID: p.PaneID, TerminalID: p.TerminalID}, nil
-		}})
+	if len(spec.Argv) == 0 {
+		return Placement{}, errors.New("herdr: spawn needs an argv")
+	}
+	for try := 0; ; try++ {
+		r, err := doTyped[spawned](ctx, s, op{name: "spawn",
+			run: func(ctx context.Context, e *opEnv) (any, error) { return spawnInKnown(ctx, e, spec) }})
+		if err != nil || r.placed {
+			return r.Placement, err
+		}
+		// The second structural turn always places: a workspace that vanished under a
+		// side-by-side spawn is looked up (made) again there.
+		full := try > 0
+		r, err = doTyped[spawned](ctx, s, op{name: "spawn", structural: true,
+			run: func(ctx context.Context, e *opEnv) (any, error) { return spawnPlacing(ctx, e, spec, full) }})
+		if err != nil || r.placed {
+			return r.Placement, err
+		}
+	}
+}
+
+// spawned is one spawn step's outcome: placed is false when the step left the spawn
+// to the other path (no call made that could have made a pane).
+type spawned struct {
+	Placement
+	placed bool
+}
+
+// spawnInKnown is the side-by-side spawn: layout.apply into the workspace the
+// connection found within placeFresh. An unknown workspace, or one herdr no longer
+// has, leaves the spawn to a structural turn (nothing was made).
+func spawnInKnown(ctx context.Context, e *opEnv, spec SpawnSpec) (spawned, error) {
+	ws, ok := e.places.get(spec.Workspace, time.Now())
+	if !ok {
+		return spawned{}, nil
+	}
+	_, pane, err := e.r.LayoutApply(ctx, ws, spec.Label, spec.Argv, spec.Cwd, spec.paneLabel(), spec.Env)
+	if IsCode(err, "workspace_not_found") {
+		e.places.drop(spec.Workspace, ws)
+		return spawned{}, nil
+	}
+	if err != nil {
+		return spawned{placed: true}, err
+	}
+	p, err := placedPane(ctx, e, spec, pane)
+	return spawned{Placement: p, placed: true}, err
+}
+
+// spawnPlacing is the structural spawn: find or make the workspace, layout.apply,
+// pane.get, close a fresh workspace's root shell. Unless full, a workspace found within
+// placeFresh (by a spawn queued ahead) sends the spawn back to [spawnInKnown] unmade.
+func spawnPlacing(ctx context.Context, e *opEnv, spec SpawnSpec, full bool) (spawned, error) {
+	if _, ok := e.places.get(spec.Workspace, time.Now()); ok && !full {
+		return spawned{}, nil
+	}
+	var pane string
+	applied := false
+	ws, err := inWorkspace(ctx, e, spec.Workspace, func(ws WorkspaceInfo) (err error) {
+		applied = true
+		_, pane, err = e.r.LayoutApply(ctx, ws.WorkspaceID, spec.Label, spec.Argv, spec.Cwd, spec.paneLabel(), spec.Env)
+		return err
+	})
+	if err != nil {
+		// The fresh workspace's root shell is closed too (docs/lifecycle.md §8.1
+		// step 4), so a failed spawn leaves no pane behind.
+		closeRoot(ctx, e, ws.WorkspaceID)
+		if !applied {
+			// Finding or making the workspace failed: the pane's request was not
+			// sent, and asking again makes no second pane (a workspace made twice
+			// keeps the first, the other's root shell is closed by reconciliation).
+			err = notSent(err)
+		}
+		return spawned{placed: true}, err
+	}
+	p, err := placedPane(ctx, e, spec, pane)
+	closeRoot(ctx, e, ws.WorkspaceID)
+	if err == nil {
+		e.places.put(spec.Workspace, ws.WorkspaceID, time.Now())
+	}
+	return spawned{Placement: p, placed: true}, err
+}
+
+// placedPane reads the pane layout.apply made (pane.get, for its terminal id, which
+// layout.apply's answer lacks) and caches its terminal → pane ids.
+func placedPane(ctx context.Context, e *opEnv, spec SpawnSpec, pane string) (Placement, error) {
+	p, err := e.r.PaneGet(ctx, pane)
+	if err != nil {
+		if errors.Is(err, ErrNotSent) { // the pane was made: the spawn was sent
+			err = wire.Env(wire.CauseHerdrUnreachable, "herdr made pane "+pane+" but its pane.get failed: "+err.Error(),
+				"pane_id", pane)
+		}
+		return Placement{}, err
+	}
+	e.panes.put(p.TerminalID, p.PaneID)
+	return Placement{Workspace: spec.Workspace, WorkspaceID: p.WorkspaceID, TabID: p.TabID,
+		PaneID: p.PaneID, TerminalID: p.TerminalID}, nil
 }
 
 // Move moves target into a new tab labelled label in the workspace labelled

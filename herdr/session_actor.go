@@ -25,11 +25,12 @@ type op struct {
 // ownership of the map passes to the goroutine with the op and back with opDone (the
 // actor never touches it while a structural op is in flight).
 type opEnv struct {
-	r     *Remote
-	pause time.Duration
-	panes *paneCache        // this connection's terminal → pane cache
-	lists *agentListCache   // this connection's last agent.list answer
-	roots map[string]string // workspace id → root shell pane id still to close
+	r      *Remote
+	pause  time.Duration
+	panes  *paneCache        // this connection's terminal → pane cache
+	lists  *agentListCache   // this connection's last agent.list answer
+	places *placeCache       // this connection's workspace label → id (structural spawns)
+	roots  map[string]string // workspace id → root shell pane id still to close
 }
 
 // opRequest is sent by edge code (Driver/Session) to the supervisor with
@@ -127,6 +128,7 @@ type sessionActor struct {
 	remote  *Remote
 	panes   *paneCache
 	lists   *agentListCache
+	places  *placeCache
 	base    context.Context
 	cancel  context.CancelFunc
 	queued  []pendingOp // while connecting
@@ -210,6 +212,7 @@ func (a *sessionActor) onHandshake(c actor.Context, m *handshakeDone) {
 		Slots: make(chan struct{}, a.cfg.maxCalls())}}
 	a.panes = newPaneCache(m.socket, a.cfg.noPaneCache)
 	a.lists = &agentListCache{}
+	a.places = &placeCache{}
 	c.Send(a.parent, &sessionUp{name: a.name, gen: a.gen, socket: m.socket, pong: m.pong})
 	q := a.queued
 	a.queued = nil
@@ -238,7 +241,7 @@ func (a *sessionActor) onRequest(c actor.Context, p pendingOp) {
 
 // launch runs p's op on a goroutine that pipes its result back as *opDone.
 func (a *sessionActor) launch(p pendingOp) {
-	env := &opEnv{r: a.remote, pause: a.cfg.pause(), panes: a.panes, lists: a.lists}
+	env := &opEnv{r: a.remote, pause: a.cfg.pause(), panes: a.panes, lists: a.lists, places: a.places}
 	var roots map[string]string
 	if p.req.op.structural {
 		roots, a.roots = a.roots, nil // hand-off: the goroutine owns it until opDone

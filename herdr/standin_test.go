@@ -604,3 +604,95 @@ func TestSpawnMarksWhetherItsPaneWasAskedFor(t *testing.T) {
 		})
 	}
 }
+
+// A burst of spawns into one workspace is placed side by side: only finding the
+// workspace takes a structural turn (docs/herdr.md §11). Before, every spawn was a
+// structural op, one at a time per session, and herdr never saw two layout.apply at once.
+func TestSpawnsIntoAKnownWorkspaceOverlap(t *testing.T) {
+	const spawns, together = 12, 4
+	var inApply, most, lists atomic.Int32
+	release := make(chan struct{})
+	var once sync.Once
+	free := func() { once.Do(func() { close(release) }) }
+	opts := herdrtest.Options{Shell: "/bin/sh", OnRequest: func(raw []byte) {
+		switch {
+		case bytes.Contains(raw, []byte(`"method":"workspace.list"`)):
+			lists.Add(1)
+		case bytes.Contains(raw, []byte(`"method":"layout.apply"`)) && bytes.Contains(raw, []byte(`w/burst`)):
+			n := inApply.Add(1)
+			for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+			}
+			<-release // held until the test has seen `together` of them in herdr at once
+			inApply.Add(-1)
+		}
+	}}
+	f := herdrtest.Start(t, opts, "orcr")
+	d := newTestDriver(t, Config{Owned: "orcr", Sessions: func(context.Context) ([]SessionInfo, error) { return DirSessions(f.ConfigDir) }})
+	t.Cleanup(free) // before the stand-in's cleanup, which waits for the requests it holds
+	ctx := context.Background()
+	// The first spawn finds (makes) the workspace; the burst comes after it.
+	first, err := d.Owned().Spawn(ctx, SpawnSpec{Workspace: "w", Label: "w/first", PaneLabel: "orcr:x:w/first", Argv: []string{"/bin/sh"}})
+	if err != nil {
+		t.Fatalf("first spawn: %v", err)
+	}
+	listsBefore := lists.Load()
+	errs := make(chan error, spawns)
+	placed := make(chan Placement, spawns)
+	for i := range spawns {
+		go func() {
+			label := fmt.Sprintf("w/burst%02d", i)
+			p, err := d.Owned().Spawn(ctx, SpawnSpec{Workspace: "w", Label: label, PaneLabel: "orcr:x:" + label, Argv: []string{"/bin/sh"}})
+			errs <- err
+			placed <- p
+		}()
+	}
+	poll.Eventually(t, 10*time.Second, fmt.Sprintf("%d layout.apply in herdr at once", together),
+		func() bool { return inApply.Load() >= together },
+		func() string { return fmt.Sprintf("%d in herdr at once", inApply.Load()) })
+	free()
+	for range spawns {
+		if err := <-errs; err != nil {
+			t.Errorf("spawn: %v", err)
+		}
+		if p := <-placed; p.WorkspaceID != first.WorkspaceID || p.TerminalID == "" {
+			t.Errorf("a burst spawn was placed in %q (terminal %q), want the first's workspace %q", p.WorkspaceID, p.TerminalID, first.WorkspaceID)
+		}
+	}
+	if n := lists.Load() - listsBefore; n > 1 {
+		t.Errorf("the burst listed workspaces %d times, want at most once (the workspace was known)", n)
+	}
+}
+
+// A known workspace that herdr no longer has (its last pane closed) sends the spawn back
+// to a structural turn, which makes the workspace again: the spawn is placed, not failed.
+func TestSpawnIntoAVanishedKnownWorkspace(t *testing.T) {
+	f := herdrtest.Start(t, herdrtest.Options{Shell: "/bin/sh"}, "orcr")
+	d := newTestDriver(t, Config{Owned: "orcr", Sessions: func(context.Context) ([]SessionInfo, error) { return DirSessions(f.ConfigDir) }})
+	ctx := context.Background()
+	spec := func(name string) SpawnSpec {
+		return SpawnSpec{Workspace: "w", Label: "w/" + name, PaneLabel: "orcr:x:w/" + name, Argv: []string{"/bin/sh"}}
+	}
+	a, err := d.Owned().Spawn(ctx, spec("a"))
+	if err != nil {
+		t.Fatalf("spawn a: %v", err)
+	}
+	if err := d.Owned().Close(ctx, a.TerminalID); err != nil { // the workspace's last pane: herdr removes it
+		t.Fatalf("close a: %v", err)
+	}
+	b, err := d.Owned().Spawn(ctx, spec("b"))
+	if err != nil {
+		t.Fatalf("spawn b after its known workspace vanished: %v", err)
+	}
+	if b.WorkspaceID == a.WorkspaceID {
+		t.Errorf("b was placed in the vanished workspace %q", a.WorkspaceID)
+	}
+	wss, err := d.Owned().WorkspaceList(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ws := range wss {
+		if ws.WorkspaceID == b.WorkspaceID && ws.Label != "w" {
+			t.Errorf("b's workspace is labelled %q, want w", ws.Label)
+		}
+	}
+}

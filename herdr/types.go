@@ -140,6 +140,14 @@ type SpawnSpec struct {
 	Env       map[string]string `json:"env,omitempty"`
 }
 
+// paneLabel is the label the spawned pane gets: PaneLabel, else Label.
+func (s SpawnSpec) paneLabel() string {
+	if s.PaneLabel != "" {
+		return s.PaneLabel
+	}
+	return s.Label
+}
+
 // ReadSource values for [Remote.Read]; orcr only uses visible (docs/herdr.md §13.12).
 const (
 	ReadVisible = "visible"
