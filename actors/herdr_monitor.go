@@ -94,7 +94,7 @@ type SetReconciler struct{ PID *actor.PID }
 type monitorTick struct{ gen int64 }
 
 type monitorPolled struct {
-	agents  []herdr.AgentInfo
+	agents  herdr.AgentRows
 	exited  []string     // the agents whose launcher's status file showed up
 	screens []screenRead // the screens read for the agents of screen-status providers
 	at      time.Time
@@ -176,6 +176,11 @@ type monitorState struct {
 	byTerm map[string]string // terminal id → uuid
 	byPane map[string]string // pane id → uuid (fallback when herdr lists a new terminal id)
 	polls  int64             // the polls diffed so far
+	// listGen is the generation of herdr's agent list last diffed (herdr.AgentRows);
+	// dirty says a pane was tracked since: an unchanged list is diffed again only then
+	// (docs/lifecycle.md §10.2).
+	listGen uint64
+	dirty   bool
 	// screensAt is when the screens of screen-status agents were last read.
 	screensAt time.Time
 	// active holds the agents with a turn in flight or a delivery pending (WatchActive);
@@ -219,6 +224,7 @@ func (m *monitorState) track(t TrackPane) {
 		return
 	}
 	m.changedAt = time.Now()
+	m.dirty = true
 	m.byUUID[t.UUID] = &watched{terminal: t.Terminal, pane: t.Pane, exitFile: t.ExitFile, screen: t.Screen}
 	m.byTerm[t.Terminal] = t.UUID
 	if t.Pane != "" {
@@ -234,6 +240,7 @@ func (m *monitorState) track(t TrackPane) {
 func (m *monitorState) diff(list []herdr.AgentInfo, at time.Time) []StatusReport {
 	var out []StatusReport
 	m.polls++
+	m.dirty = false
 	for i := range list {
 		a := &list[i]
 		u, byTerm := m.byTerm[a.TerminalID]
@@ -414,6 +421,10 @@ func (m *monitorActor) Receive(c actor.Context) {
 		}
 		m.busy = true
 		self, root, env, base, files := c.Self(), c.ActorSystem().Root, m.spec.Env, m.ctx, m.w.exitFiles()
+		seen := m.w.listGen
+		if m.w.dirty {
+			seen = 0 // a newly tracked pane needs the rows, changed or not
+		}
 		now := time.Now()
 		sweep := now.Sub(m.swept) >= ExitSweepEvery
 		if sweep {
@@ -429,7 +440,7 @@ func (m *monitorActor) Receive(c actor.Context) {
 			defer env.Ops.Done()
 			ctx, cancel := context.WithTimeout(base, 5*time.Second)
 			defer cancel()
-			list, err := env.Herdr.Owned().AgentList(ctx)
+			list, err := env.Herdr.Owned().AgentListSince(ctx, seen)
 			reads := readScreens(ctx, env, screens)
 			exited := exitedNow(files, notes, sweep)
 			root.Send(self, monitorPolled{agents: list, exited: exited, screens: reads, at: time.Now(), err: err})
@@ -441,15 +452,19 @@ func (m *monitorActor) Receive(c actor.Context) {
 		}
 		if msg.err != nil {
 			m.spec.Env.Log.Debug("monitor: agent.list failed; skipping this tick", "err", msg.err)
-		} else {
-			if len(msg.agents) > 0 {
+		} else if !msg.agents.Same {
+			// An answer the same as the one last diffed (asked for only while no pane
+			// was tracked since) would report nothing: at rest, with a thousand
+			// agents, that is most polls.
+			if rows := msg.agents.Agents; len(rows) > 0 {
 				support := completionSeqAbsent
-				if msg.agents[0].CompletionSeq != nil {
+				if rows[0].CompletionSeq != nil {
 					support = completionSeqReported
 				}
 				m.spec.Env.completionSeq.Store(support)
 			}
-			for _, r := range m.w.diff(msg.agents, msg.at) {
+			m.w.listGen = msg.agents.Gen
+			for _, r := range m.w.diff(msg.agents.Agents, msg.at) {
 				c.Send(m.agents, r)
 			}
 			if m.w.unlisted() && m.recon != nil {

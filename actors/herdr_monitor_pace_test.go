@@ -1,10 +1,8 @@
 package actors
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
-	"sync"
+	"net"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -117,37 +115,12 @@ func TestMonitorPaceState(t *testing.T) {
 func TestMonitorWakesOnActive(t *testing.T) {
 	sock, ln := fakeHerdrListener(t)
 	var lists atomic.Int64
-	var conns sync.WaitGroup
-	go func() {
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			conns.Add(1)
-			go func() {
-				defer conns.Done()
-				defer conn.Close()
-				r := bufio.NewReader(conn)
-				for {
-					line, err := r.ReadBytes('\n')
-					if err != nil {
-						return
-					}
-					var req struct{ ID, Method string }
-					json.Unmarshal(line, &req)
-					switch req.Method {
-					case "ping":
-						fmt.Fprintf(conn, `{"id":%q,"result":{"type":"pong","version":"0.8.0","protocol":20}}`+"\n", req.ID)
-					case "agent.list":
-						lists.Add(1)
-						fmt.Fprintf(conn, `{"id":%q,"result":{"type":"agent_list","agents":[]}}`+"\n", req.ID)
-					}
-				}
-			}()
+	serveFakeHerdr(t, ln, func(conn net.Conn, id, method string) {
+		if method == "agent.list" {
+			lists.Add(1)
+			fmt.Fprintf(conn, `{"id":%q,"result":{"type":"agent_list","agents":[]}}`+"\n", id)
 		}
-	}()
-	t.Cleanup(func() { ln.Close(); conns.Wait() })
+	})
 
 	sys, env := monitorEnvOn(t, sock)
 	mon, err := sys.Root.SpawnNamed(NewMonitorProps(MonitorSpec{Env: env, Tick: 10 * time.Millisecond,

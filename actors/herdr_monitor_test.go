@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -129,6 +130,41 @@ func fakeHerdrListener(t *testing.T) (string, net.Listener) {
 	return sock, ln
 }
 
+// serveFakeHerdr serves ln as a herdr that answers ping as 0.8.0 and gives every other
+// request on a connection to answer, which writes the answer (or holds the call); the
+// test's cleanup closes ln and waits for the connections.
+func serveFakeHerdr(t *testing.T, ln net.Listener, answer func(conn net.Conn, id, method string)) {
+	var conns sync.WaitGroup
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			conns.Add(1)
+			go func() {
+				defer conns.Done()
+				defer conn.Close()
+				r := bufio.NewReader(conn)
+				for {
+					line, err := r.ReadBytes('\n')
+					if err != nil {
+						return
+					}
+					var req struct{ ID, Method string }
+					json.Unmarshal(line, &req)
+					if req.Method == "ping" {
+						fmt.Fprintf(conn, `{"id":%q,"result":{"type":"pong","version":"0.8.0","protocol":20}}`+"\n", req.ID)
+						continue
+					}
+					answer(conn, req.ID, req.Method)
+				}
+			}()
+		}
+	}()
+	t.Cleanup(func() { ln.Close(); conns.Wait() })
+}
+
 // monitorEnvOn is an actor system and an agent env whose herdr driver owns the session
 // at sock.
 func monitorEnvOn(t *testing.T, sock string) (*actor.ActorSystem, *AgentEnv) {
@@ -151,36 +187,13 @@ func monitorEnvOn(t *testing.T, sock string) (*actor.ActorSystem, *AgentEnv) {
 func TestMonitorStopCancelsItsPoll(t *testing.T) {
 	sock, ln := fakeHerdrListener(t)
 	listed := make(chan struct{}, 1)
-	var held sync.WaitGroup
-	go func() {
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			held.Add(1)
-			go func() {
-				defer held.Done()
-				defer conn.Close()
-				line, err := bufio.NewReader(conn).ReadBytes('\n')
-				if err != nil {
-					return
-				}
-				var req struct{ ID, Method string }
-				json.Unmarshal(line, &req)
-				if req.Method == "ping" {
-					fmt.Fprintf(conn, `{"id":%q,"result":{"type":"pong","version":"0.8.0","protocol":20}}`+"\n", req.ID)
-					return
-				}
-				select {
-				case listed <- struct{}{}:
-				default:
-				}
-				io.Copy(io.Discard, conn) // holds the call until orcr closes it
-			}()
+	serveFakeHerdr(t, ln, func(conn net.Conn, _, _ string) {
+		select {
+		case listed <- struct{}{}:
+		default:
 		}
-	}()
-	t.Cleanup(func() { ln.Close(); held.Wait() })
+		io.Copy(io.Discard, conn) // holds the call until orcr closes it
+	})
 
 	sys, env := monitorEnvOn(t, sock)
 	mon, err := sys.Root.SpawnNamed(NewMonitorProps(MonitorSpec{Env: env, Tick: 10 * time.Millisecond}), "monitor")
@@ -248,4 +261,78 @@ func TestMonitorScreenStatus(t *testing.T) {
 	if got := m.screenTargets(t0.Add(time.Hour), ScreenPollEvery); got != nil {
 		t.Errorf("a gone pane is read again: %+v", got)
 	}
+}
+
+// At rest herdr answers the monitor's agent.list with the same rows poll after poll; the
+// monitor then reports nothing and diffs nothing, but a pane tracked meanwhile is still
+// reported from the unchanged rows, and a changed answer is reported as before.
+func TestMonitorUnchangedListStillReportsNewPanes(t *testing.T) {
+	sock, ln := fakeHerdrListener(t)
+	var lists atomic.Int32
+	var answer atomic.Pointer[string]
+	rows := func(aStatus string) *string {
+		s := `{"type":"agent_list","agents":[` +
+			`{"terminal_id":"term_a","pane_id":"w1:p1","workspace_id":"w1","tab_id":"w1:t1","agent_status":"` + aStatus + `","agent":"mock"},` +
+			`{"terminal_id":"term_b","pane_id":"w1:p2","workspace_id":"w1","tab_id":"w1:t2","agent_status":"idle","agent":"mock"}]}`
+		return &s
+	}
+	answer.Store(rows("idle"))
+	serveFakeHerdr(t, ln, func(conn net.Conn, id, _ string) {
+		lists.Add(1)
+		fmt.Fprintf(conn, `{"id":%q,"result":%s}`+"\n", id, *answer.Load())
+	})
+
+	sys, env := monitorEnvOn(t, sock)
+	reports := make(chan StatusReport, 16)
+	sink, err := sys.Root.SpawnNamed(actor.PropsFromFunc(func(c actor.Context) {
+		if r, ok := c.Message().(StatusReport); ok {
+			reports <- r
+		}
+	}), "reports")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mon, err := sys.Root.SpawnNamed(NewMonitorProps(MonitorSpec{Env: env, Tick: 10 * time.Millisecond, IdleTick: 10 * time.Millisecond}), "monitor")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sys.Root.PoisonFuture(mon).Wait(); env.Ops.Wait() })
+	sys.Root.Send(mon, SetAgents{PID: sink})
+	next := func(what string) StatusReport {
+		t.Helper()
+		select {
+		case r := <-reports:
+			return r
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: no report", what)
+		}
+		return StatusReport{}
+	}
+	quiet := func(what string) {
+		t.Helper()
+		// Three more polls of the same answer report nothing.
+		for from := lists.Load(); lists.Load() < from+3; {
+			select {
+			case r := <-reports:
+				t.Fatalf("%s: reported %+v from an unchanged list", what, r)
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+	}
+
+	sys.Root.Send(mon, TrackPane{UUID: "a", Terminal: "term_a", Pane: "w1:p1"})
+	if r := next("a tracked"); r.UUID != "a" || r.Status != herdr.StatusIdle {
+		t.Fatalf("a tracked: %+v, want a idle", r)
+	}
+	quiet("a reported")
+	sys.Root.Send(mon, TrackPane{UUID: "b", Terminal: "term_b", Pane: "w1:p2"})
+	if r := next("b tracked, herdr's answer unchanged"); r.UUID != "b" || r.Status != herdr.StatusIdle {
+		t.Fatalf("b tracked: %+v, want b idle", r)
+	}
+	quiet("b reported")
+	answer.Store(rows("working"))
+	if r := next("a working"); r.UUID != "a" || r.Status != herdr.StatusWorking {
+		t.Fatalf("a's row changed: %+v, want a working", r)
+	}
+	quiet("a's change reported")
 }

@@ -60,6 +60,39 @@ func TestAgentListCacheKeepsOnlyWhatIsTheSame(t *testing.T) {
 	}
 }
 
+// A poller that keeps its rows gets an unchanged answer as Same, without rows; a
+// changed answer, or a poller with nothing kept, gets rows and a new generation; no two
+// connections share a generation.
+func TestAgentListSinceSaysSame(t *testing.T) {
+	var answer atomic.Pointer[string]
+	idle := agentRows(2, func(int) string { return "idle" })
+	answer.Store(&idle)
+	s := newScripted(t, func(req map[string]any) string { return ok(req, *answer.Load()) })
+	r := &Remote{Client: Client{Socket: s.path}}
+	ctx := context.Background()
+	cache := &agentListCache{}
+	rows, gen, err := r.agentListSince(ctx, cache, 0)
+	if err != nil || len(rows) != 2 || gen == 0 {
+		t.Fatalf("first: %d rows, gen %d, %v", len(rows), gen, err)
+	}
+	if again, g, err := r.agentListSince(ctx, cache, gen); err != nil || again != nil || g != gen {
+		t.Fatalf("unchanged, kept: %d rows, gen %d (want none, %d), %v", len(again), g, gen, err)
+	}
+	if again, g, err := r.agentListSince(ctx, cache, 0); err != nil || len(again) != 2 || g != gen {
+		t.Fatalf("unchanged, nothing kept: %d rows, gen %d (want 2, %d), %v", len(again), g, gen, err)
+	}
+	busy := agentRows(2, func(int) string { return "working" })
+	answer.Store(&busy)
+	changed, g2, err := r.agentListSince(ctx, cache, gen)
+	if err != nil || len(changed) != 2 || changed[0].AgentStatus != StatusWorking || g2 == gen || g2 == 0 {
+		t.Fatalf("changed: %+v, gen %d (was %d), %v", changed, g2, gen, err)
+	}
+	other, g3, err := r.agentListSince(ctx, &agentListCache{}, g2) // another connection, the same answer
+	if err != nil || len(other) != 2 || g3 == g2 {
+		t.Fatalf("another connection's cache: %d rows, gen %d (the first's %d), %v", len(other), g3, g2, err)
+	}
+}
+
 func TestWithoutID(t *testing.T) {
 	for _, tt := range []struct{ resp, id, want string }{
 		{`{"id":"orcr:7","result":{}}`, "orcr:7", `{,"result":{}}`},

@@ -384,10 +384,34 @@ func (s *Session) PaneGet(ctx context.Context, target string) (PaneInfo, error) 
 
 // AgentList lists the session's agent panes (done normalised to idle).
 func (s *Session) AgentList(ctx context.Context) ([]AgentInfo, error) {
-	return doTyped[[]AgentInfo](ctx, s, op{name: "agent.list", run: func(ctx context.Context, e *opEnv) (any, error) {
-		list, err := e.r.agentListCached(ctx, e.lists)
+	l, err := s.AgentListSince(ctx, 0)
+	return l.Agents, err
+}
+
+// AgentRows is an agent.list answer for a poller ([Session.AgentListSince]).
+type AgentRows struct {
+	Agents []AgentInfo
+	// Gen identifies the answer among all of the process's (0: not identified); Same
+	// says it is the generation the poller passed, whose rows it still has: Agents is
+	// then nil.
+	Gen  uint64
+	Same bool
+}
+
+// AgentListSince is AgentList for a poller that keeps the rows of generation seen:
+// herdr's answer unchanged since then comes back as Same, without rows, nothing
+// decoded or copied (docs/herdr.md §11).
+func (s *Session) AgentListSince(ctx context.Context, seen uint64) (AgentRows, error) {
+	return doTyped[AgentRows](ctx, s, op{name: "agent.list", run: func(ctx context.Context, e *opEnv) (any, error) {
+		list, gen, err := e.r.agentListSince(ctx, e.lists, seen)
+		if err != nil {
+			return AgentRows{}, err
+		}
+		if seen != 0 && gen == seen {
+			return AgentRows{Gen: gen, Same: true}, nil
+		}
 		e.panes.putAgents(list)
-		return list, err
+		return AgentRows{Agents: list, Gen: gen}, nil
 	}})
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/orcr-go/orcr/socketapi/api/wire"
@@ -266,47 +267,84 @@ func (res agentListResult) normalised() []AgentInfo {
 // agentListCache is a session connection's last agent.list answer. At rest herdr
 // answers the same bytes poll after poll, and decoding a thousand rows is most of what
 // an idle server does (docs/herdr.md §11): an answer equal to the last one but for its
-// id is not decoded again.
+// id is not decoded again, nor copied for a caller that still has its rows.
 type agentListCache struct {
 	mu     sync.Mutex
 	key    []byte // the last answer, its id taken out
+	gen    uint64 // the last answer's generation (listGens), 0 before the first
 	agents []AgentInfo
 }
+
+// listGens numbers the distinct agent.list answers of every connection of the process,
+// so that a generation a caller kept from one connection is never another's.
+var listGens atomic.Uint64
 
 // agentListCached is AgentList through cache (nil: none). The slice is the caller's;
 // the rows' pointer fields are shared with the cache and not to be written.
 func (r *Remote) agentListCached(ctx context.Context, cache *agentListCache) ([]AgentInfo, error) {
+	list, _, err := r.agentListSince(ctx, cache, 0)
+	return list, err
+}
+
+// agentListSince is agentListCached for a caller that keeps the rows it was given with
+// their generation: an answer of generation seen (not 0) comes back as no rows and seen,
+// nothing decoded or copied. Any other answer comes back as the caller's own rows and
+// their generation (0 without a cache).
+func (r *Remote) agentListSince(ctx context.Context, cache *agentListCache, seen uint64) ([]AgentInfo, uint64, error) {
 	if cache == nil {
-		return r.AgentList(ctx)
+		list, err := r.AgentList(ctx)
+		return list, 0, err
 	}
 	resp, id, err := r.Client.exchange(ctx, MethodAgentList, nil)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	key := withoutID(resp, id)
 	cache.mu.Lock()
-	if key != nil && bytes.Equal(key, cache.key) {
-		list := slices.Clone(cache.agents)
+	if cache.gen != 0 && sameButID(resp, id, cache.key) {
+		gen := cache.gen
+		var list []AgentInfo
+		if gen != seen {
+			list = slices.Clone(cache.agents)
+		}
 		cache.mu.Unlock()
-		return list, nil
+		return list, gen, nil
 	}
 	cache.mu.Unlock()
 	var res agentListResult
 	if err := decodeResult(MethodAgentList, resp, &res); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	agents := res.normalised()
+	key := withoutID(resp, id)
+	gen := uint64(0)
+	if key != nil {
+		gen = listGens.Add(1)
+	}
 	cache.mu.Lock()
-	cache.key, cache.agents = key, agents
+	cache.key, cache.gen, cache.agents = key, gen, agents
 	cache.mu.Unlock()
-	return slices.Clone(agents), nil
+	return slices.Clone(agents), gen, nil
+}
+
+// idMember is the member "id":"<id>" as herdr writes it (compact).
+func idMember(id string) string { return `"id":"` + id + `"` }
+
+// sameButID reports whether resp without its id member is key (withoutID's result),
+// without building it. An id inside a string value is escaped, so the member found is
+// the envelope's.
+func sameButID(resp []byte, id string, key []byte) bool {
+	member := idMember(id)
+	i := bytes.Index(resp, []byte(member))
+	if i < 0 || len(resp)-len(member) != len(key) {
+		return false
+	}
+	return bytes.Equal(resp[:i], key[:i]) && bytes.Equal(resp[i+len(member):], key[i:])
 }
 
 // withoutID returns resp with the member "id":"<id>" taken out, or nil when it is not
-// there as herdr writes it (compact). An id inside a string value is escaped, so the
-// member found is the envelope's.
+// there as herdr writes it (compact).
 func withoutID(resp []byte, id string) []byte {
-	member := `"id":"` + id + `"`
+	member := idMember(id)
 	i := bytes.Index(resp, []byte(member))
 	if i < 0 {
 		return nil
