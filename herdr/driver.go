@@ -139,6 +139,7 @@ type Driver struct {
 	// closed is set when Close starts; later calls fail at once instead of racing the
 	// stopping actors (protoactor drops a stopped actor's unprocessed mailbox).
 	closed atomic.Bool
+	listed *sessionCache
 }
 
 // NewDriver spawns the driver's supervisor (named "herdr") in sys. Connection actors
@@ -149,6 +150,7 @@ func NewDriver(sys *actor.ActorSystem, cfg Config, log *slog.Logger) (*Driver, e
 	}
 	d := &Driver{cfg: cfg, sys: sys, log: log, wg: &sync.WaitGroup{}}
 	d.cfg.live = new(atomic.Pointer[string])
+	d.listed = &sessionCache{list: d.cfg.sessions, now: time.Now}
 	pid, err := sys.Root.SpawnNamed(newSupervisorProps(&d.cfg, log, d.wg), "herdr")
 	if err != nil {
 		return nil, err
@@ -196,8 +198,15 @@ func (d *Driver) Forget(name string) {
 // Owned returns the handle of the owned session.
 func (d *Driver) Owned() *Session { return d.Session(d.cfg.owned()) }
 
-// Sessions lists herdr's sessions (`herdr session list --json` or the configured lister).
-func (d *Driver) Sessions(ctx context.Context) ([]SessionInfo, error) { return d.cfg.sessions(ctx) }
+// Sessions lists herdr's sessions (`herdr session list --json` or the configured lister)
+// for a poller: the binary's list is run again only when a session was made or removed,
+// or after 30 s, each row's running looked up afresh in between ([sessionCache]).
+func (d *Driver) Sessions(ctx context.Context) ([]SessionInfo, error) {
+	if d.cfg.Sessions != nil {
+		return d.cfg.sessions(ctx)
+	}
+	return d.listed.sessions(ctx)
+}
 
 // EnsureOwned starts the owned session's server when it is not running (needs Bin).
 func (d *Driver) EnsureOwned(ctx context.Context) (SessionInfo, error) {
