@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -411,12 +410,7 @@ func DirSessions(configDir string) ([]SessionInfo, error) {
 
 func sessionRow(configDir, name, dir string) SessionInfo {
 	sock := filepath.Join(dir, "herdr.sock")
-	running := false
-	if c, err := net.DialTimeout("unix", sock, time.Second); err == nil {
-		c.Close()
-		running = true
-	}
-	return SessionInfo{Name: name, Default: name == "default", Running: running, SocketPath: sock, SessionDir: dir}
+	return SessionInfo{Name: name, Default: name == "default", Running: socketAnswers(sock), SocketPath: sock, SessionDir: dir}
 }
 
 var sessionName = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
