@@ -9,9 +9,10 @@ import (
 	"github.com/orcr-go/orcr/store/storetest"
 )
 
-// BenchmarkStatementCounter measures a point read on the read pool (which counts it)
-// against the same read on a pool opened on the bare driver, on the same file, in
-// alternating sub-benchmarks so drift in machine load hits both alike.
+// BenchmarkStatementCounter measures a point read on the read pool (which counts it and
+// keeps it prepared) against the same read on a pool opened on the bare driver (which
+// prepares it every time), on the same file, in alternating sub-benchmarks so drift in
+// machine load hits both alike.
 func BenchmarkStatementCounter(b *testing.B) {
 	dir := storetest.Dir(b)
 	path := filepath.Join(dir, "orcr.db")

@@ -132,3 +132,61 @@ func TestCountingConnKeepsDriverInterfaces(t *testing.T) {
 }
 
 func is[T any](v any) bool { _, ok := v.(T); return ok }
+
+// A query run again while its rows are still open (on one connection: a transaction)
+// gets its own rows, and a statement that failed runs again from the connection's cache
+// with its next values.
+func TestCachedStatementsNestedAndAfterAnError(t *testing.T) {
+	t.Parallel()
+	db := storetest.Open(t)
+	ctx := context.Background()
+	tx, err := db.Reader().BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	const q = `SELECT value FROM (SELECT 1 AS value UNION ALL SELECT 2 UNION ALL SELECT 3) WHERE value >= ? ORDER BY value`
+	outer, err := tx.QueryContext(ctx, q, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []int
+	for outer.Next() {
+		var v int
+		if err := outer.Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		var inner []int
+		rows, err := tx.QueryContext(ctx, q, v)
+		if err != nil {
+			t.Fatalf("the same query while its rows are open: %v", err)
+		}
+		for rows.Next() {
+			var w int
+			rows.Scan(&w)
+			inner = append(inner, w)
+		}
+		rows.Close()
+		if len(inner) != 4-v || inner[0] != v {
+			t.Errorf("inner query from %d: %v", v, inner)
+		}
+		got = append(got, v)
+	}
+	if err := outer.Close(); err != nil || len(got) != 3 {
+		t.Fatalf("outer rows %v, %v; want 1 2 3", got, err)
+	}
+	for i, want := range []error{errors.New("abs() of the smallest integer overflows"), nil} {
+		var n int
+		arg := any("x")
+		if want == nil {
+			arg = 2
+		}
+		err := tx.QueryRowContext(ctx, `SELECT 4 / CAST(? AS INTEGER) + (CASE WHEN typeof(?) = 'text' THEN abs(-9223372036854775807 - 1) ELSE 0 END)`, arg, arg).Scan(&n)
+		if (err != nil) != (want != nil) {
+			t.Errorf("run %d: err %v, want an error %v", i, err, want != nil)
+		}
+		if want == nil && n != 2 {
+			t.Errorf("run %d: %d, want 2", i, n)
+		}
+	}
+}
