@@ -394,6 +394,8 @@ func (w *agentWork) submit(target, prompt string, plan SubmitPlan) (counter, tim
 			seen = true
 		case shown:
 			// The text sits in the input box: the Enter was dropped.
+			w.log().Info("submit: the prompt still sits in the input box; Enter pressed again", "target", target,
+				"since_enter_ms", time.Since(enteredAt).Milliseconds())
 			sess.SendKeys(ctx, target, "Enter")
 			seen = true
 			enterScreen, enteredAt = text, time.Now()
@@ -410,10 +412,12 @@ func (w *agentWork) submit(target, prompt string, plan SubmitPlan) (counter, tim
 			// Never shown: the text itself was dropped. Type it again (never after it
 			// was seen once, so it is not typed twice).
 			retypes, absent, retyped = retypes+1, 0, time.Now()
+			w.log().Info("submit: the prompt never showed; typed again", "target", target, "retype", retypes)
 			if again, err := sess.SubmitAt(ctx, target, plan.submission(prompt, plan.RetypeDelay)); err == nil {
 				enterScreen, enteredAt = again.Screen, again.Entered
 			}
 		default:
+			w.log().Info("submit: the prompt never showed after its retypes; Enter pressed again", "target", target)
 			sess.SendKeys(ctx, target, "Enter")
 			enterScreen, enteredAt = text, time.Now()
 		}

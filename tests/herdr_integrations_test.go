@@ -80,7 +80,7 @@ func TestHerdrIntegrationsLive(t *testing.T) {
 		if got, want := lastResponse(t, h, name[p]), p+"-via-herdr\n"; got != want {
 			t.Errorf("%s: last response %q, want %q", p, got, want)
 		}
-		wantPromptOnce(t, model, apiOf(p), "say="+p+"-via-herdr")
+		wantPromptOnce(t, h, model, apiOf(p), "say="+p+"-via-herdr")
 	}
 
 	// herdr's rows: each pane shows its agent with the session its hook reported, and

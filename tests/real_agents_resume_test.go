@@ -167,7 +167,7 @@ func resumeTurns(t *testing.T, h *home, c *socketapi.Client, user *herdr.Remote,
 	if w, err := c.Wait(ctx, api.WaitRequest{Targets: []string{from}, Timeout: "120s"}); err != nil || !w.AllOK {
 		t.Fatalf("wait for the hand-started turn: %+v %v", w, err)
 	}
-	wantPromptOnce(t, model, a.api, first)
+	wantPromptOnce(t, h, model, a.api, first)
 	phase("hand-started turn complete")
 
 	res, err := c.Adopt(ctx, api.AdoptRequest{Target: from, Path: name})

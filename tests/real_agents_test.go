@@ -218,7 +218,7 @@ func agentTurn(t *testing.T, h *home, model *modeltest.Server, a contractAgent, 
 	if got := lastResponse(t, h, name); got != want+"\n" {
 		t.Errorf("%s: last response %q, want %q", a.name, got, want+"\n")
 	}
-	wantPromptOnce(t, model, a.api, prompt)
+	wantPromptOnce(t, h, model, a.api, prompt)
 }
 
 // wantToolRan checks that a request through api carried the output of the shell call:

@@ -219,7 +219,9 @@ func lastResponse(t testing.TB, h *home, name string) string {
 
 // wantPromptOnce checks that the model got prompt as the user text of exactly one turn
 // of api: orcr typed it once and the CLI sent it once.
-func wantPromptOnce(t *testing.T, model *modeltest.Server, api, prompt string) {
+// On failure it logs the model's requests and the server log's lines of the submits
+// that pressed Enter or typed again (docs/lifecycle.md §9.2).
+func wantPromptOnce(t *testing.T, h *home, model *modeltest.Server, api, prompt string) {
 	t.Helper()
 	n := 0
 	for _, r := range model.Turns(api) {
@@ -234,6 +236,13 @@ func wantPromptOnce(t *testing.T, model *modeltest.Server, api, prompt string) {
 		}
 		t.Errorf("the model got %q in %d turns through %s, want 1 (turns: %q)", prompt, n, api, got)
 		logModel(t, model)
+		if b, err := os.ReadFile(filepath.Join(h.dir, "logs", "server.log")); err == nil {
+			for _, line := range strings.Split(string(b), "\n") {
+				if strings.Contains(line, "submit:") {
+					t.Log("server log: " + line)
+				}
+			}
+		}
 	}
 }
 
@@ -321,7 +330,7 @@ func realTurns(t *testing.T, h *home, model *modeltest.Server, p, name, work str
 	if got, want := lastResponse(t, h, name), p+"-first\n"; got != want {
 		t.Errorf("%s: last response %q, want %q", p, got, want)
 	}
-	wantPromptOnce(t, model, api, "say="+p+"-first stream_ms=50")
+	wantPromptOnce(t, h, model, api, "say="+p+"-first stream_ms=50")
 
 	// Several lines left in the input box are emptied before the prompt (docs/providers.md §5.1).
 	leaveInBox(t, h, name, "orcr-leftover-1\norcr-leftover-2\norcr-leftover-3")
@@ -333,7 +342,7 @@ func realTurns(t *testing.T, h *home, model *modeltest.Server, p, name, work str
 	if got, want := lastResponse(t, h, name), p+"-second\n"; got != want {
 		t.Errorf("%s: second turn's last response %q, want %q", p, got, want)
 	}
-	wantPromptOnce(t, model, api, second)
+	wantPromptOnce(t, h, model, api, second)
 	wantTurnUsage(t, h, p, name)
 
 	tool := "tool=bash:echo_orcr-tool-" + p + " say=" + p + "-tooldone"
@@ -344,7 +353,7 @@ func realTurns(t *testing.T, h *home, model *modeltest.Server, p, name, work str
 	if got, want := lastResponse(t, h, name), p+"-tooldone\n"; got != want {
 		t.Errorf("%s: tool turn's last response %q, want %q", p, got, want)
 	}
-	wantPromptOnce(t, model, api, tool)
+	wantPromptOnce(t, h, model, api, tool)
 	wantToolEntries(t, h, model, name, "orcr-tool-"+p)
 	first := "say=" + p + "-first stream_ms=50"
 	wantSessionLog(t, h, name, []string{first, second, tool}, []string{p + "-first", p + "-second", p + "-tooldone"}, "orcr-tool-"+p)
@@ -354,7 +363,7 @@ func realTurns(t *testing.T, h *home, model *modeltest.Server, p, name, work str
 	if want := p + "-asked\n"; r.exit != 0 || r.stdout != want {
 		t.Errorf("%s: agent ask: exit %d stdout %q stderr %q, want %q", p, r.exit, r.stdout, r.stderr, want)
 	}
-	wantPromptOnce(t, model, api, ask)
+	wantPromptOnce(t, h, model, api, ask)
 }
 
 // wantToolEntries checks that `agent logs --json` holds a tool_use entry and a
@@ -555,7 +564,7 @@ func stallAndCancel(t *testing.T, h *home, model *modeltest.Server, events *even
 	if got, want := lastResponse(t, h, name), p+"-after\n"; got != want {
 		t.Errorf("%s: after the cancel: last response %q, want %q", p, got, want)
 	}
-	wantPromptOnce(t, model, apiOf(p), after)
+	wantPromptOnce(t, h, model, apiOf(p), after)
 }
 
 // TestRealKill9MidTurnLive: kill -9 of the orcr server while the real claude and codex
@@ -595,7 +604,7 @@ func TestRealKill9MidTurnLive(t *testing.T) {
 		if got, want := lastResponse(t, h, name), p+"-survived\n"; got != want {
 			t.Errorf("%s: after the restart: last response %q, want %q", p, got, want)
 		}
-		wantPromptOnce(t, model, apiOf(p), prompt[p])
+		wantPromptOnce(t, h, model, apiOf(p), prompt[p])
 	}
 }
 
@@ -793,7 +802,7 @@ func TestRealLimitFallbackLive(t *testing.T) {
 	if got := lastResponse(t, h, "lf/next"); got != "fallback-done\n" {
 		t.Errorf("the rerouted agent's last response %q", got)
 	}
-	wantPromptOnce(t, model, modeltest.Anthropic, "say=fallback-done")
+	wantPromptOnce(t, h, model, modeltest.Anthropic, "say=fallback-done")
 
 	// claude's own message names no reset: the backoff.
 	if r := h.run("agent", "send", "lf/next", limited); r.exit != 0 {
