@@ -36,14 +36,17 @@ func stallEvents(evs []ev, uuid string) []string {
 
 func TestStallMarkedClearedAndNeverActedOn(t *testing.T) {
 	t.Parallel()
-	// stall_after 1 s (probes every 250 ms); the mock settles 300 ms after its last idle.
+	// stall_after 1 s (probes every 250 ms); the mock settles 1.5 s after its last idle.
 	srv := sockettest.NewServer(t, sockettest.WithHerdr(t),
-		sockettest.WithConfig(`{"timings":{"stall_after":"1s"},"integrations":{"mock":{"idle_stable_ms":300}}}`))
+		sockettest.WithConfig(`{"timings":{"stall_after":"1s"},"integrations":{"mock":{"idle_stable_ms":1500}}}`))
 	c := srv.Client(t)
 	rec := record(t, c)
-	// The turn works 2.5 s in silence, goes idle for 300 ms (herdr reports it, the
-	// screen changes), works 2.5 s more in silence and ends.
-	a := runOK(t, c, map[string]any{"path": "stall/one", "prompt": "say=late turn_ms=2500 tool_gaps=1 gap_ms=300"})
+	// The turn works 2.5 s in silence, goes idle for 800 ms (herdr reports it, the
+	// screen changes), works 2.5 s more in silence and ends. The idle gap is what clears
+	// the first mark: it must be long enough for a poll or a probe of a loaded machine
+	// to fall inside it (a 300 ms gap once was not: no clear, no second mark), and
+	// shorter than idle_stable_ms, or it would complete the turn.
+	a := runOK(t, c, map[string]any{"path": "stall/one", "prompt": "say=late turn_ms=2500 tool_gaps=1 gap_ms=800"})
 
 	evs := rec.waitFor(t, 20*time.Second, "agent.stalled", func(evs []ev) bool { return len(stallEvents(evs, a.UUID)) >= 1 })
 	for _, e := range evs {
