@@ -86,6 +86,7 @@ fuzz:
     go test -run '^$' -fuzz '^FuzzParseAttach$' -fuzztime 5s ./socketapi/fleet
     go test -run '^$' -fuzz '^FuzzParseResize$' -fuzztime 5s ./socketapi/fleet
     go test -run '^$' -fuzz '^FuzzDecodeResponse$' -fuzztime 5s ./herdr
+    go test -run '^$' -fuzz '^FuzzReadLine$' -fuzztime 5s ./herdr
     go test -run '^$' -fuzz '^FuzzParseIntegrationStatus$' -fuzztime 5s ./herdr
     go test -run '^$' -fuzz '^FuzzParseSessionList$' -fuzztime 5s ./herdr
     go test -run '^$' -fuzz '^FuzzDetectAgentScreen$' -fuzztime 5s ./herdr/herdrtest

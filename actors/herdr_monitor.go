@@ -181,6 +181,12 @@ type monitorState struct {
 	// (docs/lifecycle.md §10.2).
 	listGen uint64
 	dirty   bool
+	// exitSnap is exitFiles' answer, built again only after a pane was tracked or a
+	// provider seen to exit (never written once built: polls read it on their own
+	// goroutines); screens counts the watched agents of screen-status providers.
+	exitSnap  map[string]string
+	exitStale bool
+	screens   int
 	// screensAt is when the screens of screen-status agents were last read.
 	screensAt time.Time
 	// active holds the agents with a turn in flight or a delivery pending (WatchActive);
@@ -211,7 +217,11 @@ func (m *monitorState) setActive(w WatchActive, now time.Time) bool {
 
 // track applies one TrackPane.
 func (m *monitorState) track(t TrackPane) {
+	m.exitStale = true
 	if old, ok := m.byUUID[t.UUID]; ok {
+		if old.screen != "" {
+			m.screens--
+		}
 		if m.byTerm[old.terminal] == t.UUID {
 			delete(m.byTerm, old.terminal)
 		}
@@ -226,6 +236,9 @@ func (m *monitorState) track(t TrackPane) {
 	m.changedAt = time.Now()
 	m.dirty = true
 	m.byUUID[t.UUID] = &watched{terminal: t.Terminal, pane: t.Pane, exitFile: t.ExitFile, screen: t.Screen}
+	if t.Screen != "" {
+		m.screens++
+	}
 	m.byTerm[t.Terminal] = t.UUID
 	if t.Pane != "" {
 		m.byPane[t.Pane] = t.UUID
@@ -286,7 +299,7 @@ func (m *monitorState) diff(list []herdr.AgentInfo, at time.Time) []StatusReport
 // screenTargets lists the terminals of the screen-status agents to read, by agent,
 // when ScreenPollEvery has passed since the last read (nil otherwise).
 func (m *monitorState) screenTargets(now time.Time, every time.Duration) map[string]watchedScreen {
-	if now.Sub(m.screensAt) < every {
+	if m.screens == 0 || now.Sub(m.screensAt) < every {
 		return nil
 	}
 	var out map[string]watchedScreen
@@ -337,17 +350,19 @@ func (m *monitorState) diffScreens(reads []screenRead, at time.Time) (out []Stat
 }
 
 // exitFiles lists the status files of the watched agents whose provider has not been
-// seen to exit, by agent.
+// seen to exit, by agent. The map is shared with the polls that read it and never
+// written: it is built again only after what it lists changed.
 func (m *monitorState) exitFiles() map[string]string {
-	var out map[string]string
+	if m.exitSnap != nil && !m.exitStale {
+		return m.exitSnap
+	}
+	out := map[string]string{}
 	for u, w := range m.byUUID {
 		if w.exitFile != "" && !w.exited {
-			if out == nil {
-				out = map[string]string{}
-			}
 			out[u] = w.exitFile
 		}
 	}
+	m.exitSnap, m.exitStale = out, false
 	return out
 }
 
@@ -359,6 +374,7 @@ func (m *monitorState) markExited(uuids []string) bool {
 	for _, u := range uuids {
 		if w, ok := m.byUUID[u]; ok && !w.exited {
 			w.exited, news = true, true
+			m.exitStale = true
 		}
 	}
 	return news

@@ -1,7 +1,6 @@
 package herdr
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -10,6 +9,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"slices"
 	"strconv"
 	"sync/atomic"
 	"syscall"
@@ -395,19 +395,27 @@ func (c *Client) ioError(ctx context.Context, method string, err error) error {
 
 // readLine reads up to the first newline or EOF, refusing lines over max bytes.
 func readLine(r io.Reader, max int) ([]byte, error) {
-	br := bufio.NewReaderSize(r, 64<<10)
-	var buf []byte
+	// Read straight into one growing buffer: a 1,000-row agent.list answer is about
+	// 300 KB, and a bufio.Reader's 64 KB buffer plus the copies out of it cost every
+	// call, a small one most of all.
+	buf := make([]byte, 0, 4<<10)
 	for {
-		chunk, err := br.ReadSlice('\n')
-		buf = append(buf, chunk...)
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, cap(buf))
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		if i := bytes.IndexByte(buf[len(buf):len(buf)+n], '\n'); i >= 0 {
+			if len(buf)+i+1 > max { // the line and its newline
+				return nil, fmt.Errorf("herdr response exceeds %d bytes", max)
+			}
+			return buf[:len(buf)+i], nil
+		}
+		buf = buf[:len(buf)+n]
 		if len(buf) > max {
 			return nil, fmt.Errorf("herdr response exceeds %d bytes", max)
 		}
 		switch {
 		case err == nil:
-			return bytes.TrimSuffix(buf, []byte("\n")), nil
-		case errors.Is(err, bufio.ErrBufferFull):
-			continue
 		case errors.Is(err, io.EOF):
 			if len(bytes.TrimSpace(buf)) == 0 {
 				return nil, io.ErrUnexpectedEOF

@@ -2,12 +2,14 @@ package herdr
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"io"
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -284,4 +286,60 @@ func TestClientSlowAnswerIsNotFrozen(t *testing.T) {
 	if sizes := s.lineSizes(); len(sizes) != 1 || sizes[0] < 900<<10 {
 		t.Errorf("request lines read: %v", sizes)
 	}
+}
+
+// chunkReader hands out its bytes in reads of the sizes of sizes, in turn (a size of
+// 0 reads nothing, as a Read may).
+type chunkReader struct {
+	b     []byte
+	sizes []byte
+	i     int
+}
+
+func (r *chunkReader) Read(p []byte) (int, error) {
+	if len(r.b) == 0 {
+		return 0, io.EOF
+	}
+	n := len(r.b)
+	if len(r.sizes) > 0 {
+		n = min(n, int(r.sizes[r.i%len(r.sizes)]))
+		r.i++
+	}
+	n = copy(p, r.b[:n])
+	r.b = r.b[n:]
+	return n, nil
+}
+
+// A herdr answer is the bytes before its first newline however the socket hands them
+// out; without a newline, what came before the end; nothing but blanks is an unexpected
+// end; a line longer than the bound is refused, never cut.
+func FuzzReadLine(f *testing.F) {
+	f.Add([]byte(`{"id":"1","result":{"type":"pong"}}`+"\n"), []byte{3, 0, 7}, uint16(64))
+	f.Add([]byte("abc"), []byte{1}, uint16(10))
+	f.Add([]byte(" \n"), []byte{}, uint16(10))
+	f.Add([]byte("0123456789\nrest"), []byte{4}, uint16(10))
+	f.Fuzz(func(t *testing.T, in, sizes []byte, max uint16) {
+		if len(sizes) > 0 && !slices.ContainsFunc(sizes, func(b byte) bool { return b > 0 }) {
+			sizes = append(sizes, 1) // a reader that never hands out a byte is not a socket
+		}
+		got, err := readLine(&chunkReader{b: slices.Clone(in), sizes: sizes}, int(max))
+		line, nl := in, false
+		if i := bytes.IndexByte(in, '\n'); i >= 0 {
+			line, nl = in[:i], true
+		}
+		switch {
+		case nl && len(line)+1 > int(max), !nl && len(line) > int(max):
+			if err == nil {
+				t.Fatalf("a %d-byte line past the bound %d was taken", len(line), max)
+			}
+		case !nl && len(bytes.TrimSpace(line)) == 0:
+			if !errors.Is(err, io.ErrUnexpectedEOF) {
+				t.Fatalf("blanks then the end: %q, %v; want an unexpected end", got, err)
+			}
+		default:
+			if err != nil || !bytes.Equal(got, line) {
+				t.Fatalf("readLine = %q, %v; want %q", got, err, line)
+			}
+		}
+	})
 }
