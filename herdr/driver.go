@@ -60,6 +60,8 @@ type Config struct {
 	// noPaneCache turns the terminal → pane cache of docs/herdr.md §4.1 off (the live
 	// passes replay call sequences recorded without it).
 	noPaneCache bool
+	// placeFresh, when set, replaces [placeFresh] (tests on a loaded machine).
+	placeFresh time.Duration
 
 	// dial replaces the connections' dial once a session is up (a test seam: a
 	// connection herdr does not accept in time).

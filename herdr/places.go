@@ -18,8 +18,9 @@ const placeFresh = time.Second
 // placeCache is one connection's workspace label → id, as structural spawns last found
 // (or made) them; op goroutines share it.
 type placeCache struct {
-	mu   sync.Mutex
-	seen map[string]placeSeen
+	fresh time.Duration // placeFresh unless a test sets it
+	mu    sync.Mutex
+	seen  map[string]placeSeen
 }
 
 type placeSeen struct {
@@ -34,8 +35,12 @@ func (c *placeCache) get(label string, now time.Time) (string, bool) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	fresh := c.fresh
+	if fresh <= 0 {
+		fresh = placeFresh
+	}
 	s, ok := c.seen[label]
-	if !ok || now.Sub(s.at) >= placeFresh || now.Before(s.at) {
+	if !ok || now.Sub(s.at) >= fresh || now.Before(s.at) {
 		return "", false
 	}
 	return s.id, true

@@ -627,7 +627,10 @@ func TestSpawnsIntoAKnownWorkspaceOverlap(t *testing.T) {
 		}
 	}}
 	f := herdrtest.Start(t, opts, "orcr")
-	d := newTestDriver(t, Config{Owned: "orcr", Sessions: func(context.Context) ([]SessionInfo, error) { return DirSessions(f.ConfigDir) }})
+	// The workspace stays known for the whole test: past placeFresh a spawn would take a
+	// structural turn, and the test holds that turn's layout.apply.
+	d := newTestDriver(t, Config{Owned: "orcr", Sessions: func(context.Context) ([]SessionInfo, error) { return DirSessions(f.ConfigDir) },
+		placeFresh: time.Minute})
 	t.Cleanup(free) // before the stand-in's cleanup, which waits for the requests it holds
 	ctx := context.Background()
 	// The first spawn finds (makes) the workspace; the burst comes after it.
