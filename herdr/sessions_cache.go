@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 )
@@ -19,9 +20,9 @@ const sessionListMax = 30 * time.Second
 // process started each time — at rest it was most of what orcr made the machine do.
 // herdr lists the default session and every directory under <config>/sessions, each
 // running when its socket accepts a connection (docs/herdr.md §1.2, §1.4). So the list
-// is taken again only when that directory changed (a session made or removed), or
-// after sessionListMax; in between each row's socket is connected to again, which is
-// what running means.
+// is taken again only when the entries of that directory changed (a session made or
+// removed), or after sessionListMax; in between each row's socket is connected to
+// again, which is what running means.
 type sessionCache struct {
 	list func(context.Context) ([]SessionInfo, error)
 	now  func() time.Time
@@ -29,8 +30,8 @@ type sessionCache struct {
 	mu    sync.Mutex
 	rows  []SessionInfo
 	at    time.Time
-	dir   string    // the directory of named sessions, "" when the rows do not say
-	stamp time.Time // its modification time when rows were listed (zero: absent)
+	dir   string // the directory of named sessions, "" when the rows do not say
+	stamp string // its entries' names when rows were listed ("" when absent or empty)
 }
 
 // sessions returns the list, taken again or reused as the type says.
@@ -38,7 +39,7 @@ func (c *sessionCache) sessions(ctx context.Context) ([]SessionInfo, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	now := c.now()
-	if c.rows != nil && c.dir != "" && now.Sub(c.at) < sessionListMax && dirStamp(c.dir).Equal(c.stamp) {
+	if c.rows != nil && c.dir != "" && now.Sub(c.at) < sessionListMax && dirStamp(c.dir) == c.stamp {
 		rows := slices.Clone(c.rows)
 		for i := range rows {
 			rows[i].Running = socketAnswers(rows[i].SocketPath)
@@ -74,13 +75,19 @@ func sessionsDir(rows []SessionInfo) string {
 	return ""
 }
 
-// dirStamp is dir's modification time, zero when it cannot be read (absent).
-func dirStamp(dir string) time.Time {
-	fi, err := os.Stat(dir)
+// dirStamp is the names of dir's entries, in order, "" when it cannot be read (absent):
+// a directory's modification time may be too coarse to tell two changes apart.
+func dirStamp(dir string) string {
+	ents, err := os.ReadDir(dir)
 	if err != nil {
-		return time.Time{}
+		return ""
 	}
-	return fi.ModTime()
+	var b strings.Builder
+	for _, e := range ents {
+		b.WriteString(e.Name())
+		b.WriteByte(0)
+	}
+	return b.String()
 }
 
 // socketAnswers reports whether the unix socket at path accepts a connection.
