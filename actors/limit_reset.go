@@ -28,6 +28,9 @@ var (
 	// "resets at 3pm", "resets 3:30 pm", "reset at 15:30 (UTC)",
 	// "try again at 9:05 AM (Europe/Berlin)".
 	limitClock = regexp.MustCompile(`(?:resets?|again|retry)(?:\s+at)?\s+(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)?(?:\s*\(([a-z0-9_+\-/]{1,40})\))?`)
+	// A clock time with its date, as codex writes a reset on another day than today:
+	// "try again at Dec 8th, 2026 12:08 AM" (the year and the ordinal may be missing).
+	limitDated = regexp.MustCompile(`(?:resets?|again|retry)(?:\s+(?:at|on))?\s+(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?(?:\s+(\d{4}),?)?(?:\s+at)?\s+(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)?(?:\s*\(([a-z0-9_+\-/]{1,40})\))?`)
 	// The unix time some claude versions append: "usage limit reached|1760000000".
 	limitEpoch = regexp.MustCompile(`limit reached\|(\d{10})\b`)
 )
@@ -68,6 +71,17 @@ func ParseLimitReset(text string, now time.Time) (time.Time, bool) {
 			take(m[0], t)
 		}
 	}
+	for _, m := range limitDated.FindAllStringSubmatchIndex(text, -1) {
+		group := func(i int) string {
+			if m[2*i] < 0 {
+				return ""
+			}
+			return text[m[2*i]:m[2*i+1]]
+		}
+		if t, ok := datedAt(group(1), group(2), group(3), group(4), group(5), group(6), group(7), now); ok {
+			take(m[0], t)
+		}
+	}
 	for _, m := range limitEpoch.FindAllStringSubmatchIndex(text, -1) {
 		sec, _ := strconv.ParseInt(text[m[2]:m[3]], 10, 64)
 		take(m[0], time.Unix(sec, 0))
@@ -91,46 +105,86 @@ func limitUnit(u string) time.Duration {
 // clockAfter is the first time after now showing hour:minute (with an am/pm marker or
 // 24-hour) in zone (an IANA name or utc; "" or unknown: now's location).
 func clockAfter(hour, minute, ampm, zone string, now time.Time) (time.Time, bool) {
-	if minute == "" && ampm == "" {
+	h, m, ok := clockOf(hour, minute, ampm)
+	if !ok {
 		return time.Time{}, false
 	}
-	h, _ := strconv.Atoi(hour)
-	m := 0
-	if minute != "" {
-		m, _ = strconv.Atoi(minute)
-	}
-	if m > 59 {
-		return time.Time{}, false
-	}
-	switch {
-	case ampm == "":
-		if h > 23 {
-			return time.Time{}, false
-		}
-	case h < 1 || h > 12:
-		return time.Time{}, false
-	default:
-		h %= 12
-		if ampm[0] == 'p' {
-			h += 12
-		}
-	}
-	loc := now.Location()
-	switch zone {
-	case "", "local":
-	case "utc", "gmt", "z":
-		loc = time.UTC
-	default:
-		if l, err := loadZone(zone); err == nil {
-			loc = l
-		}
-	}
+	loc := zoneOf(zone, now)
 	n := now.In(loc)
 	t := time.Date(n.Year(), n.Month(), n.Day(), h, m, 0, 0, loc)
 	if !t.After(now) {
 		t = t.AddDate(0, 0, 1)
 	}
 	return t, true
+}
+
+// datedAt is the time a dated reset names: month (its first three letters), day, year
+// ("" = now's, or the next if that date has passed), the clock as [clockAfter] reads
+// it, in zone.
+func datedAt(month, day, year, hour, minute, ampm, zone string, now time.Time) (time.Time, bool) {
+	h, m, ok := clockOf(hour, minute, ampm)
+	if !ok {
+		return time.Time{}, false
+	}
+	mon := time.Month(strings.Index("janfebmaraprmayjunjulaugsepoctnovdec", month)/3 + 1)
+	d, _ := strconv.Atoi(day)
+	loc := zoneOf(zone, now)
+	y := now.In(loc).Year()
+	if year != "" {
+		y, _ = strconv.Atoi(year)
+	}
+	t := time.Date(y, mon, d, h, m, 0, 0, loc)
+	if t.Day() != d { // Feb 30th and the like
+		return time.Time{}, false
+	}
+	if year == "" && !t.After(now) {
+		t = t.AddDate(1, 0, 0)
+	}
+	return t, true
+}
+
+// clockOf reads hour:minute with an am/pm marker or as 24-hour; a clock needs minutes
+// or the marker ("3" alone is not a time).
+func clockOf(hour, minute, ampm string) (h, m int, ok bool) {
+	if minute == "" && ampm == "" {
+		return 0, 0, false
+	}
+	h, _ = strconv.Atoi(hour)
+	if minute != "" {
+		m, _ = strconv.Atoi(minute)
+	}
+	if m > 59 {
+		return 0, 0, false
+	}
+	switch {
+	case ampm == "":
+		if h > 23 {
+			return 0, 0, false
+		}
+	case h < 1 || h > 12:
+		return 0, 0, false
+	default:
+		h %= 12
+		if ampm[0] == 'p' {
+			h += 12
+		}
+	}
+	return h, m, true
+}
+
+// zoneOf is the location zone names (an IANA name or utc), now's for "" or an unknown
+// one.
+func zoneOf(zone string, now time.Time) *time.Location {
+	switch zone {
+	case "", "local":
+	case "utc", "gmt", "z":
+		return time.UTC
+	default:
+		if l, err := loadZone(zone); err == nil {
+			return l
+		}
+	}
+	return now.Location()
 }
 
 // loadZone loads an IANA zone named in lower case ("america/new_york"): the zone

@@ -30,6 +30,13 @@ func TestParseLimitReset(t *testing.T) {
 			time.Date(2026, 3, 10, 16, 0, 0, 0, berlin)},
 		{"unknown zone: local", "resets at 4pm (Mars/Olympus)", time.Date(2026, 3, 10, 16, 0, 0, 0, time.UTC)},
 		{"epoch suffix", "Claude AI usage limit reached|1773157200", time.Unix(1773157200, 0)},
+		// codex names the day when the reset is not today (seen from the real CLI).
+		{"codex dated", "You’ve hit your usage limit. Upgrade to Pro (https://chatgpt.com/explore/pro), visit https://chatgpt.com/settings/usage " +
+			"to purchase more credits or try again at Mar 11th, 2026 12:08 AM.", time.Date(2026, 3, 11, 0, 8, 0, 0, time.UTC)},
+		{"dated, no year", "try again at March 12 3:30 pm", time.Date(2026, 3, 12, 15, 30, 0, 0, time.UTC)},
+		{"dated with a zone", "resets on Mar 11, 2026 9:00 AM (Europe/Berlin)", time.Date(2026, 3, 11, 9, 0, 0, 0, berlin)},
+		{"dated in the past", "try again at Mar 9th, 2026 12:08 AM", time.Time{}},
+		{"dated, no such day", "try again at Feb 30th, 2026 1:00 PM", time.Time{}},
 		{"the last one wins", "resets in 5 hours\n...\ntry again in 10 minutes", at(10 * time.Minute)},
 		{"bare hour is not read", "resets 3", time.Time{}},
 		{"no reset", "usage limit reached", time.Time{}},
