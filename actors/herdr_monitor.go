@@ -178,7 +178,7 @@ type monitorState struct {
 	polls  int64             // the polls diffed so far
 	// listGen is the generation of herdr's agent list last diffed (herdr.AgentRows);
 	// dirty says a pane was tracked since: an unchanged list is diffed again only then
-	// (docs/lifecycle.md §10.2).
+	// (docs/herdr.md §11).
 	listGen uint64
 	dirty   bool
 	// exitSnap is exitFiles' answer, built again only after a pane was tracked or a
