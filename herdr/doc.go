@@ -32,11 +32,12 @@
 // result comes back as handshakeDone. While connecting it queues requests; once up
 // it runs each operation on a goroutine of its own (the blocking herdr socket I/O)
 // which pipes the result back as opDone; the actor then answers the caller. Nothing
-// blocks inside Receive. Structural operations (EnsureWorkspace, Spawn, Move,
-// CloseRootShells) run one at a time per session, because they read-then-create
-// workspaces and own the "root shells still to close" map, which is handed to the op
-// goroutine with the op and handed back with opDone. Reads, lists, input, notifications and the close of a
-// pane run concurrently.
+// blocks inside Receive. Structural operations (EnsureWorkspace, a Spawn whose
+// workspace must be looked up, Move, CloseRootShells) run one at a time per session,
+// because they read-then-create workspaces and own the "root shells still to close"
+// map, which is handed to the op goroutine with the op and handed back with opDone.
+// Reads, lists, input, notifications, the close of a pane and a Spawn into a workspace
+// the connection found less than placeFresh before run concurrently.
 //
 // Failure: the first herdr_unreachable result (connect refused or socket gone, no
 // answer within the deadline, or a request herdr left unread for TakenWithin: a frozen
