@@ -29,12 +29,12 @@ func TestAgentListCacheKeepsOnlyWhatIsTheSame(t *testing.T) {
 	cache := &agentListCache{}
 	ctx := context.Background()
 
-	first, err := r.agentListCached(ctx, cache)
+	first, err := agentListOf(r, ctx, cache)
 	if err != nil || len(first) != 3 || first[1].AgentStatus != StatusIdle || first[1].PaneID != "w1:p1" {
 		t.Fatalf("first list: %+v, %v", first, err)
 	}
 	first[1].AgentStatus = StatusWorking // the caller's copy
-	again, err := r.agentListCached(ctx, cache)
+	again, err := agentListOf(r, ctx, cache)
 	if err != nil || len(again) != 3 || again[1].AgentStatus != StatusIdle {
 		t.Fatalf("the same answer again: %+v, %v (a caller's write reached the cache?)", again, err)
 	}
@@ -45,17 +45,17 @@ func TestAgentListCacheKeepsOnlyWhatIsTheSame(t *testing.T) {
 		return "working"
 	})
 	answer.Store(&busy)
-	changed, err := r.agentListCached(ctx, cache)
+	changed, err := agentListOf(r, ctx, cache)
 	if err != nil || len(changed) != 3 || changed[0].AgentStatus != StatusWorking || changed[2].AgentStatus != StatusIdle {
 		t.Fatalf("a changed answer: %+v, %v, want working, working, idle (done normalised)", changed, err)
 	}
 	bad := `{"type":"pong"}`
 	answer.Store(&bad)
-	if _, err := r.agentListCached(ctx, cache); err == nil {
+	if _, err := agentListOf(r, ctx, cache); err == nil {
 		t.Fatal("an answer of the wrong type was taken")
 	}
 	answer.Store(&busy)
-	if l, err := r.agentListCached(ctx, cache); err != nil || l[0].AgentStatus != StatusWorking {
+	if l, err := agentListOf(r, ctx, cache); err != nil || l[0].AgentStatus != StatusWorking {
 		t.Fatalf("after a bad answer: %+v, %v", l, err)
 	}
 }
@@ -93,6 +93,12 @@ func TestAgentListSinceSaysSame(t *testing.T) {
 	}
 }
 
+// agentListOf is the rows of agentListSince with nothing kept.
+func agentListOf(r *Remote, ctx context.Context, cache *agentListCache) ([]AgentInfo, error) {
+	rows, _, err := r.agentListSince(ctx, cache, 0)
+	return rows, err
+}
+
 func TestWithoutID(t *testing.T) {
 	for _, tt := range []struct{ resp, id, want string }{
 		{`{"id":"orcr:7","result":{}}`, "orcr:7", `{,"result":{}}`},
@@ -123,7 +129,7 @@ func BenchmarkAgentList1000(b *testing.B) {
 	b.Run("unchanged", func(b *testing.B) {
 		cache := &agentListCache{}
 		for b.Loop() {
-			if _, err := r.agentListCached(ctx, cache); err != nil {
+			if _, err := agentListOf(r, ctx, cache); err != nil {
 				b.Fatal(err)
 			}
 		}

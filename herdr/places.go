@@ -18,7 +18,7 @@ const placeFresh = time.Second
 // placeCache is one connection's workspace label → id, as structural spawns last found
 // (or made) them; op goroutines share it.
 type placeCache struct {
-	fresh time.Duration // placeFresh unless a test sets it
+	fresh time.Duration // placeFresh, or a test's
 	mu    sync.Mutex
 	seen  map[string]placeSeen
 }
@@ -28,19 +28,12 @@ type placeSeen struct {
 	at time.Time
 }
 
-// get returns label's workspace id when found within placeFresh of now.
+// get returns label's workspace id when found within c.fresh of now.
 func (c *placeCache) get(label string, now time.Time) (string, bool) {
-	if c == nil {
-		return "", false
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	fresh := c.fresh
-	if fresh <= 0 {
-		fresh = placeFresh
-	}
 	s, ok := c.seen[label]
-	if !ok || now.Sub(s.at) >= fresh || now.Before(s.at) {
+	if !ok || now.Sub(s.at) >= c.fresh || now.Before(s.at) {
 		return "", false
 	}
 	return s.id, true
@@ -48,7 +41,7 @@ func (c *placeCache) get(label string, now time.Time) (string, bool) {
 
 // put records that label's workspace was id at now.
 func (c *placeCache) put(label, id string, now time.Time) {
-	if c == nil || label == "" || id == "" {
+	if label == "" || id == "" {
 		return
 	}
 	c.mu.Lock()
@@ -61,9 +54,6 @@ func (c *placeCache) put(label, id string, now time.Time) {
 
 // drop forgets label's workspace if it still is id (herdr said it is gone).
 func (c *placeCache) drop(label, id string) {
-	if c == nil {
-		return
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if s, ok := c.seen[label]; ok && s.id == id {

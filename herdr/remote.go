@@ -279,16 +279,10 @@ type agentListCache struct {
 // so that a generation a caller kept from one connection is never another's.
 var listGens atomic.Uint64
 
-// agentListCached is AgentList through cache (nil: none). The slice is the caller's;
-// the rows' pointer fields are shared with the cache and not to be written.
-func (r *Remote) agentListCached(ctx context.Context, cache *agentListCache) ([]AgentInfo, error) {
-	list, _, err := r.agentListSince(ctx, cache, 0)
-	return list, err
-}
-
-// agentListSince is agentListCached for a caller that keeps the rows it was given with
-// their generation: an answer of generation seen (not 0) comes back as no rows and seen,
-// nothing decoded or copied. Any other answer comes back as the caller's own rows and
+// agentListSince is AgentList through cache (nil: none) for a caller that keeps the rows
+// it was given with their generation: an answer of generation seen (not 0) comes back
+// as no rows and seen, nothing decoded or copied. Any other answer comes back as the
+// caller's own rows (their pointer fields shared with the cache, not to be written) and
 // their generation (0 without a cache).
 func (r *Remote) agentListSince(ctx context.Context, cache *agentListCache, seen uint64) ([]AgentInfo, uint64, error) {
 	if cache == nil {

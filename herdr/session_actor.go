@@ -212,7 +212,7 @@ func (a *sessionActor) onHandshake(c actor.Context, m *handshakeDone) {
 		Slots: make(chan struct{}, a.cfg.maxCalls())}}
 	a.panes = newPaneCache(m.socket, a.cfg.noPaneCache)
 	a.lists = &agentListCache{}
-	a.places = &placeCache{fresh: a.cfg.placeFresh}
+	a.places = &placeCache{fresh: or(a.cfg.placeFresh, placeFresh)}
 	c.Send(a.parent, &sessionUp{name: a.name, gen: a.gen, socket: m.socket, pong: m.pong})
 	q := a.queued
 	a.queued = nil
