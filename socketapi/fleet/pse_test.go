@@ -1,3 +1,5 @@
+//go:build !race
+
 package fleet
 
 import (
@@ -40,6 +42,8 @@ var natsLastSeconds int64
 // "keep" gives the sampler its file back (well inside its first second, before its
 // first timer fires), "stop" leaves it stopped as orcr does.
 const idleChildEnv = "ORCR_FLEET_IDLE_CHILD"
+
+func init() { idleChildMain = idleChild }
 
 // idleChild sleeps through the window named by ORCR_BENCH_IDLE_WINDOW and prints the
 // CPU it used meanwhile (ns) and the sampler's last reading.
