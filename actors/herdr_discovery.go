@@ -23,7 +23,7 @@ import (
 // panes die with its server), so its rows end (docs/decisions.md D11).
 
 // DiscoveryEvery is the discovery period (docs/lifecycle.md §13.7).
-const DiscoveryEvery = 3 * time.Second
+const DiscoveryEvery = 4 * time.Second
 
 // ExternalTurnGrace is how long an unmanaged agent's open turn waits for herdr to report
 // work before herdr's idle is taken as the turn's end (docs/decisions.md D11): a turn
@@ -277,7 +277,7 @@ func (d *discoveryActor) Receive(c actor.Context) {
 			}
 		}
 		d.inUse = now
-		d.tick.Arm(c, d.spec.Every, func(gen int64) any { return discTick{gen: gen} })
+		d.tick.ArmOnBeat(c, d.spec.Every, func(gen int64) any { return discTick{gen: gen} })
 	case *actor.Stopping:
 		d.tick.Stop()
 	}

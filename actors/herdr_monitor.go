@@ -19,7 +19,7 @@ const MonitorTick = 200 * time.Millisecond
 // MonitorIdleTick is the completion monitor's period when all is idle: herdr is still
 // read at this pace, as its view can change without orcr (a pane closed, a provider
 // that starts work on its own), but an idle fleet costs a tenth of the fast pace
-// (docs/lifecycle.md §10.2).
+// (docs/lifecycle.md §10.2). It falls on the idle beat (actorkit.Beat).
 const MonitorIdleTick = 2 * time.Second
 
 // MonitorLinger is how long the monitor keeps the fast pace after herdr's view last
@@ -526,7 +526,17 @@ func readScreens(ctx context.Context, env *AgentEnv, targets map[string]watchedS
 // arm schedules the next poll after monitorDelay.
 func (m *monitorActor) arm(c actor.Context) {
 	now := time.Now()
-	m.armAfter(c, now, monitorDelay(len(m.w.active), m.w.changedAt, now, m.pace()))
+	m.armAfter(c, now, m.delay(now))
+}
+
+// delay is monitorDelay, the slow pace on the idle ticks' beat (actorkit.Beat).
+func (m *monitorActor) delay(now time.Time) time.Duration {
+	p := m.pace()
+	d := monitorDelay(len(m.w.active), m.w.changedAt, now, p)
+	if d == p.slow && d != p.fast {
+		d = actorkit.OnBeat(now, d, actorkit.Beat)
+	}
+	return d
 }
 
 func (m *monitorActor) armAfter(c actor.Context, now time.Time, d time.Duration) {
@@ -546,7 +556,7 @@ func (m *monitorActor) hurry(c actor.Context) {
 		return
 	}
 	now := time.Now()
-	if d := monitorDelay(len(m.w.active), m.w.changedAt, now, m.pace()); now.Add(d).Before(m.due) {
+	if d := m.delay(now); now.Add(d).Before(m.due) {
 		m.armAfter(c, now, d)
 	}
 }

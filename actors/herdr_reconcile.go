@@ -278,7 +278,7 @@ func (r *reconcilerActor) pass(c actor.Context, hint bool) {
 }
 
 func (r *reconcilerActor) arm(c actor.Context) {
-	r.tick.Arm(c, r.spec.Tick, func(gen int64) any { return reconTick{gen: gen} })
+	r.tick.ArmOnBeat(c, r.spec.Tick, func(gen int64) any { return reconTick{gen: gen} })
 }
 
 // readPass reads the rows, then the owned session's panes (only a session that answers

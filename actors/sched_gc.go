@@ -129,7 +129,7 @@ func expireLeases(env *AgentEnv, root *actor.RootContext) {
 }
 
 func (g *gcActor) arm(c actor.Context) {
-	g.tick.Arm(c, g.spec.Tick, func(gen int64) any { return gcTick{gen: gen} })
+	g.tick.ArmOnBeat(c, g.spec.Tick, func(gen int64) any { return gcTick{gen: gen} })
 }
 
 // sweep selects the park candidates (managed, gc auto, idle, no move in flight, idle

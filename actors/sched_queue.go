@@ -148,6 +148,7 @@ func (q *queueActor) pass(c actor.Context) {
 }
 
 func (q *queueActor) arm(c actor.Context) {
-	d := queueDelay(q.last, time.Now().UnixMilli(), q.spec.Tick, q.spec.IdleTick)
+	now := time.Now()
+	d := queueDelay(q.last, now.UnixMilli(), q.spec.Tick, actorkit.OnBeat(now, q.spec.IdleTick, actorkit.Beat))
 	q.tick.Arm(c, d, func(gen int64) any { return queueTick{gen: gen} })
 }

@@ -10,7 +10,8 @@ import (
 // now (ms since the epoch) (docs/lifecycle.md §7.2): fast while rows are left queued (a
 // slot may free without a poke: an agent that ends); else until the earliest clock rule
 // of last (a `--timeout` deadline, a provider pause's end) when that comes before slow,
-// fast when it is already due (a row the pass could not act on yet), and slow otherwise.
+// fast when it is already due (a row the pass could not act on yet), and slow otherwise
+// (the caller passes QueueIdleTick on the idle beat, actorkit.OnBeat).
 func queueDelay(last store.Promotion, now int64, fast, slow time.Duration) time.Duration {
 	if last.Left > 0 {
 		return fast
