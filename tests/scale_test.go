@@ -33,7 +33,8 @@ import (
 // bound and counted in `server status`. What it measures (spawn and kill wall time,
 // idle CPU against the no-agent baseline and the stand-in's floor of the same run,
 // memory and fds of the server, of the stand-in and of each agent, and the same run's
-// floors: N bare panes opened and closed directly on the stand-in) it only logs, as a
+// floors: N bare panes opened and closed directly on the stand-in, and N more running
+// the mock through orcr's pane launcher) it only logs, as a
 // table: speed is never asserted by a test. N is ORCR_TEST_SCALE_N, 60 by default so
 // the suite stays cheap on 2 cores; `just scale N` runs it at any N, with windows at rest
 // of 30 s (ORCR_TEST_SCALE_WINDOW).
@@ -188,8 +189,9 @@ func TestScale(t *testing.T) {
 	// The floors of the same run, with the fleet gone: N bare panes running the mock
 	// itself, opened on the stand-in as orcr opens an agent's pane (layout.apply, 16 at
 	// once, as the spawn above sent its runs) and closed directly (pane.close, 64 at
-	// once, as many as a kill shuts down at once).
-	spawnFloor, killFloor := scaleFloors(t, sock, xdg, mockBin, n)
+	// once, as many as a kill shuts down at once); then the same running it through
+	// orcr's pane launcher, the process every orcr pane costs besides its provider.
+	bare, launched := scaleFloors(t, sock, xdg, mockBin, n)
 
 	ms := func(ns float64) string { return fmt.Sprintf("%.2f", ns/1e6) }
 	ratio := func(a, b float64) string {
@@ -204,8 +206,10 @@ func TestScale(t *testing.T) {
 	fmt.Fprintf(w, "measure\t0 agents\t%d agents\tper agent / ratio\n", n)
 	fmt.Fprintf(w, "spawn (first run → all idle)\t\t%s\t%s\n", spawned.Round(time.Millisecond), (spawned / time.Duration(n)).Round(time.Microsecond))
 	fmt.Fprintf(w, "spawn (first run → every pane up)\t\t%s\t%s\n", paneUp.Round(time.Millisecond), (paneUp / time.Duration(n)).Round(time.Microsecond))
-	fmt.Fprintf(w, "floor: N bare layout.apply (pane up)\t\t%s\t%s (orcr's spawn to every pane up); %s (to all idle)\n", spawnFloor.Round(time.Millisecond),
-		ratio(float64(paneUp), float64(spawnFloor)), ratio(float64(spawned), float64(spawnFloor)))
+	fmt.Fprintf(w, "floor: N bare layout.apply (pane up)\t\t%s\t%s (orcr's spawn to every pane up); %s (to all idle)\n", bare.opened.Round(time.Millisecond),
+		ratio(float64(paneUp), float64(bare.opened)), ratio(float64(spawned), float64(bare.opened)))
+	fmt.Fprintf(w, "floor: the same through orcr's pane launcher\t\t%s\t%s (orcr's spawn to every pane up); %s of the bare floor\n", launched.opened.Round(time.Millisecond),
+		ratio(float64(paneUp), float64(launched.opened)), ratio(float64(launched.opened), float64(bare.opened)))
 	fmt.Fprintf(w, "server CPU at rest (ms/s)\t%s\t%s\t%s\n", ms(server0), ms(serverN), ratio(serverN, server0))
 	fmt.Fprintf(w, "stand-in CPU at rest (ms/s)\t%s\t%s\t%s\n", ms(herdr0), ms(herdrN), ratio(herdrN, herdr0))
 	fmt.Fprintf(w, "stand-in CPU, server stopped (its floor)\t\t%s\t%s of the floor\n", ms(herdrFloor), ratio(herdrN, herdrFloor))
@@ -216,7 +220,9 @@ func TestScale(t *testing.T) {
 	fmt.Fprintf(w, "mock agents' PSS\t\t%s\t%s\n", kb(agentsPSS), kb(agentsPSS/int64(n)))
 	fmt.Fprintf(w, "pane launchers' PSS (orcr __pane-exec)\t\t%s\t%s\n", kb(launchersPSS), kb(launchersPSS/int64(n)))
 	fmt.Fprintf(w, "kill 'scale/**' (one CLI call)\t\t%s\t%s\n", killed.Round(time.Millisecond), (killed / time.Duration(n)).Round(time.Microsecond))
-	fmt.Fprintf(w, "floor: closing N bare panes directly\t\t%s\t%s (orcr's kill)\n", killFloor.Round(time.Millisecond), ratio(float64(killed), float64(killFloor)))
+	fmt.Fprintf(w, "floor: closing N bare panes directly\t\t%s\t%s (orcr's kill)\n", bare.closed.Round(time.Millisecond), ratio(float64(killed), float64(bare.closed)))
+	fmt.Fprintf(w, "floor: closing N launcher panes directly\t\t%s\t%s (orcr's kill); %s of the bare floor\n", launched.closed.Round(time.Millisecond),
+		ratio(float64(killed), float64(launched.closed)), ratio(float64(launched.closed), float64(bare.closed)))
 	fmt.Fprintf(w, "ended rows → kept (ended_max %d)\t\t%d → %d\ttrimmed in %s\n", keep, ended, len(rows), trimmed.Round(time.Second))
 	w.Flush()
 	t.Logf("scale summary, N = %d (idle windows of %s, after %s at rest, with N agents after %s):\n%s", n, window, settle, settleN.Round(time.Millisecond), tab.String())
@@ -226,40 +232,58 @@ func scalePath(i int) string { return fmt.Sprintf("scale/a%05d", i) }
 
 // scaleFloors opens n bare panes running the mock agent on the stand-in at sock, 16
 // layout.apply calls in flight, then closes them, 64 pane.close calls in flight, and
-// returns how long each took; it waits for their processes to go.
-func scaleFloors(t *testing.T, sock, xdg, mockBin string, n int) (opened, closed time.Duration) {
+// returns how long each took; it waits for their processes to go. Then the same again
+// with each mock run through orcr's pane launcher, as orcr's panes run their provider
+// (docs/lifecycle.md §8.2): the launcher floor.
+func scaleFloors(t *testing.T, sock, xdg, mockBin string, n int) (bare, launched floorTimes) {
+	t.Helper()
+	bins := sockettest.BuildBinaries(t)
+	data := t.TempDir()
+	bare = scaleFloor(t, sock, xdg, mockBin, "floor", n, func(i int) []string { return []string{bins.MockAgent} })
+	launched = scaleFloor(t, sock, xdg, mockBin, "floorexec", n, func(i int) []string {
+		return []string{bins.Orcr, "__pane-exec", "--status-file", filepath.Join(data, strconv.Itoa(i)+".json"), "--", bins.MockAgent}
+	})
+	return bare, launched
+}
+
+// floorTimes is one floor's time to open its n panes and to close them.
+type floorTimes struct{ opened, closed time.Duration }
+
+// scaleFloor opens n panes running argv(i) in a new workspace named name, 16 at a time,
+// and closes them, 64 at a time.
+func scaleFloor(t *testing.T, sock, xdg, mockBin, name string, n int, argv func(i int) []string) (ft floorTimes) {
 	t.Helper()
 	ctx := context.Background()
 	remote := herdr.NewRemote(sock)
-	ws, err := remote.WorkspaceCreate(ctx, "floor", "")
+	ws, err := remote.WorkspaceCreate(ctx, name, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	mock, data := sockettest.BuildBinaries(t).MockAgent, t.TempDir()
+	data := t.TempDir()
 	panes := make([]string, n)
 	start := time.Now()
 	inFlight(n, 16, func(i int) {
-		label := fmt.Sprintf("floor/p%05d", i)
+		label := fmt.Sprintf("%s/p%05d", name, i)
 		env := map[string]string{"ORCR_AGENT_DATA_DIR": filepath.Join(data, strconv.Itoa(i))}
 		var err error
-		if _, panes[i], err = remote.LayoutApply(ctx, ws.Workspace.WorkspaceID, label, []string{mock}, "", label, env); err != nil {
-			t.Errorf("floor pane %d: %v", i, err)
+		if _, panes[i], err = remote.LayoutApply(ctx, ws.Workspace.WorkspaceID, label, argv(i), "", label, env); err != nil {
+			t.Errorf("%s pane %d: %v", name, i, err)
 		}
 	})
-	opened = time.Since(start)
+	ft.opened = time.Since(start)
 	if err := remote.Close(ctx, ws.RootPane.PaneID); err != nil {
-		t.Errorf("closing the floor workspace's shell: %v", err)
+		t.Errorf("closing the %s workspace's shell: %v", name, err)
 	}
 	start = time.Now()
 	inFlight(n, 64, func(i int) {
 		if err := remote.Close(ctx, panes[i]); err != nil {
-			t.Errorf("floor pane %d: %v", i, err)
+			t.Errorf("%s pane %d: %v", name, i, err)
 		}
 	})
-	closed = time.Since(start)
-	poll.Eventually(t, 30*time.Second, "the floor's processes gone", func() bool { return len(paneProcs(xdg, mockBin, true)) == 0 },
+	ft.closed = time.Since(start)
+	poll.Eventually(t, 30*time.Second, "the "+name+" panes' processes gone", func() bool { return len(paneProcs(xdg, mockBin, true)) == 0 },
 		func() string { return "the stand-in's processes:\n" + procList(xdg) })
-	return opened, closed
+	return ft
 }
 
 // inFlight runs f(0) … f(n-1), width calls at a time, and returns when all are done.
