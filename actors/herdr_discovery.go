@@ -23,7 +23,7 @@ import (
 // panes die with its server), so its rows end (docs/decisions.md D11).
 
 // DiscoveryEvery is the discovery period (docs/lifecycle.md §13.7).
-const DiscoveryEvery = 4 * time.Second
+const DiscoveryEvery = 2 * time.Second
 
 // ExternalTurnGrace is how long an unmanaged agent's open turn waits for herdr to report
 // work before herdr's idle is taken as the turn's end (docs/decisions.md D11): a turn

@@ -23,7 +23,7 @@ func (t *Ticker) Arm(c actor.Context, d time.Duration, tick func(gen int64) any)
 	t.timer = time.AfterFunc(d, func() { root.Send(self, tick(gen)) })
 }
 
-// Beat is the instant the server's idle ticks share (docs/lifecycle.md §10.2): a
+// Beat is the instant the server's idle ticks share (docs/lifecycle.md §13.7): a
 // tick of Beat or longer armed with ArmOnBeat fires on a multiple of Beat of the clock,
 // so that the monitor's idle poll, the queue's idle pass, discovery, reconciliation
 // and GC wake an idle server together, not each on its own. A wake-up, not the work
