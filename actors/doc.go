@@ -70,7 +70,7 @@
 //	├── queue                        FIFO promotion under the caps, stuck-start guard, --timeout sweep, pauses ending
 //	├── reconciler                   diffs the owned session's panes against the rows: at start, then every gc_tick
 //	├── gc                           every timings.gc_tick: deletes expired attach leases, forgets ended agents past retention, then park and reap sweeps (selects only)
-//	├── discovery                    every 2 s: unmanaged agents of the user's herdr sessions (absent with ORCR_DISABLE_DISCOVERY=1)
+//	├── discovery                    every 2 s (4 s with no user session): unmanaged agents of the user's herdr sessions (absent with ORCR_DISABLE_DISCOVERY=1)
 //	├── loops                        loop scheduler: the due loops and timed-out runs, scanned at the next fire (loop_tick while overdue); restart recovery of runs
 //	│   └── loop-<uuid>-<n>          one per active or paused loop: fires, manual starts, promotions, stops, exits, pause, rm
 //	├── remote                       the remote stream's hub: one connection per agent, revocation, the replay gate

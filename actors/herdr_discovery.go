@@ -22,8 +22,20 @@ import (
 // herdr lists as stopped, or no longer lists, has no terminals left (a herdr session's
 // panes die with its server), so its rows end (docs/decisions.md D11).
 
-// DiscoveryEvery is the discovery period (docs/lifecycle.md §13.7).
+// DiscoveryEvery is the discovery period while a user session runs (docs/lifecycle.md
+// §13.7); twice it while none does ([discoveryDelay]).
 const DiscoveryEvery = 2 * time.Second
+
+// discoveryDelay is the wait before the next discovery pass (before the idle beat,
+// docs/lifecycle.md §13.5): every while the last pass read a running user session, whose
+// agents it keeps current; twice every while there was none, when all a pass can find
+// is a session started since.
+func discoveryDelay(sessionsRead int, every time.Duration) time.Duration {
+	if sessionsRead == 0 {
+		return 2 * every
+	}
+	return every
+}
 
 // ExternalTurnGrace is how long an unmanaged agent's open turn waits for herdr to report
 // work before herdr's idle is taken as the turn's end (docs/decisions.md D11): a turn
@@ -277,7 +289,7 @@ func (d *discoveryActor) Receive(c actor.Context) {
 			}
 		}
 		d.inUse = now
-		d.tick.ArmOnBeat(c, d.spec.Every, func(gen int64) any { return discTick{gen: gen} })
+		d.tick.ArmOnBeat(c, discoveryDelay(len(m.read), d.spec.Every), func(gen int64) any { return discTick{gen: gen} })
 	case *actor.Stopping:
 		d.tick.Stop()
 	}

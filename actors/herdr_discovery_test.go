@@ -152,3 +152,14 @@ func FuzzOrcrPane(f *testing.F) {
 		}
 	})
 }
+
+// Discovery passes every DiscoveryEvery while a user session runs, keeping its agents
+// current, and at twice that while none does (docs/lifecycle.md §13.5).
+func TestDiscoveryDelay(t *testing.T) {
+	if got := discoveryDelay(1, DiscoveryEvery); got != DiscoveryEvery {
+		t.Errorf("a user session read: %v, want %v", got, DiscoveryEvery)
+	}
+	if got := discoveryDelay(0, DiscoveryEvery); got != 2*DiscoveryEvery {
+		t.Errorf("no user session: %v, want %v", got, 2*DiscoveryEvery)
+	}
+}
