@@ -61,24 +61,14 @@ func ParseLimitReset(text string, now time.Time) (time.Time, bool) {
 		take(m[0], now.Add(d))
 	}
 	for _, m := range limitClock.FindAllStringSubmatchIndex(text, -1) {
-		group := func(i int) string {
-			if m[2*i] < 0 {
-				return ""
-			}
-			return text[m[2*i]:m[2*i+1]]
-		}
-		if t, ok := clockAfter(group(1), group(2), group(3), group(4), now); ok {
+		g := func(i int) string { return submatch(text, m, i) }
+		if t, ok := clockAfter(g(1), g(2), g(3), g(4), now); ok {
 			take(m[0], t)
 		}
 	}
 	for _, m := range limitDated.FindAllStringSubmatchIndex(text, -1) {
-		group := func(i int) string {
-			if m[2*i] < 0 {
-				return ""
-			}
-			return text[m[2*i]:m[2*i+1]]
-		}
-		if t, ok := datedAt(group(1), group(2), group(3), group(4), group(5), group(6), group(7), now); ok {
+		g := func(i int) string { return submatch(text, m, i) }
+		if t, ok := datedAt(g(1), g(2), g(3), g(4), g(5), g(6), g(7), now); ok {
 			take(m[0], t)
 		}
 	}
@@ -87,6 +77,15 @@ func ParseLimitReset(text string, now time.Time) (time.Time, bool) {
 		take(m[0], time.Unix(sec, 0))
 	}
 	return best, bestAt >= 0
+}
+
+// submatch is group i of a match m of text (FindAllStringSubmatchIndex), "" when the
+// group did not take part.
+func submatch(text string, m []int, i int) string {
+	if m[2*i] < 0 {
+		return ""
+	}
+	return text[m[2*i]:m[2*i+1]]
 }
 
 // limitUnit is the duration of one unit as limitPart spells it.

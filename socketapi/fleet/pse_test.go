@@ -38,11 +38,6 @@ func TestNATSProcessSamplerStopped(t *testing.T) {
 //go:linkname natsLastSeconds github.com/nats-io/nats-server/v2/server/pse.lastSeconds
 var natsLastSeconds int64
 
-// idleChildEnv names the mode of a child process of BenchmarkIdleProcessSampler:
-// "keep" gives the sampler its file back (well inside its first second, before its
-// first timer fires), "stop" leaves it stopped as orcr does.
-const idleChildEnv = "ORCR_FLEET_IDLE_CHILD"
-
 func init() { idleChildMain = idleChild }
 
 // idleChild sleeps through the window named by ORCR_BENCH_IDLE_WINDOW and prints the
